@@ -11,6 +11,7 @@
 
 pub mod job;
 pub mod layout;
+pub mod snapshot;
 
 /// Bifrost architecture major version (v6: G71/G72, v7: G31/G51/G52/G76).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
