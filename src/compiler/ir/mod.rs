@@ -1,1 +1,23 @@
-//! (placeholder: filled by the owning work item)
+//! The NIR-like SSA IR every stage of the compiler speaks.
+//!
+//! A [`Shader`] holds typed SSA [`Value`]s (bit size × component count), its
+//! I/O variables (with their transform-feedback decorations), function-local
+//! variables (before `lower_vars_to_ssa`), and a body [`Region`] of
+//! [`Instr`]s. Control flow is structured: an [`If`] or [`Loop`] instruction owns
+//! nested regions and defines result values, and values flow out of regions
+//! through `yield`, `break` and `continue` (MLIR's scf style instead of NIR's
+//! φ-nodes: every use is dominated by its definition by scoping alone).
+//!
+//! The IR knows nothing about SPIR-V, Vulkan or Bifrost encodings. The text
+//! form (print/parse) is stable and round-trips.
+
+pub mod builder;
+pub mod instr;
+pub mod print;
+pub mod shader;
+pub mod types;
+
+pub use builder::Builder;
+pub use instr::*;
+pub use shader::*;
+pub use types::*;

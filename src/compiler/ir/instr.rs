@@ -1,0 +1,459 @@
+//! Instructions: one struct per instruction kind, collected in [`Op`].
+//!
+//! ALU operations are NIR-style: the opcode ([`AluOp`]) gives the meaning of
+//! the bits (int/float/bool), operate component-wise on vectors of equal width,
+//! and have no source swizzles (use [`Op::Swizzle`]/[`Op::Vec`]). Memory and
+//! system-value access are [`Intrinsic`]s. Structured control flow is
+//! [`Op::If`] and [`Op::Loop`] with nested regions; [`Op::Yield`],
+//! [`Op::Break`] and [`Op::Continue`] end regions.
+
+use super::shader::Region;
+use super::types::{Value, VarId};
+
+/// One instruction: the values it defines and what it does.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instr {
+    /// Defined values (one for most ops; any number for `if`/`loop`; none for stores).
+    pub dsts: Vec<Value>,
+    pub op: Op,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// Constant components, stored zero-extended in u64 (bit patterns; floats as bits).
+    Const(OpConst),
+    /// An undefined value of the dst type.
+    Undef,
+    Alu(OpAlu),
+    /// Build a vector from scalars (or smaller vectors), in order.
+    Vec(OpVec),
+    /// Pick components of a vector: dst[i] = src[comps[i]].
+    Swizzle(OpSwizzle),
+    Intrinsic(OpIntrinsic),
+    If(If),
+    Loop(Loop),
+    /// Ends an `if` branch, giving the `if`'s results.
+    Yield(OpValues),
+    /// Leaves the innermost loop, giving the loop's results.
+    Break(OpValues),
+    /// Starts the next iteration of the innermost loop, giving its parameters.
+    Continue(OpValues),
+}
+
+impl Op {
+    /// `yield`, `break` and `continue` end a region.
+    pub fn is_terminator(&self) -> bool {
+        matches!(self, Op::Yield(_) | Op::Break(_) | Op::Continue(_))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpConst {
+    pub values: Vec<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpAlu {
+    pub op: AluOp,
+    pub srcs: Vec<Value>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpVec {
+    pub srcs: Vec<Value>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpSwizzle {
+    pub src: Value,
+    pub comps: Vec<u8>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpValues {
+    pub values: Vec<Value>,
+}
+
+/// `if cond { then } else { else }`; the instruction's dsts are the values the
+/// branches `yield` (a branch that ends in break/continue yields nothing).
+#[derive(Clone, Debug, PartialEq)]
+pub struct If {
+    pub cond: Value,
+    pub then_region: Region,
+    pub else_region: Region,
+}
+
+/// `loop(params = inits) { body }`: `params` are defined inside the body and
+/// take `inits` on entry and the `continue` values afterwards; the
+/// instruction's dsts are the values given by `break`. The body must end in a
+/// terminator (or an `if` whose branches all terminate).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loop {
+    pub params: Vec<Value>,
+    pub inits: Vec<Value>,
+    pub body: Region,
+}
+
+/// How an ALU op relates source and destination types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AluClass {
+    /// All sources and the destination share one type.
+    Same,
+    /// Sources share a type; the destination is boolean of the same width.
+    Compare,
+    /// Source 0 boolean; sources 1 and 2 and the destination share a type.
+    Select,
+    /// Source 1 is a 32-bit shift count; source 0 and the destination share a type.
+    Shift,
+    /// One source of any type; the destination's bit size is the op's choice.
+    Convert,
+    /// Rules of their own (see the op's doc).
+    Special,
+}
+
+macro_rules! alu_ops {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $nsrc:literal, $class:ident; )*) => {
+        /// ALU opcodes. Prefix: `i` integer (two's complement), `u` unsigned,
+        /// `f` float, `b` boolean.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum AluOp {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl AluOp {
+            pub const ALL: &'static [AluOp] = &[$(AluOp::$variant),*];
+
+            /// The name in the text form.
+            pub fn name(self) -> &'static str {
+                match self { $(AluOp::$variant => $name,)* }
+            }
+
+            pub fn num_srcs(self) -> usize {
+                match self { $(AluOp::$variant => $nsrc,)* }
+            }
+
+            pub fn class(self) -> AluClass {
+                match self { $(AluOp::$variant => AluClass::$class,)* }
+            }
+
+            pub fn from_name(name: &str) -> Option<AluOp> {
+                match name { $($name => Some(AluOp::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+alu_ops! {
+    /// Copy.
+    Mov = "mov", 1, Same;
+    // Integer arithmetic (wrapping).
+    Iadd = "iadd", 2, Same;
+    Isub = "isub", 2, Same;
+    Imul = "imul", 2, Same;
+    /// High half of the signed double-width product.
+    ImulHigh = "imul_high", 2, Same;
+    /// High half of the unsigned double-width product.
+    UmulHigh = "umul_high", 2, Same;
+    Ineg = "ineg", 1, Same;
+    Iabs = "iabs", 1, Same;
+    Isign = "isign", 1, Same;
+    Imin = "imin", 2, Same;
+    Imax = "imax", 2, Same;
+    Umin = "umin", 2, Same;
+    Umax = "umax", 2, Same;
+    /// Unsigned division; x / 0 = all ones (undefined in SPIR-V; defined here for determinism).
+    Udiv = "udiv", 2, Same;
+    /// Signed division truncating toward zero; x / 0 = 0 ... see interpreter for edge cases.
+    Idiv = "idiv", 2, Same;
+    /// Unsigned remainder; x % 0 = x.
+    Umod = "umod", 2, Same;
+    /// Signed remainder with the sign of the dividend (SPIR-V OpSRem).
+    Irem = "irem", 2, Same;
+    /// Signed modulo with the sign of the divisor (SPIR-V OpSMod).
+    Imod = "imod", 2, Same;
+    // Bitwise (also on booleans).
+    Iand = "iand", 2, Same;
+    Ior = "ior", 2, Same;
+    Ixor = "ixor", 2, Same;
+    Inot = "inot", 1, Same;
+    /// Shift counts are taken modulo the bit size.
+    Ishl = "ishl", 2, Shift;
+    Ishr = "ishr", 2, Shift;
+    Ushr = "ushr", 2, Shift;
+    /// bitfield_insert(base, insert, offset, count).
+    BitfieldInsert = "bitfield_insert", 4, Special;
+    /// ubitfield_extract(value, offset, count).
+    UbitfieldExtract = "ubitfield_extract", 3, Special;
+    IbitfieldExtract = "ibitfield_extract", 3, Special;
+    BitfieldReverse = "bitfield_reverse", 1, Same;
+    /// Population count; the destination is 32-bit.
+    BitCount = "bit_count", 1, Special;
+    /// Index of the lowest set bit, -1 if none; 32-bit result.
+    FindLsb = "find_lsb", 1, Special;
+    /// Index of the highest set bit, -1 if none; 32-bit result.
+    UfindMsb = "ufind_msb", 1, Special;
+    /// Index of the highest bit that differs from the sign bit, -1 if none.
+    IfindMsb = "ifind_msb", 1, Special;
+    // Float arithmetic.
+    Fadd = "fadd", 2, Same;
+    Fsub = "fsub", 2, Same;
+    Fmul = "fmul", 2, Same;
+    /// Fused multiply-add a*b+c.
+    Ffma = "ffma", 3, Same;
+    Fdiv = "fdiv", 2, Same;
+    Fneg = "fneg", 1, Same;
+    Fabs = "fabs", 1, Same;
+    Fsign = "fsign", 1, Same;
+    /// IEEE minNum: a NaN operand yields the other operand.
+    Fmin = "fmin", 2, Same;
+    Fmax = "fmax", 2, Same;
+    Fsat = "fsat", 1, Same;
+    Fsqrt = "fsqrt", 1, Same;
+    Frsq = "frsq", 1, Same;
+    Frcp = "frcp", 1, Same;
+    Fexp2 = "fexp2", 1, Same;
+    Flog2 = "flog2", 1, Same;
+    Fsin = "fsin", 1, Same;
+    Fcos = "fcos", 1, Same;
+    Ffloor = "ffloor", 1, Same;
+    Fceil = "fceil", 1, Same;
+    Ftrunc = "ftrunc", 1, Same;
+    Ffract = "ffract", 1, Same;
+    FroundEven = "fround_even", 1, Same;
+    Fpow = "fpow", 2, Same;
+    // Comparisons (destination boolean).
+    Ieq = "ieq", 2, Compare;
+    Ine = "ine", 2, Compare;
+    Ilt = "ilt", 2, Compare;
+    Ige = "ige", 2, Compare;
+    Ult = "ult", 2, Compare;
+    Uge = "uge", 2, Compare;
+    /// Ordered equal (false if either is NaN).
+    Feq = "feq", 2, Compare;
+    /// Unordered not-equal (true if either is NaN).
+    Fneu = "fneu", 2, Compare;
+    /// Ordered less-than.
+    Flt = "flt", 2, Compare;
+    /// Ordered greater-or-equal.
+    Fge = "fge", 2, Compare;
+    /// bcsel(cond, a, b): cond ? a : b, per component.
+    Bcsel = "bcsel", 3, Select;
+    // Conversions: the destination type gives the target bit size.
+    /// Signed int → float.
+    I2f = "i2f", 1, Convert;
+    /// Unsigned int → float.
+    U2f = "u2f", 1, Convert;
+    /// Float → signed int, rounding toward zero, saturating (NaN → 0).
+    F2i = "f2i", 1, Convert;
+    /// Float → unsigned int, rounding toward zero, saturating (NaN → 0).
+    F2u = "f2u", 1, Convert;
+    /// Float → float of another width (round to nearest even).
+    F2f = "f2f", 1, Convert;
+    /// Sign-extend or truncate.
+    I2i = "i2i", 1, Convert;
+    /// Zero-extend or truncate.
+    U2u = "u2u", 1, Convert;
+    /// Boolean → integer 0/1.
+    B2i = "b2i", 1, Convert;
+    /// Boolean → float 0.0/1.0.
+    B2f = "b2f", 1, Convert;
+    /// Integer ≠ 0 → boolean.
+    I2b = "i2b", 1, Convert;
+    /// Reinterpret bits of equal total size (e.g. i32x2 ↔ i64).
+    Bitcast = "bitcast", 1, Special;
+    /// f32x2 → i32 holding two halves (x low).
+    PackHalf2x16 = "pack_half_2x16", 1, Special;
+    /// i32 → f32x2 from two halves.
+    UnpackHalf2x16 = "unpack_half_2x16", 1, Special;
+    /// f32x4 → i32 as unorm8 (x lowest byte).
+    PackUnorm4x8 = "pack_unorm_4x8", 1, Special;
+    PackSnorm4x8 = "pack_snorm_4x8", 1, Special;
+    UnpackUnorm4x8 = "unpack_unorm_4x8", 1, Special;
+    UnpackSnorm4x8 = "unpack_snorm_4x8", 1, Special;
+    PackUnorm2x16 = "pack_unorm_2x16", 1, Special;
+    PackSnorm2x16 = "pack_snorm_2x16", 1, Special;
+    UnpackUnorm2x16 = "unpack_unorm_2x16", 1, Special;
+    UnpackSnorm2x16 = "unpack_snorm_2x16", 1, Special;
+}
+
+/// Built-in and driver-provided values.
+///
+/// The first group are what SPIR-V built-ins lower to; `Raw*` are what the
+/// Bifrost hardware preloads; the `Xfb*` group are the runtime parameters of
+/// the transform-feedback variant (filled by the job emitter through the
+/// push-uniform area, see `passes/lower_sysvals.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SysVal {
+    /// gl_VertexIndex (absolute: includes firstVertex / vertexOffset).
+    VertexIndex,
+    /// gl_InstanceIndex (includes firstInstance).
+    InstanceIndex,
+    BaseVertex,
+    BaseInstance,
+    /// Vertex id relative to the draw's `Offset start`, as preloaded in r61.
+    RawVertexId,
+    /// The draw's `Offset start` (raw vertex offset).
+    RawVertexOffset,
+    /// 0-based instance number, as preloaded in r62.
+    InstanceId,
+    LocalInvocationId,
+    LocalInvocationIndex,
+    WorkgroupId,
+    GlobalInvocationId,
+    NumWorkgroups,
+    WorkgroupSize,
+    /// Index of the captured-vertex invocation (XFB variant).
+    XfbInvocation,
+    /// A numbered XFB draw parameter (see `passes/lower_xfb.rs` for the table).
+    XfbParam(u16),
+}
+
+/// Atomic read-modify-write operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    Add,
+    Imin,
+    Imax,
+    Umin,
+    Umax,
+    And,
+    Or,
+    Xor,
+    Exchange,
+    /// Sources: offset/address, compare, new value.
+    CompSwap,
+}
+
+/// A memory or system operation with constant parameters and value sources.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpIntrinsic {
+    pub kind: Intrinsic,
+    pub srcs: Vec<Value>,
+}
+
+/// Intrinsic kinds. Byte offsets are u32 sources unless stated; addresses
+/// (global memory) are 64-bit sources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Intrinsic {
+    /// Read a vertex input: location and first component. No sources.
+    LoadInput {
+        location: u32,
+        component: u8,
+    },
+    /// Read a vertex attribute for an explicit vertex: srcs = [raw vertex id, instance id].
+    LoadAttribute {
+        location: u32,
+        component: u8,
+    },
+    /// Write output variable `output` (index into `Shader::outputs`): srcs = [value].
+    StoreOutput {
+        output: u32,
+    },
+    /// Function-local variables: srcs = [] / [value].
+    LoadVar {
+        var: VarId,
+    },
+    StoreVar {
+        var: VarId,
+    },
+    LoadSysVal(SysVal),
+    /// User push constants: srcs = [byte offset], added to `base`.
+    LoadPushConstant {
+        base: u32,
+    },
+    /// The driver's push-uniform (FAU) area after `lower_sysvals`: srcs = [], byte offset constant.
+    LoadUniform {
+        offset: u32,
+    },
+    /// srcs = [byte offset].
+    LoadUbo {
+        set: u32,
+        binding: u32,
+    },
+    /// srcs = [byte offset].
+    LoadSsbo {
+        set: u32,
+        binding: u32,
+    },
+    /// srcs = [value, byte offset].
+    StoreSsbo {
+        set: u32,
+        binding: u32,
+    },
+    /// srcs = [byte offset, data] or [byte offset, compare, data] for CompSwap.
+    SsboAtomic {
+        set: u32,
+        binding: u32,
+        op: AtomicOp,
+    },
+    /// srcs = [address].
+    LoadGlobal,
+    /// srcs = [value, address].
+    StoreGlobal,
+    /// srcs = [address, data] or [address, compare, data].
+    GlobalAtomic {
+        op: AtomicOp,
+    },
+    /// Workgroup shared memory: srcs = [byte offset] / [value, byte offset].
+    LoadShared,
+    StoreShared,
+    SharedAtomic {
+        op: AtomicOp,
+    },
+    /// Workgroup execution and memory barrier.
+    Barrier,
+}
+
+impl Instr {
+    pub fn new(dsts: Vec<Value>, op: Op) -> Instr {
+        Instr { dsts, op }
+    }
+
+    /// Value sources read directly by this instruction (not by nested regions).
+    pub fn srcs(&self) -> Vec<Value> {
+        match &self.op {
+            Op::Const(_) | Op::Undef => vec![],
+            Op::Alu(a) => a.srcs.clone(),
+            Op::Vec(v) => v.srcs.clone(),
+            Op::Swizzle(s) => vec![s.src],
+            Op::Intrinsic(i) => i.srcs.clone(),
+            Op::If(i) => vec![i.cond],
+            Op::Loop(l) => l.inits.clone(),
+            Op::Yield(v) | Op::Break(v) | Op::Continue(v) => v.values.clone(),
+        }
+    }
+
+    /// Mutable access to the direct sources, for rewriting passes.
+    pub fn srcs_mut(&mut self) -> Vec<&mut Value> {
+        match &mut self.op {
+            Op::Const(_) | Op::Undef => vec![],
+            Op::Alu(a) => a.srcs.iter_mut().collect(),
+            Op::Vec(v) => v.srcs.iter_mut().collect(),
+            Op::Swizzle(s) => vec![&mut s.src],
+            Op::Intrinsic(i) => i.srcs.iter_mut().collect(),
+            Op::If(i) => vec![&mut i.cond],
+            Op::Loop(l) => l.inits.iter_mut().collect(),
+            Op::Yield(v) | Op::Break(v) | Op::Continue(v) => v.values.iter_mut().collect(),
+        }
+    }
+
+    /// Whether removing the instruction (when its results are unused) changes behaviour.
+    pub fn has_side_effects(&self) -> bool {
+        match &self.op {
+            Op::Intrinsic(i) => matches!(
+                i.kind,
+                Intrinsic::StoreOutput { .. }
+                    | Intrinsic::StoreVar { .. }
+                    | Intrinsic::StoreSsbo { .. }
+                    | Intrinsic::SsboAtomic { .. }
+                    | Intrinsic::StoreGlobal
+                    | Intrinsic::GlobalAtomic { .. }
+                    | Intrinsic::StoreShared
+                    | Intrinsic::SharedAtomic { .. }
+                    | Intrinsic::Barrier
+            ),
+            Op::If(_) | Op::Loop(_) => true,
+            op => op.is_terminator(),
+        }
+    }
+}

@@ -1,0 +1,394 @@
+//! The stable text form of the IR (printer). `parse.rs` reads it back; the
+//! two must stay inverse: `parse(print(s)) == s` for every valid shader.
+//!
+//! ```text
+//! shader compute "name" {
+//!   info local_size 8 8 1 shared 0 push 16
+//!   input "a_pos" location 0 component 0 i32x4
+//!   output "gl_Position" builtin position i32x4 xfb buffer 0 stride 16 offset 0 stream 0
+//!   output "v" location 1 component 0 i32x2
+//!   var "tmp" i32
+//!   values 12
+//!   %0:i32 = const 0x1
+//!   %1:b1 = ilt %0, %0
+//!   %2:i32 = load_sysval sysval=vertex_index
+//!   store_output output=1 %3
+//!   %4:i32 = if %1 {
+//!     yield %0
+//!   } else {
+//!     yield %2
+//!   }
+//!   %5:i32 = loop (%6:i32 = %0) {
+//!     break %6
+//!   }
+//! }
+//! ```
+//! Inputs, outputs and variables are numbered by their order of appearance.
+//! `values N` records how many value ids exist so that unused ids survive.
+
+use std::fmt::{self, Write as _};
+
+use super::instr::*;
+use super::shader::*;
+use super::types::Value;
+
+const SWIZZLE: [char; 4] = ['x', 'y', 'z', 'w'];
+
+impl SysVal {
+    /// Text name and optional numeric argument.
+    pub fn text(self) -> (&'static str, Option<u32>) {
+        use SysVal::*;
+        match self {
+            VertexIndex => ("vertex_index", None),
+            InstanceIndex => ("instance_index", None),
+            BaseVertex => ("base_vertex", None),
+            BaseInstance => ("base_instance", None),
+            RawVertexId => ("raw_vertex_id", None),
+            RawVertexOffset => ("raw_vertex_offset", None),
+            InstanceId => ("instance_id", None),
+            LocalInvocationId => ("local_invocation_id", None),
+            LocalInvocationIndex => ("local_invocation_index", None),
+            WorkgroupId => ("workgroup_id", None),
+            GlobalInvocationId => ("global_invocation_id", None),
+            NumWorkgroups => ("num_workgroups", None),
+            WorkgroupSize => ("workgroup_size", None),
+            XfbInvocation => ("xfb_invocation", None),
+            XfbParam(n) => ("xfb_param", Some(u32::from(n))),
+        }
+    }
+}
+
+impl AtomicOp {
+    pub const ALL: [AtomicOp; 10] = [
+        AtomicOp::Add,
+        AtomicOp::Imin,
+        AtomicOp::Imax,
+        AtomicOp::Umin,
+        AtomicOp::Umax,
+        AtomicOp::And,
+        AtomicOp::Or,
+        AtomicOp::Xor,
+        AtomicOp::Exchange,
+        AtomicOp::CompSwap,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "add",
+            AtomicOp::Imin => "imin",
+            AtomicOp::Imax => "imax",
+            AtomicOp::Umin => "umin",
+            AtomicOp::Umax => "umax",
+            AtomicOp::And => "and",
+            AtomicOp::Or => "or",
+            AtomicOp::Xor => "xor",
+            AtomicOp::Exchange => "xchg",
+            AtomicOp::CompSwap => "cmpxchg",
+        }
+    }
+}
+
+impl Intrinsic {
+    /// Text name and `key=value` parameters, in a fixed order.
+    pub fn text(self) -> (&'static str, Vec<(&'static str, String)>) {
+        use Intrinsic::*;
+        let n = |v: u32| v.to_string();
+        match self {
+            LoadInput {
+                location,
+                component,
+            } => (
+                "load_input",
+                vec![
+                    ("location", n(location)),
+                    ("component", n(component.into())),
+                ],
+            ),
+            LoadAttribute {
+                location,
+                component,
+            } => (
+                "load_attribute",
+                vec![
+                    ("location", n(location)),
+                    ("component", n(component.into())),
+                ],
+            ),
+            StoreOutput { output } => ("store_output", vec![("output", n(output))]),
+            LoadVar { var } => ("load_var", vec![("var", n(var.0))]),
+            StoreVar { var } => ("store_var", vec![("var", n(var.0))]),
+            LoadSysVal(sv) => {
+                let (name, arg) = sv.text();
+                let mut params = vec![("sysval", name.to_string())];
+                if let Some(a) = arg {
+                    params.push(("index", n(a)));
+                }
+                ("load_sysval", params)
+            }
+            LoadPushConstant { base } => ("load_push_constant", vec![("base", n(base))]),
+            LoadUniform { offset } => ("load_uniform", vec![("offset", n(offset))]),
+            LoadUbo { set, binding } => {
+                ("load_ubo", vec![("set", n(set)), ("binding", n(binding))])
+            }
+            LoadSsbo { set, binding } => {
+                ("load_ssbo", vec![("set", n(set)), ("binding", n(binding))])
+            }
+            StoreSsbo { set, binding } => {
+                ("store_ssbo", vec![("set", n(set)), ("binding", n(binding))])
+            }
+            SsboAtomic { set, binding, op } => (
+                "ssbo_atomic",
+                vec![
+                    ("set", n(set)),
+                    ("binding", n(binding)),
+                    ("op", op.name().into()),
+                ],
+            ),
+            LoadGlobal => ("load_global", vec![]),
+            StoreGlobal => ("store_global", vec![]),
+            GlobalAtomic { op } => ("global_atomic", vec![("op", op.name().into())]),
+            LoadShared => ("load_shared", vec![]),
+            StoreShared => ("store_shared", vec![]),
+            SharedAtomic { op } => ("shared_atomic", vec![("op", op.name().into())]),
+            Barrier => ("barrier", vec![]),
+        }
+    }
+}
+
+impl BuiltIn {
+    pub fn text(self) -> String {
+        match self {
+            BuiltIn::Position => "position".into(),
+            BuiltIn::PointSize => "point_size".into(),
+            BuiltIn::ClipDistance(i) => format!("clip_distance{i}"),
+            BuiltIn::CullDistance(i) => format!("cull_distance{i}"),
+        }
+    }
+}
+
+fn write_list(out: &mut String, values: &[Value]) {
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{v}");
+    }
+}
+
+struct Printer<'a> {
+    shader: &'a Shader,
+    out: String,
+}
+
+impl Printer<'_> {
+    fn defs(&mut self, dsts: &[Value]) {
+        if dsts.is_empty() {
+            return;
+        }
+        for (i, d) in dsts.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            let _ = write!(self.out, "{d}:{}", self.shader.ty(*d));
+        }
+        self.out.push_str(" = ");
+    }
+
+    fn region(&mut self, region: &Region, depth: usize) {
+        for instr in &region.instrs {
+            self.instr(instr, depth);
+        }
+    }
+
+    fn instr(&mut self, instr: &Instr, depth: usize) {
+        let pad = "  ".repeat(depth);
+        self.out.push_str(&pad);
+        self.defs(&instr.dsts);
+        match &instr.op {
+            Op::Const(c) => {
+                self.out.push_str("const");
+                for v in &c.values {
+                    let _ = write!(self.out, " {v:#x}");
+                }
+            }
+            Op::Undef => self.out.push_str("undef"),
+            Op::Alu(a) => {
+                let _ = write!(self.out, "{} ", a.op.name());
+                write_list(&mut self.out, &a.srcs);
+            }
+            Op::Vec(v) => {
+                self.out.push_str("vec ");
+                write_list(&mut self.out, &v.srcs);
+            }
+            Op::Swizzle(s) => {
+                let comps: String = s.comps.iter().map(|&c| SWIZZLE[c as usize & 3]).collect();
+                let _ = write!(self.out, "swizzle {}.{comps}", s.src);
+            }
+            Op::Intrinsic(i) => {
+                let (name, params) = i.kind.text();
+                self.out.push_str(name);
+                for (k, v) in params {
+                    let _ = write!(self.out, " {k}={v}");
+                }
+                if !i.srcs.is_empty() {
+                    self.out.push(' ');
+                    write_list(&mut self.out, &i.srcs);
+                }
+            }
+            Op::If(i) => {
+                let _ = writeln!(self.out, "if {} {{", i.cond);
+                self.region(&i.then_region, depth + 1);
+                let _ = writeln!(self.out, "{pad}}} else {{");
+                self.region(&i.else_region, depth + 1);
+                let _ = write!(self.out, "{pad}}}");
+            }
+            Op::Loop(l) => {
+                self.out.push_str("loop (");
+                for (n, (p, i)) in l.params.iter().zip(&l.inits).enumerate() {
+                    if n > 0 {
+                        self.out.push_str(", ");
+                    }
+                    let _ = write!(self.out, "{p}:{} = {i}", self.shader.ty(*p));
+                }
+                let _ = writeln!(self.out, ") {{");
+                self.region(&l.body, depth + 1);
+                let _ = write!(self.out, "{pad}}}");
+            }
+            Op::Yield(v) | Op::Break(v) | Op::Continue(v) => {
+                self.out.push_str(match &instr.op {
+                    Op::Yield(_) => "yield",
+                    Op::Break(_) => "break",
+                    _ => "continue",
+                });
+                if !v.values.is_empty() {
+                    self.out.push(' ');
+                    write_list(&mut self.out, &v.values);
+                }
+            }
+        }
+        self.out.push('\n');
+    }
+}
+
+fn quote(s: &str) -> String {
+    format!("{s:?}")
+}
+
+impl fmt::Display for Shader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let stage = match self.stage {
+            Stage::Vertex => "vertex",
+            Stage::Compute => "compute",
+        };
+        let mut p = Printer {
+            shader: self,
+            out: String::new(),
+        };
+        let _ = writeln!(p.out, "shader {stage} {} {{", quote(&self.info.name));
+        let info = &self.info;
+        let _ = writeln!(
+            p.out,
+            "  info local_size {} {} {}{} shared {} push {}",
+            info.local_size[0],
+            info.local_size[1],
+            info.local_size[2],
+            if info.xfb_mode { " xfb_mode" } else { "" },
+            info.shared_size,
+            info.push_constant_size
+        );
+        for i in &self.inputs {
+            let _ = writeln!(
+                p.out,
+                "  input {} location {} component {} {}",
+                quote(&i.name),
+                i.location,
+                i.component,
+                i.ty
+            );
+        }
+        for o in &self.outputs {
+            let _ = write!(p.out, "  output {} ", quote(&o.name));
+            let _ = match o.slot {
+                OutputSlot::Location {
+                    location,
+                    component,
+                } => {
+                    write!(p.out, "location {location} component {component}")
+                }
+                OutputSlot::BuiltIn(b) => write!(p.out, "builtin {}", b.text()),
+            };
+            let _ = write!(p.out, " {}", o.ty);
+            if let Some(x) = o.xfb {
+                let _ = write!(
+                    p.out,
+                    " xfb buffer {} stride {} offset {} stream {}",
+                    x.buffer, x.stride, x.offset, x.stream
+                );
+            }
+            p.out.push('\n');
+        }
+        for v in &self.vars {
+            let _ = writeln!(p.out, "  var {} {}", quote(&v.name), v.ty);
+        }
+        let _ = writeln!(p.out, "  values {}", self.values.len());
+        p.region(&self.body, 1);
+        p.out.push_str("}\n");
+        f.write_str(&p.out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compiler::ir::{Builder, ValueType};
+
+    #[test]
+    fn prints_structured_control_flow() {
+        let mut s = Shader::new(Stage::Compute);
+        s.info.name = "t".into();
+        s.info.local_size = [1, 1, 1];
+        let mut b = Builder::new(&mut s);
+        let zero = b.imm_u32(0);
+        let id = b.sysval(SysVal::GlobalInvocationId, ValueType::new(32, 3));
+        let x = b.channel(id, 0);
+        let r = b.loop_(&[zero], &[ValueType::U32], |b, p| {
+            let c = b.alu(AluOp::Uge, &[p[0], x]);
+            b.if_(
+                c,
+                &[],
+                |b| {
+                    b.break_(&[p[0]]);
+                    vec![]
+                },
+                |_| vec![],
+            );
+            let one = b.imm_u32(1);
+            vec![b.alu(AluOp::Iadd, &[p[0], one])]
+        });
+        b.store(Intrinsic::StoreSsbo { set: 0, binding: 1 }, &[r[0], zero]);
+        b.finish();
+        let text = s.to_string();
+        let expected = "\
+shader compute \"t\" {
+  info local_size 1 1 1 shared 0 push 0
+  values 8
+  %0:i32 = const 0x0
+  %1:i32x3 = load_sysval sysval=global_invocation_id
+  %2:i32 = swizzle %1.x
+  %7:i32 = loop (%3:i32 = %0) {
+    %4:b1 = uge %3, %2
+    if %4 {
+      break %3
+    } else {
+      yield
+    }
+    %5:i32 = const 0x1
+    %6:i32 = iadd %3, %5
+    continue %6
+  }
+  store_ssbo set=0 binding=1 %7, %0
+}
+";
+        assert_eq!(text, expected);
+    }
+}

@@ -1,0 +1,182 @@
+//! The shader: values, variables, I/O and the body region.
+
+use super::instr::{Instr, Op};
+use super::types::{Value, ValueType, VarId};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stage {
+    Vertex,
+    Compute,
+}
+
+/// A sequence of instructions; `if`/`loop` instructions own nested regions.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Region {
+    pub instrs: Vec<Instr>,
+}
+
+impl Region {
+    pub fn new() -> Region {
+        Region::default()
+    }
+
+    /// Visit every instruction in this region and all nested regions, in program order.
+    pub fn for_each_instr<'a>(&'a self, f: &mut dyn FnMut(&'a Instr)) {
+        for instr in &self.instrs {
+            f(instr);
+            match &instr.op {
+                Op::If(i) => {
+                    i.then_region.for_each_instr(f);
+                    i.else_region.for_each_instr(f);
+                }
+                Op::Loop(l) => l.body.for_each_instr(f),
+                _ => {}
+            }
+        }
+    }
+
+    /// Visit every region (this one first, then nested ones) mutably.
+    pub fn for_each_region_mut(&mut self, f: &mut dyn FnMut(&mut Region)) {
+        f(self);
+        for instr in &mut self.instrs {
+            match &mut instr.op {
+                Op::If(i) => {
+                    i.then_region.for_each_region_mut(f);
+                    i.else_region.for_each_region_mut(f);
+                }
+                Op::Loop(l) => l.body.for_each_region_mut(f),
+                _ => {}
+            }
+        }
+    }
+
+    /// True if control never reaches the end of this region (it ends in a
+    /// `break`/`continue`, or an `if` both of whose branches never end).
+    pub fn diverges(&self) -> bool {
+        match self.instrs.last().map(|i| &i.op) {
+            Some(Op::Break(_)) | Some(Op::Continue(_)) => true,
+            Some(Op::If(i)) => i.then_region.diverges() && i.else_region.diverges(),
+            _ => false,
+        }
+    }
+}
+
+/// Transform-feedback decoration of an output (SPIR-V XfbBuffer, XfbStride,
+/// Offset, Stream). `offset` is the byte offset of the output's first component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Xfb {
+    pub buffer: u32,
+    pub stride: u32,
+    pub offset: u32,
+    pub stream: u32,
+}
+
+/// Built-in outputs and inputs a vertex/compute shader can declare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BuiltIn {
+    Position,
+    PointSize,
+    /// gl_ClipDistance[index].
+    ClipDistance(u8),
+    /// gl_CullDistance[index].
+    CullDistance(u8),
+}
+
+/// Where an output goes: a numbered location (with component) or a built-in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OutputSlot {
+    Location { location: u32, component: u8 },
+    BuiltIn(BuiltIn),
+}
+
+/// One flattened output variable: at most a vec4 of components in one slot.
+/// Arrays, matrices and structs are split into one `Output` per slot by the
+/// front end, each keeping the XFB offset of its own first component.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    pub name: String,
+    pub slot: OutputSlot,
+    pub ty: ValueType,
+    pub xfb: Option<Xfb>,
+}
+
+/// One flattened vertex input (a location, first component, type).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Input {
+    pub name: String,
+    pub location: u32,
+    pub component: u8,
+    pub ty: ValueType,
+}
+
+/// A function-local variable (promoted to SSA values by `lower_vars_to_ssa`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variable {
+    pub name: String,
+    pub ty: ValueType,
+}
+
+/// Facts about the shader outside its body.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ShaderInfo {
+    pub name: String,
+    /// Compute workgroup size.
+    pub local_size: [u32; 3],
+    /// The SPIR-V `Xfb` execution mode was present.
+    pub xfb_mode: bool,
+    /// Bytes of workgroup shared memory.
+    pub shared_size: u32,
+    /// Bytes of user push constants the shader may read.
+    pub push_constant_size: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shader {
+    pub stage: Stage,
+    pub info: ShaderInfo,
+    pub inputs: Vec<Input>,
+    pub outputs: Vec<Output>,
+    pub vars: Vec<Variable>,
+    /// Type of every SSA value, indexed by [`Value`].
+    pub values: Vec<ValueType>,
+    pub body: Region,
+}
+
+impl Shader {
+    pub fn new(stage: Stage) -> Shader {
+        Shader {
+            stage,
+            info: ShaderInfo::default(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            vars: Vec::new(),
+            values: Vec::new(),
+            body: Region::new(),
+        }
+    }
+
+    /// Allocate a new SSA value of the given type.
+    pub fn new_value(&mut self, ty: ValueType) -> Value {
+        self.values.push(ty);
+        Value(self.values.len() as u32 - 1)
+    }
+
+    pub fn ty(&self, v: Value) -> ValueType {
+        self.values[v.index()]
+    }
+
+    pub fn new_var(&mut self, name: impl Into<String>, ty: ValueType) -> VarId {
+        self.vars.push(Variable {
+            name: name.into(),
+            ty,
+        });
+        VarId(self.vars.len() as u32 - 1)
+    }
+
+    /// Number of instructions in the whole body, nested regions included.
+    pub fn instr_count(&self) -> usize {
+        let mut n = 0;
+        self.body.for_each_instr(&mut |_| n += 1);
+        n
+    }
+}
