@@ -1,1 +1,2 @@
 //! (placeholder: filled by the owning work item)
+pub mod isa;

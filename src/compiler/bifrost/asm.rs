@@ -1,0 +1,1 @@
+//! Bifrost assembler (in progress).
