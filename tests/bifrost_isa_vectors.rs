@@ -55,3 +55,85 @@ fn disassembly_matches_mesa_exactly() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The binary holding each `SHADER-DB` line of a stats file, in line order.
+fn variants(stats: &Path) -> Vec<PathBuf> {
+    let name = stats.file_name().unwrap().to_str().unwrap();
+    let base = name.strip_suffix(".stats.txt").unwrap();
+    let dir = stats.parent().unwrap();
+    let text = fs::read_to_string(stats).unwrap();
+    text.lines()
+        .filter(|l| l.starts_with("SHADER-DB:"))
+        .map(|l| {
+            let file = if l.contains("MESA_SHADER_POSITION") {
+                format!("{base}.position.bin")
+            } else if l.contains("MESA_SHADER_VARYING") {
+                format!("{base}.varying.bin")
+            } else if l.contains("MESA_SHADER_FRAGMENT") && base == "vs_mvp" {
+                "fs_textured.bin".to_string()
+            } else if l.contains("MESA_SHADER_FRAGMENT") && base.starts_with("vs_") {
+                format!("{base}.fragment.bin")
+            } else {
+                format!("{base}.bin")
+            };
+            dir.join(file)
+        })
+        .collect()
+}
+
+fn field(line: &str, unit: &str) -> usize {
+    let words: Vec<&str> = line.split([' ', ',']).filter(|w| !w.is_empty()).collect();
+    let i = words.iter().position(|w| *w == unit).unwrap();
+    words[i - 1].parse().unwrap()
+}
+
+#[test]
+fn statistics_match_shader_db() {
+    let mut checked = 0;
+    for entry in fs::read_dir(SHADERS).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.to_str().unwrap().ends_with(".stats.txt") {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("SHADER-DB:"))
+            .collect();
+        for (line, bin) in lines.iter().zip(variants(&path)) {
+            let code = fs::read(&bin).unwrap();
+            let s = disasm::stats(&code).unwrap();
+            let who = bin.display();
+            assert_eq!(s.instructions, field(line, "inst"), "{who}");
+            assert_eq!(s.tuples, field(line, "tuples"), "{who}");
+            assert_eq!(s.clauses, field(line, "clauses"), "{who}");
+            assert_eq!(code.len() / 16, field(line, "quadwords"), "{who}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 23);
+}
+
+#[test]
+fn reencoding_decoded_clauses_gives_mesa_bytes() {
+    use bifrost_vk::hw::isa::{decode_shader, encode_clause};
+    for bin in binaries() {
+        let code = fs::read(&bin).unwrap();
+        let mut ours = Vec::new();
+        for (offset, clause) in decode_shader(&code).unwrap() {
+            assert_eq!(ours.len(), offset * 16, "{}", bin.display());
+            ours.extend(encode_clause(&clause).unwrap());
+        }
+        assert_eq!(ours[..], code[..ours.len()], "{}", bin.display());
+        // Per-variant files end in zero padding; combined vertex binaries
+        // continue with the varying variant after it.
+        let combined = bin.to_str().unwrap().contains("/vs_") && code.len() > ours.len() + 128;
+        if !combined {
+            assert!(
+                code[ours.len()..].iter().all(|&b| b == 0),
+                "{}",
+                bin.display()
+            );
+        }
+    }
+}
