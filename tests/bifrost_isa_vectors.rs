@@ -137,3 +137,27 @@ fn reencoding_decoded_clauses_gives_mesa_bytes() {
         }
     }
 }
+
+#[test]
+fn assembling_mesa_text_gives_mesa_bytes() {
+    use bifrost_vk::compiler::bifrost::asm;
+    let mut failures = Vec::new();
+    let mut exact = 0;
+    for bin in binaries() {
+        let code = fs::read(&bin).unwrap();
+        let text = fs::read_to_string(sibling(&bin, ".disasm.txt")).unwrap();
+        match asm::assemble(&text) {
+            Ok(ours) if ours[..] == code[..ours.len()] => exact += 1,
+            Ok(ours) => {
+                let q = ours
+                    .chunks(16)
+                    .zip(code.chunks(16))
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(0);
+                failures.push(format!("{}: first differing quadword {q}", bin.display()));
+            }
+            Err(e) => failures.push(format!("{}: {e}", bin.display())),
+        }
+    }
+    assert!(failures.is_empty(), "{exact} exact\n{}", failures.join("\n"));
+}

@@ -184,7 +184,7 @@ fn write_mod(out: &mut String, instr: &Instr, i: usize) {
     }
 }
 
-fn write_instr(
+pub(crate) fn write_instr(
     out: &mut String,
     instr: &Instr,
     unit: Unit,

@@ -473,12 +473,14 @@ impl PortRequest {
                 r3 = r;
             }
         }
+        let idle = slot2 == SlotOp::Idle && slot3 == SlotOp::Idle;
         let modes = SlotModes {
             slot2,
             slot3,
-            slot3_fma,
+            // The idle modes carry the FMA flag as a placeholder.
+            slot3_fma: slot3_fma || idle,
         };
-        let mode = if slot2 == SlotOp::Idle && slot3 == SlotOp::Idle {
+        let mode = if idle {
             if first { 16 } else { 27 }
         } else {
             (1..32).find(|&i| REG_MODES[i] == Some(modes) && i != 16 && i != 27)? as u8
@@ -1254,4 +1256,77 @@ pub fn decode_shader(bytes: &[u8]) -> Result<Vec<(usize, DecodedClause)>, Decode
         pos += size;
     }
     Ok(out)
+}
+
+/// Recomputes the derived views of a clause (ports, resolved sources,
+/// register writes, constant modifiers) from its stored parts (register
+/// blocks, instruction fields, constants, M field). Builders fill the stored
+/// parts and call this; `decode_clause(encode_clause(c))` then equals `c`.
+pub fn rebuild_views(clause: &mut DecodedClause) -> Result<(), DecodeError> {
+    let count = clause.tuples.len();
+    if count == 0 || count > MAX_TUPLES {
+        return Err(DecodeError::UnexpectedFormat { quadword: 0, tag: 0 });
+    }
+    let raw = RawClause {
+        header: 0,
+        tuples: vec![0; count],
+        constants: clause.constants.clone(),
+        m_field: clause.m_field,
+        quadwords: 0,
+    };
+    clause.const_mods = constant_mods(&raw)?;
+    let mut ports = Vec::with_capacity(count);
+    for (i, t) in clause.tuples.iter().enumerate() {
+        ports.push(t.regs.ports(i == 0).ok_or(DecodeError::RegisterMode {
+            tuple: i,
+            ctrl: t.regs.mode_index(i == 0),
+        })?);
+    }
+    for i in 0..count {
+        let (fma_dest, add_dest) = writes_of(&ports[(i + 1) % count]);
+        let regs = clause.tuples[i].regs;
+        let constants = &clause.constants;
+        let const_mods = &clause.const_mods;
+        let t = &mut clause.tuples[i];
+        t.ports = ports[i];
+        for (instr, unit, dest) in [
+            (&mut t.fma, Unit::Fma, fma_dest),
+            (&mut t.add, Unit::Add, add_dest),
+        ] {
+            instr.dest = dest;
+            instr.srcs = instr
+                .fields
+                .selectors
+                .iter()
+                .map(|&sel| {
+                    resolve(sel, unit, &regs, constants, const_mods).ok_or(
+                        DecodeError::MissingConstant {
+                            tuple: i,
+                            fau: regs.fau_idx,
+                        },
+                    )
+                })
+                .collect::<Result<_, _>>()?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn port_request_packs_like_mesa() {
+        // cs_loop clause_0 tuple 0: regs 000000068c808280.
+        let req = PortRequest {
+            port0: Some(55),
+            port1: Some(57),
+            read2: None,
+            write_fma: None,
+            write_add: Some((2, WriteHalf::Full)),
+            fau_idx: 0x80,
+        };
+        assert_eq!(req.pack(true).map(|b| b.to_bits()), Some(0x68c808280));
+    }
 }
