@@ -463,7 +463,7 @@ fn apply_constant_modifiers(
         let last = i + 1 == count;
         let a1 = pairs[i] >> 60;
         let b1 = pairs[i + 1] >> 60;
-        let swap;
+        let mut swap;
         if let Some(p) = *pcrel
             && (p == i || p == i + 1)
         {
