@@ -159,5 +159,9 @@ fn assembling_mesa_text_gives_mesa_bytes() {
             Err(e) => failures.push(format!("{}: {e}", bin.display())),
         }
     }
-    assert!(failures.is_empty(), "{exact} exact\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{exact} exact\n{}",
+        failures.join("\n")
+    );
 }

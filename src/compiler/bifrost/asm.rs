@@ -17,7 +17,8 @@ use crate::hw::isa::clause::{
 };
 use crate::hw::isa::opcode::{InstrFields, OpInfo, encode_instr, ops};
 use crate::hw::isa::{
-    ConstMod, DecodeError, DecodedClause, Instr, Operand, RegWrite, Tuple, Unit, WriteHalf, encode_clause,
+    ConstMod, DecodeError, DecodedClause, Instr, Operand, RegWrite, Tuple, Unit, WriteHalf,
+    encode_clause,
 };
 
 use super::disasm::write_instr;
@@ -89,9 +90,15 @@ pub fn assemble(text: &str) -> Result<Vec<u8>, AsmError> {
     for clause in assemble_clauses(text)? {
         let (label, c) = clause;
         if out.len() != label * 16 {
-            return Err(syntax(0, format!("clause_{label} would start at quadword {}", out.len() / 16)));
+            return Err(syntax(
+                0,
+                format!("clause_{label} would start at quadword {}", out.len() / 16),
+            ));
         }
-        out.extend(encode_clause(&c).map_err(|source| AsmError::Encode { clause: label, source })?);
+        out.extend(encode_clause(&c).map_err(|source| AsmError::Encode {
+            clause: label,
+            source,
+        })?);
     }
     Ok(out)
 }
@@ -174,7 +181,8 @@ fn parse_instr(line: usize, t: &str) -> Result<TextInstr, AsmError> {
         {
             imms.push((name.to_string(), v.parse().unwrap_or(0)));
         } else {
-            operands.push(parse_operand(p).ok_or_else(|| syntax(line, format!("bad operand {p:?}")))?);
+            operands
+                .push(parse_operand(p).ok_or_else(|| syntax(line, format!("bad operand {p:?}")))?);
         }
     }
     Ok(TextInstr {
@@ -256,10 +264,7 @@ fn parse_operand(s: &str) -> Option<(TextOperand, String)> {
             _ => return None,
         };
         return Some((
-            TextOperand::Special {
-                index: 8 + d,
-                high,
-            },
+            TextOperand::Special { index: 8 + d, high },
             r[3..].to_string(),
         ));
     }
@@ -295,15 +300,15 @@ fn parse_header(line: usize, text: &str) -> Result<ClauseHeader, AsmError> {
         .ok_or_else(|| syntax(line, "expected ds(N)"))?;
     h.dependency_slot = ds.0.parse().map_err(|_| syntax(line, "bad ds"))?;
     rest = ds.1.trim_start();
-    if let Some(r) = rest.strip_prefix("dwb(") {
-        let _ = r;
-    }
     // dwb(...) may contain spaces: cut it off first.
     if let Some(i) = rest.find("dwb(") {
         let inner = &rest[i + 4..];
         let end = inner.find(')').ok_or_else(|| syntax(line, "bad dwb"))?;
         for slot in inner[..end].split(',') {
-            let s: u8 = slot.trim().parse().map_err(|_| syntax(line, "bad dwb slot"))?;
+            let s: u8 = slot
+                .trim()
+                .parse()
+                .map_err(|_| syntax(line, "bad dwb slot"))?;
             if s > 7 {
                 return Err(syntax(line, "bad dwb slot"));
             }
@@ -379,7 +384,7 @@ fn merge_u32(c0: u32, c1: u32, pcrel: bool) -> u64 {
 }
 
 /// Returns (pairs, pcrel pair index).
-fn merge_constants(consts: &mut [TupleConsts], tuple_count: usize) -> (Vec<u64>, Option<usize>) {
+fn merge_constants(consts: &mut [TupleConsts]) -> (Vec<u64>, Option<usize>) {
     let mut pairs: Vec<u64> = Vec::new();
     let mut pcrel_pair: Option<usize> = None;
     for t in consts.iter_mut().filter(|t| t.count == 2) {
@@ -396,11 +401,11 @@ fn merge_constants(consts: &mut [TupleConsts], tuple_count: usize) -> (Vec<u64>,
             }
         };
     }
-    let pair_count = pairs.len();
     let mut pending: Option<(u32, bool)> = None;
     for t in consts.iter_mut().filter(|t| t.count == 1) {
         let val = t.values[0];
-        let found = (0..pair_count).find(|&i| {
+        // Pairs formed from earlier singles count as well.
+        let found = (0..pairs.len()).find(|&i| {
             let hit = pairs[i] as u32 == val || (pairs[i] >> 32) as u32 == val;
             hit && pcrel_pair != Some(i) && !t.pcrel
         });
@@ -429,7 +434,6 @@ fn merge_constants(consts: &mut [TupleConsts], tuple_count: usize) -> (Vec<u64>,
         }
         pairs.push(u64::from(p) << 32);
     }
-    let _ = tuple_count;
     (pairs, pcrel_pair)
 }
 
@@ -498,7 +502,7 @@ struct TupleText<'a> {
 
 fn build_clause(tc: &TextClause) -> Result<DecodedClause, AsmError> {
     let mut header = parse_header(tc.header_line, &tc.header)?;
-    if tc.instrs.is_empty() || tc.instrs.len() % 2 != 0 || tc.instrs.len() > 16 {
+    if tc.instrs.is_empty() || !tc.instrs.len().is_multiple_of(2) || tc.instrs.len() > 16 {
         return Err(syntax(tc.header_line, "a clause needs 1 to 8 (*, +) pairs"));
     }
     let tuples: Vec<TupleText> = tc
@@ -544,7 +548,7 @@ fn build_clause(tc: &TextClause) -> Result<DecodedClause, AsmError> {
             c.values[i] = *v;
         }
     }
-    let (mut pairs, mut pcrel) = merge_constants(&mut consts, n);
+    let (mut pairs, mut pcrel) = merge_constants(&mut consts);
     let count = apply_constant_modifiers(&mut consts, &mut pairs, &mut pcrel, n);
     let packed = matches!(n, 3 | 5 | 6 | 8);
     let count = if packed { count.max(1) } else { count };
@@ -565,7 +569,11 @@ fn build_clause(tc: &TextClause) -> Result<DecodedClause, AsmError> {
         let bytes = (target - tc.label as i64) * 16;
         pairs[p] |= u64::from((bytes as u32) & 0x0fff_ffff) << 32;
     }
-    let m_field: u16 = if matches!(n, 3 | 6) && pcrel == Some(0) { 4 } else { 0 };
+    let m_field: u16 = if matches!(n, 3 | 6) && pcrel == Some(0) {
+        4
+    } else {
+        0
+    };
     // Stored constants drop their low 4 bits: every user's FAU index supplies them.
     let stored: Vec<u64> = pairs[..total].iter().map(|c| c & !0xf).collect();
     let const_mods = constant_mods(&RawClause {
@@ -608,6 +616,11 @@ fn build_clause(tc: &TextClause) -> Result<DecodedClause, AsmError> {
                     _ => {}
                 }
             }
+        }
+        // +ATEST reads the ATEST datum through the FAU as a source the
+        // listing does not print.
+        if fau.is_none() && tt.add.mnemonic == "ATEST" {
+            fau = Some(5);
         }
         // Register reads in source order: FMA then ADD.
         let mut reads: Vec<u8> = Vec::new();
@@ -688,7 +701,9 @@ fn build_clause(tc: &TextClause) -> Result<DecodedClause, AsmError> {
         let fma = instrs.pop().expect("two");
         decoded_tuples.push(Tuple {
             regs,
-            ports: regs.ports(t == 0).ok_or_else(|| syntax(tt.fma.line, "reserved register mode"))?,
+            ports: regs
+                .ports(t == 0)
+                .ok_or_else(|| syntax(tt.fma.line, "reserved register mode"))?,
             fma,
             add,
         });
@@ -706,18 +721,24 @@ fn build_clause(tc: &TextClause) -> Result<DecodedClause, AsmError> {
     })?;
     // Check every instruction prints back as written.
     for (t, tt) in tuples.iter().enumerate() {
-        for (instr, text) in [(&clause.tuples[t].fma, tt.fma), (&clause.tuples[t].add, tt.add)] {
+        for (instr, text) in [
+            (&clause.tuples[t].fma, tt.fma),
+            (&clause.tuples[t].add, tt.add),
+        ] {
             let mut s = String::new();
-            write_instr(&mut s, instr, text.unit, clause.header.staging_register, tc.label)
-                .map_err(|source| AsmError::Decode {
-                    clause: tc.label,
-                    source,
-                })?;
+            write_instr(
+                &mut s,
+                instr,
+                text.unit,
+                clause.header.staging_register,
+                tc.label,
+            )
+            .map_err(|source| AsmError::Decode {
+                clause: tc.label,
+                source,
+            })?;
             if s.trim() != text.text {
-                return Err(syntax(
-                    text.line,
-                    format!("reassembled as {:?}", s.trim()),
-                ));
+                return Err(syntax(text.line, format!("reassembled as {:?}", s.trim())));
             }
         }
     }
@@ -763,7 +784,8 @@ fn choose_op(
         let Some(suffix) = instr.mnemonic.strip_prefix(op.name) else {
             continue;
         };
-        if !(suffix.is_empty() || suffix.starts_with('.')) || op.srcs.len() != instr.operands.len() {
+        if !(suffix.is_empty() || suffix.starts_with('.')) || op.srcs.len() != instr.operands.len()
+        {
             continue;
         }
         let mut mods = vec![0u8; op.mods.len()];
@@ -792,7 +814,9 @@ fn choose_op(
         else {
             continue;
         };
-        if imms.len() != instr.imms.len() || (op.staging.read || op.staging.write) != instr.staging.is_some() {
+        if imms.len() != instr.imms.len()
+            || (op.staging.read || op.staging.write) != instr.staging.is_some()
+        {
             continue;
         }
         let fields = InstrFields {
@@ -816,9 +840,14 @@ fn choose_op(
             dest: instr.dest,
         };
         let mut s = String::new();
-        if write_instr(&mut s, &candidate, instr.unit, staging, offset).is_ok() && s.trim() == instr.text {
+        if write_instr(&mut s, &candidate, instr.unit, staging, offset).is_ok()
+            && s.trim() == instr.text
+        {
             return Ok(candidate);
         }
     }
-    Err(syntax(instr.line, format!("no encoding for {:?}", instr.text)))
+    Err(syntax(
+        instr.line,
+        format!("no encoding for {:?}", instr.text),
+    ))
 }

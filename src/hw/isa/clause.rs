@@ -1265,7 +1265,10 @@ pub fn decode_shader(bytes: &[u8]) -> Result<Vec<(usize, DecodedClause)>, Decode
 pub fn rebuild_views(clause: &mut DecodedClause) -> Result<(), DecodeError> {
     let count = clause.tuples.len();
     if count == 0 || count > MAX_TUPLES {
-        return Err(DecodeError::UnexpectedFormat { quadword: 0, tag: 0 });
+        return Err(DecodeError::UnexpectedFormat {
+            quadword: 0,
+            tag: 0,
+        });
     }
     let raw = RawClause {
         header: 0,
