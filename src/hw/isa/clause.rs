@@ -1318,6 +1318,114 @@ pub fn rebuild_views(clause: &mut DecodedClause) -> Result<(), DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hw::isa::opcode::{InstrFields, decode_instr};
+    use proptest::prelude::*;
+
+    /// A legal instruction of `unit` derived deterministically from `seed`.
+    fn instr_from(unit: Unit, seed: u32) -> InstrFields {
+        let mask = (1u32 << unit.bits()) - 1;
+        let mut x = seed;
+        for _ in 0..4096 {
+            if let Ok(f) = decode_instr(unit, x & mask) {
+                return f;
+            }
+            x = x.wrapping_mul(0x9e37_79b9).wrapping_add(0x7f4a_7c15);
+        }
+        decode_instr(unit, 0).unwrap_or_else(|_| {
+            // NOP is all zeros in both units; keep searching linearly otherwise.
+            (0..=mask)
+                .find_map(|b| decode_instr(unit, b).ok())
+                .expect("some opcode")
+        })
+    }
+
+    fn placeholder(fields: InstrFields) -> Instr {
+        Instr {
+            fields,
+            srcs: Vec::new(),
+            dest: None,
+        }
+    }
+
+    prop_compose! {
+        fn arb_tuple()(fma in any::<u32>(), add in any::<u32>(), regs in any::<u64>())
+            -> (u32, u32, u64) { (fma, add, regs) }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+            let _ = decode_clause(&bytes);
+            let _ = decode_shader(&bytes);
+            let _ = crate::compiler::bifrost::disasm::disassemble(&bytes);
+        }
+
+        #[test]
+        fn random_tag_streams_never_panic(
+            tags in proptest::collection::vec(any::<u8>(), 1..10),
+            fill in any::<u64>(),
+        ) {
+            let mut bytes = Vec::new();
+            for t in tags {
+                let mut q = [0u8; 16];
+                q[0] = t;
+                q[1..9].copy_from_slice(&fill.to_le_bytes());
+                bytes.extend_from_slice(&q);
+            }
+            let _ = decode_shader(&bytes);
+            let _ = crate::compiler::bifrost::disasm::disassemble(&bytes);
+        }
+
+        #[test]
+        fn legal_clauses_roundtrip(
+            tuples in proptest::collection::vec(arb_tuple(), 1..=8),
+            header in any::<u64>(),
+            consts in proptest::collection::vec(any::<u64>(), 7),
+            quads in 0usize..4,
+            m_field in 0u16..0x100,
+        ) {
+            let n = tuples.len();
+            let packed = usize::from(ec0_packed(n));
+            let quads = quads.min(CONST_POSITIONS[n - 1].len());
+            let constants: Vec<u64> =
+                consts[..packed + 2 * quads].iter().map(|c| c & !0xf).collect();
+            let mut clause = DecodedClause {
+                header: ClauseHeader::from_bits(header & ((1 << 45) - 1) & !0x401f).unwrap(),
+                tuples: tuples
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(f, a, r))| {
+                        let regs = RegBlock::from_bits(r & ((1 << 35) - 1));
+                        Tuple {
+                            regs,
+                            ports: regs.ports(i == 0).unwrap_or(RegPorts {
+                                port0: None,
+                                port1: None,
+                                reg2: 0,
+                                reg3: 0,
+                                modes: SlotModes { slot2: SlotOp::Idle, slot3: SlotOp::Idle, slot3_fma: true },
+                                mode: 0,
+                            }),
+                            fma: placeholder(instr_from(Unit::Fma, f)),
+                            add: placeholder(instr_from(Unit::Add, a)),
+                        }
+                    })
+                    .collect(),
+                constants,
+                const_mods: Vec::new(),
+                m_field: if matches!(n, 3 | 6) { m_field } else { 0 },
+            };
+            // Illegal register modes, missing constants and reserved constant
+            // modifiers are not legal clauses: skip them.
+            prop_assume!(rebuild_views(&mut clause).is_ok());
+            let bytes = encode_clause(&clause).unwrap();
+            let (back, size) = decode_clause(&bytes).unwrap();
+            prop_assert_eq!(size, bytes.len());
+            prop_assert_eq!(back, clause);
+        }
+    }
 
     #[test]
     fn port_request_packs_like_mesa() {
