@@ -165,3 +165,28 @@ fn assembling_mesa_text_gives_mesa_bytes() {
         failures.join("\n")
     );
 }
+
+#[test]
+fn verbose_disassembly_matches_mesa_exactly() {
+    let mut failures = Vec::new();
+    for bin in binaries() {
+        let code = fs::read(&bin).unwrap();
+        let expected = fs::read_to_string(sibling(&bin, ".disasm-verbose.txt")).unwrap();
+        let text = disasm::disassemble_verbose(&code).unwrap();
+        if text != expected {
+            let line = text
+                .lines()
+                .zip(expected.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            failures.push(format!(
+                "{}: line {}: ours {:?} mesa {:?}",
+                bin.display(),
+                line + 1,
+                text.lines().nth(line),
+                expected.lines().nth(line)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

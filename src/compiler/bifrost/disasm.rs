@@ -8,7 +8,10 @@
 use std::fmt::Write as _;
 
 use crate::hw::isa::clause::{QUADWORD_BYTES, message_type_name};
-use crate::hw::isa::{DecodeError, DecodedClause, Instr, Operand, Unit, WriteHalf, decode_shader};
+use crate::hw::isa::{
+    DecodeError, DecodedClause, Instr, Operand, SlotOp, Tuple, Unit, WriteHalf, decode_clause,
+    decode_shader,
+};
 
 /// Shader statistics as Mesa's shader-db counts them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -36,8 +39,40 @@ pub fn stats(code: &[u8]) -> Result<Stats, DecodeError> {
 pub fn disassemble(code: &[u8]) -> Result<String, DecodeError> {
     let mut out = String::new();
     for (offset, clause) in decode_shader(code)? {
-        out.push_str(&format!("clause_{offset}:\n"));
+        let _ = writeln!(out, "clause_{offset}:");
         write_clause(&mut out, &clause, offset)?;
+    }
+    Ok(out)
+}
+
+/// Disassembles with Mesa's `--verbose` annotations: each quadword's words
+/// (high word first) and tag, the raw header, each tuple's register block and
+/// its port use, and the clause constants.
+pub fn disassemble_verbose(code: &[u8]) -> Result<String, DecodeError> {
+    let mut out = String::new();
+    let mut pos = 0usize;
+    while pos + 4 <= code.len() {
+        if code[pos..pos + 4] == [0; 4] {
+            break;
+        }
+        let (clause, size) = decode_clause(&code[pos..])?;
+        let offset = pos / QUADWORD_BYTES;
+        let _ = writeln!(out, "clause_{offset}:");
+        for q in code[pos..pos + size].chunks(QUADWORD_BYTES) {
+            out.push_str("# ");
+            for w in q.chunks(4).rev() {
+                let _ = write!(out, "{:08x} ", u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+            }
+            let _ = write!(out, "\n# tag: 0x{:02x}\n", q[0]);
+        }
+        let _ = writeln!(out, "# header: {:012x}", clause.header.to_bits());
+        write_clause_inner(&mut out, &clause, offset, true)?;
+        for (i, c) in clause.constants.iter().enumerate() {
+            let _ = writeln!(out, "# const{}: {:08x}", 2 * i, c & 0xffff_ffff);
+            let _ = writeln!(out, "# const{}: {:08x}", 2 * i + 1, c >> 32);
+        }
+        out.push('\n');
+        pos += size;
     }
     Ok(out)
 }
@@ -49,15 +84,65 @@ pub fn write_clause(
     clause: &DecodedClause,
     offset: usize,
 ) -> Result<(), DecodeError> {
+    write_clause_inner(out, clause, offset, false)?;
+    out.push('\n');
+    Ok(())
+}
+
+fn write_clause_inner(
+    out: &mut String,
+    clause: &DecodedClause,
+    offset: usize,
+    verbose: bool,
+) -> Result<(), DecodeError> {
     write_header(out, clause);
     out.push_str("{\n");
     for tuple in &clause.tuples {
+        if verbose {
+            write_regs(out, tuple);
+        }
         let staging = clause.header.staging_register;
         write_instr(out, &tuple.fma, Unit::Fma, staging, offset)?;
         write_instr(out, &tuple.add, Unit::Add, staging, offset)?;
     }
-    out.push_str("}\n\n");
+    out.push_str("}\n");
     Ok(())
+}
+
+fn write_regs(out: &mut String, tuple: &Tuple) {
+    let p = &tuple.ports;
+    let _ = writeln!(out, "    # regs: {:016x}", tuple.regs.to_bits());
+    out.push_str("    # ");
+    if let Some(r) = p.port0 {
+        let _ = write!(out, "slot 0: r{r} ");
+    }
+    if let Some(r) = p.port1 {
+        let _ = write!(out, "slot 1: r{r} ");
+    }
+    let kind = |op: SlotOp| match op {
+        SlotOp::Write => Some("write"),
+        SlotOp::WriteLo => Some("write lo"),
+        SlotOp::WriteHi => Some("write hi"),
+        _ => None,
+    };
+    match p.modes.slot2 {
+        SlotOp::Read => {
+            let _ = write!(out, "slot 2: r{} (read) ", p.reg2);
+        }
+        op => {
+            if let Some(k) = kind(op) {
+                let _ = write!(out, "slot 2: r{} ({k} FMA) ", p.reg2);
+            }
+        }
+    }
+    if let Some(k) = kind(p.modes.slot3) {
+        let unit = if p.modes.slot3_fma { "FMA" } else { "ADD" };
+        let _ = write!(out, "slot 3: r{} ({k} {unit}) ", p.reg3);
+    }
+    if tuple.regs.fau_idx != 0 {
+        let _ = write!(out, "fau {:X} ", tuple.regs.fau_idx);
+    }
+    out.push('\n');
 }
 
 fn write_header(out: &mut String, clause: &DecodedClause) {
@@ -229,23 +314,6 @@ pub(crate) fn write_instr(
     }
     out.push('\n');
     Ok(())
-}
-
-/// Bytes of code actually disassembled (up to the first zero word at a clause start).
-pub fn code_size(code: &[u8]) -> Result<usize, DecodeError> {
-    let clauses = decode_shader(code)?;
-    let mut end = 0;
-    let mut pos = 0;
-    for (offset, _) in &clauses {
-        pos = *offset * QUADWORD_BYTES;
-        end = pos;
-    }
-    if let Some((_, last)) = clauses.last() {
-        let (_, size) = crate::hw::isa::decode_clause(&code[pos..])?;
-        let _ = last;
-        end += size;
-    }
-    Ok(end)
 }
 
 #[cfg(test)]
