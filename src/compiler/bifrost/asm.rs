@@ -851,3 +851,69 @@ fn choose_op(
         format!("no encoding for {:?}", instr.text),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compiler::bifrost::disasm::disassemble;
+    use proptest::prelude::*;
+
+    const LOOP_HEAD: &str = "clause_0:
+ds(0) nbb r_uncond ncph 
+{
+    *NOP t0
+    +ICMP.u32.m1.gt t1, u3.w1, r1
+    *NOP t0
+    +BRANCHZ.i16.eq t1, t1.h0, clause_5
+}
+
+clause_3:
+ds(0) eos store 
+{
+    *NOP t0
+    +IADD.s32 r0:t1, r2, r0
+    *NOP t0
+    +ICMP.u32.gt t1, r2, t1
+    *NOP t0
+    +IADD.s32 t1, t1, r3
+    *NOP t0
+    +STORE.i32 t1, r0, t1, @r1
+}
+
+";
+
+    #[test]
+    fn assembles_and_prints_back() {
+        let code = assemble(LOOP_HEAD).unwrap();
+        assert_eq!(disassemble(&code).unwrap(), LOOP_HEAD);
+    }
+
+    #[test]
+    fn wrong_label_is_an_error() {
+        let text = LOOP_HEAD.replace("clause_3:", "clause_4:");
+        assert!(assemble(&text).is_err());
+    }
+
+    #[test]
+    fn unknown_mnemonic_is_an_error() {
+        let text = LOOP_HEAD.replace("+IADD.s32 t1, t1, r3", "+IADD.bogus t1, t1, r3");
+        assert!(matches!(assemble(&text), Err(AsmError::Syntax { .. })));
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_text_never_panics(s in "\\PC{0,200}") {
+            let _ = assemble(&s);
+        }
+
+        #[test]
+        fn mutated_listings_never_panic(at in 0usize..600, insert in "[ -~]{0,6}") {
+            let mut text = LOOP_HEAD.to_string();
+            let at = at.min(text.len());
+            if text.is_char_boundary(at) {
+                text.insert_str(at, &insert);
+            }
+            let _ = assemble(&text);
+        }
+    }
+}

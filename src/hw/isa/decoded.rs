@@ -160,7 +160,38 @@ pub struct DecodedClause {
     pub m_field: u16,
 }
 
+/// The staging registers of a clause's message instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StagingUse {
+    /// First register (from the clause header).
+    pub first: u8,
+    /// The instruction reads them (data to send).
+    pub read: bool,
+    /// The instruction writes them (message results).
+    pub write: bool,
+    /// How many, as the table describes it.
+    pub count: super::opcode::StagingCount,
+}
+
 impl DecodedClause {
+    /// The message instruction's staging registers, if the clause has one.
+    pub fn staging(&self) -> Option<StagingUse> {
+        self.tuples.iter().find_map(|t| {
+            let s = t.add.fields.op.staging;
+            (s.read || s.write).then_some(StagingUse {
+                first: self.header.staging_register,
+                read: s.read,
+                write: s.write,
+                count: s.count,
+            })
+        })
+    }
+
+    /// Whether the clause ends in a branch (an instruction marked `last`).
+    pub fn ends_in_branch(&self) -> bool {
+        self.tuples.last().is_some_and(|t| t.add.fields.op.last)
+    }
+
     /// Instructions that are not NOPs.
     pub fn instruction_count(&self) -> usize {
         self.tuples

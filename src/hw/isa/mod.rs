@@ -19,7 +19,9 @@ pub mod tables;
 
 pub use clause::{
     ClauseHeader, DecodeError, EncodeError, FlowControl, PortRequest, RegBlock, RegPorts, SlotOp,
-    decode_clause, decode_shader, encode_clause,
+    decode_clause, decode_shader, encode_clause, rebuild_views,
 };
-pub use decoded::{ConstMod, DecodedClause, Instr, Operand, RegWrite, Tuple, WriteHalf};
+pub use decoded::{
+    ConstMod, DecodedClause, Instr, Operand, RegWrite, StagingUse, Tuple, WriteHalf,
+};
 pub use opcode::{InstrFields, OpInfo, Unit};

@@ -202,6 +202,11 @@ pub fn ops(unit: Unit) -> &'static [OpInfo] {
     }
 }
 
+/// Every encoding variant of the instruction called `name` on `unit`.
+pub fn variants(unit: Unit, name: &str) -> impl Iterator<Item = &'static OpInfo> + '_ {
+    ops(unit).iter().filter(move |op| op.name == name)
+}
+
 /// Finds the row an instruction word decodes as: exact bits must match and
 /// no derived field may hold a reserved value; earlier rows win.
 pub fn match_op(unit: Unit, bits: u32) -> Option<&'static OpInfo> {
@@ -232,6 +237,49 @@ pub struct InstrFields {
 }
 
 impl InstrFields {
+    /// An instruction of row `op` with every modifier at its default (the
+    /// first option when there is none), immediates 0 and selectors `srcs`.
+    pub fn new(op: &'static OpInfo, srcs: &[u8]) -> Self {
+        Self {
+            op,
+            selectors: srcs.to_vec(),
+            mods: op
+                .mods
+                .iter()
+                .map(|m| {
+                    m.default
+                        .and_then(|d| m.opts.iter().position(|o| *o == d))
+                        .unwrap_or(0) as u8
+                })
+                .collect(),
+            imms: vec![0; op.immediates.len()],
+        }
+    }
+
+    /// Sets modifier `name` to option `value`; false if there is no such
+    /// modifier or option.
+    pub fn set_modifier(&mut self, name: &str, value: &str) -> bool {
+        let Some(i) = self.op.mods.iter().position(|m| m.name == name) else {
+            return false;
+        };
+        match self.op.mods[i].opts.iter().position(|o| *o == value) {
+            Some(v) => {
+                self.mods[i] = v as u8;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Value of immediate `name`.
+    pub fn immediate(&self, name: &str) -> Option<u32> {
+        self.op
+            .immediates
+            .iter()
+            .position(|i| i.name == name)
+            .map(|i| self.imms[i])
+    }
+
     /// Option name of modifier `i`.
     pub fn mod_name(&self, i: usize) -> &'static str {
         self.op.mods[i].opts[self.mods[i] as usize]
@@ -384,15 +432,47 @@ mod tests {
     #[test]
     fn iadd_decodes_and_reencodes() {
         // +IADD.s32 t1, r57, u0.w0 from cs_loop clause_0 (add bits 0x?).
-        let op = ADD_OPS.iter().find(|o| o.name == "IADD.s32").unwrap();
+        let op = variants(Unit::Add, "IADD.s32").next().unwrap();
         let f = InstrFields {
             op,
             selectors: vec![1, 4],
             mods: op.mods.iter().map(default_index).collect(),
             imms: vec![],
         };
+        assert_eq!(InstrFields::new(op, &[1, 4]), f);
         let bits = encode_instr(&f).unwrap();
         assert_eq!(decode_instr(Unit::Add, bits).unwrap(), f);
+    }
+
+    /// The checked-in tables are what `tools/gen_isa.py` makes of the ISA
+    /// description (skipped where python3 or the reference data is missing).
+    #[test]
+    fn generated_tables_are_up_to_date() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let xml = format!("{root}/../shared/reference/bifrost-ISA.xml");
+        if !std::path::Path::new(&xml).exists() {
+            eprintln!("skipped: {xml} not found");
+            return;
+        }
+        let Ok(out) = std::process::Command::new("python3")
+            .arg(format!("{root}/tools/gen_isa.py"))
+            .arg(&xml)
+            .output()
+        else {
+            eprintln!("skipped: python3 not available");
+            return;
+        };
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let checked_in = std::fs::read(format!("{root}/src/hw/isa/tables.rs")).unwrap();
+        assert!(
+            out.stdout == checked_in,
+            "src/hw/isa/tables.rs is stale: python3 tools/gen_isa.py \
+             ../shared/reference/bifrost-ISA.xml > src/hw/isa/tables.rs"
+        );
     }
 
     fn default_index(m: &ModField) -> u8 {
