@@ -10,7 +10,7 @@
 use thiserror::Error;
 
 use super::decoded::{ConstMod, DecodedClause, Instr, Operand, RegWrite, Tuple, WriteHalf};
-use super::opcode::{OpError, Unit, decode_instr, encode_instr};
+use super::opcode::{InstrFields, OpError, Unit, decode_instr, encode_instr};
 
 /// Size of a quadword in bytes.
 pub const QUADWORD_BYTES: usize = 16;
@@ -43,6 +43,10 @@ pub enum DecodeError {
     ConstantModifier { index: usize },
     #[error("no clause here: the first word is zero")]
     ZeroWord,
+    #[error(
+        "tuple {tuple}: source reads register port {port}, which the register block does not read"
+    )]
+    PortNotRead { tuple: usize, port: u8 },
 }
 
 /// Why a neutral clause could not be encoded.
@@ -1162,6 +1166,23 @@ pub fn writes_of(p: &RegPorts) -> (Option<RegWrite>, Option<RegWrite>) {
     (fma, add)
 }
 
+/// Whether selector `sel` reads a register port that `ports` enables.
+fn port_enabled(sel: u8, ports: &RegPorts) -> bool {
+    match sel {
+        0 => ports.port0.is_some(),
+        1 => ports.port1.is_some(),
+        2 => ports.modes.slot2 == SlotOp::Read,
+        _ => true,
+    }
+}
+
+fn check_ports(fields: &InstrFields, ports: &RegPorts, tuple: usize) -> Result<(), DecodeError> {
+    match fields.selectors.iter().find(|&&s| !port_enabled(s, ports)) {
+        Some(&port) => Err(DecodeError::PortNotRead { tuple, port }),
+        None => Ok(()),
+    }
+}
+
 /// Resolves a source selector against a tuple's register block and the
 /// clause constants. `None` when the FAU index names a missing constant.
 pub fn resolve(
@@ -1297,6 +1318,7 @@ pub fn rebuild_views(clause: &mut DecodedClause) -> Result<(), DecodeError> {
             (&mut t.add, Unit::Add, add_dest),
         ] {
             instr.dest = dest;
+            check_ports(&instr.fields, &ports[i], i)?;
             instr.srcs = instr
                 .fields
                 .selectors
@@ -1347,13 +1369,73 @@ mod tests {
         }
     }
 
+    /// A register block from random bits, biased towards reading all three
+    /// ports so that random instructions' register selectors are legal.
+    fn regs_from(r: u64, first: bool) -> RegBlock {
+        let reg = |shift: u32| ((r >> shift) & 63) as u8;
+        let (a, b, c) = (reg(0), reg(6), reg(12));
+        let half = |bits: u64| match bits & 3 {
+            0 => WriteHalf::Lo,
+            1 => WriteHalf::Hi,
+            _ => WriteHalf::Full,
+        };
+        let mut req = PortRequest {
+            port0: Some(a),
+            port1: (a != b).then_some(b),
+            read2: Some(c),
+            write_fma: (r >> 18 & 1 == 1).then_some((reg(20), half(r >> 26))),
+            write_add: (r >> 19 & 1 == 1).then_some((reg(28), half(r >> 34))),
+            fau_idx: (r >> 40) as u8,
+        };
+        if r >> 48 & 7 == 0 {
+            return RegBlock::from_bits(r & ((1 << 35) - 1));
+        }
+        if let Some(b) = req.pack(first) {
+            return b;
+        }
+        req.read2 = None;
+        if let Some(b) = req.pack(first) {
+            return b;
+        }
+        req.write_fma = None;
+        req.pack(first)
+            .unwrap_or_else(|| RegBlock::from_bits(r & ((1 << 35) - 1)))
+    }
+
     prop_compose! {
         fn arb_tuple()(fma in any::<u32>(), add in any::<u32>(), regs in any::<u64>())
             -> (u32, u32, u64) { (fma, add, regs) }
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(512))]
+        #![proptest_config(ProptestConfig {
+            cases: 512,
+            max_global_rejects: 100_000,
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn packed_port_requests_read_back(r in any::<u64>(), first in any::<bool>()) {
+            let block = regs_from(r | (1 << 48), first);
+            let request_of = |b: &RegBlock| {
+                b.ports(first).map(|p| {
+                    let (fma, add) = writes_of(&p);
+                    PortRequest {
+                        port0: p.port0,
+                        port1: p.port1,
+                        read2: (p.modes.slot2 == SlotOp::Read).then_some(p.reg2),
+                        write_fma: fma.map(|w| (w.reg, w.half)),
+                        write_add: add.map(|w| (w.reg, w.half)),
+                        fau_idx: b.fau_idx,
+                    }
+                })
+            };
+            if let Some(req) = request_of(&block) {
+                // Whatever a block means packs again to a block meaning the same.
+                let again = req.pack(first).expect("a decoded request packs again");
+                prop_assert_eq!(request_of(&again), Some(req));
+            }
+        }
 
         #[test]
         fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
@@ -1397,7 +1479,7 @@ mod tests {
                     .iter()
                     .enumerate()
                     .map(|(i, &(f, a, r))| {
-                        let regs = RegBlock::from_bits(r & ((1 << 35) - 1));
+                        let regs = regs_from(r, i == 0);
                         Tuple {
                             regs,
                             ports: regs.ports(i == 0).unwrap_or(RegPorts {
