@@ -147,7 +147,16 @@ fn assembling_mesa_text_gives_mesa_bytes() {
         let code = fs::read(&bin).unwrap();
         let text = fs::read_to_string(sibling(&bin, ".disasm.txt")).unwrap();
         match asm::assemble(&text) {
-            Ok(ours) if ours[..] == code[..ours.len()] => exact += 1,
+            Ok(ours) if ours.len() <= code.len() && ours[..] == code[..ours.len()] => {
+                // Everything Mesa printed was reproduced, nothing more.
+                assert_eq!(
+                    disasm::disassemble(&ours).unwrap(),
+                    text,
+                    "{}",
+                    bin.display()
+                );
+                exact += 1;
+            }
             Ok(ours) => {
                 let q = ours
                     .chunks(16)
