@@ -173,6 +173,8 @@ fn assembling_mesa_text_gives_mesa_bytes() {
         "{exact} exact\n{}",
         failures.join("\n")
     );
+    // Every vector is reproduced bit for bit (no fallback to decode equality needed).
+    assert_eq!(exact, binaries().len());
 }
 
 #[test]
