@@ -1092,52 +1092,35 @@ pub fn decode_clause(bytes: &[u8]) -> Result<(DecodedClause, usize), DecodeError
     for (i, t) in raw.tuples.iter().enumerate() {
         let fma_bits = ((t >> 35) & FMA_MASK) as u32;
         let add_bits = ((t >> 58) & ADD_MASK) as u32;
-        let next = &ports[(i + 1) % count];
-        let (fma_dest, add_dest) = writes_of(next);
-        let mut instrs = [
-            (Unit::Fma, fma_bits, fma_dest),
-            (Unit::Add, add_bits, add_dest),
-        ]
-        .into_iter()
-        .map(|(unit, bits, dest)| {
+        let instr = |unit: Unit, bits: u32| -> Result<Instr, DecodeError> {
             let fields = decode_instr(unit, bits).map_err(|source| DecodeError::Instr {
                 tuple: i,
                 unit,
                 source,
             })?;
-            let srcs = fields
-                .selectors
-                .iter()
-                .map(|&sel| {
-                    resolve(sel, unit, &blocks[i], &raw.constants, &const_mods).ok_or(
-                        DecodeError::MissingConstant {
-                            tuple: i,
-                            fau: blocks[i].fau_idx,
-                        },
-                    )
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(Instr { fields, srcs, dest })
-        });
-        let fma = instrs.next().expect("two units")?;
-        let add = instrs.next().expect("two units")?;
+            Ok(Instr {
+                fields,
+                srcs: Vec::new(),
+                dest: None,
+            })
+        };
         tuples.push(Tuple {
             regs: blocks[i],
             ports: ports[i],
-            fma,
-            add,
+            fma: instr(Unit::Fma, fma_bits)?,
+            add: instr(Unit::Add, add_bits)?,
         });
     }
-    Ok((
-        DecodedClause {
-            header,
-            tuples,
-            constants: raw.constants,
-            const_mods,
-            m_field: raw.m_field,
-        },
-        raw.quadwords * QUADWORD_BYTES,
-    ))
+    let mut clause = DecodedClause {
+        header,
+        tuples,
+        constants: raw.constants,
+        const_mods,
+        m_field: raw.m_field,
+    };
+    // Sources, destinations and port checks are the same as for built clauses.
+    rebuild_views(&mut clause)?;
+    Ok((clause, raw.quadwords * QUADWORD_BYTES))
 }
 
 fn half_of(op: SlotOp) -> Option<WriteHalf> {
@@ -1226,8 +1209,7 @@ pub fn resolve(
 
 /// Encodes a neutral clause. The register blocks, selectors and constants
 /// are taken as given (`srcs`, `dest`, `ports` and `const_mods` are derived
-/// views and ignored); see `decoded::ClauseBuilder`-style helpers for
-/// assigning ports.
+/// views and ignored); [`PortRequest::pack`] assigns legal ports.
 pub fn encode_clause(clause: &DecodedClause) -> Result<Vec<u8>, EncodeError> {
     let count = clause.tuples.len();
     if count == 0 || count > MAX_TUPLES {
@@ -1507,6 +1489,70 @@ mod tests {
             prop_assert_eq!(size, bytes.len());
             prop_assert_eq!(back, clause);
         }
+    }
+
+    fn cs_loop() -> Vec<u8> {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/reference/mesa-g52/shaders/cs_loop.bin"
+        );
+        std::fs::read(path).expect("reference vector")
+    }
+
+    #[test]
+    fn decodes_first_clause_of_cs_loop() {
+        let code = cs_loop();
+        let (c, size) = decode_clause(&code).unwrap();
+        assert_eq!(size, 4 * QUADWORD_BYTES);
+        assert_eq!(c.tuples.len(), 4);
+        assert_eq!(c.header.flow(), FlowControl::NbtbUnconditional);
+        assert!(c.header.next_clause_prefetch);
+        let add = &c.tuples[0].add;
+        assert_eq!(add.name(), "IADD.s32");
+        assert_eq!(
+            add.srcs,
+            vec![
+                Operand::Reg(57),
+                Operand::Uniform {
+                    slot: 0,
+                    high: false
+                }
+            ]
+        );
+        // Tuple 1's ADD result goes to r0 (written by tuple 2's block).
+        assert_eq!(
+            c.tuples[1].add.dest,
+            Some(RegWrite {
+                reg: 0,
+                half: WriteHalf::Full
+            })
+        );
+    }
+
+    #[test]
+    fn malformed_clauses_are_errors() {
+        let code = cs_loop();
+        // Truncated in the middle of the first clause.
+        assert_eq!(
+            decode_clause(&code[..40]).unwrap_err(),
+            DecodeError::Truncated { quadword: 2 }
+        );
+        // A tag that is no format.
+        let mut bad = code.clone();
+        bad[0] = 0x3f; // a constant-quadword tag where the header should be
+        assert!(matches!(
+            decode_clause(&bad),
+            Err(DecodeError::BadTag { .. } | DecodeError::UnexpectedFormat { .. })
+        ));
+        // A source reading port 1 while the block reads only port 0.
+        let (mut c, _) = decode_clause(&code).unwrap();
+        c.tuples[0].fma.fields.selectors = vec![1];
+        c.tuples[0].regs.ctrl = 0;
+        c.tuples[0].regs.reg1 = 5 << 2;
+        assert!(matches!(
+            rebuild_views(&mut c),
+            Err(DecodeError::PortNotRead { tuple: 0, port: 1 })
+        ));
     }
 
     #[test]
