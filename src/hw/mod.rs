@@ -9,6 +9,7 @@
 //! This module must never hold driver state or know about Vulkan: it is pure
 //! description plus pack/unpack.
 
+pub mod isa;
 pub mod job;
 pub mod layout;
 pub mod snapshot;
