@@ -6,12 +6,31 @@
 //! with these tables, the simulator (`kmod/sim/`) unpacks with them, and the
 //! dump tools print them. Per-architecture differences (v6/v7) are data.
 //!
+//! Where things are: `layout` (the table machinery), `job` (header, job
+//! types, payloads, job aggregates), `compute` (Invocation, Compute Job
+//! Parameters, invocation packing), `draw` (Draw/DCD, Primitive, Primitive
+//! Size, Viewport), `shader` (Renderer State and what it nests), `attribute`
+//! (Attribute, Attribute Buffer, continuations), `storage` (Uniform Buffer,
+//! Local Storage), `format` (pixel format words), `decode` (job-chain walker
+//! and pandecode-style printer), `snapshot` (PANSNAP1 files). [`layouts`]
+//! gives every table of one architecture, so callers never branch on the
+//! architecture themselves.
+//!
 //! This module must never hold driver state or know about Vulkan: it is pure
 //! description plus pack/unpack.
 
+pub mod attribute;
+pub mod compute;
+pub mod decode;
+pub mod draw;
+pub mod format;
 pub mod job;
 pub mod layout;
+pub mod shader;
 pub mod snapshot;
+pub mod storage;
+
+use layout::Layout;
 
 /// Bifrost architecture major version (v6: G71/G72, v7: G31/G51/G52/G76).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -28,5 +47,128 @@ impl Arch {
             7 => Some(Arch::V7),
             _ => None,
         }
+    }
+}
+
+/// Every descriptor table of one architecture. Tables that v6 and v7 share
+/// are the same statics in both.
+#[derive(Debug)]
+pub struct Layouts {
+    pub arch: Arch,
+    pub job_header: &'static Layout,
+    pub write_value_payload: &'static Layout,
+    pub cache_flush_payload: &'static Layout,
+    pub fragment_payload: &'static Layout,
+    pub invocation: &'static Layout,
+    pub compute_job_parameters: &'static Layout,
+    pub draw: &'static Layout,
+    pub primitive: &'static Layout,
+    pub primitive_size: &'static Layout,
+    pub viewport: &'static Layout,
+    pub renderer_state: &'static Layout,
+    pub shader: &'static Layout,
+    pub renderer_properties: &'static Layout,
+    pub preload: &'static Layout,
+    /// v7 only.
+    pub message_preload: Option<&'static Layout>,
+    pub attribute: &'static Layout,
+    pub attribute_buffer: &'static Layout,
+    pub attribute_buffer_continuation_npot: &'static Layout,
+    pub attribute_buffer_continuation_3d: &'static Layout,
+    pub uniform_buffer: &'static Layout,
+    pub local_storage: &'static Layout,
+    pub compute_job: &'static job::Aggregate,
+    pub tiler_job: &'static job::Aggregate,
+    pub indexed_vertex_job: &'static job::Aggregate,
+    pub formats: &'static format::FormatArch,
+}
+
+macro_rules! layouts_for {
+    ($name:ident, $arch:expr, $rsd:expr, $props:expr, $msg:expr, $attr:expr, $fmt:expr) => {
+        static $name: Layouts = Layouts {
+            arch: $arch,
+            job_header: &job::JOB_HEADER,
+            write_value_payload: &job::WRITE_VALUE_PAYLOAD,
+            cache_flush_payload: &job::CACHE_FLUSH_PAYLOAD,
+            fragment_payload: &job::FRAGMENT_PAYLOAD,
+            invocation: &compute::INVOCATION,
+            compute_job_parameters: &compute::COMPUTE_JOB_PARAMETERS,
+            draw: &draw::DRAW,
+            primitive: &draw::PRIMITIVE,
+            primitive_size: &draw::PRIMITIVE_SIZE,
+            viewport: &draw::VIEWPORT,
+            renderer_state: $rsd,
+            shader: &shader::SHADER,
+            renderer_properties: $props,
+            preload: &shader::PRELOAD,
+            message_preload: $msg,
+            attribute: $attr,
+            attribute_buffer: &attribute::ATTRIBUTE_BUFFER,
+            attribute_buffer_continuation_npot: &attribute::ATTRIBUTE_BUFFER_CONTINUATION_NPOT,
+            attribute_buffer_continuation_3d: &attribute::ATTRIBUTE_BUFFER_CONTINUATION_3D,
+            uniform_buffer: &storage::UNIFORM_BUFFER,
+            local_storage: &storage::LOCAL_STORAGE,
+            compute_job: &job::COMPUTE_JOB,
+            tiler_job: &job::TILER_JOB,
+            indexed_vertex_job: &job::INDEXED_VERTEX_JOB,
+            formats: $fmt,
+        };
+    };
+}
+
+layouts_for!(
+    LAYOUTS_V6,
+    Arch::V6,
+    &shader::RENDERER_STATE_V6,
+    &shader::RENDERER_PROPERTIES_V6,
+    None,
+    &attribute::ATTRIBUTE_V6,
+    &format::V6
+);
+layouts_for!(
+    LAYOUTS_V7,
+    Arch::V7,
+    &shader::RENDERER_STATE_V7,
+    &shader::RENDERER_PROPERTIES_V7,
+    Some(&shader::MESSAGE_PRELOAD),
+    &attribute::ATTRIBUTE_V7,
+    &format::V7
+);
+
+/// Every descriptor table of `arch`.
+pub fn layouts(arch: Arch) -> &'static Layouts {
+    match arch {
+        Arch::V6 => &LAYOUTS_V6,
+        Arch::V7 => &LAYOUTS_V7,
+    }
+}
+
+impl Layouts {
+    /// Every plain descriptor table (for tests and tools).
+    pub fn all(&self) -> Vec<&'static Layout> {
+        let mut v = vec![
+            self.job_header,
+            self.write_value_payload,
+            self.cache_flush_payload,
+            self.fragment_payload,
+            self.invocation,
+            self.compute_job_parameters,
+            self.draw,
+            self.primitive,
+            self.primitive_size,
+            self.viewport,
+            self.renderer_state,
+            self.shader,
+            self.renderer_properties,
+            self.preload,
+            self.attribute,
+            self.attribute_buffer,
+            self.attribute_buffer_continuation_npot,
+            self.attribute_buffer_continuation_3d,
+            self.uniform_buffer,
+            self.local_storage,
+        ];
+        v.extend(self.message_preload);
+        v
     }
 }
