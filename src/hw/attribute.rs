@@ -41,7 +41,7 @@ pub mod attribute_type {
     pub const CONTINUATION: u64 = 32;
 }
 
-pub mod attribute {
+pub mod attribute_desc {
     use super::*;
     pub const BUFFER_INDEX: Field = Field::new("Buffer index", 0, 0, 9, Kind::Uint);
     pub const OFFSET_ENABLE: Field = Field::new("Offset enable", 0, 9, 1, Kind::Bool).default(1);
@@ -69,10 +69,10 @@ pub static ATTRIBUTE_V7: Layout = Layout {
     name: "Attribute",
     words: 2,
     fields: &[
-        attribute::BUFFER_INDEX,
-        attribute::OFFSET_ENABLE,
-        attribute::FORMAT,
-        attribute::OFFSET,
+        attribute_desc::BUFFER_INDEX,
+        attribute_desc::OFFSET_ENABLE,
+        attribute_desc::FORMAT,
+        attribute_desc::OFFSET,
     ],
 };
 
@@ -81,10 +81,10 @@ pub static ATTRIBUTE_V6: Layout = Layout {
     name: "Attribute",
     words: 2,
     fields: &[
-        attribute::BUFFER_INDEX,
-        attribute::OFFSET_ENABLE,
-        attribute::FORMAT_V6,
-        attribute::OFFSET,
+        attribute_desc::BUFFER_INDEX,
+        attribute_desc::OFFSET_ENABLE,
+        attribute_desc::FORMAT_V6,
+        attribute_desc::OFFSET,
     ],
 };
 

@@ -430,10 +430,7 @@ mod tests {
         let job = COMPUTE_JOB.defaults();
         let draw = COMPUTE_JOB.section("Draw").unwrap();
         assert_eq!(draw.offset, 64);
-        assert_eq!(
-            crate::hw::draw::draw::INSTANCE_SIZE.get(draw.words(&job)),
-            1
-        );
+        assert_eq!(crate::hw::draw::dcd::INSTANCE_SIZE.get(draw.words(&job)), 1);
         assert_eq!(JobType::Vertex.aggregate(), Some(&COMPUTE_JOB));
     }
 }

@@ -172,3 +172,113 @@ impl Layouts {
         v
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::layout::{get_bits, set_bits};
+    use super::*;
+    use proptest::prelude::*;
+
+    fn every_layout() -> Vec<&'static Layout> {
+        let mut v = layouts(Arch::V6).all();
+        v.extend(layouts(Arch::V7).all());
+        v.extend([
+            &shader::COMPUTE_PRELOAD,
+            &shader::VERTEX_PRELOAD,
+            &shader::FRAGMENT_PRELOAD,
+            &shader::LD_VAR_PRELOAD,
+            &shader::VAR_TEX_PRELOAD,
+            &shader::MULTISAMPLE_MISC,
+            &shader::STENCIL_MASK_MISC,
+            &shader::STENCIL,
+            &job::TILER_POINTER,
+        ]);
+        v
+    }
+
+    #[test]
+    fn tables_are_sane() {
+        for l in every_layout() {
+            let leaves = l.leaves();
+            for (path, f) in &leaves {
+                assert!(f.width > 0, "{}: {path}", l.name);
+                assert!(
+                    f.start + f.width <= l.words * 32,
+                    "{}: {path} out of range",
+                    l.name
+                );
+                // Defaults fit their fields.
+                if f.default != 0 {
+                    assert!(f.encode(f.default).is_ok(), "{}: {path} default", l.name);
+                }
+            }
+            assert!(l.check_reserved(&l.defaults()).is_ok(), "{}", l.name);
+        }
+        // Sizes from genxml.
+        let v7 = layouts(Arch::V7);
+        let sizes = [
+            (v7.job_header, 32),
+            (v7.write_value_payload, 24),
+            (v7.invocation, 8),
+            (v7.compute_job_parameters, 24),
+            (v7.draw, 128),
+            (v7.primitive, 24),
+            (v7.renderer_state, 64),
+            (v7.attribute, 8),
+            (v7.attribute_buffer, 16),
+            (v7.attribute_buffer_continuation_npot, 16),
+            (v7.uniform_buffer, 8),
+            (v7.local_storage, 32),
+        ];
+        for (l, bytes) in sizes {
+            assert_eq!(l.bytes(), bytes, "{}", l.name);
+        }
+    }
+
+    /// Setting any single reserved bit is reported at its word.
+    #[test]
+    fn every_reserved_bit_is_detected() {
+        for l in every_layout() {
+            let mask = l.reserved_mask();
+            for bit in 0..l.words * 32 {
+                if get_bits(&mask, bit, 1) == 0 {
+                    continue;
+                }
+                let mut w = l.defaults();
+                set_bits(&mut w, bit, 1, 1);
+                let err = l.check_reserved(&w).unwrap_err();
+                assert_eq!(err.word, bit / 32, "{} bit {bit}", l.name);
+                assert_eq!(err.layout, l.name);
+            }
+        }
+    }
+
+    proptest! {
+        /// unpack → pack → unpack: any descriptor without reserved bits set
+        /// re-packs, field by field through the logical values, to the same
+        /// words, and every field reads back its value.
+        #[test]
+        fn every_layout_round_trips(seed in proptest::collection::vec(any::<u32>(), 32)) {
+            for l in every_layout() {
+                let mask = l.reserved_mask();
+                let words: Vec<u32> = (0..l.words as usize).map(|i| seed[i] & !mask[i]).collect();
+                prop_assert!(l.check_reserved(&words).is_ok());
+                let leaves = l.leaves();
+                let values: Vec<u64> = leaves.iter().map(|(_, f)| f.get(&words)).collect();
+                let mut packed = vec![0u32; l.words as usize];
+                for ((path, f), v) in leaves.iter().zip(&values) {
+                    let r = f.set(&mut packed, *v);
+                    prop_assert!(r.is_ok(), "{}: {} = {:#x}", l.name, path, v);
+                }
+                prop_assert_eq!(&packed, &words, "{}", l.name);
+                for ((path, f), v) in leaves.iter().zip(&values) {
+                    prop_assert_eq!(f.get(&packed), *v, "{}: {}", l.name, path);
+                    prop_assert_eq!(l.lookup(path).map(|g| g.get(&packed)), Some(*v));
+                }
+                // The dump never panics and has one line per field.
+                let text = l.dump(&words, 0);
+                prop_assert!(text.lines().count() >= leaves.len());
+            }
+        }
+    }
+}

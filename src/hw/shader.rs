@@ -74,7 +74,7 @@ pub const MESSAGE_TYPES: &[(u64, &str)] = &[(0, "Disabled"), (1, "LD_VAR"), (2, 
 pub const REGISTERS_64_PER_THREAD: u64 = 0;
 pub const REGISTERS_32_PER_THREAD: u64 = 2;
 
-pub mod shader {
+pub mod shader_desc {
     use super::*;
     pub const SHADER: Field = Field::new("Shader", 0, 0, 64, Kind::Address);
     pub const SAMPLER_COUNT: Field = Field::new("Sampler count", 2, 0, 16, Kind::Uint);
@@ -88,11 +88,11 @@ pub static SHADER: Layout = Layout {
     name: "Shader",
     words: 4,
     fields: &[
-        shader::SHADER,
-        shader::SAMPLER_COUNT,
-        shader::TEXTURE_COUNT,
-        shader::ATTRIBUTE_COUNT,
-        shader::VARYING_COUNT,
+        shader_desc::SHADER,
+        shader_desc::SAMPLER_COUNT,
+        shader_desc::TEXTURE_COUNT,
+        shader_desc::ATTRIBUTE_COUNT,
+        shader_desc::VARYING_COUNT,
     ],
 };
 
@@ -518,6 +518,22 @@ pub mod renderer_state {
         Kind::Struct(&super::MESSAGE_PRELOAD),
     );
 
+    // Nested fields the emitter sets most, at their absolute positions. Any
+    // other nested field: `<view>::<FIELD>.at(<OUTER>.start)`, e.g.
+    // `compute_preload::WORK_GROUP_X.at(PRELOAD.start)`, or a dotted path
+    // through `renderer_state(arch).lookup(..)` for arch-dependent fields.
+    pub const SHADER_ADDRESS: Field = shader_desc::SHADER.at(SHADER.start);
+    pub const SAMPLER_COUNT: Field = shader_desc::SAMPLER_COUNT.at(SHADER.start);
+    pub const TEXTURE_COUNT: Field = shader_desc::TEXTURE_COUNT.at(SHADER.start);
+    pub const ATTRIBUTE_COUNT: Field = shader_desc::ATTRIBUTE_COUNT.at(SHADER.start);
+    pub const VARYING_COUNT: Field = shader_desc::VARYING_COUNT.at(SHADER.start);
+    pub const UNIFORM_BUFFER_COUNT: Field = properties::UNIFORM_BUFFER_COUNT.at(PROPERTIES.start);
+    pub const SHADER_CONTAINS_BARRIER: Field =
+        properties::SHADER_CONTAINS_BARRIER.at(PROPERTIES.start);
+    pub const PRELOAD_UNIFORM_COUNT: Field = preload::UNIFORM_COUNT.at(PRELOAD.start);
+    pub const SECONDARY_PRELOAD_UNIFORM_COUNT: Field =
+        preload::UNIFORM_COUNT.at(SECONDARY_PRELOAD.start);
+
     /// Properties as a v6 table (the field position is the same).
     pub const PROPERTIES_V6: Field = Field::new(
         "Properties",
@@ -583,5 +599,55 @@ pub fn renderer_properties(arch: Arch) -> &'static Layout {
     match arch {
         Arch::V6 => &RENDERER_PROPERTIES_V6,
         Arch::V7 => &RENDERER_PROPERTIES_V7,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arch_differences_are_data() {
+        let v6 = renderer_state(Arch::V6);
+        let v7 = renderer_state(Arch::V7);
+        let path = "Properties.Shader register allocation";
+        assert!(v6.lookup(path).is_none());
+        let f = v7.lookup(path).unwrap();
+        assert_eq!(f.start, 4 * 32 + 12);
+        assert!(v6.lookup("Message Preload 1.Type").is_none());
+        assert_eq!(
+            v7.lookup("Message Preload 2.Type").unwrap().start,
+            15 * 32 + 16
+        );
+        // Bits 12-15 of word 4 are reserved on v6 only.
+        let mut w = v7.defaults();
+        f.set(&mut w, REGISTERS_32_PER_THREAD).unwrap();
+        assert!(v7.check_reserved(&w).is_ok());
+        assert_eq!(v6.check_reserved(&w).unwrap_err().word, 4);
+        assert_eq!(
+            renderer_state::PRELOAD_UNIFORM_COUNT,
+            v7.lookup("Preload.Uniform count").unwrap()
+        );
+        let wg_x = compute_preload::WORK_GROUP_X.at(renderer_state::PRELOAD.start);
+        assert_eq!(wg_x, v6.lookup("Preload.Compute.Work group X").unwrap());
+    }
+
+    #[test]
+    fn nested_dump_prints_sub_structures() {
+        let mut w = RENDERER_STATE_V7.defaults();
+        renderer_state::SHADER_ADDRESS
+            .set(&mut w, 0xf7ff_b000)
+            .unwrap();
+        renderer_state::PRELOAD_UNIFORM_COUNT
+            .set(&mut w, 4)
+            .unwrap();
+        let text = RENDERER_STATE_V7.dump(&w, 2);
+        assert!(text.starts_with("  Shader:\n    Shader: 0xf7ffb000\n    Sampler count: 0\n"));
+        assert!(text.contains("  Preload:\n    Compute:\n      PC: false\n"));
+        assert!(text.contains("\n    Uniform count: 4\n"));
+        assert!(text.contains("  Message Preload 2:\n    Type: Disabled\n    LD_VAR:\n"));
+        assert!(text.contains("      Num Components: 1\n"));
+        assert!(text.contains("    Shader register allocation: 64 Per Thread\n"));
+        assert!(text.contains("  Depth units: 0.000000\n"));
     }
 }

@@ -129,8 +129,8 @@ mod tests {
 
     #[test]
     fn write_then_parse_round_trips() {
-        let a = vec![1u8; 64];
-        let b = vec![2u8; 16];
+        let a = [1u8; 64];
+        let b = [2u8; 16];
         let mut out = Vec::new();
         let mut blocks = [(0x1000u64, &a[..]), (0x8000u64, &b[..])].into_iter();
         write(&mut out, 0x7212, 0x1000, &mut blocks).unwrap();
