@@ -1,1 +1,689 @@
-//! placeholder
+//! Job-chain walker and pandecode-style printer.
+//!
+//! [`walk_chain`] follows a chain from its first job header through `Next`
+//! (with cycle and bounds checks) and is what the simulator's job manager and
+//! the dump tool share. [`decode_chain`] / [`decode_snapshot`] print every job
+//! and what its descriptors point to in the text format of Mesa's pandecode
+//! (`Job Header (addr):` headings, `  Field: value` lines, the same order,
+//! headings and value formats), so a listing of ours can be compared with
+//! pandecode's line by line. Reserved bits found while unpacking are reported
+//! on the separate error stream as `XXX: Invalid field of <struct> unpacked at
+//! word N`, once per unpack, as pandecode does.
+//!
+//! Decoded: job headers, Write Value and Cache Flush payloads, Compute/Vertex
+//! jobs (Invocation, Parameters, Draw and what it points to: Local Storage,
+//! Renderer State with Shader/Properties/Preload/Message Preload, Viewport,
+//! Attributes and Attribute Buffers with continuations, Varyings, Uniform
+//! Buffers, push uniforms), Tiler and Indexed Vertex jobs (Primitive,
+//! Primitive Size, Draw), Fragment job payloads. Not decoded yet (a `//`
+//! placeholder line is printed instead): shader disassembly (pass
+//! [`Options::disassemble`]), textures, samplers, blend descriptors, tiler
+//! context/heap, framebuffer descriptors.
+//!
+//! This module must never panic on malformed memory (cycles, pointers outside
+//! every block, truncated descriptors, huge counts): every failure is a
+//! [`DecodeError`] returned with the listing printed so far. It must never
+//! write to GPU memory.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use super::compute::WorkSize;
+use super::draw::{dcd, primitive};
+use super::job::{self, JobType, header};
+use super::layout::{Layout, words_from_bytes};
+use super::shader::renderer_state;
+use super::snapshot::Snapshot;
+use super::{Arch, Layouts, layouts};
+
+/// GPU memory as the decoder sees it: blocks of bytes at GPU VAs.
+pub trait GpuMemory {
+    /// The block containing `va`: its base VA and its bytes.
+    fn block(&self, va: u64) -> Option<(u64, &[u8])>;
+}
+
+impl GpuMemory for Snapshot {
+    fn block(&self, va: u64) -> Option<(u64, &[u8])> {
+        self.blocks
+            .iter()
+            .find(|b| va >= b.gpu_va && va - b.gpu_va < b.bytes.len() as u64)
+            .map(|b| (b.gpu_va, &b.bytes[..]))
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// A pointer lands outside every block (pandecode aborts the same way).
+    #[error("Access to unknown memory {0:x}")]
+    UnknownMemory(u64),
+    /// A descriptor starts inside a block but runs past its end.
+    #[error("Access to {len} bytes at {va:#x} runs past the end of its block")]
+    Truncated { va: u64, len: usize },
+    /// `Next` leads back to a job already visited.
+    #[error("Job list has a cycle (job {0:#x} visited twice)")]
+    Cycle(u64),
+    /// The snapshot's GPU is not a Bifrost JM GPU.
+    #[error("GPU id {0:#x} is not a Bifrost (v6/v7) GPU")]
+    UnsupportedGpu(u32),
+}
+
+/// Read `len` bytes at `va`; they must lie inside one block.
+pub fn read_bytes(mem: &dyn GpuMemory, va: u64, len: usize) -> Result<&[u8], DecodeError> {
+    let (base, bytes) = mem.block(va).ok_or(DecodeError::UnknownMemory(va))?;
+    let off = (va - base) as usize;
+    off.checked_add(len)
+        .and_then(|end| bytes.get(off..end))
+        .ok_or(DecodeError::Truncated { va, len })
+}
+
+/// Read the `layout.words` words of a descriptor at `va`.
+pub fn read_descriptor(
+    mem: &dyn GpuMemory,
+    va: u64,
+    layout: &Layout,
+) -> Result<Vec<u32>, DecodeError> {
+    Ok(words_from_bytes(read_bytes(mem, va, layout.bytes())?))
+}
+
+/// One job of a chain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobRef {
+    /// GPU VA of the job header.
+    pub va: u64,
+    /// The header's eight words.
+    pub header: Vec<u32>,
+    /// `None` for an unknown type value.
+    pub job_type: Option<JobType>,
+}
+
+impl JobRef {
+    pub fn next(&self) -> u64 {
+        header::NEXT.get(&self.header)
+    }
+}
+
+/// The jobs of the chain starting at `jc`, in list order.
+pub fn walk_chain(mem: &dyn GpuMemory, jc: u64) -> Result<Vec<JobRef>, DecodeError> {
+    let mut jobs = Vec::new();
+    let mut seen = HashSet::new();
+    let mut va = jc;
+    while va != 0 {
+        if !seen.insert(va) {
+            return Err(DecodeError::Cycle(va));
+        }
+        let header = read_descriptor(mem, va, &job::JOB_HEADER)?;
+        let job_type = JobType::from_raw(header::TYPE.get(&header));
+        let job = JobRef {
+            va,
+            header,
+            job_type,
+        };
+        va = job.next();
+        jobs.push(job);
+    }
+    Ok(jobs)
+}
+
+/// What the printer produced: pandecode's stdout and stderr.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listing {
+    pub text: String,
+    /// Reserved-bit reports, one line each.
+    pub errors: String,
+}
+
+/// Printer options.
+#[derive(Clone, Copy, Default)]
+pub struct Options<'a> {
+    /// Disassembles shader code (the bytes from the shader address to the
+    /// end of its block); `None` prints a placeholder line.
+    pub disassemble: Option<&'a dyn Fn(&[u8]) -> String>,
+}
+
+/// Decode the chain of a snapshot (architecture from its GPU id).
+pub fn decode_snapshot(snap: &Snapshot, opts: &Options) -> (Listing, Result<(), DecodeError>) {
+    match Arch::from_product_id(snap.gpu_id) {
+        Some(arch) => decode_chain(snap, arch, snap.jc, opts),
+        None => (
+            Listing::default(),
+            Err(DecodeError::UnsupportedGpu(snap.gpu_id)),
+        ),
+    }
+}
+
+/// Decode the chain at `jc`. The listing holds everything printed up to the
+/// first error.
+pub fn decode_chain(
+    mem: &dyn GpuMemory,
+    arch: Arch,
+    jc: u64,
+    opts: &Options,
+) -> (Listing, Result<(), DecodeError>) {
+    let mut p = Printer {
+        mem,
+        l: layouts(arch),
+        out: Listing::default(),
+        indent: 0,
+        opts,
+    };
+    let result = p.chain(jc);
+    (p.out, result)
+}
+
+struct Printer<'a> {
+    mem: &'a dyn GpuMemory,
+    l: &'static Layouts,
+    out: Listing,
+    indent: usize,
+    opts: &'a Options<'a>,
+}
+
+type Result<T = (), E = DecodeError> = std::result::Result<T, E>;
+
+impl Printer<'_> {
+    /// A line at the current indentation (pandecode_log).
+    fn log(&mut self, text: &str) {
+        let _ = write!(self.out.text, "{:1$}{text}", "", self.indent * 2);
+    }
+
+    /// Unpack: read and report reserved bits (what pan_unpack does).
+    fn unpack(&mut self, va: u64, layout: &Layout) -> Result<Vec<u32>> {
+        let words = read_descriptor(self.mem, va, layout)?;
+        self.check(layout, &words);
+        Ok(words)
+    }
+
+    fn check(&mut self, layout: &Layout, words: &[u32]) {
+        for w in layout.reserved_words(words) {
+            let _ = writeln!(
+                self.out.errors,
+                "XXX: Invalid field of {} unpacked at word {w}",
+                layout.name
+            );
+        }
+    }
+
+    /// Heading at the current indentation, fields one level deeper.
+    fn dump(&mut self, heading: &str, layout: &Layout, words: &[u32]) {
+        self.log(heading);
+        self.out.text += &layout.dump(words, (self.indent + 1) * 2);
+    }
+
+    fn chain(&mut self, jc: u64) -> Result {
+        let mut seen = HashSet::new();
+        let mut va = jc;
+        loop {
+            if !seen.insert(va) {
+                self.out.text += "Job list has a cycle\n";
+                return Err(DecodeError::Cycle(va));
+            }
+            let h = self.unpack(va, &job::JOB_HEADER)?;
+            self.dump(&format!("Job Header ({va:x}):\n"), &job::JOB_HEADER, &h);
+            self.log("\n");
+            match JobType::from_raw(header::TYPE.get(&h)) {
+                Some(JobType::WriteValue) => self.payload(va, "Write Value Payload:\n")?,
+                Some(JobType::CacheFlush) => self.payload(va, "Cache Flush Payload:\n")?,
+                Some(t @ (JobType::Compute | JobType::Vertex)) => self.compute_job(va, t)?,
+                Some(JobType::Tiler) => self.tiler_job(va)?,
+                Some(JobType::IndexedVertex) => self.indexed_vertex_job(va)?,
+                Some(JobType::Fragment) => self.fragment_job(va)?,
+                _ => {}
+            }
+            va = header::NEXT.get(&h);
+            if va == 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Write Value / Cache Flush: header + one payload, unpacked twice by
+    /// pandecode (so reserved bits are reported twice, as there).
+    fn payload(&mut self, job_va: u64, heading: &str) -> Result {
+        let layout = match heading {
+            "Write Value Payload:\n" => self.l.write_value_payload,
+            _ => self.l.cache_flush_payload,
+        };
+        let va = job_va + job::PAYLOAD_OFFSET;
+        self.unpack(va, layout)?;
+        let w = self.unpack(va, layout)?;
+        self.dump(heading, layout, &w);
+        self.log("\n");
+        Ok(())
+    }
+
+    fn section(&mut self, job_va: u64, agg: &job::Aggregate, name: &str) -> Result<Vec<u32>> {
+        let s = agg
+            .section(name)
+            .expect("aggregate tables name their sections");
+        self.unpack(job_va + s.offset as u64, s.layout)
+    }
+
+    fn compute_job(&mut self, va: u64, t: JobType) -> Result {
+        let agg = self.l.compute_job;
+        let draw = self.section(va, agg, "Draw")?;
+        self.dcd(&draw, t)?;
+        self.log("Vertex Job Payload:\n");
+        self.indent += 1;
+        self.invocation(va, agg)?;
+        let params = self.section(va, agg, "Parameters")?;
+        self.dump(
+            "Vertex Job Parameters:\n",
+            self.l.compute_job_parameters,
+            &params,
+        );
+        self.dump("Draw:\n", self.l.draw, &draw);
+        self.indent -= 1;
+        self.log("\n");
+        Ok(())
+    }
+
+    fn tiler_job(&mut self, va: u64) -> Result {
+        let agg = self.l.tiler_job;
+        let draw = self.section(va, agg, "Draw")?;
+        self.dcd(&draw, JobType::Tiler)?;
+        self.log("Tiler Job Payload:\n");
+        self.indent += 1;
+        self.invocation(va, agg)?;
+        self.primitive(va, agg)?;
+        self.dump("Draw:\n", self.l.draw, &draw);
+        let size = self.section(va, agg, "Primitive Size")?;
+        self.dump("Primitive Size:\n", self.l.primitive_size, &size);
+        let tiler = self.section(va, agg, "Tiler")?;
+        self.tiler(job::tiler_pointer::ADDRESS.get(&tiler));
+        self.section(va, agg, "Padding")?;
+        self.indent -= 1;
+        self.log("\n");
+        Ok(())
+    }
+
+    fn indexed_vertex_job(&mut self, va: u64) -> Result {
+        let agg = self.l.indexed_vertex_job;
+        self.log("Vertex:\n");
+        let vert = self.section(va, agg, "Vertex Draw")?;
+        self.dcd(&vert, JobType::IndexedVertex)?;
+        self.dump("Vertex Draw:\n", self.l.draw, &vert);
+        self.log("Fragment:\n");
+        let frag = self.section(va, agg, "Fragment Draw")?;
+        self.dcd(&frag, JobType::Fragment)?;
+        self.dump("Fragment Draw:\n", self.l.draw, &frag);
+        let tiler = self.section(va, agg, "Tiler")?;
+        self.log("Tiler Job Payload:\n");
+        self.indent += 1;
+        self.tiler(job::tiler_pointer::ADDRESS.get(&tiler));
+        self.indent -= 1;
+        self.invocation(va, agg)?;
+        self.primitive(va, agg)?;
+        let size = self.section(va, agg, "Primitive Size")?;
+        self.dump("Primitive Size:\n", self.l.primitive_size, &size);
+        self.section(va, agg, "Padding")?;
+        Ok(())
+    }
+
+    fn fragment_job(&mut self, va: u64) -> Result {
+        let w = self.unpack(va + job::PAYLOAD_OFFSET, self.l.fragment_payload)?;
+        let fbd = job::fragment::FRAMEBUFFER.get(&w);
+        self.log(&format!(
+            "// framebuffer descriptor at 0x{fbd:x}: not decoded yet\n"
+        ));
+        self.dump("Fragment Job Payload:\n", self.l.fragment_payload, &w);
+        self.log("\n");
+        Ok(())
+    }
+
+    fn tiler(&mut self, address: u64) {
+        self.log(&format!(
+            "// tiler context at 0x{address:x}: not decoded yet\n"
+        ));
+    }
+
+    fn invocation(&mut self, va: u64, agg: &job::Aggregate) -> Result {
+        let w = self.section(va, agg, "Invocation")?;
+        let ws = WorkSize::unpack(&w);
+        let [sx, sy, sz] = ws.size.map(|v| v as i32);
+        let [cx, cy, cz] = ws.count.map(|v| v as i32);
+        self.log(&format!(
+            "Invocation ({sx}, {sy}, {sz}) x ({cx}, {cy}, {cz})\n"
+        ));
+        self.dump("Invocation:\n", self.l.invocation, &w);
+        Ok(())
+    }
+
+    fn primitive(&mut self, va: u64, agg: &job::Aggregate) -> Result {
+        let w = self.section(va, agg, "Primitive")?;
+        self.dump("Primitive:\n", self.l.primitive, &w);
+        let indices = primitive::INDICES.get(&w);
+        let index_type = primitive::INDEX_TYPE.get(&w);
+        if indices != 0 {
+            // UINT32 (3) is 4 bytes; UINT8/UINT16 (1, 2) are their own sizes.
+            let size = if index_type == 3 { 4 } else { index_type };
+            if size == 0 {
+                self.log("// XXX: index size missing\n");
+            } else {
+                let count = primitive::INDEX_COUNT.get(&w) & 0xffff_ffff;
+                self.validate_buffer(indices, count.wrapping_mul(size));
+            }
+        } else if index_type != 0 {
+            self.log("// XXX: unexpected index size\n");
+        }
+        Ok(())
+    }
+
+    /// pandecode_validate_buffer: a comment line when `addr` is null,
+    /// unmapped, or `size` bytes overrun its block.
+    fn validate_buffer(&mut self, addr: u64, size: u64) {
+        if addr == 0 {
+            self.log("// XXX: null pointer deref\n");
+            return;
+        }
+        let Some((base, bytes)) = self.mem.block(addr) else {
+            self.log("// XXX: invalid memory dereference\n");
+            return;
+        };
+        let offset = addr - base;
+        let total = offset.saturating_add(size);
+        let len = bytes.len() as u64;
+        if total > len {
+            self.log(&format!(
+                "// XXX: buffer overrun. Chunk of size {size} at offset {offset} in buffer of size {len}. Overrun by {} bytes. \n",
+                total - len
+            ));
+        }
+    }
+
+    /// pointer_as_memory_reference: `memory_<block va> + <offset>` or the
+    /// raw address.
+    fn memory_reference(&self, addr: u64) -> String {
+        match self.mem.block(addr) {
+            Some((base, _)) => format!("memory_{base:x} + {}", (addr - base) as i32),
+            None => format!("0x{addr:x}"),
+        }
+    }
+
+    fn shader(&mut self, addr: u64) -> Result {
+        let (base, bytes) = self
+            .mem
+            .block(addr)
+            .ok_or(DecodeError::UnknownMemory(addr))?;
+        let code = &bytes[(addr - base) as usize..];
+        let _ = write!(
+            self.out.text,
+            "\nShader <host-ptr> (GPU VA {addr:x}) sz {}\n",
+            code.len()
+        );
+        match self.opts.disassemble {
+            Some(disassemble) => self.out.text += &disassemble(code),
+            None => {
+                let _ = writeln!(
+                    self.out.text,
+                    "// disassembly of the shader at 0x{addr:x} not available"
+                );
+            }
+        }
+        self.out.text += "\n\n";
+        Ok(())
+    }
+
+    /// pandecode_dcd: what a Draw descriptor points to.
+    fn dcd(&mut self, draw: &[u32], job_type: JobType) -> Result {
+        let l = self.l;
+        let ts = dcd::THREAD_STORAGE.get(draw) & !1;
+        let w = self.unpack(ts, l.local_storage)?;
+        self.dump("Local Storage:\n", l.local_storage, &w);
+
+        let (mut attribute_count, mut varying_count) = (0, 0);
+        let (mut texture_count, mut sampler_count) = (0, 0);
+        let (mut ubo_count, mut uniform_count) = (0, 0);
+        let state = dcd::STATE.get(draw);
+        if state != 0 {
+            let rsd = self.unpack(state, l.renderer_state)?;
+            let code = renderer_state::SHADER_ADDRESS.get(&rsd) & !0xf;
+            if code != 0 {
+                self.shader(code)?;
+            }
+            let secondary = renderer_state::SECONDARY_SHADER.get(&rsd);
+            if job_type == JobType::IndexedVertex && secondary != 0 {
+                self.shader(secondary)?;
+            }
+            self.dump("State:\n", l.renderer_state, &rsd);
+            attribute_count = renderer_state::ATTRIBUTE_COUNT.get(&rsd);
+            varying_count = renderer_state::VARYING_COUNT.get(&rsd);
+            texture_count = renderer_state::TEXTURE_COUNT.get(&rsd);
+            sampler_count = renderer_state::SAMPLER_COUNT.get(&rsd);
+            ubo_count = renderer_state::UNIFORM_BUFFER_COUNT.get(&rsd);
+            uniform_count = renderer_state::PRELOAD_UNIFORM_COUNT.get(&rsd);
+            self.log("\n");
+            if matches!(job_type, JobType::Tiler | JobType::Fragment) {
+                self.log("// blend descriptors after the renderer state: not decoded yet\n");
+            }
+        } else {
+            self.log("// XXX: missing shader descriptor\n");
+        }
+
+        let viewport = dcd::VIEWPORT.get(draw);
+        if viewport != 0 {
+            let w = self.unpack(viewport, l.viewport)?;
+            self.dump("Viewport:\n", l.viewport, &w);
+            self.log("\n");
+        }
+
+        let mut max_attr_index = 0;
+        let attributes = dcd::ATTRIBUTES.get(draw);
+        if attributes != 0 {
+            max_attr_index = self.attribute_meta(attribute_count, attributes, "Attribute")?;
+        }
+        let attribute_buffers = dcd::ATTRIBUTE_BUFFERS.get(draw);
+        if attribute_buffers != 0 {
+            self.attribute_buffers(attribute_buffers, max_attr_index, "Attribute")?;
+        }
+        let varyings = dcd::VARYINGS.get(draw);
+        if varyings != 0 {
+            varying_count = self.attribute_meta(varying_count, varyings, "Varying")?;
+        }
+        let varying_buffers = dcd::VARYING_BUFFERS.get(draw);
+        if varying_buffers != 0 {
+            self.attribute_buffers(varying_buffers, varying_count, "Varying")?;
+        }
+
+        let ubos = dcd::UNIFORM_BUFFERS.get(draw);
+        if ubos != 0 {
+            if ubo_count != 0 {
+                self.uniform_buffers(ubos, ubo_count)?;
+            } else {
+                self.log("// warn: UBOs specified but not referenced\n");
+            }
+        } else if ubo_count != 0 {
+            self.log("// XXX: UBOs referenced but not specified\n");
+        }
+
+        let push = dcd::PUSH_UNIFORMS.get(draw);
+        if push != 0 {
+            if uniform_count != 0 {
+                self.validate_buffer(push, uniform_count * 16);
+                let r = self.memory_reference(push);
+                self.log(&format!("vec4 uniforms[{uniform_count}] = {r};\n"));
+                self.log("\n");
+            } else {
+                self.log("// warn: Uniforms specified but not referenced\n");
+            }
+        } else if uniform_count != 0 {
+            self.log("// XXX: Uniforms referenced but not specified\n");
+        }
+
+        let textures = dcd::TEXTURES.get(draw);
+        if textures != 0 {
+            self.log(&format!("Textures {textures:x}:\n"));
+            self.log(&format!(
+                "  // {texture_count} texture descriptor(s): not decoded yet\n"
+            ));
+            self.log("\n");
+        }
+        let samplers = dcd::SAMPLERS.get(draw);
+        if samplers != 0 {
+            self.log(&format!("Samplers {samplers:x}:\n"));
+            self.log(&format!(
+                "  // {sampler_count} sampler descriptor(s): not decoded yet\n"
+            ));
+            self.log("\n");
+        }
+        Ok(())
+    }
+
+    /// Attribute or varying records; returns the number of buffer records
+    /// they use (highest buffer index + 1, at most 256).
+    fn attribute_meta(&mut self, count: u64, mut va: u64, prefix: &str) -> Result<u64> {
+        let layout = self.l.attribute;
+        let mut max = 0;
+        for _ in 0..count {
+            let w = self.unpack(va, layout)?;
+            self.dump(&format!("{prefix}:\n"), layout, &w);
+            max = max.max(super::attribute::attribute_desc::BUFFER_INDEX.get(&w));
+            va += layout.bytes() as u64;
+        }
+        self.log("\n");
+        Ok((max + 1).min(256))
+    }
+
+    fn attribute_buffers(&mut self, va: u64, count: u64, prefix: &str) -> Result {
+        if count == 0 {
+            self.log(&format!("// warn: No {prefix} records\n"));
+            return Ok(());
+        }
+        let l = self.l;
+        let stride = l.attribute_buffer.bytes() as u64;
+        let mut i = 0;
+        while i < count {
+            let w = self.unpack(va + i * stride, l.attribute_buffer)?;
+            self.dump(&format!("{prefix}:\n"), l.attribute_buffer, &w);
+            use super::attribute::attribute_type as ty;
+            let continuation = match super::attribute::attribute_buffer::TYPE.get(&w) {
+                ty::NPOT_DIVISOR_1D | ty::NPOT_DIVISOR_WRITE_REDUCTION_1D => {
+                    Some(l.attribute_buffer_continuation_npot)
+                }
+                ty::LINEAR_3D | ty::INTERLEAVED_3D => Some(l.attribute_buffer_continuation_3d),
+                _ => None,
+            };
+            if let Some(cont) = continuation {
+                i += 1;
+                let c = self.unpack(va + i * stride, cont)?;
+                self.out.text += &cont.dump(&c, (self.indent + 1) * 2);
+            }
+            i += 1;
+        }
+        self.log("\n");
+        Ok(())
+    }
+
+    /// Uniform buffer table entries, printed the way pandecode reads them:
+    /// address = (entry >> 10) << 2 and size = ((entry & 0x3ff) + 1) * 16,
+    /// which equals the genxml fields for tables the driver writes
+    /// (entries ≤ 1024, 16-byte aligned pointers).
+    fn uniform_buffers(&mut self, va: u64, count: u64) -> Result {
+        read_bytes(self.mem, va, 8)?;
+        for i in 0..count {
+            let entry = read_bytes(self.mem, va + 8 * i, 8)?;
+            let raw = u64::from_le_bytes(entry.try_into().expect("8 bytes"));
+            let addr = (raw >> 10) << 2;
+            let size = if addr != 0 {
+                ((raw & 0x3ff) + 1) * 16
+            } else {
+                0
+            };
+            self.validate_buffer(addr, size);
+            let r = self.memory_reference(addr);
+            self.log(&format!("ubuf_{i}[{size}] = {r};\n"));
+        }
+        self.log("\n");
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hw::snapshot::Block;
+
+    fn snap(blocks: Vec<(u64, Vec<u8>)>, jc: u64) -> Snapshot {
+        Snapshot {
+            gpu_id: 0x7212,
+            flags: 0,
+            jc,
+            blocks: blocks
+                .into_iter()
+                .map(|(gpu_va, bytes)| Block { gpu_va, bytes })
+                .collect(),
+        }
+    }
+
+    fn null_job(next: u64, index: u64) -> Vec<u8> {
+        let mut w = job::JOB_HEADER.defaults();
+        header::TYPE.set(&mut w, JobType::Null as u64).unwrap();
+        header::INDEX.set(&mut w, index).unwrap();
+        header::NEXT.set(&mut w, next).unwrap();
+        crate::hw::layout::bytes_from_words(&w)
+    }
+
+    #[test]
+    fn cycles_are_errors_not_hangs() {
+        let mut mem = null_job(0x1040, 1);
+        mem.resize(0x40, 0);
+        mem.extend(null_job(0x1000, 2));
+        let s = snap(vec![(0x1000, mem)], 0x1000);
+        assert_eq!(walk_chain(&s, 0x1000), Err(DecodeError::Cycle(0x1000)));
+        let (listing, r) = decode_snapshot(&s, &Options::default());
+        assert_eq!(r, Err(DecodeError::Cycle(0x1000)));
+        assert!(listing.text.ends_with("Job list has a cycle\n"));
+        assert_eq!(listing.text.matches("Job Header").count(), 2);
+    }
+
+    #[test]
+    fn wild_and_truncated_pointers_are_errors() {
+        let s = snap(vec![(0x1000, null_job(0xdead_0000, 1))], 0x1000);
+        assert_eq!(
+            walk_chain(&s, 0x1000),
+            Err(DecodeError::UnknownMemory(0xdead_0000))
+        );
+        let s = snap(vec![(0x1000, null_job(0x1010, 1))], 0x1000);
+        assert_eq!(
+            walk_chain(&s, 0x1000),
+            Err(DecodeError::Truncated {
+                va: 0x1010,
+                len: 32
+            })
+        );
+        assert_eq!(
+            DecodeError::UnknownMemory(0xdead_0000).to_string(),
+            "Access to unknown memory dead0000"
+        );
+    }
+
+    #[test]
+    fn compute_job_with_wild_pointers_does_not_panic() {
+        // A compute job whose Draw points everywhere and nowhere.
+        let mut w = job::COMPUTE_JOB.defaults();
+        header::TYPE.set(&mut w, JobType::Compute as u64).unwrap();
+        let draw = job::COMPUTE_JOB.section("Draw").unwrap();
+        let d = draw.words_mut(&mut w);
+        dcd::THREAD_STORAGE.set(d, 0x1000 + 0xb0).unwrap(); // runs past the block
+        let mut bytes = crate::hw::layout::bytes_from_words(&w);
+        bytes.resize(0xc0, 0xff);
+        let s = snap(vec![(0x1000, bytes)], 0x1000);
+        let (_, r) = decode_snapshot(&s, &Options::default());
+        assert_eq!(
+            r,
+            Err(DecodeError::Truncated {
+                va: 0x10b0,
+                len: 32
+            })
+        );
+    }
+
+    proptest::proptest! {
+        /// Random bytes never make the decoder panic.
+        #[test]
+        fn random_memory_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..1024)) {
+            let s = snap(vec![(0x1000, bytes)], 0x1000);
+            let _ = walk_chain(&s, 0x1000);
+            let _ = decode_snapshot(&s, &Options::default());
+        }
+    }
+}
