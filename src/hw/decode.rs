@@ -132,12 +132,16 @@ pub struct Listing {
     pub errors: String,
 }
 
+/// A shader disassembler: code bytes (from the shader address to the end of
+/// its block) → text printed in place of pandecode's disassembly.
+pub type Disassembler<'a> = &'a dyn Fn(&[u8]) -> String;
+
 /// Printer options.
 #[derive(Clone, Copy, Default)]
 pub struct Options<'a> {
     /// Disassembles shader code (the bytes from the shader address to the
     /// end of its block); `None` prints a placeholder line.
-    pub disassemble: Option<&'a dyn Fn(&[u8]) -> String>,
+    pub disassemble: Option<Disassembler<'a>>,
 }
 
 /// Decode the chain of a snapshot (architecture from its GPU id).
