@@ -681,6 +681,166 @@ mod tests {
         );
     }
 
+    /// A vertex job built with the tables, with attributes (one NPOT
+    /// divisor buffer and its continuation), a UBO and push uniforms.
+    #[test]
+    fn vertex_job_with_attributes_and_ubos() {
+        use crate::hw::attribute::attribute_type;
+        use crate::hw::format::{ComponentType, V7, VertexFormat};
+        use crate::hw::layout::bytes_from_words;
+        let l = layouts(Arch::V7);
+        let base = 0x10000u64;
+        let mut mem = vec![0u8; 0x1000];
+        let mut put = |va: u64, words: &[u32]| {
+            let at = (va - base) as usize;
+            let b = bytes_from_words(words);
+            mem[at..at + b.len()].copy_from_slice(&b);
+        };
+        let mut job = l.compute_job.defaults();
+        header::TYPE.set(&mut job, JobType::Vertex as u64).unwrap();
+        header::INDEX.set(&mut job, 1).unwrap();
+        let inv = WorkSize::vertices(3, 1).pack_graphics().unwrap();
+        l.compute_job
+            .section("Invocation")
+            .unwrap()
+            .words_mut(&mut job)
+            .copy_from_slice(&inv);
+        let params = l.compute_job.section("Parameters").unwrap();
+        crate::hw::compute::parameters::JOB_TASK_SPLIT
+            .set(params.words_mut(&mut job), 5)
+            .unwrap();
+        let draw = l
+            .draw
+            .build(&[
+                ("Thread Storage", base + 0x100),
+                ("State", base + 0x140),
+                ("Attributes", base + 0x200),
+                ("Attribute buffers", base + 0x240),
+                ("Uniform buffers", base + 0x300),
+                ("Push uniforms", base + 0x500),
+            ])
+            .unwrap();
+        l.compute_job
+            .section("Draw")
+            .unwrap()
+            .words_mut(&mut job)
+            .copy_from_slice(&draw);
+        put(base, &job);
+        put(base + 0x100, &l.local_storage.defaults());
+        let rsd = l
+            .renderer_state
+            .build(&[
+                ("Shader.Shader", base + 0x800),
+                ("Shader.Attribute count", 2),
+                ("Properties.Uniform buffer count", 1),
+                ("Properties.Shader register allocation", 2),
+                ("Preload.Vertex.Vertex ID", 1),
+                ("Preload.Uniform count", 2),
+            ])
+            .unwrap();
+        put(base + 0x140, &rsd);
+        let rgb32f = V7
+            .attribute_format(VertexFormat::new(ComponentType::F32, 3))
+            .unwrap();
+        for (i, buffer) in [0u64, 2].into_iter().enumerate() {
+            let a = l
+                .attribute
+                .build(&[("Buffer index", buffer), ("Format", rgb32f), ("Offset", 12)])
+                .unwrap();
+            put(base + 0x200 + 8 * i as u64, &a);
+        }
+        let ab = l.attribute_buffer;
+        put(
+            base + 0x240,
+            &ab.build(&[("Pointer", base + 0x600), ("Stride", 12), ("Size", 36)])
+                .unwrap(),
+        );
+        put(
+            base + 0x260,
+            &ab.build(&[
+                ("Type", attribute_type::NPOT_DIVISOR_1D),
+                ("Pointer", base + 0x640),
+                ("Divisor R", 3),
+                ("Divisor E", 1),
+            ])
+            .unwrap(),
+        );
+        put(
+            base + 0x270,
+            &l.attribute_buffer_continuation_npot
+                .build(&[("Divisor Numerator", 0xaaab), ("Divisor", 3)])
+                .unwrap(),
+        );
+        let ubo = l
+            .uniform_buffer
+            .build(&[("Entries", 4), ("Pointer", base + 0x400)])
+            .unwrap();
+        put(base + 0x300, &ubo);
+        let s = snap(vec![(base, mem)], base);
+        let seen: std::cell::Cell<usize> = std::cell::Cell::new(0);
+        let disasm = |code: &[u8]| {
+            seen.set(code.len());
+            "clause_0:\n".to_string()
+        };
+        let opts = Options {
+            disassemble: Some(&disasm),
+        };
+        let (listing, r) = decode_snapshot(&s, &opts);
+        r.unwrap();
+        assert_eq!(listing.errors, "");
+        assert_eq!(seen.get(), 0x800);
+        let t = &listing.text;
+        let expect = [
+            "Local Storage:\n  TLS Size: 0\n",
+            "\nShader <host-ptr> (GPU VA 10800) sz 2048\nclause_0:\n\n\nState:\n  Shader:\n    Shader: 0x10800\n",
+            "    Attribute count: 2\n",
+            "      Vertex ID: true\n",
+            "Attribute:\n  Buffer index: 2\n  Offset enable: true\n  Format (v7): RGB32F RGB1\n  Offset: 12\n",
+            "\nAttribute:\n  Type: 1D\n  Pointer: 0x10600\n  Stride: 12\n  Size: 36\n",
+            "Attribute:\n  Type: 1D NPOT Divisor\n  Pointer: 0x10640\n",
+            "  Divisor E: 1\n  Type: Continuation\n  Divisor Numerator: 43691\n  Divisor: 3\n",
+            "Attribute:\n  Type: XXX: INVALID\n",
+            "ubuf_0[64] = memory_10000 + 1024;\n\n",
+            "vec4 uniforms[2] = memory_10000 + 1280;\n\n",
+            "Vertex Job Payload:\n  Invocation (1, 1, 1) x (1, 3, 1)\n  Invocation:\n    Invocations: 2\n",
+            "    Workgroups Z shift: 32\n    Thread group split: 2\n  Vertex Job Parameters:\n    Job Task Split: 5\n",
+        ];
+        for e in expect {
+            assert!(t.contains(e), "missing {e:?} in\n{t}");
+        }
+        // Highest buffer index 2 → records 0 (1D), 1 (all zero: type 0
+        // prints as XXX: INVALID) and 2 (NPOT), whose continuation (record
+        // 3) prints without a heading.
+        assert_eq!(t.matches("\nAttribute:\n  Type:").count(), 3);
+    }
+
+    #[test]
+    fn v6_renderer_state_has_no_v7_fields() {
+        let l = layouts(Arch::V6);
+        let base = 0x20000u64;
+        let mut w = l.compute_job.defaults();
+        header::TYPE.set(&mut w, JobType::Compute as u64).unwrap();
+        let d = l.compute_job.section("Draw").unwrap();
+        dcd::THREAD_STORAGE
+            .set(d.words_mut(&mut w), base + 0x100)
+            .unwrap();
+        dcd::STATE.set(d.words_mut(&mut w), base + 0x140).unwrap();
+        let mut bytes = crate::hw::layout::bytes_from_words(&w);
+        bytes.resize(0x100, 0);
+        bytes.extend(crate::hw::layout::bytes_from_words(
+            &l.local_storage.defaults(),
+        ));
+        bytes.resize(0x180, 0);
+        let mut s = snap(vec![(base, bytes)], base);
+        s.gpu_id = 0x6221;
+        let (listing, r) = decode_snapshot(&s, &Options::default());
+        r.unwrap();
+        assert!(listing.text.contains("  Properties:\n    Uniform buffer count: 0\n    Depth source: Minimum\n    Shader contains barrier: false\n    Shader modifies coverage: false\n"));
+        assert!(!listing.text.contains("Message Preload"));
+        assert!(!listing.text.contains("register allocation"));
+        assert!(listing.text.contains("  Secondary shader: 0x0\n\n"));
+    }
+
     proptest::proptest! {
         /// Random bytes never make the decoder panic.
         #[test]

@@ -313,6 +313,15 @@ pub struct PackError {
     pub value: u64,
 }
 
+/// A by-name access to a layout failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    #[error("{0} has no field '{1}'")]
+    NoSuchField(&'static str, String),
+    #[error(transparent)]
+    Pack(#[from] PackError),
+}
+
 /// Reserved (unassigned) bits are set in an unpacked descriptor.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("Invalid field of {layout} unpacked at word {word}")]
@@ -357,12 +366,20 @@ impl Layout {
 
     /// Set a field by dotted path; an unknown path is an error, so a field
     /// that one architecture lacks must be reached with [`Layout::lookup`].
-    pub fn set(&self, words: &mut [u32], path: &str, value: u64) -> Result<(), PackError> {
-        let f = self.lookup(path).ok_or(PackError {
-            field: "(no such field)",
-            value,
-        })?;
-        f.set(words, value)
+    pub fn set(&self, words: &mut [u32], path: &str, value: u64) -> Result<(), LayoutError> {
+        let f = self
+            .lookup(path)
+            .ok_or_else(|| LayoutError::NoSuchField(self.name, path.to_string()))?;
+        Ok(f.set(words, value)?)
+    }
+
+    /// A descriptor from its defaults plus `(path, value)` pairs.
+    pub fn build(&self, values: &[(&str, u64)]) -> Result<Vec<u32>, LayoutError> {
+        let mut words = self.defaults();
+        for (path, value) in values {
+            self.set(&mut words, path, *value)?;
+        }
+        Ok(words)
     }
 
     /// Read a field by dotted path.
