@@ -15,10 +15,11 @@
 //! Renderer State with Shader/Properties/Preload/Message Preload, Viewport,
 //! Attributes and Attribute Buffers with continuations, Varyings, Uniform
 //! Buffers, push uniforms), Tiler and Indexed Vertex jobs (Primitive,
-//! Primitive Size, Draw), Fragment job payloads. Not decoded yet (a `//`
-//! placeholder line is printed instead): shader disassembly (pass
-//! [`Options::disassemble`]), textures, samplers, blend descriptors, tiler
-//! context/heap, framebuffer descriptors.
+//! Primitive Size, Draw, Tiler Context and Heap, Blend of render target 0),
+//! Fragment job payloads. Not decoded yet (a `//` placeholder line is printed
+//! instead): shader disassembly (pass [`Options::disassemble`]), textures,
+//! samplers, framebuffer descriptors (so fragment jobs print only their
+//! payload).
 //!
 //! This module must never panic on malformed memory (cycles, pointers outside
 //! every block, truncated descriptors, huge counts): every failure is a
@@ -293,7 +294,7 @@ impl Printer<'_> {
         let size = self.section(va, agg, "Primitive Size")?;
         self.dump("Primitive Size:\n", self.l.primitive_size, &size);
         let tiler = self.section(va, agg, "Tiler")?;
-        self.tiler(job::tiler_pointer::ADDRESS.get(&tiler));
+        self.tiler(job::tiler_pointer::ADDRESS.get(&tiler))?;
         self.section(va, agg, "Padding")?;
         self.indent -= 1;
         self.log("\n");
@@ -313,7 +314,7 @@ impl Printer<'_> {
         let tiler = self.section(va, agg, "Tiler")?;
         self.log("Tiler Job Payload:\n");
         self.indent += 1;
-        self.tiler(job::tiler_pointer::ADDRESS.get(&tiler));
+        self.tiler(job::tiler_pointer::ADDRESS.get(&tiler))?;
         self.indent -= 1;
         self.invocation(va, agg)?;
         self.primitive(va, agg)?;
@@ -334,10 +335,21 @@ impl Printer<'_> {
         Ok(())
     }
 
-    fn tiler(&mut self, address: u64) {
-        self.log(&format!(
-            "// tiler context at 0x{address:x}: not decoded yet\n"
-        ));
+    /// pandecode_tiler: the heap (if any), then the context.
+    fn tiler(&mut self, address: u64) -> Result {
+        let l = self.l;
+        let ctx = self.unpack(address, l.tiler_context)?;
+        let heap = super::tiler::tiler_context::HEAP.get(&ctx);
+        if heap != 0 {
+            let h = self.unpack(heap, l.tiler_heap)?;
+            self.dump("Tiler Heap:\n", l.tiler_heap, &h);
+        }
+        self.dump(
+            &format!("Tiler Context @{address:x}:\n"),
+            l.tiler_context,
+            &ctx,
+        );
+        Ok(())
     }
 
     fn invocation(&mut self, va: u64, agg: &job::Aggregate) -> Result {
@@ -457,7 +469,19 @@ impl Printer<'_> {
             uniform_count = renderer_state::PRELOAD_UNIFORM_COUNT.get(&rsd);
             self.log("\n");
             if matches!(job_type, JobType::Tiler | JobType::Fragment) {
-                self.log("// blend descriptors after the renderer state: not decoded yet\n");
+                // One render target: pandecode does not know the count here.
+                let va = state + l.renderer_state.bytes() as u64;
+                let b = self.unpack(va, l.blend)?;
+                self.dump("Blend RT 0:\n", l.blend, &b);
+                let mode = l.blend.get(&b, "Internal.Mode").unwrap_or(0);
+                let pc = l.blend.get(&b, "Internal.Shader.PC").unwrap_or(0);
+                let frag = renderer_state::SHADER_ADDRESS.get(&rsd);
+                if mode == super::blend::MODE_SHADER && frag != 0 {
+                    let blend_shader = (frag & 0xffff_ffff_0000_0000) | pc;
+                    if blend_shader & !0xf != 0 {
+                        self.shader(blend_shader)?;
+                    }
+                }
             }
         } else {
             self.log("// XXX: missing shader descriptor\n");
@@ -812,6 +836,98 @@ mod tests {
         // prints as XXX: INVALID) and 2 (NPOT), whose continuation (record
         // 3) prints without a heading.
         assert_eq!(t.matches("\nAttribute:\n  Type:").count(), 3);
+    }
+
+    /// A tiler job: Primitive with an index buffer, Tiler Context + Heap,
+    /// Renderer State followed by Blend RT 0, Viewport.
+    #[test]
+    fn tiler_job_prints_primitive_tiler_and_blend() {
+        use crate::hw::layout::bytes_from_words;
+        let l = layouts(Arch::V7);
+        let base = 0x40000u64;
+        let mut mem = vec![0u8; 0x1000];
+        let mut put = |va: u64, words: &[u32]| {
+            let at = (va - base) as usize;
+            let b = bytes_from_words(words);
+            mem[at..at + b.len()].copy_from_slice(&b);
+        };
+        let agg = l.tiler_job;
+        let mut job = agg.defaults();
+        header::TYPE.set(&mut job, JobType::Tiler as u64).unwrap();
+        let prim = l
+            .primitive
+            .build(&[
+                ("Draw mode", 8),
+                ("Index type", 2),
+                ("Index count", 6),
+                ("Indices", base + 0x900),
+            ])
+            .unwrap();
+        agg.section("Primitive")
+            .unwrap()
+            .words_mut(&mut job)
+            .copy_from_slice(&prim);
+        job::tiler_pointer::ADDRESS
+            .set(
+                agg.section("Tiler").unwrap().words_mut(&mut job),
+                base + 0x400,
+            )
+            .unwrap();
+        let draw = l
+            .draw
+            .build(&[
+                ("Thread Storage", base + 0x100),
+                ("State", base + 0x140),
+                ("Viewport", base + 0x200),
+            ])
+            .unwrap();
+        agg.section("Draw")
+            .unwrap()
+            .words_mut(&mut job)
+            .copy_from_slice(&draw);
+        put(base, &job);
+        put(base + 0x100, &l.local_storage.defaults());
+        let rsd = l
+            .renderer_state
+            .build(&[("Shader.Shader", base + 0x800)])
+            .unwrap();
+        put(base + 0x140, &rsd);
+        let blend = l
+            .blend
+            .build(&[("Internal.Mode", 2), ("Equation.Color Mask", 15)])
+            .unwrap();
+        put(base + 0x180, &blend);
+        put(base + 0x200, &l.viewport.defaults());
+        let ctx = l
+            .tiler_context
+            .build(&[("Heap", base + 0x600), ("FB Width", 64), ("FB Height", 32)])
+            .unwrap();
+        put(base + 0x400, &ctx);
+        put(
+            base + 0x600,
+            &l.tiler_heap.build(&[("Size", 4096)]).unwrap(),
+        );
+        let s = snap(vec![(base, mem)], base);
+        let (listing, r) = decode_snapshot(&s, &Options::default());
+        r.unwrap();
+        assert_eq!(listing.errors, "");
+        let t = &listing.text;
+        for e in [
+            "Blend RT 0:\n  Load Destination: false\n  Alpha To One: false\n  Enable: true\n",
+            "    Color Mask: 15\n  Internal:\n    Mode: Fixed-Function\n",
+            "Viewport:\n  Minimum X: -inf\n",
+            "  Maximum Z: 1.000000\n",
+            "Tiler Job Payload:\n  Invocation (1, 1, 1) x (1, 1, 1)\n",
+            "  Primitive:\n    Draw mode: Triangles\n    Index type: UINT16\n",
+            "    Index count: 6\n    Indices: 0x40900\n",
+            "  Primitive Size:\n    Constant: 0.000000\n    Size Array: 0x0\n",
+            "  Tiler Heap:\n    Size: 4096\n",
+            "  Tiler Context @40400:\n    Polygon List: 0x0\n",
+            "    FB Width: 64\n    FB Height: 32\n    Heap: 0x40600\n    Weights:\n      Weight0: 0\n",
+        ] {
+            assert!(t.contains(e), "missing {e:?} in\n{t}");
+        }
+        assert!(t.find("  Draw:\n").unwrap() > t.find("  Primitive:").unwrap());
     }
 
     #[test]

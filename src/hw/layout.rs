@@ -115,6 +115,8 @@ pub enum Modifier {
     Shr(u32),
     /// Stored value = log2(logical) (logical must be a power of two).
     Log2,
+    /// Stored value = logical rounded up to a multiple of n (a power of two).
+    Align(u64),
 }
 
 /// One named bit range of a descriptor.
@@ -197,6 +199,7 @@ impl Field {
                 }
                 u64::from(value.trailing_zeros())
             }
+            Modifier::Align(n) => value.checked_next_multiple_of(n).ok_or_else(err)?,
         };
         let raw = match self.kind {
             Kind::Int => {
@@ -232,6 +235,7 @@ impl Field {
             Modifier::Minus(n) => raw.wrapping_add(n),
             Modifier::Shr(n) => raw << n,
             Modifier::Log2 => 1u64.checked_shl(raw as u32).unwrap_or(0),
+            Modifier::Align(_) => raw,
         }
     }
 

@@ -11,7 +11,8 @@
 //! Parameters, invocation packing), `draw` (Draw/DCD, Primitive, Primitive
 //! Size, Viewport), `shader` (Renderer State and what it nests), `attribute`
 //! (Attribute, Attribute Buffer, continuations), `storage` (Uniform Buffer,
-//! Local Storage), `format` (pixel format words), `decode` (job-chain walker
+//! Local Storage), `blend` (Blend and what it nests), `tiler` (Tiler
+//! Context, Tiler Heap), `format` (pixel format words), `decode` (job-chain walker
 //! and pandecode-style printer), `snapshot` (PANSNAP1 files). [`layouts`]
 //! gives every table of one architecture, so callers never branch on the
 //! architecture themselves.
@@ -20,6 +21,7 @@
 //! description plus pack/unpack.
 
 pub mod attribute;
+pub mod blend;
 pub mod compute;
 pub mod decode;
 pub mod draw;
@@ -29,6 +31,7 @@ pub mod layout;
 pub mod shader;
 pub mod snapshot;
 pub mod storage;
+pub mod tiler;
 
 use layout::Layout;
 
@@ -77,6 +80,9 @@ pub struct Layouts {
     pub attribute_buffer_continuation_3d: &'static Layout,
     pub uniform_buffer: &'static Layout,
     pub local_storage: &'static Layout,
+    pub blend: &'static Layout,
+    pub tiler_context: &'static Layout,
+    pub tiler_heap: &'static Layout,
     pub compute_job: &'static job::Aggregate,
     pub tiler_job: &'static job::Aggregate,
     pub indexed_vertex_job: &'static job::Aggregate,
@@ -84,7 +90,7 @@ pub struct Layouts {
 }
 
 macro_rules! layouts_for {
-    ($name:ident, $arch:expr, $rsd:expr, $props:expr, $msg:expr, $attr:expr, $fmt:expr) => {
+    ($name:ident, $arch:expr, $rsd:expr, $props:expr, $msg:expr, $attr:expr, $blend:expr, $fmt:expr) => {
         static $name: Layouts = Layouts {
             arch: $arch,
             job_header: &job::JOB_HEADER,
@@ -108,6 +114,9 @@ macro_rules! layouts_for {
             attribute_buffer_continuation_3d: &attribute::ATTRIBUTE_BUFFER_CONTINUATION_3D,
             uniform_buffer: &storage::UNIFORM_BUFFER,
             local_storage: &storage::LOCAL_STORAGE,
+            blend: $blend,
+            tiler_context: &tiler::TILER_CONTEXT,
+            tiler_heap: &tiler::TILER_HEAP,
             compute_job: &job::COMPUTE_JOB,
             tiler_job: &job::TILER_JOB,
             indexed_vertex_job: &job::INDEXED_VERTEX_JOB,
@@ -123,6 +132,7 @@ layouts_for!(
     &shader::RENDERER_PROPERTIES_V6,
     None,
     &attribute::ATTRIBUTE_V6,
+    &blend::BLEND_V6,
     &format::V6
 );
 layouts_for!(
@@ -132,6 +142,7 @@ layouts_for!(
     &shader::RENDERER_PROPERTIES_V7,
     Some(&shader::MESSAGE_PRELOAD),
     &attribute::ATTRIBUTE_V7,
+    &blend::BLEND_V7,
     &format::V7
 );
 
@@ -167,6 +178,9 @@ impl Layouts {
             self.attribute_buffer_continuation_3d,
             self.uniform_buffer,
             self.local_storage,
+            self.blend,
+            self.tiler_context,
+            self.tiler_heap,
         ];
         v.extend(self.message_preload);
         v
@@ -175,7 +189,7 @@ impl Layouts {
 
 #[cfg(test)]
 mod tests {
-    use super::layout::{get_bits, set_bits};
+    use super::layout::{self, get_bits, set_bits};
     use super::*;
     use proptest::prelude::*;
 
@@ -192,6 +206,15 @@ mod tests {
             &shader::STENCIL_MASK_MISC,
             &shader::STENCIL,
             &job::TILER_POINTER,
+            &blend::BLEND_FUNCTION,
+            &blend::BLEND_EQUATION,
+            &blend::BLEND_SHADER,
+            &blend::INTERNAL_CONVERSION_V6,
+            &blend::INTERNAL_CONVERSION_V7,
+            &blend::INTERNAL_BLEND_V6,
+            &blend::INTERNAL_BLEND_V7,
+            &tiler::TILER_WEIGHTS,
+            &tiler::TILER_STATE,
         ]);
         v
     }
@@ -258,10 +281,16 @@ mod tests {
         /// re-packs, field by field through the logical values, to the same
         /// words, and every field reads back its value.
         #[test]
-        fn every_layout_round_trips(seed in proptest::collection::vec(any::<u32>(), 32)) {
+        fn every_layout_round_trips(seed in proptest::collection::vec(any::<u32>(), 48)) {
             for l in every_layout() {
                 let mask = l.reserved_mask();
-                let words: Vec<u32> = (0..l.words as usize).map(|i| seed[i] & !mask[i]).collect();
+                let mut words: Vec<u32> = (0..l.words as usize).map(|i| seed[i] & !mask[i]).collect();
+                // Aligned fields hold aligned values (pack rounds up).
+                for (_, f) in l.leaves() {
+                    if let layout::Modifier::Align(n) = f.modifier {
+                        set_bits(&mut words, f.start, n.trailing_zeros(), 0);
+                    }
+                }
                 prop_assert!(l.check_reserved(&words).is_ok());
                 let leaves = l.leaves();
                 let values: Vec<u64> = leaves.iter().map(|(_, f)| f.get(&words)).collect();
