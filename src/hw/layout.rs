@@ -1,11 +1,12 @@
 //! Bit-range tables for hardware descriptors, with pack, unpack and dump.
 //!
 //! A descriptor is a sequence of little-endian 32-bit words. A [`Field`] names a
-//! range of bits (absolute bit `start`, `width` ≤ 64), how its raw bits relate to
-//! the logical value ([`Modifier`]) and how to print it ([`Kind`]). A [`Layout`]
-//! lists the fields of one descriptor; bits that no field covers are reserved
-//! and must be zero, which [`Layout::check_reserved`] verifies (hardware and
-//! Mesa's decoder treat them as errors).
+//! range of bits (absolute bit `start`, `width` ≤ 64 except for nested
+//! structs), how its raw bits relate to the logical value ([`Modifier`]) and
+//! how to print it ([`Kind`]). A [`Layout`] lists the fields of one
+//! descriptor; bits that no field covers are reserved and must be zero,
+//! which [`Layout::check_reserved`] verifies (hardware and Mesa's decoder
+//! treat them as errors).
 //!
 //! A field may itself be a descriptor ([`Kind::Struct`]): the nested layout
 //! sits at the field's bit offset (genxml nests "Shader", "Renderer
@@ -32,7 +33,7 @@ pub enum Kind {
     Address,
     /// IEEE-754 single (width 32).
     Float,
-    /// An enumeration; unknown values print as numbers.
+    /// An enumeration; unknown values print as `XXX: INVALID`, as in pandecode.
     Enum(&'static [(u64, &'static str)]),
     /// The 8-bit "padded" encoding: raw = shift | (odd << 5), value = (2*odd+1) << shift.
     Padded,

@@ -7,7 +7,7 @@
 //! v6 and v7 differ here only: v6 Renderer Properties lacks the register
 //! allocation and wait-dependency 6/7 fields, and v6 Renderer State lacks the
 //! two Message Preload halves of word 15. Both are data: pick the table with
-//! [`renderer_state`] / [`renderer_properties`] (or `hw::layouts(arch)`), and
+//! [`renderer_state()`] / [`renderer_properties()`] (or `hw::layouts(arch)`), and
 //! reach a field that one arch lacks with [`Layout::lookup`], which returns
 //! `None` there.
 //!
