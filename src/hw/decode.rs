@@ -248,7 +248,7 @@ impl Printer<'_> {
             "Write Value Payload:\n" => self.l.write_value_payload,
             _ => self.l.cache_flush_payload,
         };
-        let va = job_va + job::PAYLOAD_OFFSET;
+        let va = job_va.wrapping_add(job::PAYLOAD_OFFSET);
         self.unpack(va, layout)?;
         let w = self.unpack(va, layout)?;
         self.dump(heading, layout, &w);
@@ -260,7 +260,7 @@ impl Printer<'_> {
         let s = agg
             .section(name)
             .expect("aggregate tables name their sections");
-        self.unpack(job_va + s.offset as u64, s.layout)
+        self.unpack(job_va.wrapping_add(s.offset as u64), s.layout)
     }
 
     fn compute_job(&mut self, va: u64, t: JobType) -> Result {
@@ -325,7 +325,10 @@ impl Printer<'_> {
     }
 
     fn fragment_job(&mut self, va: u64) -> Result {
-        let w = self.unpack(va + job::PAYLOAD_OFFSET, self.l.fragment_payload)?;
+        let w = self.unpack(
+            va.wrapping_add(job::PAYLOAD_OFFSET),
+            self.l.fragment_payload,
+        )?;
         let fbd = job::fragment::FRAMEBUFFER.get(&w);
         self.log(&format!(
             "// framebuffer descriptor at 0x{fbd:x}: not decoded yet\n"
@@ -470,7 +473,7 @@ impl Printer<'_> {
             self.log("\n");
             if matches!(job_type, JobType::Tiler | JobType::Fragment) {
                 // One render target: pandecode does not know the count here.
-                let va = state + l.renderer_state.bytes() as u64;
+                let va = state.wrapping_add(l.renderer_state.bytes() as u64);
                 let b = self.unpack(va, l.blend)?;
                 self.dump("Blend RT 0:\n", l.blend, &b);
                 let mode = l.blend.get(&b, "Internal.Mode").unwrap_or(0);
@@ -565,7 +568,7 @@ impl Printer<'_> {
             let w = self.unpack(va, layout)?;
             self.dump(&format!("{prefix}:\n"), layout, &w);
             max = max.max(super::attribute::attribute_desc::BUFFER_INDEX.get(&w));
-            va += layout.bytes() as u64;
+            va = va.wrapping_add(layout.bytes() as u64);
         }
         self.log("\n");
         Ok((max + 1).min(256))
@@ -580,7 +583,7 @@ impl Printer<'_> {
         let stride = l.attribute_buffer.bytes() as u64;
         let mut i = 0;
         while i < count {
-            let w = self.unpack(va + i * stride, l.attribute_buffer)?;
+            let w = self.unpack(va.wrapping_add(i * stride), l.attribute_buffer)?;
             self.dump(&format!("{prefix}:\n"), l.attribute_buffer, &w);
             use super::attribute::attribute_type as ty;
             let continuation = match super::attribute::attribute_buffer::TYPE.get(&w) {
@@ -592,7 +595,7 @@ impl Printer<'_> {
             };
             if let Some(cont) = continuation {
                 i += 1;
-                let c = self.unpack(va + i * stride, cont)?;
+                let c = self.unpack(va.wrapping_add(i * stride), cont)?;
                 self.out.text += &cont.dump(&c, (self.indent + 1) * 2);
             }
             i += 1;
@@ -608,7 +611,7 @@ impl Printer<'_> {
     fn uniform_buffers(&mut self, va: u64, count: u64) -> Result {
         read_bytes(self.mem, va, 8)?;
         for i in 0..count {
-            let entry = read_bytes(self.mem, va + 8 * i, 8)?;
+            let entry = read_bytes(self.mem, va.wrapping_add(8 * i), 8)?;
             let raw = u64::from_le_bytes(entry.try_into().expect("8 bytes"));
             let addr = (raw >> 10) << 2;
             let size = if addr != 0 {
@@ -957,12 +960,75 @@ mod tests {
         assert!(listing.text.contains("  Secondary shader: 0x0\n\n"));
     }
 
+    /// Addresses near the top of the address space wrap instead of
+    /// overflowing (and then miss every block).
+    #[test]
+    fn pointers_at_the_top_of_the_address_space() {
+        let l = layouts(Arch::V7);
+        let mut w = l.compute_job.defaults();
+        header::TYPE.set(&mut w, JobType::Vertex as u64).unwrap();
+        let d = l.compute_job.section("Draw").unwrap();
+        dcd::THREAD_STORAGE
+            .set(d.words_mut(&mut w), 0x1100)
+            .unwrap();
+        dcd::ATTRIBUTES
+            .set(d.words_mut(&mut w), u64::MAX - 3)
+            .unwrap();
+        dcd::STATE.set(d.words_mut(&mut w), 0x1140).unwrap();
+        let mut bytes = crate::hw::layout::bytes_from_words(&w);
+        bytes.resize(0x100, 0);
+        bytes.extend(crate::hw::layout::bytes_from_words(
+            &l.local_storage.defaults(),
+        ));
+        bytes.resize(0x140, 0);
+        let rsd = l
+            .renderer_state
+            .build(&[("Shader.Attribute count", 3)])
+            .unwrap();
+        bytes.extend(crate::hw::layout::bytes_from_words(&rsd));
+        let s = snap(vec![(0x1000, bytes)], 0x1000);
+        let (_, r) = decode_snapshot(&s, &Options::default());
+        assert_eq!(r, Err(DecodeError::UnknownMemory(u64::MAX - 3)));
+    }
+
     proptest::proptest! {
         /// Random bytes never make the decoder panic.
         #[test]
         fn random_memory_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..1024)) {
             let s = snap(vec![(0x1000, bytes)], 0x1000);
             let _ = walk_chain(&s, 0x1000);
+            let _ = decode_snapshot(&s, &Options::default());
+        }
+
+        /// Random jobs of every type whose Draw/Tiler pointers land in or
+        /// near the block never make the decoder panic.
+        #[test]
+        fn random_jobs_never_panic(
+            mut bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0x400),
+            job_type in 0u64..12,
+            pointers in proptest::collection::vec(0x0f00u64..0x1500, 16),
+        ) {
+            let mut w = words_from_bytes(&bytes);
+            header::TYPE.set(&mut w, job_type).unwrap();
+            header::NEXT.set(&mut w, 0).unwrap();
+            for (k, name) in ["Draw", "Vertex Draw", "Fragment Draw"].iter().enumerate() {
+                let Some(agg) = JobType::from_raw(job_type).and_then(|t| t.aggregate()) else {
+                    break;
+                };
+                let Some(sec) = agg.section(name) else { continue };
+                let d = sec.words_mut(&mut w);
+                for (i, f) in [
+                    dcd::THREAD_STORAGE, dcd::STATE, dcd::ATTRIBUTES, dcd::ATTRIBUTE_BUFFERS,
+                    dcd::VARYINGS, dcd::UNIFORM_BUFFERS, dcd::PUSH_UNIFORMS,
+                ].iter().enumerate() {
+                    f.set(d, pointers[(i + 5 * k) % 16] & !3).unwrap();
+                }
+            }
+            if let Some(t) = JobType::from_raw(job_type).and_then(|t| t.aggregate()).and_then(|a| a.section("Tiler")) {
+                job::tiler_pointer::ADDRESS.set(t.words_mut(&mut w), pointers[15]).unwrap();
+            }
+            bytes = crate::hw::layout::bytes_from_words(&w);
+            let s = snap(vec![(0x1000, bytes)], 0x1000);
             let _ = decode_snapshot(&s, &Options::default());
         }
     }
