@@ -272,6 +272,22 @@ pub fn encode_padded(value: u64) -> Option<u64> {
     Some(shift | ((multiplier - 1) / 2) << 5)
 }
 
+/// The smallest value ≥ `n` (and ≥ 1) that the padded encoding holds:
+/// `(2k+1) << s` with k ≤ 7, s ≤ 31. Instanced draws pad their per-instance
+/// vertex count to such a value (`Instance Size`, 1D-modulus divisors).
+pub fn padded_round_up(n: u64) -> Option<u64> {
+    let n = n.max(1);
+    (0..32u32)
+        .filter_map(|s| {
+            let mut m = n.div_ceil(1u64 << s);
+            if m % 2 == 0 {
+                m += 1;
+            }
+            (m <= 15).then(|| m << s)
+        })
+        .min()
+}
+
 pub fn decode_padded(raw: u64) -> u64 {
     let shift = raw & 0x1f;
     let odd = (raw >> 5) & 0x7;
@@ -606,5 +622,21 @@ mod tests {
         assert_eq!(encode_padded(17), None);
         assert_eq!(encode_padded(0), None);
         assert_eq!(encode_padded(3), Some(0x20));
+    }
+
+    #[test]
+    fn padded_round_up_is_the_next_encodable_value() {
+        let mut encodable: Vec<u64> = (0..256).map(decode_padded).collect();
+        encodable.sort_unstable();
+        for n in 0..5000u64 {
+            let up = padded_round_up(n).unwrap();
+            assert!(encode_padded(up).is_some(), "{n} -> {up}");
+            let want = *encodable.iter().find(|&&v| v >= n.max(1)).unwrap();
+            assert_eq!(up, want, "{n}");
+        }
+        assert_eq!(padded_round_up(17), Some(18));
+        assert_eq!(padded_round_up(100), Some(104));
+        assert_eq!(padded_round_up(15 << 31), Some(15 << 31));
+        assert_eq!(padded_round_up((15 << 31) + 1), None);
     }
 }
