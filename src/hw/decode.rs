@@ -16,10 +16,10 @@
 //! Attributes and Attribute Buffers with continuations, Varyings, Uniform
 //! Buffers, push uniforms), Tiler and Indexed Vertex jobs (Primitive,
 //! Primitive Size, Draw, Tiler Context and Heap, Blend of render target 0),
-//! Fragment job payloads. Not decoded yet (a `//` placeholder line is printed
-//! instead): shader disassembly (pass [`Options::disassemble`]), textures,
-//! samplers, framebuffer descriptors (so fragment jobs print only their
-//! payload).
+//! Textures with their surfaces, Samplers, Fragment job payloads. Not decoded
+//! yet (a `//` placeholder line is printed instead): shader disassembly (pass
+//! [`Options::disassemble`]) and framebuffer descriptors (so fragment jobs
+//! print only their payload).
 //!
 //! This module must never panic on malformed memory (cycles, pointers outside
 //! every block, truncated descriptors, huge counts): every failure is a
@@ -450,7 +450,7 @@ impl Printer<'_> {
         self.dump("Local Storage:\n", l.local_storage, &w);
 
         let (mut attribute_count, mut varying_count) = (0, 0);
-        let (mut texture_count, mut sampler_count) = (0, 0);
+        let (mut texture_count, mut sampler_count) = (0u64, 0u64);
         let (mut ubo_count, mut uniform_count) = (0, 0);
         let state = dcd::STATE.get(draw);
         if state != 0 {
@@ -542,20 +542,71 @@ impl Printer<'_> {
 
         let textures = dcd::TEXTURES.get(draw);
         if textures != 0 {
-            self.log(&format!("Textures {textures:x}:\n"));
-            self.log(&format!(
-                "  // {texture_count} texture descriptor(s): not decoded yet\n"
-            ));
-            self.log("\n");
+            self.textures(textures, texture_count)?;
         }
         let samplers = dcd::SAMPLERS.get(draw);
         if samplers != 0 {
-            self.log(&format!("Samplers {samplers:x}:\n"));
-            self.log(&format!(
-                "  // {sampler_count} sampler descriptor(s): not decoded yet\n"
-            ));
-            self.log("\n");
+            self.samplers(samplers, sampler_count)?;
         }
+        Ok(())
+    }
+
+    /// pandecode_textures: a packed array of Texture descriptors, each
+    /// followed (through `Surfaces`) by its surface records.
+    fn textures(&mut self, va: u64, count: u64) -> Result {
+        use super::texture::{self, texture_desc as t};
+        let l = self.l;
+        self.log(&format!("Textures {va:x}:\n"));
+        self.indent += 1;
+        let size = l.texture.bytes() as u64;
+        read_bytes(self.mem, va, (size * count) as usize)?;
+        for i in 0..count {
+            let w = self.unpack(va.wrapping_add(i * size), l.texture)?;
+            self.dump("Texture:\n", l.texture, &w);
+            self.indent += 1;
+            let surfaces = t::SURFACES.get(&w);
+            if surfaces != 0 {
+                let samples = if t::DIMENSION.get(&w) == texture::DIMENSION_3D {
+                    1
+                } else {
+                    t::SAMPLE_COUNT.get(&w)
+                };
+                let faces = if t::DIMENSION.get(&w) == texture::DIMENSION_CUBE {
+                    6
+                } else {
+                    1
+                };
+                let count = t::LEVELS.get(&w) * faces * samples * t::ARRAY_SIZE.get(&w);
+                let format = l.texture.get(&w, "Format").unwrap_or(0) >> 12 & 0xff;
+                let (surface, name) = match l.multiplanar_surface {
+                    Some(mp) if texture::V7_YUV_FORMATS.contains(&format) => (mp, "Surface YUV"),
+                    _ => (l.surface_with_stride, "Surface With Stride"),
+                };
+                for j in 0..count {
+                    let at = surfaces.wrapping_add(j.wrapping_mul(surface.bytes() as u64));
+                    let sw = self.unpack(at, surface)?;
+                    self.dump(&format!("{name} @{at:x}:\n"), surface, &sw);
+                }
+            }
+            self.indent -= 1;
+        }
+        self.indent -= 1;
+        self.log("\n");
+        Ok(())
+    }
+
+    /// pandecode_samplers.
+    fn samplers(&mut self, va: u64, count: u64) -> Result {
+        let l = self.l;
+        self.log(&format!("Samplers {va:x}:\n"));
+        self.indent += 1;
+        let size = l.sampler.bytes() as u64;
+        for i in 0..count {
+            let w = self.unpack(va.wrapping_add(i * size), l.sampler)?;
+            self.dump(&format!("Sampler {i}:\n"), l.sampler, &w);
+        }
+        self.indent -= 1;
+        self.log("\n");
         Ok(())
     }
 
@@ -745,6 +796,8 @@ mod tests {
                 ("Attribute buffers", base + 0x240),
                 ("Uniform buffers", base + 0x300),
                 ("Push uniforms", base + 0x500),
+                ("Textures", base + 0x700),
+                ("Samplers", base + 0x740),
             ])
             .unwrap();
         l.compute_job
@@ -759,6 +812,8 @@ mod tests {
             .build(&[
                 ("Shader.Shader", base + 0x800),
                 ("Shader.Attribute count", 2),
+                ("Shader.Texture count", 1),
+                ("Shader.Sampler count", 1),
                 ("Properties.Uniform buffer count", 1),
                 ("Properties.Shader register allocation", 2),
                 ("Preload.Vertex.Vertex ID", 1),
@@ -803,6 +858,30 @@ mod tests {
             .build(&[("Entries", 4), ("Pointer", base + 0x400)])
             .unwrap();
         put(base + 0x300, &ubo);
+        let rgba8 = (187 << 12) | crate::hw::format::ORDER_RGBA;
+        let tex = l
+            .texture
+            .build(&[
+                ("Dimension", 2),
+                ("Format", rgba8),
+                ("Width", 64),
+                ("Height", 32),
+                ("Swizzle", crate::hw::format::v6_swizzle(0, 1, 2, 5)),
+                ("Levels", 2),
+                ("Surfaces", base + 0x780),
+            ])
+            .unwrap();
+        put(base + 0x700, &tex);
+        put(
+            base + 0x740,
+            &l.sampler.build(&[("LOD bias", (-128i64) as u64)]).unwrap(),
+        );
+        put(
+            base + 0x790,
+            &l.surface_with_stride
+                .build(&[("Pointer", base + 0xc00), ("Row stride", 128)])
+                .unwrap(),
+        );
         let s = snap(vec![(base, mem)], base);
         let seen: std::cell::Cell<usize> = std::cell::Cell::new(0);
         let disasm = |code: &[u8]| {
@@ -828,6 +907,15 @@ mod tests {
             "  Divisor E: 1\n  Type: Continuation\n  Divisor Numerator: 43691\n  Divisor: 3\n",
             "Attribute:\n  Type: XXX: INVALID\n",
             "ubuf_0[64] = memory_10000 + 1024;\n\n",
+            "Textures 10700:\n  Texture:\n    Type: 2\n    Dimension: 2D\n",
+            "    Format (v7): RGBA8 UNORM RGBA\n    Width: 64\n    Height: 32\n    Swizzle: 2696 (RGB1)\n",
+            "    Levels: 2\n",
+            "    Surface With Stride @10780:\n      Pointer: 0x0\n",
+            "    Surface With Stride @10790:\n      Pointer: 0x10c00\n      Row stride: 128\n",
+            "Samplers 10740:\n  Sampler 0:\n    Type: 1\n    Wrap Mode R: Clamp to Edge\n",
+            "    Minimum LOD: 0.000000\n",
+            "    LOD bias: -0.500000\n",
+            "    Border Color R: 0x0 (0.000000)\n",
             "vec4 uniforms[2] = memory_10000 + 1280;\n\n",
             "Vertex Job Payload:\n  Invocation (1, 1, 1) x (1, 3, 1)\n  Invocation:\n    Invocations: 2\n",
             "    Workgroups Z shift: 32\n    Thread group split: 2\n  Vertex Job Parameters:\n    Job Task Split: 5\n",

@@ -42,6 +42,17 @@ pub enum Kind {
     /// A 22-bit pixel format word (format enum << 12 | order/swizzle, sRGB at
     /// bit 20), printed per architecture by its [`PixelFormatTable`].
     PixelFormat(&'static PixelFormatTable),
+    /// A level of detail in fixed point with 8 fractional bits (genxml
+    /// "ulod"/"slod"); the logical value is the raw fixed-point number
+    /// (sign-extended when `signed`), printed as a float.
+    Lod {
+        signed: bool,
+    },
+    /// A 32-bit word printed as hex and as the float with those bits
+    /// (genxml "uint/float", e.g. border colours).
+    UintFloat,
+    /// Four 3-bit channel selectors (genxml "Component Swizzle").
+    ComponentSwizzle,
     /// A nested descriptor whose bit 0 is this field's `start`.
     Struct(&'static Layout),
 }
@@ -203,7 +214,7 @@ impl Field {
             Modifier::Align(n) => value.checked_next_multiple_of(n).ok_or_else(err)?,
         };
         let raw = match self.kind {
-            Kind::Int => {
+            Kind::Int | Kind::Lod { signed: true } => {
                 // Accept sign-extended negatives that fit the width.
                 let v = raw as i64;
                 let w = self.width;
@@ -224,7 +235,7 @@ impl Field {
     /// Raw bits → logical value (sign-extended for [`Kind::Int`]).
     pub fn decode(&self, raw: u64) -> u64 {
         let raw = match self.kind {
-            Kind::Int if self.width < 64 => {
+            Kind::Int | Kind::Lod { signed: true } if self.width < 64 => {
                 let shift = 64 - self.width;
                 (((raw << shift) as i64) >> shift) as u64
             }
@@ -546,6 +557,24 @@ pub fn format_value(f: &Field, value: u64) -> String {
         Kind::Hex => format!("{value:#x}"),
         Kind::Uint | Kind::Padded => (value as u32).to_string(),
         Kind::PixelFormat(table) => table.describe(value),
+        Kind::Lod { signed: false } => format!("{:.6}", value as u32 as f64 / 256.0),
+        Kind::Lod { signed: true } => format!("{:.6}", value as i64 as i32 as f64 / 256.0),
+        Kind::UintFloat => format!(
+            "0x{:X} ({})",
+            value as u32,
+            format_float(f32::from_bits(value as u32))
+        ),
+        Kind::ComponentSwizzle => {
+            let name = |i: u32| b"RGBA01??"[((value >> (3 * i)) & 7) as usize] as char;
+            format!(
+                "{} ({}{}{}{})",
+                value as u32,
+                name(0),
+                name(1),
+                name(2),
+                name(3)
+            )
+        }
         Kind::Struct(_) => format!("{value:#x}"),
     }
 }

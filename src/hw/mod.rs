@@ -11,7 +11,8 @@
 //! Parameters, invocation packing), `draw` (Draw/DCD, Primitive, Primitive
 //! Size, Viewport), `shader` (Renderer State and what it nests), `attribute`
 //! (Attribute, Attribute Buffer, continuations), `storage` (Uniform Buffer,
-//! Local Storage), `blend` (Blend and what it nests), `tiler` (Tiler
+//! Local Storage), `texture` (Texture, surfaces, Sampler), `blend` (Blend
+//! and what it nests), `tiler` (Tiler
 //! Context, Tiler Heap), `format` (pixel format words), `decode` (job-chain walker
 //! and pandecode-style printer), `snapshot` (PANSNAP1 files). [`layouts`]
 //! gives every table of one architecture, so callers never branch on the
@@ -31,6 +32,7 @@ pub mod layout;
 pub mod shader;
 pub mod snapshot;
 pub mod storage;
+pub mod texture;
 pub mod tiler;
 
 use layout::Layout;
@@ -81,6 +83,11 @@ pub struct Layouts {
     pub uniform_buffer: &'static Layout,
     pub local_storage: &'static Layout,
     pub blend: &'static Layout,
+    pub texture: &'static Layout,
+    pub sampler: &'static Layout,
+    pub surface_with_stride: &'static Layout,
+    /// v7 only (YUV textures).
+    pub multiplanar_surface: Option<&'static Layout>,
     pub tiler_context: &'static Layout,
     pub tiler_heap: &'static Layout,
     pub compute_job: &'static job::Aggregate,
@@ -90,7 +97,7 @@ pub struct Layouts {
 }
 
 macro_rules! layouts_for {
-    ($name:ident, $arch:expr, $rsd:expr, $props:expr, $msg:expr, $attr:expr, $blend:expr, $fmt:expr) => {
+    ($name:ident, $arch:expr, $rsd:expr, $props:expr, $msg:expr, $attr:expr, $blend:expr, $tex:expr, $mps:expr, $fmt:expr) => {
         static $name: Layouts = Layouts {
             arch: $arch,
             job_header: &job::JOB_HEADER,
@@ -115,6 +122,10 @@ macro_rules! layouts_for {
             uniform_buffer: &storage::UNIFORM_BUFFER,
             local_storage: &storage::LOCAL_STORAGE,
             blend: $blend,
+            texture: $tex,
+            sampler: &texture::SAMPLER,
+            surface_with_stride: &texture::SURFACE_WITH_STRIDE,
+            multiplanar_surface: $mps,
             tiler_context: &tiler::TILER_CONTEXT,
             tiler_heap: &tiler::TILER_HEAP,
             compute_job: &job::COMPUTE_JOB,
@@ -133,6 +144,8 @@ layouts_for!(
     None,
     &attribute::ATTRIBUTE_V6,
     &blend::BLEND_V6,
+    &texture::TEXTURE_V6,
+    None,
     &format::V6
 );
 layouts_for!(
@@ -143,6 +156,8 @@ layouts_for!(
     Some(&shader::MESSAGE_PRELOAD),
     &attribute::ATTRIBUTE_V7,
     &blend::BLEND_V7,
+    &texture::TEXTURE_V7,
+    Some(&texture::MULTIPLANAR_SURFACE),
     &format::V7
 );
 
@@ -179,10 +194,14 @@ impl Layouts {
             self.uniform_buffer,
             self.local_storage,
             self.blend,
+            self.texture,
+            self.sampler,
+            self.surface_with_stride,
             self.tiler_context,
             self.tiler_heap,
         ];
         v.extend(self.message_preload);
+        v.extend(self.multiplanar_surface);
         v
     }
 }
