@@ -291,7 +291,7 @@ pub fn padded_round_up(n: u64) -> Option<u64> {
     (0..32u32)
         .filter_map(|s| {
             let mut m = n.div_ceil(1u64 << s);
-            if m % 2 == 0 {
+            if m.is_multiple_of(2) {
                 m += 1;
             }
             (m <= 15).then(|| m << s)
