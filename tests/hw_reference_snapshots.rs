@@ -23,6 +23,9 @@
 //!   job; we print a placeholder line there. These snapshots hold no
 //!   attributes, varyings, textures, samplers, tiler or fragment jobs, so
 //!   those printers are only covered by unit tests.
+//! - Packing: building `cs_ssbo_vec4`'s job, Renderer State and Local Storage
+//!   and `cs_shared_barrier`'s Local Storage with our tables reproduces
+//!   PanVk's bytes word for word.
 
 use std::process::Command;
 
@@ -217,4 +220,116 @@ fn dump_tool_prints_the_listing_and_reports_reserved_bits() {
     );
     let missing = Command::new(exe).arg("/nonexistent.snap").output().unwrap();
     assert_eq!(missing.status.code(), Some(2));
+}
+
+/// The emitter's side: packing `cs_ssbo_vec4`'s descriptors with our tables
+/// from the values in pandecode's listing reproduces PanVk's bytes.
+#[test]
+fn packing_reproduces_panvk_descriptors() {
+    use bifrost_vk::hw::compute::WorkSize;
+    use bifrost_vk::hw::decode::{read_descriptor, read_words};
+    use bifrost_vk::hw::job::{JobType, header};
+    use bifrost_vk::hw::shader::{REGISTERS_32_PER_THREAD, compute_preload, renderer_state};
+    use bifrost_vk::hw::{Arch, layouts};
+
+    let snap = Snapshot::parse(&std::fs::read(format!("{DIR}cs_ssbo_vec4.snap")).unwrap()).unwrap();
+    let l = layouts(Arch::V7);
+    let jc = snap.jc;
+
+    // The job: header, invocation, parameters, draw.
+    let agg = l.compute_job;
+    let mut job = agg.defaults();
+    header::TYPE.set(&mut job, JobType::Compute as u64).unwrap();
+    header::INDEX.set(&mut job, 1).unwrap();
+    let ws = WorkSize {
+        size: [16, 4, 1],
+        count: [1, 1, 1],
+    };
+    agg.section("Invocation")
+        .unwrap()
+        .words_mut(&mut job)
+        .copy_from_slice(&ws.pack_compute().unwrap());
+    l.compute_job_parameters
+        .set(
+            agg.section("Parameters").unwrap().words_mut(&mut job),
+            "Job Task Split",
+            u64::from(ws.compute_job_task_split()),
+        )
+        .unwrap();
+    let draw = l
+        .draw
+        .build(&[
+            ("Push uniforms", 0xf7fd_1020),
+            ("State", 0xf7ff_7000),
+            ("Thread Storage", 0xf7fd_1000),
+        ])
+        .unwrap();
+    agg.section("Draw")
+        .unwrap()
+        .words_mut(&mut job)
+        .copy_from_slice(&draw);
+    let theirs = read_words(&snap, jc, agg.bytes / 4).unwrap();
+    assert_eq!(job, theirs);
+
+    // The renderer state.
+    let mut rsd = l.renderer_state.defaults();
+    renderer_state::SHADER_ADDRESS
+        .set(&mut rsd, 0xf7ff_b000)
+        .unwrap();
+    l.renderer_state
+        .set(
+            &mut rsd,
+            "Properties.Shader register allocation",
+            REGISTERS_32_PER_THREAD,
+        )
+        .unwrap();
+    let preload = renderer_state::PRELOAD.start;
+    for f in [
+        compute_preload::LOCAL_INVOCATION_XY,
+        compute_preload::WORK_GROUP_X,
+        compute_preload::WORK_GROUP_Y,
+    ] {
+        f.at(preload).set(&mut rsd, 1).unwrap();
+    }
+    renderer_state::PRELOAD_UNIFORM_COUNT
+        .set(&mut rsd, 4)
+        .unwrap();
+    assert_eq!(
+        rsd,
+        read_descriptor(&snap, 0xf7ff_7000, l.renderer_state).unwrap()
+    );
+
+    // The thread storage: defaults (no TLS, no workgroup memory).
+    assert_eq!(
+        l.local_storage.defaults(),
+        read_descriptor(&snap, 0xf7fd_1000, l.local_storage).unwrap()
+    );
+}
+
+/// Workgroup-local storage and the barrier flag of `cs_shared_barrier`.
+#[test]
+fn packing_reproduces_panvk_local_storage() {
+    use bifrost_vk::hw::decode::read_descriptor;
+    use bifrost_vk::hw::shader::renderer_state;
+    use bifrost_vk::hw::storage::local_storage;
+    use bifrost_vk::hw::{Arch, layouts};
+
+    let snap =
+        Snapshot::parse(&std::fs::read(format!("{DIR}cs_shared_barrier.snap")).unwrap()).unwrap();
+    let l = layouts(Arch::V7);
+    let ls = l
+        .local_storage
+        .build(&[
+            ("WLS Instances", 1),
+            ("WLS Size Scale", 9),
+            ("WLS Base Pointer", 0xf7fc_3000),
+        ])
+        .unwrap();
+    assert_eq!(
+        ls,
+        read_descriptor(&snap, 0xf7fd_3000, l.local_storage).unwrap()
+    );
+    assert_eq!(local_storage::WLS_INSTANCES.get(&ls), 1);
+    let rsd = read_descriptor(&snap, 0xf7ff_7000, l.renderer_state).unwrap();
+    assert_eq!(renderer_state::SHADER_CONTAINS_BARRIER.get(&rsd), 1);
 }

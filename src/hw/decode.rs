@@ -77,6 +77,11 @@ pub fn read_bytes(mem: &dyn GpuMemory, va: u64, len: usize) -> Result<&[u8], Dec
         .ok_or(DecodeError::Truncated { va, len })
 }
 
+/// Read `words` 32-bit words at `va` (e.g. a whole job of `aggregate.bytes`).
+pub fn read_words(mem: &dyn GpuMemory, va: u64, words: usize) -> Result<Vec<u32>, DecodeError> {
+    Ok(words_from_bytes(read_bytes(mem, va, words * 4)?))
+}
+
 /// Read the `layout.words` words of a descriptor at `va`.
 pub fn read_descriptor(
     mem: &dyn GpuMemory,
