@@ -2,10 +2,16 @@
 //! WRITE_VALUE payload (identical on v6 and v7; genxml "Job Header",
 //! "Write Value Job Payload").
 //!
+//! Also the job aggregates (genxml `<aggregate>`): which descriptor sits at
+//! which byte offset of a Compute/Vertex, Tiler, Indexed Vertex, Write Value,
+//! Cache Flush and Fragment job.
+//!
 //! A job is a 64-byte-aligned header followed by its payload in the same
 //! allocation. The GPU writes `Exception Status`, `First Incomplete Task` and
 //! `Fault Pointer` back into the header when the job completes.
 
+use super::compute::{COMPUTE_JOB_PARAMETERS, INVOCATION};
+use super::draw::{DRAW, PRIMITIVE, PRIMITIVE_SIZE};
 use super::layout::{Field, Kind, Layout};
 
 /// Job types (genxml enum "Job Type").
@@ -134,7 +140,7 @@ pub mod write_value {
 
 /// "Write Value Job Payload": 24 bytes after the job header.
 pub static WRITE_VALUE_PAYLOAD: Layout = Layout {
-    name: "Write Value Payload",
+    name: "Write Value Job Payload",
     words: 6,
     fields: &[
         write_value::ADDRESS,
@@ -142,6 +148,231 @@ pub static WRITE_VALUE_PAYLOAD: Layout = Layout {
         write_value::IMMEDIATE_VALUE,
     ],
 };
+
+pub mod cache_flush {
+    use super::*;
+    pub const CLEAN_SHADER_CORE_LS: Field = Field::new("Clean Shader Core LS", 0, 0, 1, Kind::Bool);
+    pub const INVALIDATE_SHADER_CORE_LS: Field =
+        Field::new("Invalidate Shader Core LS", 0, 1, 1, Kind::Bool);
+    pub const INVALIDATE_SHADER_CORE_OTHER: Field =
+        Field::new("Invalidate Shader Core Other", 0, 2, 1, Kind::Bool);
+    pub const JOB_MANAGER_CLEAN: Field = Field::new("Job Manager Clean", 0, 16, 1, Kind::Bool);
+    pub const JOB_MANAGER_INVALIDATE: Field =
+        Field::new("Job Manager Invalidate", 0, 17, 1, Kind::Bool);
+    pub const TILER_CLEAN: Field = Field::new("Tiler Clean", 0, 24, 1, Kind::Bool);
+    pub const TILER_INVALIDATE: Field = Field::new("Tiler Invalidate", 0, 25, 1, Kind::Bool);
+    pub const L2_CLEAN: Field = Field::new("L2 Clean", 1, 0, 1, Kind::Bool);
+    pub const L2_INVALIDATE: Field = Field::new("L2 Invalidate", 1, 1, 1, Kind::Bool);
+}
+
+/// "Cache Flush Job Payload": 8 bytes after the job header.
+pub static CACHE_FLUSH_PAYLOAD: Layout = Layout {
+    name: "Cache Flush Job Payload",
+    words: 2,
+    fields: &[
+        cache_flush::CLEAN_SHADER_CORE_LS,
+        cache_flush::INVALIDATE_SHADER_CORE_LS,
+        cache_flush::INVALIDATE_SHADER_CORE_OTHER,
+        cache_flush::JOB_MANAGER_CLEAN,
+        cache_flush::JOB_MANAGER_INVALIDATE,
+        cache_flush::TILER_CLEAN,
+        cache_flush::TILER_INVALIDATE,
+        cache_flush::L2_CLEAN,
+        cache_flush::L2_INVALIDATE,
+    ],
+};
+
+pub mod fragment {
+    use super::*;
+    pub const BOUND_MIN_X: Field = Field::new("Bound Min X", 0, 0, 12, Kind::Uint);
+    pub const BOUND_MIN_Y: Field = Field::new("Bound Min Y", 0, 16, 12, Kind::Uint);
+    pub const BOUND_MAX_X: Field = Field::new("Bound Max X", 1, 0, 12, Kind::Uint);
+    pub const BOUND_MAX_Y: Field = Field::new("Bound Max Y", 1, 16, 12, Kind::Uint);
+    pub const HAS_TILE_ENABLE_MAP: Field = Field::new("Has Tile Enable Map", 1, 31, 1, Kind::Bool);
+    pub const FRAMEBUFFER: Field = Field::new("Framebuffer", 2, 0, 64, Kind::Address);
+    pub const TILE_ENABLE_MAP: Field = Field::new("Tile Enable Map", 4, 0, 64, Kind::Address);
+    pub const TILE_ENABLE_MAP_ROW_STRIDE: Field =
+        Field::new("Tile Enable Map Row Stride", 6, 0, 8, Kind::Uint);
+}
+
+/// "Fragment Job Payload": 32 bytes after the job header.
+pub static FRAGMENT_PAYLOAD: Layout = Layout {
+    name: "Fragment Job Payload",
+    words: 8,
+    fields: &[
+        fragment::BOUND_MIN_X,
+        fragment::BOUND_MIN_Y,
+        fragment::BOUND_MAX_X,
+        fragment::BOUND_MAX_Y,
+        fragment::HAS_TILE_ENABLE_MAP,
+        fragment::FRAMEBUFFER,
+        fragment::TILE_ENABLE_MAP,
+        fragment::TILE_ENABLE_MAP_ROW_STRIDE,
+    ],
+};
+
+pub mod tiler_pointer {
+    use super::*;
+    pub const ADDRESS: Field = Field::new("Address", 0, 0, 64, Kind::Address);
+}
+
+/// "Tiler Pointer": the tiler context address of tiler and IDVS jobs.
+pub static TILER_POINTER: Layout = Layout {
+    name: "Tiler Pointer",
+    words: 2,
+    fields: &[tiler_pointer::ADDRESS],
+};
+
+/// "Tiler Job Padding": 48 reserved (must-be-zero) bytes.
+pub static TILER_JOB_PADDING: Layout = Layout {
+    name: "Tiler Job Padding",
+    words: 12,
+    fields: &[],
+};
+
+/// One descriptor of a job aggregate, at a byte offset from the job header.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Section {
+    pub name: &'static str,
+    pub offset: usize,
+    pub layout: &'static Layout,
+}
+
+impl Section {
+    /// The section's words inside a job's words (empty if out of range).
+    pub fn words<'a>(&self, job: &'a [u32]) -> &'a [u32] {
+        let start = self.offset / 4;
+        let end = start + self.layout.words as usize;
+        job.get(start..end).unwrap_or(&[])
+    }
+
+    pub fn words_mut<'a>(&self, job: &'a mut [u32]) -> &'a mut [u32] {
+        let start = self.offset / 4;
+        let end = start + self.layout.words as usize;
+        job.get_mut(start..end).unwrap_or(&mut [])
+    }
+}
+
+/// A job layout (genxml `<aggregate>`): sections at byte offsets.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Aggregate {
+    pub name: &'static str,
+    /// Total size in bytes (a multiple of 64; jobs are 64-byte aligned).
+    pub bytes: usize,
+    pub sections: &'static [Section],
+}
+
+impl Aggregate {
+    pub fn section(&self, name: &str) -> Option<&'static Section> {
+        self.sections.iter().find(|s| s.name == name)
+    }
+
+    /// A job with every section at its defaults.
+    pub fn defaults(&self) -> Vec<u32> {
+        let mut job = vec![0u32; self.bytes / 4];
+        for s in self.sections {
+            s.layout.write_defaults(&mut job[s.offset / 4..], 0);
+        }
+        job
+    }
+}
+
+const fn section(name: &'static str, offset: usize, layout: &'static Layout) -> Section {
+    Section {
+        name,
+        offset,
+        layout,
+    }
+}
+
+/// "Compute Job" (also Vertex and Geometry jobs): header @0, Invocation @32,
+/// Parameters @40, Draw @64; 192 bytes.
+pub static COMPUTE_JOB: Aggregate = Aggregate {
+    name: "Compute Job",
+    bytes: 192,
+    sections: &[
+        section("Header", 0, &JOB_HEADER),
+        section("Invocation", 32, &INVOCATION),
+        section("Parameters", 40, &COMPUTE_JOB_PARAMETERS),
+        section("Draw", 64, &DRAW),
+    ],
+};
+
+/// "Tiler Job": 256 bytes.
+pub static TILER_JOB: Aggregate = Aggregate {
+    name: "Tiler Job",
+    bytes: 256,
+    sections: &[
+        section("Header", 0, &JOB_HEADER),
+        section("Invocation", 32, &INVOCATION),
+        section("Primitive", 40, &PRIMITIVE),
+        section("Primitive Size", 64, &PRIMITIVE_SIZE),
+        section("Tiler", 72, &TILER_POINTER),
+        section("Padding", 80, &TILER_JOB_PADDING),
+        section("Draw", 128, &DRAW),
+    ],
+};
+
+/// "Indexed Vertex Job" (IDVS): 384 bytes.
+pub static INDEXED_VERTEX_JOB: Aggregate = Aggregate {
+    name: "Indexed Vertex Job",
+    bytes: 384,
+    sections: &[
+        section("Header", 0, &JOB_HEADER),
+        section("Invocation", 32, &INVOCATION),
+        section("Primitive", 40, &PRIMITIVE),
+        section("Primitive Size", 64, &PRIMITIVE_SIZE),
+        section("Tiler", 72, &TILER_POINTER),
+        section("Padding", 80, &TILER_JOB_PADDING),
+        section("Fragment Draw", 128, &DRAW),
+        section("Vertex Draw", 256, &DRAW),
+    ],
+};
+
+/// "Write Value Job": header + payload; 64 bytes.
+pub static WRITE_VALUE_JOB: Aggregate = Aggregate {
+    name: "Write Value Job",
+    bytes: 64,
+    sections: &[
+        section("Header", 0, &JOB_HEADER),
+        section("Payload", 32, &WRITE_VALUE_PAYLOAD),
+    ],
+};
+
+/// "Cache Flush Job": header + payload; 64 bytes.
+pub static CACHE_FLUSH_JOB: Aggregate = Aggregate {
+    name: "Cache Flush Job",
+    bytes: 64,
+    sections: &[
+        section("Header", 0, &JOB_HEADER),
+        section("Payload", 32, &CACHE_FLUSH_PAYLOAD),
+    ],
+};
+
+/// "Fragment Job": header + payload; 64 bytes.
+pub static FRAGMENT_JOB: Aggregate = Aggregate {
+    name: "Fragment Job",
+    bytes: 64,
+    sections: &[
+        section("Header", 0, &JOB_HEADER),
+        section("Payload", 32, &FRAGMENT_PAYLOAD),
+    ],
+};
+
+impl JobType {
+    /// The layout of a job of this type, if it has a payload.
+    pub fn aggregate(self) -> Option<&'static Aggregate> {
+        match self {
+            JobType::Compute | JobType::Vertex | JobType::Geometry => Some(&COMPUTE_JOB),
+            JobType::Tiler => Some(&TILER_JOB),
+            JobType::IndexedVertex => Some(&INDEXED_VERTEX_JOB),
+            JobType::WriteValue => Some(&WRITE_VALUE_JOB),
+            JobType::CacheFlush => Some(&CACHE_FLUSH_JOB),
+            JobType::Fragment => Some(&FRAGMENT_JOB),
+            JobType::NotStarted | JobType::Null | JobType::Fused => None,
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -174,5 +405,32 @@ mod tests {
         assert!(text.contains("  Type: Write value\n"));
         assert!(text.contains("  Is 64b: true\n"));
         assert!(text.contains("  Next: 0x0\n"));
+    }
+
+    #[test]
+    fn aggregates_fit_and_do_not_overlap() {
+        for agg in [
+            &COMPUTE_JOB,
+            &TILER_JOB,
+            &INDEXED_VERTEX_JOB,
+            &WRITE_VALUE_JOB,
+            &CACHE_FLUSH_JOB,
+            &FRAGMENT_JOB,
+        ] {
+            assert_eq!(agg.bytes % 64, 0, "{}", agg.name);
+            let mut end = 0;
+            for s in agg.sections {
+                assert!(s.offset >= end, "{}: {} overlaps", agg.name, s.name);
+                end = s.offset + s.layout.bytes();
+                assert!(end <= agg.bytes, "{}: {} too long", agg.name, s.name);
+            }
+            let job = agg.defaults();
+            assert_eq!(header::IS_64B.get(&job), 1);
+        }
+        let job = COMPUTE_JOB.defaults();
+        let draw = COMPUTE_JOB.section("Draw").unwrap();
+        assert_eq!(draw.offset, 64);
+        assert_eq!(crate::hw::draw::dcd::INSTANCE_SIZE.get(draw.words(&job)), 1);
+        assert_eq!(JobType::Vertex.aggregate(), Some(&COMPUTE_JOB));
     }
 }

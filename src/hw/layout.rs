@@ -1,13 +1,24 @@
 //! Bit-range tables for hardware descriptors, with pack, unpack and dump.
 //!
 //! A descriptor is a sequence of little-endian 32-bit words. A [`Field`] names a
-//! range of bits (absolute bit `start`, `width` ≤ 64), how its raw bits relate to
-//! the logical value ([`Modifier`]) and how to print it ([`Kind`]). A [`Layout`]
-//! lists the fields of one descriptor; bits that no field covers are reserved
-//! and must be zero, which [`Layout::check_reserved`] verifies (hardware and
-//! Mesa's decoder treat them as errors).
+//! range of bits (absolute bit `start`, `width` ≤ 64 except for nested
+//! structs), how its raw bits relate to the logical value ([`Modifier`]) and
+//! how to print it ([`Kind`]). A [`Layout`] lists the fields of one
+//! descriptor; bits that no field covers are reserved and must be zero,
+//! which [`Layout::check_reserved`] verifies (hardware and Mesa's decoder
+//! treat them as errors).
+//!
+//! A field may itself be a descriptor ([`Kind::Struct`]): the nested layout
+//! sits at the field's bit offset (genxml nests "Shader", "Renderer
+//! Properties", "Preload" ... inside "Renderer State" this way). Dumps print
+//! such a field as a `Name:` heading with the nested fields indented below it,
+//! reserved-bit checks descend into it, and [`Layout::lookup`] reaches its
+//! fields by a dotted path (`"Preload.Compute.Work group X"`) as plain
+//! [`Field`]s at absolute positions.
 //!
 //! Nothing here allocates on the packing path: `set`/`get` work on `&mut [u32]`.
+//! This module must never know about a particular descriptor or architecture:
+//! the tables live in the topic modules beside it.
 
 use std::fmt::Write as _;
 
@@ -22,10 +33,88 @@ pub enum Kind {
     Address,
     /// IEEE-754 single (width 32).
     Float,
-    /// An enumeration; unknown values print as numbers.
+    /// An enumeration; unknown values print as `XXX: INVALID`, as in pandecode.
     Enum(&'static [(u64, &'static str)]),
     /// The 8-bit "padded" encoding: raw = shift | (odd << 5), value = (2*odd+1) << shift.
     Padded,
+    /// An unsigned value printed in hexadecimal (genxml "hex").
+    Hex,
+    /// A 22-bit pixel format word (format enum << 12 | order/swizzle, sRGB at
+    /// bit 20), printed per architecture by its [`PixelFormatTable`].
+    PixelFormat(&'static PixelFormatTable),
+    /// A level of detail in fixed point with 8 fractional bits (genxml
+    /// "ulod"/"slod"); the logical value is the raw fixed-point number
+    /// (sign-extended when `signed`), printed as a float.
+    Lod {
+        signed: bool,
+    },
+    /// A 32-bit word printed as hex and as the float with those bits
+    /// (genxml "uint/float", e.g. border colours).
+    UintFloat,
+    /// Four 3-bit channel selectors (genxml "Component Swizzle").
+    ComponentSwizzle,
+    /// A nested descriptor whose bit 0 is this field's `start`.
+    Struct(&'static Layout),
+}
+
+/// How an architecture prints a pixel format word (pandecode's
+/// `Format (v6)` / `Format (v7)` lines).
+#[derive(Debug, PartialEq, Eq)]
+pub struct PixelFormatTable {
+    /// `"v6"` or `"v7"`.
+    pub arch: &'static str,
+    /// The hardware `Format` enum (bits 12..20 of the word).
+    pub formats: &'static [(u64, &'static str)],
+    /// v7: the `RGB Component Order` enum (bits 0..12). v6 has none: its low
+    /// 12 bits are four 3-bit `Channel` swizzles and bit 21 is big-endian.
+    pub component_orders: Option<&'static [(u64, &'static str)]>,
+}
+
+/// The `Channel` enum of v6 swizzles (common.xml).
+pub const CHANNELS: &[(u64, &str)] = &[(0, "R"), (1, "G"), (2, "B"), (3, "A"), (4, "0"), (5, "1")];
+
+impl PixelFormatTable {
+    /// The text pandecode prints for a pixel format word, without indentation.
+    pub fn describe(&self, format: u64) -> String {
+        let name = enum_name(self.formats, (format >> 12) & 0xff);
+        let srgb = if format & (1 << 20) != 0 { " sRGB" } else { "" };
+        match self.component_orders {
+            Some(orders) => {
+                let bad = if format & (1 << 21) != 0 {
+                    " XXX BAD BIT"
+                } else {
+                    ""
+                };
+                let order = enum_name(orders, format & 0xfff);
+                format!("Format ({}): {name}{srgb} {order}{bad}", self.arch)
+            }
+            None => {
+                let big = if format & (1 << 21) != 0 {
+                    " big-endian"
+                } else {
+                    ""
+                };
+                let ch = |i: u32| enum_name(CHANNELS, (format >> (3 * i)) & 7);
+                format!(
+                    "Format ({}): {name}{srgb}{big} {}{}{}{}",
+                    self.arch,
+                    ch(0),
+                    ch(1),
+                    ch(2),
+                    ch(3)
+                )
+            }
+        }
+    }
+}
+
+/// The name of an enum value, or pandecode's marker for an unknown one.
+pub fn enum_name(values: &[(u64, &'static str)], value: u64) -> &'static str {
+    values
+        .iter()
+        .find(|(v, _)| *v == value)
+        .map(|(_, n)| *n)
+        .unwrap_or("XXX: INVALID")
 }
 
 /// How the stored bits relate to the logical value.
@@ -38,6 +127,8 @@ pub enum Modifier {
     Shr(u32),
     /// Stored value = log2(logical) (logical must be a power of two).
     Log2,
+    /// Stored value = logical rounded up to a multiple of n (a power of two).
+    Align(u64),
 }
 
 /// One named bit range of a descriptor.
@@ -76,6 +167,21 @@ impl Field {
         self
     }
 
+    /// The same field moved `bits` further into a descriptor (for nesting:
+    /// `preload::UNIFORM_COUNT.at(12 * 32)` is the field inside Renderer State).
+    pub const fn at(mut self, bits: u32) -> Field {
+        self.start += bits;
+        self
+    }
+
+    /// The nested layout of a [`Kind::Struct`] field.
+    pub const fn nested(&self) -> Option<&'static Layout> {
+        match self.kind {
+            Kind::Struct(layout) => Some(layout),
+            _ => None,
+        }
+    }
+
     const fn mask(&self) -> u64 {
         if self.width >= 64 {
             u64::MAX
@@ -105,9 +211,10 @@ impl Field {
                 }
                 u64::from(value.trailing_zeros())
             }
+            Modifier::Align(n) => value.checked_next_multiple_of(n).ok_or_else(err)?,
         };
         let raw = match self.kind {
-            Kind::Int => {
+            Kind::Int | Kind::Lod { signed: true } => {
                 // Accept sign-extended negatives that fit the width.
                 let v = raw as i64;
                 let w = self.width;
@@ -128,7 +235,7 @@ impl Field {
     /// Raw bits → logical value (sign-extended for [`Kind::Int`]).
     pub fn decode(&self, raw: u64) -> u64 {
         let raw = match self.kind {
-            Kind::Int if self.width < 64 => {
+            Kind::Int | Kind::Lod { signed: true } if self.width < 64 => {
                 let shift = 64 - self.width;
                 (((raw << shift) as i64) >> shift) as u64
             }
@@ -140,12 +247,14 @@ impl Field {
             Modifier::Minus(n) => raw.wrapping_add(n),
             Modifier::Shr(n) => raw << n,
             Modifier::Log2 => 1u64.checked_shl(raw as u32).unwrap_or(0),
+            Modifier::Align(_) => raw,
         }
     }
 
-    /// Read the raw bits of this field from `words` (missing words read as zero).
+    /// Read the raw bits of this field from `words` (missing words read as
+    /// zero). Struct fields wider than 64 bits yield their low 64 bits.
     pub fn get_raw(&self, words: &[u32]) -> u64 {
-        get_bits(words, self.start, self.width)
+        get_bits(words, self.start, self.width.min(64))
     }
 
     /// Read the logical value of this field.
@@ -156,7 +265,7 @@ impl Field {
     /// Write the logical value of this field.
     pub fn set(&self, words: &mut [u32], value: u64) -> Result<(), PackError> {
         let raw = self.encode(value)?;
-        set_bits(words, self.start, self.width, raw);
+        set_bits(words, self.start, self.width.min(64), raw);
         Ok(())
     }
 }
@@ -172,6 +281,22 @@ pub fn encode_padded(value: u64) -> Option<u64> {
         return None;
     }
     Some(shift | ((multiplier - 1) / 2) << 5)
+}
+
+/// The smallest value ≥ `n` (and ≥ 1) that the padded encoding holds:
+/// `(2k+1) << s` with k ≤ 7, s ≤ 31. Instanced draws pad their per-instance
+/// vertex count to such a value (`Instance Size`, 1D-modulus divisors).
+pub fn padded_round_up(n: u64) -> Option<u64> {
+    let n = n.max(1);
+    (0..32u32)
+        .filter_map(|s| {
+            let mut m = n.div_ceil(1u64 << s);
+            if m.is_multiple_of(2) {
+                m += 1;
+            }
+            (m <= 15).then(|| m << s)
+        })
+        .min()
 }
 
 pub fn decode_padded(raw: u64) -> u64 {
@@ -220,6 +345,15 @@ pub struct PackError {
     pub value: u64,
 }
 
+/// A by-name access to a layout failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    #[error("{0} has no field '{1}'")]
+    NoSuchField(&'static str, String),
+    #[error(transparent)]
+    Pack(#[from] PackError),
+}
+
 /// Reserved (unassigned) bits are set in an unpacked descriptor.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("Invalid field of {layout} unpacked at word {word}")]
@@ -230,7 +364,7 @@ pub struct ReservedBitsError {
 
 /// The fields of one descriptor. Fields may overlap (alternative views of the
 /// same bits, as genxml has them); only bits covered by no field are reserved.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Layout {
     pub name: &'static str,
     /// Size in 32-bit words.
@@ -243,63 +377,171 @@ impl Layout {
         self.words as usize * 4
     }
 
+    /// A top-level field by name.
     pub fn field(&self, name: &str) -> Option<&'static Field> {
         self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// A field by dotted path through nested structs (`"Properties.Uniform
+    /// buffer count"`), moved to its absolute position in this descriptor.
+    pub fn lookup(&self, path: &str) -> Option<Field> {
+        let (head, rest) = match path.split_once('.') {
+            Some((h, r)) => (h, Some(r)),
+            None => (path, None),
+        };
+        let f = *self.field(head)?;
+        match rest {
+            None => Some(f),
+            Some(rest) => Some(f.nested()?.lookup(rest)?.at(f.start)),
+        }
+    }
+
+    /// Set a field by dotted path; an unknown path is an error, so a field
+    /// that one architecture lacks must be reached with [`Layout::lookup`].
+    pub fn set(&self, words: &mut [u32], path: &str, value: u64) -> Result<(), LayoutError> {
+        let f = self
+            .lookup(path)
+            .ok_or_else(|| LayoutError::NoSuchField(self.name, path.to_string()))?;
+        Ok(f.set(words, value)?)
+    }
+
+    /// A descriptor from its defaults plus `(path, value)` pairs.
+    pub fn build(&self, values: &[(&str, u64)]) -> Result<Vec<u32>, LayoutError> {
+        let mut words = self.defaults();
+        for (path, value) in values {
+            self.set(&mut words, path, *value)?;
+        }
+        Ok(words)
+    }
+
+    /// Read a field by dotted path.
+    pub fn get(&self, words: &[u32], path: &str) -> Option<u64> {
+        self.lookup(path).map(|f| f.get(words))
+    }
+
+    /// Every non-struct field, nested ones included, at absolute positions,
+    /// with its dotted path.
+    pub fn leaves(&self) -> Vec<(String, Field)> {
+        let mut out = Vec::new();
+        self.collect_leaves("", 0, &mut out);
+        out
+    }
+
+    fn collect_leaves(&self, prefix: &str, offset: u32, out: &mut Vec<(String, Field)>) {
+        for f in self.fields {
+            let path = format!("{prefix}{}", f.name);
+            match f.kind {
+                Kind::Struct(inner) => {
+                    inner.collect_leaves(&format!("{path}."), offset + f.start, out)
+                }
+                _ => out.push((path, f.at(offset))),
+            }
+        }
     }
 
     /// A descriptor with every field at its default value.
     pub fn defaults(&self) -> Vec<u32> {
         let mut words = vec![0u32; self.words as usize];
-        for f in self.fields {
-            if f.default != 0 {
-                // Defaults are chosen to fit; a table typo shows up in tests.
-                let _ = f.set(&mut words, f.default);
-            }
-        }
+        self.write_defaults(&mut words, 0);
         words
     }
 
-    /// Words whose bits are not covered by any field.
+    /// Write this layout's defaults into `words` at bit `offset`.
+    pub fn write_defaults(&self, words: &mut [u32], offset: u32) {
+        for f in self.fields {
+            match f.kind {
+                Kind::Struct(inner) => inner.write_defaults(words, offset + f.start),
+                _ if f.default != 0 => {
+                    // Defaults are chosen to fit; a table typo shows up in tests.
+                    let _ = f.at(offset).set(words, f.default);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Words whose bits are not covered by any field (nested structs count
+    /// by their own fields, as genxml's unpack check does).
     pub fn reserved_mask(&self) -> Vec<u32> {
         let mut covered = vec![0u32; self.words as usize];
-        for f in self.fields {
-            set_bits(&mut covered, f.start, f.width, u64::MAX);
-        }
+        self.cover(&mut covered, 0);
         covered.iter().map(|c| !c).collect()
+    }
+
+    fn cover(&self, covered: &mut [u32], offset: u32) {
+        for f in self.fields {
+            match f.kind {
+                Kind::Struct(inner) => inner.cover(covered, offset + f.start),
+                _ => {
+                    let mut done = 0;
+                    while done < f.width {
+                        let take = (f.width - done).min(64);
+                        set_bits(covered, offset + f.start + done, take, u64::MAX);
+                        done += take;
+                    }
+                }
+            }
+        }
     }
 
     /// Err if a reserved bit is set, naming the first offending word.
     pub fn check_reserved(&self, words: &[u32]) -> Result<(), ReservedBitsError> {
-        for (i, mask) in self.reserved_mask().iter().enumerate() {
-            if words.get(i).copied().unwrap_or(0) & mask != 0 {
-                return Err(ReservedBitsError {
-                    layout: self.name,
-                    word: i as u32,
-                });
-            }
+        match self.reserved_words(words).first() {
+            Some(&word) => Err(ReservedBitsError {
+                layout: self.name,
+                word,
+            }),
+            None => Ok(()),
         }
-        Ok(())
     }
 
-    /// Logical values of every field, in table order.
+    /// Every word with a reserved bit set (pandecode reports each one).
+    pub fn reserved_words(&self, words: &[u32]) -> Vec<u32> {
+        self.reserved_mask()
+            .iter()
+            .enumerate()
+            .filter(|&(i, mask)| words.get(i).copied().unwrap_or(0) & mask != 0)
+            .map(|(i, _)| i as u32)
+            .collect()
+    }
+
+    /// Logical values of every top-level field, in table order (struct
+    /// fields yield their low 64 raw bits; see [`Layout::leaves`]).
     pub fn unpack(&self, words: &[u32]) -> Vec<(&'static str, u64)> {
         self.fields.iter().map(|f| (f.name, f.get(words))).collect()
     }
 
     /// A readable listing in the style of Mesa's pandecode: one `Name: value`
-    /// line per field, indented by `indent` spaces.
+    /// line per field, indented by `indent` spaces; a nested struct prints as
+    /// `Name:` with its fields two spaces deeper.
     pub fn dump(&self, words: &[u32], indent: usize) -> String {
         let mut out = String::new();
-        for f in self.fields {
-            let _ = writeln!(
-                out,
-                "{:indent$}{}: {}",
-                "",
-                f.name,
-                format_value(f, f.get(words))
-            );
-        }
+        self.dump_at(words, 0, indent, &mut out);
         out
+    }
+
+    fn dump_at(&self, words: &[u32], offset: u32, indent: usize, out: &mut String) {
+        for f in self.fields {
+            let f = f.at(offset);
+            match f.kind {
+                Kind::Struct(inner) => {
+                    let _ = writeln!(out, "{:indent$}{}:", "", f.name);
+                    inner.dump_at(words, f.start, indent + 2, out);
+                }
+                Kind::PixelFormat(table) => {
+                    let _ = writeln!(out, "{:indent$}{}", "", table.describe(f.get(words)));
+                }
+                _ => {
+                    let _ = writeln!(
+                        out,
+                        "{:indent$}{}: {}",
+                        "",
+                        f.name,
+                        format_value(&f, f.get(words))
+                    );
+                }
+            }
+        }
     }
 }
 
@@ -308,15 +550,43 @@ pub fn format_value(f: &Field, value: u64) -> String {
     match f.kind {
         Kind::Bool => (value != 0).to_string(),
         Kind::Address => format!("{value:#x}"),
-        Kind::Int => (value as i64).to_string(),
-        Kind::Float => format!("{:.6}", f32::from_bits(value as u32)),
-        Kind::Enum(values) => values
-            .iter()
-            .find(|(v, _)| *v == value)
-            .map(|(_, n)| (*n).to_string())
-            .unwrap_or_else(|| format!("unknown ({value})")),
-        Kind::Uint | Kind::Padded if f.width > 32 => format!("{value:#x}"),
-        Kind::Uint | Kind::Padded => value.to_string(),
+        Kind::Int => (value as i64 as i32).to_string(),
+        Kind::Float => format_float(f32::from_bits(value as u32)),
+        Kind::Enum(values) => enum_name(values, value).to_string(),
+        Kind::Uint | Kind::Padded | Kind::Hex if f.width > 32 => format!("{value:#x}"),
+        Kind::Hex => format!("{value:#x}"),
+        Kind::Uint | Kind::Padded => (value as u32).to_string(),
+        Kind::PixelFormat(table) => table.describe(value),
+        Kind::Lod { signed: false } => format!("{:.6}", value as u32 as f64 / 256.0),
+        Kind::Lod { signed: true } => format!("{:.6}", value as i64 as i32 as f64 / 256.0),
+        Kind::UintFloat => format!(
+            "0x{:X} ({})",
+            value as u32,
+            format_float(f32::from_bits(value as u32))
+        ),
+        Kind::ComponentSwizzle => {
+            let name = |i: u32| b"RGBA01??"[((value >> (3 * i)) & 7) as usize] as char;
+            format!(
+                "{} ({}{}{}{})",
+                value as u32,
+                name(0),
+                name(1),
+                name(2),
+                name(3)
+            )
+        }
+        Kind::Struct(_) => format!("{value:#x}"),
+    }
+}
+
+/// C's `%f` for a float: six decimals, `inf`, `nan`.
+pub fn format_float(v: f32) -> String {
+    if v.is_nan() {
+        if v.is_sign_negative() { "-nan" } else { "nan" }.to_string()
+    } else if v.is_infinite() {
+        if v < 0.0 { "-inf" } else { "inf" }.to_string()
+    } else {
+        format!("{:.6}", f64::from(v))
     }
 }
 
@@ -381,5 +651,21 @@ mod tests {
         assert_eq!(encode_padded(17), None);
         assert_eq!(encode_padded(0), None);
         assert_eq!(encode_padded(3), Some(0x20));
+    }
+
+    #[test]
+    fn padded_round_up_is_the_next_encodable_value() {
+        let mut encodable: Vec<u64> = (0..256).map(decode_padded).collect();
+        encodable.sort_unstable();
+        for n in 0..5000u64 {
+            let up = padded_round_up(n).unwrap();
+            assert!(encode_padded(up).is_some(), "{n} -> {up}");
+            let want = *encodable.iter().find(|&&v| v >= n.max(1)).unwrap();
+            assert_eq!(up, want, "{n}");
+        }
+        assert_eq!(padded_round_up(17), Some(18));
+        assert_eq!(padded_round_up(100), Some(104));
+        assert_eq!(padded_round_up(15 << 31), Some(15 << 31));
+        assert_eq!(padded_round_up((15 << 31) + 1), None);
     }
 }
