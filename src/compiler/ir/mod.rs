@@ -12,6 +12,7 @@
 //! form (print/parse) is stable and round-trips.
 
 pub mod builder;
+pub mod eval;
 pub mod instr;
 pub mod print;
 pub mod shader;
