@@ -17,6 +17,7 @@ pub mod instr;
 pub mod print;
 pub mod shader;
 pub mod types;
+pub mod validate;
 
 pub use builder::Builder;
 pub use instr::*;

@@ -181,6 +181,14 @@ struct Printer<'a> {
 }
 
 impl Printer<'_> {
+    /// The type of a value; `?` for an id out of range (only in invalid IR).
+    fn ty_text(&self, v: Value) -> String {
+        match self.shader.values.get(v.index()) {
+            Some(t) => t.to_string(),
+            None => "?".into(),
+        }
+    }
+
     fn defs(&mut self, dsts: &[Value]) {
         if dsts.is_empty() {
             return;
@@ -189,7 +197,7 @@ impl Printer<'_> {
             if i > 0 {
                 self.out.push_str(", ");
             }
-            let _ = write!(self.out, "{d}:{}", self.shader.ty(*d));
+            let _ = write!(self.out, "{d}:{}", self.ty_text(*d));
         }
         self.out.push_str(" = ");
     }
@@ -248,7 +256,7 @@ impl Printer<'_> {
                     if n > 0 {
                         self.out.push_str(", ");
                     }
-                    let _ = write!(self.out, "{p}:{} = {i}", self.shader.ty(*p));
+                    let _ = write!(self.out, "{p}:{} = {i}", self.ty_text(*p));
                 }
                 let _ = writeln!(self.out, ") {{");
                 self.region(&l.body, depth + 1);
@@ -267,6 +275,20 @@ impl Printer<'_> {
             }
         }
         self.out.push('\n');
+    }
+}
+
+impl Shader {
+    /// One instruction in the text form (nested regions included, no indentation),
+    /// for error messages and debug output.
+    pub fn instr_to_string(&self, instr: &Instr) -> String {
+        let mut p = Printer {
+            shader: self,
+            out: String::new(),
+        };
+        p.instr(instr, 0);
+        p.out.pop();
+        p.out
     }
 }
 
