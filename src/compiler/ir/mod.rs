@@ -14,6 +14,7 @@
 pub mod builder;
 pub mod eval;
 pub mod instr;
+pub mod parse;
 pub mod print;
 pub mod shader;
 pub mod types;

@@ -9,6 +9,7 @@
 //!   output "v" location 1 component 0 i32x2
 //!   var "tmp" i32
 //!   values 12
+//!   unused %11:i32x2
 //!   %0:i32 = const 0x1
 //!   %1:b1 = ilt %0, %0
 //!   %2:i32 = load_sysval sysval=vertex_index
@@ -24,13 +25,15 @@
 //! }
 //! ```
 //! Inputs, outputs and variables are numbered by their order of appearance.
-//! `values N` records how many value ids exist so that unused ids survive.
+//! `values N` records how many value ids exist so that unused ids survive;
+//! `unused` lists the ids no instruction defines whose type is not `i32`.
+//! `//` starts a comment (the parser skips it; the printer never writes one).
 
 use std::fmt::{self, Write as _};
 
 use super::instr::*;
 use super::shader::*;
-use super::types::Value;
+use super::types::{Value, ValueType};
 
 const SWIZZLE: [char; 4] = ['x', 'y', 'z', 'w'];
 
@@ -353,6 +356,18 @@ impl fmt::Display for Shader {
             let _ = writeln!(p.out, "  var {} {}", quote(&v.name), v.ty);
         }
         let _ = writeln!(p.out, "  values {}", self.values.len());
+        // Ids no instruction defines (left by passes) keep their type only
+        // here; the pass framework resets them to i32 so this line is rare.
+        let unused: Vec<String> = self
+            .defined_values()
+            .iter()
+            .enumerate()
+            .filter(|&(i, &d)| !d && self.values[i] != ValueType::U32)
+            .map(|(i, _)| format!("%{i}:{}", self.values[i]))
+            .collect();
+        if !unused.is_empty() {
+            let _ = writeln!(p.out, "  unused {}", unused.join(", "));
+        }
         p.region(&self.body, 1);
         p.out.push_str("}\n");
         f.write_str(&p.out)
