@@ -224,16 +224,24 @@ pub fn branch_yield_mut(region: &mut Region) -> Option<&mut OpValues> {
 
 /// Drop everything after the first instruction that ends the region (a
 /// terminator or an `if` both of whose branches diverge): it is unreachable.
+/// A diverging `if` ending the region loses its results (nothing can use them).
 pub fn truncate_after_end(region: &mut Region) -> bool {
-    let end = region.instrs.iter().position(|i| {
-        i.op.is_terminator()
-            || matches!(&i.op, Op::If(f) if f.then_region.diverges() && f.else_region.diverges())
-    });
-    match end {
-        Some(e) if e + 1 < region.instrs.len() => {
+    let diverging_if = |i: &Instr| matches!(&i.op, Op::If(f) if f.then_region.diverges() && f.else_region.diverges());
+    let end = region
+        .instrs
+        .iter()
+        .position(|i| i.op.is_terminator() || diverging_if(i));
+    let mut progress = false;
+    if let Some(e) = end {
+        if e + 1 < region.instrs.len() {
             region.instrs.truncate(e + 1);
-            true
+            progress = true;
         }
-        _ => false,
+        let last = &mut region.instrs[e];
+        if diverging_if(last) && !last.dsts.is_empty() {
+            last.dsts.clear();
+            progress = true;
+        }
     }
+    progress
 }
