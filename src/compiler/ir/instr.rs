@@ -163,13 +163,13 @@ alu_ops! {
     Umax = "umax", 2, Same;
     /// Unsigned division; x / 0 = all ones (undefined in SPIR-V; defined here for determinism).
     Udiv = "udiv", 2, Same;
-    /// Signed division truncating toward zero; x / 0 = 0 ... see interpreter for edge cases.
+    /// Signed division truncating toward zero; x / 0 = -1, INT_MIN / -1 = INT_MIN (see `eval.rs`).
     Idiv = "idiv", 2, Same;
     /// Unsigned remainder; x % 0 = x.
     Umod = "umod", 2, Same;
-    /// Signed remainder with the sign of the dividend (SPIR-V OpSRem).
+    /// Signed remainder with the sign of the dividend (SPIR-V OpSRem); x % 0 = x.
     Irem = "irem", 2, Same;
-    /// Signed modulo with the sign of the divisor (SPIR-V OpSMod).
+    /// Signed modulo with the sign of the divisor (SPIR-V OpSMod); x % 0 = x.
     Imod = "imod", 2, Same;
     // Bitwise (also on booleans).
     Iand = "iand", 2, Same;

@@ -12,10 +12,13 @@
 //! form (print/parse) is stable and round-trips.
 
 pub mod builder;
+pub mod eval;
 pub mod instr;
+pub mod parse;
 pub mod print;
 pub mod shader;
 pub mod types;
+pub mod validate;
 
 pub use builder::Builder;
 pub use instr::*;

@@ -9,6 +9,7 @@
 //!   output "v" location 1 component 0 i32x2
 //!   var "tmp" i32
 //!   values 12
+//!   unused %11:i32x2
 //!   %0:i32 = const 0x1
 //!   %1:b1 = ilt %0, %0
 //!   %2:i32 = load_sysval sysval=vertex_index
@@ -24,13 +25,15 @@
 //! }
 //! ```
 //! Inputs, outputs and variables are numbered by their order of appearance.
-//! `values N` records how many value ids exist so that unused ids survive.
+//! `values N` records how many value ids exist so that unused ids survive;
+//! `unused` lists the ids no instruction defines whose type is not `i32`.
+//! `//` starts a comment (the parser skips it; the printer never writes one).
 
 use std::fmt::{self, Write as _};
 
 use super::instr::*;
 use super::shader::*;
-use super::types::Value;
+use super::types::{Value, ValueType};
 
 const SWIZZLE: [char; 4] = ['x', 'y', 'z', 'w'];
 
@@ -181,6 +184,14 @@ struct Printer<'a> {
 }
 
 impl Printer<'_> {
+    /// The type of a value; `?` for an id out of range (only in invalid IR).
+    fn ty_text(&self, v: Value) -> String {
+        match self.shader.values.get(v.index()) {
+            Some(t) => t.to_string(),
+            None => "?".into(),
+        }
+    }
+
     fn defs(&mut self, dsts: &[Value]) {
         if dsts.is_empty() {
             return;
@@ -189,7 +200,7 @@ impl Printer<'_> {
             if i > 0 {
                 self.out.push_str(", ");
             }
-            let _ = write!(self.out, "{d}:{}", self.shader.ty(*d));
+            let _ = write!(self.out, "{d}:{}", self.ty_text(*d));
         }
         self.out.push_str(" = ");
     }
@@ -248,7 +259,7 @@ impl Printer<'_> {
                     if n > 0 {
                         self.out.push_str(", ");
                     }
-                    let _ = write!(self.out, "{p}:{} = {i}", self.shader.ty(*p));
+                    let _ = write!(self.out, "{p}:{} = {i}", self.ty_text(*p));
                 }
                 let _ = writeln!(self.out, ") {{");
                 self.region(&l.body, depth + 1);
@@ -267,6 +278,20 @@ impl Printer<'_> {
             }
         }
         self.out.push('\n');
+    }
+}
+
+impl Shader {
+    /// One instruction in the text form (nested regions included, no indentation),
+    /// for error messages and debug output.
+    pub fn instr_to_string(&self, instr: &Instr) -> String {
+        let mut p = Printer {
+            shader: self,
+            out: String::new(),
+        };
+        p.instr(instr, 0);
+        p.out.pop();
+        p.out
     }
 }
 
@@ -331,6 +356,18 @@ impl fmt::Display for Shader {
             let _ = writeln!(p.out, "  var {} {}", quote(&v.name), v.ty);
         }
         let _ = writeln!(p.out, "  values {}", self.values.len());
+        // Ids no instruction defines (left by passes) keep their type only
+        // here; the pass framework resets them to i32 so this line is rare.
+        let unused: Vec<String> = self
+            .defined_values()
+            .iter()
+            .enumerate()
+            .filter(|&(i, &d)| !d && self.values[i] != ValueType::U32)
+            .map(|(i, _)| format!("%{i}:{}", self.values[i]))
+            .collect();
+        if !unused.is_empty() {
+            let _ = writeln!(p.out, "  unused {}", unused.join(", "));
+        }
         p.region(&self.body, 1);
         p.out.push_str("}\n");
         f.write_str(&p.out)

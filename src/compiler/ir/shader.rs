@@ -173,6 +173,24 @@ impl Shader {
         VarId(self.vars.len() as u32 - 1)
     }
 
+    /// Which value ids are defined somewhere (instruction results and loop
+    /// params), indexed by value; ids out of range are ignored.
+    pub fn defined_values(&self) -> Vec<bool> {
+        let mut defined = vec![false; self.values.len()];
+        self.body.for_each_instr(&mut |instr| {
+            let params = match &instr.op {
+                Op::Loop(l) => &l.params[..],
+                _ => &[],
+            };
+            for v in instr.dsts.iter().chain(params) {
+                if let Some(d) = defined.get_mut(v.index()) {
+                    *d = true;
+                }
+            }
+        });
+        defined
+    }
+
     /// Number of instructions in the whole body, nested regions included.
     pub fn instr_count(&self) -> usize {
         let mut n = 0;

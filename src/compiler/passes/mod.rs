@@ -1,1 +1,247 @@
-//! (placeholder: filled by the owning work item)
+//! IR passes, one per file, each exposed as a `Shader` method returning
+//! whether it made progress, so a pipeline reads as a list:
+//!
+//! ```ignore
+//! s.lower_vars_to_ssa();
+//! s.optimize(); // opt_constant_fold, opt_algebraic, opt_copy_prop, opt_cse, opt_dce until stable
+//! ```
+//!
+//! Adding a pass: create `passes/my_pass.rs` with
+//! `impl Shader { pub fn my_pass(&mut self) -> bool { self.run_pass("my_pass", my_pass) } }`
+//! and add one `mod my_pass;` line below. [`Shader::run_pass`] is the hook
+//! every pass goes through: in debug builds it validates the IR after the pass
+//! (panicking with the pass name, the error and the IR), and with the
+//! environment variable `BIFROST_VK_DEBUG=ir` (a comma-separated list; `ir`
+//! or `all`) it prints the IR after every pass that made progress to stderr.
+//!
+//! This module also holds the small helpers passes share (use counts,
+//! constant lookup, value substitution). Passes never look at SPIR-V or
+//! Bifrost details.
+
+mod lower_vars_to_ssa;
+mod opt_algebraic;
+mod opt_constant_fold;
+mod opt_copy_prop;
+mod opt_cse;
+mod opt_dce;
+
+use crate::compiler::ir::*;
+
+/// Whether `BIFROST_VK_DEBUG` lists `flag` (or `all`).
+pub fn debug_flag(flag: &str) -> bool {
+    std::env::var("BIFROST_VK_DEBUG")
+        .map(|v| v.split(',').any(|f| f.trim() == flag || f.trim() == "all"))
+        .unwrap_or(false)
+}
+
+impl Shader {
+    /// Run one pass: afterwards reset the types of ids nothing defines (so
+    /// the text form stays short), dump the IR if `BIFROST_VK_DEBUG=ir`, and
+    /// in debug builds validate it.
+    pub fn run_pass(&mut self, name: &str, pass: impl FnOnce(&mut Shader) -> bool) -> bool {
+        let progress = pass(self);
+        if progress {
+            let defined = self.defined_values();
+            for (ty, d) in self.values.iter_mut().zip(defined) {
+                if !d {
+                    *ty = ValueType::U32;
+                }
+            }
+            if debug_flag("ir") {
+                eprintln!("// IR after {name}\n{self}");
+            }
+        }
+        if cfg!(debug_assertions) {
+            if let Err(e) = self.validate() {
+                panic!("IR invalid after {name}: {e}\n{self}");
+            }
+        }
+        progress
+    }
+
+    /// The generic optimisation loop: run the opt passes until none makes
+    /// progress (at most 16 rounds). Returns whether anything changed.
+    pub fn optimize(&mut self) -> bool {
+        let mut any = false;
+        for _ in 0..16 {
+            let mut progress = false;
+            progress |= self.opt_constant_fold();
+            progress |= self.opt_algebraic();
+            progress |= self.opt_copy_prop();
+            progress |= self.opt_cse();
+            progress |= self.opt_dce();
+            any |= progress;
+            if !progress {
+                break;
+            }
+        }
+        any
+    }
+}
+
+/// Value replacement map: `dst → src` for values a pass has made redundant.
+/// Chains resolve transitively; [`Subst::apply`] rewrites every use.
+pub struct Subst {
+    map: Vec<Option<Value>>,
+    any: bool,
+}
+
+impl Subst {
+    pub fn new(shader: &Shader) -> Subst {
+        Subst {
+            map: vec![None; shader.values.len()],
+            any: false,
+        }
+    }
+
+    /// Grow to cover ids allocated after construction.
+    fn fit(&mut self, v: Value) {
+        if v.index() >= self.map.len() {
+            self.map.resize(v.index() + 1, None);
+        }
+    }
+
+    pub fn replace(&mut self, from: Value, to: Value) {
+        let to = self.get(to);
+        if from != to {
+            self.fit(from);
+            self.map[from.index()] = Some(to);
+            self.any = true;
+        }
+    }
+
+    pub fn get(&self, mut v: Value) -> Value {
+        let mut steps = 0;
+        while let Some(Some(n)) = self.map.get(v.index()) {
+            v = *n;
+            steps += 1;
+            if steps > self.map.len() {
+                break;
+            }
+        }
+        v
+    }
+
+    pub fn is_empty(&self) -> bool {
+        !self.any
+    }
+
+    /// Rewrite every use in `region` (nested regions included).
+    pub fn apply(&self, region: &mut Region) {
+        if !self.any {
+            return;
+        }
+        region.for_each_region_mut(&mut |r| {
+            for instr in &mut r.instrs {
+                for src in instr.srcs_mut() {
+                    *src = self.get(*src);
+                }
+            }
+        });
+    }
+}
+
+/// Number of uses of every value (direct sources of every instruction,
+/// terminator operands and loop inits included).
+pub fn use_counts(shader: &Shader) -> Vec<u32> {
+    let mut counts = vec![0u32; shader.values.len()];
+    shader.body.for_each_instr(&mut |instr| {
+        for v in instr.srcs() {
+            if let Some(c) = counts.get_mut(v.index()) {
+                *c += 1;
+            }
+        }
+    });
+    counts
+}
+
+/// The components of every value defined by a `const`.
+pub fn const_values(shader: &Shader) -> Vec<Option<Vec<u64>>> {
+    let mut consts = vec![None; shader.values.len()];
+    shader.body.for_each_instr(&mut |instr| {
+        if let (Op::Const(c), [d]) = (&instr.op, &instr.dsts[..]) {
+            if let Some(slot) = consts.get_mut(d.index()) {
+                *slot = Some(c.values.clone());
+            }
+        }
+    });
+    consts
+}
+
+/// Every value defined inside `region` (results, loop params, nested regions).
+pub fn defined_in(region: &Region, num_values: usize) -> Vec<bool> {
+    let mut defined = vec![false; num_values];
+    region.for_each_instr(&mut |instr| {
+        let params = match &instr.op {
+            Op::Loop(l) => &l.params[..],
+            _ => &[],
+        };
+        for v in instr.dsts.iter().chain(params) {
+            if let Some(d) = defined.get_mut(v.index()) {
+                *d = true;
+            }
+        }
+    });
+    defined
+}
+
+/// Visit the `break`/`continue` instructions that target the loop whose body
+/// is `body` (not those of nested loops).
+pub fn for_each_loop_exit_mut(body: &mut Region, f: &mut dyn FnMut(&mut Instr)) {
+    for instr in &mut body.instrs {
+        match &mut instr.op {
+            Op::Break(_) | Op::Continue(_) => f(instr),
+            Op::If(i) => {
+                for_each_loop_exit_mut(&mut i.then_region, f);
+                for_each_loop_exit_mut(&mut i.else_region, f);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Read-only version of [`for_each_loop_exit_mut`].
+pub fn for_each_loop_exit<'a>(body: &'a Region, f: &mut dyn FnMut(&'a Instr)) {
+    for instr in &body.instrs {
+        match &instr.op {
+            Op::Break(_) | Op::Continue(_) => f(instr),
+            Op::If(i) => {
+                for_each_loop_exit(&i.then_region, f);
+                for_each_loop_exit(&i.else_region, f);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The `yield` ending each branch of an `if` (none for a diverging branch).
+pub fn branch_yield_mut(region: &mut Region) -> Option<&mut OpValues> {
+    match region.instrs.last_mut().map(|i| &mut i.op) {
+        Some(Op::Yield(y)) => Some(y),
+        _ => None,
+    }
+}
+
+/// Drop everything after the first instruction that ends the region (a
+/// terminator or an `if` both of whose branches diverge): it is unreachable.
+/// A diverging `if` ending the region loses its results (nothing can use them).
+pub fn truncate_after_end(region: &mut Region) -> bool {
+    let diverging_if = |i: &Instr| matches!(&i.op, Op::If(f) if f.then_region.diverges() && f.else_region.diverges());
+    let end = region
+        .instrs
+        .iter()
+        .position(|i| i.op.is_terminator() || diverging_if(i));
+    let mut progress = false;
+    if let Some(e) = end {
+        if e + 1 < region.instrs.len() {
+            region.instrs.truncate(e + 1);
+            progress = true;
+        }
+        let last = &mut region.instrs[e];
+        if diverging_if(last) && !last.dsts.is_empty() {
+            last.dsts.clear();
+            progress = true;
+        }
+    }
+    progress
+}

@@ -1,0 +1,713 @@
+//! The IR validator: [`Shader::validate`] checks every structural and typing
+//! invariant the passes and the back end rely on. It never modifies the
+//! shader and never panics, whatever the input.
+//!
+//! Rules:
+//! - every value id is below `values.len()`, has a valid type and is defined
+//!   exactly once; every use is in scope: defined earlier in the same region
+//!   or in an enclosing one (loop params only inside their loop body; `if`
+//!   and `loop` results only after the instruction);
+//! - a region ends in exactly one place: `yield`/`break`/`continue` and `if`s
+//!   whose branches both diverge are only allowed as the last instruction;
+//!   `if` branches end in `yield` (or diverge), loop bodies always diverge
+//!   (never fall off the end), the shader body never ends in a terminator;
+//! - `yield` only as the last instruction of an `if` branch, with values
+//!   matching the `if`'s results; `break`/`continue` only inside a loop, with
+//!   values matching the innermost loop's results / params; an `if` with
+//!   results needs a branch that yields;
+//! - ALU typing per [`AluClass`] (see [`check_alu`] for `Special` and the
+//!   float/int width rules), `vec`/`swizzle` component counts, intrinsic
+//!   source/destination types (store_output value = output type, addresses
+//!   64-bit scalars, byte offsets 32-bit scalars, var/output ids in range);
+//! - constants have one in-range value per component.
+
+use super::instr::*;
+use super::shader::{Region, Shader};
+use super::types::{Value, ValueType};
+
+/// Why a shader is invalid; `context` is the offending instruction's text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}{}", if context.is_empty() { String::new() } else { format!(" in `{context}`") })]
+pub struct ValidationError {
+    pub message: String,
+    pub context: String,
+}
+
+type VResult = Result<(), ValidationError>;
+
+#[derive(Clone, Copy, PartialEq)]
+enum RegionKind {
+    Body,
+    IfBranch,
+    LoopBody,
+}
+
+struct Validator<'a> {
+    s: &'a Shader,
+    defined: Vec<bool>,
+    visible: Vec<bool>,
+    /// Enclosing `if` result types (innermost last), for yield.
+    ifs: Vec<Vec<ValueType>>,
+    /// Enclosing loops: (param types, result types), innermost last.
+    loops: Vec<(Vec<ValueType>, Vec<ValueType>)>,
+    context: String,
+}
+
+impl Shader {
+    /// Check every invariant of the IR (see the module doc).
+    pub fn validate(&self) -> Result<(), ValidationError> {
+        for (i, t) in self.values.iter().enumerate() {
+            if !t.is_valid() {
+                return Err(err(format!("value %{i} has invalid type {t:?}"), ""));
+            }
+        }
+        for o in &self.outputs {
+            if !o.ty.is_valid() || o.ty.is_bool() {
+                return Err(err(format!("output {:?} has invalid type", o.name), ""));
+            }
+        }
+        for v in &self.vars {
+            if !v.ty.is_valid() {
+                return Err(err(format!("variable {:?} has invalid type", v.name), ""));
+            }
+        }
+        for i in &self.inputs {
+            if !i.ty.is_valid() || i.ty.is_bool() {
+                return Err(err(format!("input {:?} has invalid type", i.name), ""));
+            }
+        }
+        let mut v = Validator {
+            s: self,
+            defined: vec![false; self.values.len()],
+            visible: vec![false; self.values.len()],
+            ifs: Vec::new(),
+            loops: Vec::new(),
+            context: String::new(),
+        };
+        v.region(&self.body, RegionKind::Body)
+    }
+}
+
+fn err(message: impl Into<String>, context: &str) -> ValidationError {
+    ValidationError {
+        message: message.into(),
+        context: context.to_string(),
+    }
+}
+
+fn is_float_width(bits: u8) -> bool {
+    matches!(bits, 16 | 32 | 64)
+}
+
+/// Ops whose sources are floats.
+pub fn alu_reads_float(op: AluOp) -> bool {
+    use AluOp::*;
+    matches!(
+        op,
+        Fadd | Fsub
+            | Fmul
+            | Ffma
+            | Fdiv
+            | Fneg
+            | Fabs
+            | Fsign
+            | Fmin
+            | Fmax
+            | Fsat
+            | Fsqrt
+            | Frsq
+            | Frcp
+            | Fexp2
+            | Flog2
+            | Fsin
+            | Fcos
+            | Ffloor
+            | Fceil
+            | Ftrunc
+            | Ffract
+            | FroundEven
+            | Fpow
+            | Feq
+            | Fneu
+            | Flt
+            | Fge
+            | F2i
+            | F2u
+            | F2f
+    )
+}
+
+/// Ops that also accept booleans (bitwise, copies, equality, selection).
+pub fn alu_accepts_bool(op: AluOp) -> bool {
+    use AluOp::*;
+    matches!(op, Mov | Iand | Ior | Ixor | Inot | Ieq | Ine | Bcsel)
+}
+
+/// Type rules of one ALU instruction (`dst` its destination type, `srcs`
+/// its source types, already checked to number `op.num_srcs()`).
+///
+/// - Float ops need 16/32/64-bit values; integer ops need at least 8 bits;
+///   booleans only in `mov iand ior ixor inot ieq ine` and as `bcsel`'s arms.
+/// - Special: `bitfield_insert(base, insert, offset, count)` base/insert/dst
+///   share a type, offset/count are 32-bit with the same component count;
+///   `u/ibitfield_extract(value, offset, count)` likewise; `bit_count`,
+///   `find_lsb`, `u/ifind_msb` give 32-bit results with the source's
+///   component count; `bitcast` keeps the total bit count (no booleans);
+///   `pack_half_2x16`, `pack_*norm_2x16` take i32x2 → i32, `pack_*norm_4x8`
+///   i32x4 → i32, and the unpacks the reverse.
+pub fn check_alu(op: AluOp, dst: ValueType, srcs: &[ValueType]) -> Result<(), String> {
+    use AluOp::*;
+    let need = |ok: bool, what: &str| {
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("{}: {what}", op.name()))
+        }
+    };
+    let width_ok = |t: ValueType| {
+        if alu_reads_float(op) {
+            is_float_width(t.bits)
+        } else if alu_accepts_bool(op) {
+            true
+        } else {
+            t.bits >= 8
+        }
+    };
+    let same_comps = srcs.iter().all(|t| t.comps == dst.comps);
+    match op.class() {
+        AluClass::Same => {
+            need(
+                srcs.iter().all(|&t| t == dst),
+                "sources and result must share a type",
+            )?;
+            need(width_ok(dst), "bad bit size for this op")
+        }
+        AluClass::Compare => {
+            need(
+                dst == ValueType::new(1, srcs[0].comps),
+                "result must be boolean of the sources' width",
+            )?;
+            need(srcs[1] == srcs[0], "sources must share a type")?;
+            need(width_ok(srcs[0]), "bad bit size for this op")
+        }
+        AluClass::Select => {
+            need(
+                srcs[0] == ValueType::new(1, dst.comps),
+                "condition must be boolean of the result's width",
+            )?;
+            need(
+                srcs[1] == dst && srcs[2] == dst,
+                "arms and result must share a type",
+            )
+        }
+        AluClass::Shift => {
+            need(
+                srcs[0] == dst && dst.bits >= 8,
+                "value and result must share an integer type",
+            )?;
+            need(
+                srcs[1] == ValueType::new(32, dst.comps),
+                "shift count must be 32-bit",
+            )
+        }
+        AluClass::Convert => {
+            need(same_comps, "component counts must match")?;
+            let (s, d) = (srcs[0].bits, dst.bits);
+            let ok = match op {
+                I2f | U2f => s >= 8 && is_float_width(d),
+                F2i | F2u => is_float_width(s) && d >= 8,
+                F2f => is_float_width(s) && is_float_width(d),
+                I2i | U2u => s >= 8 && d >= 8,
+                B2i => s == 1 && d >= 8,
+                B2f => s == 1 && is_float_width(d),
+                I2b => s >= 8 && d == 1,
+                _ => false,
+            };
+            need(ok, "bad source/result bit sizes for this conversion")
+        }
+        AluClass::Special => {
+            let v32 = |c: u8| ValueType::new(32, c);
+            match op {
+                BitfieldInsert => {
+                    need(
+                        srcs[0] == dst && srcs[1] == dst && dst.bits >= 8,
+                        "base, insert and result must share an integer type",
+                    )?;
+                    need(
+                        srcs[2] == v32(dst.comps) && srcs[3] == v32(dst.comps),
+                        "offset and count must be 32-bit",
+                    )
+                }
+                UbitfieldExtract | IbitfieldExtract => {
+                    need(
+                        srcs[0] == dst && dst.bits >= 8,
+                        "value and result must share an integer type",
+                    )?;
+                    need(
+                        srcs[1] == v32(dst.comps) && srcs[2] == v32(dst.comps),
+                        "offset and count must be 32-bit",
+                    )
+                }
+                BitCount | FindLsb | UfindMsb | IfindMsb => need(
+                    srcs[0].bits >= 8 && dst == v32(srcs[0].comps),
+                    "integer source, 32-bit result of the same width",
+                ),
+                Bitcast => need(
+                    !srcs[0].is_bool()
+                        && !dst.is_bool()
+                        && u32::from(srcs[0].bits) * u32::from(srcs[0].comps)
+                            == u32::from(dst.bits) * u32::from(dst.comps),
+                    "bitcast must keep the total bit count (no booleans)",
+                ),
+                PackHalf2x16 | PackUnorm2x16 | PackSnorm2x16 => {
+                    need(srcs[0] == v32(2) && dst == v32(1), "takes i32x2, gives i32")
+                }
+                PackUnorm4x8 | PackSnorm4x8 => {
+                    need(srcs[0] == v32(4) && dst == v32(1), "takes i32x4, gives i32")
+                }
+                UnpackHalf2x16 | UnpackUnorm2x16 | UnpackSnorm2x16 => {
+                    need(srcs[0] == v32(1) && dst == v32(2), "takes i32, gives i32x2")
+                }
+                UnpackUnorm4x8 | UnpackSnorm4x8 => {
+                    need(srcs[0] == v32(1) && dst == v32(4), "takes i32, gives i32x4")
+                }
+                _ => Err(format!("{}: no type rule", op.name())),
+            }
+        }
+    }
+}
+
+impl Validator<'_> {
+    fn fail<T>(&self, message: impl Into<String>) -> Result<T, ValidationError> {
+        Err(err(message, &self.context))
+    }
+
+    fn ty(&self, v: Value) -> Result<ValueType, ValidationError> {
+        match self.s.values.get(v.index()) {
+            Some(&t) => Ok(t),
+            None => self.fail(format!(
+                "value {v} is out of range (values {})",
+                self.s.values.len()
+            )),
+        }
+    }
+
+    fn use_(&self, v: Value) -> Result<ValueType, ValidationError> {
+        let t = self.ty(v)?;
+        if !self.visible[v.index()] {
+            return self.fail(format!("use of {v} which is not defined in scope"));
+        }
+        Ok(t)
+    }
+
+    fn def(&mut self, v: Value, scope: &mut Vec<Value>) -> Result<ValueType, ValidationError> {
+        let t = self.ty(v)?;
+        if self.defined[v.index()] {
+            return self.fail(format!("{v} is defined more than once"));
+        }
+        self.defined[v.index()] = true;
+        self.visible[v.index()] = true;
+        scope.push(v);
+        Ok(t)
+    }
+
+    fn set_context(&mut self, instr: &Instr) {
+        let text = self.s.instr_to_string(instr);
+        self.context = text.lines().next().unwrap_or_default().to_string();
+    }
+
+    fn region(&mut self, region: &Region, kind: RegionKind) -> VResult {
+        let mut scope = Vec::new();
+        let r = self.region_inner(region, kind, &mut scope);
+        for v in scope {
+            self.visible[v.index()] = false;
+        }
+        r
+    }
+
+    fn region_inner(
+        &mut self,
+        region: &Region,
+        kind: RegionKind,
+        scope: &mut Vec<Value>,
+    ) -> VResult {
+        let n = region.instrs.len();
+        for (i, instr) in region.instrs.iter().enumerate() {
+            self.set_context(instr);
+            let last = i + 1 == n;
+            let ends = instr.op.is_terminator()
+                || matches!(&instr.op, Op::If(f) if f.then_region.diverges() && f.else_region.diverges());
+            if ends && !last {
+                return self.fail("instructions after the end of a region");
+            }
+            self.instr(instr, kind, scope)?;
+        }
+        self.context.clear();
+        match kind {
+            RegionKind::Body => {
+                if region.instrs.last().is_some_and(|i| i.op.is_terminator()) {
+                    return self.fail("the shader body cannot end in a terminator");
+                }
+            }
+            RegionKind::IfBranch => {
+                let yields = region
+                    .instrs
+                    .last()
+                    .is_some_and(|i| matches!(i.op, Op::Yield(_)));
+                if !yields && !region.diverges() {
+                    return self.fail("an if branch must end in yield, break or continue");
+                }
+            }
+            RegionKind::LoopBody => {
+                if !region.diverges() {
+                    return self.fail("a loop body must end in break or continue");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn values_match(&self, what: &str, values: &[Value], tys: &[ValueType]) -> VResult {
+        if values.len() != tys.len() {
+            return self.fail(format!(
+                "{what} gives {} values, expected {}",
+                values.len(),
+                tys.len()
+            ));
+        }
+        for (&v, &t) in values.iter().zip(tys) {
+            if self.use_(v)? != t {
+                return self.fail(format!(
+                    "{what} value {v} has the wrong type (expected {t})"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn instr(&mut self, instr: &Instr, kind: RegionKind, scope: &mut Vec<Value>) -> VResult {
+        // Direct sources first (they must be visible before the definitions).
+        let mut src_tys = Vec::new();
+        for v in instr.srcs() {
+            src_tys.push(self.use_(v)?);
+        }
+        let one_dst = |this: &Self| -> Result<ValueType, ValidationError> {
+            if instr.dsts.len() != 1 {
+                return this.fail("expected exactly one result");
+            }
+            this.ty(instr.dsts[0])
+        };
+        match &instr.op {
+            Op::Const(c) => {
+                let t = one_dst(self)?;
+                if c.values.len() != t.comps as usize {
+                    return self.fail("constant needs one value per component");
+                }
+                if c.values.iter().any(|&x| x & !t.mask() != 0) {
+                    return self.fail("constant does not fit its type");
+                }
+            }
+            Op::Undef => {
+                one_dst(self)?;
+            }
+            Op::Alu(a) => {
+                let t = one_dst(self)?;
+                if a.srcs.len() != a.op.num_srcs() {
+                    return self.fail(format!("{} takes {} sources", a.op.name(), a.op.num_srcs()));
+                }
+                if let Err(e) = check_alu(a.op, t, &src_tys) {
+                    return self.fail(e);
+                }
+            }
+            Op::Vec(v) => {
+                let t = one_dst(self)?;
+                let comps: u32 = src_tys.iter().map(|t| u32::from(t.comps)).sum();
+                if v.srcs.is_empty()
+                    || comps != u32::from(t.comps)
+                    || src_tys.iter().any(|s| s.bits != t.bits)
+                {
+                    return self.fail(
+                        "vec sources must share the bit size and add up to the result's components",
+                    );
+                }
+            }
+            Op::Swizzle(sw) => {
+                let t = one_dst(self)?;
+                let src = src_tys[0];
+                if sw.comps.len() != t.comps as usize
+                    || t.bits != src.bits
+                    || sw.comps.iter().any(|&c| c >= src.comps)
+                {
+                    return self
+                        .fail("swizzle components must exist in the source and match the result");
+                }
+            }
+            Op::Intrinsic(i) => self.intrinsic(instr, i, &src_tys)?,
+            Op::If(f) => {
+                if src_tys[0] != ValueType::BOOL {
+                    return self.fail("if condition must be a scalar boolean");
+                }
+                let mut tys = Vec::new();
+                for &d in &instr.dsts {
+                    tys.push(self.ty(d)?);
+                }
+                if !tys.is_empty() && f.then_region.diverges() && f.else_region.diverges() {
+                    return self.fail("if has results but no branch yields");
+                }
+                self.ifs.push(tys);
+                let r = self
+                    .region(&f.then_region, RegionKind::IfBranch)
+                    .and_then(|_| self.region(&f.else_region, RegionKind::IfBranch));
+                self.ifs.pop();
+                r?;
+                self.set_context(instr);
+            }
+            Op::Loop(l) => {
+                if l.params.len() != l.inits.len() {
+                    return self.fail("loop needs one init per param");
+                }
+                let mut ptys = Vec::new();
+                for (&p, &it) in l.params.iter().zip(&src_tys) {
+                    let t = self.ty(p)?;
+                    if t != it {
+                        return self.fail(format!("loop param {p} and its init differ in type"));
+                    }
+                    ptys.push(t);
+                }
+                let mut rtys = Vec::new();
+                for &d in &instr.dsts {
+                    rtys.push(self.ty(d)?);
+                }
+                // Params are defined inside the body's scope.
+                let mut body_scope = Vec::new();
+                let mut r = Ok(());
+                for &p in &l.params {
+                    if let Err(e) = self.def(p, &mut body_scope) {
+                        r = Err(e);
+                        break;
+                    }
+                }
+                if r.is_ok() {
+                    self.loops.push((ptys, rtys));
+                    // Hide the enclosing if from yields inside the loop.
+                    let saved_ifs = std::mem::take(&mut self.ifs);
+                    r = self.region(&l.body, RegionKind::LoopBody);
+                    self.ifs = saved_ifs;
+                    self.loops.pop();
+                }
+                for v in body_scope {
+                    self.visible[v.index()] = false;
+                }
+                r?;
+                self.set_context(instr);
+            }
+            Op::Yield(y) => {
+                if kind != RegionKind::IfBranch {
+                    return self.fail("yield outside an if branch");
+                }
+                let tys = self.ifs.last().cloned().unwrap_or_default();
+                self.values_match("yield", &y.values, &tys)?;
+            }
+            Op::Break(b) => {
+                let Some((_, rtys)) = self.loops.last().cloned() else {
+                    return self.fail("break outside a loop");
+                };
+                self.values_match("break", &b.values, &rtys)?;
+            }
+            Op::Continue(c) => {
+                let Some((ptys, _)) = self.loops.last().cloned() else {
+                    return self.fail("continue outside a loop");
+                };
+                self.values_match("continue", &c.values, &ptys)?;
+            }
+        }
+        if !matches!(
+            instr.op,
+            Op::Alu(_)
+                | Op::Const(_)
+                | Op::Undef
+                | Op::Vec(_)
+                | Op::Swizzle(_)
+                | Op::Intrinsic(_)
+                | Op::If(_)
+                | Op::Loop(_)
+        ) && !instr.dsts.is_empty()
+        {
+            return self.fail("terminators define no values");
+        }
+        for &d in &instr.dsts {
+            self.def(d, scope)?;
+        }
+        Ok(())
+    }
+
+    fn intrinsic(&self, instr: &Instr, i: &OpIntrinsic, src_tys: &[ValueType]) -> VResult {
+        use Intrinsic::*;
+        let u32t = ValueType::U32;
+        let u64t = ValueType::U64;
+        let nd = instr.dsts.len();
+        let dst = instr.dsts.first().map(|&d| self.ty(d)).transpose()?;
+        let srcs_are = |want: &[ValueType]| src_tys == want;
+        let (ok, what): (bool, &str) = match i.kind {
+            LoadInput { .. } | LoadSysVal(_) | LoadUniform { .. } => {
+                (nd == 1 && src_tys.is_empty(), "no sources, one result")
+            }
+            LoadAttribute { .. } => (
+                nd == 1 && srcs_are(&[u32t, u32t]),
+                "sources [vertex id: i32, instance id: i32], one result",
+            ),
+            StoreOutput { output } => match self.s.outputs.get(output as usize) {
+                None => return self.fail(format!("output {output} does not exist")),
+                Some(o) => (
+                    nd == 0 && srcs_are(&[o.ty]),
+                    "one source of the output's type, no result",
+                ),
+            },
+            LoadVar { var } => match self.s.vars.get(var.0 as usize) {
+                None => return self.fail(format!("variable {var} does not exist")),
+                Some(v) => (
+                    nd == 1 && src_tys.is_empty() && dst == Some(v.ty),
+                    "no sources, a result of the variable's type",
+                ),
+            },
+            StoreVar { var } => match self.s.vars.get(var.0 as usize) {
+                None => return self.fail(format!("variable {var} does not exist")),
+                Some(v) => (
+                    nd == 0 && srcs_are(&[v.ty]),
+                    "one source of the variable's type, no result",
+                ),
+            },
+            LoadPushConstant { .. } | LoadUbo { .. } | LoadSsbo { .. } | LoadShared => (
+                nd == 1 && srcs_are(&[u32t]),
+                "a 32-bit byte offset, one result",
+            ),
+            LoadGlobal => (nd == 1 && srcs_are(&[u64t]), "a 64-bit address, one result"),
+            StoreSsbo { .. } | StoreShared => (
+                nd == 0 && src_tys.len() == 2 && src_tys[1] == u32t && !src_tys[0].is_bool(),
+                "sources [value, 32-bit byte offset], no result",
+            ),
+            StoreGlobal => (
+                nd == 0 && src_tys.len() == 2 && src_tys[1] == u64t && !src_tys[0].is_bool(),
+                "sources [value, 64-bit address], no result",
+            ),
+            SsboAtomic { op, .. } | SharedAtomic { op } | GlobalAtomic { op } => {
+                let addr = if matches!(i.kind, GlobalAtomic { .. }) {
+                    u64t
+                } else {
+                    u32t
+                };
+                let n = if op == AtomicOp::CompSwap { 3 } else { 2 };
+                let data_ok = |t: &ValueType| Some(*t) == dst && t.comps == 1 && t.bits >= 32;
+                (
+                    nd == 1
+                        && src_tys.len() == n
+                        && src_tys[0] == addr
+                        && src_tys[1..].iter().all(data_ok),
+                    "sources [address/offset, (compare,) data] with data of the result's scalar 32/64-bit type",
+                )
+            }
+            Barrier => (nd == 0 && src_tys.is_empty(), "no sources, no result"),
+        };
+        if ok {
+            Ok(())
+        } else {
+            self.fail(format!("{} takes {what}", i.kind.text().0))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compiler::ir::{Builder, Stage};
+
+    fn ok_shader() -> Shader {
+        let mut s = Shader::new(Stage::Compute);
+        let mut b = Builder::new(&mut s);
+        let zero = b.imm_u32(0);
+        let ten = b.imm_u32(10);
+        let r = b.loop_(&[zero], &[ValueType::U32], |b, p| {
+            let done = b.alu(AluOp::Uge, &[p[0], ten]);
+            b.if_(
+                done,
+                &[],
+                |b| {
+                    b.break_(&[p[0]]);
+                    vec![]
+                },
+                |_| vec![],
+            );
+            let one = b.imm_u32(1);
+            vec![b.alu(AluOp::Iadd, &[p[0], one])]
+        });
+        b.store(Intrinsic::StoreSsbo { set: 0, binding: 0 }, &[r[0], zero]);
+        b.finish();
+        s
+    }
+
+    #[test]
+    fn accepts_valid_loop() {
+        ok_shader().validate().unwrap();
+    }
+
+    #[test]
+    fn rejects_out_of_scope_use() {
+        let mut s = ok_shader();
+        // Use the loop param (%2) after the loop.
+        let last = s.body.instrs.last_mut().unwrap();
+        if let Op::Intrinsic(i) = &mut last.op {
+            i.srcs[0] = Value(2);
+        }
+        let e = s.validate().unwrap_err();
+        assert!(e.message.contains("not defined in scope"), "{e}");
+    }
+
+    #[test]
+    fn rejects_double_definition_and_bad_types() {
+        let mut s = ok_shader();
+        s.body.instrs[1].dsts[0] = Value(0);
+        assert!(s.validate().unwrap_err().message.contains("more than once"));
+
+        let mut s = Shader::new(Stage::Compute);
+        let mut b = Builder::new(&mut s);
+        let x = b.imm_u32(1);
+        let y = b.imm(ValueType::new(16, 1), &[1]);
+        b.alu_typed(AluOp::Iadd, ValueType::U32, &[x, y]);
+        b.finish();
+        assert!(s.validate().unwrap_err().message.contains("share a type"));
+    }
+
+    #[test]
+    fn rejects_break_outside_loop_and_falling_loop() {
+        let mut s = Shader::new(Stage::Compute);
+        let mut b = Builder::new(&mut s);
+        b.break_(&[]);
+        b.finish();
+        assert!(s.validate().is_err());
+
+        let mut s = ok_shader();
+        if let Op::Loop(l) = &mut s.body.instrs[2].op {
+            l.body.instrs.pop();
+        }
+        assert!(s.validate().unwrap_err().message.contains("loop body"));
+    }
+
+    #[test]
+    fn rejects_bad_constant_and_swizzle() {
+        let mut s = Shader::new(Stage::Compute);
+        let mut b = Builder::new(&mut s);
+        let v = b.emit(
+            ValueType::new(8, 1),
+            Op::Const(OpConst { values: vec![256] }),
+        );
+        b.finish();
+        assert!(s.validate().is_err());
+        let mut s = Shader::new(Stage::Compute);
+        let mut b = Builder::new(&mut s);
+        let x = b.imm(ValueType::new(32, 2), &[1, 2]);
+        b.swizzle(x, &[2]);
+        b.finish();
+        assert!(s.validate().unwrap_err().message.contains("swizzle"));
+        let _ = v;
+    }
+}

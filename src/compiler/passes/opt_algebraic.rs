@@ -1,0 +1,236 @@
+//! `opt_algebraic`: integer and bitwise identities that hold bit-exactly
+//! under the semantics of `ir/eval.rs` (float identities such as `x * 1.0`
+//! are not applied: they would change NaN payloads and signed zeros):
+//!
+//! - `iadd x,0 → x`, `isub x,0 → x`, `isub x,x → 0`, `imul x,1 → x`, `imul x,0 → 0`;
+//! - `iand x,0 → 0`, `iand x,~0 → x`, `iand x,x → x`, `ior x,0 → x`,
+//!   `ior x,~0 → ~0`, `ior x,x → x`, `ixor x,0 → x`, `ixor x,x → 0`;
+//! - shifts by a multiple of the bit size → x, shifts of 0 → 0, `udiv x,1 → x`;
+//! - `ineg (ineg x)`, `inot (inot x)`, `fneg (fneg x)` → x;
+//! - `bcsel c,x,x → x`, `bcsel true,a,b → a`, `bcsel false,a,b → b`;
+//! - `ieq/ige/uge x,x → true`, `ine/ilt/ult x,x → false`, `imin/imax/umin/umax x,x → x`;
+//! - `iadd (iadd x,c1),c2 → iadd x,(c1+c2)` (the new constant goes right before).
+
+use super::{Subst, const_values};
+use crate::compiler::ir::eval::eval_alu;
+use crate::compiler::ir::*;
+
+impl Shader {
+    pub fn opt_algebraic(&mut self) -> bool {
+        self.run_pass("opt_algebraic", opt_algebraic)
+    }
+}
+
+struct Algebraic<'a> {
+    shader: &'a mut Shader,
+    consts: Vec<Option<Vec<u64>>>,
+    /// Defining ALU op and sources of every ALU result seen so far.
+    alu_defs: Vec<Option<(AluOp, Vec<Value>)>>,
+    subst: Subst,
+    progress: bool,
+}
+
+enum Rewrite {
+    Copy(Value),
+    Const(Vec<u64>),
+    /// `iadd x, c` with a new constant `c`.
+    AddConst(Value, Vec<u64>),
+}
+
+fn opt_algebraic(s: &mut Shader) -> bool {
+    let consts = const_values(s);
+    let n = s.values.len();
+    let mut body = std::mem::take(&mut s.body);
+    let mut a = Algebraic {
+        consts,
+        alu_defs: vec![None; n],
+        subst: Subst::new(s),
+        shader: s,
+        progress: false,
+    };
+    a.region(&mut body);
+    a.subst.apply(&mut body);
+    let progress = a.progress;
+    s.body = body;
+    progress
+}
+
+impl Algebraic<'_> {
+    fn konst(&self, v: Value) -> Option<&[u64]> {
+        self.consts.get(v.index())?.as_deref()
+    }
+
+    /// `v` is a constant whose every component is `want` (masked to its type).
+    fn is(&self, v: Value, want: u64) -> bool {
+        let m = self.shader.ty(v).mask();
+        self.konst(v)
+            .is_some_and(|c| c.iter().all(|&x| x == want & m))
+    }
+
+    fn splat(&self, ty: ValueType, x: u64) -> Vec<u64> {
+        vec![x & ty.mask(); ty.comps as usize]
+    }
+
+    fn region(&mut self, region: &mut Region) {
+        let old = std::mem::take(&mut region.instrs);
+        for mut instr in old {
+            for src in instr.srcs_mut() {
+                *src = self.subst.get(*src);
+            }
+            match &mut instr.op {
+                Op::If(f) => {
+                    self.region(&mut f.then_region);
+                    self.region(&mut f.else_region);
+                }
+                Op::Loop(l) => self.region(&mut l.body),
+                Op::Alu(alu) => {
+                    let d = instr.dsts[0];
+                    match self.rewrite(alu.op, &alu.srcs, d) {
+                        Some(Rewrite::Copy(v)) => {
+                            self.subst.replace(d, v);
+                            self.progress = true;
+                            continue;
+                        }
+                        Some(Rewrite::Const(values)) => {
+                            self.consts[d.index()] = Some(values.clone());
+                            instr.op = Op::Const(OpConst { values });
+                            self.progress = true;
+                        }
+                        Some(Rewrite::AddConst(x, values)) => {
+                            let c = self.shader.new_value(self.shader.ty(d));
+                            self.consts.push(Some(values.clone()));
+                            self.alu_defs.push(None);
+                            region
+                                .instrs
+                                .push(Instr::new(vec![c], Op::Const(OpConst { values })));
+                            alu.srcs = vec![x, c];
+                            self.progress = true;
+                        }
+                        None => {}
+                    }
+                    if let Op::Alu(alu) = &instr.op {
+                        self.alu_defs[d.index()] = Some((alu.op, alu.srcs.clone()));
+                    }
+                }
+                _ => {}
+            }
+            region.instrs.push(instr);
+        }
+    }
+
+    fn rewrite(&self, op: AluOp, srcs: &[Value], d: Value) -> Option<Rewrite> {
+        use AluOp::*;
+        use Rewrite::*;
+        let ty = self.shader.ty(d);
+        let x = srcs[0];
+        let y = srcs.get(1).copied().unwrap_or(x);
+        let ones = u64::MAX;
+        let inner = |v: Value| self.alu_defs.get(v.index()).and_then(|d| d.as_ref());
+        let zero = || Const(self.splat(ty, 0));
+        Some(match op {
+            Iadd if self.is(y, 0) => Copy(x),
+            Iadd if self.is(x, 0) => Copy(y),
+            Iadd => {
+                // Re-associate constant chains.
+                let (v, c2) = match (self.konst(x), self.konst(y)) {
+                    (None, Some(c)) => (x, c),
+                    (Some(c), None) => (y, c),
+                    _ => return None,
+                };
+                let Some((Iadd, isrcs)) = inner(v) else {
+                    return None;
+                };
+                let (a, c1) = match (self.konst(isrcs[0]), self.konst(isrcs[1])) {
+                    (None, Some(c)) => (isrcs[0], c),
+                    (Some(c), None) => (isrcs[1], c),
+                    _ => return None,
+                };
+                AddConst(a, eval_alu(Iadd, ty, &[ty, ty], &[c1, c2]))
+            }
+            Isub if self.is(y, 0) => Copy(x),
+            Isub if x == y => zero(),
+            Imul if self.is(y, 1) => Copy(x),
+            Imul if self.is(x, 1) => Copy(y),
+            Imul if self.is(x, 0) || self.is(y, 0) => zero(),
+            Iand if self.is(x, 0) || self.is(y, 0) => zero(),
+            Iand if self.is(y, ones) => Copy(x),
+            Iand if self.is(x, ones) => Copy(y),
+            Iand | Ior | Imin | Imax | Umin | Umax if x == y => Copy(x),
+            Ior if self.is(y, 0) => Copy(x),
+            Ior if self.is(x, 0) => Copy(y),
+            Ior if self.is(x, ones) || self.is(y, ones) => Const(self.splat(ty, ones)),
+            Ixor if self.is(y, 0) => Copy(x),
+            Ixor if self.is(x, 0) => Copy(y),
+            Ixor if x == y => zero(),
+            Ishl | Ishr | Ushr
+                if self
+                    .konst(y)
+                    .is_some_and(|c| c.iter().all(|&n| (n as u32) % u32::from(ty.bits) == 0)) =>
+            {
+                Copy(x)
+            }
+            Ishl | Ishr | Ushr if self.is(x, 0) => zero(),
+            Udiv if self.is(y, 1) => Copy(x),
+            Ineg | Inot | Fneg => match inner(x) {
+                Some((o, s)) if *o == op => Copy(s[0]),
+                _ => return None,
+            },
+            Bcsel => {
+                let z = srcs[2];
+                if y == z {
+                    Copy(y)
+                } else if self.is(x, 1) {
+                    Copy(y)
+                } else if self.is(x, 0) {
+                    Copy(z)
+                } else {
+                    return None;
+                }
+            }
+            Ieq | Ige | Uge if x == y => Const(self.splat(ty, 1)),
+            Ine | Ilt | Ult if x == y => zero(),
+            _ => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compiler::ir::*;
+
+    #[test]
+    fn simplifies_identities_and_chains() {
+        let mut s = Shader::parse(
+            r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 16
+  %0:i32 = load_sysval sysval=local_invocation_index
+  %1:i32 = const 0x0
+  %2:i32 = const 0x3
+  %3:i32 = iadd %0, %1
+  %4:i32 = iadd %3, %2
+  %5:i32 = iadd %2, %4
+  %6:i32 = ixor %5, %5
+  %7:i32 = ineg %0
+  %8:i32 = ineg %7
+  %9:b1 = ilt %8, %8
+  %10:i32 = bcsel %9, %6, %0
+  %11:i32 = const 0x20
+  %12:i32 = ishl %10, %11
+  %13:i32 = const 0xffffffff
+  %14:i32 = iand %12, %13
+  store_ssbo set=0 binding=0 %14, %5
+}"#,
+        )
+        .unwrap();
+        assert!(s.opt_algebraic());
+        let text = s.to_string();
+        assert!(
+            text.contains("%16:i32 = const 0x6\n  %5:i32 = iadd %0, %16"),
+            "{text}"
+        );
+        assert!(text.contains("%6:i32 = const 0x0"), "{text}");
+        assert!(text.contains("%9:b1 = const 0x0"), "{text}");
+        assert!(text.contains("store_ssbo set=0 binding=0 %0, %5"), "{text}");
+    }
+}

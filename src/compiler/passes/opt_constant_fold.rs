@@ -1,0 +1,227 @@
+//! `opt_constant_fold`: replace ALU ops, `vec` and `swizzle` whose sources
+//! are all constants by a `const` (with [`eval_alu`], the semantics the
+//! interpreter uses, so folding never changes results); inline the taken
+//! branch of an `if` with a constant condition; inline the body of a loop
+//! that always leaves through the `break` at its end on the first iteration.
+//! The folded instruction keeps its result id, so scoping is unchanged.
+
+use super::{Subst, const_values, for_each_loop_exit, truncate_after_end};
+use crate::compiler::ir::eval::eval_alu;
+use crate::compiler::ir::*;
+
+impl Shader {
+    pub fn opt_constant_fold(&mut self) -> bool {
+        self.run_pass("opt_constant_fold", opt_constant_fold)
+    }
+}
+
+struct Fold {
+    values: Vec<ValueType>,
+    consts: Vec<Option<Vec<u64>>>,
+    subst: Subst,
+    progress: bool,
+}
+
+fn opt_constant_fold(s: &mut Shader) -> bool {
+    let mut f = Fold {
+        values: s.values.clone(),
+        consts: const_values(s),
+        subst: Subst::new(s),
+        progress: false,
+    };
+    let body = std::mem::take(&mut s.body);
+    s.body = f.region(body);
+    f.subst.apply(&mut s.body);
+    f.progress
+}
+
+impl Fold {
+    fn konst(&self, v: Value) -> Option<&Vec<u64>> {
+        self.consts.get(self.subst.get(v).index())?.as_ref()
+    }
+
+    fn region(&mut self, region: Region) -> Region {
+        let mut out: Vec<Instr> = Vec::with_capacity(region.instrs.len());
+        for mut instr in region.instrs {
+            for src in instr.srcs_mut() {
+                *src = self.subst.get(*src);
+            }
+            if let Some(values) = self.fold(&instr) {
+                self.consts[instr.dsts[0].index()] = Some(values.clone());
+                instr.op = Op::Const(OpConst { values });
+                self.progress = true;
+            }
+            match instr.op {
+                Op::If(f) => {
+                    let cond = self.konst(f.cond).map(|c| c[0] & 1 != 0);
+                    let then_region = self.region(f.then_region);
+                    let else_region = self.region(f.else_region);
+                    match cond {
+                        Some(c) => {
+                            let taken = if c { then_region } else { else_region };
+                            self.inline(taken, &instr.dsts, false, &mut out);
+                            self.progress = true;
+                        }
+                        None => out.push(Instr::new(
+                            instr.dsts,
+                            Op::If(If {
+                                cond: f.cond,
+                                then_region,
+                                else_region,
+                            }),
+                        )),
+                    }
+                }
+                Op::Loop(l) => {
+                    let body = self.region(l.body);
+                    let mut exits = 0;
+                    for_each_loop_exit(&body, &mut |_| exits += 1);
+                    let ends_in_break = matches!(
+                        body.instrs.last(),
+                        Some(Instr {
+                            op: Op::Break(_),
+                            ..
+                        })
+                    );
+                    if exits == 1 && ends_in_break {
+                        for (&p, &i) in l.params.iter().zip(&l.inits) {
+                            self.subst.replace(p, i);
+                        }
+                        // Uses of the params already inside the body.
+                        let mut body = body;
+                        self.subst.apply(&mut body);
+                        self.inline(body, &instr.dsts, true, &mut out);
+                        self.progress = true;
+                    } else {
+                        out.push(Instr::new(
+                            instr.dsts,
+                            Op::Loop(Loop {
+                                params: l.params,
+                                inits: l.inits,
+                                body,
+                            }),
+                        ));
+                    }
+                }
+                op => out.push(Instr::new(instr.dsts, op)),
+            }
+        }
+        let mut region = Region { instrs: out };
+        truncate_after_end(&mut region);
+        region
+    }
+
+    /// Splice `region` into `out`; its final yield (or break of the
+    /// inlined loop, `is_loop`) gives `dsts`.
+    fn inline(&mut self, mut region: Region, dsts: &[Value], is_loop: bool, out: &mut Vec<Instr>) {
+        let ends = match region.instrs.last().map(|i| &i.op) {
+            Some(Op::Yield(v)) if !is_loop => Some(v),
+            Some(Op::Break(v)) if is_loop => Some(v),
+            _ => None,
+        };
+        if let Some(v) = ends {
+            for (&d, &v) in dsts.iter().zip(&v.values) {
+                self.subst.replace(d, v);
+            }
+            region.instrs.pop();
+        }
+        out.extend(region.instrs);
+    }
+
+    fn fold(&self, instr: &Instr) -> Option<Vec<u64>> {
+        let [dst] = instr.dsts[..] else { return None };
+        let dst_ty = *self.values.get(dst.index())?;
+        match &instr.op {
+            Op::Alu(a) => {
+                let srcs: Vec<&[u64]> = a
+                    .srcs
+                    .iter()
+                    .map(|&s| self.konst(s).map(|v| &v[..]))
+                    .collect::<Option<_>>()?;
+                let tys: Vec<ValueType> = a.srcs.iter().map(|s| self.values[s.index()]).collect();
+                Some(eval_alu(a.op, dst_ty, &tys, &srcs))
+            }
+            Op::Vec(v) => {
+                let mut values = Vec::new();
+                for &s in &v.srcs {
+                    values.extend(self.konst(s)?.iter().copied());
+                }
+                Some(values)
+            }
+            Op::Swizzle(sw) => {
+                let c = self.konst(sw.src)?;
+                sw.comps
+                    .iter()
+                    .map(|&i| c.get(usize::from(i)).copied())
+                    .collect()
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compiler::ir::*;
+
+    #[test]
+    fn folds_alu_and_constant_if() {
+        let mut s = Shader::parse(
+            r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 8
+  %0:i32 = const 0x7
+  %1:i32 = const 0x0
+  %2:i32 = udiv %0, %1
+  %3:b1 = ult %1, %0
+  %4:i32 = if %3 {
+    %5:i32 = iadd %0, %0
+    yield %5
+  } else {
+    yield %2
+  }
+  %6:i32x2 = vec %4, %0
+  %7:i32 = swizzle %6.y
+  store_ssbo set=0 binding=0 %7, %4
+}"#,
+        )
+        .unwrap();
+        assert!(s.opt_constant_fold());
+        let expected = r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 8
+  %0:i32 = const 0x7
+  %1:i32 = const 0x0
+  %2:i32 = const 0xffffffff
+  %3:b1 = const 0x1
+  %5:i32 = const 0xe
+  %6:i32x2 = const 0xe 0x7
+  %7:i32 = const 0x7
+  store_ssbo set=0 binding=0 %7, %5
+}
+"#;
+        assert_eq!(s.to_string(), expected);
+    }
+
+    #[test]
+    fn inlines_single_iteration_loop() {
+        let mut s = Shader::parse(
+            r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 5
+  %0:i32 = load_sysval sysval=local_invocation_index
+  %2:i32 = loop (%1:i32 = %0) {
+    %3:i32 = iadd %1, %1
+    break %3
+  }
+  store_ssbo set=0 binding=0 %2, %0
+}"#,
+        )
+        .unwrap();
+        assert!(s.opt_constant_fold());
+        assert!(
+            s.to_string()
+                .contains("%3:i32 = iadd %0, %0\n  store_ssbo set=0 binding=0 %3, %0")
+        );
+    }
+}

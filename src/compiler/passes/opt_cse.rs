@@ -1,0 +1,170 @@
+//! `opt_cse`: common subexpression elimination over pure instructions
+//! (`const`, ALU ops, `vec`, `swizzle`, and loads of values that cannot change
+//! during the shader: inputs, attributes, sysvals, push constants, uniforms,
+//! UBOs). A later identical instruction reuses the earlier result only if
+//! that definition dominates it by scope (same region before it, or an
+//! enclosing region); a definition inside a branch or loop body is forgotten
+//! when the region ends. Commutative ALU ops match either source order.
+
+use std::collections::HashMap;
+
+use super::Subst;
+use crate::compiler::ir::*;
+
+impl Shader {
+    pub fn opt_cse(&mut self) -> bool {
+        self.run_pass("opt_cse", opt_cse)
+    }
+}
+
+/// Everything that makes two pure instructions compute the same value.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Const(ValueType, Vec<u64>),
+    Alu(AluOp, ValueType, Vec<Value>),
+    Vec(ValueType, Vec<Value>),
+    Swizzle(ValueType, Value, Vec<u8>),
+    Load(Intrinsic, ValueType, Vec<Value>),
+}
+
+fn is_commutative(op: AluOp) -> bool {
+    use AluOp::*;
+    matches!(
+        op,
+        Iadd | Imul
+            | ImulHigh
+            | UmulHigh
+            | Imin
+            | Imax
+            | Umin
+            | Umax
+            | Iand
+            | Ior
+            | Ixor
+            | Fadd
+            | Fmul
+            | Fmin
+            | Fmax
+            | Ieq
+            | Ine
+            | Feq
+            | Fneu
+    )
+}
+
+fn key(instr: &Instr, values: &[ValueType]) -> Option<Key> {
+    let [d] = instr.dsts[..] else { return None };
+    let ty = *values.get(d.index())?;
+    Some(match &instr.op {
+        Op::Const(c) => Key::Const(ty, c.values.clone()),
+        Op::Alu(a) => {
+            let mut srcs = a.srcs.clone();
+            if is_commutative(a.op) {
+                srcs.sort();
+            }
+            Key::Alu(a.op, ty, srcs)
+        }
+        Op::Vec(v) => Key::Vec(ty, v.srcs.clone()),
+        Op::Swizzle(s) => Key::Swizzle(ty, s.src, s.comps.clone()),
+        Op::Intrinsic(i) => match i.kind {
+            Intrinsic::LoadInput { .. }
+            | Intrinsic::LoadAttribute { .. }
+            | Intrinsic::LoadSysVal(_)
+            | Intrinsic::LoadPushConstant { .. }
+            | Intrinsic::LoadUniform { .. }
+            | Intrinsic::LoadUbo { .. } => Key::Load(i.kind, ty, i.srcs.clone()),
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+struct Cse<'a> {
+    values: &'a [ValueType],
+    table: HashMap<Key, Value>,
+    subst: Subst,
+}
+
+fn opt_cse(s: &mut Shader) -> bool {
+    let mut body = std::mem::take(&mut s.body);
+    let mut cse = Cse {
+        values: &s.values,
+        table: HashMap::new(),
+        subst: Subst::new(s),
+    };
+    cse.region(&mut body);
+    let progress = !cse.subst.is_empty();
+    cse.subst.apply(&mut body);
+    s.body = body;
+    progress
+}
+
+impl Cse<'_> {
+    fn region(&mut self, region: &mut Region) {
+        let mut added = Vec::new();
+        for instr in &mut region.instrs {
+            for src in instr.srcs_mut() {
+                *src = self.subst.get(*src);
+            }
+            match &mut instr.op {
+                Op::If(f) => {
+                    self.region(&mut f.then_region);
+                    self.region(&mut f.else_region);
+                }
+                Op::Loop(l) => self.region(&mut l.body),
+                _ => {
+                    if let Some(k) = key(instr, self.values) {
+                        match self.table.get(&k) {
+                            Some(&prev) => self.subst.replace(instr.dsts[0], prev),
+                            None => {
+                                self.table.insert(k.clone(), instr.dsts[0]);
+                                added.push(k);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for k in added {
+            self.table.remove(&k);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compiler::ir::*;
+
+    #[test]
+    fn reuses_dominating_definitions_only() {
+        let mut s = Shader::parse(
+            r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 10
+  %0:i32 = load_sysval sysval=local_invocation_index
+  %1:i32 = const 0x1
+  %2:i32 = iadd %0, %1
+  %3:b1 = ieq %2, %1
+  if %3 {
+    %4:i32 = iadd %1, %0
+    %5:i32 = imul %4, %4
+    store_ssbo set=0 binding=0 %5, %4
+    yield
+  } else {
+    yield
+  }
+  %6:i32 = imul %2, %2
+  %7:i32 = const 0x1
+  %8:i32 = load_sysval sysval=local_invocation_index
+  %9:i32 = iadd %8, %7
+  store_ssbo set=0 binding=0 %6, %9
+}"#,
+        )
+        .unwrap();
+        assert!(s.opt_cse());
+        let text = s.to_string();
+        assert!(text.contains("store_ssbo set=0 binding=0 %5, %2"), "{text}");
+        // %5 (inside the branch) must not replace %6.
+        assert!(text.contains("store_ssbo set=0 binding=0 %6, %2"), "{text}");
+    }
+}

@@ -1,0 +1,227 @@
+//! `opt_dce`: dead code elimination. Removes instructions without side
+//! effects whose results are unused, `if` results nobody uses (and their
+//! yielded values), loop results (and their `break` values), loop params only
+//! feeding their own `continue` slot, `if`s with no results and empty
+//! branches, loops with no results whose body is just `break`, and code after
+//! the end of a region. Never removes stores, atomics or barriers.
+
+use super::{branch_yield_mut, for_each_loop_exit_mut, truncate_after_end, use_counts};
+use crate::compiler::ir::*;
+
+impl Shader {
+    pub fn opt_dce(&mut self) -> bool {
+        self.run_pass("opt_dce", opt_dce)
+    }
+}
+
+fn opt_dce(s: &mut Shader) -> bool {
+    let mut any = false;
+    loop {
+        let mut counts = use_counts(s);
+        let mut progress = false;
+        s.body
+            .for_each_region_mut(&mut |r| progress |= truncate_after_end(r));
+        progress |= dce_region(&mut s.body, &mut counts);
+        any |= progress;
+        if !progress {
+            return any;
+        }
+    }
+}
+
+fn decrement(instr: &Instr, counts: &mut [u32]) {
+    for v in instr.srcs() {
+        if let Some(c) = counts.get_mut(v.index()) {
+            *c = c.saturating_sub(1);
+        }
+    }
+}
+
+fn is_empty_branch(r: &Region) -> bool {
+    matches!(&r.instrs[..], [Instr { op: Op::Yield(y), .. }] if y.values.is_empty())
+}
+
+/// Walk backwards so chains die in one sweep.
+fn dce_region(region: &mut Region, counts: &mut Vec<u32>) -> bool {
+    let mut progress = false;
+    let mut i = region.instrs.len();
+    while i > 0 {
+        i -= 1;
+        let instr = &mut region.instrs[i];
+        let unused = |v: &Value, counts: &[u32]| counts.get(v.index()).is_none_or(|&c| c == 0);
+        match &mut instr.op {
+            Op::If(f) => {
+                // Unused results: drop them and the yielded values.
+                let dead: Vec<usize> = (0..instr.dsts.len())
+                    .filter(|&k| unused(&instr.dsts[k], counts))
+                    .collect();
+                if !dead.is_empty() {
+                    for region in [&mut f.then_region, &mut f.else_region] {
+                        if let Some(y) = branch_yield_mut(region) {
+                            for &k in dead.iter().rev() {
+                                let v = y.values.remove(k);
+                                if let Some(c) = counts.get_mut(v.index()) {
+                                    *c = c.saturating_sub(1);
+                                }
+                            }
+                        }
+                    }
+                    for &k in dead.iter().rev() {
+                        instr.dsts.remove(k);
+                    }
+                    progress = true;
+                }
+                progress |= dce_region(&mut f.else_region, counts);
+                progress |= dce_region(&mut f.then_region, counts);
+                if instr.dsts.is_empty()
+                    && is_empty_branch(&f.then_region)
+                    && is_empty_branch(&f.else_region)
+                {
+                    let removed = region.instrs.remove(i);
+                    decrement(&removed, counts);
+                    progress = true;
+                }
+            }
+            Op::Loop(l) => {
+                let dead: Vec<usize> = (0..instr.dsts.len())
+                    .filter(|&k| unused(&instr.dsts[k], counts))
+                    .collect();
+                if !dead.is_empty() {
+                    for_each_loop_exit_mut(&mut l.body, &mut |exit| {
+                        if let Op::Break(b) = &mut exit.op {
+                            for &k in dead.iter().rev() {
+                                if k < b.values.len() {
+                                    let v = b.values.remove(k);
+                                    if let Some(c) = counts.get_mut(v.index()) {
+                                        *c = c.saturating_sub(1);
+                                    }
+                                }
+                            }
+                        }
+                    });
+                    for &k in dead.iter().rev() {
+                        instr.dsts.remove(k);
+                    }
+                    progress = true;
+                }
+                // Params whose only uses are their own continue slot.
+                let mut own = vec![0u32; l.params.len()];
+                for_each_loop_exit_mut(&mut l.body, &mut |exit| {
+                    if let Op::Continue(c) = &exit.op {
+                        for (k, v) in c.values.iter().enumerate() {
+                            if l.params.get(k) == Some(v) {
+                                own[k] += 1;
+                            }
+                        }
+                    }
+                });
+                let dead: Vec<usize> = (0..l.params.len())
+                    .filter(|&k| counts.get(l.params[k].index()).is_none_or(|&c| c == own[k]))
+                    .collect();
+                if !dead.is_empty() {
+                    for_each_loop_exit_mut(&mut l.body, &mut |exit| {
+                        if let Op::Continue(c) = &mut exit.op {
+                            for &k in dead.iter().rev() {
+                                if k < c.values.len() {
+                                    let v = c.values.remove(k);
+                                    if let Some(c) = counts.get_mut(v.index()) {
+                                        *c = c.saturating_sub(1);
+                                    }
+                                }
+                            }
+                        }
+                    });
+                    for &k in dead.iter().rev() {
+                        l.params.remove(k);
+                        let v = l.inits.remove(k);
+                        if let Some(c) = counts.get_mut(v.index()) {
+                            *c = c.saturating_sub(1);
+                        }
+                    }
+                    progress = true;
+                }
+                progress |= dce_region(&mut l.body, counts);
+                let only_break = matches!(&l.body.instrs[..], [Instr { op: Op::Break(b), .. }] if b.values.is_empty());
+                if instr.dsts.is_empty() && only_break {
+                    let removed = region.instrs.remove(i);
+                    decrement(&removed, counts);
+                    progress = true;
+                }
+            }
+            _ => {
+                let dead =
+                    !instr.has_side_effects() && instr.dsts.iter().all(|d| unused(d, counts));
+                if dead {
+                    let removed = region.instrs.remove(i);
+                    decrement(&removed, counts);
+                    progress = true;
+                }
+            }
+        }
+    }
+    progress
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compiler::ir::*;
+
+    #[test]
+    fn removes_dead_chains_results_and_params() {
+        let mut s = Shader::parse(
+            r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 12
+  %0:i32 = const 0x0
+  %1:i32 = const 0x1
+  %2:i32 = iadd %0, %1
+  %3:i32 = imul %2, %2
+  %4:b1 = ieq %0, %1
+  %5:i32, %6:i32 = if %4 {
+    yield %0, %1
+  } else {
+    yield %1, %0
+  }
+  %9:i32 = loop (%7:i32 = %0, %8:i32 = %1) {
+    %10:i32 = iadd %7, %1
+    %11:b1 = ieq %10, %8
+    if %11 {
+      break %10
+    } else {
+      yield
+    }
+    continue %10, %8
+  }
+  store_ssbo set=0 binding=0 %5, %0
+}"#,
+        )
+        .unwrap();
+        assert!(s.opt_dce());
+        let expected = r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 12
+  %0:i32 = const 0x0
+  %1:i32 = const 0x1
+  %4:b1 = ieq %0, %1
+  %5:i32 = if %4 {
+    yield %0
+  } else {
+    yield %1
+  }
+  loop (%7:i32 = %0, %8:i32 = %1) {
+    %10:i32 = iadd %7, %1
+    %11:b1 = ieq %10, %8
+    if %11 {
+      break
+    } else {
+      yield
+    }
+    continue %10, %8
+  }
+  store_ssbo set=0 binding=0 %5, %0
+}
+"#;
+        assert_eq!(s.to_string(), expected);
+        assert!(!s.opt_dce());
+    }
+}
