@@ -13,6 +13,7 @@
 
 pub mod builder;
 pub mod instr;
+pub mod interp;
 pub mod print;
 pub mod shader;
 pub mod types;
