@@ -9,3 +9,4 @@ pub mod bifrost;
 pub mod ir;
 pub mod passes;
 pub mod spirv;
+pub mod xfb_reference;

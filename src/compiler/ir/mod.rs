@@ -15,6 +15,7 @@ pub mod builder;
 pub mod eval;
 pub mod instr;
 pub mod parse;
+pub mod interp;
 pub mod print;
 pub mod shader;
 pub mod types;

@@ -18,12 +18,19 @@
 //! constant lookup, value substitution). Passes never look at SPIR-V or
 //! Bifrost details.
 
+pub mod lower_io;
+pub mod lower_sysvals;
 mod lower_vars_to_ssa;
+pub mod lower_xfb;
 mod opt_algebraic;
 mod opt_constant_fold;
 mod opt_copy_prop;
 mod opt_cse;
 mod opt_dce;
+
+pub use lower_io::{IoLayout, lower_io};
+pub use lower_sysvals::{PushUniformLayout, PushWord, SysvalBlock, lower_sysvals};
+pub use lower_xfb::{XfbDraw, XfbTopology, lower_xfb, strip_xfb};
 
 use crate::compiler::ir::*;
 

@@ -1,0 +1,400 @@
+//! `lower_sysvals`: system values and push constants → the driver's
+//! push-uniform (FAU) area, in a per-shader packed layout the job emitter
+//! fills from a [`PushUniformLayout`].
+//!
+//! # The layout
+//! Values come from two sources, each addressed in **8-byte FAU words**:
+//! 1. the canonical **sysval block** ([`SysvalBlock`], byte offsets in
+//!    [`sysval_offset`]), filled by the driver per draw/dispatch;
+//! 2. the user's **push constants** (the bytes of vkCmdPushConstants).
+//!
+//! Like PanVk, a shader's push-uniform area holds only the words it uses:
+//! first the used sysval words in ascending canonical order, then the used
+//! push-constant words in ascending order. [`PushUniformLayout::words`] lists
+//! them; word `i` of the area is at byte `8 * i`; a load keeps its byte
+//! position within its word. [`PushUniformLayout::fill`] builds the area.
+//! `2 × words.len()` is the RSD's 32-bit uniform count.
+//!
+//! | canonical bytes | value | who computes it |
+//! |---|---|---|
+//! | 0  | raw vertex offset (`DRAW.Offset start`) | CPU per draw (GPU kernel for indirect draws) |
+//! | 4  | base vertex (`firstVertex`, or `vertexOffset` when indexed) | CPU / indirect kernel |
+//! | 8  | base instance (`firstInstance`) | CPU / indirect kernel |
+//! | 12 | reserved (0) | – |
+//! | 16 | GPU address of the user push-constant bytes (u64) | CPU |
+//! | 24, 28, 32 | number of workgroups x, y, z | CPU / indirect-dispatch kernel |
+//! | 36 | reserved (0) | – |
+//! | 40 + 4n | `XfbParam(n)`, n < [`XFB_PARAM_COUNT`] (see `lower_xfb.rs`) | see the XFB table |
+//!
+//! # What is lowered
+//! - `vertex_index` → `raw_vertex_id + uniform(raw vertex offset)`;
+//!   `instance_index` → `instance_id + uniform(base instance)`;
+//!   `base_vertex`, `base_instance`, `raw_vertex_offset`, `num_workgroups`,
+//!   `xfb_param(n)` → uniform loads (32-bit scalars, vectors built with `vec`).
+//! - `workgroup_size` → a constant; `local_invocation_index` → arithmetic on
+//!   `local_invocation_id` and the constant size.
+//! - `load_push_constant` with a constant offset (from a `const` source) →
+//!   uniform loads of its 32-bit (or 8-aligned 64-bit) components;
+//!   dynamically indexed (or 8/16-bit) ones → `load_global` at
+//!   `uniform(push-constant address) + base + offset`.
+//! - **Kept** as intrinsics for the backend (preloaded registers on Bifrost):
+//!   `raw_vertex_id` (r61), `instance_id` (r62), `xfb_invocation` (r61 of the
+//!   XFB job), `local_invocation_id` (r55/r56), `workgroup_id` (r57–r59),
+//!   `global_invocation_id` (r60–r62).
+//!
+//! Runs once, after every pass that creates sysvals (`lower_xfb`); it must
+//! never see a shader that already contains `load_uniform`.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::compiler::ir::*;
+
+use super::lower_xfb::XFB_PARAM_COUNT;
+
+/// Byte offsets in the canonical sysval block.
+pub mod sysval_offset {
+    pub const RAW_VERTEX_OFFSET: u32 = 0;
+    pub const BASE_VERTEX: u32 = 4;
+    pub const BASE_INSTANCE: u32 = 8;
+    pub const PUSH_CONSTANTS_ADDRESS: u32 = 16;
+    pub const NUM_WORKGROUPS: u32 = 24;
+    pub const XFB_PARAMS: u32 = 40;
+}
+
+/// Size of the canonical sysval block in bytes (a whole number of words).
+pub const SYSVAL_BLOCK_SIZE: u32 = sysval_offset::XFB_PARAMS + 4 * XFB_PARAM_COUNT as u32;
+
+/// Push constants live above this in the pass's intermediate numbering.
+const PUSH_CONSTANT_SPACE: u32 = 1 << 20;
+
+/// The canonical sysval block, as the driver fills it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SysvalBlock {
+    pub raw_vertex_offset: u32,
+    pub base_vertex: u32,
+    pub base_instance: u32,
+    pub push_constants_address: u64,
+    pub num_workgroups: [u32; 3],
+    pub xfb_params: [u32; XFB_PARAM_COUNT as usize],
+}
+
+impl SysvalBlock {
+    pub fn to_bytes(&self) -> Vec<u8> {
+        use sysval_offset::*;
+        let mut b = vec![0u8; SYSVAL_BLOCK_SIZE as usize];
+        let mut put = |at: u32, bytes: &[u8]| {
+            b[at as usize..at as usize + bytes.len()].copy_from_slice(bytes)
+        };
+        put(RAW_VERTEX_OFFSET, &self.raw_vertex_offset.to_le_bytes());
+        put(BASE_VERTEX, &self.base_vertex.to_le_bytes());
+        put(BASE_INSTANCE, &self.base_instance.to_le_bytes());
+        put(
+            PUSH_CONSTANTS_ADDRESS,
+            &self.push_constants_address.to_le_bytes(),
+        );
+        for (i, n) in self.num_workgroups.iter().enumerate() {
+            put(NUM_WORKGROUPS + 4 * i as u32, &n.to_le_bytes());
+        }
+        for (i, p) in self.xfb_params.iter().enumerate() {
+            put(XFB_PARAMS + 4 * i as u32, &p.to_le_bytes());
+        }
+        b
+    }
+}
+
+/// One 8-byte word of a shader's push-uniform area.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PushWord {
+    /// Canonical sysval-block word (bytes `8w..8w+8`).
+    Sysval(u32),
+    /// User push-constant word (bytes `8w..8w+8` of the push constants).
+    PushConstant(u32),
+}
+
+/// Which words a shader's push-uniform area holds, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PushUniformLayout {
+    pub words: Vec<PushWord>,
+}
+
+impl PushUniformLayout {
+    /// Bytes of the push-uniform area (what `DRAW.Push uniforms` points to).
+    pub fn fill(&self, sysvals: &SysvalBlock, push_constants: &[u8]) -> Vec<u8> {
+        let block = sysvals.to_bytes();
+        let mut out = Vec::with_capacity(self.words.len() * 8);
+        for w in &self.words {
+            let (src, at) = match *w {
+                PushWord::Sysval(i) => (&block[..], 8 * i as usize),
+                PushWord::PushConstant(i) => (push_constants, 8 * i as usize),
+            };
+            for k in 0..8 {
+                out.push(src.get(at + k).copied().unwrap_or(0));
+            }
+        }
+        out
+    }
+
+    /// Number of 32-bit uniforms (the RSD's uniform count).
+    pub fn uniform_count(&self) -> u32 {
+        2 * self.words.len() as u32
+    }
+}
+
+/// Collects replacement instructions while rewriting a region.
+pub(crate) struct Emit<'a> {
+    pub values: &'a mut Vec<ValueType>,
+    pub out: Vec<Instr>,
+}
+
+impl Emit<'_> {
+    pub fn emit(&mut self, ty: ValueType, op: Op) -> Value {
+        self.values.push(ty);
+        let v = Value(self.values.len() as u32 - 1);
+        self.out.push(Instr::new(vec![v], op));
+        v
+    }
+
+    /// Re-define `dst` as a copy of `src`.
+    pub fn mov(&mut self, dst: Value, src: Value) {
+        self.out.push(Instr::new(
+            vec![dst],
+            Op::Alu(OpAlu {
+                op: AluOp::Mov,
+                srcs: vec![src],
+            }),
+        ));
+    }
+
+    pub fn imm(&mut self, ty: ValueType, values: &[u64]) -> Value {
+        self.emit(
+            ty,
+            Op::Const(OpConst {
+                values: values.iter().map(|v| v & ty.mask()).collect(),
+            }),
+        )
+    }
+
+    pub fn alu(&mut self, op: AluOp, ty: ValueType, srcs: &[Value]) -> Value {
+        self.emit(
+            ty,
+            Op::Alu(OpAlu {
+                op,
+                srcs: srcs.to_vec(),
+            }),
+        )
+    }
+
+    pub fn intrinsic(&mut self, kind: Intrinsic, ty: ValueType, srcs: &[Value]) -> Value {
+        self.emit(
+            ty,
+            Op::Intrinsic(OpIntrinsic {
+                kind,
+                srcs: srcs.to_vec(),
+            }),
+        )
+    }
+}
+
+/// Rewrite every instruction of `region` (nested regions first) through `f`,
+/// which pushes the instruction's replacement (possibly itself) to `e.out`.
+pub(crate) fn rewrite_region(
+    region: &mut Region,
+    values: &mut Vec<ValueType>,
+    f: &mut dyn FnMut(Instr, &mut Emit<'_>),
+) {
+    let old = std::mem::take(&mut region.instrs);
+    let mut e = Emit {
+        values,
+        out: Vec::with_capacity(old.len()),
+    };
+    for mut instr in old {
+        match &mut instr.op {
+            Op::If(i) => {
+                rewrite_region(&mut i.then_region, e.values, f);
+                rewrite_region(&mut i.else_region, e.values, f);
+            }
+            Op::Loop(l) => rewrite_region(&mut l.body, e.values, f),
+            _ => {}
+        }
+        f(instr, &mut e);
+    }
+    region.instrs = e.out;
+}
+
+/// Lower sysvals and push constants (see the module doc); returns the layout.
+pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
+    use sysval_offset::*;
+    let mut consts: HashMap<Value, u64> = HashMap::new();
+    shader.body.for_each_instr(&mut |i| {
+        if let (Op::Const(c), [d]) = (&i.op, i.dsts.as_slice())
+            && c.values.len() == 1
+        {
+            consts.insert(*d, c.values[0]);
+        }
+    });
+    let local_size = shader.info.local_size;
+    let mut body = std::mem::take(&mut shader.body);
+    let u32t = ValueType::U32;
+    rewrite_region(&mut body, &mut shader.values, &mut |instr, e| {
+        let Op::Intrinsic(i) = &instr.op else {
+            e.out.push(instr);
+            return;
+        };
+        let Some(&dst) = instr.dsts.first() else {
+            e.out.push(instr);
+            return;
+        };
+        let uni = |e: &mut Emit<'_>, off: u32| {
+            e.intrinsic(Intrinsic::LoadUniform { offset: off }, u32t, &[])
+        };
+        match i.kind {
+            Intrinsic::LoadSysVal(sv) => {
+                let v = match sv {
+                    SysVal::VertexIndex => {
+                        let raw =
+                            e.intrinsic(Intrinsic::LoadSysVal(SysVal::RawVertexId), u32t, &[]);
+                        let off = uni(e, RAW_VERTEX_OFFSET);
+                        e.alu(AluOp::Iadd, u32t, &[raw, off])
+                    }
+                    SysVal::InstanceIndex => {
+                        let id = e.intrinsic(Intrinsic::LoadSysVal(SysVal::InstanceId), u32t, &[]);
+                        let base = uni(e, BASE_INSTANCE);
+                        e.alu(AluOp::Iadd, u32t, &[id, base])
+                    }
+                    SysVal::BaseVertex => uni(e, BASE_VERTEX),
+                    SysVal::BaseInstance => uni(e, BASE_INSTANCE),
+                    SysVal::RawVertexOffset => uni(e, RAW_VERTEX_OFFSET),
+                    SysVal::XfbParam(n) => uni(e, XFB_PARAMS + 4 * u32::from(n)),
+                    SysVal::NumWorkgroups => {
+                        let c: Vec<Value> =
+                            (0..3).map(|k| uni(e, NUM_WORKGROUPS + 4 * k)).collect();
+                        e.emit(ValueType::new(32, 3), Op::Vec(OpVec { srcs: c }))
+                    }
+                    SysVal::WorkgroupSize => {
+                        let v: Vec<u64> = local_size.iter().map(|&x| u64::from(x)).collect();
+                        e.imm(ValueType::new(32, 3), &v)
+                    }
+                    SysVal::LocalInvocationIndex => {
+                        let id = e.intrinsic(
+                            Intrinsic::LoadSysVal(SysVal::LocalInvocationId),
+                            ValueType::new(32, 3),
+                            &[],
+                        );
+                        let c: Vec<Value> = (0..3)
+                            .map(|k| {
+                                e.emit(
+                                    u32t,
+                                    Op::Swizzle(OpSwizzle {
+                                        src: id,
+                                        comps: vec![k],
+                                    }),
+                                )
+                            })
+                            .collect();
+                        let sx = e.imm(u32t, &[u64::from(local_size[0])]);
+                        let sy = e.imm(u32t, &[u64::from(local_size[1])]);
+                        let zy = e.alu(AluOp::Imul, u32t, &[c[2], sy]);
+                        let yz = e.alu(AluOp::Iadd, u32t, &[zy, c[1]]);
+                        let yzx = e.alu(AluOp::Imul, u32t, &[yz, sx]);
+                        e.alu(AluOp::Iadd, u32t, &[yzx, c[0]])
+                    }
+                    _ => {
+                        e.out.push(instr);
+                        return;
+                    }
+                };
+                e.mov(dst, v);
+            }
+            Intrinsic::LoadPushConstant { base } => {
+                let ty = e.values[dst.index()];
+                let src = i.srcs[0];
+                let constant = consts.get(&src).map(|&o| u64::from(base) + o);
+                let word_ok = |off: u64| match ty.bits {
+                    32 => off % 4 == 0,
+                    64 => off % 8 == 0,
+                    _ => false,
+                };
+                let v = match constant {
+                    Some(off)
+                        if word_ok(off)
+                            && off + u64::from(ty.byte_size())
+                                < u64::from(u32::MAX - PUSH_CONSTANT_SPACE) =>
+                    {
+                        let cb = ty.bits as u32 / 8;
+                        let comps: Vec<Value> = (0..ty.comps as u32)
+                            .map(|c| {
+                                e.intrinsic(
+                                    Intrinsic::LoadUniform {
+                                        offset: PUSH_CONSTANT_SPACE + off as u32 + cb * c,
+                                    },
+                                    ty.scalar(),
+                                    &[],
+                                )
+                            })
+                            .collect();
+                        if comps.len() == 1 {
+                            comps[0]
+                        } else {
+                            e.emit(ty, Op::Vec(OpVec { srcs: comps }))
+                        }
+                    }
+                    _ => {
+                        let lo = uni(e, PUSH_CONSTANTS_ADDRESS);
+                        let hi = uni(e, PUSH_CONSTANTS_ADDRESS + 4);
+                        let pair =
+                            e.emit(ValueType::new(32, 2), Op::Vec(OpVec { srcs: vec![lo, hi] }));
+                        let addr = e.alu(AluOp::Bitcast, ValueType::U64, &[pair]);
+                        let b = e.imm(u32t, &[u64::from(base)]);
+                        let off = e.alu(AluOp::Iadd, u32t, &[src, b]);
+                        let off64 = e.alu(AluOp::U2u, ValueType::U64, &[off]);
+                        let at = e.alu(AluOp::Iadd, ValueType::U64, &[addr, off64]);
+                        e.intrinsic(Intrinsic::LoadGlobal, ty, &[at])
+                    }
+                };
+                e.mov(dst, v);
+            }
+            _ => e.out.push(instr),
+        }
+    });
+    // Assign packed positions: used sysval words, then used push-constant words.
+    let mut used = BTreeSet::new();
+    let word_of = |offset: u32| {
+        if offset >= PUSH_CONSTANT_SPACE {
+            PushWord::PushConstant((offset - PUSH_CONSTANT_SPACE) / 8)
+        } else {
+            PushWord::Sysval(offset / 8)
+        }
+    };
+    body.for_each_instr(&mut |i| {
+        if let Op::Intrinsic(OpIntrinsic {
+            kind: Intrinsic::LoadUniform { offset },
+            ..
+        }) = &i.op
+        {
+            used.insert(word_of(*offset));
+        }
+    });
+    let layout = PushUniformLayout {
+        words: used.into_iter().collect(),
+    };
+    let position: HashMap<PushWord, u32> = layout
+        .words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (*w, i as u32))
+        .collect();
+    body.for_each_region_mut(&mut |r| {
+        for instr in &mut r.instrs {
+            if let Op::Intrinsic(OpIntrinsic {
+                kind: Intrinsic::LoadUniform { offset },
+                ..
+            }) = &mut instr.op
+            {
+                let w = word_of(*offset);
+                *offset = 8 * position[&w] + *offset % 8;
+            }
+        }
+    });
+    shader.body = body;
+    layout
+}

@@ -1,0 +1,695 @@
+//! `lower_xfb`: turn a vertex shader with transform-feedback outputs into its
+//! **XFB variant** — one invocation per captured vertex, writing the captured
+//! outputs straight into the XFB buffers — and `strip_xfb`, which makes the
+//! rasterization variant (no capture at all).
+//!
+//! Bifrost has no XFB hardware and its vertex jobs shade the index *range*,
+//! so capture runs as its own job (DESIGN.md "Transform feedback"). The
+//! variant is compiled once per pipeline: topology, counts, index buffer,
+//! buffers and offsets are **runtime parameters** ([`xfb_param`]), never
+//! recompiled per draw. No invocation loops over the draw.
+//!
+//! # Launch contract (the XFB job)
+//! - A COMPUTE-layout job descriptor with job type VERTEX (as the v7 prior
+//!   art does, facts/mesa-panfrost.md §1.4), 1×1×1 workgroups, grid
+//!   `(1, V, instance_count)` with `V = prims_per_instance × verts_per_prim`
+//!   (the instance count is the grid's Z; `instance_count = 0` or `V = 0`
+//!   means no job, or a NULL job when patched by a GPU kernel).
+//! - Preloaded registers: **r61 = `xfb_invocation`** (0..V, the captured
+//!   vertex within the instance), **r62 = `instance_id`** (0-based).
+//! - DRAW section shared with the draw's vertex job: attributes, attribute
+//!   buffers, `Offset start` (the shader computes raw vertex ids relative to
+//!   it and fetches attributes with `load_attribute(raw, instance)`),
+//!   `Instance Size`, UBO/texture/sampler tables, thread storage; its own
+//!   push uniforms (the variant's [`PushUniformLayout`] filled with the
+//!   draw's [`SysvalBlock`] including [`XfbDraw::params`]). No varying buffers.
+//! - IDVS off (capture must not depend on culling).
+//!
+//! # Invocation → buffer bytes
+//! For invocation `s` of instance `i` (`vpp` = verts per primitive):
+//! 1. captured-vertex record `r = i × prims_per_instance × vpp + s`
+//!    (primitive `p = s / vpp`, slot `k = s % vpp`, global primitive `r / vpp`);
+//! 2. position `j` in the draw's vertex sequence: lists (fast path, flag
+//!    `LIST`) `j = s`; otherwise `j = step × p + first + scale × k'`, with
+//!    `k' = 3 − k` for odd `p`, `k ≠ 0` when `ODD_SWAP` (strips: odd
+//!    triangles `v_i, v_i+2, v_i+1`), and `j = 0` for `k = 2` when `FAN` (fan
+//!    triangles `v_i+1, v_i+2, v_0`). This is the provoking-vertex-preserving
+//!    FIRST order of facts/xfb-spec-and-peers.md §1.2 ([`XfbTopology::decode`]);
+//! 3. index: non-indexed `first + j`; indexed `index_buffer[first + j]` read
+//!    as u8/u16/u32, **0 if `first + j ≥ index_count`** (robust index
+//!    behaviour; the bound range is never over-read);
+//! 4. `vertex_index = index + vertex_offset`; `raw = vertex_index − raw vertex
+//!    offset`; inputs are `load_attribute(raw, instance_id)`;
+//!    `gl_VertexIndex` = `vertex_index`, `raw_vertex_id` = `raw`;
+//!    `gl_InstanceIndex` stays `instance_id + base_instance`;
+//! 5. the record is written iff `r < min over bound captured buffers b of
+//!    ⌊(size_b − offset_b) / (stride_b × vpp)⌋ × vpp` (whole primitives, every
+//!    buffer; `offset_b > size_b` counts as no room); each captured output of a
+//!    bound buffer `b` is stored (one vector store, per output, of exactly
+//!    its components) at `addr_b + offset_b + r × stride_b + out.offset`.
+//!    Outputs of unbound buffers and non-XFB outputs are dropped; stride
+//!    bytes no output covers are never written. Offsets `offset_b` are read
+//!    from GPU memory (`OFFSETS_ADDRESS`, u32 per buffer, relative to the
+//!    binding), because resumed counters and earlier draws determine them.
+//!
+//! Primitive restart cannot be decoded per invocation. A GPU kernel (modelled
+//! by `tests/xfb_matrix.rs::restart_kernel_model`) resolves the index stream
+//! of one instance into a **u32 list of index values in capture order**
+//! (restart compared before `vertexOffset`, strip parity reset, robust reads
+//! as above) and its primitive count, and the variant then runs that list as
+//! an indexed *list* draw: [`XfbDraw::resolved`] (index size 4, first 0,
+//! topology decoded as a list of `vpp`).
+//!
+//! # Parameters ([`xfb_param`], u32 each, in the sysval block)
+//! | n | name | meaning | computed by |
+//! |---|---|---|---|
+//! | 0 | VERTS_PER_PRIM | 1, 2 or 3 | CPU, O(1) |
+//! | 1 | PRIM_STEP | sequence positions between primitive starts | CPU |
+//! | 2 | PRIM_FIRST | position of slot 0 of primitive 0 | CPU |
+//! | 3 | SLOT_SCALE | position distance between slots (2 for triangle adjacency) | CPU |
+//! | 4 | TOPOLOGY_FLAGS | bit 0 LIST, bit 1 ODD_SWAP, bit 2 FAN | CPU |
+//! | 5 | PRIMS_PER_INSTANCE | captured primitives per instance | CPU from the count; GPU kernel for indirect draws and restart |
+//! | 6 | FIRST | `firstVertex` (non-indexed) or `firstIndex` | CPU; indirect kernel |
+//! | 7 | VERTEX_OFFSET | `vertexOffset` (indexed), 0 otherwise | CPU; indirect kernel |
+//! | 8 | INDEX_SIZE | 0 non-indexed, 1, 2 or 4 bytes | CPU |
+//! | 9 | INDEX_COUNT | indices in the bound index range (from its start) | CPU |
+//! | 10, 11 | INDEX_ADDRESS lo/hi | start of the bound index range | CPU |
+//! | 12, 13 | OFFSETS_ADDRESS lo/hi | u32\[4\] write offsets, relative to each binding | CPU (address); contents: GPU (Begin kernel resumes from counters, advance kernel after each draw) |
+//! | 14 | BOUND_MASK | bit b: a buffer is bound to slot b | CPU |
+//! | 15 | TOPOLOGY | `VkPrimitiveTopology` (for the GPU kernels; the variant ignores it) | CPU |
+//! | 16 + 2b, 17 + 2b | BUFFER_ADDRESS(b) lo/hi | start of binding b (buffer + bind offset) | CPU |
+//! | 24 + b | BUFFER_SIZE(b) | effective bound size of binding b | CPU |
+//!
+//! # What the driver emits per draw (later work items)
+//! - CPU, O(1): the parameters above for direct draws without restart, the
+//!   sysval block, the job descriptors. Nothing depends on the vertex count.
+//! - GPU kernels (built with the IR builder, compiled by our backend):
+//!   at Begin, load each counter buffer's byte offset (or 0) into the offsets
+//!   block; for indirect draws, read the draw record and patch FIRST,
+//!   VERTEX_OFFSET, PRIMS_PER_INSTANCE, base vertex/instance, raw vertex
+//!   offset and the job's invocation grid; with restart, resolve the list
+//!   (above) and patch PRIMS_PER_INSTANCE and the grid; after each draw, the
+//!   **advance** kernel: `written = min(instances × prims_per_instance,
+//!   min_b ⌊(size_b − offset_b) / (stride_b × vpp)⌋)`,
+//!   `offset_b += written × vpp × stride_b` for each bound captured buffer,
+//!   query counters `written += written`, `needed += instances ×
+//!   prims_per_instance`; at End, store each offset to its counter buffer.
+//!   `vkCmdDrawIndirectByteCountEXT` derives the vertex count on the GPU too.
+//!
+//! Limits: `instances × prims_per_instance × vpp` must fit in 32 bits (the
+//! driver splits or clamps larger draws); outputs must be 32-bit (or 64-bit)
+//! and written by the shader (never-written captured outputs store whatever
+//! the value was, 0 in the interpreter: undefined per spec).
+
+use std::collections::BTreeMap;
+
+use crate::compiler::ir::*;
+
+use super::lower_sysvals::{Emit, rewrite_region};
+#[cfg(doc)]
+use super::lower_sysvals::{PushUniformLayout, SysvalBlock};
+
+/// Maximum XFB buffers (`maxTransformFeedbackBuffers`).
+pub const XFB_MAX_BUFFERS: u32 = 4;
+
+/// Number of `XfbParam` words.
+pub const XFB_PARAM_COUNT: u16 = 28;
+
+/// Indices of the XFB parameters (see the module doc's table).
+pub mod xfb_param {
+    pub const VERTS_PER_PRIM: u16 = 0;
+    pub const PRIM_STEP: u16 = 1;
+    pub const PRIM_FIRST: u16 = 2;
+    pub const SLOT_SCALE: u16 = 3;
+    pub const TOPOLOGY_FLAGS: u16 = 4;
+    pub const PRIMS_PER_INSTANCE: u16 = 5;
+    pub const FIRST: u16 = 6;
+    pub const VERTEX_OFFSET: u16 = 7;
+    pub const INDEX_SIZE: u16 = 8;
+    pub const INDEX_COUNT: u16 = 9;
+    pub const INDEX_ADDRESS: u16 = 10;
+    pub const OFFSETS_ADDRESS: u16 = 12;
+    pub const BOUND_MASK: u16 = 14;
+    pub const TOPOLOGY: u16 = 15;
+    pub const fn buffer_address(b: u32) -> u16 {
+        16 + 2 * b as u16
+    }
+    pub const fn buffer_size(b: u32) -> u16 {
+        24 + b as u16
+    }
+
+    /// TOPOLOGY_FLAGS bits.
+    pub const FLAG_LIST: u32 = 1;
+    pub const FLAG_ODD_SWAP: u32 = 2;
+    pub const FLAG_FAN: u32 = 4;
+}
+
+/// The ten topologies that reach XFB without tessellation (`VkPrimitiveTopology` 0–9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum XfbTopology {
+    PointList = 0,
+    LineList = 1,
+    LineStrip = 2,
+    TriangleList = 3,
+    TriangleStrip = 4,
+    TriangleFan = 5,
+    LineListWithAdjacency = 6,
+    LineStripWithAdjacency = 7,
+    TriangleListWithAdjacency = 8,
+    TriangleStripWithAdjacency = 9,
+}
+
+/// The decoded runtime form of a topology (parameters 0–4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TopologyWords {
+    pub verts_per_prim: u32,
+    pub prim_step: u32,
+    pub prim_first: u32,
+    pub slot_scale: u32,
+    pub flags: u32,
+}
+
+impl XfbTopology {
+    pub fn from_vk(v: u32) -> Option<XfbTopology> {
+        use XfbTopology::*;
+        Some(match v {
+            0 => PointList,
+            1 => LineList,
+            2 => LineStrip,
+            3 => TriangleList,
+            4 => TriangleStrip,
+            5 => TriangleFan,
+            6 => LineListWithAdjacency,
+            7 => LineStripWithAdjacency,
+            8 => TriangleListWithAdjacency,
+            9 => TriangleStripWithAdjacency,
+            _ => return None,
+        })
+    }
+
+    pub fn decode(self) -> TopologyWords {
+        use XfbTopology::*;
+        use xfb_param::*;
+        let (verts_per_prim, prim_step, prim_first, slot_scale, flags) = match self {
+            PointList => (1, 1, 0, 1, FLAG_LIST),
+            LineList => (2, 2, 0, 1, FLAG_LIST),
+            LineStrip => (2, 1, 0, 1, 0),
+            TriangleList => (3, 3, 0, 1, FLAG_LIST),
+            TriangleStrip => (3, 1, 0, 1, FLAG_ODD_SWAP),
+            TriangleFan => (3, 1, 1, 1, FLAG_FAN),
+            LineListWithAdjacency => (2, 4, 1, 1, 0),
+            LineStripWithAdjacency => (2, 1, 1, 1, 0),
+            TriangleListWithAdjacency => (3, 6, 0, 2, 0),
+            TriangleStripWithAdjacency => (3, 2, 0, 2, FLAG_ODD_SWAP),
+        };
+        TopologyWords {
+            verts_per_prim,
+            prim_step,
+            prim_first,
+            slot_scale,
+            flags,
+        }
+    }
+
+    /// Captured primitives for `n` vertices (no restart).
+    pub fn primitive_count(self, n: u32) -> u32 {
+        use XfbTopology::*;
+        match self {
+            PointList => n,
+            LineList => n / 2,
+            LineStrip => n.saturating_sub(1),
+            TriangleList => n / 3,
+            TriangleStrip | TriangleFan => n.saturating_sub(2),
+            LineListWithAdjacency => n / 4,
+            LineStripWithAdjacency => n.saturating_sub(3),
+            TriangleListWithAdjacency => n / 6,
+            TriangleStripWithAdjacency => n.saturating_sub(4) / 2,
+        }
+    }
+
+    /// Sequence position of slot `k` of primitive `p` (what the variant computes).
+    pub fn vertex_position(self, p: u32, k: u32) -> u32 {
+        let t = self.decode();
+        if t.flags & xfb_param::FLAG_FAN != 0 && k == 2 {
+            return 0;
+        }
+        let k = if t.flags & xfb_param::FLAG_ODD_SWAP != 0 && p % 2 == 1 && k != 0 {
+            3 - k
+        } else {
+            k
+        };
+        t.prim_step * p + t.prim_first + t.slot_scale * k
+    }
+}
+
+/// One XFB binding as the variant sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct XfbBinding {
+    /// GPU address of the binding's start (buffer address + bind offset).
+    pub address: u64,
+    /// Effective bound size in bytes.
+    pub size: u32,
+}
+
+/// The bound index range of an indexed draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct XfbIndexBuffer {
+    pub address: u64,
+    /// Indices available from `address`.
+    pub count: u32,
+    /// 1, 2 or 4.
+    pub size: u32,
+}
+
+/// A draw as the CPU knows it (direct draws), turned into the parameters in O(1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct XfbDraw {
+    pub topology: XfbTopology,
+    /// Vertex count or index count.
+    pub count: u32,
+    /// `firstVertex` or `firstIndex`.
+    pub first: u32,
+    pub vertex_offset: i32,
+    pub index: Option<XfbIndexBuffer>,
+    pub buffers: [Option<XfbBinding>; XFB_MAX_BUFFERS as usize],
+    /// GPU address of the u32\[4\] write offsets.
+    pub offsets_address: u64,
+    /// Override of the decoded topology (restart-resolved lists).
+    pub resolved_prims: Option<u32>,
+}
+
+impl XfbDraw {
+    /// A restart-resolved draw: `list` holds `prims × vpp` u32 index values in
+    /// capture order (written by the restart kernel).
+    pub fn resolved(
+        topology: XfbTopology,
+        list: u64,
+        prims: u32,
+        vertex_offset: i32,
+        buffers: [Option<XfbBinding>; XFB_MAX_BUFFERS as usize],
+        offsets_address: u64,
+    ) -> XfbDraw {
+        let vpp = topology.decode().verts_per_prim;
+        XfbDraw {
+            topology,
+            count: prims * vpp,
+            first: 0,
+            vertex_offset,
+            index: Some(XfbIndexBuffer {
+                address: list,
+                count: prims * vpp,
+                size: 4,
+            }),
+            buffers,
+            offsets_address,
+            resolved_prims: Some(prims),
+        }
+    }
+
+    pub fn prims_per_instance(&self) -> u32 {
+        self.resolved_prims
+            .unwrap_or_else(|| self.topology.primitive_count(self.count))
+    }
+
+    /// Invocations per instance (the grid's Y).
+    pub fn invocations_per_instance(&self) -> u32 {
+        self.prims_per_instance() * self.topology.decode().verts_per_prim
+    }
+
+    /// The parameter words, O(1).
+    pub fn params(&self) -> [u32; XFB_PARAM_COUNT as usize] {
+        use xfb_param::*;
+        let mut p = [0u32; XFB_PARAM_COUNT as usize];
+        let mut t = self.topology.decode();
+        if self.resolved_prims.is_some() {
+            t = TopologyWords {
+                verts_per_prim: t.verts_per_prim,
+                prim_step: t.verts_per_prim,
+                prim_first: 0,
+                slot_scale: 1,
+                flags: FLAG_LIST,
+            };
+        }
+        p[VERTS_PER_PRIM as usize] = t.verts_per_prim;
+        p[PRIM_STEP as usize] = t.prim_step;
+        p[PRIM_FIRST as usize] = t.prim_first;
+        p[SLOT_SCALE as usize] = t.slot_scale;
+        p[TOPOLOGY_FLAGS as usize] = t.flags;
+        p[PRIMS_PER_INSTANCE as usize] = self.prims_per_instance();
+        p[FIRST as usize] = self.first;
+        p[TOPOLOGY as usize] = self.topology as u32;
+        if let Some(ix) = self.index {
+            p[VERTEX_OFFSET as usize] = self.vertex_offset as u32;
+            p[INDEX_SIZE as usize] = ix.size;
+            p[INDEX_COUNT as usize] = ix.count;
+            p[INDEX_ADDRESS as usize] = ix.address as u32;
+            p[INDEX_ADDRESS as usize + 1] = (ix.address >> 32) as u32;
+        }
+        p[OFFSETS_ADDRESS as usize] = self.offsets_address as u32;
+        p[OFFSETS_ADDRESS as usize + 1] = (self.offsets_address >> 32) as u32;
+        for (b, binding) in self.buffers.iter().enumerate() {
+            if let Some(binding) = binding {
+                p[BOUND_MASK as usize] |= 1 << b;
+                let a = buffer_address(b as u32) as usize;
+                p[a] = binding.address as u32;
+                p[a + 1] = (binding.address >> 32) as u32;
+                p[buffer_size(b as u32) as usize] = binding.size;
+            }
+        }
+        p
+    }
+}
+
+/// Builder helpers for the prologue.
+struct Pro<'e, 'a> {
+    e: &'e mut Emit<'a>,
+}
+
+impl Pro<'_, '_> {
+    fn param(&mut self, n: u16) -> Value {
+        self.e.intrinsic(
+            Intrinsic::LoadSysVal(SysVal::XfbParam(n)),
+            ValueType::U32,
+            &[],
+        )
+    }
+    fn param64(&mut self, n: u16) -> Value {
+        let lo = self.param(n);
+        let hi = self.param(n + 1);
+        let v = self
+            .e
+            .emit(ValueType::new(32, 2), Op::Vec(OpVec { srcs: vec![lo, hi] }));
+        self.e.alu(AluOp::Bitcast, ValueType::U64, &[v])
+    }
+    fn u32(&mut self, v: u32) -> Value {
+        self.e.imm(ValueType::U32, &[u64::from(v)])
+    }
+    fn op(&mut self, op: AluOp, a: Value, b: Value) -> Value {
+        let ty = match op {
+            AluOp::Ieq | AluOp::Ine | AluOp::Ult | AluOp::Uge => ValueType::BOOL,
+            _ => self.e.values[a.index()],
+        };
+        self.e.alu(op, ty, &[a, b])
+    }
+    fn sel(&mut self, c: Value, a: Value, b: Value) -> Value {
+        let ty = self.e.values[a.index()];
+        self.e.alu(AluOp::Bcsel, ty, &[c, a, b])
+    }
+    fn to64(&mut self, v: Value) -> Value {
+        self.e.alu(AluOp::U2u, ValueType::U64, &[v])
+    }
+    /// `if cond { then } else { else }` yielding one value each.
+    fn if1(
+        &mut self,
+        cond: Value,
+        ty: ValueType,
+        then: impl FnOnce(&mut Pro<'_, '_>) -> Value,
+        els: impl FnOnce(&mut Pro<'_, '_>) -> Value,
+    ) -> Value {
+        let then_region = self.region(then);
+        let else_region = self.region(els);
+        self.e.values.push(ty);
+        let d = Value(self.e.values.len() as u32 - 1);
+        self.e.out.push(Instr::new(
+            vec![d],
+            Op::If(If {
+                cond,
+                then_region,
+                else_region,
+            }),
+        ));
+        d
+    }
+    fn region(&mut self, f: impl FnOnce(&mut Pro<'_, '_>) -> Value) -> Region {
+        let mut inner = Emit {
+            values: self.e.values,
+            out: Vec::new(),
+        };
+        let v = f(&mut Pro { e: &mut inner });
+        inner
+            .out
+            .push(Instr::new(vec![], Op::Yield(OpValues { values: vec![v] })));
+        Region { instrs: inner.out }
+    }
+}
+
+/// Make the XFB variant in place (see the module doc). Returns false, leaving
+/// the shader untouched, if it has no XFB output.
+pub fn lower_xfb(shader: &mut Shader) -> bool {
+    use xfb_param::*;
+    // Captured buffers and their strides.
+    let mut strides: BTreeMap<u32, u32> = BTreeMap::new();
+    for o in &shader.outputs {
+        if let Some(x) = o.xfb
+            && x.buffer < XFB_MAX_BUFFERS
+        {
+            strides.entry(x.buffer).or_insert(x.stride);
+        }
+    }
+    if strides.is_empty() {
+        return false;
+    }
+    let u32t = ValueType::U32;
+    let mut body = std::mem::take(&mut shader.body);
+    let mut e = Emit {
+        values: &mut shader.values,
+        out: Vec::new(),
+    };
+    let mut pro = Pro { e: &mut e };
+    let slot = pro
+        .e
+        .intrinsic(Intrinsic::LoadSysVal(SysVal::XfbInvocation), u32t, &[]);
+    let instance = pro
+        .e
+        .intrinsic(Intrinsic::LoadSysVal(SysVal::InstanceId), u32t, &[]);
+    let vpp = pro.param(VERTS_PER_PRIM);
+    let flags = pro.param(TOPOLOGY_FLAGS);
+    // Sequence position j.
+    let list_bit = pro.u32(FLAG_LIST);
+    let is_list_bits = pro.op(AluOp::Iand, flags, list_bit);
+    let zero = pro.u32(0);
+    let is_list = pro.op(AluOp::Ine, is_list_bits, zero);
+    let j = pro.if1(
+        is_list,
+        u32t,
+        |_| slot,
+        |pro| {
+            let p = pro.op(AluOp::Udiv, slot, vpp);
+            let pv = pro.op(AluOp::Imul, p, vpp);
+            let k = pro.op(AluOp::Isub, slot, pv);
+            let zero = pro.u32(0);
+            let one = pro.u32(1);
+            let three = pro.u32(3);
+            let swap_bit = pro.u32(FLAG_ODD_SWAP);
+            let swap_f = pro.op(AluOp::Iand, flags, swap_bit);
+            let swap = pro.op(AluOp::Ine, swap_f, zero);
+            let podd = pro.op(AluOp::Iand, p, one);
+            let odd = pro.op(AluOp::Ine, podd, zero);
+            let knz = pro.op(AluOp::Ine, k, zero);
+            let c1 = pro.op(AluOp::Iand, swap, odd);
+            let c = pro.op(AluOp::Iand, c1, knz);
+            let k3 = pro.op(AluOp::Isub, three, k);
+            let ks = pro.sel(c, k3, k);
+            let step = pro.param(PRIM_STEP);
+            let first = pro.param(PRIM_FIRST);
+            let scale = pro.param(SLOT_SCALE);
+            let a = pro.op(AluOp::Imul, step, p);
+            let b = pro.op(AluOp::Imul, scale, ks);
+            let ab = pro.op(AluOp::Iadd, a, b);
+            let pos = pro.op(AluOp::Iadd, ab, first);
+            let fan_bit = pro.u32(FLAG_FAN);
+            let fan_f = pro.op(AluOp::Iand, flags, fan_bit);
+            let fan = pro.op(AluOp::Ine, fan_f, zero);
+            let two = pro.u32(2);
+            let k2 = pro.op(AluOp::Ieq, k, two);
+            let centre = pro.op(AluOp::Iand, fan, k2);
+            pro.sel(centre, zero, pos)
+        },
+    );
+    // Index fetch.
+    let first = pro.param(FIRST);
+    let pos = pro.op(AluOp::Iadd, first, j);
+    let isz = pro.param(INDEX_SIZE);
+    let not_indexed = pro.op(AluOp::Ieq, isz, zero);
+    let index = pro.if1(
+        not_indexed,
+        u32t,
+        |_| pos,
+        |pro| {
+            let count = pro.param(INDEX_COUNT);
+            let in_range = pro.op(AluOp::Ult, pos, count);
+            pro.if1(
+                in_range,
+                u32t,
+                |pro| {
+                    let base = pro.param64(INDEX_ADDRESS);
+                    let pos64 = pro.to64(pos);
+                    let isz64 = pro.to64(isz);
+                    let off = pro.op(AluOp::Imul, pos64, isz64);
+                    let addr = pro.op(AluOp::Iadd, base, off);
+                    let four = pro.u32(4);
+                    let is4 = pro.op(AluOp::Ieq, isz, four);
+                    pro.if1(
+                        is4,
+                        u32t,
+                        |pro| pro.e.intrinsic(Intrinsic::LoadGlobal, u32t, &[addr]),
+                        |pro| {
+                            let two = pro.u32(2);
+                            let is2 = pro.op(AluOp::Ieq, isz, two);
+                            pro.if1(
+                                is2,
+                                u32t,
+                                |pro| {
+                                    let v = pro.e.intrinsic(
+                                        Intrinsic::LoadGlobal,
+                                        ValueType::new(16, 1),
+                                        &[addr],
+                                    );
+                                    pro.e.alu(AluOp::U2u, u32t, &[v])
+                                },
+                                |pro| {
+                                    let v = pro.e.intrinsic(
+                                        Intrinsic::LoadGlobal,
+                                        ValueType::new(8, 1),
+                                        &[addr],
+                                    );
+                                    pro.e.alu(AluOp::U2u, u32t, &[v])
+                                },
+                            )
+                        },
+                    )
+                },
+                |pro| pro.u32(0),
+            )
+        },
+    );
+    let vofs = pro.param(VERTEX_OFFSET);
+    let vertex_index = pro.op(AluOp::Iadd, index, vofs);
+    let raw_offset = pro
+        .e
+        .intrinsic(Intrinsic::LoadSysVal(SysVal::RawVertexOffset), u32t, &[]);
+    let raw = pro.op(AluOp::Isub, vertex_index, raw_offset);
+    // Record and room.
+    let ppi = pro.param(PRIMS_PER_INSTANCE);
+    let ippi = pro.op(AluOp::Imul, instance, ppi);
+    let ivpp = pro.op(AluOp::Imul, ippi, vpp);
+    let record = pro.op(AluOp::Iadd, ivpp, slot);
+    let mask = pro.param(BOUND_MASK);
+    let offsets = pro.param64(OFFSETS_ADDRESS);
+    let mut fit = pro.u32(u32::MAX);
+    let mut per_buffer: BTreeMap<u32, (Value, Value)> = BTreeMap::new(); // b → (bound, vertex base address)
+    for (&b, &stride) in &strides {
+        let sh = pro.u32(b);
+        let bit = pro.op(AluOp::Ushr, mask, sh);
+        let one = pro.u32(1);
+        let bitv = pro.op(AluOp::Iand, bit, one);
+        let bound = pro.op(AluOp::Ine, bitv, zero);
+        let o4 = pro.e.imm(ValueType::U64, &[4 * u64::from(b)]);
+        let oaddr = pro.op(AluOp::Iadd, offsets, o4);
+        let off = pro.e.intrinsic(Intrinsic::LoadGlobal, u32t, &[oaddr]);
+        let size = pro.param(buffer_size(b));
+        let has_room = pro.op(AluOp::Uge, size, off);
+        let diff = pro.op(AluOp::Isub, size, off);
+        let room = pro.sel(has_room, diff, zero);
+        let stride_v = pro.u32(stride.max(1));
+        let prim_bytes = pro.op(AluOp::Imul, stride_v, vpp);
+        let prims = pro.op(AluOp::Udiv, room, prim_bytes);
+        let records = pro.op(AluOp::Imul, prims, vpp);
+        let max = pro.u32(u32::MAX);
+        let limit = pro.sel(bound, records, max);
+        fit = pro.op(AluOp::Umin, fit, limit);
+        let rs = pro.op(AluOp::Imul, record, stride_v);
+        let byte = pro.op(AluOp::Iadd, off, rs);
+        let byte64 = pro.to64(byte);
+        let base = pro.param64(buffer_address(b));
+        let vaddr = pro.op(AluOp::Iadd, base, byte64);
+        per_buffer.insert(b, (bound, vaddr));
+    }
+    let ok = pro.op(AluOp::Ult, record, fit);
+    let mut enable: BTreeMap<u32, (Value, Value)> = BTreeMap::new();
+    for (b, (bound, vaddr)) in per_buffer {
+        let we = pro.op(AluOp::Iand, ok, bound);
+        enable.insert(b, (we, vaddr));
+    }
+    // Per-output store address.
+    let outputs = std::mem::take(&mut shader.outputs);
+    let mut addrs: Vec<Option<(Value, Value)>> = Vec::with_capacity(outputs.len());
+    {
+        let mut pro = Pro { e: &mut e };
+        for o in &outputs {
+            addrs.push(match o.xfb {
+                Some(x) if enable.contains_key(&x.buffer) => {
+                    let (we, vaddr) = enable[&x.buffer];
+                    let ofs = pro.e.imm(ValueType::U64, &[u64::from(x.offset)]);
+                    let a = pro.op(AluOp::Iadd, vaddr, ofs);
+                    Some((we, a))
+                }
+                _ => None,
+            });
+        }
+    }
+    let prologue = std::mem::take(&mut e.out);
+    drop(e);
+    // Rewrite the body.
+    rewrite_region(&mut body, &mut shader.values, &mut |instr, e| {
+        let Op::Intrinsic(i) = &instr.op else {
+            e.out.push(instr);
+            return;
+        };
+        match i.kind {
+            Intrinsic::LoadSysVal(SysVal::VertexIndex) => e.mov(instr.dsts[0], vertex_index),
+            Intrinsic::LoadSysVal(SysVal::RawVertexId) => e.mov(instr.dsts[0], raw),
+            Intrinsic::LoadInput {
+                location,
+                component,
+            } => e.out.push(Instr::new(
+                instr.dsts.clone(),
+                Op::Intrinsic(OpIntrinsic {
+                    kind: Intrinsic::LoadAttribute {
+                        location,
+                        component,
+                    },
+                    srcs: vec![raw, instance],
+                }),
+            )),
+            Intrinsic::StoreOutput { output } => {
+                if let Some(Some((we, addr))) = addrs.get(output as usize) {
+                    let store = Instr::new(
+                        vec![],
+                        Op::Intrinsic(OpIntrinsic {
+                            kind: Intrinsic::StoreGlobal,
+                            srcs: vec![i.srcs[0], *addr],
+                        }),
+                    );
+                    let yield_ = || Instr::new(vec![], Op::Yield(OpValues { values: vec![] }));
+                    e.out.push(Instr::new(
+                        vec![],
+                        Op::If(If {
+                            cond: *we,
+                            then_region: Region {
+                                instrs: vec![store, yield_()],
+                            },
+                            else_region: Region {
+                                instrs: vec![yield_()],
+                            },
+                        }),
+                    ));
+                }
+            }
+            _ => e.out.push(instr),
+        }
+    });
+    let mut instrs = prologue;
+    instrs.append(&mut body.instrs);
+    shader.body = Region { instrs };
+    shader.info.xfb_mode = false;
+    true
+}
+
+/// The rasterization variant: same shader, no capture (XFB decorations dropped).
+pub fn strip_xfb(shader: &mut Shader) {
+    for o in &mut shader.outputs {
+        o.xfb = None;
+    }
+    shader.info.xfb_mode = false;
+}

@@ -1,0 +1,899 @@
+//! The XFB test matrix: the lowered XFB variant (`lower_io` → `lower_xfb` →
+//! `lower_sysvals`), run in the IR interpreter over every captured-vertex
+//! invocation, must produce byte-identical buffers to the spec oracle
+//! (`compiler::xfb_reference`). Buffers start with a sentinel pattern and are
+//! mapped beyond their bound range, so holes in the stride and bytes outside
+//! the binding are checked too; index buffers are mapped exactly, so an
+//! over-read is an error.
+//!
+//! Axes (each covered fully; the cross product is sampled to stay fast):
+//! topologies × vertex counts 0..=20 and 1000–1002 × instances 1..=3 × first
+//! vertex; indexed u8/u16/u32 with negative and large vertex offsets, indices
+//! above 65535 and reads past the index range; primitive restart through the
+//! restart-kernel model; 1–4 buffers with gaps, bind offsets, resumed write
+//! offsets and every 32-bit scalar/vector type; overflow at every primitive
+//! boundary with each buffer in turn the limiting one.
+
+use bifrost_vk::compiler::ir::interp::*;
+use bifrost_vk::compiler::ir::*;
+use bifrost_vk::compiler::passes::lower_xfb::{XfbBinding, XfbIndexBuffer};
+use bifrost_vk::compiler::passes::*;
+use bifrost_vk::compiler::xfb_reference::*;
+
+const ATTR_BASE: u64 = 0x10_0000_0000;
+const INST_ATTR_BASE: u64 = 0x20_0000_0000;
+const INDEX_BASE: u64 = 0x30_0000_0000;
+const OFFSETS_BASE: u64 = 0x40_0000_0000;
+const XFB_BASE: u64 = 0x50_0000_0000;
+/// Input locations (non-trivial so that lower_io's renumbering matters).
+const LOC_VERTEX: u32 = 3;
+const LOC_INSTANCE: u32 = 7;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Float,
+    Int,
+    Uint,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct OutSpec {
+    buffer: u32,
+    offset: u32,
+    comps: u32,
+    kind: Kind,
+}
+
+/// Per-vertex attribute value (element = vertex index).
+fn vertex_attr(v: u32) -> u32 {
+    v.wrapping_mul(3).wrapping_add(1)
+}
+
+/// Per-instance attribute value (element = instance index).
+fn instance_attr(ii: u32) -> u32 {
+    ii.wrapping_mul(7).wrapping_add(2)
+}
+
+/// What the test shader computes for component `c` of output `o`, as bits.
+fn expected_value(v: u32, ii: u32, o: usize, c: u32, kind: Kind) -> u32 {
+    let x = vertex_attr(v)
+        .wrapping_add(v)
+        .wrapping_add(instance_attr(ii).wrapping_mul(16))
+        .wrapping_add(ii.wrapping_mul(1000))
+        .wrapping_add(64 * o as u32)
+        .wrapping_add(c);
+    match kind {
+        Kind::Float => (x as f32).to_bits(),
+        Kind::Int => x.wrapping_neg(),
+        Kind::Uint => x ^ 0x5A00_0000,
+    }
+}
+
+/// A vertex shader computing `expected_value` from two attributes and the
+/// vertex/instance index sysvals, plus a non-captured position output.
+fn build_shader(outs: &[OutSpec]) -> Shader {
+    let mut s = Shader::new(Stage::Vertex);
+    s.info.xfb_mode = true;
+    let u32t = ValueType::U32;
+    s.inputs = vec![
+        Input {
+            name: "a_vertex".into(),
+            location: LOC_VERTEX,
+            component: 0,
+            ty: u32t,
+        },
+        Input {
+            name: "a_instance".into(),
+            location: LOC_INSTANCE,
+            component: 0,
+            ty: u32t,
+        },
+    ];
+    s.outputs.push(Output {
+        name: "gl_Position".into(),
+        slot: OutputSlot::BuiltIn(BuiltIn::Position),
+        ty: ValueType::new(32, 4),
+        xfb: None,
+    });
+    for (o, spec) in outs.iter().enumerate() {
+        let stride = stride_of(outs, spec.buffer);
+        s.outputs.push(Output {
+            name: format!("out{o}"),
+            slot: OutputSlot::Location {
+                location: o as u32,
+                component: 0,
+            },
+            ty: ValueType::new(32, spec.comps as u8),
+            xfb: Some(Xfb {
+                buffer: spec.buffer,
+                stride,
+                offset: spec.offset,
+                stream: 0,
+            }),
+        });
+    }
+    let mut b = Builder::new(&mut s);
+    let va = b.load(
+        Intrinsic::LoadInput {
+            location: LOC_VERTEX,
+            component: 0,
+        },
+        u32t,
+        &[],
+    );
+    let ia = b.load(
+        Intrinsic::LoadInput {
+            location: LOC_INSTANCE,
+            component: 0,
+        },
+        u32t,
+        &[],
+    );
+    let vi = b.sysval(SysVal::VertexIndex, u32t);
+    let ii = b.sysval(SysVal::InstanceIndex, u32t);
+    let sixteen = b.imm_u32(16);
+    let thousand = b.imm_u32(1000);
+    let t0 = b.alu(AluOp::Iadd, &[va, vi]);
+    let t1 = b.alu(AluOp::Imul, &[ia, sixteen]);
+    let t2 = b.alu(AluOp::Imul, &[ii, thousand]);
+    let t3 = b.alu(AluOp::Iadd, &[t0, t1]);
+    let x = b.alu(AluOp::Iadd, &[t3, t2]);
+    // Position: float(x) in x, the rest constant (not captured).
+    let fx = b.alu_typed(AluOp::U2f, ValueType::F32, &[x]);
+    let one = b.imm_f32(1.0);
+    let pos = b.vec(&[fx, one, one, one]);
+    b.store(Intrinsic::StoreOutput { output: 0 }, &[pos]);
+    for (o, spec) in outs.iter().enumerate() {
+        let comps: Vec<Value> = (0..spec.comps)
+            .map(|c| {
+                let k = b.imm_u32(64 * o as u32 + c);
+                let xc = b.alu(AluOp::Iadd, &[x, k]);
+                match spec.kind {
+                    Kind::Float => b.alu_typed(AluOp::U2f, ValueType::F32, &[xc]),
+                    Kind::Int => b.alu(AluOp::Ineg, &[xc]),
+                    Kind::Uint => {
+                        let m = b.imm_u32(0x5A00_0000);
+                        b.alu(AluOp::Ixor, &[xc, m])
+                    }
+                }
+            })
+            .collect();
+        let v = if comps.len() == 1 {
+            comps[0]
+        } else {
+            b.vec(&comps)
+        };
+        // Store some outputs inside control flow, as real shaders do.
+        if o % 2 == 1 {
+            let t = b.imm_bool(true);
+            b.if_(
+                t,
+                &[],
+                |b| {
+                    b.store(
+                        Intrinsic::StoreOutput {
+                            output: o as u32 + 1,
+                        },
+                        &[v],
+                    );
+                    vec![]
+                },
+                |_| vec![],
+            );
+        } else {
+            b.store(
+                Intrinsic::StoreOutput {
+                    output: o as u32 + 1,
+                },
+                &[v],
+            );
+        }
+    }
+    b.finish();
+    s
+}
+
+fn stride_of(outs: &[OutSpec], buffer: u32) -> u32 {
+    let end = outs
+        .iter()
+        .filter(|o| o.buffer == buffer)
+        .map(|o| o.offset + 4 * o.comps)
+        .max()
+        .unwrap_or(0);
+    // Leave a hole at the end of each record.
+    (end + 4 + 3) & !3
+}
+
+/// The compiled XFB variant and its push-uniform layout.
+struct Variant {
+    shader: Shader,
+    layout: PushUniformLayout,
+    attr_vertex: u32,
+    attr_instance: u32,
+}
+
+fn make_variant(outs: &[OutSpec]) -> Variant {
+    let mut s = build_shader(outs);
+    let io = lower_io(&mut s);
+    assert!(lower_xfb(&mut s));
+    let layout = lower_sysvals(&mut s);
+    // Nothing the backend does not know may remain.
+    s.body.for_each_instr(&mut |i| {
+        if let Op::Intrinsic(OpIntrinsic {
+            kind: Intrinsic::LoadSysVal(sv),
+            ..
+        }) = &i.op
+        {
+            assert!(
+                matches!(sv, SysVal::XfbInvocation | SysVal::InstanceId),
+                "sysval {sv:?} left in the variant"
+            );
+        }
+        if let Op::Intrinsic(i) = &i.op {
+            assert!(!matches!(
+                i.kind,
+                Intrinsic::StoreOutput { .. } | Intrinsic::LoadInput { .. }
+            ));
+        }
+    });
+    Variant {
+        shader: s,
+        layout,
+        attr_vertex: io.attribute_index(LOC_VERTEX).unwrap(),
+        attr_instance: io.attribute_index(LOC_INSTANCE).unwrap(),
+    }
+}
+
+#[derive(Clone, Debug)]
+struct BufSpec {
+    bound: bool,
+    bind_offset: u32,
+    bind_size: u32,
+    write_offset: u32,
+    /// Bytes mapped after the bound range (sentinel checked).
+    tail: u32,
+}
+
+#[derive(Clone, Debug)]
+struct Case {
+    topology: RefTopology,
+    count: u32,
+    first: u32,
+    vertex_offset: i32,
+    instances: u32,
+    first_instance: u32,
+    /// (index values, index size in bytes, restart enabled)
+    indices: Option<(Vec<u32>, u32, bool)>,
+    buffers: Vec<BufSpec>,
+    raw_offset_delta: u32,
+}
+
+fn sentinel(b: usize, i: usize) -> u8 {
+    (0xA5 ^ (i * 7) ^ (b * 31)) as u8
+}
+
+/// The model of the future GPU restart-resolution kernel: walks the index
+/// stream of one instance, splits it at restart values (compared before
+/// `vertexOffset`), decomposes each run into primitives with the same
+/// (primitive, slot) → position table the variant uses, and emits the u32
+/// index values in capture order and the primitive count. Out-of-range index
+/// reads give 0 (robust). Deliberately not the reference's assembler.
+fn restart_kernel_model(
+    topology: XfbTopology,
+    indices: &[u32],
+    first: u32,
+    count: u32,
+    restart: u32,
+) -> (Vec<u32>, u32) {
+    let vpp = topology.decode().verts_per_prim;
+    let mut list = Vec::new();
+    let mut prims = 0;
+    let mut run: Vec<u32> = Vec::new();
+    let mut flush = |run: &mut Vec<u32>, list: &mut Vec<u32>| {
+        let n = topology.primitive_count(run.len() as u32);
+        for p in 0..n {
+            for k in 0..vpp {
+                list.push(run[topology.vertex_position(p, k) as usize]);
+            }
+        }
+        prims += n;
+        run.clear();
+    };
+    for i in 0..count {
+        let pos = first as u64 + i as u64;
+        let index = indices.get(pos as usize).copied().unwrap_or(0);
+        if index == restart {
+            flush(&mut run, &mut list);
+        } else {
+            run.push(index);
+        }
+    }
+    flush(&mut run, &mut list);
+    (list, prims)
+}
+
+/// The model of the future advance kernel: primitives written and the new offsets.
+fn advance_kernel_model(
+    total_prims: u64,
+    vpp: u32,
+    outs: &[OutSpec],
+    bufs: &[BufSpec],
+) -> (u64, Vec<u32>) {
+    let mut fit = u64::MAX;
+    for (b, buf) in bufs.iter().enumerate() {
+        if buf.bound && outs.iter().any(|o| o.buffer as usize == b) {
+            let room = buf.bind_size.saturating_sub(buf.write_offset) as u64;
+            fit = fit.min(room / (stride_of(outs, b as u32) * vpp) as u64);
+        }
+    }
+    let written = total_prims.min(fit);
+    let offsets = bufs
+        .iter()
+        .enumerate()
+        .map(|(b, buf)| {
+            if buf.bound && outs.iter().any(|o| o.buffer as usize == b) {
+                buf.write_offset + written as u32 * vpp * stride_of(outs, b as u32)
+            } else {
+                buf.write_offset
+            }
+        })
+        .collect();
+    (written, offsets)
+}
+
+fn xfb_topology(t: RefTopology) -> XfbTopology {
+    XfbTopology::from_vk(t.vk()).unwrap()
+}
+
+/// Run one case through the variant and the reference; panics with context on mismatch.
+fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
+    let restart_value = |size: u32| match size {
+        1 => 0xFF,
+        2 => 0xFFFF,
+        _ => 0xFFFF_FFFF,
+    };
+    // ---- reference ----
+    let ref_draw = RefDraw {
+        topology: case.topology,
+        count: case.count,
+        first_vertex: case.first,
+        vertex_offset: case.vertex_offset,
+        instance_count: case.instances,
+        first_instance: case.first_instance,
+        indexed: case.indices.as_ref().map(|(ix, size, restart)| RefIndices {
+            indices: ix.clone(),
+            first_index: case.first,
+            restart: restart.then(|| restart_value(*size)),
+        }),
+        order: ProvokingOrder::First,
+    };
+    let ref_outputs: Vec<RefOutput> = outs
+        .iter()
+        .map(|o| RefOutput {
+            buffer: o.buffer,
+            offset: o.offset,
+            comps: o.comps,
+        })
+        .collect();
+    let ref_buffers: Vec<RefBuffer> = case
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(b, spec)| {
+            let len = (spec.bind_offset + spec.bind_size + spec.tail) as usize;
+            RefBuffer {
+                bound: spec.bound,
+                memory: (0..len).map(|i| sentinel(b, i)).collect(),
+                bind_offset: spec.bind_offset,
+                bind_size: spec.bind_size,
+                write_offset: spec.write_offset,
+                stride: stride_of(outs, b as u32),
+            }
+        })
+        .collect();
+    let expected = run(&ref_draw, &ref_outputs, &ref_buffers, &|v, ii, o| {
+        (0..outs[o].comps)
+            .map(|c| expected_value(v, ii, o, c, outs[o].kind))
+            .collect()
+    });
+
+    // ---- the variant ----
+    let topology = xfb_topology(case.topology);
+    let mut mem = Memory::new();
+    let mut bindings = [None; 4];
+    for (b, spec) in case.buffers.iter().enumerate() {
+        let base = XFB_BASE + ((b as u64) << 28);
+        mem.map(base, ref_buffers[b].memory.clone()).unwrap();
+        if spec.bound {
+            bindings[b] = Some(XfbBinding {
+                address: base + spec.bind_offset as u64,
+                size: spec.bind_size,
+            });
+        }
+    }
+    let mut offsets = [0u32; 4];
+    for (b, spec) in case.buffers.iter().enumerate() {
+        offsets[b] = spec.write_offset;
+    }
+    mem.map(
+        OFFSETS_BASE,
+        offsets.iter().flat_map(|o| o.to_le_bytes()).collect(),
+    )
+    .unwrap();
+    let draw = match &case.indices {
+        None => XfbDraw {
+            topology,
+            count: case.count,
+            first: case.first,
+            vertex_offset: 0,
+            index: None,
+            buffers: bindings,
+            offsets_address: OFFSETS_BASE,
+            resolved_prims: None,
+        },
+        Some((ix, size, restart)) => {
+            if *restart {
+                let (list, prims) = restart_kernel_model(
+                    topology,
+                    ix,
+                    case.first,
+                    case.count,
+                    restart_value(*size),
+                );
+                if !list.is_empty() {
+                    mem.map(
+                        INDEX_BASE,
+                        list.iter().flat_map(|i| i.to_le_bytes()).collect(),
+                    )
+                    .unwrap();
+                }
+                XfbDraw::resolved(
+                    topology,
+                    INDEX_BASE,
+                    prims,
+                    case.vertex_offset,
+                    bindings,
+                    OFFSETS_BASE,
+                )
+            } else {
+                let bytes: Vec<u8> = ix
+                    .iter()
+                    .flat_map(|i| i.to_le_bytes()[..*size as usize].to_vec())
+                    .collect();
+                if !bytes.is_empty() {
+                    mem.map(INDEX_BASE, bytes).unwrap();
+                }
+                XfbDraw {
+                    topology,
+                    count: case.count,
+                    first: case.first,
+                    vertex_offset: case.vertex_offset,
+                    index: Some(XfbIndexBuffer {
+                        address: INDEX_BASE,
+                        count: ix.len() as u32,
+                        size: *size,
+                    }),
+                    buffers: bindings,
+                    offsets_address: OFFSETS_BASE,
+                    resolved_prims: None,
+                }
+            }
+        }
+    };
+    // Attribute buffers covering exactly the vertices of complete primitives.
+    let prims = primitives(&ref_draw);
+    let vertices: Vec<u32> = prims.iter().flatten().copied().collect();
+    let vmin = vertices.iter().copied().min().unwrap_or(0);
+    let vmax = vertices.iter().copied().max().unwrap_or(0);
+    if !vertices.is_empty() {
+        let bytes: Vec<u8> = (vmin..=vmax)
+            .flat_map(|v| vertex_attr(v).to_le_bytes())
+            .collect();
+        mem.map(ATTR_BASE + 4 * vmin as u64, bytes).unwrap();
+    }
+    let ibytes: Vec<u8> = (0..case.instances)
+        .flat_map(|i| instance_attr(case.first_instance + i).to_le_bytes())
+        .collect();
+    if !ibytes.is_empty() {
+        mem.map(INST_ATTR_BASE, ibytes).unwrap();
+    }
+    // `Offset start` (raw vertex offset): any value works as long as the
+    // attribute fetch and the variant agree; PanVk uses the min index.
+    let raw_vertex_offset = vmin.wrapping_sub(case.raw_offset_delta);
+    let mut state = DrawState {
+        offset_start: raw_vertex_offset,
+        ..Default::default()
+    };
+    state.attributes.insert(
+        variant.attr_vertex,
+        AttributeBinding {
+            address: ATTR_BASE,
+            stride: 4,
+            comps: 1,
+            kind: AttributeKind::Int,
+            rate: InputRate::Vertex,
+        },
+    );
+    state.attributes.insert(
+        variant.attr_instance,
+        AttributeBinding {
+            // Holds the elements from firstInstance on: the driver folds
+            // firstInstance into the address.
+            address: INST_ATTR_BASE,
+            stride: 4,
+            comps: 1,
+            kind: AttributeKind::Int,
+            rate: InputRate::Instance { divisor: 1 },
+        },
+    );
+    let sysvals = SysvalBlock {
+        raw_vertex_offset,
+        base_vertex: if case.indices.is_some() {
+            case.vertex_offset as u32
+        } else {
+            case.first
+        },
+        base_instance: case.first_instance,
+        push_constants_address: 0,
+        num_workgroups: [0; 3],
+        xfb_params: draw.params(),
+    };
+    state.push_uniforms = variant.layout.fill(&sysvals, &[]);
+    let per_instance = draw.invocations_per_instance();
+    let mut steps = 0;
+    for instance in 0..case.instances {
+        for s in 0..per_instance {
+            let ids = InvocationIds {
+                xfb_invocation: s,
+                instance_id: instance,
+                ..Default::default()
+            };
+            let r = run_invocation(&variant.shader, &state, &mut mem, ids)
+                .unwrap_or_else(|e| panic!("invocation {s}/{instance} of {case:?}: {e}"));
+            steps += r.steps;
+        }
+    }
+    for (b, want) in expected.memory.iter().enumerate() {
+        let got = mem.range(XFB_BASE + ((b as u64) << 28)).unwrap();
+        if got != want.as_slice() {
+            let first_diff = got.iter().zip(want).position(|(g, w)| g != w).unwrap();
+            panic!(
+                "buffer {b} differs at byte {first_diff} (got {:02x?}, want {:02x?})\ncase {case:?}\nouts {outs:?}",
+                &got[first_diff..(first_diff + 8).min(got.len())],
+                &want[first_diff..(first_diff + 8).min(want.len())]
+            );
+        }
+    }
+    // The advance kernel's model agrees with the reference's counters.
+    let vpp = topology.decode().verts_per_prim;
+    let total = case.instances as u64 * draw.prims_per_instance() as u64;
+    assert_eq!(total, expected.primitives_needed, "{case:?}");
+    let (written, new_offsets) = advance_kernel_model(total, vpp, outs, &case.buffers);
+    assert_eq!(written, expected.primitives_written, "{case:?}");
+    assert_eq!(new_offsets, expected.write_offsets, "{case:?}");
+    steps
+}
+
+/// The standard output set: holes, two buffers, bind offsets.
+fn standard_outputs() -> Vec<OutSpec> {
+    vec![
+        OutSpec {
+            buffer: 0,
+            offset: 0,
+            comps: 4,
+            kind: Kind::Float,
+        },
+        OutSpec {
+            buffer: 0,
+            offset: 20,
+            comps: 1,
+            kind: Kind::Int,
+        },
+        OutSpec {
+            buffer: 1,
+            offset: 4,
+            comps: 2,
+            kind: Kind::Uint,
+        },
+    ]
+}
+
+fn roomy_buffers(outs: &[OutSpec], n: usize, max_prims: u32) -> Vec<BufSpec> {
+    (0..n)
+        .map(|b| {
+            let stride = stride_of(outs, b as u32);
+            BufSpec {
+                bound: true,
+                bind_offset: 4 * (b as u32 + 1),
+                bind_size: stride * 3 * max_prims + 8,
+                write_offset: 0,
+                tail: 16,
+            }
+        })
+        .collect()
+}
+
+fn non_indexed(topology: RefTopology, count: u32, instances: u32, first: u32) -> Case {
+    Case {
+        topology,
+        count,
+        first,
+        vertex_offset: 0,
+        instances,
+        first_instance: 0,
+        indices: None,
+        buffers: Vec::new(),
+        raw_offset_delta: 0,
+    }
+}
+
+/// A small deterministic generator.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) as u32
+    }
+    fn below(&mut self, n: u32) -> u32 {
+        self.next() % n.max(1)
+    }
+}
+
+#[test]
+fn non_indexed_all_topologies_counts_instances() {
+    let outs = standard_outputs();
+    let v = make_variant(&outs);
+    for topology in RefTopology::ALL {
+        for count in (0..=20).chain([1000, 1001, 1002]) {
+            for instances in 1..=3 {
+                // Large counts: one first-vertex value per instance count.
+                let firsts: &[u32] = if count >= 1000 { &[7] } else { &[0, 5, 65530] };
+                for &first in firsts {
+                    let mut case = non_indexed(topology, count, instances, first);
+                    case.first_instance = instances - 1;
+                    case.raw_offset_delta = first % 3;
+                    case.buffers = roomy_buffers(&outs, 2, count * instances);
+                    check(&v, &outs, &case);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn indexed_u8_u16_u32_offsets_and_robust_reads() {
+    let outs = standard_outputs();
+    let v = make_variant(&outs);
+    let mut rng = Lcg(1);
+    for topology in RefTopology::ALL {
+        for size in [1u32, 2, 4] {
+            for count in (0..=20).chain([300]) {
+                for (vertex_offset, base) in [(0i32, 0u32), (-3, 3), (70_000, 0), (-65_000, 65_500)]
+                {
+                    let max = match size {
+                        1 => 0xFE,
+                        2 => 0xFFFE,
+                        _ => 200_000,
+                    };
+                    if base + 40 > max {
+                        continue;
+                    }
+                    let span = max.min(base + 40) - base.min(max);
+                    let ix: Vec<u32> = (0..count + 4)
+                        .map(|_| (base + rng.below(span + 1)).min(max))
+                        .collect();
+                    // Sometimes read past the end of the bound range (robust 0);
+                    // with base > 0 the vertex offset keeps index 0 valid only if
+                    // vertex_offset ≥ 0, so only do it then.
+                    let first = if vertex_offset >= 0 && count % 5 == 0 {
+                        6
+                    } else {
+                        2
+                    };
+                    let instances = 1 + count % 3;
+                    let case = Case {
+                        topology,
+                        count,
+                        first,
+                        vertex_offset,
+                        instances,
+                        first_instance: 3,
+                        indices: Some((ix, size, false)),
+                        buffers: roomy_buffers(&outs, 2, (count + 4) * instances),
+                        raw_offset_delta: 11,
+                    };
+                    check(&v, &outs, &case);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn indices_above_65535() {
+    let outs = standard_outputs();
+    let v = make_variant(&outs);
+    for topology in RefTopology::ALL {
+        let ix: Vec<u32> = (0..24).map(|i| 65_530 + (i * 5) % 17).collect();
+        let case = Case {
+            topology,
+            count: 24,
+            first: 0,
+            vertex_offset: -10,
+            instances: 2,
+            first_instance: 0,
+            indices: Some((ix, 4, false)),
+            buffers: roomy_buffers(&outs, 2, 48),
+            raw_offset_delta: 0,
+        };
+        check(&v, &outs, &case);
+    }
+}
+
+#[test]
+fn primitive_restart_resolved_lists() {
+    let outs = standard_outputs();
+    let v = make_variant(&outs);
+    let mut rng = Lcg(7);
+    for topology in RefTopology::ALL {
+        for size in [1u32, 2, 4] {
+            let restart = match size {
+                1 => 0xFF,
+                2 => 0xFFFF,
+                _ => 0xFFFF_FFFF,
+            };
+            for count in (0..=20).chain([200]) {
+                for density in [3u32, 7] {
+                    let ix: Vec<u32> = (0..count)
+                        .map(|_| {
+                            if rng.below(density) == 0 {
+                                restart
+                            } else {
+                                rng.below(50) + if size == 4 { 70_000 } else { 0 }
+                            }
+                        })
+                        .collect();
+                    let vertex_offset = if size == 4 { -69_990 } else { 5 };
+                    let case = Case {
+                        topology,
+                        count,
+                        first: 0,
+                        vertex_offset,
+                        instances: 1 + count % 3,
+                        first_instance: 1,
+                        indices: Some((ix, size, true)),
+                        buffers: roomy_buffers(&outs, 2, count * 3),
+                        raw_offset_delta: 2,
+                    };
+                    check(&v, &outs, &case);
+                }
+            }
+        }
+    }
+    // piglit primitive-restart-xfb: 9 indices, one restart → 4 triangles.
+    let case = Case {
+        topology: RefTopology::TriangleStrip,
+        count: 9,
+        first: 0,
+        vertex_offset: 0,
+        instances: 1,
+        first_instance: 0,
+        indices: Some((vec![0, 1, 2, 3, 0xFFFF, 4, 5, 6, 7], 2, true)),
+        buffers: roomy_buffers(&outs, 2, 4),
+        raw_offset_delta: 0,
+    };
+    check(&v, &outs, &case);
+}
+
+/// Every 32-bit type (float/int/uint × 1–4 components) over 1–4 buffers with
+/// gaps, unbound slots, bind offsets and resumed write offsets.
+#[test]
+fn buffers_types_gaps_and_unbound() {
+    let kinds = [Kind::Float, Kind::Int, Kind::Uint];
+    let mut rng = Lcg(3);
+    for nbuf in 1..=4u32 {
+        for variant_seed in 0..3u32 {
+            // Spread the 12 type combinations over the buffers, with gaps.
+            let mut outs = Vec::new();
+            let mut cursor = vec![0u32; nbuf as usize];
+            for (t, kind) in kinds.iter().enumerate() {
+                for comps in 1..=4 {
+                    let buffer = (t as u32 * 4 + comps + variant_seed) % nbuf;
+                    let gap = 4 * rng.below(2);
+                    let offset = cursor[buffer as usize] + gap;
+                    cursor[buffer as usize] = offset + 4 * comps;
+                    outs.push(OutSpec {
+                        buffer,
+                        offset,
+                        comps,
+                        kind: *kind,
+                    });
+                }
+            }
+            let v = make_variant(&outs);
+            for topology in RefTopology::ALL {
+                let count = 9 + rng.below(8);
+                let mut case = non_indexed(topology, count, 2, 1);
+                case.buffers = roomy_buffers(&outs, nbuf as usize, count * 2);
+                for (b, buf) in case.buffers.iter_mut().enumerate() {
+                    buf.bind_offset = 4 * rng.below(5);
+                    buf.write_offset = 4 * rng.below(3) * (b as u32);
+                    // Leave one slot unbound now and then (its outputs are dropped).
+                    if nbuf > 1 && (b as u32 + variant_seed) % 3 == 2 {
+                        buf.bound = false;
+                    }
+                }
+                check(&v, &outs, &case);
+            }
+        }
+    }
+}
+
+/// Overflow at every primitive boundary, each buffer in turn the limiting one:
+/// sizes that fit exactly k primitives, k primitives and a few bytes, k+1
+/// primitives minus a few bytes; resumed offsets beyond the size.
+#[test]
+fn overflow_at_every_primitive_boundary() {
+    let outs = standard_outputs();
+    let v = make_variant(&outs);
+    for topology in RefTopology::ALL {
+        let count = 14;
+        let instances = 2;
+        let mut probe = non_indexed(topology, count, instances, 0);
+        probe.buffers = roomy_buffers(&outs, 2, 100);
+        let vpp = topology.captured_vertices() as u32;
+        let total = xfb_topology(topology).primitive_count(count) * instances;
+        for limiting in 0..2usize {
+            let stride = stride_of(&outs, limiting as u32);
+            let prim = stride * vpp;
+            for k in 0..=total + 1 {
+                for extra in [0i64, 3, 4, -4] {
+                    let size = k as i64 * prim as i64 + extra;
+                    if size < 0 {
+                        continue;
+                    }
+                    for write_offset in [0u32, 8] {
+                        let mut case = probe.clone();
+                        case.buffers[limiting].bind_size = size as u32 + write_offset;
+                        case.buffers[limiting].write_offset = write_offset;
+                        check(&v, &outs, &case);
+                    }
+                }
+            }
+            // Write offset beyond the bound size: nothing fits.
+            let mut case = probe.clone();
+            case.buffers[limiting].bind_size = 16;
+            case.buffers[limiting].write_offset = 64;
+            check(&v, &outs, &case);
+        }
+        // Both limiting at different counts.
+        let mut case = probe.clone();
+        case.buffers[0].bind_size = 3 * vpp * stride_of(&outs, 0);
+        case.buffers[1].bind_size = 2 * vpp * stride_of(&outs, 1) + 5;
+        check(&v, &outs, &case);
+    }
+}
+
+#[test]
+fn rasterization_variant_keeps_no_capture() {
+    let mut s = build_shader(&standard_outputs());
+    strip_xfb(&mut s);
+    assert!(s.outputs.iter().all(|o| o.xfb.is_none()));
+    assert!(!s.info.xfb_mode);
+    let mut stores = 0;
+    s.body.for_each_instr(&mut |i| {
+        if let Op::Intrinsic(OpIntrinsic {
+            kind: Intrinsic::StoreGlobal,
+            ..
+        }) = &i.op
+        {
+            stores += 1;
+        }
+    });
+    assert_eq!(stores, 0);
+    // A shader without XFB outputs has no variant.
+    assert!(!lower_xfb(&mut s));
+}
