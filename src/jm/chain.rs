@@ -115,6 +115,25 @@ impl JobChain {
         }
     }
 
+    /// Let `f` edit the header words of job `i` (0-based) in GPU memory.
+    pub fn patch_header(&self, i: usize, f: impl FnOnce(&mut [u32])) {
+        let mut words = self.header_words(i);
+        f(&mut words);
+        self.jobs[i].write_words(0, &words);
+    }
+
+    /// Let `f` look at the header words of job `i` (0-based) in GPU memory.
+    pub fn read_header<R>(&self, i: usize, f: impl FnOnce(&[u32]) -> R) -> R {
+        f(&self.header_words(i))
+    }
+
+    fn header_words(&self, i: usize) -> Vec<u32> {
+        let mut bytes = vec![0u8; JOB_HEADER.bytes()];
+        // SAFETY: a job allocation holds at least a header.
+        unsafe { std::ptr::copy_nonoverlapping(self.jobs[i].cpu, bytes.as_mut_ptr(), bytes.len()) };
+        crate::hw::layout::words_from_bytes(&bytes)
+    }
+
     /// Exception status of every job, as the GPU wrote it back.
     pub fn statuses(&self) -> Vec<u32> {
         self.jobs

@@ -68,7 +68,10 @@ pub struct Shared {
 /// A queued chain.
 pub struct Work {
     pub jc: u64,
+    /// Explicit in-syncs: a failed one cancels this chain.
     pub wait: Vec<Arc<Fence>>,
+    /// Implicit BO fences: only ordering.
+    pub implicit: Vec<Arc<Fence>>,
     pub done: Arc<Fence>,
 }
 
@@ -86,6 +89,7 @@ impl JobSlot {
             .spawn(move || {
                 for work in rx {
                     shared.sync.wait_fences(&work.wait, i64::MAX);
+                    shared.sync.wait_fences(&work.implicit, i64::MAX);
                     if work.wait.iter().any(|f| f.status() != Some(0)) {
                         log::warn!(
                             "sim js{slot}: chain {:#x} skipped: a dependency failed",

@@ -30,6 +30,18 @@ use super::{
     SyncobjHandle,
 };
 
+/// Reads the execution trace of a [`SimDevice`] (unit-test builds record it).
+pub struct TraceHandle(Arc<Shared>);
+
+impl TraceHandle {
+    pub fn entries(&self) -> Vec<TraceEntry> {
+        self.0.trace.lock().unwrap().clone()
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
 /// Which GPU the simulator models.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SimModel {
@@ -126,6 +138,11 @@ impl SimDevice {
     pub fn trace(&self) -> Vec<TraceEntry> {
         self.shared.trace.lock().unwrap().clone()
     }
+
+    /// A handle on the execution trace that outlives boxing the device.
+    pub fn trace_handle(&self) -> TraceHandle {
+        TraceHandle(self.shared.clone())
+    }
 }
 
 impl Drop for SimDevice {
@@ -188,6 +205,7 @@ impl KernelDevice for SimDevice {
             wait.push(self.shared.sync.fence(h)?);
         }
         let done = Fence::pending();
+        let mut implicit = Vec::new();
         {
             let bos = self.bos.lock().unwrap();
             let mut bo_fences = self.bo_fences.lock().unwrap();
@@ -199,7 +217,7 @@ impl KernelDevice for SimDevice {
             for &h in submit.bo_handles {
                 // Every listed BO counts as written: wait for its last user.
                 if let Some(f) = bo_fences.insert(h, done.clone()) {
-                    wait.push(f);
+                    implicit.push(f);
                 }
             }
         }
@@ -216,6 +234,7 @@ impl KernelDevice for SimDevice {
         self.slots[slot].push(Work {
             jc: submit.jc,
             wait,
+            implicit,
             done,
         });
         Ok(())
