@@ -9,21 +9,34 @@ use std::sync::Once;
 
 use ash::vk;
 
-/// target/<profile>/, found from the test binary (target/<profile>/deps/...).
-pub fn profile_dir() -> PathBuf {
+/// target/<profile>/deps/, where the test binary and the freshly built
+/// cdylib live (`cargo test` builds the library there but only `cargo build`
+/// copies it up to target/<profile>/).
+pub fn deps_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     exe.parent()
-        .and_then(|deps| deps.parent())
         .expect("target/<profile>/deps/<test>")
         .to_path_buf()
 }
 
-pub fn manifest() -> PathBuf {
-    profile_dir().join("bifrost_vk_icd.json")
+pub fn library() -> PathBuf {
+    deps_dir().join("libbifrost_vk.so")
 }
 
-pub fn library() -> PathBuf {
-    profile_dir().join("libbifrost_vk.so")
+/// A loader manifest for [`library`], written next to it.
+pub fn manifest() -> PathBuf {
+    let path = deps_dir().join("bifrost_vk_icd.test.json");
+    let json = format!(
+        "{{\"file_format_version\": \"1.0.0\", \"ICD\": {{\"library_path\": {:?}, \"api_version\": \"1.0.0\"}}}}\n",
+        library().display().to_string()
+    );
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(json.as_str()) {
+        // Test binaries may run concurrently: write whole, then rename.
+        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+        std::fs::write(&tmp, &json).expect("write test manifest");
+        std::fs::rename(&tmp, &path).expect("install test manifest");
+    }
+    path
 }
 
 /// Set the environment once, before any thread loads the loader.

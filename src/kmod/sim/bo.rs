@@ -4,7 +4,6 @@
 //! pointer `bo_mmap` returns, the GPU only through the [`super::mmu::Mmu`].
 //! Total size is capped at the model's memory size, so out-of-memory is real.
 
-use std::alloc::Layout;
 use std::collections::HashMap;
 
 use super::mmu::Mmu;
@@ -12,8 +11,8 @@ use crate::kmod::{BoHandle, BoInfo, BoStats, KmodError, KmodResult};
 
 struct SimBo {
     info: BoInfo,
+    /// Anonymous mapping of `info.size` bytes (zero pages until touched).
     host: *mut u8,
-    layout: Layout,
 }
 
 /// All live BOs of one simulated device.
@@ -49,15 +48,21 @@ impl BoArena {
             return Err(KmodError::OutOfMemory);
         }
         let len = usize::try_from(size).map_err(|_| KmodError::OutOfMemory)?;
-        let layout = Layout::from_size_align(len, 4096).map_err(|_| KmodError::OutOfMemory)?;
-        // SAFETY: layout has non-zero size.
-        let host = unsafe { std::alloc::alloc_zeroed(layout) };
-        if host.is_null() {
-            return Err(KmodError::OutOfMemory);
+        use rustix::mm::{MapFlags, ProtFlags, mmap_anonymous};
+        // SAFETY: a fresh private anonymous mapping; nothing else lives there.
+        let host = unsafe {
+            mmap_anonymous(
+                std::ptr::null_mut(),
+                len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::PRIVATE | MapFlags::NORESERVE,
+            )
         }
+        .map_err(|_| KmodError::OutOfMemory)?
+        .cast::<u8>();
         let Some(gpu_va) = mmu.map(size, host) else {
-            // SAFETY: allocated just above with this layout.
-            unsafe { std::alloc::dealloc(host, layout) };
+            // SAFETY: mapped just above with this length.
+            let _ = unsafe { rustix::mm::munmap(host.cast(), len) };
             return Err(KmodError::OutOfMemory);
         };
         let handle = self.next_handle;
@@ -68,7 +73,7 @@ impl BoArena {
             size,
         };
         self.used += size;
-        self.bos.insert(handle, SimBo { info, host, layout });
+        self.bos.insert(handle, SimBo { info, host });
         Ok(info)
     }
 
@@ -89,8 +94,9 @@ impl BoArena {
             // Unmapping takes the MMU's write lock, so no GPU access is in flight.
             mmu.unmap(bo.info.gpu_va);
             self.used -= bo.info.size;
-            // SAFETY: allocated in `create` with this layout; no mapping remains.
-            unsafe { std::alloc::dealloc(bo.host, bo.layout) };
+            // SAFETY: mapped in `create` with this size; the GPU mapping is gone
+            // and the CPU user (kmod::Device) unmapped before closing.
+            let _ = unsafe { rustix::mm::munmap(bo.host.cast(), bo.info.size as usize) };
         }
     }
 
