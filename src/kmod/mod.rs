@@ -306,13 +306,20 @@ pub struct Device {
 }
 
 impl Device {
+    /// Wrap a backend; submit dumps go where `BIFROST_VK_DUMP` says.
     pub fn new(backend: Box<dyn KernelDevice>) -> Device {
+        let dump_dir = std::env::var_os("BIFROST_VK_DUMP").map(PathBuf::from);
+        Device::with_dump_dir(backend, dump_dir)
+    }
+
+    /// Wrap a backend with an explicit dump directory (None: no dumps).
+    pub fn with_dump_dir(backend: Box<dyn KernelDevice>, dump_dir: Option<PathBuf>) -> Device {
         let prod_id = backend.get_param(Param::GpuProdId).unwrap_or(0) as u32;
         Device {
             backend,
             prod_id,
             bos: Mutex::new(BTreeMap::new()),
-            dump_dir: std::env::var_os("BIFROST_VK_DUMP").map(PathBuf::from),
+            dump_dir,
             dump_seq: AtomicU64::new(0),
         }
     }

@@ -141,3 +141,67 @@ impl Drop for Queue {
         k.syncobj_destroy(self.syncobj);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use ash::vk;
+
+    use super::{Batch, Queue};
+    use crate::hw::job::write_value as wv;
+    use crate::icd::handle;
+    use crate::kmod::DeviceSource;
+    use crate::kmod::sim::SimModel;
+    use crate::kmod::sim::jobs::exception;
+    use crate::vk::cmd::{CommandBuffer, CommandPool, Recording};
+    use crate::vk::device::Device;
+    use crate::vk::physical_device::PhysicalDevice;
+    use crate::vk::sync::{self, Fence};
+
+    /// A chain that faults on the GPU: the status lands in the job header,
+    /// the fence wait reports DEVICE_LOST, and so does everything after.
+    #[test]
+    fn a_faulting_chain_loses_the_device() {
+        let pd = PhysicalDevice::probe(DeviceSource::Sim(SimModel::G52)).unwrap();
+        let dev = Device::new(&pd, &vk::DeviceCreateInfo::default(), &[], &[], None).unwrap();
+        // SAFETY: the device's own queue.
+        let queue = unsafe { handle::dispatchable::<Queue>(dev.queue.0) }.unwrap();
+        let pool = CommandPool::new(&dev.core, &vk::CommandPoolCreateInfo::default()).unwrap();
+        let raw = pool.allocate(0);
+        // SAFETY: just allocated.
+        let cb = unsafe { handle::dispatchable::<CommandBuffer>(raw.0) }.unwrap();
+        cb.begin().unwrap();
+        {
+            let mut r = cb.state.lock().unwrap();
+            let Recording { pool, chain, .. } = &mut *r;
+            // No BO lives at this GPU address.
+            chain
+                .add_write_value(pool, 0x7000_0000, wv::IMMEDIATE_32, 1, [0, 0])
+                .unwrap();
+        }
+        cb.end().unwrap();
+        let fence = Fence::new(&dev.core, false).unwrap();
+        let batch = Batch {
+            waits: vec![],
+            command_buffers: vec![cb],
+            signals: vec![],
+        };
+        queue
+            .submit(std::slice::from_ref(&batch), Some(fence.syncobj))
+            .unwrap();
+        assert_eq!(
+            sync::wait(&dev.core, &[&fence], true, 5_000_000_000),
+            Err(vk::Result::ERROR_DEVICE_LOST)
+        );
+        assert_eq!(
+            cb.state.lock().unwrap().chain.statuses(),
+            vec![exception::JOB_WRITE_FAULT]
+        );
+        assert_eq!(
+            queue.submit(&[batch], None),
+            Err(vk::Result::ERROR_DEVICE_LOST)
+        );
+        assert_eq!(queue.wait_idle(), Err(vk::Result::ERROR_DEVICE_LOST));
+        drop(fence);
+        drop(pool);
+    }
+}

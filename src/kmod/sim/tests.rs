@@ -263,3 +263,39 @@ fn bo_accounting_and_out_of_memory() {
         0x6221
     );
 }
+
+#[test]
+fn submit_dump_holds_every_bo_and_the_chain_head() {
+    let dir = std::env::temp_dir().join(format!("bifrost-vk-dump-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let dev = Arc::new(Device::with_dump_dir(
+        Box::new(SimDevice::new(SimModel::G52)),
+        Some(dir.clone()),
+    ));
+    let target = dev.bo_create(4096, BO_NOEXEC).unwrap();
+    let mut pool = GpuPool::new(dev.clone());
+    let mut chain = JobChain::new();
+    chain
+        .add_write_value(&mut pool, target.gpu_va(), wv::IMMEDIATE_32, 9, [0, 0])
+        .unwrap();
+    assert_eq!(run(&dev, &pool, &chain, 0), None);
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "one file per submit");
+    let snap = crate::hw::snapshot::Snapshot::parse(&std::fs::read(&files[0]).unwrap()).unwrap();
+    assert_eq!(snap.gpu_id, 0x7212);
+    assert_eq!(snap.jc, chain.head());
+    assert_eq!(snap.blocks.len(), 2, "the target BO and the pool BO");
+    let header = crate::hw::layout::words_from_bytes(snap.read(snap.jc, 32).unwrap());
+    assert_eq!(header::TYPE.get(&header), JobType::WriteValue as u64);
+    assert_eq!(
+        header::EXCEPTION_STATUS.get(&header),
+        0,
+        "dumped before the GPU ran it"
+    );
+    dev.bo_destroy(target);
+    drop(pool);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
