@@ -1,1 +1,11 @@
-//! (placeholder: filled by the owning work item)
+//! Job-manager command emission: job chains written into GPU memory at
+//! record time, and the per-command-buffer GPU memory pool they live in.
+//!
+//! Headers and payloads are packed with the tables of `crate::hw`; this
+//! module never submits anything (that is `vk::queue` through `kmod`).
+
+pub mod chain;
+pub mod pool;
+
+pub use chain::JobChain;
+pub use pool::{GpuAlloc, GpuPool};

@@ -1,0 +1,234 @@
+//! Physical-device queries, core 1.0 and VK_KHR_get_physical_device_properties2.
+
+use std::ffi::c_char;
+
+use ash::vk::{self, Handle};
+
+use super::{enumerate, extension_properties, input, out};
+use crate::icd::chain;
+use crate::icd::entry::VkResult;
+use crate::icd::handle;
+use crate::vk::device::Device;
+use crate::vk::physical_device::{DEVICE_EXTENSIONS, PhysicalDevice};
+
+fn pd<'a>(p: vk::PhysicalDevice) -> VkResult<&'a PhysicalDevice> {
+    // SAFETY: physical devices live as long as their instance; the caller
+    // passes a handle from vkEnumeratePhysicalDevices (valid usage).
+    unsafe { handle::dispatchable::<PhysicalDevice>(p.as_raw() as *mut u8) }
+}
+
+/// Fill the structures we know in a features2 chain; skip the rest.
+///
+/// # Safety
+/// `p_next` is a valid output chain.
+unsafe fn fill_features_chain(p_next: *mut std::ffi::c_void) {
+    // SAFETY: per the contract.
+    for s in unsafe { chain::iter_out(p_next) } {
+        // SAFETY: each element is a valid structure.
+        let ty = unsafe { (*s).s_type };
+        if ty == vk::StructureType::PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT {
+            // Transform feedback is not implemented yet: say so explicitly.
+            // SAFETY: sType identifies the structure.
+            let f = unsafe { &mut *s.cast::<vk::PhysicalDeviceTransformFeedbackFeaturesEXT<'_>>() };
+            f.transform_feedback = vk::FALSE;
+            f.geometry_streams = vk::FALSE;
+        } else {
+            log::debug!("features2: skipping unknown structure {ty:?}");
+        }
+    }
+}
+
+crate::vk_entry_points! {
+    fn vkGetPhysicalDeviceFeatures(physical_device: vk::PhysicalDevice, p_features: *mut vk::PhysicalDeviceFeatures) {
+        if let Ok(p) = pd(physical_device) {
+            let _ = out(p_features, p.features());
+        }
+    }
+
+    fn vkGetPhysicalDeviceFeatures2(physical_device: vk::PhysicalDevice, p_features: *mut vk::PhysicalDeviceFeatures2<'_>) {
+        if let (Ok(p), Some(f)) = (pd(physical_device), p_features.as_mut()) {
+            f.features = p.features();
+            fill_features_chain(f.p_next);
+        }
+    }
+
+    fn vkGetPhysicalDeviceProperties(physical_device: vk::PhysicalDevice, p_properties: *mut vk::PhysicalDeviceProperties) {
+        if let Ok(p) = pd(physical_device) {
+            let _ = out(p_properties, p.properties());
+        }
+    }
+
+    fn vkGetPhysicalDeviceProperties2(physical_device: vk::PhysicalDevice, p_properties: *mut vk::PhysicalDeviceProperties2<'_>) {
+        if let (Ok(p), Some(props)) = (pd(physical_device), p_properties.as_mut()) {
+            props.properties = p.properties();
+            // No extension structure is known yet: every one is skipped untouched.
+            for s in chain::iter_out(props.p_next) {
+                log::debug!("properties2: skipping unknown structure {:?}", (*s).s_type);
+            }
+        }
+    }
+
+    fn vkGetPhysicalDeviceFormatProperties(
+        physical_device: vk::PhysicalDevice,
+        format: vk::Format,
+        p_format_properties: *mut vk::FormatProperties,
+    ) {
+        if let Ok(p) = pd(physical_device) {
+            let _ = out(p_format_properties, p.format_properties(format));
+        }
+    }
+
+    fn vkGetPhysicalDeviceFormatProperties2(
+        physical_device: vk::PhysicalDevice,
+        format: vk::Format,
+        p_format_properties: *mut vk::FormatProperties2<'_>,
+    ) {
+        if let (Ok(p), Some(f)) = (pd(physical_device), p_format_properties.as_mut()) {
+            f.format_properties = p.format_properties(format);
+        }
+    }
+
+    fn vkGetPhysicalDeviceImageFormatProperties(
+        physical_device: vk::PhysicalDevice,
+        _format: vk::Format,
+        _ty: vk::ImageType,
+        _tiling: vk::ImageTiling,
+        _usage: vk::ImageUsageFlags,
+        _flags: vk::ImageCreateFlags,
+        _p_image_format_properties: *mut vk::ImageFormatProperties,
+    ) -> vk::Result {
+        pd(physical_device)?;
+        // No images yet.
+        Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)
+    }
+
+    fn vkGetPhysicalDeviceImageFormatProperties2(
+        physical_device: vk::PhysicalDevice,
+        _p_image_format_info: *const vk::PhysicalDeviceImageFormatInfo2<'_>,
+        _p_image_format_properties: *mut vk::ImageFormatProperties2<'_>,
+    ) -> vk::Result {
+        pd(physical_device)?;
+        Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)
+    }
+
+    fn vkGetPhysicalDeviceSparseImageFormatProperties(
+        _physical_device: vk::PhysicalDevice,
+        _format: vk::Format,
+        _ty: vk::ImageType,
+        _samples: vk::SampleCountFlags,
+        _usage: vk::ImageUsageFlags,
+        _tiling: vk::ImageTiling,
+        p_property_count: *mut u32,
+        _p_properties: *mut vk::SparseImageFormatProperties,
+    ) {
+        let _ = out(p_property_count, 0);
+    }
+
+    fn vkGetPhysicalDeviceSparseImageFormatProperties2(
+        _physical_device: vk::PhysicalDevice,
+        _p_format_info: *const vk::PhysicalDeviceSparseImageFormatInfo2<'_>,
+        p_property_count: *mut u32,
+        _p_properties: *mut vk::SparseImageFormatProperties2<'_>,
+    ) {
+        let _ = out(p_property_count, 0);
+    }
+
+    fn vkGetPhysicalDeviceQueueFamilyProperties(
+        physical_device: vk::PhysicalDevice,
+        p_count: *mut u32,
+        p_properties: *mut vk::QueueFamilyProperties,
+    ) {
+        if let Ok(p) = pd(physical_device) {
+            let _ = enumerate(&p.queue_families(), p_count, p_properties);
+        }
+    }
+
+    fn vkGetPhysicalDeviceQueueFamilyProperties2(
+        physical_device: vk::PhysicalDevice,
+        p_count: *mut u32,
+        p_properties: *mut vk::QueueFamilyProperties2<'_>,
+    ) {
+        let Ok(p) = pd(physical_device) else { return };
+        let families = p.queue_families();
+        let Some(count) = p_count.as_mut() else { return };
+        if p_properties.is_null() {
+            *count = families.len() as u32;
+            return;
+        }
+        let n = (*count as usize).min(families.len());
+        for (i, fam) in families.iter().take(n).enumerate() {
+            (*p_properties.add(i)).queue_family_properties = *fam;
+        }
+        *count = n as u32;
+    }
+
+    fn vkGetPhysicalDeviceMemoryProperties(
+        physical_device: vk::PhysicalDevice,
+        p_memory_properties: *mut vk::PhysicalDeviceMemoryProperties,
+    ) {
+        if let Ok(p) = pd(physical_device) {
+            let _ = out(p_memory_properties, p.memory_properties());
+        }
+    }
+
+    fn vkGetPhysicalDeviceMemoryProperties2(
+        physical_device: vk::PhysicalDevice,
+        p_memory_properties: *mut vk::PhysicalDeviceMemoryProperties2<'_>,
+    ) {
+        if let (Ok(p), Some(m)) = (pd(physical_device), p_memory_properties.as_mut()) {
+            m.memory_properties = p.memory_properties();
+        }
+    }
+
+    fn vkEnumerateDeviceExtensionProperties(
+        physical_device: vk::PhysicalDevice,
+        p_layer_name: *const c_char,
+        p_property_count: *mut u32,
+        p_properties: *mut vk::ExtensionProperties,
+    ) -> vk::Result {
+        pd(physical_device)?;
+        if !p_layer_name.is_null() {
+            return Err(vk::Result::ERROR_LAYER_NOT_PRESENT);
+        }
+        enumerate(&extension_properties(DEVICE_EXTENSIONS), p_property_count, p_properties)
+    }
+
+    fn vkEnumerateDeviceLayerProperties(
+        _physical_device: vk::PhysicalDevice,
+        p_property_count: *mut u32,
+        p_properties: *mut vk::LayerProperties,
+    ) -> vk::Result {
+        enumerate::<vk::LayerProperties>(&[], p_property_count, p_properties)
+    }
+
+    fn vkCreateDevice(
+        physical_device: vk::PhysicalDevice,
+        p_create_info: *const vk::DeviceCreateInfo<'_>,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_device: *mut vk::Device,
+    ) -> vk::Result {
+        let p = pd(physical_device)?;
+        let info = input(p_create_info)?;
+        let features2 = chain::find_in::<vk::PhysicalDeviceFeatures2<'_>>(info.p_next);
+        if let Some(f2) = features2 {
+            if !info.p_enabled_features.is_null() {
+                // Valid usage forbids both; refuse rather than guess.
+                return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+            }
+            chain::log_unknown("vkCreateDevice features2", f2.p_next, &[]);
+        }
+        chain::log_unknown(
+            "vkCreateDevice",
+            info.p_next,
+            &[vk::StructureType::PHYSICAL_DEVICE_FEATURES_2],
+        );
+        let features = features2
+            .map(|f| &f.features)
+            .or_else(|| info.p_enabled_features.as_ref());
+        let exts = super::c_names(info.pp_enabled_extension_names, info.enabled_extension_count);
+        let queues = super::slice(info.p_queue_create_infos, info.queue_create_info_count);
+        let device = Device::new(p, info, &exts, queues, features)?;
+        let raw = handle::new_dispatchable(device);
+        out(p_device, vk::Device::from_raw(raw as u64))
+    }
+}

@@ -1,0 +1,135 @@
+//! Name → function tables for vkGetInstanceProcAddr, vkGetDeviceProcAddr and
+//! vk_icdGetPhysicalDeviceProcAddr.
+//!
+//! Only implemented commands are listed: a device command we do not
+//! implement resolves to NULL, never to a stub. Every core 1.0
+//! instance-level command is listed (the loader crashes otherwise). Each
+//! entry is type-checked against ash's PFN type by [`crate::procedure!`].
+
+use ash::vk;
+
+use super::api::{cmd, device, instance, memory, physical_device as pd, query, sync, test_hooks};
+use super::exports;
+use crate::procedure;
+
+/// Which dispatch level a command belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Callable without an instance.
+    Global,
+    Instance,
+    PhysicalDevice,
+    Device,
+}
+
+pub struct Entry {
+    pub name: &'static str,
+    pub scope: Scope,
+    pub pfn: vk::PFN_vkVoidFunction,
+}
+
+macro_rules! entries {
+    ($($scope:ident $name:literal => $func:path, $pfn:ident;)*) => {
+        &[$(Entry { name: $name, scope: Scope::$scope, pfn: procedure!($func, vk::$pfn) },)*]
+    };
+}
+
+/// Every command we implement.
+pub static ENTRIES: &[Entry] = entries! {
+    Global "vkCreateInstance" => instance::vkCreateInstance, PFN_vkCreateInstance;
+    Global "vkEnumerateInstanceExtensionProperties" => instance::vkEnumerateInstanceExtensionProperties, PFN_vkEnumerateInstanceExtensionProperties;
+    Global "vkEnumerateInstanceLayerProperties" => instance::vkEnumerateInstanceLayerProperties, PFN_vkEnumerateInstanceLayerProperties;
+    Global "vkGetInstanceProcAddr" => exports::vkGetInstanceProcAddr, PFN_vkGetInstanceProcAddr;
+
+    Instance "vkDestroyInstance" => instance::vkDestroyInstance, PFN_vkDestroyInstance;
+    Instance "vkEnumeratePhysicalDevices" => instance::vkEnumeratePhysicalDevices, PFN_vkEnumeratePhysicalDevices;
+    Instance "vkGetDeviceProcAddr" => exports::vkGetDeviceProcAddr, PFN_vkGetDeviceProcAddr;
+
+    PhysicalDevice "vkGetPhysicalDeviceFeatures" => pd::vkGetPhysicalDeviceFeatures, PFN_vkGetPhysicalDeviceFeatures;
+    PhysicalDevice "vkGetPhysicalDeviceProperties" => pd::vkGetPhysicalDeviceProperties, PFN_vkGetPhysicalDeviceProperties;
+    PhysicalDevice "vkGetPhysicalDeviceFormatProperties" => pd::vkGetPhysicalDeviceFormatProperties, PFN_vkGetPhysicalDeviceFormatProperties;
+    PhysicalDevice "vkGetPhysicalDeviceImageFormatProperties" => pd::vkGetPhysicalDeviceImageFormatProperties, PFN_vkGetPhysicalDeviceImageFormatProperties;
+    PhysicalDevice "vkGetPhysicalDeviceSparseImageFormatProperties" => pd::vkGetPhysicalDeviceSparseImageFormatProperties, PFN_vkGetPhysicalDeviceSparseImageFormatProperties;
+    PhysicalDevice "vkGetPhysicalDeviceQueueFamilyProperties" => pd::vkGetPhysicalDeviceQueueFamilyProperties, PFN_vkGetPhysicalDeviceQueueFamilyProperties;
+    PhysicalDevice "vkGetPhysicalDeviceMemoryProperties" => pd::vkGetPhysicalDeviceMemoryProperties, PFN_vkGetPhysicalDeviceMemoryProperties;
+    PhysicalDevice "vkEnumerateDeviceExtensionProperties" => pd::vkEnumerateDeviceExtensionProperties, PFN_vkEnumerateDeviceExtensionProperties;
+    PhysicalDevice "vkEnumerateDeviceLayerProperties" => pd::vkEnumerateDeviceLayerProperties, PFN_vkEnumerateDeviceLayerProperties;
+    PhysicalDevice "vkCreateDevice" => pd::vkCreateDevice, PFN_vkCreateDevice;
+    // VK_KHR_get_physical_device_properties2
+    PhysicalDevice "vkGetPhysicalDeviceFeatures2KHR" => pd::vkGetPhysicalDeviceFeatures2, PFN_vkGetPhysicalDeviceFeatures2;
+    PhysicalDevice "vkGetPhysicalDeviceProperties2KHR" => pd::vkGetPhysicalDeviceProperties2, PFN_vkGetPhysicalDeviceProperties2;
+    PhysicalDevice "vkGetPhysicalDeviceFormatProperties2KHR" => pd::vkGetPhysicalDeviceFormatProperties2, PFN_vkGetPhysicalDeviceFormatProperties2;
+    PhysicalDevice "vkGetPhysicalDeviceImageFormatProperties2KHR" => pd::vkGetPhysicalDeviceImageFormatProperties2, PFN_vkGetPhysicalDeviceImageFormatProperties2;
+    PhysicalDevice "vkGetPhysicalDeviceQueueFamilyProperties2KHR" => pd::vkGetPhysicalDeviceQueueFamilyProperties2, PFN_vkGetPhysicalDeviceQueueFamilyProperties2;
+    PhysicalDevice "vkGetPhysicalDeviceMemoryProperties2KHR" => pd::vkGetPhysicalDeviceMemoryProperties2, PFN_vkGetPhysicalDeviceMemoryProperties2;
+    PhysicalDevice "vkGetPhysicalDeviceSparseImageFormatProperties2KHR" => pd::vkGetPhysicalDeviceSparseImageFormatProperties2, PFN_vkGetPhysicalDeviceSparseImageFormatProperties2;
+
+    Device "vkDestroyDevice" => device::vkDestroyDevice, PFN_vkDestroyDevice;
+    Device "vkGetDeviceQueue" => device::vkGetDeviceQueue, PFN_vkGetDeviceQueue;
+    Device "vkQueueSubmit" => device::vkQueueSubmit, PFN_vkQueueSubmit;
+    Device "vkQueueWaitIdle" => device::vkQueueWaitIdle, PFN_vkQueueWaitIdle;
+    Device "vkDeviceWaitIdle" => device::vkDeviceWaitIdle, PFN_vkDeviceWaitIdle;
+    Device "vkAllocateMemory" => memory::vkAllocateMemory, PFN_vkAllocateMemory;
+    Device "vkFreeMemory" => memory::vkFreeMemory, PFN_vkFreeMemory;
+    Device "vkMapMemory" => memory::vkMapMemory, PFN_vkMapMemory;
+    Device "vkUnmapMemory" => memory::vkUnmapMemory, PFN_vkUnmapMemory;
+    Device "vkFlushMappedMemoryRanges" => memory::vkFlushMappedMemoryRanges, PFN_vkFlushMappedMemoryRanges;
+    Device "vkInvalidateMappedMemoryRanges" => memory::vkInvalidateMappedMemoryRanges, PFN_vkInvalidateMappedMemoryRanges;
+    Device "vkGetDeviceMemoryCommitment" => memory::vkGetDeviceMemoryCommitment, PFN_vkGetDeviceMemoryCommitment;
+    Device "vkCreateBuffer" => memory::vkCreateBuffer, PFN_vkCreateBuffer;
+    Device "vkDestroyBuffer" => memory::vkDestroyBuffer, PFN_vkDestroyBuffer;
+    Device "vkGetBufferMemoryRequirements" => memory::vkGetBufferMemoryRequirements, PFN_vkGetBufferMemoryRequirements;
+    Device "vkBindBufferMemory" => memory::vkBindBufferMemory, PFN_vkBindBufferMemory;
+    Device "vkCreateFence" => sync::vkCreateFence, PFN_vkCreateFence;
+    Device "vkDestroyFence" => sync::vkDestroyFence, PFN_vkDestroyFence;
+    Device "vkResetFences" => sync::vkResetFences, PFN_vkResetFences;
+    Device "vkGetFenceStatus" => sync::vkGetFenceStatus, PFN_vkGetFenceStatus;
+    Device "vkWaitForFences" => sync::vkWaitForFences, PFN_vkWaitForFences;
+    Device "vkCreateSemaphore" => sync::vkCreateSemaphore, PFN_vkCreateSemaphore;
+    Device "vkDestroySemaphore" => sync::vkDestroySemaphore, PFN_vkDestroySemaphore;
+    Device "vkCreateQueryPool" => query::vkCreateQueryPool, PFN_vkCreateQueryPool;
+    Device "vkDestroyQueryPool" => query::vkDestroyQueryPool, PFN_vkDestroyQueryPool;
+    Device "vkGetQueryPoolResults" => query::vkGetQueryPoolResults, PFN_vkGetQueryPoolResults;
+    Device "vkCreateCommandPool" => cmd::vkCreateCommandPool, PFN_vkCreateCommandPool;
+    Device "vkDestroyCommandPool" => cmd::vkDestroyCommandPool, PFN_vkDestroyCommandPool;
+    Device "vkResetCommandPool" => cmd::vkResetCommandPool, PFN_vkResetCommandPool;
+    Device "vkAllocateCommandBuffers" => cmd::vkAllocateCommandBuffers, PFN_vkAllocateCommandBuffers;
+    Device "vkFreeCommandBuffers" => cmd::vkFreeCommandBuffers, PFN_vkFreeCommandBuffers;
+    Device "vkBeginCommandBuffer" => cmd::vkBeginCommandBuffer, PFN_vkBeginCommandBuffer;
+    Device "vkEndCommandBuffer" => cmd::vkEndCommandBuffer, PFN_vkEndCommandBuffer;
+    Device "vkResetCommandBuffer" => cmd::vkResetCommandBuffer, PFN_vkResetCommandBuffer;
+    Device "vkCmdWriteTimestamp" => cmd::vkCmdWriteTimestamp, PFN_vkCmdWriteTimestamp;
+    Device "vkCmdResetQueryPool" => cmd::vkCmdResetQueryPool, PFN_vkCmdResetQueryPool;
+};
+
+/// Test-only commands (BIFROST_VK_TEST_HOOKS=1), device scope.
+pub static TEST_HOOKS: &[Entry] = &[
+    Entry {
+        name: "vkBifrostTestPanic",
+        scope: Scope::Device,
+        pfn: procedure!(test_hooks::vkBifrostTestPanic, test_hooks::PfnTestPanic),
+    },
+    Entry {
+        name: "vkBifrostTestBoStats",
+        scope: Scope::Device,
+        pfn: procedure!(test_hooks::vkBifrostTestBoStats, test_hooks::PfnTestBoStats),
+    },
+];
+
+/// Look `name` up among the entries whose scope `allow` accepts.
+pub fn lookup(name: &[u8], allow: impl Fn(Scope) -> bool) -> vk::PFN_vkVoidFunction {
+    ENTRIES
+        .iter()
+        .find(|e| e.name.as_bytes() == name && allow(e.scope))
+        .and_then(|e| e.pfn)
+}
+
+pub fn lookup_test_hook(name: &[u8]) -> vk::PFN_vkVoidFunction {
+    if !crate::util::test_hooks_enabled() {
+        return None;
+    }
+    TEST_HOOKS
+        .iter()
+        .find(|e| e.name.as_bytes() == name)
+        .and_then(|e| e.pfn)
+}

@@ -1,0 +1,149 @@
+//! A job chain under construction: headers linked through `Next`, indices
+//! 1, 2, 3 … and dependencies, written into GPU memory as jobs are added.
+
+use super::pool::{GpuAlloc, GpuPool};
+use crate::hw::job::{self, JOB_HEADER, JobType, header, write_value};
+use crate::kmod::{KmodError, KmodResult};
+
+/// Job headers are 64-byte aligned.
+pub const JOB_ALIGN: u64 = 64;
+
+#[derive(Default)]
+pub struct JobChain {
+    /// Every job's allocation, in list order.
+    jobs: Vec<GpuAlloc>,
+}
+
+impl JobChain {
+    pub fn new() -> JobChain {
+        JobChain::default()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// GPU VA of the first job header (0 when empty).
+    pub fn head(&self) -> u64 {
+        self.jobs.first().map_or(0, |j| j.gpu_va)
+    }
+
+    /// Index of the last job (0 when empty).
+    pub fn last_index(&self) -> u16 {
+        self.jobs.len() as u16
+    }
+
+    pub fn clear(&mut self) {
+        self.jobs.clear();
+    }
+
+    /// Append a job of `job_type` with `payload` words after the header.
+    /// `dependencies` name earlier indices (0 = none). Returns the new index.
+    pub fn add_job(
+        &mut self,
+        pool: &mut GpuPool,
+        job_type: JobType,
+        payload: &[u32],
+        dependencies: [u16; 2],
+        barrier: bool,
+    ) -> KmodResult<u16> {
+        let index = u16::try_from(self.jobs.len() + 1)
+            .ok()
+            .filter(|&i| i < u16::MAX)
+            .ok_or(KmodError::Invalid("job chain has 65535 jobs"))?;
+        let size = job::PAYLOAD_OFFSET + payload.len() as u64 * 4;
+        let alloc = pool.alloc(size.next_multiple_of(JOB_ALIGN), JOB_ALIGN)?;
+        let mut words = JOB_HEADER.defaults();
+        let pack = |w: &mut [u32], f: &crate::hw::layout::Field, v: u64| {
+            f.set(w, v)
+                .map_err(|_| KmodError::Invalid("job header field overflow"))
+        };
+        pack(&mut words, &header::TYPE, job_type as u64)?;
+        pack(&mut words, &header::INDEX, u64::from(index))?;
+        pack(
+            &mut words,
+            &header::DEPENDENCY_1,
+            u64::from(dependencies[0]),
+        )?;
+        pack(
+            &mut words,
+            &header::DEPENDENCY_2,
+            u64::from(dependencies[1]),
+        )?;
+        pack(&mut words, &header::BARRIER, u64::from(barrier))?;
+        alloc.write_words(0, &words);
+        alloc.write_words(job::PAYLOAD_OFFSET, payload);
+        if let Some(prev) = self.jobs.last() {
+            // Link the previous header to this one.
+            let next = [alloc.gpu_va as u32, (alloc.gpu_va >> 32) as u32];
+            prev.write_words(u64::from(header::NEXT.start / 8), &next);
+        }
+        self.jobs.push(alloc);
+        Ok(index)
+    }
+
+    /// Append a WRITE_VALUE job storing `kind` (a `write_value::*` type) at `address`.
+    pub fn add_write_value(
+        &mut self,
+        pool: &mut GpuPool,
+        address: u64,
+        kind: u64,
+        immediate: u64,
+        dependencies: [u16; 2],
+    ) -> KmodResult<u16> {
+        let mut payload = vec![0u32; job::WRITE_VALUE_PAYLOAD.words as usize];
+        let err = |_| KmodError::Invalid("write value field overflow");
+        write_value::ADDRESS
+            .set(&mut payload, address)
+            .map_err(err)?;
+        write_value::TYPE.set(&mut payload, kind).map_err(err)?;
+        write_value::IMMEDIATE_VALUE
+            .set(&mut payload, immediate)
+            .map_err(err)?;
+        self.add_job(pool, JobType::WriteValue, &payload, dependencies, false)
+    }
+
+    /// Clear what the GPU wrote back into each header (exception status,
+    /// first incomplete task, fault pointer) so the chain can run again.
+    pub fn reset_status(&self) {
+        for job in &self.jobs {
+            job.zero(0, 16);
+        }
+    }
+
+    /// Let `f` edit the header words of job `i` (0-based) in GPU memory.
+    pub fn patch_header(&self, i: usize, f: impl FnOnce(&mut [u32])) {
+        let mut words = self.header_words(i);
+        f(&mut words);
+        self.jobs[i].write_words(0, &words);
+    }
+
+    /// Let `f` look at the header words of job `i` (0-based) in GPU memory.
+    pub fn read_header<R>(&self, i: usize, f: impl FnOnce(&[u32]) -> R) -> R {
+        f(&self.header_words(i))
+    }
+
+    fn header_words(&self, i: usize) -> Vec<u32> {
+        let mut bytes = vec![0u8; JOB_HEADER.bytes()];
+        // SAFETY: a job allocation holds at least a header.
+        unsafe { std::ptr::copy_nonoverlapping(self.jobs[i].cpu, bytes.as_mut_ptr(), bytes.len()) };
+        crate::hw::layout::words_from_bytes(&bytes)
+    }
+
+    /// Exception status of every job, as the GPU wrote it back.
+    pub fn statuses(&self) -> Vec<u32> {
+        self.jobs
+            .iter()
+            .map(|j| {
+                let mut b = [0u8; 4];
+                // SAFETY: the first 4 bytes of a live job allocation.
+                unsafe { std::ptr::copy_nonoverlapping(j.cpu, b.as_mut_ptr(), 4) };
+                u32::from_le_bytes(b)
+            })
+            .collect()
+    }
+}

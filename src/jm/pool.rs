@@ -1,0 +1,118 @@
+//! A bump allocator of GPU memory for one command buffer: descriptors and job
+//! headers are carved out of 64 KiB BOs; reset rewinds, drop frees.
+
+use std::sync::Arc;
+
+use crate::kmod::{BO_NOEXEC, Bo, BoHandle, Device, KmodResult};
+
+/// Size of each BO the pool takes from the kernel.
+pub const CHUNK: u64 = 64 * 1024;
+
+/// A piece of pool memory: its GPU VA and CPU pointer.
+#[derive(Clone, Copy, Debug)]
+pub struct GpuAlloc {
+    pub gpu_va: u64,
+    pub cpu: *mut u8,
+    pub size: u64,
+}
+
+// SAFETY: the pointer addresses a mapped pool BO (plain shared memory); the
+// owning command buffer is externally synchronised per the Vulkan spec.
+unsafe impl Send for GpuAlloc {}
+// SAFETY: as above.
+unsafe impl Sync for GpuAlloc {}
+
+impl GpuAlloc {
+    /// Write little-endian words at `offset` bytes into the allocation.
+    pub fn write_words(&self, offset: u64, words: &[u32]) {
+        let bytes = crate::hw::layout::bytes_from_words(words);
+        assert!(
+            offset + bytes.len() as u64 <= self.size,
+            "pool write out of range"
+        );
+        // SAFETY: in range of the allocation, which lives in a mapped pool BO.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                self.cpu.add(offset as usize),
+                bytes.len(),
+            )
+        }
+    }
+
+    /// Zero `len` bytes at `offset`.
+    pub fn zero(&self, offset: u64, len: u64) {
+        assert!(offset + len <= self.size, "pool write out of range");
+        // SAFETY: as in `write_words`.
+        unsafe { std::ptr::write_bytes(self.cpu.add(offset as usize), 0, len as usize) }
+    }
+}
+
+pub struct GpuPool {
+    device: Arc<Device>,
+    bos: Vec<Bo>,
+    /// Index of the BO being filled and its fill level.
+    current: usize,
+    used: u64,
+}
+
+// SAFETY: the pool's BOs are plain shared memory; command buffers are
+// externally synchronised per the Vulkan spec.
+unsafe impl Send for GpuPool {}
+
+impl GpuPool {
+    pub fn new(device: Arc<Device>) -> GpuPool {
+        GpuPool {
+            device,
+            bos: Vec::new(),
+            current: 0,
+            used: 0,
+        }
+    }
+
+    /// `size` bytes aligned to `align` (a power of two ≤ 4096).
+    pub fn alloc(&mut self, size: u64, align: u64) -> KmodResult<GpuAlloc> {
+        loop {
+            if let Some(bo) = self.bos.get(self.current) {
+                let start = self.used.next_multiple_of(align);
+                if start + size <= bo.size() {
+                    self.used = start + size;
+                    return Ok(GpuAlloc {
+                        gpu_va: bo.gpu_va() + start,
+                        // SAFETY: start < bo.size(), inside the mapping.
+                        cpu: unsafe { bo.ptr().add(start as usize) },
+                        size,
+                    });
+                }
+                if self.current + 1 < self.bos.len() {
+                    self.current += 1;
+                    self.used = 0;
+                    continue;
+                }
+            }
+            let bo = self.device.bo_create(size.max(CHUNK), BO_NOEXEC)?;
+            self.bos.push(bo);
+            self.current = self.bos.len() - 1;
+            self.used = 0;
+        }
+    }
+
+    /// Forget every allocation; keep the BOs for reuse.
+    pub fn reset(&mut self) {
+        self.current = 0;
+        self.used = 0;
+    }
+
+    /// Handles of the pool's BOs (SUBMIT's BO list).
+    pub fn bo_handles(&self) -> impl Iterator<Item = BoHandle> + '_ {
+        self.bos.iter().map(|b| b.handle())
+    }
+}
+
+impl Drop for GpuPool {
+    fn drop(&mut self) {
+        for bo in self.bos.drain(..) {
+            self.device.bo_destroy(bo);
+        }
+    }
+}

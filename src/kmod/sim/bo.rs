@@ -1,0 +1,117 @@
+//! BOs of the simulated GPU: zero-filled host memory, one GPU VA each.
+//!
+//! The arena owns the host allocations; the CPU reaches them through the
+//! pointer `bo_mmap` returns, the GPU only through the [`super::mmu::Mmu`].
+//! Total size is capped at the model's memory size, so out-of-memory is real.
+
+use std::collections::HashMap;
+
+use super::mmu::Mmu;
+use crate::kmod::{BoHandle, BoInfo, BoStats, KmodError, KmodResult};
+
+struct SimBo {
+    info: BoInfo,
+    /// Anonymous mapping of `info.size` bytes (zero pages until touched).
+    host: *mut u8,
+}
+
+/// All live BOs of one simulated device.
+pub struct BoArena {
+    bos: HashMap<BoHandle, SimBo>,
+    next_handle: BoHandle,
+    capacity: u64,
+    used: u64,
+}
+
+// SAFETY: the raw host pointers are owned by the arena and only freed by it.
+unsafe impl Send for BoArena {}
+
+impl BoArena {
+    pub fn new(capacity: u64) -> BoArena {
+        BoArena {
+            bos: HashMap::new(),
+            next_handle: 1,
+            capacity,
+            used: 0,
+        }
+    }
+
+    /// Allocate `size` bytes (already page-rounded by the caller or here) and map them.
+    pub fn create(&mut self, mmu: &Mmu, size: u64) -> KmodResult<BoInfo> {
+        if size == 0 {
+            return Err(KmodError::Invalid("zero-sized BO"));
+        }
+        let size = size
+            .checked_next_multiple_of(4096)
+            .ok_or(KmodError::OutOfMemory)?;
+        if size > self.capacity - self.used {
+            return Err(KmodError::OutOfMemory);
+        }
+        let len = usize::try_from(size).map_err(|_| KmodError::OutOfMemory)?;
+        use rustix::mm::{MapFlags, ProtFlags, mmap_anonymous};
+        // SAFETY: a fresh private anonymous mapping; nothing else lives there.
+        let host = unsafe {
+            mmap_anonymous(
+                std::ptr::null_mut(),
+                len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::PRIVATE | MapFlags::NORESERVE,
+            )
+        }
+        .map_err(|_| KmodError::OutOfMemory)?
+        .cast::<u8>();
+        let Some(gpu_va) = mmu.map(size, host) else {
+            // SAFETY: mapped just above with this length.
+            let _ = unsafe { rustix::mm::munmap(host.cast(), len) };
+            return Err(KmodError::OutOfMemory);
+        };
+        let handle = self.next_handle;
+        self.next_handle += 1;
+        let info = BoInfo {
+            handle,
+            gpu_va,
+            size,
+        };
+        self.used += size;
+        self.bos.insert(handle, SimBo { info, host });
+        Ok(info)
+    }
+
+    pub fn host_ptr(&self, handle: BoHandle) -> KmodResult<*mut u8> {
+        self.bos
+            .get(&handle)
+            .map(|b| b.host)
+            .ok_or(KmodError::NoSuchHandle(handle))
+    }
+
+    pub fn contains(&self, handle: BoHandle) -> bool {
+        self.bos.contains_key(&handle)
+    }
+
+    /// Unmap from the GPU and free the host memory.
+    pub fn close(&mut self, mmu: &Mmu, handle: BoHandle) {
+        if let Some(bo) = self.bos.remove(&handle) {
+            // Unmapping takes the MMU's write lock, so no GPU access is in flight.
+            mmu.unmap(bo.info.gpu_va);
+            self.used -= bo.info.size;
+            // SAFETY: mapped in `create` with this size; the GPU mapping is gone
+            // and the CPU user (kmod::Device) unmapped before closing.
+            let _ = unsafe { rustix::mm::munmap(bo.host.cast(), bo.info.size as usize) };
+        }
+    }
+
+    pub fn stats(&self) -> BoStats {
+        BoStats {
+            count: self.bos.len() as u64,
+            bytes: self.used,
+        }
+    }
+
+    /// Close everything (device teardown).
+    pub fn close_all(&mut self, mmu: &Mmu) {
+        let handles: Vec<_> = self.bos.keys().copied().collect();
+        for h in handles {
+            self.close(mmu, h);
+        }
+    }
+}

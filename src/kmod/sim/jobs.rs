@@ -1,0 +1,134 @@
+//! Job execution, dispatched per job type.
+//!
+//! The job manager ([`super::job_manager`]) walks a chain and calls
+//! [`execute`] for every job header it reads. Each job type lives in its own
+//! file with one function of the shape
+//! `fn execute(ctx: &JobContext, job: &JobHeader) -> Result<(), JobFault>`:
+//! [`super::write_value`] today; a shader core adds `compute.rs` (COMPUTE and
+//! VERTEX jobs share the COMPUTE_JOB layout) and plugs it into the `match`
+//! below. Jobs read and write only GPU memory, through `ctx.mmu`.
+
+use super::clock::SimClock;
+use super::mmu::{Mmu, MmuFault};
+use crate::hw::job::{JobType, header};
+
+/// Exception codes the job manager writes into a job header's `Exception
+/// Status` (Mali exception types, as listed by the Linux panfrost driver's
+/// `enum drm_panfrost_exception_type` in `panfrost_device.h`).
+pub mod exception {
+    /// Never executed (the header as the driver wrote it).
+    pub const NOT_STARTED: u32 = 0x00;
+    /// Completed without fault.
+    pub const DONE: u32 = 0x01;
+    /// The job descriptor is malformed (unknown type, bad dependency ...).
+    pub const JOB_CONFIG_FAULT: u32 = 0x40;
+    /// A read of job data faulted.
+    pub const JOB_READ_FAULT: u32 = 0x42;
+    /// A write of job data faulted.
+    pub const JOB_WRITE_FAULT: u32 = 0x43;
+    /// Codes above this are faults (`DRM_PANFROST_EXCEPTION_MAX_NON_FAULT`).
+    pub const MAX_NON_FAULT: u32 = 0x3f;
+
+    pub fn name(code: u32) -> &'static str {
+        match code {
+            NOT_STARTED => "NOT_STARTED",
+            DONE => "DONE",
+            JOB_CONFIG_FAULT => "JOB_CONFIG_FAULT",
+            JOB_READ_FAULT => "JOB_READ_FAULT",
+            JOB_WRITE_FAULT => "JOB_WRITE_FAULT",
+            _ => "UNKNOWN",
+        }
+    }
+}
+
+/// Why a job failed: the exception code and the GPU VA that caused it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JobFault {
+    pub status: u32,
+    pub fault_va: u64,
+}
+
+impl JobFault {
+    pub fn config(va: u64) -> JobFault {
+        JobFault {
+            status: exception::JOB_CONFIG_FAULT,
+            fault_va: va,
+        }
+    }
+}
+
+impl From<MmuFault> for JobFault {
+    fn from(f: MmuFault) -> JobFault {
+        JobFault {
+            status: if f.write {
+                exception::JOB_WRITE_FAULT
+            } else {
+                exception::JOB_READ_FAULT
+            },
+            fault_va: f.va,
+        }
+    }
+}
+
+/// A decoded job header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JobHeader {
+    /// GPU VA of the header.
+    pub va: u64,
+    pub raw_type: u64,
+    pub job_type: Option<JobType>,
+    pub is_64b: bool,
+    pub barrier: bool,
+    pub index: u16,
+    pub dependencies: [u16; 2],
+    pub next: u64,
+}
+
+impl JobHeader {
+    pub fn decode(va: u64, words: &[u32]) -> JobHeader {
+        let raw_type = header::TYPE.get(words);
+        JobHeader {
+            va,
+            raw_type,
+            job_type: JobType::from_raw(raw_type),
+            is_64b: header::IS_64B.get(words) != 0,
+            barrier: header::BARRIER.get(words) != 0,
+            index: header::INDEX.get(words) as u16,
+            dependencies: [
+                header::DEPENDENCY_1.get(words) as u16,
+                header::DEPENDENCY_2.get(words) as u16,
+            ],
+            next: header::NEXT.get(words),
+        }
+    }
+
+    /// GPU VA of the payload.
+    pub fn payload(&self) -> u64 {
+        self.va + crate::hw::job::PAYLOAD_OFFSET
+    }
+}
+
+/// What a job may touch while it runs.
+pub struct JobContext<'a> {
+    pub mmu: &'a Mmu,
+    pub clock: &'a SimClock,
+}
+
+/// Run one job. The caller has checked the header itself (alignment,
+/// dependencies) and writes the resulting exception status back.
+pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
+    match job.job_type {
+        Some(JobType::Null) => Ok(()),
+        Some(JobType::WriteValue) => super::write_value::execute(ctx, job),
+        Some(other) => {
+            // COMPUTE/VERTEX (shader core), TILER, FRAGMENT ... are not
+            // simulated yet: refuse them loudly instead of pretending.
+            log::error!(
+                "sim: {other:?} job at {:#x} is not simulated yet; faulting it",
+                job.va
+            );
+            Err(JobFault::config(job.va))
+        }
+        None => Err(JobFault::config(job.va)),
+    }
+}

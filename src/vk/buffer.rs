@@ -1,0 +1,68 @@
+//! VkBuffer: a size, a usage and (once bound) a GPU address.
+
+use std::sync::Mutex;
+
+use ash::vk;
+
+use super::memory::DeviceMemory;
+use crate::icd::entry::VkResult;
+use crate::icd::handle::Object;
+
+/// Buffer alignment: 64 bytes covers every Bifrost descriptor that points at
+/// buffer memory (attribute buffers, uniform buffers).
+pub const BUFFER_ALIGNMENT: u64 = 64;
+
+pub struct Buffer {
+    pub size: u64,
+    pub usage: vk::BufferUsageFlags,
+    /// GPU VA of the first byte once bound.
+    pub gpu_va: Mutex<Option<u64>>,
+}
+
+impl Object for Buffer {
+    const TAG: u64 = 0x6276_6b5f_6275_6666; // "bvk_buff"
+}
+
+impl Buffer {
+    pub fn new(info: &vk::BufferCreateInfo<'_>) -> VkResult<Buffer> {
+        if info.size == 0 {
+            log::warn!("vkCreateBuffer: size is 0 (invalid usage)");
+            return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+        }
+        if !info.flags.is_empty() {
+            // Sparse and protected buffers need features we do not report.
+            return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+        }
+        Ok(Buffer {
+            size: info.size,
+            usage: info.usage,
+            gpu_va: Mutex::new(None),
+        })
+    }
+
+    pub fn requirements(&self) -> vk::MemoryRequirements {
+        vk::MemoryRequirements {
+            size: self.size.next_multiple_of(BUFFER_ALIGNMENT),
+            alignment: BUFFER_ALIGNMENT,
+            memory_type_bits: 1,
+        }
+    }
+
+    pub fn bind(&self, memory: &DeviceMemory, offset: u64) -> VkResult<()> {
+        if offset % BUFFER_ALIGNMENT != 0
+            || offset
+                .checked_add(self.size)
+                .is_none_or(|e| e > memory.size)
+        {
+            log::warn!("vkBindBufferMemory: offset {offset} does not fit (invalid usage)");
+            return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+        }
+        let mut va = self.gpu_va.lock().unwrap();
+        if va.is_some() {
+            log::warn!("vkBindBufferMemory: buffer already bound (invalid usage)");
+            return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+        }
+        *va = Some(memory.gpu_va() + offset);
+        Ok(())
+    }
+}

@@ -1,0 +1,283 @@
+//! VkPhysicalDevice: what a Bifrost JM GPU (real or simulated) reports.
+//!
+//! Only what works is advertised: no optional features, no image formats,
+//! one queue family, one memory type. Limits are the Vulkan 1.0 required
+//! values unless a GPU parameter gives the real one (compute workgroup
+//! size); see docs/STATUS.md.
+
+use std::ffi::CStr;
+
+use ash::vk;
+
+use crate::hw::Arch;
+use crate::icd::handle::Object;
+use crate::kmod::{DeviceSource, KmodError, Param};
+
+/// ARM's PCI vendor id.
+pub const VENDOR_ID_ARM: u32 = 0x13B5;
+
+/// Device extensions we implement (none yet).
+pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[];
+
+pub struct PhysicalDevice {
+    pub source: DeviceSource,
+    pub product_id: u32,
+    pub arch: Arch,
+    pub name: String,
+    /// SYSTEM_TIMESTAMP_FREQUENCY, when the kernel reports one.
+    pub timestamp_hz: Option<u64>,
+    pub heap_size: u64,
+    pub max_workgroup_size: u32,
+}
+
+impl Object for PhysicalDevice {
+    const TAG: u64 = 0x6276_6b5f_7064_6576; // "bvk_pdev"
+}
+
+/// Marketing name of a Bifrost product id (shared/facts/mesa-panfrost.md §5.6).
+pub fn model_name(prod_id: u32) -> &'static str {
+    match prod_id {
+        0x6000 => "Mali-G71",
+        0x6221 => "Mali-G72",
+        0x7090 => "Mali-G51",
+        0x7093 => "Mali-G31",
+        0x7211 => "Mali-G76",
+        0x7212 | 0x7402 => "Mali-G52",
+        _ => "Mali (unknown Bifrost)",
+    }
+}
+
+/// Half of system RAM (the GPU shares it), for a real device's heap.
+fn system_heap_size() -> u64 {
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map_or(1 << 30, |kib| kib * 1024);
+    // The panfrost VA range is [32 MiB, 4 GiB).
+    (total / 2).min((4 << 30) - (32 << 20))
+}
+
+impl PhysicalDevice {
+    /// Open the device once and read what we need to describe it.
+    pub fn probe(source: DeviceSource) -> Result<PhysicalDevice, KmodError> {
+        let dev = source.open()?;
+        let k = dev.kernel();
+        let product_id = k.get_param(Param::GpuProdId)? as u32;
+        let arch = Arch::from_product_id(product_id)
+            .ok_or_else(|| KmodError::NoDevice(format!("product id {product_id:#x}")))?;
+        let timestamp_hz = k
+            .get_param(Param::SystemTimestampFrequency)
+            .ok()
+            .filter(|&hz| hz > 0);
+        let max_workgroup_size = k
+            .get_param(Param::ThreadMaxWorkgroupSz)
+            .ok()
+            .filter(|&v| v >= 128)
+            .unwrap_or(128) as u32;
+        let simulated = source.is_simulated();
+        let name = if simulated {
+            format!("{} (simulated)", model_name(product_id))
+        } else {
+            model_name(product_id).to_string()
+        };
+        let heap_size = if simulated {
+            crate::kmod::sim::SIM_MEMORY_BYTES
+        } else {
+            system_heap_size()
+        };
+        Ok(PhysicalDevice {
+            source,
+            product_id,
+            arch,
+            name,
+            timestamp_hz,
+            heap_size,
+            max_workgroup_size,
+        })
+    }
+
+    pub fn timestamps_supported(&self) -> bool {
+        self.timestamp_hz.is_some()
+    }
+
+    pub fn properties(&self) -> vk::PhysicalDeviceProperties {
+        let mut p = vk::PhysicalDeviceProperties {
+            api_version: super::instance::API_VERSION,
+            driver_version: vk::make_api_version(
+                0,
+                env!("CARGO_PKG_VERSION_MAJOR").parse().unwrap_or(0),
+                env!("CARGO_PKG_VERSION_MINOR").parse().unwrap_or(0),
+                env!("CARGO_PKG_VERSION_PATCH").parse().unwrap_or(0),
+            ),
+            vendor_id: VENDOR_ID_ARM,
+            device_id: self.product_id,
+            device_type: if self.source.is_simulated() {
+                // It runs on the CPU: do not let applications mistake it for a GPU.
+                vk::PhysicalDeviceType::CPU
+            } else {
+                vk::PhysicalDeviceType::INTEGRATED_GPU
+            },
+            limits: self.limits(),
+            sparse_properties: vk::PhysicalDeviceSparseProperties::default(),
+            ..Default::default()
+        };
+        crate::util::write_c_str(&mut p.device_name, &self.name);
+        // Changes with the driver version and the GPU.
+        let uuid = format!("bvk{}-{:04x}", env!("CARGO_PKG_VERSION"), self.product_id);
+        for (d, s) in p.pipeline_cache_uuid.iter_mut().zip(uuid.bytes()) {
+            *d = s;
+        }
+        p
+    }
+
+    fn limits(&self) -> vk::PhysicalDeviceLimits {
+        let wg = self.max_workgroup_size;
+        vk::PhysicalDeviceLimits {
+            max_image_dimension1_d: 4096,
+            max_image_dimension2_d: 4096,
+            max_image_dimension3_d: 256,
+            max_image_dimension_cube: 4096,
+            max_image_array_layers: 256,
+            max_texel_buffer_elements: 65536,
+            max_uniform_buffer_range: 16384,
+            max_storage_buffer_range: 1 << 27,
+            max_push_constants_size: 128,
+            max_memory_allocation_count: 4096,
+            max_sampler_allocation_count: 4000,
+            buffer_image_granularity: 64,
+            sparse_address_space_size: 0,
+            max_bound_descriptor_sets: 4,
+            max_per_stage_descriptor_samplers: 16,
+            max_per_stage_descriptor_uniform_buffers: 12,
+            max_per_stage_descriptor_storage_buffers: 4,
+            max_per_stage_descriptor_sampled_images: 16,
+            max_per_stage_descriptor_storage_images: 4,
+            max_per_stage_descriptor_input_attachments: 4,
+            max_per_stage_resources: 128,
+            max_descriptor_set_samplers: 96,
+            max_descriptor_set_uniform_buffers: 72,
+            max_descriptor_set_uniform_buffers_dynamic: 8,
+            max_descriptor_set_storage_buffers: 24,
+            max_descriptor_set_storage_buffers_dynamic: 4,
+            max_descriptor_set_sampled_images: 96,
+            max_descriptor_set_storage_images: 24,
+            max_descriptor_set_input_attachments: 4,
+            max_vertex_input_attributes: 16,
+            max_vertex_input_bindings: 16,
+            max_vertex_input_attribute_offset: 2047,
+            max_vertex_input_binding_stride: 2048,
+            max_vertex_output_components: 64,
+            max_fragment_input_components: 64,
+            max_fragment_output_attachments: 4,
+            max_fragment_combined_output_resources: 4,
+            max_compute_shared_memory_size: 16384,
+            max_compute_work_group_count: [65535; 3],
+            max_compute_work_group_invocations: wg,
+            max_compute_work_group_size: [wg, wg, 64],
+            sub_pixel_precision_bits: 4,
+            sub_texel_precision_bits: 4,
+            mipmap_precision_bits: 4,
+            max_draw_indexed_index_value: (1 << 24) - 1,
+            max_draw_indirect_count: 1,
+            max_sampler_lod_bias: 2.0,
+            max_sampler_anisotropy: 1.0,
+            max_viewports: 1,
+            max_viewport_dimensions: [4096, 4096],
+            viewport_bounds_range: [-8192.0, 8191.0],
+            min_memory_map_alignment: 64,
+            min_texel_buffer_offset_alignment: 256,
+            min_uniform_buffer_offset_alignment: 256,
+            min_storage_buffer_offset_alignment: 256,
+            min_texel_offset: -8,
+            max_texel_offset: 7,
+            min_texel_gather_offset: -8,
+            max_texel_gather_offset: 7,
+            min_interpolation_offset: -0.5,
+            max_interpolation_offset: 0.4375,
+            sub_pixel_interpolation_offset_bits: 4,
+            max_framebuffer_width: 4096,
+            max_framebuffer_height: 4096,
+            max_framebuffer_layers: 256,
+            framebuffer_color_sample_counts: vk::SampleCountFlags::TYPE_1
+                | vk::SampleCountFlags::TYPE_4,
+            framebuffer_depth_sample_counts: vk::SampleCountFlags::TYPE_1
+                | vk::SampleCountFlags::TYPE_4,
+            framebuffer_stencil_sample_counts: vk::SampleCountFlags::TYPE_1
+                | vk::SampleCountFlags::TYPE_4,
+            framebuffer_no_attachments_sample_counts: vk::SampleCountFlags::TYPE_1
+                | vk::SampleCountFlags::TYPE_4,
+            max_color_attachments: 4,
+            sampled_image_color_sample_counts: vk::SampleCountFlags::TYPE_1
+                | vk::SampleCountFlags::TYPE_4,
+            sampled_image_integer_sample_counts: vk::SampleCountFlags::TYPE_1,
+            sampled_image_depth_sample_counts: vk::SampleCountFlags::TYPE_1
+                | vk::SampleCountFlags::TYPE_4,
+            sampled_image_stencil_sample_counts: vk::SampleCountFlags::TYPE_1
+                | vk::SampleCountFlags::TYPE_4,
+            storage_image_sample_counts: vk::SampleCountFlags::TYPE_1,
+            max_sample_mask_words: 1,
+            timestamp_compute_and_graphics: self.timestamps_supported().into(),
+            timestamp_period: self.timestamp_hz.map_or(1.0, |hz| (1e9 / hz as f64) as f32),
+            discrete_queue_priorities: 2,
+            point_size_range: [1.0, 1.0],
+            line_width_range: [1.0, 1.0],
+            point_size_granularity: 0.0,
+            line_width_granularity: 0.0,
+            standard_sample_locations: vk::FALSE,
+            optimal_buffer_copy_offset_alignment: 1,
+            optimal_buffer_copy_row_pitch_alignment: 1,
+            non_coherent_atom_size: 64,
+            ..Default::default()
+        }
+    }
+
+    /// No optional feature works yet.
+    pub fn features(&self) -> vk::PhysicalDeviceFeatures {
+        vk::PhysicalDeviceFeatures::default()
+    }
+
+    /// One heap, one type: device-local | host-visible | host-coherent (as PanVk on v6/v7).
+    pub fn memory_properties(&self) -> vk::PhysicalDeviceMemoryProperties {
+        let mut m = vk::PhysicalDeviceMemoryProperties {
+            memory_type_count: 1,
+            memory_heap_count: 1,
+            ..Default::default()
+        };
+        m.memory_types[0] = vk::MemoryType {
+            property_flags: vk::MemoryPropertyFlags::DEVICE_LOCAL
+                | vk::MemoryPropertyFlags::HOST_VISIBLE
+                | vk::MemoryPropertyFlags::HOST_COHERENT,
+            heap_index: 0,
+        };
+        m.memory_heaps[0] = vk::MemoryHeap {
+            size: self.heap_size,
+            flags: vk::MemoryHeapFlags::DEVICE_LOCAL,
+        };
+        m
+    }
+
+    /// One family with one queue. GRAPHICS|COMPUTE describe the hardware
+    /// queue (both are needed for the query commands to be valid); which
+    /// commands exist is decided by the dispatch table.
+    pub fn queue_families(&self) -> Vec<vk::QueueFamilyProperties> {
+        vec![vk::QueueFamilyProperties {
+            queue_flags: vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE,
+            queue_count: 1,
+            timestamp_valid_bits: if self.timestamps_supported() { 64 } else { 0 },
+            min_image_transfer_granularity: vk::Extent3D {
+                width: 1,
+                height: 1,
+                depth: 1,
+            },
+        }]
+    }
+
+    /// No format is usable yet: no images, no vertex input, no texel buffers.
+    pub fn format_properties(&self, _format: vk::Format) -> vk::FormatProperties {
+        vk::FormatProperties::default()
+    }
+}

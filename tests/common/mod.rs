@@ -1,0 +1,197 @@
+//! Shared setup for the loader-level tests: point the Khronos loader at the
+//! manifest cargo's build script wrote next to the library, select the
+//! simulated device and enable the hidden test hooks, then load the loader.
+#![allow(dead_code)]
+
+use std::ffi::CStr;
+use std::path::PathBuf;
+use std::sync::Once;
+
+use ash::vk;
+
+/// target/<profile>/deps/, where the test binary and the freshly built
+/// cdylib live (`cargo test` builds the library there but only `cargo build`
+/// copies it up to target/<profile>/).
+pub fn deps_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    exe.parent()
+        .expect("target/<profile>/deps/<test>")
+        .to_path_buf()
+}
+
+pub fn library() -> PathBuf {
+    deps_dir().join("libbifrost_vk.so")
+}
+
+/// A loader manifest for [`library`], written next to it.
+pub fn manifest() -> PathBuf {
+    let path = deps_dir().join("bifrost_vk_icd.test.json");
+    let json = format!(
+        "{{\"file_format_version\": \"1.0.0\", \"ICD\": {{\"library_path\": {:?}, \"api_version\": \"1.0.0\"}}}}\n",
+        library().display().to_string()
+    );
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(json.as_str()) {
+        // Test binaries may run concurrently: write whole, then rename.
+        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+        std::fs::write(&tmp, &json).expect("write test manifest");
+        std::fs::rename(&tmp, &path).expect("install test manifest");
+    }
+    path
+}
+
+/// Set the environment once, before any thread loads the loader.
+pub fn setup_env() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let manifest = manifest();
+        assert!(
+            manifest.exists(),
+            "{} missing: build.rs writes it",
+            manifest.display()
+        );
+        assert!(library().exists(), "{} missing", library().display());
+        // SAFETY: runs once, before this process starts any Vulkan thread.
+        unsafe {
+            std::env::set_var("VK_ICD_FILENAMES", &manifest);
+            std::env::set_var("BIFROST_VK_DEVICE", "sim");
+            std::env::set_var("BIFROST_VK_TEST_HOOKS", "1");
+        }
+    });
+}
+
+/// The Khronos loader, pointed at our ICD only.
+pub fn entry() -> ash::Entry {
+    setup_env();
+    // SAFETY: loading the system's libvulkan.so.1.
+    unsafe { ash::Entry::load() }.expect("libvulkan.so.1 (install libvulkan1)")
+}
+
+pub const GPDP2: &CStr = vk::KHR_GET_PHYSICAL_DEVICE_PROPERTIES2_NAME;
+
+pub fn create_instance(
+    entry: &ash::Entry,
+    extensions: &[&CStr],
+) -> Result<ash::Instance, vk::Result> {
+    let names: Vec<_> = extensions.iter().map(|e| e.as_ptr()).collect();
+    let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_0);
+    let info = vk::InstanceCreateInfo::default()
+        .application_info(&app)
+        .enabled_extension_names(&names);
+    // SAFETY: valid create info.
+    unsafe { entry.create_instance(&info, None) }
+}
+
+/// The Khronos loader (1.3.239 and still upstream, KhronosGroup/Vulkan-Loader
+/// issue #2018) walks its process-global device list in vkGetDeviceProcAddr
+/// while vkDestroyDevice frees list nodes without a lock, so concurrent
+/// device creation and destruction from parallel tests crashes inside
+/// libvulkan. Tests serialise both through this lock.
+pub static DEVICE_LIFETIME_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// vkCreateDevice under [`DEVICE_LIFETIME_LOCK`].
+pub fn create_device(
+    instance: &ash::Instance,
+    physical_device: vk::PhysicalDevice,
+    info: &vk::DeviceCreateInfo<'_>,
+) -> Result<ash::Device, vk::Result> {
+    let _guard = DEVICE_LIFETIME_LOCK
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    // SAFETY: valid handles and create info.
+    unsafe { instance.create_device(physical_device, info, None) }
+}
+
+/// vkDestroyDevice under [`DEVICE_LIFETIME_LOCK`].
+pub fn destroy_device(device: &ash::Device) {
+    let _guard = DEVICE_LIFETIME_LOCK
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    // SAFETY: the caller is done with the device.
+    unsafe { device.destroy_device(None) };
+}
+
+/// An instance, the simulated physical device, a device and its queue.
+pub struct Gpu {
+    pub entry: ash::Entry,
+    pub instance: ash::Instance,
+    pub physical_device: vk::PhysicalDevice,
+    pub device: ash::Device,
+    pub queue: vk::Queue,
+}
+
+impl Gpu {
+    pub fn new() -> Gpu {
+        let entry = entry();
+        let instance = create_instance(&entry, &[GPDP2]).expect("vkCreateInstance");
+        // SAFETY: valid instance.
+        let pds = unsafe { instance.enumerate_physical_devices() }.unwrap();
+        assert_eq!(pds.len(), 1, "exactly the simulated device");
+        let physical_device = pds[0];
+        let prio = [1.0f32];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(0)
+            .queue_priorities(&prio)];
+        let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
+        let device = create_device(&instance, physical_device, &info).expect("vkCreateDevice");
+        // SAFETY: family 0 index 0 exists.
+        let queue = unsafe { device.get_device_queue(0, 0) };
+        Gpu {
+            entry,
+            instance,
+            physical_device,
+            device,
+            queue,
+        }
+    }
+
+    /// A hidden test hook, resolved through vkGetDeviceProcAddr.
+    pub fn hook(&self, name: &CStr) -> vk::PFN_vkVoidFunction {
+        // SAFETY: valid device and name.
+        unsafe {
+            (self.instance.fp_v1_0().get_device_proc_addr)(self.device.handle(), name.as_ptr())
+        }
+    }
+
+    /// (BO count, BO bytes) of the simulated device.
+    pub fn bo_stats(&self) -> (u64, u64) {
+        type Pfn = unsafe extern "system" fn(vk::Device, *mut u64, *mut u64) -> vk::Result;
+        let f = self
+            .hook(c"vkBifrostTestBoStats")
+            .expect("test hooks enabled");
+        // SAFETY: the hook has this signature (src/icd/api/test_hooks.rs).
+        let f: Pfn = unsafe { std::mem::transmute(f) };
+        let (mut n, mut b) = (0, 0);
+        // SAFETY: valid device and out pointers.
+        assert_eq!(
+            unsafe { f(self.device.handle(), &mut n, &mut b) },
+            vk::Result::SUCCESS
+        );
+        (n, b)
+    }
+
+    pub fn command_pool(&self) -> vk::CommandPool {
+        let info = vk::CommandPoolCreateInfo::default().queue_family_index(0);
+        // SAFETY: valid device.
+        unsafe { self.device.create_command_pool(&info, None) }.unwrap()
+    }
+
+    pub fn command_buffer(&self, pool: vk::CommandPool) -> vk::CommandBuffer {
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: valid pool.
+        unsafe { self.device.allocate_command_buffers(&info) }.unwrap()[0]
+    }
+}
+
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        // SAFETY: tests destroy their own objects before dropping the Gpu.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            destroy_device(&self.device);
+            self.instance.destroy_instance(None);
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! VK_KHR_get_physical_device_properties2: pNext chains are walked safely,
+//! unknown structures skipped untouched.
+
+mod common;
+
+use ash::vk;
+use common::*;
+
+/// A structure type no driver knows, to put in chains.
+#[repr(C)]
+struct Unknown {
+    s_type: vk::StructureType,
+    p_next: *mut std::ffi::c_void,
+    payload: [u32; 4],
+}
+
+fn unknown() -> Unknown {
+    Unknown {
+        s_type: vk::StructureType::from_raw(0x7ead_beef),
+        p_next: std::ptr::null_mut(),
+        payload: [0xa5a5_a5a5; 4],
+    }
+}
+
+#[test]
+fn features2_and_properties2_chains() {
+    let gpu = Gpu::new();
+    let ext = ash::khr::get_physical_device_properties2::Instance::new(&gpu.entry, &gpu.instance);
+    let mut unk = unknown();
+    let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT {
+        transform_feedback: vk::TRUE,
+        geometry_streams: vk::TRUE,
+        ..Default::default()
+    };
+    xfb.p_next = (&mut unk as *mut Unknown).cast();
+    let mut f2 = vk::PhysicalDeviceFeatures2::default();
+    f2.p_next = (&mut xfb as *mut vk::PhysicalDeviceTransformFeedbackFeaturesEXT).cast();
+    // SAFETY: valid chain.
+    unsafe { ext.get_physical_device_features2(gpu.physical_device, &mut f2) };
+    assert_eq!(
+        xfb.transform_feedback,
+        vk::FALSE,
+        "transform feedback stays off"
+    );
+    assert_eq!(xfb.geometry_streams, vk::FALSE);
+    assert_eq!(unk.payload, [0xa5a5_a5a5; 4], "unknown structure untouched");
+    assert_eq!(f2.features.robust_buffer_access, vk::FALSE);
+
+    let mut unk = unknown();
+    let mut p2 = vk::PhysicalDeviceProperties2::default();
+    p2.p_next = (&mut unk as *mut Unknown).cast();
+    // SAFETY: valid chain.
+    unsafe { ext.get_physical_device_properties2(gpu.physical_device, &mut p2) };
+    assert_eq!(p2.properties.vendor_id, 0x13B5);
+    assert_eq!(unk.payload, [0xa5a5_a5a5; 4]);
+
+    let mut m2 = vk::PhysicalDeviceMemoryProperties2::default();
+    // SAFETY: valid structure.
+    unsafe { ext.get_physical_device_memory_properties2(gpu.physical_device, &mut m2) };
+    assert_eq!(m2.memory_properties.memory_type_count, 1);
+
+    // SAFETY: valid handles.
+    let n = unsafe { ext.get_physical_device_queue_family_properties2_len(gpu.physical_device) };
+    assert_eq!(n, 1);
+    let mut q2 = [vk::QueueFamilyProperties2::default()];
+    // SAFETY: room for one.
+    unsafe { ext.get_physical_device_queue_family_properties2(gpu.physical_device, &mut q2) };
+    assert_eq!(q2[0].queue_family_properties.queue_count, 1);
+
+    let mut fmt = vk::FormatProperties2::default();
+    // SAFETY: valid structure.
+    unsafe {
+        ext.get_physical_device_format_properties2(
+            gpu.physical_device,
+            vk::Format::R32_SFLOAT,
+            &mut fmt,
+        )
+    };
+    assert_eq!(
+        fmt.format_properties.buffer_features,
+        vk::FormatFeatureFlags::empty()
+    );
+}
+
+#[test]
+fn device_creation_skips_unknown_pnext_and_checks_features2() {
+    let gpu = Gpu::new();
+    let prio = [1.0f32];
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(0)
+        .queue_priorities(&prio)];
+    let mut unk = unknown();
+    let mut f2 = vk::PhysicalDeviceFeatures2::default();
+    f2.p_next = (&mut unk as *mut Unknown).cast();
+    let mut info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
+    info.p_next = (&f2 as *const vk::PhysicalDeviceFeatures2).cast();
+    let device = create_device(&gpu.instance, gpu.physical_device, &info).unwrap();
+    destroy_device(&device);
+
+    let mut f2 = vk::PhysicalDeviceFeatures2::default();
+    f2.features.sampler_anisotropy = vk::TRUE;
+    let mut info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
+    info.p_next = (&f2 as *const vk::PhysicalDeviceFeatures2).cast();
+    let r = create_device(&gpu.instance, gpu.physical_device, &info);
+    assert_eq!(r.err(), Some(vk::Result::ERROR_FEATURE_NOT_PRESENT));
+}

@@ -1,0 +1,128 @@
+//! Timestamp queries: WRITE_VALUE jobs of the system-timestamp kind.
+
+mod common;
+
+use ash::vk;
+use common::*;
+
+#[test]
+fn timestamps_increase_across_two_submits() {
+    let gpu = Gpu::new();
+    let d = &gpu.device;
+    // SAFETY: valid handles throughout; objects destroyed after the GPU is idle.
+    unsafe {
+        let period = gpu
+            .instance
+            .get_physical_device_properties(gpu.physical_device)
+            .limits
+            .timestamp_period;
+        assert!(period > 0.0);
+        let qp = d
+            .create_query_pool(
+                &vk::QueryPoolCreateInfo::default()
+                    .query_type(vk::QueryType::TIMESTAMP)
+                    .query_count(4),
+                None,
+            )
+            .unwrap();
+        // Never written: not ready, availability 0.
+        let mut early = [[7u64; 2]; 1];
+        assert_eq!(
+            d.get_query_pool_results(
+                qp,
+                0,
+                &mut early,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY
+            ),
+            Err(vk::Result::NOT_READY)
+        );
+        assert_eq!(early[0], [7, 0], "value untouched, availability 0");
+
+        let pool = gpu.command_pool();
+        let cbs = [gpu.command_buffer(pool), gpu.command_buffer(pool)];
+        for (i, &cb) in cbs.iter().enumerate() {
+            let q = 2 * i as u32;
+            d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+                .unwrap();
+            d.cmd_reset_query_pool(cb, qp, q, 2);
+            d.cmd_write_timestamp(cb, vk::PipelineStageFlags::TOP_OF_PIPE, qp, q);
+            d.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, qp, q + 1);
+            d.end_command_buffer(cb).unwrap();
+        }
+        let fence = d
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
+        d.queue_submit(
+            gpu.queue,
+            &[vk::SubmitInfo::default().command_buffers(&cbs[..1])],
+            fence,
+        )
+        .unwrap();
+        d.wait_for_fences(&[fence], true, 5_000_000_000).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        d.reset_fences(&[fence]).unwrap();
+        d.queue_submit(
+            gpu.queue,
+            &[vk::SubmitInfo::default().command_buffers(&cbs[1..])],
+            fence,
+        )
+        .unwrap();
+
+        let mut ts = [0u64; 4];
+        d.get_query_pool_results(
+            qp,
+            0,
+            &mut ts,
+            vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+        )
+        .unwrap();
+        assert!(ts[0] > 0);
+        assert!(ts[0] <= ts[1] && ts[1] < ts[2] && ts[2] <= ts[3], "{ts:?}");
+        // Two milliseconds apart, in ticks of `period` nanoseconds.
+        let gap_ns = (ts[2] - ts[1]) as f64 * f64::from(period);
+        assert!(gap_ns >= 1.5e6, "gap {gap_ns} ns");
+
+        d.wait_for_fences(&[fence], true, 5_000_000_000).unwrap();
+        let mut with_avail = [[0u32; 2]; 4];
+        d.get_query_pool_results(
+            qp,
+            0,
+            &mut with_avail,
+            vk::QueryResultFlags::WITH_AVAILABILITY,
+        )
+        .unwrap();
+        for (i, r) in with_avail.iter().enumerate() {
+            assert_eq!(r[0], ts[i] as u32, "32-bit results are truncated");
+            assert_eq!(r[1], 1);
+        }
+
+        // Re-submitting a command buffer resets and rewrites its queries.
+        d.reset_fences(&[fence]).unwrap();
+        d.queue_submit(
+            gpu.queue,
+            &[vk::SubmitInfo::default().command_buffers(&cbs[..1])],
+            fence,
+        )
+        .unwrap();
+        d.wait_for_fences(&[fence], true, 5_000_000_000).unwrap();
+        let mut again = [0u64; 2];
+        d.get_query_pool_results(qp, 0, &mut again, vk::QueryResultFlags::TYPE_64)
+            .unwrap();
+        assert!(again[0] > ts[3]);
+
+        d.destroy_fence(fence, None);
+        d.destroy_command_pool(pool, None);
+        d.destroy_query_pool(qp, None);
+    }
+}
+
+#[test]
+fn only_timestamp_queries_exist() {
+    let gpu = Gpu::new();
+    let info = vk::QueryPoolCreateInfo::default()
+        .query_type(vk::QueryType::OCCLUSION)
+        .query_count(1);
+    // SAFETY: valid handles.
+    let r = unsafe { gpu.device.create_query_pool(&info, None) };
+    assert!(r.is_err());
+}
