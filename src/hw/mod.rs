@@ -6,17 +6,24 @@
 //! with these tables, the simulator (`kmod/sim/`) unpacks with them, and the
 //! dump tools print them. Per-architecture differences (v6/v7) are data.
 //!
-//! Where things are: `layout` (the table machinery), `job` (header, job
-//! types, payloads, job aggregates), `compute` (Invocation, Compute Job
-//! Parameters, invocation packing), `draw` (Draw/DCD, Primitive, Primitive
-//! Size, Viewport), `shader` (Renderer State and what it nests), `attribute`
-//! (Attribute, Attribute Buffer, continuations), `storage` (Uniform Buffer,
-//! Local Storage), `texture` (Texture, surfaces, Sampler), `blend` (Blend
-//! and what it nests), `tiler` (Tiler
-//! Context, Tiler Heap), `format` (pixel format words), `decode` (job-chain walker
-//! and pandecode-style printer), `snapshot` (PANSNAP1 files). [`layouts`]
-//! gives every table of one architecture, so callers never branch on the
-//! architecture themselves.
+//! Where things are:
+//! - `layout`: the table machinery (Field, Layout, nesting, dump);
+//! - `job`: header, job types, Write Value / Cache Flush / Fragment
+//!   payloads, job aggregates (byte offsets of each section);
+//! - `compute`: Invocation, Compute Job Parameters, invocation packing;
+//! - `draw`: Draw (DCD), Primitive, Primitive Size, Viewport;
+//! - `shader`: Renderer State and what it nests (Shader, Properties,
+//!   Preload views, Message Preload, stencil/multisample words);
+//! - `attribute`: Attribute, Attribute Buffer, continuations;
+//! - `storage`: Uniform Buffer, Local Storage;
+//! - `texture`: Texture, surfaces, Sampler; `blend`: Blend and what it
+//!   nests; `tiler`: Tiler Context, Tiler Heap;
+//! - `format`: pixel format words of vertex formats;
+//! - `decode`: job-chain walker and pandecode-style printer;
+//! - `snapshot`: PANSNAP1 files.
+//!
+//! [`layouts`] gives every table of one architecture, so callers never branch
+//! on the architecture themselves.
 //!
 //! This module must never hold driver state or know about Vulkan: it is pure
 //! description plus pack/unpack.
