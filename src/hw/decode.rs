@@ -1180,6 +1180,79 @@ mod tests {
         assert_eq!(t.matches("  (0, 8),\n").count(), 33);
     }
 
+    /// An IDVS job: vertex DCD (with its secondary shader disassembled),
+    /// fragment DCD, tiler, invocation, primitive, in pandecode's order.
+    #[test]
+    fn indexed_vertex_job_order() {
+        use crate::hw::layout::bytes_from_words;
+        let l = layouts(Arch::V7);
+        let base = 0xa0000u64;
+        let mut mem = vec![0u8; 0x1000];
+        let mut put = |va: u64, words: &[u32]| {
+            let at = (va - base) as usize;
+            let b = bytes_from_words(words);
+            mem[at..at + b.len()].copy_from_slice(&b);
+        };
+        let agg = l.indexed_vertex_job;
+        let mut job = agg.defaults();
+        header::TYPE
+            .set(&mut job, JobType::IndexedVertex as u64)
+            .unwrap();
+        for (name, rsd) in [("Vertex Draw", 0x240u64), ("Fragment Draw", 0x280)] {
+            let d = l
+                .draw
+                .build(&[("Thread Storage", base + 0x200), ("State", base + rsd)])
+                .unwrap();
+            agg.section(name)
+                .unwrap()
+                .words_mut(&mut job)
+                .copy_from_slice(&d);
+        }
+        job::tiler_pointer::ADDRESS
+            .set(
+                agg.section("Tiler").unwrap().words_mut(&mut job),
+                base + 0x400,
+            )
+            .unwrap();
+        put(base, &job);
+        put(base + 0x200, &l.local_storage.defaults());
+        let vs = l
+            .renderer_state
+            .build(&[
+                ("Shader.Shader", base + 0x800),
+                ("Secondary shader", base + 0x900),
+            ])
+            .unwrap();
+        put(base + 0x240, &vs);
+        put(base + 0x2c0, &l.blend.defaults());
+        put(base + 0x400, &l.tiler_context.defaults());
+        let s = snap(vec![(base, mem)], base);
+        let (listing, r) = decode_snapshot(&s, &Options::default());
+        r.unwrap();
+        assert_eq!(listing.errors, "");
+        let t = &listing.text;
+        let order = [
+            "Vertex:\nLocal Storage:\n",
+            "Shader <host-ptr> (GPU VA a0800) sz 2048\n",
+            "Shader <host-ptr> (GPU VA a0900) sz 1792\n",
+            "Vertex Draw:\n",
+            "Fragment:\nLocal Storage:\n",
+            "Blend RT 0:\n",
+            "Fragment Draw:\n",
+            "Tiler Job Payload:\n  Tiler Context @a0400:\n",
+            "\nInvocation (1, 1, 1) x (1, 1, 1)\n",
+            "\nPrimitive:\n  Draw mode: None\n",
+            "\nPrimitive Size:\n",
+        ];
+        let mut at = 0;
+        for e in order {
+            let found = t[at..]
+                .find(e)
+                .unwrap_or_else(|| panic!("missing {e:?} after {at} in\n{t}"));
+            at += found + e.len();
+        }
+    }
+
     #[test]
     fn v6_renderer_state_has_no_v7_fields() {
         let l = layouts(Arch::V6);
