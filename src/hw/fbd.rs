@@ -13,7 +13,7 @@ use super::Arch;
 use super::layout::{Field, Kind, Layout, Modifier};
 use super::tiler::SAMPLE_PATTERNS;
 
-/// genxml enum.
+/// genxml enum "Pre Post Frame Shader Mode".
 pub const PRE_POST_FRAME_SHADER_MODES: &[(u64, &str)] = &[
     (0, "Never"),
     (1, "Always"),
@@ -21,7 +21,7 @@ pub const PRE_POST_FRAME_SHADER_MODES: &[(u64, &str)] = &[
     (3, "Early ZS always"),
 ];
 
-/// genxml enum.
+/// genxml enum "Tie-Break Rule".
 pub const TIE_BREAK_RULES: &[(u64, &str)] = &[
     (0, "0_IN_180_OUT"),
     (1, "0_OUT_180_IN"),
@@ -33,10 +33,10 @@ pub const TIE_BREAK_RULES: &[(u64, &str)] = &[
     (7, "MINUS_90_OUT_90_IN"),
 ];
 
-/// genxml enum.
+/// genxml enum "Z Internal Format".
 pub const Z_INTERNAL_FORMATS: &[(u64, &str)] = &[(0, "D16"), (1, "D24"), (2, "D32")];
 
-/// genxml enum.
+/// genxml enum "ZS Format".
 pub const ZS_FORMATS: &[(u64, &str)] = &[
     (1, "D16"),
     (2, "D24"),
@@ -49,7 +49,7 @@ pub const ZS_FORMATS: &[(u64, &str)] = &[
     (15, "D32_S8X24"),
 ];
 
-/// genxml enum.
+/// genxml enum "S Format".
 pub const S_FORMATS: &[(u64, &str)] = &[
     (1, "S8"),
     (2, "S8X8"),
@@ -59,7 +59,7 @@ pub const S_FORMATS: &[(u64, &str)] = &[
     (6, "X32_S8X24"),
 ];
 
-/// genxml enum.
+/// genxml enum "MSAA".
 pub const MSAAS: &[(u64, &str)] = &[
     (0, "Single"),
     (1, "Average"),
@@ -67,7 +67,7 @@ pub const MSAAS: &[(u64, &str)] = &[
     (3, "Layered"),
 ];
 
-/// genxml enum.
+/// genxml enum "Color Buffer Internal Format".
 pub const COLOR_BUFFER_INTERNAL_FORMATS: &[(u64, &str)] = &[
     (0, "Raw Value"),
     (1, "R8G8B8A8"),
@@ -83,7 +83,7 @@ pub const COLOR_BUFFER_INTERNAL_FORMATS: &[(u64, &str)] = &[
     (36, "RAW128"),
 ];
 
-/// genxml enum.
+/// genxml enum "Color Format".
 pub const COLOR_FORMATS: &[(u64, &str)] = &[
     (0, "RAW8"),
     (1, "RAW16"),
@@ -115,7 +115,7 @@ pub const COLOR_FORMATS: &[(u64, &str)] = &[
     (31, "NATIVE"),
 ];
 
-/// genxml enum.
+/// genxml enum "YUV Swizzle".
 pub const YUV_SWIZZLES: &[(u64, &str)] = &[
     (0, "YUVA"),
     (1, "YVUA"),
@@ -127,7 +127,7 @@ pub const YUV_SWIZZLES: &[(u64, &str)] = &[
     (7, "YXXA"),
 ];
 
-/// genxml enum.
+/// genxml enum "YUV Conversion Mode".
 pub const YUV_CONVERSION_MODES: &[(u64, &str)] = &[
     (0, "No Conversion"),
     (3, "BT 601"),
@@ -135,7 +135,7 @@ pub const YUV_CONVERSION_MODES: &[(u64, &str)] = &[
     (6, "BT 2020"),
 ];
 
-/// genxml enum.
+/// genxml enum "YUV Cr Siting".
 pub const YUV_CR_SITINGS: &[(u64, &str)] = &[
     (0, "Co-Sited"),
     (1, "Center Y"),
@@ -146,7 +146,7 @@ pub const YUV_CR_SITINGS: &[(u64, &str)] = &[
     (7, "Replicated"),
 ];
 
-/// genxml enum.
+/// genxml enum "Block Format" (v6).
 pub const BLOCK_FORMATS_V6: &[(u64, &str)] = &[
     (0, "Tiled U-Interleaved"),
     (1, "Tiled Linear"),
@@ -154,7 +154,7 @@ pub const BLOCK_FORMATS_V6: &[(u64, &str)] = &[
     (3, "AFBC"),
 ];
 
-/// genxml enum.
+/// genxml enum "Block Format" (v7).
 pub const BLOCK_FORMATS_V7: &[(u64, &str)] = &[
     (0, "No Write"),
     (1, "Tiled U-Interleaved"),
@@ -163,7 +163,7 @@ pub const BLOCK_FORMATS_V7: &[(u64, &str)] = &[
     (13, "AFBC Tiled"),
 ];
 
-/// genxml enum.
+/// genxml enum "RT Endianness".
 pub const RT_ENDIANNESSES: &[(u64, &str)] = &[
     (0, "Little Endian"),
     (1, "Big Endian 2B"),
