@@ -10,10 +10,10 @@
 use super::Arch;
 use super::layout::{Field, Kind, Layout, Modifier};
 
-/// genxml enum.
+/// genxml enum "Blend Operand A".
 pub const BLEND_OPERANDS_A: &[(u64, &str)] = &[(1, "Zero"), (2, "Src"), (3, "Dest")];
 
-/// genxml enum.
+/// genxml enum "Blend Operand B".
 pub const BLEND_OPERANDS_B: &[(u64, &str)] = &[
     (0, "Src Minus Dest"),
     (1, "Src Plus Dest"),
@@ -21,7 +21,7 @@ pub const BLEND_OPERANDS_B: &[(u64, &str)] = &[
     (3, "Dest"),
 ];
 
-/// genxml enum.
+/// genxml enum "Blend Operand C".
 pub const BLEND_OPERANDS_C: &[(u64, &str)] = &[
     (1, "Zero"),
     (2, "Src"),
@@ -32,7 +32,7 @@ pub const BLEND_OPERANDS_C: &[(u64, &str)] = &[
     (7, "Constant"),
 ];
 
-/// genxml enum.
+/// genxml enum "Register File Format".
 pub const REGISTER_FILE_FORMATS: &[(u64, &str)] = &[
     (0, "F16"),
     (1, "F32"),
@@ -42,7 +42,7 @@ pub const REGISTER_FILE_FORMATS: &[(u64, &str)] = &[
     (5, "U16"),
 ];
 
-/// genxml enum.
+/// genxml enum "Blend Mode".
 pub const BLEND_MODES: &[(u64, &str)] = &[
     (0, "Shader"),
     (1, "Opaque"),

@@ -16,10 +16,11 @@
 //! Attributes and Attribute Buffers with continuations, Varyings, Uniform
 //! Buffers, push uniforms), Tiler and Indexed Vertex jobs (Primitive,
 //! Primitive Size, Draw, Tiler Context and Heap, Blend of render target 0),
-//! Textures with their surfaces, Samplers, Fragment job payloads. Not decoded
-//! yet (a `//` placeholder line is printed instead): shader disassembly (pass
-//! [`Options::disassemble`]) and framebuffer descriptors (so fragment jobs
-//! print only their payload).
+//! Textures with their surfaces, Samplers, Fragment jobs (framebuffer
+//! parameters, sample locations, frame-shader DCDs, ZS CRC extension, render
+//! targets, payload). Not decoded: the shader disassembly itself (another
+//! module's job: pass [`Options::disassemble`]; a placeholder line names the
+//! code address otherwise).
 //!
 //! This module must never panic on malformed memory (cycles, pointers outside
 //! every block, truncated descriptors, huge counts): every failure is a
@@ -330,17 +331,96 @@ impl Printer<'_> {
     }
 
     fn fragment_job(&mut self, va: u64) -> Result {
-        let w = self.unpack(
-            va.wrapping_add(job::PAYLOAD_OFFSET),
-            self.l.fragment_payload,
-        )?;
-        let fbd = job::fragment::FRAMEBUFFER.get(&w);
-        self.log(&format!(
-            "// framebuffer descriptor at 0x{fbd:x}: not decoded yet\n"
-        ));
-        self.dump("Fragment Job Payload:\n", self.l.fragment_payload, &w);
+        use super::fbd::framebuffer_pointer as ptr;
+        let payload = self.l.fragment_payload;
+        let w = self.unpack(va.wrapping_add(job::PAYLOAD_OFFSET), payload)?;
+        let fb = [
+            job::fragment::FRAMEBUFFER.get(&w) as u32,
+            (job::fragment::FRAMEBUFFER.get(&w) >> 32) as u32,
+        ];
+        self.check(&super::fbd::FRAMEBUFFER_POINTER, &fb);
+        let (rt_count, has_extra) = self.fbd(ptr::POINTER.get(&fb), true)?;
+        if ptr::TYPE.get(&fb) == 0
+            || ptr::ZS_CRC_EXTENSION_PRESENT.get(&fb) != u64::from(has_extra)
+            || ptr::RENDER_TARGET_COUNT.get(&fb) != rt_count
+        {
+            self.log("invalid FBD tag\n");
+        }
+        self.dump("Fragment Job Payload:\n", payload, &w);
         self.log("\n");
         Ok(())
+    }
+
+    /// pandecode_fbd: parameters, sample locations, frame shaders, tiler,
+    /// ZS CRC extension and (for fragment jobs) the render targets. Returns
+    /// the render target count and whether a ZS CRC extension is present.
+    fn fbd(&mut self, va: u64, is_fragment: bool) -> Result<(u64, bool)> {
+        use super::fbd::{self, framebuffer_parameters as fp};
+        let l = self.l;
+        let params = self.unpack(va, l.framebuffer_parameters)?;
+        self.dump("Parameters:\n", l.framebuffer_parameters, &params);
+
+        let locations = fp::SAMPLE_LOCATIONS.get(&params);
+        self.log(&format!("Sample locations @{locations:x}:\n"));
+        for i in 0..33u64 {
+            let xy = read_bytes(self.mem, locations.wrapping_add(4 * i), 4)?;
+            let x = i32::from(u16::from_le_bytes([xy[0], xy[1]])) - 128;
+            let y = i32::from(u16::from_le_bytes([xy[2], xy[3]])) - 128;
+            self.log(&format!("  ({x}, {y}),\n"));
+        }
+
+        let dcds = fp::FRAME_SHADER_DCDS.get(&params);
+        let dcd_size = l.draw.bytes() as u64;
+        let frames = [
+            (fp::PRE_FRAME_0.get(&params), 0u64),
+            (fp::PRE_FRAME_1.get(&params), 1),
+            (fp::POST_FRAME.get(&params), 2),
+        ];
+        for (mode, i) in frames {
+            if mode == fbd::FRAME_SHADER_NEVER {
+                continue;
+            }
+            let at = dcds.wrapping_add(i * dcd_size);
+            let draw = self.unpack(at, l.draw)?;
+            match i {
+                0 => self.log(&format!("Pre frame 0 @{dcds:x} (mode={mode}):\n")),
+                1 => self.log(&format!("Pre frame 1 @{at:x}:\n")),
+                _ => self.log("Post frame:\n"),
+            }
+            self.dcd(&draw, JobType::Fragment)?;
+        }
+
+        self.log(&format!("Framebuffer @{va:x}:\n"));
+        self.indent += 1;
+        self.dump("Parameters:\n", l.framebuffer_parameters, &params);
+        let tiler = fp::TILER.get(&params);
+        if tiler != 0 {
+            self.tiler(tiler)?;
+        }
+        self.indent -= 1;
+        self.log("\n");
+
+        let mut at = va.wrapping_add(fbd::FRAMEBUFFER_BYTES);
+        let has_extra = fp::HAS_ZS_CRC_EXTENSION.get(&params) != 0;
+        if has_extra {
+            let zs = self.unpack(at, l.zs_crc_extension)?;
+            self.dump("ZS CRC Extension:\n", l.zs_crc_extension, &zs);
+            self.log("\n");
+            at = at.wrapping_add(l.zs_crc_extension.bytes() as u64);
+        }
+        let rt_count = fp::RENDER_TARGET_COUNT.get(&params);
+        if is_fragment {
+            self.log(&format!("Color Render Targets @{at:x}:\n"));
+            self.indent += 1;
+            for i in 0..rt_count {
+                let rt_va = at.wrapping_add(i * l.render_target.bytes() as u64);
+                let rt = self.unpack(rt_va, l.render_target)?;
+                self.dump(&format!("Color Render Target {i}:\n"), l.render_target, &rt);
+            }
+            self.indent -= 1;
+            self.log("\n");
+        }
+        Ok((rt_count, has_extra))
     }
 
     /// pandecode_tiler: the heap (if any), then the context.
@@ -1024,6 +1104,153 @@ mod tests {
             assert!(t.contains(e), "missing {e:?} in\n{t}");
         }
         assert!(t.find("  Draw:\n").unwrap() > t.find("  Primitive:").unwrap());
+    }
+
+    /// A fragment job: tagged FBD pointer, parameters with a tiler context,
+    /// sample locations, one render target.
+    #[test]
+    fn fragment_job_prints_the_framebuffer() {
+        use crate::hw::fbd;
+        use crate::hw::layout::bytes_from_words;
+        let l = layouts(Arch::V7);
+        let base = 0x80000u64;
+        let mut mem = vec![0u8; 0x1000];
+        let mut put = |va: u64, words: &[u32]| {
+            let at = (va - base) as usize;
+            let b = bytes_from_words(words);
+            mem[at..at + b.len()].copy_from_slice(&b);
+        };
+        let mut tag = fbd::FRAMEBUFFER_POINTER.defaults();
+        fbd::framebuffer_pointer::POINTER
+            .set(&mut tag, base + 0x400)
+            .unwrap();
+        fbd::framebuffer_pointer::RENDER_TARGET_COUNT
+            .set(&mut tag, 1)
+            .unwrap();
+        let fb_ptr = u64::from(tag[0]) | u64::from(tag[1]) << 32;
+        let mut job = job::FRAGMENT_JOB.defaults();
+        header::TYPE
+            .set(&mut job, JobType::Fragment as u64)
+            .unwrap();
+        job::fragment::FRAMEBUFFER
+            .set(&mut job[8..], fb_ptr)
+            .unwrap();
+        job::fragment::BOUND_MAX_X.set(&mut job[8..], 63).unwrap();
+        put(base, &job);
+        let params = l
+            .framebuffer_parameters
+            .build(&[
+                ("Sample Locations", base + 0x200),
+                ("Width", 64),
+                ("Height", 64),
+                ("Effective Tile Size", 256),
+                ("Tiler", base + 0x100),
+            ])
+            .unwrap();
+        put(base + 0x400, &params);
+        put(base + 0x100, &l.tiler_context.defaults());
+        let locations: Vec<u32> = (0..33).map(|_| 128 | 136 << 16).collect();
+        put(base + 0x200, &locations);
+        let rt = l
+            .render_target
+            .build(&[("Write Enable", 1), ("RGB.Base", base + 0x800)])
+            .unwrap();
+        put(base + 0x480, &rt);
+        let s = snap(vec![(base, mem)], base);
+        let (listing, r) = decode_snapshot(&s, &Options::default());
+        r.unwrap();
+        assert_eq!(listing.errors, "");
+        let t = &listing.text;
+        for e in [
+            "Parameters:\n  Pre Frame 0: Never\n",
+            "  Effective Tile Size: 256\n",
+            "Sample locations @80200:\n  (0, 8),\n",
+            "Framebuffer @80400:\n  Parameters:\n    Pre Frame 0: Never\n",
+            "  Tiler Context @80100:\n",
+            "Color Render Targets @80480:\n  Color Render Target 0:\n    YUV:\n",
+            "      Plane 2 Base: 0x80800\n",
+            "      Body: 0x80800\n",
+            "    Write Enable: true\n",
+            "    RGB:\n      Base: 0x80800\n",
+            "Fragment Job Payload:\n  Bound Min X: 0\n  Bound Min Y: 0\n  Bound Max X: 63\n",
+        ] {
+            assert!(t.contains(e), "missing {e:?} in\n{t}");
+        }
+        assert!(!t.contains("invalid FBD tag"));
+        assert_eq!(t.matches("  (0, 8),\n").count(), 33);
+    }
+
+    /// An IDVS job: vertex DCD (with its secondary shader disassembled),
+    /// fragment DCD, tiler, invocation, primitive, in pandecode's order.
+    #[test]
+    fn indexed_vertex_job_order() {
+        use crate::hw::layout::bytes_from_words;
+        let l = layouts(Arch::V7);
+        let base = 0xa0000u64;
+        let mut mem = vec![0u8; 0x1000];
+        let mut put = |va: u64, words: &[u32]| {
+            let at = (va - base) as usize;
+            let b = bytes_from_words(words);
+            mem[at..at + b.len()].copy_from_slice(&b);
+        };
+        let agg = l.indexed_vertex_job;
+        let mut job = agg.defaults();
+        header::TYPE
+            .set(&mut job, JobType::IndexedVertex as u64)
+            .unwrap();
+        for (name, rsd) in [("Vertex Draw", 0x240u64), ("Fragment Draw", 0x280)] {
+            let d = l
+                .draw
+                .build(&[("Thread Storage", base + 0x200), ("State", base + rsd)])
+                .unwrap();
+            agg.section(name)
+                .unwrap()
+                .words_mut(&mut job)
+                .copy_from_slice(&d);
+        }
+        job::tiler_pointer::ADDRESS
+            .set(
+                agg.section("Tiler").unwrap().words_mut(&mut job),
+                base + 0x400,
+            )
+            .unwrap();
+        put(base, &job);
+        put(base + 0x200, &l.local_storage.defaults());
+        let vs = l
+            .renderer_state
+            .build(&[
+                ("Shader.Shader", base + 0x800),
+                ("Secondary shader", base + 0x900),
+            ])
+            .unwrap();
+        put(base + 0x240, &vs);
+        put(base + 0x2c0, &l.blend.defaults());
+        put(base + 0x400, &l.tiler_context.defaults());
+        let s = snap(vec![(base, mem)], base);
+        let (listing, r) = decode_snapshot(&s, &Options::default());
+        r.unwrap();
+        assert_eq!(listing.errors, "");
+        let t = &listing.text;
+        let order = [
+            "Vertex:\nLocal Storage:\n",
+            "Shader <host-ptr> (GPU VA a0800) sz 2048\n",
+            "Shader <host-ptr> (GPU VA a0900) sz 1792\n",
+            "Vertex Draw:\n",
+            "Fragment:\nLocal Storage:\n",
+            "Blend RT 0:\n",
+            "Fragment Draw:\n",
+            "Tiler Job Payload:\n  Tiler Context @a0400:\n",
+            "\nInvocation (1, 1, 1) x (1, 1, 1)\n",
+            "\nPrimitive:\n  Draw mode: None\n",
+            "\nPrimitive Size:\n",
+        ];
+        let mut at = 0;
+        for e in order {
+            let found = t[at..]
+                .find(e)
+                .unwrap_or_else(|| panic!("missing {e:?} after {at} in\n{t}"));
+            at += found + e.len();
+        }
     }
 
     #[test]

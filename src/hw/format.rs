@@ -614,7 +614,7 @@ impl VertexFormat {
     }
 }
 
-/// Is `name` a channel name of [`CHANNELS`]? (Used by tests.)
+/// The name of a v6 swizzle channel code (`R`, `G`, `B`, `A`, `0`, `1`).
 pub fn channel_name(code: u64) -> &'static str {
     enum_name(CHANNELS, code)
 }

@@ -6,17 +6,25 @@
 //! with these tables, the simulator (`kmod/sim/`) unpacks with them, and the
 //! dump tools print them. Per-architecture differences (v6/v7) are data.
 //!
-//! Where things are: `layout` (the table machinery), `job` (header, job
-//! types, payloads, job aggregates), `compute` (Invocation, Compute Job
-//! Parameters, invocation packing), `draw` (Draw/DCD, Primitive, Primitive
-//! Size, Viewport), `shader` (Renderer State and what it nests), `attribute`
-//! (Attribute, Attribute Buffer, continuations), `storage` (Uniform Buffer,
-//! Local Storage), `texture` (Texture, surfaces, Sampler), `blend` (Blend
-//! and what it nests), `tiler` (Tiler
-//! Context, Tiler Heap), `format` (pixel format words), `decode` (job-chain walker
-//! and pandecode-style printer), `snapshot` (PANSNAP1 files). [`layouts`]
-//! gives every table of one architecture, so callers never branch on the
-//! architecture themselves.
+//! Where things are:
+//! - `layout`: the table machinery (Field, Layout, nesting, dump);
+//! - `job`: header, job types, Write Value / Cache Flush / Fragment
+//!   payloads, job aggregates (byte offsets of each section);
+//! - `compute`: Invocation, Compute Job Parameters, invocation packing;
+//! - `draw`: Draw (DCD), Primitive, Primitive Size, Viewport;
+//! - `shader`: Renderer State and what it nests (Shader, Properties,
+//!   Preload views, Message Preload, stencil/multisample words);
+//! - `attribute`: Attribute, Attribute Buffer, continuations;
+//! - `storage`: Uniform Buffer, Local Storage;
+//! - `texture`: Texture, surfaces, Sampler; `blend`: Blend and what it
+//!   nests; `tiler`: Tiler Context, Tiler Heap; `fbd`: framebuffer
+//!   descriptors of fragment jobs;
+//! - `format`: pixel format words of vertex formats;
+//! - `decode`: job-chain walker and pandecode-style printer;
+//! - `snapshot`: PANSNAP1 files.
+//!
+//! [`layouts`] gives every table of one architecture, so callers never branch
+//! on the architecture themselves.
 //!
 //! This module must never hold driver state or know about Vulkan: it is pure
 //! description plus pack/unpack.
@@ -26,6 +34,7 @@ pub mod blend;
 pub mod compute;
 pub mod decode;
 pub mod draw;
+pub mod fbd;
 pub mod format;
 pub mod isa;
 pub mod job;
@@ -91,6 +100,9 @@ pub struct Layouts {
     pub multiplanar_surface: Option<&'static Layout>,
     pub tiler_context: &'static Layout,
     pub tiler_heap: &'static Layout,
+    pub framebuffer_parameters: &'static Layout,
+    pub zs_crc_extension: &'static Layout,
+    pub render_target: &'static Layout,
     pub compute_job: &'static job::Aggregate,
     pub tiler_job: &'static job::Aggregate,
     pub indexed_vertex_job: &'static job::Aggregate,
@@ -98,7 +110,7 @@ pub struct Layouts {
 }
 
 macro_rules! layouts_for {
-    ($name:ident, $arch:expr, $rsd:expr, $props:expr, $msg:expr, $attr:expr, $blend:expr, $tex:expr, $mps:expr, $fmt:expr) => {
+    ($name:ident, $arch:expr, $rsd:expr, $props:expr, $msg:expr, $attr:expr, $blend:expr, $tex:expr, $mps:expr, $zs:expr, $rt:expr, $fmt:expr) => {
         static $name: Layouts = Layouts {
             arch: $arch,
             job_header: &job::JOB_HEADER,
@@ -129,6 +141,9 @@ macro_rules! layouts_for {
             multiplanar_surface: $mps,
             tiler_context: &tiler::TILER_CONTEXT,
             tiler_heap: &tiler::TILER_HEAP,
+            framebuffer_parameters: &fbd::FRAMEBUFFER_PARAMETERS,
+            zs_crc_extension: $zs,
+            render_target: $rt,
             compute_job: &job::COMPUTE_JOB,
             tiler_job: &job::TILER_JOB,
             indexed_vertex_job: &job::INDEXED_VERTEX_JOB,
@@ -147,6 +162,8 @@ layouts_for!(
     &blend::BLEND_V6,
     &texture::TEXTURE_V6,
     None,
+    &fbd::ZS_CRC_EXTENSION_V6,
+    &fbd::RENDER_TARGET_V6,
     &format::V6
 );
 layouts_for!(
@@ -159,6 +176,8 @@ layouts_for!(
     &blend::BLEND_V7,
     &texture::TEXTURE_V7,
     Some(&texture::MULTIPLANAR_SURFACE),
+    &fbd::ZS_CRC_EXTENSION_V7,
+    &fbd::RENDER_TARGET_V7,
     &format::V7
 );
 
@@ -200,6 +219,9 @@ impl Layouts {
             self.surface_with_stride,
             self.tiler_context,
             self.tiler_heap,
+            self.framebuffer_parameters,
+            self.zs_crc_extension,
+            self.render_target,
         ];
         v.extend(self.message_preload);
         v.extend(self.multiplanar_surface);
@@ -235,6 +257,12 @@ mod tests {
             &blend::INTERNAL_BLEND_V7,
             &tiler::TILER_WEIGHTS,
             &tiler::TILER_STATE,
+            &fbd::FRAMEBUFFER_POINTER,
+            &fbd::FRAMEBUFFER_PADDING,
+            &fbd::RT_BUFFER,
+            &fbd::RT_CLEAR,
+            &fbd::RENDER_TARGET_YUV_OVERLAY,
+            &fbd::RENDER_TARGET_AFBC_OVERLAY,
         ]);
         v
     }

@@ -17,7 +17,7 @@
 use super::Arch;
 use super::layout::{Field, Kind, Layout, Modifier};
 
-/// genxml enum.
+/// genxml enum "Depth Source".
 pub const DEPTH_SOURCES: &[(u64, &str)] = &[
     (0, "Minimum"),
     (1, "Maximum"),
@@ -25,11 +25,11 @@ pub const DEPTH_SOURCES: &[(u64, &str)] = &[
     (3, "Shader"),
 ];
 
-/// genxml enum.
+/// genxml enum "Shader Register Allocation".
 pub const SHADER_REGISTER_ALLOCATIONS: &[(u64, &str)] =
     &[(0, "64 Per Thread"), (2, "32 Per Thread")];
 
-/// genxml enum.
+/// genxml enum "Pixel Kill".
 pub const PIXEL_KILLS: &[(u64, &str)] = &[
     (0, "Force Early"),
     (1, "Strong Early"),
@@ -37,10 +37,10 @@ pub const PIXEL_KILLS: &[(u64, &str)] = &[
     (3, "Force Late"),
 ];
 
-/// genxml enum.
+/// genxml enum "Warp Limit".
 pub const WARP_LIMITS: &[(u64, &str)] = &[(0, "None"), (1, "2"), (2, "4"), (3, "8")];
 
-/// genxml enum.
+/// genxml enum "Func".
 pub const FUNCS: &[(u64, &str)] = &[
     (0, "Never"),
     (1, "Less"),
@@ -52,7 +52,7 @@ pub const FUNCS: &[(u64, &str)] = &[
     (7, "Always"),
 ];
 
-/// genxml enum.
+/// genxml enum "Stencil Op".
 pub const STENCIL_OPS: &[(u64, &str)] = &[
     (0, "Keep"),
     (1, "Replace"),
@@ -64,10 +64,10 @@ pub const STENCIL_OPS: &[(u64, &str)] = &[
     (7, "Decr Sat"),
 ];
 
-/// genxml enum.
+/// genxml enum "Message Preload Register Format".
 pub const MESSAGE_PRELOAD_REGISTER_FORMATS: &[(u64, &str)] = &[(0, "F32"), (1, "F16")];
 
-/// genxml enum.
+/// genxml enum "Message Type".
 pub const MESSAGE_TYPES: &[(u64, &str)] = &[(0, "Disabled"), (1, "LD_VAR"), (2, "VAR_TEX")];
 
 /// Bifrost v7 register allocation values.

@@ -11,7 +11,7 @@ use super::Arch;
 use super::layout::{Field, Kind, Layout, Modifier};
 use super::shader::FUNCS;
 
-/// genxml enum.
+/// genxml enum "Wrap Mode".
 pub const WRAP_MODES: &[(u64, &str)] = &[
     (8, "Repeat"),
     (9, "Clamp to Edge"),
@@ -21,16 +21,16 @@ pub const WRAP_MODES: &[(u64, &str)] = &[
     (15, "Mirrored Clamp to Border"),
 ];
 
-/// genxml enum.
+/// genxml enum "Mipmap Mode".
 pub const MIPMAP_MODES: &[(u64, &str)] = &[(0, "Nearest"), (1, "None"), (3, "Trilinear")];
 
-/// genxml enum.
+/// genxml enum "LOD Algorithm".
 pub const LOD_ALGORITHMS: &[(u64, &str)] = &[(0, "Isotropic"), (3, "Anisotropic")];
 
-/// genxml enum.
+/// genxml enum "Texture Dimension".
 pub const TEXTURE_DIMENSIONS: &[(u64, &str)] = &[(0, "Cube"), (1, "1D"), (2, "2D"), (3, "3D")];
 
-/// genxml enum.
+/// genxml enum "Texture Layout".
 pub const TEXTURE_LAYOUTS: &[(u64, &str)] = &[(1, "Tiled"), (2, "Linear"), (12, "AFBC")];
 
 pub mod sampler {
