@@ -4,4 +4,5 @@
 //! Bit layouts live in `crate::hw::isa`; nothing in here packs bits by hand.
 
 pub mod asm;
+pub mod binary;
 pub mod disasm;

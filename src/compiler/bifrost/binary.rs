@@ -1,0 +1,57 @@
+//! What the backend hands to the job emitter: machine code plus the facts the
+//! renderer state descriptor needs (register budget, preloads, FAU words).
+//!
+//! This is the contract between `compiler::bifrost` and `jm`: nothing else
+//! about a compiled shader crosses it.
+
+/// Registers the hardware preloads before the first clause runs, requested
+/// through the renderer state's Preload word (facts: mesa-panfrost.md §3.5, §7).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Preloads {
+    /// Vertex jobs: r61 = raw vertex id (relative to `Offset start`), r62 = instance id.
+    pub vertex_id: bool,
+    pub instance_id: bool,
+    /// Compute jobs: r55 = local invocation id x|y<<16, r56 = z.
+    pub local_invocation_xy: bool,
+    pub local_invocation_z: bool,
+    /// r57..r59 = workgroup id x, y, z.
+    pub workgroup: [bool; 3],
+    /// r60..r62 = global invocation id x, y, z.
+    pub global_invocation: [bool; 3],
+}
+
+/// A compiled Bifrost shader.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ShaderBinary {
+    /// Clauses, followed by the 128-byte prefetch padding the hardware needs
+    /// after the last clause. Uploaded to a GPU buffer at a 128-byte aligned
+    /// address; the renderer state's `Shader` points at its first byte.
+    pub code: Vec<u8>,
+    /// Highest work register used + 1 (decides v7's 32/64 registers-per-thread allocation).
+    pub work_registers: u32,
+    pub preloads: Preloads,
+    /// 64-bit FAU words (push-uniform buffer words) the shader reads: `Preload.Uniform count`.
+    pub uniform_words: u32,
+    /// Bytes of thread-local storage per thread (spilling), 0 if none.
+    pub tls_size: u32,
+    /// The shader uses a workgroup barrier (`Shader contains barrier`).
+    pub uses_barrier: bool,
+    /// Bytes of workgroup shared memory.
+    pub shared_size: u32,
+    /// Number of vertex attributes read with LD_ATTR (sizes the attribute tables).
+    pub attribute_count: u32,
+    /// Number of uniform buffers addressed through the UBO table.
+    pub ubo_count: u32,
+    pub stats: ShaderStats,
+}
+
+/// Static statistics in shader-db's terms.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShaderStats {
+    pub instructions: u32,
+    pub tuples: u32,
+    pub clauses: u32,
+    pub quadwords: u32,
+    pub spills: u32,
+    pub fills: u32,
+}
