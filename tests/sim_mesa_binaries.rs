@@ -323,3 +323,97 @@ fn cs_compare_select() {
         }
     }
 }
+
+/// IEEE half → f32 (reference for the test, independent of the simulator).
+fn half(h: u16) -> f32 {
+    let s = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let e = i32::from((h >> 10) & 0x1f);
+    let m = f32::from(h & 0x3ff);
+    match e {
+        0 => s * m * 2f32.powi(-24),
+        31 => s * f32::INFINITY,
+        _ => s * (1.0 + m / 1024.0) * 2f32.powi(e - 15),
+    }
+}
+
+/// f32 → half for values exactly representable in half.
+fn to_half(x: f32) -> u16 {
+    (0..=0xffffu32)
+        .map(|h| h as u16)
+        .find(|&h| half(h) == x && (h & 0x8000 != 0) == x.is_sign_negative())
+        .expect("exactly representable")
+}
+
+#[test]
+fn cs_convert() {
+    for model in MODELS {
+        let mut gpu = SimGpu::new(model);
+        let u = gpu.alloc(4096);
+        let of = gpu.alloc(4096);
+        let ou = gpu.alloc(4096);
+        let halves = [1.5f32, -2.25, 0.0, 100.0, -0.125, 7.0, 1024.0, -3.5];
+        let fbits = [123.75f32, 0.5, 2.0, 1000.0, 3.25, 64.0, 9.5, 17.0];
+        let input: Vec<[u32; 4]> = (0..64u32)
+            .map(|i| {
+                // Small enough that float(x) is exact in half precision.
+                let x = if i % 8 == 0 { 0 } else { (i * 29 + 3) % 2048 };
+                let sy = ((i as i32 * 1234) % 32000 - 16000) & !1;
+                let sy2 = ((i as i32 * -777) % 30000) & !1;
+                let y = (sy as u16 as u32) | ((sy2 as u16 as u32) << 16);
+                let z = fbits[(i % 8) as usize].to_bits();
+                let hw = u32::from(to_half(halves[(i % 8) as usize]))
+                    | (u32::from(to_half(halves[((i + 3) % 8) as usize])) << 16);
+                [x, y, z, hw]
+            })
+            .collect();
+        gpu.write_u32s(u.va, &input.iter().flatten().copied().collect::<Vec<_>>());
+        if dispatch(&mut gpu, "cs_convert", &[u, of, ou], &[], [64, 1, 1], [1, 1, 1]).is_none() {
+            return;
+        }
+        let gf = gpu.read_f32s(of.va, 256);
+        let gu = gpu.read_u32s(ou.va, 256);
+        for (i, w) in input.iter().enumerate() {
+            let f_from_u = w[0] as f32;
+            let f_from_i = w[1] as i32 as f32;
+            let f_bits = f32::from_bits(w[2]);
+            let hx = half(w[3] as u16);
+            let hy = half((w[3] >> 16) as u16);
+            let bytes: Vec<f32> = (0..4).map(|k| ((w[0] >> (8 * k)) & 0xff) as f32 / 255.0).collect();
+            let sn = |h: u32| ((h as u16 as i16) as f32 / 32767.0).max(-1.0);
+            let snorm = [sn(w[1]), sn(w[1] >> 16)];
+            let f_bool = if w[2] > w[3] { 1.0 } else { 0.0 };
+            let u_byte = (w[3] >> 16) & 0xff;
+            let s_byte = ((w[3] << 8) as i32) >> 24;
+            let ef = [
+                f_from_u + f_from_i,
+                f_bits * hx,
+                hy + bytes[2] + snorm[0],
+                f_bool + u_byte as f32 + s_byte as f32,
+            ];
+            for k in 0..4 {
+                let g = gf[4 * i + k];
+                assert!(
+                    (g - ef[k]).abs() <= 1e-5 * ef[k].abs().max(1.0),
+                    "{model:?} of[{i}].{k} = {g}, want {}",
+                    ef[k]
+                );
+            }
+            let u_from_f = f_bits as u32;
+            let i_from_f = (hx * 100.0) as i32;
+            let half_packed = u32::from(to_half(f_from_u)) | (u32::from(to_half(f_bits)) << 16);
+            let unorm_packed = (0..4).fold(0u32, |a, k| {
+                let b = bytes[3 - k];
+                a | (((b.clamp(0.0, 1.0) * 255.0).round() as u32) << (8 * k))
+            });
+            let sp = |x: f32| ((x * 0.5).clamp(-1.0, 1.0) * 32767.0).round() as i32 as u16 as u32;
+            let snorm_packed = sp(snorm[0]) | (sp(snorm[1]) << 16);
+            let eu = [
+                u_from_f,
+                (i_from_f as u32).wrapping_add(u32::from(w[0] != 0)),
+                half_packed ^ unorm_packed,
+                snorm_packed.wrapping_add(f_from_i.to_bits()),
+            ];
+            assert_eq!(&gu[4 * i..4 * i + 4], &eu, "{model:?} ou[{i}] for {w:x?}");
+        }
+    }
+}
