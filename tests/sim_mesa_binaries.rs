@@ -367,7 +367,16 @@ fn cs_convert() {
             })
             .collect();
         gpu.write_u32s(u.va, &input.iter().flatten().copied().collect::<Vec<_>>());
-        if dispatch(&mut gpu, "cs_convert", &[u, of, ou], &[], [64, 1, 1], [1, 1, 1]).is_none() {
+        if dispatch(
+            &mut gpu,
+            "cs_convert",
+            &[u, of, ou],
+            &[],
+            [64, 1, 1],
+            [1, 1, 1],
+        )
+        .is_none()
+        {
             return;
         }
         let gf = gpu.read_f32s(of.va, 256);
@@ -378,7 +387,9 @@ fn cs_convert() {
             let f_bits = f32::from_bits(w[2]);
             let hx = half(w[3] as u16);
             let hy = half((w[3] >> 16) as u16);
-            let bytes: Vec<f32> = (0..4).map(|k| ((w[0] >> (8 * k)) & 0xff) as f32 / 255.0).collect();
+            let bytes: Vec<f32> = (0..4)
+                .map(|k| ((w[0] >> (8 * k)) & 0xff) as f32 / 255.0)
+                .collect();
             let sn = |h: u32| ((h as u16 as i16) as f32 / 32767.0).max(-1.0);
             let snorm = [sn(w[1]), sn(w[1] >> 16)];
             let f_bool = if w[2] > w[3] { 1.0 } else { 0.0 };
