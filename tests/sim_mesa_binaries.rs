@@ -428,3 +428,78 @@ fn cs_convert() {
         }
     }
 }
+
+#[test]
+fn cs_float_arith_within_tolerance() {
+    for model in MODELS {
+        let mut gpu = SimGpu::new(model);
+        let v = gpu.alloc(4096);
+        let o = gpu.alloc(4096);
+        let xs: Vec<[f32; 4]> = (0..64)
+            .map(|i| {
+                let f = i as f32;
+                [
+                    0.37 * f - 9.0,
+                    1.25 + 0.11 * f,
+                    (f - 32.0) * 0.173,
+                    if i % 3 == 0 { -2.5 - f } else { 0.5 + 0.07 * f },
+                ]
+            })
+            .collect();
+        gpu.write_f32s(v.va, &xs.iter().flatten().copied().collect::<Vec<_>>());
+        if dispatch(
+            &mut gpu,
+            "cs_float_arith",
+            &[v, o],
+            &[],
+            [64, 1, 1],
+            [1, 1, 1],
+        )
+        .is_none()
+        {
+            return;
+        }
+        let got = gpu.read_f32s(o.va, 256);
+        let mut worst = 0.0f64;
+        for (i, x) in xs.iter().enumerate() {
+            let [xx, xy, xz, xw] = x.map(f64::from);
+            let a = xx * xy + xz;
+            let b = xy * xz - xw;
+            let c = xx / xw + xy.abs().sqrt() + 1.0 / (xz * xz + 1.0).sqrt();
+            let d = xz.exp2() + (xw.abs() + 1.0).log2() + xx.sin() + xy.cos();
+            let sign = if xz > 0.0 {
+                1.0
+            } else if xz < 0.0 {
+                -1.0
+            } else {
+                0.0
+            };
+            let e = xx.floor()
+                + (xy - xy.floor())
+                + xz.clamp(0.0, 1.0)
+                + xw.min(2.5)
+                + (-xx).max(xy)
+                + sign
+                + xw.trunc()
+                + xx.round_ties_even()
+                + xy.ceil();
+            let dot = xx * xw + xy * xz + xz * xy + xw * xx;
+            let expect = [a, b, c, d].map(|t| t * e - dot * 0.25);
+            for k in 0..4 {
+                let g = f64::from(got[4 * i + k]);
+                // sin/cos use a 64-entry table plus a 2nd-order correction,
+                // exp2/log2 and rcp/rsq their own approximations: allow for
+                // those, scaled by the magnitudes involved.
+                let scale = e.abs().max(1.0) * [a, b, c, d][k].abs().max(1.0) + dot.abs();
+                let tol = 2e-4 * scale;
+                worst = worst.max((g - expect[k]).abs() / scale);
+                assert!(
+                    (g - expect[k]).abs() <= tol,
+                    "{model:?} o[{i}].{k} = {g}, GLSL says {}",
+                    expect[k]
+                );
+            }
+        }
+        eprintln!("cs_float_arith {model:?}: worst scaled error {worst:e}");
+    }
+}

@@ -539,22 +539,72 @@ pub fn eval(
             let r = p.f(0, s[0]).mul_add(p.f(1, s[1]), p.f(2, s[2]));
             p.fres(ldexp(r, s[3] as i32))
         }
-        FaddLscale => p.fres(p.f(0, s[0]) + p.f(1, s[1])),
+        FaddLscale => {
+            // src0 + the mantissa of src1 in the `log` convention
+            // ([0.75, 1.5)): Mesa's log2 computes m - 1 this way.
+            let (m, _) = frexp_log(p.f(1, s[1]));
+            p.fres(p.f(0, s[0]) + m)
+        }
         Frexpe => {
             let x = p.f(0, s[0]);
-            frexp(x).1 as u32
+            match (p.fields.modifier("log"), p.fields.modifier("sqrt")) {
+                (Some("log"), _) => frexp_log(x).1 as u32,
+                (_, Some("sqrt")) => return Err(unsupported(p, cc)),
+                _ => frexp(x).1 as u32,
+            }
         }
         Frexpm => {
             let x = p.f(0, s[0]);
-            frexp(x).0.to_bits()
+            match (p.fields.modifier("log"), p.fields.modifier("sqrt")) {
+                (Some("log"), _) => frexp_log(x).0.to_bits(),
+                (_, Some("sqrt")) => return Err(unsupported(p, cc)),
+                _ => frexp(x).0.to_bits(),
+            }
         }
-        Flogd => p.fres(p.f(0, s[0]).log2()),
+        Flogd => {
+            // log2(m) / (m - 1) for the log-convention mantissa m of x, so
+            // that e + (m - 1) * FLOGD(x) = log2(x).
+            let x = p.f(0, s[0]);
+            let (m, _) = frexp_log(x);
+            let m = f64::from(m);
+            let r = if x.is_nan() || x < 0.0 {
+                f64::NAN
+            } else if x == 0.0 {
+                f64::NEG_INFINITY
+            } else if x.is_infinite() {
+                f64::INFINITY
+            } else if (m - 1.0).abs() < 1e-12 {
+                std::f64::consts::LOG2_E
+            } else {
+                m.log2() / (m - 1.0)
+            };
+            p.fres(r as f32)
+        }
         Fexp => {
-            // Mesa's exp2 sequence: s0 = fixed-point x * 2^24, s1 = x.
-            p.fres(f32::from_bits(s[1]).exp2())
+            // s0: x in 8.24 fixed point (integer), s1: x * 2^24 as a float
+            // (for out-of-range inputs); result 2^x.
+            let xf = f64::from(f32::from_bits(s[1]));
+            let x = if xf.abs() < 2f64.powi(31) {
+                f64::from(s[0] as i32)
+            } else {
+                xf
+            };
+            p.fres((x / 2f64.powi(24)).exp2() as f32)
         }
         FsinTable | FcosTable => {
-            return Err(unsupported(p, cc));
+            if p.fields.modifier("offset") == Some("offset") {
+                return Err(unsupported(p, cc));
+            }
+            // The low 6 bits of the value (Mesa adds 1.5 * 2^19 to
+            // x * 2/pi, leaving 4 fraction bits) index 64 steps of the
+            // circle.
+            let angle = f64::from(s[0] & 63) * std::f64::consts::PI / 32.0;
+            let r = if p.op == FsinTable {
+                angle.sin()
+            } else {
+                angle.cos()
+            };
+            (r as f32).to_bits()
         }
         Iadd => {
             let signed = p.name.ends_with("s32");
@@ -744,12 +794,29 @@ fn ldexp(x: f32, e: i32) -> f32 {
     (f64::from(x) * 2f64.powi(e)) as f32
 }
 
+/// (mantissa in [0.75, 1.5), exponent) with x = m * 2^e: the `log`
+/// convention of FREXPE/FREXPM (centred on 1 so that log2(m) is small).
+fn frexp_log(x: f32) -> (f32, i32) {
+    let (m, e) = frexp(x);
+    if m.abs() < 0.75 && m != 0.0 {
+        (m * 2.0, e - 1)
+    } else {
+        (m, e)
+    }
+}
+
 /// (mantissa in [0.5, 1), exponent) with x = m * 2^e.
 fn frexp(x: f32) -> (f32, i32) {
     if x == 0.0 || !x.is_finite() {
         return (x, 0);
     }
-    let e = x.abs().log2().floor() as i32 + 1;
-    let m = f64::from(x) / 2f64.powi(e);
-    (m as f32, e)
+    let (x, bias) = if x.abs() < f32::MIN_POSITIVE {
+        (x * 2f32.powi(32), -32)
+    } else {
+        (x, 0)
+    };
+    let b = x.to_bits();
+    let e = ((b >> 23) & 0xff) as i32 - 126;
+    let m = f32::from_bits((b & 0x807f_ffff) | (126 << 23));
+    (m, e + bias)
 }
