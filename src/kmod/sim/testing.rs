@@ -25,7 +25,9 @@ use crate::compiler::bifrost::binary::ShaderBinary;
 use crate::hw::Arch;
 use crate::hw::job::{JOB_HEADER, header};
 use crate::hw::snapshot::Snapshot;
-use crate::jm::{AttributeTables, ComputeJob, GpuPool, JobChain, add_compute_job};
+use crate::jm::{
+    AttributeTables, ComputeJob, GpuPool, JobChain, VertexJob, add_compute_job, add_vertex_job,
+};
 use crate::kmod::{
     BoHandle, BoInfo, BoStats, Device, KernelDevice, KmodError, KmodResult, Param, Submit,
     SyncobjHandle,
@@ -327,6 +329,16 @@ impl SimGpu {
         let mut chain = JobChain::new();
         let arch = self.arch();
         add_compute_job(&mut chain, &mut self.pool, arch, job, [0, 0])?;
+        let r = self.submit(chain.head());
+        self.pool.reset();
+        r
+    }
+
+    /// Builds one VERTEX job and runs it.
+    pub fn run_vertex_job(&mut self, job: &VertexJob<'_>) -> Result<Run, RunError> {
+        let mut chain = JobChain::new();
+        let arch = self.arch();
+        add_vertex_job(&mut chain, &mut self.pool, arch, job, [0, 0])?;
         let r = self.submit(chain.head());
         self.pool.reset();
         r

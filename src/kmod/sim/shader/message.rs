@@ -178,7 +178,8 @@ pub fn execute(
             } else {
                 s[2]
             };
-            let (addr, format) = attribute_address(core, s[0], s[1], index, false, cc)?;
+            let varying = core.program.res.vertex;
+            let (addr, format) = attribute_address(core, s[0], s[1], index, varying, cc)?;
             staging_write(lane, cc, 0, addr as u32);
             staging_write(lane, cc, 1, (addr >> 32) as u32);
             staging_write(lane, cc, 2, format);
@@ -274,14 +275,20 @@ fn components(p: &Prepared) -> usize {
     }
 }
 
-/// Resolves attribute `index` for (vertex, instance) in the attribute (or
-/// varying) tables: its address and format word.
+/// Resolves attribute `index` for (vertex, instance) in the attribute (or,
+/// `varying`, the varying) tables: its address and format word.
+///
+/// Which table LEA_ATTR uses is our reading of Mesa's vertex shaders: they
+/// load inputs with LD_ATTR and address their outputs with LEA_ATTR using
+/// output-slot indices that overlap the input indices, so in a VERTEX job
+/// LEA_ATTR goes to the DCD's Varyings / Varying buffers; elsewhere to the
+/// attribute tables.
 fn attribute_address(
     core: &Core<'_>,
     vertex: u32,
     instance: u32,
     index: u32,
-    _varying: bool,
+    varying: bool,
     cc: &CachedClause,
 ) -> Result<(u64, u32), JobFault> {
     let res = &core.program.res;
@@ -292,38 +299,42 @@ fn attribute_address(
         );
         fault(status::DATA_INVALID_FAULT, cc.va)
     };
-    if res.attributes == 0 || index >= res.attribute_count.max(1) {
+    let (table, buffers, count) = if varying {
+        (res.varyings, res.varying_buffers, res.varying_count)
+    } else {
+        (res.attributes, res.attribute_buffers, res.attribute_count)
+    };
+    if table == 0 || buffers == 0 || index >= count {
         return Err(bad("no such attribute"));
     }
-    let attr = core
-        .mmu
-        .read_words(res.attributes + 8 * u64::from(index), 2)?;
+    let attr = core.mmu.read_words(table + 8 * u64::from(index), 2)?;
     let buf_index = ad::BUFFER_INDEX.get(&attr);
     let format = ad::FORMAT.get(&attr) as u32;
     let offset = ad::OFFSET.get(&attr) as u32 as i32 as i64;
-    let buf = core
-        .mmu
-        .read_words(res.attribute_buffers + 16 * buf_index, 4)?;
+    let buf = core.mmu.read_words(buffers + 16 * buf_index, 4)?;
     let ty = ab::TYPE.get(&buf);
     let ptr = ab::POINTER.get(&buf);
     let stride = ab::STRIDE.get(&buf);
     let size = ab::SIZE.get(&buf);
-    let v = u64::from(vertex) + u64::from(res.offset_start);
+    // The linear index: vertex (+ Offset start) + instance * Instance Size
+    // (the padded per-instance vertex count); divisor types divide it, so a
+    // per-instance divisor is programmed as divisor * Instance Size.
+    let v = u64::from(vertex)
+        + u64::from(res.offset_start)
+        + u64::from(instance) * u64::from(res.instance_size.max(1));
     let element = match ty {
         attribute_type::LINEAR_1D => v,
         attribute_type::MODULUS_1D => {
             let d = ab::DIVISOR.get(&buf).max(1);
             v % d
         }
-        attribute_type::POT_DIVISOR_1D => u64::from(instance) >> ab::DIVISOR_R.get(&buf),
+        attribute_type::POT_DIVISOR_1D => v >> ab::DIVISOR_R.get(&buf),
         attribute_type::NPOT_DIVISOR_1D => {
-            let cont = core
-                .mmu
-                .read_words(res.attribute_buffers + 16 * (buf_index + 1), 4)?;
+            let cont = core.mmu.read_words(buffers + 16 * (buf_index + 1), 4)?;
             let d = crate::hw::attribute::continuation_npot::DIVISOR
                 .get(&cont)
                 .max(1);
-            u64::from(instance) / d
+            v / d
         }
         _ => return Err(bad("unsupported attribute buffer type")),
     };

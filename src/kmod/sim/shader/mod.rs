@@ -165,6 +165,8 @@ pub struct Resources {
     pub offset_start: u32,
     /// DCD `Instance Size` (padded vertex count per instance).
     pub instance_size: u32,
+    /// A VERTEX job: LEA_ATTR addresses the varying tables (outputs).
+    pub vertex: bool,
 }
 
 /// One program to run: code address, FAU words, resources.
