@@ -109,3 +109,43 @@ fn uniform_beyond_the_preloaded_count_faults() {
         "{err}"
     );
 }
+
+/// Loads u0[0] and copies it without waiting for the load's scoreboard slot.
+const NO_WAIT: &str = "clause_0:
+ds(0) nbb load ncph 
+{
+    *NOP t0
+    +LOAD.i32 t1, u0.w0, u0.w1, @r0
+}
+
+clause_1:
+ds(0) eos store 
+{
+    *NOP t0
+    +MOV.i32 r1:t1, r0
+    *NOP t0
+    +STORE.i32 t1, u0.w0, u0.w1, @r1
+}
+";
+
+#[test]
+fn reading_a_load_result_before_waiting_is_reported() {
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let buf = gpu.alloc(4096);
+    gpu.write_u32s(buf.va, &[42]);
+    let bin = binary_from_code(&assemble(NO_WAIT).expect("assembles"), 1);
+    let run = gpu
+        .run_compute(&bin, &[buf.va], [4, 1, 1], [1, 1, 1])
+        .expect("runs (the result is still defined in the model)");
+    assert_eq!(gpu.read_u32s(buf.va, 1), [42]);
+    if cfg!(debug_assertions) {
+        assert_eq!(run.counters.hazards, 4, "one per thread");
+    }
+    // With the wait (dwb(0) on the load's clause) there is none.
+    let fixed = NO_WAIT.replacen("ds(0) nbb load ncph \n", "ds(0) nbb load ncph dwb(0) \n", 1);
+    let bin = binary_from_code(&assemble(&fixed).expect("assembles"), 1);
+    let run = gpu
+        .run_compute(&bin, &[buf.va], [4, 1, 1], [1, 1, 1])
+        .unwrap();
+    assert_eq!(run.counters.hazards, 0);
+}

@@ -40,6 +40,10 @@ fn dispatch(
         .run_compute(&binary, &uniforms, local, groups)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     eprintln!("{name}: {:?}", run.counters);
+    assert_eq!(
+        run.counters.hazards, 0,
+        "{name}: reads before scoreboard waits"
+    );
     Some(run)
 }
 

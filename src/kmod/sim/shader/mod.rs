@@ -27,8 +27,10 @@
 //!
 //! Scoreboard: a message executes when it is issued (its result lands in the
 //! staging registers at once), and the slot named by the clause's
-//! `dependency_slot` is marked pending until a later clause of the same warp
-//! waits on it (`dependency_wait`). In debug builds, reading a staging
+//! `dependency_slot` is marked pending until a clause's `dependency_wait`
+//! mask names it. That mask belongs to the boundary *after* its clause
+//! (Mesa fills it with the next clause's dependencies, so a clause waiting
+//! for its own load carries its own slot). In debug builds, reading a staging
 //! register of a still-pending load is reported (log::warn) as an ill-formed
 //! program; results are not affected.
 //!
@@ -83,6 +85,9 @@ pub struct Counters {
     pub instructions: u64,
     /// Clause executions per thread (clauses × active lanes).
     pub thread_clauses: u64,
+    /// Debug builds: reads of a register a message was still writing (its
+    /// scoreboard slot not waited on yet): an ill-formed program.
+    pub hazards: u64,
 }
 
 impl Counters {
@@ -92,6 +97,7 @@ impl Counters {
         self.clauses += o.clauses;
         self.instructions += o.instructions;
         self.thread_clauses += o.thread_clauses;
+        self.hazards += o.hazards;
     }
 }
 
