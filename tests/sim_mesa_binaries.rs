@@ -507,3 +507,54 @@ fn cs_float_arith_within_tolerance() {
         eprintln!("cs_float_arith {model:?}: worst scaled error {worst:e}");
     }
 }
+
+#[test]
+fn cs_buffer_reference_64bit_addresses() {
+    for model in MODELS {
+        let mut gpu = SimGpu::new(model);
+        let particles = gpu.alloc(64 * 256);
+        let out = gpu.alloc(4096);
+        let words = gpu.alloc(64 * 64 + 64);
+        for i in 0..64u64 {
+            let f = i as f32;
+            gpu.write_f32s(particles.va + 256 * i, &[f, 2.0 * f, -f, 1.0]);
+            gpu.write_f32s(particles.va + 256 * i + 16, &[0.5, -1.0, 0.25, 2.0]);
+            // pad[13] at 32 + 52.
+            gpu.write_f32s(particles.va + 256 * i + 32 + 52, &[0.125 * f]);
+        }
+        let stride = 64u32;
+        // addr = base + i * stride + 2^32 must land in `words` (the VA
+        // space ends at 4 GiB): base wraps below zero.
+        let base = words.va.wrapping_sub(1 << 32);
+        let push = [particles.va, out.va, base, u64::from(stride)];
+        let Some(code) = code("cs_buffer_reference") else {
+            return;
+        };
+        // No descriptor sets: u0/u1 sysvals, then the push constants.
+        let mut uniforms = vec![0u64, 1 << 32];
+        uniforms.extend_from_slice(&push);
+        let binary = binary_from_code(&code, uniforms.len() as u32);
+        let run = gpu
+            .run_compute(&binary, &uniforms, [64, 1, 1], [1, 1, 1])
+            .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+        assert_eq!(run.counters.hazards, 0);
+        for i in 0..64u64 {
+            let f = i as f32;
+            let k = 0.125 * f;
+            let pos = [f + 0.5 * k, 2.0 * f - k, -f + 0.25 * k, 1.0 + 2.0 * k];
+            assert_eq!(
+                gpu.read_f32s(particles.va + 256 * i, 4),
+                pos,
+                "{model:?} p[{i}]"
+            );
+            let addr = base
+                .wrapping_add(i * u64::from(stride))
+                .wrapping_add(1 << 32);
+            assert_eq!(gpu.read_f32s(addr + 12, 1)[0], pos[0]);
+            assert_eq!(
+                gpu.read_u32s(out.va + 4 * i, 1)[0],
+                ((addr >> 32) as u32) ^ (addr as u32)
+            );
+        }
+    }
+}
