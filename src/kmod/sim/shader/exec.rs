@@ -339,31 +339,13 @@ pub fn f32_to_f16(x: f32, rtz: bool) -> u16 {
     }
 }
 
-fn round_even(x: f32) -> f32 {
-    let r = x.round();
-    if (x - x.trunc()).abs() == 0.5 {
-        2.0 * (x / 2.0).round_ties_even_compat()
-    } else {
-        r
-    }
-}
-
-trait RoundTiesEven {
-    fn round_ties_even_compat(self) -> f32;
-}
-impl RoundTiesEven for f32 {
-    fn round_ties_even_compat(self) -> f32 {
-        self.round_ties_even()
-    }
-}
-
 fn apply_round(x: f32, mode: &str) -> f32 {
     match mode {
         "rtp" => x.ceil(),
         "rtn" => x.floor(),
         "rtz" => x.trunc(),
         "rtna" => x.round(),
-        _ => round_even(x),
+        _ => x.round_ties_even(),
     }
 }
 
@@ -819,4 +801,47 @@ fn frexp(x: f32) -> (f32, i32) {
     let e = ((b >> 23) & 0xff) as i32 - 126;
     let m = f32::from_bits((b & 0x807f_ffff) | (126 << 23));
     (m, e + bias)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_conversions_round_trip_and_round_to_even() {
+        for h in 0..=0xffffu16 {
+            let f = f16_to_f32(h);
+            if f.is_nan() {
+                assert!(f16_to_f32(f32_to_f16(f, false)).is_nan());
+            } else {
+                assert_eq!(f32_to_f16(f, false), h, "{h:#x} -> {f}");
+            }
+        }
+        // 1 + 2^-11 is halfway between 1 and the next half: ties to even.
+        assert_eq!(f32_to_f16(1.0 + 2f32.powi(-11), false), 0x3c00);
+        assert_eq!(f32_to_f16(1.0 + 3.0 * 2f32.powi(-11), false), 0x3c02);
+        assert_eq!(f32_to_f16(1.0e6, false), 0x7c00);
+        assert_eq!(f32_to_f16(1.0e6, true), 0x7bff);
+    }
+
+    #[test]
+    fn frexp_forms() {
+        assert_eq!(frexp(8.0), (0.5, 4));
+        assert_eq!(frexp(-3.0), (-0.75, 2));
+        assert_eq!(frexp_log(1.4), (1.4, 0));
+        assert_eq!(frexp_log(0.7), (1.4, -1));
+        let tiny = f32::from_bits(1);
+        let (m, e) = frexp(tiny);
+        assert_eq!(f64::from(m) * 2f64.powi(e), f64::from(tiny));
+    }
+
+    #[test]
+    fn rounding_modes() {
+        assert_eq!(apply_round(2.5, "none"), 2.0);
+        assert_eq!(apply_round(3.5, "none"), 4.0);
+        assert_eq!(apply_round(-2.5, "rtna"), -3.0);
+        assert_eq!(apply_round(-2.5, "rtz"), -2.0);
+        assert_eq!(apply_round(-2.5, "rtn"), -3.0);
+        assert_eq!(apply_round(2.1, "rtp"), 3.0);
+    }
 }
