@@ -149,3 +149,45 @@ fn reading_a_load_result_before_waiting_is_reported() {
         .unwrap();
     assert_eq!(run.counters.hazards, 0);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+    /// Arbitrary bytes as shader code: the job completes or faults, the
+    /// simulator never panics, and the device keeps working.
+    #[test]
+    fn random_code_never_panics(words in proptest::collection::vec(proptest::prelude::any::<u32>(), 4..64)) {
+        set_clause_limit(10_000);
+        let mut gpu = SimGpu::new(SimModel::G52);
+        let buf = gpu.alloc(4096);
+        let code: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let bin = binary_from_code(&code, 4);
+        let _ = gpu.run_compute(&bin, &[buf.va, buf.va, 0, 1], [4, 1, 1], [2, 1, 1]);
+        still_works(&mut gpu);
+    }
+
+    /// Valid clauses with random fields: take Mesa's own code and flip bits.
+    #[test]
+    fn mutated_mesa_code_never_panics(flips in proptest::collection::vec((0usize..720 * 8, proptest::prelude::any::<bool>()), 1..8)) {
+        let Ok(mut code) = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/reference/mesa-g52/shaders/cs_loop.bin"
+        )) else {
+            return Ok(());
+        };
+        for (bit, _) in &flips {
+            let bit = bit % (code.len() * 8);
+            code[bit / 8] ^= 1 << (bit % 8);
+        }
+        set_clause_limit(10_000);
+        let mut gpu = SimGpu::new(SimModel::G72);
+        let set = gpu.alloc(4096);
+        for i in 0..3u64 {
+            let b = gpu.alloc(4096);
+            gpu.write(set.va + 32 * i, &b.va.to_le_bytes());
+        }
+        let bin = binary_from_code(&code, 4);
+        let push = u64::from(1.5f32.to_bits()) | (40 << 32);
+        let _ = gpu.run_compute(&bin, &[0, 0, set.va, push], [8, 1, 1], [1, 1, 1]);
+        still_works(&mut gpu);
+    }
+}
