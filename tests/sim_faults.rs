@@ -1,6 +1,9 @@
-//! Shader faults on the simulated GPU: an illegal instruction word, a load
-//! outside mapped memory and a runaway loop each fail their job with an
-//! exception status (never a panic), and the device keeps running jobs.
+//! Shader faults on the simulated GPU: an illegal instruction word, a store
+//! outside mapped memory, a runaway loop and a missing uniform each fail
+//! their job with an exception status (never a panic; random and mutated
+//! code neither), and the device keeps running jobs. Plus small hand-written
+//! programs (assembled with `compiler::bifrost::asm`): scoreboard hazard
+//! reporting, branches and LDEXP.
 
 use bifrost_vk::compiler::bifrost::asm::assemble;
 use bifrost_vk::kmod::sim::SimModel;
@@ -189,5 +192,75 @@ proptest::proptest! {
         let push = u64::from(1.5f32.to_bits()) | (40 << 32);
         let _ = gpu.run_compute(&bin, &[0, 0, set.va, push], [8, 1, 1], [1, 1, 1]);
         still_works(&mut gpu);
+    }
+}
+
+/// r60 < u0.w1 ? store 1 : store 2, at u0 + 4 * r60; then 3 * 2^r60 at +64.
+const BRANCH_LDEXP: &str = "clause_0:
+ds(0) nbb r_uncond ncph 
+{
+    *NOP t0
+    +MOV.i32 r5:t1, u0.w1
+    *LSHIFT_OR.i32 r3:t0, r60, #0, 0x00000002 /* 0.000000 */
+    +LDEXP.f32 r4:t1, 0x40400000 /* 3.000000 */, r60
+    *NOP t0
+    +ICMP.u32.m1.gt t1, r5, r60
+    *NOP t0
+    +BRANCHZ.i16.eq t1, t1.h0, clause_7
+}
+
+clause_4:
+ds(0) nbb r_uncond 
+{
+    *NOP t0
+    +MOV.i32 r2:t1, 0x00000001 /* 0.000000 */
+    *NOP t0
+    +JUMP t1, clause_9
+}
+
+clause_7:
+ds(0) nbb r_uncond 
+{
+    *NOP t0
+    +MOV.i32 r2:t1, 0x00000002 /* 0.000000 */
+}
+
+clause_9:
+ds(0) nbb store ncph 
+{
+    *NOP t0
+    +IADD.s32 r0:t1, u0.w0, r3
+    *NOP t0
+    +STORE.i32 t1, r0, #0.x, @r2
+}
+
+clause_11:
+ds(0) eos store 
+{
+    *NOP t0
+    +IADD.s32 r0:t1, r0, 0x00000040 /* 0.000000 */
+    *NOP t0
+    +STORE.i32 t1, r0, #0.x, @r4
+}
+";
+
+#[test]
+fn branch_and_ldexp() {
+    let Ok(code) = assemble(BRANCH_LDEXP) else {
+        panic!("{:?}", assemble(BRANCH_LDEXP));
+    };
+    for model in [SimModel::G52, SimModel::G72] {
+        let mut gpu = SimGpu::new(model);
+        let out = gpu.alloc(4096);
+        assert!(out.va < 1 << 32);
+        let bin = binary_from_code(&code, 1);
+        // u0.w0 = buffer, u0.w1 = 5.
+        gpu.run_compute(&bin, &[out.va | (5 << 32)], [16, 1, 1], [1, 1, 1])
+            .unwrap();
+        let flags = gpu.read_u32s(out.va, 16);
+        let expect: Vec<u32> = (0..16).map(|i| if i < 5 { 1 } else { 2 }).collect();
+        assert_eq!(flags, expect, "{model:?}");
+        let pow = gpu.read_f32s(out.va + 64, 16);
+        assert_eq!(pow, (0..16).map(|i| 3.0 * 2f32.powi(i)).collect::<Vec<_>>());
     }
 }

@@ -84,6 +84,7 @@ pub enum Op {
     // Control flow (ADD unit, last in a clause).
     Branchz,
     Jump,
+    Ldexp,
     // FMA-side halves of atomics (the ADD unit's ATOM_CX does the access).
     AtomC,
     AtomPost,
@@ -172,6 +173,7 @@ fn op_of(name: &str) -> Option<Op> {
         "BRANCHZ.i16" | "BRANCHZ.i32" | "BRANCHZ.s16" | "BRANCHZ.s32" | "BRANCHZ.u16"
         | "BRANCHZ.u32" | "BRANCHZ.f32" => Branchz,
         "JUMP" => Jump,
+        "LDEXP.f32" => Ldexp,
         "ATOM_C.i32" | "ATOM_C_RETURN.i32" | "ATOM_C1.i32" | "ATOM_C1_RETURN.i32" => AtomC,
         "ATOM_POST.i32" => AtomPost,
         _ if message::supported(name) => Message,
@@ -741,6 +743,7 @@ pub fn eval(
             fx.branch = Some(branch_target(p, s[0], cc));
             0
         }
+        Ldexp => p.fres(ldexp(f32::from_bits(s[0]), s[1] as i32)),
         AtomC => 0,
         // The message returned the old value in its staging register.
         AtomPost => s[0],
