@@ -177,3 +177,28 @@ fn cs_ssbo_vec4_loads_stores_and_atomics() {
     }
     eprintln!("cs_ssbo_vec4: {:?}", run.counters);
 }
+
+#[test]
+fn malformed_descriptors_fault_the_job() {
+    // A null shader pointer in the renderer state.
+    let Some((mut gpu, jc)) = load(SimModel::G52, "cs_shared_barrier") else {
+        return;
+    };
+    let rsd = u64_at(&gpu, 0xf7fd3040 + 64 + 14 * 4); // Draw.State (word 14)
+    gpu.write(rsd, &0u64.to_le_bytes());
+    let err = gpu.submit(jc).unwrap_err();
+    assert_eq!(err.fault().unwrap().status, 0x40, "{err}");
+    // A reserved bit in the Draw descriptor.
+    let Some((mut gpu, jc)) = load(SimModel::G52, "cs_shared_barrier") else {
+        return;
+    };
+    let w0 = gpu.read_u32s(0xf7fd3040 + 64, 1)[0];
+    gpu.write_u32s(0xf7fd3040 + 64, &[w0 | 1 << 2]);
+    let err = gpu.submit(jc).unwrap_err();
+    assert_eq!(err.fault().unwrap().status, 0x40, "{err}");
+    // Still fine afterwards.
+    let Some((mut gpu, jc)) = load(SimModel::G52, "cs_shared_barrier") else {
+        return;
+    };
+    gpu.submit(jc).expect("the untouched snapshot runs");
+}

@@ -166,3 +166,97 @@ fn vs_attribs_varying_shader_as_a_vertex_job() {
     }
     assert_eq!(results[0], results[1], "v6 and v7 agree");
 }
+
+/// Loads attribute 0 of vertex r60 as f32 (or raw, `auto`) x4 and stores it.
+fn ld_attr_program(register_format: &str) -> String {
+    format!(
+        "clause_0:
+ds(0) nbb attr ncph next_store dwb(0) 
+{{
+    *NOP t0
+    +LD_ATTR_IMM.{register_format}.v4 t1, r60, #0.x, attribute_index:0, @r0
+}}
+
+clause_1:
+ds(0) eos store 
+{{
+    *LSHIFT_OR.i32 t0, r60, #0, 0x00000004 /* 0.000000 */
+    +NOP t1
+    *NOP t0
+    +IADD.s32 r4:t1, u0.w0, t0
+    *NOP t0
+    +STORE.i128 t1, r4, #0.x, @r0
+}}
+"
+    )
+}
+
+#[test]
+fn ld_attr_formats() {
+    use bifrost_vk::compiler::bifrost::asm::assemble;
+    use bifrost_vk::jm::ComputeJob;
+    use bifrost_vk::kmod::sim::testing::binary_from_code;
+    let h = |x: f32| x.to_bits();
+    // (format, register format, element bytes, expected words of element 1)
+    let cases: Vec<(VertexFormat, &str, Vec<u8>, [u32; 4])> = vec![
+        (
+            VertexFormat::new(C::Unorm8, 4),
+            "f32",
+            vec![0, 255, 51, 102],
+            [h(0.0), h(1.0), h(0.2), h(0.4)],
+        ),
+        (
+            VertexFormat::new(C::Snorm16, 2),
+            "f32",
+            [(-32767i16).to_le_bytes(), 16384i16.to_le_bytes()].concat(),
+            [h(-1.0), h(16384.0 / 32767.0), h(0.0), h(1.0)],
+        ),
+        (
+            VertexFormat::new(C::U8, 3),
+            "auto",
+            vec![7, 200, 255],
+            [7, 200, 255, 1],
+        ),
+        (
+            VertexFormat::new(C::I16, 1),
+            "auto",
+            (-300i16).to_le_bytes().to_vec(),
+            [(-300i32) as u32, 0, 0, 1],
+        ),
+        (
+            VertexFormat::new(C::F32, 2),
+            "f32",
+            [1.5f32.to_le_bytes(), (-2.0f32).to_le_bytes()].concat(),
+            [h(1.5), h(-2.0), h(0.0), h(1.0)],
+        ),
+    ];
+    for model in [SimModel::G52, SimModel::G72] {
+        for (format, regfmt, bytes, expect) in &cases {
+            let mut gpu = SimGpu::new(model);
+            let data = gpu.alloc(4096);
+            let stride = 16u32;
+            // Element 0 zeroed, element 1 holds the bytes.
+            gpu.write(data.va + u64::from(stride), bytes);
+            let attributes = tables(
+                &mut gpu,
+                &[*format],
+                &[(data.va, stride, 2 * stride, attribute_type::LINEAR_1D, 0)],
+            );
+            let out = gpu.alloc(4096);
+            let code = assemble(&ld_attr_program(regfmt)).expect("assembles");
+            let mut binary = binary_from_code(&code, 1);
+            binary.attribute_count = 1;
+            gpu.run_compute_job(&ComputeJob {
+                binary: &binary,
+                push_uniforms: &[out.va],
+                local_size: [2, 1, 1],
+                groups: [1, 1, 1],
+                ubos: &[],
+                attributes: Some(attributes),
+            })
+            .unwrap_or_else(|e| panic!("{model:?} {format:?}: {e}"));
+            let got = gpu.read_u32s(out.va + 16, 4);
+            assert_eq!(&got[..], &expect[..], "{model:?} {format:?} {regfmt}");
+        }
+    }
+}
