@@ -110,6 +110,17 @@ pub struct Prepared {
     pub result_type: &'static str,
     pub not1: bool,
     pub not_result: bool,
+    /// `saturate` = sat (IADD/ISUB).
+    pub saturate: bool,
+    /// `sem` = nan_propagate (FMIN/FMAX).
+    pub nan_propagate: bool,
+    /// `extend` = sext (IMUL, LOAD).
+    pub sext: bool,
+    /// `mux` option (MUX), `seg` option (LOAD/STORE).
+    pub mux: &'static str,
+    pub seg: &'static str,
+    /// Signed integer variant (name ends in s32/s16).
+    pub signed: bool,
 }
 
 fn op_of(name: &str) -> Option<Op> {
@@ -209,6 +220,12 @@ pub fn prepare(instr: &crate::hw::isa::Instr, clause_va: u64) -> Result<Prepared
         result_type: get("result_type"),
         not1: get("not1") == "not",
         not_result: get("not_result") == "not",
+        saturate: get("saturate") == "sat",
+        nan_propagate: get("sem") == "nan_propagate",
+        sext: get("extend") == "sext",
+        mux: f.modifier("mux").unwrap_or("int_zero"),
+        seg: f.modifier("seg").unwrap_or("none"),
+        signed: name.ends_with("s32") || name.ends_with("s16"),
     };
     for i in 0..4 {
         p.neg[i] = get(["neg0", "neg1", "neg2", "neg3"][i]) == "neg";
@@ -504,8 +521,7 @@ pub fn eval(
         Fadd => p.fres(p.f(0, s[0]) + p.f(1, s[1])),
         Fmin | Fmax => {
             let (a, b) = (p.f(0, s[0]), p.f(1, s[1]));
-            let propagate = p.fields.modifier("sem") == Some("nan_propagate");
-            let r = if propagate && (a.is_nan() || b.is_nan()) {
+            let r = if p.nan_propagate && (a.is_nan() || b.is_nan()) {
                 f32::NAN
             } else if p.op == Fmin {
                 a.min(b)
@@ -591,10 +607,10 @@ pub fn eval(
             (r as f32).to_bits()
         }
         Iadd => {
-            let signed = p.name.ends_with("s32");
+            let signed = p.signed;
             let b = p.int(1, s[1], signed);
             let a = s[0];
-            if p.fields.modifier("saturate") == Some("sat") {
+            if p.saturate {
                 if signed {
                     (a as i32).saturating_add(b as i32) as u32
                 } else {
@@ -605,10 +621,10 @@ pub fn eval(
             }
         }
         Isub => {
-            let signed = p.name.ends_with("s32");
+            let signed = p.signed;
             let b = p.int(1, s[1], signed);
             let a = s[0];
-            if p.fields.modifier("saturate") == Some("sat") {
+            if p.saturate {
                 if signed {
                     (a as i32).saturating_sub(b as i32) as u32
                 } else {
@@ -618,14 +634,11 @@ pub fn eval(
                 a.wrapping_sub(b)
             }
         }
-        Imul => {
-            let signed = p.fields.modifier("extend") == Some("sext");
-            s[0].wrapping_mul(p.int(1, s[1], signed))
-        }
+        Imul => s[0].wrapping_mul(p.int(1, s[1], p.sext)),
         Iabs => (s[0] as i32).unsigned_abs(),
         Icmp => {
             let (a, b) = (s[0], s[1]);
-            let r = if p.name.ends_with("s32") {
+            let r = if p.signed {
                 cmp_ord(a as i32, b as i32, p.cmpf)
             } else {
                 cmp_ord(a, b, p.cmpf)
@@ -672,7 +685,7 @@ pub fn eval(
                 s[3]
             }
         }
-        Mux => match p.fields.modifier("mux").unwrap_or("int_zero") {
+        Mux => match p.mux {
             "neg" => {
                 if (s[2] as i32) < 0 {
                     s[1]

@@ -49,7 +49,7 @@ fn address(
     bytes: usize,
     cc: &CachedClause,
 ) -> Result<u64, JobFault> {
-    let seg = p.fields.modifier("seg").unwrap_or("none");
+    let seg = p.seg;
     let end = u64::from(lo) + bytes as u64;
     Ok(match seg {
         "wls" => {
@@ -133,7 +133,7 @@ pub fn execute(
     if name.starts_with("LOAD.") {
         let bytes = width_bytes(name);
         let mut data = vec![0u8; bytes];
-        if p.fields.modifier("seg") == Some("ubo") {
+        if p.seg == "ubo" {
             load_ubo(core, s[0], s[1], &mut data, cc)?;
         } else {
             let addr = address(core, p, ctx, s[0], s[1], bytes, cc)?;
@@ -141,7 +141,7 @@ pub fn execute(
             core.mmu.read(addr, &mut data)?;
         }
         let mut words = words_of(&data);
-        if bytes < 4 && p.fields.modifier("extend") == Some("sext") {
+        if bytes < 4 && p.sext {
             let shift = 32 - 8 * bytes as u32;
             words[0] = (((words[0] << shift) as i32) >> shift) as u32;
         }
