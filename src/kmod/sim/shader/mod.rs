@@ -23,7 +23,9 @@
 //! as the hardware's reconvergence for structured code, whatever the
 //! header's flow-control bits say; those bits (`r_uncond`, `br_pc`, ...) are
 //! therefore only decoded, not interpreted. A clause with the `eos` flow
-//! control ends the thread after it runs.
+//! control ends the thread after it runs, and so does a taken branch to
+//! address 0 (Mesa's early `return`: `JUMP #0`, `BRANCHZ ..., #0`). Branch
+//! targets are PC-relative constants (relative to the branching clause).
 //!
 //! Scoreboard: a message executes when it is issued (its result lands in the
 //! staging registers at once), and the slot named by the clause's
