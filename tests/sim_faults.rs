@@ -264,3 +264,54 @@ fn branch_and_ldexp() {
         assert_eq!(pow, (0..16).map(|i| 3.0 * 2f32.powi(i)).collect::<Vec<_>>());
     }
 }
+
+/// Thread-local storage: store r60 * 3 at TLS offset 8, load it back, store
+/// the loaded value to u0 + 4 * r60.
+const TLS: &str = "clause_0:
+ds(0) nbb store ncph 
+{
+    *IMUL.i32 r2:t0, r60, 0x00000003 /* 0.000000 */
+    +MOV.i32 r4:t1, 0x00000008 /* 0.000000 */
+    *NOP t0
+    +MOV.i32 r5:t1, #0.x
+    *NOP t0
+    +STORE.i32.tl t1, r4, r5, @r2
+}
+
+clause_3:
+ds(0) nbb load ncph dwb(0) 
+{
+    *NOP t0
+    +LOAD.i32.tl t1, r4, r5, @r3
+}
+
+clause_4:
+ds(0) eos store 
+{
+    *LSHIFT_OR.i32 t0, r60, #0, 0x00000002 /* 0.000000 */
+    +NOP t1
+    *NOP t0
+    +IADD.s32 r0:t1, u0.w0, t0
+    *NOP t0
+    +STORE.i32 t1, r0, #0.x, @r3
+}
+";
+
+#[test]
+fn thread_local_storage_is_per_thread() {
+    let code = assemble(TLS).unwrap_or_else(|e| panic!("{e:?}"));
+    for model in [SimModel::G52, SimModel::G72] {
+        let mut gpu = SimGpu::new(model);
+        let out = gpu.alloc(4096);
+        let mut bin = binary_from_code(&code, 1);
+        bin.tls_size = 16;
+        gpu.run_compute(&bin, &[out.va], [16, 1, 1], [2, 1, 1])
+            .unwrap();
+        let got = gpu.read_u32s(out.va, 32);
+        assert_eq!(got, (0..32).map(|i| 3 * i).collect::<Vec<u32>>(), "{model:?}");
+        // Without TLS in the job the access faults.
+        bin.tls_size = 0;
+        let err = gpu.run_compute(&bin, &[out.va], [4, 1, 1], [1, 1, 1]).unwrap_err();
+        assert_eq!(err.fault().unwrap().status, status::INSTR_TLS_FAULT);
+    }
+}
