@@ -8,7 +8,12 @@
 //! chain walking, exception status write-back), `jobs.rs` (per-job-type
 //! dispatch: the place to plug in new job types), `write_value.rs`,
 //! `compute.rs` (COMPUTE/VERTEX jobs) and `shader/` (the shader core),
-//! `clock.rs` (timestamp and cycle counter), `sync.rs` (fences, syncobjs).
+//! `clock.rs` (timestamp and cycle counter), `sync.rs` (fences, syncobjs),
+//! `testing.rs` (the `SimGpu` harness for shader and job tests).
+//!
+//! Sim-only extras (no hardware counterpart, used by tests and tools only):
+//! [`SimDevice::bo_create_at`] (a BO at a fixed VA, to replay snapshots),
+//! [`SimDevice::read_gpu`], [`SimDevice::shader_counters`].
 //!
 //! Never give the simulator anything the hardware would not see.
 
