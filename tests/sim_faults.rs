@@ -308,10 +308,16 @@ fn thread_local_storage_is_per_thread() {
         gpu.run_compute(&bin, &[out.va], [16, 1, 1], [2, 1, 1])
             .unwrap();
         let got = gpu.read_u32s(out.va, 32);
-        assert_eq!(got, (0..32).map(|i| 3 * i).collect::<Vec<u32>>(), "{model:?}");
+        assert_eq!(
+            got,
+            (0..32).map(|i| 3 * i).collect::<Vec<u32>>(),
+            "{model:?}"
+        );
         // Without TLS in the job the access faults.
         bin.tls_size = 0;
-        let err = gpu.run_compute(&bin, &[out.va], [4, 1, 1], [1, 1, 1]).unwrap_err();
+        let err = gpu
+            .run_compute(&bin, &[out.va], [4, 1, 1], [1, 1, 1])
+            .unwrap_err();
         assert_eq!(err.fault().unwrap().status, status::INSTR_TLS_FAULT);
     }
 }

@@ -130,6 +130,25 @@ pub fn execute(
         fx.barrier = true;
         return Ok(0);
     }
+    if cfg!(debug_assertions) && p.fields.op.staging.read {
+        // Staging data still being written by an un-waited message.
+        let pending = lane.pending.iter().fold(0u64, |a, b| a | b);
+        let first = usize::from(cc.clause.header.staging_register);
+        use crate::hw::isa::opcode::StagingCount;
+        let count = match p.fields.op.staging.count {
+            StagingCount::Fixed(n) => usize::from(n),
+            StagingCount::Format | StagingCount::Vecsize => components(p),
+            StagingCount::SrCount => 1,
+            StagingCount::None => 0,
+        };
+        if (0..count).any(|i| pending & (1u64 << ((first + i) & 63)) != 0) {
+            log::warn!(
+                "sim shader: clause {:#x} sends staging registers a message is still writing",
+                cc.va
+            );
+            core.counters.hazards += 1;
+        }
+    }
     if name.starts_with("LOAD.") {
         let bytes = width_bytes(name);
         let mut data = vec![0u8; bytes];
