@@ -260,3 +260,165 @@ fn ld_attr_formats() {
         }
     }
 }
+
+/// Mesa's `vs_instanced_ssbo` varying shader: per-instance data from an
+/// SSBO indexed by gl_InstanceIndex (r62 + the base-instance sysval),
+/// attributes, a mat4 in push constants, three varyings. FAU layout as
+/// PanVk's packed sysvals for this shader: u3 = (base instance,
+/// noperspective mask), u4 = descriptor set 0, u5..u12 = the push
+/// constants (view_proj, column-major).
+#[test]
+fn vs_instanced_ssbo_varying_shader() {
+    let Ok(code) = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/reference/mesa-g52/shaders/vs_instanced_ssbo.varying.bin"
+    )) else {
+        eprintln!("skipped: reference data missing");
+        return;
+    };
+    const V: u32 = 3;
+    const I: u32 = 2;
+    const BASE_INSTANCE: u32 = 1;
+    let mut results = Vec::new();
+    for model in [SimModel::G52, SimModel::G72] {
+        let mut gpu = SimGpu::new(model);
+        let padded = 3u64;
+        // Instance structs: translate_scale, color, uv_rect, flags.
+        let inst = gpu.alloc(4096);
+        let its: Vec<[f32; 12]> = (0..3)
+            .map(|k| {
+                let k = k as f32;
+                [
+                    k,
+                    -k,
+                    2.0 * k,
+                    0.5 + k, // translate_scale
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0, // color
+                    0.25 * k,
+                    0.5,
+                    2.0,
+                    3.0 + k, // uv_rect
+                ]
+            })
+            .collect();
+        for (k, it) in its.iter().enumerate() {
+            gpu.write_f32s(inst.va + 64 * k as u64, it);
+            gpu.write_u32s(inst.va + 64 * k as u64 + 48, &[k as u32 % 2, 0, 0, 0]);
+        }
+        let set = gpu.alloc(4096);
+        gpu.write(set.va, &inst.va.to_le_bytes());
+        gpu.write(set.va + 8, &4096u32.to_le_bytes());
+        // Attributes: vec4 pos, vec2 uv.
+        let pos = gpu.alloc(4096);
+        let uv = gpu.alloc(4096);
+        let p: Vec<[f32; 4]> = (0..V).map(|v| [v as f32, 1.0, -(v as f32), 1.0]).collect();
+        let t: Vec<[f32; 2]> = (0..V).map(|v| [0.5 * v as f32, 1.0 - v as f32]).collect();
+        gpu.write_f32s(pos.va, &p.iter().flatten().copied().collect::<Vec<_>>());
+        gpu.write_f32s(uv.va, &t.iter().flatten().copied().collect::<Vec<_>>());
+        let m = attribute_type::MODULUS_1D;
+        let attributes = tables(
+            &mut gpu,
+            &[VertexFormat::new(C::F32, 4), VertexFormat::new(C::F32, 2)],
+            &[
+                (pos.va, 16, 16 * V, m, padded),
+                (uv.va, 8, 8 * V, m, padded),
+            ],
+        );
+        let n = (padded * u64::from(I)) as u32;
+        let (vp, vw, vu, vf) = (
+            gpu.alloc(4096),
+            gpu.alloc(4096),
+            gpu.alloc(4096),
+            gpu.alloc(4096),
+        );
+        let lin = attribute_type::LINEAR_1D;
+        let varyings = tables(
+            &mut gpu,
+            &[
+                VertexFormat::new(C::F32, 4),
+                VertexFormat::new(C::F32, 3),
+                VertexFormat::new(C::F32, 2),
+                VertexFormat::new(C::F32, 1),
+            ],
+            &[
+                (vp.va, 16, 16 * n, lin, 0),
+                (vw.va, 12, 12 * n, lin, 0),
+                (vu.va, 8, 8 * n, lin, 0),
+                (vf.va, 4, 4 * n, lin, 0),
+            ],
+        );
+        // view_proj columns; row 3 (w) = (0.5, 2, -1, 80).
+        let vpm: [[f32; 4]; 4] = [
+            [1.0, 0.0, 0.0, 0.5],
+            [0.0, 1.0, 0.0, 2.0],
+            [0.0, 0.0, 1.0, -1.0],
+            [0.0, 0.0, 0.0, 80.0],
+        ];
+        let flat: Vec<f32> = vpm.iter().flatten().copied().collect();
+        let mut uniforms = vec![0u64, 0, 0, u64::from(BASE_INSTANCE), set.va];
+        uniforms.extend(
+            flat.chunks(2)
+                .map(|c| u64::from(c[0].to_bits()) | (u64::from(c[1].to_bits()) << 32)),
+        );
+        let mut bytes = code.clone();
+        bytes.resize(bytes.len() + 128, 0);
+        let binary = ShaderBinary {
+            code: bytes,
+            work_registers: 64,
+            preloads: Preloads {
+                vertex_id: true,
+                instance_id: true,
+                ..Default::default()
+            },
+            uniform_words: uniforms.len() as u32,
+            attribute_count: 2,
+            ..Default::default()
+        };
+        let run = gpu
+            .run_vertex_job(&VertexJob {
+                binary: &binary,
+                push_uniforms: &uniforms,
+                vertices: V,
+                instances: I,
+                offset_start: 0,
+                ubos: &[],
+                attributes,
+                varyings,
+            })
+            .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+        assert_eq!(run.counters.hazards, 0);
+        let world = gpu.read_f32s(vw.va, 3 * n as usize);
+        let uvs = gpu.read_f32s(vu.va, 2 * n as usize);
+        let fog = gpu.read_f32s(vf.va, n as usize);
+        for i in 0..I as usize {
+            let it = &its[i + BASE_INSTANCE as usize];
+            let flag = (i + BASE_INSTANCE as usize) % 2;
+            for v in 0..V as usize {
+                let k = i * padded as usize + v;
+                let w: Vec<f32> = (0..3).map(|c| p[v][c].mul_add(it[3], it[c])).collect();
+                assert_eq!(&world[3 * k..3 * k + 3], &w[..], "{model:?} world {k}");
+                let e_uv = [
+                    t[v][0].mul_add(it[10], it[8]),
+                    t[v][1].mul_add(it[11], it[9]),
+                ];
+                assert_eq!(&uvs[2 * k..2 * k + 2], &e_uv, "{model:?} uv {k}");
+                let cw = vpm[0][3] * w[0] + vpm[1][3] * w[1] + vpm[2][3] * w[2] + vpm[3][3];
+                let e_fog = if flag != 0 {
+                    (cw * 0.01).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+                assert!(
+                    (fog[k] - e_fog).abs() < 1e-6,
+                    "{model:?} fog {k}: {} vs {e_fog}",
+                    fog[k]
+                );
+            }
+        }
+        results.push((world, uvs, fog));
+    }
+    assert_eq!(results[0], results[1]);
+}
