@@ -106,7 +106,7 @@ pub struct Prepared {
     pub part: [&'static str; 4],
     pub clamp: &'static str,
     pub round: &'static str,
-    pub cmpf: &'static str,
+    pub cmpf: Cmp,
     pub result_type: &'static str,
     pub not1: bool,
     pub not_result: bool,
@@ -121,6 +121,8 @@ pub struct Prepared {
     pub seg: &'static str,
     /// Signed integer variant (name ends in s32/s16).
     pub signed: bool,
+    /// LOAD/STORE access size in bytes.
+    pub access_bytes: usize,
 }
 
 fn op_of(name: &str) -> Option<Op> {
@@ -216,7 +218,7 @@ pub fn prepare(instr: &crate::hw::isa::Instr, clause_va: u64) -> Result<Prepared
         part: [""; 4],
         clamp: get("clamp"),
         round: get("round"),
-        cmpf: get("cmpf"),
+        cmpf: Cmp::from_name(get("cmpf")),
         result_type: get("result_type"),
         not1: get("not1") == "not",
         not_result: get("not_result") == "not",
@@ -226,6 +228,7 @@ pub fn prepare(instr: &crate::hw::isa::Instr, clause_va: u64) -> Result<Prepared
         mux: f.modifier("mux").unwrap_or("int_zero"),
         seg: f.modifier("seg").unwrap_or("none"),
         signed: name.ends_with("s32") || name.ends_with("s16"),
+        access_bytes: message::width_bytes(name),
     };
     for i in 0..4 {
         p.neg[i] = get(["neg0", "neg1", "neg2", "neg3"][i]) == "neg";
@@ -368,27 +371,57 @@ fn apply_round(x: f32, mode: &str) -> f32 {
     }
 }
 
-fn cmp_f(a: f32, b: f32, cmpf: &str) -> bool {
-    match cmpf {
-        "eq" => a == b,
-        "gt" => a > b,
-        "ge" => a >= b,
-        "ne" => a != b,
-        "lt" => a < b,
-        "le" => a <= b,
-        "gtlt" => a.partial_cmp(&b).is_some_and(|o| o.is_ne()),
-        _ => a.total_cmp(&b).is_eq(),
+/// The `cmpf` modifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Gt,
+    Ge,
+    Lt,
+    Le,
+    /// Ordered and not equal.
+    GtLt,
+    /// Total order equality.
+    Total,
+}
+
+impl Cmp {
+    fn from_name(n: &str) -> Cmp {
+        match n {
+            "ne" => Cmp::Ne,
+            "gt" => Cmp::Gt,
+            "ge" => Cmp::Ge,
+            "lt" => Cmp::Lt,
+            "le" => Cmp::Le,
+            "gtlt" => Cmp::GtLt,
+            "total" => Cmp::Total,
+            _ => Cmp::Eq,
+        }
     }
 }
 
-fn cmp_ord<T: PartialOrd + PartialEq>(a: T, b: T, cmpf: &str) -> bool {
+fn cmp_f(a: f32, b: f32, cmpf: Cmp) -> bool {
     match cmpf {
-        "eq" => a == b,
-        "ne" => a != b,
-        "gt" => a > b,
-        "ge" => a >= b,
-        "lt" => a < b,
-        _ => a <= b,
+        Cmp::Eq => a == b,
+        Cmp::Gt => a > b,
+        Cmp::Ge => a >= b,
+        Cmp::Ne => a != b,
+        Cmp::Lt => a < b,
+        Cmp::Le => a <= b,
+        Cmp::GtLt => a.partial_cmp(&b).is_some_and(|o| o.is_ne()),
+        Cmp::Total => a.total_cmp(&b).is_eq(),
+    }
+}
+
+fn cmp_ord<T: PartialOrd + PartialEq>(a: T, b: T, cmpf: Cmp) -> bool {
+    match cmpf {
+        Cmp::Eq | Cmp::Total => a == b,
+        Cmp::Ne | Cmp::GtLt => a != b,
+        Cmp::Gt => a > b,
+        Cmp::Ge => a >= b,
+        Cmp::Lt => a < b,
+        Cmp::Le => a <= b,
     }
 }
 

@@ -34,7 +34,8 @@ pub fn supported(name: &str) -> bool {
         )
 }
 
-fn width_bytes(name: &str) -> usize {
+/// Access size of a LOAD/STORE mnemonic (`LOAD.i96` → 12).
+pub fn width_bytes(name: &str) -> usize {
     let t = name.split('.').nth(1).unwrap_or("i32");
     t.trim_start_matches('i').parse::<usize>().unwrap_or(32) / 8
 }
@@ -102,17 +103,6 @@ fn staging_read(lane: &Lane, cc: &CachedClause, i: usize) -> u32 {
     lane.regs[(usize::from(cc.clause.header.staging_register) + i) & 63]
 }
 
-fn words_of(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks(4)
-        .map(|c| {
-            let mut w = [0u8; 4];
-            w[..c.len()].copy_from_slice(c);
-            u32::from_le_bytes(w)
-        })
-        .collect()
-}
-
 /// Executes message instruction `p` for one lane; `s` holds its sources.
 #[allow(clippy::too_many_arguments)]
 pub fn execute(
@@ -150,35 +140,37 @@ pub fn execute(
         }
     }
     if name.starts_with("LOAD.") {
-        let bytes = width_bytes(name);
-        let mut data = vec![0u8; bytes];
+        let bytes = p.access_bytes.min(16);
+        let mut buf = [0u8; 16];
+        let data = &mut buf[..bytes];
         if p.seg == "ubo" {
-            load_ubo(core, s[0], s[1], &mut data, cc)?;
+            load_ubo(core, s[0], s[1], data, cc)?;
         } else {
             let addr = address(core, p, ctx, s[0], s[1], bytes, cc)?;
             check_align(addr, bytes, cc)?;
-            core.mmu.read(addr, &mut data)?;
+            core.mmu.read(addr, data)?;
         }
-        let mut words = words_of(&data);
-        if bytes < 4 && p.sext {
-            let shift = 32 - 8 * bytes as u32;
-            words[0] = (((words[0] << shift) as i32) >> shift) as u32;
-        }
-        for (i, w) in words.into_iter().enumerate() {
+        let nwords = bytes.div_ceil(4);
+        for i in 0..nwords {
+            let mut w =
+                u32::from_le_bytes([buf[4 * i], buf[4 * i + 1], buf[4 * i + 2], buf[4 * i + 3]]);
+            if i == 0 && bytes < 4 && p.sext {
+                let shift = 32 - 8 * bytes as u32;
+                w = (((w << shift) as i32) >> shift) as u32;
+            }
             staging_write(lane, cc, i, w);
         }
         return Ok(0);
     }
     if name.starts_with("STORE.") {
-        let bytes = width_bytes(name);
+        let bytes = p.access_bytes.min(16);
         let addr = address(core, p, ctx, s[0], s[1], bytes, cc)?;
         check_align(addr, bytes, cc)?;
-        let mut data = Vec::with_capacity(bytes + 4);
+        let mut buf = [0u8; 16];
         for i in 0..bytes.div_ceil(4) {
-            data.extend_from_slice(&staging_read(lane, cc, i).to_le_bytes());
+            buf[4 * i..4 * i + 4].copy_from_slice(&staging_read(lane, cc, i).to_le_bytes());
         }
-        data.truncate(bytes);
-        core.mmu.write(addr, &data)?;
+        core.mmu.write(addr, &buf[..bytes])?;
         return Ok(0);
     }
     match name {
