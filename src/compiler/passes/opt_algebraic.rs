@@ -163,9 +163,10 @@ impl Algebraic<'_> {
             Ixor if self.is(x, 0) => Copy(y),
             Ixor if x == y => zero(),
             Ishl | Ishr | Ushr
-                if self
-                    .konst(y)
-                    .is_some_and(|c| c.iter().all(|&n| (n as u32) % u32::from(ty.bits) == 0)) =>
+                if self.konst(y).is_some_and(|c| {
+                    c.iter()
+                        .all(|&n| (n as u32).is_multiple_of(u32::from(ty.bits)))
+                }) =>
             {
                 Copy(x)
             }
@@ -177,9 +178,7 @@ impl Algebraic<'_> {
             },
             Bcsel => {
                 let z = srcs[2];
-                if y == z {
-                    Copy(y)
-                } else if self.is(x, 1) {
+                if y == z || self.is(x, 1) {
                     Copy(y)
                 } else if self.is(x, 0) {
                     Copy(z)
