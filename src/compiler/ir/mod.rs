@@ -16,6 +16,7 @@ pub mod eval;
 pub mod instr;
 pub mod parse;
 pub mod print;
+pub mod random;
 pub mod shader;
 pub mod types;
 pub mod validate;

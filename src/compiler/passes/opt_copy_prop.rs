@@ -194,7 +194,10 @@ impl CopyProp<'_> {
                         }
                     }
                     self.region(&mut l.body);
-                    let inside = defined_in(&l.body, self.values.len());
+                    let mut inside = defined_in(&l.body, self.values.len());
+                    for p in &l.params {
+                        inside[p.index()] = true;
+                    }
                     for (k, &d) in instr.dsts.iter().enumerate() {
                         let mut val: Option<Option<Value>> = None;
                         for_each_loop_exit(&l.body, &mut |exit| {
