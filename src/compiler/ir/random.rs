@@ -443,6 +443,30 @@ impl Gen<'_, '_> {
 mod tests {
     use super::*;
 
+    /// The generator must keep producing the control flow the tests rely on.
+    #[test]
+    fn random_programs_cover_control_flow() {
+        let (mut ifs, mut loops, mut exits, mut nested_loops) = (0, 0, 0, 0);
+        for seed in 0..100 {
+            let s = random_shader(seed, &RandomConfig::default());
+            s.body.for_each_instr(&mut |i| match &i.op {
+                Op::If(_) => ifs += 1,
+                Op::Loop(l) => {
+                    loops += 1;
+                    l.body.for_each_instr(&mut |j| {
+                        nested_loops += usize::from(matches!(j.op, Op::Loop(_)))
+                    });
+                }
+                Op::Break(_) | Op::Continue(_) => exits += 1,
+                _ => {}
+            });
+        }
+        assert!(
+            ifs > 100 && loops > 30 && exits > 100 && nested_loops > 5,
+            "{ifs} {loops} {exits} {nested_loops}"
+        );
+    }
+
     #[test]
     fn random_programs_are_valid() {
         for seed in 0..200 {
