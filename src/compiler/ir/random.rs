@@ -30,8 +30,11 @@ pub struct RandomConfig {
     pub num_outputs: u32,
     /// Use float ops (no transcendentals).
     pub floats: bool,
-    /// Carry values across regions through variables (var form).
+    /// Carry values across regions through variables (var form) as well
+    /// as through results and params.
     pub use_vars: bool,
+    /// Also use 16/64-bit and vector arithmetic, bitfield, bitcast and pack ops.
+    pub extended: bool,
 }
 
 impl Default for RandomConfig {
@@ -43,6 +46,7 @@ impl Default for RandomConfig {
             num_outputs: 2,
             floats: true,
             use_vars: false,
+            extended: true,
         }
     }
 }
@@ -161,8 +165,10 @@ pub fn random_shader(seed: u64, cfg: &RandomConfig) -> Shader {
     let ii = b.sysval(SysVal::InstanceIndex, I32);
     g.scopes[0].extend([vi, ii]);
     for var in g.vars.clone() {
-        let v = g.value(&mut b, I32);
-        b.store_var(var, v);
+        if g.rng.chance(80) {
+            let v = g.value(&mut b, I32);
+            b.store_var(var, v);
+        }
     }
     g.region(&mut b, 0);
     for o in 0..cfg.num_outputs {
@@ -316,6 +322,7 @@ impl Gen<'_, '_> {
                 self.early_exit(b);
                 return;
             }
+            _ if self.cfg.extended && self.rng.chance(50) => self.extended(b),
             _ => {
                 let x = self.value(b, I32);
                 let one = b.imm_u32(1);
@@ -323,6 +330,79 @@ impl Gen<'_, '_> {
             }
         };
         self.define(v);
+    }
+
+    /// Wider, narrower and vector arithmetic returning an i32.
+    fn extended(&mut self, b: &mut Builder) -> Value {
+        let x = self.value(b, I32);
+        let y = self.value(b, I32);
+        match self.rng.below(7) {
+            0 | 1 => {
+                let bits = self.rng.pick(&[8u8, 16, 64]);
+                let ty = ValueType::new(bits, 1);
+                let widen = self.rng.pick(&[AluOp::I2i, AluOp::U2u]);
+                let wx = b.alu_typed(widen, ty, &[x]);
+                let wy = b.alu_typed(widen, ty, &[y]);
+                let op = self.rng.pick(INT_BINOPS);
+                let r = if op.class() == AluClass::Shift {
+                    b.alu(op, &[wx, y])
+                } else {
+                    b.alu(op, &[wx, wy])
+                };
+                b.alu_typed(self.rng.pick(&[AluOp::I2i, AluOp::U2u]), I32, &[r])
+            }
+            2 => {
+                let v = b.vec(&[x, y]);
+                let z = self.value(b, I32);
+                let w = b.vec(&[z, x]);
+                let r = b.alu(self.rng.pick(INT_BINOPS), &[v, w]);
+                let c = self.rng.below(2) as u8;
+                b.swizzle(r, &[c])
+            }
+            3 => {
+                let v = b.vec(&[x, y]);
+                let q = b.alu_typed(AluOp::Bitcast, ValueType::U64, &[v]);
+                let one = b.imm_u64(0xffff_ffff);
+                let r = b.alu(AluOp::Iadd, &[q, one]);
+                let back = b.alu_typed(AluOp::Bitcast, ValueType::new(32, 2), &[r]);
+                b.swizzle(back, &[1])
+            }
+            4 => {
+                let off = b.imm_u32(self.rng.below(40) as u32);
+                let op = self
+                    .rng
+                    .pick(&[AluOp::UbitfieldExtract, AluOp::IbitfieldExtract]);
+                if self.rng.chance(50) {
+                    b.alu_typed(op, I32, &[x, off, y])
+                } else {
+                    let cnt = self.value(b, I32);
+                    b.alu_typed(AluOp::BitfieldInsert, I32, &[x, y, off, cnt])
+                }
+            }
+            5 if self.cfg.floats => {
+                let fx = b.alu_typed(AluOp::I2f, I32, &[x]);
+                let fy = b.alu_typed(AluOp::U2f, I32, &[y]);
+                let v = b.vec(&[fx, fy]);
+                let op = self.rng.pick(&[
+                    AluOp::PackHalf2x16,
+                    AluOp::PackUnorm2x16,
+                    AluOp::PackSnorm2x16,
+                ]);
+                let p = b.alu_typed(op, I32, &[v]);
+                let u = b.alu_typed(AluOp::UnpackHalf2x16, ValueType::new(32, 2), &[p]);
+                let c = b.swizzle(u, &[0]);
+                b.alu_typed(AluOp::F2i, I32, &[c])
+            }
+            _ => {
+                let op = self.rng.pick(&[
+                    AluOp::BitfieldReverse,
+                    AluOp::FindLsb,
+                    AluOp::IfindMsb,
+                    AluOp::Isign,
+                ]);
+                b.alu_typed(op, I32, &[x])
+            }
+        }
     }
 
     fn if_(&mut self, b: &mut Builder, depth: usize) {
