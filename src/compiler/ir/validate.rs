@@ -710,4 +710,56 @@ mod tests {
         assert!(s.validate().unwrap_err().message.contains("swizzle"));
         let _ = v;
     }
+
+    fn text_err(body: &str) -> String {
+        let text = format!(
+            "shader vertex \"\" {{\n info local_size 1 1 1 shared 0 push 0\n output \"o\" location 0 component 0 i32x2\n var \"v\" i32\n values 8\n{body}\n}}"
+        );
+        let s = Shader::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        match s.validate() {
+            Ok(()) => String::new(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn intrinsic_and_region_rules() {
+        let ok = "%0:i32 = const 0x0\n%1:i32x2 = vec %0, %0\nstore_output output=0 %1";
+        assert_eq!(text_err(ok), "");
+        assert!(text_err("%0:i32 = const 0x0\nstore_output output=0 %0").contains("output's type"));
+        assert!(
+            text_err("%0:i32 = const 0x0\n%1:i32x2 = vec %0, %0\nstore_output output=1 %1")
+                .contains("does not exist")
+        );
+        assert!(text_err("%0:i32 = const 0x0\n%1:i32 = load_global %0").contains("64-bit address"));
+        assert!(
+            text_err("%0:i64 = const 0x0\n%1:i32 = load_ssbo set=0 binding=0 %0")
+                .contains("32-bit byte offset")
+        );
+        assert!(text_err("%0:i64 = load_var var=0").contains("variable's type"));
+        assert!(text_err("%0:i32 = load_var var=3").contains("does not exist"));
+        // Yield count, yield outside an if, terminator in the middle.
+        let bad_yield = "%0:b1 = const 0x1\n%1:i32 = if %0 {\n yield\n} else {\n yield\n}";
+        assert!(text_err(bad_yield).contains("yield gives 0 values"));
+        assert!(text_err("loop () {\n yield\n}").contains("yield outside"));
+        assert!(text_err("loop () {\n break\n %0:i32 = const 0x1\n}").contains("after the end"));
+        let bad_continue = "%0:i32 = const 0x0\nloop (%1:i32 = %0) {\n continue\n}";
+        assert!(text_err(bad_continue).contains("continue gives 0 values"));
+        // Loop params are not visible after the loop.
+        let param_escape =
+            "%0:i32 = const 0x0\nloop (%1:i32 = %0) {\n break\n}\n%2:i32 = iadd %1, %0";
+        assert!(text_err(param_escape).contains("not defined in scope"));
+        // If results need a yielding branch.
+        let no_yield = "%0:b1 = const 0x1\nloop () {\n %1:i32 = if %0 {\n  break\n } else {\n  continue\n }\n}";
+        assert!(text_err(no_yield).contains("no branch yields"));
+        // ALU class rules.
+        assert!(
+            text_err("%0:i32 = const 0x0\n%1:b1 = ilt %0, %0\n%2:i32 = bcsel %0, %0, %0")
+                .contains("condition")
+        );
+        assert!(text_err("%0:i8 = const 0x0\n%1:i8 = fadd %0, %0").contains("bad bit size"));
+        assert!(text_err("%0:i32 = const 0x0\n%1:i16 = bitcast %0").contains("total bit count"));
+        assert!(text_err("%0:i32 = const 0x0\n%1:i16 = i2f %0").is_empty());
+        assert!(text_err("%0:b1 = const 0x2").contains("does not fit"));
+    }
 }
