@@ -314,8 +314,16 @@ fn check_program(s: &Shader) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// 300 cases per property, or `PROPTEST_CASES`.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn random_ssa_programs(seed in any::<u64>()) {
