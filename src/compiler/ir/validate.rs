@@ -50,7 +50,8 @@ struct Validator<'a> {
     ifs: Vec<Vec<ValueType>>,
     /// Enclosing loops: (param types, result types), innermost last.
     loops: Vec<(Vec<ValueType>, Vec<ValueType>)>,
-    context: String,
+    /// The instruction being checked (printed only when reporting an error).
+    context: Option<&'a Instr>,
 }
 
 impl Shader {
@@ -82,7 +83,7 @@ impl Shader {
             visible: vec![false; self.values.len()],
             ifs: Vec::new(),
             loops: Vec::new(),
-            context: String::new(),
+            context: None,
         };
         v.region(&self.body, RegionKind::Body)
     }
@@ -277,9 +278,13 @@ pub fn check_alu(op: AluOp, dst: ValueType, srcs: &[ValueType]) -> Result<(), St
     }
 }
 
-impl Validator<'_> {
+impl<'a> Validator<'a> {
     fn fail<T>(&self, message: impl Into<String>) -> Result<T, ValidationError> {
-        Err(err(message, &self.context))
+        let text = self
+            .context
+            .map(|i| self.s.instr_to_string(i))
+            .unwrap_or_default();
+        Err(err(message, text.lines().next().unwrap_or_default()))
     }
 
     fn ty(&self, v: Value) -> Result<ValueType, ValidationError> {
@@ -311,12 +316,11 @@ impl Validator<'_> {
         Ok(t)
     }
 
-    fn set_context(&mut self, instr: &Instr) {
-        let text = self.s.instr_to_string(instr);
-        self.context = text.lines().next().unwrap_or_default().to_string();
+    fn set_context(&mut self, instr: &'a Instr) {
+        self.context = Some(instr);
     }
 
-    fn region(&mut self, region: &Region, kind: RegionKind) -> VResult {
+    fn region(&mut self, region: &'a Region, kind: RegionKind) -> VResult {
         let mut scope = Vec::new();
         let r = self.region_inner(region, kind, &mut scope);
         for v in scope {
@@ -327,7 +331,7 @@ impl Validator<'_> {
 
     fn region_inner(
         &mut self,
-        region: &Region,
+        region: &'a Region,
         kind: RegionKind,
         scope: &mut Vec<Value>,
     ) -> VResult {
@@ -342,7 +346,7 @@ impl Validator<'_> {
             }
             self.instr(instr, kind, scope)?;
         }
-        self.context.clear();
+        self.context = None;
         match kind {
             RegionKind::Body => {
                 if region.instrs.last().is_some_and(|i| i.op.is_terminator()) {
@@ -385,7 +389,7 @@ impl Validator<'_> {
         Ok(())
     }
 
-    fn instr(&mut self, instr: &Instr, kind: RegionKind, scope: &mut Vec<Value>) -> VResult {
+    fn instr(&mut self, instr: &'a Instr, kind: RegionKind, scope: &mut Vec<Value>) -> VResult {
         // Direct sources first (they must be visible before the definitions).
         let mut src_tys = Vec::new();
         for v in instr.srcs() {
