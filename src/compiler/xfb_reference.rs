@@ -140,7 +140,8 @@ impl Assembler {
         }
         let w = &self.window;
         let last = self.order == ProvokingOrder::Last;
-        let prim = match self.topology {
+
+        match self.topology {
             PointList => Some(vec![w[0]]),
             LineList => (n % 2 == 1).then(|| vec![w[0], w[1]]),
             LineStrip => (n >= 1).then(|| vec![w[0], w[1]]),
@@ -167,7 +168,7 @@ impl Assembler {
             LineStripWithAdjacency => (n >= 3).then(|| vec![w[1], w[2]]),
             // Main triangle = 1st, 3rd, 5th of each group of six.
             TriangleListWithAdjacency => (n % 6 == 5).then(|| vec![w[0], w[2], w[4]]),
-            TriangleStripWithAdjacency => (n >= 5 && (n - 5) % 2 == 0).then(|| {
+            TriangleStripWithAdjacency => (n >= 5 && (n - 5).is_multiple_of(2)).then(|| {
                 // Triangle i = (n - 5) / 2 uses v_2i .. v_2i+5 = w[0..6].
                 let odd = ((n - 5) / 2) % 2 == 1;
                 match (odd, last) {
@@ -176,8 +177,7 @@ impl Assembler {
                     (true, true) => vec![w[2], w[0], w[4]],
                 }
             }),
-        };
-        prim
+        }
     }
 }
 
@@ -310,13 +310,13 @@ pub fn run(
                         continue;
                     }
                     let vals = values(vertex, instance_index, o);
-                    for c in 0..out.comps as usize {
+                    for (c, val) in vals.iter().enumerate().take(out.comps as usize) {
                         let at = buffers[b].bind_offset as usize
                             + offsets[b] as usize
                             + k * buffers[b].stride as usize
                             + out.offset as usize
                             + 4 * c;
-                        memory[b][at..at + 4].copy_from_slice(&vals[c].to_le_bytes());
+                        memory[b][at..at + 4].copy_from_slice(&val.to_le_bytes());
                     }
                 }
             }

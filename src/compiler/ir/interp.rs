@@ -306,8 +306,8 @@ pub fn alu(op: AluOp, dst: ValueType, src_tys: &[ValueType], srcs: &[Comps]) -> 
         Bitcast => {
             let (sb, sc) = (src_tys[0].bits.max(8), src_tys[0].comps);
             let mut bytes = Vec::new();
-            for c in 0..sc as usize {
-                bytes.extend_from_slice(&srcs[0][c].to_le_bytes()[..sb as usize / 8]);
+            for comp in srcs[0].iter().take(sc as usize) {
+                bytes.extend_from_slice(&comp.to_le_bytes()[..sb as usize / 8]);
             }
             let db = dst.bits.max(8) as usize / 8;
             if bytes.len() != db * dst.comps as usize {
@@ -792,11 +792,11 @@ impl Exec<'_> {
                 let mut n = 0;
                 for &s in &v.srcs {
                     let (t, x) = (self.ty(s)?, self.get(s)?);
-                    for c in 0..t.comps as usize {
+                    for &comp in x.iter().take(t.comps as usize) {
                         if n >= 4 {
                             return Err(InterpError::Malformed("vec wider than 4".into()));
                         }
-                        out[n] = x[c];
+                        out[n] = comp;
                         n += 1;
                     }
                 }
