@@ -480,16 +480,25 @@ fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
             }
         }
     };
-    // Attribute buffers covering exactly the vertices of complete primitives.
+    // Attribute memory covering exactly the vertices of complete primitives
+    // (one mapped range per run of consecutive vertex indices).
     let prims = primitives(&ref_draw);
-    let vertices: Vec<u32> = prims.iter().flatten().copied().collect();
-    let vmin = vertices.iter().copied().min().unwrap_or(0);
-    let vmax = vertices.iter().copied().max().unwrap_or(0);
-    if !vertices.is_empty() {
-        let bytes: Vec<u8> = (vmin..=vmax)
-            .flat_map(|v| vertex_attr(v).to_le_bytes())
-            .collect();
-        mem.map(ATTR_BASE + 4 * vmin as u64, bytes).unwrap();
+    let mut vertices: Vec<u32> = prims.iter().flatten().copied().collect();
+    vertices.sort_unstable();
+    vertices.dedup();
+    let vmin = vertices.first().copied().unwrap_or(0);
+    let mut run_start = 0;
+    for i in 0..vertices.len() {
+        let last = i + 1 == vertices.len() || vertices[i].checked_add(1) != Some(vertices[i + 1]);
+        if last {
+            let bytes: Vec<u8> = vertices[run_start..=i]
+                .iter()
+                .flat_map(|&v| vertex_attr(v).to_le_bytes())
+                .collect();
+            mem.map(ATTR_BASE + 4 * vertices[run_start] as u64, bytes)
+                .unwrap();
+            run_start = i + 1;
+        }
     }
     let ibytes: Vec<u8> = (0..case.instances)
         .flat_map(|i| instance_attr(case.first_instance + i).to_le_bytes())
@@ -896,4 +905,95 @@ fn rasterization_variant_keeps_no_capture() {
     assert_eq!(stores, 0);
     // A shader without XFB outputs has no variant.
     assert!(!lower_xfb(&mut s));
+}
+
+/// The variant's text, for reading (`cargo test --test xfb_matrix print_variant -- --nocapture`).
+#[test]
+fn print_variant() {
+    let v = make_variant(&standard_outputs()[..1]);
+    let text = v.shader.to_string();
+    assert!(text.contains("store_global"));
+    println!("{text}\n{:?}", v.layout);
+}
+
+/// Random draws mixing every axis at once (topology, indexing, restart,
+/// instances, offsets, buffers, overflow), deterministic seed.
+#[test]
+fn random_cross_product() {
+    let mut rng = Lcg(0x5eed);
+    let kinds = [Kind::Float, Kind::Int, Kind::Uint];
+    for _ in 0..40 {
+        let nbuf = 1 + rng.below(4);
+        let mut outs = Vec::new();
+        let mut cursor = vec![0u32; nbuf as usize];
+        for _ in 0..1 + rng.below(5) {
+            let buffer = rng.below(nbuf);
+            let comps = 1 + rng.below(4);
+            let offset = cursor[buffer as usize] + 4 * rng.below(2);
+            cursor[buffer as usize] = offset + 4 * comps;
+            outs.push(OutSpec {
+                buffer,
+                offset,
+                comps,
+                kind: kinds[rng.below(3) as usize],
+            });
+        }
+        let v = make_variant(&outs);
+        for _ in 0..25 {
+            let topology = RefTopology::ALL[rng.below(10) as usize];
+            let count = rng.below(40);
+            let instances = 1 + rng.below(3);
+            let mode = rng.below(3); // 0 non-indexed, 1 indexed, 2 restart
+            let size = [1u32, 2, 4][rng.below(3) as usize];
+            let restart = match size {
+                1 => 0xFF,
+                2 => 0xFFFF,
+                _ => 0xFFFF_FFFF,
+            };
+            let high = if size == 4 { 100_000 } else { 0 };
+            let indices = (mode > 0).then(|| {
+                let ix: Vec<u32> = (0..count + rng.below(3))
+                    .map(|_| {
+                        if mode == 2 && rng.below(6) == 0 {
+                            restart
+                        } else {
+                            high + 10 + rng.below(60)
+                        }
+                    })
+                    .collect();
+                (ix, size, mode == 2)
+            });
+            let first = if mode == 0 {
+                rng.below(1000)
+            } else {
+                rng.below(3)
+            };
+            let mut buffers = roomy_buffers(&outs, nbuf as usize, 0);
+            for (b, buf) in buffers.iter_mut().enumerate() {
+                let stride = stride_of(&outs, b as u32);
+                buf.bound = rng.below(5) != 0;
+                buf.bind_offset = 4 * rng.below(4);
+                buf.write_offset = 4 * rng.below(4);
+                // From nothing fits to everything fits.
+                buf.bind_size = buf.write_offset + stride * rng.below(3 * count * instances + 4);
+                buf.tail = 4 * rng.below(4);
+            }
+            let case = Case {
+                topology,
+                count,
+                first,
+                vertex_offset: if mode == 0 {
+                    0
+                } else {
+                    rng.below(20) as i32 - 10
+                },
+                instances,
+                first_instance: rng.below(4),
+                indices,
+                buffers,
+                raw_offset_delta: rng.below(5),
+            };
+            check(&v, &outs, &case);
+        }
+    }
 }

@@ -13,7 +13,8 @@
 //! push-constant words in ascending order. [`PushUniformLayout::words`] lists
 //! them; word `i` of the area is at byte `8 * i`; a load keeps its byte
 //! position within its word. [`PushUniformLayout::fill`] builds the area.
-//! `2 × words.len()` is the RSD's 32-bit uniform count.
+//! `words.len()` is the RSD's `Preload.Uniform count` (64-bit FAU words, a
+//! 7-bit field: at most 127); the XFB variant needs at most 19 sysval words.
 //!
 //! | canonical bytes | value | who computes it |
 //! |---|---|---|
@@ -134,9 +135,9 @@ impl PushUniformLayout {
         out
     }
 
-    /// Number of 32-bit uniforms (the RSD's uniform count).
-    pub fn uniform_count(&self) -> u32 {
-        2 * self.words.len() as u32
+    /// FAU words to preload (the RSD's `Preload.Uniform count`).
+    pub fn fau_words(&self) -> u32 {
+        self.words.len() as u32
     }
 }
 
@@ -557,7 +558,7 @@ mod tests {
                 PushWord::PushConstant(5)
             ]
         );
-        assert_eq!(layout.uniform_count(), 2 * layout.words.len() as u32);
+        assert_eq!(layout.fau_words(), layout.words.len() as u32);
     }
 
     #[test]
