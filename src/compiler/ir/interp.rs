@@ -865,14 +865,16 @@ impl Exec<'_> {
             SysVal::InstanceId => u(ids.instance_id),
             SysVal::LocalInvocationId => v3(ids.local_id),
             SysVal::LocalInvocationIndex => {
-                u(ids.local_id[0] + ls[0] * (ids.local_id[1] + ls[1] * ids.local_id[2]))
+                u(ids.local_id[0].wrapping_add(ls[0].wrapping_mul(
+                    ids.local_id[1].wrapping_add(ls[1].wrapping_mul(ids.local_id[2])),
+                )))
             }
             SysVal::WorkgroupId => v3(ids.workgroup_id),
-            SysVal::GlobalInvocationId => v3([
-                ids.workgroup_id[0] * ls[0] + ids.local_id[0],
-                ids.workgroup_id[1] * ls[1] + ids.local_id[1],
-                ids.workgroup_id[2] * ls[2] + ids.local_id[2],
-            ]),
+            SysVal::GlobalInvocationId => v3([0, 1, 2].map(|d| {
+                ids.workgroup_id[d]
+                    .wrapping_mul(ls[d])
+                    .wrapping_add(ids.local_id[d])
+            })),
             SysVal::NumWorkgroups => v3(s.num_workgroups),
             SysVal::WorkgroupSize => v3(ls),
             SysVal::XfbInvocation => u(ids.xfb_invocation),
@@ -953,7 +955,7 @@ impl Exec<'_> {
                 size: r.size,
             });
         }
-        Ok(r.address + offset)
+        Ok(r.address.wrapping_add(offset))
     }
 
     fn bytes_of(what: &'static str, area: &[u8], offset: u64, len: u64) -> Result<Vec<u8>> {
@@ -1335,5 +1337,174 @@ mod tests {
         );
         assert_eq!(r(AluOp::Ishl, 1, 33), 2);
         assert_eq!(r(AluOp::Ishr, 0x8000_0000, 31), 0xffff_ffff);
+    }
+
+    #[test]
+    fn attributes_defaults_rates_and_errors() {
+        let mut s = Shader::new(Stage::Vertex);
+        let mut b = Builder::new(&mut s);
+        // Location 0: 2 float comps read as vec4 → (x, y, 0, 1.0).
+        let a = b.load(
+            Intrinsic::LoadInput {
+                location: 0,
+                component: 0,
+            },
+            ValueType::new(32, 4),
+            &[],
+        );
+        // Location 1: per-instance ints, divisor 2, read as vec4 from component 1.
+        let i = b.load(
+            Intrinsic::LoadInput {
+                location: 1,
+                component: 1,
+            },
+            ValueType::new(32, 3),
+            &[],
+        );
+        let vi = b.sysval(SysVal::VertexIndex, ValueType::U32);
+        b.store(Intrinsic::StoreOutput { output: 0 }, &[a]);
+        b.store(Intrinsic::StoreOutput { output: 1 }, &[i]);
+        b.store(Intrinsic::StoreOutput { output: 2 }, &[vi]);
+        b.finish();
+        for (n, ty) in [(0, 4), (1, 3), (2, 1)] {
+            s.outputs.push(super::super::shader::Output {
+                name: format!("o{n}"),
+                slot: super::super::shader::OutputSlot::Location {
+                    location: n,
+                    component: 0,
+                },
+                ty: ValueType::new(32, ty),
+                xfb: None,
+            });
+        }
+        let mut m = Memory::new();
+        let floats: Vec<u8> = (0..40u32)
+            .flat_map(|v| (v as f32).to_bits().to_le_bytes())
+            .collect();
+        m.map(0x1000, floats).unwrap();
+        let ints: Vec<u8> = (0..8u32).flat_map(|v| (100 + v).to_le_bytes()).collect();
+        m.map(0x2000, ints).unwrap();
+        let mut state = DrawState {
+            offset_start: 10,
+            ..Default::default()
+        };
+        state.sysvals.raw_vertex_offset = 10;
+        state.attributes.insert(
+            0,
+            AttributeBinding {
+                address: 0x1000,
+                stride: 8,
+                comps: 2,
+                kind: AttributeKind::Float,
+                rate: InputRate::Vertex,
+            },
+        );
+        state.attributes.insert(
+            1,
+            AttributeBinding {
+                address: 0x2000,
+                stride: 8,
+                comps: 2,
+                kind: AttributeKind::Int,
+                rate: InputRate::Instance { divisor: 2 },
+            },
+        );
+        let ids = InvocationIds {
+            raw_vertex_id: 3,
+            instance_id: 3,
+            ..Default::default()
+        };
+        let r = run_invocation(&s, &state, &mut m, ids).unwrap();
+        let f = |x: f32| x.to_bits() as u64;
+        // Element 13 of the float buffer: words 26, 27.
+        assert_eq!(r.outputs[0], Some(vec![f(26.0), f(27.0), 0, f(1.0)]));
+        // Instance element 1: words 2, 3 → component 1 = 103, then 0, then int 1.
+        assert_eq!(r.outputs[1], Some(vec![103, 0, 1]));
+        assert_eq!(r.outputs[2], Some(vec![13]));
+        // Out of mapped memory: an error value, not a panic.
+        let far = InvocationIds {
+            raw_vertex_id: 1000,
+            ..ids
+        };
+        assert!(matches!(
+            run_invocation(&s, &state, &mut m, far),
+            Err(InterpError::Unmapped { .. })
+        ));
+        state.attributes.remove(&1);
+        assert!(matches!(
+            run_invocation(&s, &state, &mut m, ids),
+            Err(InterpError::Unbound { .. })
+        ));
+    }
+
+    #[test]
+    fn ssbo_atomics_and_ubo_bounds() {
+        let mut s = Shader::new(Stage::Compute);
+        s.info.local_size = [4, 1, 1];
+        let mut b = Builder::new(&mut s);
+        let zero = b.imm_u32(0);
+        let one = b.imm_u32(1);
+        let old = b.load(
+            Intrinsic::SsboAtomic {
+                set: 0,
+                binding: 1,
+                op: AtomicOp::Add,
+            },
+            ValueType::U32,
+            &[zero, one],
+        );
+        let four = b.imm_u32(4);
+        let u = b.load(
+            Intrinsic::LoadUbo { set: 0, binding: 0 },
+            ValueType::U32,
+            &[four],
+        );
+        let sum = b.alu(AluOp::Iadd, &[old, u]);
+        let idx = b.sysval(SysVal::LocalInvocationIndex, ValueType::U32);
+        let off = b.alu(AluOp::Imul, &[idx, four]);
+        let off4 = b.alu(AluOp::Iadd, &[off, four]);
+        // Store at a slot chosen by the invocation (no races on the result).
+        b.store(Intrinsic::StoreSsbo { set: 0, binding: 1 }, &[sum, off4]);
+        b.finish();
+        let mut m = Memory::new();
+        m.map(0x100, 7u64.to_le_bytes().to_vec()).unwrap();
+        m.map(0x200, vec![0; 20]).unwrap();
+        let mut state = DrawState::default();
+        state.ubos.insert(
+            (0, 0),
+            BufferRange {
+                address: 0x100,
+                size: 8,
+            },
+        );
+        state.ssbos.insert(
+            (0, 1),
+            BufferRange {
+                address: 0x200,
+                size: 20,
+            },
+        );
+        run_workgroup(&s, &state, &mut m, [0; 3]).unwrap();
+        let out = m.read(0x200, 20).unwrap();
+        assert_eq!(&out[..4], &4u32.to_le_bytes());
+        let mut olds: Vec<u32> = out[4..]
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        olds.sort_unstable();
+        // UBO word 1 is 0 (the u64 7 has its high word zero).
+        assert_eq!(olds, vec![0, 1, 2, 3]);
+        // A UBO smaller than the read: error.
+        state.ubos.insert(
+            (0, 0),
+            BufferRange {
+                address: 0x100,
+                size: 6,
+            },
+        );
+        assert!(matches!(
+            run_workgroup(&s, &state, &mut m, [0; 3]),
+            Err(InterpError::OutOfRange { .. })
+        ));
     }
 }

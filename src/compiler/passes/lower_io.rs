@@ -182,3 +182,10 @@ mod tests {
         assert!(s.outputs[1].xfb.is_some());
     }
 }
+
+impl Shader {
+    /// Method form of [`lower_io`], so a pipeline reads as a list of passes.
+    pub fn lower_io(&mut self) -> IoLayout {
+        lower_io(self)
+    }
+}

@@ -400,6 +400,13 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
     layout
 }
 
+impl Shader {
+    /// Method form of [`lower_sysvals`].
+    pub fn lower_sysvals(&mut self) -> PushUniformLayout {
+        lower_sysvals(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -693,3 +693,15 @@ pub fn strip_xfb(shader: &mut Shader) {
     }
     shader.info.xfb_mode = false;
 }
+
+impl Shader {
+    /// Method form of [`lower_xfb`].
+    pub fn lower_xfb(&mut self) -> bool {
+        lower_xfb(self)
+    }
+
+    /// Method form of [`strip_xfb`].
+    pub fn strip_xfb(&mut self) {
+        strip_xfb(self)
+    }
+}
