@@ -121,6 +121,13 @@ pub fn lower_io(shader: &mut Shader) -> IoLayout {
     }
 }
 
+impl Shader {
+    /// Method form of [`lower_io`], so a pipeline reads as a list of passes.
+    pub fn lower_io(&mut self) -> IoLayout {
+        lower_io(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,12 +187,5 @@ mod tests {
         assert!(text.contains("load_input location=1 component=0"), "{text}");
         assert!(text.contains("load_input location=0 component=1"), "{text}");
         assert!(s.outputs[1].xfb.is_some());
-    }
-}
-
-impl Shader {
-    /// Method form of [`lower_io`], so a pipeline reads as a list of passes.
-    pub fn lower_io(&mut self) -> IoLayout {
-        lower_io(self)
     }
 }
