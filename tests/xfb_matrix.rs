@@ -266,6 +266,7 @@ struct Case {
     indices: Option<(Vec<u32>, u32, bool)>,
     buffers: Vec<BufSpec>,
     raw_offset_delta: u32,
+    provoking: ProvokingOrder,
 }
 
 fn sentinel(b: usize, i: usize) -> u8 {
@@ -280,6 +281,7 @@ fn sentinel(b: usize, i: usize) -> u8 {
 /// reads give 0 (robust). Deliberately not the reference's assembler.
 fn restart_kernel_model(
     topology: XfbTopology,
+    provoking: ProvokingVertex,
     indices: &[u32],
     first: u32,
     count: u32,
@@ -293,7 +295,7 @@ fn restart_kernel_model(
         let n = topology.primitive_count(run.len() as u32);
         for p in 0..n {
             for k in 0..vpp {
-                list.push(run[topology.vertex_position(p, k) as usize]);
+                list.push(run[topology.vertex_position(provoking, p, k) as usize]);
             }
         }
         prims += n;
@@ -365,7 +367,7 @@ fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
             first_index: case.first,
             restart: restart.then(|| restart_value(*size)),
         }),
-        order: ProvokingOrder::First,
+        order: case.provoking,
     };
     let ref_outputs: Vec<RefOutput> = outs
         .iter()
@@ -399,6 +401,10 @@ fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
 
     // ---- the variant ----
     let topology = xfb_topology(case.topology);
+    let provoking = match case.provoking {
+        ProvokingOrder::First => ProvokingVertex::First,
+        ProvokingOrder::Last => ProvokingVertex::Last,
+    };
     let mut mem = Memory::new();
     let mut bindings = [None; 4];
     for (b, spec) in case.buffers.iter().enumerate() {
@@ -430,11 +436,13 @@ fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
             buffers: bindings,
             offsets_address: OFFSETS_BASE,
             resolved_prims: None,
+            provoking,
         },
         Some((ix, size, restart)) => {
             if *restart {
                 let (list, prims) = restart_kernel_model(
                     topology,
+                    provoking,
                     ix,
                     case.first,
                     case.count,
@@ -476,6 +484,7 @@ fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
                     buffers: bindings,
                     offsets_address: OFFSETS_BASE,
                     resolved_prims: None,
+                    provoking,
                 }
             }
         }
@@ -633,6 +642,7 @@ fn non_indexed(topology: RefTopology, count: u32, instances: u32, first: u32) ->
         indices: None,
         buffers: Vec::new(),
         raw_offset_delta: 0,
+        provoking: ProvokingOrder::First,
     }
 }
 
@@ -661,11 +671,26 @@ fn non_indexed_all_topologies_counts_instances() {
                 // Large counts: one first-vertex value per instance count.
                 let firsts: &[u32] = if count >= 1000 { &[7] } else { &[0, 5, 65530] };
                 for &first in firsts {
-                    let mut case = non_indexed(topology, count, instances, first);
-                    case.first_instance = instances - 1;
-                    case.raw_offset_delta = first % 3;
-                    case.buffers = roomy_buffers(&outs, 2, count * instances);
-                    check(&v, &outs, &case);
+                    // Both provoking orders; for large draws only where they differ.
+                    let orders: &[ProvokingOrder] = if count >= 1000
+                        && !matches!(
+                            topology,
+                            RefTopology::TriangleStrip
+                                | RefTopology::TriangleFan
+                                | RefTopology::TriangleStripWithAdjacency
+                        ) {
+                        &[ProvokingOrder::First]
+                    } else {
+                        &[ProvokingOrder::First, ProvokingOrder::Last]
+                    };
+                    for &provoking in orders {
+                        let mut case = non_indexed(topology, count, instances, first);
+                        case.first_instance = instances - 1;
+                        case.raw_offset_delta = first % 3;
+                        case.buffers = roomy_buffers(&outs, 2, count * instances);
+                        case.provoking = provoking;
+                        check(&v, &outs, &case);
+                    }
                 }
             }
         }
@@ -713,6 +738,11 @@ fn indexed_u8_u16_u32_offsets_and_robust_reads() {
                         indices: Some((ix, size, false)),
                         buffers: roomy_buffers(&outs, 2, (count + 4) * instances),
                         raw_offset_delta: 11,
+                        provoking: if count % 2 == 0 {
+                            ProvokingOrder::First
+                        } else {
+                            ProvokingOrder::Last
+                        },
                     };
                     check(&v, &outs, &case);
                 }
@@ -737,6 +767,7 @@ fn indices_above_65535() {
             indices: Some((ix, 4, false)),
             buffers: roomy_buffers(&outs, 2, 48),
             raw_offset_delta: 0,
+            provoking: ProvokingOrder::First,
         };
         check(&v, &outs, &case);
     }
@@ -755,7 +786,9 @@ fn primitive_restart_resolved_lists() {
                 _ => 0xFFFF_FFFF,
             };
             for count in (0..=20).chain([200]) {
-                for density in [3u32, 7] {
+                for (density, provoking) in
+                    [(3u32, ProvokingOrder::First), (7, ProvokingOrder::Last)]
+                {
                     let ix: Vec<u32> = (0..count)
                         .map(|_| {
                             if rng.below(density) == 0 {
@@ -776,6 +809,7 @@ fn primitive_restart_resolved_lists() {
                         indices: Some((ix, size, true)),
                         buffers: roomy_buffers(&outs, 2, count * 3),
                         raw_offset_delta: 2,
+                        provoking,
                     };
                     check(&v, &outs, &case);
                 }
@@ -793,6 +827,7 @@ fn primitive_restart_resolved_lists() {
         indices: Some((vec![0, 1, 2, 3, 0xFFFF, 4, 5, 6, 7], 2, true)),
         buffers: roomy_buffers(&outs, 2, 4),
         raw_offset_delta: 0,
+        provoking: ProvokingOrder::First,
     };
     check(&v, &outs, &case);
 }
@@ -992,6 +1027,11 @@ fn random_cross_product() {
                 indices,
                 buffers,
                 raw_offset_delta: rng.below(5),
+                provoking: if rng.below(2) == 0 {
+                    ProvokingOrder::First
+                } else {
+                    ProvokingOrder::Last
+                },
             };
             check(&v, &outs, &case);
         }

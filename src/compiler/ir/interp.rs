@@ -778,13 +778,21 @@ impl Exec<'_> {
             Op::Undef => self.set(one(dst)?, [0; 4])?,
             Op::Alu(a) => {
                 let d = one(dst)?;
-                let tys = a
-                    .srcs
-                    .iter()
-                    .map(|&s| self.ty(s))
-                    .collect::<Result<Vec<_>>>()?;
-                let srcs = self.vals(&a.srcs)?;
-                let r = alu(a.op, self.ty(d)?, &tys, &srcs)?;
+                // Fixed arrays: no allocation per instruction.
+                let n = a.srcs.len();
+                if n > 4 {
+                    return Err(InterpError::Malformed(
+                        "alu with more than 4 sources".into(),
+                    ));
+                }
+                let mut tys = [ValueType::U32; 4];
+                let mut vals = [[0u64; 4]; 4];
+                for (k, &src) in a.srcs.iter().enumerate() {
+                    tys[k] = self.ty(src)?;
+                    vals[k] = self.get(src)?;
+                }
+                let (tys, srcs) = (&tys[..n], &vals[..n]);
+                let r = alu(a.op, self.ty(d)?, tys, srcs)?;
                 self.set(d, r)?;
             }
             Op::Vec(v) => {
