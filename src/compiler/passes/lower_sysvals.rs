@@ -135,6 +135,17 @@ impl PushUniformLayout {
         out
     }
 
+    /// Byte offset in this shader's push-uniform area of canonical sysval
+    /// byte `canonical` (e.g. `sysval_offset::XFB_PARAMS + 4 * n`), if the
+    /// shader uses it. GPU kernels that patch a draw's parameters (indirect
+    /// draws, restart resolution) are given these offsets by the driver.
+    pub fn sysval_offset(&self, canonical: u32) -> Option<u32> {
+        self.words
+            .iter()
+            .position(|&w| w == PushWord::Sysval(canonical / 8))
+            .map(|i| 8 * i as u32 + canonical % 8)
+    }
+
     /// FAU words to preload (the RSD's `Preload.Uniform count`).
     pub fn fau_words(&self) -> u32 {
         self.words.len() as u32
@@ -578,6 +589,8 @@ mod tests {
         b.finish();
         let layout = lower_sysvals(&mut s);
         assert_eq!(layout.words, vec![PushWord::Sysval(1)]);
+        assert_eq!(layout.sysval_offset(sysval_offset::BASE_INSTANCE), Some(0));
+        assert_eq!(layout.sysval_offset(sysval_offset::BASE_VERTEX), None);
         assert!(s.to_string().contains("load_uniform offset=0"));
     }
 }

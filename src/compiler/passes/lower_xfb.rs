@@ -9,6 +9,17 @@
 //! buffers and offsets are **runtime parameters** ([`xfb_param`]), never
 //! recompiled per draw. No invocation loops over the draw.
 //!
+//! # Pipeline order
+//! `lower_io` → `lower_xfb` → `lower_sysvals` (the variant still uses
+//! `vertex_index`/`raw_vertex_id`/`load_input` when `lower_xfb` runs and
+//! introduces `xfb_param` sysvals that `lower_sysvals` places). The
+//! rasterization variant is `strip_xfb` on a clone of the same shader.
+//!
+//! The variant re-runs the whole vertex shader per captured vertex (a strip
+//! vertex up to three times): side effects of the shader (SSBO stores,
+//! atomics) happen again in the XFB job. Whether to strip them from the
+//! variant is an open question (see the report of this work item).
+//!
 //! # Launch contract (the XFB job)
 //! - A COMPUTE-layout job descriptor with job type VERTEX (as the v7 prior
 //!   art does, facts/mesa-panfrost.md §1.4), 1×1×1 workgroups, grid
@@ -332,12 +343,12 @@ impl XfbDraw {
         let vpp = topology.decode().verts_per_prim;
         XfbDraw {
             topology,
-            count: prims * vpp,
+            count: prims.saturating_mul(vpp),
             first: 0,
             vertex_offset,
             index: Some(XfbIndexBuffer {
                 address: list,
-                count: prims * vpp,
+                count: prims.saturating_mul(vpp),
                 size: 4,
             }),
             buffers,
@@ -352,9 +363,10 @@ impl XfbDraw {
             .unwrap_or_else(|| self.topology.primitive_count(self.count))
     }
 
-    /// Invocations per instance (the grid's Y).
+    /// Invocations per instance (the grid's Y); saturates at u32::MAX (see Limits).
     pub fn invocations_per_instance(&self) -> u32 {
-        self.prims_per_instance() * self.topology.decode().verts_per_prim
+        self.prims_per_instance()
+            .saturating_mul(self.topology.decode().verts_per_prim)
     }
 
     /// The parameter words, O(1).
@@ -758,5 +770,89 @@ impl Shader {
     /// Method form of [`strip_xfb`].
     pub fn strip_xfb(&mut self) {
         strip_xfb(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compiler::xfb_reference::{self as reference, RefDraw, RefTopology};
+
+    /// The decoded words (CPU side of the variant's position computation)
+    /// reproduce the oracle's primitive order for every topology, count and
+    /// provoking-vertex order.
+    #[test]
+    fn decoded_words_match_the_oracle() {
+        for t in RefTopology::ALL {
+            let topology = XfbTopology::from_vk(t.vk()).unwrap();
+            for (order, provoking) in [
+                (reference::ProvokingOrder::First, ProvokingVertex::First),
+                (reference::ProvokingOrder::Last, ProvokingVertex::Last),
+            ] {
+                for n in 0..40 {
+                    let draw = RefDraw {
+                        topology: t,
+                        count: n,
+                        first_vertex: 0,
+                        vertex_offset: 0,
+                        instance_count: 1,
+                        first_instance: 0,
+                        indexed: None,
+                        order,
+                    };
+                    let want = reference::primitives(&draw);
+                    let vpp = topology.decode_for(provoking).verts_per_prim;
+                    let got: Vec<Vec<u32>> = (0..topology.primitive_count(n))
+                        .map(|p| {
+                            (0..vpp)
+                                .map(|k| topology.vertex_position(provoking, p, k))
+                                .collect()
+                        })
+                        .collect();
+                    assert_eq!(got, want, "{t:?} {provoking:?} n={n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn params_are_o1_and_complete() {
+        let draw = XfbDraw {
+            topology: XfbTopology::TriangleFan,
+            count: 1_000_000_000,
+            first: 5,
+            vertex_offset: -7,
+            index: Some(XfbIndexBuffer {
+                address: 0x1_2345_6788,
+                count: 99,
+                size: 2,
+            }),
+            buffers: [
+                Some(XfbBinding {
+                    address: 0xAB_0000_0010,
+                    size: 640,
+                }),
+                None,
+                None,
+                Some(XfbBinding {
+                    address: 0xCD_0000_0000,
+                    size: 64,
+                }),
+            ],
+            offsets_address: 0xEF_0000_0100,
+            resolved_prims: None,
+            provoking: ProvokingVertex::Last,
+        };
+        let p = draw.params();
+        use xfb_param::*;
+        assert_eq!(p[PRIMS_PER_INSTANCE as usize], 999_999_998);
+        assert_eq!(p[TOPOLOGY_FLAGS as usize], FLAG_FAN_LAST);
+        assert_eq!(p[VERTEX_OFFSET as usize], (-7i32) as u32);
+        assert_eq!(p[INDEX_ADDRESS as usize..][..2], [0x2345_6788, 1]);
+        assert_eq!(p[BOUND_MASK as usize], 0b1001);
+        assert_eq!(p[buffer_address(3) as usize..][..2], [0, 0xCD]);
+        assert_eq!(p[buffer_size(0) as usize], 640);
+        assert_eq!(p[TOPOLOGY as usize], 5);
+        assert_eq!(draw.invocations_per_instance(), 3 * 999_999_998);
     }
 }
