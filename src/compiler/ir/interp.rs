@@ -252,8 +252,50 @@ fn sext(v: u64, bits: u8) -> i64 {
     }
 }
 
+/// IEEE half → f32 (exact).
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0f32 } else { 1.0 };
+    let exp = (h >> 10) & 0x1f;
+    let mant = (h & 0x3ff) as f32;
+    match exp {
+        0 => sign * mant * (2.0f32).powi(-24),
+        0x1f if mant == 0.0 => sign * f32::INFINITY,
+        0x1f => {
+            f32::from_bits(0x7fc0_0000 | ((h as u32 & 0x3ff) << 13) | ((h as u32 & 0x8000) << 16))
+        }
+        e => sign * (1.0 + mant / 1024.0) * (2.0f32).powi(e as i32 - 15),
+    }
+}
+
+/// f64 → IEEE half, round to nearest even (overflow → ±inf, NaN → quiet NaN).
+pub fn f64_to_f16(f: f64) -> u16 {
+    let sign = if f.is_sign_negative() { 0x8000u16 } else { 0 };
+    if f.is_nan() {
+        return sign | 0x7e00;
+    }
+    let a = f.abs();
+    if a < 2.0f64.powi(-14) {
+        // Subnormal (or zero): units of 2^-24; 1024 units is the smallest normal.
+        return sign | (a * 2.0f64.powi(24)).round_ties_even() as u16;
+    }
+    if a.is_infinite() {
+        return sign | 0x7c00;
+    }
+    let mut e = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let mut mant = ((a / 2.0f64.powi(e) - 1.0) * 1024.0).round_ties_even() as u32;
+    if mant == 1024 {
+        mant = 0;
+        e += 1;
+    }
+    if e > 15 {
+        return sign | 0x7c00;
+    }
+    sign | (((e + 15) as u16) << 10) | mant as u16
+}
+
 fn to_f(v: u64, bits: u8) -> Result<f64> {
     match bits {
+        16 => Ok(f16_to_f32(v as u16) as f64),
         32 => Ok(f32::from_bits(v as u32) as f64),
         64 => Ok(f64::from_bits(v)),
         b => Err(InterpError::Unsupported(format!("{b}-bit float"))),
@@ -262,13 +304,17 @@ fn to_f(v: u64, bits: u8) -> Result<f64> {
 
 fn from_f(f: f64, bits: u8) -> Result<u64> {
     match bits {
+        16 => Ok(f64_to_f16(f) as u64),
         32 => Ok((f as f32).to_bits() as u64),
         64 => Ok(f.to_bits()),
         b => Err(InterpError::Unsupported(format!("{b}-bit float"))),
     }
 }
 
-/// A float op computed in the operand's own precision (f32 ops in f32, not f64).
+/// A float op computed in the operand's own precision (f32 ops in f32, not
+/// f64). 16-bit floats are computed in f64 and rounded once to half: exact
+/// for add/sub/mul/div/sqrt (f64 has more than 2 × 11 + 2 bits); `ffma` and
+/// transcendental ops may differ from a native half unit in the last bit.
 fn float_op(
     bits: u8,
     a: u64,
@@ -285,6 +331,11 @@ fn float_op(
         )
         .to_bits() as u64),
         64 => Ok(f64op(f64::from_bits(a), f64::from_bits(b), f64::from_bits(c)).to_bits()),
+        16 => Ok(f64_to_f16(f64op(
+            f16_to_f32(a as u16) as f64,
+            f16_to_f32(b as u16) as f64,
+            f16_to_f32(c as u16) as f64,
+        )) as u64),
         b => Err(InterpError::Unsupported(format!("{b}-bit float"))),
     }
 }
@@ -320,9 +371,57 @@ pub fn alu(op: AluOp, dst: ValueType, src_tys: &[ValueType], srcs: &[Comps]) -> 
             }
             return Ok(out);
         }
-        PackHalf2x16 | UnpackHalf2x16 | PackUnorm4x8 | PackSnorm4x8 | UnpackUnorm4x8
-        | UnpackSnorm4x8 | PackUnorm2x16 | PackSnorm2x16 | UnpackUnorm2x16 | UnpackSnorm2x16 => {
-            return Err(InterpError::Unsupported(format!("alu {}", op.name())));
+        // GLSL.std.450 packing; `round` is round-half-to-even.
+        PackHalf2x16 => {
+            let h = |c: usize| u64::from(f64_to_f16(f32::from_bits(srcs[0][c] as u32) as f64));
+            out[0] = h(0) | (h(1) << 16);
+            return Ok(out);
+        }
+        UnpackHalf2x16 => {
+            for (c, o) in out.iter_mut().enumerate().take(2) {
+                *o = f16_to_f32((srcs[0][0] >> (16 * c)) as u16).to_bits() as u64;
+            }
+            return Ok(out);
+        }
+        PackUnorm4x8 | PackSnorm4x8 | PackUnorm2x16 | PackSnorm2x16 => {
+            let (n, width, scale, lo) = match op {
+                PackUnorm4x8 => (4, 8, 255.0, 0.0),
+                PackSnorm4x8 => (4, 8, 127.0, -1.0),
+                PackUnorm2x16 => (2, 16, 65535.0, 0.0),
+                _ => (2, 16, 32767.0, -1.0),
+            };
+            let mut packed = 0u64;
+            for (c, &comp) in srcs[0].iter().enumerate().take(n) {
+                let f = f32::from_bits(comp as u32);
+                // NaN packs as 0.
+                let v = if f.is_nan() {
+                    0.0
+                } else {
+                    f.clamp(lo, 1.0) * scale
+                };
+                let q = (v.round_ties_even() as i32 as u64) & ((1u64 << width) - 1);
+                packed |= q << (width * c);
+            }
+            out[0] = packed;
+            return Ok(out);
+        }
+        UnpackUnorm4x8 | UnpackSnorm4x8 | UnpackUnorm2x16 | UnpackSnorm2x16 => {
+            let (n, width, scale, signed) = match op {
+                UnpackUnorm4x8 => (4, 8u8, 255.0f32, false),
+                UnpackSnorm4x8 => (4, 8, 127.0, true),
+                UnpackUnorm2x16 => (2, 16, 65535.0, false),
+                _ => (2, 16, 32767.0, true),
+            };
+            for (c, o) in out.iter_mut().enumerate().take(n) {
+                let raw = (srcs[0][0] >> (width as usize * c)) & mask(width);
+                let f = if signed {
+                    (sext(raw, width) as f32 / scale).clamp(-1.0, 1.0)
+                } else {
+                    raw as f32 / scale
+                };
+                *o = f.to_bits() as u64;
+            }
+            return Ok(out);
         }
         _ => {}
     }
@@ -585,6 +684,8 @@ fn unreachable_op(op: AluOp) -> Result<u64> {
 /// Integer → float of `bits`, rounded to nearest even in the target width.
 fn from_f_int(v: i128, bits: u8) -> Result<u64> {
     match bits {
+        // Exact in f64 for every value that does not overflow half anyway.
+        16 => Ok(f64_to_f16(v as f64) as u64),
         32 => Ok((v as f32).to_bits() as u64),
         64 => Ok((v as f64).to_bits()),
         b => Err(InterpError::Unsupported(format!("{b}-bit float"))),
@@ -1514,5 +1615,55 @@ mod tests {
             run_workgroup(&s, &state, &mut m, [0; 3]),
             Err(InterpError::OutOfRange { .. })
         ));
+    }
+
+    #[test]
+    fn half_floats_and_packing() {
+        for h in 0..=u16::MAX {
+            let f = f16_to_f32(h);
+            if f.is_nan() {
+                assert_eq!(f64_to_f16(f as f64) & 0x7c00, 0x7c00);
+            } else {
+                assert_eq!(f64_to_f16(f as f64), h, "{h:#x}");
+            }
+        }
+        assert_eq!(f64_to_f16(65519.0), 0x7bff);
+        assert_eq!(f64_to_f16(65520.0), 0x7c00);
+        assert_eq!(f64_to_f16(2.0f64.powi(-25)), 0); // tie → even (0)
+        assert_eq!(f64_to_f16(1.5 * 2.0f64.powi(-25)), 1);
+        assert_eq!(f64_to_f16(1.0 + 2.0f64.powi(-11)), 0x3c00); // tie → even
+        let v2 = ValueType::new(32, 2);
+        let u = ValueType::U32;
+        let packed = alu(
+            AluOp::PackHalf2x16,
+            u,
+            &[v2],
+            &[[1.0f32.to_bits() as u64, (-2.0f32).to_bits() as u64, 0, 0]],
+        )
+        .unwrap()[0];
+        assert_eq!(packed, 0xc000_3c00);
+        let back = alu(AluOp::UnpackHalf2x16, v2, &[u], &[[packed, 0, 0, 0]]).unwrap();
+        assert_eq!(back[1], (-2.0f32).to_bits() as u64);
+        let v4 = ValueType::new(32, 4);
+        let f = |x: f32| x.to_bits() as u64;
+        let p = alu(
+            AluOp::PackSnorm4x8,
+            u,
+            &[v4],
+            &[[f(1.0), f(-1.0), f(0.5), f(-2.0)]],
+        )
+        .unwrap()[0];
+        assert_eq!(p, 0x81_40_81_7f);
+        let un = alu(AluOp::UnpackSnorm4x8, v4, &[u], &[[p, 0, 0, 0]]).unwrap();
+        assert_eq!(un[1], f(-1.0));
+        let h = ValueType::new(16, 1);
+        let sum = alu(
+            AluOp::Fadd,
+            h,
+            &[h, h],
+            &[[0x3c00, 0, 0, 0], [0x3c00, 0, 0, 0]],
+        )
+        .unwrap();
+        assert_eq!(sum[0], 0x4000);
     }
 }
