@@ -44,7 +44,15 @@
 //!
 //! ALU semantics live in one function, [`alu`]; at merge time it is meant to
 //! be replaced by (or checked against) `ir/eval.rs::eval_alu`, the shared
-//! definition used by constant folding.
+//! definition used by constant folding. Edge cases it defines: integer
+//! division by zero (`udiv` → all ones, `idiv` → 0, `umod`/`irem`/`imod` → the
+//! dividend), `INT_MIN / -1` wraps, shift counts modulo the bit size,
+//! float→int conversions saturate with NaN → 0, `fmin`/`fmax` return the
+//! non-NaN operand, `find_lsb`/`*find_msb` of no bit → -1, bitfield ops with
+//! offset + count beyond the bit size → `Unsupported` (undefined in SPIR-V).
+//! Half floats are computed in f64 and rounded once (exact for
+//! add/sub/mul/div/sqrt); pack/unpack follow GLSL.std.450 with
+//! round-half-to-even.
 //!
 //! [`ShaderInfo::shared_size`]: super::ShaderInfo::shared_size
 

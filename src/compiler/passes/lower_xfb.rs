@@ -16,9 +16,13 @@
 //! rasterization variant is `strip_xfb` on a clone of the same shader.
 //!
 //! The variant re-runs the whole vertex shader per captured vertex (a strip
-//! vertex up to three times): side effects of the shader (SSBO stores,
-//! atomics) happen again in the XFB job. Whether to strip them from the
-//! variant is an open question (see the report of this work item).
+//! vertex up to three times), so side effects of the shader (SSBO stores,
+//! atomics) happen again in the XFB job. The spec allows it: a vertex shader
+//! runs *at least* once per vertex and how often is implementation-dependent,
+//! "even when the vertex shader contains stores or atomic operations"
+//! (Vulkan spec, Shaders › Vertex Shader Execution). Stripping stores from
+//! the variant would be cheaper but changes values that feed captured
+//! outputs through atomics; not done.
 //!
 //! # Launch contract (the XFB job)
 //! - A COMPUTE-layout job descriptor with job type VERTEX (as the v7 prior
