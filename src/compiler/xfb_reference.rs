@@ -224,7 +224,7 @@ pub struct RefBuffer {
     pub memory: Vec<u8>,
     /// `pOffsets[i]` of the bind call.
     pub bind_offset: u32,
-    /// Effective size of the binding (min(pSizes[i], size − offset)).
+    /// Effective size of the binding (`min(pSizes[i], size − offset)`).
     pub bind_size: u32,
     /// Current write position, relative to the binding (0, or a resumed counter).
     pub write_offset: u32,

@@ -67,8 +67,10 @@
 //!    buffer; `offset_b > size_b` counts as no room); each captured output of a
 //!    bound buffer `b` is stored (one vector store, per output, of exactly
 //!    its components) at `addr_b + offset_b + r × stride_b + out.offset`.
-//!    Outputs of unbound buffers and non-XFB outputs are dropped; stride
-//!    bytes no output covers are never written. Offsets `offset_b` are read
+//!    Outputs of unbound buffers and non-XFB outputs are dropped (the
+//!    variant declares no outputs at all); stride bytes no output covers are
+//!    never written. Only stream 0 exists without geometry shaders; `Xfb::stream`
+//!    is ignored. Offsets `offset_b` are read
 //!    from GPU memory (`OFFSETS_ADDRESS`, u32 per buffer, relative to the
 //!    binding), because resumed counters and earlier draws determine them.
 //!
