@@ -377,9 +377,23 @@ mod tests {
             primitives(&draw(TriangleListWithAdjacency, 12)),
             vec![vec![0, 2, 4], vec![6, 8, 10]]
         );
-        let mut d = draw(TriangleStrip, 5);
-        d.order = ProvokingOrder::Last;
-        assert_eq!(primitives(&d)[1], vec![2, 1, 3]);
+        // LAST-vertex-preserving column of the facts table.
+        let last = |t, n| {
+            let mut d = draw(t, n);
+            d.order = ProvokingOrder::Last;
+            primitives(&d)
+        };
+        assert_eq!(
+            last(TriangleStrip, 5),
+            vec![vec![0, 1, 2], vec![2, 1, 3], vec![2, 3, 4]]
+        );
+        assert_eq!(last(TriangleFan, 4), vec![vec![0, 1, 2], vec![0, 2, 3]]);
+        assert_eq!(
+            last(TriangleStripWithAdjacency, 9),
+            vec![vec![0, 2, 4], vec![4, 2, 6]]
+        );
+        assert_eq!(last(LineStrip, 3), vec![vec![0, 1], vec![1, 2]]);
+        assert_eq!(last(TriangleListWithAdjacency, 6), vec![vec![0, 2, 4]]);
     }
 
     #[test]
