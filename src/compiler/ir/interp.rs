@@ -44,7 +44,15 @@
 //!
 //! ALU semantics live in one function, [`alu`]; at merge time it is meant to
 //! be replaced by (or checked against) `ir/eval.rs::eval_alu`, the shared
-//! definition used by constant folding.
+//! definition used by constant folding. Edge cases it defines: integer
+//! division by zero (`udiv` → all ones, `idiv` → 0, `umod`/`irem`/`imod` → the
+//! dividend), `INT_MIN / -1` wraps, shift counts modulo the bit size,
+//! float→int conversions saturate with NaN → 0, `fmin`/`fmax` return the
+//! non-NaN operand, `find_lsb`/`*find_msb` of no bit → -1, bitfield ops with
+//! offset + count beyond the bit size → `Unsupported` (undefined in SPIR-V).
+//! Half floats are computed in f64 and rounded once (exact for
+//! add/sub/mul/div/sqrt); pack/unpack follow GLSL.std.450 with
+//! round-half-to-even.
 //!
 //! [`ShaderInfo::shared_size`]: super::ShaderInfo::shared_size
 
@@ -252,8 +260,50 @@ fn sext(v: u64, bits: u8) -> i64 {
     }
 }
 
+/// IEEE half → f32 (exact).
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0f32 } else { 1.0 };
+    let exp = (h >> 10) & 0x1f;
+    let mant = (h & 0x3ff) as f32;
+    match exp {
+        0 => sign * mant * (2.0f32).powi(-24),
+        0x1f if mant == 0.0 => sign * f32::INFINITY,
+        0x1f => {
+            f32::from_bits(0x7fc0_0000 | ((h as u32 & 0x3ff) << 13) | ((h as u32 & 0x8000) << 16))
+        }
+        e => sign * (1.0 + mant / 1024.0) * (2.0f32).powi(e as i32 - 15),
+    }
+}
+
+/// f64 → IEEE half, round to nearest even (overflow → ±inf, NaN → quiet NaN).
+pub fn f64_to_f16(f: f64) -> u16 {
+    let sign = if f.is_sign_negative() { 0x8000u16 } else { 0 };
+    if f.is_nan() {
+        return sign | 0x7e00;
+    }
+    let a = f.abs();
+    if a < 2.0f64.powi(-14) {
+        // Subnormal (or zero): units of 2^-24; 1024 units is the smallest normal.
+        return sign | (a * 2.0f64.powi(24)).round_ties_even() as u16;
+    }
+    if a.is_infinite() {
+        return sign | 0x7c00;
+    }
+    let mut e = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let mut mant = ((a / 2.0f64.powi(e) - 1.0) * 1024.0).round_ties_even() as u32;
+    if mant == 1024 {
+        mant = 0;
+        e += 1;
+    }
+    if e > 15 {
+        return sign | 0x7c00;
+    }
+    sign | (((e + 15) as u16) << 10) | mant as u16
+}
+
 fn to_f(v: u64, bits: u8) -> Result<f64> {
     match bits {
+        16 => Ok(f16_to_f32(v as u16) as f64),
         32 => Ok(f32::from_bits(v as u32) as f64),
         64 => Ok(f64::from_bits(v)),
         b => Err(InterpError::Unsupported(format!("{b}-bit float"))),
@@ -262,13 +312,17 @@ fn to_f(v: u64, bits: u8) -> Result<f64> {
 
 fn from_f(f: f64, bits: u8) -> Result<u64> {
     match bits {
+        16 => Ok(f64_to_f16(f) as u64),
         32 => Ok((f as f32).to_bits() as u64),
         64 => Ok(f.to_bits()),
         b => Err(InterpError::Unsupported(format!("{b}-bit float"))),
     }
 }
 
-/// A float op computed in the operand's own precision (f32 ops in f32, not f64).
+/// A float op computed in the operand's own precision (f32 ops in f32, not
+/// f64). 16-bit floats are computed in f64 and rounded once to half: exact
+/// for add/sub/mul/div/sqrt (f64 has more than 2 × 11 + 2 bits); `ffma` and
+/// transcendental ops may differ from a native half unit in the last bit.
 fn float_op(
     bits: u8,
     a: u64,
@@ -285,6 +339,11 @@ fn float_op(
         )
         .to_bits() as u64),
         64 => Ok(f64op(f64::from_bits(a), f64::from_bits(b), f64::from_bits(c)).to_bits()),
+        16 => Ok(f64_to_f16(f64op(
+            f16_to_f32(a as u16) as f64,
+            f16_to_f32(b as u16) as f64,
+            f16_to_f32(c as u16) as f64,
+        )) as u64),
         b => Err(InterpError::Unsupported(format!("{b}-bit float"))),
     }
 }
@@ -306,8 +365,8 @@ pub fn alu(op: AluOp, dst: ValueType, src_tys: &[ValueType], srcs: &[Comps]) -> 
         Bitcast => {
             let (sb, sc) = (src_tys[0].bits.max(8), src_tys[0].comps);
             let mut bytes = Vec::new();
-            for c in 0..sc as usize {
-                bytes.extend_from_slice(&srcs[0][c].to_le_bytes()[..sb as usize / 8]);
+            for comp in srcs[0].iter().take(sc as usize) {
+                bytes.extend_from_slice(&comp.to_le_bytes()[..sb as usize / 8]);
             }
             let db = dst.bits.max(8) as usize / 8;
             if bytes.len() != db * dst.comps as usize {
@@ -320,9 +379,57 @@ pub fn alu(op: AluOp, dst: ValueType, src_tys: &[ValueType], srcs: &[Comps]) -> 
             }
             return Ok(out);
         }
-        PackHalf2x16 | UnpackHalf2x16 | PackUnorm4x8 | PackSnorm4x8 | UnpackUnorm4x8
-        | UnpackSnorm4x8 | PackUnorm2x16 | PackSnorm2x16 | UnpackUnorm2x16 | UnpackSnorm2x16 => {
-            return Err(InterpError::Unsupported(format!("alu {}", op.name())));
+        // GLSL.std.450 packing; `round` is round-half-to-even.
+        PackHalf2x16 => {
+            let h = |c: usize| u64::from(f64_to_f16(f32::from_bits(srcs[0][c] as u32) as f64));
+            out[0] = h(0) | (h(1) << 16);
+            return Ok(out);
+        }
+        UnpackHalf2x16 => {
+            for (c, o) in out.iter_mut().enumerate().take(2) {
+                *o = f16_to_f32((srcs[0][0] >> (16 * c)) as u16).to_bits() as u64;
+            }
+            return Ok(out);
+        }
+        PackUnorm4x8 | PackSnorm4x8 | PackUnorm2x16 | PackSnorm2x16 => {
+            let (n, width, scale, lo) = match op {
+                PackUnorm4x8 => (4, 8, 255.0, 0.0),
+                PackSnorm4x8 => (4, 8, 127.0, -1.0),
+                PackUnorm2x16 => (2, 16, 65535.0, 0.0),
+                _ => (2, 16, 32767.0, -1.0),
+            };
+            let mut packed = 0u64;
+            for (c, &comp) in srcs[0].iter().enumerate().take(n) {
+                let f = f32::from_bits(comp as u32);
+                // NaN packs as 0.
+                let v = if f.is_nan() {
+                    0.0
+                } else {
+                    f.clamp(lo, 1.0) * scale
+                };
+                let q = (v.round_ties_even() as i32 as u64) & ((1u64 << width) - 1);
+                packed |= q << (width * c);
+            }
+            out[0] = packed;
+            return Ok(out);
+        }
+        UnpackUnorm4x8 | UnpackSnorm4x8 | UnpackUnorm2x16 | UnpackSnorm2x16 => {
+            let (n, width, scale, signed) = match op {
+                UnpackUnorm4x8 => (4, 8u8, 255.0f32, false),
+                UnpackSnorm4x8 => (4, 8, 127.0, true),
+                UnpackUnorm2x16 => (2, 16, 65535.0, false),
+                _ => (2, 16, 32767.0, true),
+            };
+            for (c, o) in out.iter_mut().enumerate().take(n) {
+                let raw = (srcs[0][0] >> (width as usize * c)) & mask(width);
+                let f = if signed {
+                    (sext(raw, width) as f32 / scale).clamp(-1.0, 1.0)
+                } else {
+                    raw as f32 / scale
+                };
+                *o = f.to_bits() as u64;
+            }
+            return Ok(out);
         }
         _ => {}
     }
@@ -585,6 +692,8 @@ fn unreachable_op(op: AluOp) -> Result<u64> {
 /// Integer → float of `bits`, rounded to nearest even in the target width.
 fn from_f_int(v: i128, bits: u8) -> Result<u64> {
     match bits {
+        // Exact in f64 for every value that does not overflow half anyway.
+        16 => Ok(f64_to_f16(v as f64) as u64),
         32 => Ok((v as f32).to_bits() as u64),
         64 => Ok((v as f64).to_bits()),
         b => Err(InterpError::Unsupported(format!("{b}-bit float"))),
@@ -778,13 +887,21 @@ impl Exec<'_> {
             Op::Undef => self.set(one(dst)?, [0; 4])?,
             Op::Alu(a) => {
                 let d = one(dst)?;
-                let tys = a
-                    .srcs
-                    .iter()
-                    .map(|&s| self.ty(s))
-                    .collect::<Result<Vec<_>>>()?;
-                let srcs = self.vals(&a.srcs)?;
-                let r = alu(a.op, self.ty(d)?, &tys, &srcs)?;
+                // Fixed arrays: no allocation per instruction.
+                let n = a.srcs.len();
+                if n > 4 {
+                    return Err(InterpError::Malformed(
+                        "alu with more than 4 sources".into(),
+                    ));
+                }
+                let mut tys = [ValueType::U32; 4];
+                let mut vals = [[0u64; 4]; 4];
+                for (k, &src) in a.srcs.iter().enumerate() {
+                    tys[k] = self.ty(src)?;
+                    vals[k] = self.get(src)?;
+                }
+                let (tys, srcs) = (&tys[..n], &vals[..n]);
+                let r = alu(a.op, self.ty(d)?, tys, srcs)?;
                 self.set(d, r)?;
             }
             Op::Vec(v) => {
@@ -792,11 +909,11 @@ impl Exec<'_> {
                 let mut n = 0;
                 for &s in &v.srcs {
                     let (t, x) = (self.ty(s)?, self.get(s)?);
-                    for c in 0..t.comps as usize {
+                    for &comp in x.iter().take(t.comps as usize) {
                         if n >= 4 {
                             return Err(InterpError::Malformed("vec wider than 4".into()));
                         }
-                        out[n] = x[c];
+                        out[n] = comp;
                         n += 1;
                     }
                 }
@@ -865,14 +982,16 @@ impl Exec<'_> {
             SysVal::InstanceId => u(ids.instance_id),
             SysVal::LocalInvocationId => v3(ids.local_id),
             SysVal::LocalInvocationIndex => {
-                u(ids.local_id[0] + ls[0] * (ids.local_id[1] + ls[1] * ids.local_id[2]))
+                u(ids.local_id[0].wrapping_add(ls[0].wrapping_mul(
+                    ids.local_id[1].wrapping_add(ls[1].wrapping_mul(ids.local_id[2])),
+                )))
             }
             SysVal::WorkgroupId => v3(ids.workgroup_id),
-            SysVal::GlobalInvocationId => v3([
-                ids.workgroup_id[0] * ls[0] + ids.local_id[0],
-                ids.workgroup_id[1] * ls[1] + ids.local_id[1],
-                ids.workgroup_id[2] * ls[2] + ids.local_id[2],
-            ]),
+            SysVal::GlobalInvocationId => v3([0, 1, 2].map(|d| {
+                ids.workgroup_id[d]
+                    .wrapping_mul(ls[d])
+                    .wrapping_add(ids.local_id[d])
+            })),
             SysVal::NumWorkgroups => v3(s.num_workgroups),
             SysVal::WorkgroupSize => v3(ls),
             SysVal::XfbInvocation => u(ids.xfb_invocation),
@@ -953,7 +1072,7 @@ impl Exec<'_> {
                 size: r.size,
             });
         }
-        Ok(r.address + offset)
+        Ok(r.address.wrapping_add(offset))
     }
 
     fn bytes_of(what: &'static str, area: &[u8], offset: u64, len: u64) -> Result<Vec<u8>> {
@@ -1335,5 +1454,224 @@ mod tests {
         );
         assert_eq!(r(AluOp::Ishl, 1, 33), 2);
         assert_eq!(r(AluOp::Ishr, 0x8000_0000, 31), 0xffff_ffff);
+    }
+
+    #[test]
+    fn attributes_defaults_rates_and_errors() {
+        let mut s = Shader::new(Stage::Vertex);
+        let mut b = Builder::new(&mut s);
+        // Location 0: 2 float comps read as vec4 → (x, y, 0, 1.0).
+        let a = b.load(
+            Intrinsic::LoadInput {
+                location: 0,
+                component: 0,
+            },
+            ValueType::new(32, 4),
+            &[],
+        );
+        // Location 1: per-instance ints, divisor 2, read as vec4 from component 1.
+        let i = b.load(
+            Intrinsic::LoadInput {
+                location: 1,
+                component: 1,
+            },
+            ValueType::new(32, 3),
+            &[],
+        );
+        let vi = b.sysval(SysVal::VertexIndex, ValueType::U32);
+        b.store(Intrinsic::StoreOutput { output: 0 }, &[a]);
+        b.store(Intrinsic::StoreOutput { output: 1 }, &[i]);
+        b.store(Intrinsic::StoreOutput { output: 2 }, &[vi]);
+        b.finish();
+        for (n, ty) in [(0, 4), (1, 3), (2, 1)] {
+            s.outputs.push(super::super::shader::Output {
+                name: format!("o{n}"),
+                slot: super::super::shader::OutputSlot::Location {
+                    location: n,
+                    component: 0,
+                },
+                ty: ValueType::new(32, ty),
+                xfb: None,
+            });
+        }
+        let mut m = Memory::new();
+        let floats: Vec<u8> = (0..40u32)
+            .flat_map(|v| (v as f32).to_bits().to_le_bytes())
+            .collect();
+        m.map(0x1000, floats).unwrap();
+        let ints: Vec<u8> = (0..8u32).flat_map(|v| (100 + v).to_le_bytes()).collect();
+        m.map(0x2000, ints).unwrap();
+        let mut state = DrawState {
+            offset_start: 10,
+            ..Default::default()
+        };
+        state.sysvals.raw_vertex_offset = 10;
+        state.attributes.insert(
+            0,
+            AttributeBinding {
+                address: 0x1000,
+                stride: 8,
+                comps: 2,
+                kind: AttributeKind::Float,
+                rate: InputRate::Vertex,
+            },
+        );
+        state.attributes.insert(
+            1,
+            AttributeBinding {
+                address: 0x2000,
+                stride: 8,
+                comps: 2,
+                kind: AttributeKind::Int,
+                rate: InputRate::Instance { divisor: 2 },
+            },
+        );
+        let ids = InvocationIds {
+            raw_vertex_id: 3,
+            instance_id: 3,
+            ..Default::default()
+        };
+        let r = run_invocation(&s, &state, &mut m, ids).unwrap();
+        let f = |x: f32| x.to_bits() as u64;
+        // Element 13 of the float buffer: words 26, 27.
+        assert_eq!(r.outputs[0], Some(vec![f(26.0), f(27.0), 0, f(1.0)]));
+        // Instance element 1: words 2, 3 → component 1 = 103, then 0, then int 1.
+        assert_eq!(r.outputs[1], Some(vec![103, 0, 1]));
+        assert_eq!(r.outputs[2], Some(vec![13]));
+        // Out of mapped memory: an error value, not a panic.
+        let far = InvocationIds {
+            raw_vertex_id: 1000,
+            ..ids
+        };
+        assert!(matches!(
+            run_invocation(&s, &state, &mut m, far),
+            Err(InterpError::Unmapped { .. })
+        ));
+        state.attributes.remove(&1);
+        assert!(matches!(
+            run_invocation(&s, &state, &mut m, ids),
+            Err(InterpError::Unbound { .. })
+        ));
+    }
+
+    #[test]
+    fn ssbo_atomics_and_ubo_bounds() {
+        let mut s = Shader::new(Stage::Compute);
+        s.info.local_size = [4, 1, 1];
+        let mut b = Builder::new(&mut s);
+        let zero = b.imm_u32(0);
+        let one = b.imm_u32(1);
+        let old = b.load(
+            Intrinsic::SsboAtomic {
+                set: 0,
+                binding: 1,
+                op: AtomicOp::Add,
+            },
+            ValueType::U32,
+            &[zero, one],
+        );
+        let four = b.imm_u32(4);
+        let u = b.load(
+            Intrinsic::LoadUbo { set: 0, binding: 0 },
+            ValueType::U32,
+            &[four],
+        );
+        let sum = b.alu(AluOp::Iadd, &[old, u]);
+        let idx = b.sysval(SysVal::LocalInvocationIndex, ValueType::U32);
+        let off = b.alu(AluOp::Imul, &[idx, four]);
+        let off4 = b.alu(AluOp::Iadd, &[off, four]);
+        // Store at a slot chosen by the invocation (no races on the result).
+        b.store(Intrinsic::StoreSsbo { set: 0, binding: 1 }, &[sum, off4]);
+        b.finish();
+        let mut m = Memory::new();
+        m.map(0x100, 7u64.to_le_bytes().to_vec()).unwrap();
+        m.map(0x200, vec![0; 20]).unwrap();
+        let mut state = DrawState::default();
+        state.ubos.insert(
+            (0, 0),
+            BufferRange {
+                address: 0x100,
+                size: 8,
+            },
+        );
+        state.ssbos.insert(
+            (0, 1),
+            BufferRange {
+                address: 0x200,
+                size: 20,
+            },
+        );
+        run_workgroup(&s, &state, &mut m, [0; 3]).unwrap();
+        let out = m.read(0x200, 20).unwrap();
+        assert_eq!(&out[..4], &4u32.to_le_bytes());
+        let mut olds: Vec<u32> = out[4..]
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        olds.sort_unstable();
+        // UBO word 1 is 0 (the u64 7 has its high word zero).
+        assert_eq!(olds, vec![0, 1, 2, 3]);
+        // A UBO smaller than the read: error.
+        state.ubos.insert(
+            (0, 0),
+            BufferRange {
+                address: 0x100,
+                size: 6,
+            },
+        );
+        assert!(matches!(
+            run_workgroup(&s, &state, &mut m, [0; 3]),
+            Err(InterpError::OutOfRange { .. })
+        ));
+    }
+
+    #[test]
+    fn half_floats_and_packing() {
+        for h in 0..=u16::MAX {
+            let f = f16_to_f32(h);
+            if f.is_nan() {
+                assert_eq!(f64_to_f16(f as f64) & 0x7c00, 0x7c00);
+            } else {
+                assert_eq!(f64_to_f16(f as f64), h, "{h:#x}");
+            }
+        }
+        assert_eq!(f64_to_f16(65519.0), 0x7bff);
+        assert_eq!(f64_to_f16(65520.0), 0x7c00);
+        assert_eq!(f64_to_f16(2.0f64.powi(-25)), 0); // tie → even (0)
+        assert_eq!(f64_to_f16(1.5 * 2.0f64.powi(-25)), 1);
+        assert_eq!(f64_to_f16(1.0 + 2.0f64.powi(-11)), 0x3c00); // tie → even
+        let v2 = ValueType::new(32, 2);
+        let u = ValueType::U32;
+        let packed = alu(
+            AluOp::PackHalf2x16,
+            u,
+            &[v2],
+            &[[1.0f32.to_bits() as u64, (-2.0f32).to_bits() as u64, 0, 0]],
+        )
+        .unwrap()[0];
+        assert_eq!(packed, 0xc000_3c00);
+        let back = alu(AluOp::UnpackHalf2x16, v2, &[u], &[[packed, 0, 0, 0]]).unwrap();
+        assert_eq!(back[1], (-2.0f32).to_bits() as u64);
+        let v4 = ValueType::new(32, 4);
+        let f = |x: f32| x.to_bits() as u64;
+        let p = alu(
+            AluOp::PackSnorm4x8,
+            u,
+            &[v4],
+            &[[f(1.0), f(-1.0), f(0.5), f(-2.0)]],
+        )
+        .unwrap()[0];
+        assert_eq!(p, 0x81_40_81_7f);
+        let un = alu(AluOp::UnpackSnorm4x8, v4, &[u], &[[p, 0, 0, 0]]).unwrap();
+        assert_eq!(un[1], f(-1.0));
+        let h = ValueType::new(16, 1);
+        let sum = alu(
+            AluOp::Fadd,
+            h,
+            &[h, h],
+            &[[0x3c00, 0, 0, 0], [0x3c00, 0, 0, 0]],
+        )
+        .unwrap();
+        assert_eq!(sum[0], 0x4000);
     }
 }

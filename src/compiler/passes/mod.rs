@@ -30,7 +30,7 @@ mod opt_dce;
 
 pub use lower_io::{IoLayout, lower_io};
 pub use lower_sysvals::{PushUniformLayout, PushWord, SysvalBlock, lower_sysvals};
-pub use lower_xfb::{XfbDraw, XfbTopology, lower_xfb, strip_xfb};
+pub use lower_xfb::{ProvokingVertex, XfbDraw, XfbTopology, lower_xfb, strip_xfb};
 
 use crate::compiler::ir::*;
 
