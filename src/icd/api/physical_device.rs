@@ -224,7 +224,7 @@ crate::vk_entry_points! {
         );
         let features = features2
             .map(|f| &f.features)
-            .or_else(|| info.p_enabled_features.as_ref());
+            .or(info.p_enabled_features.as_ref());
         let exts = super::c_names(info.pp_enabled_extension_names, info.enabled_extension_count);
         let queues = super::slice(info.p_queue_create_infos, info.queue_create_info_count);
         let device = Device::new(p, info, &exts, queues, features)?;

@@ -154,7 +154,7 @@ pub fn run_chain(shared: &Shared, slot: usize, jc: u64) -> ChainResult {
     let mut walked = 0usize;
     while va != 0 {
         walked += 1;
-        if va % 64 != 0 || walked > MAX_JOBS_PER_CHAIN {
+        if !va.is_multiple_of(64) || walked > MAX_JOBS_PER_CHAIN {
             return ChainResult::BadJobPointer { va };
         }
         let Ok(mut words) = shared.mmu.read_words(va, JOB_HEADER.words as usize) else {
