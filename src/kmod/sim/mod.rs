@@ -37,6 +37,13 @@ impl TraceHandle {
     pub fn entries(&self) -> Vec<TraceEntry> {
         self.0.trace.lock().unwrap().clone()
     }
+
+    /// The device's fences and syncobjs (tests stand in for a signaller
+    /// outside the GPU, like DRM's SYNCOBJ_SIGNAL).
+    #[cfg(test)]
+    pub(crate) fn sync(&self) -> &sync::SyncTable {
+        &self.0.sync
+    }
 }
 
 #[cfg(test)]
