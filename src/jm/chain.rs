@@ -190,7 +190,10 @@ mod tests {
                 assert_eq!(header::IS_64B.get(w), 1);
                 let next = header::NEXT.get(w);
                 if i < 2 {
-                    assert!(next > va && next.is_multiple_of(JOB_ALIGN), "linked forward");
+                    assert!(
+                        next > va && next.is_multiple_of(JOB_ALIGN),
+                        "linked forward"
+                    );
                     va = next;
                 } else {
                     assert_eq!(next, 0, "the last job ends the chain");

@@ -88,9 +88,9 @@ impl JobSlot {
             .name(format!("bifrost-sim-js{slot}"))
             .spawn(move || {
                 for work in rx {
-                    shared.sync.wait_fences(&work.wait, i64::MAX);
-                    shared.sync.wait_fences(&work.implicit, i64::MAX);
-                    if work.wait.iter().any(|f| f.status() != Some(0)) {
+                    let ready = shared.sync.wait_fences(&work.wait, i64::MAX)
+                        && shared.sync.wait_fences(&work.implicit, i64::MAX);
+                    if !ready || work.wait.iter().any(|f| f.status() != Some(0)) {
                         log::warn!(
                             "sim js{slot}: chain {:#x} skipped: a dependency failed",
                             work.jc

@@ -154,7 +154,10 @@ impl SimDevice {
 
 impl Drop for SimDevice {
     fn drop(&mut self) {
-        // Stop the slots first (they finish queued work), then free memory.
+        // Stop the slots first (they finish queued work whose waits can
+        // still be met; chains waiting on fences that will never signal are
+        // cancelled), then free memory.
+        self.shared.sync.close();
         for slot in &mut self.slots {
             slot.stop();
         }

@@ -359,3 +359,28 @@ fn the_two_slots_run_concurrently() {
         vec![0, 1]
     );
 }
+
+#[test]
+fn teardown_does_not_hang_on_a_chain_that_waits_forever() {
+    let (dev, trace) = sim();
+    let k = dev.kernel();
+    let mut pool = GpuPool::new(dev.clone());
+    let mut chain = JobChain::new();
+    chain
+        .add_job(&mut pool, JobType::Null, &[], [0, 0], false)
+        .unwrap();
+    let gate = k.syncobj_create(false).unwrap();
+    trace
+        .sync()
+        .replace(gate, Some(super::sync::Fence::pending()))
+        .unwrap();
+    dev.submit(&Submit {
+        jc: chain.head(),
+        in_syncs: &[gate],
+        ..Default::default()
+    })
+    .unwrap();
+    drop(pool);
+    drop(dev); // joins the job slots
+    assert!(trace.entries().is_empty(), "the chain never ran");
+}
