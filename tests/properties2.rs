@@ -109,4 +109,18 @@ fn device_creation_skips_unknown_pnext_and_checks_features2() {
     info.p_next = (&f2 as *const vk::PhysicalDeviceFeatures2).cast();
     let r = create_device(&gpu.instance, gpu.physical_device, &info);
     assert_eq!(r.err(), Some(vk::Result::ERROR_FEATURE_NOT_PRESENT));
+
+    // Transform feedback stays off even when asked for through the chain.
+    let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT {
+        transform_feedback: vk::TRUE,
+        ..Default::default()
+    };
+    let f2 = vk::PhysicalDeviceFeatures2 {
+        p_next: (&mut xfb as *mut vk::PhysicalDeviceTransformFeedbackFeaturesEXT).cast(),
+        ..Default::default()
+    };
+    let mut info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
+    info.p_next = (&f2 as *const vk::PhysicalDeviceFeatures2).cast();
+    let r = create_device(&gpu.instance, gpu.physical_device, &info);
+    assert_eq!(r.err(), Some(vk::Result::ERROR_FEATURE_NOT_PRESENT));
 }
