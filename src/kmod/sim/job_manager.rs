@@ -98,10 +98,19 @@ impl JobSlot {
                         shared.sync.signal(&work.done, -ECANCELED);
                         continue;
                     }
-                    let status = match run_chain(&shared, slot, work.jc) {
-                        ChainResult::Done => 0,
-                        other => {
+                    // A bug in a job's simulation must not kill the slot
+                    // (its fences would never signal): treat it as a fault.
+                    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        run_chain(&shared, slot, work.jc)
+                    }));
+                    let status = match run {
+                        Ok(ChainResult::Done) => 0,
+                        Ok(other) => {
                             log::error!("sim js{slot}: chain {:#x} faulted: {other:?}", work.jc);
+                            -EIO
+                        }
+                        Err(_) => {
+                            log::error!("sim js{slot}: simulator panic in chain {:#x}", work.jc);
                             -EIO
                         }
                     };
