@@ -58,3 +58,466 @@ fn every_corpus_shader_parses() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+
+fn output<'a>(s: &'a Shader, name: &str) -> &'a Output {
+    s.outputs
+        .iter()
+        .find(|o| o.name == name)
+        .unwrap_or_else(|| panic!("no output {name} in {:#?}", s.outputs))
+}
+
+fn xfb(buffer: u32, stride: u32, offset: u32) -> Option<Xfb> {
+    Some(Xfb {
+        buffer,
+        stride,
+        offset,
+        stream: 0,
+    })
+}
+
+fn loc(location: u32, component: u8) -> OutputSlot {
+    OutputSlot::Location {
+        location,
+        component,
+    }
+}
+
+/// Every intrinsic of a kind, with its sources.
+fn intrinsics(s: &Shader, pred: impl Fn(&Intrinsic) -> bool) -> Vec<(Intrinsic, Vec<Value>)> {
+    let mut out = Vec::new();
+    s.body.for_each_instr(&mut |i| {
+        if let Op::Intrinsic(x) = &i.op
+            && pred(&x.kind)
+        {
+            out.push((x.kind, x.srcs.clone()));
+        }
+    });
+    out
+}
+
+/// The constant value of `v` if it is defined by a scalar `const`.
+fn const_of(s: &Shader, v: Value) -> Option<u64> {
+    let mut found = None;
+    s.body.for_each_instr(&mut |i| {
+        if i.dsts.first() == Some(&v)
+            && let Op::Const(c) = &i.op
+            && c.values.len() == 1
+        {
+            found = Some(c.values[0]);
+        }
+    });
+    found
+}
+
+fn spec(pairs: &[(u32, &[u8])]) -> SpecConstants {
+    pairs.iter().map(|(k, v)| (*k, v.to_vec())).collect()
+}
+
+#[test]
+fn zink_gl_per_vertex_members_keep_xfb() {
+    let s = parse("zink_xfb_position_clip.vert.spv");
+    assert!(s.info.xfb_mode);
+    let p = output(&s, "gl_Position");
+    assert_eq!(p.slot, OutputSlot::BuiltIn(BuiltIn::Position));
+    assert_eq!(p.ty, ValueType::new(32, 4));
+    assert_eq!(p.xfb, xfb(0, 24, 0));
+    let c0 = output(&s, "gl_ClipDistance[0]");
+    assert_eq!(c0.slot, OutputSlot::BuiltIn(BuiltIn::ClipDistance(0)));
+    assert_eq!(c0.xfb, xfb(0, 24, 16));
+    let c1 = output(&s, "gl_ClipDistance[1]");
+    assert_eq!(c1.slot, OutputSlot::BuiltIn(BuiltIn::ClipDistance(1)));
+    assert_eq!(c1.xfb, xfb(0, 24, 20));
+    // gl_PointSize/gl_CullDistance are declared by glslang but neither written nor captured.
+    assert_eq!(s.outputs.len(), 3);
+    assert_eq!(intrinsics(&s, |k| matches!(k, Intrinsic::StoreOutput { .. })).len(), 3);
+}
+
+#[test]
+fn zink_point_size_and_second_buffer() {
+    let s = parse("zink_xfb_pointsize.vert.spv");
+    assert_eq!(output(&s, "gl_Position").xfb, xfb(0, 20, 0));
+    let ps = output(&s, "gl_PointSize");
+    assert_eq!(ps.slot, OutputSlot::BuiltIn(BuiltIn::PointSize));
+    assert_eq!(ps.xfb, xfb(0, 20, 16));
+    let c = output(&s, "v_color");
+    assert_eq!(c.slot, loc(0, 0));
+    assert_eq!(c.xfb, xfb(1, 16, 0));
+    assert_eq!(s.inputs.len(), 2);
+    assert_eq!(s.inputs[1].location, 1);
+}
+
+#[test]
+fn angle_block_members_inherit_buffer_and_stride_from_the_variable() {
+    let s = parse("angle_xfb_block.vert.spv");
+    assert_eq!(output(&s, "gl_Position").xfb, None);
+    let expect = [
+        ("v_out.color", 0, 0, 4),
+        ("v_out.normal", 1, 16, 3),
+        ("v_out.weight", 2, 28, 1),
+        ("v_out.extra", 3, 32, 4),
+    ];
+    for (name, l, off, comps) in expect {
+        let o = output(&s, name);
+        assert_eq!(o.slot, loc(l, 0), "{name}");
+        assert_eq!(o.xfb, xfb(1, 48, off), "{name}");
+        assert_eq!(o.ty.comps, comps, "{name}");
+    }
+    let copy = output(&s, "v_position_copy");
+    assert_eq!(copy.slot, loc(4, 0));
+    assert_eq!(copy.xfb, xfb(2, 16, 0));
+}
+
+#[test]
+fn angle_holes_between_offsets_and_four_buffers() {
+    let s = parse("angle_xfb_holes.vert.spv");
+    assert_eq!(output(&s, "v_a").xfb, xfb(0, 32, 4));
+    assert_eq!(output(&s, "v_b").xfb, xfb(0, 32, 20));
+    assert_eq!(output(&s, "v_not_captured").xfb, None);
+    assert_eq!(output(&s, "v_not_captured").slot, loc(2, 0));
+    assert_eq!(output(&s, "v_c").xfb, xfb(1, 24, 8));
+    assert_eq!(output(&s, "v_d").xfb, xfb(2, 4, 0));
+    let e = output(&s, "v_e");
+    assert_eq!(e.xfb, xfb(3, 64, 12));
+    assert_eq!(e.ty, ValueType::new(32, 4));
+}
+
+#[test]
+fn every_32_bit_scalar_and_vector_type_is_captured() {
+    let s = parse("xfb_all_types.vert.spv");
+    let mut offset = 0;
+    for (l, kind) in ["f", "i", "u"].iter().enumerate() {
+        for n in 1..=4u8 {
+            let name = format!("o_{kind}{n}");
+            let o = output(&s, &name);
+            assert_eq!(o.slot, loc(l as u32 * 4 + u32::from(n) - 1, 0), "{name}");
+            assert_eq!(o.ty, ValueType::new(32, n), "{name}");
+            assert_eq!(o.xfb, xfb(0, 144, offset), "{name}");
+            offset += 4 * u32::from(n);
+        }
+    }
+}
+
+#[test]
+fn arrays_matrices_and_structs_flatten_per_slot_with_own_offsets() {
+    let s = parse("xfb_arrays_matrices.vert.spv");
+    let expect: [(&str, u32, u32, u8); 10] = [
+        ("o_arr[0]", 0, 0, 1),
+        ("o_arr[1]", 1, 4, 1),
+        ("o_arr[2]", 2, 8, 1),
+        ("o_mat[0]", 3, 12, 3),
+        ("o_mat[1]", 4, 24, 3),
+        ("o_mat[2]", 5, 36, 3),
+        ("o_vecs[0]", 6, 48, 4),
+        ("o_vecs[1]", 7, 64, 4),
+        ("o_pair.a", 8, 80, 2),
+        ("o_pair.b", 9, 88, 1),
+    ];
+    for (name, l, off, comps) in expect {
+        let o = output(&s, name);
+        assert_eq!(o.slot, loc(l, 0), "{name}");
+        assert_eq!(o.xfb, xfb(0, 112, off), "{name}");
+        assert_eq!(o.ty.comps, comps, "{name}");
+    }
+}
+
+#[test]
+fn component_decorations_share_a_location() {
+    let s = parse("xfb_components.vert.spv");
+    assert_eq!(output(&s, "o_lo").slot, loc(1, 0));
+    assert_eq!(output(&s, "o_z").slot, loc(1, 2));
+    assert_eq!(output(&s, "o_w").slot, loc(1, 3));
+    assert_eq!(output(&s, "o_z").xfb, xfb(0, 16, 8));
+    assert_eq!(output(&s, "o_w").xfb, xfb(0, 16, 12));
+}
+
+#[test]
+fn handwritten_standalone_builtins_and_phis() {
+    let s = parse("zink_handwritten.spv");
+    assert!(s.info.xfb_mode);
+    assert_eq!(output(&s, "gl_Position").xfb, xfb(0, 32, 0));
+    assert_eq!(output(&s, "gl_ClipDistance[0]").xfb, xfb(0, 32, 16));
+    assert_eq!(output(&s, "gl_ClipDistance[1]").xfb, xfb(0, 32, 20));
+    assert_eq!(output(&s, "v_bits").xfb, xfb(1, 4, 0));
+    let text = s.to_string();
+    assert!(text.contains("var \"phi_"), "phis go through variables:\n{text}");
+    assert!(text.contains("loop ()"));
+}
+
+#[test]
+fn push_constant_offsets() {
+    let s = parse("push_constants.vert.spv");
+    assert_eq!(s.info.push_constant_size, 84);
+    let loads = intrinsics(&s, |k| matches!(k, Intrinsic::LoadPushConstant { .. }));
+    let bases: Vec<u32> = loads
+        .iter()
+        .map(|(k, _)| match k {
+            Intrinsic::LoadPushConstant { base } => *base,
+            _ => unreachable!(),
+        })
+        .collect();
+    // mvp columns at 0/16/32/48, tint at 64, mode at 80.
+    for b in [0, 16, 32, 48, 64, 80] {
+        assert!(bases.contains(&b), "no push-constant load at {b}: {bases:?}");
+    }
+}
+
+#[test]
+fn ubo_std140_offsets_and_row_major() {
+    let s = parse("ubo_std140.vert.spv");
+    let loads = intrinsics(&s, |k| matches!(k, Intrinsic::LoadUbo { .. }));
+    let at = |set: u32, binding: u32| -> Vec<u64> {
+        loads
+            .iter()
+            .filter(|(k, _)| *k == Intrinsic::LoadUbo { set, binding })
+            .filter_map(|(_, srcs)| const_of(&s, srcs[0]))
+            .collect()
+    };
+    let scene = at(0, 0);
+    // view columns (column-major, stride 16).
+    for off in [0, 16, 32, 48] {
+        assert!(scene.contains(&off), "view column at {off}: {scene:?}");
+    }
+    // proj is row-major: 16 scalar loads at 64 + 4c + 16r.
+    for c in 0..4u64 {
+        for r in 0..4u64 {
+            let off = 64 + 4 * c + 16 * r;
+            assert!(scene.contains(&off), "proj[{c}][{r}] at {off}: {scene:?}");
+        }
+    }
+    // ambient (vec3) at 240, time right after it at 252.
+    assert!(scene.contains(&240) && scene.contains(&252), "{scene:?}");
+    assert_eq!(at(1, 2), vec![0], "material.albedo");
+    // lights[i] is dynamic: offset = i * 16 + 128 (+ 12 for intensity).
+    let text = s.to_string();
+    assert!(text.contains("const 0x80") && text.contains("const 0x8c"), "{text}");
+}
+
+#[test]
+fn ssbo_std430_runtime_array() {
+    let s = parse("ssbo_std430.comp.spv");
+    assert_eq!(s.info.local_size, [64, 1, 1]);
+    let stores = intrinsics(&s, |k| matches!(k, Intrinsic::StoreSsbo { set: 0, binding: 1 }));
+    assert!(!stores.is_empty());
+    let text = s.to_string();
+    // Particle stride is 32 in std430; `particles` starts at 16 after `float dt`.
+    assert!(text.contains("const 0x20"), "{text}");
+    assert!(intrinsics(&s, |k| matches!(k, Intrinsic::LoadSsbo { set: 0, binding: 0 }))
+        .iter()
+        .any(|(_, srcs)| const_of(&s, srcs[0]) == Some(0)));
+}
+
+#[test]
+fn specialization_changes_the_ir() {
+    let default = parse("spec_constants.vert.spv");
+    let text = default.to_string();
+    assert!(text.contains("const 0x4\n"), "default ITERATIONS = 4:\n{text}");
+    assert!(text.contains("const 0x3fc00000"), "default SCALE = 1.5");
+    let spec = spec(&[
+        (0, &7i32.to_le_bytes()),
+        (1, &2.5f32.to_le_bytes()),
+        (2, &1u32.to_le_bytes()),
+        (3, &0x3u32.to_le_bytes()),
+    ]);
+    let s = parse_with("spec_constants.vert.spv", &spec).unwrap();
+    let t = s.to_string();
+    assert!(t.contains("const 0x7\n"), "ITERATIONS = 7:\n{t}");
+    assert!(t.contains("const 0x40200000"), "SCALE = 2.5");
+    assert!(!t.contains("const 0x3fc00000"));
+    assert_ne!(text, t);
+    // Wrong data size is an error naming the spec id.
+    let bad = spec_with_size();
+    assert!(matches!(
+        parse_with("spec_constants.vert.spv", &bad),
+        Err(SpirvError::Specialization { spec_id: 0, .. })
+    ));
+}
+
+fn spec_with_size() -> SpecConstants {
+    spec(&[(0, &[1, 2])])
+}
+
+#[test]
+fn spec_constant_op_and_local_size_id() {
+    let s = parse("spec_constant_op.comp.spv");
+    assert_eq!(s.info.local_size, [1, 1, 1]);
+    let t = s.to_string();
+    assert!(t.contains("const 0x7\n"), "N = 3 * 2 + 1:\n{t}");
+    assert!(t.contains("const 0x30\n"), "SHIFTED = 3 << 4");
+    let spec = spec(&[
+        (0, &16u32.to_le_bytes()),
+        (1, &4u32.to_le_bytes()),
+        (2, &5i32.to_le_bytes()),
+    ]);
+    let s = parse_with("spec_constant_op.comp.spv", &spec).unwrap();
+    assert_eq!(s.info.local_size, [16, 4, 1]);
+    let t = s.to_string();
+    assert!(t.contains("const 0xb\n"), "N = 5 * 2 + 1:\n{t}");
+    assert!(t.contains("const 0x50\n"), "SHIFTED = 5 << 4");
+    assert!(t.contains("const 0x10\n"), "gl_WorkGroupSize.x follows the spec constant");
+}
+
+#[test]
+fn spirv_1_6_local_size_id() {
+    let bytes = load("vk13_local_size.comp.spv");
+    assert_eq!((bytes[6], bytes[5]), (1, 6), "SPIR-V 1.6 module");
+    let s = parse("vk13_local_size.comp.spv");
+    assert_eq!(s.info.local_size, [64, 2, 1]);
+}
+
+#[test]
+fn shared_memory_barriers_and_atomics() {
+    let s = parse("shared_atomics.comp.spv");
+    assert_eq!(s.info.shared_size, 132);
+    assert_eq!(intrinsics(&s, |k| *k == Intrinsic::Barrier).len(), 2);
+    let ops: Vec<AtomicOp> = intrinsics(&s, |k| matches!(k, Intrinsic::SsboAtomic { .. }))
+        .iter()
+        .map(|(k, _)| match k {
+            Intrinsic::SsboAtomic { op, .. } => *op,
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(
+        ops,
+        [AtomicOp::Add, AtomicOp::Imin, AtomicOp::Exchange, AtomicOp::CompSwap]
+    );
+    let shared = intrinsics(&s, |k| matches!(k, Intrinsic::SharedAtomic { .. }));
+    assert_eq!(shared.len(), 1);
+    // `total` comes first in the module, then partial[32] at 4..132.
+    assert_eq!(const_of(&s, shared[0].1[0]), Some(0));
+    let cas = intrinsics(&s, |k| matches!(k, Intrinsic::SsboAtomic { op: AtomicOp::CompSwap, .. }));
+    assert_eq!(cas[0].1.len(), 3);
+}
+
+#[test]
+fn vertex_builtins() {
+    let s = parse("builtins.vert.spv");
+    let svs: Vec<Intrinsic> = intrinsics(&s, |k| matches!(k, Intrinsic::LoadSysVal(_)))
+        .into_iter()
+        .map(|x| x.0)
+        .collect();
+    for sv in [
+        SysVal::VertexIndex,
+        SysVal::InstanceIndex,
+        SysVal::BaseVertex,
+        SysVal::BaseInstance,
+    ] {
+        assert!(svs.contains(&Intrinsic::LoadSysVal(sv)), "{sv:?}");
+    }
+    assert_eq!(output(&s, "gl_PointSize").slot, OutputSlot::BuiltIn(BuiltIn::PointSize));
+    assert_eq!(
+        output(&s, "gl_ClipDistance[0]").slot,
+        OutputSlot::BuiltIn(BuiltIn::ClipDistance(0))
+    );
+    assert_eq!(
+        output(&s, "gl_CullDistance[0]").slot,
+        OutputSlot::BuiltIn(BuiltIn::CullDistance(0))
+    );
+    assert_eq!(output(&s, "ids").slot, loc(0, 0));
+}
+
+#[test]
+fn compute_builtins() {
+    let s = parse("builtins.comp.spv");
+    assert_eq!(s.info.local_size, [4, 2, 2]);
+    let svs: Vec<Intrinsic> = intrinsics(&s, |k| matches!(k, Intrinsic::LoadSysVal(_)))
+        .into_iter()
+        .map(|x| x.0)
+        .collect();
+    for sv in [
+        SysVal::LocalInvocationIndex,
+        SysVal::LocalInvocationId,
+        SysVal::GlobalInvocationId,
+        SysVal::WorkgroupId,
+        SysVal::NumWorkgroups,
+    ] {
+        assert!(svs.contains(&Intrinsic::LoadSysVal(sv)), "{sv:?}");
+    }
+    // gl_WorkGroupSize is a constant.
+    assert!(s.to_string().contains("const 0x4 0x2 0x2"));
+}
+
+#[test]
+fn control_flow_shapes() {
+    let s = parse("loops.vert.spv");
+    let mut loops = 0;
+    let mut breaks = 0;
+    s.body.for_each_instr(&mut |i| match i.op {
+        Op::Loop(_) => loops += 1,
+        Op::Break(_) => breaks += 1,
+        _ => {}
+    });
+    assert_eq!(loops, 4, "for, nested for, do-while, while");
+    assert!(breaks >= 4);
+    let s = parse("switch.comp.spv");
+    let mut ifs = 0;
+    s.body.for_each_instr(&mut |i| {
+        if matches!(i.op, Op::If(_)) {
+            ifs += 1;
+        }
+    });
+    assert!(ifs >= 4, "switch lowered to an if-chain");
+}
+
+#[test]
+fn rejections_name_the_opcode() {
+    let e = parse_with("reject/runtime_array_length.comp.spv", &HashMap::new()).unwrap_err();
+    assert!(matches!(&e, SpirvError::Unsupported { op, .. } if op == "OpArrayLength"), "{e}");
+    let e = parse_with("reject/images.comp.spv", &HashMap::new()).unwrap_err();
+    assert!(matches!(e, SpirvError::Unsupported { .. }), "{e}");
+    let bytes = load("loops.vert.spv");
+    let e = spirv::parse(&bytes, "main", Stage::Compute, &HashMap::new()).unwrap_err();
+    assert!(matches!(e, SpirvError::NoEntryPoint { .. }), "{e}");
+    let e = spirv::parse(&bytes, "nope", Stage::Vertex, &HashMap::new()).unwrap_err();
+    assert!(matches!(e, SpirvError::NoEntryPoint { .. }), "{e}");
+    let e = spirv::parse(&bytes[..bytes.len() - 4], "main", Stage::Vertex, &HashMap::new()).unwrap_err();
+    assert!(matches!(e, SpirvError::Truncated { .. } | SpirvError::BadModule(_)), "{e}");
+}
+
+#[test]
+fn words_and_bytes_agree() {
+    let bytes = load("matrices.vert.spv");
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let a = spirv::parse(&bytes, "main", Stage::Vertex, &HashMap::new()).unwrap();
+    let b = spirv::parse(&words, "main", Stage::Vertex, &HashMap::new()).unwrap();
+    assert_eq!(a, b);
+}
+
+/// The printed IR of a few shaders, checked in; `BLESS=1` rewrites them.
+#[test]
+fn printed_ir_matches_expected_files() {
+    let bless = std::env::var_os("BLESS").is_some();
+    let mut mismatches = Vec::new();
+    for name in [
+        "zink_xfb_position_clip.vert.spv",
+        "zink_handwritten.spv",
+        "push_constants.vert.spv",
+        "early_return.vert.spv",
+        "switch.comp.spv",
+    ] {
+        let text = parse(name).to_string();
+        let path = shader_dir()
+            .join("expected")
+            .join(format!("{}.ir", name.trim_end_matches(".spv")));
+        if bless {
+            std::fs::write(&path, &text).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (run with BLESS=1)", path.display()));
+        if expected != text {
+            mismatches.push(format!("{} differs; got:\n{text}", path.display()));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+#[test]
+#[ignore = "debug helper: SHADER=name.spv cargo test --test spirv_frontend dump -- --ignored --nocapture"]
+fn dump() {
+    let name = std::env::var("SHADER").unwrap_or_else(|_| "loops.vert.spv".into());
+    println!("{}", parse(&name));
+}

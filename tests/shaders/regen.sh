@@ -7,10 +7,12 @@
 # GLSL sources compile for Vulkan 1.0 (SPIR-V 1.0) unless their name starts
 # with vk13_ (Vulkan 1.3, SPIR-V 1.6); hand-written *.spvasm files are
 # assembled for the environment named on their first line ("; env: vulkan1.0").
+# reject/ holds valid modules the front end must reject with a clear error.
 set -eu
 cd "$(dirname "$0")"
-for src in *.vert *.comp; do
-    case "$src" in
+for src in *.vert *.comp reject/*.comp; do
+    base=$(basename "$src")
+    case "$base" in
         vk13_*) env=vulkan1.3 ;;
         *) env=vulkan1.0 ;;
     esac

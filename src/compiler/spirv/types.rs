@@ -201,6 +201,24 @@ impl Module<'_> {
         })
     }
 
+    /// Bytes up to the end of the last member (no tail padding): what a
+    /// push-constant block can read.
+    pub fn extent(&self, ty: u32) -> Result<u32> {
+        let Type::Struct { members } = self.ty(ty)? else {
+            return Ok(self.natural_size_align(ty, 0)?.0);
+        };
+        let mut end = 0u32;
+        for (i, &m) in members.iter().enumerate() {
+            let off = self.member_offset(ty, i as u32)?;
+            let size = match self.ty(m)? {
+                Type::Struct { .. } => self.extent(m)?,
+                _ => self.natural_size_align(m, 1)?.0,
+            };
+            end = end.max(off.saturating_add(size));
+        }
+        Ok(end)
+    }
+
     /// `ArrayStride` of an array type, or the natural stride.
     pub fn array_stride(&self, ty: u32) -> Result<u32> {
         if let Some(s) = self.decos(ty).and_then(|d| d.array_stride) {

@@ -200,7 +200,7 @@ impl<'m> Translator<'m> {
                     Root::Tree(Rc::new(node))
                 }
                 StorageClass::PushConstant => {
-                    let (size, _) = m.natural_size_align(pointee, 0)?;
+                    let size = m.extent(pointee)?;
                     self.shader.info.push_constant_size =
                         self.shader.info.push_constant_size.max(size);
                     Root::Mem(Mem {
@@ -449,7 +449,7 @@ impl<'m> Translator<'m> {
                     .ok_or_else(|| self.invalid(format!("{b:?} has a composite type")))?;
                 let mut x = xfb;
                 x.offset = xfb.offset.map(|o| o.saturating_add(4 * i as u32));
-                let lname = if slots.len() > 1 {
+                let lname = if matches!(b, SpvBuiltIn::ClipDistance | SpvBuiltIn::CullDistance) {
                     format!("{name}[{i}]")
                 } else {
                     name.to_string()
