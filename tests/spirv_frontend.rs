@@ -59,7 +59,6 @@ fn every_corpus_shader_parses() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-
 fn output<'a>(s: &'a Shader, name: &str) -> &'a Output {
     s.outputs
         .iter()
@@ -130,7 +129,10 @@ fn zink_gl_per_vertex_members_keep_xfb() {
     assert_eq!(c1.xfb, xfb(0, 24, 20));
     // gl_PointSize/gl_CullDistance are declared by glslang but neither written nor captured.
     assert_eq!(s.outputs.len(), 3);
-    assert_eq!(intrinsics(&s, |k| matches!(k, Intrinsic::StoreOutput { .. })).len(), 3);
+    assert_eq!(
+        intrinsics(&s, |k| matches!(k, Intrinsic::StoreOutput { .. })).len(),
+        3
+    );
 }
 
 #[test]
@@ -240,7 +242,10 @@ fn handwritten_standalone_builtins_and_phis() {
     assert_eq!(output(&s, "gl_ClipDistance[1]").xfb, xfb(0, 32, 20));
     assert_eq!(output(&s, "v_bits").xfb, xfb(1, 4, 0));
     let text = s.to_string();
-    assert!(text.contains("var \"phi_"), "phis go through variables:\n{text}");
+    assert!(
+        text.contains("var \"phi_"),
+        "phis go through variables:\n{text}"
+    );
     assert!(text.contains("loop ()"));
 }
 
@@ -258,7 +263,10 @@ fn push_constant_offsets() {
         .collect();
     // mvp columns at 0/16/32/48, tint at 64, mode at 80.
     for b in [0, 16, 32, 48, 64, 80] {
-        assert!(bases.contains(&b), "no push-constant load at {b}: {bases:?}");
+        assert!(
+            bases.contains(&b),
+            "no push-constant load at {b}: {bases:?}"
+        );
     }
 }
 
@@ -290,28 +298,41 @@ fn ubo_std140_offsets_and_row_major() {
     assert_eq!(at(1, 2), vec![0], "material.albedo");
     // lights[i] is dynamic: offset = i * 16 + 128 (+ 12 for intensity).
     let text = s.to_string();
-    assert!(text.contains("const 0x80") && text.contains("const 0x8c"), "{text}");
+    assert!(
+        text.contains("const 0x80") && text.contains("const 0x8c"),
+        "{text}"
+    );
 }
 
 #[test]
 fn ssbo_std430_runtime_array() {
     let s = parse("ssbo_std430.comp.spv");
     assert_eq!(s.info.local_size, [64, 1, 1]);
-    let stores = intrinsics(&s, |k| matches!(k, Intrinsic::StoreSsbo { set: 0, binding: 1 }));
+    let stores = intrinsics(&s, |k| {
+        matches!(k, Intrinsic::StoreSsbo { set: 0, binding: 1 })
+    });
     assert!(!stores.is_empty());
     let text = s.to_string();
     // Particle stride is 32 in std430; `particles` starts at 16 after `float dt`.
     assert!(text.contains("const 0x20"), "{text}");
-    assert!(intrinsics(&s, |k| matches!(k, Intrinsic::LoadSsbo { set: 0, binding: 0 }))
+    assert!(
+        intrinsics(&s, |k| matches!(
+            k,
+            Intrinsic::LoadSsbo { set: 0, binding: 0 }
+        ))
         .iter()
-        .any(|(_, srcs)| const_of(&s, srcs[0]) == Some(0)));
+        .any(|(_, srcs)| const_of(&s, srcs[0]) == Some(0))
+    );
 }
 
 #[test]
 fn specialization_changes_the_ir() {
     let default = parse("spec_constants.vert.spv");
     let text = default.to_string();
-    assert!(text.contains("const 0x4\n"), "default ITERATIONS = 4:\n{text}");
+    assert!(
+        text.contains("const 0x4\n"),
+        "default ITERATIONS = 4:\n{text}"
+    );
     assert!(text.contains("const 0x3fc00000"), "default SCALE = 1.5");
     let spec = spec(&[
         (0, &7i32.to_le_bytes()),
@@ -354,7 +375,10 @@ fn spec_constant_op_and_local_size_id() {
     let t = s.to_string();
     assert!(t.contains("const 0xb\n"), "N = 5 * 2 + 1:\n{t}");
     assert!(t.contains("const 0x50\n"), "SHIFTED = 5 << 4");
-    assert!(t.contains("const 0x10\n"), "gl_WorkGroupSize.x follows the spec constant");
+    assert!(
+        t.contains("const 0x10\n"),
+        "gl_WorkGroupSize.x follows the spec constant"
+    );
 }
 
 #[test]
@@ -379,13 +403,26 @@ fn shared_memory_barriers_and_atomics() {
         .collect();
     assert_eq!(
         ops,
-        [AtomicOp::Add, AtomicOp::Imin, AtomicOp::Exchange, AtomicOp::CompSwap]
+        [
+            AtomicOp::Add,
+            AtomicOp::Imin,
+            AtomicOp::Exchange,
+            AtomicOp::CompSwap
+        ]
     );
     let shared = intrinsics(&s, |k| matches!(k, Intrinsic::SharedAtomic { .. }));
     assert_eq!(shared.len(), 1);
     // `total` comes first in the module, then partial[32] at 4..132.
     assert_eq!(const_of(&s, shared[0].1[0]), Some(0));
-    let cas = intrinsics(&s, |k| matches!(k, Intrinsic::SsboAtomic { op: AtomicOp::CompSwap, .. }));
+    let cas = intrinsics(&s, |k| {
+        matches!(
+            k,
+            Intrinsic::SsboAtomic {
+                op: AtomicOp::CompSwap,
+                ..
+            }
+        )
+    });
     assert_eq!(cas[0].1.len(), 3);
 }
 
@@ -404,7 +441,10 @@ fn vertex_builtins() {
     ] {
         assert!(svs.contains(&Intrinsic::LoadSysVal(sv)), "{sv:?}");
     }
-    assert_eq!(output(&s, "gl_PointSize").slot, OutputSlot::BuiltIn(BuiltIn::PointSize));
+    assert_eq!(
+        output(&s, "gl_PointSize").slot,
+        OutputSlot::BuiltIn(BuiltIn::PointSize)
+    );
     assert_eq!(
         output(&s, "gl_ClipDistance[0]").slot,
         OutputSlot::BuiltIn(BuiltIn::ClipDistance(0))
@@ -462,7 +502,10 @@ fn control_flow_shapes() {
 #[test]
 fn rejections_name_the_opcode() {
     let e = parse_with("reject/runtime_array_length.comp.spv", &HashMap::new()).unwrap_err();
-    assert!(matches!(&e, SpirvError::Unsupported { op, .. } if op == "OpArrayLength"), "{e}");
+    assert!(
+        matches!(&e, SpirvError::Unsupported { op, .. } if op == "OpArrayLength"),
+        "{e}"
+    );
     let e = parse_with("reject/images.comp.spv", &HashMap::new()).unwrap_err();
     assert!(matches!(e, SpirvError::Unsupported { .. }), "{e}");
     let bytes = load("loops.vert.spv");
@@ -470,8 +513,17 @@ fn rejections_name_the_opcode() {
     assert!(matches!(e, SpirvError::NoEntryPoint { .. }), "{e}");
     let e = spirv::parse(&bytes, "nope", Stage::Vertex, &HashMap::new()).unwrap_err();
     assert!(matches!(e, SpirvError::NoEntryPoint { .. }), "{e}");
-    let e = spirv::parse(&bytes[..bytes.len() - 4], "main", Stage::Vertex, &HashMap::new()).unwrap_err();
-    assert!(matches!(e, SpirvError::Truncated { .. } | SpirvError::BadModule(_)), "{e}");
+    let e = spirv::parse(
+        &bytes[..bytes.len() - 4],
+        "main",
+        Stage::Vertex,
+        &HashMap::new(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, SpirvError::Truncated { .. } | SpirvError::BadModule(_)),
+        "{e}"
+    );
 }
 
 #[test]
@@ -520,4 +572,90 @@ fn printed_ir_matches_expected_files() {
 fn dump() {
     let name = std::env::var("SHADER").unwrap_or_else(|_| "loops.vert.spv".into());
     println!("{}", parse(&name));
+}
+
+mod robustness {
+    //! Truncated and bit-flipped corpus modules must give an error or a
+    //! shader, never a panic. `catch_unwind` only turns a panic into a test
+    //! failure with the offending mutation; the front end has no panic guard.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Clone, Debug)]
+    enum Mutation {
+        /// Keep the first `n` words (as a fraction of the module).
+        Truncate(f64),
+        /// Flip bit `bit` of word `word` (as a fraction), several times.
+        Flip(Vec<(f64, u8)>),
+        /// Overwrite a word with a value.
+        Set(f64, u32),
+    }
+
+    fn mutation() -> impl Strategy<Value = Mutation> {
+        prop_oneof![
+            (0.0..1.0f64).prop_map(Mutation::Truncate),
+            prop::collection::vec((0.0..1.0f64, 0u8..32), 1..6).prop_map(Mutation::Flip),
+            (
+                0.0..1.0f64,
+                prop_oneof![
+                    Just(0u32),
+                    Just(u32::MAX),
+                    Just(0x7fff_ffff),
+                    0u32..64,
+                    any::<u32>()
+                ]
+            )
+                .prop_map(|(w, v)| Mutation::Set(w, v)),
+        ]
+    }
+
+    fn words_of(bytes: &[u8]) -> Vec<u32> {
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+
+    fn apply(words: &mut Vec<u32>, m: &Mutation) {
+        let at = |f: f64, len: usize| ((f * len as f64) as usize).min(len.saturating_sub(1));
+        match m {
+            Mutation::Truncate(f) => {
+                let n = (f * words.len() as f64) as usize;
+                words.truncate(n);
+            }
+            Mutation::Flip(flips) => {
+                for &(f, bit) in flips {
+                    let i = at(f, words.len());
+                    words[i] ^= 1 << bit;
+                }
+            }
+            Mutation::Set(f, v) => {
+                // Skip the magic so most cases reach the instruction decoder.
+                let i = at(*f, words.len()).max(1);
+                words[i] = *v;
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: std::env::var("SPIRV_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+        #[test]
+        fn mutated_modules_never_panic(index in 0usize..1000, m in mutation()) {
+            let corpus = corpus();
+            let (name, bytes) = &corpus[index % corpus.len()];
+            let mut words = words_of(bytes);
+            apply(&mut words, &m);
+            let stage = stage_of(name);
+            let spec = SpecConstants::new();
+            let outcome = std::panic::catch_unwind(|| {
+                spirv::parse(&words, "main", stage, &spec).map(|s| s.to_string())
+            });
+            prop_assert!(outcome.is_ok(), "{name} with {m:?} panicked");
+        }
+    }
 }

@@ -394,10 +394,10 @@ impl<'m> Translator<'m> {
 
     fn emit_block(&mut self, block: &'m Block<'m>, t: Targets) -> Result<Next> {
         let n = block.insts.len();
-        let body_end = n - usize::from(block.merge().is_some()) - 1;
         if n == 0 {
             return Err(self.invalid(format!("block %{} has no terminator", block.label)));
         }
+        let body_end = n - usize::from(block.merge().is_some()) - 1;
         for inst in &block.insts[..body_end] {
             self.set_inst(inst);
             if inst.op == Some(Op::Phi) {
@@ -501,7 +501,7 @@ impl<'m> Translator<'m> {
         let default = term.word(1)?;
         let lit_words = if st.bits == 64 { 2 } else { 1 };
         let rest = term.rest(2);
-        if rest.len() % (lit_words + 1) != 0 {
+        if !rest.len().is_multiple_of(lit_words + 1) {
             return Err(self.invalid("switch case operands do not pair up"));
         }
         let mut groups: Vec<(u32, Vec<u64>)> = Vec::new();

@@ -22,9 +22,9 @@ use super::variables::Ptr;
 
 /// Upper bound on emitted instructions (guards against exponential
 /// duplication of continue constructs and switch fallthrough).
-pub const MAX_INSTRS: usize = 1 << 20;
+pub const MAX_INSTRS: usize = 1 << 18;
 /// Deepest structured nesting / call depth accepted.
-pub const MAX_DEPTH: usize = 200;
+pub const MAX_DEPTH: usize = 128;
 
 /// The compile-time value of a SPIR-V id.
 #[derive(Clone, Debug)]

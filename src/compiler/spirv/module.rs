@@ -56,10 +56,6 @@ pub struct Block<'a> {
 }
 
 impl<'a> Block<'a> {
-    pub fn terminator(&self) -> Option<&Inst<'a>> {
-        self.insts.last()
-    }
-
     /// The `OpSelectionMerge`/`OpLoopMerge` before the terminator, if any.
     pub fn merge(&self) -> Option<&Inst<'a>> {
         let n = self.insts.len();
@@ -79,7 +75,6 @@ pub struct Function<'a> {
     pub params: Vec<(u32, u32)>,
     pub blocks: Vec<Block<'a>>,
     pub block_index: HashMap<u32, usize>,
-    pub word: usize,
 }
 
 pub struct Module<'a> {
@@ -235,7 +230,6 @@ impl<'a> Module<'a> {
                         params: Vec::new(),
                         blocks: Vec::new(),
                         block_index: HashMap::new(),
-                        word: inst.word,
                     });
                 }
                 Some(Op::FunctionEnd) => {

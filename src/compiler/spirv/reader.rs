@@ -14,13 +14,12 @@ pub const MAX_ID_BOUND: u32 = 1 << 22;
 /// Module header facts.
 #[derive(Clone, Copy, Debug)]
 pub struct Header {
-    pub version: (u8, u8),
     pub bound: u32,
 }
 
 /// Convert a byte buffer to words, honouring the magic number's byte order.
 pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(SpirvError::BadModule(format!(
             "byte length {} is not a multiple of 4",
             bytes.len()
@@ -63,16 +62,21 @@ pub fn parse_header(words: &[u32]) -> Result<Header> {
         )));
     }
     let bound = words[3];
-    if bound == 0 || bound > MAX_ID_BOUND {
+    // Every id needs a defining instruction of at least two words, so a bound
+    // far beyond the module's size is corrupt (and would cost memory).
+    let cap = MAX_ID_BOUND.min(
+        u32::try_from(words.len())
+            .unwrap_or(u32::MAX)
+            .saturating_mul(2)
+            .saturating_add(4096),
+    );
+    if bound == 0 || bound > cap {
         return Err(SpirvError::Limit {
             word: 3,
-            what: format!("id bound {bound} (at most {MAX_ID_BOUND})"),
+            what: format!("id bound {bound} (at most {cap} for this module)"),
         });
     }
-    Ok(Header {
-        version: (major, minor),
-        bound,
-    })
+    Ok(Header { bound })
 }
 
 /// One instruction: its opcode, operand words (without the first word) and
@@ -208,7 +212,7 @@ mod tests {
             bytes.extend_from_slice(&w.to_be_bytes());
         }
         let words = words_from_bytes(&bytes).unwrap();
-        assert_eq!(parse_header(&words).unwrap().version, (1, 3));
+        assert_eq!(parse_header(&words).unwrap().bound, 10);
         let name = [u32::from_le_bytes(*b"main"), 0];
         let inst = Inst {
             opcode: 15,
