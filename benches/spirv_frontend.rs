@@ -36,7 +36,8 @@ const SHADERS: &[&str] = &[
     "xfb_all_types.vert.spv",
     "xfb_arrays_matrices.vert.spv",
     "xfb_components.vert.spv",
-    "zink_handwritten.spv",
+    "zink_handwritten.vert.spv",
+    "edge_cases.comp.spv",
     "zink_xfb_pointsize.vert.spv",
     "zink_xfb_position_clip.vert.spv",
 ];

@@ -235,7 +235,7 @@ fn component_decorations_share_a_location() {
 
 #[test]
 fn handwritten_standalone_builtins_and_phis() {
-    let s = parse("zink_handwritten.spv");
+    let s = parse("zink_handwritten.vert.spv");
     assert!(s.info.xfb_mode);
     assert_eq!(output(&s, "gl_Position").xfb, xfb(0, 32, 0));
     assert_eq!(output(&s, "gl_ClipDistance[0]").xfb, xfb(0, 32, 16));
@@ -379,6 +379,30 @@ fn spec_constant_op_and_local_size_id() {
         t.contains("const 0x10\n"),
         "gl_WorkGroupSize.x follows the spec constant"
     );
+}
+
+#[test]
+fn handwritten_edge_cases() {
+    // sc_prod = select(flag, swap(a, b).x, 10) * a = 5 * 3 by default.
+    let s = parse("edge_cases.comp.spv");
+    let t = s.to_string();
+    assert!(t.contains("const 0xf\n"), "{t}");
+    assert!(
+        t.contains("undef"),
+        "OpUndef and the undefined shuffle component"
+    );
+    // The loop whose continue target is its header ends in `continue`.
+    assert!(t.contains("continue\n"), "{t}");
+    let flag_off = spec(&[(2, &0u32.to_le_bytes())]);
+    let t = parse_with("edge_cases.comp.spv", &flag_off)
+        .unwrap()
+        .to_string();
+    assert!(t.contains("const 0x1e\n"), "10 * 3 with the flag off:\n{t}");
+    let swapped = spec(&[(0, &2u32.to_le_bytes()), (1, &9u32.to_le_bytes())]);
+    let t = parse_with("edge_cases.comp.spv", &swapped)
+        .unwrap()
+        .to_string();
+    assert!(t.contains("const 0x12\n"), "9 * 2:\n{t}");
 }
 
 #[test]
@@ -545,10 +569,11 @@ fn printed_ir_matches_expected_files() {
     let mut mismatches = Vec::new();
     for name in [
         "zink_xfb_position_clip.vert.spv",
-        "zink_handwritten.spv",
+        "zink_handwritten.vert.spv",
         "push_constants.vert.spv",
         "early_return.vert.spv",
         "switch.comp.spv",
+        "edge_cases.comp.spv",
     ] {
         let text = parse(name).to_string();
         let path = shader_dir()

@@ -106,7 +106,11 @@ impl Module<'_> {
         };
         match op {
             Op::Undef => Ok(Cst::Undef),
-            Op::ConstantNull => self.zero(inst, ty, 0),
+            Op::ConstantNull => {
+                self.leaf_types(ty)
+                    .map_err(|_| inst.limit("null constant too large"))?;
+                self.zero(inst, ty, 0)
+            }
             Op::ConstantTrue | Op::ConstantFalse | Op::SpecConstantTrue | Op::SpecConstantFalse => {
                 if !matches!(self.ty(ty)?, Type::Bool) {
                     return Err(inst.invalid("boolean constant of a non-boolean type"));
@@ -162,6 +166,9 @@ impl Module<'_> {
                 Ok(Cst::Scalar(mask(v, width)))
             }
             Op::ConstantComposite | Op::SpecConstantComposite => {
+                // Bounds the constant's size (its shape is its type's).
+                self.leaf_types(ty)
+                    .map_err(|_| inst.limit("composite constant too large"))?;
                 let parts = inst.rest(2);
                 let n = self
                     .child_count(ty)

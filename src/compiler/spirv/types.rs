@@ -263,21 +263,26 @@ impl Module<'_> {
         if let Some(vt) = self.value_type(ty) {
             return Ok(vt.byte_size());
         }
-        let n = self
-            .child_count(ty)
-            .ok_or_else(|| limit(format!("type %{ty} has no size")))?;
-        let mut total = 0u32;
-        for i in 0..n {
-            let c = self
-                .child_type(ty, i)
-                .ok_or_else(|| limit(format!("type %{ty} child {i}")))?;
-            total = total
-                .checked_add(self.packed_size(c, depth + 1)?)
-                .ok_or_else(|| limit(format!("type %{ty} is larger than 4 GiB")))?;
-            if i > 4096 {
-                return Err(limit(format!("type %{ty} is too large to flatten")));
+        let too_big = || limit(format!("type %{ty} is larger than 4 GiB"));
+        match self.ty(ty)? {
+            Type::Matrix { col, n } => self
+                .packed_size(*col, depth + 1)?
+                .checked_mul(u32::from(*n))
+                .ok_or_else(too_big),
+            Type::Array { elem, len } => self
+                .packed_size(*elem, depth + 1)?
+                .checked_mul(*len)
+                .ok_or_else(too_big),
+            Type::Struct { members } => {
+                let mut total = 0u32;
+                for &m in members {
+                    total = total
+                        .checked_add(self.packed_size(m, depth + 1)?)
+                        .ok_or_else(too_big)?;
+                }
+                Ok(total)
             }
+            _ => Err(limit(format!("type %{ty} has no size"))),
         }
-        Ok(total)
     }
 }

@@ -165,6 +165,7 @@ impl<'m> Translator<'m> {
                     Root::Opaque(format!("{name} is not in the entry point's interface"))
                 }
                 StorageClass::Input => {
+                    m.leaf_types(pointee)?;
                     let mut loc = decos.location;
                     let node = self.input_node(
                         pointee,
@@ -177,6 +178,7 @@ impl<'m> Translator<'m> {
                     Root::Tree(Rc::new(node))
                 }
                 StorageClass::Output => {
+                    m.leaf_types(pointee)?;
                     let xfb = XfbCtx {
                         buffer: decos.xfb_buffer,
                         stride: decos.xfb_stride,
@@ -719,11 +721,13 @@ impl<'m> Translator<'m> {
     }
 
     fn mem_offset(&mut self, mem: &Mem) -> Result<Value> {
-        let c = self.u32c(mem.off_c)?;
         match mem.off_d {
             Some(d) if mem.off_c == 0 => Ok(d),
-            Some(d) => self.alu_same(AluOp::Iadd, &[d, c]),
-            None => Ok(c),
+            Some(d) => {
+                let c = self.u32c(mem.off_c)?;
+                self.alu_same(AluOp::Iadd, &[d, c])
+            }
+            None => self.u32c(mem.off_c),
         }
     }
 
