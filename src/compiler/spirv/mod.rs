@@ -24,6 +24,8 @@ mod glsl450;
 mod inst;
 mod module;
 mod reader;
+#[cfg(test)]
+mod tests;
 mod types;
 mod variables;
 
