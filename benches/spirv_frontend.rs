@@ -33,6 +33,7 @@ const SHADERS: &[&str] = &[
     "switch.comp.spv",
     "ubo_std140.vert.spv",
     "vk13_local_size.comp.spv",
+    "vk13_spec_local_size.comp.spv",
     "xfb_all_types.vert.spv",
     "xfb_arrays_matrices.vert.spv",
     "xfb_components.vert.spv",

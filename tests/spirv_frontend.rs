@@ -414,6 +414,16 @@ fn spirv_1_6_local_size_id() {
 }
 
 #[test]
+fn spirv_1_6_local_size_id_from_spec_constants() {
+    let s = parse("vk13_spec_local_size.comp.spv");
+    assert_eq!(s.info.local_size, [1, 2, 1]);
+    let spec = spec(&[(3, &8u32.to_le_bytes()), (4, &4u32.to_le_bytes())]);
+    let s = parse_with("vk13_spec_local_size.comp.spv", &spec).unwrap();
+    assert_eq!(s.info.local_size, [8, 2, 4]);
+    assert!(s.to_string().contains("const 0x20\n"), "x * z = 32");
+}
+
+#[test]
 fn shared_memory_barriers_and_atomics() {
     let s = parse("shared_atomics.comp.spv");
     assert_eq!(s.info.shared_size, 132);

@@ -412,7 +412,7 @@ impl<'m> Translator<'m> {
                 self.bind(id, ty, val)?;
                 continue;
             }
-            self.inst(inst)?;
+            self.inst(inst).map_err(|e| e.at(inst.word))?;
         }
         let term = &block.insts[n - 1];
         self.set_inst(term);

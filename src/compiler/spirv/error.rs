@@ -41,4 +41,19 @@ pub enum SpirvError {
     Limit { word: usize, what: String },
 }
 
+impl SpirvError {
+    /// Give an error raised by a context-free helper (layout, type lookup)
+    /// the word offset of the instruction being translated.
+    pub fn at(self, at: usize) -> SpirvError {
+        match self {
+            SpirvError::Invalid { op, word: 0, rule } => SpirvError::Invalid { op, word: at, rule },
+            SpirvError::Unsupported { op, word: 0, what } => {
+                SpirvError::Unsupported { op, word: at, what }
+            }
+            SpirvError::Limit { word: 0, what } => SpirvError::Limit { word: at, what },
+            other => other,
+        }
+    }
+}
+
 pub type Result<T> = std::result::Result<T, SpirvError>;
