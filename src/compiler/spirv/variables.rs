@@ -126,7 +126,8 @@ pub struct OutLeaf {
     pub slot: OutputSlot,
     pub ty: ValueType,
     pub xfb: Option<Xfb>,
-    pub var: VarId,
+    /// The IR variable shadowing the output, created on first access.
+    pub var: Option<VarId>,
     pub written: bool,
 }
 
@@ -545,13 +546,12 @@ impl<'m> Translator<'m> {
         ty: ValueType,
         xfb: Option<Xfb>,
     ) -> Result<Node> {
-        let var = self.new_var(format!("out_{name}"), ty)?;
         self.out_leaves.push(OutLeaf {
             name,
             slot,
             ty,
             xfb,
-            var,
+            var: None,
             written: false,
         });
         Ok(Node::Leaf(Leaf::Output(self.out_leaves.len() - 1)))
@@ -571,8 +571,8 @@ impl<'m> Translator<'m> {
                 ty: leaf.ty,
                 xfb: leaf.xfb,
             });
-            if leaf.written {
-                let v = self.load_var(leaf.var)?;
+            if let (true, Some(var)) = (leaf.written, leaf.var) {
+                let v = self.load_var(var)?;
                 self.effect(Intrinsic::StoreOutput { output: index }, &[v])?;
             }
         }
@@ -872,15 +872,26 @@ impl<'m> Translator<'m> {
 
     // ---- trees ----
 
+    fn out_var(&mut self, i: usize) -> Result<VarId> {
+        let (name, ty, var) = match self.out_leaves.get(i) {
+            Some(l) => (l.name.clone(), l.ty, l.var),
+            None => return Err(self.invalid("bad output")),
+        };
+        if let Some(v) = var {
+            return Ok(v);
+        }
+        let v = self.new_var(format!("out_{name}"), ty)?;
+        if let Some(l) = self.out_leaves.get_mut(i) {
+            l.var = Some(v);
+        }
+        Ok(v)
+    }
+
     fn load_leaf(&mut self, leaf: &Leaf) -> Result<Value> {
         match leaf {
             Leaf::Var(v) => self.load_var(*v),
             Leaf::Output(i) => {
-                let var = self
-                    .out_leaves
-                    .get(*i)
-                    .map(|l| l.var)
-                    .ok_or_else(|| self.invalid("bad output"))?;
+                let var = self.out_var(*i)?;
                 self.load_var(var)
             }
             Leaf::Input {
@@ -904,11 +915,7 @@ impl<'m> Translator<'m> {
         match leaf {
             Leaf::Var(var) => self.store_var(*var, v),
             Leaf::Output(i) => {
-                let var = self
-                    .out_leaves
-                    .get(*i)
-                    .map(|l| l.var)
-                    .ok_or_else(|| self.invalid("bad output"))?;
+                let var = self.out_var(*i)?;
                 self.store_var(var, v)?;
                 if let Some(l) = self.out_leaves.get_mut(*i) {
                     l.written = true;
