@@ -662,13 +662,17 @@ mod robustness {
             Mutation::Flip(flips) => {
                 for &(f, bit) in flips {
                     let i = at(f, words.len());
-                    words[i] ^= 1 << bit;
+                    if let Some(w) = words.get_mut(i) {
+                        *w ^= 1 << bit;
+                    }
                 }
             }
             Mutation::Set(f, v) => {
                 // Skip the magic so most cases reach the instruction decoder.
                 let i = at(*f, words.len()).max(1);
-                words[i] = *v;
+                if let Some(w) = words.get_mut(i) {
+                    *w = *v;
+                }
             }
         }
     }
