@@ -59,6 +59,153 @@ fn every_corpus_shader_parses() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A small structural check of the produced IR (the real validator lives in
+/// `ir/validate.rs`): scoping, region ends, and the types of ALU ops,
+/// vectors, swizzles, variables and output stores.
+fn check_well_formed(s: &Shader) -> Result<(), String> {
+    use std::collections::HashSet;
+    fn region(
+        s: &Shader,
+        r: &Region,
+        scope: &mut Vec<HashSet<Value>>,
+        loops: usize,
+        is_if: bool,
+    ) -> Result<(), String> {
+        let ty = |v: Value| {
+            s.values
+                .get(v.index())
+                .copied()
+                .ok_or(format!("{v} has no type"))
+        };
+        for (n, i) in r.instrs.iter().enumerate() {
+            for src in i.srcs() {
+                if !scope.iter().any(|set| set.contains(&src)) {
+                    return Err(format!("{src} used out of scope in {i:?}"));
+                }
+            }
+            if i.op.is_terminator() && n + 1 != r.instrs.len() {
+                return Err(format!("terminator {i:?} not last"));
+            }
+            match &i.op {
+                Op::Alu(a) => {
+                    let dst = ty(i.dsts[0])?;
+                    let srcs: Vec<ValueType> =
+                        a.srcs.iter().map(|&v| ty(v)).collect::<Result<_, _>>()?;
+                    if srcs.len() != a.op.num_srcs() {
+                        return Err(format!("{} has {} sources", a.op.name(), srcs.len()));
+                    }
+                    let ok = match a.op.class() {
+                        AluClass::Same => srcs.iter().all(|&t| t == dst),
+                        AluClass::Compare => {
+                            srcs[0] == srcs[1] && dst == ValueType::new(1, srcs[0].comps)
+                        }
+                        AluClass::Select => {
+                            srcs[0] == ValueType::new(1, dst.comps)
+                                && srcs[1] == dst
+                                && srcs[2] == dst
+                        }
+                        AluClass::Shift => {
+                            srcs[0] == dst && srcs[1] == ValueType::new(32, dst.comps)
+                        }
+                        AluClass::Convert => srcs[0].comps == dst.comps,
+                        AluClass::Special => true,
+                    };
+                    if !ok {
+                        return Err(format!("{} with {srcs:?} -> {dst:?}", a.op.name()));
+                    }
+                }
+                Op::Vec(v) => {
+                    let dst = ty(i.dsts[0])?;
+                    let mut comps = 0;
+                    for &src in &v.srcs {
+                        let t = ty(src)?;
+                        if t.bits != dst.bits {
+                            return Err(format!("vec of mixed bit sizes {i:?}"));
+                        }
+                        comps += t.comps;
+                    }
+                    if comps != dst.comps {
+                        return Err(format!("vec component count {i:?}"));
+                    }
+                }
+                Op::Swizzle(sw) => {
+                    let t = ty(sw.src)?;
+                    if sw.comps.iter().any(|&c| c >= t.comps)
+                        || ty(i.dsts[0])?.comps as usize != sw.comps.len()
+                    {
+                        return Err(format!("bad swizzle {i:?}"));
+                    }
+                }
+                Op::Intrinsic(x) => match x.kind {
+                    Intrinsic::LoadVar { var } => {
+                        if s.vars.get(var.0 as usize).map(|v| v.ty) != Some(ty(i.dsts[0])?) {
+                            return Err(format!("load_var type {i:?}"));
+                        }
+                    }
+                    Intrinsic::StoreVar { var } => {
+                        if s.vars.get(var.0 as usize).map(|v| v.ty) != Some(ty(x.srcs[0])?) {
+                            return Err(format!("store_var type {i:?}"));
+                        }
+                    }
+                    Intrinsic::StoreOutput { output } => {
+                        if s.outputs.get(output as usize).map(|o| o.ty) != Some(ty(x.srcs[0])?) {
+                            return Err(format!("store_output type {i:?}"));
+                        }
+                    }
+                    _ => {}
+                },
+                Op::If(f) => {
+                    if ty(f.cond)? != ValueType::BOOL {
+                        return Err("if condition is not b1".into());
+                    }
+                    for branch in [&f.then_region, &f.else_region] {
+                        scope.push(HashSet::new());
+                        region(s, branch, scope, loops, true)?;
+                        scope.pop();
+                    }
+                }
+                Op::Loop(l) => {
+                    scope.push(l.params.iter().copied().collect());
+                    region(s, &l.body, scope, loops + 1, false)?;
+                    scope.pop();
+                    let ends = l.body.instrs.last().is_some_and(|i| i.op.is_terminator())
+                        || l.body.diverges();
+                    if !ends {
+                        return Err("loop body does not end in a terminator".into());
+                    }
+                }
+                Op::Break(_) | Op::Continue(_) if loops == 0 => {
+                    return Err("break/continue outside a loop".into());
+                }
+                _ => {}
+            }
+            if let Some(set) = scope.last_mut() {
+                set.extend(i.dsts.iter().copied());
+            }
+        }
+        if is_if {
+            let ends = r.instrs.last().is_some_and(|i| i.op.is_terminator()) || r.diverges();
+            if !ends {
+                return Err("if branch does not end in yield/break/continue".into());
+            }
+        }
+        Ok(())
+    }
+    region(s, &s.body, &mut vec![HashSet::new()], 0, false)
+}
+
+#[test]
+fn produced_ir_is_well_formed() {
+    let mut failures = Vec::new();
+    for (name, bytes) in corpus() {
+        let s = spirv::parse(&bytes, "main", stage_of(&name), &HashMap::new()).unwrap();
+        if let Err(e) = check_well_formed(&s) {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 fn output<'a>(s: &'a Shader, name: &str) -> &'a Output {
     s.outputs
         .iter()
@@ -692,9 +839,12 @@ mod robustness {
             let stage = stage_of(name);
             let spec = SpecConstants::new();
             let outcome = std::panic::catch_unwind(|| {
-                spirv::parse(&words, "main", stage, &spec).map(|s| s.to_string())
+                spirv::parse(&words, "main", stage, &spec).map(|s| (check_well_formed(&s), s.to_string()))
             });
             prop_assert!(outcome.is_ok(), "{name} with {m:?} panicked");
+            if let Ok(Ok((checked, _))) = outcome {
+                prop_assert!(checked.is_ok(), "{name} with {m:?}: {checked:?}");
+            }
         }
     }
 }
