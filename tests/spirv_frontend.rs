@@ -136,24 +136,26 @@ fn check_well_formed(s: &Shader) -> Result<(), String> {
                         return Err(format!("bad swizzle {i:?}"));
                     }
                 }
-                Op::Intrinsic(x) => match x.kind {
-                    Intrinsic::LoadVar { var } => {
-                        if s.vars.get(var.0 as usize).map(|v| v.ty) != Some(ty(i.dsts[0])?) {
-                            return Err(format!("load_var type {i:?}"));
-                        }
+                Op::Intrinsic(x) => {
+                    let (want, got) = match x.kind {
+                        Intrinsic::LoadVar { var } => (
+                            s.vars.get(var.0 as usize).map(|v| v.ty),
+                            Some(ty(i.dsts[0])?),
+                        ),
+                        Intrinsic::StoreVar { var } => (
+                            s.vars.get(var.0 as usize).map(|v| v.ty),
+                            Some(ty(x.srcs[0])?),
+                        ),
+                        Intrinsic::StoreOutput { output } => (
+                            s.outputs.get(output as usize).map(|o| o.ty),
+                            Some(ty(x.srcs[0])?),
+                        ),
+                        _ => (None, None),
+                    };
+                    if want != got {
+                        return Err(format!("variable/output type mismatch in {i:?}"));
                     }
-                    Intrinsic::StoreVar { var } => {
-                        if s.vars.get(var.0 as usize).map(|v| v.ty) != Some(ty(x.srcs[0])?) {
-                            return Err(format!("store_var type {i:?}"));
-                        }
-                    }
-                    Intrinsic::StoreOutput { output } => {
-                        if s.outputs.get(output as usize).map(|o| o.ty) != Some(ty(x.srcs[0])?) {
-                            return Err(format!("store_output type {i:?}"));
-                        }
-                    }
-                    _ => {}
-                },
+                }
                 Op::If(f) => {
                     if ty(f.cond)? != ValueType::BOOL {
                         return Err("if condition is not b1".into());
