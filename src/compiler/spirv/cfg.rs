@@ -75,12 +75,14 @@ fn has_result(op: Option<Op>) -> bool {
     ) && op.is_some()
 }
 
-/// Ids used in a block other than the one defining them.
+/// Ids used in a block other than the one defining them. Ids of the entry
+/// block are exempt: its region encloses the whole function body.
 fn escaping_ids(f: &Function) -> HashSet<u32> {
     let mut def_block = std::collections::HashMap::new();
     for (b, block) in f.blocks.iter().enumerate() {
         for inst in &block.insts {
-            if has_result(inst.op)
+            if b > 0
+                && has_result(inst.op)
                 && let Some(&id) = inst.operands.get(1)
             {
                 def_block.insert(id, b);
