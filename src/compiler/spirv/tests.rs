@@ -142,3 +142,31 @@ fn absurd_bound_is_a_limit() {
     a.prologue();
     assert!(matches!(a.parse(), Err(SpirvError::Limit { word: 3, .. })));
 }
+
+#[test]
+fn layout_overflow_is_a_limit() {
+    // A shared struct whose member Offset puts its end just below 4 GiB:
+    // rounding the size up must not overflow.
+    let mut a = Asm::new(20);
+    a.prologue()
+        .op(
+            Op::MemberDecorate,
+            &[7, 0, spirv::Decoration::Offset as u32, 0xffff_fff9],
+        )
+        .op(Op::TypeFloat, &[6, 32])
+        .op(Op::TypeStruct, &[7, 6])
+        .op(
+            Op::TypePointer,
+            &[8, spirv::StorageClass::Workgroup as u32, 7],
+        )
+        .op(Op::Variable, &[8, 9, spirv::StorageClass::Workgroup as u32])
+        .op(Op::Function, &[2, 1, 0, 3])
+        .op(Op::Label, &[4])
+        .op(Op::Return, &[])
+        .op(Op::FunctionEnd, &[]);
+    assert!(
+        matches!(a.parse(), Err(SpirvError::Limit { .. })),
+        "{:?}",
+        a.parse()
+    );
+}

@@ -55,6 +55,12 @@ pub enum Type {
     Opaque(&'static str),
 }
 
+/// `v` rounded up to a multiple of `a` (an error past 4 GiB).
+pub fn round_up(v: u32, a: u32) -> Result<u32> {
+    v.checked_next_multiple_of(a.max(1))
+        .ok_or_else(|| limit(format!("size {v} rounded to {a} exceeds 4 GiB")))
+}
+
 fn limit(what: String) -> SpirvError {
     SpirvError::Limit { word: 0, what }
 }
@@ -164,7 +170,7 @@ impl Module<'_> {
             }
             Type::Matrix { col, n } => {
                 let (s, a) = self.natural_size_align(*col, depth + 1)?;
-                let stride = s.next_multiple_of(a);
+                let stride = round_up(s, a)?;
                 (stride * u32::from(*n), a)
             }
             Type::Array { elem, len } => {
@@ -188,14 +194,14 @@ impl Module<'_> {
                     align = align.max(a);
                     let off = match self.member_decos(ty, i as u32).and_then(|d| d.offset) {
                         Some(o) => o,
-                        None => at.next_multiple_of(a.max(1)),
+                        None => round_up(at, a)?,
                     };
                     at = off
                         .checked_add(s)
                         .ok_or_else(|| limit(format!("struct %{ty} is larger than 4 GiB")))?;
                     end = end.max(at);
                 }
-                (end.next_multiple_of(align), align)
+                (round_up(end, align)?, align)
             }
             _ => return Err(limit(format!("type %{ty} has no memory layout"))),
         })
@@ -229,7 +235,7 @@ impl Module<'_> {
             _ => return Err(limit(format!("type %{ty} is not an array"))),
         };
         let (s, a) = self.natural_size_align(elem, 1)?;
-        Ok(s.next_multiple_of(a.max(1)))
+        round_up(s, a)
     }
 
     /// Byte offset of member `i` of a struct (its `Offset` decoration or the natural one).
@@ -245,7 +251,7 @@ impl Module<'_> {
             let (s, a) = self.natural_size_align(m, 1)?;
             let off = match self.member_decos(ty, n as u32).and_then(|d| d.offset) {
                 Some(o) => o,
-                None => at.next_multiple_of(a.max(1)),
+                None => round_up(at, a)?,
             };
             if n as u32 == i {
                 return Ok(off);

@@ -239,7 +239,7 @@ impl<'m> Translator<'m> {
                 }
                 StorageClass::Workgroup => {
                     let (size, align) = m.natural_size_align(pointee, 0)?;
-                    let base = shared_at.next_multiple_of(align.clamp(4, 16));
+                    let base = super::types::round_up(shared_at, align.clamp(4, 16))?;
                     shared_at = base
                         .checked_add(size)
                         .ok_or_else(|| self.limit("shared memory larger than 4 GiB"))?;
@@ -698,7 +698,7 @@ impl<'m> Translator<'m> {
                     Some(x) => x,
                     None => {
                         let (s, a) = m.natural_size_align(col, 1)?;
-                        (s.next_multiple_of(a.max(1)), false)
+                        (super::types::round_up(s, a)?, false)
                     }
                 };
                 if row_major {
