@@ -774,6 +774,12 @@ mod robustness {
         Flip(Vec<(f64, u8)>),
         /// Overwrite a word with a value.
         Set(f64, u32),
+        /// Set an operand of an instruction to a small value (usually a valid id).
+        Operand(f64, f64, u32),
+        /// Swap two whole instructions.
+        Swap(f64, f64),
+        /// Duplicate an instruction in place.
+        Dup(f64),
     }
 
     fn mutation() -> impl Strategy<Value = Mutation> {
@@ -791,7 +797,25 @@ mod robustness {
                 ]
             )
                 .prop_map(|(w, v)| Mutation::Set(w, v)),
+            (0.0..1.0f64, 0.0..1.0f64, 0u32..96).prop_map(|(i, o, v)| Mutation::Operand(i, o, v)),
+            (0.0..1.0f64, 0.0..1.0f64).prop_map(|(a, b)| Mutation::Swap(a, b)),
+            (0.0..1.0f64).prop_map(Mutation::Dup),
         ]
+    }
+
+    /// (start, length) of every instruction after the header.
+    fn framing(words: &[u32]) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut at = 5;
+        while at < words.len() {
+            let n = (words[at] >> 16) as usize;
+            if n == 0 || at + n > words.len() {
+                break;
+            }
+            out.push((at, n));
+            at += n;
+        }
+        out
     }
 
     fn words_of(bytes: &[u8]) -> Vec<u32> {
@@ -815,6 +839,44 @@ mod robustness {
                         *w ^= 1 << bit;
                     }
                 }
+            }
+            Mutation::Operand(fi, fo, v) => {
+                let insts = framing(words);
+                if insts.is_empty() {
+                    return;
+                }
+                let (start, n) = insts[at(*fi, insts.len())];
+                if n > 1 {
+                    let o = 1 + at(*fo, n - 1);
+                    words[start + o] = *v;
+                }
+            }
+            Mutation::Swap(fa, fb) => {
+                let insts = framing(words);
+                if insts.len() < 2 {
+                    return;
+                }
+                let a = insts[at(*fa, insts.len())];
+                let b = insts[at(*fb, insts.len())];
+                let (first, second) = if a.0 <= b.0 { (a, b) } else { (b, a) };
+                if first.0 == second.0 {
+                    return;
+                }
+                let mut out = words[..first.0].to_vec();
+                out.extend_from_slice(&words[second.0..second.0 + second.1]);
+                out.extend_from_slice(&words[first.0 + first.1..second.0]);
+                out.extend_from_slice(&words[first.0..first.0 + first.1]);
+                out.extend_from_slice(&words[second.0 + second.1..]);
+                *words = out;
+            }
+            Mutation::Dup(f) => {
+                let insts = framing(words);
+                if insts.is_empty() {
+                    return;
+                }
+                let (start, n) = insts[at(*f, insts.len())];
+                let copy = words[start..start + n].to_vec();
+                words.splice(start..start, copy);
             }
             Mutation::Set(f, v) => {
                 // Skip the magic so most cases reach the instruction decoder.
