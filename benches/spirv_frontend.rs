@@ -31,6 +31,7 @@ const SHADERS: &[&str] = &[
     "spec_constants.vert.spv",
     "ssbo_std430.comp.spv",
     "switch.comp.spv",
+    "switch_nested_break.comp.spv",
     "ubo_std140.vert.spv",
     "vk13_local_size.comp.spv",
     "vk13_spec_local_size.comp.spv",

@@ -680,6 +680,11 @@ fn control_flow_shapes() {
         }
     });
     assert!(ifs >= 4, "switch lowered to an if-chain");
+    // `break` out of a switch from an `if` duplicates the tail after the
+    // switch (r *= 2; k++) into that branch.
+    let t = parse("switch_nested_break.comp.spv").to_string();
+    assert_eq!(t.matches("imul").count(), 3, "{t}");
+    assert_eq!(t.matches("continue").count(), 3, "{t}");
 }
 
 #[test]

@@ -10,6 +10,11 @@
 //! function body in a single-iteration loop and becomes `break` (plus a flag
 //! checked after each enclosing loop).
 //!
+//! A branch out of a nested selection to an enclosing construct's merge
+//! (`break` out of a `switch` from inside an `if`) has no scf equivalent; the
+//! walker follows it and duplicates the tail up to the next loop exit or
+//! return, which keeps the semantics at some code size.
+//!
 //! The walker must terminate on any input: blocks revisited without a loop
 //! header are an error, nesting is bounded, and so is the emitted size.
 
@@ -21,7 +26,7 @@ use spirv::Op;
 use crate::compiler::ir::*;
 
 use super::error::Result;
-use super::function::{Frame, MAX_DEPTH, Translator, Val};
+use super::function::{Frame, MAX_BLOCK_VISITS, MAX_DEPTH, Translator, Val};
 use super::module::{Block, Function};
 use super::reader::Inst;
 use super::types::Type;
@@ -31,8 +36,6 @@ use super::types::Type;
 pub struct Targets {
     /// Reaching this block ends the current region normally.
     merge: Option<u32>,
-    /// Reaching this block is a structured exit this front end cannot express.
-    forbidden: Option<u32>,
     /// Innermost loop's merge: `break`.
     brk: Option<u32>,
     /// Innermost loop's continue target: the continue construct.
@@ -238,10 +241,11 @@ impl<'m> Translator<'m> {
             if Some(label) == t.merge {
                 return Ok(());
             }
-            if Some(label) == t.forbidden {
-                return Err(self.unsupported(
-                    "branch to an enclosing selection's merge from nested control flow",
-                ));
+            self.blocks_walked += 1;
+            if self.blocks_walked > MAX_BLOCK_VISITS {
+                return Err(self.limit(format!(
+                    "more than {MAX_BLOCK_VISITS} blocks walked (duplicated tails)"
+                )));
             }
             if Some(label) == t.brk {
                 return self.emit_break();
@@ -252,7 +256,6 @@ impl<'m> Translator<'m> {
             if Some(label) == t.cont {
                 let ct = Targets {
                     merge: None,
-                    forbidden: None,
                     brk: t.brk,
                     cont: None,
                     header: t.header,
@@ -287,7 +290,6 @@ impl<'m> Translator<'m> {
         }
         let lt = Targets {
             merge: None,
-            forbidden: None,
             brk: Some(merge),
             cont: if cont == header.label {
                 None
@@ -446,7 +448,6 @@ impl<'m> Translator<'m> {
                 if let Some(m) = sel_merge {
                     let bt = Targets {
                         merge: Some(m),
-                        forbidden: None,
                         ..t
                     };
                     self.emit_if(cond, |s| s.walk(tl, bt), |s| s.walk(fl, bt))?;
@@ -460,12 +461,9 @@ impl<'m> Translator<'m> {
                     self.emit_if(cond, |_| Ok(()), |s| s.walk(fl, t))?;
                     Ok(Next::Goto(tl))
                 } else {
-                    let bt = Targets {
-                        merge: None,
-                        forbidden: t.merge,
-                        ..t
-                    };
-                    self.emit_if(cond, |s| s.walk(tl, bt), |s| s.walk(fl, bt))?;
+                    // No merge: both branches run to the current construct's
+                    // exits; the `if` is the last thing in this region.
+                    self.emit_if(cond, |s| s.walk(tl, t), |s| s.walk(fl, t))?;
                     Ok(Next::Stop)
                 }
             }
@@ -532,7 +530,6 @@ impl<'m> Translator<'m> {
         }
         let bt = Targets {
             merge: Some(merge),
-            forbidden: None,
             ..t
         };
         self.switch_chain(sel, &groups, default, bt)

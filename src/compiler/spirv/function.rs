@@ -23,6 +23,8 @@ use super::variables::Ptr;
 /// Upper bound on emitted instructions (guards against exponential
 /// duplication of continue constructs and switch fallthrough).
 pub const MAX_INSTRS: usize = 1 << 18;
+/// Upper bound on blocks visited by the CFG walker (tail duplication).
+pub const MAX_BLOCK_VISITS: usize = 1 << 18;
 /// Deepest structured nesting / call depth accepted.
 pub const MAX_DEPTH: usize = 128;
 
@@ -91,6 +93,7 @@ pub struct Translator<'m> {
     pub frames: Vec<Frame<'m>>,
     pub phi_vars: HashMap<u32, Vec<VarId>>,
     pub instrs: usize,
+    pub blocks_walked: usize,
     /// The instruction being translated (for error messages).
     pub word: usize,
     pub op_name: String,
@@ -113,6 +116,7 @@ impl<'m> Translator<'m> {
             frames: Vec::new(),
             phi_vars: HashMap::new(),
             instrs: 0,
+            blocks_walked: 0,
             word: 0,
             op_name: String::new(),
             escaping_cache: HashMap::new(),
