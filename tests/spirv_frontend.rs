@@ -683,7 +683,7 @@ fn control_flow_shapes() {
     // `break` out of a switch from an `if` duplicates the tail after the
     // switch (r *= 2; k++) into that branch.
     let t = parse("switch_nested_break.comp.spv").to_string();
-    assert_eq!(t.matches("imul").count(), 3, "{t}");
+    assert_eq!(t.matches("imul").count(), 4, "two r *= 2, two SSBO offsets:\n{t}");
     assert_eq!(t.matches("continue").count(), 3, "{t}");
 }
 
