@@ -38,6 +38,7 @@ const SHADERS: &[&str] = &[
     "xfb_all_types.vert.spv",
     "xfb_arrays_matrices.vert.spv",
     "xfb_components.vert.spv",
+    "xfb_unwritten.vert.spv",
     "zink_handwritten.vert.spv",
     "edge_cases.comp.spv",
     "zink_xfb_pointsize.vert.spv",

@@ -373,6 +373,28 @@ fn arrays_matrices_and_structs_flatten_per_slot_with_own_offsets() {
 }
 
 #[test]
+fn captured_but_unwritten_outputs_are_listed_without_a_store() {
+    let s = parse("xfb_unwritten.vert.spv");
+    assert_eq!(output(&s, "o_written").xfb, xfb(0, 32, 0));
+    assert_eq!(output(&s, "o_captured_unwritten").xfb, xfb(0, 32, 16));
+    assert!(s.outputs.iter().all(|o| o.name != "o_unused"));
+    let stored: Vec<u32> = intrinsics(&s, |k| matches!(k, Intrinsic::StoreOutput { .. }))
+        .iter()
+        .map(|(k, _)| match k {
+            Intrinsic::StoreOutput { output } => *output,
+            _ => unreachable!(),
+        })
+        .collect();
+    let unwritten = s
+        .outputs
+        .iter()
+        .position(|o| o.name == "o_captured_unwritten")
+        .unwrap();
+    assert!(!stored.contains(&(unwritten as u32)));
+    assert_eq!(stored.len(), 2, "gl_Position and o_written");
+}
+
+#[test]
 fn component_decorations_share_a_location() {
     let s = parse("xfb_components.vert.spv");
     assert_eq!(output(&s, "o_lo").slot, loc(1, 0));
@@ -683,7 +705,11 @@ fn control_flow_shapes() {
     // `break` out of a switch from an `if` duplicates the tail after the
     // switch (r *= 2; k++) into that branch.
     let t = parse("switch_nested_break.comp.spv").to_string();
-    assert_eq!(t.matches("imul").count(), 4, "two r *= 2, two SSBO offsets:\n{t}");
+    assert_eq!(
+        t.matches("imul").count(),
+        4,
+        "two r *= 2, two SSBO offsets:\n{t}"
+    );
     assert_eq!(t.matches("continue").count(), 3, "{t}");
 }
 
