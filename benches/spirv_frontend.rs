@@ -32,6 +32,7 @@ const SHADERS: &[&str] = &[
     "ssbo_std430.comp.spv",
     "switch.comp.spv",
     "switch_nested_break.comp.spv",
+    "ubo_scalar.vert.spv",
     "ubo_std140.vert.spv",
     "vk13_local_size.comp.spv",
     "vk13_spec_local_size.comp.spv",

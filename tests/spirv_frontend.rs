@@ -476,6 +476,18 @@ fn ubo_std140_offsets_and_row_major() {
 }
 
 #[test]
+fn ubo_scalar_layout_offsets() {
+    let s = parse("ubo_scalar.vert.spv");
+    let mut offsets: Vec<u64> = intrinsics(&s, |k| matches!(k, Intrinsic::LoadUbo { .. }))
+        .iter()
+        .filter_map(|(_, srcs)| const_of(&s, srcs[0]))
+        .collect();
+    offsets.sort();
+    offsets.dedup();
+    assert_eq!(offsets, vec![0, 12, 24, 36, 40]);
+}
+
+#[test]
 fn ssbo_std430_runtime_array() {
     let s = parse("ssbo_std430.comp.spv");
     assert_eq!(s.info.local_size, [64, 1, 1]);

@@ -17,7 +17,10 @@ for src in *.vert *.comp reject/*.comp; do
         *) env=vulkan1.0 ;;
     esac
     glslangValidator --quiet -V --target-env "$env" "$src" -o "$src.spv"
-    spirv-val --target-env "$env" "$src.spv"
+    case "$base" in
+        *scalar*) spirv-val --target-env "$env" --scalar-block-layout "$src.spv" ;;
+        *) spirv-val --target-env "$env" "$src.spv" ;;
+    esac
 done
 for src in *.spvasm; do
     [ -e "$src" ] || continue
