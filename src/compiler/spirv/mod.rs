@@ -13,6 +13,10 @@
 //! [`SpirvError`] naming the opcode or rule and the word offset. The front
 //! end does no optimisation: function variables, phis and values used across
 //! structured regions go through IR variables for `lower_vars_to_ssa`.
+//!
+//! Debugging: the corpus lives in `tests/shaders/` (GLSL sources, SPIR-V made by
+//! `regen.sh`); print the IR of one module with
+//! `SHADER=loops.vert.spv cargo test --test spirv_frontend dump -- --ignored --nocapture`.
 
 mod alu;
 mod cfg;
