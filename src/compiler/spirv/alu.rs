@@ -545,6 +545,16 @@ impl<'m> Translator<'m> {
                 if sel.len() != vt.comps as usize {
                     return Err(self.invalid("shuffle size differs from the result"));
                 }
+                // One swizzle when every component comes from the same source.
+                let (nx, ny) = (u32::from(xt.comps), u32::from(yt.comps));
+                if sel.iter().all(|&s| s < nx) {
+                    let c: Vec<u8> = sel.iter().map(|&s| s as u8).collect();
+                    return Ok(Val::Ssa(self.swizzle(x, &c)?));
+                }
+                if sel.iter().all(|&s| s >= nx && s - nx < ny) {
+                    let c: Vec<u8> = sel.iter().map(|&s| (s - nx) as u8).collect();
+                    return Ok(Val::Ssa(self.swizzle(y, &c)?));
+                }
                 let mut comps = Vec::new();
                 for &s in sel {
                     comps.push(if s == u32::MAX {
@@ -557,7 +567,6 @@ impl<'m> Translator<'m> {
                         return Err(self.invalid(format!("shuffle component {s} out of range")));
                     });
                 }
-                // One swizzle when every component comes from the same source.
                 self.vec(&comps)?
             }
             Op::VectorExtractDynamic => {
