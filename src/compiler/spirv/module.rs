@@ -33,6 +33,8 @@ pub enum Def {
         ty: u32,
         class: StorageClass,
         init: Option<u32>,
+        /// Word offset of the `OpVariable` (for errors).
+        word: usize,
     },
     Function,
     /// An `OpExtInstImport`: true for GLSL.std.450, false for non-semantic sets.
@@ -496,6 +498,7 @@ impl<'a> Module<'a> {
                         ty: ptr,
                         class,
                         init,
+                        word: inst.word,
                     },
                 )?;
                 self.globals.push(id);

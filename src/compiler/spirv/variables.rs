@@ -150,124 +150,141 @@ impl<'m> Translator<'m> {
                 ty: ptr_ty,
                 class,
                 init,
+                word,
             } = m.def(id)?.clone()
             else {
                 continue;
             };
-            let pointee = match m.ty(ptr_ty)? {
-                Type::Pointer { pointee, .. } => *pointee,
-                _ => return Err(self.invalid("variable type is not a pointer")),
-            };
-            let decos = m.decos(id).cloned().unwrap_or_default();
-            let name = m.name(id);
-            let in_interface = interface.contains(&id);
-            let root = match class {
-                StorageClass::Input | StorageClass::Output if !in_interface => {
-                    Root::Opaque(format!("{name} is not in the entry point's interface"))
-                }
-                StorageClass::Input => {
-                    m.leaf_types(pointee)?;
-                    let mut loc = decos.location;
-                    let node = self.input_node(
-                        pointee,
-                        &name,
-                        &mut loc,
-                        decos.component.unwrap_or(0),
-                        decos.builtin,
-                        0,
-                    )?;
-                    Root::Tree(Rc::new(node))
-                }
-                StorageClass::Output => {
-                    m.leaf_types(pointee)?;
-                    let xfb = XfbCtx {
-                        buffer: decos.xfb_buffer,
-                        stride: decos.xfb_stride,
-                        stream: decos.stream,
-                        offset: decos.offset,
+            self.word = word;
+            self.op_name = "OpVariable".into();
+            self.instantiate_global(id, ptr_ty, class, init, interface, &mut shared_at)
+                .map_err(|e| e.at(word))?;
+        }
+        Ok(())
+    }
+
+    fn instantiate_global(
+        &mut self,
+        id: u32,
+        ptr_ty: u32,
+        class: StorageClass,
+        init: Option<u32>,
+        interface: &[u32],
+        shared_at: &mut u32,
+    ) -> Result<()> {
+        let m = self.m;
+        let pointee = match m.ty(ptr_ty)? {
+            Type::Pointer { pointee, .. } => *pointee,
+            _ => return Err(self.invalid("variable type is not a pointer")),
+        };
+        let decos = m.decos(id).cloned().unwrap_or_default();
+        let name = m.name(id);
+        let in_interface = interface.contains(&id);
+        let root = match class {
+            StorageClass::Input | StorageClass::Output if !in_interface => {
+                Root::Opaque(format!("{name} is not in the entry point's interface"))
+            }
+            StorageClass::Input => {
+                m.leaf_types(pointee)?;
+                let mut loc = decos.location;
+                let node = self.input_node(
+                    pointee,
+                    &name,
+                    &mut loc,
+                    decos.component.unwrap_or(0),
+                    decos.builtin,
+                    0,
+                )?;
+                Root::Tree(Rc::new(node))
+            }
+            StorageClass::Output => {
+                m.leaf_types(pointee)?;
+                let xfb = XfbCtx {
+                    buffer: decos.xfb_buffer,
+                    stride: decos.xfb_stride,
+                    stream: decos.stream,
+                    offset: decos.offset,
+                };
+                let mut loc = decos.location;
+                let node = self.output_node(
+                    pointee,
+                    &name,
+                    &mut loc,
+                    decos.component.unwrap_or(0),
+                    decos.builtin,
+                    xfb,
+                    0,
+                )?;
+                Root::Tree(Rc::new(node))
+            }
+            StorageClass::Private => {
+                let node = self.var_node(pointee, &name, 0)?;
+                Root::Tree(Rc::new(node))
+            }
+            StorageClass::PushConstant => {
+                let size = m.extent(pointee)?;
+                self.shader.info.push_constant_size = self.shader.info.push_constant_size.max(size);
+                Root::Mem(Mem {
+                    space: Space::Push,
+                    off_c: 0,
+                    off_d: None,
+                    mat: None,
+                    comp_stride: None,
+                })
+            }
+            StorageClass::Uniform | StorageClass::StorageBuffer => {
+                let set = decos.set.unwrap_or(0);
+                let binding = decos.binding.unwrap_or(0);
+                let block = m.decos(pointee).cloned().unwrap_or_default();
+                if !matches!(m.ty(pointee)?, Type::Struct { .. }) {
+                    Root::Opaque(format!(
+                        "{name}: arrays of buffer blocks (descriptor arrays)"
+                    ))
+                } else {
+                    let space = if class == StorageClass::StorageBuffer || block.buffer_block {
+                        Space::Ssbo { set, binding }
+                    } else {
+                        Space::Ubo { set, binding }
                     };
-                    let mut loc = decos.location;
-                    let node = self.output_node(
-                        pointee,
-                        &name,
-                        &mut loc,
-                        decos.component.unwrap_or(0),
-                        decos.builtin,
-                        xfb,
-                        0,
-                    )?;
-                    Root::Tree(Rc::new(node))
-                }
-                StorageClass::Private => {
-                    let node = self.var_node(pointee, &name, 0)?;
-                    Root::Tree(Rc::new(node))
-                }
-                StorageClass::PushConstant => {
-                    let size = m.extent(pointee)?;
-                    self.shader.info.push_constant_size =
-                        self.shader.info.push_constant_size.max(size);
                     Root::Mem(Mem {
-                        space: Space::Push,
+                        space,
                         off_c: 0,
                         off_d: None,
                         mat: None,
                         comp_stride: None,
                     })
                 }
-                StorageClass::Uniform | StorageClass::StorageBuffer => {
-                    let set = decos.set.unwrap_or(0);
-                    let binding = decos.binding.unwrap_or(0);
-                    let block = m.decos(pointee).cloned().unwrap_or_default();
-                    if !matches!(m.ty(pointee)?, Type::Struct { .. }) {
-                        Root::Opaque(format!(
-                            "{name}: arrays of buffer blocks (descriptor arrays)"
-                        ))
-                    } else {
-                        let space = if class == StorageClass::StorageBuffer || block.buffer_block {
-                            Space::Ssbo { set, binding }
-                        } else {
-                            Space::Ubo { set, binding }
-                        };
-                        Root::Mem(Mem {
-                            space,
-                            off_c: 0,
-                            off_d: None,
-                            mat: None,
-                            comp_stride: None,
-                        })
-                    }
-                }
-                StorageClass::Workgroup => {
-                    let (size, align) = m.natural_size_align(pointee, 0)?;
-                    let base = super::types::round_up(shared_at, align.clamp(4, 16))?;
-                    shared_at = base
-                        .checked_add(size)
-                        .ok_or_else(|| self.limit("shared memory larger than 4 GiB"))?;
-                    self.shader.info.shared_size = shared_at;
-                    Root::Mem(Mem {
-                        space: Space::Shared,
-                        off_c: base,
-                        off_d: None,
-                        mat: None,
-                        comp_stride: None,
-                    })
-                }
-                other => Root::Opaque(format!("{name}: storage class {other:?}")),
-            };
-            let ptr = Val::Ptr(Rc::new(Ptr {
-                root,
-                path: vec![],
-                ty: pointee,
-                root_ty: pointee,
-            }));
-            self.globals.insert(id, ptr.clone());
-            if let Some(init) = init {
-                let (ity, v) = self.get(init)?;
-                if ity != pointee {
-                    return Err(self.invalid(format!("initializer of {name} has the wrong type")));
-                }
-                self.store_ptr(&ptr, v)?;
             }
+            StorageClass::Workgroup => {
+                let (size, align) = m.natural_size_align(pointee, 0)?;
+                let base = super::types::round_up(*shared_at, align.clamp(4, 16))?;
+                *shared_at = base
+                    .checked_add(size)
+                    .ok_or_else(|| self.limit("shared memory larger than 4 GiB"))?;
+                self.shader.info.shared_size = *shared_at;
+                Root::Mem(Mem {
+                    space: Space::Shared,
+                    off_c: base,
+                    off_d: None,
+                    mat: None,
+                    comp_stride: None,
+                })
+            }
+            other => Root::Opaque(format!("{name}: storage class {other:?}")),
+        };
+        let ptr = Val::Ptr(Rc::new(Ptr {
+            root,
+            path: vec![],
+            ty: pointee,
+            root_ty: pointee,
+        }));
+        self.globals.insert(id, ptr.clone());
+        if let Some(init) = init {
+            let (ity, v) = self.get(init)?;
+            if ity != pointee {
+                return Err(self.invalid(format!("initializer of {name} has the wrong type")));
+            }
+            self.store_ptr(&ptr, v)?;
         }
         Ok(())
     }
