@@ -798,7 +798,10 @@ fn printed_ir_matches_expected_files() {
 #[ignore = "debug helper: SHADER=name.spv cargo test --test spirv_frontend dump -- --ignored --nocapture"]
 fn dump() {
     let name = std::env::var("SHADER").unwrap_or_else(|_| "loops.vert.spv".into());
-    println!("{}", parse(&name));
+    match parse_with(&name, &HashMap::new()) {
+        Ok(s) => println!("{s}"),
+        Err(e) => println!("{name}: {e}"),
+    }
 }
 
 mod robustness {
