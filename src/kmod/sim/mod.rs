@@ -51,6 +51,13 @@ impl TraceHandle {
     pub fn shader_counters(&self) -> Vec<compute::JobCounters> {
         self.0.counters.all()
     }
+
+    /// The device's fences and syncobjs (tests stand in for a signaller
+    /// outside the GPU, like DRM's SYNCOBJ_SIGNAL).
+    #[cfg(test)]
+    pub(crate) fn sync(&self) -> &sync::SyncTable {
+        &self.0.sync
+    }
 }
 
 #[cfg(test)]
@@ -190,7 +197,10 @@ impl SimDevice {
 
 impl Drop for SimDevice {
     fn drop(&mut self) {
-        // Stop the slots first (they finish queued work), then free memory.
+        // Stop the slots first (they finish queued work whose waits can
+        // still be met; chains waiting on fences that will never signal are
+        // cancelled), then free memory.
+        self.shared.sync.close();
         for slot in &mut self.slots {
             slot.stop();
         }
