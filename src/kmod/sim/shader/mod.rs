@@ -60,9 +60,14 @@ use crate::hw::isa::{DecodedClause, FlowControl, decode_clause};
 
 /// Default budget of clauses one thread may execute before the job is
 /// stopped as a runaway (what the kernel's job timeout does on hardware).
+/// `BIFROST_VK_SIM_CLAUSE_LIMIT` overrides it.
 pub const DEFAULT_CLAUSE_LIMIT: u64 = 1 << 20;
 
-static CLAUSE_LIMIT: AtomicU64 = AtomicU64::new(DEFAULT_CLAUSE_LIMIT);
+/// Budget of clause executions (summed over threads) of one job.
+pub const JOB_CLAUSE_LIMIT: u64 = 1 << 32;
+
+/// 0: not set yet (read the environment on first use).
+static CLAUSE_LIMIT: AtomicU64 = AtomicU64::new(0);
 
 /// Sets the per-thread clause budget (tests lower it to catch loops fast).
 pub fn set_clause_limit(limit: u64) {
@@ -71,7 +76,18 @@ pub fn set_clause_limit(limit: u64) {
 
 /// The per-thread clause budget in force.
 pub fn clause_limit() -> u64 {
-    CLAUSE_LIMIT.load(Ordering::Relaxed)
+    match CLAUSE_LIMIT.load(Ordering::Relaxed) {
+        0 => {
+            let limit = std::env::var("BIFROST_VK_SIM_CLAUSE_LIMIT")
+                .ok()
+                .and_then(|v| v.parse::<u64>().ok())
+                .filter(|&v| v > 0)
+                .unwrap_or(DEFAULT_CLAUSE_LIMIT);
+            CLAUSE_LIMIT.store(limit, Ordering::Relaxed);
+            limit
+        }
+        l => l,
+    }
 }
 
 /// What one job made the shader core do.

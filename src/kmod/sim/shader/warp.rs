@@ -152,11 +152,14 @@ impl Core<'_> {
                 let ctx = warp.ctx[i];
                 let lane = &mut warp.lanes[i];
                 lane.clauses += 1;
-                if lane.clauses > self.clause_limit {
+                if lane.clauses > self.clause_limit
+                    || self.counters.thread_clauses >= super::JOB_CLAUSE_LIMIT
+                {
                     log::error!(
-                        "sim shader: thread {} ran {} clauses (limit); stopping the job",
+                        "sim shader: thread {} reached the clause budget ({} per thread, {} per job); stopping the job",
                         ctx.thread,
-                        self.clause_limit
+                        self.clause_limit,
+                        super::JOB_CLAUSE_LIMIT
                     );
                     return Err(fault(status::TERMINATED, pc));
                 }
