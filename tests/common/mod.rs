@@ -59,11 +59,66 @@ pub fn setup_env() {
     });
 }
 
-/// The Khronos loader, pointed at our ICD only.
-pub fn entry() -> ash::Entry {
+/// Serialises whole loader-level tests of one test binary: the Khronos
+/// loader keeps process-global instance and device lists that it does not
+/// lock everywhere (see [`DEVICE_LIFETIME_LOCK`]), and under a loaded machine
+/// narrower locking still crashed inside libvulkan now and then. These tests
+/// are short; running them one at a time costs little.
+static LOADER_TEST_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+thread_local! {
+    /// How many [`TestEntry`]s this thread holds (a test may open a second
+    /// device while holding the first: the lock is reentrant per thread).
+    static ENTRIES_HELD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The test lock as held by one [`TestEntry`]: the outermost holds the mutex.
+struct SerialGuard(#[allow(dead_code)] Option<std::sync::MutexGuard<'static, ()>>);
+
+impl SerialGuard {
+    fn acquire() -> SerialGuard {
+        let depth = ENTRIES_HELD.get();
+        ENTRIES_HELD.set(depth + 1);
+        if depth == 0 {
+            SerialGuard(Some(
+                LOADER_TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner()),
+            ))
+        } else {
+            SerialGuard(None)
+        }
+    }
+}
+
+impl Drop for SerialGuard {
+    fn drop(&mut self) {
+        ENTRIES_HELD.set(ENTRIES_HELD.get() - 1);
+    }
+}
+
+/// The Khronos loader, pointed at our ICD only, held with the test lock
+/// until it is dropped. Derefs to [`ash::Entry`].
+pub struct TestEntry {
+    entry: ash::Entry,
+    _serial: SerialGuard,
+}
+
+impl std::ops::Deref for TestEntry {
+    type Target = ash::Entry;
+    fn deref(&self) -> &ash::Entry {
+        &self.entry
+    }
+}
+
+/// The Khronos loader, pointed at our ICD only (one test at a time).
+pub fn entry() -> TestEntry {
+    let serial = SerialGuard::acquire();
     setup_env();
     // SAFETY: loading the system's libvulkan.so.1.
-    unsafe { ash::Entry::load() }.expect("libvulkan.so.1 (install libvulkan1)")
+    let entry = unsafe { ash::Entry::load() }.expect("libvulkan.so.1 (install libvulkan1)");
+    TestEntry {
+        entry,
+        _serial: serial,
+    }
 }
 
 pub const GPDP2: &CStr = vk::KHR_GET_PHYSICAL_DEVICE_PROPERTIES2_NAME;
@@ -112,7 +167,7 @@ pub fn destroy_device(device: &ash::Device) {
 
 /// An instance, the simulated physical device, a device and its queue.
 pub struct Gpu {
-    pub entry: ash::Entry,
+    pub entry: TestEntry,
     pub instance: ash::Instance,
     pub physical_device: vk::PhysicalDevice,
     pub device: ash::Device,
