@@ -60,6 +60,17 @@ pub enum Cmp {
 }
 
 impl Cmp {
+    /// The comparison with its operands swapped (a < b ⇔ b > a).
+    pub fn mirrored(self) -> Cmp {
+        match self {
+            Cmp::Lt => Cmp::Gt,
+            Cmp::Gt => Cmp::Lt,
+            Cmp::Le => Cmp::Ge,
+            Cmp::Ge => Cmp::Le,
+            c => c,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Cmp::Eq => "eq",

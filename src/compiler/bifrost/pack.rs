@@ -308,7 +308,30 @@ fn layout_constants(needs: &[FauNeed], n: usize) -> Option<ConstLayout> {
     Some(ConstLayout { pairs, slot })
 }
 
+/// Some comparison encodings exist only with the sources in one order
+/// (the table orders them by selector): try the mirrored comparison too.
 fn build_fields(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
+    let first = build_fields_exact(op, sel);
+    if first.is_ok() {
+        return first;
+    }
+    let mirrored = match *op {
+        Op::Icmp { ty, cmp } => Some(Op::Icmp {
+            ty,
+            cmp: cmp.mirrored(),
+        }),
+        Op::Fcmp { cmp } => Some(Op::Fcmp {
+            cmp: cmp.mirrored(),
+        }),
+        _ => None,
+    };
+    match mirrored {
+        Some(m) if sel.len() == 2 => build_fields_exact(&m, &[sel[1], sel[0]]).or(first),
+        _ => first,
+    }
+}
+
+fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
     let mut last_err = None;
     for row in variants(op.unit(), op.name()) {
         let mut f = InstrFields::new(row, sel);

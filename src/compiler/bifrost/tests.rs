@@ -55,3 +55,178 @@ fn compiles_arith() {
     assert!(bin.preloads.global_invocation[0]);
     assert_eq!(bin.uniform_words, 2);
 }
+
+pub(crate) const CONTROL: &str = r#"shader compute "control" {
+  info local_size 4 1 1 shared 0 push 0
+  values 40
+  %0:i32x3 = load_sysval sysval=global_invocation_id
+  %1:i32 = swizzle %0.x
+  %2:i32 = const 0x0
+  %3:i32 = const 0x1
+  %4:i32 = load_uniform offset=0
+  %20:i32 = loop (%5:i32 = %2, %6:i32 = %2) {
+    %7:b1 = uge %5, %4
+    if %7 {
+      %30:i32 = iadd %6, %4
+      break %30
+    } else {
+      yield
+    }
+    %8:i32 = iand %5, %3
+    %9:b1 = ieq %8, %2
+    %10:i32 = iadd %5, %3
+    if %9 {
+      continue %10, %6
+    } else {
+      yield
+    }
+    %11:b1 = ult %1, %5
+    %12:i32 = if %11 {
+      %13:i32 = imul %5, %1
+      %14:b1 = ine %13, %3
+      %15:i32 = if %14 {
+        yield %13
+      } else {
+        %16:i32 = isub %2, %13
+        yield %16
+      }
+      yield %15
+    } else {
+      yield %5
+    }
+    %17:i32 = iadd %6, %12
+    continue %10, %17
+  }
+  %21:i64 = load_uniform offset=8
+  %22:i32 = const 0x4
+  %23:i32 = imul %1, %22
+  %24:i64 = u2u %23
+  %25:i64 = iadd %21, %24
+  store_global %20, %25
+}"#;
+
+#[test]
+fn compiles_control_flow() {
+    let bin = check(CONTROL);
+    let clauses = decode_shader(&bin.code).unwrap();
+    // Branches exist and end their clauses.
+    assert!(clauses.iter().any(|(_, c)| c.ends_in_branch()));
+    assert_eq!(
+        clauses.last().unwrap().1.header.flow(),
+        crate::hw::isa::FlowControl::End
+    );
+}
+
+pub(crate) const MEMORY: &str = r#"shader compute "memory" {
+  info local_size 8 1 1 shared 64 push 0
+  values 40
+  %0:i32x3 = load_sysval sysval=local_invocation_id
+  %1:i32 = swizzle %0.x
+  %2:i64 = load_uniform offset=0
+  %3:i32 = const 0x10
+  %4:i32 = imul %1, %3
+  %5:i64 = u2u %4
+  %6:i64 = iadd %2, %5
+  %7:i32 = load_global %6
+  %8:i32x2 = load_global %6
+  %9:i32x3 = load_global %6
+  %10:i32x4 = load_global %6
+  %11:i64 = load_global %6
+  %12:i32 = const 0x2
+  %13:i32 = ishl %1, %12
+  store_shared %7, %13
+  barrier
+  %14:i32 = const 0x1c
+  %15:i32 = isub %14, %13
+  %16:i32 = load_shared %15
+  %17:i32 = swizzle %8.y
+  %18:i32 = swizzle %9.z
+  %19:i32 = swizzle %10.w
+  %20:i32 = iadd %16, %17
+  %21:i32 = iadd %18, %19
+  %22:i32x4 = vec %20, %21, %17, %18
+  store_global %22, %6
+  store_global %11, %6
+  %23:i32x3 = vec %20, %21, %19
+  store_global %23, %6
+  %24:i32x2 = vec %21, %19
+  store_global %24, %6
+  %25:i32 = load_ubo set=0 binding=1 %4
+  store_ssbo set=1 binding=0 %25, %4
+}"#;
+
+#[test]
+fn compiles_memory() {
+    let bin = check(MEMORY);
+    assert!(bin.uses_barrier);
+    assert_eq!(bin.buffers, vec![(0, 1), (1, 0)]);
+    assert_eq!(bin.uniform_words, 3);
+    let clauses = decode_shader(&bin.code).unwrap();
+    let names: Vec<&str> = clauses
+        .iter()
+        .flat_map(|(_, c)| c.tuples.iter().map(|t| t.add.name()))
+        .collect();
+    for n in [
+        "LOAD.i32",
+        "LOAD.i64",
+        "LOAD.i96",
+        "LOAD.i128",
+        "STORE.i128",
+        "STORE.i96",
+        "STORE.i64",
+        "STORE.i32",
+        "BARRIER",
+    ] {
+        assert!(names.contains(&n), "{n} missing: {names:?}");
+    }
+}
+
+pub(crate) const VERTEX: &str = r#"shader vertex "attr" {
+  info local_size 0 0 0 shared 0 push 0
+  values 20
+  %0:i32 = load_sysval sysval=raw_vertex_id
+  %1:i32 = load_sysval sysval=instance_id
+  %2:i32 = load_uniform offset=0
+  %3:i32 = iadd %0, %2
+  %4:i32x3 = load_attribute location=0 component=0 %3, %1
+  %5:i32x2 = load_attribute location=20 component=1 %3, %1
+  %6:i64 = load_uniform offset=8
+  %7:i32 = swizzle %4.z
+  %8:i32 = swizzle %5.x
+  %9:i32 = fadd %7, %8
+  store_global %9, %6
+}"#;
+
+#[test]
+fn compiles_attribute_fetch() {
+    let bin = check(VERTEX);
+    assert!(bin.preloads.vertex_id && bin.preloads.instance_id);
+    let clauses = decode_shader(&bin.code).unwrap();
+    let names: Vec<&str> = clauses
+        .iter()
+        .flat_map(|(_, c)| c.tuples.iter().map(|t| t.add.name()))
+        .collect();
+    assert!(
+        names.contains(&"LD_ATTR_IMM") && names.contains(&"LD_ATTR"),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn unsupported_is_an_error() {
+    let s = Shader::parse(
+        r#"shader compute "div" {
+  info local_size 1 1 1 shared 0 push 0
+  values 4
+  %0:i32 = load_uniform offset=0
+  %1:i32 = udiv %0, %0
+  %2:i64 = load_uniform offset=8
+  store_global %1, %2
+}"#,
+    )
+    .unwrap();
+    assert!(matches!(
+        compile(&s, Options::default()),
+        Err(CompileError::Unsupported(_))
+    ));
+}

@@ -14,8 +14,8 @@
 pub mod builder;
 pub mod eval;
 pub mod instr;
-pub mod parse;
 pub mod interp;
+pub mod parse;
 pub mod print;
 pub mod shader;
 pub mod types;
