@@ -190,8 +190,12 @@ pub fn plan_tuple(
             continue;
         }
         let port = |p: u8| (0..n).find(|&i| used[i] == p).map(|i| reads[i].0);
-        if port(1).is_some() && port(0).is_none() {
-            continue;
+        // Port 1 needs port 0, and holds the higher register (the packer
+        // orders them so; selectors must agree).
+        match (port(0), port(1)) {
+            (None, Some(_)) => continue,
+            (Some(a), Some(b)) if a > b => continue,
+            _ => {}
         }
         let req = PortRequest {
             port0: port(0),
