@@ -91,3 +91,108 @@ fn arith_matches_interpreter() {
     let out = differential(ARITH, |va| vec![5, va], &[0xaa; 64], [2, 1, 1]);
     assert_ne!(out, vec![0xaa; 64]);
 }
+
+const CONTROL: &str = r#"shader compute "control" {
+  info local_size 4 1 1 shared 0 push 0
+  values 40
+  %0:i32x3 = load_sysval sysval=global_invocation_id
+  %1:i32 = swizzle %0.x
+  %2:i32 = const 0x0
+  %3:i32 = const 0x1
+  %4:i32 = load_uniform offset=0
+  %20:i32 = loop (%5:i32 = %2, %6:i32 = %2) {
+    %7:b1 = uge %5, %4
+    if %7 {
+      %30:i32 = iadd %6, %4
+      break %30
+    } else {
+      yield
+    }
+    %8:i32 = iand %5, %3
+    %9:b1 = ieq %8, %2
+    %10:i32 = iadd %5, %3
+    if %9 {
+      continue %10, %6
+    } else {
+      yield
+    }
+    %11:b1 = ult %1, %5
+    %12:i32 = if %11 {
+      %13:i32 = imul %5, %1
+      %14:b1 = ine %13, %3
+      %15:i32 = if %14 {
+        yield %13
+      } else {
+        %16:i32 = isub %2, %13
+        yield %16
+      }
+      yield %15
+    } else {
+      yield %5
+    }
+    %17:i32 = iadd %6, %12
+    continue %10, %17
+  }
+  %21:i64 = load_uniform offset=8
+  %22:i32 = const 0x4
+  %23:i32 = imul %1, %22
+  %24:i64 = u2u %23
+  %25:i64 = iadd %21, %24
+  store_global %20, %25
+}"#;
+
+#[test]
+fn divergent_loops_and_ifs_match_interpreter() {
+    for count in [0u64, 1, 7, 13] {
+        differential(CONTROL, |va| vec![count, va], &[0x55; 4 * 12], [3, 1, 1]);
+    }
+}
+
+const MEMORY: &str = r#"shader compute "memory" {
+  info local_size 8 1 1 shared 64 push 0
+  values 40
+  %0:i32x3 = load_sysval sysval=local_invocation_id
+  %1:i32 = swizzle %0.x
+  %2:i64 = load_uniform offset=0
+  %3:i32 = const 0x10
+  %4:i32 = imul %1, %3
+  %5:i64 = u2u %4
+  %6:i64 = iadd %2, %5
+  %7:i32 = load_global %6
+  %8:i32x2 = load_global %6
+  %9:i32x3 = load_global %6
+  %10:i32x4 = load_global %6
+  %11:i64 = load_global %6
+  %12:i32 = const 0x2
+  %13:i32 = ishl %1, %12
+  store_shared %7, %13
+  barrier
+  %14:i32 = const 0x1c
+  %15:i32 = isub %14, %13
+  %16:i32 = load_shared %15
+  %17:i32 = swizzle %8.y
+  %18:i32 = swizzle %9.z
+  %19:i32 = swizzle %10.w
+  %20:i32 = iadd %16, %17
+  %21:i32 = iadd %18, %19
+  %26:i32 = const 0x100
+  %27:i64 = u2u %26
+  %28:i64 = iadd %6, %27
+  %22:i32x4 = vec %20, %21, %17, %18
+  store_global %22, %28
+  %29:i32 = const 0x200
+  %31:i64 = u2u %29
+  %32:i64 = iadd %6, %31
+  store_global %11, %32
+  %33:i32 = const 0x300
+  %34:i64 = u2u %33
+  %35:i64 = iadd %6, %34
+  %23:i32x3 = vec %20, %21, %19
+  store_global %23, %35
+}"#;
+
+#[test]
+fn loads_stores_shared_barrier_match_interpreter() {
+    let init: Vec<u8> = (0..1024u32).map(|i| (i * 7 + 3) as u8).collect();
+    differential(MEMORY, |va| vec![va], &init, [1, 1, 1]);
+}
