@@ -196,3 +196,290 @@ fn loads_stores_shared_barrier_match_interpreter() {
     let init: Vec<u8> = (0..1024u32).map(|i| (i * 7 + 3) as u8).collect();
     differential(MEMORY, |va| vec![va], &init, [1, 1, 1]);
 }
+
+// ---------------------------------------------------------------------------
+// Per-op tests: each backend op, encoded by the packer, run on the simulated
+// core for random inputs (one input triple per lane), against `Op::fold`.
+
+use bifrost_vk::compiler::bifrost::isel::{Block, Program, Term};
+use bifrost_vk::compiler::bifrost::ops::*;
+use bifrost_vk::compiler::bifrost::{pack, ra, sched};
+
+fn reg(index: u32, comp: u8) -> Reg {
+    Reg { index, comp }
+}
+
+/// in = LOAD.i128 [u0 + gid * 16]; out[gid] = op(in.x, in.y, in.z).
+fn op_program(op: Op) -> Program {
+    let r = |i, c| Src::Reg(reg(i, c));
+    let d = |i| Some(Dst::Reg(reg(i, 0)));
+    let sh = |op| Op::Shift {
+        op,
+        not1: false,
+        not_result: false,
+    };
+    let mut instrs = vec![
+        Instr::new(
+            sh(ShiftOp::LshiftOr),
+            d(0),
+            vec![Src::Phys(60), Src::Imm(0), Src::Imm(4)],
+        ),
+        Instr::new(
+            Op::IaddS32,
+            d(1),
+            vec![
+                Src::Uniform {
+                    word: 0,
+                    high: false,
+                },
+                r(0, 0),
+            ],
+        ),
+        Instr::new(
+            Op::MovI32,
+            d(2),
+            vec![Src::Uniform {
+                word: 0,
+                high: true,
+            }],
+        ),
+        Instr::new(
+            Op::Load {
+                bytes: 16,
+                seg: Seg::None,
+            },
+            d(3),
+            vec![r(1, 0), r(2, 0)],
+        ),
+    ];
+    let srcs: Vec<Src> = (0..op.num_srcs() as u8)
+        .map(|c| {
+            if op == Op::ArshiftI32 && c == 1 {
+                Src::Imm(0)
+            } else {
+                r(3, c)
+            }
+        })
+        .collect();
+    instrs.push(Instr::new(op, d(4), srcs));
+    instrs.push(Instr::new(
+        sh(ShiftOp::LshiftOr),
+        d(5),
+        vec![Src::Phys(60), Src::Imm(0), Src::Imm(2)],
+    ));
+    instrs.push(Instr::new(
+        Op::IaddS32,
+        d(6),
+        vec![
+            Src::Uniform {
+                word: 1,
+                high: false,
+            },
+            r(5, 0),
+        ],
+    ));
+    instrs.push(Instr::new(
+        Op::MovI32,
+        d(7),
+        vec![Src::Uniform {
+            word: 1,
+            high: true,
+        }],
+    ));
+    instrs.push(Instr::new(Op::MovI32, d(8), vec![r(4, 0)]));
+    instrs.push(Instr::new(
+        Op::Store {
+            bytes: 4,
+            seg: Seg::None,
+        },
+        None,
+        vec![r(8, 0), r(6, 0), r(7, 0)],
+    ));
+    Program {
+        blocks: vec![Block {
+            instrs,
+            term: Term::End,
+        }],
+        vreg_sizes: vec![1, 1, 1, 4, 1, 1, 1, 1, 1],
+        uniform_words: 2,
+        ..Program::default()
+    }
+}
+
+fn op_binary(op: Op) -> bifrost_vk::compiler::bifrost::binary::ShaderBinary {
+    let mut p = op_program(op);
+    let work = ra::allocate(&mut p).unwrap();
+    let s = sched::schedule(&p).unwrap();
+    let (code, _) = pack::encode_program(&s.clauses, &s.block_clause).unwrap();
+    bifrost_vk::compiler::bifrost::binary::ShaderBinary {
+        code,
+        work_registers: work,
+        preloads: bifrost_vk::compiler::bifrost::binary::Preloads {
+            global_invocation: [true; 3],
+            ..Default::default()
+        },
+        uniform_words: 2,
+        ..Default::default()
+    }
+}
+
+/// A small xorshift generator (deterministic, no dependency).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 16) as u32
+    }
+    /// Mostly "interesting" values: small ints, floats in a sane range, edge cases.
+    fn value(&mut self, float: bool) -> u32 {
+        match self.next() % 8 {
+            0 => [0, 1, u32::MAX, 0x8000_0000, 0x7fff_ffff, 31, 32, 33][self.next() as usize % 8],
+            1..=3 if float => (((self.next() % 20001) as f32 - 10000.0) / 64.0).to_bits(),
+            1..=3 => self.next() % 64,
+            _ => self.next(),
+        }
+    }
+}
+
+fn is_float(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Fcmp { .. }
+            | Op::FaddF32 { .. }
+            | Op::FmaF32 { .. }
+            | Op::FminF32
+            | Op::FmaxF32
+            | Op::F32ToS32
+            | Op::F32ToU32
+            | Op::FroundF32 { .. }
+    )
+}
+
+fn all_ops() -> Vec<Op> {
+    let mut ops = vec![
+        Op::MovI32,
+        Op::IaddS32,
+        Op::IsubS32,
+        Op::ImulI32,
+        Op::IabsS32,
+        Op::ArshiftI32,
+        Op::MuxI32,
+        Op::FminF32,
+        Op::FmaxF32,
+        Op::F32ToS32,
+        Op::F32ToU32,
+        Op::S32ToF32,
+        Op::U32ToF32,
+        Op::PopcountI32,
+        Op::BitrevI32,
+        Op::ClzU32,
+        Op::FaddF32 {
+            neg: [false, true],
+            abs: [true, false],
+            clamp01: false,
+        },
+        Op::FaddF32 {
+            neg: [false, false],
+            abs: [false, false],
+            clamp01: true,
+        },
+        Op::FmaF32 {
+            neg: [false, false, true],
+        },
+        Op::FmaF32 {
+            neg: [true, false, false],
+        },
+    ];
+    for op in [
+        ShiftOp::LshiftOr,
+        ShiftOp::LshiftAnd,
+        ShiftOp::LshiftXor,
+        ShiftOp::RshiftOr,
+        ShiftOp::RshiftAnd,
+        ShiftOp::RshiftXor,
+    ] {
+        ops.push(Op::Shift {
+            op,
+            not1: false,
+            not_result: false,
+        });
+        ops.push(Op::Shift {
+            op,
+            not1: false,
+            not_result: true,
+        });
+    }
+    ops.push(Op::Shift {
+        op: ShiftOp::LshiftOr,
+        not1: true,
+        not_result: false,
+    });
+    for cmp in [Cmp::Eq, Cmp::Ne, Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge] {
+        ops.push(Op::Fcmp { cmp });
+        let ity = if matches!(cmp, Cmp::Eq | Cmp::Ne) {
+            vec![IcmpType::I32]
+        } else {
+            vec![IcmpType::S32, IcmpType::U32]
+        };
+        for ty in ity {
+            ops.push(Op::Icmp { ty, cmp });
+        }
+    }
+    for round in [Round::Rte, Round::Rtp, Round::Rtn, Round::Rtz] {
+        ops.push(Op::FroundF32 { round });
+    }
+    ops
+}
+
+#[test]
+fn every_op_matches_its_fold_on_the_simulator() {
+    const LANES: u32 = 64;
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut failures = Vec::new();
+    for (model, op) in [SimModel::G52, SimModel::G72]
+        .into_iter()
+        .flat_map(|m| all_ops().into_iter().map(move |o| (m, o)))
+    {
+        let mut gpu = SimGpu::new(model);
+        let binary = op_binary(op);
+        let input = gpu.alloc(16 * u64::from(LANES));
+        let output = gpu.alloc(4 * u64::from(LANES));
+        let inputs: Vec<u32> = (0..4 * LANES).map(|_| rng.value(is_float(op))).collect();
+        gpu.write_u32s(input.va, &inputs);
+        gpu.run_compute(
+            &binary,
+            &[input.va, output.va],
+            [8, 1, 1],
+            [LANES / 8, 1, 1],
+        )
+        .unwrap_or_else(|e| panic!("{op:?}: {e}"));
+        let got = gpu.read_u32s(output.va, LANES as usize);
+        for lane in 0..LANES as usize {
+            let s = &inputs[4 * lane..4 * lane + 3];
+            let want = op.fold(s).unwrap();
+            let same = got[lane] == want
+                || (is_float(op)
+                    && f32::from_bits(got[lane]).is_nan()
+                    && f32::from_bits(want).is_nan());
+            if !same {
+                failures.push(format!(
+                    "{model:?} {op:?}{s:x?}: simulator {:#x}, fold {want:#x}",
+                    got[lane]
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}

@@ -128,7 +128,7 @@ pub enum Op {
     IsubS32,
     /// `IMUL.i32 d, a, b` (FMA): low 32 bits of a * b.
     ImulI32,
-    /// `IABS.s32 d, a` (FMA).
+    /// `IABS.s32 d, a` (ADD).
     IabsS32,
     /// `{L,R}SHIFT_{OR,AND,XOR}.i32 d, a, b, s` (FMA):
     /// `r = (a << s) op (not1 ? !b : b)`, then `!r` if `not_result`;
@@ -273,7 +273,6 @@ impl Op {
     pub fn unit(&self) -> Unit {
         match self {
             Op::ImulI32
-            | Op::IabsS32
             | Op::Shift { .. }
             | Op::ArshiftI32
             | Op::Fcmp { .. }
@@ -331,9 +330,10 @@ impl Op {
                 ("abs1", yn(abs[1], "abs")),
                 ("clamp", if clamp01 { "clamp_0_1" } else { "none" }),
             ],
+            // The product's sign is one bit: (-a) * b is encoded as a * (-b).
             Op::FmaF32 { neg } => vec![
-                ("neg0", yn(neg[0], "neg")),
-                ("neg1", yn(neg[1], "neg")),
+                ("neg0", "none"),
+                ("neg1", yn(neg[0] ^ neg[1], "neg")),
                 ("neg2", yn(neg[2], "neg")),
             ],
             Op::FminF32 | Op::FmaxF32 => vec![("sem", "nan_suppress")],
