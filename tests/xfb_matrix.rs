@@ -897,3 +897,21 @@ fn rasterization_variant_keeps_no_capture() {
     // A shader without XFB outputs has no variant.
     assert!(!lower_xfb(&mut s));
 }
+
+/// The XFB variant goes through the Bifrost backend: it compiles, decodes
+/// with `hw::isa`, and reads only r61/r62 as preloads.
+#[test]
+fn variant_compiles_for_bifrost() {
+    use bifrost_vk::compiler::bifrost::{Options, compile, disasm};
+    let v = make_variant(&standard_outputs());
+    let bin =
+        compile(&v.shader, Options::default()).unwrap_or_else(|e| panic!("{e}\n{}", v.shader));
+    bifrost_vk::hw::isa::decode_shader(&bin.code).unwrap();
+    disasm::disassemble(&bin.code).unwrap();
+    assert!(bin.preloads.vertex_id && bin.preloads.instance_id);
+    assert_eq!(bin.uniform_words as usize, v.layout.words.len());
+    eprintln!(
+        "XFB variant: {} instructions, {} tuples, {} clauses, {} registers",
+        bin.stats.instructions, bin.stats.tuples, bin.stats.clauses, bin.work_registers
+    );
+}

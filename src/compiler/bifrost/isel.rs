@@ -120,9 +120,10 @@ fn unsupported(what: impl Into<String>) -> CompileError {
 }
 
 /// Lanes per component of a type.
+/// 8- and 16-bit values (only loaded and widened) are one zero-extended lane.
 fn lanes_per_comp(ty: ir::ValueType) -> Result<usize, CompileError> {
     match ty.bits {
-        1 | 32 => Ok(1),
+        1 | 8 | 16 | 32 => Ok(1),
         64 => Ok(2),
         b => Err(unsupported(format!("{b}-bit values"))),
     }
@@ -477,11 +478,49 @@ impl Isel<'_> {
             .map(|s| self.src(*s))
             .collect::<Result<_, _>>()?;
         let comps = dty.comps as usize;
+        let small = |b: u8| matches!(b, 8 | 16);
+        if small(sty.bits) || small(dty.bits) {
+            let x = args[0][0];
+            return match op {
+                AluOp::U2u | AluOp::Mov if !small(dty.bits) || op == AluOp::Mov => Ok(vec![x]),
+                AluOp::I2i if dty.bits == 32 => {
+                    let k = Src::Imm(32 - u32::from(sty.bits));
+                    let up = self.shift(ShiftOp::LshiftOr, x, ZERO, k);
+                    Ok(vec![self.emit(Op::ArshiftI32, &[up, ZERO, k])])
+                }
+                _ => Err(unsupported(format!(
+                    "{} on {}-bit → {}-bit values",
+                    op.name(),
+                    sty.bits,
+                    dty.bits
+                ))),
+            };
+        }
+        if op == AluOp::Bitcast {
+            // Same bits, regrouped: lanes are 32-bit either way.
+            if !matches!(dty.bits, 32 | 64) || !matches!(sty.bits, 32 | 64) {
+                return Err(unsupported(format!(
+                    "bitcast {}-bit → {}-bit",
+                    sty.bits, dty.bits
+                )));
+            }
+            return Ok(args[0].clone());
+        }
         // Lanes per component of each source.
         let per: Vec<usize> = srcs
             .iter()
             .map(|s| lanes_per_comp(self.s.ty(*s)))
             .collect::<Result<_, _>>()?;
+        for (k, lanes) in args.iter().enumerate() {
+            if lanes.len() < per[k] {
+                return Err(CompileError::Malformed(format!(
+                    "{}: source {k} has {} lanes, its type needs {}",
+                    op.name(),
+                    lanes.len(),
+                    per[k]
+                )));
+            }
+        }
         let mut out = Vec::new();
         for c in 0..comps {
             let a = |k: usize| -> Vec<Src> {
@@ -551,6 +590,100 @@ impl Isel<'_> {
         };
         let hi = self.emit(Op::IsubS32, &[hi, carry]);
         vec![lo, hi]
+    }
+
+    /// High 32 bits of the unsigned 64-bit product, from 16-bit halves.
+    fn umul_high(&mut self, a: Src, b: Src) -> Src {
+        let lo16 = |s: &mut Self, v: Src| match v {
+            Src::Imm(c) => Src::Imm(c & 0xffff),
+            _ => s.shift(ShiftOp::LshiftAnd, v, Src::Imm(0xffff), ZERO),
+        };
+        let hi16 = |s: &mut Self, v: Src| match v {
+            Src::Imm(c) => Src::Imm(c >> 16),
+            _ => s.shift(ShiftOp::RshiftOr, v, ZERO, Src::Imm(16)),
+        };
+        let (a0, a1, b0, b1) = (lo16(self, a), hi16(self, a), lo16(self, b), hi16(self, b));
+        let mut mul = |s: &mut Self, x: Src, y: Src| {
+            if x == ZERO || y == ZERO {
+                ZERO
+            } else {
+                s.emit(Op::ImulI32, &[x, y])
+            }
+        };
+        let p00 = mul(self, a0, b0);
+        let p10 = mul(self, a1, b0);
+        let p01 = mul(self, a0, b1);
+        let p11 = mul(self, a1, b1);
+        // t = (p00 >> 16) + (p10 & 0xffff) + (p01 & 0xffff)
+        let t0 = hi16(self, p00);
+        let t1 = lo16(self, p10);
+        let t2 = lo16(self, p01);
+        let t = self.emit(Op::IaddS32, &[t0, t1]);
+        let t = self.emit(Op::IaddS32, &[t, t2]);
+        // high = p11 + (p10 >> 16) + (p01 >> 16) + (t >> 16)
+        let h1 = hi16(self, p10);
+        let h2 = hi16(self, p01);
+        let h3 = hi16(self, t);
+        let h = self.emit(Op::IaddS32, &[p11, h1]);
+        let h = self.emit(Op::IaddS32, &[h, h2]);
+        self.emit(Op::IaddS32, &[h, h3])
+    }
+
+    fn mul64(&mut self, a: &[Src], b: &[Src]) -> Vec<Src> {
+        let lo = self.emit(Op::ImulI32, &[a[0], b[0]]);
+        let mut hi = self.umul_high(a[0], b[0]);
+        if b[1] != ZERO {
+            let c = self.emit(Op::ImulI32, &[a[0], b[1]]);
+            hi = self.emit(Op::IaddS32, &[hi, c]);
+        }
+        if a[1] != ZERO {
+            let c = self.emit(Op::ImulI32, &[a[1], b[0]]);
+            hi = self.emit(Op::IaddS32, &[hi, c]);
+        }
+        vec![lo, hi]
+    }
+
+    /// Unsigned 32-bit division and remainder. Powers of two are shifts;
+    /// anything else is an unrolled restoring division (exact, integer
+    /// only; x / 0 = all ones and x % 0 = x, as the IR defines them).
+    fn udivmod(&mut self, x: Src, y: Src) -> (Src, Src) {
+        if let Src::Imm(d) = y
+            && d.is_power_of_two()
+        {
+            let q = self.shift(ShiftOp::RshiftOr, x, ZERO, Src::Imm(d.trailing_zeros()));
+            let r = self.shift(ShiftOp::LshiftAnd, x, Src::Imm(d - 1), ZERO);
+            return (q, r);
+        }
+        let y = self.in_reg(y);
+        let mut q = ZERO;
+        let mut r = ZERO;
+        for i in (0..32).rev() {
+            // r = (r << 1) | ((x >> i) & 1)
+            let bit = self.emit(
+                Op::Shift {
+                    op: ShiftOp::RshiftAnd,
+                    not1: false,
+                    not_result: false,
+                },
+                &[x, Src::Imm(1), Src::Imm(i)],
+            );
+            r = if r == ZERO {
+                bit
+            } else {
+                self.shift(ShiftOp::LshiftOr, r, bit, Src::Imm(1))
+            };
+            // if r >= y { r -= y; q |= 1 << i }
+            let ge = self.icmp(IcmpType::U32, Cmp::Ge, r, y);
+            let sub = self.emit(Op::IsubS32, &[r, y]);
+            r = self.mux(r, sub, ge);
+            q = if q == ZERO {
+                self.emit(Op::IsubS32, &[ZERO, ge])
+            } else {
+                let q2 = self.shift(ShiftOp::LshiftOr, q, ZERO, Src::Imm(1));
+                self.emit(Op::IsubS32, &[q2, ge])
+            };
+        }
+        (q, r)
     }
 
     fn sub64(&mut self, a: &[Src], b: &[Src]) -> Vec<Src> {
@@ -623,6 +756,7 @@ impl Isel<'_> {
                 Iadd => self.add64(&x, &a(1)),
                 Isub => self.sub64(&x, &a(1)),
                 Ineg => self.sub64(&[ZERO, ZERO], &x),
+                Imul => self.mul64(&x, &a(1)),
                 Ieq | Ine => {
                     let y = a(1);
                     let lo = self.icmp(IcmpType::I32, Cmp::Eq, x[0], y[0]);
@@ -688,6 +822,7 @@ impl Isel<'_> {
             Iadd => self.emit(Op::IaddS32, &[s0, a(1)[0]]),
             Isub => self.emit(Op::IsubS32, &[s0, a(1)[0]]),
             Imul => self.emit(Op::ImulI32, &[s0, a(1)[0]]),
+            UmulHigh => self.umul_high(s0, a(1)[0]),
             Ineg => self.emit(Op::IsubS32, &[ZERO, s0]),
             Iabs => self.emit(Op::IabsS32, &[s0]),
             Imin | Imax | Umin | Umax => {
@@ -712,6 +847,10 @@ impl Isel<'_> {
                     Ushr => self.shift(ShiftOp::RshiftOr, s0, ZERO, n),
                     _ => self.emit(Op::ArshiftI32, &[s0, ZERO, n]),
                 }
+            }
+            Udiv | Umod => {
+                let (q, r) = self.udivmod(s0, a(1)[0]);
+                if op == Udiv { q } else { r }
             }
             BitfieldReverse => self.emit(Op::BitrevI32, &[s0]),
             BitCount => self.emit(Op::PopcountI32, &[s0]),
@@ -869,6 +1008,23 @@ impl Isel<'_> {
         seg: Seg,
     ) -> Result<Vec<Src>, CompileError> {
         let per = lanes_per_comp(ty)?;
+        if matches!(ty.bits, 8 | 16) {
+            if ty.comps != 1 {
+                return Err(unsupported("vectors of 8/16-bit loads"));
+            }
+            let v = self.new_vreg(1);
+            let op = Op::Load {
+                bytes: ty.bits / 8,
+                seg,
+            };
+            let srcs = self.legalize(op, &addr);
+            self.push(Instr::new(
+                op,
+                Some(Dst::Reg(Reg { index: v, comp: 0 })),
+                srcs,
+            ));
+            return Ok(vec![Src::Reg(Reg { index: v, comp: 0 })]);
+        }
         let total = per * ty.comps as usize;
         let mut lanes = Vec::with_capacity(total);
         let mut done = 0;
@@ -918,6 +1074,9 @@ impl Isel<'_> {
         addr: Vec<Src>,
         seg: Seg,
     ) -> Result<(), CompileError> {
+        if matches!(ty.bits, 8 | 16) {
+            return Err(unsupported("8/16-bit stores"));
+        }
         lanes_per_comp(ty)?;
         let data: Vec<Src> = if ty.bits == 1 {
             data.into_iter()
