@@ -483,3 +483,77 @@ fn every_op_matches_its_fold_on_the_simulator() {
             .join("\n")
     );
 }
+
+const DIVMUL: &str = r#"shader compute "divmul" {
+  info local_size 8 1 1 shared 0 push 0
+  values 60
+  %0:i32x3 = load_sysval sysval=global_invocation_id
+  %1:i32 = swizzle %0.x
+  %2:i64 = load_uniform offset=0
+  %3:i32 = const 0x8
+  %4:i32 = imul %1, %3
+  %5:i64 = u2u %4
+  %6:i64 = iadd %2, %5
+  %7:i32x2 = load_global %6
+  %8:i32 = swizzle %7.x
+  %9:i32 = swizzle %7.y
+  %10:i32 = udiv %8, %9
+  %11:i32 = umod %8, %9
+  %12:i32 = umul_high %8, %9
+  %13:i64 = u2u %8
+  %14:i64 = u2u %9
+  %15:i64 = imul %13, %14
+  %16:i16 = load_global %6
+  %17:i32 = u2u %16
+  %18:i8 = load_global %6
+  %19:i32 = i2i %18
+  %20:i32 = const 0x7
+  %21:i32 = udiv %8, %20
+  %22:i32 = const 0x10
+  %23:i32 = umod %8, %22
+  %24:i32 = const 0x40
+  %25:i32 = imul %1, %24
+  %26:i32 = const 0x100
+  %27:i32 = iadd %25, %26
+  %28:i64 = u2u %27
+  %29:i64 = iadd %2, %28
+  %30:i32x4 = vec %10, %11, %12, %17
+  store_global %30, %29
+  %31:i32 = const 0x10
+  %32:i64 = u2u %31
+  %33:i64 = iadd %29, %32
+  store_global %15, %33
+  %34:i32x3 = vec %19, %21, %23
+  %35:i32 = const 0x18
+  %36:i64 = u2u %35
+  %37:i64 = iadd %29, %36
+  store_global %34, %37
+}"#;
+
+#[test]
+fn division_wide_multiply_and_narrow_loads_match_interpreter() {
+    let mut init = vec![0u8; 256 + 64 * 16];
+    let pairs: [(u32, u32); 16] = [
+        (100, 7),
+        (0xffff_ffff, 3),
+        (5, 0),
+        (0, 9),
+        (0x8000_0000, 0xffff_ffff),
+        (123_456_789, 1000),
+        (0xdead_beef, 0x1_0000),
+        (17, 17),
+        (0xffff, 0xffff),
+        (1, 2),
+        (0xfedc_ba98, 0x0123_4567),
+        (42, 1),
+        (0x7fff_ffff, 2),
+        (99, 100),
+        (0x8765_4321, 0x8765_4320),
+        (3, 0xffff_ff80),
+    ];
+    for (i, (a, b)) in pairs.iter().enumerate() {
+        init[8 * i..8 * i + 4].copy_from_slice(&a.to_le_bytes());
+        init[8 * i + 4..8 * i + 8].copy_from_slice(&b.to_le_bytes());
+    }
+    differential(DIVMUL, |va| vec![va], &init, [2, 1, 1]);
+}
