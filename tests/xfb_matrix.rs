@@ -907,7 +907,9 @@ fn variant_compiles_for_bifrost() {
     let bin =
         compile(&v.shader, Options::default()).unwrap_or_else(|e| panic!("{e}\n{}", v.shader));
     bifrost_vk::hw::isa::decode_shader(&bin.code).unwrap();
-    disasm::disassemble(&bin.code).unwrap();
+    let text = disasm::disassemble(&bin.code).unwrap();
+    let body = &bin.code[..bin.code.len() - 128];
+    assert!(bifrost_vk::compiler::bifrost::asm::assemble(&text).unwrap() == body);
     assert!(bin.preloads.vertex_id && bin.preloads.instance_id);
     assert_eq!(bin.uniform_words as usize, v.layout.words.len());
     eprintln!(

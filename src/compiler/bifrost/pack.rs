@@ -174,14 +174,25 @@ pub fn plan_tuple(
     let write = |r: Option<u8>| r.map(|r| (r, WriteHalf::Full));
     // Try every assignment of the distinct registers to ports 0, 1, 2.
     let n = reads.len();
-    let mut slots = [0u8; 3];
-    let total = 3usize.pow(n as u32);
-    for code in 0..total {
+    // The assembler's choice first (the first two registers read, in source
+    // order, on ports 0/1 with the higher on port 1, the third on port 2),
+    // then every other assignment.
+    let mut candidates: Vec<[u8; 3]> = Vec::new();
+    let mut conv = [0u8, 1, 2];
+    if n >= 2 && reads[0].0 > reads[1].0 {
+        conv = [1, 0, 2];
+    }
+    candidates.push(conv);
+    for code in 0..3usize.pow(n as u32) {
         let mut c = code;
+        let mut slots = [0u8; 3];
         for s in slots.iter_mut().take(n) {
             *s = (c % 3) as u8;
             c /= 3;
         }
+        candidates.push(slots);
+    }
+    for slots in candidates {
         let used = &slots[..n];
         if (0..n).any(|i| (i + 1..n).any(|j| used[i] == used[j])) {
             continue;
@@ -242,73 +253,102 @@ fn top(v: u64) -> u64 {
     v >> 60
 }
 
-/// Lays out constants: one pair per tuple need (shared when equal values
-/// allow), slot 0 alone when the format packs it, quadword pairs ordered so
-/// their M bits decode as plain constants.
+/// Lays out constants the way the assembler does (so that our bytes and
+/// the reassembled disassembly agree): tuples needing two constants get a
+/// pair (high = the larger) first, then single constants reuse a pair
+/// holding them or are paired with the next single (high = the larger; a
+/// lone one goes high). Slot 0 is alone when the format packs it; each
+/// quadword pair is ordered so its M bits decode as plain constants (a lone
+/// last constant's padding copies its top nibble when needed).
 fn layout_constants(needs: &[FauNeed], n: usize) -> Option<ConstLayout> {
-    let mut pairs: Vec<(u64, bool)> = Vec::new(); // (value, high half free)
+    let merge = |a: u32, b: u32| {
+        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+        u64::from(lo) | (u64::from(hi) << 32)
+    };
+    let mut pairs: Vec<u64> = Vec::new();
     let mut slot = vec![None; needs.len()];
     for (t, need) in needs.iter().enumerate() {
-        match need {
-            FauNeed::Consts(c) if c.len() == 2 => {
-                let v = u64::from(c[0]) | (u64::from(c[1]) << 32);
-                let i = match pairs
-                    .iter()
-                    .position(|&(p, free)| !free && (p == v || p == (v >> 32 | v << 32)))
-                {
-                    Some(i) => i,
-                    None => {
-                        pairs.push((v, false));
-                        pairs.len() - 1
-                    }
-                };
-                slot[t] = Some(i);
-            }
-            FauNeed::Consts(c) => {
-                let v = c[0];
-                let i = if let Some(i) = pairs
-                    .iter()
-                    .position(|&(p, free)| p as u32 == v || (!free && (p >> 32) as u32 == v))
-                {
-                    i
-                } else if let Some(i) = pairs.iter().position(|&(_, free)| free) {
-                    pairs[i].0 |= u64::from(v) << 32;
-                    pairs[i].1 = false;
-                    i
-                } else {
-                    pairs.push((u64::from(v), true));
+        if let FauNeed::Consts(c) = need
+            && c.len() == 2
+        {
+            let v = merge(c[0], c[1]);
+            slot[t] = Some(match pairs.iter().position(|&p| p == v) {
+                Some(i) => i,
+                None => {
+                    pairs.push(v);
                     pairs.len() - 1
-                };
-                slot[t] = Some(i);
-            }
-            _ => {}
+                }
+            });
         }
     }
-    let mut pairs: Vec<u64> = pairs.into_iter().map(|(p, _)| p).collect();
-    if pairs.len() > max_constants(n) {
-        return None;
+    let mut pending: Option<u32> = None;
+    let mut pending_users: Vec<usize> = Vec::new();
+    for (t, need) in needs.iter().enumerate() {
+        let FauNeed::Consts(c) = need else { continue };
+        if c.len() != 1 {
+            continue;
+        }
+        let v = c[0];
+        if let Some(i) = pairs
+            .iter()
+            .position(|&p| p as u32 == v || (p >> 32) as u32 == v)
+        {
+            slot[t] = Some(i);
+            continue;
+        }
+        let idx = pairs.len();
+        match pending {
+            Some(p) if p != v => {
+                pairs.push(merge(p, v));
+                pending = None;
+                slot[t] = Some(idx);
+                for u in pending_users.drain(..) {
+                    slot[u] = Some(idx);
+                }
+            }
+            _ => {
+                pending = Some(v);
+                pending_users.push(t);
+            }
+        }
+    }
+    if let Some(p) = pending {
+        let idx = pairs.len();
+        pairs.push(u64::from(p) << 32);
+        for u in pending_users.drain(..) {
+            slot[u] = Some(idx);
+        }
     }
     let packed = matches!(n, 3 | 5 | 6 | 8);
+    let count = pairs.len();
+    if count > max_constants(n) {
+        return None;
+    }
+    pairs.resize(count.max(9), 0);
     let mut i = usize::from(packed);
-    while i < pairs.len() {
-        if i + 1 == pairs.len() {
-            // Lone constant: its padding copies the top nibble (M1 = 0).
-            pairs.push(top(pairs[i]) << 60);
-        } else {
-            let d = (top(pairs[i]).wrapping_sub(top(pairs[i + 1]))) & 0xf;
-            if (1..8).contains(&d) {
-                pairs.swap(i, i + 1);
-                for s in slot.iter_mut().flatten() {
-                    if *s == i {
-                        *s = i + 1;
-                    } else if *s == i + 1 {
-                        *s = i;
-                    }
+    while i < count {
+        let last = i + 1 == count;
+        let m1 = (16 + top(pairs[i]) - top(pairs[i + 1])) & 0xf;
+        let mut swap = m1 != 0 && m1 < 8;
+        if last && swap {
+            pairs[i + 1] |= pairs[i] & (0xf << 60);
+            swap = false;
+        }
+        if swap {
+            pairs.swap(i, i + 1);
+            for s in slot.iter_mut().flatten() {
+                if *s == i {
+                    *s = i + 1;
+                } else if *s == i + 1 {
+                    *s = i;
                 }
             }
         }
         i += 2;
     }
+    let count = if packed { count.max(1) } else { count };
+    let quads = (count - usize::from(packed)).div_ceil(2);
+    pairs.truncate(usize::from(packed) + 2 * quads);
     Some(ConstLayout { pairs, slot })
 }
 
@@ -429,7 +469,7 @@ pub fn build_clause(c: &SClause, branch_offset: i64) -> Result<DecodedClause, Co
                     let mut sel = plan.sel[k].clone();
                     for (j, cv) in plan.consts[k].iter().enumerate() {
                         if let Some(v) = cv {
-                            sel[j] = if pair as u32 == *v { 4 } else { 5 };
+                            sel[j] = if (pair >> 32) as u32 == *v { 5 } else { 4 };
                         }
                     }
                     build_fields(&ins.op, &sel)?
