@@ -1037,3 +1037,23 @@ fn random_cross_product() {
         }
     }
 }
+
+/// The XFB variant goes through the Bifrost backend: it compiles, decodes
+/// with `hw::isa`, and reads only r61/r62 as preloads.
+#[test]
+fn variant_compiles_for_bifrost() {
+    use bifrost_vk::compiler::bifrost::{Options, compile, disasm};
+    let v = make_variant(&standard_outputs());
+    let bin =
+        compile(&v.shader, Options::default()).unwrap_or_else(|e| panic!("{e}\n{}", v.shader));
+    bifrost_vk::hw::isa::decode_shader(&bin.code).unwrap();
+    let text = disasm::disassemble(&bin.code).unwrap();
+    let body = &bin.code[..bin.code.len() - 128];
+    assert!(bifrost_vk::compiler::bifrost::asm::assemble(&text).unwrap() == body);
+    assert!(bin.preloads.vertex_id && bin.preloads.instance_id);
+    assert_eq!(bin.uniform_words as usize, v.layout.words.len());
+    eprintln!(
+        "XFB variant: {} instructions, {} tuples, {} clauses, {} registers",
+        bin.stats.instructions, bin.stats.tuples, bin.stats.clauses, bin.work_registers
+    );
+}

@@ -5,7 +5,9 @@
 //! module never submits anything (that is `vk::queue` through `kmod`).
 
 pub mod chain;
+pub mod compute;
 pub mod pool;
 
 pub use chain::JobChain;
+pub use compute::{AttributeTables, ComputeJob, add_compute_job};
 pub use pool::{GpuAlloc, GpuPool};

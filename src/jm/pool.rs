@@ -40,6 +40,22 @@ impl GpuAlloc {
         }
     }
 
+    /// Write raw bytes at `offset` bytes into the allocation.
+    pub fn write_bytes(&self, offset: u64, bytes: &[u8]) {
+        assert!(
+            offset + bytes.len() as u64 <= self.size,
+            "pool write out of range"
+        );
+        // SAFETY: in range of the allocation, which lives in a mapped pool BO.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                self.cpu.add(offset as usize),
+                bytes.len(),
+            )
+        }
+    }
+
     /// Zero `len` bytes at `offset`.
     pub fn zero(&self, offset: u64, len: u64) {
         assert!(offset + len <= self.size, "pool write out of range");

@@ -38,6 +38,18 @@ impl BoArena {
 
     /// Allocate `size` bytes (already page-rounded by the caller or here) and map them.
     pub fn create(&mut self, mmu: &Mmu, size: u64) -> KmodResult<BoInfo> {
+        self.create_inner(mmu, size, None)
+    }
+
+    /// Allocate a BO mapped at exactly `va` (4 KiB aligned; sim-only).
+    pub fn create_at(&mut self, mmu: &Mmu, va: u64, size: u64) -> KmodResult<BoInfo> {
+        if va % 4096 != 0 {
+            return Err(KmodError::Invalid("fixed BO address not page aligned"));
+        }
+        self.create_inner(mmu, size, Some(va))
+    }
+
+    fn create_inner(&mut self, mmu: &Mmu, size: u64, at: Option<u64>) -> KmodResult<BoInfo> {
         if size == 0 {
             return Err(KmodError::Invalid("zero-sized BO"));
         }
@@ -60,7 +72,11 @@ impl BoArena {
         }
         .map_err(|_| KmodError::OutOfMemory)?
         .cast::<u8>();
-        let Some(gpu_va) = mmu.map(size, host) else {
+        let mapped = match at {
+            Some(va) => mmu.map_at(va, size, host).then_some(va),
+            None => mmu.map(size, host),
+        };
+        let Some(gpu_va) = mapped else {
             // SAFETY: mapped just above with this length.
             let _ = unsafe { rustix::mm::munmap(host.cast(), len) };
             return Err(KmodError::OutOfMemory);

@@ -63,6 +63,10 @@ pub struct Shared {
     pub clock: SimClock,
     pub trace: Mutex<Vec<TraceEntry>>,
     pub trace_enabled: bool,
+    /// Architecture of the simulated GPU.
+    pub arch: crate::hw::Arch,
+    /// Shader-core counters per COMPUTE/VERTEX job.
+    pub counters: super::compute::CounterLog,
 }
 
 /// A queued chain.
@@ -158,6 +162,8 @@ pub fn run_chain(shared: &Shared, slot: usize, jc: u64) -> ChainResult {
     let ctx = JobContext {
         mmu: &shared.mmu,
         clock: &shared.clock,
+        arch: shared.arch,
+        counters: &shared.counters,
     };
     let mut va = jc;
     let mut walked = 0usize;

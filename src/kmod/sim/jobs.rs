@@ -4,9 +4,8 @@
 //! [`execute`] for every job header it reads. Each job type lives in its own
 //! file with one function of the shape
 //! `fn execute(ctx: &JobContext, job: &JobHeader) -> Result<(), JobFault>`:
-//! [`super::write_value`] today; a shader core adds `compute.rs` (COMPUTE and
-//! VERTEX jobs share the COMPUTE_JOB layout) and plugs it into the `match`
-//! below. Jobs read and write only GPU memory, through `ctx.mmu`.
+//! [`super::write_value`] and [`super::compute`] (COMPUTE and VERTEX jobs
+//! share the COMPUTE_JOB layout and run on the shader core). Jobs read and write only GPU memory, through `ctx.mmu`.
 
 use super::clock::SimClock;
 use super::mmu::{Mmu, MmuFault};
@@ -112,6 +111,10 @@ impl JobHeader {
 pub struct JobContext<'a> {
     pub mmu: &'a Mmu,
     pub clock: &'a SimClock,
+    /// Architecture of the simulated GPU (descriptor layouts, warp width).
+    pub arch: crate::hw::Arch,
+    /// Where shader jobs record their counters.
+    pub counters: &'a super::compute::CounterLog,
 }
 
 /// Run one job. The caller has checked the header itself (alignment,
@@ -120,8 +123,9 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
     match job.job_type {
         Some(JobType::Null) => Ok(()),
         Some(JobType::WriteValue) => super::write_value::execute(ctx, job),
+        Some(JobType::Compute) | Some(JobType::Vertex) => super::compute::execute(ctx, job),
         Some(other) => {
-            // COMPUTE/VERTEX (shader core), TILER, FRAGMENT ... are not
+            // TILER, FRAGMENT ... are not
             // simulated yet: refuse them loudly instead of pretending.
             log::error!(
                 "sim: {other:?} job at {:#x} is not simulated yet; faulting it",

@@ -59,6 +59,32 @@ impl Mmu {
         Some(candidate)
     }
 
+    /// Map `host` at exactly `va` (sim-only: replaying snapshots whose
+    /// memory lives at fixed addresses). False if it overlaps a mapping or
+    /// leaves the VA range.
+    pub fn map_at(&self, va: u64, size: u64, host: *mut u8) -> bool {
+        let mut maps = self.maps.write().unwrap();
+        let Some(end) = va.checked_add(size) else {
+            return false;
+        };
+        if va == 0 || end > VA_END {
+            return false;
+        }
+        if let Some((&b, m)) = maps.range(..end).next_back()
+            && b + m.size > va
+        {
+            return false;
+        }
+        maps.insert(
+            va,
+            Mapping {
+                size,
+                host: host as usize,
+            },
+        );
+        true
+    }
+
     pub fn unmap(&self, va: u64) {
         self.maps.write().unwrap().remove(&va);
     }

@@ -7,16 +7,20 @@
 //! BOs), `mmu.rs` (GPU VA, checked access), `job_manager.rs` (two job slots,
 //! chain walking, exception status write-back), `jobs.rs` (per-job-type
 //! dispatch: the place to plug in new job types), `write_value.rs`,
+//! `compute.rs` (COMPUTE/VERTEX jobs) and `shader/` (the shader core),
 //! `clock.rs` (timestamp and cycle counter), `sync.rs` (fences, syncobjs).
 //!
 //! Never give the simulator anything the hardware would not see.
 
 pub mod bo;
 pub mod clock;
+pub mod compute;
 pub mod job_manager;
 pub mod jobs;
 pub mod mmu;
+pub mod shader;
 pub mod sync;
+pub mod testing;
 pub mod write_value;
 
 use std::collections::HashMap;
@@ -44,6 +48,11 @@ impl TraceHandle {
     pub(crate) fn sync(&self) -> &sync::SyncTable {
         &self.0.sync
     }
+
+    /// Shader-core counters of the COMPUTE/VERTEX jobs run so far.
+    pub fn shader_counters(&self) -> Vec<compute::JobCounters> {
+        self.0.counters.all()
+    }
 }
 
 #[cfg(test)]
@@ -67,6 +76,14 @@ impl SimModel {
         match std::env::var("BIFROST_VK_SIM_GPU").as_deref() {
             Ok("g72") | Ok("G72") => SimModel::G72,
             _ => SimModel::G52,
+        }
+    }
+
+    /// The Bifrost architecture of the model.
+    pub fn arch(self) -> crate::hw::Arch {
+        match self {
+            SimModel::G52 => crate::hw::Arch::V7,
+            SimModel::G72 => crate::hw::Arch::V6,
         }
     }
 
@@ -124,6 +141,8 @@ impl SimDevice {
             clock: clock::SimClock,
             trace: Mutex::new(Vec::new()),
             trace_enabled: cfg!(test),
+            arch: model.arch(),
+            counters: Default::default(),
         });
         SimDevice {
             model,
@@ -144,6 +163,25 @@ impl SimDevice {
     /// Jobs executed so far (recorded in unit-test builds only).
     pub fn trace(&self) -> Vec<TraceEntry> {
         self.shared.trace.lock().unwrap().clone()
+    }
+
+    /// Sim-only: a BO mapped at exactly `gpu_va` (page aligned), e.g. to
+    /// replay a memory snapshot whose pointers are absolute.
+    pub fn bo_create_at(&self, gpu_va: u64, size: u64) -> KmodResult<BoInfo> {
+        self.bos
+            .lock()
+            .unwrap()
+            .create_at(&self.shared.mmu, gpu_va, size)
+    }
+
+    /// Sim-only: read GPU memory through the MMU (as the GPU sees it).
+    pub fn read_gpu(&self, va: u64, out: &mut [u8]) -> Result<(), mmu::MmuFault> {
+        self.shared.mmu.read(va, out)
+    }
+
+    /// Shader-core counters of the COMPUTE/VERTEX jobs run so far (newest last).
+    pub fn shader_counters(&self) -> Vec<compute::JobCounters> {
+        self.shared.counters.all()
     }
 
     /// A handle on the execution trace that outlives boxing the device.

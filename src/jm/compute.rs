@@ -1,0 +1,207 @@
+//! The COMPUTE job emitter: from a [`ShaderBinary`], push-uniform words, a
+//! grid and optional UBO / attribute tables, write the shader code, renderer
+//! state, Local Storage (TLS/WLS), UBO table, push-uniform buffer and the
+//! job (header + Invocation + Parameters + Draw) into GPU memory, packed
+//! with the `hw` tables.
+//!
+//! This module must never decide what a dispatch means for Vulkan (base
+//! workgroup, indirect dispatch, descriptor sets): it encodes exactly what
+//! it is given.
+
+use super::chain::JobChain;
+use super::pool::GpuPool;
+use crate::compiler::bifrost::binary::ShaderBinary;
+use crate::hw::compute::{WorkSize, parameters};
+use crate::hw::draw::dcd;
+use crate::hw::job::JobType;
+use crate::hw::layout::Field;
+use crate::hw::shader::renderer_state as rs;
+use crate::hw::shader::{REGISTERS_32_PER_THREAD, REGISTERS_64_PER_THREAD, compute_preload};
+use crate::hw::storage::{local_storage as ls, uniform_buffer};
+use crate::hw::{Arch, layouts};
+use crate::kmod::{KmodError, KmodResult};
+
+/// Attribute and attribute-buffer tables already in GPU memory (compute
+/// shaders read images/texel buffers through them on Bifrost).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AttributeTables {
+    pub attributes: u64,
+    pub buffers: u64,
+    pub count: u32,
+}
+
+/// One compute dispatch.
+#[derive(Clone, Copy, Debug)]
+pub struct ComputeJob<'a> {
+    pub binary: &'a ShaderBinary,
+    /// The push-uniform (FAU) words, `Preload.Uniform count` of them.
+    pub push_uniforms: &'a [u64],
+    pub local_size: [u32; 3],
+    pub groups: [u32; 3],
+    /// Uniform buffers (GPU VA, size in bytes), UBO index = position.
+    pub ubos: &'a [(u64, u32)],
+    pub attributes: Option<AttributeTables>,
+}
+
+fn pack(words: &mut [u32], f: Field, v: u64) -> KmodResult<()> {
+    f.set(words, v)
+        .map_err(|_| KmodError::Invalid("compute descriptor field overflow"))
+}
+
+/// Writes everything `job` needs and appends the COMPUTE job to `chain`.
+pub fn add_compute_job(
+    chain: &mut JobChain,
+    pool: &mut GpuPool,
+    arch: Arch,
+    job: &ComputeJob<'_>,
+    dependencies: [u16; 2],
+) -> KmodResult<u16> {
+    let l = layouts(arch);
+    let b = job.binary;
+    let ws = WorkSize {
+        size: job.local_size,
+        count: job.groups,
+    };
+    let invocation = ws
+        .pack_compute()
+        .map_err(|_| KmodError::Invalid("work size does not fit the invocation encoding"))?;
+
+    // Shader code (128-byte aligned; the binary carries its prefetch padding).
+    let code = pool.alloc(b.code.len().max(128) as u64, 128)?;
+    code.write_bytes(0, &b.code);
+
+    // Renderer state.
+    let mut rsd = l.renderer_state.defaults();
+    pack(&mut rsd, rs::SHADER_ADDRESS, code.gpu_va)?;
+    pack(&mut rsd, rs::UNIFORM_BUFFER_COUNT, job.ubos.len() as u64)?;
+    pack(
+        &mut rsd,
+        rs::ATTRIBUTE_COUNT,
+        job.attributes.map_or(0, |a| a.count) as u64,
+    )?;
+    pack(
+        &mut rsd,
+        rs::SHADER_CONTAINS_BARRIER,
+        u64::from(b.uses_barrier),
+    )?;
+    pack(
+        &mut rsd,
+        rs::PRELOAD_UNIFORM_COUNT,
+        u64::from(b.uniform_words),
+    )?;
+    if let Some(f) = l
+        .renderer_state
+        .lookup("Properties.Shader register allocation")
+    {
+        let alloc = if b.work_registers <= 32 {
+            REGISTERS_32_PER_THREAD
+        } else {
+            REGISTERS_64_PER_THREAD
+        };
+        pack(&mut rsd, f, alloc)?;
+    }
+    let p = &b.preloads;
+    let bits = [
+        (compute_preload::LOCAL_INVOCATION_XY, p.local_invocation_xy),
+        (compute_preload::LOCAL_INVOCATION_Z, p.local_invocation_z),
+        (compute_preload::WORK_GROUP_X, p.workgroup[0]),
+        (compute_preload::WORK_GROUP_Y, p.workgroup[1]),
+        (compute_preload::WORK_GROUP_Z, p.workgroup[2]),
+        (compute_preload::GLOBAL_INVOCATION_X, p.global_invocation[0]),
+        (compute_preload::GLOBAL_INVOCATION_Y, p.global_invocation[1]),
+        (compute_preload::GLOBAL_INVOCATION_Z, p.global_invocation[2]),
+    ];
+    for (f, on) in bits {
+        pack(&mut rsd, f.at(rs::PRELOAD.start), u64::from(on))?;
+    }
+    let state = pool.alloc(l.renderer_state.bytes() as u64, 64)?;
+    state.write_words(0, &rsd);
+
+    // Push uniforms.
+    if job.push_uniforms.len() < b.uniform_words as usize {
+        return Err(KmodError::Invalid(
+            "fewer push-uniform words than the shader preloads",
+        ));
+    }
+    let push_va = if job.push_uniforms.is_empty() {
+        0
+    } else {
+        let push = pool.alloc(8 * job.push_uniforms.len() as u64, 16)?;
+        let words: Vec<u32> = job
+            .push_uniforms
+            .iter()
+            .flat_map(|w| [*w as u32, (*w >> 32) as u32])
+            .collect();
+        push.write_words(0, &words);
+        push.gpu_va
+    };
+
+    // UBO table.
+    let ubo_va = if job.ubos.is_empty() {
+        0
+    } else {
+        let table = pool.alloc(8 * job.ubos.len() as u64, 64)?;
+        let mut words = vec![0u32; 2 * job.ubos.len()];
+        for (i, &(va, size)) in job.ubos.iter().enumerate() {
+            let entry = &mut words[2 * i..2 * i + 2];
+            let entries = u64::from(size).div_ceil(16).max(1);
+            pack(entry, uniform_buffer::ENTRIES, entries)?;
+            pack(entry, uniform_buffer::POINTER, va)?;
+        }
+        table.write_words(0, &words);
+        table.gpu_va
+    };
+
+    // Local storage: TLS sized by the binary, WLS one instance per workgroup
+    // (rounded to a power of two).
+    let mut lsw = l.local_storage.defaults();
+    if b.tls_size > 0 {
+        let shift = u64::from(b.tls_size.div_ceil(16).next_power_of_two().trailing_zeros());
+        let per_thread = 16u64 << shift;
+        let threads = u64::from(job.local_size.iter().product::<u32>());
+        let tls = pool.alloc(per_thread * threads, 4096)?;
+        tls.zero(0, per_thread * threads);
+        pack(&mut lsw, ls::TLS_SIZE, shift)?;
+        pack(&mut lsw, ls::TLS_BASE_POINTER, tls.gpu_va)?;
+    }
+    if b.shared_size > 0 {
+        let size = u64::from(b.shared_size).next_power_of_two().max(128);
+        let groups: u64 = job.groups.iter().map(|&g| u64::from(g)).product();
+        let instances = groups.next_power_of_two();
+        let wls = pool.alloc(size * instances, 4096)?;
+        wls.zero(0, size * instances);
+        pack(&mut lsw, ls::WLS_INSTANCES, instances)?;
+        pack(
+            &mut lsw,
+            ls::WLS_SIZE_SCALE,
+            u64::from(size.trailing_zeros()) + 1,
+        )?;
+        pack(&mut lsw, ls::WLS_BASE_POINTER, wls.gpu_va)?;
+    }
+    let storage = pool.alloc(l.local_storage.bytes() as u64, 64)?;
+    storage.write_words(0, &lsw);
+
+    // The job payload: Invocation, Parameters, Draw.
+    let agg = l.compute_job;
+    let mut words = agg.defaults();
+    let section = |name: &str| agg.section(name).expect("compute job section");
+    section("Invocation")
+        .words_mut(&mut words)
+        .copy_from_slice(&invocation);
+    pack(
+        section("Parameters").words_mut(&mut words),
+        parameters::JOB_TASK_SPLIT,
+        u64::from(ws.compute_job_task_split()),
+    )?;
+    let draw = section("Draw").words_mut(&mut words);
+    pack(draw, dcd::STATE, state.gpu_va)?;
+    pack(draw, dcd::PUSH_UNIFORMS, push_va)?;
+    pack(draw, dcd::UNIFORM_BUFFERS, ubo_va)?;
+    pack(draw, dcd::THREAD_STORAGE, storage.gpu_va)?;
+    if let Some(a) = job.attributes {
+        pack(draw, dcd::ATTRIBUTES, a.attributes)?;
+        pack(draw, dcd::ATTRIBUTE_BUFFERS, a.buffers)?;
+    }
+    let payload = &words[crate::hw::job::PAYLOAD_OFFSET as usize / 4..];
+    chain.add_job(pool, JobType::Compute, payload, dependencies, false)
+}

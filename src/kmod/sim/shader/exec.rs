@@ -1,0 +1,755 @@
+//! Per-instruction semantics of the simulated shader core: ALU operations
+//! keyed by the ISA table's mnemonic and modifiers, branch decisions, and
+//! the hand-off of message instructions to [`super::message`].
+//!
+//! An instruction is "prepared" once per decoded clause ([`prepare`]: the
+//! mnemonic becomes an [`Op`], the modifiers a few flags) and evaluated per
+//! lane ([`eval`]). Source modifiers follow their ISA names: `negN`/`absN`
+//! on float sources, `widenN`/`laneN`/`lanesN`/`swzN` select a 16- or 8-bit
+//! part of a source, `clamp`/`round` shape float results, `cmpf` and
+//! `result_type` drive comparisons.
+//!
+//! Instructions the simulator does not model are refused when the clause is
+//! prepared (INSTR_INVALID_ENC fault naming the clause), never guessed at.
+//! This module must never touch memory itself (messages go through
+//! `message`, which goes through the MMU) and never panic on any operand.
+
+use super::message;
+use super::warp::{Lane, LaneCtx};
+use super::{CachedClause, Core, fault, status};
+use crate::hw::isa::{InstrFields, Operand, RegWrite};
+use crate::kmod::sim::jobs::JobFault;
+
+/// Operation families the core implements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Nop,
+    Mov,
+    // Float arithmetic.
+    Fma,
+    Fadd,
+    Fmin,
+    Fmax,
+    Fcmp,
+    Fround,
+    Frcp,
+    Frsq,
+    FmaRscale,
+    FaddLscale,
+    Frexpe,
+    Frexpm,
+    Flogd,
+    Fexp,
+    FsinTable,
+    FcosTable,
+    // Integer arithmetic.
+    Iadd,
+    Isub,
+    Imul,
+    Iabs,
+    Icmp,
+    Clz,
+    Popcount,
+    Bitrev,
+    LshiftOr,
+    LshiftAnd,
+    LshiftXor,
+    RshiftOr,
+    RshiftAnd,
+    RshiftXor,
+    Arshift,
+    // Selects.
+    CselF32,
+    CselI32,
+    CselS32,
+    CselU32,
+    Mux,
+    // Conversions and packing.
+    U16ToU32,
+    S16ToS32,
+    U8ToU32,
+    S8ToS32,
+    U32ToF32,
+    S32ToF32,
+    F32ToU32,
+    F32ToS32,
+    U16ToF32,
+    S16ToF32,
+    U8ToF32,
+    S8ToF32,
+    F16ToF32,
+    V2F32ToV2F16,
+    MkvecV2i16,
+    MkvecV4i8,
+    // Control flow (ADD unit, last in a clause).
+    Branchz,
+    Jump,
+    // FMA-side halves of atomics (the ADD unit's ATOM_CX does the access).
+    AtomC,
+    AtomPost,
+    /// A message instruction (ADD unit), see `super::message`.
+    Message,
+}
+
+/// An instruction ready to evaluate.
+pub struct Prepared {
+    pub op: Op,
+    pub name: &'static str,
+    pub srcs: Vec<Operand>,
+    pub dest: Option<RegWrite>,
+    pub fields: InstrFields,
+    pub nop: bool,
+    pub neg: [bool; 4],
+    pub abs: [bool; 4],
+    /// widen/lane/lanes/swz option per source ("" when none).
+    pub part: [&'static str; 4],
+    pub clamp: &'static str,
+    pub round: &'static str,
+    pub cmpf: &'static str,
+    pub result_type: &'static str,
+    pub not1: bool,
+    pub not_result: bool,
+}
+
+fn op_of(name: &str) -> Option<Op> {
+    use Op::*;
+    let base = name.split('.').next().unwrap_or(name);
+    Some(match name {
+        "NOP" => Nop,
+        "MOV.i32" => Mov,
+        "FMA.f32" => Fma,
+        "FADD.f32" => Fadd,
+        "FMIN.f32" => Fmin,
+        "FMAX.f32" => Fmax,
+        "FCMP.f32" => Fcmp,
+        "FROUND.f32" => Fround,
+        "FRCP.f32" | "FRCP_APPROX.f32" => Frcp,
+        "FRSQ.f32" | "FRSQ_APPROX.f32" => Frsq,
+        "FMA_RSCALE.f32" => FmaRscale,
+        "FADD_LSCALE.f32" => FaddLscale,
+        "FREXPE.f32" => Frexpe,
+        "FREXPM.f32" => Frexpm,
+        "FLOGD.f32" => Flogd,
+        "FEXP.f32" => Fexp,
+        "FSIN_TABLE.u6" => FsinTable,
+        "FCOS_TABLE.u6" => FcosTable,
+        "IADD.s32" | "IADD.u32" => Iadd,
+        "ISUB.s32" | "ISUB.u32" => Isub,
+        "IMUL.i32" => Imul,
+        "IABS.s32" => Iabs,
+        "ICMP.i32" | "ICMP.s32" | "ICMP.u32" | "ICMPI.i32" | "ICMPI.s32" | "ICMPI.u32" => Icmp,
+        "CLZ.u32" => Clz,
+        "POPCOUNT.i32" => Popcount,
+        "BITREV.i32" => Bitrev,
+        "LSHIFT_OR.i32" => LshiftOr,
+        "LSHIFT_AND.i32" => LshiftAnd,
+        "LSHIFT_XOR.i32" => LshiftXor,
+        "RSHIFT_OR.i32" => RshiftOr,
+        "RSHIFT_AND.i32" => RshiftAnd,
+        "RSHIFT_XOR.i32" => RshiftXor,
+        "ARSHIFT.i32" => Arshift,
+        "CSEL.f32" => CselF32,
+        "CSEL.i32" => CselI32,
+        "CSEL.s32" => CselS32,
+        "CSEL.u32" => CselU32,
+        "MUX.i32" => Mux,
+        "U16_TO_U32" => U16ToU32,
+        "S16_TO_S32" => S16ToS32,
+        "U8_TO_U32" => U8ToU32,
+        "S8_TO_S32" => S8ToS32,
+        "U32_TO_F32" => U32ToF32,
+        "S32_TO_F32" => S32ToF32,
+        "F32_TO_U32" => F32ToU32,
+        "F32_TO_S32" => F32ToS32,
+        "U16_TO_F32" => U16ToF32,
+        "S16_TO_F32" => S16ToF32,
+        "U8_TO_F32" => U8ToF32,
+        "S8_TO_F32" => S8ToF32,
+        "F16_TO_F32" => F16ToF32,
+        "V2F32_TO_V2F16" => V2F32ToV2F16,
+        "MKVEC.v2i16" => MkvecV2i16,
+        "MKVEC.v4i8" => MkvecV4i8,
+        "BRANCHZ.i16" | "BRANCHZ.i32" | "BRANCHZ.s16" | "BRANCHZ.s32" | "BRANCHZ.u16"
+        | "BRANCHZ.u32" | "BRANCHZ.f32" => Branchz,
+        "JUMP" => Jump,
+        "ATOM_C.i32" | "ATOM_C_RETURN.i32" | "ATOM_C1.i32" | "ATOM_C1_RETURN.i32" => AtomC,
+        "ATOM_POST.i32" => AtomPost,
+        _ if message::supported(name) => Message,
+        _ => {
+            let _ = base;
+            return None;
+        }
+    })
+}
+
+/// Prepares one decoded instruction; unsupported ones fault (naming `clause_va`).
+pub fn prepare(instr: &crate::hw::isa::Instr, clause_va: u64) -> Result<Prepared, JobFault> {
+    let name = instr.name();
+    let op = op_of(name).ok_or_else(|| {
+        log::error!("sim shader: instruction {name} (clause {clause_va:#x}) is not simulated");
+        fault(status::INSTR_INVALID_ENC, clause_va)
+    })?;
+    let f = &instr.fields;
+    let get = |m: &str| f.modifier(m).unwrap_or("");
+    let mut p = Prepared {
+        op,
+        name,
+        srcs: instr.srcs.clone(),
+        dest: instr.dest,
+        fields: f.clone(),
+        nop: instr.is_nop(),
+        neg: [false; 4],
+        abs: [false; 4],
+        part: [""; 4],
+        clamp: get("clamp"),
+        round: get("round"),
+        cmpf: get("cmpf"),
+        result_type: get("result_type"),
+        not1: get("not1") == "not",
+        not_result: get("not_result") == "not",
+    };
+    for i in 0..4 {
+        p.neg[i] = get(["neg0", "neg1", "neg2", "neg3"][i]) == "neg";
+        p.abs[i] = get(["abs0", "abs1", "abs2", "abs3"][i]) == "abs";
+        for prefix in ["widen", "lane", "lanes", "swz"] {
+            if let Some(v) = f.modifier(&format!("{prefix}{i}")) {
+                p.part[i] = v;
+            }
+        }
+    }
+    Ok(p)
+}
+
+/// What evaluating one instruction produced besides its value.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Effects {
+    /// Branch taken to this address.
+    pub branch: Option<u64>,
+    /// The lane reached a workgroup barrier.
+    pub barrier: bool,
+}
+
+/// Reads a source operand's 32 bits.
+pub fn read_src(
+    core: &Core<'_>,
+    op: &Operand,
+    lane: &Lane,
+    ctx: &LaneCtx,
+    t: (u32, u32, u32),
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    let (t0, t1, fma) = t;
+    Ok(match *op {
+        Operand::Reg(r) => lane.regs[(r & 63) as usize],
+        Operand::Zero => 0,
+        Operand::FmaResult => fma,
+        Operand::PrevFma => t0,
+        Operand::PrevAdd => t1,
+        Operand::Uniform { slot, high } => {
+            let w = super::fau::uniform(&core.program.fau, slot).ok_or_else(|| {
+                log::error!(
+                    "sim shader: clause {:#x} reads uniform slot {slot} beyond the {} preloaded",
+                    cc.va,
+                    core.program.fau.len()
+                );
+                fault(status::INSTR_OPERAND_FAULT, cc.va)
+            })?;
+            if high { (w >> 32) as u32 } else { w as u32 }
+        }
+        Operand::Constant { .. } => match op.pc_relative_offset() {
+            Some((off, hi)) => {
+                let addr = (cc.va as i64).wrapping_add(off) as u64;
+                if hi { (addr >> 32) as u32 } else { addr as u32 }
+            }
+            None => op.constant_value().unwrap_or(0),
+        },
+        Operand::Special { index, high } => {
+            let v = super::fau::special(index, ctx).ok_or_else(|| {
+                log::error!("sim shader: FAU special {index} is not available in compute/vertex");
+                fault(status::INSTR_OPERAND_FAULT, cc.va)
+            })?;
+            if high { (v >> 32) as u32 } else { v as u32 }
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Number helpers
+
+/// IEEE half (bits) to single.
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = u32::from(h >> 15) << 31;
+    let exp = u32::from((h >> 10) & 0x1f);
+    let man = u32::from(h & 0x3ff);
+    let bits = if exp == 0 {
+        if man == 0 {
+            sign
+        } else {
+            // Subnormal: normalise.
+            let mut e = 127 - 15 + 1;
+            let mut m = man;
+            while m & 0x400 == 0 {
+                m <<= 1;
+                e -= 1;
+            }
+            sign | (e << 23) | ((m & 0x3ff) << 13)
+        }
+    } else if exp == 31 {
+        sign | 0x7f80_0000 | (man << 13)
+    } else {
+        sign | ((exp + 127 - 15) << 23) | (man << 13)
+    };
+    f32::from_bits(bits)
+}
+
+/// Single to IEEE half, round to nearest even (`rtz` truncates).
+pub fn f32_to_f16(x: f32, rtz: bool) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32;
+    let man = b & 0x7f_ffff;
+    if exp == 0xff {
+        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 31 {
+        return if rtz { sign | 0x7bff } else { sign | 0x7c00 };
+    }
+    let (m, shift) = if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        ((man | 0x80_0000), (14 - e) as u32)
+    } else {
+        (man, 13u32)
+    };
+    let mut half = (m >> shift) as u16;
+    if !rtz {
+        let rem = m & ((1 << shift) - 1);
+        let halfway = 1 << (shift - 1);
+        if rem > halfway || (rem == halfway && half & 1 != 0) {
+            half += 1;
+        }
+    }
+    if e <= 0 {
+        sign | half
+    } else {
+        // A mantissa carry rolls into the exponent, as it should.
+        sign | ((((e as u16) << 10) + half) & 0x7fff)
+    }
+}
+
+fn round_even(x: f32) -> f32 {
+    let r = x.round();
+    if (x - x.trunc()).abs() == 0.5 {
+        2.0 * (x / 2.0).round_ties_even_compat()
+    } else {
+        r
+    }
+}
+
+trait RoundTiesEven {
+    fn round_ties_even_compat(self) -> f32;
+}
+impl RoundTiesEven for f32 {
+    fn round_ties_even_compat(self) -> f32 {
+        self.round_ties_even()
+    }
+}
+
+fn apply_round(x: f32, mode: &str) -> f32 {
+    match mode {
+        "rtp" => x.ceil(),
+        "rtn" => x.floor(),
+        "rtz" => x.trunc(),
+        "rtna" => x.round(),
+        _ => round_even(x),
+    }
+}
+
+fn cmp_f(a: f32, b: f32, cmpf: &str) -> bool {
+    match cmpf {
+        "eq" => a == b,
+        "gt" => a > b,
+        "ge" => a >= b,
+        "ne" => a != b,
+        "lt" => a < b,
+        "le" => a <= b,
+        "gtlt" => a < b || a > b,
+        _ => a.total_cmp(&b).is_eq(),
+    }
+}
+
+fn cmp_ord<T: PartialOrd + PartialEq>(a: T, b: T, cmpf: &str) -> bool {
+    match cmpf {
+        "eq" => a == b,
+        "ne" => a != b,
+        "gt" => a > b,
+        "ge" => a >= b,
+        "lt" => a < b,
+        _ => a <= b,
+    }
+}
+
+fn bool_result(b: bool, result_type: &str) -> u32 {
+    match (b, result_type) {
+        (false, _) => 0,
+        (true, "m1") => u32::MAX,
+        (true, "f1") => 1.0f32.to_bits(),
+        (true, _) => 1,
+    }
+}
+
+impl Prepared {
+    /// Float source `i` with its widen/abs/neg modifiers.
+    fn f(&self, i: usize, v: u32) -> f32 {
+        let mut x = match self.part[i] {
+            "h0" => f16_to_f32(v as u16),
+            "h1" => f16_to_f32((v >> 16) as u16),
+            _ => f32::from_bits(v),
+        };
+        if self.abs[i] {
+            x = x.abs();
+        }
+        if self.neg[i] {
+            x = -x;
+        }
+        x
+    }
+
+    /// Integer source `i` with a lane selection, zero/sign extended.
+    fn int(&self, i: usize, v: u32, signed: bool) -> u32 {
+        let half = |h: u32| {
+            if signed {
+                h as u16 as i16 as i32 as u32
+            } else {
+                h & 0xffff
+            }
+        };
+        let byte = |b: u32| {
+            if signed {
+                b as u8 as i8 as i32 as u32
+            } else {
+                b & 0xff
+            }
+        };
+        match self.part[i] {
+            "h0" => half(v),
+            "h1" => half(v >> 16),
+            "b0" => byte(v),
+            "b1" => byte(v >> 8),
+            "b2" => byte(v >> 16),
+            "b3" => byte(v >> 24),
+            _ => v,
+        }
+    }
+
+    /// A float result with the clamp modifier applied.
+    fn fres(&self, x: f32) -> u32 {
+        let x = match self.clamp {
+            "clamp_0_inf" => {
+                if x.is_nan() {
+                    0.0
+                } else {
+                    x.max(0.0)
+                }
+            }
+            "clamp_m1_1" => {
+                if x.is_nan() {
+                    0.0
+                } else {
+                    x.clamp(-1.0, 1.0)
+                }
+            }
+            "clamp_0_1" => {
+                if x.is_nan() {
+                    0.0
+                } else {
+                    x.clamp(0.0, 1.0)
+                }
+            }
+            _ => x,
+        };
+        x.to_bits()
+    }
+
+    fn shift_amount(&self, v: u32) -> u32 {
+        let b = match self.part[2] {
+            "b1" => v >> 8,
+            "b2" => v >> 16,
+            "b3" => v >> 24,
+            _ => v,
+        };
+        b & 0xff
+    }
+}
+
+fn shl(a: u32, s: u32) -> u32 {
+    if s >= 32 { 0 } else { a << s }
+}
+
+fn shr(a: u32, s: u32) -> u32 {
+    if s >= 32 { 0 } else { a >> s }
+}
+
+/// Evaluates `p` for one lane. `fma_partner` is the same tuple's FMA
+/// instruction when `p` is on the ADD unit.
+#[allow(clippy::too_many_arguments)]
+pub fn eval(
+    core: &mut Core<'_>,
+    p: &Prepared,
+    fma_partner: Option<&Prepared>,
+    lane: &mut Lane,
+    ctx: &LaneCtx,
+    t: (u32, u32, u32),
+    cc: &CachedClause,
+    fx: &mut Effects,
+) -> Result<u32, JobFault> {
+    use Op::*;
+    if p.op == Nop {
+        return Ok(0);
+    }
+    let mut s = [0u32; 4];
+    for (i, o) in p.srcs.iter().enumerate().take(4) {
+        s[i] = read_src(core, o, lane, ctx, t, cc)?;
+    }
+    let v = match p.op {
+        Nop => 0,
+        Mov => s[0],
+        Fma => p.fres(p.f(0, s[0]).mul_add(p.f(1, s[1]), p.f(2, s[2]))),
+        Fadd => p.fres(p.f(0, s[0]) + p.f(1, s[1])),
+        Fmin | Fmax => {
+            let (a, b) = (p.f(0, s[0]), p.f(1, s[1]));
+            let propagate = p.fields.modifier("sem") == Some("nan_propagate");
+            let r = if propagate && (a.is_nan() || b.is_nan()) {
+                f32::NAN
+            } else if p.op == Fmin {
+                a.min(b)
+            } else {
+                a.max(b)
+            };
+            p.fres(r)
+        }
+        Fcmp => bool_result(cmp_f(p.f(0, s[0]), p.f(1, s[1]), p.cmpf), p.result_type),
+        Fround => p.fres(apply_round(p.f(0, s[0]), p.round)),
+        Frcp => p.fres(1.0 / p.f(0, s[0])),
+        Frsq => p.fres(1.0 / p.f(0, s[0]).sqrt()),
+        FmaRscale => {
+            // a*b + c, scaled by 2^d (d an integer).
+            let r = p.f(0, s[0]).mul_add(p.f(1, s[1]), p.f(2, s[2]));
+            p.fres(ldexp(r, s[3] as i32))
+        }
+        FaddLscale => p.fres(p.f(0, s[0]) + p.f(1, s[1])),
+        Frexpe => {
+            let x = p.f(0, s[0]);
+            frexp(x).1 as u32
+        }
+        Frexpm => {
+            let x = p.f(0, s[0]);
+            frexp(x).0.to_bits()
+        }
+        Flogd => p.fres(p.f(0, s[0]).log2()),
+        Fexp => {
+            // Mesa's exp2 sequence: s0 = fixed-point x * 2^24, s1 = x.
+            p.fres(f32::from_bits(s[1]).exp2())
+        }
+        FsinTable | FcosTable => {
+            return Err(unsupported(p, cc));
+        }
+        Iadd => {
+            let signed = p.name.ends_with("s32");
+            let b = p.int(1, s[1], signed);
+            let a = s[0];
+            if p.fields.modifier("saturate") == Some("sat") {
+                if signed {
+                    (a as i32).saturating_add(b as i32) as u32
+                } else {
+                    a.saturating_add(b)
+                }
+            } else {
+                a.wrapping_add(b)
+            }
+        }
+        Isub => {
+            let signed = p.name.ends_with("s32");
+            let b = p.int(1, s[1], signed);
+            let a = s[0];
+            if p.fields.modifier("saturate") == Some("sat") {
+                if signed {
+                    (a as i32).saturating_sub(b as i32) as u32
+                } else {
+                    a.saturating_sub(b)
+                }
+            } else {
+                a.wrapping_sub(b)
+            }
+        }
+        Imul => {
+            let signed = p.fields.modifier("extend") == Some("sext");
+            s[0].wrapping_mul(p.int(1, s[1], signed))
+        }
+        Iabs => (s[0] as i32).unsigned_abs(),
+        Icmp => {
+            let (a, b) = (s[0], s[1]);
+            let r = if p.name.ends_with("s32") {
+                cmp_ord(a as i32, b as i32, p.cmpf)
+            } else {
+                cmp_ord(a, b, p.cmpf)
+            };
+            bool_result(r, p.result_type)
+        }
+        Clz => s[0].leading_zeros(),
+        Popcount => s[0].count_ones(),
+        Bitrev => s[0].reverse_bits(),
+        LshiftOr | LshiftAnd | LshiftXor | RshiftOr | RshiftAnd | RshiftXor => {
+            let sh = p.shift_amount(s[2]);
+            let a = if matches!(p.op, LshiftOr | LshiftAnd | LshiftXor) {
+                shl(s[0], sh)
+            } else {
+                shr(s[0], sh)
+            };
+            let b = if p.not1 { !s[1] } else { s[1] };
+            let r = match p.op {
+                LshiftOr | RshiftOr => a | b,
+                LshiftAnd | RshiftAnd => a & b,
+                _ => a ^ b,
+            };
+            if p.not_result { !r } else { r }
+        }
+        Arshift => {
+            let sh = p.shift_amount(s[2]).min(31);
+            (((s[0] as i32) >> sh) as u32) | s[1]
+        }
+        CselF32 => {
+            let c = cmp_f(f32::from_bits(s[0]), f32::from_bits(s[1]), p.cmpf);
+            if c { s[2] } else { s[3] }
+        }
+        CselI32 | CselU32 => {
+            if cmp_ord(s[0], s[1], p.cmpf) {
+                s[2]
+            } else {
+                s[3]
+            }
+        }
+        CselS32 => {
+            if cmp_ord(s[0] as i32, s[1] as i32, p.cmpf) {
+                s[2]
+            } else {
+                s[3]
+            }
+        }
+        Mux => match p.fields.modifier("mux").unwrap_or("int_zero") {
+            "neg" => {
+                if (s[2] as i32) < 0 {
+                    s[1]
+                } else {
+                    s[0]
+                }
+            }
+            "fp_zero" => {
+                if s[2] & 0x7fff_ffff == 0 {
+                    s[0]
+                } else {
+                    s[1]
+                }
+            }
+            "bit" => (s[2] & s[1]) | (!s[2] & s[0]),
+            _ => {
+                if s[2] == 0 {
+                    s[0]
+                } else {
+                    s[1]
+                }
+            }
+        },
+        U16ToU32 | U8ToU32 => p.int(0, s[0], false),
+        S16ToS32 | S8ToS32 => p.int(0, s[0], true),
+        U16ToF32 | U8ToF32 => (p.int(0, s[0], false) as f32).to_bits(),
+        S16ToF32 | S8ToF32 => (p.int(0, s[0], true) as i32 as f32).to_bits(),
+        U32ToF32 => (s[0] as f32).to_bits(),
+        S32ToF32 => (s[0] as i32 as f32).to_bits(),
+        F32ToU32 => apply_round(f32::from_bits(s[0]), p.round) as u32,
+        F32ToS32 => apply_round(f32::from_bits(s[0]), p.round) as i32 as u32,
+        F16ToF32 => f16_to_f32(p.int(0, s[0], false) as u16).to_bits(),
+        V2F32ToV2F16 => {
+            let rtz = p.round == "rtz";
+            let a = f32::from_bits(p.fres(p.f(0, s[0])));
+            let b = f32::from_bits(p.fres(p.f(1, s[1])));
+            u32::from(f32_to_f16(a, rtz)) | (u32::from(f32_to_f16(b, rtz)) << 16)
+        }
+        MkvecV2i16 => {
+            let h = |i: usize| match p.part[i] {
+                "h1" => s[i] >> 16,
+                _ => s[i] & 0xffff,
+            };
+            h(0) | (h(1) << 16)
+        }
+        MkvecV4i8 => {
+            let b = |i: usize| match p.part[i] {
+                "b2" => (s[i] >> 16) & 0xff,
+                _ => s[i] & 0xff,
+            };
+            b(0) | (b(1) << 8) | (b(2) << 16) | (b(3) << 24)
+        }
+        Branchz => {
+            let v = s[0];
+            let taken = match p.name {
+                "BRANCHZ.f32" => cmp_f(f32::from_bits(v), 0.0, p.cmpf),
+                "BRANCHZ.s32" => cmp_ord(v as i32, 0, p.cmpf),
+                "BRANCHZ.u32" | "BRANCHZ.i32" => cmp_ord(v, 0, p.cmpf),
+                "BRANCHZ.s16" => cmp_ord(p.int(0, v, true) as i32, 0, p.cmpf),
+                _ => cmp_ord(p.int(0, v, false) & 0xffff, 0, p.cmpf),
+            };
+            if taken {
+                fx.branch = Some(branch_target(p, s[1], cc));
+            }
+            0
+        }
+        Jump => {
+            fx.branch = Some(branch_target(p, s[0], cc));
+            0
+        }
+        AtomC => 0,
+        // The message returned the old value in its staging register.
+        AtomPost => s[0],
+        Message => {
+            return message::execute(core, p, fma_partner, lane, ctx, &s, cc, fx);
+        }
+    };
+    Ok(v)
+}
+
+fn unsupported(p: &Prepared, cc: &CachedClause) -> JobFault {
+    log::error!(
+        "sim shader: {} in clause {:#x} is not simulated",
+        p.name,
+        cc.va
+    );
+    fault(status::INSTR_INVALID_ENC, cc.va)
+}
+
+/// Branch target: a PC-relative constant gives the address directly; any
+/// other source holds the low 32 bits of an absolute address in the
+/// clause's 4 GiB region.
+fn branch_target(p: &Prepared, value: u32, cc: &CachedClause) -> u64 {
+    let src = p.srcs.last();
+    match src.and_then(|o| o.pc_relative_offset()) {
+        Some((off, _)) => (cc.va as i64).wrapping_add(off) as u64,
+        None => (cc.va & !0xffff_ffff) | u64::from(value),
+    }
+}
+
+fn ldexp(x: f32, e: i32) -> f32 {
+    let e = e.clamp(-300, 300);
+    (f64::from(x) * 2f64.powi(e)) as f32
+}
+
+/// (mantissa in [0.5, 1), exponent) with x = m * 2^e.
+fn frexp(x: f32) -> (f32, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    let e = x.abs().log2().floor() as i32 + 1;
+    let m = f64::from(x) / 2f64.powi(e);
+    (m as f32, e)
+}

@@ -1,0 +1,29 @@
+//! The FAU ("fast access uniform") operands of the simulated shader core:
+//! uniform slots (the 64-bit push-uniform words a job preloads, facts §6/§7:
+//! FAU index `0x80|n` is word n of the DCD's `Push uniforms` buffer, only
+//! the first `Preload.Uniform count` words are loaded) and the special
+//! values (lane id, warp id, core id). Embedded constants are resolved by
+//! the decoder and read in `exec`.
+//!
+//! This module must never read GPU memory while a shader runs: the words
+//! are fetched once per job by `super::super::compute`.
+
+use super::warp::LaneCtx;
+
+/// Uniform slot `slot` (64 bits), if the job preloaded it.
+pub fn uniform(words: &[u64], slot: u8) -> Option<u64> {
+    words.get(usize::from(slot)).copied()
+}
+
+/// A special FAU value (index below 0x20): 0 zero, 1 lane id, 2 warp id,
+/// 3 core id. The fragment-only ones (framebuffer size, ATEST datum,
+/// sample position, blend descriptors) are not available here.
+pub fn special(index: u8, ctx: &LaneCtx) -> Option<u64> {
+    match index {
+        0 => Some(0),
+        1 => Some(u64::from(ctx.lane_id)),
+        2 => Some(u64::from(ctx.warp_id)),
+        3 => Some(u64::from(ctx.core_id)),
+        _ => None,
+    }
+}

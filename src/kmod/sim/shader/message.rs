@@ -1,0 +1,467 @@
+//! Message instructions of the simulated shader core: memory loads and
+//! stores (global, workgroup-local, thread-local, UBO), atomics, workgroup
+//! barriers, and the attribute unit (LD_ATTR / LEA_ATTR, ST_CVT) vertex
+//! jobs use.
+//!
+//! A message executes when it is issued: loads write their staging
+//! registers at once, stores read them at once (the scoreboard bookkeeping
+//! is in `warp`). Every memory access goes through the MMU and is checked:
+//! outside mapped memory is a read/write fault, a misaligned address an
+//! INSTR_ALIGN_FAULT, a workgroup/thread-local offset past its window an
+//! ADDR_RANGE_FAULT. This module must never write outside the staging
+//! registers and the addressed memory.
+
+use super::exec::{Effects, Prepared, f32_to_f16};
+use super::warp::{Lane, LaneCtx};
+use super::{CachedClause, Core, fault, status};
+use crate::hw::attribute::{attribute_buffer as ab, attribute_desc as ad, attribute_type};
+use crate::hw::storage::uniform_buffer;
+use crate::kmod::sim::jobs::JobFault;
+
+/// Whether `name` is a message instruction this module executes.
+pub fn supported(name: &str) -> bool {
+    name.starts_with("LOAD.")
+        || name.starts_with("STORE.")
+        || matches!(
+            name,
+            "BARRIER"
+                | "ATOM_CX"
+                | "LD_ATTR_IMM"
+                | "LD_ATTR"
+                | "LEA_ATTR_IMM"
+                | "LEA_ATTR"
+                | "ST_CVT"
+        )
+}
+
+fn width_bytes(name: &str) -> usize {
+    let t = name.split('.').nth(1).unwrap_or("i32");
+    t.trim_start_matches('i').parse::<usize>().unwrap_or(32) / 8
+}
+
+/// Address of a LOAD/STORE for this lane, by segment.
+fn address(
+    core: &Core<'_>,
+    p: &Prepared,
+    ctx: &LaneCtx,
+    lo: u32,
+    hi: u32,
+    bytes: usize,
+    cc: &CachedClause,
+) -> Result<u64, JobFault> {
+    let seg = p.fields.modifier("seg").unwrap_or("none");
+    let end = u64::from(lo) + bytes as u64;
+    Ok(match seg {
+        "wls" => {
+            if ctx.wls_size == 0 || end > ctx.wls_size {
+                log::error!(
+                    "sim shader: WLS access at {lo:#x}+{bytes} outside the {}-byte window (clause {:#x})",
+                    ctx.wls_size,
+                    cc.va
+                );
+                return Err(fault(status::ADDR_RANGE_FAULT, cc.va));
+            }
+            ctx.wls_base + u64::from(lo)
+        }
+        "tl" => {
+            let tls = core.program.res.tls;
+            if tls.per_thread == 0 || end > tls.per_thread {
+                return Err(fault(status::INSTR_TLS_FAULT, cc.va));
+            }
+            tls.base + ctx.thread * tls.per_thread + u64::from(lo)
+        }
+        "none" | "stream" => u64::from(lo) | (u64::from(hi) << 32),
+        _ => {
+            log::error!("sim shader: {} with seg={seg} is not simulated", p.name);
+            return Err(fault(status::INSTR_INVALID_ENC, cc.va));
+        }
+    })
+}
+
+fn check_align(addr: u64, bytes: usize, cc: &CachedClause) -> Result<(), JobFault> {
+    let align = match bytes {
+        1 => 1,
+        2 => 2,
+        _ => 4,
+    };
+    if addr % align != 0 {
+        return Err(fault(status::INSTR_ALIGN_FAULT, addr));
+    }
+    let _ = cc;
+    Ok(())
+}
+
+fn staging_write(lane: &mut Lane, cc: &CachedClause, i: usize, v: u32) {
+    let r = (usize::from(cc.clause.header.staging_register) + i) & 63;
+    lane.regs[r] = v;
+    let slot = usize::from(cc.clause.header.dependency_slot & 7);
+    lane.pending[slot] |= 1 << r;
+}
+
+fn staging_read(lane: &Lane, cc: &CachedClause, i: usize) -> u32 {
+    lane.regs[(usize::from(cc.clause.header.staging_register) + i) & 63]
+}
+
+fn words_of(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
+        .collect()
+}
+
+/// Executes message instruction `p` for one lane; `s` holds its sources.
+#[allow(clippy::too_many_arguments)]
+pub fn execute(
+    core: &mut Core<'_>,
+    p: &Prepared,
+    fma_partner: Option<&Prepared>,
+    lane: &mut Lane,
+    ctx: &LaneCtx,
+    s: &[u32; 4],
+    cc: &CachedClause,
+    fx: &mut Effects,
+) -> Result<u32, JobFault> {
+    let name = p.name;
+    if name == "BARRIER" {
+        fx.barrier = true;
+        return Ok(0);
+    }
+    if name.starts_with("LOAD.") {
+        let bytes = width_bytes(name);
+        let mut data = vec![0u8; bytes];
+        if p.fields.modifier("seg") == Some("ubo") {
+            load_ubo(core, s[0], s[1], &mut data, cc)?;
+        } else {
+            let addr = address(core, p, ctx, s[0], s[1], bytes, cc)?;
+            check_align(addr, bytes, cc)?;
+            core.mmu.read(addr, &mut data)?;
+        }
+        let mut words = words_of(&data);
+        if bytes < 4 && p.fields.modifier("extend") == Some("sext") {
+            let shift = 32 - 8 * bytes as u32;
+            words[0] = (((words[0] << shift) as i32) >> shift) as u32;
+        }
+        for (i, w) in words.into_iter().enumerate() {
+            staging_write(lane, cc, i, w);
+        }
+        return Ok(0);
+    }
+    if name.starts_with("STORE.") {
+        let bytes = width_bytes(name);
+        let addr = address(core, p, ctx, s[0], s[1], bytes, cc)?;
+        check_align(addr, bytes, cc)?;
+        let mut data = Vec::with_capacity(bytes + 4);
+        for i in 0..bytes.div_ceil(4) {
+            data.extend_from_slice(&staging_read(lane, cc, i).to_le_bytes());
+        }
+        data.truncate(bytes);
+        core.mmu.write(addr, &data)?;
+        return Ok(0);
+    }
+    match name {
+        "ATOM_CX" => atomic(core, fma_partner, lane, s, cc),
+        "LD_ATTR_IMM" | "LD_ATTR" => {
+            let index = if name == "LD_ATTR_IMM" {
+                p.fields.immediate("attribute_index").unwrap_or(0)
+            } else {
+                s[2]
+            };
+            ld_attr(core, p, lane, s[0], s[1], index, cc)
+        }
+        "LEA_ATTR_IMM" | "LEA_ATTR" => {
+            let index = if name == "LEA_ATTR_IMM" {
+                p.fields.immediate("attribute_index").unwrap_or(0)
+            } else {
+                s[2]
+            };
+            let (addr, format) = attribute_address(core, s[0], s[1], index, false, cc)?;
+            staging_write(lane, cc, 0, addr as u32);
+            staging_write(lane, cc, 1, (addr >> 32) as u32);
+            staging_write(lane, cc, 2, format);
+            Ok(0)
+        }
+        "ST_CVT" => st_cvt(core, p, lane, s, cc),
+        _ => Err(fault(status::INSTR_INVALID_ENC, cc.va)),
+    }
+}
+
+fn load_ubo(
+    core: &Core<'_>,
+    offset: u32,
+    index: u32,
+    out: &mut [u8],
+    cc: &CachedClause,
+) -> Result<(), JobFault> {
+    let res = &core.program.res;
+    if index >= res.ubo_count.max(1) || res.ubo_table == 0 {
+        log::error!(
+            "sim shader: UBO {index} but the job has {} (clause {:#x})",
+            res.ubo_count,
+            cc.va
+        );
+        return Err(fault(status::DATA_INVALID_FAULT, cc.va));
+    }
+    let entry = core
+        .mmu
+        .read_words(res.ubo_table + 8 * u64::from(index), 2)?;
+    let size = uniform_buffer::ENTRIES.get(&entry) * 16;
+    let ptr = uniform_buffer::POINTER.get(&entry);
+    let end = u64::from(offset) + out.len() as u64;
+    if end > size {
+        // Out-of-range UBO reads return zeros (robust buffer access).
+        out.fill(0);
+        return Ok(());
+    }
+    core.mmu.read(ptr + u64::from(offset), out)?;
+    Ok(())
+}
+
+fn atomic(
+    core: &mut Core<'_>,
+    fma: Option<&Prepared>,
+    lane: &mut Lane,
+    s: &[u32; 4],
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    let Some(f) = fma.filter(|f| f.op == super::exec::Op::AtomC) else {
+        log::error!(
+            "sim shader: ATOM_CX without an ATOM_C* partner (clause {:#x})",
+            cc.va
+        );
+        return Err(fault(status::INSTR_INVALID_ENC, cc.va));
+    };
+    let addr = u64::from(s[0]) | (u64::from(s[1]) << 32);
+    check_align(addr, 4, cc)?;
+    let mut b = [0u8; 4];
+    core.mmu.read(addr, &mut b)?;
+    let old = u32::from_le_bytes(b);
+    let opc = f.fields.modifier("atom_opc").unwrap_or("");
+    let arg = staging_read(lane, cc, 0);
+    let new = match opc {
+        "ainc" => old.wrapping_add(1),
+        "adec" => old.wrapping_sub(1),
+        "aadd" => old.wrapping_add(arg),
+        "asmin" => (old as i32).min(arg as i32) as u32,
+        "asmax" => (old as i32).max(arg as i32) as u32,
+        "aumin" => old.min(arg),
+        "aumax" => old.max(arg),
+        "aand" => old & arg,
+        "aor" => old | arg,
+        "axor" => old ^ arg,
+        _ => {
+            log::error!("sim shader: atomic {opc} is not simulated");
+            return Err(fault(status::INSTR_INVALID_ENC, cc.va));
+        }
+    };
+    core.mmu.write(addr, &new.to_le_bytes())?;
+    if f.name.contains("RETURN") {
+        staging_write(lane, cc, 0, old);
+    }
+    Ok(0)
+}
+
+/// Register-format element count per register (f16/s16/u16 pack two).
+fn components(p: &Prepared) -> usize {
+    match p.fields.modifier("vecsize").unwrap_or("none") {
+        "v2" => 2,
+        "v3" => 3,
+        "v4" => 4,
+        _ => 1,
+    }
+}
+
+/// Resolves attribute `index` for (vertex, instance) in the attribute (or
+/// varying) tables: its address and format word.
+fn attribute_address(
+    core: &Core<'_>,
+    vertex: u32,
+    instance: u32,
+    index: u32,
+    _varying: bool,
+    cc: &CachedClause,
+) -> Result<(u64, u32), JobFault> {
+    let res = &core.program.res;
+    let bad = |what: &str| {
+        log::error!(
+            "sim shader: attribute {index}: {what} (clause {:#x})",
+            cc.va
+        );
+        fault(status::DATA_INVALID_FAULT, cc.va)
+    };
+    if res.attributes == 0 || index >= res.attribute_count.max(1) {
+        return Err(bad("no such attribute"));
+    }
+    let attr = core
+        .mmu
+        .read_words(res.attributes + 8 * u64::from(index), 2)?;
+    let buf_index = ad::BUFFER_INDEX.get(&attr);
+    let format = ad::FORMAT.get(&attr) as u32;
+    let offset = ad::OFFSET.get(&attr) as u32 as i32 as i64;
+    let buf = core
+        .mmu
+        .read_words(res.attribute_buffers + 16 * buf_index, 4)?;
+    let ty = ab::TYPE.get(&buf);
+    let ptr = ab::POINTER.get(&buf);
+    let stride = ab::STRIDE.get(&buf);
+    let size = ab::SIZE.get(&buf);
+    let v = u64::from(vertex) + u64::from(res.offset_start);
+    let element = match ty {
+        attribute_type::LINEAR_1D => v,
+        attribute_type::MODULUS_1D => {
+            let d = ab::DIVISOR.get(&buf).max(1);
+            v % d
+        }
+        attribute_type::POT_DIVISOR_1D => u64::from(instance) >> ab::DIVISOR_R.get(&buf),
+        attribute_type::NPOT_DIVISOR_1D => {
+            let cont = core
+                .mmu
+                .read_words(res.attribute_buffers + 16 * (buf_index + 1), 4)?;
+            let d = crate::hw::attribute::continuation_npot::DIVISOR
+                .get(&cont)
+                .max(1);
+            u64::from(instance) / d
+        }
+        _ => return Err(bad("unsupported attribute buffer type")),
+    };
+    let addr_off = element as i64 * stride as i64 + offset;
+    if addr_off < 0 || addr_off as u64 >= size.max(1) {
+        return Err(bad("element outside the buffer"));
+    }
+    Ok(((ptr as i64 + addr_off) as u64, format))
+}
+
+/// Decodes one attribute element of `format` at `addr` into f32/int words.
+fn ld_attr(
+    core: &mut Core<'_>,
+    p: &Prepared,
+    lane: &mut Lane,
+    vertex: u32,
+    instance: u32,
+    index: u32,
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    let (addr, format) = attribute_address(core, vertex, instance, index, false, cc)?;
+    let values = read_format(core, addr, format, cc)?;
+    let n = components(p);
+    let reg_format = p.fields.modifier("register_format").unwrap_or("auto");
+    for (i, v) in values.iter().take(n).enumerate() {
+        let w = match (reg_format, v) {
+            ("f32", Value::I(i)) => (*i as f32).to_bits(),
+            ("f32", Value::U(u)) => (*u as f32).to_bits(),
+            ("f16", Value::F(f)) => u32::from(f32_to_f16(*f, false)),
+            (_, Value::F(f)) => f.to_bits(),
+            (_, Value::I(i)) => *i as u32,
+            (_, Value::U(u)) => *u,
+        };
+        staging_write(lane, cc, i, w);
+    }
+    Ok(0)
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Value {
+    F(f32),
+    I(i32),
+    U(u32),
+}
+
+/// Reads one element of the vertex format in `word` at `addr`, swizzled.
+fn read_format(
+    core: &Core<'_>,
+    addr: u64,
+    word: u32,
+    cc: &CachedClause,
+) -> Result<[Value; 4], JobFault> {
+    use crate::hw::format::ComponentType as C;
+    let formats = crate::hw::layouts(core.arch).formats;
+    let (fmt, swizzle) = formats
+        .decode_attribute_format(u64::from(word))
+        .ok_or_else(|| {
+            log::error!("sim shader: attribute format {word:#x} is not a vertex format");
+            fault(status::DATA_INVALID_FAULT, cc.va)
+        })?;
+    let bytes_per = fmt.ty.bytes() as usize;
+    let n = usize::from(fmt.components).min(4);
+    let mut raw = vec![0u8; bytes_per * n];
+    core.mmu.read(addr, &mut raw)?;
+    let int = matches!(fmt.ty, C::I32 | C::I8 | C::I16);
+    let uint = matches!(fmt.ty, C::U32 | C::U8 | C::U16);
+    let mut comp = [Value::F(0.0); 4];
+    for (i, c) in comp.iter_mut().enumerate().take(n) {
+        let b = &raw[i * bytes_per..(i + 1) * bytes_per];
+        let u = b.iter().rev().fold(0u32, |a, &x| (a << 8) | u32::from(x));
+        let bits = (bytes_per * 8) as u32;
+        let sx = if bits < 32 {
+            ((u << (32 - bits)) as i32) >> (32 - bits)
+        } else {
+            u as i32
+        };
+        *c = match fmt.ty {
+            C::F32 => Value::F(f32::from_bits(u)),
+            C::Unorm8 | C::Unorm16 => Value::F(u as f32 / ((1u64 << bits) - 1) as f32),
+            C::Snorm8 | C::Snorm16 => {
+                Value::F((sx as f32 / ((1u64 << (bits - 1)) - 1) as f32).max(-1.0))
+            }
+            C::U32 | C::U8 | C::U16 => Value::U(u),
+            C::I32 | C::I8 | C::I16 => Value::I(sx),
+        };
+    }
+    let zero = if int {
+        Value::I(0)
+    } else if uint {
+        Value::U(0)
+    } else {
+        Value::F(0.0)
+    };
+    let one = if int {
+        Value::I(1)
+    } else if uint {
+        Value::U(1)
+    } else {
+        Value::F(1.0)
+    };
+    Ok(swizzle.map(|c| match c {
+        0..=3 if (c as usize) < n => comp[c as usize],
+        5 => one,
+        _ => zero,
+    }))
+}
+
+/// ST_CVT: store staging registers at the address in s0/s1, converted to
+/// the format word in s2 (32-bit formats and 16-bit floats are simulated).
+fn st_cvt(
+    core: &mut Core<'_>,
+    p: &Prepared,
+    lane: &mut Lane,
+    s: &[u32; 4],
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    use crate::hw::format::ComponentType as C;
+    let addr = u64::from(s[0]) | (u64::from(s[1]) << 32);
+    let formats = crate::hw::layouts(core.arch).formats;
+    let (fmt, _) = formats
+        .decode_attribute_format(u64::from(s[2]))
+        .ok_or_else(|| {
+            log::error!("sim shader: ST_CVT format {:#x} not understood", s[2]);
+            fault(status::DATA_INVALID_FAULT, cc.va)
+        })?;
+    let n = components(p).min(usize::from(fmt.components).max(1));
+    let mut out = Vec::new();
+    for i in 0..n {
+        let w = staging_read(lane, cc, i);
+        match fmt.ty {
+            C::F32 | C::U32 | C::I32 => out.extend_from_slice(&w.to_le_bytes()),
+            _ => {
+                log::error!("sim shader: ST_CVT to {fmt:?} not simulated");
+                return Err(fault(status::DATA_INVALID_FAULT, cc.va));
+            }
+        }
+    }
+    check_align(addr, 4, cc)?;
+    core.mmu.write(addr, &out)?;
+    Ok(0)
+}

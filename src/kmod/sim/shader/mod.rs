@@ -1,0 +1,254 @@
+//! The simulated Bifrost shader core: runs the machine code of COMPUTE and
+//! VERTEX jobs thread by thread, in warps, from GPU memory.
+//!
+//! What it does:
+//! - fetches clauses through the MMU at the thread's PC and decodes them with
+//!   [`crate::hw::isa::decode_clause`] (decoded clauses are cached per job by
+//!   VA; code is not expected to change while a job runs);
+//! - keeps 64 32-bit registers per thread, the `t0`/`t1` passthroughs, FAU
+//!   uniforms (the push-uniform words the job preloaded, [`fau`]), embedded
+//!   constants and specials (lane id, warp id, core id);
+//! - executes tuples in order (FMA, then ADD which may read the FMA result
+//!   `t`; a tuple's register writes land after both units have read their
+//!   sources), per-op semantics in [`exec`], message instructions (memory,
+//!   attributes, atomics, barriers) in [`message`];
+//! - groups threads into warps of 4 (v6) or 8 (v7) lanes ([`warp`]).
+//!
+//! Control flow and reconvergence: every lane has its own PC. A warp always
+//! runs the lanes whose PC is the lowest among its runnable lanes, as one
+//! group, clause by clause ("min-PC" scheduling). Lanes that branched
+//! forward wait until the others catch up, so divergent paths reconverge at
+//! the first common clause; backward branches (loops) keep the lanes that
+//! loop at lower PCs until they leave the loop. This gives the same results
+//! as the hardware's reconvergence for structured code, whatever the
+//! header's flow-control bits say; those bits (`r_uncond`, `br_pc`, ...) are
+//! therefore only decoded, not interpreted. A clause with the `eos` flow
+//! control ends the thread after it runs.
+//!
+//! Scoreboard: a message executes when it is issued (its result lands in the
+//! staging registers at once), and the slot named by the clause's
+//! `dependency_slot` is marked pending until a later clause of the same warp
+//! waits on it (`dependency_wait`). In debug builds, reading a staging
+//! register of a still-pending load is reported (log::warn) as an ill-formed
+//! program; results are not affected.
+//!
+//! Barriers: a BARRIER parks the lane after its clause; when no lane of the
+//! workgroup can run any more, all parked lanes are released together.
+//!
+//! It must never panic on GPU memory contents, never touch memory except
+//! through the MMU, and never learn anything that is not in GPU memory:
+//! illegal encodings, unsupported instructions, bad addresses and runaway
+//! loops are [`JobFault`]s (the job's exception status), never panics.
+
+pub mod exec;
+pub mod fau;
+pub mod message;
+pub mod warp;
+
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::jobs::JobFault;
+use super::mmu::Mmu;
+use crate::hw::Arch;
+use crate::hw::isa::{DecodedClause, FlowControl, decode_clause};
+
+/// Default budget of clauses one thread may execute before the job is
+/// stopped as a runaway (what the kernel's job timeout does on hardware).
+pub const DEFAULT_CLAUSE_LIMIT: u64 = 1 << 20;
+
+static CLAUSE_LIMIT: AtomicU64 = AtomicU64::new(DEFAULT_CLAUSE_LIMIT);
+
+/// Sets the per-thread clause budget (tests lower it to catch loops fast).
+pub fn set_clause_limit(limit: u64) {
+    CLAUSE_LIMIT.store(limit.max(1), Ordering::Relaxed);
+}
+
+/// The per-thread clause budget in force.
+pub fn clause_limit() -> u64 {
+    CLAUSE_LIMIT.load(Ordering::Relaxed)
+}
+
+/// What one job made the shader core do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Threads (invocations) started.
+    pub threads: u64,
+    /// Warps started.
+    pub warps: u64,
+    /// Clauses executed, counted once per warp group issue.
+    pub clauses: u64,
+    /// Non-NOP instructions executed, counted per thread.
+    pub instructions: u64,
+    /// Clause executions per thread (clauses × active lanes).
+    pub thread_clauses: u64,
+}
+
+impl Counters {
+    pub fn add(&mut self, o: &Counters) {
+        self.threads += o.threads;
+        self.warps += o.warps;
+        self.clauses += o.clauses;
+        self.instructions += o.instructions;
+        self.thread_clauses += o.thread_clauses;
+    }
+}
+
+/// Lanes per warp of an architecture (facts §6: 4 on v6, 8 on v7).
+pub fn warp_width(arch: Arch) -> usize {
+    match arch {
+        Arch::V6 => 4,
+        Arch::V7 => 8,
+    }
+}
+
+/// A shader fault: exception status and faulting address.
+pub fn fault(status: u32, va: u64) -> JobFault {
+    JobFault {
+        status,
+        fault_va: va,
+    }
+}
+
+/// Exception codes the shader core reports (Mali exception types, as
+/// listed by the Linux panfrost driver).
+pub mod status {
+    /// The job was stopped (our runaway guard; the kernel's timeout hard-stops).
+    pub const TERMINATED: u32 = 0x04;
+    pub const INSTR_INVALID_PC: u32 = 0x50;
+    pub const INSTR_INVALID_ENC: u32 = 0x51;
+    pub const INSTR_OPERAND_FAULT: u32 = 0x53;
+    pub const INSTR_TLS_FAULT: u32 = 0x54;
+    pub const INSTR_BARRIER_FAULT: u32 = 0x55;
+    pub const INSTR_ALIGN_FAULT: u32 = 0x56;
+    pub const DATA_INVALID_FAULT: u32 = 0x58;
+    pub const ADDR_RANGE_FAULT: u32 = 0x5a;
+}
+
+/// Thread-local storage of a job (stack/spill memory, `seg=tl`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tls {
+    pub base: u64,
+    /// Bytes per thread (0: no TLS).
+    pub per_thread: u64,
+}
+
+/// Workgroup-local storage of a job (`seg=wls`, shared memory).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Wls {
+    pub base: u64,
+    /// Bytes per workgroup instance.
+    pub size: u64,
+    /// Instances (workgroups in flight); a workgroup uses `index % instances`.
+    pub instances: u64,
+}
+
+/// Everything a shader reaches besides registers: read from the DCD and the
+/// descriptors it points at (see `super::compute`).
+#[derive(Clone, Debug, Default)]
+pub struct Resources {
+    /// Uniform Buffer table and its entry count (renderer state).
+    pub ubo_table: u64,
+    pub ubo_count: u32,
+    /// Attribute and Attribute Buffer tables; attribute count (renderer state).
+    pub attributes: u64,
+    pub attribute_buffers: u64,
+    pub attribute_count: u32,
+    /// Varying and Varying Buffer tables (vertex jobs store outputs there).
+    pub varyings: u64,
+    pub varying_buffers: u64,
+    pub varying_count: u32,
+    pub tls: Tls,
+    pub wls: Wls,
+    /// DCD `Offset start` (added to the vertex id for attribute fetch).
+    pub offset_start: u32,
+    /// DCD `Instance Size` (padded vertex count per instance).
+    pub instance_size: u32,
+}
+
+/// One program to run: code address, FAU words, resources.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub entry: u64,
+    /// Push-uniform words preloaded into FAU RAM (`Preload.Uniform count`).
+    pub fau: Vec<u64>,
+    pub res: Resources,
+}
+
+/// A decoded clause as the core keeps it.
+pub struct CachedClause {
+    pub va: u64,
+    pub size: u64,
+    pub clause: DecodedClause,
+    pub flow: FlowControl,
+    /// Prepared tuples: (FMA, ADD).
+    pub tuples: Vec<(exec::Prepared, exec::Prepared)>,
+    pub instructions: u64,
+}
+
+/// The shader core of one job.
+pub struct Core<'a> {
+    pub mmu: &'a Mmu,
+    pub arch: Arch,
+    pub program: Program,
+    cache: HashMap<u64, Rc<CachedClause>>,
+    pub counters: Counters,
+    pub clause_limit: u64,
+}
+
+/// Bytes read ahead to decode a clause (a clause is at most 8 tuples and
+/// their constants: well under 256 bytes).
+const FETCH_BYTES: u64 = 256;
+
+impl<'a> Core<'a> {
+    pub fn new(mmu: &'a Mmu, arch: Arch, program: Program) -> Core<'a> {
+        Core {
+            mmu,
+            arch,
+            program,
+            cache: HashMap::new(),
+            counters: Counters::default(),
+            clause_limit: clause_limit(),
+        }
+    }
+
+    /// The clause at `va`, decoded (and cached).
+    pub fn clause(&mut self, va: u64) -> Result<Rc<CachedClause>, JobFault> {
+        if let Some(c) = self.cache.get(&va) {
+            return Ok(c.clone());
+        }
+        if va % 16 != 0 || va == 0 {
+            return Err(fault(status::INSTR_INVALID_PC, va));
+        }
+        let mut bytes = vec![0u8; FETCH_BYTES as usize];
+        if let Err(f) = self.mmu.read(va, &mut bytes) {
+            // Near the end of a BO: read what is mapped.
+            if f.va <= va {
+                return Err(f.into());
+            }
+            bytes.truncate((f.va - va) as usize);
+            self.mmu.read(va, &mut bytes)?;
+        }
+        let (clause, size) = decode_clause(&bytes).map_err(|e| {
+            log::error!("sim shader: undecodable clause at {va:#x}: {e}");
+            fault(status::INSTR_INVALID_ENC, va)
+        })?;
+        let mut tuples = Vec::with_capacity(clause.tuples.len());
+        for t in &clause.tuples {
+            let f = exec::prepare(&t.fma, va)?;
+            let a = exec::prepare(&t.add, va)?;
+            tuples.push((f, a));
+        }
+        let cached = Rc::new(CachedClause {
+            va,
+            size: size as u64,
+            flow: clause.header.flow(),
+            instructions: clause.instruction_count() as u64,
+            clause,
+            tuples,
+        });
+        self.cache.insert(va, cached.clone());
+        Ok(cached)
+    }
+}

@@ -1,0 +1,251 @@
+//! Threads and warps of the simulated shader core, and the scheduler that
+//! runs one workgroup (or one batch of vertex threads) to completion.
+//!
+//! Each lane has its own registers and PC. A warp runs the group of lanes at
+//! the lowest PC among its runnable lanes, one clause at a time (min-PC
+//! scheduling, see the parent module for why this reconverges). A lane that
+//! executed a BARRIER waits until every lane of the workgroup is waiting or
+//! finished. This module must never decode or evaluate instructions itself
+//! (that is `exec`), and never loop without a budget: every clause a lane
+//! runs is charged to the per-thread limit.
+
+use super::exec::{self, Effects};
+use super::{CachedClause, Core, fault, status};
+use crate::hw::isa::{FlowControl, WriteHalf};
+use crate::kmod::sim::jobs::JobFault;
+
+/// Where a lane is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneState {
+    Active,
+    /// Waiting at a workgroup barrier.
+    Barrier,
+    Done,
+}
+
+/// One thread.
+#[derive(Clone, Debug)]
+pub struct Lane {
+    pub regs: [u32; 64],
+    pub pc: u64,
+    pub state: LaneState,
+    /// Clauses this thread has executed (runaway guard).
+    pub clauses: u64,
+    /// Registers written by a message whose slot was not waited on yet
+    /// (debug check of ill-formed programs), per slot.
+    pub pending: [u64; 8],
+}
+
+/// Per-lane facts the shader can observe besides registers.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LaneCtx {
+    pub lane_id: u32,
+    pub warp_id: u32,
+    pub core_id: u32,
+    /// Index of the thread in the job (selects its TLS slice).
+    pub thread: u64,
+    /// Workgroup-local memory of the lane's workgroup.
+    pub wls_base: u64,
+    pub wls_size: u64,
+}
+
+/// A thread to start: its preloaded registers and job-wide index.
+#[derive(Clone, Debug, Default)]
+pub struct ThreadSpec {
+    pub preload: Vec<(u8, u32)>,
+    pub thread: u64,
+}
+
+struct Warp {
+    lanes: Vec<Lane>,
+    ctx: Vec<LaneCtx>,
+}
+
+impl Core<'_> {
+    /// Runs `threads` as one workgroup (barriers synchronise all of them)
+    /// using workgroup memory at `wls_base`.
+    pub fn run_group(
+        &mut self,
+        threads: &[ThreadSpec],
+        wls_base: u64,
+        first_warp_id: u32,
+    ) -> Result<(), JobFault> {
+        let width = super::warp_width(self.arch);
+        let entry = self.program.entry;
+        let mut warps: Vec<Warp> = threads
+            .chunks(width)
+            .enumerate()
+            .map(|(w, chunk)| Warp {
+                lanes: chunk
+                    .iter()
+                    .map(|t| {
+                        let mut regs = [0u32; 64];
+                        for &(r, v) in &t.preload {
+                            regs[(r & 63) as usize] = v;
+                        }
+                        Lane {
+                            regs,
+                            pc: entry,
+                            state: LaneState::Active,
+                            clauses: 0,
+                            pending: [0; 8],
+                        }
+                    })
+                    .collect(),
+                ctx: chunk
+                    .iter()
+                    .enumerate()
+                    .map(|(l, t)| LaneCtx {
+                        lane_id: l as u32,
+                        warp_id: first_warp_id + w as u32,
+                        core_id: 0,
+                        thread: t.thread,
+                        wls_base,
+                        wls_size: self.program.res.wls.size,
+                    })
+                    .collect(),
+            })
+            .collect();
+        self.counters.threads += threads.len() as u64;
+        self.counters.warps += warps.len() as u64;
+        loop {
+            for warp in &mut warps {
+                self.run_warp(warp)?;
+            }
+            let mut any_barrier = false;
+            for warp in &mut warps {
+                for lane in &mut warp.lanes {
+                    if lane.state == LaneState::Barrier {
+                        lane.state = LaneState::Active;
+                        any_barrier = true;
+                    }
+                }
+            }
+            if !any_barrier {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Runs a warp until none of its lanes can go on.
+    fn run_warp(&mut self, warp: &mut Warp) -> Result<(), JobFault> {
+        let mut group: Vec<usize> = Vec::with_capacity(warp.lanes.len());
+        loop {
+            let Some(pc) = warp
+                .lanes
+                .iter()
+                .filter(|l| l.state == LaneState::Active)
+                .map(|l| l.pc)
+                .min()
+            else {
+                return Ok(());
+            };
+            group.clear();
+            group.extend(
+                (0..warp.lanes.len()).filter(|&i| {
+                    warp.lanes[i].state == LaneState::Active && warp.lanes[i].pc == pc
+                }),
+            );
+            let cc = self.clause(pc)?;
+            self.counters.clauses += 1;
+            for &i in &group {
+                let ctx = warp.ctx[i];
+                let lane = &mut warp.lanes[i];
+                lane.clauses += 1;
+                if lane.clauses > self.clause_limit {
+                    log::error!(
+                        "sim shader: thread {} ran {} clauses (limit); stopping the job",
+                        ctx.thread,
+                        self.clause_limit
+                    );
+                    return Err(fault(status::TERMINATED, pc));
+                }
+                self.exec_clause(&cc, lane, &ctx)?;
+            }
+        }
+    }
+
+    /// Runs one clause on one lane and moves its PC/state.
+    fn exec_clause(
+        &mut self,
+        cc: &CachedClause,
+        lane: &mut Lane,
+        ctx: &LaneCtx,
+    ) -> Result<(), JobFault> {
+        let wait = cc.clause.header.dependency_wait;
+        if wait != 0 {
+            for slot in 0..8 {
+                if wait & (1 << slot) != 0 {
+                    lane.pending[slot] = 0;
+                }
+            }
+        }
+        self.counters.instructions += cc.instructions;
+        self.counters.thread_clauses += 1;
+        let (mut t0, mut t1) = (0u32, 0u32);
+        let mut fx = Effects::default();
+        for (fma, add) in &cc.tuples {
+            if cfg!(debug_assertions) {
+                check_pending(lane, fma, add, cc);
+            }
+            let f = exec::eval(self, fma, None, lane, ctx, (t0, t1, 0), cc, &mut fx)?;
+            let a = exec::eval(self, add, Some(fma), lane, ctx, (t0, t1, f), cc, &mut fx)?;
+            if let Some(w) = fma.dest {
+                write(lane, w, f);
+            }
+            if let Some(w) = add.dest {
+                write(lane, w, a);
+            }
+            t0 = f;
+            t1 = a;
+        }
+        if cc.flow == FlowControl::End {
+            lane.state = LaneState::Done;
+            return Ok(());
+        }
+        if fx.branch == Some(0) {
+            // A branch to address 0 ends the thread (how Mesa's code returns
+            // early: `JUMP #0`, `BRANCHZ ..., #0`).
+            lane.state = LaneState::Done;
+            return Ok(());
+        }
+        lane.pc = fx.branch.unwrap_or(cc.va + cc.size);
+        if fx.barrier {
+            lane.state = LaneState::Barrier;
+        }
+        Ok(())
+    }
+}
+
+fn write(lane: &mut Lane, w: crate::hw::isa::RegWrite, v: u32) {
+    let r = &mut lane.regs[(w.reg & 63) as usize];
+    match w.half {
+        WriteHalf::Full => *r = v,
+        WriteHalf::Lo => *r = (*r & 0xffff_0000) | (v & 0xffff),
+        WriteHalf::Hi => *r = (*r & 0xffff) | (v & 0xffff_0000),
+    }
+    for p in &mut lane.pending {
+        *p &= !(1u64 << (w.reg & 63));
+    }
+}
+
+/// Debug check: a register a message will write, read before its slot was
+/// waited on.
+fn check_pending(lane: &Lane, fma: &exec::Prepared, add: &exec::Prepared, cc: &CachedClause) {
+    let pending: u64 = lane.pending.iter().fold(0, |a, b| a | b);
+    if pending == 0 {
+        return;
+    }
+    for p in [fma, add] {
+        for o in &p.srcs {
+            if let crate::hw::isa::Operand::Reg(r) = o
+                && pending & (1 << (r & 63)) != 0
+            {
+                log::warn!(
+                    "sim shader: clause {:#x} reads r{r} before waiting for the message writing it",
+                    cc.va
+                );
+            }
+        }
+    }
+}
