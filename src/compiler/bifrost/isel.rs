@@ -603,7 +603,7 @@ impl Isel<'_> {
             _ => s.shift(ShiftOp::RshiftOr, v, ZERO, Src::Imm(16)),
         };
         let (a0, a1, b0, b1) = (lo16(self, a), hi16(self, a), lo16(self, b), hi16(self, b));
-        let mut mul = |s: &mut Self, x: Src, y: Src| {
+        let mul = |s: &mut Self, x: Src, y: Src| {
             if x == ZERO || y == ZERO {
                 ZERO
             } else {

@@ -62,7 +62,9 @@ fn clause_ok(tuples: &[STuple]) -> bool {
     if n > 8 {
         return false;
     }
-    for (i, t) in tuples.iter().enumerate() {
+    // Tuples before the last were checked when they were added (a tuple's
+    // encoding depends only on itself and its predecessor).
+    for (i, t) in tuples.iter().enumerate().skip(n.saturating_sub(1)) {
         let prev = (i > 0).then(|| tuples[i - 1].writes());
         // The first tuple's writes are the last tuple's: at most one register
         // (enforced at closing), modelled as a write to r63, never read.
@@ -78,8 +80,11 @@ fn clause_ok(tuples: &[STuple]) -> bool {
     const_count(tuples).is_some_and(|c| c <= max_constants(n))
 }
 
+/// A clause being formed: its block, tuples and terminal branch (with target block).
+type Formed = (usize, Vec<STuple>, Option<(Instr, usize)>);
+
 struct Builder {
-    clauses: Vec<(usize, Vec<STuple>, Option<(Instr, usize)>)>,
+    clauses: Vec<Formed>,
     cur: Vec<STuple>,
 }
 
