@@ -360,6 +360,7 @@ fn is_float(op: Op) -> bool {
 fn all_ops() -> Vec<Op> {
     let mut ops = vec![
         Op::MovI32,
+        Op::MovI32Fma,
         Op::IaddS32,
         Op::IsubS32,
         Op::ImulI32,
