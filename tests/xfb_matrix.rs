@@ -937,10 +937,14 @@ fn variant_on_the_simulator_matches_the_reference() {
     // In a COMPUTE job r60..r62 are the global ids: (0, captured vertex, instance).
     binary.preloads.global_invocation = [true; 3];
     for model in [SimModel::G52, SimModel::G72] {
-        for (topology, count, instances) in [
-            (RefTopology::TriangleList, 6, 2),
-            (RefTopology::TriangleStrip, 7, 1),
-            (RefTopology::LineList, 5, 3),
+        let ix: Vec<u32> = vec![3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5];
+        for (topology, count, instances, index_size) in [
+            (RefTopology::TriangleList, 6, 2, 0),
+            (RefTopology::TriangleStrip, 7, 1, 0),
+            (RefTopology::LineList, 5, 3, 0),
+            (RefTopology::TriangleList, 9, 2, 1),
+            (RefTopology::TriangleStrip, 8, 1, 2),
+            (RefTopology::TriangleFan, 11, 2, 4),
         ] {
             let mut case = non_indexed(topology, count, instances, 0);
             case.buffers = roomy_buffers(&outs, 2, count * instances);
@@ -952,7 +956,11 @@ fn variant_on_the_simulator_matches_the_reference() {
                 vertex_offset: 0,
                 instance_count: case.instances,
                 first_instance: 0,
-                indexed: None,
+                indexed: (index_size > 0).then(|| RefIndices {
+                    indices: ix.clone(),
+                    first_index: 0,
+                    restart: None,
+                }),
                 order: ProvokingOrder::First,
             };
             let ref_outputs: Vec<RefOutput> = outs
@@ -998,6 +1006,19 @@ fn variant_on_the_simulator_matches_the_reference() {
                     size: spec.bind_size,
                 });
             }
+            let index = (index_size > 0).then(|| {
+                let va = gpu.alloc(4096).va;
+                let bytes: Vec<u8> = ix
+                    .iter()
+                    .flat_map(|i| i.to_le_bytes()[..index_size as usize].to_vec())
+                    .collect();
+                gpu.write(va, &bytes);
+                XfbIndexBuffer {
+                    address: va,
+                    count: ix.len() as u32,
+                    size: index_size,
+                }
+            });
             let offsets = gpu.alloc(4096).va;
             gpu.write(offsets, &[0u8; 16]);
             let draw = XfbDraw {
@@ -1005,7 +1026,7 @@ fn variant_on_the_simulator_matches_the_reference() {
                 count: case.count,
                 first: 0,
                 vertex_offset: 0,
-                index: None,
+                index,
                 buffers: bindings,
                 offsets_address: offsets,
                 resolved_prims: None,
