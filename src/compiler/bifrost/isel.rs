@@ -603,7 +603,7 @@ impl Isel<'_> {
             _ => s.shift(ShiftOp::RshiftOr, v, ZERO, Src::Imm(16)),
         };
         let (a0, a1, b0, b1) = (lo16(self, a), hi16(self, a), lo16(self, b), hi16(self, b));
-        let mut mul = |s: &mut Self, x: Src, y: Src| {
+        let mul = |s: &mut Self, x: Src, y: Src| {
             if x == ZERO || y == ZERO {
                 ZERO
             } else {
@@ -851,6 +851,53 @@ impl Isel<'_> {
             Udiv | Umod => {
                 let (q, r) = self.udivmod(s0, a(1)[0]);
                 if op == Udiv { q } else { r }
+            }
+            Idiv | Irem | Imod => {
+                let y = a(1)[0];
+                let ax = self.emit(Op::IabsS32, &[s0]);
+                let ay = self.emit(Op::IabsS32, &[y]);
+                let (q, r) = self.udivmod(ax, ay);
+                let xneg = self.icmp(IcmpType::S32, Cmp::Lt, s0, ZERO);
+                match op {
+                    Idiv => {
+                        // Negate when the signs differ; x / 0 = -1.
+                        let diff = self.shift(ShiftOp::LshiftXor, s0, y, ZERO);
+                        let dneg = self.icmp(IcmpType::S32, Cmp::Lt, diff, ZERO);
+                        let nq = self.emit(Op::IsubS32, &[ZERO, q]);
+                        let q = self.mux(q, nq, dneg);
+                        let y0 = self.icmp(IcmpType::I32, Cmp::Eq, y, ZERO);
+                        self.mux(q, Src::Imm(u32::MAX), y0)
+                    }
+                    _ => {
+                        // Remainder with the dividend's sign (x % 0 = x).
+                        let nr = self.emit(Op::IsubS32, &[ZERO, r]);
+                        let rem = self.mux(r, nr, xneg);
+                        if op == Irem {
+                            rem
+                        } else {
+                            // Modulo: add y when rem != 0 and its sign differs from y's.
+                            let diff = self.shift(ShiftOp::LshiftXor, rem, y, ZERO);
+                            let dneg = self.icmp(IcmpType::S32, Cmp::Lt, diff, ZERO);
+                            let nz = self.icmp(IcmpType::I32, Cmp::Ne, rem, ZERO);
+                            let fix = self.shift(ShiftOp::LshiftAnd, dneg, nz, ZERO);
+                            let sum = self.emit(Op::IaddS32, &[rem, y]);
+                            self.mux(rem, sum, fix)
+                        }
+                    }
+                }
+            }
+            FindLsb => {
+                // 31 - clz(x & -x): -1 for 0.
+                let neg = self.emit(Op::IsubS32, &[ZERO, s0]);
+                let low = self.shift(ShiftOp::LshiftAnd, s0, neg, ZERO);
+                let clz = self.emit(Op::ClzU32, &[low]);
+                self.emit(Op::IsubS32, &[Src::Imm(31), clz])
+            }
+            IfindMsb => {
+                let sign = self.emit(Op::ArshiftI32, &[s0, ZERO, Src::Imm(31)]);
+                let v = self.shift(ShiftOp::LshiftXor, s0, sign, ZERO);
+                let clz = self.emit(Op::ClzU32, &[v]);
+                self.emit(Op::IsubS32, &[Src::Imm(31), clz])
             }
             BitfieldReverse => self.emit(Op::BitrevI32, &[s0]),
             BitCount => self.emit(Op::PopcountI32, &[s0]),

@@ -122,6 +122,9 @@ pub enum Seg {
 pub enum Op {
     /// `MOV.i32 d, a` (ADD unit).
     MovI32,
+    /// `MOV.i32 d, a` on the FMA unit (the scheduler's choice when the ADD
+    /// slot is taken).
+    MovI32Fma,
     /// `IADD.s32 d, a, b` (ADD): wrapping a + b.
     IaddS32,
     /// `ISUB.s32 d, a, b` (ADD): wrapping a - b.
@@ -212,7 +215,7 @@ impl Op {
     /// The ISA mnemonic (the `hw::isa` table name).
     pub fn name(&self) -> &'static str {
         match self {
-            Op::MovI32 => "MOV.i32",
+            Op::MovI32 | Op::MovI32Fma => "MOV.i32",
             Op::IaddS32 => "IADD.s32",
             Op::IsubS32 => "ISUB.s32",
             Op::ImulI32 => "IMUL.i32",
@@ -273,6 +276,7 @@ impl Op {
     pub fn unit(&self) -> Unit {
         match self {
             Op::ImulI32
+            | Op::MovI32Fma
             | Op::Shift { .. }
             | Op::ArshiftI32
             | Op::Fcmp { .. }
@@ -291,6 +295,7 @@ impl Op {
         match self {
             Op::Barrier => 0,
             Op::MovI32
+            | Op::MovI32Fma
             | Op::IabsS32
             | Op::F32ToS32
             | Op::F32ToU32
@@ -417,7 +422,7 @@ impl Op {
         let f = |i: usize| f32::from_bits(s[i]);
         let shift_amount = |v: u32| v & 0xff;
         Some(match *self {
-            Op::MovI32 => s[0],
+            Op::MovI32 | Op::MovI32Fma => s[0],
             Op::IaddS32 => s[0].wrapping_add(s[1]),
             Op::IsubS32 => s[0].wrapping_sub(s[1]),
             Op::ImulI32 => s[0].wrapping_mul(s[1]),

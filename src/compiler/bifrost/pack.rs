@@ -73,10 +73,23 @@ pub struct TuplePlan {
     pub fau: FauNeed,
 }
 
+/// Allowed selectors per source of the op's first table row (memoised:
+/// the scheduler asks for every candidate tuple).
 fn allowed_masks(op: &Op) -> Option<Vec<u8>> {
-    variants(op.unit(), op.name())
-        .next()
-        .map(|r| r.srcs.iter().map(|s| s.allowed).collect())
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Masks = HashMap<(bool, &'static str), Option<Vec<u8>>>;
+    static CACHE: OnceLock<Mutex<Masks>> = OnceLock::new();
+    let key = (op.unit() == Unit::Fma, op.name());
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
+    map.entry(key)
+        .or_insert_with(|| {
+            variants(op.unit(), op.name())
+                .next()
+                .map(|r| r.srcs.iter().map(|s| s.allowed).collect())
+        })
+        .clone()
 }
 
 /// Plans one tuple: `prev` are the previous tuple's result registers (for
@@ -383,7 +396,7 @@ fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> 
         for (m, v) in op.modifiers() {
             // A default ("none") a row does not have is no constraint.
             let missing = !row.mods.iter().any(|x| x.name == m);
-            if !f.set_modifier(m, v) && !(missing && v == "none") {
+            if !(f.set_modifier(m, v) || missing && v == "none") {
                 ok = false;
             }
         }

@@ -145,6 +145,19 @@ pub fn allocate(p: &mut Program) -> Result<u32, CompileError> {
             }
         }
     }
+    // Copy hints: a register defined by a move prefers its source's register.
+    let mut hint: Vec<Option<super::ops::Reg>> = vec![None; n];
+    for block in &p.blocks {
+        for ins in &block.instrs {
+            if let (super::ops::Op::MovI32, Some(Dst::Reg(d)), [Src::Reg(s)]) =
+                (ins.op, ins.dst, &ins.srcs[..])
+                && p.vreg_sizes[d.index as usize] == 1
+                && d.comp == 0
+            {
+                hint[d.index as usize].get_or_insert(*s);
+            }
+        }
+    }
     // Greedy colouring in definition (= index) order.
     let mut base: Vec<Option<u8>> = vec![None; n];
     let mut max_used = 0u32;
@@ -158,7 +171,11 @@ pub fn allocate(p: &mut Program) -> Result<u32, CompileError> {
                 }
             }
         }
-        let found = (0..=ALLOCATABLE - size).find(|&b| (b..b + size).all(|r| !busy[r as usize]));
+        let free = |b: u8| b + size <= ALLOCATABLE && (b..b + size).all(|r| !busy[r as usize]);
+        let hinted = hint[v]
+            .and_then(|h| base[h.index as usize].map(|b| b + h.comp))
+            .filter(|&b| free(b));
+        let found = hinted.or_else(|| (0..=ALLOCATABLE - size).find(|&b| free(b)));
         let b = found.ok_or(CompileError::RegisterPressure {
             needed: size,
             available: ALLOCATABLE,
@@ -168,6 +185,13 @@ pub fn allocate(p: &mut Program) -> Result<u32, CompileError> {
     }
     let phys = |r: super::ops::Reg| base[r.index as usize].unwrap_or(0) + r.comp;
     for block in &mut p.blocks {
+        // Moves that became self-moves vanish.
+        block.instrs.retain(|ins| {
+            !matches!(
+                (ins.op, ins.dst, &ins.srcs[..]),
+                (super::ops::Op::MovI32, Some(Dst::Reg(d)), [Src::Reg(s)]) if phys(d) == phys(*s)
+            )
+        });
         for ins in &mut block.instrs {
             if let Some(Dst::Reg(d)) = ins.dst {
                 ins.dst = Some(Dst::Phys(phys(d)));

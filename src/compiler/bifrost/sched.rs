@@ -2,10 +2,12 @@
 //! with their headers.
 //!
 //! Rules (correctness first, a simple in-order schedule):
-//! - Instructions stay in program order. An ADD-unit instruction joins the
-//!   previous tuple when that tuple holds only an FMA instruction, the pair
-//!   is encodable (ports, one FAU slot, `t` for a same-tuple result) and
-//!   the two do not write the same register; otherwise it starts a tuple.
+//! - Instructions stay in program order, except that an FMA instruction may
+//!   join the previous tuple's lone ADD instruction when neither reads the
+//!   other's result. An ADD-unit instruction joins the previous tuple when
+//!   that tuple holds only an FMA instruction. Either way the pair must be
+//!   encodable (ports, one FAU slot, `t` for a same-tuple result) and the
+//!   two must write different registers; otherwise a new tuple starts.
 //! - A clause holds at most 8 tuples and the embedded constants its size
 //!   allows; a message instruction (LOAD/STORE/LD_ATTR/BARRIER) ends its
 //!   clause, so each clause has at most one message; the clause's last
@@ -62,7 +64,9 @@ fn clause_ok(tuples: &[STuple]) -> bool {
     if n > 8 {
         return false;
     }
-    for (i, t) in tuples.iter().enumerate() {
+    // Tuples before the last were checked when they were added (a tuple's
+    // encoding depends only on itself and its predecessor).
+    for (i, t) in tuples.iter().enumerate().skip(n.saturating_sub(1)) {
         let prev = (i > 0).then(|| tuples[i - 1].writes());
         // The first tuple's writes are the last tuple's: at most one register
         // (enforced at closing), modelled as a write to r63, never read.
@@ -78,8 +82,11 @@ fn clause_ok(tuples: &[STuple]) -> bool {
     const_count(tuples).is_some_and(|c| c <= max_constants(n))
 }
 
+/// A clause being formed: its block, tuples and terminal branch (with target block).
+type Formed = (usize, Vec<STuple>, Option<(Instr, usize)>);
+
 struct Builder {
-    clauses: Vec<(usize, Vec<STuple>, Option<(Instr, usize)>)>,
+    clauses: Vec<Formed>,
     cur: Vec<STuple>,
 }
 
@@ -127,6 +134,45 @@ impl Builder {
                     if message {
                         self.close(block)?;
                     }
+                    return Ok(());
+                }
+            }
+        }
+        // An FMA instruction may also join the previous tuple's lone ADD
+        // instruction (it then runs alongside it): only when neither reads
+        // the other's result and they write different registers. A move
+        // can run on either unit.
+        let as_fma = if ins.op == Op::MovI32 {
+            let mut m = ins.clone();
+            m.op = Op::MovI32Fma;
+            m
+        } else {
+            ins.clone()
+        };
+        let ins_fma = &as_fma;
+        if ins_fma.op.unit() == Unit::Fma
+            && let Some(last) = self.cur.last()
+            && last.fma.is_none()
+            && let Some(add) = &last.add
+        {
+            let reg = |d: &Option<Dst>| match d {
+                Some(Dst::Phys(r)) => Some(*r),
+                _ => None,
+            };
+            let reads = |i: &Instr, r: Option<u8>| {
+                r.is_some_and(|r| i.srcs.iter().any(|s| *s == Src::Phys(r)))
+            };
+            let (fd, ad) = (reg(&ins_fma.dst), reg(&add.dst));
+            let independent = !reads(ins_fma, ad)
+                && !reads(add, fd)
+                && (fd.is_none() || fd != ad)
+                && add.op.message_type() == 0
+                && !add.op.is_branch();
+            if independent {
+                let mut trial = self.cur.clone();
+                trial.last_mut().expect("non-empty").fma = Some(ins_fma.clone());
+                if clause_ok(&trial) {
+                    self.cur = trial;
                     return Ok(());
                 }
             }

@@ -242,6 +242,7 @@ use proptest::prelude::*;
 pub(crate) fn every_op() -> Vec<Op> {
     let mut v = vec![
         Op::MovI32,
+        Op::MovI32Fma,
         Op::IaddS32,
         Op::IsubS32,
         Op::ImulI32,
@@ -426,5 +427,29 @@ proptest! {
         // Staging ranges must fit in r0..r63.
         let dst = dst.min(60 - op.staging().map_or(0, |s| s.0));
         round_trips(&lone(op, &regs, dst, fau))?;
+    }
+}
+
+/// Static statistics of the test shaders (`--nocapture` prints them).
+#[test]
+fn stats_are_consistent() {
+    for (name, text) in [
+        ("arith", ARITH),
+        ("control", CONTROL),
+        ("memory", MEMORY),
+        ("vertex", VERTEX),
+    ] {
+        let bin = check(text);
+        let st = bin.stats;
+        assert!(st.instructions >= st.tuples && st.instructions <= 2 * st.tuples);
+        eprintln!(
+            "{name}: {} instructions, {} tuples, {} clauses, {} quadwords, {:.2} instructions/tuple, {} registers",
+            st.instructions,
+            st.tuples,
+            st.clauses,
+            st.quadwords,
+            st.tuple_fullness(),
+            bin.work_registers
+        );
     }
 }
