@@ -1170,6 +1170,7 @@ fn variant_on_the_simulator_matches_the_reference() {
                 buffers: bindings,
                 offsets_address: offsets,
                 resolved_prims: None,
+                provoking: ProvokingVertex::First,
             };
             let attr_base = gpu.alloc(4096).va;
             let vbytes: Vec<u8> = (0..64).flat_map(|x| vertex_attr(x).to_le_bytes()).collect();
