@@ -161,7 +161,11 @@ pub fn add_xfb_job(
     pack(draw, dcd::PUSH_UNIFORMS, push_va)?;
     pack(draw, dcd::THREAD_STORAGE, storage.gpu_va)?;
     pack(draw, dcd::OFFSET_START, u64::from(job.offset_start))?;
-    pack(draw, dcd::INSTANCE_SIZE, u64::from(job.instance_size.max(1)))?;
+    pack(
+        draw,
+        dcd::INSTANCE_SIZE,
+        u64::from(job.instance_size.max(1)),
+    )?;
     if let Some(a) = job.attributes {
         pack(draw, dcd::ATTRIBUTES, a.attributes)?;
         pack(draw, dcd::ATTRIBUTE_BUFFERS, a.buffers)?;
