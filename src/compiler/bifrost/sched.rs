@@ -159,9 +159,8 @@ impl Builder {
                 Some(Dst::Phys(r)) => Some(*r),
                 _ => None,
             };
-            let reads = |i: &Instr, r: Option<u8>| {
-                r.is_some_and(|r| i.srcs.iter().any(|s| *s == Src::Phys(r)))
-            };
+            let reads =
+                |i: &Instr, r: Option<u8>| r.is_some_and(|r| i.srcs.contains(&Src::Phys(r)));
             let (fd, ad) = (reg(&ins_fma.dst), reg(&add.dst));
             let independent = !reads(ins_fma, ad)
                 && !reads(add, fd)
