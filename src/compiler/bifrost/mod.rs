@@ -12,6 +12,30 @@
 //! place. `BIFROST_VK_DEBUG=shaders` (or `all`) prints the selected program
 //! and the disassembly of every compiled shader to stderr.
 //!
+//! # Conventions (the contract with the job emitter, see [`binary`])
+//! - **FAU**: `load_uniform` byte offset `o` reads FAU word `o / 8`, half
+//!   `(o / 4) % 2`, as an instruction operand (`uN.w0`/`uN.w1`); constants
+//!   are embedded in the clause. One 64-bit FAU slot per tuple.
+//! - **Buffers by (set, binding)** (`load_ubo`/`load_ssbo`/`store_ssbo`
+//!   still in that form): the binding's 64-bit base address is the FAU word
+//!   right after the push-uniform area, in the order of
+//!   [`ShaderBinary::buffers`]; `uniform_words` includes them.
+//! - **Preloads**: vertex/XFB jobs r61 (raw vertex id / captured vertex),
+//!   r62 (instance id); compute r55 (local x | y << 16), r56 (local z),
+//!   r57–r59 (workgroup), r60–r62 (global id). They are read in place and
+//!   never allocated.
+//! - **Registers**: r0–r54, no spilling ([`CompileError::RegisterPressure`]);
+//!   `work_registers` ≤ 32 lets v7 run two threads per register file.
+//!   `Options::arch` does not change the code (v6 and v7 share every
+//!   instruction used here).
+//!
+//! Not supported (a [`CompileError::Unsupported`]): float division,
+//! reciprocal/square root/transcendentals, 16-bit and 64-bit float
+//! arithmetic, 8/16-bit ALU ops and stores (8/16-bit loads are), 64-bit
+//! shifts/compares beyond those listed in `isel.rs`, bitfield insert/extract,
+//! pack/unpack, atomics, `store_output` (varying stores: the XFB variant
+//! stores with `store_global`), spilling.
+//!
 //! Bit layouts live in `crate::hw::isa`; nothing in here packs bits by hand.
 //! Unsupported input is a [`CompileError`], never a panic.
 
@@ -94,6 +118,7 @@ pub fn compile(shader: &Shader, options: Options) -> Result<ShaderBinary, Compil
             Err(e) => eprintln!("// disassembly failed: {e}"),
         }
     }
+    // v6 and v7 compile identically; the arch only matters to the emitter.
     let _ = options.arch;
     Ok(ShaderBinary {
         code,

@@ -155,6 +155,9 @@ pub enum Op {
     },
     /// `MUX.i32 d, a, b, c` (ADD, `int_zero`): `c == 0 ? a : b`.
     MuxI32,
+    /// `CSEL.i32.eq d, a, b, c, e` (FMA): `a == b ? c : e` (the scheduler's
+    /// FMA form of a MUX: `CSEL.eq cond, #0, if_zero, if_nonzero`).
+    CselI32Eq,
     /// `FADD.f32 d, a, b` (FMA) with source negate/abs and an optional [0, 1] clamp.
     FaddF32 {
         neg: [bool; 2],
@@ -236,6 +239,7 @@ impl Op {
             },
             Op::Fcmp { .. } => "FCMP.f32",
             Op::MuxI32 => "MUX.i32",
+            Op::CselI32Eq => "CSEL.i32",
             Op::FaddF32 { .. } => "FADD.f32",
             Op::FmaF32 { .. } => "FMA.f32",
             Op::FminF32 => "FMIN.f32",
@@ -277,6 +281,7 @@ impl Op {
         match self {
             Op::ImulI32
             | Op::MovI32Fma
+            | Op::CselI32Eq
             | Op::Shift { .. }
             | Op::ArshiftI32
             | Op::Fcmp { .. }
@@ -311,6 +316,7 @@ impl Op {
             | Op::MuxI32
             | Op::FmaF32 { .. }
             | Op::LdAttr { .. } => 3,
+            Op::CselI32Eq => 4,
             _ => 2,
         }
     }
@@ -328,6 +334,7 @@ impl Op {
             Op::Icmp { cmp, .. } => vec![("result_type", "m1"), ("cmpf", cmp.name())],
             Op::Fcmp { cmp } => vec![("result_type", "m1"), ("cmpf", cmp.name())],
             Op::MuxI32 => vec![("mux", "int_zero")],
+            Op::CselI32Eq => vec![("cmpf", "eq")],
             Op::FaddF32 { neg, abs, clamp01 } => vec![
                 ("neg0", yn(neg[0], "neg")),
                 ("neg1", yn(neg[1], "neg")),
@@ -473,6 +480,13 @@ impl Op {
                     Cmp::Gt => a > b,
                     Cmp::Ge => a >= b,
                 })
+            }
+            Op::CselI32Eq => {
+                if s[0] == s[1] {
+                    s[2]
+                } else {
+                    s[3]
+                }
             }
             Op::MuxI32 => {
                 if s[2] == 0 {

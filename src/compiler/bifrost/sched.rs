@@ -4,7 +4,8 @@
 //! Rules (correctness first, a simple in-order schedule):
 //! - Instructions stay in program order, except that an FMA instruction may
 //!   join the previous tuple's lone ADD instruction when neither reads the
-//!   other's result. An ADD-unit instruction joins the previous tuple when
+//!   other's result (moves and MUX selects turn into their FMA forms, `MOV`
+//!   and `CSEL`, for that). An ADD-unit instruction joins the previous tuple when
 //!   that tuple holds only an FMA instruction. Either way the pair must be
 //!   encodable (ports, one FAU slot, `t` for a same-tuple result) and the
 //!   two must write different registers; otherwise a new tuple starts.
@@ -142,12 +143,18 @@ impl Builder {
         // instruction (it then runs alongside it): only when neither reads
         // the other's result and they write different registers. A move
         // can run on either unit.
-        let as_fma = if ins.op == Op::MovI32 {
-            let mut m = ins.clone();
-            m.op = Op::MovI32Fma;
-            m
-        } else {
-            ins.clone()
+        let as_fma = match ins.op {
+            Op::MovI32 => Instr {
+                op: Op::MovI32Fma,
+                ..ins.clone()
+            },
+            // MUX(if_zero, if_nonzero, c) = CSEL.eq(c, #0, if_zero, if_nonzero)
+            Op::MuxI32 => Instr {
+                op: Op::CselI32Eq,
+                srcs: vec![ins.srcs[2], Src::Imm(0), ins.srcs[0], ins.srcs[1]],
+                ..ins.clone()
+            },
+            _ => ins.clone(),
         };
         let ins_fma = &as_fma;
         if ins_fma.op.unit() == Unit::Fma
@@ -159,9 +166,8 @@ impl Builder {
                 Some(Dst::Phys(r)) => Some(*r),
                 _ => None,
             };
-            let reads = |i: &Instr, r: Option<u8>| {
-                r.is_some_and(|r| i.srcs.iter().any(|s| *s == Src::Phys(r)))
-            };
+            let reads =
+                |i: &Instr, r: Option<u8>| r.is_some_and(|r| i.srcs.contains(&Src::Phys(r)));
             let (fd, ad) = (reg(&ins_fma.dst), reg(&add.dst));
             let independent = !reads(ins_fma, ad)
                 && !reads(add, fd)

@@ -249,6 +249,7 @@ pub(crate) fn every_op() -> Vec<Op> {
         Op::IabsS32,
         Op::ArshiftI32,
         Op::MuxI32,
+        Op::CselI32Eq,
         Op::FminF32,
         Op::FmaxF32,
         Op::F32ToS32,
@@ -337,12 +338,13 @@ pub(crate) fn every_op() -> Vec<Op> {
 fn lone(op: Op, regs: &[u8], dst: u8, fau: Option<(usize, Src)>) -> Vec<u8> {
     let n = op.num_srcs();
     let mut srcs: Vec<Src> = (0..n).map(|i| Src::Phys(regs[i])).collect();
-    if op == Op::ArshiftI32 {
+    // ARSHIFT's second source is #0; CSEL reads at most three registers.
+    if matches!(op, Op::ArshiftI32 | Op::CselI32Eq) {
         srcs[1] = Src::Imm(0);
     }
     if let Some((i, s)) = fau
         && i < n
-        && !(op == Op::ArshiftI32 && i == 1)
+        && !(matches!(op, Op::ArshiftI32 | Op::CselI32Eq) && i == 1)
     {
         srcs[i] = s;
     }
@@ -380,7 +382,7 @@ fn round_trips(code: &[u8]) -> Result<(), TestCaseError> {
 #[test]
 fn every_op_round_trips_with_fixed_operands() {
     for op in every_op() {
-        let code = lone(op, &[1, 2, 3], 4, None);
+        let code = lone(op, &[1, 2, 3, 5], 4, None);
         round_trips(&code).unwrap_or_else(|e| panic!("{op:?}: {e}"));
         let clauses = decode_shader(&code).unwrap();
         let names: Vec<&str> = clauses
@@ -411,7 +413,7 @@ proptest! {
     #[test]
     fn random_operands_round_trip(
         op in prop::sample::select(every_op()),
-        regs in prop::collection::vec(0u8..55, 3),
+        regs in prop::collection::vec(0u8..55, 4),
         dst in 0u8..55,
         fau_src in 0usize..4,
         fau_kind in 0u8..3,
