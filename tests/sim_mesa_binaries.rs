@@ -210,7 +210,7 @@ fn cs_int_arith() {
                 0 => i * 1000 - 20000,
                 1 => -(i * i * 77),
                 2 => i * 31,
-                _ => 0x7654_321 - i * 99_999,
+                _ => 0x0765_4321 - i * 99_999,
             })
             .collect();
         gpu.write_u32s(a.va, &xs);
@@ -296,7 +296,7 @@ fn cs_compare_select() {
                 (n[2] as u32) > (n[3] as u32),
                 n[0] != 0 && n[3] == 17,
                 f.iter().all(|&x| x > 0.0),
-                n.iter().any(|&x| x == -1),
+                n.contains(&-1),
             ];
             let mask = c
                 .iter()

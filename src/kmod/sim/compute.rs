@@ -78,7 +78,7 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
 
     // Renderer state.
     let state = dcd::STATE.get(draw);
-    if state == 0 || state % 64 != 0 {
+    if state == 0 || !state.is_multiple_of(64) {
         return Err(config(draw_va, "null or misaligned renderer state"));
     }
     let rsd = ctx.mmu.read_words(state, l.renderer_state.words as usize)?;

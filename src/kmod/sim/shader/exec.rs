@@ -375,7 +375,8 @@ fn cmp_f(a: f32, b: f32, cmpf: &str) -> bool {
         "ne" => a != b,
         "lt" => a < b,
         "le" => a <= b,
-        "gtlt" => a < b || a > b,
+        // Ordered and not equal: false when either is NaN (not `a != b`).
+        "gtlt" => a.partial_cmp(&b).is_some_and(|o| o.is_ne()),
         _ => a.total_cmp(&b).is_eq(),
     }
 }

@@ -84,7 +84,7 @@ fn check_align(addr: u64, bytes: usize, cc: &CachedClause) -> Result<(), JobFaul
         2 => 2,
         _ => 4,
     };
-    if addr % align != 0 {
+    if !addr.is_multiple_of(align) {
         return Err(fault(status::INSTR_ALIGN_FAULT, addr));
     }
     let _ = cc;

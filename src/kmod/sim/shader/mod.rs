@@ -218,7 +218,7 @@ impl<'a> Core<'a> {
         if let Some(c) = self.cache.get(&va) {
             return Ok(c.clone());
         }
-        if va % 16 != 0 || va == 0 {
+        if !va.is_multiple_of(16) || va == 0 {
             return Err(fault(status::INSTR_INVALID_PC, va));
         }
         let mut bytes = vec![0u8; FETCH_BYTES as usize];
