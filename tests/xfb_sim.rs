@@ -716,8 +716,9 @@ fn non_indexed(topology: RefTopology, count: u32, instances: u32, first: u32) ->
 
 const COUNTS: [u32; 10] = [0, 1, 2, 3, 4, 5, 6, 7, 11, 20];
 
-/// Every topology × every count × every instance count 1–3; first vertex and
-/// provoking order rotate over the cross product; one ≥ 1000 draw per topology.
+/// Every topology × every count × every instance count 1–3 × both provoking
+/// orders; the first vertex rotates over the cross product; ≥ 1000-vertex
+/// draws for every topology and instance count.
 #[test]
 fn non_indexed_topologies_counts_instances() {
     let outs = standard_outputs();
@@ -728,31 +729,35 @@ fn non_indexed_topologies_counts_instances() {
     for topology in RefTopology::ALL {
         for count in COUNTS {
             for instances in 1..=3 {
-                let mut case = non_indexed(topology, count, instances, firsts[n % 3]);
-                case.first_instance = instances - 1;
-                case.raw_offset_delta = n as u32 % 3;
-                case.buffers = roomy_buffers(&outs, 2, count * instances);
-                case.provoking = if n.is_multiple_of(2) {
-                    ProvokingOrder::First
-                } else {
-                    ProvokingOrder::Last
-                };
-                r.check(&v, &outs, &case);
-                n += 1;
+                for provoking in [ProvokingOrder::First, ProvokingOrder::Last] {
+                    let mut case = non_indexed(topology, count, instances, firsts[n % 3]);
+                    case.first_instance = instances - 1;
+                    case.raw_offset_delta = n as u32 % 3;
+                    case.buffers = roomy_buffers(&outs, 2, count * instances);
+                    case.provoking = provoking;
+                    r.check(&v, &outs, &case);
+                    n += 1;
+                }
             }
         }
-        let mut case = non_indexed(topology, 1001, 2, 7);
-        case.first_instance = 1;
-        case.buffers = roomy_buffers(&outs, 2, 2002);
-        case.provoking = ProvokingOrder::Last;
-        r.check(&v, &outs, &case);
+        for instances in 1..=3 {
+            let mut case = non_indexed(topology, 1000 + instances, instances, 7);
+            case.first_instance = instances - 1;
+            case.buffers = roomy_buffers(&outs, 2, 3003);
+            case.provoking = if instances == 2 {
+                ProvokingOrder::Last
+            } else {
+                ProvokingOrder::First
+            };
+            r.check(&v, &outs, &case);
+        }
     }
     eprintln!("{} draws on G52", r.draws);
 }
 
-/// Indexed u8/u16/u32 draws: every topology × index size, counts and vertex
-/// offsets (0, negative, large, negative with high indices) rotated, robust
-/// reads past the end of the index range.
+/// Indexed u8/u16/u32 draws: every topology × index size × count, two of the
+/// vertex offsets (0, negative, large, negative with high indices) each,
+/// rotating; robust reads past the end of the index range.
 #[test]
 fn indexed_u8_u16_u32_offsets_and_robust_reads() {
     let outs = standard_outputs();
@@ -771,33 +776,35 @@ fn indexed_u8_u16_u32_offsets_and_robust_reads() {
                 };
                 // Rotate over the offsets this index size can hold.
                 let usable: Vec<_> = offsets.iter().filter(|(_, b)| b + 40 <= max).collect();
-                let &(vertex_offset, base) = usable[n % usable.len()];
-                n += 1;
-                let span = 40;
-                let ix: Vec<u32> = (0..count + 4).map(|_| base + rng.below(span + 1)).collect();
-                let first = if vertex_offset >= 0 && count % 5 == 0 {
-                    6
-                } else {
-                    2
-                };
-                let instances = 1 + count % 3;
-                let case = Case {
-                    topology,
-                    count,
-                    first,
-                    vertex_offset,
-                    instances,
-                    first_instance: 3,
-                    indices: Some((ix, size, false)),
-                    buffers: roomy_buffers(&outs, 2, (count + 4) * instances),
-                    raw_offset_delta: 11,
-                    provoking: if count % 2 == 0 {
-                        ProvokingOrder::First
+                for _ in 0..2 {
+                    let &(vertex_offset, base) = usable[n % usable.len()];
+                    n += 1;
+                    let span = 40;
+                    let ix: Vec<u32> = (0..count + 4).map(|_| base + rng.below(span + 1)).collect();
+                    let first = if vertex_offset >= 0 && count % 5 == 0 {
+                        6
                     } else {
-                        ProvokingOrder::Last
-                    },
-                };
-                r.check(&v, &outs, &case);
+                        2
+                    };
+                    let instances = 1 + count % 3;
+                    let case = Case {
+                        topology,
+                        count,
+                        first,
+                        vertex_offset,
+                        instances,
+                        first_instance: 3,
+                        indices: Some((ix, size, false)),
+                        buffers: roomy_buffers(&outs, 2, (count + 4) * instances),
+                        raw_offset_delta: 11,
+                        provoking: if (count + n as u32).is_multiple_of(2) {
+                            ProvokingOrder::First
+                        } else {
+                            ProvokingOrder::Last
+                        },
+                    };
+                    r.check(&v, &outs, &case);
+                }
             }
         }
     }
@@ -935,8 +942,8 @@ fn buffers_types_gaps_and_unbound() {
 
 /// Overflow at every primitive boundary, each buffer in turn the limiting
 /// one: sizes of exactly k primitives, k primitives and a few bytes, k + 1
-/// primitives minus a few bytes (rotated), resumed offsets, offsets beyond
-/// the size.
+/// primitives minus a few bytes; resumed write offsets (alternating), offsets
+/// beyond the size.
 #[test]
 fn overflow_at_primitive_boundaries() {
     let outs = standard_outputs();
@@ -953,9 +960,8 @@ fn overflow_at_primitive_boundaries() {
         for limiting in 0..2usize {
             let stride = stride_of(&outs, limiting as u32);
             let prim = stride * vpp;
-            for k in 0..=total + 1 {
-                let extra = [0i64, 3, 4, -4][n % 4];
-                let write_offset = [0u32, 8][(n / 4) % 2];
+            for (k, extra) in (0..=total + 1).flat_map(|k| [0i64, 3, 4, -4].map(|e| (k, e))) {
+                let write_offset = [0u32, 8][n % 2];
                 n += 1;
                 let size = k as i64 * prim as i64 + extra;
                 if size < 0 {
@@ -1081,7 +1087,7 @@ fn random_cross_product_g52() {
 /// The v6 subset: the random cross product and one draw per topology.
 #[test]
 fn g72_subset() {
-    let n = random_cross_product(SimModel::G72, 0x72, 8, 10);
+    let n = random_cross_product(SimModel::G72, 0x72, 16, 10);
     let outs = standard_outputs();
     let v = make_variant(&outs, SimModel::G72);
     let mut r = Runner::new(SimModel::G72);
