@@ -175,3 +175,81 @@ pub fn add_xfb_job(
         .add_job(pool, JobType::Vertex, payload, dependencies, false)
         .map(Some)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::hw::job::header;
+    use crate::kmod::Device;
+    use crate::kmod::sim::{SimDevice, SimModel};
+
+    fn pool() -> GpuPool {
+        GpuPool::new(Arc::new(Device::with_dump_dir(
+            Box::new(SimDevice::new(SimModel::G52)),
+            None,
+        )))
+    }
+
+    fn binary(uniform_words: u32) -> ShaderBinary {
+        let mut b = ShaderBinary {
+            code: vec![0; 256],
+            uniform_words,
+            ..ShaderBinary::default()
+        };
+        b.preloads.vertex_id = true;
+        b.preloads.instance_id = true;
+        b
+    }
+
+    fn job<'a>(b: &'a ShaderBinary, push: &'a [u8], v: u32, instances: u32) -> XfbJob<'a> {
+        XfbJob {
+            binary: b,
+            push_uniforms: push,
+            invocations_per_instance: v,
+            instance_count: instances,
+            attributes: None,
+            offset_start: 0,
+            instance_size: 1,
+        }
+    }
+
+    #[test]
+    fn empty_grids_emit_no_job() {
+        let mut pool = pool();
+        let mut chain = JobChain::new();
+        let b = binary(0);
+        for (v, i) in [(0, 1), (3, 0), (0, 0)] {
+            let r = add_xfb_job(&mut chain, &mut pool, Arch::V7, &job(&b, &[], v, i), [0, 0]);
+            assert_eq!(r.unwrap(), None);
+        }
+        assert_eq!(chain.head(), 0);
+    }
+
+    #[test]
+    fn one_vertex_typed_job_per_draw() {
+        let mut pool = pool();
+        let mut chain = JobChain::new();
+        let b = binary(2);
+        let push = [0u8; 16];
+        for arch in [Arch::V6, Arch::V7] {
+            let r = add_xfb_job(&mut chain, &mut pool, arch, &job(&b, &push, 21, 3), [0, 0]);
+            assert!(r.unwrap().is_some());
+        }
+        for i in 0..2 {
+            chain.read_header(i, |w| {
+                assert_eq!(header::TYPE.get(w), JobType::Vertex as u64);
+            });
+        }
+        // Too few push-uniform bytes for what the binary preloads.
+        let r = add_xfb_job(
+            &mut chain,
+            &mut pool,
+            Arch::V7,
+            &job(&b, &push[..8], 3, 1),
+            [0, 0],
+        );
+        assert!(r.is_err());
+    }
+}
