@@ -15,8 +15,9 @@
 //! per-instance `1D POT divisor` buffer, both sized exactly so a fetch
 //! outside the captured vertices faults). XFB buffers start with a
 //! sentinel pattern, with slack before (bind offset) and after (tail) the
-//! bound range checked too, and end at the end of their BO (a guard page
-//! follows) so a far over-write faults; index data also ends at its BO's
+//! bound range checked too; they end within 16 bytes of the end of their
+//! zeroed BO (a guard page follows, so a far over-write faults) and every
+//! other byte of the BO must stay zero. Index data also ends at its BO's
 //! end, so an over-read faults.
 //!
 //! Axes (each fully covered; the cross product is sampled with a fixed
@@ -352,14 +353,14 @@ fn xfb_topology(t: RefTopology) -> XfbTopology {
     XfbTopology::from_vk(t.vk()).unwrap()
 }
 
-/// `bytes` at the very end of a fresh BO (a guard page follows it), start
-/// aligned down to 16 bytes; returns the start address.
-fn place_at_end(gpu: &mut SimGpu, bytes: &[u8]) -> u64 {
+/// `bytes` near the end of a fresh zeroed BO (a guard page follows it),
+/// start aligned down to 16 bytes; returns the BO and the start address.
+fn place_at_end(gpu: &mut SimGpu, bytes: &[u8]) -> (Buffer, u64) {
     let size = (bytes.len() as u64 + 16).next_multiple_of(4096);
     let bo: Buffer = gpu.alloc(size);
     let va = (bo.va + bo.size - bytes.len() as u64) & !15;
     gpu.write(va, bytes);
-    va
+    (bo, va)
 }
 
 /// Attribute and attribute-buffer tables: per-vertex `vertex_attr(v)` for
@@ -489,8 +490,8 @@ fn check(gpu: &mut SimGpu, v: &Variant, outs: &[OutSpec], case: &Case) -> Option
     let mut bases = Vec::new();
     let mut bindings = [None; 4];
     for (b, spec) in case.buffers.iter().enumerate() {
-        let base = place_at_end(gpu, &ref_buffers[b].memory);
-        bases.push(base);
+        let (bo, base) = place_at_end(gpu, &ref_buffers[b].memory);
+        bases.push((bo, base));
         if spec.bound {
             bindings[b] = Some(XfbBinding {
                 address: base + spec.bind_offset as u64,
@@ -526,7 +527,7 @@ fn check(gpu: &mut SimGpu, v: &Variant, outs: &[OutSpec], case: &Case) -> Option
                 restart_value(*size),
             );
             let bytes: Vec<u8> = list.iter().flat_map(|i| i.to_le_bytes()).collect();
-            let list_va = place_at_end(gpu, &bytes);
+            let (_, list_va) = place_at_end(gpu, &bytes);
             XfbDraw::resolved(
                 topology,
                 list_va,
@@ -541,7 +542,7 @@ fn check(gpu: &mut SimGpu, v: &Variant, outs: &[OutSpec], case: &Case) -> Option
                 .iter()
                 .flat_map(|i| i.to_le_bytes()[..*size as usize].to_vec())
                 .collect();
-            let index_va = place_at_end(gpu, &bytes);
+            let (_, index_va) = place_at_end(gpu, &bytes);
             XfbDraw {
                 topology,
                 count: case.count,
@@ -606,15 +607,22 @@ fn check(gpu: &mut SimGpu, v: &Variant, outs: &[OutSpec], case: &Case) -> Option
         assert!(run.is_none());
     }
 
+    // The whole BO: the zeroed bytes around the buffer's memory stay zero.
     for (b, want) in expected.memory.iter().enumerate() {
-        let got = gpu.read(bases[b], want.len());
-        if &got != want {
-            let first_diff = got.iter().zip(want).position(|(g, w)| g != w).unwrap();
+        let (bo, base) = bases[b];
+        let got = gpu.read(bo.va, bo.size as usize);
+        let before = (base - bo.va) as usize;
+        let mut want_bo = vec![0u8; bo.size as usize];
+        want_bo[before..before + want.len()].copy_from_slice(want);
+        let (got, want) = (&got, &want_bo);
+        if got != want {
+            let at = got.iter().zip(want).position(|(g, w)| g != w).unwrap();
             panic!(
-                "{:?}: buffer {b} differs at byte {first_diff} (got {:02x?}, want {:02x?})\ncase {case:?}\nouts {outs:?}",
+                "{:?}: buffer {b} differs at byte {} of its memory (got {:02x?}, want {:02x?})\ncase {case:?}\nouts {outs:?}",
                 gpu.arch(),
-                &got[first_diff..(first_diff + 8).min(got.len())],
-                &want[first_diff..(first_diff + 8).min(want.len())]
+                at as i64 - before as i64,
+                &got[at..(at + 8).min(got.len())],
+                &want[at..(at + 8).min(want.len())]
             );
         }
     }
