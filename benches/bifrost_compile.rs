@@ -198,3 +198,68 @@ fn memory(b: divan::Bencher) {
 fn division_and_wide_multiply(b: divan::Bencher) {
     bench(b, DIVMUL);
 }
+
+/// The XFB variant of a small vertex shader (position + a captured vec4
+/// and a captured scalar), lowered as the driver does: `lower_io` →
+/// `lower_xfb` → `lower_sysvals`, then the backend.
+fn xfb_variant() -> Shader {
+    use bifrost_vk::compiler::ir::*;
+    use bifrost_vk::compiler::passes::{lower_io, lower_sysvals, lower_xfb};
+    let mut s = Shader::new(Stage::Vertex);
+    s.info.xfb_mode = true;
+    let u32t = ValueType::U32;
+    s.inputs = vec![Input {
+        name: "a".into(),
+        location: 0,
+        component: 0,
+        ty: ValueType::new(32, 4),
+    }];
+    s.outputs.push(Output {
+        name: "gl_Position".into(),
+        slot: OutputSlot::BuiltIn(BuiltIn::Position),
+        ty: ValueType::new(32, 4),
+        xfb: Some(Xfb {
+            buffer: 0,
+            stride: 20,
+            offset: 0,
+            stream: 0,
+        }),
+    });
+    s.outputs.push(Output {
+        name: "id".into(),
+        slot: OutputSlot::Location {
+            location: 0,
+            component: 0,
+        },
+        ty: u32t,
+        xfb: Some(Xfb {
+            buffer: 0,
+            stride: 20,
+            offset: 16,
+            stream: 0,
+        }),
+    });
+    let mut b = Builder::new(&mut s);
+    let a = b.load(
+        Intrinsic::LoadInput {
+            location: 0,
+            component: 0,
+        },
+        ValueType::new(32, 4),
+        &[],
+    );
+    let vi = b.sysval(SysVal::VertexIndex, u32t);
+    b.store(Intrinsic::StoreOutput { output: 0 }, &[a]);
+    b.store(Intrinsic::StoreOutput { output: 1 }, &[vi]);
+    b.finish();
+    lower_io(&mut s);
+    assert!(lower_xfb(&mut s));
+    lower_sysvals(&mut s);
+    s
+}
+
+#[divan::bench]
+fn xfb_variant_small(b: divan::Bencher) {
+    let s = xfb_variant();
+    b.bench(|| compile(divan::black_box(&s), Options::default()).expect("compiles"));
+}

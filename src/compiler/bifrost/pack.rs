@@ -12,7 +12,7 @@
 //! It must never pack bits itself: `hw::isa` encodes.
 
 use crate::hw::isa::clause::{ClauseHeader, constant_fau_bits, max_constants};
-use crate::hw::isa::opcode::{InstrFields, encode_instr, variants};
+use crate::hw::isa::opcode::{InstrFields, OpInfo, encode_instr, variants};
 use crate::hw::isa::{DecodedClause, Instr as HwInstr, PortRequest, Tuple, Unit, WriteHalf};
 use crate::hw::isa::{encode_clause, rebuild_views};
 
@@ -73,23 +73,26 @@ pub struct TuplePlan {
     pub fau: FauNeed,
 }
 
-/// Allowed selectors per source of the op's first table row (memoised:
-/// the scheduler asks for every candidate tuple).
-fn allowed_masks(op: &Op) -> Option<Vec<u8>> {
+/// The table rows of `name` on `unit` (memoised: the tables are scanned
+/// by name, and the scheduler asks for every candidate tuple).
+fn rows(unit: Unit, name: &'static str) -> &'static [&'static OpInfo] {
     use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
-    type Masks = HashMap<(bool, &'static str), Option<Vec<u8>>>;
-    static CACHE: OnceLock<Mutex<Masks>> = OnceLock::new();
-    let key = (op.unit() == Unit::Fma, op.name());
+    type Rows = HashMap<(bool, usize), &'static [&'static OpInfo]>;
+    static CACHE: OnceLock<Mutex<Rows>> = OnceLock::new();
+    // Names are 'static literals of `Op::name`: their address is a cheap key.
+    let key = (unit == Unit::Fma, name.as_ptr() as usize);
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
     map.entry(key)
-        .or_insert_with(|| {
-            variants(op.unit(), op.name())
-                .next()
-                .map(|r| r.srcs.iter().map(|s| s.allowed).collect())
-        })
-        .clone()
+        .or_insert_with(|| Box::leak(variants(unit, name).collect::<Vec<_>>().into_boxed_slice()))
+}
+
+/// Allowed selectors per source of the op's first table row.
+fn allowed_masks(op: &Op) -> Option<Vec<u8>> {
+    rows(op.unit(), op.name())
+        .first()
+        .map(|r| r.srcs.iter().map(|s| s.allowed).collect())
 }
 
 /// Plans one tuple: `prev` are the previous tuple's result registers (for
@@ -390,7 +393,7 @@ fn build_fields(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
 
 fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
     let mut last_err = None;
-    for row in variants(op.unit(), op.name()) {
+    for &row in rows(op.unit(), op.name()) {
         let mut f = InstrFields::new(row, sel);
         let mut ok = true;
         for (m, v) in op.modifiers() {
@@ -426,8 +429,8 @@ fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> 
 }
 
 fn nop(unit: Unit) -> Result<InstrFields, CompileError> {
-    variants(unit, "NOP")
-        .next()
+    rows(unit, "NOP")
+        .first()
         .map(|r| InstrFields::new(r, &[]))
         .ok_or_else(|| CompileError::Encode("no NOP row".into()))
 }
@@ -523,35 +526,36 @@ pub fn encode_program(
     clauses: &[SClause],
     block_clause: &[usize],
 ) -> Result<(Vec<u8>, Vec<DecodedClause>), CompileError> {
-    // Sizes do not depend on branch offsets: encode once to measure.
-    let mut sizes = Vec::with_capacity(clauses.len());
+    let enc = |d: &DecodedClause| encode_clause(d).map_err(|e| CompileError::Encode(e.to_string()));
+    // Sizes do not depend on branch offsets: encode once; only branch
+    // clauses are encoded again with their offsets.
+    let mut built = Vec::with_capacity(clauses.len());
     for c in clauses {
         let d = build_clause(c, 0)?;
-        sizes.push(
-            encode_clause(&d)
-                .map_err(|e| CompileError::Encode(e.to_string()))?
-                .len(),
-        );
+        let bytes = enc(&d)?;
+        built.push((d, bytes));
     }
     let mut offsets = Vec::with_capacity(clauses.len() + 1);
     let mut off = 0usize;
-    for s in &sizes {
+    for (_, b) in &built {
         offsets.push(off);
-        off += s;
+        off += b.len();
     }
     offsets.push(off);
     let mut code = Vec::with_capacity(off + 128);
     let mut decoded = Vec::with_capacity(clauses.len());
-    for (i, c) in clauses.iter().enumerate() {
-        let rel = match c.target {
+    for (i, (c, (d, bytes))) in clauses.iter().zip(built).enumerate() {
+        let (d, bytes) = match c.target {
             Some(b) => {
                 let t = block_clause.get(b).copied().unwrap_or(clauses.len());
-                offsets[t.min(clauses.len())] as i64 - offsets[i] as i64
+                let rel = offsets[t.min(clauses.len())] as i64 - offsets[i] as i64;
+                let d = build_clause(c, rel)?;
+                let bytes = enc(&d)?;
+                (d, bytes)
             }
-            None => 0,
+            None => (d, bytes),
         };
-        let d = build_clause(c, rel)?;
-        code.extend(encode_clause(&d).map_err(|e| CompileError::Encode(e.to_string()))?);
+        code.extend(bytes);
         decoded.push(d);
     }
     code.extend(std::iter::repeat_n(0u8, 128));

@@ -34,7 +34,7 @@ use crate::hw::isa::clause::{ClauseHeader, FlowControl, max_constants};
 use super::CompileError;
 use super::isel::{Program, Term};
 use super::ops::{Dst, Instr, Op, Src};
-use super::pack::{FauNeed, SClause, STuple, plan_tuple};
+use super::pack::{SClause, STuple, plan_tuple};
 
 /// The scheduled program.
 pub struct Schedule {
@@ -43,19 +43,32 @@ pub struct Schedule {
     pub block_clause: Vec<usize>,
 }
 
-fn const_count(tuples: &[STuple]) -> Option<usize> {
+/// Distinct constant sets of the clause's tuples (an upper bound of the
+/// 64-bit constant slots the packer needs).
+fn const_count(tuples: &[STuple]) -> usize {
     let mut distinct: Vec<Vec<u32>> = Vec::new();
-    for (i, t) in tuples.iter().enumerate() {
-        let prev = (i > 0).then(|| tuples[i - 1].writes());
-        let p = plan_tuple(t, prev, [None, None], i == 0)?;
-        if let FauNeed::Consts(mut c) = p.fau {
-            c.sort_unstable();
-            if !distinct.contains(&c) {
-                distinct.push(c);
+    for t in tuples {
+        let mut c: Vec<u32> = Vec::new();
+        for (ins, fma) in [(&t.fma, true), (&t.add, false)] {
+            let Some(ins) = ins else { continue };
+            if ins.op.is_branch() {
+                continue;
+            }
+            for s in ins.encoded_srcs() {
+                if let Src::Imm(v) = *s
+                    && !(fma && v == 0)
+                    && !c.contains(&v)
+                {
+                    c.push(v);
+                }
             }
         }
+        c.sort_unstable();
+        if !c.is_empty() && !distinct.contains(&c) {
+            distinct.push(c);
+        }
     }
-    Some(distinct.len())
+    distinct.len()
 }
 
 /// Whether the clause (as it stands) can be encoded, the last tuple's
@@ -80,7 +93,7 @@ fn clause_ok(tuples: &[STuple]) -> bool {
             return false;
         }
     }
-    const_count(tuples).is_some_and(|c| c <= max_constants(n))
+    const_count(tuples) <= max_constants(n)
 }
 
 /// A clause being formed: its block, tuples and terminal branch (with target block).
