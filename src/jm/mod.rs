@@ -10,6 +10,6 @@ pub mod pool;
 pub mod xfb;
 
 pub use chain::JobChain;
-pub use compute::{AttributeTables, ComputeJob, add_compute_job};
+pub use compute::{AttributeTables, ComputeJob, VertexJob, add_compute_job, add_vertex_job};
 pub use pool::{GpuAlloc, GpuPool};
 pub use xfb::{XfbJob, add_xfb_job};

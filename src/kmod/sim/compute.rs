@@ -153,6 +153,7 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
         wls,
         offset_start: dcd::OFFSET_START.get(draw) as u32,
         instance_size: dcd::INSTANCE_SIZE.get(draw) as u32,
+        vertex: job.job_type == Some(JobType::Vertex),
     };
     let program = Program { entry, fau, res };
     let mut core = Core::new(ctx.mmu, arch, program);

@@ -8,7 +8,12 @@
 //! chain walking, exception status write-back), `jobs.rs` (per-job-type
 //! dispatch: the place to plug in new job types), `write_value.rs`,
 //! `compute.rs` (COMPUTE/VERTEX jobs) and `shader/` (the shader core),
-//! `clock.rs` (timestamp and cycle counter), `sync.rs` (fences, syncobjs).
+//! `clock.rs` (timestamp and cycle counter), `sync.rs` (fences, syncobjs),
+//! `testing.rs` (the `SimGpu` harness for shader and job tests).
+//!
+//! Sim-only extras (no hardware counterpart, used by tests and tools only):
+//! [`SimDevice::bo_create_at`] (a BO at a fixed VA, to replay snapshots),
+//! [`SimDevice::read_gpu`], [`SimDevice::shader_counters`].
 //!
 //! Never give the simulator anything the hardware would not see.
 
@@ -42,16 +47,16 @@ impl TraceHandle {
         self.0.trace.lock().unwrap().clone()
     }
 
+    /// Shader-core counters of the COMPUTE/VERTEX jobs run so far.
+    pub fn shader_counters(&self) -> Vec<compute::JobCounters> {
+        self.0.counters.all()
+    }
+
     /// The device's fences and syncobjs (tests stand in for a signaller
     /// outside the GPU, like DRM's SYNCOBJ_SIGNAL).
     #[cfg(test)]
     pub(crate) fn sync(&self) -> &sync::SyncTable {
         &self.0.sync
-    }
-
-    /// Shader-core counters of the COMPUTE/VERTEX jobs run so far.
-    pub fn shader_counters(&self) -> Vec<compute::JobCounters> {
-        self.0.counters.all()
     }
 }
 
