@@ -366,6 +366,7 @@ fn capture_everything(s: &mut Shader) {
     s.info.xfb_mode = offset > 0;
 }
 
+/// Vertices of attribute data, and the draws' `Instance Size` (a power of two).
 const VERTICES: u32 = 64;
 
 /// Component `c` of vertex `v` of attribute `attr`: a non-negative small
@@ -508,7 +509,10 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
                 };
                 set(w, f, format);
                 let bw = &mut buf_words[4 * a..4 * a + 4];
-                set(bw, ab::TYPE, attribute_type::LINEAR_1D);
+                // Instanced: the linear index is vertex + instance × Instance
+                // Size (VERTICES), so per-vertex data is 1D modulus VERTICES.
+                set(bw, ab::TYPE, attribute_type::MODULUS_1D);
+                set(bw, ab::DIVISOR, u64::from(VERTICES));
                 set(bw, ab::POINTER, buf.va);
                 set(bw, ab::STRIDE, 4 * u64::from(n));
                 set(bw, ab::SIZE, bytes.len() as u64);
@@ -573,7 +577,7 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
                     count: n_attr as u32,
                 }),
                 offset_start: 0,
-                instance_size: 1,
+                instance_size: VERTICES,
             };
             let run = gpu.run_chain(|chain, pool, arch| {
                 add_xfb_job(chain, pool, arch, &job, [0, 0]).map(|j| j.is_some())

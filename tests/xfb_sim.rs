@@ -40,7 +40,6 @@ use bifrost_vk::compiler::passes::*;
 use bifrost_vk::compiler::xfb_reference::*;
 use bifrost_vk::hw::attribute::{attribute_buffer as ab, attribute_desc as ad, attribute_type};
 use bifrost_vk::hw::format::{ComponentType, FormatArch, VertexFormat};
-use bifrost_vk::hw::layout::padded_round_up;
 use bifrost_vk::hw::{Arch, layouts};
 use bifrost_vk::jm::{AttributeTables, XfbJob, add_xfb_job};
 use bifrost_vk::kmod::sim::SimModel;
@@ -363,11 +362,22 @@ fn place_at_end(gpu: &mut SimGpu, bytes: &[u8]) -> (Buffer, u64) {
     (bo, va)
 }
 
-/// Attribute and attribute-buffer tables: per-vertex `vertex_attr(v)` for
-/// `v` in `vmin..vmin + span` (1D buffer, element = raw + `Offset start`
-/// = vertex index; the attribute's offset rebases it on `vmin`, the
-/// buffer's size bounds it), per-instance `instance_attr(firstInstance + i)`
-/// for the draw's instances (1D POT divisor, shift 0: element = instance id).
+/// The `Instance Size` of a draw whose vertex indices are below `end`: a
+/// power of two (so the per-instance divisor is a shift) ≥ `end`.
+fn instance_size(end: u32) -> u32 {
+    end.max(1).next_power_of_two()
+}
+
+/// Attribute and attribute-buffer tables, indexed the hardware's way: the
+/// linear index is `raw + Offset start + instance × Instance Size` with
+/// `Instance Size` = [`instance_size`]`(vmin + span)` (so `raw + Offset
+/// start`, the vertex index, is below it). Per-vertex `vertex_attr(v)` for
+/// `v` in `vmin..vmin + span`: a 1D buffer when there is one instance, 1D
+/// modulus `Instance Size` otherwise (element = vertex index; the
+/// attribute's offset rebases it on `vmin`, the buffer's size bounds it).
+/// Per-instance `instance_attr(firstInstance + i)` for the draw's
+/// instances: 1D POT divisor, shift log2(`Instance Size`) (element =
+/// instance id).
 fn attribute_tables(
     gpu: &mut SimGpu,
     v: &Variant,
@@ -375,6 +385,7 @@ fn attribute_tables(
     span: u32,
     case: &Case,
 ) -> AttributeTables {
+    let isize = instance_size(vmin + span);
     let arch = gpu.arch();
     let vbytes: Vec<u8> = (0..span)
         .flat_map(|i| vertex_attr(vmin + i).to_le_bytes())
@@ -390,7 +401,12 @@ fn attribute_tables(
     let mut bufs = vec![0u32; 8];
     let set = |w: &mut [u32], f: bifrost_vk::hw::layout::Field, x: u64| f.set(w, x).unwrap();
     let b0 = &mut bufs[0..4];
-    set(b0, ab::TYPE, attribute_type::LINEAR_1D);
+    if case.instances > 1 {
+        set(b0, ab::TYPE, attribute_type::MODULUS_1D);
+        set(b0, ab::DIVISOR, u64::from(isize));
+    } else {
+        set(b0, ab::TYPE, attribute_type::LINEAR_1D);
+    }
     set(b0, ab::POINTER, vbo.va);
     set(b0, ab::STRIDE, 4);
     set(b0, ab::SIZE, vbytes.len() as u64);
@@ -399,7 +415,7 @@ fn attribute_tables(
     set(b1, ab::POINTER, ibo.va);
     set(b1, ab::STRIDE, 4);
     set(b1, ab::SIZE, ibytes.len() as u64);
-    set(b1, ab::DIVISOR_R, 0);
+    set(b1, ab::DIVISOR_R, u64::from(isize.trailing_zeros()));
     let buffers = gpu.alloc(64);
     gpu.write_u32s(buffers.va, &bufs);
 
@@ -592,11 +608,7 @@ fn check(gpu: &mut SimGpu, v: &Variant, outs: &[OutSpec], case: &Case) -> Option
         instance_count: case.instances,
         attributes: Some(tables),
         offset_start,
-        instance_size: if case.instances > 1 {
-            padded_round_up(u64::from(span)).unwrap() as u32
-        } else {
-            1
-        },
+        instance_size: instance_size(vmin + span),
     };
     let run = gpu
         .run_chain(|chain, pool, arch| {
