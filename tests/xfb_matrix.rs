@@ -1059,23 +1059,23 @@ fn variant_compiles_for_bifrost() {
 }
 
 /// The XFB variant compiled by the Bifrost backend and run on the simulated
-/// GPU (a COMPUTE job of 1×1×1 workgroups over (1, V, instances), so r61 =
-/// captured vertex and r62 = instance, attributes fetched with LD_ATTR
-/// through real attribute descriptors) writes exactly the reference's bytes.
+/// GPU (the XFB job of `jm::add_xfb_job`: VERTEX-typed, grid (1, V,
+/// instances), r61 = captured vertex and r62 = instance, attributes fetched
+/// with LD_ATTR through real attribute descriptors, linear index = vertex +
+/// instance × Instance Size (64)) writes exactly the reference's bytes.
+/// `tests/xfb_sim.rs` covers the matrix's axes this way.
 #[test]
 fn variant_on_the_simulator_matches_the_reference() {
     use bifrost_vk::compiler::bifrost::{Options, compile};
     use bifrost_vk::hw::attribute::{attribute_buffer as ab, attribute_desc as ad, attribute_type};
     use bifrost_vk::hw::format::{ComponentType, VertexFormat};
-    use bifrost_vk::jm::{AttributeTables, ComputeJob};
+    use bifrost_vk::jm::{AttributeTables, XfbJob, add_xfb_job};
     use bifrost_vk::kmod::sim::SimModel;
     use bifrost_vk::kmod::sim::testing::SimGpu;
 
     let outs = standard_outputs();
     let v = make_variant(&outs);
-    let mut binary = compile(&v.shader, Options::default()).unwrap_or_else(|e| panic!("{e}"));
-    // In a COMPUTE job r60..r62 are the global ids: (0, captured vertex, instance).
-    binary.preloads.global_invocation = [true; 3];
+    let binary = compile(&v.shader, Options::default()).unwrap_or_else(|e| panic!("{e}"));
     for model in [SimModel::G52, SimModel::G72] {
         let ix: Vec<u32> = vec![3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5];
         for (topology, count, instances, index_size) in [
@@ -1201,14 +1201,17 @@ fn variant_on_the_simulator_matches_the_reference() {
                 let ty = if per_instance {
                     attribute_type::POT_DIVISOR_1D
                 } else {
-                    attribute_type::LINEAR_1D
+                    attribute_type::MODULUS_1D
                 };
                 ab::TYPE.set(&mut bw, ty).unwrap();
                 ab::POINTER.set(&mut bw, base).unwrap();
                 ab::STRIDE.set(&mut bw, 4).unwrap();
                 ab::SIZE.set(&mut bw, 4096).unwrap();
+                // Instance Size 64: modulus 64 per vertex, shift 6 per instance.
                 if per_instance {
-                    ab::DIVISOR_R.set(&mut bw, 0).unwrap();
+                    ab::DIVISOR_R.set(&mut bw, 6).unwrap();
+                } else {
+                    ab::DIVISOR.set(&mut bw, 64).unwrap();
                 }
                 let words: Vec<u8> = bw.iter().flat_map(|w| w.to_le_bytes()).collect();
                 gpu.write(tables.va + 1024 + 16 * u64::from(attr), &words);
@@ -1222,28 +1225,23 @@ fn variant_on_the_simulator_matches_the_reference() {
                 xfb_params: draw.params(),
             };
             let bytes = v.layout.fill(&sysvals, &[]);
-            let uniforms: Vec<u64> = bytes
-                .chunks(8)
-                .map(|c| {
-                    let mut w = [0u8; 8];
-                    w[..c.len()].copy_from_slice(c);
-                    u64::from_le_bytes(w)
-                })
-                .collect();
-            let job = ComputeJob {
+            let job = XfbJob {
                 binary: &binary,
-                push_uniforms: &uniforms,
-                local_size: [1, 1, 1],
-                groups: [1, draw.invocations_per_instance(), case.instances],
-                ubos: &[],
+                push_uniforms: &bytes,
+                invocations_per_instance: draw.invocations_per_instance(),
+                instance_count: case.instances,
                 attributes: Some(AttributeTables {
                     attributes: tables.va,
                     buffers: tables.va + 1024,
                     count: count_attrs,
                 }),
+                offset_start: 0,
+                instance_size: 64,
             };
-            gpu.run_compute_job(&job)
-                .unwrap_or_else(|e| panic!("{model:?} {case:?}: {e}"));
+            gpu.run_chain(|chain, pool, arch| {
+                add_xfb_job(chain, pool, arch, &job, [0, 0]).map(|j| j.is_some())
+            })
+            .unwrap_or_else(|e| panic!("{model:?} {case:?}: {e}"));
             for (b, want) in expected.memory.iter().enumerate() {
                 let got = gpu.read(bases[b], want.len());
                 assert!(
