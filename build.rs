@@ -21,9 +21,8 @@ fn main() {
         .replace('"', "\\\"");
     let manifest = template.replace("@LIBRARY_PATH@", &json_path);
     let target = profile_dir.join("bifrost_vk_icd.json");
-    if std::fs::read_to_string(&target).ok().as_deref() != Some(manifest.as_str()) {
-        if let Err(e) = std::fs::write(&target, manifest) {
-            println!("cargo:warning=cannot write {}: {e}", target.display());
-        }
+    let unchanged = std::fs::read_to_string(&target).ok().as_deref() == Some(manifest.as_str());
+    if !unchanged && let Err(e) = std::fs::write(&target, manifest) {
+        println!("cargo:warning=cannot write {}: {e}", target.display());
     }
 }

@@ -18,9 +18,9 @@
 //!   `Invocation (x, y, z) x (x, y, z)` summary, Invocation, Vertex Job
 //!   Parameters and Draw. On top of that, the text outside the shader
 //!   disassembly is compared exactly.
-//!   Not compared yet: the shader disassembly itself (between the `Shader
-//!   <host-ptr> (GPU VA ...)` line and `State:`), which is another module's
-//!   job; we print a placeholder line there. These snapshots hold no
+//!   With our disassembler plugged in (as `bifrost-dump` does), the whole
+//!   listing, shader disassembly included, equals pandecode's byte for
+//!   byte. These snapshots hold no
 //!   attributes, varyings, textures, samplers, tiler or fragment jobs, so
 //!   those printers are only covered by unit tests.
 //! - Packing: building `cs_ssbo_vec4`'s job, Renderer State and Local Storage
@@ -173,6 +173,27 @@ fn compare_panvk(name: &str) {
         out
     };
     assert_eq!(strip(&text), strip(&reference(name)), "{name}: text");
+}
+
+/// The listing with shaders disassembled by `compiler::bifrost::disasm`.
+fn ours_disassembled(name: &str) -> String {
+    let snap = Snapshot::parse(&std::fs::read(format!("{DIR}{name}.snap")).unwrap()).unwrap();
+    let disasm = |code: &[u8]| bifrost_vk::compiler::bifrost::disasm::disassemble(code).unwrap();
+    let opts = Options {
+        disassemble: Some(&disasm),
+    };
+    let (listing, result) = decode_snapshot(&snap, &opts);
+    result.unwrap();
+    listing.text
+}
+
+#[test]
+fn full_listings_with_shader_disassembly_equal_pandecode() {
+    for name in ["cs_ubo_push", "cs_ssbo_vec4", "cs_shared_barrier"] {
+        let ours = ours_disassembled(name);
+        assert!(ours.contains("clause_0:\n"), "{name}: no disassembly");
+        assert_eq!(ours, reference(name), "{name}");
+    }
 }
 
 #[test]

@@ -30,11 +30,13 @@ fn features2_and_properties2_chains() {
     let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT {
         transform_feedback: vk::TRUE,
         geometry_streams: vk::TRUE,
+        p_next: (&mut unk as *mut Unknown).cast(),
         ..Default::default()
     };
-    xfb.p_next = (&mut unk as *mut Unknown).cast();
-    let mut f2 = vk::PhysicalDeviceFeatures2::default();
-    f2.p_next = (&mut xfb as *mut vk::PhysicalDeviceTransformFeedbackFeaturesEXT).cast();
+    let mut f2 = vk::PhysicalDeviceFeatures2 {
+        p_next: (&mut xfb as *mut vk::PhysicalDeviceTransformFeedbackFeaturesEXT).cast(),
+        ..Default::default()
+    };
     // SAFETY: valid chain.
     unsafe { ext.get_physical_device_features2(gpu.physical_device, &mut f2) };
     assert_eq!(
@@ -47,8 +49,10 @@ fn features2_and_properties2_chains() {
     assert_eq!(f2.features.robust_buffer_access, vk::FALSE);
 
     let mut unk = unknown();
-    let mut p2 = vk::PhysicalDeviceProperties2::default();
-    p2.p_next = (&mut unk as *mut Unknown).cast();
+    let mut p2 = vk::PhysicalDeviceProperties2 {
+        p_next: (&mut unk as *mut Unknown).cast(),
+        ..Default::default()
+    };
     // SAFETY: valid chain.
     unsafe { ext.get_physical_device_properties2(gpu.physical_device, &mut p2) };
     assert_eq!(p2.properties.vendor_id, 0x13B5);
@@ -90,8 +94,10 @@ fn device_creation_skips_unknown_pnext_and_checks_features2() {
         .queue_family_index(0)
         .queue_priorities(&prio)];
     let mut unk = unknown();
-    let mut f2 = vk::PhysicalDeviceFeatures2::default();
-    f2.p_next = (&mut unk as *mut Unknown).cast();
+    let f2 = vk::PhysicalDeviceFeatures2 {
+        p_next: (&mut unk as *mut Unknown).cast(),
+        ..Default::default()
+    };
     let mut info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
     info.p_next = (&f2 as *const vk::PhysicalDeviceFeatures2).cast();
     let device = create_device(&gpu.instance, gpu.physical_device, &info).unwrap();
@@ -99,6 +105,20 @@ fn device_creation_skips_unknown_pnext_and_checks_features2() {
 
     let mut f2 = vk::PhysicalDeviceFeatures2::default();
     f2.features.sampler_anisotropy = vk::TRUE;
+    let mut info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
+    info.p_next = (&f2 as *const vk::PhysicalDeviceFeatures2).cast();
+    let r = create_device(&gpu.instance, gpu.physical_device, &info);
+    assert_eq!(r.err(), Some(vk::Result::ERROR_FEATURE_NOT_PRESENT));
+
+    // Transform feedback stays off even when asked for through the chain.
+    let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT {
+        transform_feedback: vk::TRUE,
+        ..Default::default()
+    };
+    let f2 = vk::PhysicalDeviceFeatures2 {
+        p_next: (&mut xfb as *mut vk::PhysicalDeviceTransformFeedbackFeaturesEXT).cast(),
+        ..Default::default()
+    };
     let mut info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
     info.p_next = (&f2 as *const vk::PhysicalDeviceFeatures2).cast();
     let r = create_device(&gpu.instance, gpu.physical_device, &info);

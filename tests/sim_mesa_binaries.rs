@@ -40,6 +40,10 @@ fn dispatch(
         .run_compute(&binary, &uniforms, local, groups)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     eprintln!("{name}: {:?}", run.counters);
+    assert_eq!(
+        run.counters.hazards, 0,
+        "{name}: reads before scoreboard waits"
+    );
     Some(run)
 }
 
@@ -210,7 +214,7 @@ fn cs_int_arith() {
                 0 => i * 1000 - 20000,
                 1 => -(i * i * 77),
                 2 => i * 31,
-                _ => 0x7654_321 - i * 99_999,
+                _ => 0x0765_4321 - i * 99_999,
             })
             .collect();
         gpu.write_u32s(a.va, &xs);
@@ -296,7 +300,7 @@ fn cs_compare_select() {
                 (n[2] as u32) > (n[3] as u32),
                 n[0] != 0 && n[3] == 17,
                 f.iter().all(|&x| x > 0.0),
-                n.iter().any(|&x| x == -1),
+                n.contains(&-1),
             ];
             let mask = c
                 .iter()
@@ -425,6 +429,132 @@ fn cs_convert() {
                 snorm_packed.wrapping_add(f_from_i.to_bits()),
             ];
             assert_eq!(&gu[4 * i..4 * i + 4], &eu, "{model:?} ou[{i}] for {w:x?}");
+        }
+    }
+}
+
+#[test]
+fn cs_float_arith_within_tolerance() {
+    for model in MODELS {
+        let mut gpu = SimGpu::new(model);
+        let v = gpu.alloc(4096);
+        let o = gpu.alloc(4096);
+        let xs: Vec<[f32; 4]> = (0..64)
+            .map(|i| {
+                let f = i as f32;
+                [
+                    0.37 * f - 9.0,
+                    1.25 + 0.11 * f,
+                    (f - 32.0) * 0.173,
+                    if i % 3 == 0 { -2.5 - f } else { 0.5 + 0.07 * f },
+                ]
+            })
+            .collect();
+        gpu.write_f32s(v.va, &xs.iter().flatten().copied().collect::<Vec<_>>());
+        if dispatch(
+            &mut gpu,
+            "cs_float_arith",
+            &[v, o],
+            &[],
+            [64, 1, 1],
+            [1, 1, 1],
+        )
+        .is_none()
+        {
+            return;
+        }
+        let got = gpu.read_f32s(o.va, 256);
+        let mut worst = 0.0f64;
+        for (i, x) in xs.iter().enumerate() {
+            let [xx, xy, xz, xw] = x.map(f64::from);
+            let a = xx * xy + xz;
+            let b = xy * xz - xw;
+            let c = xx / xw + xy.abs().sqrt() + 1.0 / (xz * xz + 1.0).sqrt();
+            let d = xz.exp2() + (xw.abs() + 1.0).log2() + xx.sin() + xy.cos();
+            let sign = if xz > 0.0 {
+                1.0
+            } else if xz < 0.0 {
+                -1.0
+            } else {
+                0.0
+            };
+            let e = xx.floor()
+                + (xy - xy.floor())
+                + xz.clamp(0.0, 1.0)
+                + xw.min(2.5)
+                + (-xx).max(xy)
+                + sign
+                + xw.trunc()
+                + xx.round_ties_even()
+                + xy.ceil();
+            let dot = xx * xw + xy * xz + xz * xy + xw * xx;
+            let expect = [a, b, c, d].map(|t| t * e - dot * 0.25);
+            for k in 0..4 {
+                let g = f64::from(got[4 * i + k]);
+                // sin/cos use a 64-entry table plus a 2nd-order correction,
+                // exp2/log2 and rcp/rsq their own approximations: allow for
+                // those, scaled by the magnitudes involved.
+                let scale = e.abs().max(1.0) * [a, b, c, d][k].abs().max(1.0) + dot.abs();
+                let tol = 2e-4 * scale;
+                worst = worst.max((g - expect[k]).abs() / scale);
+                assert!(
+                    (g - expect[k]).abs() <= tol,
+                    "{model:?} o[{i}].{k} = {g}, GLSL says {}",
+                    expect[k]
+                );
+            }
+        }
+        eprintln!("cs_float_arith {model:?}: worst scaled error {worst:e}");
+    }
+}
+
+#[test]
+fn cs_buffer_reference_64bit_addresses() {
+    for model in MODELS {
+        let mut gpu = SimGpu::new(model);
+        let particles = gpu.alloc(64 * 256);
+        let out = gpu.alloc(4096);
+        let words = gpu.alloc(64 * 64 + 64);
+        for i in 0..64u64 {
+            let f = i as f32;
+            gpu.write_f32s(particles.va + 256 * i, &[f, 2.0 * f, -f, 1.0]);
+            gpu.write_f32s(particles.va + 256 * i + 16, &[0.5, -1.0, 0.25, 2.0]);
+            // pad[13] at 32 + 52.
+            gpu.write_f32s(particles.va + 256 * i + 32 + 52, &[0.125 * f]);
+        }
+        let stride = 64u32;
+        // addr = base + i * stride + 2^32 must land in `words` (the VA
+        // space ends at 4 GiB): base wraps below zero.
+        let base = words.va.wrapping_sub(1 << 32);
+        let push = [particles.va, out.va, base, u64::from(stride)];
+        let Some(code) = code("cs_buffer_reference") else {
+            return;
+        };
+        // No descriptor sets: u0/u1 sysvals, then the push constants.
+        let mut uniforms = vec![0u64, 1 << 32];
+        uniforms.extend_from_slice(&push);
+        let binary = binary_from_code(&code, uniforms.len() as u32);
+        let run = gpu
+            .run_compute(&binary, &uniforms, [64, 1, 1], [1, 1, 1])
+            .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+        assert_eq!(run.counters.hazards, 0);
+        for i in 0..64u64 {
+            let f = i as f32;
+            let k = 0.125 * f;
+            let pos = [f + 0.5 * k, 2.0 * f - k, -f + 0.25 * k, 1.0 + 2.0 * k];
+            assert_eq!(
+                gpu.read_f32s(particles.va + 256 * i, 4),
+                pos,
+                "{model:?} p[{i}]"
+            );
+            let addr = base
+                .wrapping_add(i * u64::from(stride))
+                .wrapping_add(1 << 32);
+            assert_eq!(gpu.read_f32s(addr + 12, 1)[0], pos[0]);
+            assert_eq!(
+                gpu.read_u32s(out.va + 4 * i, 1)[0],
+                ((addr >> 32) as u32) ^ (addr as u32)
+            );
         }
     }
 }

@@ -47,6 +47,7 @@ fn cs_shared_barrier_sums_a_workgroup() {
     let x: Vec<f32> = (0..64).map(|i| (i as f32) * 0.5 + 1.0).collect();
     gpu.write_f32s(input, &x);
     let run = gpu.submit(jc).expect("chain runs");
+    assert_eq!(run.counters.hazards, 0, "reads before scoreboard waits");
     let sum: f32 = x.iter().sum();
     assert_eq!(gpu.read_f32s(output, 1)[0], sum);
     assert_eq!(run.jobs.len(), 1);
@@ -86,6 +87,7 @@ fn cs_ubo_push_both_jobs() {
     let t: Vec<f32> = table.iter().flatten().copied().collect();
     gpu.write_f32s(ubo + 96, &t);
     let run = gpu.submit(jc).expect("chain runs");
+    assert_eq!(run.counters.hazards, 0, "reads before scoreboard waits");
     assert_eq!(run.jobs.len(), 2, "descriptor copy + dispatch");
     let got = gpu.read_f32s(out, 64 * 4);
     let (scale, offset) = (2.0f32, [0.0f32, 0.0]);
@@ -147,6 +149,7 @@ fn cs_ssbo_vec4_loads_stores_and_atomics() {
         gpu.write_u32s(big.va + i * 4128 + 16 + 4 * i, &[7 * i as u32 + 1]);
     }
     let run = gpu.submit(jc).expect("chain runs");
+    assert_eq!(run.counters.hazards, 0, "reads before scoreboard waits");
     assert_eq!(
         gpu.read_u32s(b, 1)[0],
         64,
@@ -173,4 +176,29 @@ fn cs_ssbo_vec4_loads_stores_and_atomics() {
         assert_eq!(tail, head.map(|h| h + d).to_vec(), "big[{i}].tail");
     }
     eprintln!("cs_ssbo_vec4: {:?}", run.counters);
+}
+
+#[test]
+fn malformed_descriptors_fault_the_job() {
+    // A null shader pointer in the renderer state.
+    let Some((mut gpu, jc)) = load(SimModel::G52, "cs_shared_barrier") else {
+        return;
+    };
+    let rsd = u64_at(&gpu, 0xf7fd3040 + 64 + 14 * 4); // Draw.State (word 14)
+    gpu.write(rsd, &0u64.to_le_bytes());
+    let err = gpu.submit(jc).unwrap_err();
+    assert_eq!(err.fault().unwrap().status, 0x40, "{err}");
+    // A reserved bit in the Draw descriptor.
+    let Some((mut gpu, jc)) = load(SimModel::G52, "cs_shared_barrier") else {
+        return;
+    };
+    let w0 = gpu.read_u32s(0xf7fd3040 + 64, 1)[0];
+    gpu.write_u32s(0xf7fd3040 + 64, &[w0 | 1 << 2]);
+    let err = gpu.submit(jc).unwrap_err();
+    assert_eq!(err.fault().unwrap().status, 0x40, "{err}");
+    // Still fine afterwards.
+    let Some((mut gpu, jc)) = load(SimModel::G52, "cs_shared_barrier") else {
+        return;
+    };
+    gpu.submit(jc).expect("the untouched snapshot runs");
 }

@@ -266,6 +266,7 @@ struct Case {
     indices: Option<(Vec<u32>, u32, bool)>,
     buffers: Vec<BufSpec>,
     raw_offset_delta: u32,
+    provoking: ProvokingOrder,
 }
 
 fn sentinel(b: usize, i: usize) -> u8 {
@@ -280,6 +281,7 @@ fn sentinel(b: usize, i: usize) -> u8 {
 /// reads give 0 (robust). Deliberately not the reference's assembler.
 fn restart_kernel_model(
     topology: XfbTopology,
+    provoking: ProvokingVertex,
     indices: &[u32],
     first: u32,
     count: u32,
@@ -293,7 +295,7 @@ fn restart_kernel_model(
         let n = topology.primitive_count(run.len() as u32);
         for p in 0..n {
             for k in 0..vpp {
-                list.push(run[topology.vertex_position(p, k) as usize]);
+                list.push(run[topology.vertex_position(provoking, p, k) as usize]);
             }
         }
         prims += n;
@@ -365,7 +367,7 @@ fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
             first_index: case.first,
             restart: restart.then(|| restart_value(*size)),
         }),
-        order: ProvokingOrder::First,
+        order: case.provoking,
     };
     let ref_outputs: Vec<RefOutput> = outs
         .iter()
@@ -399,6 +401,10 @@ fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
 
     // ---- the variant ----
     let topology = xfb_topology(case.topology);
+    let provoking = match case.provoking {
+        ProvokingOrder::First => ProvokingVertex::First,
+        ProvokingOrder::Last => ProvokingVertex::Last,
+    };
     let mut mem = Memory::new();
     let mut bindings = [None; 4];
     for (b, spec) in case.buffers.iter().enumerate() {
@@ -430,11 +436,13 @@ fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
             buffers: bindings,
             offsets_address: OFFSETS_BASE,
             resolved_prims: None,
+            provoking,
         },
         Some((ix, size, restart)) => {
             if *restart {
                 let (list, prims) = restart_kernel_model(
                     topology,
+                    provoking,
                     ix,
                     case.first,
                     case.count,
@@ -476,20 +484,30 @@ fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
                     buffers: bindings,
                     offsets_address: OFFSETS_BASE,
                     resolved_prims: None,
+                    provoking,
                 }
             }
         }
     };
-    // Attribute buffers covering exactly the vertices of complete primitives.
+    // Attribute memory covering exactly the vertices of complete primitives
+    // (one mapped range per run of consecutive vertex indices).
     let prims = primitives(&ref_draw);
-    let vertices: Vec<u32> = prims.iter().flatten().copied().collect();
-    let vmin = vertices.iter().copied().min().unwrap_or(0);
-    let vmax = vertices.iter().copied().max().unwrap_or(0);
-    if !vertices.is_empty() {
-        let bytes: Vec<u8> = (vmin..=vmax)
-            .flat_map(|v| vertex_attr(v).to_le_bytes())
-            .collect();
-        mem.map(ATTR_BASE + 4 * vmin as u64, bytes).unwrap();
+    let mut vertices: Vec<u32> = prims.iter().flatten().copied().collect();
+    vertices.sort_unstable();
+    vertices.dedup();
+    let vmin = vertices.first().copied().unwrap_or(0);
+    let mut run_start = 0;
+    for i in 0..vertices.len() {
+        let last = i + 1 == vertices.len() || vertices[i].checked_add(1) != Some(vertices[i + 1]);
+        if last {
+            let bytes: Vec<u8> = vertices[run_start..=i]
+                .iter()
+                .flat_map(|&v| vertex_attr(v).to_le_bytes())
+                .collect();
+            mem.map(ATTR_BASE + 4 * vertices[run_start] as u64, bytes)
+                .unwrap();
+            run_start = i + 1;
+        }
     }
     let ibytes: Vec<u8> = (0..case.instances)
         .flat_map(|i| instance_attr(case.first_instance + i).to_le_bytes())
@@ -624,6 +642,7 @@ fn non_indexed(topology: RefTopology, count: u32, instances: u32, first: u32) ->
         indices: None,
         buffers: Vec::new(),
         raw_offset_delta: 0,
+        provoking: ProvokingOrder::First,
     }
 }
 
@@ -652,11 +671,26 @@ fn non_indexed_all_topologies_counts_instances() {
                 // Large counts: one first-vertex value per instance count.
                 let firsts: &[u32] = if count >= 1000 { &[7] } else { &[0, 5, 65530] };
                 for &first in firsts {
-                    let mut case = non_indexed(topology, count, instances, first);
-                    case.first_instance = instances - 1;
-                    case.raw_offset_delta = first % 3;
-                    case.buffers = roomy_buffers(&outs, 2, count * instances);
-                    check(&v, &outs, &case);
+                    // Both provoking orders; for large draws only where they differ.
+                    let orders: &[ProvokingOrder] = if count >= 1000
+                        && !matches!(
+                            topology,
+                            RefTopology::TriangleStrip
+                                | RefTopology::TriangleFan
+                                | RefTopology::TriangleStripWithAdjacency
+                        ) {
+                        &[ProvokingOrder::First]
+                    } else {
+                        &[ProvokingOrder::First, ProvokingOrder::Last]
+                    };
+                    for &provoking in orders {
+                        let mut case = non_indexed(topology, count, instances, first);
+                        case.first_instance = instances - 1;
+                        case.raw_offset_delta = first % 3;
+                        case.buffers = roomy_buffers(&outs, 2, count * instances);
+                        case.provoking = provoking;
+                        check(&v, &outs, &case);
+                    }
                 }
             }
         }
@@ -704,6 +738,11 @@ fn indexed_u8_u16_u32_offsets_and_robust_reads() {
                         indices: Some((ix, size, false)),
                         buffers: roomy_buffers(&outs, 2, (count + 4) * instances),
                         raw_offset_delta: 11,
+                        provoking: if count % 2 == 0 {
+                            ProvokingOrder::First
+                        } else {
+                            ProvokingOrder::Last
+                        },
                     };
                     check(&v, &outs, &case);
                 }
@@ -728,6 +767,7 @@ fn indices_above_65535() {
             indices: Some((ix, 4, false)),
             buffers: roomy_buffers(&outs, 2, 48),
             raw_offset_delta: 0,
+            provoking: ProvokingOrder::First,
         };
         check(&v, &outs, &case);
     }
@@ -746,7 +786,9 @@ fn primitive_restart_resolved_lists() {
                 _ => 0xFFFF_FFFF,
             };
             for count in (0..=20).chain([200]) {
-                for density in [3u32, 7] {
+                for (density, provoking) in
+                    [(3u32, ProvokingOrder::First), (7, ProvokingOrder::Last)]
+                {
                     let ix: Vec<u32> = (0..count)
                         .map(|_| {
                             if rng.below(density) == 0 {
@@ -767,6 +809,7 @@ fn primitive_restart_resolved_lists() {
                         indices: Some((ix, size, true)),
                         buffers: roomy_buffers(&outs, 2, count * 3),
                         raw_offset_delta: 2,
+                        provoking,
                     };
                     check(&v, &outs, &case);
                 }
@@ -784,6 +827,7 @@ fn primitive_restart_resolved_lists() {
         indices: Some((vec![0, 1, 2, 3, 0xFFFF, 4, 5, 6, 7], 2, true)),
         buffers: roomy_buffers(&outs, 2, 4),
         raw_offset_delta: 0,
+        provoking: ProvokingOrder::First,
     };
     check(&v, &outs, &case);
 }
@@ -919,7 +963,7 @@ fn variant_compiles_for_bifrost() {
 }
 
 /// The XFB variant compiled by the Bifrost backend and run on the simulated
-/// GPU (a COMPUTE job of 1×1×1 workgroups over (1, V, instances), so r61 =
+/// GPU (a COMPUTE job of 1×1×1 workgroups over (1, V, 1), so r61 =
 /// captured vertex and r62 = instance, attributes fetched with LD_ATTR
 /// through real attribute descriptors) writes exactly the reference's bytes.
 #[test]
@@ -939,12 +983,12 @@ fn variant_on_the_simulator_matches_the_reference() {
     for model in [SimModel::G52, SimModel::G72] {
         let ix: Vec<u32> = vec![3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5];
         for (topology, count, instances, index_size) in [
-            (RefTopology::TriangleList, 6, 2, 0),
+            (RefTopology::TriangleList, 6, 1, 0),
             (RefTopology::TriangleStrip, 7, 1, 0),
-            (RefTopology::LineList, 5, 3, 0),
-            (RefTopology::TriangleList, 9, 2, 1),
+            (RefTopology::LineList, 5, 1, 0),
+            (RefTopology::TriangleList, 9, 1, 1),
             (RefTopology::TriangleStrip, 8, 1, 2),
-            (RefTopology::TriangleFan, 11, 2, 4),
+            (RefTopology::TriangleFan, 11, 1, 4),
         ] {
             let mut case = non_indexed(topology, count, instances, 0);
             case.buffers = roomy_buffers(&outs, 2, count * instances);
@@ -1030,6 +1074,7 @@ fn variant_on_the_simulator_matches_the_reference() {
                 buffers: bindings,
                 offsets_address: offsets,
                 resolved_prims: None,
+                provoking: ProvokingVertex::First,
             };
             let attr_base = gpu.alloc(4096).va;
             let vbytes: Vec<u8> = (0..64).flat_map(|x| vertex_attr(x).to_le_bytes()).collect();
@@ -1067,7 +1112,13 @@ fn variant_on_the_simulator_matches_the_reference() {
                 ab::STRIDE.set(&mut bw, 4).unwrap();
                 ab::SIZE.set(&mut bw, 4096).unwrap();
                 if per_instance {
-                    ab::DIVISOR_R.set(&mut bw, 0).unwrap();
+                    // The attribute unit's linear index is vertex + instance ×
+                    // Instance Size, and a COMPUTE job's Instance Size is 1:
+                    // per-instance data divides by a power of two above
+                    // every vertex index (so these cases draw one instance;
+                    // several need the draw's Instance Size, i.e. the
+                    // VERTEX-typed XFB job of the emitter).
+                    ab::DIVISOR_R.set(&mut bw, 6).unwrap();
                 }
                 let words: Vec<u8> = bw.iter().flat_map(|w| w.to_le_bytes()).collect();
                 gpu.write(tables.va + 1024 + 16 * u64::from(attr), &words);
@@ -1107,10 +1158,108 @@ fn variant_on_the_simulator_matches_the_reference() {
                 let got = gpu.read(bases[b], want.len());
                 assert!(
                     got == *want,
-                    "{model:?} {topology:?}: buffer {b} differs from the reference at byte {:?}",
-                    got.iter().zip(want).position(|(g, w)| g != w)
+                    "{model:?} {topology:?}: buffer {b} differs from the reference at byte {:?}\n got {:02x?}\nwant {:02x?}",
+                    got.iter().zip(want).position(|(g, w)| g != w),
+                    &got[..want.len().min(96)],
+                    &want[..want.len().min(96)]
                 );
             }
+        }
+    }
+}
+
+/// The variant's text, for reading (`cargo test --test xfb_matrix print_variant -- --nocapture`).
+#[test]
+fn print_variant() {
+    let v = make_variant(&standard_outputs()[..1]);
+    let text = v.shader.to_string();
+    assert!(text.contains("store_global"));
+    println!("{text}\n{:?}", v.layout);
+}
+
+/// Random draws mixing every axis at once (topology, indexing, restart,
+/// instances, offsets, buffers, overflow), deterministic seed.
+#[test]
+fn random_cross_product() {
+    let mut rng = Lcg(0x5eed);
+    let kinds = [Kind::Float, Kind::Int, Kind::Uint];
+    for _ in 0..40 {
+        let nbuf = 1 + rng.below(4);
+        let mut outs = Vec::new();
+        let mut cursor = vec![0u32; nbuf as usize];
+        for _ in 0..1 + rng.below(5) {
+            let buffer = rng.below(nbuf);
+            let comps = 1 + rng.below(4);
+            let offset = cursor[buffer as usize] + 4 * rng.below(2);
+            cursor[buffer as usize] = offset + 4 * comps;
+            outs.push(OutSpec {
+                buffer,
+                offset,
+                comps,
+                kind: kinds[rng.below(3) as usize],
+            });
+        }
+        let v = make_variant(&outs);
+        for _ in 0..25 {
+            let topology = RefTopology::ALL[rng.below(10) as usize];
+            let count = rng.below(40);
+            let instances = 1 + rng.below(3);
+            let mode = rng.below(3); // 0 non-indexed, 1 indexed, 2 restart
+            let size = [1u32, 2, 4][rng.below(3) as usize];
+            let restart = match size {
+                1 => 0xFF,
+                2 => 0xFFFF,
+                _ => 0xFFFF_FFFF,
+            };
+            let high = if size == 4 { 100_000 } else { 0 };
+            let indices = (mode > 0).then(|| {
+                let ix: Vec<u32> = (0..count + rng.below(3))
+                    .map(|_| {
+                        if mode == 2 && rng.below(6) == 0 {
+                            restart
+                        } else {
+                            high + 10 + rng.below(60)
+                        }
+                    })
+                    .collect();
+                (ix, size, mode == 2)
+            });
+            let first = if mode == 0 {
+                rng.below(1000)
+            } else {
+                rng.below(3)
+            };
+            let mut buffers = roomy_buffers(&outs, nbuf as usize, 0);
+            for (b, buf) in buffers.iter_mut().enumerate() {
+                let stride = stride_of(&outs, b as u32);
+                buf.bound = rng.below(5) != 0;
+                buf.bind_offset = 4 * rng.below(4);
+                buf.write_offset = 4 * rng.below(4);
+                // From nothing fits to everything fits.
+                buf.bind_size = buf.write_offset + stride * rng.below(3 * count * instances + 4);
+                buf.tail = 4 * rng.below(4);
+            }
+            let case = Case {
+                topology,
+                count,
+                first,
+                vertex_offset: if mode == 0 {
+                    0
+                } else {
+                    rng.below(20) as i32 - 10
+                },
+                instances,
+                first_instance: rng.below(4),
+                indices,
+                buffers,
+                raw_offset_delta: rng.below(5),
+                provoking: if rng.below(2) == 0 {
+                    ProvokingOrder::First
+                } else {
+                    ProvokingOrder::Last
+                },
+            };
+            check(&v, &outs, &case);
         }
     }
 }

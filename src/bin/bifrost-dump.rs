@@ -1,5 +1,6 @@
 //! `bifrost-dump FILE.snap...`: print the job chain of PANSNAP1 snapshots in
-//! pandecode's text format (reserved-bit reports go to stderr).
+//! pandecode's text format, shaders disassembled with our Mesa-exact
+//! disassembler (reserved-bit reports go to stderr).
 //!
 //! A thin shell over `bifrost_vk::hw::decode`; it must never grow decoding
 //! logic of its own. Exit status: 0 when every file decodes cleanly, 1 when a
@@ -8,6 +9,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use bifrost_vk::compiler::bifrost::disasm::disassemble;
 use bifrost_vk::hw::decode::{Options, decode_snapshot};
 use bifrost_vk::hw::snapshot::Snapshot;
 
@@ -33,7 +35,13 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        let (listing, result) = decode_snapshot(&snap, &Options::default());
+        let disasm = |code: &[u8]| {
+            disassemble(code).unwrap_or_else(|e| format!("// disassembly failed: {e}\n"))
+        };
+        let opts = Options {
+            disassemble: Some(&disasm),
+        };
+        let (listing, result) = decode_snapshot(&snap, &opts);
         let _ = std::io::stdout().write_all(listing.text.as_bytes());
         let _ = std::io::stderr().write_all(listing.errors.as_bytes());
         if !listing.errors.is_empty() {

@@ -140,7 +140,8 @@ impl Assembler {
         }
         let w = &self.window;
         let last = self.order == ProvokingOrder::Last;
-        let prim = match self.topology {
+
+        match self.topology {
             PointList => Some(vec![w[0]]),
             LineList => (n % 2 == 1).then(|| vec![w[0], w[1]]),
             LineStrip => (n >= 1).then(|| vec![w[0], w[1]]),
@@ -167,7 +168,7 @@ impl Assembler {
             LineStripWithAdjacency => (n >= 3).then(|| vec![w[1], w[2]]),
             // Main triangle = 1st, 3rd, 5th of each group of six.
             TriangleListWithAdjacency => (n % 6 == 5).then(|| vec![w[0], w[2], w[4]]),
-            TriangleStripWithAdjacency => (n >= 5 && (n - 5) % 2 == 0).then(|| {
+            TriangleStripWithAdjacency => (n >= 5 && (n - 5).is_multiple_of(2)).then(|| {
                 // Triangle i = (n - 5) / 2 uses v_2i .. v_2i+5 = w[0..6].
                 let odd = ((n - 5) / 2) % 2 == 1;
                 match (odd, last) {
@@ -176,8 +177,7 @@ impl Assembler {
                     (true, true) => vec![w[2], w[0], w[4]],
                 }
             }),
-        };
-        prim
+        }
     }
 }
 
@@ -224,7 +224,7 @@ pub struct RefBuffer {
     pub memory: Vec<u8>,
     /// `pOffsets[i]` of the bind call.
     pub bind_offset: u32,
-    /// Effective size of the binding (min(pSizes[i], size − offset)).
+    /// Effective size of the binding (`min(pSizes[i], size − offset)`).
     pub bind_size: u32,
     /// Current write position, relative to the binding (0, or a resumed counter).
     pub write_offset: u32,
@@ -310,13 +310,13 @@ pub fn run(
                         continue;
                     }
                     let vals = values(vertex, instance_index, o);
-                    for c in 0..out.comps as usize {
+                    for (c, val) in vals.iter().enumerate().take(out.comps as usize) {
                         let at = buffers[b].bind_offset as usize
                             + offsets[b] as usize
                             + k * buffers[b].stride as usize
                             + out.offset as usize
                             + 4 * c;
-                        memory[b][at..at + 4].copy_from_slice(&vals[c].to_le_bytes());
+                        memory[b][at..at + 4].copy_from_slice(&val.to_le_bytes());
                     }
                 }
             }
@@ -377,9 +377,23 @@ mod tests {
             primitives(&draw(TriangleListWithAdjacency, 12)),
             vec![vec![0, 2, 4], vec![6, 8, 10]]
         );
-        let mut d = draw(TriangleStrip, 5);
-        d.order = ProvokingOrder::Last;
-        assert_eq!(primitives(&d)[1], vec![2, 1, 3]);
+        // LAST-vertex-preserving column of the facts table.
+        let last = |t, n| {
+            let mut d = draw(t, n);
+            d.order = ProvokingOrder::Last;
+            primitives(&d)
+        };
+        assert_eq!(
+            last(TriangleStrip, 5),
+            vec![vec![0, 1, 2], vec![2, 1, 3], vec![2, 3, 4]]
+        );
+        assert_eq!(last(TriangleFan, 4), vec![vec![0, 1, 2], vec![0, 2, 3]]);
+        assert_eq!(
+            last(TriangleStripWithAdjacency, 9),
+            vec![vec![0, 2, 4], vec![4, 2, 6]]
+        );
+        assert_eq!(last(LineStrip, 3), vec![vec![0, 1], vec![1, 2]]);
+        assert_eq!(last(TriangleListWithAdjacency, 6), vec![vec![0, 2, 4]]);
     }
 
     #[test]

@@ -114,6 +114,14 @@ pub static TEST_HOOKS: &[Entry] = &[
         scope: Scope::Device,
         pfn: procedure!(test_hooks::vkBifrostTestBoStats, test_hooks::PfnTestBoStats),
     },
+    Entry {
+        name: "vkBifrostTestRecordFault",
+        scope: Scope::Device,
+        pfn: procedure!(
+            test_hooks::vkBifrostTestRecordFault,
+            test_hooks::PfnTestRecordFault
+        ),
+    },
 ];
 
 /// Look `name` up among the entries whose scope `allow` accepts.

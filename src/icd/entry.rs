@@ -79,7 +79,9 @@ macro_rules! vk_entry_points {
         fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block
     )*) => {$(
         $(#[$attr])*
-        #[allow(non_snake_case, clippy::missing_safety_doc)]
+        // The body runs in an unsafe block on purpose: the shims are the FFI
+        // edge, and the spec's valid usage is their safety contract.
+        #[allow(non_snake_case, clippy::missing_safety_doc, clippy::macro_metavars_in_unsafe)]
         pub unsafe extern "system" fn $name($($arg: $ty),*) $(-> $ret)? {
             $crate::icd::entry::guard(stringify!($name), move || {
                 // SAFETY: the Vulkan specification's valid-usage rules for

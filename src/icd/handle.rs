@@ -103,3 +103,35 @@ pub unsafe fn free_handle<T: Object>(raw: u64) -> Option<T> {
     let b = unsafe { Box::from_raw(raw as *mut NonDispatchable<T>) };
     Some(b.inner)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct A(u32);
+    struct B;
+    impl Object for A {
+        const TAG: u64 = 1;
+    }
+    impl Object for B {
+        const TAG: u64 = 2;
+    }
+
+    #[test]
+    fn handles_check_their_type() {
+        let h = new_handle(A(7));
+        // SAFETY: live handles from new_handle / new_dispatchable.
+        unsafe {
+            assert_eq!(handle::<A>(h).unwrap().0, 7);
+            assert!(handle::<B>(h).is_err());
+            assert!(handle::<A>(0).is_err());
+            assert_eq!(free_handle::<A>(h).unwrap().0, 7);
+            assert!(free_handle::<A>(0).is_none());
+
+            let d = new_dispatchable(A(9));
+            assert_eq!(*(d as *const usize), crate::icd::abi::ICD_LOADER_MAGIC);
+            assert!(dispatchable::<B>(d).is_err());
+            assert_eq!(free_dispatchable::<A>(d).unwrap().0, 9);
+        }
+    }
+}

@@ -147,3 +147,69 @@ impl JobChain {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::kmod::Device;
+    use crate::kmod::sim::{SimDevice, SimModel};
+
+    #[test]
+    fn headers_are_packed_and_linked() {
+        let dev = Arc::new(Device::with_dump_dir(
+            Box::new(SimDevice::new(SimModel::G52)),
+            None,
+        ));
+        let mut pool = GpuPool::new(dev);
+        let mut chain = JobChain::new();
+        assert_eq!(chain.head(), 0);
+        let a = chain
+            .add_job(&mut pool, JobType::Null, &[], [0, 0], false)
+            .unwrap();
+        let b = chain
+            .add_write_value(
+                &mut pool,
+                0x1234_5678,
+                write_value::IMMEDIATE_64,
+                42,
+                [a, 0],
+            )
+            .unwrap();
+        let c = chain
+            .add_job(&mut pool, JobType::Null, &[], [a, b], true)
+            .unwrap();
+        assert_eq!((a, b, c), (1, 2, 3));
+        assert_eq!(chain.head() % JOB_ALIGN, 0);
+        let mut va = chain.head();
+        for i in 0..3 {
+            chain.read_header(i, |w| {
+                assert!(JOB_HEADER.check_reserved(w).is_ok());
+                assert_eq!(header::INDEX.get(w), i as u64 + 1);
+                assert_eq!(header::IS_64B.get(w), 1);
+                let next = header::NEXT.get(w);
+                if i < 2 {
+                    assert!(
+                        next > va && next.is_multiple_of(JOB_ALIGN),
+                        "linked forward"
+                    );
+                    va = next;
+                } else {
+                    assert_eq!(next, 0, "the last job ends the chain");
+                }
+            });
+        }
+        chain.read_header(1, |w| {
+            assert_eq!(header::TYPE.get(w), JobType::WriteValue as u64);
+            assert_eq!(header::DEPENDENCY_1.get(w), 1);
+        });
+        chain.read_header(2, |w| {
+            assert_eq!(header::BARRIER.get(w), 1);
+            assert_eq!(
+                (header::DEPENDENCY_1.get(w), header::DEPENDENCY_2.get(w)),
+                (1, 2)
+            );
+        });
+    }
+}

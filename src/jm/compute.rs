@@ -1,8 +1,8 @@
-//! The COMPUTE job emitter: from a [`ShaderBinary`], push-uniform words, a
-//! grid and optional UBO / attribute tables, write the shader code, renderer
-//! state, Local Storage (TLS/WLS), UBO table, push-uniform buffer and the
-//! job (header + Invocation + Parameters + Draw) into GPU memory, packed
-//! with the `hw` tables.
+//! The COMPUTE (and plain VERTEX) job emitter: from a [`ShaderBinary`],
+//! push-uniform words, a grid and optional UBO / attribute / varying
+//! tables, write the shader code, renderer state, Local Storage (TLS/WLS),
+//! UBO table, push-uniform buffer and the job (header + Invocation +
+//! Parameters + Draw) into GPU memory, packed with the `hw` tables.
 //!
 //! This module must never decide what a dispatch means for Vulkan (base
 //! workgroup, indirect dispatch, descriptor sets): it encodes exactly what
@@ -16,7 +16,9 @@ use crate::hw::draw::dcd;
 use crate::hw::job::JobType;
 use crate::hw::layout::Field;
 use crate::hw::shader::renderer_state as rs;
-use crate::hw::shader::{REGISTERS_32_PER_THREAD, REGISTERS_64_PER_THREAD, compute_preload};
+use crate::hw::shader::{
+    REGISTERS_32_PER_THREAD, REGISTERS_64_PER_THREAD, compute_preload, vertex_preload,
+};
 use crate::hw::storage::{local_storage as ls, uniform_buffer};
 use crate::hw::{Arch, layouts};
 use crate::kmod::{KmodError, KmodResult};
@@ -43,6 +45,25 @@ pub struct ComputeJob<'a> {
     pub attributes: Option<AttributeTables>,
 }
 
+/// One non-indexed VERTEX job (no IDVS): `vertices` × `instances` threads
+/// with r61 = vertex id, r62 = instance id; inputs through `attributes`
+/// (LD_ATTR), outputs through `varyings` (LEA_ATTR + ST_CVT). With several
+/// instances `Instance Size` is the padded vertex count
+/// ([`crate::hw::layout::padded_round_up`]); per-vertex buffers then use the
+/// 1D-modulus type with that divisor, per-instance data the divisor types.
+#[derive(Clone, Copy, Debug)]
+pub struct VertexJob<'a> {
+    pub binary: &'a ShaderBinary,
+    pub push_uniforms: &'a [u64],
+    pub vertices: u32,
+    pub instances: u32,
+    /// DCD `Offset start` (first vertex).
+    pub offset_start: u32,
+    pub ubos: &'a [(u64, u32)],
+    pub attributes: AttributeTables,
+    pub varyings: AttributeTables,
+}
+
 fn pack(words: &mut [u32], f: Field, v: u64) -> KmodResult<()> {
     f.set(words, v)
         .map_err(|_| KmodError::Invalid("compute descriptor field overflow"))
@@ -56,8 +77,17 @@ pub fn add_compute_job(
     job: &ComputeJob<'_>,
     dependencies: [u16; 2],
 ) -> KmodResult<u16> {
-    let l = layouts(arch);
-    let b = job.binary;
+    let p = &job.binary.preloads;
+    let preloads = [
+        (compute_preload::LOCAL_INVOCATION_XY, p.local_invocation_xy),
+        (compute_preload::LOCAL_INVOCATION_Z, p.local_invocation_z),
+        (compute_preload::WORK_GROUP_X, p.workgroup[0]),
+        (compute_preload::WORK_GROUP_Y, p.workgroup[1]),
+        (compute_preload::WORK_GROUP_Z, p.workgroup[2]),
+        (compute_preload::GLOBAL_INVOCATION_X, p.global_invocation[0]),
+        (compute_preload::GLOBAL_INVOCATION_Y, p.global_invocation[1]),
+        (compute_preload::GLOBAL_INVOCATION_Z, p.global_invocation[2]),
+    ];
     let ws = WorkSize {
         size: job.local_size,
         count: job.groups,
@@ -65,6 +95,99 @@ pub fn add_compute_job(
     let invocation = ws
         .pack_compute()
         .map_err(|_| KmodError::Invalid("work size does not fit the invocation encoding"))?;
+    emit(
+        chain,
+        pool,
+        arch,
+        &Emit {
+            binary: job.binary,
+            push_uniforms: job.push_uniforms,
+            ubos: job.ubos,
+            attributes: job.attributes,
+            varyings: None,
+            preloads: &preloads,
+            invocation,
+            task_split: ws.compute_job_task_split(),
+            job_type: JobType::Compute,
+            local_threads: job.local_size.iter().product(),
+            groups: job.groups.iter().map(|&g| u64::from(g)).product(),
+            offset_start: 0,
+            instance_size: 1,
+        },
+        dependencies,
+    )
+}
+
+/// Writes everything `job` needs and appends the VERTEX job to `chain`.
+pub fn add_vertex_job(
+    chain: &mut JobChain,
+    pool: &mut GpuPool,
+    arch: Arch,
+    job: &VertexJob<'_>,
+    dependencies: [u16; 2],
+) -> KmodResult<u16> {
+    let p = &job.binary.preloads;
+    let preloads = [
+        (vertex_preload::VERTEX_ID, p.vertex_id),
+        (vertex_preload::INSTANCE_ID, p.instance_id),
+    ];
+    let invocation = WorkSize::vertices(job.vertices, job.instances)
+        .pack_graphics()
+        .map_err(|_| KmodError::Invalid("vertex count does not fit the invocation encoding"))?;
+    emit(
+        chain,
+        pool,
+        arch,
+        &Emit {
+            binary: job.binary,
+            push_uniforms: job.push_uniforms,
+            ubos: job.ubos,
+            attributes: Some(job.attributes),
+            varyings: Some(job.varyings),
+            preloads: &preloads,
+            invocation,
+            task_split: parameters::VERTEX_JOB_TASK_SPLIT as u32,
+            job_type: JobType::Vertex,
+            local_threads: 1,
+            groups: 1,
+            offset_start: job.offset_start,
+            instance_size: if job.instances > 1 {
+                crate::hw::layout::padded_round_up(u64::from(job.vertices))
+                    .ok_or(KmodError::Invalid("vertex count cannot be padded"))?
+            } else {
+                1
+            },
+        },
+        dependencies,
+    )
+}
+
+struct Emit<'a> {
+    binary: &'a ShaderBinary,
+    push_uniforms: &'a [u64],
+    ubos: &'a [(u64, u32)],
+    attributes: Option<AttributeTables>,
+    varyings: Option<AttributeTables>,
+    preloads: &'a [(Field, bool)],
+    invocation: [u32; 2],
+    task_split: u32,
+    job_type: JobType,
+    local_threads: u32,
+    groups: u64,
+    offset_start: u32,
+    instance_size: u64,
+}
+
+fn emit(
+    chain: &mut JobChain,
+    pool: &mut GpuPool,
+    arch: Arch,
+    job: &Emit<'_>,
+    dependencies: [u16; 2],
+) -> KmodResult<u16> {
+    let l = layouts(arch);
+    let b = job.binary;
+    let invocation = job.invocation;
 
     // Shader code (128-byte aligned; the binary carries its prefetch padding).
     let code = pool.alloc(b.code.len().max(128) as u64, 128)?;
@@ -100,18 +223,10 @@ pub fn add_compute_job(
         };
         pack(&mut rsd, f, alloc)?;
     }
-    let p = &b.preloads;
-    let bits = [
-        (compute_preload::LOCAL_INVOCATION_XY, p.local_invocation_xy),
-        (compute_preload::LOCAL_INVOCATION_Z, p.local_invocation_z),
-        (compute_preload::WORK_GROUP_X, p.workgroup[0]),
-        (compute_preload::WORK_GROUP_Y, p.workgroup[1]),
-        (compute_preload::WORK_GROUP_Z, p.workgroup[2]),
-        (compute_preload::GLOBAL_INVOCATION_X, p.global_invocation[0]),
-        (compute_preload::GLOBAL_INVOCATION_Y, p.global_invocation[1]),
-        (compute_preload::GLOBAL_INVOCATION_Z, p.global_invocation[2]),
-    ];
-    for (f, on) in bits {
+    if let Some(v) = job.varyings {
+        pack(&mut rsd, rs::VARYING_COUNT, u64::from(v.count))?;
+    }
+    for &(f, on) in job.preloads {
         pack(&mut rsd, f.at(rs::PRELOAD.start), u64::from(on))?;
     }
     let state = pool.alloc(l.renderer_state.bytes() as u64, 64)?;
@@ -158,7 +273,7 @@ pub fn add_compute_job(
     if b.tls_size > 0 {
         let shift = u64::from(b.tls_size.div_ceil(16).next_power_of_two().trailing_zeros());
         let per_thread = 16u64 << shift;
-        let threads = u64::from(job.local_size.iter().product::<u32>());
+        let threads = u64::from(job.local_threads);
         let tls = pool.alloc(per_thread * threads, 4096)?;
         tls.zero(0, per_thread * threads);
         pack(&mut lsw, ls::TLS_SIZE, shift)?;
@@ -166,8 +281,7 @@ pub fn add_compute_job(
     }
     if b.shared_size > 0 {
         let size = u64::from(b.shared_size).next_power_of_two().max(128);
-        let groups: u64 = job.groups.iter().map(|&g| u64::from(g)).product();
-        let instances = groups.next_power_of_two();
+        let instances = job.groups.next_power_of_two();
         let wls = pool.alloc(size * instances, 4096)?;
         wls.zero(0, size * instances);
         pack(&mut lsw, ls::WLS_INSTANCES, instances)?;
@@ -191,7 +305,7 @@ pub fn add_compute_job(
     pack(
         section("Parameters").words_mut(&mut words),
         parameters::JOB_TASK_SPLIT,
-        u64::from(ws.compute_job_task_split()),
+        u64::from(job.task_split),
     )?;
     let draw = section("Draw").words_mut(&mut words);
     pack(draw, dcd::STATE, state.gpu_va)?;
@@ -202,6 +316,12 @@ pub fn add_compute_job(
         pack(draw, dcd::ATTRIBUTES, a.attributes)?;
         pack(draw, dcd::ATTRIBUTE_BUFFERS, a.buffers)?;
     }
+    if let Some(v) = job.varyings {
+        pack(draw, dcd::VARYINGS, v.attributes)?;
+        pack(draw, dcd::VARYING_BUFFERS, v.buffers)?;
+    }
+    pack(draw, dcd::OFFSET_START, u64::from(job.offset_start))?;
+    pack(draw, dcd::INSTANCE_SIZE, job.instance_size)?;
     let payload = &words[crate::hw::job::PAYLOAD_OFFSET as usize / 4..];
-    chain.add_job(pool, JobType::Compute, payload, dependencies, false)
+    chain.add_job(pool, job.job_type, payload, dependencies, false)
 }

@@ -9,5 +9,5 @@ pub mod compute;
 pub mod pool;
 
 pub use chain::JobChain;
-pub use compute::{AttributeTables, ComputeJob, add_compute_job};
+pub use compute::{AttributeTables, ComputeJob, VertexJob, add_compute_job, add_vertex_job};
 pub use pool::{GpuAlloc, GpuPool};

@@ -49,7 +49,7 @@ impl Buffer {
     }
 
     pub fn bind(&self, memory: &DeviceMemory, offset: u64) -> VkResult<()> {
-        if offset % BUFFER_ALIGNMENT != 0
+        if !offset.is_multiple_of(BUFFER_ALIGNMENT)
             || offset
                 .checked_add(self.size)
                 .is_none_or(|e| e > memory.size)

@@ -166,6 +166,22 @@ impl Recording {
         });
     }
 
+    /// A WRITE_VALUE of a 32-bit immediate to any GPU address (test hook only:
+    /// lets tests make a chain fault on the GPU).
+    pub fn record_raw_write_value(&mut self, address: u64, value: u32) {
+        self.record(|r| {
+            let deps = r.previous();
+            r.chain.add_write_value(
+                &mut r.pool,
+                address,
+                write_value::IMMEDIATE_32,
+                u64::from(value),
+                deps,
+            )?;
+            Ok(())
+        });
+    }
+
     /// vkCmdResetQueryPool: zero the availability words.
     pub fn reset_queries(&mut self, qp: &QueryPool, first: u32, count: u32) {
         if first.checked_add(count).is_none_or(|e| e > qp.count) {

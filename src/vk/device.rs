@@ -72,7 +72,6 @@ impl Object for Device {
 impl Device {
     pub fn new(
         pd: &PhysicalDevice,
-        info: &vk::DeviceCreateInfo<'_>,
         extensions: &[&std::ffi::CStr],
         queues: &[vk::DeviceQueueCreateInfo<'_>],
         features: Option<&vk::PhysicalDeviceFeatures>,
@@ -96,7 +95,6 @@ impl Device {
                 return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
             }
         }
-        let _ = info;
         let kdev = Arc::new(pd.source.open().map_err(|e| {
             log::error!("cannot open the GPU: {e}");
             vk::Result::ERROR_INITIALIZATION_FAILED

@@ -66,7 +66,7 @@ impl DeviceMemory {
         let end = if size == vk::WHOLE_SIZE {
             self.size
         } else {
-            offset.checked_add(size).unwrap_or(u64::MAX)
+            offset.saturating_add(size)
         };
         if offset >= self.size || end > self.size {
             return Err(vk::Result::ERROR_MEMORY_MAP_FAILED);

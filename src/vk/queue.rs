@@ -162,7 +162,7 @@ mod tests {
     #[test]
     fn a_faulting_chain_loses_the_device() {
         let pd = PhysicalDevice::probe(DeviceSource::Sim(SimModel::G52)).unwrap();
-        let dev = Device::new(&pd, &vk::DeviceCreateInfo::default(), &[], &[], None).unwrap();
+        let dev = Device::new(&pd, &[], &[], None).unwrap();
         // SAFETY: the device's own queue.
         let queue = unsafe { handle::dispatchable::<Queue>(dev.queue.0) }.unwrap();
         let pool = CommandPool::new(&dev.core, &vk::CommandPoolCreateInfo::default()).unwrap();

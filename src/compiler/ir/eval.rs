@@ -448,6 +448,9 @@ fn eval_component(op: AluOp, bits: u8, sbits: u8, src: &dyn Fn(usize) -> u64) ->
                 src(2)
             }
         }
+        // Direct casts: going through f64 could round twice for 64-bit sources.
+        I2f if bits == 32 => u64::from((sa as f32).to_bits()),
+        U2f if bits == 32 => u64::from(((a & mask(sbits)) as f32).to_bits()),
         I2f => fres(sa as f64),
         U2f => fres((a & mask(sbits)) as f64),
         F2i => {
@@ -752,6 +755,16 @@ mod tests {
         assert_eq!(
             e1(AluOp::F2f, i64t, I32, f(0.1)),
             f64::from(0.1f32).to_bits()
+        );
+        // i64 → f32 rounds once: 2^62 + 2^38 + 1 is just above a halfway point.
+        let x = (1u64 << 62) + (1 << 38) + 1;
+        assert_eq!(
+            e1(AluOp::U2f, I32, i64t, x),
+            f(((1u64 << 62) + (1 << 39)) as f32)
+        );
+        assert_eq!(
+            e1(AluOp::I2f, I32, i64t, x),
+            f(((1u64 << 62) + (1 << 39)) as f32)
         );
     }
 

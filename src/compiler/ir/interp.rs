@@ -44,7 +44,15 @@
 //!
 //! ALU semantics live in one function, [`alu`]; at merge time it is meant to
 //! be replaced by (or checked against) `ir/eval.rs::eval_alu`, the shared
-//! definition used by constant folding.
+//! definition used by constant folding. Edge cases it defines: integer
+//! division by zero (`udiv` → all ones, `idiv` → 0, `umod`/`irem`/`imod` → the
+//! dividend), `INT_MIN / -1` wraps, shift counts modulo the bit size,
+//! float→int conversions saturate with NaN → 0, `fmin`/`fmax` return the
+//! non-NaN operand, `find_lsb`/`*find_msb` of no bit → -1, bitfield ops with
+//! offset + count beyond the bit size → `Unsupported` (undefined in SPIR-V).
+//! Half floats are computed in f64 and rounded once (exact for
+//! add/sub/mul/div/sqrt); pack/unpack follow GLSL.std.450 with
+//! round-half-to-even.
 //!
 //! [`ShaderInfo::shared_size`]: super::ShaderInfo::shared_size
 
@@ -252,343 +260,68 @@ fn sext(v: u64, bits: u8) -> i64 {
     }
 }
 
-fn to_f(v: u64, bits: u8) -> Result<f64> {
-    match bits {
-        32 => Ok(f32::from_bits(v as u32) as f64),
-        64 => Ok(f64::from_bits(v)),
-        b => Err(InterpError::Unsupported(format!("{b}-bit float"))),
+/// IEEE half → f32 (exact).
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0f32 } else { 1.0 };
+    let exp = (h >> 10) & 0x1f;
+    let mant = (h & 0x3ff) as f32;
+    match exp {
+        0 => sign * mant * (2.0f32).powi(-24),
+        0x1f if mant == 0.0 => sign * f32::INFINITY,
+        0x1f => {
+            f32::from_bits(0x7fc0_0000 | ((h as u32 & 0x3ff) << 13) | ((h as u32 & 0x8000) << 16))
+        }
+        e => sign * (1.0 + mant / 1024.0) * (2.0f32).powi(e as i32 - 15),
     }
 }
 
-fn from_f(f: f64, bits: u8) -> Result<u64> {
-    match bits {
-        32 => Ok((f as f32).to_bits() as u64),
-        64 => Ok(f.to_bits()),
-        b => Err(InterpError::Unsupported(format!("{b}-bit float"))),
+/// f64 → IEEE half, round to nearest even (overflow → ±inf, NaN → quiet NaN).
+pub fn f64_to_f16(f: f64) -> u16 {
+    let sign = if f.is_sign_negative() { 0x8000u16 } else { 0 };
+    if f.is_nan() {
+        return sign | 0x7e00;
     }
+    let a = f.abs();
+    if a < 2.0f64.powi(-14) {
+        // Subnormal (or zero): units of 2^-24; 1024 units is the smallest normal.
+        return sign | (a * 2.0f64.powi(24)).round_ties_even() as u16;
+    }
+    if a.is_infinite() {
+        return sign | 0x7c00;
+    }
+    let mut e = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let mut mant = ((a / 2.0f64.powi(e) - 1.0) * 1024.0).round_ties_even() as u32;
+    if mant == 1024 {
+        mant = 0;
+        e += 1;
+    }
+    if e > 15 {
+        return sign | 0x7c00;
+    }
+    sign | (((e + 15) as u16) << 10) | mant as u16
 }
 
-/// A float op computed in the operand's own precision (f32 ops in f32, not f64).
-fn float_op(
-    bits: u8,
-    a: u64,
-    b: u64,
-    c: u64,
-    f32op: fn(f32, f32, f32) -> f32,
-    f64op: fn(f64, f64, f64) -> f64,
-) -> Result<u64> {
-    match bits {
-        32 => Ok(f32op(
-            f32::from_bits(a as u32),
-            f32::from_bits(b as u32),
-            f32::from_bits(c as u32),
-        )
-        .to_bits() as u64),
-        64 => Ok(f64op(f64::from_bits(a), f64::from_bits(b), f64::from_bits(c)).to_bits()),
-        b => Err(InterpError::Unsupported(format!("{b}-bit float"))),
-    }
-}
-
-/// Evaluate one ALU op on all components. `dst` is the destination type,
-/// `src_tys`/`srcs` the sources. The single definition of ALU semantics in
-/// this module (to be switched to `ir/eval.rs::eval_alu` at merge).
+/// Evaluate one ALU op on all components: `ir/eval.rs::eval_alu` is the one
+/// definition of ALU semantics (shared with constant folding); this only
+/// checks the operand counts the interpreter was handed.
 pub fn alu(op: AluOp, dst: ValueType, src_tys: &[ValueType], srcs: &[Comps]) -> Result<Comps> {
-    use AluOp::*;
     if srcs.len() != op.num_srcs() || src_tys.len() != srcs.len() {
         return Err(InterpError::Malformed(format!(
             "{} source count",
             op.name()
         )));
     }
+    let views: Vec<&[u64]> = srcs
+        .iter()
+        .zip(src_tys)
+        .map(|(s, t)| &s[..usize::from(t.comps).min(4)])
+        .collect();
+    let values = super::eval::eval_alu(op, dst, src_tys, &views);
     let mut out = [0u64; 4];
-    // Whole-vector ops first.
-    match op {
-        Bitcast => {
-            let (sb, sc) = (src_tys[0].bits.max(8), src_tys[0].comps);
-            let mut bytes = Vec::new();
-            for c in 0..sc as usize {
-                bytes.extend_from_slice(&srcs[0][c].to_le_bytes()[..sb as usize / 8]);
-            }
-            let db = dst.bits.max(8) as usize / 8;
-            if bytes.len() != db * dst.comps as usize {
-                return Err(InterpError::Malformed("bitcast size mismatch".into()));
-            }
-            for (c, chunk) in bytes.chunks(db).enumerate() {
-                let mut w = [0u8; 8];
-                w[..db].copy_from_slice(chunk);
-                out[c] = u64::from_le_bytes(w);
-            }
-            return Ok(out);
-        }
-        PackHalf2x16 | UnpackHalf2x16 | PackUnorm4x8 | PackSnorm4x8 | UnpackUnorm4x8
-        | UnpackSnorm4x8 | PackUnorm2x16 | PackSnorm2x16 | UnpackUnorm2x16 | UnpackSnorm2x16 => {
-            return Err(InterpError::Unsupported(format!("alu {}", op.name())));
-        }
-        _ => {}
-    }
-    let sbits = src_tys.first().map_or(dst.bits, |t| t.bits);
-    let db = dst.bits;
-    let dm = mask(db);
-    for c in 0..dst.comps as usize {
-        let get = |i: usize| -> u64 {
-            let s = &srcs[i];
-            if src_tys[i].comps == 1 { s[0] } else { s[c] }
-        };
-        let a = get(0);
-        let b = if srcs.len() > 1 { get(1) } else { 0 };
-        let cc = if srcs.len() > 2 { get(2) } else { 0 };
-        let bits = sbits;
-        let (sa, sb) = (sext(a, bits), sext(b, bits));
-        let shift = (b as u32) % (bits.max(1) as u32);
-        let r: u64 = match op {
-            Mov => a,
-            Iadd => a.wrapping_add(b),
-            Isub => a.wrapping_sub(b),
-            Imul => a.wrapping_mul(b),
-            ImulHigh => ((sa as i128 * sb as i128) >> bits) as u64,
-            UmulHigh => ((a as u128 * b as u128) >> bits) as u64,
-            Ineg => a.wrapping_neg(),
-            Iabs => sa.wrapping_abs() as u64,
-            Isign => sa.signum() as u64,
-            Imin => sa.min(sb) as u64,
-            Imax => sa.max(sb) as u64,
-            Umin => a.min(b),
-            Umax => a.max(b),
-            Udiv => a.checked_div(b).unwrap_or(u64::MAX),
-            // x / 0 = 0; MIN / -1 wraps to MIN.
-            Idiv => {
-                if sb == 0 {
-                    0
-                } else {
-                    // Operate in the value's width so MIN / -1 wraps.
-                    (sa as i128 / sb as i128) as u64
-                }
-            }
-            Umod => a.checked_rem(b).unwrap_or(a),
-            Irem => {
-                if sb == 0 {
-                    a
-                } else {
-                    (sa as i128 % sb as i128) as u64
-                }
-            }
-            Imod => {
-                if sb == 0 {
-                    a
-                } else {
-                    let r = sa as i128 % sb as i128;
-                    (if r != 0 && (r < 0) != (sb < 0) {
-                        r + sb as i128
-                    } else {
-                        r
-                    }) as u64
-                }
-            }
-            Iand => a & b,
-            Ior => a | b,
-            Ixor => a ^ b,
-            Inot => !a,
-            Ishl => a << shift,
-            Ishr => (sa >> shift) as u64,
-            Ushr => (a & mask(bits)) >> shift,
-            BitfieldInsert | UbitfieldExtract | IbitfieldExtract => {
-                let (off, cnt) = if op == BitfieldInsert {
-                    (get(2) as u32, get(3) as u32)
-                } else {
-                    (b as u32, cc as u32)
-                };
-                if off.checked_add(cnt).is_none_or(|e| e > bits as u32) {
-                    return Err(InterpError::Unsupported(
-                        "bitfield offset+count beyond the bit size (undefined)".into(),
-                    ));
-                }
-                let m = if cnt >= 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << cnt) - 1
-                };
-                match op {
-                    BitfieldInsert => (a & !(m << off)) | ((b & m) << off),
-                    UbitfieldExtract => (a >> off) & m,
-                    _ => {
-                        if cnt == 0 {
-                            0
-                        } else {
-                            sext((a >> off) & m, cnt as u8) as u64
-                        }
-                    }
-                }
-            }
-            BitfieldReverse => a.reverse_bits() >> (64 - bits as u32),
-            BitCount => (a & mask(bits)).count_ones() as u64,
-            FindLsb => {
-                if a & mask(bits) == 0 {
-                    u64::MAX
-                } else {
-                    a.trailing_zeros() as u64
-                }
-            }
-            UfindMsb => {
-                let v = a & mask(bits);
-                if v == 0 {
-                    u64::MAX
-                } else {
-                    63 - v.leading_zeros() as u64
-                }
-            }
-            IfindMsb => {
-                let v = if sa < 0 {
-                    !a & mask(bits)
-                } else {
-                    a & mask(bits)
-                };
-                if v == 0 {
-                    u64::MAX
-                } else {
-                    63 - v.leading_zeros() as u64
-                }
-            }
-            Fadd => float_op(bits, a, b, 0, |x, y, _| x + y, |x, y, _| x + y)?,
-            Fsub => float_op(bits, a, b, 0, |x, y, _| x - y, |x, y, _| x - y)?,
-            Fmul => float_op(bits, a, b, 0, |x, y, _| x * y, |x, y, _| x * y)?,
-            Fdiv => float_op(bits, a, b, 0, |x, y, _| x / y, |x, y, _| x / y)?,
-            Ffma => float_op(bits, a, b, cc, f32::mul_add, f64::mul_add)?,
-            Fneg => a ^ (1u64 << (bits - 1)),
-            Fabs => a & !(1u64 << (bits - 1)),
-            Fmin => float_op(bits, a, b, 0, |x, y, _| x.min(y), |x, y, _| x.min(y))?,
-            Fmax => float_op(bits, a, b, 0, |x, y, _| x.max(y), |x, y, _| x.max(y))?,
-            Fsat => float_op(
-                bits,
-                a,
-                0,
-                0,
-                |x, _, _| if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) },
-                |x, _, _| if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) },
-            )?,
-            Fsign => float_op(
-                bits,
-                a,
-                0,
-                0,
-                |x, _, _| {
-                    if x > 0.0 {
-                        1.0
-                    } else if x < 0.0 {
-                        -1.0
-                    } else {
-                        x
-                    }
-                },
-                |x, _, _| {
-                    if x > 0.0 {
-                        1.0
-                    } else if x < 0.0 {
-                        -1.0
-                    } else {
-                        x
-                    }
-                },
-            )?,
-            Fsqrt => float_op(bits, a, 0, 0, |x, _, _| x.sqrt(), |x, _, _| x.sqrt())?,
-            Frsq => float_op(
-                bits,
-                a,
-                0,
-                0,
-                |x, _, _| 1.0 / x.sqrt(),
-                |x, _, _| 1.0 / x.sqrt(),
-            )?,
-            Frcp => float_op(bits, a, 0, 0, |x, _, _| 1.0 / x, |x, _, _| 1.0 / x)?,
-            Fexp2 => float_op(bits, a, 0, 0, |x, _, _| x.exp2(), |x, _, _| x.exp2())?,
-            Flog2 => float_op(bits, a, 0, 0, |x, _, _| x.log2(), |x, _, _| x.log2())?,
-            Fsin => float_op(bits, a, 0, 0, |x, _, _| x.sin(), |x, _, _| x.sin())?,
-            Fcos => float_op(bits, a, 0, 0, |x, _, _| x.cos(), |x, _, _| x.cos())?,
-            Ffloor => float_op(bits, a, 0, 0, |x, _, _| x.floor(), |x, _, _| x.floor())?,
-            Fceil => float_op(bits, a, 0, 0, |x, _, _| x.ceil(), |x, _, _| x.ceil())?,
-            Ftrunc => float_op(bits, a, 0, 0, |x, _, _| x.trunc(), |x, _, _| x.trunc())?,
-            Ffract => float_op(
-                bits,
-                a,
-                0,
-                0,
-                |x, _, _| x - x.floor(),
-                |x, _, _| x - x.floor(),
-            )?,
-            FroundEven => float_op(
-                bits,
-                a,
-                0,
-                0,
-                |x, _, _| x.round_ties_even(),
-                |x, _, _| x.round_ties_even(),
-            )?,
-            Fpow => float_op(bits, a, b, 0, |x, y, _| x.powf(y), |x, y, _| x.powf(y))?,
-            Ieq => (a & mask(bits) == b & mask(bits)) as u64,
-            Ine => (a & mask(bits) != b & mask(bits)) as u64,
-            Ilt => (sa < sb) as u64,
-            Ige => (sa >= sb) as u64,
-            Ult => ((a & mask(bits)) < (b & mask(bits))) as u64,
-            Uge => ((a & mask(bits)) >= (b & mask(bits))) as u64,
-            Feq => (to_f(a, bits)? == to_f(b, bits)?) as u64,
-            Fneu => (to_f(a, bits)? != to_f(b, bits)?) as u64,
-            Flt => (to_f(a, bits)? < to_f(b, bits)?) as u64,
-            Fge => (to_f(a, bits)? >= to_f(b, bits)?) as u64,
-            Bcsel => {
-                if a & 1 != 0 {
-                    b
-                } else {
-                    cc
-                }
-            }
-            I2f => from_f_int(sa as i128, db)?,
-            U2f => from_f_int((a & mask(bits)) as i128, db)?,
-            F2i => {
-                let f = to_f(a, bits)?;
-                (match db {
-                    8 => f as i8 as i64,
-                    16 => f as i16 as i64,
-                    32 => f as i32 as i64,
-                    _ => f as i64,
-                }) as u64
-            }
-            F2u => {
-                let f = to_f(a, bits)?;
-                match db {
-                    8 => f as u8 as u64,
-                    16 => f as u16 as u64,
-                    32 => f as u32 as u64,
-                    _ => f as u64,
-                }
-            }
-            F2f => from_f(to_f(a, bits)?, db)?,
-            I2i => sa as u64,
-            U2u => a & mask(bits),
-            B2i => a & 1,
-            B2f => from_f((a & 1) as f64, db)?,
-            I2b => (a & mask(bits) != 0) as u64,
-            Bitcast | PackHalf2x16 | UnpackHalf2x16 | PackUnorm4x8 | PackSnorm4x8
-            | UnpackUnorm4x8 | UnpackSnorm4x8 | PackUnorm2x16 | PackSnorm2x16 | UnpackUnorm2x16
-            | UnpackSnorm2x16 => unreachable_op(op)?,
-        };
-        out[c] = r & dm;
+    for (o, v) in out.iter_mut().zip(values) {
+        *o = v;
     }
     Ok(out)
-}
-
-fn unreachable_op(op: AluOp) -> Result<u64> {
-    Err(InterpError::Malformed(format!(
-        "{} handled above",
-        op.name()
-    )))
-}
-
-/// Integer → float of `bits`, rounded to nearest even in the target width.
-fn from_f_int(v: i128, bits: u8) -> Result<u64> {
-    match bits {
-        32 => Ok((v as f32).to_bits() as u64),
-        64 => Ok((v as f64).to_bits()),
-        b => Err(InterpError::Unsupported(format!("{b}-bit float"))),
-    }
 }
 
 /// A barrier that counts only live invocations.
@@ -778,13 +511,21 @@ impl Exec<'_> {
             Op::Undef => self.set(one(dst)?, [0; 4])?,
             Op::Alu(a) => {
                 let d = one(dst)?;
-                let tys = a
-                    .srcs
-                    .iter()
-                    .map(|&s| self.ty(s))
-                    .collect::<Result<Vec<_>>>()?;
-                let srcs = self.vals(&a.srcs)?;
-                let r = alu(a.op, self.ty(d)?, &tys, &srcs)?;
+                // Fixed arrays: no allocation per instruction.
+                let n = a.srcs.len();
+                if n > 4 {
+                    return Err(InterpError::Malformed(
+                        "alu with more than 4 sources".into(),
+                    ));
+                }
+                let mut tys = [ValueType::U32; 4];
+                let mut vals = [[0u64; 4]; 4];
+                for (k, &src) in a.srcs.iter().enumerate() {
+                    tys[k] = self.ty(src)?;
+                    vals[k] = self.get(src)?;
+                }
+                let (tys, srcs) = (&tys[..n], &vals[..n]);
+                let r = alu(a.op, self.ty(d)?, tys, srcs)?;
                 self.set(d, r)?;
             }
             Op::Vec(v) => {
@@ -792,11 +533,11 @@ impl Exec<'_> {
                 let mut n = 0;
                 for &s in &v.srcs {
                     let (t, x) = (self.ty(s)?, self.get(s)?);
-                    for c in 0..t.comps as usize {
+                    for &comp in x.iter().take(t.comps as usize) {
                         if n >= 4 {
                             return Err(InterpError::Malformed("vec wider than 4".into()));
                         }
-                        out[n] = x[c];
+                        out[n] = comp;
                         n += 1;
                     }
                 }
@@ -865,14 +606,16 @@ impl Exec<'_> {
             SysVal::InstanceId => u(ids.instance_id),
             SysVal::LocalInvocationId => v3(ids.local_id),
             SysVal::LocalInvocationIndex => {
-                u(ids.local_id[0] + ls[0] * (ids.local_id[1] + ls[1] * ids.local_id[2]))
+                u(ids.local_id[0].wrapping_add(ls[0].wrapping_mul(
+                    ids.local_id[1].wrapping_add(ls[1].wrapping_mul(ids.local_id[2])),
+                )))
             }
             SysVal::WorkgroupId => v3(ids.workgroup_id),
-            SysVal::GlobalInvocationId => v3([
-                ids.workgroup_id[0] * ls[0] + ids.local_id[0],
-                ids.workgroup_id[1] * ls[1] + ids.local_id[1],
-                ids.workgroup_id[2] * ls[2] + ids.local_id[2],
-            ]),
+            SysVal::GlobalInvocationId => v3([0, 1, 2].map(|d| {
+                ids.workgroup_id[d]
+                    .wrapping_mul(ls[d])
+                    .wrapping_add(ids.local_id[d])
+            })),
             SysVal::NumWorkgroups => v3(s.num_workgroups),
             SysVal::WorkgroupSize => v3(ls),
             SysVal::XfbInvocation => u(ids.xfb_invocation),
@@ -953,7 +696,7 @@ impl Exec<'_> {
                 size: r.size,
             });
         }
-        Ok(r.address + offset)
+        Ok(r.address.wrapping_add(offset))
     }
 
     fn bytes_of(what: &'static str, area: &[u8], offset: u64, len: u64) -> Result<Vec<u8>> {
@@ -1335,5 +1078,224 @@ mod tests {
         );
         assert_eq!(r(AluOp::Ishl, 1, 33), 2);
         assert_eq!(r(AluOp::Ishr, 0x8000_0000, 31), 0xffff_ffff);
+    }
+
+    #[test]
+    fn attributes_defaults_rates_and_errors() {
+        let mut s = Shader::new(Stage::Vertex);
+        let mut b = Builder::new(&mut s);
+        // Location 0: 2 float comps read as vec4 → (x, y, 0, 1.0).
+        let a = b.load(
+            Intrinsic::LoadInput {
+                location: 0,
+                component: 0,
+            },
+            ValueType::new(32, 4),
+            &[],
+        );
+        // Location 1: per-instance ints, divisor 2, read as vec4 from component 1.
+        let i = b.load(
+            Intrinsic::LoadInput {
+                location: 1,
+                component: 1,
+            },
+            ValueType::new(32, 3),
+            &[],
+        );
+        let vi = b.sysval(SysVal::VertexIndex, ValueType::U32);
+        b.store(Intrinsic::StoreOutput { output: 0 }, &[a]);
+        b.store(Intrinsic::StoreOutput { output: 1 }, &[i]);
+        b.store(Intrinsic::StoreOutput { output: 2 }, &[vi]);
+        b.finish();
+        for (n, ty) in [(0, 4), (1, 3), (2, 1)] {
+            s.outputs.push(super::super::shader::Output {
+                name: format!("o{n}"),
+                slot: super::super::shader::OutputSlot::Location {
+                    location: n,
+                    component: 0,
+                },
+                ty: ValueType::new(32, ty),
+                xfb: None,
+            });
+        }
+        let mut m = Memory::new();
+        let floats: Vec<u8> = (0..40u32)
+            .flat_map(|v| (v as f32).to_bits().to_le_bytes())
+            .collect();
+        m.map(0x1000, floats).unwrap();
+        let ints: Vec<u8> = (0..8u32).flat_map(|v| (100 + v).to_le_bytes()).collect();
+        m.map(0x2000, ints).unwrap();
+        let mut state = DrawState {
+            offset_start: 10,
+            ..Default::default()
+        };
+        state.sysvals.raw_vertex_offset = 10;
+        state.attributes.insert(
+            0,
+            AttributeBinding {
+                address: 0x1000,
+                stride: 8,
+                comps: 2,
+                kind: AttributeKind::Float,
+                rate: InputRate::Vertex,
+            },
+        );
+        state.attributes.insert(
+            1,
+            AttributeBinding {
+                address: 0x2000,
+                stride: 8,
+                comps: 2,
+                kind: AttributeKind::Int,
+                rate: InputRate::Instance { divisor: 2 },
+            },
+        );
+        let ids = InvocationIds {
+            raw_vertex_id: 3,
+            instance_id: 3,
+            ..Default::default()
+        };
+        let r = run_invocation(&s, &state, &mut m, ids).unwrap();
+        let f = |x: f32| x.to_bits() as u64;
+        // Element 13 of the float buffer: words 26, 27.
+        assert_eq!(r.outputs[0], Some(vec![f(26.0), f(27.0), 0, f(1.0)]));
+        // Instance element 1: words 2, 3 → component 1 = 103, then 0, then int 1.
+        assert_eq!(r.outputs[1], Some(vec![103, 0, 1]));
+        assert_eq!(r.outputs[2], Some(vec![13]));
+        // Out of mapped memory: an error value, not a panic.
+        let far = InvocationIds {
+            raw_vertex_id: 1000,
+            ..ids
+        };
+        assert!(matches!(
+            run_invocation(&s, &state, &mut m, far),
+            Err(InterpError::Unmapped { .. })
+        ));
+        state.attributes.remove(&1);
+        assert!(matches!(
+            run_invocation(&s, &state, &mut m, ids),
+            Err(InterpError::Unbound { .. })
+        ));
+    }
+
+    #[test]
+    fn ssbo_atomics_and_ubo_bounds() {
+        let mut s = Shader::new(Stage::Compute);
+        s.info.local_size = [4, 1, 1];
+        let mut b = Builder::new(&mut s);
+        let zero = b.imm_u32(0);
+        let one = b.imm_u32(1);
+        let old = b.load(
+            Intrinsic::SsboAtomic {
+                set: 0,
+                binding: 1,
+                op: AtomicOp::Add,
+            },
+            ValueType::U32,
+            &[zero, one],
+        );
+        let four = b.imm_u32(4);
+        let u = b.load(
+            Intrinsic::LoadUbo { set: 0, binding: 0 },
+            ValueType::U32,
+            &[four],
+        );
+        let sum = b.alu(AluOp::Iadd, &[old, u]);
+        let idx = b.sysval(SysVal::LocalInvocationIndex, ValueType::U32);
+        let off = b.alu(AluOp::Imul, &[idx, four]);
+        let off4 = b.alu(AluOp::Iadd, &[off, four]);
+        // Store at a slot chosen by the invocation (no races on the result).
+        b.store(Intrinsic::StoreSsbo { set: 0, binding: 1 }, &[sum, off4]);
+        b.finish();
+        let mut m = Memory::new();
+        m.map(0x100, 7u64.to_le_bytes().to_vec()).unwrap();
+        m.map(0x200, vec![0; 20]).unwrap();
+        let mut state = DrawState::default();
+        state.ubos.insert(
+            (0, 0),
+            BufferRange {
+                address: 0x100,
+                size: 8,
+            },
+        );
+        state.ssbos.insert(
+            (0, 1),
+            BufferRange {
+                address: 0x200,
+                size: 20,
+            },
+        );
+        run_workgroup(&s, &state, &mut m, [0; 3]).unwrap();
+        let out = m.read(0x200, 20).unwrap();
+        assert_eq!(&out[..4], &4u32.to_le_bytes());
+        let mut olds: Vec<u32> = out[4..]
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        olds.sort_unstable();
+        // UBO word 1 is 0 (the u64 7 has its high word zero).
+        assert_eq!(olds, vec![0, 1, 2, 3]);
+        // A UBO smaller than the read: error.
+        state.ubos.insert(
+            (0, 0),
+            BufferRange {
+                address: 0x100,
+                size: 6,
+            },
+        );
+        assert!(matches!(
+            run_workgroup(&s, &state, &mut m, [0; 3]),
+            Err(InterpError::OutOfRange { .. })
+        ));
+    }
+
+    #[test]
+    fn half_floats_and_packing() {
+        for h in 0..=u16::MAX {
+            let f = f16_to_f32(h);
+            if f.is_nan() {
+                assert_eq!(f64_to_f16(f as f64) & 0x7c00, 0x7c00);
+            } else {
+                assert_eq!(f64_to_f16(f as f64), h, "{h:#x}");
+            }
+        }
+        assert_eq!(f64_to_f16(65519.0), 0x7bff);
+        assert_eq!(f64_to_f16(65520.0), 0x7c00);
+        assert_eq!(f64_to_f16(2.0f64.powi(-25)), 0); // tie → even (0)
+        assert_eq!(f64_to_f16(1.5 * 2.0f64.powi(-25)), 1);
+        assert_eq!(f64_to_f16(1.0 + 2.0f64.powi(-11)), 0x3c00); // tie → even
+        let v2 = ValueType::new(32, 2);
+        let u = ValueType::U32;
+        let packed = alu(
+            AluOp::PackHalf2x16,
+            u,
+            &[v2],
+            &[[1.0f32.to_bits() as u64, (-2.0f32).to_bits() as u64, 0, 0]],
+        )
+        .unwrap()[0];
+        assert_eq!(packed, 0xc000_3c00);
+        let back = alu(AluOp::UnpackHalf2x16, v2, &[u], &[[packed, 0, 0, 0]]).unwrap();
+        assert_eq!(back[1], (-2.0f32).to_bits() as u64);
+        let v4 = ValueType::new(32, 4);
+        let f = |x: f32| x.to_bits() as u64;
+        let p = alu(
+            AluOp::PackSnorm4x8,
+            u,
+            &[v4],
+            &[[f(1.0), f(-1.0), f(0.5), f(-2.0)]],
+        )
+        .unwrap()[0];
+        assert_eq!(p, 0x81_40_81_7f);
+        let un = alu(AluOp::UnpackSnorm4x8, v4, &[u], &[[p, 0, 0, 0]]).unwrap();
+        assert_eq!(un[1], f(-1.0));
+        let h = ValueType::new(16, 1);
+        let sum = alu(
+            AluOp::Fadd,
+            h,
+            &[h, h],
+            &[[0x3c00, 0, 0, 0], [0x3c00, 0, 0, 0]],
+        )
+        .unwrap();
+        assert_eq!(sum[0], 0x4000);
     }
 }

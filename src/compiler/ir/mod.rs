@@ -17,6 +17,7 @@ pub mod instr;
 pub mod interp;
 pub mod parse;
 pub mod print;
+pub mod random;
 pub mod shader;
 pub mod types;
 pub mod validate;

@@ -216,6 +216,13 @@ impl Shader {
     }
 }
 
+impl std::str::FromStr for Shader {
+    type Err = ParseError;
+    fn from_str(text: &str) -> Result<Shader, ParseError> {
+        Shader::parse(text)
+    }
+}
+
 impl Parser {
     fn peek(&self) -> &Tok {
         &self.toks[self.pos.min(self.toks.len() - 1)].tok

@@ -50,7 +50,8 @@ struct Validator<'a> {
     ifs: Vec<Vec<ValueType>>,
     /// Enclosing loops: (param types, result types), innermost last.
     loops: Vec<(Vec<ValueType>, Vec<ValueType>)>,
-    context: String,
+    /// The instruction being checked (printed only when reporting an error).
+    context: Option<&'a Instr>,
 }
 
 impl Shader {
@@ -82,7 +83,7 @@ impl Shader {
             visible: vec![false; self.values.len()],
             ifs: Vec::new(),
             loops: Vec::new(),
-            context: String::new(),
+            context: None,
         };
         v.region(&self.body, RegionKind::Body)
     }
@@ -277,9 +278,13 @@ pub fn check_alu(op: AluOp, dst: ValueType, srcs: &[ValueType]) -> Result<(), St
     }
 }
 
-impl Validator<'_> {
+impl<'a> Validator<'a> {
     fn fail<T>(&self, message: impl Into<String>) -> Result<T, ValidationError> {
-        Err(err(message, &self.context))
+        let text = self
+            .context
+            .map(|i| self.s.instr_to_string(i))
+            .unwrap_or_default();
+        Err(err(message, text.lines().next().unwrap_or_default()))
     }
 
     fn ty(&self, v: Value) -> Result<ValueType, ValidationError> {
@@ -311,12 +316,11 @@ impl Validator<'_> {
         Ok(t)
     }
 
-    fn set_context(&mut self, instr: &Instr) {
-        let text = self.s.instr_to_string(instr);
-        self.context = text.lines().next().unwrap_or_default().to_string();
+    fn set_context(&mut self, instr: &'a Instr) {
+        self.context = Some(instr);
     }
 
-    fn region(&mut self, region: &Region, kind: RegionKind) -> VResult {
+    fn region(&mut self, region: &'a Region, kind: RegionKind) -> VResult {
         let mut scope = Vec::new();
         let r = self.region_inner(region, kind, &mut scope);
         for v in scope {
@@ -327,7 +331,7 @@ impl Validator<'_> {
 
     fn region_inner(
         &mut self,
-        region: &Region,
+        region: &'a Region,
         kind: RegionKind,
         scope: &mut Vec<Value>,
     ) -> VResult {
@@ -342,7 +346,7 @@ impl Validator<'_> {
             }
             self.instr(instr, kind, scope)?;
         }
-        self.context.clear();
+        self.context = None;
         match kind {
             RegionKind::Body => {
                 if region.instrs.last().is_some_and(|i| i.op.is_terminator()) {
@@ -385,7 +389,7 @@ impl Validator<'_> {
         Ok(())
     }
 
-    fn instr(&mut self, instr: &Instr, kind: RegionKind, scope: &mut Vec<Value>) -> VResult {
+    fn instr(&mut self, instr: &'a Instr, kind: RegionKind, scope: &mut Vec<Value>) -> VResult {
         // Direct sources first (they must be visible before the definitions).
         let mut src_tys = Vec::new();
         for v in instr.srcs() {
@@ -709,5 +713,57 @@ mod tests {
         b.finish();
         assert!(s.validate().unwrap_err().message.contains("swizzle"));
         let _ = v;
+    }
+
+    fn text_err(body: &str) -> String {
+        let text = format!(
+            "shader vertex \"\" {{\n info local_size 1 1 1 shared 0 push 0\n output \"o\" location 0 component 0 i32x2\n var \"v\" i32\n values 8\n{body}\n}}"
+        );
+        let s = Shader::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        match s.validate() {
+            Ok(()) => String::new(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn intrinsic_and_region_rules() {
+        let ok = "%0:i32 = const 0x0\n%1:i32x2 = vec %0, %0\nstore_output output=0 %1";
+        assert_eq!(text_err(ok), "");
+        assert!(text_err("%0:i32 = const 0x0\nstore_output output=0 %0").contains("output's type"));
+        assert!(
+            text_err("%0:i32 = const 0x0\n%1:i32x2 = vec %0, %0\nstore_output output=1 %1")
+                .contains("does not exist")
+        );
+        assert!(text_err("%0:i32 = const 0x0\n%1:i32 = load_global %0").contains("64-bit address"));
+        assert!(
+            text_err("%0:i64 = const 0x0\n%1:i32 = load_ssbo set=0 binding=0 %0")
+                .contains("32-bit byte offset")
+        );
+        assert!(text_err("%0:i64 = load_var var=0").contains("variable's type"));
+        assert!(text_err("%0:i32 = load_var var=3").contains("does not exist"));
+        // Yield count, yield outside an if, terminator in the middle.
+        let bad_yield = "%0:b1 = const 0x1\n%1:i32 = if %0 {\n yield\n} else {\n yield\n}";
+        assert!(text_err(bad_yield).contains("yield gives 0 values"));
+        assert!(text_err("loop () {\n yield\n}").contains("yield outside"));
+        assert!(text_err("loop () {\n break\n %0:i32 = const 0x1\n}").contains("after the end"));
+        let bad_continue = "%0:i32 = const 0x0\nloop (%1:i32 = %0) {\n continue\n}";
+        assert!(text_err(bad_continue).contains("continue gives 0 values"));
+        // Loop params are not visible after the loop.
+        let param_escape =
+            "%0:i32 = const 0x0\nloop (%1:i32 = %0) {\n break\n}\n%2:i32 = iadd %1, %0";
+        assert!(text_err(param_escape).contains("not defined in scope"));
+        // If results need a yielding branch.
+        let no_yield = "%0:b1 = const 0x1\nloop () {\n %1:i32 = if %0 {\n  break\n } else {\n  continue\n }\n}";
+        assert!(text_err(no_yield).contains("no branch yields"));
+        // ALU class rules.
+        assert!(
+            text_err("%0:i32 = const 0x0\n%1:b1 = ilt %0, %0\n%2:i32 = bcsel %0, %0, %0")
+                .contains("condition")
+        );
+        assert!(text_err("%0:i8 = const 0x0\n%1:i8 = fadd %0, %0").contains("bad bit size"));
+        assert!(text_err("%0:i32 = const 0x0\n%1:i16 = bitcast %0").contains("total bit count"));
+        assert!(text_err("%0:i32 = const 0x0\n%1:i16 = i2f %0").is_empty());
+        assert!(text_err("%0:b1 = const 0x2").contains("does not fit"));
     }
 }

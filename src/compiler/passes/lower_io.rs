@@ -121,6 +121,13 @@ pub fn lower_io(shader: &mut Shader) -> IoLayout {
     }
 }
 
+impl Shader {
+    /// Method form of [`lower_io`], so a pipeline reads as a list of passes.
+    pub fn lower_io(&mut self) -> IoLayout {
+        lower_io(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

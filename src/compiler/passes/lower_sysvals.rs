@@ -13,7 +13,8 @@
 //! push-constant words in ascending order. [`PushUniformLayout::words`] lists
 //! them; word `i` of the area is at byte `8 * i`; a load keeps its byte
 //! position within its word. [`PushUniformLayout::fill`] builds the area.
-//! `2 × words.len()` is the RSD's 32-bit uniform count.
+//! `words.len()` is the RSD's `Preload.Uniform count` (64-bit FAU words, a
+//! 7-bit field: at most 127); the XFB variant needs at most 19 sysval words.
 //!
 //! | canonical bytes | value | who computes it |
 //! |---|---|---|
@@ -134,9 +135,20 @@ impl PushUniformLayout {
         out
     }
 
-    /// Number of 32-bit uniforms (the RSD's uniform count).
-    pub fn uniform_count(&self) -> u32 {
-        2 * self.words.len() as u32
+    /// Byte offset in this shader's push-uniform area of canonical sysval
+    /// byte `canonical` (e.g. `sysval_offset::XFB_PARAMS + 4 * n`), if the
+    /// shader uses it. GPU kernels that patch a draw's parameters (indirect
+    /// draws, restart resolution) are given these offsets by the driver.
+    pub fn sysval_offset(&self, canonical: u32) -> Option<u32> {
+        self.words
+            .iter()
+            .position(|&w| w == PushWord::Sysval(canonical / 8))
+            .map(|i| 8 * i as u32 + canonical % 8)
+    }
+
+    /// FAU words to preload (the RSD's `Preload.Uniform count`).
+    pub fn fau_words(&self) -> u32 {
+        self.words.len() as u32
     }
 }
 
@@ -310,8 +322,8 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
                 let src = i.srcs[0];
                 let constant = consts.get(&src).map(|&o| u64::from(base) + o);
                 let word_ok = |off: u64| match ty.bits {
-                    32 => off % 4 == 0,
-                    64 => off % 8 == 0,
+                    32 => off.is_multiple_of(4),
+                    64 => off.is_multiple_of(8),
                     _ => false,
                 };
                 let v = match constant {
@@ -397,4 +409,188 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
     });
     shader.body = body;
     layout
+}
+
+impl Shader {
+    /// Method form of [`lower_sysvals`].
+    pub fn lower_sysvals(&mut self) -> PushUniformLayout {
+        lower_sysvals(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compiler::ir::interp::*;
+
+    const PC_ADDR: u64 = 0x9000;
+    const OUT_ADDR: u64 = 0xA000;
+
+    /// A shader storing each interesting value to consecutive u32 slots at OUT_ADDR.
+    fn shader(stage: Stage) -> (Shader, usize) {
+        let mut s = Shader::new(stage);
+        s.info.local_size = [4, 2, 3];
+        s.info.push_constant_size = 64;
+        let mut b = Builder::new(&mut s);
+        let u = ValueType::U32;
+        let mut vals = Vec::new();
+        for sv in [
+            SysVal::VertexIndex,
+            SysVal::InstanceIndex,
+            SysVal::BaseVertex,
+            SysVal::BaseInstance,
+            SysVal::RawVertexOffset,
+            SysVal::LocalInvocationIndex,
+            SysVal::XfbParam(0),
+            SysVal::XfbParam(27),
+        ] {
+            vals.push(b.sysval(sv, u));
+        }
+        for sv in [SysVal::NumWorkgroups, SysVal::WorkgroupSize] {
+            let v = b.sysval(sv, ValueType::new(32, 3));
+            for c in 0..3 {
+                vals.push(b.channel(v, c));
+            }
+        }
+        // Constant-offset push constants: scalar, vec3 across a word boundary, u64.
+        let c4 = b.imm_u32(4);
+        vals.push(b.load(Intrinsic::LoadPushConstant { base: 0 }, u, &[c4]));
+        let c0 = b.imm_u32(0);
+        let v3 = b.load(
+            Intrinsic::LoadPushConstant { base: 20 },
+            ValueType::new(32, 3),
+            &[c0],
+        );
+        for c in 0..3 {
+            vals.push(b.channel(v3, c));
+        }
+        let c40 = b.imm_u32(40);
+        let q = b.load(
+            Intrinsic::LoadPushConstant { base: 0 },
+            ValueType::U64,
+            &[c40],
+        );
+        let q2 = b.alu_typed(AluOp::Bitcast, ValueType::new(32, 2), &[q]);
+        vals.push(b.channel(q2, 0));
+        vals.push(b.channel(q2, 1));
+        // Dynamically indexed: offset = 4 * instance id.
+        let iid = b.sysval(SysVal::InstanceId, u);
+        let dyn_off = b.alu(AluOp::Imul, &[iid, c4]);
+        vals.push(b.load(Intrinsic::LoadPushConstant { base: 8 }, u, &[dyn_off]));
+        let n = vals.len();
+        for (i, v) in vals.into_iter().enumerate() {
+            let a = b.imm_u64(OUT_ADDR + 4 * i as u64);
+            b.store(Intrinsic::StoreGlobal, &[v, a]);
+        }
+        b.finish();
+        (s, n)
+    }
+
+    fn run(s: &Shader, n: usize, state: &DrawState, ids: InvocationIds, pc: &[u8]) -> Vec<u8> {
+        let mut m = Memory::new();
+        m.map(OUT_ADDR, vec![0; 4 * n]).unwrap();
+        m.map(PC_ADDR, pc.to_vec()).unwrap();
+        run_invocation(s, state, &mut m, ids).unwrap();
+        m.range(OUT_ADDR).unwrap().to_vec()
+    }
+
+    #[test]
+    fn lowered_matches_unlowered() {
+        let (s, n) = shader(Stage::Vertex);
+        let pc: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(37)).collect();
+        let mut xfb_params = [0u32; XFB_PARAM_COUNT as usize];
+        for (i, p) in xfb_params.iter_mut().enumerate() {
+            *p = 0x1000 + i as u32;
+        }
+        let block = SysvalBlock {
+            raw_vertex_offset: 100,
+            base_vertex: 7,
+            base_instance: 3,
+            push_constants_address: PC_ADDR,
+            num_workgroups: [5, 6, 7],
+            xfb_params,
+        };
+        let ids = InvocationIds {
+            raw_vertex_id: 12,
+            instance_id: 2,
+            local_id: [3, 1, 2],
+            ..Default::default()
+        };
+        let unlowered_state = DrawState {
+            push_constants: pc.clone(),
+            sysvals: SysValues {
+                raw_vertex_offset: block.raw_vertex_offset,
+                base_vertex: block.base_vertex,
+                base_instance: block.base_instance,
+                num_workgroups: block.num_workgroups,
+                xfb_params: xfb_params.to_vec(),
+            },
+            ..Default::default()
+        };
+        let want = run(&s, n, &unlowered_state, ids, &pc);
+        let mut lowered = s.clone();
+        let layout = lower_sysvals(&mut lowered);
+        let mut left = Vec::new();
+        lowered.body.for_each_instr(&mut |i| {
+            if let Op::Intrinsic(OpIntrinsic { kind, .. }) = &i.op {
+                match kind {
+                    Intrinsic::LoadPushConstant { .. } => left.push(*kind),
+                    Intrinsic::LoadSysVal(sv)
+                        if !matches!(
+                            sv,
+                            SysVal::RawVertexId | SysVal::InstanceId | SysVal::LocalInvocationId
+                        ) =>
+                    {
+                        left.push(*kind)
+                    }
+                    _ => {}
+                }
+            }
+        });
+        assert!(left.is_empty(), "not lowered: {left:?}");
+        let lowered_state = DrawState {
+            push_uniforms: layout.fill(&block, &pc),
+            ..Default::default()
+        };
+        let got = run(&lowered, n, &lowered_state, ids, &pc);
+        assert_eq!(got, want);
+        // Packed: sysval words first (ascending), then push-constant words.
+        let first_pc = layout
+            .words
+            .iter()
+            .position(|w| matches!(w, PushWord::PushConstant(_)))
+            .unwrap();
+        assert!(
+            layout.words[..first_pc]
+                .iter()
+                .all(|w| matches!(w, PushWord::Sysval(_)))
+        );
+        assert!(layout.words.windows(2).all(|w| w[0] < w[1]));
+        // Push constants 4, 20..32, 40..48 → words 0, 2, 3, 5.
+        assert_eq!(
+            layout.words[first_pc..],
+            [
+                PushWord::PushConstant(0),
+                PushWord::PushConstant(2),
+                PushWord::PushConstant(3),
+                PushWord::PushConstant(5)
+            ]
+        );
+        assert_eq!(layout.fau_words(), layout.words.len() as u32);
+    }
+
+    #[test]
+    fn unused_sysvals_take_no_space() {
+        let mut s = Shader::new(Stage::Vertex);
+        let mut b = Builder::new(&mut s);
+        let v = b.sysval(SysVal::BaseInstance, ValueType::U32);
+        let a = b.imm_u64(OUT_ADDR);
+        b.store(Intrinsic::StoreGlobal, &[v, a]);
+        b.finish();
+        let layout = lower_sysvals(&mut s);
+        assert_eq!(layout.words, vec![PushWord::Sysval(1)]);
+        assert_eq!(layout.sysval_offset(sysval_offset::BASE_INSTANCE), Some(0));
+        assert_eq!(layout.sysval_offset(sysval_offset::BASE_VERTEX), None);
+        assert!(s.to_string().contains("load_uniform offset=0"));
+    }
 }

@@ -63,10 +63,9 @@ fn stored_vars(region: &Region, num_vars: usize) -> Vec<VarId> {
             kind: Intrinsic::StoreVar { var },
             ..
         }) = &i.op
+            && let Some(s) = stored.get_mut(var.0 as usize)
         {
-            if let Some(s) = stored.get_mut(var.0 as usize) {
-                *s = true;
-            }
+            *s = true;
         }
     });
     (0..num_vars as u32)

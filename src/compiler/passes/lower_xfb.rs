@@ -9,6 +9,21 @@
 //! buffers and offsets are **runtime parameters** ([`xfb_param`]), never
 //! recompiled per draw. No invocation loops over the draw.
 //!
+//! # Pipeline order
+//! `lower_io` → `lower_xfb` → `lower_sysvals` (the variant still uses
+//! `vertex_index`/`raw_vertex_id`/`load_input` when `lower_xfb` runs and
+//! introduces `xfb_param` sysvals that `lower_sysvals` places). The
+//! rasterization variant is `strip_xfb` on a clone of the same shader.
+//!
+//! The variant re-runs the whole vertex shader per captured vertex (a strip
+//! vertex up to three times), so side effects of the shader (SSBO stores,
+//! atomics) happen again in the XFB job. The spec allows it: a vertex shader
+//! runs *at least* once per vertex and how often is implementation-dependent,
+//! "even when the vertex shader contains stores or atomic operations"
+//! (Vulkan spec, Shaders › Vertex Shader Execution). Stripping stores from
+//! the variant would be cheaper but changes values that feed captured
+//! outputs through atomics; not done.
+//!
 //! # Launch contract (the XFB job)
 //! - A COMPUTE-layout job descriptor with job type VERTEX (as the v7 prior
 //!   art does, facts/mesa-panfrost.md §1.4), 1×1×1 workgroups, grid
@@ -34,7 +49,12 @@
 //!    `k' = 3 − k` for odd `p`, `k ≠ 0` when `ODD_SWAP` (strips: odd
 //!    triangles `v_i, v_i+2, v_i+1`), and `j = 0` for `k = 2` when `FAN` (fan
 //!    triangles `v_i+1, v_i+2, v_0`). This is the provoking-vertex-preserving
-//!    FIRST order of facts/xfb-spec-and-peers.md §1.2 ([`XfbTopology::decode`]);
+//!    FIRST order of facts/xfb-spec-and-peers.md §1.2 ([`XfbTopology::decode`]).
+//!    The LAST order (GL's default convention through Zink) is the same
+//!    variant with other words: `ODD_SWAP_LAST` (`k' = 1 − k` for odd `p`,
+//!    `k < 2`: odd strip triangles `v_i+1, v_i, v_i+2`) and `FAN_LAST`
+//!    (`j = 0` for `k = 0`: fans `v_0, v_i+1, v_i+2`), see
+//!    [`XfbTopology::decode_for`];
 //! 3. index: non-indexed `first + j`; indexed `index_buffer[first + j]` read
 //!    as u8/u16/u32, **0 if `first + j ≥ index_count`** (robust index
 //!    behaviour; the bound range is never over-read);
@@ -47,8 +67,10 @@
 //!    buffer; `offset_b > size_b` counts as no room); each captured output of a
 //!    bound buffer `b` is stored (one vector store, per output, of exactly
 //!    its components) at `addr_b + offset_b + r × stride_b + out.offset`.
-//!    Outputs of unbound buffers and non-XFB outputs are dropped; stride
-//!    bytes no output covers are never written. Offsets `offset_b` are read
+//!    Outputs of unbound buffers and non-XFB outputs are dropped (the
+//!    variant declares no outputs at all); stride bytes no output covers are
+//!    never written. Only stream 0 exists without geometry shaders; `Xfb::stream`
+//!    is ignored. Offsets `offset_b` are read
 //!    from GPU memory (`OFFSETS_ADDRESS`, u32 per buffer, relative to the
 //!    binding), because resumed counters and earlier draws determine them.
 //!
@@ -67,7 +89,7 @@
 //! | 1 | PRIM_STEP | sequence positions between primitive starts | CPU |
 //! | 2 | PRIM_FIRST | position of slot 0 of primitive 0 | CPU |
 //! | 3 | SLOT_SCALE | position distance between slots (2 for triangle adjacency) | CPU |
-//! | 4 | TOPOLOGY_FLAGS | bit 0 LIST, bit 1 ODD_SWAP, bit 2 FAN | CPU |
+//! | 4 | TOPOLOGY_FLAGS | bit 0 LIST, bit 1 ODD_SWAP, bit 2 FAN, bit 3 ODD_SWAP_LAST, bit 4 FAN_LAST | CPU (from topology and provoking-vertex mode) |
 //! | 5 | PRIMS_PER_INSTANCE | captured primitives per instance | CPU from the count; GPU kernel for indirect draws and restart |
 //! | 6 | FIRST | `firstVertex` (non-indexed) or `firstIndex` | CPU; indirect kernel |
 //! | 7 | VERTEX_OFFSET | `vertexOffset` (indexed), 0 otherwise | CPU; indirect kernel |
@@ -139,9 +161,16 @@ pub mod xfb_param {
     }
 
     /// TOPOLOGY_FLAGS bits.
+    /// Lists: position = invocation (fast path).
     pub const FLAG_LIST: u32 = 1;
+    /// Odd primitives swap slots 1 and 2 (strips, FIRST order).
     pub const FLAG_ODD_SWAP: u32 = 2;
+    /// Slot 2 is vertex 0 (fans, FIRST order).
     pub const FLAG_FAN: u32 = 4;
+    /// Odd primitives swap slots 0 and 1 (strips, LAST order).
+    pub const FLAG_ODD_SWAP_LAST: u32 = 8;
+    /// Slot 0 is vertex 0 (fans, LAST order).
+    pub const FLAG_FAN_LAST: u32 = 16;
 }
 
 /// The ten topologies that reach XFB without tessellation (`VkPrimitiveTopology` 0–9).
@@ -187,10 +216,22 @@ impl XfbTopology {
         })
     }
 
+    /// The decoded words for the FIRST-vertex order (the provoking vertex is
+    /// written first; `VK_PROVOKING_VERTEX_MODE_FIRST_VERTEX`, the default).
     pub fn decode(self) -> TopologyWords {
+        self.decode_for(ProvokingVertex::First)
+    }
+
+    /// The decoded words for either provoking-vertex order
+    /// (facts/xfb-spec-and-peers.md §1.2, last column for LAST).
+    pub fn decode_for(self, provoking: ProvokingVertex) -> TopologyWords {
         use XfbTopology::*;
         use xfb_param::*;
+        let last = provoking == ProvokingVertex::Last;
         let (verts_per_prim, prim_step, prim_first, slot_scale, flags) = match self {
+            TriangleStrip if last => (3, 1, 0, 1, FLAG_ODD_SWAP_LAST),
+            TriangleFan if last => (3, 1, 0, 1, FLAG_FAN_LAST),
+            TriangleStripWithAdjacency if last => (3, 2, 0, 2, FLAG_ODD_SWAP_LAST),
             PointList => (1, 1, 0, 1, FLAG_LIST),
             LineList => (2, 2, 0, 1, FLAG_LIST),
             LineStrip => (2, 1, 0, 1, 0),
@@ -227,19 +268,33 @@ impl XfbTopology {
         }
     }
 
-    /// Sequence position of slot `k` of primitive `p` (what the variant computes).
-    pub fn vertex_position(self, p: u32, k: u32) -> u32 {
-        let t = self.decode();
-        if t.flags & xfb_param::FLAG_FAN != 0 && k == 2 {
+    /// Sequence position of slot `k` of primitive `p` (what the variant
+    /// computes from the decoded words; also what the restart kernel uses).
+    pub fn vertex_position(self, provoking: ProvokingVertex, p: u32, k: u32) -> u32 {
+        use xfb_param::*;
+        let t = self.decode_for(provoking);
+        if (t.flags & FLAG_FAN != 0 && k == 2) || (t.flags & FLAG_FAN_LAST != 0 && k == 0) {
             return 0;
         }
-        let k = if t.flags & xfb_param::FLAG_ODD_SWAP != 0 && p % 2 == 1 && k != 0 {
+        let odd = p % 2 == 1;
+        let k = if t.flags & FLAG_ODD_SWAP != 0 && odd && k != 0 {
             3 - k
+        } else if t.flags & FLAG_ODD_SWAP_LAST != 0 && odd && k < 2 {
+            1 - k
         } else {
             k
         };
         t.prim_step * p + t.prim_first + t.slot_scale * k
     }
+}
+
+/// Which end of a captured primitive holds the provoking vertex
+/// (`VkProvokingVertexModeEXT`; with `transformFeedbackPreservesProvokingVertex`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ProvokingVertex {
+    #[default]
+    First,
+    Last,
 }
 
 /// One XFB binding as the variant sees it.
@@ -276,6 +331,8 @@ pub struct XfbDraw {
     pub offsets_address: u64,
     /// Override of the decoded topology (restart-resolved lists).
     pub resolved_prims: Option<u32>,
+    /// The pipeline's provoking-vertex mode (capture order of strips and fans).
+    pub provoking: ProvokingVertex,
 }
 
 impl XfbDraw {
@@ -292,17 +349,18 @@ impl XfbDraw {
         let vpp = topology.decode().verts_per_prim;
         XfbDraw {
             topology,
-            count: prims * vpp,
+            count: prims.saturating_mul(vpp),
             first: 0,
             vertex_offset,
             index: Some(XfbIndexBuffer {
                 address: list,
-                count: prims * vpp,
+                count: prims.saturating_mul(vpp),
                 size: 4,
             }),
             buffers,
             offsets_address,
             resolved_prims: Some(prims),
+            provoking: ProvokingVertex::First,
         }
     }
 
@@ -311,16 +369,17 @@ impl XfbDraw {
             .unwrap_or_else(|| self.topology.primitive_count(self.count))
     }
 
-    /// Invocations per instance (the grid's Y).
+    /// Invocations per instance (the grid's Y); saturates at u32::MAX (see Limits).
     pub fn invocations_per_instance(&self) -> u32 {
-        self.prims_per_instance() * self.topology.decode().verts_per_prim
+        self.prims_per_instance()
+            .saturating_mul(self.topology.decode().verts_per_prim)
     }
 
     /// The parameter words, O(1).
     pub fn params(&self) -> [u32; XFB_PARAM_COUNT as usize] {
         use xfb_param::*;
         let mut p = [0u32; XFB_PARAM_COUNT as usize];
-        let mut t = self.topology.decode();
+        let mut t = self.topology.decode_for(self.provoking);
         if self.resolved_prims.is_some() {
             t = TopologyWords {
                 verts_per_prim: t.verts_per_prim,
@@ -489,7 +548,16 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
             let c1 = pro.op(AluOp::Iand, swap, odd);
             let c = pro.op(AluOp::Iand, c1, knz);
             let k3 = pro.op(AluOp::Isub, three, k);
-            let ks = pro.sel(c, k3, k);
+            let swap_last_bit = pro.u32(FLAG_ODD_SWAP_LAST);
+            let swap_last_f = pro.op(AluOp::Iand, flags, swap_last_bit);
+            let swap_last = pro.op(AluOp::Ine, swap_last_f, zero);
+            let two = pro.u32(2);
+            let klt2 = pro.op(AluOp::Ult, k, two);
+            let d1 = pro.op(AluOp::Iand, swap_last, odd);
+            let d = pro.op(AluOp::Iand, d1, klt2);
+            let k1 = pro.op(AluOp::Isub, one, k);
+            let kd = pro.sel(d, k1, k);
+            let ks = pro.sel(c, k3, kd);
             let step = pro.param(PRIM_STEP);
             let first = pro.param(PRIM_FIRST);
             let scale = pro.param(SLOT_SCALE);
@@ -500,9 +568,14 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
             let fan_bit = pro.u32(FLAG_FAN);
             let fan_f = pro.op(AluOp::Iand, flags, fan_bit);
             let fan = pro.op(AluOp::Ine, fan_f, zero);
-            let two = pro.u32(2);
             let k2 = pro.op(AluOp::Ieq, k, two);
-            let centre = pro.op(AluOp::Iand, fan, k2);
+            let centre2 = pro.op(AluOp::Iand, fan, k2);
+            let fan_last_bit = pro.u32(FLAG_FAN_LAST);
+            let fan_last_f = pro.op(AluOp::Iand, flags, fan_last_bit);
+            let fan_last = pro.op(AluOp::Ine, fan_last_f, zero);
+            let k0 = pro.op(AluOp::Ieq, k, zero);
+            let centre0 = pro.op(AluOp::Iand, fan_last, k0);
+            let centre = pro.op(AluOp::Ior, centre2, centre0);
             pro.sel(centre, zero, pos)
         },
     );
@@ -692,4 +765,100 @@ pub fn strip_xfb(shader: &mut Shader) {
         o.xfb = None;
     }
     shader.info.xfb_mode = false;
+}
+
+impl Shader {
+    /// Method form of [`lower_xfb`].
+    pub fn lower_xfb(&mut self) -> bool {
+        lower_xfb(self)
+    }
+
+    /// Method form of [`strip_xfb`].
+    pub fn strip_xfb(&mut self) {
+        strip_xfb(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compiler::xfb_reference::{self as reference, RefDraw, RefTopology};
+
+    /// The decoded words (CPU side of the variant's position computation)
+    /// reproduce the oracle's primitive order for every topology, count and
+    /// provoking-vertex order.
+    #[test]
+    fn decoded_words_match_the_oracle() {
+        for t in RefTopology::ALL {
+            let topology = XfbTopology::from_vk(t.vk()).unwrap();
+            for (order, provoking) in [
+                (reference::ProvokingOrder::First, ProvokingVertex::First),
+                (reference::ProvokingOrder::Last, ProvokingVertex::Last),
+            ] {
+                for n in 0..40 {
+                    let draw = RefDraw {
+                        topology: t,
+                        count: n,
+                        first_vertex: 0,
+                        vertex_offset: 0,
+                        instance_count: 1,
+                        first_instance: 0,
+                        indexed: None,
+                        order,
+                    };
+                    let want = reference::primitives(&draw);
+                    let vpp = topology.decode_for(provoking).verts_per_prim;
+                    let got: Vec<Vec<u32>> = (0..topology.primitive_count(n))
+                        .map(|p| {
+                            (0..vpp)
+                                .map(|k| topology.vertex_position(provoking, p, k))
+                                .collect()
+                        })
+                        .collect();
+                    assert_eq!(got, want, "{t:?} {provoking:?} n={n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn params_are_o1_and_complete() {
+        let draw = XfbDraw {
+            topology: XfbTopology::TriangleFan,
+            count: 1_000_000_000,
+            first: 5,
+            vertex_offset: -7,
+            index: Some(XfbIndexBuffer {
+                address: 0x1_2345_6788,
+                count: 99,
+                size: 2,
+            }),
+            buffers: [
+                Some(XfbBinding {
+                    address: 0xAB_0000_0010,
+                    size: 640,
+                }),
+                None,
+                None,
+                Some(XfbBinding {
+                    address: 0xCD_0000_0000,
+                    size: 64,
+                }),
+            ],
+            offsets_address: 0xEF_0000_0100,
+            resolved_prims: None,
+            provoking: ProvokingVertex::Last,
+        };
+        let p = draw.params();
+        use xfb_param::*;
+        assert_eq!(p[PRIMS_PER_INSTANCE as usize], 999_999_998);
+        assert_eq!(p[TOPOLOGY_FLAGS as usize], FLAG_FAN_LAST);
+        assert_eq!(p[VERTEX_OFFSET as usize], (-7i32) as u32);
+        assert_eq!(p[INDEX_ADDRESS as usize..][..2], [0x2345_6788, 1]);
+        assert_eq!(p[BOUND_MASK as usize], 0b1001);
+        assert_eq!(p[buffer_address(3) as usize..][..2], [0, 0xCD]);
+        assert_eq!(p[buffer_size(0) as usize], 640);
+        assert_eq!(p[TOPOLOGY as usize], 5);
+        assert_eq!(draw.invocations_per_instance(), 3 * 999_999_998);
+    }
 }

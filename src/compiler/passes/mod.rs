@@ -30,7 +30,7 @@ mod opt_dce;
 
 pub use lower_io::{IoLayout, lower_io};
 pub use lower_sysvals::{PushUniformLayout, PushWord, SysvalBlock, lower_sysvals};
-pub use lower_xfb::{XfbDraw, XfbTopology, lower_xfb, strip_xfb};
+pub use lower_xfb::{ProvokingVertex, XfbDraw, XfbTopology, lower_xfb, strip_xfb};
 
 use crate::compiler::ir::*;
 
@@ -58,10 +58,10 @@ impl Shader {
                 eprintln!("// IR after {name}\n{self}");
             }
         }
-        if cfg!(debug_assertions) {
-            if let Err(e) = self.validate() {
-                panic!("IR invalid after {name}: {e}\n{self}");
-            }
+        if cfg!(debug_assertions)
+            && let Err(e) = self.validate()
+        {
+            panic!("IR invalid after {name}: {e}\n{self}");
         }
         progress
     }
@@ -166,10 +166,10 @@ pub fn use_counts(shader: &Shader) -> Vec<u32> {
 pub fn const_values(shader: &Shader) -> Vec<Option<Vec<u64>>> {
     let mut consts = vec![None; shader.values.len()];
     shader.body.for_each_instr(&mut |instr| {
-        if let (Op::Const(c), [d]) = (&instr.op, &instr.dsts[..]) {
-            if let Some(slot) = consts.get_mut(d.index()) {
-                *slot = Some(c.values.clone());
-            }
+        if let (Op::Const(c), [d]) = (&instr.op, &instr.dsts[..])
+            && let Some(slot) = consts.get_mut(d.index())
+        {
+            *slot = Some(c.values.clone());
         }
     });
     consts

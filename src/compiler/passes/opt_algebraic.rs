@@ -9,6 +9,7 @@
 //! - `ineg (ineg x)`, `inot (inot x)`, `fneg (fneg x)` → x;
 //! - `bcsel c,x,x → x`, `bcsel true,a,b → a`, `bcsel false,a,b → b`;
 //! - `ieq/ige/uge x,x → true`, `ine/ilt/ult x,x → false`, `imin/imax/umin/umax x,x → x`;
+//! - `i2b (b2i c) → c`, `ine (b2i c),0 → c`, `bcsel c,true,false → c` (booleans);
 //! - `iadd (iadd x,c1),c2 → iadd x,(c1+c2)` (the new constant goes right before).
 
 use super::{Subst, const_values};
@@ -163,9 +164,10 @@ impl Algebraic<'_> {
             Ixor if self.is(x, 0) => Copy(y),
             Ixor if x == y => zero(),
             Ishl | Ishr | Ushr
-                if self
-                    .konst(y)
-                    .is_some_and(|c| c.iter().all(|&n| (n as u32) % u32::from(ty.bits) == 0)) =>
+                if self.konst(y).is_some_and(|c| {
+                    c.iter()
+                        .all(|&n| (n as u32).is_multiple_of(u32::from(ty.bits)))
+                }) =>
             {
                 Copy(x)
             }
@@ -177,9 +179,9 @@ impl Algebraic<'_> {
             },
             Bcsel => {
                 let z = srcs[2];
-                if y == z {
-                    Copy(y)
-                } else if self.is(x, 1) {
+                if ty == ValueType::BOOL && self.is(y, 1) && self.is(z, 0) {
+                    Copy(x)
+                } else if y == z || self.is(x, 1) {
                     Copy(y)
                 } else if self.is(x, 0) {
                     Copy(z)
@@ -187,6 +189,13 @@ impl Algebraic<'_> {
                     return None;
                 }
             }
+            // Boolean round trips, common in front-end output.
+            I2b => match inner(x) {
+                Some((B2i, s)) => Copy(s[0]),
+                _ => return None,
+            },
+            Ine if self.is(y, 0) && matches!(inner(x), Some((B2i, _))) => Copy(inner(x)?.1[0]),
+            Ine if self.is(x, 0) && matches!(inner(y), Some((B2i, _))) => Copy(inner(y)?.1[0]),
             Ieq | Ige | Uge if x == y => Const(self.splat(ty, 1)),
             Ine | Ilt | Ult if x == y => zero(),
             _ => return None,

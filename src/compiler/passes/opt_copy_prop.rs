@@ -78,12 +78,11 @@ impl CopyProp<'_> {
                     // Compose with a swizzle source.
                     if let Some(Some(Def::Swizzle(inner, ic))) =
                         self.defs.get(sw.src.index()).cloned()
+                        && sw.comps.iter().all(|&c| usize::from(c) < ic.len())
                     {
-                        if sw.comps.iter().all(|&c| usize::from(c) < ic.len()) {
-                            sw.comps = sw.comps.iter().map(|&c| ic[usize::from(c)]).collect();
-                            sw.src = inner;
-                            self.progress = true;
-                        }
+                        sw.comps = sw.comps.iter().map(|&c| ic[usize::from(c)]).collect();
+                        sw.src = inner;
+                        self.progress = true;
                     }
                     let identity = sw.comps.len() == self.comps(sw.src)
                         && sw
@@ -133,11 +132,11 @@ impl CopyProp<'_> {
                             _ => ok = false,
                         }
                     }
-                    if let (true, Some(x)) = (ok, whole) {
-                        if self.comps(x) == v.srcs.len() {
-                            self.copy(d, x);
-                            continue;
-                        }
+                    if let (true, Some(x)) = (ok, whole)
+                        && self.comps(x) == v.srcs.len()
+                    {
+                        self.copy(d, x);
+                        continue;
                     }
                     self.defs[d.index()] = Some(Def::Vec(v.srcs.clone()));
                 }
@@ -195,7 +194,10 @@ impl CopyProp<'_> {
                         }
                     }
                     self.region(&mut l.body);
-                    let inside = defined_in(&l.body, self.values.len());
+                    let mut inside = defined_in(&l.body, self.values.len());
+                    for p in &l.params {
+                        inside[p.index()] = true;
+                    }
                     for (k, &d) in instr.dsts.iter().enumerate() {
                         let mut val: Option<Option<Value>> = None;
                         for_each_loop_exit(&l.body, &mut |exit| {
@@ -208,10 +210,10 @@ impl CopyProp<'_> {
                                 };
                             }
                         });
-                        if let Some(Some(v)) = val {
-                            if !inside.get(v.index()).copied().unwrap_or(true) {
-                                self.copy(d, v);
-                            }
+                        if let Some(Some(v)) = val
+                            && !inside.get(v.index()).copied().unwrap_or(true)
+                        {
+                            self.copy(d, v);
                         }
                     }
                 }

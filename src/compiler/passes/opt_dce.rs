@@ -2,8 +2,9 @@
 //! effects whose results are unused, `if` results nobody uses (and their
 //! yielded values), loop results (and their `break` values), loop params only
 //! feeding their own `continue` slot, `if`s with no results and empty
-//! branches, loops with no results whose body is just `break`, and code after
-//! the end of a region. Never removes stores, atomics or barriers.
+//! branches, loops with no results and no side effects (even if they might
+//! not terminate, as NIR does), and code after the end of a region. Never
+//! removes stores, atomics or barriers.
 
 use super::{branch_yield_mut, for_each_loop_exit_mut, truncate_after_end, use_counts};
 use crate::compiler::ir::*;
@@ -39,6 +40,18 @@ fn decrement(instr: &Instr, counts: &mut [u32]) {
 
 fn is_empty_branch(r: &Region) -> bool {
     matches!(&r.instrs[..], [Instr { op: Op::Yield(y), .. }] if y.values.is_empty())
+}
+
+/// Whether running `region` has no effect besides control flow (no stores,
+/// atomics or barriers anywhere inside). Like NIR's dead-loop removal, a
+/// pure loop without results is removed even if it might not terminate.
+fn is_pure(region: &Region) -> bool {
+    region.instrs.iter().all(|i| match &i.op {
+        Op::If(f) => is_pure(&f.then_region) && is_pure(&f.else_region),
+        Op::Loop(l) => is_pure(&l.body),
+        op if op.is_terminator() => true,
+        _ => !i.has_side_effects(),
+    })
 }
 
 /// Walk backwards so chains die in one sweep.
@@ -141,8 +154,7 @@ fn dce_region(region: &mut Region, counts: &mut Vec<u32>) -> bool {
                     progress = true;
                 }
                 progress |= dce_region(&mut l.body, counts);
-                let only_break = matches!(&l.body.instrs[..], [Instr { op: Op::Break(b), .. }] if b.values.is_empty());
-                if instr.dsts.is_empty() && only_break {
+                if instr.dsts.is_empty() && is_pure(&l.body) {
                     let removed = region.instrs.remove(i);
                     decrement(&removed, counts);
                     progress = true;
@@ -185,6 +197,7 @@ mod tests {
   %9:i32 = loop (%7:i32 = %0, %8:i32 = %1) {
     %10:i32 = iadd %7, %1
     %11:b1 = ieq %10, %8
+    store_ssbo set=0 binding=0 %10, %10
     if %11 {
       break %10
     } else {
@@ -211,6 +224,7 @@ mod tests {
   loop (%7:i32 = %0, %8:i32 = %1) {
     %10:i32 = iadd %7, %1
     %11:b1 = ieq %10, %8
+    store_ssbo set=0 binding=0 %10, %10
     if %11 {
       break
     } else {

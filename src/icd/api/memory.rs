@@ -103,7 +103,8 @@ crate::vk_entry_points! {
     }
 
     fn vkDestroyBuffer(_device: vk::Device, buffer: vk::Buffer, _p_allocator: *const vk::AllocationCallbacks<'_>) {
-        drop(handle::free_handle::<Buffer>(buffer.as_raw()));
+        // Buffers own nothing but their description.
+        let _ = handle::free_handle::<Buffer>(buffer.as_raw());
     }
 
     fn vkGetBufferMemoryRequirements(

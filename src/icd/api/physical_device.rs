@@ -215,7 +215,17 @@ crate::vk_entry_points! {
                 // Valid usage forbids both; refuse rather than guess.
                 return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
             }
-            chain::log_unknown("vkCreateDevice features2", f2.p_next, &[]);
+            // Transform feedback is not supported: asking for it fails.
+            let xfb = chain::find_in::<vk::PhysicalDeviceTransformFeedbackFeaturesEXT<'_>>(f2.p_next)
+                .is_some_and(|x| x.transform_feedback != vk::FALSE || x.geometry_streams != vk::FALSE);
+            if xfb {
+                return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+            }
+            chain::log_unknown(
+                "vkCreateDevice features2",
+                f2.p_next,
+                &[vk::StructureType::PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT],
+            );
         }
         chain::log_unknown(
             "vkCreateDevice",
@@ -224,10 +234,10 @@ crate::vk_entry_points! {
         );
         let features = features2
             .map(|f| &f.features)
-            .or_else(|| info.p_enabled_features.as_ref());
+            .or(info.p_enabled_features.as_ref());
         let exts = super::c_names(info.pp_enabled_extension_names, info.enabled_extension_count);
         let queues = super::slice(info.p_queue_create_infos, info.queue_create_info_count);
-        let device = Device::new(p, info, &exts, queues, features)?;
+        let device = Device::new(p, &exts, queues, features)?;
         let raw = handle::new_dispatchable(device);
         out(p_device, vk::Device::from_raw(raw as u64))
     }

@@ -68,11 +68,11 @@ crate::vk_entry_points! {
     ) -> vk::Result {
         let d = self::device(device)?;
         let info = input(p_create_info)?;
-        if let Some(t) = crate::icd::chain::find_in::<vk::SemaphoreTypeCreateInfo<'_>>(info.p_next) {
-            if t.semaphore_type != vk::SemaphoreType::BINARY {
-                // Timeline semaphores are not supported.
-                return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
-            }
+        let timeline = crate::icd::chain::find_in::<vk::SemaphoreTypeCreateInfo<'_>>(info.p_next)
+            .is_some_and(|t| t.semaphore_type != vk::SemaphoreType::BINARY);
+        if timeline {
+            // Timeline semaphores are not supported.
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
         let s = Semaphore::new(&d.core)?;
         out(p_semaphore, vk::Semaphore::from_raw(handle::new_handle(s)))

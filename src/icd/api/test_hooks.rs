@@ -5,13 +5,23 @@
 
 use ash::vk;
 
+use ash::vk::Handle;
+
 use super::device::device;
 use super::out;
+use crate::icd::handle;
+use crate::vk::cmd::CommandBuffer;
 
 /// `vkBifrostTestPanic(VkDevice) -> VkResult`: panics inside the shim.
 pub type PfnTestPanic = unsafe extern "system" fn(vk::Device) -> vk::Result;
 /// `vkBifrostTestBoStats(VkDevice, uint64_t *count, uint64_t *bytes) -> VkResult`.
 pub type PfnTestBoStats = unsafe extern "system" fn(vk::Device, *mut u64, *mut u64) -> vk::Result;
+/// `vkBifrostTestRecordFault(VkCommandBuffer) -> VkResult`: records a
+/// WRITE_VALUE job aimed at unmapped GPU memory, so the chain faults on the GPU.
+pub type PfnTestRecordFault = unsafe extern "system" fn(vk::CommandBuffer) -> vk::Result;
+
+/// A GPU address no BO is ever mapped at (below the 32 MiB VA floor).
+pub const UNMAPPED_VA: u64 = 0x10_0000;
 
 crate::vk_entry_points! {
     fn vkBifrostTestPanic(device: vk::Device) -> vk::Result {
@@ -24,5 +34,11 @@ crate::vk_entry_points! {
         let stats = d.core.kdev.kernel().bo_stats();
         out(p_count, stats.count)?;
         out(p_bytes, stats.bytes)
+    }
+
+    fn vkBifrostTestRecordFault(command_buffer: vk::CommandBuffer) -> vk::Result {
+        let cb = handle::dispatchable::<CommandBuffer>(command_buffer.as_raw() as *mut u8)?;
+        cb.state.lock().unwrap().record_raw_write_value(UNMAPPED_VA, 0xdead);
+        Ok(())
     }
 }

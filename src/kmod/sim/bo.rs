@@ -43,7 +43,7 @@ impl BoArena {
 
     /// Allocate a BO mapped at exactly `va` (4 KiB aligned; sim-only).
     pub fn create_at(&mut self, mmu: &Mmu, va: u64, size: u64) -> KmodResult<BoInfo> {
-        if va % 4096 != 0 {
+        if !va.is_multiple_of(4096) {
             return Err(KmodError::Invalid("fixed BO address not page aligned"));
         }
         self.create_inner(mmu, size, Some(va))

@@ -78,7 +78,7 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
 
     // Renderer state.
     let state = dcd::STATE.get(draw);
-    if state == 0 || state % 64 != 0 {
+    if state == 0 || !state.is_multiple_of(64) {
         return Err(config(draw_va, "null or misaligned renderer state"));
     }
     let rsd = ctx.mmu.read_words(state, l.renderer_state.words as usize)?;
@@ -153,6 +153,7 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
         wls,
         offset_start: dcd::OFFSET_START.get(draw) as u32,
         instance_size: dcd::INSTANCE_SIZE.get(draw) as u32,
+        vertex: job.job_type == Some(JobType::Vertex),
     };
     let program = Program { entry, fau, res };
     let mut core = Core::new(ctx.mmu, arch, program);

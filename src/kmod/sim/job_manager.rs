@@ -92,9 +92,9 @@ impl JobSlot {
             .name(format!("bifrost-sim-js{slot}"))
             .spawn(move || {
                 for work in rx {
-                    shared.sync.wait_fences(&work.wait, i64::MAX);
-                    shared.sync.wait_fences(&work.implicit, i64::MAX);
-                    if work.wait.iter().any(|f| f.status() != Some(0)) {
+                    let ready = shared.sync.wait_fences(&work.wait, i64::MAX)
+                        && shared.sync.wait_fences(&work.implicit, i64::MAX);
+                    if !ready || work.wait.iter().any(|f| f.status() != Some(0)) {
                         log::warn!(
                             "sim js{slot}: chain {:#x} skipped: a dependency failed",
                             work.jc
@@ -102,10 +102,19 @@ impl JobSlot {
                         shared.sync.signal(&work.done, -ECANCELED);
                         continue;
                     }
-                    let status = match run_chain(&shared, slot, work.jc) {
-                        ChainResult::Done => 0,
-                        other => {
+                    // A bug in a job's simulation must not kill the slot
+                    // (its fences would never signal): treat it as a fault.
+                    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        run_chain(&shared, slot, work.jc)
+                    }));
+                    let status = match run {
+                        Ok(ChainResult::Done) => 0,
+                        Ok(other) => {
                             log::error!("sim js{slot}: chain {:#x} faulted: {other:?}", work.jc);
+                            -EIO
+                        }
+                        Err(_) => {
+                            log::error!("sim js{slot}: simulator panic in chain {:#x}", work.jc);
                             -EIO
                         }
                     };
@@ -160,7 +169,7 @@ pub fn run_chain(shared: &Shared, slot: usize, jc: u64) -> ChainResult {
     let mut walked = 0usize;
     while va != 0 {
         walked += 1;
-        if va % 64 != 0 || walked > MAX_JOBS_PER_CHAIN {
+        if !va.is_multiple_of(64) || walked > MAX_JOBS_PER_CHAIN {
             return ChainResult::BadJobPointer { va };
         }
         let Ok(mut words) = shared.mmu.read_words(va, JOB_HEADER.words as usize) else {

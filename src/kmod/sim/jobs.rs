@@ -35,6 +35,15 @@ pub mod exception {
             JOB_CONFIG_FAULT => "JOB_CONFIG_FAULT",
             JOB_READ_FAULT => "JOB_READ_FAULT",
             JOB_WRITE_FAULT => "JOB_WRITE_FAULT",
+            0x04 => "TERMINATED",
+            0x50 => "INSTR_INVALID_PC",
+            0x51 => "INSTR_INVALID_ENC",
+            0x53 => "INSTR_OPERAND_FAULT",
+            0x54 => "INSTR_TLS_FAULT",
+            0x55 => "INSTR_BARRIER_FAULT",
+            0x56 => "INSTR_ALIGN_FAULT",
+            0x58 => "DATA_INVALID_FAULT",
+            0x5a => "ADDR_RANGE_FAULT",
             _ => "UNKNOWN",
         }
     }

@@ -8,7 +8,12 @@
 //! chain walking, exception status write-back), `jobs.rs` (per-job-type
 //! dispatch: the place to plug in new job types), `write_value.rs`,
 //! `compute.rs` (COMPUTE/VERTEX jobs) and `shader/` (the shader core),
-//! `clock.rs` (timestamp and cycle counter), `sync.rs` (fences, syncobjs).
+//! `clock.rs` (timestamp and cycle counter), `sync.rs` (fences, syncobjs),
+//! `testing.rs` (the `SimGpu` harness for shader and job tests).
+//!
+//! Sim-only extras (no hardware counterpart, used by tests and tools only):
+//! [`SimDevice::bo_create_at`] (a BO at a fixed VA, to replay snapshots),
+//! [`SimDevice::read_gpu`], [`SimDevice::shader_counters`].
 //!
 //! Never give the simulator anything the hardware would not see.
 
@@ -45,6 +50,13 @@ impl TraceHandle {
     /// Shader-core counters of the COMPUTE/VERTEX jobs run so far.
     pub fn shader_counters(&self) -> Vec<compute::JobCounters> {
         self.0.counters.all()
+    }
+
+    /// The device's fences and syncobjs (tests stand in for a signaller
+    /// outside the GPU, like DRM's SYNCOBJ_SIGNAL).
+    #[cfg(test)]
+    pub(crate) fn sync(&self) -> &sync::SyncTable {
+        &self.0.sync
     }
 }
 
@@ -185,7 +197,10 @@ impl SimDevice {
 
 impl Drop for SimDevice {
     fn drop(&mut self) {
-        // Stop the slots first (they finish queued work), then free memory.
+        // Stop the slots first (they finish queued work whose waits can
+        // still be met; chains waiting on fences that will never signal are
+        // cancelled), then free memory.
+        self.shared.sync.close();
         for slot in &mut self.slots {
             slot.stop();
         }

@@ -45,6 +45,8 @@ struct Table {
 pub struct SyncTable {
     table: Mutex<Table>,
     changed: Condvar,
+    /// Set when the device goes away: fence waits give up.
+    closing: std::sync::atomic::AtomicBool,
 }
 
 impl SyncTable {
@@ -94,7 +96,14 @@ impl SyncTable {
         self.changed.notify_all();
     }
 
-    /// Wait for all fences to signal (or the deadline).
+    /// Make every current and future fence wait give up (device teardown).
+    pub fn close(&self) {
+        self.closing.store(true, Ordering::Release);
+        drop(self.table.lock().unwrap());
+        self.changed.notify_all();
+    }
+
+    /// Wait for all fences to signal; false at the deadline or on close.
     pub fn wait_fences(&self, fences: &[Arc<Fence>], abs_timeout_ns: i64) -> bool {
         let mut t = self.table.lock().unwrap();
         loop {
@@ -102,7 +111,7 @@ impl SyncTable {
                 return true;
             }
             let now = monotonic_ns();
-            if now >= abs_timeout_ns {
+            if now >= abs_timeout_ns || self.closing.load(Ordering::Acquire) {
                 return false;
             }
             let left = std::time::Duration::from_nanos((abs_timeout_ns - now) as u64)

@@ -1,14 +1,25 @@
 //! A small harness around the simulated GPU for shader and job tests
 //! (per-op tests, differential tests, Mesa snapshot replays, benchmarks).
 //!
-//! ```ignore
-//! use bifrost_vk::kmod::sim::{SimModel, testing::SimGpu};
-//! let mut gpu = SimGpu::new(SimModel::G52);
-//! let out = gpu.alloc(4096);                       // a zeroed buffer
-//! let run = gpu.run_compute(&binary, &[out.va], [64, 1, 1], [1, 1, 1])?;
-//! let bytes = gpu.read(out.va, 256);
+//! ```no_run
+//! use bifrost_vk::kmod::sim::SimModel;
+//! use bifrost_vk::kmod::sim::testing::{SimGpu, binary_from_code};
+//! # let code: Vec<u8> = Vec::new();
+//! let mut gpu = SimGpu::new(SimModel::G52);        // or G72 (v6, 4-lane warps)
+//! let out = gpu.alloc(4096);                       // zero-filled GPU buffer
+//! // A ShaderBinary from the backend, or raw code (all compute preloads on):
+//! let binary = binary_from_code(&code, 1);
+//! // FAU words (push uniforms), local size, workgroup count:
+//! let run = gpu.run_compute(&binary, &[out.va], [64, 1, 1], [1, 1, 1])
+//!     .expect("job runs");                         // Err: RunError::Fault {..}
+//! let results = gpu.read_u32s(out.va, 64);
 //! println!("{} instructions", run.counters.instructions);
 //! ```
+//!
+//! More: [`SimGpu::run_compute_job`] (UBOs, attribute tables),
+//! [`SimGpu::run_vertex_job`], [`SimGpu::load_snapshot`] + [`SimGpu::submit`]
+//! (replay a PANSNAP1 memory image at its own addresses), `write_*`/`read_*`
+//! helpers for harness buffers.
 //!
 //! Everything goes through the [`KernelDevice`] trait like the driver
 //! does (BO creation, submit, syncobj wait); the harness only adds the
@@ -25,7 +36,9 @@ use crate::compiler::bifrost::binary::ShaderBinary;
 use crate::hw::Arch;
 use crate::hw::job::{JOB_HEADER, header};
 use crate::hw::snapshot::Snapshot;
-use crate::jm::{AttributeTables, ComputeJob, GpuPool, JobChain, add_compute_job};
+use crate::jm::{
+    AttributeTables, ComputeJob, GpuPool, JobChain, VertexJob, add_compute_job, add_vertex_job,
+};
 use crate::kmod::{
     BoHandle, BoInfo, BoStats, Device, KernelDevice, KmodError, KmodResult, Param, Submit,
     SyncobjHandle,
@@ -327,6 +340,16 @@ impl SimGpu {
         let mut chain = JobChain::new();
         let arch = self.arch();
         add_compute_job(&mut chain, &mut self.pool, arch, job, [0, 0])?;
+        let r = self.submit(chain.head());
+        self.pool.reset();
+        r
+    }
+
+    /// Builds one VERTEX job and runs it.
+    pub fn run_vertex_job(&mut self, job: &VertexJob<'_>) -> Result<Run, RunError> {
+        let mut chain = JobChain::new();
+        let arch = self.arch();
+        add_vertex_job(&mut chain, &mut self.pool, arch, job, [0, 0])?;
         let r = self.submit(chain.head());
         self.pool.reset();
         r

@@ -299,3 +299,88 @@ fn submit_dump_holds_every_bo_and_the_chain_head() {
     drop(pool);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_two_slots_run_concurrently() {
+    let (dev, trace) = sim();
+    let k = dev.kernel();
+    let mut pool = GpuPool::new(dev.clone());
+    let mut blocked = JobChain::new();
+    blocked
+        .add_job(&mut pool, JobType::Null, &[], [0, 0], false)
+        .unwrap();
+    let mut free = JobChain::new();
+    free.add_job(&mut pool, JobType::Null, &[], [0, 0], false)
+        .unwrap();
+
+    // A syncobj whose fence only the test signals.
+    let gate = k.syncobj_create(false).unwrap();
+    let fence = super::sync::Fence::pending();
+    trace.sync().replace(gate, Some(fence.clone())).unwrap();
+
+    let (s1, s0) = (
+        k.syncobj_create(false).unwrap(),
+        k.syncobj_create(false).unwrap(),
+    );
+    dev.submit(&Submit {
+        jc: blocked.head(),
+        in_syncs: &[gate],
+        out_sync: s1,
+        ..Default::default()
+    })
+    .unwrap();
+    dev.submit(&Submit {
+        jc: free.head(),
+        out_sync: s0,
+        requirements: JD_REQ_FS,
+        ..Default::default()
+    })
+    .unwrap();
+    // Slot 0 finishes while slot 1 still waits.
+    assert!(
+        k.syncobj_wait(&[s0], crate::kmod::deadline_after(5_000_000_000), true)
+            .unwrap()
+    );
+    assert!(
+        !k.syncobj_wait(&[s1], crate::kmod::deadline_after(20_000_000), true)
+            .unwrap()
+    );
+    assert_eq!(
+        trace.entries().iter().map(|e| e.slot).collect::<Vec<_>>(),
+        vec![0]
+    );
+    trace.sync().signal(&fence, 0);
+    assert!(
+        k.syncobj_wait(&[s1], crate::kmod::deadline_after(5_000_000_000), true)
+            .unwrap()
+    );
+    assert_eq!(
+        trace.entries().iter().map(|e| e.slot).collect::<Vec<_>>(),
+        vec![0, 1]
+    );
+}
+
+#[test]
+fn teardown_does_not_hang_on_a_chain_that_waits_forever() {
+    let (dev, trace) = sim();
+    let k = dev.kernel();
+    let mut pool = GpuPool::new(dev.clone());
+    let mut chain = JobChain::new();
+    chain
+        .add_job(&mut pool, JobType::Null, &[], [0, 0], false)
+        .unwrap();
+    let gate = k.syncobj_create(false).unwrap();
+    trace
+        .sync()
+        .replace(gate, Some(super::sync::Fence::pending()))
+        .unwrap();
+    dev.submit(&Submit {
+        jc: chain.head(),
+        in_syncs: &[gate],
+        ..Default::default()
+    })
+    .unwrap();
+    drop(pool);
+    drop(dev); // joins the job slots
+    assert!(trace.entries().is_empty(), "the chain never ran");
+}

@@ -21,7 +21,7 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
         _ => return Err(JobFault::config(job.payload())),
     };
     // Natural alignment of the stored size.
-    if address % bytes.len() as u64 != 0 {
+    if !address.is_multiple_of(bytes.len() as u64) {
         return Err(JobFault::config(address));
     }
     ctx.mmu.write(address, &bytes)?;

@@ -84,6 +84,7 @@ pub enum Op {
     // Control flow (ADD unit, last in a clause).
     Branchz,
     Jump,
+    Ldexp,
     // FMA-side halves of atomics (the ADD unit's ATOM_CX does the access).
     AtomC,
     AtomPost,
@@ -105,10 +106,23 @@ pub struct Prepared {
     pub part: [&'static str; 4],
     pub clamp: &'static str,
     pub round: &'static str,
-    pub cmpf: &'static str,
+    pub cmpf: Cmp,
     pub result_type: &'static str,
     pub not1: bool,
     pub not_result: bool,
+    /// `saturate` = sat (IADD/ISUB).
+    pub saturate: bool,
+    /// `sem` = nan_propagate (FMIN/FMAX).
+    pub nan_propagate: bool,
+    /// `extend` = sext (IMUL, LOAD).
+    pub sext: bool,
+    /// `mux` option (MUX), `seg` option (LOAD/STORE).
+    pub mux: &'static str,
+    pub seg: &'static str,
+    /// Signed integer variant (name ends in s32/s16).
+    pub signed: bool,
+    /// LOAD/STORE access size in bytes.
+    pub access_bytes: usize,
 }
 
 fn op_of(name: &str) -> Option<Op> {
@@ -172,6 +186,7 @@ fn op_of(name: &str) -> Option<Op> {
         "BRANCHZ.i16" | "BRANCHZ.i32" | "BRANCHZ.s16" | "BRANCHZ.s32" | "BRANCHZ.u16"
         | "BRANCHZ.u32" | "BRANCHZ.f32" => Branchz,
         "JUMP" => Jump,
+        "LDEXP.f32" => Ldexp,
         "ATOM_C.i32" | "ATOM_C_RETURN.i32" | "ATOM_C1.i32" | "ATOM_C1_RETURN.i32" => AtomC,
         "ATOM_POST.i32" => AtomPost,
         _ if message::supported(name) => Message,
@@ -203,10 +218,17 @@ pub fn prepare(instr: &crate::hw::isa::Instr, clause_va: u64) -> Result<Prepared
         part: [""; 4],
         clamp: get("clamp"),
         round: get("round"),
-        cmpf: get("cmpf"),
+        cmpf: Cmp::from_name(get("cmpf")),
         result_type: get("result_type"),
         not1: get("not1") == "not",
         not_result: get("not_result") == "not",
+        saturate: get("saturate") == "sat",
+        nan_propagate: get("sem") == "nan_propagate",
+        sext: get("extend") == "sext",
+        mux: f.modifier("mux").unwrap_or("int_zero"),
+        seg: f.modifier("seg").unwrap_or("none"),
+        signed: name.ends_with("s32") || name.ends_with("s16"),
+        access_bytes: message::width_bytes(name),
     };
     for i in 0..4 {
         p.neg[i] = get(["neg0", "neg1", "neg2", "neg3"][i]) == "neg";
@@ -339,55 +361,67 @@ pub fn f32_to_f16(x: f32, rtz: bool) -> u16 {
     }
 }
 
-fn round_even(x: f32) -> f32 {
-    let r = x.round();
-    if (x - x.trunc()).abs() == 0.5 {
-        2.0 * (x / 2.0).round_ties_even_compat()
-    } else {
-        r
-    }
-}
-
-trait RoundTiesEven {
-    fn round_ties_even_compat(self) -> f32;
-}
-impl RoundTiesEven for f32 {
-    fn round_ties_even_compat(self) -> f32 {
-        self.round_ties_even()
-    }
-}
-
 fn apply_round(x: f32, mode: &str) -> f32 {
     match mode {
         "rtp" => x.ceil(),
         "rtn" => x.floor(),
         "rtz" => x.trunc(),
         "rtna" => x.round(),
-        _ => round_even(x),
+        _ => x.round_ties_even(),
     }
 }
 
-fn cmp_f(a: f32, b: f32, cmpf: &str) -> bool {
-    match cmpf {
-        "eq" => a == b,
-        "gt" => a > b,
-        "ge" => a >= b,
-        "ne" => a != b,
-        "lt" => a < b,
-        "le" => a <= b,
-        "gtlt" => a < b || a > b,
-        _ => a.total_cmp(&b).is_eq(),
+/// The `cmpf` modifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Gt,
+    Ge,
+    Lt,
+    Le,
+    /// Ordered and not equal.
+    GtLt,
+    /// Total order equality.
+    Total,
+}
+
+impl Cmp {
+    fn from_name(n: &str) -> Cmp {
+        match n {
+            "ne" => Cmp::Ne,
+            "gt" => Cmp::Gt,
+            "ge" => Cmp::Ge,
+            "lt" => Cmp::Lt,
+            "le" => Cmp::Le,
+            "gtlt" => Cmp::GtLt,
+            "total" => Cmp::Total,
+            _ => Cmp::Eq,
+        }
     }
 }
 
-fn cmp_ord<T: PartialOrd + PartialEq>(a: T, b: T, cmpf: &str) -> bool {
+fn cmp_f(a: f32, b: f32, cmpf: Cmp) -> bool {
     match cmpf {
-        "eq" => a == b,
-        "ne" => a != b,
-        "gt" => a > b,
-        "ge" => a >= b,
-        "lt" => a < b,
-        _ => a <= b,
+        Cmp::Eq => a == b,
+        Cmp::Gt => a > b,
+        Cmp::Ge => a >= b,
+        Cmp::Ne => a != b,
+        Cmp::Lt => a < b,
+        Cmp::Le => a <= b,
+        Cmp::GtLt => a.partial_cmp(&b).is_some_and(|o| o.is_ne()),
+        Cmp::Total => a.total_cmp(&b).is_eq(),
+    }
+}
+
+fn cmp_ord<T: PartialOrd + PartialEq>(a: T, b: T, cmpf: Cmp) -> bool {
+    match cmpf {
+        Cmp::Eq | Cmp::Total => a == b,
+        Cmp::Ne | Cmp::GtLt => a != b,
+        Cmp::Gt => a > b,
+        Cmp::Ge => a >= b,
+        Cmp::Lt => a < b,
+        Cmp::Le => a <= b,
     }
 }
 
@@ -520,8 +554,7 @@ pub fn eval(
         Fadd => p.fres(p.f(0, s[0]) + p.f(1, s[1])),
         Fmin | Fmax => {
             let (a, b) = (p.f(0, s[0]), p.f(1, s[1]));
-            let propagate = p.fields.modifier("sem") == Some("nan_propagate");
-            let r = if propagate && (a.is_nan() || b.is_nan()) {
+            let r = if p.nan_propagate && (a.is_nan() || b.is_nan()) {
                 f32::NAN
             } else if p.op == Fmin {
                 a.min(b)
@@ -539,28 +572,78 @@ pub fn eval(
             let r = p.f(0, s[0]).mul_add(p.f(1, s[1]), p.f(2, s[2]));
             p.fres(ldexp(r, s[3] as i32))
         }
-        FaddLscale => p.fres(p.f(0, s[0]) + p.f(1, s[1])),
+        FaddLscale => {
+            // src0 + the mantissa of src1 in the `log` convention
+            // ([0.75, 1.5)): Mesa's log2 computes m - 1 this way.
+            let (m, _) = frexp_log(p.f(1, s[1]));
+            p.fres(p.f(0, s[0]) + m)
+        }
         Frexpe => {
             let x = p.f(0, s[0]);
-            frexp(x).1 as u32
+            match (p.fields.modifier("log"), p.fields.modifier("sqrt")) {
+                (Some("log"), _) => frexp_log(x).1 as u32,
+                (_, Some("sqrt")) => return Err(unsupported(p, cc)),
+                _ => frexp(x).1 as u32,
+            }
         }
         Frexpm => {
             let x = p.f(0, s[0]);
-            frexp(x).0.to_bits()
+            match (p.fields.modifier("log"), p.fields.modifier("sqrt")) {
+                (Some("log"), _) => frexp_log(x).0.to_bits(),
+                (_, Some("sqrt")) => return Err(unsupported(p, cc)),
+                _ => frexp(x).0.to_bits(),
+            }
         }
-        Flogd => p.fres(p.f(0, s[0]).log2()),
+        Flogd => {
+            // log2(m) / (m - 1) for the log-convention mantissa m of x, so
+            // that e + (m - 1) * FLOGD(x) = log2(x).
+            let x = p.f(0, s[0]);
+            let (m, _) = frexp_log(x);
+            let m = f64::from(m);
+            let r = if x.is_nan() || x < 0.0 {
+                f64::NAN
+            } else if x == 0.0 {
+                f64::NEG_INFINITY
+            } else if x.is_infinite() {
+                f64::INFINITY
+            } else if (m - 1.0).abs() < 1e-12 {
+                std::f64::consts::LOG2_E
+            } else {
+                m.log2() / (m - 1.0)
+            };
+            p.fres(r as f32)
+        }
         Fexp => {
-            // Mesa's exp2 sequence: s0 = fixed-point x * 2^24, s1 = x.
-            p.fres(f32::from_bits(s[1]).exp2())
+            // s0: x in 8.24 fixed point (integer), s1: x * 2^24 as a float
+            // (for out-of-range inputs); result 2^x.
+            let xf = f64::from(f32::from_bits(s[1]));
+            let x = if xf.abs() < 2f64.powi(31) {
+                f64::from(s[0] as i32)
+            } else {
+                xf
+            };
+            p.fres((x / 2f64.powi(24)).exp2() as f32)
         }
         FsinTable | FcosTable => {
-            return Err(unsupported(p, cc));
+            if p.fields.modifier("offset") == Some("offset") {
+                return Err(unsupported(p, cc));
+            }
+            // The low 6 bits of the value (Mesa adds 1.5 * 2^19 to
+            // x * 2/pi, leaving 4 fraction bits) index 64 steps of the
+            // circle.
+            let angle = f64::from(s[0] & 63) * std::f64::consts::PI / 32.0;
+            let r = if p.op == FsinTable {
+                angle.sin()
+            } else {
+                angle.cos()
+            };
+            (r as f32).to_bits()
         }
         Iadd => {
-            let signed = p.name.ends_with("s32");
+            let signed = p.signed;
             let b = p.int(1, s[1], signed);
             let a = s[0];
-            if p.fields.modifier("saturate") == Some("sat") {
+            if p.saturate {
                 if signed {
                     (a as i32).saturating_add(b as i32) as u32
                 } else {
@@ -571,10 +654,10 @@ pub fn eval(
             }
         }
         Isub => {
-            let signed = p.name.ends_with("s32");
+            let signed = p.signed;
             let b = p.int(1, s[1], signed);
             let a = s[0];
-            if p.fields.modifier("saturate") == Some("sat") {
+            if p.saturate {
                 if signed {
                     (a as i32).saturating_sub(b as i32) as u32
                 } else {
@@ -584,14 +667,11 @@ pub fn eval(
                 a.wrapping_sub(b)
             }
         }
-        Imul => {
-            let signed = p.fields.modifier("extend") == Some("sext");
-            s[0].wrapping_mul(p.int(1, s[1], signed))
-        }
+        Imul => s[0].wrapping_mul(p.int(1, s[1], p.sext)),
         Iabs => (s[0] as i32).unsigned_abs(),
         Icmp => {
             let (a, b) = (s[0], s[1]);
-            let r = if p.name.ends_with("s32") {
+            let r = if p.signed {
                 cmp_ord(a as i32, b as i32, p.cmpf)
             } else {
                 cmp_ord(a, b, p.cmpf)
@@ -638,7 +718,7 @@ pub fn eval(
                 s[3]
             }
         }
-        Mux => match p.fields.modifier("mux").unwrap_or("int_zero") {
+        Mux => match p.mux {
             "neg" => {
                 if (s[2] as i32) < 0 {
                     s[1]
@@ -709,6 +789,7 @@ pub fn eval(
             fx.branch = Some(branch_target(p, s[0], cc));
             0
         }
+        Ldexp => p.fres(ldexp(f32::from_bits(s[0]), s[1] as i32)),
         AtomC => 0,
         // The message returned the old value in its staging register.
         AtomPost => s[0],
@@ -744,12 +825,72 @@ fn ldexp(x: f32, e: i32) -> f32 {
     (f64::from(x) * 2f64.powi(e)) as f32
 }
 
+/// (mantissa in [0.75, 1.5), exponent) with x = m * 2^e: the `log`
+/// convention of FREXPE/FREXPM (centred on 1 so that log2(m) is small).
+fn frexp_log(x: f32) -> (f32, i32) {
+    let (m, e) = frexp(x);
+    if m.abs() < 0.75 && m != 0.0 {
+        (m * 2.0, e - 1)
+    } else {
+        (m, e)
+    }
+}
+
 /// (mantissa in [0.5, 1), exponent) with x = m * 2^e.
 fn frexp(x: f32) -> (f32, i32) {
     if x == 0.0 || !x.is_finite() {
         return (x, 0);
     }
-    let e = x.abs().log2().floor() as i32 + 1;
-    let m = f64::from(x) / 2f64.powi(e);
-    (m as f32, e)
+    let (x, bias) = if x.abs() < f32::MIN_POSITIVE {
+        (x * 2f32.powi(32), -32)
+    } else {
+        (x, 0)
+    };
+    let b = x.to_bits();
+    let e = ((b >> 23) & 0xff) as i32 - 126;
+    let m = f32::from_bits((b & 0x807f_ffff) | (126 << 23));
+    (m, e + bias)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_conversions_round_trip_and_round_to_even() {
+        for h in 0..=0xffffu16 {
+            let f = f16_to_f32(h);
+            if f.is_nan() {
+                assert!(f16_to_f32(f32_to_f16(f, false)).is_nan());
+            } else {
+                assert_eq!(f32_to_f16(f, false), h, "{h:#x} -> {f}");
+            }
+        }
+        // 1 + 2^-11 is halfway between 1 and the next half: ties to even.
+        assert_eq!(f32_to_f16(1.0 + 2f32.powi(-11), false), 0x3c00);
+        assert_eq!(f32_to_f16(1.0 + 3.0 * 2f32.powi(-11), false), 0x3c02);
+        assert_eq!(f32_to_f16(1.0e6, false), 0x7c00);
+        assert_eq!(f32_to_f16(1.0e6, true), 0x7bff);
+    }
+
+    #[test]
+    fn frexp_forms() {
+        assert_eq!(frexp(8.0), (0.5, 4));
+        assert_eq!(frexp(-3.0), (-0.75, 2));
+        assert_eq!(frexp_log(1.4), (1.4, 0));
+        assert_eq!(frexp_log(0.7), (1.4, -1));
+        let tiny = f32::from_bits(1);
+        let (m, e) = frexp(tiny);
+        assert_eq!(f64::from(m) * 2f64.powi(e), f64::from(tiny));
+    }
+
+    #[test]
+    fn rounding_modes() {
+        assert_eq!(apply_round(2.5, "none"), 2.0);
+        assert_eq!(apply_round(3.5, "none"), 4.0);
+        assert_eq!(apply_round(-2.5, "rtna"), -3.0);
+        assert_eq!(apply_round(-2.5, "rtz"), -2.0);
+        assert_eq!(apply_round(-2.5, "rtn"), -3.0);
+        assert_eq!(apply_round(2.1, "rtp"), 3.0);
+    }
 }

@@ -34,7 +34,8 @@ pub fn supported(name: &str) -> bool {
         )
 }
 
-fn width_bytes(name: &str) -> usize {
+/// Access size of a LOAD/STORE mnemonic (`LOAD.i96` → 12).
+pub fn width_bytes(name: &str) -> usize {
     let t = name.split('.').nth(1).unwrap_or("i32");
     t.trim_start_matches('i').parse::<usize>().unwrap_or(32) / 8
 }
@@ -49,7 +50,7 @@ fn address(
     bytes: usize,
     cc: &CachedClause,
 ) -> Result<u64, JobFault> {
-    let seg = p.fields.modifier("seg").unwrap_or("none");
+    let seg = p.seg;
     let end = u64::from(lo) + bytes as u64;
     Ok(match seg {
         "wls" => {
@@ -84,7 +85,7 @@ fn check_align(addr: u64, bytes: usize, cc: &CachedClause) -> Result<(), JobFaul
         2 => 2,
         _ => 4,
     };
-    if addr % align != 0 {
+    if !addr.is_multiple_of(align) {
         return Err(fault(status::INSTR_ALIGN_FAULT, addr));
     }
     let _ = cc;
@@ -100,17 +101,6 @@ fn staging_write(lane: &mut Lane, cc: &CachedClause, i: usize, v: u32) {
 
 fn staging_read(lane: &Lane, cc: &CachedClause, i: usize) -> u32 {
     lane.regs[(usize::from(cc.clause.header.staging_register) + i) & 63]
-}
-
-fn words_of(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks(4)
-        .map(|c| {
-            let mut w = [0u8; 4];
-            w[..c.len()].copy_from_slice(c);
-            u32::from_le_bytes(w)
-        })
-        .collect()
 }
 
 /// Executes message instruction `p` for one lane; `s` holds its sources.
@@ -130,36 +120,57 @@ pub fn execute(
         fx.barrier = true;
         return Ok(0);
     }
+    if cfg!(debug_assertions) && p.fields.op.staging.read {
+        // Staging data still being written by an un-waited message.
+        let pending = lane.pending.iter().fold(0u64, |a, b| a | b);
+        let first = usize::from(cc.clause.header.staging_register);
+        use crate::hw::isa::opcode::StagingCount;
+        let count = match p.fields.op.staging.count {
+            StagingCount::Fixed(n) => usize::from(n),
+            StagingCount::Format | StagingCount::Vecsize => components(p),
+            StagingCount::SrCount => 1,
+            StagingCount::None => 0,
+        };
+        if (0..count).any(|i| pending & (1u64 << ((first + i) & 63)) != 0) {
+            log::warn!(
+                "sim shader: clause {:#x} sends staging registers a message is still writing",
+                cc.va
+            );
+            core.counters.hazards += 1;
+        }
+    }
     if name.starts_with("LOAD.") {
-        let bytes = width_bytes(name);
-        let mut data = vec![0u8; bytes];
-        if p.fields.modifier("seg") == Some("ubo") {
-            load_ubo(core, s[0], s[1], &mut data, cc)?;
+        let bytes = p.access_bytes.min(16);
+        let mut buf = [0u8; 16];
+        let data = &mut buf[..bytes];
+        if p.seg == "ubo" {
+            load_ubo(core, s[0], s[1], data, cc)?;
         } else {
             let addr = address(core, p, ctx, s[0], s[1], bytes, cc)?;
             check_align(addr, bytes, cc)?;
-            core.mmu.read(addr, &mut data)?;
+            core.mmu.read(addr, data)?;
         }
-        let mut words = words_of(&data);
-        if bytes < 4 && p.fields.modifier("extend") == Some("sext") {
-            let shift = 32 - 8 * bytes as u32;
-            words[0] = (((words[0] << shift) as i32) >> shift) as u32;
-        }
-        for (i, w) in words.into_iter().enumerate() {
+        let nwords = bytes.div_ceil(4);
+        for i in 0..nwords {
+            let mut w =
+                u32::from_le_bytes([buf[4 * i], buf[4 * i + 1], buf[4 * i + 2], buf[4 * i + 3]]);
+            if i == 0 && bytes < 4 && p.sext {
+                let shift = 32 - 8 * bytes as u32;
+                w = (((w << shift) as i32) >> shift) as u32;
+            }
             staging_write(lane, cc, i, w);
         }
         return Ok(0);
     }
     if name.starts_with("STORE.") {
-        let bytes = width_bytes(name);
+        let bytes = p.access_bytes.min(16);
         let addr = address(core, p, ctx, s[0], s[1], bytes, cc)?;
         check_align(addr, bytes, cc)?;
-        let mut data = Vec::with_capacity(bytes + 4);
+        let mut buf = [0u8; 16];
         for i in 0..bytes.div_ceil(4) {
-            data.extend_from_slice(&staging_read(lane, cc, i).to_le_bytes());
+            buf[4 * i..4 * i + 4].copy_from_slice(&staging_read(lane, cc, i).to_le_bytes());
         }
-        data.truncate(bytes);
-        core.mmu.write(addr, &data)?;
+        core.mmu.write(addr, &buf[..bytes])?;
         return Ok(0);
     }
     match name {
@@ -178,7 +189,8 @@ pub fn execute(
             } else {
                 s[2]
             };
-            let (addr, format) = attribute_address(core, s[0], s[1], index, false, cc)?;
+            let varying = core.program.res.vertex;
+            let (addr, format) = attribute_address(core, s[0], s[1], index, varying, cc)?;
             staging_write(lane, cc, 0, addr as u32);
             staging_write(lane, cc, 1, (addr >> 32) as u32);
             staging_write(lane, cc, 2, format);
@@ -274,14 +286,20 @@ fn components(p: &Prepared) -> usize {
     }
 }
 
-/// Resolves attribute `index` for (vertex, instance) in the attribute (or
-/// varying) tables: its address and format word.
+/// Resolves attribute `index` for (vertex, instance) in the attribute (or,
+/// `varying`, the varying) tables: its address and format word.
+///
+/// Which table LEA_ATTR uses is our reading of Mesa's vertex shaders: they
+/// load inputs with LD_ATTR and address their outputs with LEA_ATTR using
+/// output-slot indices that overlap the input indices, so in a VERTEX job
+/// LEA_ATTR goes to the DCD's Varyings / Varying buffers; elsewhere to the
+/// attribute tables.
 fn attribute_address(
     core: &Core<'_>,
     vertex: u32,
     instance: u32,
     index: u32,
-    _varying: bool,
+    varying: bool,
     cc: &CachedClause,
 ) -> Result<(u64, u32), JobFault> {
     let res = &core.program.res;
@@ -292,38 +310,42 @@ fn attribute_address(
         );
         fault(status::DATA_INVALID_FAULT, cc.va)
     };
-    if res.attributes == 0 || index >= res.attribute_count.max(1) {
+    let (table, buffers, count) = if varying {
+        (res.varyings, res.varying_buffers, res.varying_count)
+    } else {
+        (res.attributes, res.attribute_buffers, res.attribute_count)
+    };
+    if table == 0 || buffers == 0 || index >= count {
         return Err(bad("no such attribute"));
     }
-    let attr = core
-        .mmu
-        .read_words(res.attributes + 8 * u64::from(index), 2)?;
+    let attr = core.mmu.read_words(table + 8 * u64::from(index), 2)?;
     let buf_index = ad::BUFFER_INDEX.get(&attr);
     let format = ad::FORMAT.get(&attr) as u32;
     let offset = ad::OFFSET.get(&attr) as u32 as i32 as i64;
-    let buf = core
-        .mmu
-        .read_words(res.attribute_buffers + 16 * buf_index, 4)?;
+    let buf = core.mmu.read_words(buffers + 16 * buf_index, 4)?;
     let ty = ab::TYPE.get(&buf);
     let ptr = ab::POINTER.get(&buf);
     let stride = ab::STRIDE.get(&buf);
     let size = ab::SIZE.get(&buf);
-    let v = u64::from(vertex) + u64::from(res.offset_start);
+    // The linear index: vertex (+ Offset start) + instance * Instance Size
+    // (the padded per-instance vertex count); divisor types divide it, so a
+    // per-instance divisor is programmed as divisor * Instance Size.
+    let v = u64::from(vertex)
+        + u64::from(res.offset_start)
+        + u64::from(instance) * u64::from(res.instance_size.max(1));
     let element = match ty {
         attribute_type::LINEAR_1D => v,
         attribute_type::MODULUS_1D => {
             let d = ab::DIVISOR.get(&buf).max(1);
             v % d
         }
-        attribute_type::POT_DIVISOR_1D => u64::from(instance) >> ab::DIVISOR_R.get(&buf),
+        attribute_type::POT_DIVISOR_1D => v >> ab::DIVISOR_R.get(&buf),
         attribute_type::NPOT_DIVISOR_1D => {
-            let cont = core
-                .mmu
-                .read_words(res.attribute_buffers + 16 * (buf_index + 1), 4)?;
+            let cont = core.mmu.read_words(buffers + 16 * (buf_index + 1), 4)?;
             let d = crate::hw::attribute::continuation_npot::DIVISOR
                 .get(&cont)
                 .max(1);
-            u64::from(instance) / d
+            v / d
         }
         _ => return Err(bad("unsupported attribute buffer type")),
     };

@@ -23,12 +23,16 @@
 //! as the hardware's reconvergence for structured code, whatever the
 //! header's flow-control bits say; those bits (`r_uncond`, `br_pc`, ...) are
 //! therefore only decoded, not interpreted. A clause with the `eos` flow
-//! control ends the thread after it runs.
+//! control ends the thread after it runs, and so does a taken branch to
+//! address 0 (Mesa's early `return`: `JUMP #0`, `BRANCHZ ..., #0`). Branch
+//! targets are PC-relative constants (relative to the branching clause).
 //!
 //! Scoreboard: a message executes when it is issued (its result lands in the
 //! staging registers at once), and the slot named by the clause's
-//! `dependency_slot` is marked pending until a later clause of the same warp
-//! waits on it (`dependency_wait`). In debug builds, reading a staging
+//! `dependency_slot` is marked pending until a clause's `dependency_wait`
+//! mask names it. That mask belongs to the boundary *after* its clause
+//! (Mesa fills it with the next clause's dependencies, so a clause waiting
+//! for its own load carries its own slot). In debug builds, reading a staging
 //! register of a still-pending load is reported (log::warn) as an ill-formed
 //! program; results are not affected.
 //!
@@ -56,9 +60,14 @@ use crate::hw::isa::{DecodedClause, FlowControl, decode_clause};
 
 /// Default budget of clauses one thread may execute before the job is
 /// stopped as a runaway (what the kernel's job timeout does on hardware).
+/// `BIFROST_VK_SIM_CLAUSE_LIMIT` overrides it.
 pub const DEFAULT_CLAUSE_LIMIT: u64 = 1 << 20;
 
-static CLAUSE_LIMIT: AtomicU64 = AtomicU64::new(DEFAULT_CLAUSE_LIMIT);
+/// Budget of clause executions (summed over threads) of one job.
+pub const JOB_CLAUSE_LIMIT: u64 = 1 << 32;
+
+/// 0: not set yet (read the environment on first use).
+static CLAUSE_LIMIT: AtomicU64 = AtomicU64::new(0);
 
 /// Sets the per-thread clause budget (tests lower it to catch loops fast).
 pub fn set_clause_limit(limit: u64) {
@@ -67,7 +76,18 @@ pub fn set_clause_limit(limit: u64) {
 
 /// The per-thread clause budget in force.
 pub fn clause_limit() -> u64 {
-    CLAUSE_LIMIT.load(Ordering::Relaxed)
+    match CLAUSE_LIMIT.load(Ordering::Relaxed) {
+        0 => {
+            let limit = std::env::var("BIFROST_VK_SIM_CLAUSE_LIMIT")
+                .ok()
+                .and_then(|v| v.parse::<u64>().ok())
+                .filter(|&v| v > 0)
+                .unwrap_or(DEFAULT_CLAUSE_LIMIT);
+            CLAUSE_LIMIT.store(limit, Ordering::Relaxed);
+            limit
+        }
+        l => l,
+    }
 }
 
 /// What one job made the shader core do.
@@ -83,6 +103,9 @@ pub struct Counters {
     pub instructions: u64,
     /// Clause executions per thread (clauses × active lanes).
     pub thread_clauses: u64,
+    /// Debug builds: reads of a register a message was still writing (its
+    /// scoreboard slot not waited on yet): an ill-formed program.
+    pub hazards: u64,
 }
 
 impl Counters {
@@ -92,6 +115,7 @@ impl Counters {
         self.clauses += o.clauses;
         self.instructions += o.instructions;
         self.thread_clauses += o.thread_clauses;
+        self.hazards += o.hazards;
     }
 }
 
@@ -165,6 +189,8 @@ pub struct Resources {
     pub offset_start: u32,
     /// DCD `Instance Size` (padded vertex count per instance).
     pub instance_size: u32,
+    /// A VERTEX job: LEA_ATTR addresses the varying tables (outputs).
+    pub vertex: bool,
 }
 
 /// One program to run: code address, FAU words, resources.
@@ -218,7 +244,7 @@ impl<'a> Core<'a> {
         if let Some(c) = self.cache.get(&va) {
             return Ok(c.clone());
         }
-        if va % 16 != 0 || va == 0 {
+        if !va.is_multiple_of(16) || va == 0 {
             return Err(fault(status::INSTR_INVALID_PC, va));
         }
         let mut bytes = vec![0u8; FETCH_BYTES as usize];

@@ -152,11 +152,14 @@ impl Core<'_> {
                 let ctx = warp.ctx[i];
                 let lane = &mut warp.lanes[i];
                 lane.clauses += 1;
-                if lane.clauses > self.clause_limit {
+                if lane.clauses > self.clause_limit
+                    || self.counters.thread_clauses >= super::JOB_CLAUSE_LIMIT
+                {
                     log::error!(
-                        "sim shader: thread {} ran {} clauses (limit); stopping the job",
+                        "sim shader: thread {} reached the clause budget ({} per thread, {} per job); stopping the job",
                         ctx.thread,
-                        self.clause_limit
+                        self.clause_limit,
+                        super::JOB_CLAUSE_LIMIT
                     );
                     return Err(fault(status::TERMINATED, pc));
                 }
@@ -172,21 +175,13 @@ impl Core<'_> {
         lane: &mut Lane,
         ctx: &LaneCtx,
     ) -> Result<(), JobFault> {
-        let wait = cc.clause.header.dependency_wait;
-        if wait != 0 {
-            for slot in 0..8 {
-                if wait & (1 << slot) != 0 {
-                    lane.pending[slot] = 0;
-                }
-            }
-        }
         self.counters.instructions += cc.instructions;
         self.counters.thread_clauses += 1;
         let (mut t0, mut t1) = (0u32, 0u32);
         let mut fx = Effects::default();
         for (fma, add) in &cc.tuples {
-            if cfg!(debug_assertions) {
-                check_pending(lane, fma, add, cc);
+            if cfg!(debug_assertions) && check_pending(lane, fma, add, cc) {
+                self.counters.hazards += 1;
             }
             let f = exec::eval(self, fma, None, lane, ctx, (t0, t1, 0), cc, &mut fx)?;
             let a = exec::eval(self, add, Some(fma), lane, ctx, (t0, t1, f), cc, &mut fx)?;
@@ -198,6 +193,17 @@ impl Core<'_> {
             }
             t0 = f;
             t1 = a;
+        }
+        // The header's wait mask is for what follows this clause (Mesa
+        // packs the next clause's dependencies into it): the slots are
+        // drained before the next clause issues.
+        let wait = cc.clause.header.dependency_wait;
+        if wait != 0 {
+            for slot in 0..8 {
+                if wait & (1 << slot) != 0 {
+                    lane.pending[slot] = 0;
+                }
+            }
         }
         if cc.flow == FlowControl::End {
             lane.state = LaneState::Done;
@@ -230,12 +236,18 @@ fn write(lane: &mut Lane, w: crate::hw::isa::RegWrite, v: u32) {
 }
 
 /// Debug check: a register a message will write, read before its slot was
-/// waited on.
-fn check_pending(lane: &Lane, fma: &exec::Prepared, add: &exec::Prepared, cc: &CachedClause) {
+/// waited on. True if the tuple does that.
+fn check_pending(
+    lane: &Lane,
+    fma: &exec::Prepared,
+    add: &exec::Prepared,
+    cc: &CachedClause,
+) -> bool {
     let pending: u64 = lane.pending.iter().fold(0, |a, b| a | b);
     if pending == 0 {
-        return;
+        return false;
     }
+    let mut hazard = false;
     for p in [fma, add] {
         for o in &p.srcs {
             if let crate::hw::isa::Operand::Reg(r) = o
@@ -245,7 +257,9 @@ fn check_pending(lane: &Lane, fma: &exec::Prepared, add: &exec::Prepared, cc: &C
                     "sim shader: clause {:#x} reads r{r} before waiting for the message writing it",
                     cc.va
                 );
+                hazard = true;
             }
         }
     }
+    hazard
 }

@@ -1,0 +1,64 @@
+//! SPIR-V → IR time per corpus shader (`cargo bench --bench spirv_frontend`).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use bifrost_vk::compiler::ir::Stage;
+use bifrost_vk::compiler::spirv;
+
+fn main() {
+    divan::main();
+}
+
+const SHADERS: &[&str] = &[
+    "angle_xfb_block.vert.spv",
+    "angle_xfb_holes.vert.spv",
+    "bitops.comp.spv",
+    "builtins.comp.spv",
+    "builtins.vert.spv",
+    "conversions.comp.spv",
+    "dynamic_index.vert.spv",
+    "early_return.vert.spv",
+    "functions.vert.spv",
+    "glsl450_math.comp.spv",
+    "int64_double.comp.spv",
+    "loops.vert.spv",
+    "matrices.vert.spv",
+    "push_constants.vert.spv",
+    "shared_atomics.comp.spv",
+    "short_circuit.vert.spv",
+    "spec_constant_op.comp.spv",
+    "spec_constants.vert.spv",
+    "ssbo_std430.comp.spv",
+    "switch.comp.spv",
+    "switch_nested_break.comp.spv",
+    "ubo_scalar.vert.spv",
+    "ubo_std140.vert.spv",
+    "vk13_local_size.comp.spv",
+    "vk13_spec_local_size.comp.spv",
+    "xfb_all_types.vert.spv",
+    "xfb_arrays_matrices.vert.spv",
+    "xfb_components.vert.spv",
+    "xfb_unwritten.vert.spv",
+    "zink_handwritten.vert.spv",
+    "edge_cases.comp.spv",
+    "zink_xfb_pointsize.vert.spv",
+    "zink_xfb_position_clip.vert.spv",
+];
+
+#[divan::bench(args = SHADERS)]
+fn parse(bencher: divan::Bencher, name: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/shaders")
+        .join(name);
+    let bytes = std::fs::read(&path).expect("corpus shader");
+    let stage = if name.contains(".comp") {
+        Stage::Compute
+    } else {
+        Stage::Vertex
+    };
+    let spec = HashMap::new();
+    bencher
+        .counter(divan::counter::BytesCount::new(bytes.len()))
+        .bench(|| spirv::parse(divan::black_box(&bytes), "main", stage, &spec).expect("parses"));
+}

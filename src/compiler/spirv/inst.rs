@@ -1,0 +1,235 @@
+//! Translation of one non-control-flow instruction inside a function body:
+//! variables, loads/stores, access chains, calls, atomics, barriers, and the
+//! dispatch to `alu.rs`/`glsl450.rs`.
+//!
+//! Every operand is looked up through `Translator::get*`, which checks that
+//! the id exists and is in scope; every unknown opcode is an error.
+
+use std::rc::Rc;
+
+use spirv::{Op, StorageClass};
+
+use crate::compiler::ir::{AtomicOp, Intrinsic, ValueType};
+
+use super::error::Result;
+use super::function::{Translator, Val};
+use super::module::Def;
+use super::reader::Inst;
+use super::types::Type;
+use super::variables::{Ptr, Root, Space};
+
+impl<'m> Translator<'m> {
+    pub fn inst(&mut self, inst: &Inst) -> Result<()> {
+        let Some(op) = inst.op else {
+            return Err(inst.unsupported("unknown opcode"));
+        };
+        match op {
+            Op::Nop
+            | Op::Line
+            | Op::NoLine
+            | Op::LifetimeStart
+            | Op::LifetimeStop
+            | Op::MemoryBarrier
+            | Op::Name
+            | Op::ModuleProcessed => Ok(()),
+            Op::Variable => self.local_variable(inst),
+            Op::Undef => {
+                let (ty, id) = (inst.word(0)?, inst.word(1)?);
+                let v = self.undef_val(ty)?;
+                self.bind(id, ty, v)
+            }
+            Op::Load | Op::AtomicLoad => {
+                inst.need(3)?;
+                let (ty, id) = (inst.word(0)?, inst.word(1)?);
+                let (_, ptr) = self.get(inst.word(2)?)?;
+                let p = self.ptr_of(&ptr)?;
+                if p.ty != ty {
+                    return Err(inst.invalid("loaded type differs from the pointee type"));
+                }
+                let v = self.load_ptr(&ptr)?;
+                self.bind(id, ty, v)
+            }
+            Op::Store | Op::AtomicStore => {
+                inst.need(2)?;
+                let (_, ptr) = self.get(inst.word(0)?)?;
+                let vid = if op == Op::AtomicStore { inst.word(3)? } else { inst.word(1)? };
+                let (_, v) = self.get(vid)?;
+                self.store_ptr(&ptr, v)
+            }
+            Op::CopyMemory => {
+                inst.need(2)?;
+                let (_, dst) = self.get(inst.word(0)?)?;
+                let (_, src) = self.get(inst.word(1)?)?;
+                let v = self.load_ptr(&src)?;
+                self.store_ptr(&dst, v)
+            }
+            Op::AccessChain | Op::InBoundsAccessChain => {
+                inst.need(3)?;
+                let (ty, id) = (inst.word(0)?, inst.word(1)?);
+                let (_, base) = self.get(inst.word(2)?)?;
+                let p = self.access_chain(&base, inst.rest(3))?;
+                match (self.m.ty(ty)?, &p) {
+                    (Type::Pointer { pointee, .. }, Val::Ptr(pp)) if *pointee == pp.ty => {}
+                    _ => return Err(inst.invalid("access chain result type does not match")),
+                }
+                self.bind(id, ty, p)
+            }
+            Op::PtrAccessChain => Err(inst.unsupported("OpPtrAccessChain")),
+            Op::ArrayLength => Err(inst.unsupported(
+                "length() of a runtime array needs the buffer size, which the IR has no intrinsic for",
+            )),
+            Op::CopyObject | Op::CopyLogical => {
+                inst.need(3)?;
+                let (ty, id) = (inst.word(0)?, inst.word(1)?);
+                let (sty, v) = self.get(inst.word(2)?)?;
+                if op == Op::CopyObject && sty != ty {
+                    return Err(inst.invalid("copy changes the type"));
+                }
+                self.check_val(ty, &v, 0)?;
+                self.bind(id, ty, v)
+            }
+            Op::FunctionCall => {
+                inst.need(3)?;
+                let (ty, id, func) = (inst.word(0)?, inst.word(1)?, inst.word(2)?);
+                let mut args = Vec::new();
+                for &a in inst.rest(3) {
+                    args.push(self.get(a)?);
+                }
+                let word = self.word;
+                let r = self.call(func, args)?;
+                self.set_inst(inst);
+                let _ = word;
+                match r {
+                    Some(v) => self.bind(id, ty, v),
+                    None => Ok(()),
+                }
+            }
+            Op::ControlBarrier => self.effect(Intrinsic::Barrier, &[]),
+            Op::AtomicIAdd
+            | Op::AtomicISub
+            | Op::AtomicSMin
+            | Op::AtomicUMin
+            | Op::AtomicSMax
+            | Op::AtomicUMax
+            | Op::AtomicAnd
+            | Op::AtomicOr
+            | Op::AtomicXor
+            | Op::AtomicExchange
+            | Op::AtomicIIncrement
+            | Op::AtomicIDecrement
+            | Op::AtomicCompareExchange => self.atomic(inst, op),
+            Op::ExtInst => {
+                inst.need(4)?;
+                match self.m.def(inst.word(2)?)? {
+                    Def::ExtSet(true) => self.glsl450(inst),
+                    Def::ExtSet(false) => Ok(()),
+                    _ => Err(inst.invalid("OpExtInst with an unknown set")),
+                }
+            }
+            Op::Phi => Err(inst.invalid("OpPhi after the start of a block")),
+            Op::SelectionMerge | Op::LoopMerge => Err(inst.invalid("merge instruction not before a terminator")),
+            Op::Branch
+            | Op::BranchConditional
+            | Op::Switch
+            | Op::Return
+            | Op::ReturnValue
+            | Op::Kill
+            | Op::Unreachable => Err(inst.invalid("terminator in the middle of a block")),
+            _ => self.alu_inst(inst, op),
+        }
+    }
+
+    fn local_variable(&mut self, inst: &Inst) -> Result<()> {
+        inst.need(3)?;
+        let (ty, id) = (inst.word(0)?, inst.word(1)?);
+        let class = inst.word(2)?;
+        if class != StorageClass::Function as u32 {
+            return Err(inst.invalid("variable in a function is not of Function storage class"));
+        }
+        let pointee = match self.m.ty(ty)? {
+            Type::Pointer { pointee, .. } => *pointee,
+            _ => return Err(inst.invalid("variable type is not a pointer")),
+        };
+        let name = self.m.name(id);
+        let node = self.var_node(pointee, &name, 0)?;
+        let ptr = Val::Ptr(Rc::new(Ptr {
+            root: Root::Tree(Rc::new(node)),
+            path: vec![],
+            ty: pointee,
+            root_ty: pointee,
+        }));
+        if let Some(&init) = inst.operands.get(3) {
+            let (ity, v) = self.get(init)?;
+            if ity != pointee {
+                return Err(inst.invalid("initializer has the wrong type"));
+            }
+            self.store_ptr(&ptr, v)?;
+        }
+        self.bind(id, ty, ptr)
+    }
+
+    fn atomic(&mut self, inst: &Inst, op: Op) -> Result<()> {
+        inst.need(5)?;
+        let (ty, id) = (inst.word(0)?, inst.word(1)?);
+        let vt = self
+            .m
+            .value_type(ty)
+            .filter(|t| t.comps == 1 && !t.is_bool())
+            .ok_or_else(|| inst.invalid("atomic result is not an integer scalar"))?;
+        let (_, ptr) = self.get(inst.word(2)?)?;
+        if self.ptr_of(&ptr)?.ty != ty {
+            return Err(inst.invalid("atomic pointer type differs from the result type"));
+        }
+        let (space, offset) = self.atomic_target(&ptr)?;
+        let value = |s: &mut Self, i: usize| -> Result<crate::compiler::ir::Value> {
+            let (_, v) = s.get_ssa(inst.word(i)?)?;
+            if s.ty(v) != vt {
+                return Err(inst.invalid("atomic operand type differs from the result type"));
+            }
+            Ok(v)
+        };
+        let (aop, srcs) = match op {
+            Op::AtomicCompareExchange => {
+                inst.need(8)?;
+                let new = value(self, 6)?;
+                let cmp = value(self, 7)?;
+                (AtomicOp::CompSwap, vec![offset, cmp, new])
+            }
+            Op::AtomicIIncrement | Op::AtomicIDecrement => {
+                let k = self.iconst(vt, if op == Op::AtomicIIncrement { 1 } else { -1 })?;
+                (AtomicOp::Add, vec![offset, k])
+            }
+            _ => {
+                inst.need(6)?;
+                let mut v = value(self, 5)?;
+                let aop = match op {
+                    Op::AtomicIAdd => AtomicOp::Add,
+                    Op::AtomicISub => {
+                        v = self.alu_same(crate::compiler::ir::AluOp::Ineg, &[v])?;
+                        AtomicOp::Add
+                    }
+                    Op::AtomicSMin => AtomicOp::Imin,
+                    Op::AtomicUMin => AtomicOp::Umin,
+                    Op::AtomicSMax => AtomicOp::Imax,
+                    Op::AtomicUMax => AtomicOp::Umax,
+                    Op::AtomicAnd => AtomicOp::And,
+                    Op::AtomicOr => AtomicOp::Or,
+                    Op::AtomicXor => AtomicOp::Xor,
+                    _ => AtomicOp::Exchange,
+                };
+                (aop, vec![offset, v])
+            }
+        };
+        let kind = match space {
+            Space::Ssbo { set, binding } => Intrinsic::SsboAtomic {
+                set,
+                binding,
+                op: aop,
+            },
+            _ => Intrinsic::SharedAtomic { op: aop },
+        };
+        let r = self.intrinsic(kind, vt, &srcs)?;
+        let _ = ValueType::U32;
+        self.bind(id, ty, Val::Ssa(r))
+    }
+}

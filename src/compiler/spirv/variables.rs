@@ -1,0 +1,1180 @@
+//! Variables, pointers and I/O: flattening of inputs and outputs into IR
+//! slots (with Location/Component and the XFB decorations), function-local
+//! and private variables as trees of IR variables, and explicit-layout memory
+//! (push constants, UBOs, SSBOs, shared memory) as byte offsets computed from
+//! access chains.
+//!
+//! Pointers are compile-time objects ([`Ptr`]); the IR never sees them. This
+//! module must never emit a store to an input or a read-only buffer, and must
+//! turn every out-of-range constant index into an error.
+
+use std::rc::Rc;
+
+use spirv::{BuiltIn as SpvBuiltIn, StorageClass};
+
+use crate::compiler::ir::*;
+
+use super::error::Result;
+use super::function::{Translator, Val};
+use super::module::Def;
+use super::types::{MAX_LEAVES, Type};
+
+/// Most alternatives a dynamic index may select between.
+const MAX_DYNAMIC: u32 = 256;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Index {
+    Const(u32),
+    Dyn(Value),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Space {
+    Push,
+    Ubo { set: u32, binding: u32 },
+    Ssbo { set: u32, binding: u32 },
+    Shared,
+}
+
+/// A pointer into explicit-layout memory: a byte offset (constant part plus
+/// an optional dynamic part) and the layout facts of the current position.
+#[derive(Clone, Debug)]
+pub struct Mem {
+    pub space: Space,
+    pub off_c: u32,
+    pub off_d: Option<Value>,
+    /// `MatrixStride` and `RowMajor` of the enclosing struct member.
+    pub mat: Option<(u32, bool)>,
+    /// Byte distance between vector components (row-major matrix columns).
+    pub comp_stride: Option<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Leaf {
+    Var(VarId),
+    /// An output: index into `Translator::out_leaves`.
+    Output(usize),
+    Input {
+        location: u32,
+        component: u8,
+        ty: ValueType,
+    },
+    SysVal(SysVal, ValueType),
+    /// Declared but unusable (unsupported built-in...): an error on access.
+    Bad(String),
+}
+
+#[derive(Clone, Debug)]
+pub enum Node {
+    Leaf(Leaf),
+    Comp(Vec<Node>),
+}
+
+#[derive(Clone, Debug)]
+pub enum Root {
+    Tree(Rc<Node>),
+    Mem(Mem),
+    /// A handle or unsupported variable: any access is an error.
+    Opaque(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct Ptr {
+    pub root: Root,
+    /// Indices below the root (trees only; memory pointers fold them into the offset).
+    pub path: Vec<Index>,
+    /// The pointee type.
+    pub ty: u32,
+    /// The type at the root (trees are walked from it).
+    pub root_ty: u32,
+}
+
+impl Ptr {
+    pub fn values(&self, out: &mut Vec<Value>) {
+        if let Root::Mem(m) = &self.root
+            && let Some(d) = m.off_d
+        {
+            out.push(d);
+        }
+        for i in &self.path {
+            if let Index::Dyn(v) = i {
+                out.push(*v);
+            }
+        }
+    }
+
+    pub fn replace(&self, new: &mut impl Iterator<Item = Value>) -> Ptr {
+        let mut p = self.clone();
+        if let Root::Mem(m) = &mut p.root
+            && let Some(d) = m.off_d.as_mut()
+        {
+            *d = new.next().unwrap_or(*d);
+        }
+        for i in &mut p.path {
+            if let Index::Dyn(v) = i {
+                *v = new.next().unwrap_or(*v);
+            }
+        }
+        p
+    }
+}
+
+/// One flattened output (becomes an IR `Output` if written or captured).
+#[derive(Clone, Debug)]
+pub struct OutLeaf {
+    pub name: String,
+    pub slot: OutputSlot,
+    pub ty: ValueType,
+    pub xfb: Option<Xfb>,
+    /// The IR variable shadowing the output, created on first access.
+    pub var: Option<VarId>,
+    pub written: bool,
+}
+
+/// XFB facts inherited while flattening an output.
+#[derive(Clone, Copy, Debug, Default)]
+struct XfbCtx {
+    buffer: Option<u32>,
+    stride: Option<u32>,
+    stream: Option<u32>,
+    offset: Option<u32>,
+}
+
+impl<'m> Translator<'m> {
+    /// Create the compile-time value of every global variable of the entry point.
+    pub fn instantiate_globals(&mut self, interface: &[u32]) -> Result<()> {
+        let m = self.m;
+        let mut shared_at = 0u32;
+        for &id in &m.globals {
+            let Def::Var {
+                ty: ptr_ty,
+                class,
+                init,
+                word,
+            } = m.def(id)?.clone()
+            else {
+                continue;
+            };
+            self.word = word;
+            self.op_name = "OpVariable".into();
+            self.instantiate_global(id, ptr_ty, class, init, interface, &mut shared_at)
+                .map_err(|e| e.at(word))?;
+        }
+        Ok(())
+    }
+
+    fn instantiate_global(
+        &mut self,
+        id: u32,
+        ptr_ty: u32,
+        class: StorageClass,
+        init: Option<u32>,
+        interface: &[u32],
+        shared_at: &mut u32,
+    ) -> Result<()> {
+        let m = self.m;
+        let pointee = match m.ty(ptr_ty)? {
+            Type::Pointer { pointee, .. } => *pointee,
+            _ => return Err(self.invalid("variable type is not a pointer")),
+        };
+        let decos = m.decos(id).cloned().unwrap_or_default();
+        let name = m.name(id);
+        let in_interface = interface.contains(&id);
+        let root = match class {
+            StorageClass::Input | StorageClass::Output if !in_interface => {
+                Root::Opaque(format!("{name} is not in the entry point's interface"))
+            }
+            StorageClass::Input => {
+                m.leaf_types(pointee)?;
+                let mut loc = decos.location;
+                let node = self.input_node(
+                    pointee,
+                    &name,
+                    &mut loc,
+                    decos.component.unwrap_or(0),
+                    decos.builtin,
+                    0,
+                )?;
+                Root::Tree(Rc::new(node))
+            }
+            StorageClass::Output => {
+                m.leaf_types(pointee)?;
+                let xfb = XfbCtx {
+                    buffer: decos.xfb_buffer,
+                    stride: decos.xfb_stride,
+                    stream: decos.stream,
+                    offset: decos.offset,
+                };
+                let mut loc = decos.location;
+                let node = self.output_node(
+                    pointee,
+                    &name,
+                    &mut loc,
+                    decos.component.unwrap_or(0),
+                    decos.builtin,
+                    xfb,
+                    0,
+                )?;
+                Root::Tree(Rc::new(node))
+            }
+            StorageClass::Private => {
+                let node = self.var_node(pointee, &name, 0)?;
+                Root::Tree(Rc::new(node))
+            }
+            StorageClass::PushConstant => {
+                let size = m.extent(pointee)?;
+                self.shader.info.push_constant_size = self.shader.info.push_constant_size.max(size);
+                Root::Mem(Mem {
+                    space: Space::Push,
+                    off_c: 0,
+                    off_d: None,
+                    mat: None,
+                    comp_stride: None,
+                })
+            }
+            StorageClass::Uniform | StorageClass::StorageBuffer => {
+                let set = decos.set.unwrap_or(0);
+                let binding = decos.binding.unwrap_or(0);
+                let block = m.decos(pointee).cloned().unwrap_or_default();
+                if !matches!(m.ty(pointee)?, Type::Struct { .. }) {
+                    Root::Opaque(format!(
+                        "{name}: arrays of buffer blocks (descriptor arrays)"
+                    ))
+                } else {
+                    let space = if class == StorageClass::StorageBuffer || block.buffer_block {
+                        Space::Ssbo { set, binding }
+                    } else {
+                        Space::Ubo { set, binding }
+                    };
+                    Root::Mem(Mem {
+                        space,
+                        off_c: 0,
+                        off_d: None,
+                        mat: None,
+                        comp_stride: None,
+                    })
+                }
+            }
+            StorageClass::Workgroup => {
+                let (size, align) = m.natural_size_align(pointee, 0)?;
+                let base = super::types::round_up(*shared_at, align.clamp(4, 16))?;
+                *shared_at = base
+                    .checked_add(size)
+                    .ok_or_else(|| self.limit("shared memory larger than 4 GiB"))?;
+                self.shader.info.shared_size = *shared_at;
+                Root::Mem(Mem {
+                    space: Space::Shared,
+                    off_c: base,
+                    off_d: None,
+                    mat: None,
+                    comp_stride: None,
+                })
+            }
+            other => Root::Opaque(format!("{name}: storage class {other:?}")),
+        };
+        let ptr = Val::Ptr(Rc::new(Ptr {
+            root,
+            path: vec![],
+            ty: pointee,
+            root_ty: pointee,
+        }));
+        self.globals.insert(id, ptr.clone());
+        if let Some(init) = init {
+            let (ity, v) = self.get(init)?;
+            if ity != pointee {
+                return Err(self.invalid(format!("initializer of {name} has the wrong type")));
+            }
+            self.store_ptr(&ptr, v)?;
+        }
+        Ok(())
+    }
+
+    /// A tree of fresh IR variables for a function/private variable of type `ty`.
+    pub fn var_node(&mut self, ty: u32, name: &str, depth: u32) -> Result<Node> {
+        if depth > 64 {
+            return Err(self.limit("type nesting deeper than 64"));
+        }
+        if depth == 0 {
+            let n = self.m.leaf_types(ty)?.len();
+            if n > MAX_LEAVES {
+                return Err(self.limit(format!("variable {name} has {n} leaves")));
+            }
+        }
+        if let Some(vt) = self.m.value_type(ty) {
+            return Ok(Node::Leaf(Leaf::Var(self.new_var(name.to_string(), vt)?)));
+        }
+        let n = self
+            .m
+            .child_count(ty)
+            .ok_or_else(|| self.unsupported(format!("variable {name} of type %{ty}")))?;
+        let mut out = Vec::new();
+        for i in 0..n {
+            let c = self
+                .m
+                .child_type(ty, i)
+                .ok_or_else(|| self.invalid("bad type"))?;
+            out.push(self.var_node(c, &format!("{name}[{i}]"), depth + 1)?);
+        }
+        Ok(Node::Comp(out))
+    }
+
+    fn locations_of(vt: ValueType) -> u32 {
+        if vt.bits == 64 && vt.comps > 2 { 2 } else { 1 }
+    }
+
+    fn input_node(
+        &mut self,
+        ty: u32,
+        name: &str,
+        loc: &mut Option<u32>,
+        comp: u32,
+        builtin: Option<SpvBuiltIn>,
+        depth: u32,
+    ) -> Result<Node> {
+        if depth > 64 {
+            return Err(self.limit("type nesting deeper than 64"));
+        }
+        let m = self.m;
+        if let Some(b) = builtin {
+            let vt = m
+                .value_type(ty)
+                .ok_or_else(|| self.unsupported(format!("built-in {b:?} of a composite type")))?;
+            let sv = match b {
+                SpvBuiltIn::VertexIndex => Some(SysVal::VertexIndex),
+                SpvBuiltIn::InstanceIndex => Some(SysVal::InstanceIndex),
+                SpvBuiltIn::BaseVertex => Some(SysVal::BaseVertex),
+                SpvBuiltIn::BaseInstance => Some(SysVal::BaseInstance),
+                SpvBuiltIn::LocalInvocationId => Some(SysVal::LocalInvocationId),
+                SpvBuiltIn::LocalInvocationIndex => Some(SysVal::LocalInvocationIndex),
+                SpvBuiltIn::GlobalInvocationId => Some(SysVal::GlobalInvocationId),
+                SpvBuiltIn::WorkgroupId => Some(SysVal::WorkgroupId),
+                SpvBuiltIn::NumWorkgroups => Some(SysVal::NumWorkgroups),
+                SpvBuiltIn::WorkgroupSize => Some(SysVal::WorkgroupSize),
+                _ => None,
+            };
+            return Ok(Node::Leaf(match sv {
+                Some(sv) => Leaf::SysVal(sv, vt),
+                None => Leaf::Bad(format!("input built-in {b:?}")),
+            }));
+        }
+        if let Some(vt) = m.value_type(ty) {
+            let Some(l) = *loc else {
+                return Ok(Node::Leaf(Leaf::Bad(format!(
+                    "input {name} has no Location"
+                ))));
+            };
+            if comp > 3 || vt.is_bool() {
+                return Err(self.invalid(format!("input {name}: bad Component or boolean type")));
+            }
+            self.shader.inputs.push(Input {
+                name: name.to_string(),
+                location: l,
+                component: comp as u8,
+                ty: vt,
+            });
+            *loc = Some(l.saturating_add(Self::locations_of(vt)));
+            return Ok(Node::Leaf(Leaf::Input {
+                location: l,
+                component: comp as u8,
+                ty: vt,
+            }));
+        }
+        let n = m
+            .child_count(ty)
+            .ok_or_else(|| self.unsupported(format!("input {name} of type %{ty}")))?;
+        if n as usize > MAX_LEAVES {
+            return Err(self.limit(format!("input {name} has {n} elements")));
+        }
+        let is_struct = matches!(m.ty(ty)?, Type::Struct { .. });
+        let mut out = Vec::new();
+        for i in 0..n {
+            let c = m
+                .child_type(ty, i)
+                .ok_or_else(|| self.invalid("bad type"))?;
+            let (cname, cb, cc) = if is_struct {
+                let d = m.member_decos(ty, i).cloned().unwrap_or_default();
+                if let Some(l) = d.location {
+                    *loc = Some(l);
+                }
+                let mname = m
+                    .member_names
+                    .get(&(ty, i))
+                    .cloned()
+                    .unwrap_or_else(|| format!("{name}.{i}"));
+                (mname, d.builtin, d.component.unwrap_or(0))
+            } else {
+                (format!("{name}[{i}]"), None, comp)
+            };
+            out.push(self.input_node(c, &cname, loc, cc, cb, depth + 1)?);
+        }
+        Ok(Node::Comp(out))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn output_node(
+        &mut self,
+        ty: u32,
+        name: &str,
+        loc: &mut Option<u32>,
+        comp: u32,
+        builtin: Option<SpvBuiltIn>,
+        xfb: XfbCtx,
+        depth: u32,
+    ) -> Result<Node> {
+        if depth > 64 {
+            return Err(self.limit("type nesting deeper than 64"));
+        }
+        let m = self.m;
+        let xfb_at = |xfb: &XfbCtx, vt: ValueType| -> Option<Xfb> {
+            let _ = vt;
+            Some(Xfb {
+                buffer: xfb.buffer?,
+                stride: xfb.stride.unwrap_or(0),
+                offset: xfb.offset?,
+                stream: xfb.stream.unwrap_or(0),
+            })
+        };
+        if let Some(b) = builtin {
+            let slots: Vec<(BuiltIn, u32)> = match b {
+                SpvBuiltIn::Position => vec![(BuiltIn::Position, ty)],
+                SpvBuiltIn::PointSize => vec![(BuiltIn::PointSize, ty)],
+                SpvBuiltIn::ClipDistance | SpvBuiltIn::CullDistance => {
+                    let (elem, len) = match m.ty(ty)? {
+                        Type::Array { elem, len } if *len <= 8 => (*elem, *len),
+                        _ => {
+                            return Err(
+                                self.invalid(format!("{b:?} must be an array of at most 8 floats"))
+                            );
+                        }
+                    };
+                    (0..len)
+                        .map(|i| {
+                            let s = if b == SpvBuiltIn::ClipDistance {
+                                BuiltIn::ClipDistance(i as u8)
+                            } else {
+                                BuiltIn::CullDistance(i as u8)
+                            };
+                            (s, elem)
+                        })
+                        .collect()
+                }
+                other => {
+                    return Ok(Node::Leaf(Leaf::Bad(format!("output built-in {other:?}"))));
+                }
+            };
+            let mut nodes = Vec::new();
+            for (i, (slot, sty)) in slots.iter().enumerate() {
+                let vt = m
+                    .value_type(*sty)
+                    .ok_or_else(|| self.invalid(format!("{b:?} has a composite type")))?;
+                let mut x = xfb;
+                x.offset = xfb.offset.map(|o| o.saturating_add(4 * i as u32));
+                let lname = if matches!(b, SpvBuiltIn::ClipDistance | SpvBuiltIn::CullDistance) {
+                    format!("{name}[{i}]")
+                } else {
+                    name.to_string()
+                };
+                nodes.push(self.out_leaf(lname, OutputSlot::BuiltIn(*slot), vt, xfb_at(&x, vt))?);
+            }
+            return Ok(
+                if matches!(b, SpvBuiltIn::ClipDistance | SpvBuiltIn::CullDistance) {
+                    Node::Comp(nodes)
+                } else {
+                    nodes.pop().unwrap_or(Node::Leaf(Leaf::Bad("empty".into())))
+                },
+            );
+        }
+        if let Some(vt) = m.value_type(ty) {
+            let Some(l) = *loc else {
+                return Ok(Node::Leaf(Leaf::Bad(format!(
+                    "output {name} has no Location"
+                ))));
+            };
+            if comp > 3 || vt.is_bool() {
+                return Err(self.invalid(format!("output {name}: bad Component or boolean type")));
+            }
+            *loc = Some(l.saturating_add(Self::locations_of(vt)));
+            return self.out_leaf(
+                name.to_string(),
+                OutputSlot::Location {
+                    location: l,
+                    component: comp as u8,
+                },
+                vt,
+                xfb_at(&xfb, vt),
+            );
+        }
+        let n = m
+            .child_count(ty)
+            .ok_or_else(|| self.unsupported(format!("output {name} of type %{ty}")))?;
+        if n as usize > MAX_LEAVES {
+            return Err(self.limit(format!("output {name} has {n} elements")));
+        }
+        let struct_block = match m.ty(ty)? {
+            Type::Struct { .. } => Some(m.decos(ty).is_some_and(|d| d.block)),
+            _ => None,
+        };
+        let mut running = 0u32;
+        let mut out = Vec::new();
+        for i in 0..n {
+            let c = m
+                .child_type(ty, i)
+                .ok_or_else(|| self.invalid("bad type"))?;
+            let size = m.packed_size(c, 0)?;
+            let mut x = xfb;
+            let (cname, cb, cc) = match struct_block {
+                Some(is_block) => {
+                    let d = m.member_decos(ty, i).cloned().unwrap_or_default();
+                    if let Some(l) = d.location {
+                        *loc = Some(l);
+                    }
+                    x.buffer = d.xfb_buffer.or(x.buffer);
+                    x.stride = d.xfb_stride.or(x.stride);
+                    x.stream = d.stream.or(x.stream);
+                    x.offset = if is_block {
+                        d.offset
+                    } else {
+                        xfb.offset.map(|o| o.saturating_add(running))
+                    };
+                    let mname = m.member_names.get(&(ty, i)).cloned();
+                    let cname = match (d.builtin, mname) {
+                        (Some(_), Some(mn)) => mn,
+                        (_, Some(mn)) if !name.starts_with('%') => format!("{name}.{mn}"),
+                        (_, Some(mn)) => mn,
+                        (_, None) => format!("{name}.{i}"),
+                    };
+                    (cname, d.builtin, d.component.unwrap_or(0))
+                }
+                None => {
+                    x.offset = xfb.offset.map(|o| o.saturating_add(running));
+                    (format!("{name}[{i}]"), None, comp)
+                }
+            };
+            running = running.saturating_add(size);
+            out.push(self.output_node(c, &cname, loc, cc, cb, x, depth + 1)?);
+        }
+        Ok(Node::Comp(out))
+    }
+
+    fn out_leaf(
+        &mut self,
+        name: String,
+        slot: OutputSlot,
+        ty: ValueType,
+        xfb: Option<Xfb>,
+    ) -> Result<Node> {
+        self.out_leaves.push(OutLeaf {
+            name,
+            slot,
+            ty,
+            xfb,
+            var: None,
+            written: false,
+        });
+        Ok(Node::Leaf(Leaf::Output(self.out_leaves.len() - 1)))
+    }
+
+    /// Emit the `StoreOutput`s for every written output and fill `shader.outputs`.
+    pub fn emit_output_stores(&mut self) -> Result<()> {
+        let leaves = std::mem::take(&mut self.out_leaves);
+        for leaf in &leaves {
+            if !leaf.written && leaf.xfb.is_none() {
+                continue;
+            }
+            let index = self.shader.outputs.len() as u32;
+            self.shader.outputs.push(Output {
+                name: leaf.name.clone(),
+                slot: leaf.slot,
+                ty: leaf.ty,
+                xfb: leaf.xfb,
+            });
+            if let (true, Some(var)) = (leaf.written, leaf.var) {
+                let v = self.load_var(var)?;
+                self.effect(Intrinsic::StoreOutput { output: index }, &[v])?;
+            }
+        }
+        self.out_leaves = leaves;
+        Ok(())
+    }
+
+    // ---- pointers ----
+
+    pub fn ptr_of(&self, val: &Val) -> Result<Rc<Ptr>> {
+        match val {
+            Val::Ptr(p) => Ok(p.clone()),
+            _ => Err(self.invalid("operand is not a pointer")),
+        }
+    }
+
+    fn index_value(&mut self, idx: Value) -> Result<Value> {
+        let t = self.ty(idx);
+        if t.comps != 1 || t.is_bool() {
+            return Err(self.invalid("index is not a scalar integer"));
+        }
+        if t.bits == 32 {
+            Ok(idx)
+        } else {
+            self.alu(AluOp::U2u, ValueType::U32, &[idx])
+        }
+    }
+
+    /// `OpAccessChain`: a pointer below `base` following `indices` (ids).
+    pub fn access_chain(&mut self, base: &Val, indices: &[u32]) -> Result<Val> {
+        let base = self.ptr_of(base)?;
+        let mut p = (*base).clone();
+        if indices.len() > 64 {
+            return Err(self.limit("access chain longer than 64"));
+        }
+        for &id in indices {
+            let idx = match self.m.def(id)? {
+                Def::Const { value, .. } => match value.as_u64() {
+                    Some(v) => Index::Const(
+                        u32::try_from(v).map_err(|_| self.invalid("constant index too large"))?,
+                    ),
+                    None => return Err(self.invalid("index constant is not a scalar")),
+                },
+                _ => {
+                    let (_, v) = self.get_ssa(id)?;
+                    Index::Dyn(self.index_value(v)?)
+                }
+            };
+            let ty = p.ty;
+            let is_struct = matches!(self.m.ty(ty)?, Type::Struct { .. });
+            let child = match (idx, self.m.ty(ty)?) {
+                (Index::Const(i), _) => self
+                    .m
+                    .child_type(ty, i)
+                    .ok_or_else(|| self.invalid(format!("index {i} out of range for %{ty}")))?,
+                (Index::Dyn(_), _) if is_struct => {
+                    return Err(self.invalid("struct member index is not a constant"));
+                }
+                (Index::Dyn(_), _) => self
+                    .m
+                    .child_type(ty, 0)
+                    .ok_or_else(|| self.invalid(format!("cannot index into %{ty}")))?,
+            };
+            match &mut p.root {
+                Root::Mem(mem) => {
+                    let mem2 = self.mem_step(mem.clone(), ty, idx)?;
+                    *mem = mem2;
+                }
+                Root::Tree(_) => p.path.push(idx),
+                Root::Opaque(why) => return Err(self.unsupported(why.clone())),
+            }
+            p.ty = child;
+        }
+        Ok(Val::Ptr(Rc::new(p)))
+    }
+
+    fn add_offset(&mut self, mem: &mut Mem, idx: Index, stride: u32) -> Result<()> {
+        match idx {
+            Index::Const(i) => {
+                let add = i
+                    .checked_mul(stride)
+                    .ok_or_else(|| self.limit("byte offset beyond 4 GiB"))?;
+                mem.off_c = mem
+                    .off_c
+                    .checked_add(add)
+                    .ok_or_else(|| self.limit("byte offset beyond 4 GiB"))?;
+            }
+            Index::Dyn(v) => {
+                let s = self.u32c(stride)?;
+                let scaled = self.alu_same(AluOp::Imul, &[v, s])?;
+                mem.off_d = Some(match mem.off_d {
+                    Some(d) => self.alu_same(AluOp::Iadd, &[d, scaled])?,
+                    None => scaled,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn mem_step(&mut self, mut mem: Mem, ty: u32, idx: Index) -> Result<Mem> {
+        let m = self.m;
+        match m.ty(ty)?.clone() {
+            Type::Struct { .. } => {
+                let Index::Const(i) = idx else {
+                    return Err(self.invalid("struct member index is not a constant"));
+                };
+                let off = m.member_offset(ty, i)?;
+                mem.off_c = mem
+                    .off_c
+                    .checked_add(off)
+                    .ok_or_else(|| self.limit("byte offset beyond 4 GiB"))?;
+                let d = m.member_decos(ty, i);
+                mem.mat = d.and_then(|d| d.matrix_stride.map(|s| (s, d.row_major)));
+                mem.comp_stride = None;
+            }
+            Type::Array { .. } | Type::RuntimeArray { .. } => {
+                let stride = m.array_stride(ty)?;
+                self.add_offset(&mut mem, idx, stride)?;
+            }
+            Type::Matrix { col, n: _ } => {
+                let es = m.natural_size_align(m.scalar_of(col), 1)?.0;
+                let (ms, row_major) = match mem.mat {
+                    Some(x) => x,
+                    None => {
+                        let (s, a) = m.natural_size_align(col, 1)?;
+                        (super::types::round_up(s, a)?, false)
+                    }
+                };
+                if row_major {
+                    self.add_offset(&mut mem, idx, es)?;
+                    mem.comp_stride = Some(ms);
+                } else {
+                    self.add_offset(&mut mem, idx, ms)?;
+                    mem.comp_stride = None;
+                }
+            }
+            Type::Vector { elem, .. } => {
+                let es = m.natural_size_align(elem, 1)?.0;
+                let cs = mem.comp_stride.unwrap_or(es);
+                self.add_offset(&mut mem, idx, cs)?;
+                mem.comp_stride = None;
+            }
+            _ => return Err(self.invalid(format!("cannot index into %{ty}"))),
+        }
+        Ok(mem)
+    }
+
+    fn mem_offset(&mut self, mem: &Mem) -> Result<Value> {
+        match mem.off_d {
+            Some(d) if mem.off_c == 0 => Ok(d),
+            Some(d) => {
+                let c = self.u32c(mem.off_c)?;
+                self.alu_same(AluOp::Iadd, &[d, c])
+            }
+            None => self.u32c(mem.off_c),
+        }
+    }
+
+    fn mem_load_leaf(&mut self, mem: &Mem, vt: ValueType) -> Result<Value> {
+        let load_ty = if vt.is_bool() {
+            ValueType::new(32, vt.comps)
+        } else {
+            vt
+        };
+        let v = match mem.space {
+            Space::Push => {
+                let d = match mem.off_d {
+                    Some(d) => d,
+                    None => self.u32c(0)?,
+                };
+                self.intrinsic(
+                    Intrinsic::LoadPushConstant { base: mem.off_c },
+                    load_ty,
+                    &[d],
+                )?
+            }
+            Space::Ubo { set, binding } => {
+                let o = self.mem_offset(mem)?;
+                self.intrinsic(Intrinsic::LoadUbo { set, binding }, load_ty, &[o])?
+            }
+            Space::Ssbo { set, binding } => {
+                let o = self.mem_offset(mem)?;
+                self.intrinsic(Intrinsic::LoadSsbo { set, binding }, load_ty, &[o])?
+            }
+            Space::Shared => {
+                let o = self.mem_offset(mem)?;
+                self.intrinsic(Intrinsic::LoadShared, load_ty, &[o])?
+            }
+        };
+        if vt.is_bool() {
+            let zero = self.konst(load_ty, &vec![0; vt.comps as usize])?;
+            self.compare(AluOp::Ine, v, zero)
+        } else {
+            Ok(v)
+        }
+    }
+
+    fn mem_store_leaf(&mut self, mem: &Mem, v: Value) -> Result<()> {
+        let vt = self.ty(v);
+        let v = if vt.is_bool() {
+            self.alu(AluOp::B2i, ValueType::new(32, vt.comps), &[v])?
+        } else {
+            v
+        };
+        let o = self.mem_offset(mem)?;
+        match mem.space {
+            Space::Ssbo { set, binding } => {
+                self.effect(Intrinsic::StoreSsbo { set, binding }, &[v, o])
+            }
+            Space::Shared => self.effect(Intrinsic::StoreShared, &[v, o]),
+            Space::Push | Space::Ubo { .. } => Err(self.invalid("store to read-only memory")),
+        }
+    }
+
+    /// Whether a vector at `mem` must be accessed component by component.
+    fn strided(&self, mem: &Mem, ty: u32) -> Result<bool> {
+        let es = self.m.natural_size_align(self.m.scalar_of(ty), 1)?.0;
+        Ok(mem.comp_stride.is_some_and(|cs| cs != es))
+    }
+
+    fn mem_load(&mut self, mem: &Mem, ty: u32, depth: u32) -> Result<Val> {
+        if depth > 64 {
+            return Err(self.limit("type nesting deeper than 64"));
+        }
+        if let Some(vt) = self.m.value_type(ty) {
+            if vt.comps > 1 && self.strided(mem, ty)? {
+                let mut comps = Vec::new();
+                for c in 0..vt.comps {
+                    let cm = self.mem_step(mem.clone(), ty, Index::Const(u32::from(c)))?;
+                    comps.push(self.mem_load_leaf(&cm, vt.scalar())?);
+                }
+                return Ok(Val::Ssa(self.vec(&comps)?));
+            }
+            return Ok(Val::Ssa(self.mem_load_leaf(mem, vt)?));
+        }
+        let n = match self.m.ty(ty)? {
+            Type::RuntimeArray { .. } => {
+                return Err(self.unsupported("loading a whole runtime array"));
+            }
+            _ => self
+                .m
+                .child_count(ty)
+                .ok_or_else(|| self.unsupported(format!("loading type %{ty} from memory")))?,
+        };
+        if n as usize > MAX_LEAVES {
+            return Err(self.limit(format!("loading {n} elements at once")));
+        }
+        let mut out = Vec::new();
+        for i in 0..n {
+            let c = self
+                .m
+                .child_type(ty, i)
+                .ok_or_else(|| self.invalid("bad type"))?;
+            let cm = self.mem_step(mem.clone(), ty, Index::Const(i))?;
+            out.push(self.mem_load(&cm, c, depth + 1)?);
+        }
+        Ok(Val::Comp(out))
+    }
+
+    fn mem_store(&mut self, mem: &Mem, ty: u32, val: &Val, depth: u32) -> Result<()> {
+        if depth > 64 {
+            return Err(self.limit("type nesting deeper than 64"));
+        }
+        if let Some(vt) = self.m.value_type(ty) {
+            let Val::Ssa(v) = val else {
+                return Err(self.invalid("stored value does not match the pointer type"));
+            };
+            if self.ty(*v) != vt {
+                return Err(self.invalid("stored value does not match the pointer type"));
+            }
+            if vt.comps > 1 && self.strided(mem, ty)? {
+                for c in 0..vt.comps {
+                    let cm = self.mem_step(mem.clone(), ty, Index::Const(u32::from(c)))?;
+                    let s = self.channel(*v, c)?;
+                    self.mem_store_leaf(&cm, s)?;
+                }
+                return Ok(());
+            }
+            return self.mem_store_leaf(mem, *v);
+        }
+        let Val::Comp(parts) = val else {
+            return Err(self.invalid("stored value does not match the pointer type"));
+        };
+        if self.m.child_count(ty) != Some(parts.len() as u32) {
+            return Err(self.invalid("stored value does not match the pointer type"));
+        }
+        for (i, part) in parts.iter().enumerate() {
+            let c = self
+                .m
+                .child_type(ty, i as u32)
+                .ok_or_else(|| self.invalid("bad type"))?;
+            let cm = self.mem_step(mem.clone(), ty, Index::Const(i as u32))?;
+            self.mem_store(&cm, c, part, depth + 1)?;
+        }
+        Ok(())
+    }
+
+    // ---- trees ----
+
+    fn out_var(&mut self, i: usize) -> Result<VarId> {
+        let (name, ty, var) = match self.out_leaves.get(i) {
+            Some(l) => (l.name.clone(), l.ty, l.var),
+            None => return Err(self.invalid("bad output")),
+        };
+        if let Some(v) = var {
+            return Ok(v);
+        }
+        let v = self.new_var(format!("out_{name}"), ty)?;
+        if let Some(l) = self.out_leaves.get_mut(i) {
+            l.var = Some(v);
+        }
+        Ok(v)
+    }
+
+    fn load_leaf(&mut self, leaf: &Leaf) -> Result<Value> {
+        match leaf {
+            Leaf::Var(v) => self.load_var(*v),
+            Leaf::Output(i) => {
+                let var = self.out_var(*i)?;
+                self.load_var(var)
+            }
+            Leaf::Input {
+                location,
+                component,
+                ty,
+            } => self.intrinsic(
+                Intrinsic::LoadInput {
+                    location: *location,
+                    component: *component,
+                },
+                *ty,
+                &[],
+            ),
+            Leaf::SysVal(sv, ty) => self.intrinsic(Intrinsic::LoadSysVal(*sv), *ty, &[]),
+            Leaf::Bad(why) => Err(self.unsupported(why.clone())),
+        }
+    }
+
+    fn store_leaf(&mut self, leaf: &Leaf, v: Value) -> Result<()> {
+        match leaf {
+            Leaf::Var(var) => self.store_var(*var, v),
+            Leaf::Output(i) => {
+                let var = self.out_var(*i)?;
+                self.store_var(var, v)?;
+                if let Some(l) = self.out_leaves.get_mut(*i) {
+                    l.written = true;
+                }
+                Ok(())
+            }
+            Leaf::Input { .. } | Leaf::SysVal(..) => Err(self.invalid("store to an input")),
+            Leaf::Bad(why) => Err(self.unsupported(why.clone())),
+        }
+    }
+
+    /// Select between alternatives by a dynamic index (last one is the default).
+    fn select_chain(&mut self, idx: Value, alts: Vec<Val>) -> Result<Val> {
+        let mut it = alts.into_iter().enumerate().rev();
+        let Some((_, mut acc)) = it.next() else {
+            return Err(self.invalid("empty selection"));
+        };
+        for (i, alt) in it {
+            let k = self.u32c(i as u32)?;
+            let c = self.compare(AluOp::Ieq, idx, k)?;
+            acc = self.select_val(c, &alt, &acc)?;
+        }
+        Ok(acc)
+    }
+
+    /// Component-wise select of two Vals of one shape.
+    pub fn select_val(&mut self, c: Value, a: &Val, b: &Val) -> Result<Val> {
+        match (a, b) {
+            (Val::Ssa(a), Val::Ssa(b)) => Ok(Val::Ssa(self.bcsel(c, *a, *b)?)),
+            (Val::Comp(a), Val::Comp(b)) if a.len() == b.len() => {
+                let mut out = Vec::new();
+                for (x, y) in a.iter().zip(b) {
+                    out.push(self.select_val(c, x, y)?);
+                }
+                Ok(Val::Comp(out))
+            }
+            _ => Err(self.unsupported("selecting between pointers or different shapes")),
+        }
+    }
+
+    fn tree_load(&mut self, node: &Node, ty: u32, path: &[Index], depth: u32) -> Result<Val> {
+        if depth > 64 {
+            return Err(self.limit("type nesting deeper than 64"));
+        }
+        let Some((first, rest)) = path.split_first() else {
+            return match node {
+                Node::Leaf(l) => Ok(Val::Ssa(self.load_leaf(l)?)),
+                Node::Comp(children) => {
+                    let mut out = Vec::new();
+                    for (i, c) in children.iter().enumerate() {
+                        let cty = self
+                            .m
+                            .child_type(ty, i as u32)
+                            .ok_or_else(|| self.invalid("bad type"))?;
+                        out.push(self.tree_load(c, cty, &[], depth + 1)?);
+                    }
+                    Ok(Val::Comp(out))
+                }
+            };
+        };
+        match node {
+            Node::Leaf(l) => {
+                // A component of a vector leaf.
+                if !rest.is_empty() {
+                    return Err(self.invalid("index into a scalar"));
+                }
+                let v = self.load_leaf(l)?;
+                let n = self.ty(v).comps;
+                match *first {
+                    Index::Const(i) if i < u32::from(n) => Ok(Val::Ssa(self.channel(v, i as u8)?)),
+                    Index::Const(i) => Err(self.invalid(format!("component {i} out of range"))),
+                    Index::Dyn(idx) => {
+                        let mut alts = Vec::new();
+                        for c in 0..n {
+                            alts.push(Val::Ssa(self.channel(v, c)?));
+                        }
+                        self.select_chain(idx, alts)
+                    }
+                }
+            }
+            Node::Comp(children) => match *first {
+                Index::Const(i) => {
+                    let c = children
+                        .get(i as usize)
+                        .ok_or_else(|| self.invalid(format!("index {i} out of range")))?;
+                    let cty = self
+                        .m
+                        .child_type(ty, i)
+                        .ok_or_else(|| self.invalid("bad type"))?;
+                    self.tree_load(c, cty, rest, depth + 1)
+                }
+                Index::Dyn(idx) => {
+                    if children.len() as u32 > MAX_DYNAMIC {
+                        return Err(
+                            self.limit(format!("dynamic index over {} elements", children.len()))
+                        );
+                    }
+                    let mut alts = Vec::new();
+                    for (i, c) in children.iter().enumerate() {
+                        let cty = self
+                            .m
+                            .child_type(ty, i as u32)
+                            .ok_or_else(|| self.invalid("bad type"))?;
+                        alts.push(self.tree_load(c, cty, rest, depth + 1)?);
+                    }
+                    self.select_chain(idx, alts)
+                }
+            },
+        }
+    }
+
+    fn tree_store(
+        &mut self,
+        node: &Node,
+        ty: u32,
+        path: &[Index],
+        val: &Val,
+        depth: u32,
+    ) -> Result<()> {
+        if depth > 64 {
+            return Err(self.limit("type nesting deeper than 64"));
+        }
+        let Some((first, rest)) = path.split_first() else {
+            return match (node, val) {
+                (Node::Leaf(l), Val::Ssa(v)) => self.store_leaf(l, *v),
+                (Node::Comp(children), Val::Comp(parts)) if children.len() == parts.len() => {
+                    for (i, (c, p)) in children.iter().zip(parts).enumerate() {
+                        let cty = self
+                            .m
+                            .child_type(ty, i as u32)
+                            .ok_or_else(|| self.invalid("bad type"))?;
+                        self.tree_store(c, cty, &[], p, depth + 1)?;
+                    }
+                    Ok(())
+                }
+                _ => Err(self.invalid("stored value does not match the pointer type")),
+            };
+        };
+        match node {
+            Node::Leaf(l) => {
+                let Val::Ssa(s) = val else {
+                    return Err(self.invalid("stored value is not a scalar"));
+                };
+                if !rest.is_empty() {
+                    return Err(self.invalid("index into a scalar"));
+                }
+                let old = self.load_leaf(l)?;
+                let n = self.ty(old).comps;
+                if self.ty(*s) != self.ty(old).scalar() {
+                    return Err(self.invalid("stored component has the wrong type"));
+                }
+                let mut comps = Vec::new();
+                for c in 0..n {
+                    let oc = self.channel(old, c)?;
+                    comps.push(match *first {
+                        Index::Const(i) if i == u32::from(c) => *s,
+                        Index::Const(_) => oc,
+                        Index::Dyn(idx) => {
+                            let k = self.u32c(u32::from(c))?;
+                            let is = self.compare(AluOp::Ieq, idx, k)?;
+                            self.bcsel(is, *s, oc)?
+                        }
+                    });
+                }
+                if let Index::Const(i) = *first
+                    && i >= u32::from(n)
+                {
+                    return Err(self.invalid(format!("component {i} out of range")));
+                }
+                let new = self.vec(&comps)?;
+                self.store_leaf(l, new)
+            }
+            Node::Comp(children) => match *first {
+                Index::Const(i) => {
+                    let c = children
+                        .get(i as usize)
+                        .ok_or_else(|| self.invalid(format!("index {i} out of range")))?;
+                    let cty = self
+                        .m
+                        .child_type(ty, i)
+                        .ok_or_else(|| self.invalid("bad type"))?;
+                    self.tree_store(c, cty, rest, val, depth + 1)
+                }
+                Index::Dyn(idx) => {
+                    if children.len() as u32 > MAX_DYNAMIC {
+                        return Err(
+                            self.limit(format!("dynamic index over {} elements", children.len()))
+                        );
+                    }
+                    for (i, c) in children.iter().enumerate() {
+                        let cty = self
+                            .m
+                            .child_type(ty, i as u32)
+                            .ok_or_else(|| self.invalid("bad type"))?;
+                        let k = self.u32c(i as u32)?;
+                        let is = self.compare(AluOp::Ieq, idx, k)?;
+                        self.emit_if(
+                            is,
+                            |t| t.tree_store(c, cty, rest, val, depth + 1),
+                            |_| Ok(()),
+                        )?;
+                    }
+                    Ok(())
+                }
+            },
+        }
+    }
+
+    pub fn load_ptr(&mut self, ptr: &Val) -> Result<Val> {
+        let p = self.ptr_of(ptr)?;
+        match &p.root {
+            Root::Mem(mem) => self.mem_load(mem, p.ty, 0),
+            Root::Tree(node) => {
+                let node = node.clone();
+                self.tree_load(&node, p.root_ty, &p.path, 0)
+            }
+            Root::Opaque(why) => Err(self.unsupported(why.clone())),
+        }
+    }
+
+    pub fn store_ptr(&mut self, ptr: &Val, val: Val) -> Result<()> {
+        let p = self.ptr_of(ptr)?;
+        self.check_val(p.ty, &val, 0)?;
+        match &p.root {
+            Root::Mem(mem) => self.mem_store(mem, p.ty, &val, 0),
+            Root::Tree(node) => {
+                let node = node.clone();
+                self.tree_store(&node, p.root_ty, &p.path, &val, 0)
+            }
+            Root::Opaque(why) => Err(self.unsupported(why.clone())),
+        }
+    }
+
+    /// A byte-offset pointer for atomics: the memory space and offset value.
+    pub fn atomic_target(&mut self, ptr: &Val) -> Result<(Space, Value)> {
+        let p = self.ptr_of(ptr)?;
+        match &p.root {
+            Root::Mem(mem) if matches!(mem.space, Space::Ssbo { .. } | Space::Shared) => {
+                let o = self.mem_offset(mem)?;
+                Ok((mem.space, o))
+            }
+            _ => Err(self.unsupported("atomics outside SSBOs and shared memory")),
+        }
+    }
+}

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Regenerate the SPIR-V of the front-end corpus and validate it.
+#
+#   tests/shaders/regen.sh
+#
+# Needs glslangValidator (glslang-tools) and spirv-as/spirv-val (spirv-tools).
+# GLSL sources compile for Vulkan 1.0 (SPIR-V 1.0) unless their name starts
+# with vk13_ (Vulkan 1.3, SPIR-V 1.6); hand-written *.spvasm files are
+# assembled for the environment named on their first line ("; env: vulkan1.0").
+# reject/ holds valid modules the front end must reject with a clear error.
+set -eu
+cd "$(dirname "$0")"
+for src in *.vert *.comp reject/*.comp; do
+    base=$(basename "$src")
+    case "$base" in
+        vk13_*) env=vulkan1.3 ;;
+        *) env=vulkan1.0 ;;
+    esac
+    glslangValidator --quiet -V --target-env "$env" "$src" -o "$src.spv"
+    case "$base" in
+        *scalar*) spirv-val --target-env "$env" --scalar-block-layout "$src.spv" ;;
+        *) spirv-val --target-env "$env" "$src.spv" ;;
+    esac
+done
+for src in *.spvasm; do
+    [ -e "$src" ] || continue
+    env=$(sed -n '1s/^; env: //p' "$src")
+    spirv-as --target-env "${env:-vulkan1.0}" "$src" -o "${src%.spvasm}.spv"
+    spirv-val --target-env "${env:-vulkan1.0}" "${src%.spvasm}.spv"
+done
+echo "regenerated $(ls *.spv | wc -l) modules"
