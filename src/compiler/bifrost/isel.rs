@@ -886,6 +886,52 @@ impl Isel<'_> {
                     }
                 }
             }
+            UbitfieldExtract | IbitfieldExtract | BitfieldInsert => {
+                // off = min(offset, 32), cnt = min(count, 32 - off) (eval.rs);
+                // shifts by 32 give 0 on Bifrost, so (1 << 32) - 1 is all ones.
+                let (o_src, c_src) = if op == BitfieldInsert {
+                    (a(2)[0], a(3)[0])
+                } else {
+                    (a(1)[0], a(2)[0])
+                };
+                let umin = |s: &mut Self, x: Src, y: Src| {
+                    let lt = s.icmp(IcmpType::U32, Cmp::Lt, x, y);
+                    s.mux(y, x, lt)
+                };
+                let off = umin(self, o_src, Src::Imm(32));
+                let room = self.emit(Op::IsubS32, &[Src::Imm(32), off]);
+                let cnt = umin(self, c_src, room);
+                let one_shl = self.shift(ShiftOp::LshiftOr, Src::Imm(1), ZERO, cnt);
+                let mask = self.emit(Op::IsubS32, &[one_shl, Src::Imm(1)]);
+                match op {
+                    UbitfieldExtract => {
+                        let sh = self.shift(ShiftOp::RshiftOr, s0, ZERO, off);
+                        self.shift(ShiftOp::LshiftAnd, sh, mask, ZERO)
+                    }
+                    IbitfieldExtract => {
+                        let left = self.emit(Op::IsubS32, &[room, cnt]);
+                        let up = self.shift(ShiftOp::LshiftOr, s0, ZERO, left);
+                        let right = self.emit(Op::IsubS32, &[Src::Imm(32), cnt]);
+                        let v = self.emit(Op::ArshiftI32, &[up, ZERO, right]);
+                        let zero_cnt = self.icmp(IcmpType::I32, Cmp::Eq, cnt, ZERO);
+                        self.mux(v, ZERO, zero_cnt)
+                    }
+                    _ => {
+                        let fmask = self.shift(ShiftOp::LshiftOr, mask, ZERO, off);
+                        let ins = self.shift(ShiftOp::LshiftOr, a(1)[0], ZERO, off);
+                        let ins = self.shift(ShiftOp::LshiftAnd, ins, fmask, ZERO);
+                        let keep = self.emit(
+                            Op::Shift {
+                                op: ShiftOp::LshiftAnd,
+                                not1: true,
+                                not_result: false,
+                            },
+                            &[s0, fmask, ZERO],
+                        );
+                        self.shift(ShiftOp::LshiftOr, keep, ins, ZERO)
+                    }
+                }
+            }
             FindLsb => {
                 // 31 - clz(x & -x): -1 for 0.
                 let neg = self.emit(Op::IsubS32, &[ZERO, s0]);
