@@ -618,8 +618,14 @@ const SIGNED: &str = r#"shader compute "signed" {
   %44:i32 = const 0x20
   %45:i64 = u2u %44
   %46:i64 = iadd %29, %45
-  %47:i32x3 = vec %41, %42, %43
+  %48:i32 = isign %8
+  %49:i32 = fsign %9
+  %47:i32x4 = vec %41, %42, %43, %48
   store_global %47, %46
+  %50:i32 = const 0x30
+  %51:i64 = u2u %50
+  %52:i64 = iadd %29, %51
+  store_global %49, %52
 }"#;
 
 #[test]

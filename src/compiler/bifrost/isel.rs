@@ -932,6 +932,21 @@ impl Isel<'_> {
                     }
                 }
             }
+            Isign => {
+                // (x >> 31 arithmetic) | ((-x) >> 31 logical)
+                let neg = self.emit(Op::IsubS32, &[ZERO, s0]);
+                let pos = self.shift(ShiftOp::RshiftOr, neg, ZERO, Src::Imm(31));
+                let sign = self.emit(Op::ArshiftI32, &[s0, ZERO, Src::Imm(31)]);
+                self.shift(ShiftOp::LshiftOr, sign, pos, ZERO)
+            }
+            Fsign => {
+                // 1.0 if x > 0, -1.0 if x < 0, else +0.0 (zeros and NaN).
+                let gt = self.emit(Op::Fcmp { cmp: Cmp::Gt }, &[s0, ZERO]);
+                let lt = self.emit(Op::Fcmp { cmp: Cmp::Lt }, &[s0, ZERO]);
+                let p = self.shift(ShiftOp::LshiftAnd, gt, Src::Imm(0x3f80_0000), ZERO);
+                let n = self.shift(ShiftOp::LshiftAnd, lt, Src::Imm(0xbf80_0000), ZERO);
+                self.shift(ShiftOp::LshiftOr, p, n, ZERO)
+            }
             FindLsb => {
                 // 31 - clz(x & -x): -1 for 0.
                 let neg = self.emit(Op::IsubS32, &[ZERO, s0]);
