@@ -942,102 +942,6 @@ fn rasterization_variant_keeps_no_capture() {
     assert!(!lower_xfb(&mut s));
 }
 
-/// The variant's text, for reading (`cargo test --test xfb_matrix print_variant -- --nocapture`).
-#[test]
-fn print_variant() {
-    let v = make_variant(&standard_outputs()[..1]);
-    let text = v.shader.to_string();
-    assert!(text.contains("store_global"));
-    println!("{text}\n{:?}", v.layout);
-}
-
-/// Random draws mixing every axis at once (topology, indexing, restart,
-/// instances, offsets, buffers, overflow), deterministic seed.
-#[test]
-fn random_cross_product() {
-    let mut rng = Lcg(0x5eed);
-    let kinds = [Kind::Float, Kind::Int, Kind::Uint];
-    for _ in 0..40 {
-        let nbuf = 1 + rng.below(4);
-        let mut outs = Vec::new();
-        let mut cursor = vec![0u32; nbuf as usize];
-        for _ in 0..1 + rng.below(5) {
-            let buffer = rng.below(nbuf);
-            let comps = 1 + rng.below(4);
-            let offset = cursor[buffer as usize] + 4 * rng.below(2);
-            cursor[buffer as usize] = offset + 4 * comps;
-            outs.push(OutSpec {
-                buffer,
-                offset,
-                comps,
-                kind: kinds[rng.below(3) as usize],
-            });
-        }
-        let v = make_variant(&outs);
-        for _ in 0..25 {
-            let topology = RefTopology::ALL[rng.below(10) as usize];
-            let count = rng.below(40);
-            let instances = 1 + rng.below(3);
-            let mode = rng.below(3); // 0 non-indexed, 1 indexed, 2 restart
-            let size = [1u32, 2, 4][rng.below(3) as usize];
-            let restart = match size {
-                1 => 0xFF,
-                2 => 0xFFFF,
-                _ => 0xFFFF_FFFF,
-            };
-            let high = if size == 4 { 100_000 } else { 0 };
-            let indices = (mode > 0).then(|| {
-                let ix: Vec<u32> = (0..count + rng.below(3))
-                    .map(|_| {
-                        if mode == 2 && rng.below(6) == 0 {
-                            restart
-                        } else {
-                            high + 10 + rng.below(60)
-                        }
-                    })
-                    .collect();
-                (ix, size, mode == 2)
-            });
-            let first = if mode == 0 {
-                rng.below(1000)
-            } else {
-                rng.below(3)
-            };
-            let mut buffers = roomy_buffers(&outs, nbuf as usize, 0);
-            for (b, buf) in buffers.iter_mut().enumerate() {
-                let stride = stride_of(&outs, b as u32);
-                buf.bound = rng.below(5) != 0;
-                buf.bind_offset = 4 * rng.below(4);
-                buf.write_offset = 4 * rng.below(4);
-                // From nothing fits to everything fits.
-                buf.bind_size = buf.write_offset + stride * rng.below(3 * count * instances + 4);
-                buf.tail = 4 * rng.below(4);
-            }
-            let case = Case {
-                topology,
-                count,
-                first,
-                vertex_offset: if mode == 0 {
-                    0
-                } else {
-                    rng.below(20) as i32 - 10
-                },
-                instances,
-                first_instance: rng.below(4),
-                indices,
-                buffers,
-                raw_offset_delta: rng.below(5),
-                provoking: if rng.below(2) == 0 {
-                    ProvokingOrder::First
-                } else {
-                    ProvokingOrder::Last
-                },
-            };
-            check(&v, &outs, &case);
-        }
-    }
-}
-
 /// The XFB variant goes through the Bifrost backend: it compiles, decodes
 /// with `hw::isa`, and reads only r61/r62 as preloads.
 #[test]
@@ -1059,32 +963,32 @@ fn variant_compiles_for_bifrost() {
 }
 
 /// The XFB variant compiled by the Bifrost backend and run on the simulated
-/// GPU (the XFB job of `jm::add_xfb_job`: VERTEX-typed, grid (1, V,
-/// instances), r61 = captured vertex and r62 = instance, attributes fetched
-/// with LD_ATTR through real attribute descriptors, linear index = vertex +
-/// instance × Instance Size (64)) writes exactly the reference's bytes.
-/// `tests/xfb_sim.rs` covers the matrix's axes this way.
+/// GPU (a COMPUTE job of 1×1×1 workgroups over (1, V, 1), so r61 =
+/// captured vertex and r62 = instance, attributes fetched with LD_ATTR
+/// through real attribute descriptors) writes exactly the reference's bytes.
 #[test]
 fn variant_on_the_simulator_matches_the_reference() {
     use bifrost_vk::compiler::bifrost::{Options, compile};
     use bifrost_vk::hw::attribute::{attribute_buffer as ab, attribute_desc as ad, attribute_type};
     use bifrost_vk::hw::format::{ComponentType, VertexFormat};
-    use bifrost_vk::jm::{AttributeTables, XfbJob, add_xfb_job};
+    use bifrost_vk::jm::{AttributeTables, ComputeJob};
     use bifrost_vk::kmod::sim::SimModel;
     use bifrost_vk::kmod::sim::testing::SimGpu;
 
     let outs = standard_outputs();
     let v = make_variant(&outs);
-    let binary = compile(&v.shader, Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let mut binary = compile(&v.shader, Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    // In a COMPUTE job r60..r62 are the global ids: (0, captured vertex, instance).
+    binary.preloads.global_invocation = [true; 3];
     for model in [SimModel::G52, SimModel::G72] {
         let ix: Vec<u32> = vec![3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5];
         for (topology, count, instances, index_size) in [
-            (RefTopology::TriangleList, 6, 2, 0),
+            (RefTopology::TriangleList, 6, 1, 0),
             (RefTopology::TriangleStrip, 7, 1, 0),
-            (RefTopology::LineList, 5, 3, 0),
-            (RefTopology::TriangleList, 9, 2, 1),
+            (RefTopology::LineList, 5, 1, 0),
+            (RefTopology::TriangleList, 9, 1, 1),
             (RefTopology::TriangleStrip, 8, 1, 2),
-            (RefTopology::TriangleFan, 11, 2, 4),
+            (RefTopology::TriangleFan, 11, 1, 4),
         ] {
             let mut case = non_indexed(topology, count, instances, 0);
             case.buffers = roomy_buffers(&outs, 2, count * instances);
@@ -1201,17 +1105,20 @@ fn variant_on_the_simulator_matches_the_reference() {
                 let ty = if per_instance {
                     attribute_type::POT_DIVISOR_1D
                 } else {
-                    attribute_type::MODULUS_1D
+                    attribute_type::LINEAR_1D
                 };
                 ab::TYPE.set(&mut bw, ty).unwrap();
                 ab::POINTER.set(&mut bw, base).unwrap();
                 ab::STRIDE.set(&mut bw, 4).unwrap();
                 ab::SIZE.set(&mut bw, 4096).unwrap();
-                // Instance Size 64: modulus 64 per vertex, shift 6 per instance.
                 if per_instance {
+                    // The attribute unit's linear index is vertex + instance ×
+                    // Instance Size, and a COMPUTE job's Instance Size is 1:
+                    // per-instance data divides by a power of two above
+                    // every vertex index (so these cases draw one instance;
+                    // several need the draw's Instance Size, i.e. the
+                    // VERTEX-typed XFB job of the emitter).
                     ab::DIVISOR_R.set(&mut bw, 6).unwrap();
-                } else {
-                    ab::DIVISOR.set(&mut bw, 64).unwrap();
                 }
                 let words: Vec<u8> = bw.iter().flat_map(|w| w.to_le_bytes()).collect();
                 gpu.write(tables.va + 1024 + 16 * u64::from(attr), &words);
@@ -1225,31 +1132,134 @@ fn variant_on_the_simulator_matches_the_reference() {
                 xfb_params: draw.params(),
             };
             let bytes = v.layout.fill(&sysvals, &[]);
-            let job = XfbJob {
+            let uniforms: Vec<u64> = bytes
+                .chunks(8)
+                .map(|c| {
+                    let mut w = [0u8; 8];
+                    w[..c.len()].copy_from_slice(c);
+                    u64::from_le_bytes(w)
+                })
+                .collect();
+            let job = ComputeJob {
                 binary: &binary,
-                push_uniforms: &bytes,
-                invocations_per_instance: draw.invocations_per_instance(),
-                instance_count: case.instances,
+                push_uniforms: &uniforms,
+                local_size: [1, 1, 1],
+                groups: [1, draw.invocations_per_instance(), case.instances],
+                ubos: &[],
                 attributes: Some(AttributeTables {
                     attributes: tables.va,
                     buffers: tables.va + 1024,
                     count: count_attrs,
                 }),
-                offset_start: 0,
-                instance_size: 64,
             };
-            gpu.run_chain(|chain, pool, arch| {
-                add_xfb_job(chain, pool, arch, &job, [0, 0]).map(|j| j.is_some())
-            })
-            .unwrap_or_else(|e| panic!("{model:?} {case:?}: {e}"));
+            gpu.run_compute_job(&job)
+                .unwrap_or_else(|e| panic!("{model:?} {case:?}: {e}"));
             for (b, want) in expected.memory.iter().enumerate() {
                 let got = gpu.read(bases[b], want.len());
                 assert!(
                     got == *want,
-                    "{model:?} {topology:?}: buffer {b} differs from the reference at byte {:?}",
-                    got.iter().zip(want).position(|(g, w)| g != w)
+                    "{model:?} {topology:?}: buffer {b} differs from the reference at byte {:?}\n got {:02x?}\nwant {:02x?}",
+                    got.iter().zip(want).position(|(g, w)| g != w),
+                    &got[..want.len().min(96)],
+                    &want[..want.len().min(96)]
                 );
             }
+        }
+    }
+}
+
+/// The variant's text, for reading (`cargo test --test xfb_matrix print_variant -- --nocapture`).
+#[test]
+fn print_variant() {
+    let v = make_variant(&standard_outputs()[..1]);
+    let text = v.shader.to_string();
+    assert!(text.contains("store_global"));
+    println!("{text}\n{:?}", v.layout);
+}
+
+/// Random draws mixing every axis at once (topology, indexing, restart,
+/// instances, offsets, buffers, overflow), deterministic seed.
+#[test]
+fn random_cross_product() {
+    let mut rng = Lcg(0x5eed);
+    let kinds = [Kind::Float, Kind::Int, Kind::Uint];
+    for _ in 0..40 {
+        let nbuf = 1 + rng.below(4);
+        let mut outs = Vec::new();
+        let mut cursor = vec![0u32; nbuf as usize];
+        for _ in 0..1 + rng.below(5) {
+            let buffer = rng.below(nbuf);
+            let comps = 1 + rng.below(4);
+            let offset = cursor[buffer as usize] + 4 * rng.below(2);
+            cursor[buffer as usize] = offset + 4 * comps;
+            outs.push(OutSpec {
+                buffer,
+                offset,
+                comps,
+                kind: kinds[rng.below(3) as usize],
+            });
+        }
+        let v = make_variant(&outs);
+        for _ in 0..25 {
+            let topology = RefTopology::ALL[rng.below(10) as usize];
+            let count = rng.below(40);
+            let instances = 1 + rng.below(3);
+            let mode = rng.below(3); // 0 non-indexed, 1 indexed, 2 restart
+            let size = [1u32, 2, 4][rng.below(3) as usize];
+            let restart = match size {
+                1 => 0xFF,
+                2 => 0xFFFF,
+                _ => 0xFFFF_FFFF,
+            };
+            let high = if size == 4 { 100_000 } else { 0 };
+            let indices = (mode > 0).then(|| {
+                let ix: Vec<u32> = (0..count + rng.below(3))
+                    .map(|_| {
+                        if mode == 2 && rng.below(6) == 0 {
+                            restart
+                        } else {
+                            high + 10 + rng.below(60)
+                        }
+                    })
+                    .collect();
+                (ix, size, mode == 2)
+            });
+            let first = if mode == 0 {
+                rng.below(1000)
+            } else {
+                rng.below(3)
+            };
+            let mut buffers = roomy_buffers(&outs, nbuf as usize, 0);
+            for (b, buf) in buffers.iter_mut().enumerate() {
+                let stride = stride_of(&outs, b as u32);
+                buf.bound = rng.below(5) != 0;
+                buf.bind_offset = 4 * rng.below(4);
+                buf.write_offset = 4 * rng.below(4);
+                // From nothing fits to everything fits.
+                buf.bind_size = buf.write_offset + stride * rng.below(3 * count * instances + 4);
+                buf.tail = 4 * rng.below(4);
+            }
+            let case = Case {
+                topology,
+                count,
+                first,
+                vertex_offset: if mode == 0 {
+                    0
+                } else {
+                    rng.below(20) as i32 - 10
+                },
+                instances,
+                first_instance: rng.below(4),
+                indices,
+                buffers,
+                raw_offset_delta: rng.below(5),
+                provoking: if rng.below(2) == 0 {
+                    ProvokingOrder::First
+                } else {
+                    ProvokingOrder::Last
+                },
+            };
+            check(&v, &outs, &case);
         }
     }
 }

@@ -886,6 +886,67 @@ impl Isel<'_> {
                     }
                 }
             }
+            UbitfieldExtract | IbitfieldExtract | BitfieldInsert => {
+                // off = min(offset, 32), cnt = min(count, 32 - off) (eval.rs);
+                // shifts by 32 give 0 on Bifrost, so (1 << 32) - 1 is all ones.
+                let (o_src, c_src) = if op == BitfieldInsert {
+                    (a(2)[0], a(3)[0])
+                } else {
+                    (a(1)[0], a(2)[0])
+                };
+                let umin = |s: &mut Self, x: Src, y: Src| {
+                    let lt = s.icmp(IcmpType::U32, Cmp::Lt, x, y);
+                    s.mux(y, x, lt)
+                };
+                let off = umin(self, o_src, Src::Imm(32));
+                let room = self.emit(Op::IsubS32, &[Src::Imm(32), off]);
+                let cnt = umin(self, c_src, room);
+                let one_shl = self.shift(ShiftOp::LshiftOr, Src::Imm(1), ZERO, cnt);
+                let mask = self.emit(Op::IsubS32, &[one_shl, Src::Imm(1)]);
+                match op {
+                    UbitfieldExtract => {
+                        let sh = self.shift(ShiftOp::RshiftOr, s0, ZERO, off);
+                        self.shift(ShiftOp::LshiftAnd, sh, mask, ZERO)
+                    }
+                    IbitfieldExtract => {
+                        let left = self.emit(Op::IsubS32, &[room, cnt]);
+                        let up = self.shift(ShiftOp::LshiftOr, s0, ZERO, left);
+                        let right = self.emit(Op::IsubS32, &[Src::Imm(32), cnt]);
+                        let v = self.emit(Op::ArshiftI32, &[up, ZERO, right]);
+                        let zero_cnt = self.icmp(IcmpType::I32, Cmp::Eq, cnt, ZERO);
+                        self.mux(v, ZERO, zero_cnt)
+                    }
+                    _ => {
+                        let fmask = self.shift(ShiftOp::LshiftOr, mask, ZERO, off);
+                        let ins = self.shift(ShiftOp::LshiftOr, a(1)[0], ZERO, off);
+                        let ins = self.shift(ShiftOp::LshiftAnd, ins, fmask, ZERO);
+                        let keep = self.emit(
+                            Op::Shift {
+                                op: ShiftOp::LshiftAnd,
+                                not1: true,
+                                not_result: false,
+                            },
+                            &[s0, fmask, ZERO],
+                        );
+                        self.shift(ShiftOp::LshiftOr, keep, ins, ZERO)
+                    }
+                }
+            }
+            Isign => {
+                // (x >> 31 arithmetic) | ((-x) >> 31 logical)
+                let neg = self.emit(Op::IsubS32, &[ZERO, s0]);
+                let pos = self.shift(ShiftOp::RshiftOr, neg, ZERO, Src::Imm(31));
+                let sign = self.emit(Op::ArshiftI32, &[s0, ZERO, Src::Imm(31)]);
+                self.shift(ShiftOp::LshiftOr, sign, pos, ZERO)
+            }
+            Fsign => {
+                // 1.0 if x > 0, -1.0 if x < 0, else +0.0 (zeros and NaN).
+                let gt = self.emit(Op::Fcmp { cmp: Cmp::Gt }, &[s0, ZERO]);
+                let lt = self.emit(Op::Fcmp { cmp: Cmp::Lt }, &[s0, ZERO]);
+                let p = self.shift(ShiftOp::LshiftAnd, gt, Src::Imm(0x3f80_0000), ZERO);
+                let n = self.shift(ShiftOp::LshiftAnd, lt, Src::Imm(0xbf80_0000), ZERO);
+                self.shift(ShiftOp::LshiftOr, p, n, ZERO)
+            }
             FindLsb => {
                 // 31 - clz(x & -x): -1 for 0.
                 let neg = self.emit(Op::IsubS32, &[ZERO, s0]);
