@@ -27,7 +27,9 @@
 //! range; restart through the restart-kernel model's resolved list; 1–4
 //! buffers with gaps, unbound slots, bind and resumed write offsets, every
 //! 32-bit scalar/vector type; overflow at primitive boundaries. G52 (v7)
-//! everywhere, a sampled subset on G72 (v6).
+//! everywhere (~3650 draws); on G72 (v6) the random cross product, the
+//! restart lists, indices above 65535 and an instanced draw per topology
+//! (~360 draws). About 11 s in the dev profile on 2 cores.
 //!
 //! The shader builder and the restart-kernel model are copies of the
 //! matrix's (tests are separate crates); keep them in step.
@@ -775,9 +777,9 @@ fn non_indexed_topologies_counts_instances() {
     eprintln!("{} draws on G52", r.draws);
 }
 
-/// Indexed u8/u16/u32 draws: every topology × index size × count, two of the
-/// vertex offsets (0, negative, large, negative with high indices) each,
-/// rotating; robust reads past the end of the index range.
+/// Indexed u8/u16/u32 draws: every topology × index size × count × every
+/// vertex offset the index size can hold (0, negative, large, negative with
+/// high indices); robust reads past the end of the index range.
 #[test]
 fn indexed_u8_u16_u32_offsets_and_robust_reads() {
     let outs = standard_outputs();
@@ -796,7 +798,7 @@ fn indexed_u8_u16_u32_offsets_and_robust_reads() {
                 };
                 // Rotate over the offsets this index size can hold.
                 let usable: Vec<_> = offsets.iter().filter(|(_, b)| b + 40 <= max).collect();
-                for _ in 0..2 {
+                for _ in 0..usable.len() {
                     let &(vertex_offset, base) = usable[n % usable.len()];
                     n += 1;
                     let span = 40;
@@ -833,9 +835,13 @@ fn indexed_u8_u16_u32_offsets_and_robust_reads() {
 
 #[test]
 fn indices_above_65535() {
+    indices_above_65535_on(SimModel::G52);
+}
+
+fn indices_above_65535_on(model: SimModel) -> u32 {
     let outs = standard_outputs();
-    let v = make_variant(&outs, SimModel::G52);
-    let mut r = Runner::new(SimModel::G52);
+    let v = make_variant(&outs, model);
+    let mut r = Runner::new(model);
     for topology in RefTopology::ALL {
         let ix: Vec<u32> = (0..24).map(|i| 65_530 + (i * 5) % 17).collect();
         let case = Case {
@@ -852,15 +858,21 @@ fn indices_above_65535() {
         };
         r.check(&v, &outs, &case);
     }
+    r.draws
 }
 
 /// Primitive restart: the restart-kernel model resolves the index stream
 /// into a u32 list that the variant runs as an indexed list draw.
 #[test]
 fn primitive_restart_resolved_lists() {
+    let n = restart_lists(SimModel::G52);
+    eprintln!("{n} draws on G52");
+}
+
+fn restart_lists(model: SimModel) -> u32 {
     let outs = standard_outputs();
-    let v = make_variant(&outs, SimModel::G52);
-    let mut r = Runner::new(SimModel::G52);
+    let v = make_variant(&outs, model);
+    let mut r = Runner::new(model);
     let mut rng = Lcg(7);
     let mut n = 0u32;
     for topology in RefTopology::ALL {
@@ -913,7 +925,7 @@ fn primitive_restart_resolved_lists() {
         provoking: ProvokingOrder::First,
     };
     r.check(&v, &outs, &case);
-    eprintln!("{} draws on G52", r.draws);
+    r.draws
 }
 
 /// Every 32-bit type (float/int/uint × 1–4 components) over 1–4 buffers with
@@ -1104,10 +1116,13 @@ fn random_cross_product_g52() {
     eprintln!("{n} draws on G52");
 }
 
-/// The v6 subset: the random cross product and one draw per topology.
+/// The v6 subset: the random cross product, restart lists, indices above
+/// 65535 and one instanced draw per topology.
 #[test]
 fn g72_subset() {
-    let n = random_cross_product(SimModel::G72, 0x72, 16, 10);
+    let n = random_cross_product(SimModel::G72, 0x72, 16, 10)
+        + restart_lists(SimModel::G72)
+        + indices_above_65535_on(SimModel::G72);
     let outs = standard_outputs();
     let v = make_variant(&outs, SimModel::G72);
     let mut r = Runner::new(SimModel::G72);
