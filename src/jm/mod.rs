@@ -7,7 +7,9 @@
 pub mod chain;
 pub mod compute;
 pub mod pool;
+pub mod xfb;
 
 pub use chain::JobChain;
 pub use compute::{AttributeTables, ComputeJob, VertexJob, add_compute_job, add_vertex_job};
 pub use pool::{GpuAlloc, GpuPool};
+pub use xfb::{XfbJob, add_xfb_job};

@@ -40,8 +40,16 @@ pub struct ShaderBinary {
     pub shared_size: u32,
     /// Number of vertex attributes read with LD_ATTR (sizes the attribute tables).
     pub attribute_count: u32,
-    /// Number of uniform buffers addressed through the UBO table.
+    /// Number of uniform buffers addressed through the UBO table (0: UBOs
+    /// are read through `buffers`).
     pub ubo_count: u32,
+    /// Buffer bindings the shader addresses (UBO and SSBO alike), as
+    /// `(set, binding)`. **Convention**: the FAU words after the
+    /// push-uniform area (the `PushUniformLayout` words, i.e. after the
+    /// highest word `load_uniform` reads) hold, in this order, the 64-bit
+    /// GPU address of each binding (buffer address + bind offset; dynamic
+    /// offsets applied). `uniform_words` counts them.
+    pub buffers: Vec<(u32, u32)>,
     pub stats: ShaderStats,
 }
 
@@ -54,4 +62,15 @@ pub struct ShaderStats {
     pub quadwords: u32,
     pub spills: u32,
     pub fills: u32,
+}
+
+impl ShaderStats {
+    /// Instructions per tuple (2.0 is full).
+    pub fn tuple_fullness(&self) -> f64 {
+        if self.tuples == 0 {
+            0.0
+        } else {
+            f64::from(self.instructions) / f64::from(self.tuples)
+        }
+    }
 }

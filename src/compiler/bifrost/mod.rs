@@ -1,8 +1,139 @@
 //! The Bifrost backend: turns the IR into Bifrost clauses, and reads them
 //! back as text (`disasm` prints Mesa's syntax, `asm` parses it and encodes).
 //!
+//! Pipeline of [`compile`]: `lower_vars_to_ssa` → `optimize` → [`isel`]
+//! (IR → blocks of [`ops`] on virtual registers) → [`ra`] (physical
+//! registers, no spilling) → [`sched`] (clauses and headers) → [`pack`]
+//! (`hw::isa` neutral form → bytes) → [`binary::ShaderBinary`].
+//!
+//! The input must already have gone through the driver's lowering that
+//! needs its outputs (`lower_io`, `lower_xfb`, `lower_sysvals`): the backend
+//! reads `load_uniform` words as FAU operands and the preloaded ids in
+//! place. `BIFROST_VK_DEBUG=shaders` (or `all`) prints the selected program
+//! and the disassembly of every compiled shader to stderr.
+//!
+//! # Conventions (the contract with the job emitter, see [`binary`])
+//! - **FAU**: `load_uniform` byte offset `o` reads FAU word `o / 8`, half
+//!   `(o / 4) % 2`, as an instruction operand (`uN.w0`/`uN.w1`); constants
+//!   are embedded in the clause. One 64-bit FAU slot per tuple.
+//! - **Buffers by (set, binding)** (`load_ubo`/`load_ssbo`/`store_ssbo`
+//!   still in that form): the binding's 64-bit base address is the FAU word
+//!   right after the push-uniform area, in the order of
+//!   [`ShaderBinary::buffers`]; `uniform_words` includes them.
+//! - **Preloads**: vertex/XFB jobs r61 (raw vertex id / captured vertex),
+//!   r62 (instance id); compute r55 (local x | y << 16), r56 (local z),
+//!   r57–r59 (workgroup), r60–r62 (global id). They are read in place and
+//!   never allocated.
+//! - **Registers**: r0–r54, no spilling ([`CompileError::RegisterPressure`]);
+//!   `work_registers` ≤ 32 lets v7 run two threads per register file.
+//!   `Options::arch` does not change the code (v6 and v7 share every
+//!   instruction used here).
+//!
+//! Not supported (a [`CompileError::Unsupported`]): float division,
+//! reciprocal/square root/transcendentals, 16-bit and 64-bit float
+//! arithmetic, 8/16-bit ALU ops and stores (8/16-bit loads are), 64-bit
+//! shifts/compares beyond those listed in `isel.rs`, bitfield insert/extract,
+//! pack/unpack, atomics, `store_output` (varying stores: the XFB variant
+//! stores with `store_global`), spilling.
+//!
 //! Bit layouts live in `crate::hw::isa`; nothing in here packs bits by hand.
+//! Unsupported input is a [`CompileError`], never a panic.
 
 pub mod asm;
 pub mod binary;
 pub mod disasm;
+pub mod isel;
+pub mod ops;
+pub mod pack;
+pub mod ra;
+pub mod sched;
+
+use thiserror::Error;
+
+use crate::compiler::ir::Shader;
+use crate::compiler::passes::debug_flag;
+
+use binary::{ShaderBinary, ShaderStats};
+
+/// The GPU architecture generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arch {
+    /// G71/G72.
+    V6,
+    /// G31/G51/G52/G76.
+    V7,
+}
+
+/// Compile options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub arch: Arch,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { arch: Arch::V7 }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum CompileError {
+    #[error("unsupported by the Bifrost backend: {0}")]
+    Unsupported(String),
+    #[error("malformed IR: {0}")]
+    Malformed(String),
+    #[error(
+        "register allocation failed: a {needed}-register value does not fit in r0..r{available} (spilling is not implemented)"
+    )]
+    RegisterPressure { needed: u8, available: u8 },
+    #[error("encoding failed (backend bug): {0}")]
+    Encode(String),
+}
+
+/// Compiles a (driver-lowered) shader to Bifrost machine code.
+pub fn compile(shader: &Shader, options: Options) -> Result<ShaderBinary, CompileError> {
+    let mut s = shader.clone();
+    s.lower_vars_to_ssa();
+    s.optimize();
+    let mut prog = isel::select(&s)?;
+    let debug = debug_flag("shaders");
+    if debug {
+        eprintln!("// Bifrost backend: {}\n{prog}", s.info.name);
+    }
+    let work = ra::allocate(&mut prog)?;
+    let sched = sched::schedule(&prog)?;
+    let (code, decoded) = pack::encode_program(&sched.clauses, &sched.block_clause)?;
+    let mut stats = ShaderStats {
+        clauses: decoded.len() as u32,
+        ..ShaderStats::default()
+    };
+    for c in &decoded {
+        stats.tuples += c.tuples.len() as u32;
+        stats.instructions += c.instruction_count() as u32;
+    }
+    stats.quadwords = ((code.len() - 128) / 16) as u32;
+    if debug {
+        match disasm::disassemble(&code) {
+            Ok(text) => eprintln!("{text}"),
+            Err(e) => eprintln!("// disassembly failed: {e}"),
+        }
+    }
+    // v6 and v7 compile identically; the arch only matters to the emitter.
+    let _ = options.arch;
+    Ok(ShaderBinary {
+        code,
+        work_registers: work,
+        preloads: prog.preloads,
+        uniform_words: prog.uniform_words,
+        tls_size: 0,
+        uses_barrier: prog.uses_barrier,
+        shared_size: s.info.shared_size,
+        attribute_count: prog.attribute_count,
+        ubo_count: 0,
+        buffers: prog.buffers,
+        stats,
+    })
+}
+
+#[cfg(test)]
+mod tests;

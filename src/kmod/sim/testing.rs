@@ -373,6 +373,25 @@ impl SimGpu {
             attributes: None::<AttributeTables>,
         })
     }
+
+    /// Builds a chain with `build` (given the harness's pool and the
+    /// device's architecture), submits it and waits. `build` returns
+    /// `false` when it emitted no job (nothing is submitted then).
+    pub fn run_chain(
+        &mut self,
+        build: impl FnOnce(&mut JobChain, &mut GpuPool, Arch) -> KmodResult<bool>,
+    ) -> Result<Option<Run>, RunError> {
+        let mut chain = JobChain::new();
+        let arch = self.arch();
+        let any = build(&mut chain, &mut self.pool, arch);
+        let r = match any {
+            Ok(true) => self.submit(chain.head()).map(Some),
+            Ok(false) => Ok(None),
+            Err(e) => Err(e.into()),
+        };
+        self.pool.reset();
+        r
+    }
 }
 
 impl Drop for SimGpu {

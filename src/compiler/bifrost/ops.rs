@@ -1,0 +1,627 @@
+//! Backend instructions: one [`Op`] variant per Bifrost instruction the
+//! backend emits, named after its ISA mnemonic (so `pack.rs` finds the
+//! `hw::isa` table rows by [`Op::name`] and sets [`Op::modifiers`] verbatim),
+//! with its execution unit and a reference [`Op::fold`] in plain Rust: what
+//! the hardware computes on one lane's 32-bit sources.
+//!
+//! Operands are virtual registers ([`Reg`]) until `ra.rs` rewrites them to
+//! physical ones ([`Src::Phys`]/[`Dst::Phys`]). This module must never know
+//! bit layouts (that is `hw::isa`) nor the IR (that is `isel.rs`).
+
+use std::fmt;
+
+use crate::hw::isa::Unit;
+
+/// A virtual register component: vector `index`, component `comp`.
+/// Vectors (staging ranges of messages) are allocated contiguously.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Reg {
+    pub index: u32,
+    pub comp: u8,
+}
+
+/// A source operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Src {
+    /// Virtual register (before RA).
+    Reg(Reg),
+    /// Physical register rN (after RA, and preloaded registers before).
+    Phys(u8),
+    /// A 32-bit immediate: an embedded constant, or `#0` on the FMA unit.
+    Imm(u32),
+    /// Half of a 64-bit push-uniform (FAU) word.
+    Uniform { word: u8, high: bool },
+}
+
+/// A destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dst {
+    Reg(Reg),
+    Phys(u8),
+}
+
+/// Integer comparison types of `ICMP`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IcmpType {
+    I32,
+    S32,
+    U32,
+}
+
+/// Comparison functions (`cmpf`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Cmp {
+    /// The comparison with its operands swapped (a < b ⇔ b > a).
+    pub fn mirrored(self) -> Cmp {
+        match self {
+            Cmp::Lt => Cmp::Gt,
+            Cmp::Gt => Cmp::Lt,
+            Cmp::Le => Cmp::Ge,
+            Cmp::Ge => Cmp::Le,
+            c => c,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Cmp::Eq => "eq",
+            Cmp::Ne => "ne",
+            Cmp::Lt => "lt",
+            Cmp::Le => "le",
+            Cmp::Gt => "gt",
+            Cmp::Ge => "ge",
+        }
+    }
+}
+
+/// The bitwise combination of the shift-and-combine FMA instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShiftOp {
+    LshiftOr,
+    LshiftAnd,
+    LshiftXor,
+    RshiftOr,
+    RshiftAnd,
+    RshiftXor,
+}
+
+/// `FROUND` rounding modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Round {
+    /// To nearest even.
+    Rte,
+    /// Toward +inf.
+    Rtp,
+    /// Toward -inf.
+    Rtn,
+    /// Toward zero.
+    Rtz,
+}
+
+/// Memory segment of `LOAD`/`STORE`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Seg {
+    /// Global memory (64-bit address in two registers).
+    None,
+    /// Workgroup-local (shared) memory.
+    Wls,
+}
+
+/// One Bifrost instruction with its modifiers. Sources are in ISA order
+/// (staging data excluded: it is the instruction's `staging` operand).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `MOV.i32 d, a` (ADD unit).
+    MovI32,
+    /// `MOV.i32 d, a` on the FMA unit (the scheduler's choice when the ADD
+    /// slot is taken).
+    MovI32Fma,
+    /// `IADD.s32 d, a, b` (ADD): wrapping a + b.
+    IaddS32,
+    /// `ISUB.s32 d, a, b` (ADD): wrapping a - b.
+    IsubS32,
+    /// `IMUL.i32 d, a, b` (FMA): low 32 bits of a * b.
+    ImulI32,
+    /// `IABS.s32 d, a` (ADD).
+    IabsS32,
+    /// `{L,R}SHIFT_{OR,AND,XOR}.i32 d, a, b, s` (FMA):
+    /// `r = (a << s) op (not1 ? !b : b)`, then `!r` if `not_result`;
+    /// `s` is byte 0 of the third source; shifts of 32 or more give 0.
+    Shift {
+        op: ShiftOp,
+        not1: bool,
+        not_result: bool,
+    },
+    /// `ARSHIFT.i32 d, a, #0, s` (FMA): arithmetic right shift by byte 0 of s
+    /// (31 or more replicates the sign).
+    ArshiftI32,
+    /// `ICMP.{i32,s32,u32}.m1.cmp d, a, b` (ADD): all ones if true, else 0.
+    Icmp {
+        ty: IcmpType,
+        cmp: Cmp,
+    },
+    /// `FCMP.f32.cmp.m1 d, a, b` (FMA): ordered compare (`ne` unordered), all ones if true.
+    Fcmp {
+        cmp: Cmp,
+    },
+    /// `MUX.i32 d, a, b, c` (ADD, `int_zero`): `c == 0 ? a : b`.
+    MuxI32,
+    /// `CSEL.i32.eq d, a, b, c, e` (FMA): `a == b ? c : e` (the scheduler's
+    /// FMA form of a MUX: `CSEL.eq cond, #0, if_zero, if_nonzero`).
+    CselI32Eq,
+    /// `FADD.f32 d, a, b` (FMA) with source negate/abs and an optional [0, 1] clamp.
+    FaddF32 {
+        neg: [bool; 2],
+        abs: [bool; 2],
+        clamp01: bool,
+    },
+    /// `FMA.f32 d, a, b, c` (FMA): fused a * b + c with source negates.
+    FmaF32 {
+        neg: [bool; 3],
+    },
+    /// `FMIN.f32`/`FMAX.f32` (ADD, `nan_suppress`): IEEE minNum/maxNum.
+    FminF32,
+    FmaxF32,
+    /// Conversions (ADD): float → int round toward zero, saturating, NaN → 0;
+    /// int → float round to nearest even.
+    F32ToS32,
+    F32ToU32,
+    S32ToF32,
+    U32ToF32,
+    /// `FROUND.f32` (FMA): round to an integral float.
+    FroundF32 {
+        round: Round,
+    },
+    /// `POPCOUNT.i32`, `BITREV.i32`, `CLZ.u32` (FMA).
+    PopcountI32,
+    BitrevI32,
+    ClzU32,
+    /// `LOAD.iN` (ADD, message `load`): `bytes` from address (a | b << 32)
+    /// (global) or offset `a` (WLS) into the staging registers.
+    Load {
+        bytes: u8,
+        seg: Seg,
+    },
+    /// `STORE.iN` (ADD, message `store`): the staging registers to memory.
+    Store {
+        bytes: u8,
+        seg: Seg,
+    },
+    /// `LD_ATTR_IMM` (ADD, message `attr`): `comps` 32-bit components of
+    /// attribute `index` for (vertex id a, instance id b), register format `auto`.
+    LdAttrImm {
+        index: u8,
+        comps: u8,
+    },
+    /// `LD_ATTR` (ADD): as above with the attribute index in a register (third source).
+    LdAttr {
+        comps: u8,
+    },
+    /// `BARRIER` (ADD, message `barrier`): workgroup execution and memory barrier.
+    Barrier,
+    /// `BRANCHZ.i32.eq a, target` (ADD, clause-terminal): branch if a == 0.
+    BranchzI32,
+    /// `JUMP target` (ADD, clause-terminal).
+    Jump,
+}
+
+impl Op {
+    /// The ISA mnemonic (the `hw::isa` table name).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::MovI32 | Op::MovI32Fma => "MOV.i32",
+            Op::IaddS32 => "IADD.s32",
+            Op::IsubS32 => "ISUB.s32",
+            Op::ImulI32 => "IMUL.i32",
+            Op::IabsS32 => "IABS.s32",
+            Op::Shift { op, .. } => match op {
+                ShiftOp::LshiftOr => "LSHIFT_OR.i32",
+                ShiftOp::LshiftAnd => "LSHIFT_AND.i32",
+                ShiftOp::LshiftXor => "LSHIFT_XOR.i32",
+                ShiftOp::RshiftOr => "RSHIFT_OR.i32",
+                ShiftOp::RshiftAnd => "RSHIFT_AND.i32",
+                ShiftOp::RshiftXor => "RSHIFT_XOR.i32",
+            },
+            Op::ArshiftI32 => "ARSHIFT.i32",
+            Op::Icmp { ty, .. } => match ty {
+                IcmpType::I32 => "ICMP.i32",
+                IcmpType::S32 => "ICMP.s32",
+                IcmpType::U32 => "ICMP.u32",
+            },
+            Op::Fcmp { .. } => "FCMP.f32",
+            Op::MuxI32 => "MUX.i32",
+            Op::CselI32Eq => "CSEL.i32",
+            Op::FaddF32 { .. } => "FADD.f32",
+            Op::FmaF32 { .. } => "FMA.f32",
+            Op::FminF32 => "FMIN.f32",
+            Op::FmaxF32 => "FMAX.f32",
+            Op::F32ToS32 => "F32_TO_S32",
+            Op::F32ToU32 => "F32_TO_U32",
+            Op::S32ToF32 => "S32_TO_F32",
+            Op::U32ToF32 => "U32_TO_F32",
+            Op::FroundF32 { .. } => "FROUND.f32",
+            Op::PopcountI32 => "POPCOUNT.i32",
+            Op::BitrevI32 => "BITREV.i32",
+            Op::ClzU32 => "CLZ.u32",
+            Op::Load { bytes, .. } => match bytes {
+                1 => "LOAD.i8",
+                2 => "LOAD.i16",
+                4 => "LOAD.i32",
+                8 => "LOAD.i64",
+                12 => "LOAD.i96",
+                _ => "LOAD.i128",
+            },
+            Op::Store { bytes, .. } => match bytes {
+                1 => "STORE.i8",
+                2 => "STORE.i16",
+                4 => "STORE.i32",
+                8 => "STORE.i64",
+                12 => "STORE.i96",
+                _ => "STORE.i128",
+            },
+            Op::LdAttrImm { .. } => "LD_ATTR_IMM",
+            Op::LdAttr { .. } => "LD_ATTR",
+            Op::Barrier => "BARRIER",
+            Op::BranchzI32 => "BRANCHZ.i32",
+            Op::Jump => "JUMP",
+        }
+    }
+
+    /// The unit the instruction runs on.
+    pub fn unit(&self) -> Unit {
+        match self {
+            Op::ImulI32
+            | Op::MovI32Fma
+            | Op::CselI32Eq
+            | Op::Shift { .. }
+            | Op::ArshiftI32
+            | Op::Fcmp { .. }
+            | Op::FaddF32 { .. }
+            | Op::FmaF32 { .. }
+            | Op::FroundF32 { .. }
+            | Op::PopcountI32
+            | Op::BitrevI32
+            | Op::ClzU32 => Unit::Fma,
+            _ => Unit::Add,
+        }
+    }
+
+    /// Number of (non-staging) sources.
+    pub fn num_srcs(&self) -> usize {
+        match self {
+            Op::Barrier => 0,
+            Op::MovI32
+            | Op::MovI32Fma
+            | Op::IabsS32
+            | Op::F32ToS32
+            | Op::F32ToU32
+            | Op::S32ToF32
+            | Op::U32ToF32
+            | Op::FroundF32 { .. }
+            | Op::PopcountI32
+            | Op::BitrevI32
+            | Op::ClzU32
+            | Op::Jump => 1,
+            Op::Shift { .. }
+            | Op::ArshiftI32
+            | Op::MuxI32
+            | Op::FmaF32 { .. }
+            | Op::LdAttr { .. } => 3,
+            Op::CselI32Eq => 4,
+            _ => 2,
+        }
+    }
+
+    /// Modifier settings (table modifier name, option name) beyond the defaults.
+    pub fn modifiers(&self) -> Vec<(&'static str, &'static str)> {
+        let yn = |b: bool, y: &'static str| if b { y } else { "none" };
+        match *self {
+            Op::Shift {
+                not1, not_result, ..
+            } => vec![
+                ("not1", yn(not1, "not")),
+                ("not_result", yn(not_result, "not")),
+            ],
+            Op::Icmp { cmp, .. } => vec![("result_type", "m1"), ("cmpf", cmp.name())],
+            Op::Fcmp { cmp } => vec![("result_type", "m1"), ("cmpf", cmp.name())],
+            Op::MuxI32 => vec![("mux", "int_zero")],
+            Op::CselI32Eq => vec![("cmpf", "eq")],
+            Op::FaddF32 { neg, abs, clamp01 } => vec![
+                ("neg0", yn(neg[0], "neg")),
+                ("neg1", yn(neg[1], "neg")),
+                ("abs0", yn(abs[0], "abs")),
+                ("abs1", yn(abs[1], "abs")),
+                ("clamp", if clamp01 { "clamp_0_1" } else { "none" }),
+            ],
+            // The product's sign is one bit: (-a) * b is encoded as a * (-b).
+            Op::FmaF32 { neg } => vec![
+                ("neg0", "none"),
+                ("neg1", yn(neg[0] ^ neg[1], "neg")),
+                ("neg2", yn(neg[2], "neg")),
+            ],
+            Op::FminF32 | Op::FmaxF32 => vec![("sem", "nan_suppress")],
+            Op::F32ToS32 | Op::F32ToU32 => vec![("round", "rtz")],
+            Op::FroundF32 { round } => vec![(
+                "round",
+                match round {
+                    Round::Rte => "none",
+                    Round::Rtp => "rtp",
+                    Round::Rtn => "rtn",
+                    Round::Rtz => "rtz",
+                },
+            )],
+            Op::Load { seg, .. } | Op::Store { seg, .. } => vec![(
+                "seg",
+                match seg {
+                    Seg::None => "none",
+                    Seg::Wls => "wls",
+                },
+            )],
+            Op::LdAttrImm { comps, .. } | Op::LdAttr { comps } => vec![
+                ("register_format", "auto"),
+                (
+                    "vecsize",
+                    match comps {
+                        1 => "none",
+                        2 => "v2",
+                        3 => "v3",
+                        _ => "v4",
+                    },
+                ),
+            ],
+            Op::BranchzI32 => vec![("cmpf", "eq")],
+            _ => vec![],
+        }
+    }
+
+    /// Staging registers: (count, read, write) for message instructions.
+    pub fn staging(&self) -> Option<(u8, bool, bool)> {
+        match *self {
+            Op::Load { bytes, .. } => Some((bytes.div_ceil(4), false, true)),
+            Op::Store { bytes, .. } => Some((bytes.div_ceil(4), true, false)),
+            Op::LdAttrImm { comps, .. } | Op::LdAttr { comps } => Some((comps, false, true)),
+            _ => None,
+        }
+    }
+
+    /// The clause-header message type (0 none, 2 attr, 5 load, 6 store, 8 barrier).
+    pub fn message_type(&self) -> u8 {
+        match self {
+            Op::LdAttrImm { .. } | Op::LdAttr { .. } => 2,
+            Op::Load { .. } => 5,
+            Op::Store { .. } => 6,
+            Op::Barrier => 8,
+            _ => 0,
+        }
+    }
+
+    pub fn is_branch(&self) -> bool {
+        matches!(self, Op::BranchzI32 | Op::Jump)
+    }
+
+    /// Whether the instruction writes a register through the register block
+    /// (message results go to staging registers instead).
+    pub fn has_dest(&self) -> bool {
+        !matches!(
+            self,
+            Op::Load { .. }
+                | Op::Store { .. }
+                | Op::LdAttrImm { .. }
+                | Op::LdAttr { .. }
+                | Op::Barrier
+                | Op::BranchzI32
+                | Op::Jump
+        )
+    }
+
+    /// Reference semantics of an ALU instruction on one lane: `None` for
+    /// messages and branches.
+    pub fn fold(&self, s: &[u32]) -> Option<u32> {
+        let f = |i: usize| f32::from_bits(s[i]);
+        let shift_amount = |v: u32| v & 0xff;
+        Some(match *self {
+            Op::MovI32 | Op::MovI32Fma => s[0],
+            Op::IaddS32 => s[0].wrapping_add(s[1]),
+            Op::IsubS32 => s[0].wrapping_sub(s[1]),
+            Op::ImulI32 => s[0].wrapping_mul(s[1]),
+            Op::IabsS32 => (s[0] as i32).unsigned_abs(),
+            Op::Shift {
+                op,
+                not1,
+                not_result,
+            } => {
+                let n = shift_amount(s[2]);
+                let a = match op {
+                    ShiftOp::LshiftOr | ShiftOp::LshiftAnd | ShiftOp::LshiftXor => {
+                        s[0].checked_shl(n).unwrap_or(0)
+                    }
+                    _ => s[0].checked_shr(n).unwrap_or(0),
+                };
+                let b = if not1 { !s[1] } else { s[1] };
+                let r = match op {
+                    ShiftOp::LshiftOr | ShiftOp::RshiftOr => a | b,
+                    ShiftOp::LshiftAnd | ShiftOp::RshiftAnd => a & b,
+                    ShiftOp::LshiftXor | ShiftOp::RshiftXor => a ^ b,
+                };
+                if not_result { !r } else { r }
+            }
+            Op::ArshiftI32 => ((s[0] as i32) >> shift_amount(s[2]).min(31)) as u32,
+            Op::Icmp { ty, cmp } => {
+                let (a, b) = (s[0], s[1]);
+                let ord = match ty {
+                    IcmpType::S32 => (a as i32).cmp(&(b as i32)),
+                    _ => a.cmp(&b),
+                };
+                mask(match cmp {
+                    Cmp::Eq => ord.is_eq(),
+                    Cmp::Ne => ord.is_ne(),
+                    Cmp::Lt => ord.is_lt(),
+                    Cmp::Le => ord.is_le(),
+                    Cmp::Gt => ord.is_gt(),
+                    Cmp::Ge => ord.is_ge(),
+                })
+            }
+            Op::Fcmp { cmp } => {
+                let (a, b) = (f(0), f(1));
+                mask(match cmp {
+                    Cmp::Eq => a == b,
+                    Cmp::Ne => a != b,
+                    Cmp::Lt => a < b,
+                    Cmp::Le => a <= b,
+                    Cmp::Gt => a > b,
+                    Cmp::Ge => a >= b,
+                })
+            }
+            Op::CselI32Eq => {
+                if s[0] == s[1] {
+                    s[2]
+                } else {
+                    s[3]
+                }
+            }
+            Op::MuxI32 => {
+                if s[2] == 0 {
+                    s[0]
+                } else {
+                    s[1]
+                }
+            }
+            Op::FaddF32 { neg, abs, clamp01 } => {
+                let m = |i: usize| {
+                    let v = if abs[i] { f(i).abs() } else { f(i) };
+                    if neg[i] { -v } else { v }
+                };
+                let r = m(0) + m(1);
+                if clamp01 { clamp_0_1(r) } else { r }.to_bits()
+            }
+            Op::FmaF32 { neg } => {
+                let m = |i: usize| if neg[i] { -f(i) } else { f(i) };
+                m(0).mul_add(m(1), m(2)).to_bits()
+            }
+            Op::FminF32 => f(0).min(f(1)).to_bits(),
+            Op::FmaxF32 => f(0).max(f(1)).to_bits(),
+            Op::F32ToS32 => f(0) as i32 as u32,
+            Op::F32ToU32 => f(0) as u32,
+            Op::S32ToF32 => (s[0] as i32 as f32).to_bits(),
+            Op::U32ToF32 => (s[0] as f32).to_bits(),
+            Op::FroundF32 { round } => match round {
+                Round::Rte => f(0).round_ties_even(),
+                Round::Rtp => f(0).ceil(),
+                Round::Rtn => f(0).floor(),
+                Round::Rtz => f(0).trunc(),
+            }
+            .to_bits(),
+            Op::PopcountI32 => s[0].count_ones(),
+            Op::BitrevI32 => s[0].reverse_bits(),
+            Op::ClzU32 => s[0].leading_zeros(),
+            _ => return None,
+        })
+    }
+}
+
+fn mask(b: bool) -> u32 {
+    if b { u32::MAX } else { 0 }
+}
+
+fn clamp_0_1(x: f32) -> f32 {
+    if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
+}
+
+/// One backend instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instr {
+    pub op: Op,
+    /// Register result (or the first staging register of a load).
+    pub dst: Option<Dst>,
+    /// Sources in ISA order; for `STORE`, `srcs[0]` is the first staging
+    /// (data) register and the address follows.
+    pub srcs: Vec<Src>,
+    /// The write defines only part of a vector being built (liveness must
+    /// not treat it as killing the whole vector).
+    pub partial: bool,
+}
+
+impl Instr {
+    pub fn new(op: Op, dst: Option<Dst>, srcs: Vec<Src>) -> Instr {
+        Instr {
+            op,
+            dst,
+            srcs,
+            partial: false,
+        }
+    }
+
+    /// The sources the instruction encodes (STORE's staging data excluded).
+    pub fn encoded_srcs(&self) -> &[Src] {
+        if matches!(self.op, Op::Store { .. }) {
+            &self.srcs[1..]
+        } else {
+            &self.srcs
+        }
+    }
+}
+
+impl fmt::Display for Src {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Src::Reg(r) => write!(f, "%{}.{}", r.index, r.comp),
+            Src::Phys(p) => write!(f, "r{p}"),
+            Src::Imm(v) => write!(f, "{v:#x}"),
+            Src::Uniform { word, high } => write!(f, "u{word}.w{}", u8::from(high)),
+        }
+    }
+}
+
+impl fmt::Display for Instr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.dst {
+            Some(Dst::Reg(r)) => write!(f, "%{}.{} = ", r.index, r.comp)?,
+            Some(Dst::Phys(p)) => write!(f, "r{p} = ")?,
+            None => {}
+        }
+        write!(f, "{}", self.op.name())?;
+        for (m, v) in self.op.modifiers() {
+            if v != "none" {
+                write!(f, ".{m}={v}")?;
+            }
+        }
+        for (i, s) in self.srcs.iter().enumerate() {
+            write!(f, "{}{s}", if i == 0 { " " } else { ", " })?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds() {
+        let sh = Op::Shift {
+            op: ShiftOp::LshiftOr,
+            not1: false,
+            not_result: false,
+        };
+        assert_eq!(sh.fold(&[3, 0, 4]), Some(48));
+        assert_eq!(sh.fold(&[3, 0, 32]), Some(0));
+        assert_eq!(Op::MuxI32.fold(&[1, 2, 0]), Some(1));
+        assert_eq!(Op::MuxI32.fold(&[1, 2, 5]), Some(2));
+        let lt = Op::Icmp {
+            ty: IcmpType::S32,
+            cmp: Cmp::Lt,
+        };
+        assert_eq!(lt.fold(&[u32::MAX, 0]), Some(u32::MAX));
+        assert_eq!(Op::F32ToS32.fold(&[f32::NAN.to_bits()]), Some(0));
+        assert_eq!(Op::Jump.fold(&[0]), None);
+    }
+}

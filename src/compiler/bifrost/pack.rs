@@ -1,0 +1,563 @@
+//! Packing: scheduled clauses of physical-register instructions → the
+//! neutral clause form of `hw::isa` → bytes.
+//!
+//! Per tuple it chooses source selectors (register ports 0–2, `#0`, the
+//! passthroughs `t`/`t0`/`t1` for results of this or the previous tuple,
+//! FAU halves), assigns register ports (honouring each table row's allowed
+//! selectors and [`PortRequest::pack`]), lays the clause's embedded
+//! constants out (64-bit pairs; quadword pairs ordered so their M bits
+//! never read as PC-relative; a branch offset is the high half of a pair
+//! whose M bits say "PC-relative high", as Mesa does) and builds each
+//! instruction's [`InstrFields`] from the table row named by [`Op::name`].
+//! It must never pack bits itself: `hw::isa` encodes.
+
+use crate::hw::isa::clause::{ClauseHeader, constant_fau_bits, max_constants};
+use crate::hw::isa::opcode::{InstrFields, OpInfo, encode_instr, variants};
+use crate::hw::isa::{DecodedClause, Instr as HwInstr, PortRequest, Tuple, Unit, WriteHalf};
+use crate::hw::isa::{encode_clause, rebuild_views};
+
+use super::CompileError;
+use super::ops::{Dst, Instr, Op, Src};
+
+/// A scheduled tuple: at most one instruction per unit.
+#[derive(Clone, Debug, Default)]
+pub struct STuple {
+    pub fma: Option<Instr>,
+    pub add: Option<Instr>,
+}
+
+impl STuple {
+    /// Registers written through the next register block (FMA, ADD).
+    pub fn writes(&self) -> [Option<u8>; 2] {
+        let w = |i: &Option<Instr>| match i {
+            Some(Instr {
+                op,
+                dst: Some(Dst::Phys(r)),
+                ..
+            }) if op.has_dest() => Some(*r),
+            _ => None,
+        };
+        [w(&self.fma), w(&self.add)]
+    }
+}
+
+/// A scheduled clause.
+#[derive(Clone, Debug)]
+pub struct SClause {
+    pub header: ClauseHeader,
+    pub tuples: Vec<STuple>,
+    /// Block whose first clause a terminal branch targets.
+    pub target: Option<usize>,
+}
+
+/// What a tuple reads through the FAU.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FauNeed {
+    None,
+    Uniform(u8),
+    /// Up to two distinct 32-bit constants.
+    Consts(Vec<u32>),
+    /// A PC-relative branch offset (high half of the pair).
+    Branch,
+}
+
+/// Source selection of one tuple, before constants are laid out.
+#[derive(Clone, Debug)]
+pub struct TuplePlan {
+    /// Selectors per instruction (FMA, ADD); constant operands hold
+    /// `CONST_LO` + their value index until the layout is known.
+    pub sel: [Vec<u8>; 2],
+    /// Constant value of each operand that reads one (per instruction).
+    pub consts: [Vec<Option<u32>>; 2],
+    pub req: PortRequest,
+    pub fau: FauNeed,
+}
+
+/// The table rows of `name` on `unit` (memoised: the tables are scanned
+/// by name, and the scheduler asks for every candidate tuple).
+fn rows(unit: Unit, name: &'static str) -> &'static [&'static OpInfo] {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Rows = HashMap<(bool, usize), &'static [&'static OpInfo]>;
+    static CACHE: OnceLock<Mutex<Rows>> = OnceLock::new();
+    // Names are 'static literals of `Op::name`: their address is a cheap key.
+    let key = (unit == Unit::Fma, name.as_ptr() as usize);
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
+    map.entry(key)
+        .or_insert_with(|| Box::leak(variants(unit, name).collect::<Vec<_>>().into_boxed_slice()))
+}
+
+/// Allowed selectors per source of the op's first table row.
+fn allowed_masks(op: &Op) -> Option<Vec<u8>> {
+    rows(op.unit(), op.name())
+        .first()
+        .map(|r| r.srcs.iter().map(|s| s.allowed).collect())
+}
+
+/// Plans one tuple: `prev` are the previous tuple's result registers (for
+/// passthroughs; `None` in a clause's first tuple), `writes` the registers
+/// this tuple's block writes (the previous tuple's results, or the last
+/// tuple's for the first). `None` if the tuple cannot be encoded.
+pub fn plan_tuple(
+    t: &STuple,
+    prev: Option<[Option<u8>; 2]>,
+    writes: [Option<u8>; 2],
+    first: bool,
+) -> Option<TuplePlan> {
+    let mut fau = FauNeed::None;
+    let mut reads: Vec<(u8, u8)> = Vec::new(); // (register, allowed selector mask)
+    let mut sel: [Vec<u8>; 2] = [vec![], vec![]];
+    let mut consts: [Vec<Option<u32>>; 2] = [vec![], vec![]];
+    let fma_dst = t.writes()[0];
+    for (k, ins) in [&t.fma, &t.add].into_iter().enumerate() {
+        let Some(ins) = ins else { continue };
+        let masks = allowed_masks(&ins.op)?;
+        let srcs = ins.encoded_srcs();
+        if masks.len() != srcs.len() {
+            return None;
+        }
+        let is_add = k == 1;
+        if ins.op.is_branch() {
+            if fau != FauNeed::None {
+                return None;
+            }
+            fau = FauNeed::Branch;
+        }
+        for (j, (&s, &mask)) in srcs.iter().zip(&masks).enumerate() {
+            let ok = |sel: u8| mask & (1 << sel) != 0;
+            if ins.op.is_branch() && j + 1 == srcs.len() {
+                // The PC-relative offset: high half of the branch constant.
+                sel[k].push(5);
+                consts[k].push(None);
+                continue;
+            }
+            let (selector, c) = match s {
+                Src::Phys(r) => {
+                    if is_add && fma_dst == Some(r) {
+                        (3, None)
+                    } else if prev.is_some_and(|p| p[1] == Some(r)) {
+                        (7, None)
+                    } else if prev.is_some_and(|p| p[0] == Some(r)) {
+                        (6, None)
+                    } else {
+                        match reads.iter_mut().find(|(reg, _)| *reg == r) {
+                            Some(e) => e.1 &= mask,
+                            None => reads.push((r, mask)),
+                        }
+                        (0xff, None) // port chosen below
+                    }
+                }
+                Src::Imm(0) if !is_add && ok(3) => (3, None),
+                Src::Imm(v) => {
+                    match &mut fau {
+                        FauNeed::None => fau = FauNeed::Consts(vec![v]),
+                        FauNeed::Consts(c) => {
+                            if !c.contains(&v) {
+                                c.push(v);
+                            }
+                            if c.len() > 2 {
+                                return None;
+                            }
+                        }
+                        _ => return None,
+                    }
+                    (4, Some(v))
+                }
+                Src::Uniform { word, high } => {
+                    match fau {
+                        FauNeed::None => fau = FauNeed::Uniform(word),
+                        FauNeed::Uniform(w) if w == word => {}
+                        _ => return None,
+                    }
+                    (4 + u8::from(high), None)
+                }
+                Src::Reg(_) => return None,
+            };
+            if selector != 0xff && !ok(selector) && c.is_none() {
+                return None;
+            }
+            if c.is_some() && !ok(4) && !ok(5) {
+                return None;
+            }
+            sel[k].push(selector);
+            consts[k].push(c);
+        }
+    }
+    if reads.len() > 3 {
+        return None;
+    }
+    let write = |r: Option<u8>| r.map(|r| (r, WriteHalf::Full));
+    // Try every assignment of the distinct registers to ports 0, 1, 2.
+    let n = reads.len();
+    // The assembler's choice first (the first two registers read, in source
+    // order, on ports 0/1 with the higher on port 1, the third on port 2),
+    // then every other assignment.
+    let mut candidates: Vec<[u8; 3]> = Vec::new();
+    let mut conv = [0u8, 1, 2];
+    if n >= 2 && reads[0].0 > reads[1].0 {
+        conv = [1, 0, 2];
+    }
+    candidates.push(conv);
+    for code in 0..3usize.pow(n as u32) {
+        let mut c = code;
+        let mut slots = [0u8; 3];
+        for s in slots.iter_mut().take(n) {
+            *s = (c % 3) as u8;
+            c /= 3;
+        }
+        candidates.push(slots);
+    }
+    for slots in candidates {
+        let used = &slots[..n];
+        if (0..n).any(|i| (i + 1..n).any(|j| used[i] == used[j])) {
+            continue;
+        }
+        if (0..n).any(|i| reads[i].1 & (1 << used[i]) == 0) {
+            continue;
+        }
+        let port = |p: u8| (0..n).find(|&i| used[i] == p).map(|i| reads[i].0);
+        // Port 1 needs port 0, and holds the higher register (the packer
+        // orders them so; selectors must agree).
+        match (port(0), port(1)) {
+            (None, Some(_)) => continue,
+            (Some(a), Some(b)) if a > b => continue,
+            _ => {}
+        }
+        let req = PortRequest {
+            port0: port(0),
+            port1: port(1),
+            read2: port(2),
+            write_fma: write(writes[0]),
+            write_add: write(writes[1]),
+            fau_idx: 0,
+        };
+        if req.pack(first).is_none() {
+            continue;
+        }
+        // Resolve register selectors.
+        let mut sel = sel.clone();
+        for (k, ins) in [&t.fma, &t.add].into_iter().enumerate() {
+            let Some(ins) = ins else { continue };
+            for (j, s) in ins.encoded_srcs().iter().enumerate() {
+                if sel[k][j] == 0xff
+                    && let Src::Phys(r) = s
+                {
+                    let i = (0..n).find(|&i| reads[i].0 == *r)?;
+                    sel[k][j] = used[i];
+                }
+            }
+        }
+        return Some(TuplePlan {
+            sel,
+            consts,
+            req,
+            fau: fau.clone(),
+        });
+    }
+    None
+}
+
+/// The 64-bit constant pairs of a clause and, per tuple, its pair index.
+struct ConstLayout {
+    pairs: Vec<u64>,
+    /// Per tuple: index into `pairs`.
+    slot: Vec<Option<usize>>,
+}
+
+fn top(v: u64) -> u64 {
+    v >> 60
+}
+
+/// Lays out constants the way the assembler does (so that our bytes and
+/// the reassembled disassembly agree): tuples needing two constants get a
+/// pair (high = the larger) first, then single constants reuse a pair
+/// holding them or are paired with the next single (high = the larger; a
+/// lone one goes high). Slot 0 is alone when the format packs it; each
+/// quadword pair is ordered so its M bits decode as plain constants (a lone
+/// last constant's padding copies its top nibble when needed).
+fn layout_constants(needs: &[FauNeed], n: usize) -> Option<ConstLayout> {
+    let merge = |a: u32, b: u32| {
+        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+        u64::from(lo) | (u64::from(hi) << 32)
+    };
+    let mut pairs: Vec<u64> = Vec::new();
+    let mut slot = vec![None; needs.len()];
+    for (t, need) in needs.iter().enumerate() {
+        if let FauNeed::Consts(c) = need
+            && c.len() == 2
+        {
+            let v = merge(c[0], c[1]);
+            slot[t] = Some(match pairs.iter().position(|&p| p == v) {
+                Some(i) => i,
+                None => {
+                    pairs.push(v);
+                    pairs.len() - 1
+                }
+            });
+        }
+    }
+    let mut pending: Option<u32> = None;
+    let mut pending_users: Vec<usize> = Vec::new();
+    for (t, need) in needs.iter().enumerate() {
+        let FauNeed::Consts(c) = need else { continue };
+        if c.len() != 1 {
+            continue;
+        }
+        let v = c[0];
+        if let Some(i) = pairs
+            .iter()
+            .position(|&p| p as u32 == v || (p >> 32) as u32 == v)
+        {
+            slot[t] = Some(i);
+            continue;
+        }
+        let idx = pairs.len();
+        match pending {
+            Some(p) if p != v => {
+                pairs.push(merge(p, v));
+                pending = None;
+                slot[t] = Some(idx);
+                for u in pending_users.drain(..) {
+                    slot[u] = Some(idx);
+                }
+            }
+            _ => {
+                pending = Some(v);
+                pending_users.push(t);
+            }
+        }
+    }
+    if let Some(p) = pending {
+        let idx = pairs.len();
+        pairs.push(u64::from(p) << 32);
+        for u in pending_users.drain(..) {
+            slot[u] = Some(idx);
+        }
+    }
+    let packed = matches!(n, 3 | 5 | 6 | 8);
+    let count = pairs.len();
+    if count > max_constants(n) {
+        return None;
+    }
+    pairs.resize(count.max(9), 0);
+    let mut i = usize::from(packed);
+    while i < count {
+        let last = i + 1 == count;
+        let m1 = (16 + top(pairs[i]) - top(pairs[i + 1])) & 0xf;
+        let mut swap = m1 != 0 && m1 < 8;
+        if last && swap {
+            pairs[i + 1] |= pairs[i] & (0xf << 60);
+            swap = false;
+        }
+        if swap {
+            pairs.swap(i, i + 1);
+            for s in slot.iter_mut().flatten() {
+                if *s == i {
+                    *s = i + 1;
+                } else if *s == i + 1 {
+                    *s = i;
+                }
+            }
+        }
+        i += 2;
+    }
+    let count = if packed { count.max(1) } else { count };
+    let quads = (count - usize::from(packed)).div_ceil(2);
+    pairs.truncate(usize::from(packed) + 2 * quads);
+    Some(ConstLayout { pairs, slot })
+}
+
+/// Some comparison encodings exist only with the sources in one order
+/// (the table orders them by selector): try the mirrored comparison too.
+fn build_fields(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
+    let first = build_fields_exact(op, sel);
+    if first.is_ok() {
+        return first;
+    }
+    let mirrored = match *op {
+        Op::Icmp { ty, cmp } => Some(Op::Icmp {
+            ty,
+            cmp: cmp.mirrored(),
+        }),
+        Op::Fcmp { cmp } => Some(Op::Fcmp {
+            cmp: cmp.mirrored(),
+        }),
+        _ => None,
+    };
+    match mirrored {
+        Some(m) if sel.len() == 2 => build_fields_exact(&m, &[sel[1], sel[0]]).or(first),
+        _ => first,
+    }
+}
+
+fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
+    let mut last_err = None;
+    for &row in rows(op.unit(), op.name()) {
+        let mut f = InstrFields::new(row, sel);
+        let mut ok = true;
+        for (m, v) in op.modifiers() {
+            // A default ("none") a row does not have is no constraint.
+            let missing = !row.mods.iter().any(|x| x.name == m);
+            if !(f.set_modifier(m, v) || missing && v == "none") {
+                ok = false;
+            }
+        }
+        if let Op::LdAttrImm { index, .. } = op {
+            match row
+                .immediates
+                .iter()
+                .position(|i| i.name == "attribute_index")
+            {
+                Some(i) => f.imms[i] = u32::from(*index),
+                None => ok = false,
+            }
+        }
+        if !ok {
+            continue;
+        }
+        match encode_instr(&f) {
+            Ok(_) => return Ok(f),
+            Err(e) => last_err = Some(e.to_string()),
+        }
+    }
+    Err(CompileError::Encode(format!(
+        "{}: {}",
+        op.name(),
+        last_err.unwrap_or_else(|| "no table row".into())
+    )))
+}
+
+fn nop(unit: Unit) -> Result<InstrFields, CompileError> {
+    rows(unit, "NOP")
+        .first()
+        .map(|r| InstrFields::new(r, &[]))
+        .ok_or_else(|| CompileError::Encode("no NOP row".into()))
+}
+
+/// Builds the neutral form of a clause; `branch_offset` is the byte offset
+/// from this clause to its branch target.
+pub fn build_clause(c: &SClause, branch_offset: i64) -> Result<DecodedClause, CompileError> {
+    let n = c.tuples.len();
+    let mut plans = Vec::with_capacity(n);
+    for (i, t) in c.tuples.iter().enumerate() {
+        let prev = (i > 0).then(|| c.tuples[i - 1].writes());
+        let writes = c.tuples[(i + n - 1) % n].writes();
+        plans.push(plan_tuple(t, prev, writes, i == 0).ok_or_else(|| {
+            CompileError::Encode(format!("no register port assignment for tuple {i}"))
+        })?);
+    }
+    let needs: Vec<FauNeed> = plans.iter().map(|p| p.fau.clone()).collect();
+    let (constants, slots) = if needs.contains(&FauNeed::Branch) {
+        // Branch clauses: the offset alone, high half, M1 = 4 (PC-relative high).
+        let raw = ((branch_offset as u64) & 0x0fff_ffff) << 32 | (4u64 << 60);
+        (vec![raw, 0], vec![Some(0); n])
+    } else {
+        let l = layout_constants(&needs, n)
+            .ok_or_else(|| CompileError::Encode("too many constants in a clause".into()))?;
+        (l.pairs, l.slot)
+    };
+    let mut tuples = Vec::with_capacity(n);
+    for (i, (t, plan)) in c.tuples.iter().zip(&plans).enumerate() {
+        let mut req = plan.req;
+        req.fau_idx = match plan.fau {
+            FauNeed::None => 0,
+            FauNeed::Uniform(w) => 0x80 | w,
+            FauNeed::Consts(_) | FauNeed::Branch => {
+                let s = slots[i].unwrap_or(0);
+                let bits = constant_fau_bits(s)
+                    .ok_or_else(|| CompileError::Encode("constant slot out of range".into()))?;
+                (bits << 4) | (constants[s] & 0xf) as u8
+            }
+        };
+        let pair = slots[i].map(|s| constants[s]).unwrap_or(0);
+        let regs = req
+            .pack(i == 0)
+            .ok_or_else(|| CompileError::Encode(format!("register block of tuple {i}")))?;
+        let mut instrs = Vec::with_capacity(2);
+        for (k, (ins, unit)) in [(&t.fma, Unit::Fma), (&t.add, Unit::Add)]
+            .into_iter()
+            .enumerate()
+        {
+            let fields = match ins {
+                None => nop(unit)?,
+                Some(ins) => {
+                    let mut sel = plan.sel[k].clone();
+                    for (j, cv) in plan.consts[k].iter().enumerate() {
+                        if let Some(v) = cv {
+                            sel[j] = if (pair >> 32) as u32 == *v { 5 } else { 4 };
+                        }
+                    }
+                    build_fields(&ins.op, &sel)?
+                }
+            };
+            instrs.push(HwInstr {
+                fields,
+                srcs: vec![],
+                dest: None,
+            });
+        }
+        let add = instrs.pop().expect("two");
+        let fma = instrs.pop().expect("two");
+        tuples.push(Tuple {
+            regs,
+            ports: regs
+                .ports(i == 0)
+                .ok_or_else(|| CompileError::Encode("reserved register mode".into()))?,
+            fma,
+            add,
+        });
+    }
+    let stored: Vec<u64> = constants.iter().map(|c| c & !0xf).collect();
+    let mut clause = DecodedClause {
+        header: c.header,
+        tuples,
+        constants: stored,
+        const_mods: vec![],
+        m_field: 0,
+    };
+    rebuild_views(&mut clause).map_err(|e| CompileError::Encode(e.to_string()))?;
+    Ok(clause)
+}
+
+/// Encodes every clause, resolving branch targets (`block_clause[b]` is the
+/// index of block `b`'s first clause), and appends the prefetch padding.
+pub fn encode_program(
+    clauses: &[SClause],
+    block_clause: &[usize],
+) -> Result<(Vec<u8>, Vec<DecodedClause>), CompileError> {
+    let enc = |d: &DecodedClause| encode_clause(d).map_err(|e| CompileError::Encode(e.to_string()));
+    // Sizes do not depend on branch offsets: encode once; only branch
+    // clauses are encoded again with their offsets.
+    let mut built = Vec::with_capacity(clauses.len());
+    for c in clauses {
+        let d = build_clause(c, 0)?;
+        let bytes = enc(&d)?;
+        built.push((d, bytes));
+    }
+    let mut offsets = Vec::with_capacity(clauses.len() + 1);
+    let mut off = 0usize;
+    for (_, b) in &built {
+        offsets.push(off);
+        off += b.len();
+    }
+    offsets.push(off);
+    let mut code = Vec::with_capacity(off + 128);
+    let mut decoded = Vec::with_capacity(clauses.len());
+    for (i, (c, (d, bytes))) in clauses.iter().zip(built).enumerate() {
+        let (d, bytes) = match c.target {
+            Some(b) => {
+                let t = block_clause.get(b).copied().unwrap_or(clauses.len());
+                let rel = offsets[t.min(clauses.len())] as i64 - offsets[i] as i64;
+                let d = build_clause(c, rel)?;
+                let bytes = enc(&d)?;
+                (d, bytes)
+            }
+            None => (d, bytes),
+        };
+        code.extend(bytes);
+        decoded.push(d);
+    }
+    code.extend(std::iter::repeat_n(0u8, 128));
+    Ok((code, decoded))
+}

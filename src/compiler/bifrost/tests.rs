@@ -1,0 +1,457 @@
+//! Backend tests: compile IR shaders (text form), check the output decodes
+//! with `hw::isa`, and that its disassembly assembles back to the same bytes.
+
+use super::*;
+use crate::compiler::ir::Shader;
+use crate::hw::isa::decode_shader;
+
+/// Compiles, decodes, and round-trips the disassembly through the assembler.
+pub(crate) fn check(text: &str) -> ShaderBinary {
+    let s = Shader::parse(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+    let bin = compile(&s, Options::default()).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let body = &bin.code[..bin.code.len() - 128];
+    assert!(bin.code[body.len()..].iter().all(|&b| b == 0));
+    let clauses = decode_shader(&bin.code).unwrap_or_else(|e| panic!("decode: {e}\n{text}"));
+    assert_eq!(clauses.len() as u32, bin.stats.clauses);
+    let dis = disasm::disassemble(&bin.code).expect("disassembles");
+    // The packer makes the assembler's port and constant choices: the
+    // disassembly assembles back to the very same bytes.
+    let again = asm::assemble(&dis).unwrap_or_else(|e| panic!("assemble: {e}\n{dis}"));
+    assert!(again == body, "round trip differs:\n{dis}");
+    bin
+}
+
+pub(crate) const ARITH: &str = r#"shader compute "arith" {
+  info local_size 1 1 1 shared 0 push 0
+  values 32
+  %0:i32x3 = load_sysval sysval=global_invocation_id
+  %1:i32 = swizzle %0.x
+  %2:i32 = const 0x3
+  %3:i32 = imul %1, %2
+  %4:i32 = iadd %3, %1
+  %5:i32 = load_uniform offset=0
+  %6:i32 = isub %4, %5
+  %7:i32 = ishl %6, %2
+  %8:i32 = ushr %7, %5
+  %9:i32 = ixor %8, %1
+  %10:i32 = i2f %9
+  %11:i32 = const 0x3f000000
+  %12:i32 = fmul %10, %11
+  %13:i32 = fadd %12, %10
+  %14:b1 = flt %13, %11
+  %15:i32 = bcsel %14, %13, %9
+  %16:i64 = load_uniform offset=8
+  %17:i32 = const 0x4
+  %18:i32 = imul %1, %17
+  %19:i64 = u2u %18
+  %20:i64 = iadd %16, %19
+  store_global %15, %20
+}"#;
+
+#[test]
+fn compiles_arith() {
+    let bin = check(ARITH);
+    assert!(bin.preloads.global_invocation[0]);
+    assert_eq!(bin.uniform_words, 2);
+}
+
+pub(crate) const CONTROL: &str = r#"shader compute "control" {
+  info local_size 4 1 1 shared 0 push 0
+  values 40
+  %0:i32x3 = load_sysval sysval=global_invocation_id
+  %1:i32 = swizzle %0.x
+  %2:i32 = const 0x0
+  %3:i32 = const 0x1
+  %4:i32 = load_uniform offset=0
+  %20:i32 = loop (%5:i32 = %2, %6:i32 = %2) {
+    %7:b1 = uge %5, %4
+    if %7 {
+      %30:i32 = iadd %6, %4
+      break %30
+    } else {
+      yield
+    }
+    %8:i32 = iand %5, %3
+    %9:b1 = ieq %8, %2
+    %10:i32 = iadd %5, %3
+    if %9 {
+      continue %10, %6
+    } else {
+      yield
+    }
+    %11:b1 = ult %1, %5
+    %12:i32 = if %11 {
+      %13:i32 = imul %5, %1
+      %14:b1 = ine %13, %3
+      %15:i32 = if %14 {
+        yield %13
+      } else {
+        %16:i32 = isub %2, %13
+        yield %16
+      }
+      yield %15
+    } else {
+      yield %5
+    }
+    %17:i32 = iadd %6, %12
+    continue %10, %17
+  }
+  %21:i64 = load_uniform offset=8
+  %22:i32 = const 0x4
+  %23:i32 = imul %1, %22
+  %24:i64 = u2u %23
+  %25:i64 = iadd %21, %24
+  store_global %20, %25
+}"#;
+
+#[test]
+fn compiles_control_flow() {
+    let bin = check(CONTROL);
+    let clauses = decode_shader(&bin.code).unwrap();
+    // Branches exist and end their clauses.
+    assert!(clauses.iter().any(|(_, c)| c.ends_in_branch()));
+    assert_eq!(
+        clauses.last().unwrap().1.header.flow(),
+        crate::hw::isa::FlowControl::End
+    );
+}
+
+pub(crate) const MEMORY: &str = r#"shader compute "memory" {
+  info local_size 8 1 1 shared 64 push 0
+  values 40
+  %0:i32x3 = load_sysval sysval=local_invocation_id
+  %1:i32 = swizzle %0.x
+  %2:i64 = load_uniform offset=0
+  %3:i32 = const 0x10
+  %4:i32 = imul %1, %3
+  %5:i64 = u2u %4
+  %6:i64 = iadd %2, %5
+  %7:i32 = load_global %6
+  %8:i32x2 = load_global %6
+  %9:i32x3 = load_global %6
+  %10:i32x4 = load_global %6
+  %11:i64 = load_global %6
+  %12:i32 = const 0x2
+  %13:i32 = ishl %1, %12
+  store_shared %7, %13
+  barrier
+  %14:i32 = const 0x1c
+  %15:i32 = isub %14, %13
+  %16:i32 = load_shared %15
+  %17:i32 = swizzle %8.y
+  %18:i32 = swizzle %9.z
+  %19:i32 = swizzle %10.w
+  %20:i32 = iadd %16, %17
+  %21:i32 = iadd %18, %19
+  %22:i32x4 = vec %20, %21, %17, %18
+  store_global %22, %6
+  store_global %11, %6
+  %23:i32x3 = vec %20, %21, %19
+  store_global %23, %6
+  %24:i32x2 = vec %21, %19
+  store_global %24, %6
+  %25:i32 = load_ubo set=0 binding=1 %4
+  store_ssbo set=1 binding=0 %25, %4
+}"#;
+
+#[test]
+fn compiles_memory() {
+    let bin = check(MEMORY);
+    assert!(bin.uses_barrier);
+    assert_eq!(bin.buffers, vec![(0, 1), (1, 0)]);
+    assert_eq!(bin.uniform_words, 3);
+    let clauses = decode_shader(&bin.code).unwrap();
+    let names: Vec<&str> = clauses
+        .iter()
+        .flat_map(|(_, c)| c.tuples.iter().map(|t| t.add.name()))
+        .collect();
+    for n in [
+        "LOAD.i32",
+        "LOAD.i64",
+        "LOAD.i96",
+        "LOAD.i128",
+        "STORE.i128",
+        "STORE.i96",
+        "STORE.i64",
+        "STORE.i32",
+        "BARRIER",
+    ] {
+        assert!(names.contains(&n), "{n} missing: {names:?}");
+    }
+}
+
+pub(crate) const VERTEX: &str = r#"shader vertex "attr" {
+  info local_size 0 0 0 shared 0 push 0
+  values 20
+  %0:i32 = load_sysval sysval=raw_vertex_id
+  %1:i32 = load_sysval sysval=instance_id
+  %2:i32 = load_uniform offset=0
+  %3:i32 = iadd %0, %2
+  %4:i32x3 = load_attribute location=0 component=0 %3, %1
+  %5:i32x2 = load_attribute location=20 component=1 %3, %1
+  %6:i64 = load_uniform offset=8
+  %7:i32 = swizzle %4.z
+  %8:i32 = swizzle %5.x
+  %9:i32 = fadd %7, %8
+  store_global %9, %6
+}"#;
+
+#[test]
+fn compiles_attribute_fetch() {
+    let bin = check(VERTEX);
+    assert!(bin.preloads.vertex_id && bin.preloads.instance_id);
+    let clauses = decode_shader(&bin.code).unwrap();
+    let names: Vec<&str> = clauses
+        .iter()
+        .flat_map(|(_, c)| c.tuples.iter().map(|t| t.add.name()))
+        .collect();
+    assert!(
+        names.contains(&"LD_ATTR_IMM") && names.contains(&"LD_ATTR"),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn unsupported_is_an_error() {
+    let s = Shader::parse(
+        r#"shader compute "div" {
+  info local_size 1 1 1 shared 0 push 0
+  values 4
+  %0:i32 = load_uniform offset=0
+  %1:i32 = fdiv %0, %0
+  %2:i64 = load_uniform offset=8
+  store_global %1, %2
+}"#,
+    )
+    .unwrap();
+    assert!(matches!(
+        compile(&s, Options::default()),
+        Err(CompileError::Unsupported(_))
+    ));
+}
+
+// ---------------------------------------------------------------------------
+// Every op alone: packed → decoded by `hw::isa` → disassembled → assembled
+// back to the same bytes, for random registers, FAU operands and modifiers.
+
+use crate::hw::isa::Unit;
+use isel::{Block, Program, Term};
+use ops::*;
+use proptest::prelude::*;
+
+pub(crate) fn every_op() -> Vec<Op> {
+    let mut v = vec![
+        Op::MovI32,
+        Op::MovI32Fma,
+        Op::IaddS32,
+        Op::IsubS32,
+        Op::ImulI32,
+        Op::IabsS32,
+        Op::ArshiftI32,
+        Op::MuxI32,
+        Op::CselI32Eq,
+        Op::FminF32,
+        Op::FmaxF32,
+        Op::F32ToS32,
+        Op::F32ToU32,
+        Op::S32ToF32,
+        Op::U32ToF32,
+        Op::PopcountI32,
+        Op::BitrevI32,
+        Op::ClzU32,
+        Op::Barrier,
+    ];
+    for neg in [[false, false], [true, false], [false, true], [true, true]] {
+        for (abs, clamp01) in [
+            ([false, false], false),
+            ([true, false], true),
+            ([false, true], false),
+        ] {
+            v.push(Op::FaddF32 { neg, abs, clamp01 });
+        }
+    }
+    for n in 0..8u8 {
+        v.push(Op::FmaF32 {
+            neg: [n & 1 != 0, n & 2 != 0, n & 4 != 0],
+        });
+    }
+    for op in [
+        ShiftOp::LshiftOr,
+        ShiftOp::LshiftAnd,
+        ShiftOp::LshiftXor,
+        ShiftOp::RshiftOr,
+        ShiftOp::RshiftAnd,
+        ShiftOp::RshiftXor,
+    ] {
+        for (not1, not_result) in [(false, false), (true, false), (false, true)] {
+            if matches!(op, ShiftOp::LshiftXor | ShiftOp::RshiftXor) && not1 {
+                continue; // XOR rows have no source inversion
+            }
+            v.push(Op::Shift {
+                op,
+                not1,
+                not_result,
+            });
+        }
+    }
+    for cmp in [Cmp::Eq, Cmp::Ne, Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge] {
+        v.push(Op::Fcmp { cmp });
+        if matches!(cmp, Cmp::Eq | Cmp::Ne) {
+            v.push(Op::Icmp {
+                ty: IcmpType::I32,
+                cmp,
+            });
+        } else {
+            v.push(Op::Icmp {
+                ty: IcmpType::S32,
+                cmp,
+            });
+            v.push(Op::Icmp {
+                ty: IcmpType::U32,
+                cmp,
+            });
+        }
+    }
+    for round in [Round::Rte, Round::Rtp, Round::Rtn, Round::Rtz] {
+        v.push(Op::FroundF32 { round });
+    }
+    for seg in [Seg::None, Seg::Wls] {
+        for bytes in [1, 2, 4, 8, 12, 16] {
+            v.push(Op::Load { bytes, seg });
+            if bytes >= 4 {
+                v.push(Op::Store { bytes, seg });
+            }
+        }
+    }
+    for comps in 1..=4 {
+        v.push(Op::LdAttrImm {
+            index: comps * 3,
+            comps,
+        });
+        v.push(Op::LdAttr { comps });
+    }
+    v
+}
+
+/// One instruction of `op` on physical registers; `fau` replaces source
+/// `fau_src` with an immediate or a uniform.
+fn lone(op: Op, regs: &[u8], dst: u8, fau: Option<(usize, Src)>) -> Vec<u8> {
+    let n = op.num_srcs();
+    let mut srcs: Vec<Src> = (0..n).map(|i| Src::Phys(regs[i])).collect();
+    // ARSHIFT's second source is #0; CSEL reads at most three registers.
+    if matches!(op, Op::ArshiftI32 | Op::CselI32Eq) {
+        srcs[1] = Src::Imm(0);
+    }
+    if let Some((i, s)) = fau
+        && i < n
+        && !(matches!(op, Op::ArshiftI32 | Op::CselI32Eq) && i == 1)
+    {
+        srcs[i] = s;
+    }
+    let dst = match op {
+        Op::Store { .. } => {
+            srcs.insert(0, Src::Phys(dst));
+            None
+        }
+        Op::Barrier => None,
+        _ => Some(Dst::Phys(dst)),
+    };
+    let p = Program {
+        blocks: vec![Block {
+            instrs: vec![Instr::new(op, dst, srcs)],
+            term: Term::End,
+        }],
+        ..Program::default()
+    };
+    let s = sched::schedule(&p).unwrap_or_else(|e| panic!("{op:?}: {e}"));
+    let (code, _) =
+        pack::encode_program(&s.clauses, &s.block_clause).unwrap_or_else(|e| panic!("{op:?}: {e}"));
+    code
+}
+
+fn round_trips(code: &[u8]) -> Result<(), TestCaseError> {
+    let body = &code[..code.len() - 128];
+    let clauses = decode_shader(code).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert!(!clauses.is_empty());
+    let dis = disasm::disassemble(code).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let again = asm::assemble(&dis).map_err(|e| TestCaseError::fail(format!("{e}\n{dis}")))?;
+    prop_assert!(again == body, "round trip differs:\n{}", dis);
+    Ok(())
+}
+
+#[test]
+fn every_op_round_trips_with_fixed_operands() {
+    for op in every_op() {
+        let code = lone(op, &[1, 2, 3, 5], 4, None);
+        round_trips(&code).unwrap_or_else(|e| panic!("{op:?}: {e}"));
+        let clauses = decode_shader(&code).unwrap();
+        let names: Vec<&str> = clauses
+            .iter()
+            .flat_map(|(_, c)| c.tuples.iter().flat_map(|t| [t.fma.name(), t.add.name()]))
+            .collect();
+        assert!(names.contains(&op.name()), "{op:?}: {names:?}");
+        let t = &clauses[0].1.tuples[0];
+        let unit_instr = if op.unit() == Unit::Fma {
+            &t.fma
+        } else {
+            &t.add
+        };
+        for (m, v) in op.modifiers() {
+            if let Some(got) = unit_instr.fields.modifier(m) {
+                // Compares may be encoded mirrored (operands swapped).
+                if m != "cmpf" {
+                    assert_eq!(got, v, "{op:?} modifier {m}");
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_operands_round_trip(
+        op in prop::sample::select(every_op()),
+        regs in prop::collection::vec(0u8..55, 4),
+        dst in 0u8..55,
+        fau_src in 0usize..4,
+        fau_kind in 0u8..3,
+        imm in any::<u32>(),
+        word in 0u8..16,
+        high in any::<bool>(),
+    ) {
+        let fau = match fau_kind {
+            0 => None,
+            1 => Some((fau_src, Src::Imm(imm))),
+            _ => Some((fau_src, Src::Uniform { word, high })),
+        };
+        // Staging ranges must fit in r0..r63.
+        let dst = dst.min(60 - op.staging().map_or(0, |s| s.0));
+        round_trips(&lone(op, &regs, dst, fau))?;
+    }
+}
+
+/// Static statistics of the test shaders (`--nocapture` prints them).
+#[test]
+fn stats_are_consistent() {
+    for (name, text) in [
+        ("arith", ARITH),
+        ("control", CONTROL),
+        ("memory", MEMORY),
+        ("vertex", VERTEX),
+    ] {
+        let bin = check(text);
+        let st = bin.stats;
+        assert!(st.instructions >= st.tuples && st.instructions <= 2 * st.tuples);
+        eprintln!(
+            "{name}: {} instructions, {} tuples, {} clauses, {} quadwords, {:.2} instructions/tuple, {} registers",
+            st.instructions,
+            st.tuples,
+            st.clauses,
+            st.quadwords,
+            st.tuple_fullness(),
+            bin.work_registers
+        );
+    }
+}
