@@ -17,6 +17,9 @@ use bifrost_vk::compiler::ir::random::{RandomConfig, random_shader};
 use bifrost_vk::compiler::ir::*;
 use proptest::prelude::*;
 
+#[path = "support/bless.rs"]
+mod bless;
+
 const SEPARATOR: &str = "// ---- expected ----";
 
 fn run_pass(s: &mut Shader, name: &str) -> bool {
@@ -63,7 +66,7 @@ fn fixture_files() -> Vec<PathBuf> {
 
 #[test]
 fn file_cases() {
-    let bless = std::env::var("BLESS").is_ok_and(|v| v == "1");
+    let bless = bless::enabled();
     let mut failures = Vec::new();
     let files = fixture_files();
     assert!(!files.is_empty());
