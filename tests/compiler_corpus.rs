@@ -450,3 +450,54 @@ fn compile_front_is_the_observed_pipeline() {
         assert_eq!(plain.main.shader, observed.main.shader, "{name}");
     }
 }
+
+// ---- snapshots: the IR after every step, for review ----
+
+/// Shaders whose every step is checked in: a Zink XFB vertex shader, an
+/// ANGLE-style one, a compute shader with loops and switches, a vertex
+/// shader with specialization constants.
+const SNAPSHOTS: &[&str] = &[
+    "zink_xfb_position_clip.vert.spv",
+    "angle_xfb_block.vert.spv",
+    "switch_nested_break.comp.spv",
+    "spec_constants.vert.spv",
+];
+
+#[test]
+fn snapshots_after_every_step() {
+    let mut failures = Vec::new();
+    for name in SNAPSHOTS {
+        let bytes = std::fs::read(shader_dir().join(name)).unwrap();
+        let (steps, _) = compile_recorded(name, &bytes);
+        let dir = shader_dir()
+            .join("snapshots")
+            .join(name.trim_end_matches(".spv"));
+        let mut expected_files = BTreeSet::new();
+        for (n, (step, s)) in steps.iter().enumerate() {
+            let file = format!("{n:02}-{step}.ir");
+            if let Err(e) = bless::check(&dir.join(&file), &s.to_string()) {
+                failures.push(e);
+            }
+            expected_files.insert(file);
+        }
+        // Stale snapshots of steps that no longer exist.
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            for e in entries.flatten() {
+                let file = e.file_name().to_string_lossy().into_owned();
+                if !expected_files.contains(&file) {
+                    if bless::enabled() {
+                        std::fs::remove_file(e.path()).unwrap();
+                    } else {
+                        failures.push(format!("{}: stale snapshot", e.path().display()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} mismatches (BLESS=1 to accept):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
