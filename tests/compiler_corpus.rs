@@ -18,7 +18,10 @@ use std::path::{Path, PathBuf};
 
 use bifrost_vk::compiler::ir::interp::*;
 use bifrost_vk::compiler::ir::*;
-use bifrost_vk::compiler::passes::{PushUniformLayout, SysvalBlock};
+use bifrost_vk::compiler::passes::lower_xfb::{
+    XFB_MAX_BUFFERS, XFB_PARAM_COUNT, XfbBinding, XfbDraw, XfbTopology,
+};
+use bifrost_vk::compiler::passes::{ProvokingVertex, PushUniformLayout, SysvalBlock};
 use bifrost_vk::compiler::pipeline::{
     FrontShaders, LoweredShader, Variant, compile_front, compile_front_observed,
 };
@@ -260,7 +263,7 @@ fn environment(var_form: &Shader) -> (Memory, DrawState) {
     (memory, state)
 }
 
-fn sysval_block(xfb_params: Option<[u32; 16]>) -> SysvalBlock {
+fn sysval_block(xfb_params: Option<[u32; XFB_PARAM_COUNT as usize]>) -> SysvalBlock {
     let mut b = SysvalBlock {
         raw_vertex_offset: RAW_VERTEX_OFFSET,
         base_vertex: RAW_VERTEX_OFFSET,
@@ -270,7 +273,7 @@ fn sysval_block(xfb_params: Option<[u32; 16]>) -> SysvalBlock {
         ..Default::default()
     };
     if let Some(p) = xfb_params {
-        b.xfb_params[..p.len()].copy_from_slice(&p);
+        b.xfb_params = p;
     }
     b
 }
@@ -402,14 +405,132 @@ fn compare(name: &str, var_form: &Shader, front: &FrontShaders) -> Result<Option
         Err(e) => return Ok(Some(format!("var form does not run: {e}"))),
     };
     let mut raster_state = lowered_state(&state, &main.push_uniforms, &block);
-    raster_state.attributes = by_index;
-    let got = run_vertices(&main.shader, &raster_state, memory, var_form);
+    raster_state.attributes = by_index.clone();
+    let got = run_vertices(&main.shader, &raster_state, memory.clone(), var_form);
     if got.as_ref() != Ok(&want) {
         return Err(format!(
             "{name}: rasterization variant differs\nvar form: {want:?}\nlowered:  {got:?}"
         ));
     }
+    if let Some(xfb) = &front.xfb {
+        let mut xfb_state = state.clone();
+        xfb_state.attributes = by_index;
+        compare_xfb(name, var_form, &want.0, xfb, &xfb_state, memory)?;
+    }
     Ok(None)
+}
+
+/// XFB variants [`compare_xfb`] checked.
+static XFB_COMPARED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+const XFB_BASE: u64 = 0x5000_0000;
+const XFB_OFFSETS: u64 = 0x5f00_0000;
+
+fn sentinel(i: usize) -> u8 {
+    (i as u8).wrapping_mul(37) ^ 0xA5
+}
+
+/// The XFB variant of a point-list draw of [`VERTICES`] × [`INSTANCES`]
+/// (`firstVertex` = the raw vertex offset, so vertex ids match the var-form
+/// runs) against the bytes the var-form outputs say must be captured.
+fn compare_xfb(
+    name: &str,
+    var_form: &Shader,
+    var_results: &[InvocationResult],
+    xfb: &LoweredShader,
+    base: &DrawState,
+    mut memory: Memory,
+) -> Result<(), String> {
+    let records = (VERTICES * INSTANCES) as usize;
+    let mut expected: Vec<(Vec<u8>, BTreeSet<usize>)> = Vec::new();
+    let mut buffers = [None; XFB_MAX_BUFFERS as usize];
+    for b in 0..XFB_MAX_BUFFERS {
+        let Some(stride) = var_form
+            .outputs
+            .iter()
+            .filter_map(|o| o.xfb)
+            .find(|x| x.buffer == b)
+            .map(|x| x.stride)
+        else {
+            expected.push((Vec::new(), BTreeSet::new()));
+            continue;
+        };
+        // Room for every record plus a tail that must stay untouched.
+        let size = stride as usize * records;
+        let bytes: Vec<u8> = (0..size + 64).map(sentinel).collect();
+        let address = XFB_BASE + (u64::from(b) << 24);
+        memory.map(address, bytes.clone()).unwrap();
+        buffers[b as usize] = Some(XfbBinding {
+            address,
+            size: size as u32,
+        });
+        let mut want = bytes;
+        let mut dont_care = BTreeSet::new();
+        for (r, result) in var_results.iter().enumerate() {
+            for (o, out) in var_form.outputs.iter().enumerate() {
+                let Some(x) = out.xfb.filter(|x| x.buffer == b) else {
+                    continue;
+                };
+                // Never-written captured outputs capture undefined values.
+                let Some(comps) = result.outputs[o].clone() else {
+                    let at = r * stride as usize + x.offset as usize;
+                    let len = out.ty.comps as usize * (out.ty.bits / 8) as usize;
+                    dont_care.extend(at..at + len);
+                    continue;
+                };
+                let width = (out.ty.bits / 8) as usize;
+                let at = r * stride as usize + x.offset as usize;
+                for (c, v) in comps.iter().enumerate() {
+                    want[at + c * width..at + (c + 1) * width]
+                        .copy_from_slice(&v.to_le_bytes()[..width]);
+                }
+            }
+        }
+        expected.push((want, dont_care));
+    }
+    memory.map(XFB_OFFSETS, vec![0; 16]).unwrap();
+    let draw = XfbDraw {
+        topology: XfbTopology::PointList,
+        count: VERTICES,
+        first: RAW_VERTEX_OFFSET,
+        vertex_offset: 0,
+        index: None,
+        buffers,
+        offsets_address: XFB_OFFSETS,
+        resolved_prims: None,
+        provoking: ProvokingVertex::First,
+    };
+    let state = lowered_state(base, &xfb.push_uniforms, &sysval_block(Some(draw.params())));
+    for instance_id in 0..INSTANCES {
+        for s in 0..VERTICES {
+            let ids = InvocationIds {
+                xfb_invocation: s,
+                instance_id,
+                ..Default::default()
+            };
+            run_invocation(&xfb.shader, &state, &mut memory, ids)
+                .map_err(|e| format!("{name}: XFB variant fails: {e}"))?;
+        }
+    }
+    for (b, (want, dont_care)) in expected.iter().enumerate() {
+        if want.is_empty() {
+            continue;
+        }
+        let mut got = memory
+            .range(XFB_BASE + ((b as u64) << 24))
+            .unwrap()
+            .to_vec();
+        for &i in dont_care {
+            got[i] = want[i];
+        }
+        if got != *want {
+            return Err(format!(
+                "{name}: XFB buffer {b} differs\nwant {want:02x?}\ngot  {got:02x?}"
+            ));
+        }
+    }
+    XFB_COMPARED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Ok(())
 }
 
 #[test]
@@ -439,6 +560,9 @@ fn lowering_preserves_meaning() {
         unexpected_skips.join("\n")
     );
     assert!(compared >= 25, "only {compared} shaders compared");
+    let xfb = XFB_COMPARED.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(xfb >= 8, "only {xfb} XFB variants compared");
+    eprintln!("compared {compared} shaders, {xfb} XFB variants; skipped {SKIPS:?}");
 }
 
 #[test]
