@@ -296,19 +296,15 @@ fn memory_image(memory: &Memory, var_form: &Shader) -> Vec<Vec<u8>> {
         .collect()
 }
 
+type Attributes = BTreeMap<u32, AttributeBinding>;
+
 /// Vertex attributes for the var-form shader (keyed by location) and the
 /// lowered one (keyed by attribute index): four 32-bit words per element.
 fn attributes(
     var_form: &Shader,
     lowered: &LoweredShader,
     memory: &mut Memory,
-) -> Result<
-    (
-        BTreeMap<u32, AttributeBinding>,
-        BTreeMap<u32, AttributeBinding>,
-    ),
-    String,
-> {
+) -> Result<(Attributes, Attributes), String> {
     let mut by_location = BTreeMap::new();
     for input in &var_form.inputs {
         if input.ty.bits > 32 {
