@@ -621,3 +621,41 @@ fn snapshots_after_every_step() {
         failures.join("\n")
     );
 }
+
+#[test]
+#[ignore = "debug helper: SHADER=name.spv cargo test --test compiler_corpus dump -- --ignored --nocapture"]
+fn dump() {
+    // The IR after every step of the front half (or the error), for one
+    // corpus module; STEP=<substring> keeps only matching steps.
+    let name = std::env::var("SHADER").unwrap_or_else(|_| "zink_xfb_position_clip.vert.spv".into());
+    let filter = std::env::var("STEP").unwrap_or_default();
+    let bytes = match std::fs::read(shader_dir().join(&name)) {
+        Ok(b) => b,
+        Err(e) => return println!("{name}: {e}"),
+    };
+    let result = compile_front_observed(
+        &bytes,
+        "main",
+        stage_of(&name),
+        &SpecConstants::new(),
+        &mut |v, pass, s| {
+            let step = step_name(v, pass);
+            if step.contains(&filter) {
+                println!("// ---- {name}: after {step}\n{s}");
+            }
+        },
+    );
+    match result {
+        Ok(front) => {
+            for v in front.variants() {
+                println!(
+                    "// {} variant: {:?}\n// push uniforms: {:?}",
+                    v.variant.name(),
+                    v.io,
+                    v.push_uniforms.words
+                );
+            }
+        }
+        Err(e) => println!("{name}: {e}"),
+    }
+}
