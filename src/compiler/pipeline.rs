@@ -191,3 +191,53 @@ fn finish(
         push_uniforms,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_spirv_is_an_error_value() {
+        let e = compile_front(&[0u8; 7], "main", Stage::Vertex, &SpecConstants::new()).unwrap_err();
+        assert!(matches!(e, FrontError::Spirv(_)), "{e}");
+        let e = compile_front(&[], "main", Stage::Compute, &SpecConstants::new()).unwrap_err();
+        assert!(matches!(e, FrontError::Spirv(_)), "{e}");
+    }
+
+    #[test]
+    fn push_uniform_area_is_bounded() {
+        // 128 distinct push-constant words: one more than the RSD can preload.
+        let mut text = String::from(
+            "shader compute \"\" {\n  info local_size 1 1 1 shared 0 push 1024\n  values 257\n",
+        );
+        for w in 0..128 {
+            text += &format!("  %{}:i32 = const {:#x}\n", 2 * w, 8 * w);
+            text += &format!(
+                "  %{}:i32 = load_push_constant base=0 %{}\n",
+                2 * w + 1,
+                2 * w
+            );
+        }
+        text += "  %256:i32 = const 0x0\n";
+        for w in 0..128 {
+            text += &format!("  store_ssbo set=0 binding=0 %{}, %256\n", 2 * w + 1);
+        }
+        text += "}\n";
+        let s = Shader::parse(&text).unwrap();
+        s.validate().unwrap();
+        let e = finish(Variant::Compute, s, IoLayout::default(), &mut |_, _, _| {
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                FrontError::TooManyPushUniforms {
+                    variant: Variant::Compute,
+                    words: 128
+                }
+            ),
+            "{e}"
+        );
+    }
+}
