@@ -30,6 +30,7 @@ fn run_pass(s: &mut Shader, name: &str) -> bool {
         "opt_dce" => s.opt_dce(),
         "opt_cse" => s.opt_cse(),
         "opt_algebraic" => s.opt_algebraic(),
+        "opt_if_merge" => s.opt_if_merge(),
         "optimize" => s.optimize(),
         "lower_vars_to_ssa+optimize" => s.lower_vars_to_ssa() | s.optimize(),
         _ => panic!("unknown pass directory '{name}'"),
@@ -43,6 +44,7 @@ const PASSES: &[&str] = &[
     "opt_dce",
     "opt_cse",
     "opt_algebraic",
+    "opt_if_merge",
 ];
 
 fn fixture_files() -> Vec<PathBuf> {
