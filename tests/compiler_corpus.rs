@@ -74,14 +74,18 @@ fn step_name(variant: Option<Variant>, pass: &str) -> String {
 
 /// Run the pipeline, recording the IR after every step.
 fn compile_recorded(name: &str, bytes: &[u8]) -> (Vec<(String, Shader)>, FrontShaders) {
+    compile_recorded_with(name, bytes, &SpecConstants::new())
+}
+
+fn compile_recorded_with(
+    name: &str,
+    bytes: &[u8],
+    spec: &SpecConstants,
+) -> (Vec<(String, Shader)>, FrontShaders) {
     let mut steps = Vec::new();
-    let front = compile_front_observed(
-        bytes,
-        "main",
-        stage_of(name),
-        &SpecConstants::new(),
-        &mut |v, pass, s| steps.push((step_name(v, pass), s.clone())),
-    )
+    let front = compile_front_observed(bytes, "main", stage_of(name), spec, &mut |v, pass, s| {
+        steps.push((step_name(v, pass), s.clone()))
+    })
     .unwrap_or_else(|e| panic!("{name}: {e}"));
     (steps, front)
 }
@@ -559,6 +563,53 @@ fn lowering_preserves_meaning() {
     let xfb = XFB_COMPARED.load(std::sync::atomic::Ordering::Relaxed);
     assert!(xfb >= 8, "only {xfb} XFB variants compared");
     eprintln!("compared {compared} shaders, {xfb} XFB variants; skipped {SKIPS:?}");
+}
+
+#[test]
+fn specialized_shaders_preserve_meaning() {
+    // Non-default specialization: other trip counts, a taken branch, a
+    // larger workgroup.
+    let cases: &[(&str, &[(u32, &[u8])])] = &[
+        (
+            "spec_constants.vert.spv",
+            &[
+                (0, &7i32.to_le_bytes()),
+                (1, &2.5f32.to_le_bytes()),
+                (2, &1u32.to_le_bytes()),
+                (3, &3u32.to_le_bytes()),
+            ],
+        ),
+        (
+            "spec_constant_op.comp.spv",
+            &[
+                (0, &16u32.to_le_bytes()),
+                (1, &4u32.to_le_bytes()),
+                (2, &5i32.to_le_bytes()),
+            ],
+        ),
+        (
+            "vk13_spec_local_size.comp.spv",
+            &[(3, &8u32.to_le_bytes()), (4, &2u32.to_le_bytes())],
+        ),
+    ];
+    for (name, pairs) in cases {
+        let spec: SpecConstants = pairs.iter().map(|(k, v)| (*k, v.to_vec())).collect();
+        let bytes = std::fs::read(shader_dir().join(name)).unwrap();
+        let (steps, front) = compile_recorded_with(name, &bytes, &spec);
+        let (_, default) = compile_recorded(name, &bytes);
+        assert_ne!(
+            front.main.shader, default.main.shader,
+            "{name}: specialization ignored"
+        );
+        for (step, s) in &steps {
+            assert_eq!(
+                Shader::parse(&s.to_string()).as_ref(),
+                Ok(s),
+                "{name} after {step}"
+            );
+        }
+        assert_eq!(compare(name, &steps[0].1, &front), Ok(None), "{name}");
+    }
 }
 
 #[test]
