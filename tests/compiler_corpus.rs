@@ -569,7 +569,8 @@ fn lowering_preserves_meaning() {
 fn specialized_shaders_preserve_meaning() {
     // Non-default specialization: other trip counts, a taken branch, a
     // larger workgroup.
-    let cases: &[(&str, &[(u32, &[u8])])] = &[
+    type SpecPairs<'a> = &'a [(u32, &'a [u8])];
+    let cases: &[(&str, SpecPairs)] = &[
         (
             "spec_constants.vert.spv",
             &[
