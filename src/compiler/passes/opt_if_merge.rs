@@ -39,6 +39,16 @@ fn fusable(instr: &Instr) -> Option<&If> {
 }
 
 fn merge_region(region: &mut Region) -> bool {
+    let any = region
+        .instrs
+        .windows(2)
+        .any(|w| match (fusable(&w[0]), fusable(&w[1])) {
+            (Some(a), Some(b)) => a.cond == b.cond,
+            _ => false,
+        });
+    if !any {
+        return false;
+    }
     let mut progress = false;
     let old = std::mem::take(&mut region.instrs);
     for instr in old {
