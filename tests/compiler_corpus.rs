@@ -711,3 +711,46 @@ fn dump() {
         Err(e) => println!("{name}: {e}"),
     }
 }
+
+mod robustness {
+    //! Mutated corpus modules that still parse must lower through the whole
+    //! pipeline, or fail with a `FrontError`, never panic (in release builds;
+    //! debug builds also panic on invalid IR from an optimisation pass, which
+    //! this catches as well). `FRONT_FUZZ_CASES` sets the number of cases.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: std::env::var("FRONT_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+        #[test]
+        fn mutated_modules_never_panic_the_pipeline(
+            index in 0usize..1000,
+            flips in proptest::collection::vec((0.0f64..1.0, 0u8..32), 1..4),
+        ) {
+            let corpus = corpus();
+            let (name, bytes) = &corpus[index % corpus.len()];
+            let mut words: Vec<u32> = bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            for (at, bit) in &flips {
+                // Skip the 5-word header so most cases reach the translator.
+                let i = 5 + ((words.len() - 5) as f64 * at) as usize;
+                if let Some(w) = words.get_mut(i) {
+                    *w ^= 1 << bit;
+                }
+            }
+            let mutated: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let stage = stage_of(name);
+            let outcome = std::panic::catch_unwind(|| {
+                compile_front(&mutated, "main", stage, &SpecConstants::new()).map(|_| ())
+            });
+            prop_assert!(outcome.is_ok(), "{name} with {flips:?} panicked");
+        }
+    }
+}
