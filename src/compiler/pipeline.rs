@@ -3,15 +3,18 @@
 //! emitter fills descriptors and push uniforms from. The backend
 //! (`bifrost::compile`) consumes [`LoweredShader::shader`].
 //!
-//! It never panics on any input module: SPIR-V the front end rejects, IR a
-//! pass leaves invalid and layouts the hardware cannot hold come back as
-//! [`FrontError`] values.
+//! It must never panic on any input module: SPIR-V the front end rejects,
+//! IR a pass leaves invalid and layouts the hardware cannot hold come back as
+//! [`FrontError`] values. (Debug builds are stricter on purpose:
+//! `Shader::run_pass` panics on invalid IR right after the optimisation pass
+//! that produced it, naming the pass.) Tested on the corpus and on
+//! bit-flipped corpus modules (`tests/compiler_corpus.rs`).
 //!
 //! # Passes, in order
 //! Shared by every variant:
 //! 1. `spirv` — [`spirv::parse`] (var form: function variables, loads, stores);
 //! 2. `lower_vars_to_ssa`;
-//! 3. `optimize` — fold, algebraic, copy-prop, CSE, DCE until stable (it
+//! 3. `optimize` — fold, algebraic, copy-prop, CSE, DCE, if-merge until stable (it
 //!    turns push-constant offsets into constants, which `lower_sysvals` needs
 //!    to use FAU words instead of global loads);
 //! 4. `lower_io` — attribute and varying slots ([`IoLayout`]).
