@@ -28,13 +28,14 @@
 //!
 //! The order `lower_io` → `lower_xfb` → `lower_sysvals` is the one
 //! `passes/lower_xfb.rs` documents. Every step is validated; with
-//! `BIFROST_VK_DEBUG=ir` each pass that made progress prints the IR (see
+//! `BIFROST_VK_DEBUG=ir` the IR is printed to stderr after the translation,
+//! every lowering step and every optimisation pass that made progress (see
 //! docs/DEBUGGING.md). [`compile_front_observed`] hands the IR after every
 //! step to a callback (the corpus and snapshot tests use it).
 
 use crate::compiler::ir::validate::ValidationError;
 use crate::compiler::ir::{Shader, Stage};
-use crate::compiler::passes::{IoLayout, PushUniformLayout};
+use crate::compiler::passes::{IoLayout, PushUniformLayout, debug_flag};
 use crate::compiler::spirv::{self, SpecConstants, SpirvError};
 
 /// Most 64-bit FAU words a shader may preload (the RSD's 7-bit
@@ -136,6 +137,12 @@ pub fn compile_front_observed(
             pass,
             error,
         })?;
+        // The optimisation passes print themselves (`Shader::run_pass`);
+        // the SPIR-V translation and the lowering passes are printed here.
+        if !matches!(pass, "lower_vars_to_ssa" | "optimize") && debug_flag("ir") {
+            let v = variant.map_or("shared", Variant::name);
+            eprintln!("// IR after {pass} ({v})\n{s}");
+        }
         observe(variant, pass, s);
         Ok::<(), FrontError>(())
     };
