@@ -24,7 +24,8 @@
 //!    (XFB variant, only if the shader has XFB outputs), nothing for compute;
 //! 6. `lower_sysvals` — push-uniform layout ([`PushUniformLayout`]);
 //! 7. `optimize` — cleans up what the lowering introduced (the XFB prologue's
-//!    constants, sysval arithmetic, duplicate uniform loads).
+//!    constants, sysval arithmetic, duplicate uniform loads);
+//! 8. `compact_values` — dense value ids in text order for the backend.
 //!
 //! The order `lower_io` → `lower_xfb` → `lower_sysvals` is the one
 //! `passes/lower_xfb.rs` documents. Every step is validated; with
@@ -139,7 +140,8 @@ pub fn compile_front_observed(
         })?;
         // The optimisation passes print themselves (`Shader::run_pass`);
         // the SPIR-V translation and the lowering passes are printed here.
-        if !matches!(pass, "lower_vars_to_ssa" | "optimize") && debug_flag("ir") {
+        if !matches!(pass, "lower_vars_to_ssa" | "optimize" | "compact_values") && debug_flag("ir")
+        {
             let v = variant.map_or("shared", Variant::name);
             eprintln!("// IR after {pass} ({v})\n{s}");
         }
@@ -194,6 +196,8 @@ fn finish(
     }
     s.optimize();
     step(Some(variant), "optimize", &s)?;
+    s.compact_values();
+    step(Some(variant), "compact_values", &s)?;
     Ok(LoweredShader {
         variant,
         shader: s,

@@ -18,6 +18,7 @@
 //! constant lookup, value substitution). Passes never look at SPIR-V or
 //! Bifrost details.
 
+mod compact_values;
 pub mod lower_io;
 pub mod lower_sysvals;
 mod lower_vars_to_ssa;
