@@ -754,3 +754,20 @@ mod robustness {
         }
     }
 }
+
+#[test]
+fn the_benchmark_covers_the_corpus() {
+    let bench = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/spirv_frontend.rs"),
+    )
+    .unwrap();
+    let missing: Vec<String> = corpus()
+        .into_iter()
+        .map(|(name, _)| name)
+        .filter(|name| !bench.contains(&format!("\"{name}\"")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "add to benches/spirv_frontend.rs SHADERS: {missing:?}"
+    );
+}
