@@ -1,9 +1,14 @@
-//! SPIR-V → IR time per corpus shader (`cargo bench --bench spirv_frontend`).
+//! Per corpus shader (`cargo bench --bench spirv_frontend`):
+//! - `parse`: SPIR-V → var-form IR (`spirv::parse`);
+//! - `front_half`: SPIR-V → every lowered variant with its layouts
+//!   (`compiler::pipeline::compile_front`: parse, SSA, optimize, lower_io,
+//!   strip_xfb / lower_xfb, lower_sysvals, optimize, validation after each step).
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use bifrost_vk::compiler::ir::Stage;
+use bifrost_vk::compiler::pipeline::compile_front;
 use bifrost_vk::compiler::spirv;
 
 fn main() {
@@ -46,8 +51,7 @@ const SHADERS: &[&str] = &[
     "zink_xfb_position_clip.vert.spv",
 ];
 
-#[divan::bench(args = SHADERS)]
-fn parse(bencher: divan::Bencher, name: &str) {
+fn load(name: &str) -> (Vec<u8>, Stage) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/shaders")
         .join(name);
@@ -57,8 +61,23 @@ fn parse(bencher: divan::Bencher, name: &str) {
     } else {
         Stage::Vertex
     };
+    (bytes, stage)
+}
+
+#[divan::bench(args = SHADERS)]
+fn parse(bencher: divan::Bencher, name: &str) {
+    let (bytes, stage) = load(name);
     let spec = HashMap::new();
     bencher
         .counter(divan::counter::BytesCount::new(bytes.len()))
         .bench(|| spirv::parse(divan::black_box(&bytes), "main", stage, &spec).expect("parses"));
+}
+
+#[divan::bench(args = SHADERS)]
+fn front_half(bencher: divan::Bencher, name: &str) {
+    let (bytes, stage) = load(name);
+    let spec = HashMap::new();
+    bencher
+        .counter(divan::counter::BytesCount::new(bytes.len()))
+        .bench(|| compile_front(divan::black_box(&bytes), "main", stage, &spec).expect("lowers"));
 }

@@ -17,6 +17,9 @@ use bifrost_vk::compiler::ir::random::{RandomConfig, random_shader};
 use bifrost_vk::compiler::ir::*;
 use proptest::prelude::*;
 
+#[path = "support/bless.rs"]
+mod bless;
+
 const SEPARATOR: &str = "// ---- expected ----";
 
 fn run_pass(s: &mut Shader, name: &str) -> bool {
@@ -27,6 +30,8 @@ fn run_pass(s: &mut Shader, name: &str) -> bool {
         "opt_dce" => s.opt_dce(),
         "opt_cse" => s.opt_cse(),
         "opt_algebraic" => s.opt_algebraic(),
+        "opt_if_merge" => s.opt_if_merge(),
+        "compact_values" => s.compact_values(),
         "optimize" => s.optimize(),
         "lower_vars_to_ssa+optimize" => s.lower_vars_to_ssa() | s.optimize(),
         _ => panic!("unknown pass directory '{name}'"),
@@ -40,6 +45,8 @@ const PASSES: &[&str] = &[
     "opt_dce",
     "opt_cse",
     "opt_algebraic",
+    "opt_if_merge",
+    "compact_values",
 ];
 
 fn fixture_files() -> Vec<PathBuf> {
@@ -63,7 +70,7 @@ fn fixture_files() -> Vec<PathBuf> {
 
 #[test]
 fn file_cases() {
-    let bless = std::env::var("BLESS").is_ok_and(|v| v == "1");
+    let bless = bless::enabled();
     let mut failures = Vec::new();
     let files = fixture_files();
     assert!(!files.is_empty());

@@ -27,7 +27,7 @@ pub enum Op {
     Alu(OpAlu),
     /// Build a vector from scalars (or smaller vectors), in order.
     Vec(OpVec),
-    /// Pick components of a vector: dst[i] = src[comps[i]].
+    /// Pick components of a vector: `dst[i] = src[comps[i]]`.
     Swizzle(OpSwizzle),
     Intrinsic(OpIntrinsic),
     If(If),
@@ -345,11 +345,11 @@ pub enum Intrinsic {
         location: u32,
         component: u8,
     },
-    /// Write output variable `output` (index into `Shader::outputs`): srcs = [value].
+    /// Write output variable `output` (index into `Shader::outputs`): `srcs = [value]`.
     StoreOutput {
         output: u32,
     },
-    /// Function-local variables: srcs = [] / [value].
+    /// Function-local variables: `srcs = []` / `[value]`.
     LoadVar {
         var: VarId,
     },
@@ -386,7 +386,7 @@ pub enum Intrinsic {
         binding: u32,
         op: AtomicOp,
     },
-    /// srcs = [address].
+    /// `srcs = [address]`.
     LoadGlobal,
     /// srcs = [value, address].
     StoreGlobal,

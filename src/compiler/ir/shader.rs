@@ -76,9 +76,9 @@ pub struct Xfb {
 pub enum BuiltIn {
     Position,
     PointSize,
-    /// gl_ClipDistance[index].
+    /// `gl_ClipDistance[index]`.
     ClipDistance(u8),
-    /// gl_CullDistance[index].
+    /// `gl_CullDistance[index]`.
     CullDistance(u8),
 }
 

@@ -3,7 +3,7 @@
 //!
 //! ```ignore
 //! s.lower_vars_to_ssa();
-//! s.optimize(); // opt_constant_fold, opt_algebraic, opt_copy_prop, opt_cse, opt_dce until stable
+//! s.optimize(); // opt_constant_fold, opt_algebraic, opt_copy_prop, opt_cse, opt_dce, opt_if_merge until stable
 //! ```
 //!
 //! Adding a pass: create `passes/my_pass.rs` with
@@ -18,6 +18,7 @@
 //! constant lookup, value substitution). Passes never look at SPIR-V or
 //! Bifrost details.
 
+mod compact_values;
 pub mod lower_io;
 pub mod lower_sysvals;
 mod lower_vars_to_ssa;
@@ -27,12 +28,48 @@ mod opt_constant_fold;
 mod opt_copy_prop;
 mod opt_cse;
 mod opt_dce;
+mod opt_if_merge;
 
 pub use lower_io::{IoLayout, lower_io};
 pub use lower_sysvals::{PushUniformLayout, PushWord, SysvalBlock, lower_sysvals};
 pub use lower_xfb::{ProvokingVertex, XfbDraw, XfbTopology, lower_xfb, strip_xfb};
 
 use crate::compiler::ir::*;
+
+/// A fast hasher for pass-internal tables (FxHash's rotate-xor-multiply).
+/// Not collision-resistant: a hostile module can only slow down its own
+/// compilation.
+#[derive(Clone, Copy, Default)]
+pub struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(i.into());
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i.into());
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// A `HashMap` with [`FastHasher`].
+pub type FastHashMap<K, V> =
+    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
 
 /// Whether `BIFROST_VK_DEBUG` lists `flag` (or `all`).
 pub fn debug_flag(flag: &str) -> bool {
@@ -77,6 +114,7 @@ impl Shader {
             progress |= self.opt_copy_prop();
             progress |= self.opt_cse();
             progress |= self.opt_dce();
+            progress |= self.opt_if_merge();
             any |= progress;
             if !progress {
                 break;

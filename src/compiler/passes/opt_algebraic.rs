@@ -8,6 +8,7 @@
 //! - shifts by a multiple of the bit size → x, shifts of 0 → 0, `udiv x,1 → x`;
 //! - `ineg (ineg x)`, `inot (inot x)`, `fneg (fneg x)` → x;
 //! - `bcsel c,x,x → x`, `bcsel true,a,b → a`, `bcsel false,a,b → b`;
+//! - `umin x,~0 → x`, `umin x,0 → 0`, `umax x,0 → x`, `umax x,~0 → ~0`;
 //! - `ieq/ige/uge x,x → true`, `ine/ilt/ult x,x → false`, `imin/imax/umin/umax x,x → x`;
 //! - `i2b (b2i c) → c`, `ine (b2i c),0 → c`, `bcsel c,true,false → c` (booleans);
 //! - `iadd (iadd x,c1),c2 → iadd x,(c1+c2)` (the new constant goes right before).
@@ -160,6 +161,12 @@ impl Algebraic<'_> {
             Ior if self.is(y, 0) => Copy(x),
             Ior if self.is(x, 0) => Copy(y),
             Ior if self.is(x, ones) || self.is(y, ones) => Const(self.splat(ty, ones)),
+            Umin if self.is(y, ones) => Copy(x),
+            Umin if self.is(x, ones) => Copy(y),
+            Umin if self.is(x, 0) || self.is(y, 0) => zero(),
+            Umax if self.is(y, 0) => Copy(x),
+            Umax if self.is(x, 0) => Copy(y),
+            Umax if self.is(x, ones) || self.is(y, ones) => Const(self.splat(ty, ones)),
             Ixor if self.is(y, 0) => Copy(x),
             Ixor if self.is(x, 0) => Copy(y),
             Ixor if x == y => zero(),
@@ -206,6 +213,31 @@ impl Algebraic<'_> {
 #[cfg(test)]
 mod tests {
     use crate::compiler::ir::*;
+
+    #[test]
+    fn unsigned_min_max_with_extremes() {
+        let mut s = Shader::parse(
+            r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 8
+  %0:i32 = load_sysval sysval=local_invocation_index
+  %1:i32 = const 0xffffffff
+  %2:i32 = const 0x0
+  %3:i32 = umin %1, %0
+  %4:i32 = umax %3, %2
+  %5:i32 = umin %4, %2
+  %6:i32 = umax %1, %4
+  %7:i32 = iadd %5, %6
+  store_ssbo set=0 binding=0 %4, %7
+}"#,
+        )
+        .unwrap();
+        assert!(s.opt_algebraic());
+        let text = s.to_string();
+        assert!(text.contains("%5:i32 = const 0x0"), "{text}");
+        assert!(text.contains("%6:i32 = const 0xffffffff"), "{text}");
+        assert!(text.contains("store_ssbo set=0 binding=0 %0, %6"), "{text}");
+    }
 
     #[test]
     fn simplifies_identities_and_chains() {

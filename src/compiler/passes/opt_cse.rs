@@ -6,9 +6,7 @@
 //! enclosing region); a definition inside a branch or loop body is forgotten
 //! when the region ends. Commutative ALU ops match either source order.
 
-use std::collections::HashMap;
-
-use super::Subst;
+use super::{FastHashMap, Subst};
 use crate::compiler::ir::*;
 
 impl Shader {
@@ -81,7 +79,7 @@ fn key(instr: &Instr, values: &[ValueType]) -> Option<Key> {
 
 struct Cse<'a> {
     values: &'a [ValueType],
-    table: HashMap<Key, Value>,
+    table: FastHashMap<Key, Value>,
     subst: Subst,
 }
 
@@ -89,7 +87,7 @@ fn opt_cse(s: &mut Shader) -> bool {
     let mut body = std::mem::take(&mut s.body);
     let mut cse = Cse {
         values: &s.values,
-        table: HashMap::new(),
+        table: FastHashMap::default(),
         subst: Subst::new(s),
     };
     cse.region(&mut body);

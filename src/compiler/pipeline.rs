@@ -1,0 +1,257 @@
+//! The compiler's front half as one pipeline: SPIR-V in, the lowered IR
+//! variants a Vulkan pipeline needs out, each with the layouts the job
+//! emitter fills descriptors and push uniforms from. The backend
+//! (`bifrost::compile`) consumes [`LoweredShader::shader`].
+//!
+//! It must never panic on any input module: SPIR-V the front end rejects,
+//! IR a pass leaves invalid and layouts the hardware cannot hold come back as
+//! [`FrontError`] values. (Debug builds are stricter on purpose:
+//! `Shader::run_pass` panics on invalid IR right after the optimisation pass
+//! that produced it, naming the pass.) Tested on the corpus and on
+//! bit-flipped corpus modules (`tests/compiler_corpus.rs`).
+//!
+//! # Passes, in order
+//! Shared by every variant:
+//! 1. `spirv` — [`spirv::parse`] (var form: function variables, loads, stores);
+//! 2. `lower_vars_to_ssa`;
+//! 3. `optimize` — fold, algebraic, copy-prop, CSE, DCE, if-merge until stable (it
+//!    turns push-constant offsets into constants, which `lower_sysvals` needs
+//!    to use FAU words instead of global loads);
+//! 4. `lower_io` — attribute and varying slots ([`IoLayout`]).
+//!
+//! Then per variant, on its own copy of the shader:
+//! 5. `strip_xfb` (rasterization variant of a vertex shader), `lower_xfb`
+//!    (XFB variant, only if the shader has XFB outputs), nothing for compute;
+//! 6. `lower_sysvals` — push-uniform layout ([`PushUniformLayout`]);
+//! 7. `optimize` — cleans up what the lowering introduced (the XFB prologue's
+//!    constants, sysval arithmetic, duplicate uniform loads);
+//! 8. `compact_values` — dense value ids in text order for the backend.
+//!
+//! The order `lower_io` → `lower_xfb` → `lower_sysvals` is the one
+//! `passes/lower_xfb.rs` documents. Every step is validated; with
+//! `BIFROST_VK_DEBUG=ir` the IR is printed to stderr after the translation,
+//! every lowering step and every optimisation pass that made progress (see
+//! docs/DEBUGGING.md). [`compile_front_observed`] hands the IR after every
+//! step to a callback (the corpus and snapshot tests use it).
+
+use crate::compiler::ir::validate::ValidationError;
+use crate::compiler::ir::{Shader, Stage};
+use crate::compiler::passes::{IoLayout, PushUniformLayout, debug_flag};
+use crate::compiler::spirv::{self, SpecConstants, SpirvError};
+
+/// Most 64-bit FAU words a shader may preload (the RSD's 7-bit
+/// `Preload.Uniform count`).
+pub const MAX_FAU_WORDS: usize = 127;
+
+/// Which program of a pipeline stage a lowered shader is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// A compute shader.
+    Compute,
+    /// A vertex shader as the vertex/tiler jobs run it (no capture).
+    Rasterization,
+    /// A vertex shader's transform-feedback capture job (`lower_xfb`).
+    Xfb,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Compute => "compute",
+            Variant::Rasterization => "rasterization",
+            Variant::Xfb => "xfb",
+        }
+    }
+}
+
+/// Why the front half could not produce a shader.
+#[derive(Debug, thiserror::Error)]
+pub enum FrontError {
+    #[error(transparent)]
+    Spirv(#[from] SpirvError),
+    /// A pass produced IR that does not validate: a compiler bug, reported
+    /// instead of miscompiling.
+    #[error("IR invalid after {pass} ({}): {error}", variant.map_or("shared", Variant::name))]
+    InvalidIr {
+        variant: Option<Variant>,
+        pass: &'static str,
+        error: ValidationError,
+    },
+    #[error("{} variant needs {words} push-uniform words, at most {MAX_FAU_WORDS} fit", variant.name())]
+    TooManyPushUniforms { variant: Variant, words: usize },
+}
+
+/// One lowered program and what the job emitter needs to run it.
+#[derive(Clone, Debug)]
+pub struct LoweredShader {
+    pub variant: Variant,
+    /// The lowered IR (SSA, no variables, sysvals in push uniforms).
+    pub shader: Shader,
+    /// Attribute and varying slots (empty for compute). The XFB variant
+    /// shares the rasterization variant's attributes and declares no varyings.
+    pub io: IoLayout,
+    /// The words of the push-uniform (FAU) area, in order.
+    pub push_uniforms: PushUniformLayout,
+}
+
+/// Everything the front half produces for one shader stage.
+#[derive(Clone, Debug)]
+pub struct FrontShaders {
+    /// The rasterization variant of a vertex shader, or the compute shader.
+    pub main: LoweredShader,
+    /// The XFB variant, for vertex shaders with XFB outputs.
+    pub xfb: Option<LoweredShader>,
+}
+
+impl FrontShaders {
+    /// The variants, main first.
+    pub fn variants(&self) -> impl Iterator<Item = &LoweredShader> {
+        std::iter::once(&self.main).chain(self.xfb.as_ref())
+    }
+}
+
+/// Run the front half (see the module doc).
+pub fn compile_front(
+    module: &[u8],
+    entry: &str,
+    stage: Stage,
+    spec: &SpecConstants,
+) -> Result<FrontShaders, FrontError> {
+    compile_front_observed(module, entry, stage, spec, &mut |_, _, _| {})
+}
+
+/// [`compile_front`], calling `observe(variant, pass, shader)` with the IR
+/// after every step (`variant` is `None` for the shared steps 1–4). Passes
+/// are named as in the module doc; `observe` sees a step even when it made
+/// no progress.
+pub fn compile_front_observed(
+    module: &[u8],
+    entry: &str,
+    stage: Stage,
+    spec: &SpecConstants,
+    observe: &mut dyn FnMut(Option<Variant>, &'static str, &Shader),
+) -> Result<FrontShaders, FrontError> {
+    let mut s = spirv::parse(module, entry, stage, spec)?;
+    let mut step = |variant: Option<Variant>, pass: &'static str, s: &Shader| {
+        s.validate().map_err(|error| FrontError::InvalidIr {
+            variant,
+            pass,
+            error,
+        })?;
+        // The optimisation passes print themselves (`Shader::run_pass`);
+        // the SPIR-V translation and the lowering passes are printed here.
+        if !matches!(pass, "lower_vars_to_ssa" | "optimize" | "compact_values") && debug_flag("ir")
+        {
+            let v = variant.map_or("shared", Variant::name);
+            eprintln!("// IR after {pass} ({v})\n{s}");
+        }
+        observe(variant, pass, s);
+        Ok::<(), FrontError>(())
+    };
+    step(None, "spirv", &s)?;
+    s.lower_vars_to_ssa();
+    step(None, "lower_vars_to_ssa", &s)?;
+    s.optimize();
+    step(None, "optimize", &s)?;
+    let io = s.lower_io();
+    step(None, "lower_io", &s)?;
+
+    if stage == Stage::Compute {
+        let main = finish(Variant::Compute, s, io, &mut step)?;
+        return Ok(FrontShaders { main, xfb: None });
+    }
+    let mut xfb_shader = s.clone();
+    s.strip_xfb();
+    step(Some(Variant::Rasterization), "strip_xfb", &s)?;
+    let xfb_io = IoLayout {
+        attributes: io.attributes.clone(),
+        varyings: Vec::new(),
+    };
+    let main = finish(Variant::Rasterization, s, io, &mut step)?;
+    let xfb = if xfb_shader.lower_xfb() {
+        step(Some(Variant::Xfb), "lower_xfb", &xfb_shader)?;
+        Some(finish(Variant::Xfb, xfb_shader, xfb_io, &mut step)?)
+    } else {
+        None
+    };
+    Ok(FrontShaders { main, xfb })
+}
+
+type Step<'a> = dyn FnMut(Option<Variant>, &'static str, &Shader) -> Result<(), FrontError> + 'a;
+
+/// Steps 6 and 7 of one variant.
+fn finish(
+    variant: Variant,
+    mut s: Shader,
+    io: IoLayout,
+    step: &mut Step<'_>,
+) -> Result<LoweredShader, FrontError> {
+    let push_uniforms = s.lower_sysvals();
+    step(Some(variant), "lower_sysvals", &s)?;
+    if push_uniforms.words.len() > MAX_FAU_WORDS {
+        return Err(FrontError::TooManyPushUniforms {
+            variant,
+            words: push_uniforms.words.len(),
+        });
+    }
+    s.optimize();
+    step(Some(variant), "optimize", &s)?;
+    s.compact_values();
+    step(Some(variant), "compact_values", &s)?;
+    Ok(LoweredShader {
+        variant,
+        shader: s,
+        io,
+        push_uniforms,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_spirv_is_an_error_value() {
+        let e = compile_front(&[0u8; 7], "main", Stage::Vertex, &SpecConstants::new()).unwrap_err();
+        assert!(matches!(e, FrontError::Spirv(_)), "{e}");
+        let e = compile_front(&[], "main", Stage::Compute, &SpecConstants::new()).unwrap_err();
+        assert!(matches!(e, FrontError::Spirv(_)), "{e}");
+    }
+
+    #[test]
+    fn push_uniform_area_is_bounded() {
+        // 128 distinct push-constant words: one more than the RSD can preload.
+        let mut text = String::from(
+            "shader compute \"\" {\n  info local_size 1 1 1 shared 0 push 1024\n  values 257\n",
+        );
+        for w in 0..128 {
+            text += &format!("  %{}:i32 = const {:#x}\n", 2 * w, 8 * w);
+            text += &format!(
+                "  %{}:i32 = load_push_constant base=0 %{}\n",
+                2 * w + 1,
+                2 * w
+            );
+        }
+        text += "  %256:i32 = const 0x0\n";
+        for w in 0..128 {
+            text += &format!("  store_ssbo set=0 binding=0 %{}, %256\n", 2 * w + 1);
+        }
+        text += "}\n";
+        let s = Shader::parse(&text).unwrap();
+        s.validate().unwrap();
+        let e = finish(Variant::Compute, s, IoLayout::default(), &mut |_, _, _| {
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                FrontError::TooManyPushUniforms {
+                    variant: Variant::Compute,
+                    words: 128
+                }
+            ),
+            "{e}"
+        );
+    }
+}
