@@ -290,6 +290,7 @@ fn compute_corpus_on_the_simulator_matches_the_interpreter() {
                 &s,
                 Options {
                     arch: model_arch(model),
+                    ..Options::default()
                 },
             ) {
                 Ok(b) => b,
@@ -435,6 +436,7 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
                 &s,
                 Options {
                     arch: model_arch(model),
+                    ..Options::default()
                 },
             ) {
                 Ok(b) => b,
@@ -667,26 +669,28 @@ fn dead_trailing_push_constant_and_a_buffer() {
     b.store(Intrinsic::StoreSsbo { set: 0, binding: 0 }, &[live, c0]);
     b.finish();
     let layout = lower_sysvals(&mut s);
+    assert_eq!(layout.words.len(), 2);
     for model in [SimModel::G52, SimModel::G72] {
-        let binary = compile(
-            &s,
-            Options {
-                arch: model_arch(model),
-            },
-        )
-        .unwrap();
-        assert_eq!(layout.words.len(), 2);
-        assert_eq!(binary.buffers, vec![(0, 0)]);
-        assert_eq!(
-            binary.uniform_words, 2,
-            "the address takes the dead push-constant word's place"
-        );
-        let (sim, interp) = run_both("dead_push", &s, &layout, &binary, model);
-        assert_eq!(sim.buffers, interp.buffers);
-        assert_eq!(
-            &sim.buffers[0].1[..4],
-            &push_bytes()[..4],
-            "push constant 0 stored"
-        );
+        // Without the area's length the address takes the dead word's place;
+        // with it (what the driver passes) the address follows the area.
+        for (area, address_word) in [(None, 1), (Some(layout.words.len() as u32), 2)] {
+            let binary = compile(
+                &s,
+                Options {
+                    arch: model_arch(model),
+                    push_uniform_words: area,
+                },
+            )
+            .unwrap();
+            assert_eq!(binary.buffers, vec![(0, 0)]);
+            assert_eq!(binary.uniform_words, address_word + 1);
+            let (sim, interp) = run_both("dead_push", &s, &layout, &binary, model);
+            assert_eq!(sim.buffers, interp.buffers);
+            assert_eq!(
+                &sim.buffers[0].1[..4],
+                &push_bytes()[..4],
+                "push constant 0 stored"
+            );
+        }
     }
 }

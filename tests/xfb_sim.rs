@@ -300,7 +300,14 @@ fn make_variant(outs: &[OutSpec], model: SimModel) -> Variant {
         SimModel::G52 => CArch::V7,
         SimModel::G72 => CArch::V6,
     };
-    let binary = compile(&s, Options { arch }).unwrap_or_else(|e| panic!("{e}\n{s}"));
+    let binary = compile(
+        &s,
+        Options {
+            arch,
+            ..Options::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{s}"));
     assert!(binary.preloads.vertex_id && binary.preloads.instance_id);
     assert_eq!(binary.uniform_words as usize, layout.words.len());
     assert!(binary.buffers.is_empty(), "the variant binds no buffers");

@@ -45,10 +45,12 @@ pub struct ShaderBinary {
     pub ubo_count: u32,
     /// Buffer bindings the shader addresses (UBO and SSBO alike), as
     /// `(set, binding)`. **Convention**: the FAU words after the
-    /// push-uniform area (the `PushUniformLayout` words, i.e. after the
-    /// highest word `load_uniform` reads) hold, in this order, the 64-bit
-    /// GPU address of each binding (buffer address + bind offset; dynamic
-    /// offsets applied). `uniform_words` counts them.
+    /// push-uniform area hold, in this order, the 64-bit GPU address of each
+    /// binding (buffer address + bind offset; dynamic offsets applied). The
+    /// area is `Options::push_uniform_words` long when the caller gives it
+    /// (the driver passes `PushUniformLayout::words.len()`), else it ends at
+    /// the highest word the shader reads. Either way the first address word
+    /// is `uniform_words - buffers.len()`, and `uniform_words` counts them.
     pub buffers: Vec<(u32, u32)>,
     pub stats: ShaderStats,
 }

@@ -131,9 +131,9 @@ fn lanes_per_comp(ty: ir::ValueType) -> Result<usize, CompileError> {
 
 const ZERO: Src = Src::Imm(0);
 
-pub fn select(s: &Shader) -> Result<Program, CompileError> {
-    // The push-uniform area is every word `load_uniform` reads; buffer
-    // addresses follow it.
+pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, CompileError> {
+    // The push-uniform area is `push_uniform_words` long (or, if not given,
+    // every word `load_uniform` reads); buffer addresses follow it.
     let mut max_word = None::<u32>;
     s.body.for_each_instr(&mut |i| {
         if let IrOp::Intrinsic(ir::OpIntrinsic {
@@ -146,6 +146,17 @@ pub fn select(s: &Shader) -> Result<Program, CompileError> {
             max_word = Some(max_word.map_or(last, |m: u32| m.max(last)));
         }
     });
+    let read_words = max_word.map_or(0, |m| m + 1);
+    let uniform_base = match push_uniform_words {
+        Some(n) if n < read_words => {
+            return Err(CompileError::Unsupported(format!(
+                "load_uniform reads word {} beyond the {n}-word push-uniform area",
+                read_words - 1
+            )));
+        }
+        Some(n) => n,
+        None => read_words,
+    };
     let mut isel = Isel {
         s,
         blocks: vec![Block {
@@ -158,7 +169,7 @@ pub fn select(s: &Shader) -> Result<Program, CompileError> {
         vreg_sizes: Vec::new(),
         loops: Vec::new(),
         preloads: Preloads::default(),
-        uniform_base: max_word.map_or(0, |m| m + 1),
+        uniform_base,
         buffers: Vec::new(),
         uses_barrier: false,
         attribute_count: 0,

@@ -68,11 +68,20 @@ pub enum Arch {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
     pub arch: Arch,
+    /// Length in 64-bit words of the push-uniform area the driver fills
+    /// (`PushUniformLayout::words.len()`); the buffer-address words of
+    /// [`ShaderBinary::buffers`] follow it. `None`: right after the highest
+    /// word the shader reads (only for shaders whose caller lays out the
+    /// uniforms from the binary itself, like the simulator tests).
+    pub push_uniform_words: Option<u32>,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { arch: Arch::V7 }
+        Options {
+            arch: Arch::V7,
+            push_uniform_words: None,
+        }
     }
 }
 
@@ -95,7 +104,7 @@ pub fn compile(shader: &Shader, options: Options) -> Result<ShaderBinary, Compil
     let mut s = shader.clone();
     s.lower_vars_to_ssa();
     s.optimize();
-    let mut prog = isel::select(&s)?;
+    let mut prog = isel::select(&s, options.push_uniform_words)?;
     let debug = debug_flag("shaders");
     if debug {
         eprintln!("// Bifrost backend: {}\n{prog}", s.info.name);
