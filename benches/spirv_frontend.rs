@@ -2,11 +2,15 @@
 //! - `parse`: SPIR-V → var-form IR (`spirv::parse`);
 //! - `front_half`: SPIR-V → every lowered variant with its layouts
 //!   (`compiler::pipeline::compile_front`: parse, SSA, optimize, lower_io,
-//!   strip_xfb / lower_xfb, lower_sysvals, optimize, validation after each step).
+//!   strip_xfb / lower_xfb, lower_sysvals, optimize, validation after each step);
+//! - `to_machine_code`: SPIR-V → every variant's Bifrost machine code (the
+//!   front half, then `compiler::bifrost::compile`), for the corpus shaders
+//!   the backend compiles today.
 
 use std::collections::HashMap;
 use std::path::Path;
 
+use bifrost_vk::compiler::bifrost;
 use bifrost_vk::compiler::ir::Stage;
 use bifrost_vk::compiler::pipeline::compile_front;
 use bifrost_vk::compiler::spirv;
@@ -80,4 +84,43 @@ fn front_half(bencher: divan::Bencher, name: &str) {
     bencher
         .counter(divan::counter::BytesCount::new(bytes.len()))
         .bench(|| compile_front(divan::black_box(&bytes), "main", stage, &spec).expect("lowers"));
+}
+
+/// The whole compiler, SPIR-V → every variant's Bifrost machine code.
+fn to_machine_code_once(bytes: &[u8], stage: Stage) -> Result<usize, String> {
+    let spec = HashMap::new();
+    let front = compile_front(bytes, "main", stage, &spec).map_err(|e| e.to_string())?;
+    let mut code = 0;
+    for lowered in std::iter::once(&front.main).chain(front.xfb.as_ref()) {
+        let options = bifrost::Options {
+            push_uniform_words: Some(lowered.push_uniforms.words.len() as u32),
+            ..bifrost::Options::default()
+        };
+        code += bifrost::compile(&lowered.shader, options)
+            .map_err(|e| e.to_string())?
+            .code
+            .len();
+    }
+    Ok(code)
+}
+
+/// The corpus shaders the backend compiles today (the others fail with a
+/// clean `CompileError::Unsupported`; `tests/backend_corpus.rs` lists why).
+fn backend_shaders() -> Vec<&'static str> {
+    SHADERS
+        .iter()
+        .copied()
+        .filter(|name| {
+            let (bytes, stage) = load(name);
+            to_machine_code_once(&bytes, stage).is_ok()
+        })
+        .collect()
+}
+
+#[divan::bench(args = backend_shaders())]
+fn to_machine_code(bencher: divan::Bencher, name: &str) {
+    let (bytes, stage) = load(name);
+    bencher
+        .counter(divan::counter::BytesCount::new(bytes.len()))
+        .bench(|| to_machine_code_once(divan::black_box(&bytes), stage).expect("compiles"));
 }
