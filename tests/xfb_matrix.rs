@@ -20,189 +20,15 @@ use bifrost_vk::compiler::passes::lower_xfb::{XfbBinding, XfbIndexBuffer};
 use bifrost_vk::compiler::passes::*;
 use bifrost_vk::compiler::xfb_reference::*;
 
+#[path = "support/xfb_shaders.rs"]
+mod xfb_shaders;
+use xfb_shaders::*;
+
 const ATTR_BASE: u64 = 0x10_0000_0000;
 const INST_ATTR_BASE: u64 = 0x20_0000_0000;
 const INDEX_BASE: u64 = 0x30_0000_0000;
 const OFFSETS_BASE: u64 = 0x40_0000_0000;
 const XFB_BASE: u64 = 0x50_0000_0000;
-/// Input locations (non-trivial so that lower_io's renumbering matters).
-const LOC_VERTEX: u32 = 3;
-const LOC_INSTANCE: u32 = 7;
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Kind {
-    Float,
-    Int,
-    Uint,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct OutSpec {
-    buffer: u32,
-    offset: u32,
-    comps: u32,
-    kind: Kind,
-}
-
-/// Per-vertex attribute value (element = vertex index).
-fn vertex_attr(v: u32) -> u32 {
-    v.wrapping_mul(3).wrapping_add(1)
-}
-
-/// Per-instance attribute value (element = instance index).
-fn instance_attr(ii: u32) -> u32 {
-    ii.wrapping_mul(7).wrapping_add(2)
-}
-
-/// What the test shader computes for component `c` of output `o`, as bits.
-fn expected_value(v: u32, ii: u32, o: usize, c: u32, kind: Kind) -> u32 {
-    let x = vertex_attr(v)
-        .wrapping_add(v)
-        .wrapping_add(instance_attr(ii).wrapping_mul(16))
-        .wrapping_add(ii.wrapping_mul(1000))
-        .wrapping_add(64 * o as u32)
-        .wrapping_add(c);
-    match kind {
-        Kind::Float => (x as f32).to_bits(),
-        Kind::Int => x.wrapping_neg(),
-        Kind::Uint => x ^ 0x5A00_0000,
-    }
-}
-
-/// A vertex shader computing `expected_value` from two attributes and the
-/// vertex/instance index sysvals, plus a non-captured position output.
-fn build_shader(outs: &[OutSpec]) -> Shader {
-    let mut s = Shader::new(Stage::Vertex);
-    s.info.xfb_mode = true;
-    let u32t = ValueType::U32;
-    s.inputs = vec![
-        Input {
-            name: "a_vertex".into(),
-            location: LOC_VERTEX,
-            component: 0,
-            ty: u32t,
-        },
-        Input {
-            name: "a_instance".into(),
-            location: LOC_INSTANCE,
-            component: 0,
-            ty: u32t,
-        },
-    ];
-    s.outputs.push(Output {
-        name: "gl_Position".into(),
-        slot: OutputSlot::BuiltIn(BuiltIn::Position),
-        ty: ValueType::new(32, 4),
-        xfb: None,
-    });
-    for (o, spec) in outs.iter().enumerate() {
-        let stride = stride_of(outs, spec.buffer);
-        s.outputs.push(Output {
-            name: format!("out{o}"),
-            slot: OutputSlot::Location {
-                location: o as u32,
-                component: 0,
-            },
-            ty: ValueType::new(32, spec.comps as u8),
-            xfb: Some(Xfb {
-                buffer: spec.buffer,
-                stride,
-                offset: spec.offset,
-                stream: 0,
-            }),
-        });
-    }
-    let mut b = Builder::new(&mut s);
-    let va = b.load(
-        Intrinsic::LoadInput {
-            location: LOC_VERTEX,
-            component: 0,
-        },
-        u32t,
-        &[],
-    );
-    let ia = b.load(
-        Intrinsic::LoadInput {
-            location: LOC_INSTANCE,
-            component: 0,
-        },
-        u32t,
-        &[],
-    );
-    let vi = b.sysval(SysVal::VertexIndex, u32t);
-    let ii = b.sysval(SysVal::InstanceIndex, u32t);
-    let sixteen = b.imm_u32(16);
-    let thousand = b.imm_u32(1000);
-    let t0 = b.alu(AluOp::Iadd, &[va, vi]);
-    let t1 = b.alu(AluOp::Imul, &[ia, sixteen]);
-    let t2 = b.alu(AluOp::Imul, &[ii, thousand]);
-    let t3 = b.alu(AluOp::Iadd, &[t0, t1]);
-    let x = b.alu(AluOp::Iadd, &[t3, t2]);
-    // Position: float(x) in x, the rest constant (not captured).
-    let fx = b.alu_typed(AluOp::U2f, ValueType::F32, &[x]);
-    let one = b.imm_f32(1.0);
-    let pos = b.vec(&[fx, one, one, one]);
-    b.store(Intrinsic::StoreOutput { output: 0 }, &[pos]);
-    for (o, spec) in outs.iter().enumerate() {
-        let comps: Vec<Value> = (0..spec.comps)
-            .map(|c| {
-                let k = b.imm_u32(64 * o as u32 + c);
-                let xc = b.alu(AluOp::Iadd, &[x, k]);
-                match spec.kind {
-                    Kind::Float => b.alu_typed(AluOp::U2f, ValueType::F32, &[xc]),
-                    Kind::Int => b.alu(AluOp::Ineg, &[xc]),
-                    Kind::Uint => {
-                        let m = b.imm_u32(0x5A00_0000);
-                        b.alu(AluOp::Ixor, &[xc, m])
-                    }
-                }
-            })
-            .collect();
-        let v = if comps.len() == 1 {
-            comps[0]
-        } else {
-            b.vec(&comps)
-        };
-        // Store some outputs inside control flow, as real shaders do.
-        if o % 2 == 1 {
-            let t = b.imm_bool(true);
-            b.if_(
-                t,
-                &[],
-                |b| {
-                    b.store(
-                        Intrinsic::StoreOutput {
-                            output: o as u32 + 1,
-                        },
-                        &[v],
-                    );
-                    vec![]
-                },
-                |_| vec![],
-            );
-        } else {
-            b.store(
-                Intrinsic::StoreOutput {
-                    output: o as u32 + 1,
-                },
-                &[v],
-            );
-        }
-    }
-    b.finish();
-    s
-}
-
-fn stride_of(outs: &[OutSpec], buffer: u32) -> u32 {
-    let end = outs
-        .iter()
-        .filter(|o| o.buffer == buffer)
-        .map(|o| o.offset + 4 * o.comps)
-        .max()
-        .unwrap_or(0);
-    // Leave a hole at the end of each record.
-    (end + 4 + 3) & !3
-}
 
 /// The compiled XFB variant and its push-uniform layout.
 struct Variant {
@@ -271,47 +97,6 @@ struct Case {
 
 fn sentinel(b: usize, i: usize) -> u8 {
     (0xA5 ^ (i * 7) ^ (b * 31)) as u8
-}
-
-/// The model of the future GPU restart-resolution kernel: walks the index
-/// stream of one instance, splits it at restart values (compared before
-/// `vertexOffset`), decomposes each run into primitives with the same
-/// (primitive, slot) → position table the variant uses, and emits the u32
-/// index values in capture order and the primitive count. Out-of-range index
-/// reads give 0 (robust). Deliberately not the reference's assembler.
-fn restart_kernel_model(
-    topology: XfbTopology,
-    provoking: ProvokingVertex,
-    indices: &[u32],
-    first: u32,
-    count: u32,
-    restart: u32,
-) -> (Vec<u32>, u32) {
-    let vpp = topology.decode().verts_per_prim;
-    let mut list = Vec::new();
-    let mut prims = 0;
-    let mut run: Vec<u32> = Vec::new();
-    let mut flush = |run: &mut Vec<u32>, list: &mut Vec<u32>| {
-        let n = topology.primitive_count(run.len() as u32);
-        for p in 0..n {
-            for k in 0..vpp {
-                list.push(run[topology.vertex_position(provoking, p, k) as usize]);
-            }
-        }
-        prims += n;
-        run.clear();
-    };
-    for i in 0..count {
-        let pos = first as u64 + i as u64;
-        let index = indices.get(pos as usize).copied().unwrap_or(0);
-        if index == restart {
-            flush(&mut run, &mut list);
-        } else {
-            run.push(index);
-        }
-    }
-    flush(&mut run, &mut list);
-    (list, prims)
 }
 
 /// The model of the future advance kernel: primitives written and the new offsets.
@@ -643,21 +428,6 @@ fn non_indexed(topology: RefTopology, count: u32, instances: u32, first: u32) ->
         buffers: Vec::new(),
         raw_offset_delta: 0,
         provoking: ProvokingOrder::First,
-    }
-}
-
-/// A small deterministic generator.
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> u32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) as u32
-    }
-    fn below(&mut self, n: u32) -> u32 {
-        self.next() % n.max(1)
     }
 }
 
