@@ -72,32 +72,7 @@ fn differential(
     last
 }
 
-const ARITH: &str = r#"shader compute "arith" {
-  info local_size 8 1 1 shared 0 push 0
-  values 32
-  %0:i32x3 = load_sysval sysval=global_invocation_id
-  %1:i32 = swizzle %0.x
-  %2:i32 = const 0x3
-  %3:i32 = imul %1, %2
-  %4:i32 = iadd %3, %1
-  %5:i32 = load_uniform offset=0
-  %6:i32 = isub %4, %5
-  %7:i32 = ishl %6, %2
-  %8:i32 = ushr %7, %5
-  %9:i32 = ixor %8, %1
-  %10:i32 = i2f %9
-  %11:i32 = const 0x3f000000
-  %12:i32 = fmul %10, %11
-  %13:i32 = fadd %12, %10
-  %14:b1 = flt %13, %11
-  %15:i32 = bcsel %14, %13, %9
-  %16:i64 = load_uniform offset=8
-  %17:i32 = const 0x4
-  %18:i32 = imul %1, %17
-  %19:i64 = u2u %18
-  %20:i64 = iadd %16, %19
-  store_global %15, %20
-}"#;
+const ARITH: &str = include_str!("programs/arith.ir");
 
 #[test]
 fn arith_matches_interpreter() {
@@ -105,54 +80,7 @@ fn arith_matches_interpreter() {
     assert_ne!(out, vec![0xaa; 64]);
 }
 
-const CONTROL: &str = r#"shader compute "control" {
-  info local_size 4 1 1 shared 0 push 0
-  values 40
-  %0:i32x3 = load_sysval sysval=global_invocation_id
-  %1:i32 = swizzle %0.x
-  %2:i32 = const 0x0
-  %3:i32 = const 0x1
-  %4:i32 = load_uniform offset=0
-  %20:i32 = loop (%5:i32 = %2, %6:i32 = %2) {
-    %7:b1 = uge %5, %4
-    if %7 {
-      %30:i32 = iadd %6, %4
-      break %30
-    } else {
-      yield
-    }
-    %8:i32 = iand %5, %3
-    %9:b1 = ieq %8, %2
-    %10:i32 = iadd %5, %3
-    if %9 {
-      continue %10, %6
-    } else {
-      yield
-    }
-    %11:b1 = ult %1, %5
-    %12:i32 = if %11 {
-      %13:i32 = imul %5, %1
-      %14:b1 = ine %13, %3
-      %15:i32 = if %14 {
-        yield %13
-      } else {
-        %16:i32 = isub %2, %13
-        yield %16
-      }
-      yield %15
-    } else {
-      yield %5
-    }
-    %17:i32 = iadd %6, %12
-    continue %10, %17
-  }
-  %21:i64 = load_uniform offset=8
-  %22:i32 = const 0x4
-  %23:i32 = imul %1, %22
-  %24:i64 = u2u %23
-  %25:i64 = iadd %21, %24
-  store_global %20, %25
-}"#;
+const CONTROL: &str = include_str!("programs/control.ir");
 
 #[test]
 fn divergent_loops_and_ifs_match_interpreter() {
@@ -161,48 +89,7 @@ fn divergent_loops_and_ifs_match_interpreter() {
     }
 }
 
-const MEMORY: &str = r#"shader compute "memory" {
-  info local_size 8 1 1 shared 64 push 0
-  values 40
-  %0:i32x3 = load_sysval sysval=local_invocation_id
-  %1:i32 = swizzle %0.x
-  %2:i64 = load_uniform offset=0
-  %3:i32 = const 0x10
-  %4:i32 = imul %1, %3
-  %5:i64 = u2u %4
-  %6:i64 = iadd %2, %5
-  %7:i32 = load_global %6
-  %8:i32x2 = load_global %6
-  %9:i32x3 = load_global %6
-  %10:i32x4 = load_global %6
-  %11:i64 = load_global %6
-  %12:i32 = const 0x2
-  %13:i32 = ishl %1, %12
-  store_shared %7, %13
-  barrier
-  %14:i32 = const 0x1c
-  %15:i32 = isub %14, %13
-  %16:i32 = load_shared %15
-  %17:i32 = swizzle %8.y
-  %18:i32 = swizzle %9.z
-  %19:i32 = swizzle %10.w
-  %20:i32 = iadd %16, %17
-  %21:i32 = iadd %18, %19
-  %26:i32 = const 0x100
-  %27:i64 = u2u %26
-  %28:i64 = iadd %6, %27
-  %22:i32x4 = vec %20, %21, %17, %18
-  store_global %22, %28
-  %29:i32 = const 0x200
-  %31:i64 = u2u %29
-  %32:i64 = iadd %6, %31
-  store_global %11, %32
-  %33:i32 = const 0x300
-  %34:i64 = u2u %33
-  %35:i64 = iadd %6, %34
-  %23:i32x3 = vec %20, %21, %19
-  store_global %23, %35
-}"#;
+const MEMORY: &str = include_str!("programs/memory.ir");
 
 #[test]
 fn loads_stores_shared_barrier_match_interpreter() {
@@ -503,51 +390,7 @@ fn every_op_matches_its_fold_on_the_simulator() {
     );
 }
 
-const DIVMUL: &str = r#"shader compute "divmul" {
-  info local_size 8 1 1 shared 0 push 0
-  values 60
-  %0:i32x3 = load_sysval sysval=global_invocation_id
-  %1:i32 = swizzle %0.x
-  %2:i64 = load_uniform offset=0
-  %3:i32 = const 0x8
-  %4:i32 = imul %1, %3
-  %5:i64 = u2u %4
-  %6:i64 = iadd %2, %5
-  %7:i32x2 = load_global %6
-  %8:i32 = swizzle %7.x
-  %9:i32 = swizzle %7.y
-  %10:i32 = udiv %8, %9
-  %11:i32 = umod %8, %9
-  %12:i32 = umul_high %8, %9
-  %13:i64 = u2u %8
-  %14:i64 = u2u %9
-  %15:i64 = imul %13, %14
-  %16:i16 = load_global %6
-  %17:i32 = u2u %16
-  %18:i8 = load_global %6
-  %19:i32 = i2i %18
-  %20:i32 = const 0x7
-  %21:i32 = udiv %8, %20
-  %22:i32 = const 0x10
-  %23:i32 = umod %8, %22
-  %24:i32 = const 0x40
-  %25:i32 = imul %1, %24
-  %26:i32 = const 0x100
-  %27:i32 = iadd %25, %26
-  %28:i64 = u2u %27
-  %29:i64 = iadd %2, %28
-  %30:i32x4 = vec %10, %11, %12, %17
-  store_global %30, %29
-  %31:i32 = const 0x10
-  %32:i64 = u2u %31
-  %33:i64 = iadd %29, %32
-  store_global %15, %33
-  %34:i32x3 = vec %19, %21, %23
-  %35:i32 = const 0x18
-  %36:i64 = u2u %35
-  %37:i64 = iadd %29, %36
-  store_global %34, %37
-}"#;
+const DIVMUL: &str = include_str!("programs/divmul.ir");
 
 #[test]
 fn division_wide_multiply_and_narrow_loads_match_interpreter() {
@@ -577,56 +420,7 @@ fn division_wide_multiply_and_narrow_loads_match_interpreter() {
     differential(DIVMUL, |va| vec![va], &init, [2, 1, 1]);
 }
 
-const SIGNED: &str = r#"shader compute "signed" {
-  info local_size 8 1 1 shared 0 push 0
-  values 60
-  %0:i32x3 = load_sysval sysval=global_invocation_id
-  %1:i32 = swizzle %0.x
-  %2:i64 = load_uniform offset=0
-  %3:i32 = const 0x8
-  %4:i32 = imul %1, %3
-  %5:i64 = u2u %4
-  %6:i64 = iadd %2, %5
-  %7:i32x2 = load_global %6
-  %8:i32 = swizzle %7.x
-  %9:i32 = swizzle %7.y
-  %10:i32 = idiv %8, %9
-  %11:i32 = irem %8, %9
-  %12:i32 = imod %8, %9
-  %13:i32 = find_lsb %8
-  %14:i32 = ifind_msb %8
-  %15:i32 = ufind_msb %9
-  %16:i32 = bit_count %9
-  %17:i32 = bitfield_reverse %8
-  %40:i32 = const 0x5
-  %41:i32 = ubitfield_extract %8, %40, %9
-  %42:i32 = ibitfield_extract %8, %9, %40
-  %43:i32 = bitfield_insert %8, %9, %40, %16
-  %24:i32 = const 0x40
-  %25:i32 = imul %1, %24
-  %26:i32 = const 0x100
-  %27:i32 = iadd %25, %26
-  %28:i64 = u2u %27
-  %29:i64 = iadd %2, %28
-  %30:i32x4 = vec %10, %11, %12, %13
-  store_global %30, %29
-  %31:i32 = const 0x10
-  %32:i64 = u2u %31
-  %33:i64 = iadd %29, %32
-  %34:i32x4 = vec %14, %15, %16, %17
-  store_global %34, %33
-  %44:i32 = const 0x20
-  %45:i64 = u2u %44
-  %46:i64 = iadd %29, %45
-  %48:i32 = isign %8
-  %49:i32 = fsign %9
-  %47:i32x4 = vec %41, %42, %43, %48
-  store_global %47, %46
-  %50:i32 = const 0x30
-  %51:i64 = u2u %50
-  %52:i64 = iadd %29, %51
-  store_global %49, %52
-}"#;
+const SIGNED: &str = include_str!("programs/signed.ir");
 
 #[test]
 fn signed_division_and_bit_queries_match_interpreter() {
@@ -857,70 +651,7 @@ fn random_programs_match_interpreter() {
     }
 }
 
-const FLOATS: &str = r#"shader compute "floats" {
-  info local_size 8 1 1 shared 0 push 0
-  values 80
-  %0:i32x3 = load_sysval sysval=global_invocation_id
-  %1:i32 = swizzle %0.x
-  %2:i64 = load_uniform offset=0
-  %3:i32 = const 0x10
-  %4:i32 = imul %1, %3
-  %5:i64 = u2u %4
-  %6:i64 = iadd %2, %5
-  %7:i32x4 = load_global %6
-  %8:i32 = swizzle %7.x
-  %9:i32 = swizzle %7.y
-  %10:i32 = swizzle %7.z
-  %11:i32 = fsub %8, %9
-  %12:i32 = ffma %8, %9, %10
-  %13:i32 = fmin %8, %10
-  %14:i32 = fmax %9, %10
-  %15:i32 = ffloor %8
-  %16:i32 = fceil %9
-  %17:i32 = ftrunc %10
-  %18:i32 = fround_even %8
-  %19:i32 = ffract %9
-  %20:i32 = fsat %10
-  %21:i32 = fneg %8
-  %22:i32 = fabs %9
-  %23:i32 = f2i %10
-  %24:i32 = f2u %8
-  %25:i32 = u2f %1
-  %26:b1 = fge %8, %9
-  %27:i32 = b2f %26
-  %28:b1 = feq %8, %10
-  %29:i32 = b2i %28
-  %30:b1 = fneu %9, %10
-  %31:i32 = bcsel %30, %11, %12
-  %40:i32 = const 0x80
-  %41:i32 = imul %1, %40
-  %42:i32 = const 0x200
-  %43:i32 = iadd %41, %42
-  %44:i64 = u2u %43
-  %45:i64 = iadd %2, %44
-  %46:i32x4 = vec %11, %12, %13, %14
-  store_global %46, %45
-  %47:i32 = const 0x10
-  %48:i64 = u2u %47
-  %49:i64 = iadd %45, %48
-  %50:i32x4 = vec %15, %16, %17, %18
-  store_global %50, %49
-  %51:i32 = const 0x20
-  %52:i64 = u2u %51
-  %53:i64 = iadd %45, %52
-  %54:i32x4 = vec %19, %20, %21, %22
-  store_global %54, %53
-  %55:i32 = const 0x30
-  %56:i64 = u2u %55
-  %57:i64 = iadd %45, %56
-  %58:i32x4 = vec %23, %24, %25, %27
-  store_global %58, %57
-  %59:i32 = const 0x40
-  %60:i64 = u2u %59
-  %61:i64 = iadd %45, %60
-  %62:i32x2 = vec %29, %31
-  store_global %62, %61
-}"#;
+const FLOATS: &str = include_str!("programs/floats.ir");
 
 #[test]
 fn float_arithmetic_matches_interpreter() {
