@@ -70,35 +70,6 @@ fn make_variant(outs: &[OutSpec]) -> Variant {
     }
 }
 
-#[derive(Clone, Debug)]
-struct BufSpec {
-    bound: bool,
-    bind_offset: u32,
-    bind_size: u32,
-    write_offset: u32,
-    /// Bytes mapped after the bound range (sentinel checked).
-    tail: u32,
-}
-
-#[derive(Clone, Debug)]
-struct Case {
-    topology: RefTopology,
-    count: u32,
-    first: u32,
-    vertex_offset: i32,
-    instances: u32,
-    first_instance: u32,
-    /// (index values, index size in bytes, restart enabled)
-    indices: Option<(Vec<u32>, u32, bool)>,
-    buffers: Vec<BufSpec>,
-    raw_offset_delta: u32,
-    provoking: ProvokingOrder,
-}
-
-fn sentinel(b: usize, i: usize) -> u8 {
-    (0xA5 ^ (i * 7) ^ (b * 31)) as u8
-}
-
 /// The model of the future advance kernel: primitives written and the new offsets.
 fn advance_kernel_model(
     total_prims: u64,
@@ -128,61 +99,14 @@ fn advance_kernel_model(
     (written, offsets)
 }
 
-fn xfb_topology(t: RefTopology) -> XfbTopology {
-    XfbTopology::from_vk(t.vk()).unwrap()
-}
-
 /// Run one case through the variant and the reference; panics with context on mismatch.
 fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
-    let restart_value = |size: u32| match size {
-        1 => 0xFF,
-        2 => 0xFFFF,
-        _ => 0xFFFF_FFFF,
-    };
     // ---- reference ----
-    let ref_draw = RefDraw {
-        topology: case.topology,
-        count: case.count,
-        first_vertex: case.first,
-        vertex_offset: case.vertex_offset,
-        instance_count: case.instances,
-        first_instance: case.first_instance,
-        indexed: case.indices.as_ref().map(|(ix, size, restart)| RefIndices {
-            indices: ix.clone(),
-            first_index: case.first,
-            restart: restart.then(|| restart_value(*size)),
-        }),
-        order: case.provoking,
-    };
-    let ref_outputs: Vec<RefOutput> = outs
-        .iter()
-        .map(|o| RefOutput {
-            buffer: o.buffer,
-            offset: o.offset,
-            comps: o.comps,
-        })
-        .collect();
-    let ref_buffers: Vec<RefBuffer> = case
-        .buffers
-        .iter()
-        .enumerate()
-        .map(|(b, spec)| {
-            let len = (spec.bind_offset + spec.bind_size + spec.tail) as usize;
-            RefBuffer {
-                bound: spec.bound,
-                memory: (0..len).map(|i| sentinel(b, i)).collect(),
-                bind_offset: spec.bind_offset,
-                bind_size: spec.bind_size,
-                write_offset: spec.write_offset,
-                stride: stride_of(outs, b as u32),
-            }
-        })
-        .collect();
-    let expected = run(&ref_draw, &ref_outputs, &ref_buffers, &|v, ii, o| {
-        (0..outs[o].comps)
-            .map(|c| expected_value(v, ii, o, c, outs[o].kind))
-            .collect()
-    });
+    let Reference {
+        draw: ref_draw,
+        buffers: ref_buffers,
+        expected,
+    } = reference(outs, case);
 
     // ---- the variant ----
     let topology = xfb_topology(case.topology);
@@ -763,49 +687,14 @@ fn variant_on_the_simulator_matches_the_reference() {
             let mut case = non_indexed(topology, count, instances, 0);
             case.buffers = roomy_buffers(&outs, 2, count * instances);
             // ---- reference ----
-            let ref_draw = RefDraw {
-                topology: case.topology,
-                count: case.count,
-                first_vertex: case.first,
-                vertex_offset: 0,
-                instance_count: case.instances,
-                first_instance: 0,
-                indexed: (index_size > 0).then(|| RefIndices {
-                    indices: ix.clone(),
-                    first_index: 0,
-                    restart: None,
-                }),
-                order: ProvokingOrder::First,
-            };
-            let ref_outputs: Vec<RefOutput> = outs
-                .iter()
-                .map(|o| RefOutput {
-                    buffer: o.buffer,
-                    offset: o.offset,
-                    comps: o.comps,
-                })
-                .collect();
-            let ref_buffers: Vec<RefBuffer> = case
-                .buffers
-                .iter()
-                .enumerate()
-                .map(|(b, spec)| {
-                    let len = (spec.bind_offset + spec.bind_size + spec.tail) as usize;
-                    RefBuffer {
-                        bound: spec.bound,
-                        memory: (0..len).map(|i| sentinel(b, i)).collect(),
-                        bind_offset: spec.bind_offset,
-                        bind_size: spec.bind_size,
-                        write_offset: spec.write_offset,
-                        stride: stride_of(&outs, b as u32),
-                    }
-                })
-                .collect();
-            let expected = run(&ref_draw, &ref_outputs, &ref_buffers, &|vx, ii, o| {
-                (0..outs[o].comps)
-                    .map(|c| expected_value(vx, ii, o, c, outs[o].kind))
-                    .collect()
-            });
+            if index_size > 0 {
+                case.indices = Some((ix.clone(), index_size, false));
+            }
+            let Reference {
+                buffers: ref_buffers,
+                expected,
+                ..
+            } = reference(&outs, &case);
             // ---- the simulator ----
             let mut gpu = SimGpu::new(model);
             let mut bindings = [None; 4];

@@ -87,48 +87,6 @@ fn make_variant(outs: &[OutSpec], model: SimModel) -> Variant {
     }
 }
 
-#[derive(Clone, Debug)]
-struct BufSpec {
-    bound: bool,
-    bind_offset: u32,
-    bind_size: u32,
-    write_offset: u32,
-    /// Bytes mapped after the bound range (sentinel checked).
-    tail: u32,
-}
-
-#[derive(Clone, Debug)]
-struct Case {
-    topology: RefTopology,
-    count: u32,
-    first: u32,
-    vertex_offset: i32,
-    instances: u32,
-    first_instance: u32,
-    /// (index values, index size in bytes, restart enabled)
-    indices: Option<(Vec<u32>, u32, bool)>,
-    buffers: Vec<BufSpec>,
-    /// `Offset start` = lowest captured vertex − this (clamped at 0).
-    raw_offset_delta: u32,
-    provoking: ProvokingOrder,
-}
-
-fn sentinel(b: usize, i: usize) -> u8 {
-    (0xA5 ^ (i * 7) ^ (b * 31)) as u8
-}
-
-fn restart_value(size: u32) -> u32 {
-    match size {
-        1 => 0xFF,
-        2 => 0xFFFF,
-        _ => 0xFFFF_FFFF,
-    }
-}
-
-fn xfb_topology(t: RefTopology) -> XfbTopology {
-    XfbTopology::from_vk(t.vk()).unwrap()
-}
-
 /// `bytes` near the end of a fresh zeroed BO (a guard page follows it),
 /// start aligned down to 16 bytes; returns the BO and the start address.
 fn place_at_end(gpu: &mut SimGpu, bytes: &[u8]) -> (Buffer, u64) {
@@ -230,49 +188,11 @@ fn attribute_tables(
 /// Returns the job's counters (None when the grid was empty).
 fn check(gpu: &mut SimGpu, v: &Variant, outs: &[OutSpec], case: &Case) -> Option<Counters> {
     // ---- reference ----
-    let ref_draw = RefDraw {
-        topology: case.topology,
-        count: case.count,
-        first_vertex: case.first,
-        vertex_offset: case.vertex_offset,
-        instance_count: case.instances,
-        first_instance: case.first_instance,
-        indexed: case.indices.as_ref().map(|(ix, size, restart)| RefIndices {
-            indices: ix.clone(),
-            first_index: case.first,
-            restart: restart.then(|| restart_value(*size)),
-        }),
-        order: case.provoking,
-    };
-    let ref_outputs: Vec<RefOutput> = outs
-        .iter()
-        .map(|o| RefOutput {
-            buffer: o.buffer,
-            offset: o.offset,
-            comps: o.comps,
-        })
-        .collect();
-    let ref_buffers: Vec<RefBuffer> = case
-        .buffers
-        .iter()
-        .enumerate()
-        .map(|(b, spec)| {
-            let len = (spec.bind_offset + spec.bind_size + spec.tail) as usize;
-            RefBuffer {
-                bound: spec.bound,
-                memory: (0..len).map(|i| sentinel(b, i)).collect(),
-                bind_offset: spec.bind_offset,
-                bind_size: spec.bind_size,
-                write_offset: spec.write_offset,
-                stride: stride_of(outs, b as u32),
-            }
-        })
-        .collect();
-    let expected = run(&ref_draw, &ref_outputs, &ref_buffers, &|vi, ii, o| {
-        (0..outs[o].comps)
-            .map(|c| expected_value(vi, ii, o, c, outs[o].kind))
-            .collect()
-    });
+    let Reference {
+        draw: ref_draw,
+        buffers: ref_buffers,
+        expected,
+    } = reference(outs, case);
 
     // ---- GPU memory ----
     let topology = xfb_topology(case.topology);

@@ -6,6 +6,7 @@
 
 use bifrost_vk::compiler::ir::*;
 use bifrost_vk::compiler::passes::*;
+use bifrost_vk::compiler::xfb_reference::*;
 
 /// Input locations (non-trivial so that lower_io's renumbering matters).
 pub const LOC_VERTEX: u32 = 3;
@@ -241,5 +242,107 @@ impl Lcg {
     }
     pub fn below(&mut self, n: u32) -> u32 {
         self.next() % n.max(1)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct BufSpec {
+    pub bound: bool,
+    pub bind_offset: u32,
+    pub bind_size: u32,
+    pub write_offset: u32,
+    /// Bytes mapped after the bound range (sentinel checked).
+    pub tail: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub topology: RefTopology,
+    pub count: u32,
+    pub first: u32,
+    pub vertex_offset: i32,
+    pub instances: u32,
+    pub first_instance: u32,
+    /// (index values, index size in bytes, restart enabled)
+    pub indices: Option<(Vec<u32>, u32, bool)>,
+    pub buffers: Vec<BufSpec>,
+    /// `Offset start` = lowest captured vertex − this (clamped at 0).
+    pub raw_offset_delta: u32,
+    pub provoking: ProvokingOrder,
+}
+
+pub fn sentinel(b: usize, i: usize) -> u8 {
+    (0xA5 ^ (i * 7) ^ (b * 31)) as u8
+}
+
+pub fn xfb_topology(t: RefTopology) -> XfbTopology {
+    XfbTopology::from_vk(t.vk()).unwrap()
+}
+
+pub fn restart_value(size: u32) -> u32 {
+    match size {
+        1 => 0xFF,
+        2 => 0xFFFF,
+        _ => 0xFFFF_FFFF,
+    }
+}
+
+/// What the spec reference says one case writes: the draw and the buffers
+/// (sentinel-filled) it was computed from, and the result.
+pub struct Reference {
+    pub draw: RefDraw,
+    pub buffers: Vec<RefBuffer>,
+    pub expected: RefResult,
+}
+
+/// Run `case` through the spec reference with the test shader's values.
+pub fn reference(outs: &[OutSpec], case: &Case) -> Reference {
+    let ref_draw = RefDraw {
+        topology: case.topology,
+        count: case.count,
+        first_vertex: case.first,
+        vertex_offset: case.vertex_offset,
+        instance_count: case.instances,
+        first_instance: case.first_instance,
+        indexed: case.indices.as_ref().map(|(ix, size, restart)| RefIndices {
+            indices: ix.clone(),
+            first_index: case.first,
+            restart: restart.then(|| restart_value(*size)),
+        }),
+        order: case.provoking,
+    };
+    let ref_outputs: Vec<RefOutput> = outs
+        .iter()
+        .map(|o| RefOutput {
+            buffer: o.buffer,
+            offset: o.offset,
+            comps: o.comps,
+        })
+        .collect();
+    let ref_buffers: Vec<RefBuffer> = case
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(b, spec)| {
+            let len = (spec.bind_offset + spec.bind_size + spec.tail) as usize;
+            RefBuffer {
+                bound: spec.bound,
+                memory: (0..len).map(|i| sentinel(b, i)).collect(),
+                bind_offset: spec.bind_offset,
+                bind_size: spec.bind_size,
+                write_offset: spec.write_offset,
+                stride: stride_of(outs, b as u32),
+            }
+        })
+        .collect();
+    let expected = run(&ref_draw, &ref_outputs, &ref_buffers, &|v, ii, o| {
+        (0..outs[o].comps)
+            .map(|c| expected_value(v, ii, o, c, outs[o].kind))
+            .collect()
+    });
+    Reference {
+        draw: ref_draw,
+        buffers: ref_buffers,
+        expected,
     }
 }
