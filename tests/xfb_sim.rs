@@ -11,8 +11,10 @@
 //! Everything the GPU reads is in GPU memory: code, renderer state, push
 //! uniforms (the variant's `PushUniformLayout` filled with the draw's
 //! `SysvalBlock` and `XfbDraw::params`), the u32\[4\] write offsets, index
-//! data, attribute / attribute-buffer descriptors (per-vertex `1D` buffer,
-//! per-instance `1D POT divisor` buffer, both sized exactly so a fetch
+//! data, attribute / attribute-buffer descriptors (per-vertex `1D` or
+//! `1D modulus` buffer, per-instance `1D POT` or `NPOT divisor` buffer as
+//! `jm::vertex_input` packs them for the draw's padded `Instance Size`,
+//! both sized exactly so a fetch
 //! outside the captured vertices faults). XFB buffers start with a
 //! sentinel pattern, with slack before (bind offset) and after (tail) the
 //! bound range checked too; they end within 16 bytes of the end of their
@@ -39,10 +41,10 @@ use bifrost_vk::compiler::bifrost::{Arch as CArch, Options, compile};
 use bifrost_vk::compiler::passes::lower_xfb::{XfbBinding, XfbIndexBuffer};
 use bifrost_vk::compiler::passes::*;
 use bifrost_vk::compiler::xfb_reference::*;
-use bifrost_vk::hw::attribute::{attribute_buffer as ab, attribute_desc as ad, attribute_type};
+use bifrost_vk::hw::attribute::attribute_desc as ad;
 use bifrost_vk::hw::format::{ComponentType, FormatArch, VertexFormat};
 use bifrost_vk::hw::{Arch, layouts};
-use bifrost_vk::jm::{AttributeTables, XfbJob, add_xfb_job};
+use bifrost_vk::jm::{AttributeTables, Indexing, XfbJob, add_xfb_job, pack_attribute_buffer};
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::kmod::sim::shader::Counters;
 use bifrost_vk::kmod::sim::testing::{Buffer, SimGpu};
@@ -97,10 +99,11 @@ fn place_at_end(gpu: &mut SimGpu, bytes: &[u8]) -> (Buffer, u64) {
     (bo, va)
 }
 
-/// The `Instance Size` of a draw whose vertex indices are below `end`: a
-/// power of two (so the per-instance divisor is a shift) ≥ `end`.
+/// The `Instance Size` of a draw whose vertex indices are below `end`: the
+/// padded count a driver programs (`(2k+1) << s`), so the per-instance
+/// divisor is a shift or, mostly, an NPOT magic multiply.
 fn instance_size(end: u32) -> u32 {
-    end.max(1).next_power_of_two()
+    bifrost_vk::hw::layout::padded_round_up(u64::from(end)).unwrap() as u32
 }
 
 /// Attribute and attribute-buffer tables, indexed the hardware's way: the
@@ -111,7 +114,7 @@ fn instance_size(end: u32) -> u32 {
 /// modulus `Instance Size` otherwise (element = vertex index; the
 /// attribute's offset rebases it on `vmin`, the buffer's size bounds it).
 /// Per-instance `instance_attr(firstInstance + i)` for the draw's
-/// instances: 1D POT divisor, shift log2(`Instance Size`) (element =
+/// instances: 1D POT or NPOT divisor by `Instance Size` (element =
 /// instance id).
 fn attribute_tables(
     gpu: &mut SimGpu,
@@ -133,24 +136,28 @@ fn attribute_tables(
     let ibo = gpu.alloc((ibytes.len() as u64).max(64));
     gpu.write(ibo.va, &ibytes);
 
-    let mut bufs = vec![0u32; 8];
+    let mut bufs = vec![0u32; 12];
     let set = |w: &mut [u32], f: bifrost_vk::hw::layout::Field, x: u64| f.set(w, x).unwrap();
-    let b0 = &mut bufs[0..4];
-    if case.instances > 1 {
-        set(b0, ab::TYPE, attribute_type::MODULUS_1D);
-        set(b0, ab::DIVISOR, u64::from(isize));
+    let per_vertex = if case.instances > 1 {
+        Indexing::PerVertex {
+            instance_size: isize,
+        }
     } else {
-        set(b0, ab::TYPE, attribute_type::LINEAR_1D);
-    }
-    set(b0, ab::POINTER, vbo.va);
-    set(b0, ab::STRIDE, 4);
-    set(b0, ab::SIZE, vbytes.len() as u64);
-    let b1 = &mut bufs[4..8];
-    set(b1, ab::TYPE, attribute_type::POT_DIVISOR_1D);
-    set(b1, ab::POINTER, ibo.va);
-    set(b1, ab::STRIDE, 4);
-    set(b1, ab::SIZE, ibytes.len() as u64);
-    set(b1, ab::DIVISOR_R, u64::from(isize.trailing_zeros()));
+        Indexing::Linear
+    };
+    pack_attribute_buffer(&mut bufs[0..4], vbo.va, 4, vbytes.len() as u32, per_vertex).unwrap();
+    let per_instance = Indexing::PerInstance {
+        instance_size: isize,
+        divisor: 1,
+    };
+    pack_attribute_buffer(
+        &mut bufs[4..12],
+        ibo.va,
+        4,
+        ibytes.len() as u32,
+        per_instance,
+    )
+    .unwrap();
     let buffers = gpu.alloc(64);
     gpu.write_u32s(buffers.va, &bufs);
 

@@ -136,6 +136,16 @@ pub static ATTRIBUTE_BUFFER_CONTINUATION_NPOT: Layout = Layout {
     ],
 };
 
+/// What the attribute unit computes for an NPOT-divisor buffer: linear
+/// index `n` × the magic `2^31 | numerator`, shifted right by `32 + r`, after
+/// adding `e` to `n` (`Divisor E`). Our reading of the encoding (Mesa only
+/// writes the fields; see `jm::vertex_input` for how the emitter chooses
+/// them and why this is exact); 128-bit so nothing wraps.
+pub fn npot_divide(n: u64, numerator: u32, r: u32, e: bool) -> u64 {
+    let magic = u128::from(numerator) | 1 << 31;
+    (((u128::from(n) + u128::from(e)) * magic) >> (32 + r.min(31))) as u64
+}
+
 pub mod continuation_3d {
     use super::*;
     pub const TYPE: Field = Field::new("Type", 0, 0, 6, Kind::Enum(ATTRIBUTE_TYPES)).default(32);

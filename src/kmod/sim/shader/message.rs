@@ -341,11 +341,21 @@ fn attribute_address(
         }
         attribute_type::POT_DIVISOR_1D => v >> ab::DIVISOR_R.get(&buf),
         attribute_type::NPOT_DIVISOR_1D => {
+            // Multiply by the magic in the continuation record and shift;
+            // the record's plain `Divisor` is not used (see `npot_divide`).
+            use crate::hw::attribute::{
+                attribute_type::CONTINUATION, continuation_npot, npot_divide,
+            };
             let cont = core.mmu.read_words(buffers + 16 * (buf_index + 1), 4)?;
-            let d = crate::hw::attribute::continuation_npot::DIVISOR
-                .get(&cont)
-                .max(1);
-            v / d
+            if continuation_npot::TYPE.get(&cont) != CONTINUATION {
+                return Err(bad("NPOT divisor without its continuation record"));
+            }
+            npot_divide(
+                v,
+                continuation_npot::DIVISOR_NUMERATOR.get(&cont) as u32,
+                ab::DIVISOR_R.get(&buf) as u32,
+                ab::DIVISOR_E.get(&buf) != 0,
+            )
         }
         _ => return Err(bad("unsupported attribute buffer type")),
     };
