@@ -127,7 +127,7 @@ pub fn pack_attribute_buffer(
     if words.len() < 4 * slots {
         return Err(KmodError::Invalid("attribute buffer table too small"));
     }
-    if va % 64 != 0 {
+    if !va.is_multiple_of(64) {
         return Err(KmodError::Invalid("attribute buffer not 64-byte aligned"));
     }
     let record = &mut words[..4];
