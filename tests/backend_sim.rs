@@ -420,6 +420,38 @@ fn division_wide_multiply_and_narrow_loads_match_interpreter() {
     differential(DIVMUL, |va| vec![va], &init, [2, 1, 1]);
 }
 
+const CONSTDIV: &str = include_str!("programs/constdiv.ir");
+
+/// Division and remainder by constants (multiply-high magic, the 33-bit
+/// form, powers of two, 0, negative and INT_MIN divisors) on dividends
+/// around their multiples and the ends of the range.
+#[test]
+fn division_by_constants_matches_interpreter() {
+    let mut init = vec![0u8; 256 + 64 * 16];
+    let xs: [u32; 16] = [
+        0,
+        1,
+        2,
+        3,
+        640,
+        641,
+        9_999_999,
+        0x7fff_ffff,
+        0x8000_0000,
+        0x8000_0001,
+        0x8000_0002,
+        0xffff_fffe,
+        0xffff_ffff,
+        0xfff_fff9,
+        0xdead_beef,
+        641 * 6_700_416,
+    ];
+    for (i, x) in xs.iter().enumerate() {
+        init[8 * i..8 * i + 4].copy_from_slice(&x.to_le_bytes());
+    }
+    differential(CONSTDIV, |va| vec![va], &init, [2, 1, 1]);
+}
+
 const SIGNED: &str = include_str!("programs/signed.ir");
 
 #[test]

@@ -654,15 +654,34 @@ impl Isel<'_> {
         vec![lo, hi]
     }
 
-    /// Unsigned 32-bit division and remainder. Powers of two are shifts;
-    /// anything else is an unrolled restoring division (exact, integer
+    /// Unsigned 32-bit division and remainder. Powers of two are shifts,
+    /// other constants a multiply by their [`DivMagic`]; a divisor only
+    /// known at run time is an unrolled restoring division (exact, integer
     /// only; x / 0 = all ones and x % 0 = x, as the IR defines them).
     fn udivmod(&mut self, x: Src, y: Src) -> (Src, Src) {
-        if let Src::Imm(d) = y
-            && d.is_power_of_two()
-        {
-            let q = self.shift(ShiftOp::RshiftOr, x, ZERO, Src::Imm(d.trailing_zeros()));
-            let r = self.shift(ShiftOp::LshiftAnd, x, Src::Imm(d - 1), ZERO);
+        if let Src::Imm(d) = y {
+            if d == 0 {
+                return (Src::Imm(u32::MAX), x);
+            }
+            if d.is_power_of_two() {
+                let q = self.shift(ShiftOp::RshiftOr, x, ZERO, Src::Imm(d.trailing_zeros()));
+                let r = self.shift(ShiftOp::LshiftAnd, x, Src::Imm(d - 1), ZERO);
+                return (q, r);
+            }
+            let magic = DivMagic::new(d);
+            let t = self.umul_high(x, Src::Imm(magic.multiplier));
+            let q = if magic.add {
+                // q = (((x - t) >> 1) + t) >> (shift - 1): the 33rd bit of
+                // the multiplier without overflowing 32 bits.
+                let diff = self.emit(Op::IsubS32, &[x, t]);
+                let half = self.shift(ShiftOp::RshiftOr, diff, ZERO, Src::Imm(1));
+                let sum = self.emit(Op::IaddS32, &[half, t]);
+                self.shift(ShiftOp::RshiftOr, sum, ZERO, Src::Imm(magic.shift - 1))
+            } else {
+                self.shift(ShiftOp::RshiftOr, t, ZERO, Src::Imm(magic.shift))
+            };
+            let qd = self.emit(Op::ImulI32, &[q, Src::Imm(d)]);
+            let r = self.emit(Op::IsubS32, &[x, qd]);
             return (q, r);
         }
         let y = self.in_reg(y);
@@ -866,7 +885,10 @@ impl Isel<'_> {
             Idiv | Irem | Imod => {
                 let y = a(1)[0];
                 let ax = self.emit(Op::IabsS32, &[s0]);
-                let ay = self.emit(Op::IabsS32, &[y]);
+                let ay = match y {
+                    Src::Imm(c) => Src::Imm((c as i32).unsigned_abs()),
+                    _ => self.emit(Op::IabsS32, &[y]),
+                };
                 let (q, r) = self.udivmod(ax, ay);
                 let xneg = self.icmp(IcmpType::S32, Cmp::Lt, s0, ZERO);
                 match op {
@@ -1396,5 +1418,101 @@ fn ir_yield(r: &Region) -> Option<&[Value]> {
     match r.instrs.last().map(|i| &i.op) {
         Some(IrOp::Yield(v)) => Some(&v.values),
         _ => None,
+    }
+}
+
+/// Division of any u32 by the constant `d` (not 0, not a power of two) as a
+/// multiply-high and shifts (Granlund and Montgomery's method): with
+/// `l = ceil(log2 d)`, `q = umul_high(x, multiplier) >> shift` when a 32-bit
+/// multiplier `ceil(2^(32+l-1) / d)` is exact for every x (its excess over
+/// `2^(32+l-1) / d`, times d, is at most `2^(l-1)`); otherwise the 33-bit
+/// `ceil(2^(32+l) / d)` always is, its top bit handled by the `add` sequence
+/// in `udivmod` (`multiplier` then holds the low 32 bits, `shift` = l).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DivMagic {
+    pub multiplier: u32,
+    pub shift: u32,
+    pub add: bool,
+}
+
+impl DivMagic {
+    pub fn new(d: u32) -> DivMagic {
+        debug_assert!(d > 1 && !d.is_power_of_two());
+        let d = u128::from(d);
+        let l = 32 - (d as u32 - 1).leading_zeros();
+        let p = l - 1;
+        let m = (1u128 << (32 + p)).div_ceil(d);
+        if m < 1 << 32 && m * d - (1u128 << (32 + p)) <= 1u128 << p {
+            return DivMagic {
+                multiplier: m as u32,
+                shift: p,
+                add: false,
+            };
+        }
+        let m = (1u128 << (32 + l)).div_ceil(d);
+        debug_assert!((1u128 << 32..1u128 << 33).contains(&m));
+        DivMagic {
+            multiplier: (m - (1 << 32)) as u32,
+            shift: l,
+            add: true,
+        }
+    }
+
+    /// The quotient the instruction sequence computes (for tests).
+    #[cfg(test)]
+    pub fn divide(self, x: u32) -> u32 {
+        let t = ((u64::from(x) * u64::from(self.multiplier)) >> 32) as u32;
+        if self.add {
+            (((x - t) >> 1) + t) >> (self.shift - 1)
+        } else {
+            t >> self.shift
+        }
+    }
+}
+
+#[cfg(test)]
+mod div_magic_tests {
+    use super::DivMagic;
+
+    #[test]
+    fn magic_division_is_exact() {
+        let mut divisors: Vec<u32> = (3..3000).filter(|d: &u32| !d.is_power_of_two()).collect();
+        divisors.extend([
+            7 << 20,
+            641,
+            6_700_417,
+            0x7FFF_FFFF,
+            0x8000_0001,
+            u32::MAX - 1,
+            u32::MAX,
+        ]);
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        for d in divisors {
+            let m = DivMagic::new(d);
+            let top = u32::MAX / d * d;
+            let mut xs = vec![
+                0,
+                1,
+                d - 1,
+                d,
+                d.wrapping_add(1),
+                top,
+                top - 1,
+                u32::MAX,
+                u32::MAX - 1,
+            ];
+            for _ in 0..200 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let x = seed as u32;
+                xs.extend([x, x / d * d, (x / d * d).wrapping_sub(1)]);
+            }
+            for x in xs {
+                assert_eq!(m.divide(x), x / d, "{x} / {d} with {m:?}");
+            }
+        }
+        // Both forms occur: 3 has a 32-bit multiplier, 7 needs the 33rd bit.
+        assert!(!DivMagic::new(3).add && DivMagic::new(7).add);
     }
 }

@@ -85,7 +85,7 @@
 //! # Parameters ([`xfb_param`], u32 each, in the sysval block)
 //! | n | name | meaning | computed by |
 //! |---|---|---|---|
-//! | 0 | VERTS_PER_PRIM | 1, 2 or 3 | CPU, O(1) |
+//! | 0 | VERTS_PER_PRIM | 1, 2 or 3 (the variant divides by it through selects between constant divisors: other values are not supported) | CPU, O(1) |
 //! | 1 | PRIM_STEP | sequence positions between primitive starts | CPU |
 //! | 2 | PRIM_FIRST | position of slot 0 of primitive 0 | CPU |
 //! | 3 | SLOT_SCALE | position distance between slots (2 for triangle adjacency) | CPU |
@@ -454,6 +454,20 @@ impl Pro<'_, '_> {
         let ty = self.e.values[a.index()];
         self.e.alu(AluOp::Bcsel, ty, &[c, a, b])
     }
+    /// `x / vpp` for `vpp` (VERTS_PER_PRIM) in {1, 2, 3}, as selects
+    /// between divisions by constants: backends turn those into shifts and
+    /// multiplies, where a division by a run-time value is a long loop.
+    fn div_vpp(&mut self, x: Value, vpp: Value) -> Value {
+        let one = self.u32(1);
+        let two = self.u32(2);
+        let three = self.u32(3);
+        let half = self.op(AluOp::Ushr, x, one);
+        let third = self.op(AluOp::Udiv, x, three);
+        let is2 = self.op(AluOp::Ieq, vpp, two);
+        let is3 = self.op(AluOp::Ieq, vpp, three);
+        let q = self.sel(is2, half, x);
+        self.sel(is3, third, q)
+    }
     fn to64(&mut self, v: Value) -> Value {
         self.e.alu(AluOp::U2u, ValueType::U64, &[v])
     }
@@ -533,7 +547,7 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
         u32t,
         |_| slot,
         |pro| {
-            let p = pro.op(AluOp::Udiv, slot, vpp);
+            let p = pro.div_vpp(slot, vpp);
             let pv = pro.op(AluOp::Imul, p, vpp);
             let k = pro.op(AluOp::Isub, slot, pv);
             let zero = pro.u32(0);
@@ -665,8 +679,9 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
         let diff = pro.op(AluOp::Isub, size, off);
         let room = pro.sel(has_room, diff, zero);
         let stride_v = pro.u32(stride.max(1));
-        let prim_bytes = pro.op(AluOp::Imul, stride_v, vpp);
-        let prims = pro.op(AluOp::Udiv, room, prim_bytes);
+        // ⌊room / (stride × vpp)⌋ = ⌊⌊room / stride⌋ / vpp⌋, stride a constant.
+        let whole = pro.op(AluOp::Udiv, room, stride_v);
+        let prims = pro.div_vpp(whole, vpp);
         let records = pro.op(AluOp::Imul, prims, vpp);
         let max = pro.u32(u32::MAX);
         let limit = pro.sel(bound, records, max);
