@@ -452,6 +452,38 @@ fn division_by_constants_matches_interpreter() {
     differential(CONSTDIV, |va| vec![va], &init, [2, 1, 1]);
 }
 
+const MINMAX64: &str = include_str!("programs/minmax64.ir");
+
+/// 64-bit min/max (signed and unsigned) as 32-bit pairs: pairs that differ
+/// only in the low half, only in the high half, in sign, and equal ones.
+#[test]
+fn wide_min_max_match_interpreter() {
+    let mut init = vec![0u8; 256 + 64 * 16];
+    let pairs: [(u64, u64); 16] = [
+        (0, 0),
+        (1, 2),
+        (2, 1),
+        (0x1_0000_0000, 0xffff_ffff),
+        (0xffff_ffff, 0x1_0000_0000),
+        (u64::MAX, 0),
+        (0, u64::MAX),
+        (1 << 63, (1 << 63) - 1),
+        ((1 << 63) - 1, 1 << 63),
+        (0x8000_0000, 0x7fff_ffff),
+        (0x5_8000_0000, 0x5_7fff_ffff),
+        (0xffff_fffe_0000_0001, 0xffff_fffe_0000_0002),
+        (0x1234_5678_9abc_def0, 0x1234_5678_9abc_def0),
+        (u64::MAX - 1, u64::MAX),
+        (42, 1 << 40),
+        (0xdead_beef_0000_0000, 0xdead_beee_ffff_ffff),
+    ];
+    for (i, (a, b)) in pairs.iter().enumerate() {
+        init[16 * i..16 * i + 8].copy_from_slice(&a.to_le_bytes());
+        init[16 * i + 8..16 * i + 16].copy_from_slice(&b.to_le_bytes());
+    }
+    differential(MINMAX64, |va| vec![va], &init, [2, 1, 1]);
+}
+
 const SIGNED: &str = include_str!("programs/signed.ir");
 
 #[test]

@@ -2,13 +2,15 @@
 //!
 //! `spirv/` parses SPIR-V into the NIR-like SSA IR of `ir/`; `passes/` hold one
 //! pass per file (lowering and optimisation, including the XFB lowering);
-//! `bifrost/` turns the IR into Bifrost clauses. `pipeline` runs the front
+//! `bifrost/` turns the IR into Bifrost clauses; `kernels/` builds the
+//! driver's own GPU kernels (XFB bookkeeping) in IR. `pipeline` runs the front
 //! half (SPIR-V → lowered IR variants with their layouts) as one call,
 //! [`pipeline::compile_front`]. Nothing in here knows about
 //! Vulkan objects or the kernel.
 
 pub mod bifrost;
 pub mod ir;
+pub mod kernels;
 pub mod passes;
 pub mod pipeline;
 pub mod spirv;

@@ -716,6 +716,18 @@ impl Isel<'_> {
         (q, r)
     }
 
+    /// `a < b` on 64-bit pairs (all ones if true):
+    /// `(hi < hi') | (hi == hi' & lo <u lo')`, the high halves compared
+    /// signed when `signed`.
+    fn lt64(&mut self, a: &[Src], b: &[Src], signed: bool) -> Src {
+        let hty = if signed { IcmpType::S32 } else { IcmpType::U32 };
+        let hlt = self.icmp(hty, Cmp::Lt, a[1], b[1]);
+        let heq = self.icmp(IcmpType::I32, Cmp::Eq, a[1], b[1]);
+        let llt = self.icmp(IcmpType::U32, Cmp::Lt, a[0], b[0]);
+        let t = self.shift(ShiftOp::LshiftAnd, heq, llt, ZERO);
+        self.shift(ShiftOp::LshiftOr, hlt, t, ZERO)
+    }
+
     fn sub64(&mut self, a: &[Src], b: &[Src]) -> Vec<Src> {
         let lo = self.emit(Op::IsubS32, &[a[0], b[0]]);
         let borrow = self.icmp(IcmpType::U32, Cmp::Lt, a[0], b[0]);
@@ -805,19 +817,21 @@ impl Isel<'_> {
                         )]
                     }
                 }
-                Ult | Uge | Ilt | Ige => {
-                    // (hi < hi') | (hi == hi' & lo <u lo')
+                Imin | Imax | Umin | Umax => {
                     let y = a(1);
-                    let hty = if matches!(op, Ilt | Ige) {
-                        IcmpType::S32
+                    let lt = self.lt64(&x, &y, matches!(op, Imin | Imax));
+                    let (if_lt, if_not) = if matches!(op, Imin | Umin) {
+                        (x, y)
                     } else {
-                        IcmpType::U32
+                        (y, x)
                     };
-                    let hlt = self.icmp(hty, Cmp::Lt, x[1], y[1]);
-                    let heq = self.icmp(IcmpType::I32, Cmp::Eq, x[1], y[1]);
-                    let llt = self.icmp(IcmpType::U32, Cmp::Lt, x[0], y[0]);
-                    let t = self.shift(ShiftOp::LshiftAnd, heq, llt, ZERO);
-                    let lt = self.shift(ShiftOp::LshiftOr, hlt, t, ZERO);
+                    vec![
+                        self.mux(if_not[0], if_lt[0], lt),
+                        self.mux(if_not[1], if_lt[1], lt),
+                    ]
+                }
+                Ult | Uge | Ilt | Ige => {
+                    let lt = self.lt64(&x, &a(1), matches!(op, Ilt | Ige));
                     if matches!(op, Ult | Ilt) {
                         vec![lt]
                     } else {
