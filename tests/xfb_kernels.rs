@@ -3,33 +3,26 @@
 //! COMPUTE jobs on the simulated G52 and G72, against a model of the rules
 //! written here from the spec's capture rules (whole primitives that fit in
 //! every bound captured buffer; counters resume and save byte offsets;
-//! stream queries count written and needed primitives). Every word around
-//! the blocks the kernels may write is a sentinel that must survive.
+//! stream queries count written and needed primitives; restart resolution
+//! against the model the interpreter and simulator XFB tests already check
+//! against the spec reference). Every word around the blocks the kernels may
+//! write is a sentinel that must survive.
 
 use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
 use bifrost_vk::compiler::bifrost::{Options, compile};
 use bifrost_vk::compiler::kernels::xfb::{self, Kernel, advance_words, counter_words};
-use bifrost_vk::compiler::passes::lower_xfb::{XFB_PARAM_COUNT, xfb_param};
+use bifrost_vk::compiler::passes::lower_xfb::{
+    ProvokingVertex, XFB_PARAM_COUNT, XfbIndexBuffer, XfbTopology, xfb_param,
+};
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::kmod::sim::testing::SimGpu;
 
-/// A small deterministic generator.
-struct Lcg(u64);
+#[path = "support/xfb_shaders.rs"]
+mod xfb_shaders;
+use xfb_shaders::{Lcg, restart_kernel_model, restart_value};
 
-impl Lcg {
-    fn next(&mut self) -> u32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) as u32
-    }
-    fn below(&mut self, n: u32) -> u32 {
-        self.next() % n.max(1)
-    }
-    fn chance(&mut self, percent: u32) -> bool {
-        self.below(100) < percent
-    }
+fn chance(rng: &mut Lcg, percent: u32) -> bool {
+    rng.below(100) < percent
 }
 
 const SENTINEL: u32 = 0x5EB7_1E5A;
@@ -102,13 +95,11 @@ fn random_advance(rng: &mut Lcg) -> AdvanceCase {
         strides: [0; 4],
         sizes: [0; 4],
         offsets: [0; 4],
-        query: rng
-            .chance(60)
-            .then(|| [u64::from(rng.next()) << 20, u64::from(rng.next()) << 7]),
+        query: chance(rng, 60).then(|| [u64::from(rng.next()) << 20, u64::from(rng.next()) << 7]),
     };
     for b in 0..4 {
-        c.bound[b] = rng.chance(70);
-        c.strides[b] = if rng.chance(75) {
+        c.bound[b] = chance(rng, 70);
+        c.strides[b] = if chance(rng, 75) {
             4 * (1 + rng.below(32))
         } else {
             0
@@ -254,7 +245,7 @@ fn begin_and_end_kernels_move_counters() {
             let mut mem = vec![SENTINEL; words];
             let offsets_at = 4;
             let counter_at = |b: usize| 12 + 4 * b;
-            let present: Vec<bool> = (0..4).map(|_| rng.chance(60)).collect();
+            let present: Vec<bool> = (0..4).map(|_| chance(&mut rng, 60)).collect();
             for b in 0..4 {
                 mem[offsets_at + b] = rng.next();
                 mem[counter_at(b)] = rng.next();
@@ -300,5 +291,101 @@ fn begin_and_end_kernels_move_counters() {
                 "{model:?} end {present:?}"
             );
         }
+    }
+}
+
+#[test]
+fn restart_kernel_resolves_index_streams_like_the_model() {
+    use XfbTopology::*;
+    let k = xfb::restart();
+    let topologies = [
+        PointList,
+        LineList,
+        LineStrip,
+        TriangleList,
+        TriangleStrip,
+        TriangleFan,
+        LineListWithAdjacency,
+        LineStripWithAdjacency,
+        TriangleListWithAdjacency,
+        TriangleStripWithAdjacency,
+    ];
+    for model in [SimModel::G52, SimModel::G72] {
+        let mut gpu = SimGpu::new(model);
+        let binary = compiled(&k, model);
+        let mut rng = Lcg(0x5E57_A127 ^ model as u64);
+        let mut nonempty = 0;
+        for case in 0..160 {
+            let topology = topologies[case % topologies.len()];
+            let provoking = if case % 20 < 10 {
+                ProvokingVertex::First
+            } else {
+                ProvokingVertex::Last
+            };
+            let size = [1u32, 2, 4][rng.below(3) as usize];
+            let restart = restart_value(size);
+            let available = rng.below(40);
+            let indices: Vec<u32> = (0..available)
+                .map(|_| {
+                    if chance(&mut rng, 20) {
+                        restart
+                    } else {
+                        rng.below(if size == 1 { 255 } else { 5000 })
+                    }
+                })
+                .collect();
+            // Sometimes the draw runs past the bound range (robust reads)
+            // or starts beyond it.
+            let first = rng.below(available.max(1) + 4);
+            let count = rng.below(available + 8);
+            let (want_list, want_prims) =
+                restart_kernel_model(topology, provoking, &indices, first, count, restart);
+
+            let bytes: Vec<u8> = indices
+                .iter()
+                .flat_map(|&i| i.to_le_bytes()[..size as usize].to_vec())
+                .collect();
+            let ibo = gpu.alloc((bytes.len() as u64).max(4));
+            gpu.write(ibo.va, &bytes);
+            // List room vpp × count words, a sentinel word after it and the
+            // primitive count in its own sentinel-surrounded slot.
+            let vpp = topology.decode().verts_per_prim as usize;
+            let room = vpp * count as usize;
+            let words = room + 1 + 3;
+            let out = gpu.alloc(4 * words as u64);
+            gpu.write_u32s(out.va, &vec![SENTINEL; words]);
+            let prims_va = out.va + 4 * (room as u64 + 2);
+            let uniforms = xfb::restart_words(
+                topology,
+                provoking,
+                XfbIndexBuffer {
+                    address: ibo.va,
+                    count: available,
+                    size,
+                },
+                first,
+                count,
+                restart,
+                out.va,
+                prims_va,
+            );
+            gpu.run_compute(&binary, &uniforms, [1, 1, 1], [1, 1, 1])
+                .unwrap_or_else(|e| panic!("{model:?} {topology:?}: {e}"));
+            let got = gpu.read_u32s(out.va, words);
+            let ctx = format!(
+                "{model:?} {topology:?} {provoking:?} size {size} first {first} count {count} indices {indices:?}"
+            );
+            assert_eq!(got[room + 2], want_prims, "{ctx}");
+            assert_eq!(&got[..want_list.len()], &want_list[..], "{ctx}");
+            assert!(
+                got[want_list.len()..room + 2]
+                    .iter()
+                    .all(|&w| w == SENTINEL)
+                    && got[room + 3] == SENTINEL,
+                "{ctx}: wrote outside the list"
+            );
+            nonempty += usize::from(want_prims > 0);
+        }
+        assert!(nonempty > 60, "only {nonempty} cases produced primitives");
     }
 }

@@ -70,7 +70,8 @@ fn make_variant(outs: &[OutSpec]) -> Variant {
     }
 }
 
-/// The model of the future advance kernel: primitives written and the new offsets.
+/// The model of the advance kernel (`compiler::kernels::xfb::advance`):
+/// primitives written and the new offsets.
 fn advance_kernel_model(
     total_prims: u64,
     vpp: u32,

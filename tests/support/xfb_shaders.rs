@@ -188,7 +188,8 @@ pub fn stride_of(outs: &[OutSpec], buffer: u32) -> u32 {
     (end + 4 + 3) & !3
 }
 
-/// The model of the future GPU restart-resolution kernel: walks the index
+/// The model of the GPU restart-resolution kernel (`compiler::kernels::xfb::
+/// restart`, checked against this model in `xfb_kernels.rs`): walks the index
 /// stream of one instance, splits it at restart values (compared before
 /// `vertexOffset`), decomposes each run into primitives with the same
 /// (primitive, slot) → position table the variant uses, and emits the u32

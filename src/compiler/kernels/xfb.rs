@@ -23,12 +23,22 @@
 //!   end after the last record the draw wrote.
 //! - [`end`]: the u32 at counter `b` = `offsets[b]`, for each counter given
 //!   (`vkCmdEndTransformFeedbackEXT`).
+//! - [`restart`]: primitive restart resolution for one instance of an
+//!   indexed draw (see `lower_xfb`): walks the index stream in order, splits
+//!   it at the restart value (compared before `vertexOffset`; a read outside
+//!   the bound index range gives 0), decomposes each run with the variant's
+//!   (primitive, slot) → position rule and writes the index values in
+//!   capture order as a u32 list, and the primitive count to a u32 (the
+//!   resolved draw's PRIMS_PER_INSTANCE). One sequential thread: its cost is
+//!   linear in the index count.
 //!
 //! The instance count is read from memory (an indirect draw's record, or a
 //! word the driver wrote) for the same reason.
 
 use crate::compiler::ir::*;
-use crate::compiler::passes::lower_xfb::{XFB_MAX_BUFFERS, xfb_param};
+use crate::compiler::passes::lower_xfb::{
+    ProvokingVertex, XFB_MAX_BUFFERS, XfbIndexBuffer, XfbTopology, xfb_param,
+};
 
 /// A kernel and the number of 64-bit push-uniform words it reads.
 pub struct Kernel {
@@ -222,5 +232,338 @@ fn counters_kernel(name: &str, begin: bool) -> Kernel {
     Kernel {
         shader: s,
         words: COUNT,
+    }
+}
+
+/// Push-uniform words of [`restart`] (64-bit each; `lo`/`hi` = the two
+/// 32-bit halves). Build them with [`restart_words`].
+pub mod restart_words {
+    /// Start of the bound index range.
+    pub const INDEX_ADDRESS: u32 = 0;
+    /// lo: index size in bytes (1, 2, 4); hi: indices in the bound range.
+    pub const INDEX_FORMAT: u32 = 1;
+    /// lo: `firstIndex`; hi: the draw's index count.
+    pub const RANGE: u32 = 2;
+    /// lo: the restart value; hi: TOPOLOGY_FLAGS of the original topology.
+    pub const RESTART: u32 = 3;
+    /// lo: vertices per primitive; hi: PRIM_STEP.
+    pub const SHAPE: u32 = 4;
+    /// lo: PRIM_FIRST; hi: SLOT_SCALE.
+    pub const SLOTS: u32 = 5;
+    /// lo: vertices of the first primitive (a run shorter than this has no
+    /// primitive; each further primitive needs PRIM_STEP more).
+    pub const MIN_VERTICES: u32 = 6;
+    /// Where the u32 list goes: room for `vpp × count` words.
+    pub const LIST: u32 = 7;
+    /// Where the u32 primitive count goes.
+    pub const PRIMS: u32 = 8;
+    pub const COUNT: u32 = 9;
+}
+
+/// The push-uniform words of [`restart`] for one draw (CPU, O(1)).
+#[allow(clippy::too_many_arguments)]
+pub fn restart_words(
+    topology: XfbTopology,
+    provoking: ProvokingVertex,
+    index: XfbIndexBuffer,
+    first: u32,
+    count: u32,
+    restart: u32,
+    list: u64,
+    prims: u64,
+) -> [u64; restart_words::COUNT as usize] {
+    use restart_words::*;
+    let t = topology.decode_for(provoking);
+    let pair = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
+    // The shortest run with a primitive (adjacency vertices included);
+    // each further PRIM_STEP vertices add one.
+    let min_vertices = (1..=6)
+        .find(|&n| topology.primitive_count(n) > 0)
+        .unwrap_or(1);
+    let mut w = [0u64; COUNT as usize];
+    w[INDEX_ADDRESS as usize] = index.address;
+    w[INDEX_FORMAT as usize] = pair(index.size, index.count);
+    w[RANGE as usize] = pair(first, count);
+    w[RESTART as usize] = pair(restart, t.flags);
+    w[SHAPE as usize] = pair(t.verts_per_prim, t.prim_step);
+    w[SLOTS as usize] = pair(t.prim_first, t.slot_scale);
+    w[MIN_VERTICES as usize] = u64::from(min_vertices);
+    w[LIST as usize] = list;
+    w[PRIMS as usize] = prims;
+    w
+}
+
+/// Index value at stream position `first + off` (0 outside the bound range,
+/// also when the sum passes 2^32).
+fn read_index(b: &mut Builder<'_>, c: &RestartCtx, off: Value) -> Value {
+    let u32t = ValueType::U32;
+    let (address, size) = (c.address, c.size);
+    let pos = b.alu(AluOp::Iadd, &[c.first, off]);
+    let wrapped = b.alu(AluOp::Ult, &[pos, c.first]);
+    let below = b.alu(AluOp::Ult, &[pos, c.available]);
+    let not_wrapped = b.alu(AluOp::Inot, &[wrapped]);
+    let inside = b.alu(AluOp::Iand, &[below, not_wrapped]);
+    b.if_(
+        inside,
+        &[u32t],
+        |b| {
+            let byte = b.alu(AluOp::Imul, &[pos, size]);
+            let byte = b.alu_typed(AluOp::U2u, ValueType::U64, &[byte]);
+            let a = b.alu(AluOp::Iadd, &[address, byte]);
+            let four = b.imm_u32(4);
+            let is4 = b.alu(AluOp::Ieq, &[size, four]);
+            b.if_(
+                is4,
+                &[u32t],
+                |b| vec![b.load(Intrinsic::LoadGlobal, u32t, &[a])],
+                |b| {
+                    let two = b.imm_u32(2);
+                    let is2 = b.alu(AluOp::Ieq, &[size, two]);
+                    b.if_(
+                        is2,
+                        &[u32t],
+                        |b| {
+                            let v = b.load(Intrinsic::LoadGlobal, ValueType::new(16, 1), &[a]);
+                            vec![b.alu_typed(AluOp::U2u, u32t, &[v])]
+                        },
+                        |b| {
+                            let v = b.load(Intrinsic::LoadGlobal, ValueType::new(8, 1), &[a]);
+                            vec![b.alu_typed(AluOp::U2u, u32t, &[v])]
+                        },
+                    )
+                },
+            )
+        },
+        |b| vec![b.imm_u32(0)],
+    )[0]
+}
+
+/// `lo`/`hi` 32-bit half of push-uniform word `w`.
+fn half(b: &mut Builder<'_>, w: u32, hi: bool) -> Value {
+    uniform(b, ValueType::U32, 8 * w + 4 * u32::from(hi))
+}
+
+/// The values [`restart`] reads once.
+struct RestartCtx {
+    address: Value,
+    size: Value,
+    available: Value,
+    first: Value,
+    vpp: Value,
+    step: Value,
+    prim_first: Value,
+    scale: Value,
+    min_vertices: Value,
+    list: Value,
+    fan: Value,
+    fan_last: Value,
+    odd_swap: Value,
+    odd_swap_last: Value,
+}
+
+/// Sequence position of slot `k` of primitive `prim` (odd: prim is odd),
+/// the rule of `XfbTopology::vertex_position` on the decoded words.
+fn slot_position(b: &mut Builder<'_>, c: &RestartCtx, prim: Value, odd: Value, k: Value) -> Value {
+    let zero = b.imm_u32(0);
+    let one = b.imm_u32(1);
+    let two = b.imm_u32(2);
+    let three = b.imm_u32(3);
+    let knz = b.alu(AluOp::Ine, &[k, zero]);
+    let klt2 = b.alu(AluOp::Ult, &[k, two]);
+    // Strips swap slots on odd primitives: 1↔2 (first vertex provoking)
+    // or 0↔1 (last).
+    let swap = b.alu(AluOp::Iand, &[c.odd_swap, odd]);
+    let swap = b.alu(AluOp::Iand, &[swap, knz]);
+    let swap_last = b.alu(AluOp::Iand, &[c.odd_swap_last, odd]);
+    let swap_last = b.alu(AluOp::Iand, &[swap_last, klt2]);
+    let k3 = b.alu(AluOp::Isub, &[three, k]);
+    let k1 = b.alu(AluOp::Isub, &[one, k]);
+    let ks = b.alu(AluOp::Bcsel, &[swap_last, k1, k]);
+    let ks = b.alu(AluOp::Bcsel, &[swap, k3, ks]);
+    let base = b.alu(AluOp::Imul, &[c.step, prim]);
+    let base = b.alu(AluOp::Iadd, &[base, c.prim_first]);
+    let sk = b.alu(AluOp::Imul, &[c.scale, ks]);
+    let pos = b.alu(AluOp::Iadd, &[base, sk]);
+    // Fans: slot 2 (first) or slot 0 (last) is the run's vertex 0.
+    let is2 = b.alu(AluOp::Ieq, &[k, two]);
+    let is0 = b.alu(AluOp::Ieq, &[k, zero]);
+    let f = b.alu(AluOp::Iand, &[c.fan, is2]);
+    let f_last = b.alu(AluOp::Iand, &[c.fan_last, is0]);
+    let center = b.alu(AluOp::Ior, &[f, f_last]);
+    b.alu(AluOp::Bcsel, &[center, zero, pos])
+}
+
+/// Writes the primitives of the run at stream positions `start ..
+/// start + len` to the list from word `w`; returns (primitives, new w).
+fn emit_run(
+    b: &mut Builder<'_>,
+    c: &RestartCtx,
+    start: Value,
+    len: Value,
+    w: Value,
+) -> (Value, Value) {
+    let u32t = ValueType::U32;
+    let zero = b.imm_u32(0);
+    let one = b.imm_u32(1);
+    let out = b.loop_(&[zero, w], &[u32t, u32t], |b, p| {
+        let (prim, w) = (p[0], p[1]);
+        // Primitive `prim` exists iff step × prim + min_vertices ≤ len.
+        let base = b.alu(AluOp::Imul, &[c.step, prim]);
+        let need = b.alu(AluOp::Iadd, &[base, c.min_vertices]);
+        let done = b.alu(AluOp::Ult, &[len, need]);
+        b.if_(
+            done,
+            &[],
+            |b| {
+                b.break_(&[prim, w]);
+                vec![]
+            },
+            |_| vec![],
+        );
+        let podd = b.alu(AluOp::Iand, &[prim, one]);
+        let odd = b.alu(AluOp::Ine, &[podd, zero]);
+        let w = b.loop_(&[zero, w], &[u32t], |b, q| {
+            let (k, w) = (q[0], q[1]);
+            let end = b.alu(AluOp::Uge, &[k, c.vpp]);
+            b.if_(
+                end,
+                &[],
+                |b| {
+                    b.break_(&[w]);
+                    vec![]
+                },
+                |_| vec![],
+            );
+            let pos = slot_position(b, c, prim, odd, k);
+            let at = b.alu(AluOp::Iadd, &[start, pos]);
+            let value = read_index(b, c, at);
+            let four = b.imm_u32(4);
+            let byte = b.alu(AluOp::Imul, &[w, four]);
+            let byte = b.alu_typed(AluOp::U2u, ValueType::U64, &[byte]);
+            let dst = b.alu(AluOp::Iadd, &[c.list, byte]);
+            b.store(Intrinsic::StoreGlobal, &[value, dst]);
+            let k = b.alu(AluOp::Iadd, &[k, one]);
+            let w = b.alu(AluOp::Iadd, &[w, one]);
+            vec![k, w]
+        })[0];
+        let prim = b.alu(AluOp::Iadd, &[prim, one]);
+        vec![prim, w]
+    });
+    (out[0], out[1])
+}
+
+/// The restart-resolution kernel (module docs).
+pub fn restart() -> Kernel {
+    use restart_words::*;
+    use xfb_param::{FLAG_FAN, FLAG_FAN_LAST, FLAG_ODD_SWAP, FLAG_ODD_SWAP_LAST};
+    let mut s = kernel_shader("xfb_restart");
+    let mut b = Builder::new(&mut s);
+    let u32t = ValueType::U32;
+    let flags = half(&mut b, RESTART, true);
+    let zero = b.imm_u32(0);
+    let one = b.imm_u32(1);
+    let mut flag = |bit: u32| {
+        let m = b.imm_u32(bit);
+        let v = b.alu(AluOp::Iand, &[flags, m]);
+        b.alu(AluOp::Ine, &[v, zero])
+    };
+    let (fan, fan_last) = (flag(FLAG_FAN), flag(FLAG_FAN_LAST));
+    let (odd_swap, odd_swap_last) = (flag(FLAG_ODD_SWAP), flag(FLAG_ODD_SWAP_LAST));
+    let c = RestartCtx {
+        address: uniform(&mut b, ValueType::U64, 8 * INDEX_ADDRESS),
+        size: half(&mut b, INDEX_FORMAT, false),
+        available: half(&mut b, INDEX_FORMAT, true),
+        first: half(&mut b, RANGE, false),
+        vpp: half(&mut b, SHAPE, false),
+        step: half(&mut b, SHAPE, true),
+        prim_first: half(&mut b, SLOTS, false),
+        scale: half(&mut b, SLOTS, true),
+        min_vertices: half(&mut b, MIN_VERTICES, false),
+        list: uniform(&mut b, ValueType::U64, 8 * LIST),
+        fan,
+        fan_last,
+        odd_swap,
+        odd_swap_last,
+    };
+    let count = half(&mut b, RANGE, true);
+    let restart = half(&mut b, RESTART, false);
+    // One pass over positions 0..=count; position `count` ends the last run.
+    let out = b.loop_(&[zero, zero, zero, zero], &[u32t], |b, p| {
+        let (i, start, w, prims) = (p[0], p[1], p[2], p[3]);
+        let past = b.alu(AluOp::Ult, &[count, i]);
+        b.if_(
+            past,
+            &[],
+            |b| {
+                b.break_(&[prims]);
+                vec![]
+            },
+            |_| vec![],
+        );
+        let at_end = b.alu(AluOp::Ieq, &[i, count]);
+        let ends_run = b.if_(
+            at_end,
+            &[ValueType::BOOL],
+            |b| vec![b.imm_bool(true)],
+            |b| {
+                let index = read_index(b, &c, i);
+                vec![b.alu(AluOp::Ieq, &[index, restart])]
+            },
+        )[0];
+        let next = b.alu(AluOp::Iadd, &[i, one]);
+        let state = b.if_(
+            ends_run,
+            &[u32t, u32t, u32t],
+            |b| {
+                let len = b.alu(AluOp::Isub, &[i, start]);
+                let (n, w) = emit_run(b, &c, start, len, w);
+                let prims = b.alu(AluOp::Iadd, &[prims, n]);
+                vec![next, w, prims]
+            },
+            |_| vec![start, w, prims],
+        );
+        vec![next, state[0], state[1], state[2]]
+    });
+    let prims_out = uniform(&mut b, ValueType::U64, 8 * PRIMS);
+    b.store(Intrinsic::StoreGlobal, &[out[0], prims_out]);
+    b.finish();
+    Kernel {
+        shader: s,
+        words: COUNT,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kernel's run rule (a primitive per PRIM_STEP vertices after the
+    /// first MIN_VERTICES) is `XfbTopology::primitive_count` for every
+    /// topology and run length.
+    #[test]
+    fn run_rule_matches_primitive_count() {
+        for vk in 0..10 {
+            let topology = XfbTopology::from_vk(vk).unwrap();
+            let w = restart_words(
+                topology,
+                ProvokingVertex::First,
+                XfbIndexBuffer {
+                    address: 0,
+                    count: 0,
+                    size: 4,
+                },
+                0,
+                0,
+                u32::MAX,
+                0,
+                0,
+            );
+            let step = (w[restart_words::SHAPE as usize] >> 32) as u32;
+            let min = w[restart_words::MIN_VERTICES as usize] as u32;
+            for n in 0..100 {
+                let rule = if n >= min { (n - min) / step + 1 } else { 0 };
+                assert_eq!(rule, topology.primitive_count(n), "{topology:?} n={n}");
+            }
+        }
     }
 }

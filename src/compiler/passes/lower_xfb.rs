@@ -105,7 +105,9 @@
 //! # What the driver emits per draw (later work items)
 //! - CPU, O(1): the parameters above for direct draws without restart, the
 //!   sysval block, the job descriptors. Nothing depends on the vertex count.
-//! - GPU kernels (built with the IR builder, compiled by our backend):
+//! - GPU kernels (built with the IR builder in `compiler::kernels::xfb`,
+//!   compiled by our backend; Begin, advance, End and restart exist, the
+//!   indirect-draw patching does not yet):
 //!   at Begin, load each counter buffer's byte offset (or 0) into the offsets
 //!   block; for indirect draws, read the draw record and patch FIRST,
 //!   VERTEX_OFFSET, PRIMS_PER_INSTANCE, base vertex/instance, raw vertex
