@@ -1,0 +1,162 @@
+//! Shared by the varying tests (`sim_varyings.rs`, `sim_corpus.rs`): run a
+//! compiled rasterization variant as a VERTEX job whose varying buffers are
+//! laid out by `jm::varying`, and compute the bytes those buffers must hold
+//! from `ir::interp`'s outputs for the same vertices.
+//!
+//! The buffers start as a byte pattern; the expectation is that pattern with
+//! each stored output's bit patterns written at the element and offset the
+//! layout gives (outputs the interpreter leaves unwritten leave the pattern).
+
+use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
+use bifrost_vk::compiler::ir::Shader;
+use bifrost_vk::compiler::ir::interp::{DrawState, InvocationIds, Memory, run_invocation};
+use bifrost_vk::compiler::passes::IoLayout;
+use bifrost_vk::jm::varying::VaryingBufferKind;
+use bifrost_vk::jm::{
+    AttributeTables, VaryingLayout, VertexJob, add_vertex_job, varying_elements,
+    write_varying_tables,
+};
+use bifrost_vk::kmod::sim::testing::{Run, SimGpu};
+
+/// One VERTEX job's inputs (beyond the GPU memory already set up).
+pub struct VaryingJob<'a> {
+    pub shader: &'a Shader,
+    pub io: &'a IoLayout,
+    pub binary: &'a ShaderBinary,
+    pub push_uniforms: &'a [u64],
+    pub ubos: &'a [(u64, u32)],
+    pub attributes: AttributeTables,
+    pub vertices: u32,
+    pub instances: u32,
+    pub offset_start: u32,
+}
+
+/// One varying buffer after the job: what the simulator left, what the
+/// interpreter implies.
+pub struct VaryingBytes {
+    pub kind: VaryingBufferKind,
+    pub stride: u32,
+    pub got: Vec<u8>,
+    pub want: Vec<u8>,
+    /// Bytes the interpreter's outputs changed from the initial pattern.
+    pub written: usize,
+}
+
+/// The initial byte `i` of varying buffer `b`.
+fn pattern(b: usize, i: usize) -> u8 {
+    (0x5A ^ i ^ (b * 37)) as u8
+}
+
+/// Runs the job on `gpu` and the interpreter on `mem`/`state` (whose
+/// attributes must describe the same data); returns every varying buffer.
+pub fn run_and_expect(
+    gpu: &mut SimGpu,
+    job: &VaryingJob<'_>,
+    state: &DrawState,
+    mem: &mut Memory,
+) -> Result<(Run, Vec<VaryingBytes>), String> {
+    let layout = VaryingLayout::new(job.binary, job.io).map_err(|e| e.to_string())?;
+    let elements = varying_elements(job.vertices, job.instances).map_err(|e| e.to_string())?;
+    let mut vas = Vec::new();
+    let mut want = Vec::new();
+    for (b, buf) in layout.buffers.iter().enumerate() {
+        let len = (u64::from(buf.stride) * elements) as usize;
+        let init: Vec<u8> = (0..len).map(|i| pattern(b, i)).collect();
+        let va = gpu.alloc(len.max(64) as u64).va;
+        gpu.write(va, &init);
+        vas.push(va);
+        want.push(init);
+    }
+    let vertex_job = |varyings| VertexJob {
+        binary: job.binary,
+        push_uniforms: job.push_uniforms,
+        vertices: job.vertices,
+        instances: job.instances,
+        offset_start: job.offset_start,
+        ubos: job.ubos,
+        attributes: job.attributes,
+        varyings,
+    };
+    let run = gpu
+        .run_chain(|chain, pool, arch| {
+            let tables = write_varying_tables(pool, arch, &layout, &vas, elements)?;
+            add_vertex_job(chain, pool, arch, &vertex_job(tables), [0, 0]).map(|_| true)
+        })
+        .map_err(|e| e.to_string())?
+        .ok_or("no job was emitted")?;
+    // Element of (vertex, instance): vertex + instance × Instance Size.
+    let per_instance = if job.instances > 1 {
+        elements / u64::from(job.instances)
+    } else {
+        0
+    };
+    let mut state = state.clone();
+    state.offset_start = job.offset_start;
+    for instance in 0..job.instances {
+        for vertex in 0..job.vertices {
+            let ids = InvocationIds {
+                raw_vertex_id: vertex,
+                instance_id: instance,
+                ..Default::default()
+            };
+            let r = run_invocation(job.shader, &state, mem, ids)
+                .map_err(|e| format!("interpreter: {e}"))?;
+            let element = u64::from(vertex) + u64::from(instance) * per_instance;
+            for (o, out) in r.outputs.iter().enumerate() {
+                let (Some(values), Some(Some(rec))) = (out, layout.records.get(o)) else {
+                    continue;
+                };
+                let stride = u64::from(layout.buffers[rec.buffer as usize].stride);
+                let at = (element * stride + u64::from(rec.offset)) as usize;
+                let bits = job.shader.outputs[o].ty.bits;
+                let bytes: Vec<u8> = values
+                    .iter()
+                    .flat_map(|&v| {
+                        if bits == 64 {
+                            v.to_le_bytes().to_vec()
+                        } else {
+                            (v as u32).to_le_bytes().to_vec()
+                        }
+                    })
+                    .collect();
+                want[rec.buffer as usize][at..at + bytes.len()].copy_from_slice(&bytes);
+            }
+        }
+    }
+    let out = layout
+        .buffers
+        .iter()
+        .zip(vas)
+        .zip(want)
+        .enumerate()
+        .map(|(b, ((buf, va), want))| {
+            let written = want
+                .iter()
+                .enumerate()
+                .filter(|&(i, &x)| x != pattern(b, i))
+                .count();
+            VaryingBytes {
+                kind: buf.kind,
+                stride: buf.stride,
+                got: gpu.read(va, want.len()),
+                want,
+                written,
+            }
+        })
+        .collect();
+    Ok((run, out))
+}
+
+/// The first difference of a varying buffer, for a failure message.
+pub fn first_difference(v: &VaryingBytes) -> Option<String> {
+    let at = v.got.iter().zip(&v.want).position(|(g, w)| g != w)?;
+    let w = at & !3;
+    Some(format!(
+        "{:?} buffer differs at byte {at} (element {}, offset {}): sim {:02x?} interp {:02x?}",
+        v.kind,
+        at / v.stride as usize,
+        at % v.stride as usize,
+        &v.got[w..w + 4],
+        &v.want[w..w + 4]
+    ))
+}
