@@ -11,21 +11,16 @@
 mod varyings;
 
 use bifrost_vk::compiler::bifrost::{Arch as CArch, Options, compile};
-use bifrost_vk::compiler::ir::interp::{
-    AttributeBinding, AttributeKind, DrawState, InputRate, Memory,
-};
+use bifrost_vk::compiler::ir::interp::{DrawState, Memory};
 use bifrost_vk::compiler::ir::*;
 use bifrost_vk::compiler::passes::lower_io;
 use bifrost_vk::compiler::passes::lower_io::VaryingSlot;
 use bifrost_vk::hw::Arch;
-use bifrost_vk::hw::attribute::{attribute_buffer as ab, attribute_desc as ad, attribute_type};
-use bifrost_vk::hw::format::{ComponentType, FormatArch, VertexFormat};
-use bifrost_vk::hw::layouts;
 use bifrost_vk::jm::AttributeTables;
 use bifrost_vk::jm::varying::VaryingBufferKind;
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::kmod::sim::testing::SimGpu;
-use varyings::{VaryingJob, first_difference, run_and_expect};
+use varyings::{VaryingJob, attribute_tables, first_difference, run_and_expect};
 
 /// Position from attribute `a` and the instance; a float vec4, an ivec3
 /// of ids and a signed difference, a uint and a float sharing location 2
@@ -94,69 +89,6 @@ fn attribute_word(attr: usize, e: u32, c: u32) -> u32 {
     }
 }
 
-/// Writes attributes `comps[i]` words wide for `elements` elements, one
-/// LINEAR_1D buffer each (non-instanced jobs) or 1D-modulus by `modulus`.
-fn attributes(
-    gpu: &mut SimGpu,
-    arch: Arch,
-    comps: &[u8],
-    elements: u32,
-    modulus: Option<u32>,
-    state: &mut DrawState,
-    mem: &mut Memory,
-) -> AttributeTables {
-    let l = layouts(arch);
-    let mut attr_words = vec![0u32; 2 * comps.len()];
-    let mut buf_words = vec![0u32; 4 * (comps.len() + 1)];
-    for (a, &n) in comps.iter().enumerate() {
-        let words: Vec<u32> = (0..elements)
-            .flat_map(|e| (0..u32::from(n)).map(move |c| attribute_word(a, e, c)))
-            .collect();
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let buf = gpu.alloc(bytes.len() as u64);
-        gpu.write(buf.va, &bytes);
-        mem.map(buf.va, bytes.clone()).unwrap();
-        let w = &mut attr_words[2 * a..2 * a + 2];
-        w.copy_from_slice(&l.attribute.defaults());
-        ad::BUFFER_INDEX.set(w, a as u64).unwrap();
-        let format = FormatArch::for_arch(arch)
-            .attribute_format(VertexFormat::new(ComponentType::U32, n))
-            .unwrap();
-        ad::FORMAT.set(w, format).unwrap();
-        let bw = &mut buf_words[4 * a..4 * a + 4];
-        bw.copy_from_slice(&l.attribute_buffer.defaults());
-        match modulus {
-            Some(m) => {
-                ab::TYPE.set(bw, attribute_type::MODULUS_1D).unwrap();
-                ab::DIVISOR.set(bw, u64::from(m)).unwrap();
-            }
-            None => ab::TYPE.set(bw, attribute_type::LINEAR_1D).unwrap(),
-        }
-        ab::POINTER.set(bw, buf.va).unwrap();
-        ab::STRIDE.set(bw, 4 * u64::from(n)).unwrap();
-        ab::SIZE.set(bw, bytes.len() as u64).unwrap();
-        state.attributes.insert(
-            a as u32,
-            AttributeBinding {
-                address: buf.va,
-                stride: 4 * u32::from(n),
-                comps: n,
-                kind: AttributeKind::Int,
-                rate: InputRate::Vertex,
-            },
-        );
-    }
-    let attrs = gpu.alloc(64.max(4 * attr_words.len() as u64));
-    gpu.write_u32s(attrs.va, &attr_words);
-    let bufs = gpu.alloc(64.max(4 * buf_words.len() as u64));
-    gpu.write_u32s(bufs.va, &buf_words);
-    AttributeTables {
-        attributes: attrs.va,
-        buffers: bufs.va,
-        count: comps.len() as u32,
-    }
-}
-
 #[test]
 fn every_output_kind_lands_where_the_layout_says() {
     let mut s = Shader::parse(SHADER).unwrap();
@@ -204,12 +136,13 @@ fn every_output_kind_lands_where_the_layout_says() {
             } else {
                 (offset_start + vertices, None)
             };
-            let attributes = attributes(
+            let attributes = attribute_tables(
                 &mut gpu,
                 arch,
                 &[4, 2],
                 elements,
                 modulus,
+                attribute_word,
                 &mut state,
                 &mut mem,
             );

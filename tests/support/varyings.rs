@@ -9,8 +9,13 @@
 
 use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
 use bifrost_vk::compiler::ir::Shader;
-use bifrost_vk::compiler::ir::interp::{DrawState, InvocationIds, Memory, run_invocation};
+use bifrost_vk::compiler::ir::interp::{
+    AttributeBinding, AttributeKind, DrawState, InputRate, InvocationIds, Memory, run_invocation,
+};
 use bifrost_vk::compiler::passes::IoLayout;
+use bifrost_vk::hw::attribute::{attribute_buffer as ab, attribute_desc as ad, attribute_type};
+use bifrost_vk::hw::format::{ComponentType, FormatArch, VertexFormat};
+use bifrost_vk::hw::{Arch, layouts};
 use bifrost_vk::jm::varying::VaryingBufferKind;
 use bifrost_vk::jm::{
     AttributeTables, VaryingLayout, VertexJob, add_vertex_job, varying_elements,
@@ -159,4 +164,72 @@ pub fn first_difference(v: &VaryingBytes) -> Option<String> {
         &v.got[w..w + 4],
         &v.want[w..w + 4]
     ))
+}
+
+/// Writes attributes `comps[i]` words wide (R32UI × n, word `word(i,
+/// element, component)`) for `elements` elements, one buffer each: 1D
+/// linear (`modulus` None: non-instanced jobs, element = vertex + Offset
+/// start) or 1D modulus (instanced: divisor = Instance Size); describes the
+/// same data to the interpreter in `state`/`mem`.
+#[allow(clippy::too_many_arguments)]
+pub fn attribute_tables(
+    gpu: &mut SimGpu,
+    arch: Arch,
+    comps: &[u8],
+    elements: u32,
+    modulus: Option<u32>,
+    word: fn(usize, u32, u32) -> u32,
+    state: &mut DrawState,
+    mem: &mut Memory,
+) -> AttributeTables {
+    let l = layouts(arch);
+    let mut attr_words = vec![0u32; 2 * comps.len()];
+    let mut buf_words = vec![0u32; 4 * (comps.len() + 1)];
+    for (a, &n) in comps.iter().enumerate() {
+        let words: Vec<u32> = (0..elements)
+            .flat_map(|e| (0..u32::from(n)).map(move |c| word(a, e, c)))
+            .collect();
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let buf = gpu.alloc(bytes.len() as u64);
+        gpu.write(buf.va, &bytes);
+        mem.map(buf.va, bytes.clone()).unwrap();
+        let w = &mut attr_words[2 * a..2 * a + 2];
+        w.copy_from_slice(&l.attribute.defaults());
+        ad::BUFFER_INDEX.set(w, a as u64).unwrap();
+        let format = FormatArch::for_arch(arch)
+            .attribute_format(VertexFormat::new(ComponentType::U32, n))
+            .unwrap();
+        ad::FORMAT.set(w, format).unwrap();
+        let bw = &mut buf_words[4 * a..4 * a + 4];
+        bw.copy_from_slice(&l.attribute_buffer.defaults());
+        match modulus {
+            Some(m) => {
+                ab::TYPE.set(bw, attribute_type::MODULUS_1D).unwrap();
+                ab::DIVISOR.set(bw, u64::from(m)).unwrap();
+            }
+            None => ab::TYPE.set(bw, attribute_type::LINEAR_1D).unwrap(),
+        }
+        ab::POINTER.set(bw, buf.va).unwrap();
+        ab::STRIDE.set(bw, 4 * u64::from(n)).unwrap();
+        ab::SIZE.set(bw, bytes.len() as u64).unwrap();
+        state.attributes.insert(
+            a as u32,
+            AttributeBinding {
+                address: buf.va,
+                stride: 4 * u32::from(n),
+                comps: n,
+                kind: AttributeKind::Int,
+                rate: InputRate::Vertex,
+            },
+        );
+    }
+    let attrs = gpu.alloc(64.max(4 * attr_words.len() as u64));
+    gpu.write_u32s(attrs.va, &attr_words);
+    let bufs = gpu.alloc(64.max(4 * buf_words.len() as u64));
+    gpu.write_u32s(bufs.va, &buf_words);
+    AttributeTables {
+        attributes: attrs.va,
+        buffers: bufs.va,
+        count: comps.len() as u32,
+    }
 }
