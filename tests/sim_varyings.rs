@@ -107,8 +107,8 @@ fn every_output_kind_lands_where_the_layout_says() {
         ]
     );
     // (vertices, instances, Offset start): instanced with a padded count
-    // (7 → 8), several instances unpadded (5), and a shifted start.
-    let jobs = [(7u32, 3u32, 0u32), (5, 2, 0), (6, 1, 11)];
+    // (17 → Instance Size 18), instanced unpadded (5), and a shifted start.
+    let jobs = [(17u32, 3u32, 0u32), (5, 2, 0), (6, 1, 11)];
     for model in [SimModel::G52, SimModel::G72] {
         let (carch, arch) = model_arch(model);
         let binary = compile(

@@ -180,6 +180,26 @@ pub fn write_varying_tables(
     buffer_vas: &[u64],
     elements: u64,
 ) -> KmodResult<AttributeTables> {
+    let (records, buffers) = varying_table_words(arch, layout, buffer_vas, elements)?;
+    let rec = pool.alloc(4 * records.len() as u64, 64)?;
+    rec.write_words(0, &records);
+    let buf = pool.alloc(4 * buffers.len() as u64, 64)?;
+    buf.write_words(0, &buffers);
+    Ok(AttributeTables {
+        attributes: rec.gpu_va,
+        buffers: buf.gpu_va,
+        count: layout.records.len() as u32,
+    })
+}
+
+/// The words of [`write_varying_tables`]: (varying records, buffer records
+/// with their zero terminator).
+pub fn varying_table_words(
+    arch: Arch,
+    layout: &VaryingLayout,
+    buffer_vas: &[u64],
+    elements: u64,
+) -> KmodResult<(Vec<u32>, Vec<u32>)> {
     if buffer_vas.len() != layout.buffers.len() {
         return Err(KmodError::Invalid("one address per varying buffer"));
     }
@@ -219,13 +239,128 @@ pub fn write_varying_tables(
         pack(w, ab::STRIDE, u64::from(b.stride))?;
         pack(w, ab::SIZE, size)?;
     }
-    let rec = pool.alloc(4 * records.len() as u64, 64)?;
-    rec.write_words(0, &records);
-    let buf = pool.alloc(4 * buffers.len() as u64, 64)?;
-    buf.write_words(0, &buffers);
-    Ok(AttributeTables {
-        attributes: rec.gpu_va,
-        buffers: buf.gpu_va,
-        count: layout.records.len() as u32,
-    })
+    Ok((records, buffers))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::compiler::bifrost::binary::VaryingStore;
+    use crate::kmod::Device;
+    use crate::kmod::sim::{SimDevice, SimModel};
+
+    fn binary(stores: &[(u32, u8)]) -> ShaderBinary {
+        ShaderBinary {
+            varyings: stores
+                .iter()
+                .map(|&(index, words)| VaryingStore { index, words })
+                .collect(),
+            ..ShaderBinary::default()
+        }
+    }
+
+    fn io(slots: &[(VaryingSlot, u8)]) -> IoLayout {
+        IoLayout {
+            attributes: vec![],
+            varyings: slots.to_vec(),
+        }
+    }
+
+    #[test]
+    fn outputs_land_in_their_slots() {
+        use VaryingSlot::*;
+        // Output 4 exists (generic slot 2) but is never stored: no record,
+        // yet its slot still takes room in the general buffer.
+        let b = binary(&[(0, 4), (1, 2), (2, 1), (3, 3)]);
+        let io = io(&[
+            (Position, 0),
+            (Generic(1), 2),
+            (PointSize, 0),
+            (Generic(0), 1),
+            (Generic(2), 0),
+        ]);
+        let l = VaryingLayout::new(&b, &io).unwrap();
+        let kinds: Vec<_> = l.buffers.iter().map(|b| (b.kind, b.stride)).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (VaryingBufferKind::Position, 16),
+                (VaryingBufferKind::PointSize, 4),
+                (VaryingBufferKind::General, 48),
+            ]
+        );
+        let rec = |buffer, offset, ty, n| {
+            Some(VaryingRecord {
+                buffer,
+                offset,
+                format: VertexFormat::new(ty, n),
+            })
+        };
+        use ComponentType::{F32, U32};
+        assert_eq!(
+            l.records,
+            vec![
+                rec(0, 0, F32, 4),
+                rec(2, 16 + 8, U32, 2),
+                rec(1, 0, F32, 1),
+                rec(2, 4, U32, 3),
+            ]
+        );
+        // No position written: no position buffer.
+        let l = VaryingLayout::new(&binary(&[(1, 1)]), &io).unwrap();
+        assert_eq!(l.buffers.len(), 1);
+        assert_eq!(l.records, vec![None, rec(0, 16 + 8, U32, 1)]);
+    }
+
+    #[test]
+    fn bad_layouts_are_errors() {
+        use VaryingSlot::*;
+        // Three words from component 2 overflow the slot.
+        assert!(VaryingLayout::new(&binary(&[(0, 3)]), &io(&[(Generic(0), 2)])).is_err());
+        // A record with no output.
+        assert!(VaryingLayout::new(&binary(&[(1, 1)]), &io(&[(Generic(0), 0)])).is_err());
+    }
+
+    #[test]
+    fn tables_are_packed_with_the_hw_layouts() {
+        use VaryingSlot::*;
+        let b = binary(&[(0, 4), (2, 2)]);
+        let l = VaryingLayout::new(&b, &io(&[(Position, 0), (Generic(0), 0), (Generic(1), 1)]))
+            .unwrap();
+        // 17 pads to 18 = 9 << 1 (the padded encoding has 3-bit odd parts).
+        assert_eq!(varying_elements(17, 3).unwrap(), 54);
+        assert_eq!(varying_elements(9, 3).unwrap(), 27);
+        assert_eq!(varying_elements(9, 1).unwrap(), 9);
+        let (recs, bufs) = varying_table_words(Arch::V7, &l, &[0x10000, 0x20000], 30).unwrap();
+        assert_eq!(recs.len(), 6);
+        assert_eq!(ad::BUFFER_INDEX.get(&recs[4..6]), 1);
+        assert_eq!(ad::OFFSET.get(&recs[4..6]), 16 + 4);
+        let f = FormatArch::for_arch(Arch::V7);
+        let word = ad::FORMAT.get(&recs[4..6]);
+        assert_eq!(
+            f.decode_attribute_format(word).map(|x| x.0),
+            Some(VertexFormat::new(ComponentType::U32, 2))
+        );
+        assert_eq!(&recs[2..4], &[0, 0], "output 1 is never stored");
+        assert_eq!(bufs.len(), 12);
+        assert_eq!(ab::TYPE.get(&bufs[4..8]), attribute_type::LINEAR_1D);
+        assert_eq!(ab::POINTER.get(&bufs[4..8]), 0x20000);
+        assert_eq!(ab::STRIDE.get(&bufs[4..8]), 32);
+        assert_eq!(ab::SIZE.get(&bufs[4..8]), 32 * 30);
+        assert_eq!(&bufs[8..12], &[0; 4], "zero terminator");
+        // Misaligned buffers, a wrong buffer count and oversized buffers
+        // are refused; the pool writer gives the same words a home.
+        assert!(varying_table_words(Arch::V7, &l, &[0x10000, 0x20010], 30).is_err());
+        assert!(varying_table_words(Arch::V7, &l, &[0x10000], 30).is_err());
+        assert!(varying_table_words(Arch::V7, &l, &[0x10000, 0x20000], 1 << 28).is_err());
+        let mut pool = GpuPool::new(Arc::new(Device::with_dump_dir(
+            Box::new(SimDevice::new(SimModel::G52)),
+            None,
+        )));
+        let t = write_varying_tables(&mut pool, Arch::V7, &l, &[0x10000, 0x20000], 30).unwrap();
+        assert_eq!(t.count, 3);
+        assert_ne!(t.attributes, 0);
+    }
 }
