@@ -270,3 +270,120 @@ fn records_beyond_fifteen_use_lea_attr() {
         assert_eq!(&general.got[at..at + 4], &0x1100u32.to_le_bytes());
     }
 }
+
+/// A 64-bit output is stored as its 32-bit halves (low word first, as the
+/// interpreter's little-endian bytes), two components filling a slot.
+#[test]
+fn sixty_four_bit_outputs_are_stored_as_word_pairs() {
+    let text = r#"shader vertex "wide" {
+  info local_size 0 0 0 shared 0 push 0
+  output "gl_Position" builtin position i32x4
+  output "d" location 0 component 0 i64x2
+  values 8
+  %0:i32 = load_sysval sysval=raw_vertex_id
+  %1:i32 = load_sysval sysval=instance_id
+  %2:i32x4 = vec %0, %1, %0, %1
+  %3:i64 = u2u %0
+  %4:i64 = const 0x123456789
+  %5:i64 = imul %3, %4
+  %6:i64 = iadd %5, %4
+  %7:i64x2 = vec %5, %6
+  store_output output=0 %2
+  store_output output=1 %7
+}"#;
+    let mut s = Shader::parse(text).unwrap();
+    s.validate().unwrap();
+    let io = lower_io(&mut s);
+    for model in [SimModel::G52, SimModel::G72] {
+        let (carch, _) = model_arch(model);
+        let binary = compile(
+            &s,
+            Options {
+                arch: carch,
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(binary.varyings[1].words, 4);
+        let mut gpu = SimGpu::new(model);
+        let job = VaryingJob {
+            shader: &s,
+            io: &io,
+            binary: &binary,
+            push_uniforms: &[],
+            ubos: &[],
+            attributes: AttributeTables::default(),
+            vertices: 6,
+            instances: 2,
+            offset_start: 0,
+        };
+        let (_, bufs) =
+            run_and_expect(&mut gpu, &job, &DrawState::default(), &mut Memory::new()).unwrap();
+        for b in &bufs {
+            if let Some(d) = first_difference(b) {
+                panic!("{model:?}: {d}");
+            }
+        }
+        // Vertex 5 of instance 0: 5 × 0x123456789 and that + 0x123456789.
+        let g = &bufs[1].got[5 * 16..6 * 16];
+        assert_eq!(&g[..8], &(5u64 * 0x1_2345_6789).to_le_bytes());
+        assert_eq!(&g[8..], &(6u64 * 0x1_2345_6789).to_le_bytes());
+    }
+}
+
+/// A varying table shorter than the records the shader writes: LEA_ATTR of
+/// a record past the RSD's `Varying count` faults the job (DATA_INVALID)
+/// instead of writing anywhere.
+#[test]
+fn a_missing_varying_record_faults_the_job() {
+    use bifrost_vk::jm::{VaryingLayout, VertexJob, add_vertex_job, write_varying_tables};
+    let mut s = Shader::parse(SHADER).unwrap();
+    let io = lower_io(&mut s);
+    for model in [SimModel::G52, SimModel::G72] {
+        let (carch, arch) = model_arch(model);
+        let binary = compile(
+            &s,
+            Options {
+                arch: carch,
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        let mut gpu = SimGpu::new(model);
+        let mut state = DrawState::default();
+        let mut mem = Memory::new();
+        let attributes = attribute_tables(
+            &mut gpu,
+            arch,
+            &[4, 2],
+            4,
+            None,
+            attribute_word,
+            &mut state,
+            &mut mem,
+        );
+        let layout = VaryingLayout::new(&binary, &io).unwrap();
+        let bufs: Vec<u64> = layout
+            .buffers
+            .iter()
+            .map(|b| gpu.alloc(u64::from(b.stride) * 4).va)
+            .collect();
+        let r = gpu.run_chain(|chain, pool, arch| {
+            let mut varyings = write_varying_tables(pool, arch, &layout, &bufs, 4)?;
+            varyings.count = 3;
+            let job = VertexJob {
+                binary: &binary,
+                push_uniforms: &[],
+                vertices: 4,
+                instances: 1,
+                offset_start: 0,
+                ubos: &[],
+                attributes,
+                varyings,
+            };
+            add_vertex_job(chain, pool, arch, &job, [0, 0]).map(|_| true)
+        });
+        let e = r.expect_err("the job faults").to_string();
+        assert!(e.contains("DATA_INVALID_FAULT"), "{model:?}: {e}");
+    }
+}
