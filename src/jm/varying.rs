@@ -26,6 +26,11 @@
 //!   not added for varyings (our reading of Mesa, which sizes varying
 //!   buffers by the vertex range alone; see `kmod/sim/shader/message.rs`).
 //!
+//! The position buffer holds `gl_Position` as the shader computed it (clip
+//! space). Mali's tiler expects the viewport transform already applied by
+//! the vertex shader (facts: mesa-panfrost.md §2, §9.5); that lowering and
+//! the tiler job do not exist yet, and the tests compare clip-space bytes.
+//!
 //! This module never allocates the buffers themselves (the caller owns
 //! them: scratch memory of the batch, or a test's buffers); it only writes
 //! the descriptors that point at them.
