@@ -331,8 +331,9 @@ fn sixty_four_bit_outputs_are_stored_as_word_pairs() {
     }
 }
 
-/// A varying table shorter than the records the shader writes: LEA_ATTR of
-/// a record past the RSD's `Varying count` faults the job (DATA_INVALID)
+/// A varying table shorter than the records the shader writes: the emitter
+/// refuses it; and if the binary does not say what it writes, LEA_ATTR of a
+/// record past the RSD's `Varying count` faults the job (DATA_INVALID)
 /// instead of writing anywhere.
 #[test]
 fn a_missing_varying_record_faults_the_job() {
@@ -368,10 +369,12 @@ fn a_missing_varying_record_faults_the_job() {
             .iter()
             .map(|b| gpu.alloc(u64::from(b.stride) * 4).va)
             .collect();
+        let mut silent = binary.clone();
+        silent.varyings.clear();
         let r = gpu.run_chain(|chain, pool, arch| {
             let mut varyings = write_varying_tables(pool, arch, &layout, &bufs, 4)?;
             varyings.count = 3;
-            let job = VertexJob {
+            let mut job = VertexJob {
                 binary: &binary,
                 push_uniforms: &[],
                 vertices: 4,
@@ -381,6 +384,9 @@ fn a_missing_varying_record_faults_the_job() {
                 attributes,
                 varyings,
             };
+            let refused = add_vertex_job(chain, pool, arch, &job, [0, 0]);
+            assert!(refused.is_err(), "the emitter checks the record count");
+            job.binary = &silent;
             add_vertex_job(chain, pool, arch, &job, [0, 0]).map(|_| true)
         });
         let e = r.expect_err("the job faults").to_string();

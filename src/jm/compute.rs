@@ -126,6 +126,11 @@ pub fn add_vertex_job(
     job: &VertexJob<'_>,
     dependencies: [u16; 2],
 ) -> KmodResult<u16> {
+    if job.binary.varying_count() > job.varyings.count {
+        return Err(KmodError::Invalid(
+            "fewer varying records than the shader writes",
+        ));
+    }
     let p = &job.binary.preloads;
     let preloads = [
         (vertex_preload::VERTEX_ID, p.vertex_id),
