@@ -5,7 +5,8 @@
 //!   strip_xfb / lower_xfb, lower_sysvals, optimize, validation after each step);
 //! - `to_machine_code`: SPIR-V → Bifrost machine code (the front half, then
 //!   `compiler::bifrost::compile`) of every variant the backend compiles
-//!   today: compute shaders, and the XFB variant of vertex shaders.
+//!   today: compute shaders, and both variants (rasterization, XFB) of
+//!   vertex shaders.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -112,9 +113,8 @@ fn to_machine_code_once(bytes: &[u8], stage: Stage, which: &[bool]) -> Result<us
     Ok(code)
 }
 
-/// The variants of a corpus shader the backend compiles today (vertex
-/// shaders: the XFB variant; the rasterization variant needs varying stores,
-/// which the backend does not have yet — `tests/backend_corpus.rs`).
+/// The variants of a corpus shader the backend compiles today (those it
+/// rejects fail cleanly — `tests/backend_corpus.rs`).
 fn compiled_variants(name: &str) -> Vec<bool> {
     let (bytes, stage) = load(name);
     [true, false]

@@ -1,6 +1,7 @@
 //! The GLSL corpus (`tests/shaders/*.spv`) through the whole compiler:
-//! SPIR-V front end → driver lowering (`lower_io`, the XFB variant for
-//! vertex shaders with captured outputs, `lower_sysvals`) → Bifrost backend.
+//! SPIR-V front end → driver lowering (`lower_io`, the rasterization
+//! variant of every vertex shader and the XFB variant of those with
+//! captured outputs, `lower_sysvals`) → Bifrost backend.
 //! Every shader the backend accepts must decode with `hw::isa` and
 //! disassemble to text that assembles back to the same bytes; every one it
 //! rejects must be a clean `CompileError::Unsupported` (never a panic, an
@@ -36,32 +37,48 @@ fn corpus_compiles_or_is_cleanly_unsupported() {
             continue; // the front end's own tests cover its rejections
         };
         lower_io(&mut s);
-        let variant = stage == Stage::Vertex && lower_xfb(&mut s);
-        lower_sysvals(&mut s);
-        let what = if variant { "XFB variant" } else { "" };
-        match compile(&s, Options::default()) {
-            Ok(bin) => {
-                let body = &bin.code[..bin.code.len() - 128];
-                bifrost_vk::hw::isa::decode_shader(&bin.code)
-                    .unwrap_or_else(|e| panic!("{name}: {e}"));
-                let text = disasm::disassemble(&bin.code).unwrap();
-                assert!(asm::assemble(&text).unwrap() == body, "{name}: round trip");
-                let st = bin.stats;
-                eprintln!(
-                    "{name:34} {what:11} ok: {:4} instr {:4} tuples {:3} clauses {:.2}/tuple {:2} regs",
-                    st.instructions,
-                    st.tuples,
-                    st.clauses,
-                    st.tuple_fullness(),
-                    bin.work_registers
-                );
-                ok += 1;
+        // A vertex shader with captured outputs makes two programs: the
+        // rasterization variant (varying stores, XFB decorations stripped)
+        // and the XFB variant; both must compile or fail cleanly.
+        let mut programs = Vec::new();
+        if stage == Stage::Vertex {
+            let mut raster = s.clone();
+            raster.strip_xfb();
+            if lower_xfb(&mut s) {
+                programs.push((raster, "rasterizer"));
+                programs.push((s, "XFB variant"));
+            } else {
+                programs.push((raster, ""));
             }
-            Err(CompileError::Unsupported(why)) => {
-                eprintln!("{name:34} {what:11} unsupported: {why}");
-                unsupported += 1;
+        } else {
+            programs.push((s, ""));
+        }
+        for (mut s, what) in programs {
+            lower_sysvals(&mut s);
+            match compile(&s, Options::default()) {
+                Ok(bin) => {
+                    let body = &bin.code[..bin.code.len() - 128];
+                    bifrost_vk::hw::isa::decode_shader(&bin.code)
+                        .unwrap_or_else(|e| panic!("{name}: {e}"));
+                    let text = disasm::disassemble(&bin.code).unwrap();
+                    assert!(asm::assemble(&text).unwrap() == body, "{name}: round trip");
+                    let st = bin.stats;
+                    eprintln!(
+                        "{name:34} {what:11} ok: {:4} instr {:4} tuples {:3} clauses {:.2}/tuple {:2} regs",
+                        st.instructions,
+                        st.tuples,
+                        st.clauses,
+                        st.tuple_fullness(),
+                        bin.work_registers
+                    );
+                    ok += 1;
+                }
+                Err(CompileError::Unsupported(why)) => {
+                    eprintln!("{name:34} {what:11} unsupported: {why}");
+                    unsupported += 1;
+                }
+                Err(e) => bugs.push(format!("{name}: {e}")),
             }
-            Err(e) => bugs.push(format!("{name}: {e}")),
         }
     }
     eprintln!("{ok} compiled, {unsupported} unsupported");

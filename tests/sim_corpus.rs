@@ -13,11 +13,13 @@
 //! FAU words are the variant's `PushUniformLayout` followed by the 64-bit
 //! address of each binding in `ShaderBinary::buffers` order.
 //!
-//! Vertex shaders (tests/shaders/*.vert.spv) run as the **XFB capture job**
-//! of a draw (`jm::add_xfb_job`, a VERTEX-typed job): the backend has no
-//! varying stores yet, so the XFB variant is the vertex shader it can run;
-//! shaders without XFB decorations get every 32-bit output captured so that
-//! all their outputs are compared (see `capture_everything`).
+//! Vertex shaders (tests/shaders/*.vert.spv) run twice: as the **XFB
+//! capture job** of a draw (`jm::add_xfb_job`, a VERTEX-typed job; shaders
+//! without XFB decorations get every 32-bit output captured so that all
+//! their outputs are compared, see `capture_everything`), and their
+//! **rasterization variant** as a plain VERTEX job whose varying buffers
+//! (position, point size, generic slots; `jm::varying`) are compared byte
+//! for byte.
 //!
 //! Shaders the backend cannot compile are listed with the exact
 //! `CompileError` ([`EXPECTED_SKIPS`]); an unlisted shader that does not
@@ -293,6 +295,10 @@ fn compute_corpus_on_the_simulator_matches_the_interpreter() {
                     ..Options::default()
                 },
             ) {
+                Ok(b) if !b.varyings.is_empty() => {
+                    failures.push(format!("{name}: the XFB variant stores varyings"));
+                    continue;
+                }
                 Ok(b) => b,
                 Err(e) => {
                     if model == SimModel::G52 {
@@ -335,9 +341,7 @@ fn compute_corpus_on_the_simulator_matches_the_interpreter() {
 
 // ---- vertex shaders, as XFB capture jobs ----
 //
-// The backend compiles vertex shaders only as XFB variants (the
-// rasterization variant needs varying stores, not implemented yet), so
-// every vertex shader of the corpus runs as the XFB job of a draw: shaders
+// Every vertex shader of the corpus runs as the XFB job of a draw: shaders
 // with XFB decorations keep them; the others get every 32-bit output
 // captured into buffer 0 (consecutive offsets), which exposes all their
 // outputs to the comparison. Inputs: one attribute buffer per attribute
@@ -439,6 +443,10 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
                     ..Options::default()
                 },
             ) {
+                Ok(b) if !b.varyings.is_empty() => {
+                    failures.push(format!("{name}: the XFB variant stores varyings"));
+                    continue;
+                }
                 Ok(b) => b,
                 Err(e) => {
                     if model == SimModel::G52 {
@@ -693,4 +701,198 @@ fn dead_trailing_push_constant_and_a_buffer() {
             );
         }
     }
+}
+
+// ---- vertex shaders, rasterization variants as VERTEX jobs ----
+//
+// Every vertex shader's rasterization variant (what `compile_front` makes
+// for the vertex/tiler jobs: XFB decorations stripped, outputs as varying
+// stores) runs as a VERTEX job with the varying tables of `jm::varying`;
+// the bytes of its position, point-size and general varying buffers must
+// equal what `ir::interp` computes for the same vertices (the initial
+// pattern where an output is not written). Two jobs per shader: 17
+// vertices × 3 instances (Instance Size 18: padded, so elements 17, 35 and
+// 53 stay unwritten; per-vertex attributes 1D modulus) and 6 vertices × 1
+// instance from `Offset start` 4 (1D linear attributes).
+
+#[path = "support/varyings.rs"]
+mod varyings;
+
+/// Vertex shaders whose rasterization variant does not compile, with the reason.
+const EXPECTED_RASTER_SKIPS: &[(&str, &str)] = &[(
+    "ubo_std140.vert.spv",
+    "unsupported by the Bifrost backend: fsin (32-bit → 32-bit)",
+)];
+
+#[test]
+fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
+    use bifrost_vk::compiler::ir::interp::DrawState;
+    use bifrost_vk::compiler::pipeline::{Variant, compile_front};
+    use bifrost_vk::hw::Arch;
+    use varyings::{VaryingJob, attribute_tables, first_difference, run_and_expect};
+
+    let mut names: Vec<String> = std::fs::read_dir(shader_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".vert.spv"))
+        .collect();
+    names.sort();
+    let (mut skipped, mut compared, mut failures) = (Vec::new(), Vec::new(), Vec::new());
+    for name in names {
+        let module = std::fs::read(shader_dir().join(&name)).unwrap();
+        let front = compile_front(&module, "main", Stage::Vertex, &HashMap::new())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let main = &front.main;
+        assert_eq!(main.variant, Variant::Rasterization, "{name}");
+        assert!(
+            main.shader.outputs.iter().all(|o| o.xfb.is_none()),
+            "{name}: the rasterization variant keeps no XFB decorations"
+        );
+        // The XFB variant of a shader with captured outputs stores no
+        // varyings (its job has no varying tables); its own test runs it.
+        if let Some(x) = &front.xfb {
+            assert!(x.io.varyings.is_empty(), "{name}");
+            if let Ok(b) = compile(&x.shader, Options::default()) {
+                assert!(b.varyings.is_empty(), "{name}: XFB variant stores varyings");
+            }
+        }
+        let s = &main.shader;
+        let mut comps = vec![0u8; main.io.attributes.len()];
+        for i in &s.inputs {
+            let c = &mut comps[i.location as usize];
+            *c = (*c).max(i.component + i.ty.comps);
+        }
+        let comps: Vec<u8> = comps.into_iter().map(|c| c.max(1)).collect();
+        for model in [SimModel::G52, SimModel::G72] {
+            let binary = match compile(
+                s,
+                Options {
+                    arch: model_arch(model),
+                    push_uniform_words: Some(main.push_uniforms.words.len() as u32),
+                },
+            ) {
+                Ok(b) => b,
+                Err(e) => {
+                    if model == SimModel::G52 {
+                        skipped.push((name.clone(), e.to_string()));
+                    }
+                    continue;
+                }
+            };
+            let arch = match model {
+                SimModel::G52 => Arch::V7,
+                SimModel::G72 => Arch::V6,
+            };
+            let mut bytes_written = 0;
+            for (vertices, instances, offset_start) in [(17u32, 3u32, 0u32), (6, 1, 4)] {
+                let what =
+                    format!("{name} on {model:?}, {vertices}×{instances} from {offset_start}");
+                let mut gpu = SimGpu::new(model);
+                let mut mem = Memory::new();
+                let mut state = DrawState::default();
+                let instance_size =
+                    bifrost_vk::jm::compute::vertex_instance_size(vertices, instances).unwrap()
+                        as u32;
+                let (elements, modulus) = if instances > 1 {
+                    (instance_size, Some(instance_size))
+                } else {
+                    (offset_start + vertices, None)
+                };
+                let attributes = attribute_tables(
+                    &mut gpu,
+                    arch,
+                    &comps,
+                    elements,
+                    modulus,
+                    |a, e, c| vertex_word(a as u32, e, c),
+                    &mut state,
+                    &mut mem,
+                );
+                // UBOs / SSBOs and push constants, as for compute.
+                let push = push_bytes();
+                let push_buf = gpu.alloc(PUSH_BYTES as u64);
+                gpu.write(push_buf.va, &push);
+                mem.map(push_buf.va, push.clone()).unwrap();
+                let mut addresses = HashMap::new();
+                for (n, &(b, ubo)) in bindings_of(s).iter().enumerate() {
+                    let bytes: Vec<u8> = (0..BUFFER_BYTES / 4)
+                        .flat_map(|i| input_word(n, 2 * i).to_le_bytes())
+                        .collect();
+                    let buf = gpu.alloc(BUFFER_BYTES as u64);
+                    gpu.write(buf.va, &bytes);
+                    mem.map(buf.va, bytes).unwrap();
+                    addresses.insert(b, buf.va);
+                    let range = BufferRange {
+                        address: buf.va,
+                        size: BUFFER_BYTES as u64,
+                    };
+                    if ubo {
+                        state.ubos.insert(b, range);
+                    } else {
+                        state.ssbos.insert(b, range);
+                    }
+                }
+                // A non-indexed draw from firstVertex = Offset start.
+                let sysvals = SysvalBlock {
+                    raw_vertex_offset: offset_start,
+                    base_vertex: offset_start,
+                    base_instance: 1,
+                    push_constants_address: push_buf.va,
+                    num_workgroups: [0; 3],
+                    xfb_params: Default::default(),
+                };
+                let area = main.push_uniforms.fill(&sysvals, &push);
+                let words = fau_words(&binary, &area, &addresses);
+                state.push_uniforms = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                state.push_constants = push.clone();
+                let job = VaryingJob {
+                    shader: s,
+                    io: &main.io,
+                    binary: &binary,
+                    push_uniforms: &words,
+                    ubos: &[],
+                    attributes,
+                    vertices,
+                    instances,
+                    offset_start,
+                };
+                match run_and_expect(&mut gpu, &job, &state, &mut mem) {
+                    Err(e) => failures.push(format!("{what}: {e}")),
+                    Ok((_, bufs)) => {
+                        for b in &bufs {
+                            bytes_written += b.written;
+                            if let Some(d) = first_difference(b) {
+                                failures.push(format!("{what}: {d}"));
+                            }
+                        }
+                        if !bufs
+                            .iter()
+                            .any(|b| b.kind == bifrost_vk::jm::varying::VaryingBufferKind::Position)
+                            && s.outputs
+                                .iter()
+                                .any(|o| o.slot == OutputSlot::BuiltIn(BuiltIn::Position))
+                        {
+                            failures.push(format!("{what}: no position buffer"));
+                        }
+                    }
+                }
+            }
+            if model == SimModel::G52 {
+                compared.push(format!(
+                    "{name} ({} instructions, {} varyings, {bytes_written} varying bytes)",
+                    binary.stats.instructions,
+                    binary.varyings.len()
+                ));
+            }
+        }
+    }
+    for c in &compared {
+        eprintln!("compared on G52 and G72: {c}");
+    }
+    for (n, e) in &skipped {
+        eprintln!("skipped {n}: {e}");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    check_skips(&skipped, EXPECTED_RASTER_SKIPS);
 }

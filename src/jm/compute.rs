@@ -126,6 +126,11 @@ pub fn add_vertex_job(
     job: &VertexJob<'_>,
     dependencies: [u16; 2],
 ) -> KmodResult<u16> {
+    if job.binary.varying_count() > job.varyings.count {
+        return Err(KmodError::Invalid(
+            "fewer varying records than the shader writes",
+        ));
+    }
     let p = &job.binary.preloads;
     let preloads = [
         (vertex_preload::VERTEX_ID, p.vertex_id),
@@ -151,15 +156,21 @@ pub fn add_vertex_job(
             local_threads: 1,
             groups: 1,
             offset_start: job.offset_start,
-            instance_size: if job.instances > 1 {
-                crate::hw::layout::padded_round_up(u64::from(job.vertices))
-                    .ok_or(KmodError::Invalid("vertex count cannot be padded"))?
-            } else {
-                1
-            },
+            instance_size: vertex_instance_size(job.vertices, job.instances)?,
         },
         dependencies,
     )
+}
+
+/// The DCD's `Instance Size` of a VERTEX job: the padded vertex count when
+/// instanced ([`crate::hw::layout::padded_round_up`]), else 1.
+pub fn vertex_instance_size(vertices: u32, instances: u32) -> KmodResult<u64> {
+    if instances > 1 {
+        crate::hw::layout::padded_round_up(u64::from(vertices))
+            .ok_or(KmodError::Invalid("vertex count cannot be padded"))
+    } else {
+        Ok(1)
+    }
 }
 
 struct Emit<'a> {

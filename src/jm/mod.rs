@@ -7,11 +7,13 @@
 pub mod chain;
 pub mod compute;
 pub mod pool;
+pub mod varying;
 pub mod vertex_input;
 pub mod xfb;
 
 pub use chain::JobChain;
 pub use compute::{AttributeTables, ComputeJob, VertexJob, add_compute_job, add_vertex_job};
 pub use pool::{GpuAlloc, GpuPool};
+pub use varying::{VaryingLayout, varying_elements, write_varying_tables};
 pub use vertex_input::{Indexing, NpotMagic, pack_attribute_buffer};
 pub use xfb::{XfbJob, add_xfb_job};

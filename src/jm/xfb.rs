@@ -71,6 +71,13 @@ pub fn add_xfb_job(
     if job.invocations_per_instance == 0 || job.instance_count == 0 {
         return Ok(None);
     }
+    // The capture job has no varying tables (facts: mesa-panfrost.md §1.4,
+    // §9.4): a binary that stores varyings is a rasterization variant.
+    if !job.binary.varyings.is_empty() {
+        return Err(KmodError::Invalid(
+            "the XFB job has no varyings: binary stores varyings",
+        ));
+    }
     let l = layouts(arch);
     let b = job.binary;
     let ws = WorkSize::vertices(job.invocations_per_instance, job.instance_count);
@@ -242,6 +249,18 @@ mod tests {
                 assert_eq!(header::TYPE.get(w), JobType::Vertex as u64);
             });
         }
+        // A rasterization variant (it stores varyings) is refused.
+        let mut raster = binary(2);
+        raster.varyings =
+            vec![crate::compiler::bifrost::binary::VaryingStore { index: 0, words: 4 }];
+        let r = add_xfb_job(
+            &mut chain,
+            &mut pool,
+            Arch::V7,
+            &job(&raster, &push, 3, 1),
+            [0, 0],
+        );
+        assert!(r.is_err());
         // Too few push-uniform bytes for what the binary preloads.
         let r = add_xfb_job(
             &mut chain,

@@ -52,7 +52,36 @@ pub struct ShaderBinary {
     /// the highest word the shader reads. Either way the first address word
     /// is `uniform_words - buffers.len()`, and `uniform_words` counts them.
     pub buffers: Vec<(u32, u32)>,
+    /// The varyings the shader writes (vertex shaders' `store_output`, as
+    /// LEA_ATTR + ST_CVT), ascending by record index. **Convention**: the
+    /// index of record `i` in the DCD's `Varyings` table is the index of
+    /// the output in `Shader::outputs` (so `LoweredShader::io.varyings[i]`
+    /// says which slot and component it belongs to); the RSD's `Varying
+    /// count` is [`ShaderBinary::varying_count`]. Records the shader never
+    /// writes may be left zero. The store writes `words` 32-bit words at the
+    /// record's address unconverted, so the record's format must be a
+    /// 32-bit format (F32/U32/I32) of `words` components: LEA_ATTR runs with
+    /// register format `auto`, which takes the record's format as the
+    /// register format, and a 32-bit format of the registers' own type is
+    /// stored bit for bit. See `jm::varying` for the emitter's side.
+    pub varyings: Vec<VaryingStore>,
     pub stats: ShaderStats,
+}
+
+/// One varying record a vertex shader writes (see [`ShaderBinary::varyings`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VaryingStore {
+    /// Record index in the `Varyings` table = output index.
+    pub index: u32,
+    /// 32-bit words stored per vertex (1–4; a 64-bit component is two).
+    pub words: u8,
+}
+
+impl ShaderBinary {
+    /// The RSD's `Varying count`: one past the highest record written.
+    pub fn varying_count(&self) -> u32 {
+        self.varyings.iter().map(|v| v.index + 1).max().unwrap_or(0)
+    }
 }
 
 /// Static statistics in shader-db's terms.

@@ -20,7 +20,7 @@
 //! of FAU use (one 64-bit slot); anything beyond is copied into registers.
 //! Anything unsupported is a [`CompileError`], never a panic.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::compiler::ir::{
     self, AluOp, Intrinsic, Op as IrOp, Region, Shader, Stage, SysVal, Value,
@@ -28,7 +28,7 @@ use crate::compiler::ir::{
 use crate::hw::isa::Unit;
 
 use super::CompileError;
-use super::binary::Preloads;
+use super::binary::{Preloads, VaryingStore};
 use super::ops::*;
 
 /// How a block ends.
@@ -63,6 +63,8 @@ pub struct Program {
     pub attribute_count: u32,
     /// (set, binding) of each buffer address FAU word, in order.
     pub buffers: Vec<(u32, u32)>,
+    /// Varying records written (`store_output`), ascending.
+    pub varyings: Vec<VaryingStore>,
 }
 
 impl Program {
@@ -113,6 +115,8 @@ struct Isel<'a> {
     buffers: Vec<(u32, u32)>,
     uses_barrier: bool,
     attribute_count: u32,
+    /// Output index → 32-bit words its `store_output`s write.
+    varyings: BTreeMap<u32, u8>,
 }
 
 fn unsupported(what: impl Into<String>) -> CompileError {
@@ -173,6 +177,7 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         buffers: Vec::new(),
         uses_barrier: false,
         attribute_count: 0,
+        varyings: BTreeMap::new(),
     };
     isel.region(&s.body)?;
     let last = isel.cur;
@@ -207,6 +212,11 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         uses_barrier: isel.uses_barrier,
         attribute_count: isel.attribute_count,
         buffers: isel.buffers,
+        varyings: isel
+            .varyings
+            .iter()
+            .map(|(&index, &words)| VaryingStore { index, words })
+            .collect(),
     })
 }
 
@@ -1317,6 +1327,67 @@ impl Isel<'_> {
             .collect())
     }
 
+    /// `store_output`: output `output` to varying record `output` of this
+    /// vertex (LEA_ATTR with the preloaded ids), its lanes stored
+    /// unconverted by ST_CVT (see `ShaderBinary::varyings`).
+    fn store_output(&mut self, output: u32, data: Vec<Src>) -> Result<(), CompileError> {
+        let ty = self
+            .s
+            .outputs
+            .get(output as usize)
+            .ok_or_else(|| CompileError::Malformed(format!("output {output} does not exist")))?
+            .ty;
+        if !matches!(ty.bits, 32 | 64) {
+            return Err(unsupported(format!("{}-bit outputs", ty.bits)));
+        }
+        let words = data.len();
+        if !(1..=4).contains(&words) {
+            return Err(unsupported(format!(
+                "an output of {words} 32-bit words (at most 4 per varying)"
+            )));
+        }
+        if let Some(&w) = self.varyings.get(&output)
+            && usize::from(w) != words
+        {
+            return Err(CompileError::Malformed(format!(
+                "output {output} stored with {w} and {words} words"
+            )));
+        }
+        self.varyings.insert(output, words as u8);
+        self.preloads.vertex_id = true;
+        self.preloads.instance_id = true;
+        let lea = self.new_vreg(3);
+        let at = |comp| Reg { index: lea, comp };
+        let ids = vec![Src::Phys(61), Src::Phys(62)];
+        if output < 16 {
+            let op = Op::LeaAttrImm {
+                index: output as u8,
+            };
+            self.push(Instr::new(op, Some(Dst::Reg(at(0))), ids));
+        } else {
+            let idx = self.in_reg(Src::Imm(output));
+            let mut srcs = ids;
+            srcs.push(idx);
+            self.push(Instr::new(Op::LeaAttr, Some(Dst::Reg(at(0))), srcs));
+        }
+        let v = self.new_vreg(words as u8);
+        for (c, &d) in data.iter().enumerate() {
+            let r = Reg {
+                index: v,
+                comp: c as u8,
+            };
+            self.mov_to(r, d, c > 0);
+        }
+        let srcs = vec![
+            Src::Reg(Reg { index: v, comp: 0 }),
+            Src::Reg(at(0)),
+            Src::Reg(at(1)),
+            Src::Reg(at(2)),
+        ];
+        self.push(Instr::new(Op::StCvt { comps: words as u8 }, None, srcs));
+        Ok(())
+    }
+
     fn intrinsic(
         &mut self,
         intr: &ir::OpIntrinsic,
@@ -1420,6 +1491,9 @@ impl Isel<'_> {
                     Src::Phys(62),
                 )?;
                 self.define(d, lanes);
+            }
+            Intrinsic::StoreOutput { output } if self.s.stage == Stage::Vertex => {
+                self.store_output(output, args[0].clone())?;
             }
             k => return Err(unsupported(format!("intrinsic {k:?}"))),
         }

@@ -28,13 +28,18 @@
 //!   `work_registers` ≤ 32 lets v7 run two threads per register file.
 //!   `Options::arch` does not change the code (v6 and v7 share every
 //!   instruction used here).
+//! - **Varyings** (`store_output` in vertex shaders): output `o` is written
+//!   to varying record `o` with `LEA_ATTR_IMM.auto` (r61, r62; `LEA_ATTR`
+//!   from record 16 on) and `ST_CVT` of its 32-bit words, as Mesa's
+//!   non-IDVS vertex shaders do; [`ShaderBinary::varyings`] lists them.
+//!   The XFB variant has none (its captures are `store_global`).
 //!
 //! Not supported (a [`CompileError::Unsupported`]): float division,
 //! reciprocal/square root/transcendentals, 16-bit and 64-bit float
 //! arithmetic, 8/16-bit ALU ops and stores (8/16-bit loads are), 64-bit
 //! shifts/compares beyond those listed in `isel.rs`, bitfield insert/extract,
-//! pack/unpack, atomics, `store_output` (varying stores: the XFB variant
-//! stores with `store_global`), spilling.
+//! pack/unpack, atomics, 8/16-bit outputs and outputs of more than four
+//! 32-bit words, spilling.
 //!
 //! Bit layouts live in `crate::hw::isa`; nothing in here packs bits by hand.
 //! Unsupported input is a [`CompileError`], never a panic.
@@ -140,6 +145,7 @@ pub fn compile(shader: &Shader, options: Options) -> Result<ShaderBinary, Compil
         attribute_count: prog.attribute_count,
         ubo_count: 0,
         buffers: prog.buffers,
+        varyings: prog.varyings,
         stats,
     })
 }

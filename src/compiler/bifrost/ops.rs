@@ -206,6 +206,23 @@ pub enum Op {
     LdAttr {
         comps: u8,
     },
+    /// `LEA_ATTR_IMM` (ADD, message `attr`): the address of varying (in a
+    /// VERTEX job; attribute elsewhere) record `index` for (vertex id a,
+    /// instance id b), written to three staging registers: address low,
+    /// address high, the record's format/conversion word. Register format
+    /// `auto`: the record's format decides the conversion.
+    LeaAttrImm {
+        index: u8,
+    },
+    /// `LEA_ATTR` (ADD): as above with the record index in a register (third source).
+    LeaAttr,
+    /// `ST_CVT` (ADD, message `store`): `comps` staging registers converted
+    /// to the format word in source 2 and stored at address (s0 | s1 << 32),
+    /// the triple `LEA_ATTR` produced. `srcs[0]` is the first staging
+    /// (data) register, as for `STORE`.
+    StCvt {
+        comps: u8,
+    },
     /// `BARRIER` (ADD, message `barrier`): workgroup execution and memory barrier.
     Barrier,
     /// `BRANCHZ.i32.eq a, target` (ADD, clause-terminal): branch if a == 0.
@@ -270,6 +287,9 @@ impl Op {
             },
             Op::LdAttrImm { .. } => "LD_ATTR_IMM",
             Op::LdAttr { .. } => "LD_ATTR",
+            Op::LeaAttrImm { .. } => "LEA_ATTR_IMM",
+            Op::LeaAttr => "LEA_ATTR",
+            Op::StCvt { .. } => "ST_CVT",
             Op::Barrier => "BARRIER",
             Op::BranchzI32 => "BRANCHZ.i32",
             Op::Jump => "JUMP",
@@ -315,7 +335,9 @@ impl Op {
             | Op::ArshiftI32
             | Op::MuxI32
             | Op::FmaF32 { .. }
-            | Op::LdAttr { .. } => 3,
+            | Op::LdAttr { .. }
+            | Op::LeaAttr
+            | Op::StCvt { .. } => 3,
             Op::CselI32Eq => 4,
             _ => 2,
         }
@@ -378,6 +400,18 @@ impl Op {
                     },
                 ),
             ],
+            Op::LeaAttrImm { .. } | Op::LeaAttr => vec![("register_format", "auto")],
+            // ST_CVT's register format is a pseudo-modifier (not encoded):
+            // the format word from LEA_ATTR carries the conversion.
+            Op::StCvt { comps } => vec![(
+                "vecsize",
+                match comps {
+                    1 => "none",
+                    2 => "v2",
+                    3 => "v3",
+                    _ => "v4",
+                },
+            )],
             Op::BranchzI32 => vec![("cmpf", "eq")],
             _ => vec![],
         }
@@ -389,16 +423,21 @@ impl Op {
             Op::Load { bytes, .. } => Some((bytes.div_ceil(4), false, true)),
             Op::Store { bytes, .. } => Some((bytes.div_ceil(4), true, false)),
             Op::LdAttrImm { comps, .. } | Op::LdAttr { comps } => Some((comps, false, true)),
+            Op::LeaAttrImm { .. } | Op::LeaAttr => Some((3, false, true)),
+            Op::StCvt { comps } => Some((comps, true, false)),
             _ => None,
         }
     }
 
     /// The clause-header message type (0 none, 2 attr, 5 load, 6 store, 8 barrier).
+    /// (`ST_CVT` is a `store` message: `vs_attribs.varying.disasm.txt`.)
     pub fn message_type(&self) -> u8 {
         match self {
             Op::LdAttrImm { .. } | Op::LdAttr { .. } => 2,
+            Op::LeaAttrImm { .. } | Op::LeaAttr => 2,
             Op::Load { .. } => 5,
             Op::Store { .. } => 6,
+            Op::StCvt { .. } => 6,
             Op::Barrier => 8,
             _ => 0,
         }
@@ -417,6 +456,9 @@ impl Op {
                 | Op::Store { .. }
                 | Op::LdAttrImm { .. }
                 | Op::LdAttr { .. }
+                | Op::LeaAttrImm { .. }
+                | Op::LeaAttr
+                | Op::StCvt { .. }
                 | Op::Barrier
                 | Op::BranchzI32
                 | Op::Jump
@@ -542,8 +584,8 @@ pub struct Instr {
     pub op: Op,
     /// Register result (or the first staging register of a load).
     pub dst: Option<Dst>,
-    /// Sources in ISA order; for `STORE`, `srcs[0]` is the first staging
-    /// (data) register and the address follows.
+    /// Sources in ISA order; for `STORE` and `ST_CVT`, `srcs[0]` is the
+    /// first staging (data) register and the address follows.
     pub srcs: Vec<Src>,
     /// The write defines only part of a vector being built (liveness must
     /// not treat it as killing the whole vector).
@@ -560,9 +602,9 @@ impl Instr {
         }
     }
 
-    /// The sources the instruction encodes (STORE's staging data excluded).
+    /// The sources the instruction encodes (STORE's and ST_CVT's staging data excluded).
     pub fn encoded_srcs(&self) -> &[Src] {
-        if matches!(self.op, Op::Store { .. }) {
+        if matches!(self.op, Op::Store { .. } | Op::StCvt { .. }) {
             &self.srcs[1..]
         } else {
             &self.srcs

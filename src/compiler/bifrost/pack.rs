@@ -403,7 +403,7 @@ fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> 
                 ok = false;
             }
         }
-        if let Op::LdAttrImm { index, .. } = op {
+        if let Op::LdAttrImm { index, .. } | Op::LeaAttrImm { index } = op {
             match row
                 .immediates
                 .iter()

@@ -363,7 +363,7 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
             .filter_map(|t| t.add.as_ref())
             .find(|a| a.op.staging().is_some())
             .and_then(|a| match (a.op, a.dst, a.srcs.first()) {
-                (Op::Store { .. }, _, Some(Src::Phys(r))) => Some(*r),
+                (Op::Store { .. } | Op::StCvt { .. }, _, Some(Src::Phys(r))) => Some(*r),
                 (_, Some(Dst::Phys(r)), _) => Some(r),
                 _ => None,
             })

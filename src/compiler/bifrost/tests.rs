@@ -329,7 +329,11 @@ pub(crate) fn every_op() -> Vec<Op> {
             comps,
         });
         v.push(Op::LdAttr { comps });
+        v.push(Op::StCvt { comps });
     }
+    v.push(Op::LeaAttrImm { index: 0 });
+    v.push(Op::LeaAttrImm { index: 15 });
+    v.push(Op::LeaAttr);
     v
 }
 
@@ -349,7 +353,7 @@ fn lone(op: Op, regs: &[u8], dst: u8, fau: Option<(usize, Src)>) -> Vec<u8> {
         srcs[i] = s;
     }
     let dst = match op {
-        Op::Store { .. } => {
+        Op::Store { .. } | Op::StCvt { .. } => {
             srcs.insert(0, Src::Phys(dst));
             None
         }

@@ -330,8 +330,13 @@ fn attribute_address(
     // The linear index: vertex (+ Offset start) + instance * Instance Size
     // (the padded per-instance vertex count); divisor types divide it, so a
     // per-instance divisor is programmed as divisor * Instance Size.
+    // Varyings do not add Offset start: inferred, not documented — Mesa
+    // sizes varying buffers as stride × (vertex range × instances) while
+    // Offset start can be any first index, so the hardware cannot be
+    // adding it there (verify on hardware).
+    let start = if varying { 0 } else { res.offset_start };
     let v = u64::from(vertex)
-        + u64::from(res.offset_start)
+        + u64::from(start)
         + u64::from(instance) * u64::from(res.instance_size.max(1));
     let element = match ty {
         attribute_type::LINEAR_1D => v,
