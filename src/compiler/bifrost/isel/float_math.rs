@@ -207,7 +207,21 @@ impl Isel<'_> {
     /// Where the correction is not finite (b = 0 or inf, a or the quotient
     /// inf) the plain product is the IEEE answer; a zero quotient keeps the
     /// product's sign.
+    ///
+    /// Divisors below 2^-125 (denormals) or from 2^126 on are first scaled,
+    /// with the dividend, by 2^64 or 2^-64 (exact unless the quotient
+    /// overflows or underflows anyway), so that 1/b and the correction stay
+    /// normal: Vulkan bounds only |b| in [2^-126, 2^126], but a/b of two
+    /// denormals is an ordinary number.
     fn fdiv(&mut self, a: Src, b: Src) -> Src {
+        let exp_field = self.shift(ShiftOp::RshiftAnd, b, Src::Imm(0xff), Src::Imm(23));
+        let tiny = self.icmp(IcmpType::U32, Cmp::Lt, exp_field, Src::Imm(2));
+        // inf and NaN (field 255) scale to themselves.
+        let huge = self.icmp(IcmpType::U32, Cmp::Gt, exp_field, Src::Imm(252));
+        let s = self.mux(Src::Imm(ONE), fimm(2f32.powi(64)), tiny);
+        let s = self.mux(s, fimm(2f32.powi(-64)), huge);
+        let a = self.fmul(a, s);
+        let b = self.fmul(b, s);
         let r = self.frcp(b);
         let q = self.fmul(a, r);
         let residual = self.ffnma(b, q, a);
