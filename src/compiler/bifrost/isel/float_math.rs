@@ -349,3 +349,216 @@ impl Isel<'_> {
         self.shift(ShiftOp::LshiftXor, v, sign, ZERO)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The selected sequences evaluated instruction by instruction with
+    //! [`Op::fold`] (the semantics the simulator is tested against op by
+    //! op) over whole binades: every 16th f32 of the range by default,
+    //! every one with `BIFROST_VK_EXHAUSTIVE=1` (minutes). The largest
+    //! errors are printed. tests/float_precision.rs runs the same ops on
+    //! the simulator.
+
+    use super::super::select;
+    use super::*;
+    use crate::compiler::ir::Shader;
+
+    /// A straight-line selected program in a form that evaluates quickly.
+    struct Straight {
+        instrs: Vec<(Op, Vec<Operand>, usize)>,
+        result: Operand,
+        regs: usize,
+    }
+
+    #[derive(Clone, Copy)]
+    enum Operand {
+        Reg(usize),
+        Imm(u32),
+        X,
+        Y,
+    }
+
+    /// `store_global op(x, y)` with x, y the two halves of push word 0.
+    fn straight(op: &str, binary: bool) -> Straight {
+        let call = if binary {
+            format!("{op} %0, %1")
+        } else {
+            format!("{op} %0")
+        };
+        let text = format!(
+            "shader compute \"t\" {{
+  info local_size 1 1 1 shared 0 push 0
+  values 8
+  %0:i32 = load_uniform offset=0
+  %1:i32 = load_uniform offset=4
+  %2:i32 = {call}
+  %3:i64 = load_uniform offset=8
+  store_global %2, %3
+}}
+"
+        );
+        let shader = Shader::parse(&text).unwrap();
+        let p = select(&shader, None).unwrap();
+        assert_eq!(p.blocks.len(), 1, "{op} is straight-line code");
+        let mut index = HashMap::new();
+        let mut operand = |s: &Src, index: &mut HashMap<Reg, usize>| match *s {
+            Src::Reg(r) => Operand::Reg(index[&r]),
+            Src::Imm(v) => Operand::Imm(v),
+            Src::Uniform { word: 0, high } => {
+                if high {
+                    Operand::Y
+                } else {
+                    Operand::X
+                }
+            }
+            s => panic!("unexpected operand {s}"),
+        };
+        let mut instrs = Vec::new();
+        for i in &p.blocks[0].instrs {
+            if let Op::Store { .. } = i.op {
+                let result = operand(&i.srcs[0], &mut index);
+                let regs = index.len();
+                return Straight {
+                    instrs,
+                    result,
+                    regs,
+                };
+            }
+            let srcs = i.srcs.iter().map(|s| operand(s, &mut index)).collect();
+            let Some(Dst::Reg(d)) = i.dst else {
+                panic!("{i}: no register result")
+            };
+            let n = index.len();
+            let d = *index.entry(d).or_insert(n);
+            instrs.push((i.op, srcs, d));
+        }
+        panic!("no store")
+    }
+
+    impl Straight {
+        fn eval(&self, x: f32, y: f32, regs: &mut Vec<u32>) -> f32 {
+            regs.resize(self.regs, 0);
+            let get = |o: Operand, regs: &[u32]| match o {
+                Operand::Reg(r) => regs[r],
+                Operand::Imm(v) => v,
+                Operand::X => x.to_bits(),
+                Operand::Y => y.to_bits(),
+            };
+            let mut s = [0u32; 4];
+            for (op, srcs, d) in &self.instrs {
+                for (k, &o) in srcs.iter().enumerate() {
+                    s[k] = get(o, regs);
+                }
+                regs[*d] = op.fold(&s[..srcs.len()]).expect("ALU op");
+            }
+            f32::from_bits(get(self.result, regs))
+        }
+    }
+
+    /// The size of one f32 ULP at |v| (normal range).
+    fn ulp(v: f64) -> f64 {
+        2f64.powi(v.abs().log2().floor() as i32 - 23)
+    }
+
+    /// The f32s with exponent field `e` (one binade), positive: all of
+    /// them, or every 16th.
+    fn binade(e: u32) -> impl Iterator<Item = f32> {
+        let all = std::env::var("BIFROST_VK_EXHAUSTIVE").is_ok_and(|v| v == "1");
+        (0..1u32 << 23)
+            .step_by(if all { 1 } else { 16 })
+            .map(move |m| f32::from_bits(e << 23 | m))
+    }
+
+    /// Largest error in ULP of `f` against `reference` over the inputs.
+    fn max_ulp(
+        s: &Straight,
+        inputs: impl Iterator<Item = f32>,
+        reference: impl Fn(f64) -> f64,
+    ) -> (f64, f32) {
+        let mut regs = Vec::new();
+        let mut worst = (0f64, 0f32);
+        for x in inputs {
+            let want = reference(f64::from(x));
+            let got = f64::from(s.eval(x, 1.0, &mut regs));
+            let e = (got - want).abs() / ulp(want);
+            if e > worst.0 || e.is_nan() {
+                worst = (e, x);
+            }
+        }
+        worst
+    }
+
+    #[test]
+    fn reciprocal_over_a_whole_binade() {
+        // 1/x is the same sequence in every binade up to the exponent.
+        let s = straight("frcp", false);
+        let (e, at) = max_ulp(&s, binade(127), |x| 1.0 / x);
+        eprintln!("frcp on [1, 2): {e:.3} ULP at {at:e}");
+        assert!(e <= 1.0, "frcp: {e} ULP at {at:e}");
+        let s = straight("fdiv", true);
+        let mut regs = Vec::new();
+        for y in binade(127).step_by(61) {
+            for x in [1.0f32, 3.0, 0.7, 1.9999999] {
+                let want = f64::from(x) / f64::from(y);
+                let got = f64::from(s.eval(x, y, &mut regs));
+                assert!((got - want).abs() <= ulp(want), "{x} / {y} = {got}");
+            }
+        }
+    }
+
+    #[test]
+    fn square_roots_over_two_binades() {
+        // [1, 4): both exponent parities.
+        for (op, reference, bound) in [
+            ("frsq", (|x: f64| 1.0 / x.sqrt()) as fn(f64) -> f64, 2.0),
+            ("fsqrt", f64::sqrt, 1.0),
+        ] {
+            let s = straight(op, false);
+            let (e, at) = max_ulp(&s, binade(127).chain(binade(128)), reference);
+            eprintln!("{op} on [1, 4): {e:.3} ULP at {at:e}");
+            assert!(e <= bound, "{op}: {e} ULP at {at:e}");
+        }
+    }
+
+    #[test]
+    fn log2_around_one_and_exp2_over_unit_binades() {
+        let s = straight("flog2", false);
+        let mut regs = Vec::new();
+        let mut worst = 0f64;
+        for x in binade(126).chain(binade(127)) {
+            // [0.5, 2): absolute 2^-21 (Vulkan).
+            let err = (f64::from(s.eval(x, 0.0, &mut regs)) - f64::from(x).log2()).abs();
+            assert!(err < 2f64.powi(-21), "flog2({x:e}): error {err:e}");
+            worst = worst.max(err);
+        }
+        eprintln!("flog2 on [0.5, 2): {worst:.3e} absolute");
+        let (e, at) = max_ulp(&s, binade(128), f64::log2);
+        eprintln!("flog2 on [2, 4): {e:.3} ULP at {at:e}");
+        assert!(e <= 3.0, "flog2: {e} ULP at {at:e}");
+        let s = straight("fexp2", false);
+        let (e, at) = max_ulp(&s, binade(126).chain(binade(127)), f64::exp2);
+        eprintln!("fexp2 on [0.5, 2): {e:.3} ULP at {at:e}");
+        assert!(e <= 3.0 + 2.0 * 2.0, "fexp2: {e} ULP at {at:e}");
+    }
+
+    #[test]
+    fn sine_and_cosine_over_zero_to_four() {
+        // Every f32 in [0.5, 4): beyond the reduction's first quadrant
+        // boundaries (π/4, 3π/4) up to past π.
+        for (op, reference) in [("fsin", f64::sin as fn(f64) -> f64), ("fcos", f64::cos)] {
+            let s = straight(op, false);
+            let mut regs = Vec::new();
+            let mut worst = 0f64;
+            for x in (126..=128).flat_map(binade) {
+                let err = (f64::from(s.eval(x, 0.0, &mut regs)) - reference(f64::from(x))).abs();
+                worst = worst.max(err);
+            }
+            eprintln!("{op} on [0.5, 4): {worst:.3e} absolute");
+            assert!(worst <= 2f64.powi(-11), "{op}: absolute error {worst:e}");
+            assert!(
+                worst <= 2f64.powi(-22),
+                "{op}: {worst:e}, more than ours measures"
+            );
+        }
+    }
+}
