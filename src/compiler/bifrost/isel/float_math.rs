@@ -401,7 +401,7 @@ mod tests {
         let p = select(&shader, None).unwrap();
         assert_eq!(p.blocks.len(), 1, "{op} is straight-line code");
         let mut index = HashMap::new();
-        let mut operand = |s: &Src, index: &mut HashMap<Reg, usize>| match *s {
+        let operand = |s: &Src, index: &HashMap<Reg, usize>| match *s {
             Src::Reg(r) => Operand::Reg(index[&r]),
             Src::Imm(v) => Operand::Imm(v),
             Src::Uniform { word: 0, high } => {
@@ -416,7 +416,7 @@ mod tests {
         let mut instrs = Vec::new();
         for i in &p.blocks[0].instrs {
             if let Op::Store { .. } = i.op {
-                let result = operand(&i.srcs[0], &mut index);
+                let result = operand(&i.srcs[0], &index);
                 let regs = index.len();
                 return Straight {
                     instrs,
@@ -424,7 +424,7 @@ mod tests {
                     regs,
                 };
             }
-            let srcs = i.srcs.iter().map(|s| operand(s, &mut index)).collect();
+            let srcs = i.srcs.iter().map(|s| operand(s, &index)).collect();
             let Some(Dst::Reg(d)) = i.dst else {
                 panic!("{i}: no register result")
             };
