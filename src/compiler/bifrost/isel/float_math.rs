@@ -12,8 +12,16 @@
 //! `FRCP.f32`/`FRSQ.f32`/`FEXP.f32`/`FLOGD.f32` on every Bifrost except the
 //! G71 (product id 0x60xx: quirk `BIFROST_NO_FP32_TRANSCENDENTALS`, where it
 //! lowers to `*_APPROX`/`*_TABLE` plus polynomials), and table + polynomial
-//! sine/cosine on all of them. Ours are longer (20–40 instructions per
-//! function) but portable between v6 and v7 and exactly reproducible.
+//! sine/cosine on all of them. Ours are longer (19–45 instructions per
+//! function, 54 for pow) but portable between v6 and v7 and exactly
+//! reproducible.
+//!
+//! Denormal inputs are scaled by 2^64 (exactly) before their bits are taken
+//! apart. This assumes, as the simulator does, that `FMA.f32` keeps
+//! denormals; the facts do not say whether the hardware flushes them in
+//! this configuration. If it does, a denormal input behaves as ±0 here,
+//! which Vulkan permits. Signed zeros: sin(−0) and a few other zero
+//! results come out +0 (GLSL does not distinguish them).
 //!
 //! Precision targets (Vulkan, "Precision and Operation of SPIR-V
 //! Instructions"): x/y 2.5 ULP for |y| in [2^-126, 2^126]; inversesqrt 2 ULP;
