@@ -25,6 +25,13 @@
 //! `CompileError` ([`EXPECTED_SKIPS`]); an unlisted shader that does not
 //! compile, or any error other than `Unsupported`, fails the test; a listed
 //! one that starts compiling is compared like the rest.
+//!
+//! Shaders that use float ops the backend approximates (division,
+//! reciprocal, square roots, exp2/log2/pow, sin/cos) cannot match the
+//! interpreter's correctly rounded results bit for bit: they are compared
+//! as f32 words within a per-shader bound ([`TOLERANCES`]); every other
+//! shader is compared exactly, and one that uses an approximated op without
+//! a listed bound fails.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -51,7 +58,7 @@ const PUSH_BYTES: usize = 128;
 const EXPECTED_SKIPS: &[(&str, &str)] = &[
     (
         "glsl450_math.comp.spv",
-        "unsupported by the Bifrost backend: fdiv (32-bit → 32-bit)",
+        "unsupported by the Bifrost backend: pack_half_2x16 (32-bit → 32-bit)",
     ),
     (
         "int64_double.comp.spv",
@@ -62,6 +69,134 @@ const EXPECTED_SKIPS: &[(&str, &str)] = &[
         "unsupported by the Bifrost backend: intrinsic SharedAtomic { op: Add }",
     ),
 ];
+
+/// How far a shader's results may be from the interpreter's: a word
+/// matches if its bits are equal, both are NaN, or both are finite f32 with
+/// |sim − interp| ≤ `rel` · |interp| + `abs` (infinities must be equal).
+#[derive(Clone, Copy, Debug)]
+struct Tolerance {
+    rel: f64,
+    abs: f64,
+}
+
+/// Shaders using approximated float ops, with their bound and why.
+///
+/// These bounds are regression bounds for *our* sequences, tighter than
+/// what Vulkan's precision rules would allow these shaders (those are
+/// data-dependent and far looser: sin alone may be off by 2^-11 absolute).
+/// Conformance to the spec's bounds is tested op by op in
+/// tests/float_precision.rs, which measures our sequences at ≤ 0.95 ULP
+/// (sin/cos ≤ 6.6e-8 absolute). Here a value may differ from the
+/// interpreter's correctly rounded one by those ULP-level errors carried
+/// through the shader's remaining arithmetic; a bug in selection,
+/// allocation or scheduling gives an unrelated value, and an approximation
+/// made worse by a few hundred ULP fails (checked by perturbing a sine
+/// coefficient). Loosening a sequence within the spec may need these
+/// widened, with the reason here.
+const TOLERANCES: &[(&str, Tolerance)] = &[
+    // v_color = vec4(c, 1) · albedo · sin(time): the sine is the only inexact
+    // factor; an absolute sine error ε scales the product by
+    // (1 + ε / sin(time)). With ε ≤ 6.6e-8 ≈ 2^-23.9 and |sin(time)| ≥ 2^-5,
+    // that is < 2^-18 relative. gl_Position is exact arithmetic.
+    (
+        "ubo_std140.vert.spv",
+        Tolerance {
+            rel: 1.0 / (1 << 18) as f64,
+            abs: 0.0,
+        },
+    ),
+    // r = a sum of ~40 GLSL.std.450 terms of x and y, ~20 of them
+    // approximated (sqrt, inversesqrt, exp, log, pow, sin, cos, tan, the
+    // inverse trigonometric and hyperbolic functions, length, normalize,
+    // refract ...), each ≤ 1 ULP of its magnitude (≤ 2^3 for inputs in
+    // (0, 1)): ≤ 20 · 2^-20 < 2^-12 absolute, which also covers
+    // cancellation in the sum; the relative 2^-18 covers the corpus's own
+    // inputs, where r is dominated by inversesqrt(denormal) ≈ 5e21.
+    (
+        "glsl450_math.comp.spv",
+        Tolerance {
+            rel: 1.0 / (1 << 18) as f64,
+            abs: 1.0 / (1 << 12) as f64,
+        },
+    ),
+];
+
+/// Whether the lowered shader uses an op the backend approximates.
+fn uses_approximated_ops(s: &Shader) -> bool {
+    let mut any = false;
+    s.body.for_each_instr(&mut |i| {
+        if let Op::Alu(a) = &i.op {
+            any |= matches!(
+                a.op,
+                AluOp::Fdiv
+                    | AluOp::Frcp
+                    | AluOp::Frsq
+                    | AluOp::Fsqrt
+                    | AluOp::Fexp2
+                    | AluOp::Flog2
+                    | AluOp::Fsin
+                    | AluOp::Fcos
+                    | AluOp::Fpow
+            );
+        }
+    });
+    any
+}
+
+/// The comparison mode of a shader: `Ok(None)` exact, `Ok(Some(t))` within
+/// `t`, `Err` if it uses approximated ops but has no listed bound.
+fn tolerance_of(name: &str, s: &Shader) -> Result<Option<Tolerance>, String> {
+    let listed = TOLERANCES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t);
+    match (uses_approximated_ops(s), listed) {
+        (false, _) => Ok(None),
+        (true, Some(t)) => Ok(Some(t)),
+        (true, None) => Err(format!(
+            "{name} uses approximated float ops: give it a bound in TOLERANCES"
+        )),
+    }
+}
+
+/// Whether one 32-bit word of the simulator matches the interpreter's.
+fn word_matches(got: u32, want: u32, tolerance: Option<Tolerance>) -> bool {
+    if got == want {
+        return true;
+    }
+    let Some(t) = tolerance else {
+        return false;
+    };
+    let (g, w) = (f32::from_bits(got), f32::from_bits(want));
+    if g.is_nan() || w.is_nan() {
+        return g.is_nan() && w.is_nan();
+    }
+    if g.is_infinite() || w.is_infinite() {
+        return g == w;
+    }
+    let (g, w) = (f64::from(g), f64::from(w));
+    (g - w).abs() <= t.rel * w.abs() + t.abs
+}
+
+/// The first byte of the first word that does not match, if any, and the
+/// largest relative deviation |sim − interp| / |interp| among matching
+/// words that are not bit-identical (for the record).
+fn compare_bytes(got: &[u8], want: &[u8], tolerance: Option<Tolerance>) -> (Option<usize>, f64) {
+    let mut worst = 0f64;
+    let word = |b: &[u8], i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    for i in (0..got.len().min(want.len()) & !3).step_by(4) {
+        let (g, w) = (word(got, i), word(want, i));
+        if !word_matches(g, w, tolerance) {
+            return (Some(i), worst);
+        }
+        let (g, w) = (f64::from(f32::from_bits(g)), f64::from(f32::from_bits(w)));
+        if g != w && w.is_finite() && w != 0.0 {
+            worst = worst.max((g - w).abs() / w.abs());
+        }
+    }
+    let tail = got.len().min(want.len()) & !3;
+    if got[tail..] != want[tail..] || got.len() != want.len() {
+        return (Some(tail), worst);
+    }
+    (None, worst)
+}
 
 fn shader_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shaders")
@@ -193,6 +328,18 @@ fn run_both(
     binary: &ShaderBinary,
     model: SimModel,
 ) -> (Outcome, Outcome) {
+    run_both_with(name, s, layout, binary, model, &input_word)
+}
+
+/// [`run_both`] with buffer contents `input(buffer, word)`.
+fn run_both_with(
+    name: &str,
+    s: &Shader,
+    layout: &PushUniformLayout,
+    binary: &ShaderBinary,
+    model: SimModel,
+    input: &dyn Fn(usize, usize) -> u32,
+) -> (Outcome, Outcome) {
     let binds = bindings_of(s);
     let mut gpu = SimGpu::new(model);
     let push = push_bytes();
@@ -202,7 +349,7 @@ fn run_both(
     let mut inits = Vec::new();
     for (n, &(b, _)) in binds.iter().enumerate() {
         let bytes: Vec<u8> = (0..BUFFER_BYTES / 4)
-            .flat_map(|i| input_word(n, i).to_le_bytes())
+            .flat_map(|i| input(n, i).to_le_bytes())
             .collect();
         let buf = gpu.alloc(BUFFER_BYTES as u64);
         gpu.write(buf.va, &bytes);
@@ -287,6 +434,13 @@ fn compute_corpus_on_the_simulator_matches_the_interpreter() {
         let mut s = spirv::parse(&module, "main", Stage::Compute, &HashMap::new())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let layout = lower_sysvals(&mut s);
+        let tolerance = match tolerance_of(&name, &s) {
+            Ok(t) => t,
+            Err(e) => {
+                failures.push(e);
+                continue;
+            }
+        };
         for model in [SimModel::G52, SimModel::G72] {
             let binary = match compile(
                 &s,
@@ -309,16 +463,22 @@ fn compute_corpus_on_the_simulator_matches_the_interpreter() {
             };
             let (sim, interp) = run_both(&name, &s, &layout, &binary, model);
             assert!(sim.changed > 0, "{name}: the dispatch wrote nothing");
-            assert_eq!(sim.changed, interp.changed, "{name}");
+            if tolerance.is_none() {
+                assert_eq!(sim.changed, interp.changed, "{name}");
+            }
             for ((b, got), (_, want)) in sim.buffers.iter().zip(&interp.buffers) {
-                if got != want {
-                    let at = got.iter().zip(want).position(|(g, w)| g != w).unwrap();
-                    let w = at & !3;
+                let (at, worst) = compare_bytes(got, want, tolerance);
+                if let Some(at) = at {
                     failures.push(format!(
                         "{name} on {model:?}: binding {b:?} differs at byte {at}: sim {:02x?} interp {:02x?}",
-                        &got[w..w + 4],
-                        &want[w..w + 4]
+                        &got[at..(at + 4).min(got.len())],
+                        &want[at..(at + 4).min(want.len())]
                     ));
+                }
+                if worst > 0.0 {
+                    eprintln!(
+                        "{name} on {model:?}: binding {b:?}: largest relative deviation {worst:.2e} (within {tolerance:?})"
+                    );
                 }
             }
             if model == SimModel::G52 {
@@ -348,10 +508,7 @@ fn compute_corpus_on_the_simulator_matches_the_interpreter() {
 // (R32UI × the components the shader reads, small floats), per-vertex.
 
 /// Vertex shaders that do not compile as XFB variants, with the reason.
-const EXPECTED_VERTEX_SKIPS: &[(&str, &str)] = &[(
-    "ubo_std140.vert.spv",
-    "unsupported by the Bifrost backend: fsin (32-bit → 32-bit)",
-)];
+const EXPECTED_VERTEX_SKIPS: &[(&str, &str)] = &[];
 
 /// Captures every 32-bit output of a shader without XFB decorations.
 fn capture_everything(s: &mut Shader) {
@@ -429,6 +586,13 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
             continue;
         }
         let layout = lower_sysvals(&mut s);
+        let tolerance = match tolerance_of(&name, &s) {
+            Ok(t) => t,
+            Err(e) => {
+                failures.push(e);
+                continue;
+            }
+        };
         // Attribute components read per attribute index.
         let mut comps = vec![0u8; io.attributes.len()];
         for i in &s.inputs {
@@ -624,14 +788,18 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
                     .enumerate()
                     .filter(|&(i, &x)| x != (0xA5 ^ i as u32 ^ (b as u32 * 31)) as u8)
                     .count();
-                if got != want {
-                    let at = got.iter().zip(want).position(|(g, w)| g != w).unwrap();
-                    let w = at & !3;
+                let (at, worst) = compare_bytes(&got, want, tolerance);
+                if let Some(at) = at {
                     failures.push(format!(
                         "{name} on {model:?}: XFB buffer {b} differs at byte {at}: sim {:02x?} interp {:02x?}",
-                        &got[w..w + 4],
-                        &want[w..w + 4]
+                        &got[at..(at + 4).min(got.len())],
+                        &want[at..(at + 4).min(want.len())]
                     ));
+                }
+                if worst > 0.0 {
+                    eprintln!(
+                        "{name} on {model:?}: XFB buffer {b}: largest relative deviation {worst:.2e} (within {tolerance:?})"
+                    );
                 }
             }
             if model == SimModel::G52 {
@@ -709,7 +877,9 @@ fn dead_trailing_push_constant_and_a_buffer() {
 // for the vertex/tiler jobs: XFB decorations stripped, outputs as varying
 // stores) runs as a VERTEX job with the varying tables of `jm::varying`;
 // the bytes of its position, point-size and general varying buffers must
-// equal what `ir::interp` computes for the same vertices (the initial
+// equal what `ir::interp` computes for the same vertices (as f32 words
+// within its `TOLERANCES` bound for a shader with approximated float ops;
+// the initial
 // pattern where an output is not written). Two jobs per shader: 17
 // vertices × 3 instances (Instance Size 18: padded, so elements 17, 35 and
 // 53 stay unwritten; per-vertex attributes 1D modulus) and 6 vertices × 1
@@ -719,10 +889,7 @@ fn dead_trailing_push_constant_and_a_buffer() {
 mod varyings;
 
 /// Vertex shaders whose rasterization variant does not compile, with the reason.
-const EXPECTED_RASTER_SKIPS: &[(&str, &str)] = &[(
-    "ubo_std140.vert.spv",
-    "unsupported by the Bifrost backend: fsin (32-bit → 32-bit)",
-)];
+const EXPECTED_RASTER_SKIPS: &[(&str, &str)] = &[];
 
 #[test]
 fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
@@ -758,6 +925,7 @@ fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
             }
         }
         let s = &main.shader;
+        let tolerance = tolerance_of(&name, s).unwrap_or_else(|e| panic!("{e}"));
         let mut comps = vec![0u8; main.io.attributes.len()];
         for i in &s.inputs {
             let c = &mut comps[i.location as usize];
@@ -862,7 +1030,8 @@ fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
                     Ok((_, bufs)) => {
                         for b in &bufs {
                             bytes_written += b.written;
-                            if let Some(d) = first_difference(b) {
+                            if compare_bytes(&b.got, &b.want, tolerance).0.is_some() {
+                                let d = first_difference(b).unwrap_or_default();
                                 failures.push(format!("{what}: {d}"));
                             }
                         }
@@ -895,4 +1064,127 @@ fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     check_skips(&skipped, EXPECTED_RASTER_SKIPS);
+}
+
+/// glsl450_math.comp without the words that need pack/unpack ops (not in
+/// the backend yet): its stores whose data depends on a `pack_*`/`unpack_*`
+/// result are removed and the rest optimised, so that the float math part
+/// (sqrt, inversesqrt, exp, log, pow, sin, cos, tan, asin ... frexp, ldexp)
+/// is compared against the interpreter within its [`TOLERANCES`] bound now.
+/// Once pack/unpack compile, the corpus test compares the whole shader too.
+#[test]
+fn glsl450_math_float_part_within_tolerance() {
+    let name = "glsl450_math.comp.spv";
+    let module = std::fs::read(shader_dir().join(name)).unwrap();
+    let mut s = spirv::parse(&module, "main", Stage::Compute, &HashMap::new()).unwrap();
+    let layout = lower_sysvals(&mut s);
+    // Values derived from pack/unpack results, in definition order.
+    let mut tainted = vec![false; s.values.len()];
+    s.body.for_each_instr(&mut |i| {
+        let from_pack = matches!(&i.op, Op::Alu(a) if a.op.name().starts_with("pack_")
+            || a.op.name().starts_with("unpack_"));
+        if from_pack || i.srcs().iter().any(|v| tainted[v.index()]) {
+            for d in &i.dsts {
+                tainted[d.index()] = true;
+            }
+        }
+    });
+    let before = s.body.instrs.len();
+    s.body.instrs.retain(|i| {
+        !(matches!(
+            &i.op,
+            Op::Intrinsic(OpIntrinsic {
+                kind: Intrinsic::StoreSsbo { .. },
+                ..
+            })
+        ) && i.srcs().iter().any(|v| tainted[v.index()]))
+    });
+    assert!(s.body.instrs.len() < before, "no pack/unpack store found");
+    s.optimize();
+    let tolerance = tolerance_of(name, &s).unwrap();
+    assert!(tolerance.is_some(), "the float part uses approximated ops");
+    // The corpus inputs (x.x, x.z in [-125, 125], x.y, x.w denormal) leave
+    // b.v[2] mostly NaN or dominated by inversesqrt(denormal); inputs in
+    // (0.05, 0.95) keep every GLSL.std.450 function of the shader defined,
+    // so each term counts. Set 0 is the corpus's own.
+    let sets: Vec<Box<dyn Fn(usize, usize) -> u32>> =
+        std::iter::once(Box::new(input_word) as Box<dyn Fn(usize, usize) -> u32>)
+            .chain((1..8u32).map(|k| {
+                Box::new(move |n: usize, i: usize| {
+                    if i < 8 {
+                        let h = (i as u32 * 4 + k).wrapping_mul(2654435761).rotate_left(11);
+                        (0.05 + 0.9 * (h % 10007) as f32 / 10007.0).to_bits()
+                    } else {
+                        input_word(n, i)
+                    }
+                }) as Box<dyn Fn(usize, usize) -> u32>
+            }))
+            .collect();
+    let mut worst_all = 0f64;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile(
+            &s,
+            Options {
+                arch: model_arch(model),
+                ..Options::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{name} (float part): {e}"));
+        for (k, input) in sets.iter().enumerate() {
+            let (sim, interp) = run_both_with(name, &s, &layout, &binary, model, input.as_ref());
+            assert!(sim.changed > 0 && interp.changed > 0, "nothing written");
+            let (got, want) = (&sim.buffers[0].1, &interp.buffers[0].1);
+            let r: Vec<f32> = got[32..48]
+                .chunks(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            if k > 0 {
+                assert!(
+                    r.iter().all(|v| v.is_finite()),
+                    "input set {k}: b.v[2] = {r:?}"
+                );
+            }
+            let (at, worst) = compare_bytes(got, want, tolerance);
+            if let Some(at) = at {
+                let f = |x: &[u8]| f32::from_le_bytes([x[at], x[at + 1], x[at + 2], x[at + 3]]);
+                panic!(
+                    "{name} (float part) on {model:?}, input set {k}: word at byte {at}: sim {:e} interp {:e}",
+                    f(got),
+                    f(want)
+                );
+            }
+            worst_all = worst_all.max(worst);
+        }
+        eprintln!(
+            "{name} (float part) on {model:?}: {} instructions, {} input sets, largest relative deviation {worst_all:.2e}",
+            binary.stats.instructions,
+            sets.len()
+        );
+    }
+}
+
+/// The rules of the tolerant comparison.
+#[test]
+fn tolerant_word_comparison() {
+    let t = Some(Tolerance {
+        rel: 1.0 / (1 << 18) as f64,
+        abs: 1.0 / (1 << 12) as f64,
+    });
+    let b = f32::to_bits;
+    assert!(word_matches(b(1.0), b(1.0), None));
+    assert!(!word_matches(b(1.0), b(1.0 + f32::EPSILON), None));
+    assert!(word_matches(b(1000.0), b(1000.0 + 1000.0 / 300_000.0), t));
+    assert!(!word_matches(b(1000.0), b(1000.0 + 1000.0 / 100_000.0), t));
+    assert!(word_matches(b(1e-4), b(2e-4), t), "absolute part");
+    assert!(!word_matches(b(0.0), b(1e-3), t));
+    assert!(word_matches(f32::NAN.to_bits(), 0x7fc0_0001, t), "any NaN");
+    assert!(!word_matches(f32::NAN.to_bits(), b(1.0), t));
+    assert!(!word_matches(b(f32::INFINITY), b(f32::MAX), t));
+    assert!(!word_matches(b(f32::INFINITY), b(f32::NEG_INFINITY), t));
+    let (at, _) = compare_bytes(&[0, 0, 0x80, 0x3f, 1, 2], &[0, 0, 0x80, 0x3f, 1, 3], t);
+    assert_eq!(
+        at,
+        Some(4),
+        "bytes after the last whole word compare exactly"
+    );
 }

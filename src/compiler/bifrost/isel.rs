@@ -31,6 +31,8 @@ use super::CompileError;
 use super::binary::{Preloads, VaryingStore};
 use super::ops::*;
 
+mod float_math;
+
 /// How a block ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Term {
@@ -1032,6 +1034,10 @@ impl Isel<'_> {
                 &[s0, a(1)[0], ZERO],
             ),
             Ffma => self.emit(Op::FmaF32 { neg: [false; 3] }, &[s0, a(1)[0], a(2)[0]]),
+            Frcp | Fdiv | Frsq | Fsqrt | Fexp2 | Flog2 | Fsin | Fcos | Fpow => {
+                let y = matches!(op, Fdiv | Fpow).then(|| a(1)[0]);
+                self.float_math(op, s0, y)?
+            }
             Fneg => self.shift(ShiftOp::LshiftXor, s0, Src::Imm(0x8000_0000), ZERO),
             Fabs => self.shift(ShiftOp::LshiftAnd, s0, Src::Imm(0x7fff_ffff), ZERO),
             Fsat => self.emit(

@@ -217,8 +217,8 @@ fn unsupported_is_an_error() {
         r#"shader compute "div" {
   info local_size 1 1 1 shared 0 push 0
   values 4
-  %0:i32 = load_uniform offset=0
-  %1:i32 = fdiv %0, %0
+  %0:i64 = load_uniform offset=0
+  %1:i64 = fdiv %0, %0
   %2:i64 = load_uniform offset=8
   store_global %1, %2
 }"#,
