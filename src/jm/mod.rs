@@ -7,6 +7,7 @@
 pub mod chain;
 pub mod compute;
 pub mod pool;
+pub mod tls;
 pub mod xfb;
 
 pub use chain::JobChain;

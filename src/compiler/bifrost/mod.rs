@@ -47,6 +47,7 @@ pub mod ops;
 pub mod pack;
 pub mod ra;
 pub mod sched;
+pub mod spill;
 
 use thiserror::Error;
 
@@ -109,11 +110,14 @@ pub fn compile(shader: &Shader, options: Options) -> Result<ShaderBinary, Compil
     if debug {
         eprintln!("// Bifrost backend: {}\n{prog}", s.info.name);
     }
-    let work = ra::allocate(&mut prog)?;
+    let alloc = ra::allocate_with_spilling(&mut prog)?;
+    let work = alloc.work_registers;
     let sched = sched::schedule(&prog)?;
     let (code, decoded) = pack::encode_program(&sched.clauses, &sched.block_clause)?;
     let mut stats = ShaderStats {
         clauses: decoded.len() as u32,
+        spills: alloc.spills,
+        fills: alloc.fills,
         ..ShaderStats::default()
     };
     for c in &decoded {
@@ -134,7 +138,7 @@ pub fn compile(shader: &Shader, options: Options) -> Result<ShaderBinary, Compil
         work_registers: work,
         preloads: prog.preloads,
         uniform_words: prog.uniform_words,
-        tls_size: 0,
+        tls_size: alloc.tls_size,
         uses_barrier: prog.uses_barrier,
         shared_size: s.info.shared_size,
         attribute_count: prog.attribute_count,
