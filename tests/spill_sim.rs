@@ -165,3 +165,114 @@ fn straight_line_pressure_spills_and_matches_interpreter() {
     assert!(b.tls_size > 0 && b.stats.spills > 0 && b.stats.fills > 0, "{:?}", b.stats);
 }
 
+
+/// Text of a compute shader that loads `vec4s` vec4s per thread (kept live
+/// as vectors), runs a data-dependent loop (0..=7 trips) whose body reads
+/// some of them in both arms of a divergent `if`, and after the loop sums
+/// every component of every vec4 with the loop's result, storing one word
+/// per thread at byte 0x6000 + 4·id and the loop result at 0x7000 + 4·id
+/// (inputs must end below 0x6000: at most 64 threads of 20 vec4s).
+fn vec4s_across_loop(vec4s: u32, local: u32) -> String {
+    let mut t = String::new();
+    let mut next = 20u32;
+    let mut fresh = || {
+        next += 1;
+        next
+    };
+    let mut line = |depth: usize, s: String| {
+        t.push_str(&"  ".repeat(depth + 1));
+        t.push_str(&s);
+        t.push('\n');
+    };
+    line(0, "%0:i32x3 = load_sysval sysval=global_invocation_id".into());
+    line(0, "%1:i32 = swizzle %0.x".into());
+    line(0, "%2:i64 = load_uniform offset=0".into());
+    line(0, format!("%3:i32 = const {:#x}", 16 * vec4s));
+    line(0, "%4:i32 = imul %1, %3".into());
+    line(0, "%5:i32 = const 0x0".into());
+    line(0, "%6:i32 = const 0x1".into());
+    line(0, "%7:i32 = const 0x7".into());
+    let mut vecs = Vec::new();
+    for k in 0..vec4s {
+        let (o, s, w, a, v) = (fresh(), fresh(), fresh(), fresh(), fresh());
+        line(0, format!("%{o}:i32 = const {:#x}", 16 * k));
+        line(0, format!("%{s}:i32 = iadd %4, %{o}"));
+        line(0, format!("%{w}:i64 = u2u %{s}"));
+        line(0, format!("%{a}:i64 = iadd %2, %{w}"));
+        line(0, format!("%{v}:i32x4 = load_global %{a}"));
+        vecs.push(v);
+    }
+    // Trip count: low 3 bits of the first loaded word.
+    let (first, trips) = (fresh(), fresh());
+    line(0, format!("%{first}:i32 = swizzle %{}.x", vecs[0]));
+    line(0, format!("%{trips}:i32 = iand %{first}, %7"));
+    let (r, i, acc) = (fresh(), fresh(), fresh());
+    line(
+        0,
+        format!("%{r}:i32 = loop (%{i}:i32 = %5, %{acc}:i32 = %1) {{"),
+    );
+    let done = fresh();
+    line(1, format!("%{done}:b1 = uge %{i}, %{trips}"));
+    line(1, format!("if %{done} {{"));
+    line(2, format!("break %{acc}"));
+    line(1, "} else {".into());
+    line(2, "yield".into());
+    line(1, "}".into());
+    let (bit, odd, sel) = (fresh(), fresh(), fresh());
+    line(1, format!("%{bit}:i32 = iand %{acc}, %6"));
+    line(1, format!("%{odd}:b1 = ine %{bit}, %5"));
+    line(1, format!("%{sel}:i32 = if %{odd} {{"));
+    let a = vecs[1 % vecs.len()];
+    let b = vecs[vecs.len() / 2];
+    let (x, y) = (fresh(), fresh());
+    line(2, format!("%{x}:i32 = swizzle %{a}.y"));
+    line(2, format!("%{y}:i32 = imul %{x}, %{acc}"));
+    line(2, format!("yield %{y}"));
+    line(1, "} else {".into());
+    let (z, w) = (fresh(), fresh());
+    line(2, format!("%{z}:i32 = swizzle %{b}.w"));
+    line(2, format!("%{w}:i32 = ixor %{z}, %{i}"));
+    line(2, format!("yield %{w}"));
+    line(1, "}".into());
+    let c = vecs[vecs.len() - 1];
+    let (cz, sum, acc2, i2) = (fresh(), fresh(), fresh(), fresh());
+    line(1, format!("%{cz}:i32 = swizzle %{c}.z"));
+    line(1, format!("%{sum}:i32 = iadd %{sel}, %{cz}"));
+    line(1, format!("%{acc2}:i32 = iadd %{acc}, %{sum}"));
+    line(1, format!("%{i2}:i32 = iadd %{i}, %6"));
+    line(1, format!("continue %{i2}, %{acc2}"));
+    line(0, "}".into());
+    // Every component of every vec4, mixed with the loop result.
+    let mut total = r;
+    for (k, v) in vecs.iter().enumerate() {
+        for comp in ["x", "y", "z", "w"] {
+            let (s, d) = (fresh(), fresh());
+            line(0, format!("%{s}:i32 = swizzle %{v}.{comp}"));
+            let op = ["iadd", "ixor", "imul"][k % 3];
+            line(0, format!("%{d}:i32 = {op} %{total}, %{s}"));
+            total = d;
+        }
+    }
+    for (base, v) in [(0x6000, total), (0x7000, r)] {
+        let (four, off, o2, s, w, a) = (fresh(), fresh(), fresh(), fresh(), fresh(), fresh());
+        line(0, format!("%{four}:i32 = const 0x4"));
+        line(0, format!("%{off}:i32 = imul %1, %{four}"));
+        line(0, format!("%{o2}:i32 = const {base:#x}"));
+        line(0, format!("%{s}:i32 = iadd %{off}, %{o2}"));
+        line(0, format!("%{w}:i64 = u2u %{s}"));
+        line(0, format!("%{a}:i64 = iadd %2, %{w}"));
+        line(0, format!("store_global %{v}, %{a}"));
+    }
+    format!(
+        "shader compute \"vec4_loop\" {{\n  info local_size {local} 1 1 shared 0 push 0\n  values {}\n{t}}}",
+        next + 1
+    )
+}
+
+#[test]
+fn vec4_loads_live_across_loops_and_branches_spill_and_match_interpreter() {
+    // 20 vec4s = 80 registers live across the loop.
+    let text = vec4s_across_loop(20, 16);
+    let b = differential(&text, &input(0x8000, 11), [4, 1, 1]);
+    assert!(b.tls_size > 0 && b.stats.spills > 0 && b.stats.fills > 0, "{:?}", b.stats);
+}

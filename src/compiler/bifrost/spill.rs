@@ -276,3 +276,204 @@ fn new_vreg(p: &mut Program, size: u8) -> u32 {
     p.vreg_sizes.push(size);
     p.vreg_sizes.len() as u32 - 1
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::ops::Seg;
+    use super::super::{CompileError, isel, ra};
+    use super::*;
+    use crate::compiler::ir::Shader;
+
+    /// `vec4s` vec4 loads (all live to the end), then a 5-trip loop that
+    /// only reads `%hot` and its parameters, then a sum of every component.
+    fn pressure_text(vec4s: u32) -> String {
+        let mut t = String::from(
+            "  %0:i32x3 = load_sysval sysval=global_invocation_id
+  %1:i32 = swizzle %0.x
+  %2:i64 = load_uniform offset=0
+  %3:i32 = const 0x0
+  %4:i32 = const 0x1
+  %5:i32 = const 0x5
+  %6:i32 = load_uniform offset=8
+  %7:i32 = imul %1, %6
+",
+        );
+        let mut next = 10;
+        let mut vecs = Vec::new();
+        for k in 0..vec4s {
+            let (o, w, a, v) = (next, next + 1, next + 2, next + 3);
+            next += 4;
+            t += &format!(
+                "  %{o}:i32 = const {:#x}\n  %{w}:i64 = u2u %{o}\n  %{a}:i64 = iadd %2, %{w}\n  %{v}:i32x4 = load_global %{a}\n",
+                16 * k
+            );
+            vecs.push(v);
+        }
+        let (r, i, acc, done, i2, acc2) = (next, next + 1, next + 2, next + 3, next + 4, next + 5);
+        next += 6;
+        t += &format!(
+            "  %{r}:i32 = loop (%{i}:i32 = %3, %{acc}:i32 = %1) {{
+    %{done}:b1 = uge %{i}, %5
+    if %{done} {{
+      break %{acc}
+    }} else {{
+      yield
+    }}
+    %{acc2}:i32 = imul %{acc}, %7
+    %{i2}:i32 = iadd %{i}, %4
+    continue %{i2}, %{acc2}
+  }}
+"
+        );
+        let mut total = r;
+        for v in &vecs {
+            for c in ["x", "y", "z", "w"] {
+                t += &format!(
+                    "  %{}:i32 = swizzle %{v}.{c}\n  %{}:i32 = iadd %{total}, %{}\n",
+                    next,
+                    next + 1,
+                    next
+                );
+                total = next + 1;
+                next += 2;
+            }
+        }
+        t += &format!("  store_global %{total}, %2\n");
+        format!(
+            "shader compute \"pressure\" {{\n  info local_size 1 1 1 shared 0 push 0\n  values {}\n{t}}}",
+            next + 1
+        )
+    }
+
+    fn selected(text: &str) -> isel::Program {
+        let mut s = Shader::parse(text).unwrap_or_else(|e| panic!("{e:?}"));
+        s.lower_vars_to_ssa();
+        s.optimize();
+        isel::select(&s, None).unwrap()
+    }
+
+    fn tls_ops(p: &isel::Program, b: usize) -> Vec<&Instr> {
+        p.blocks[b]
+            .instrs
+            .iter()
+            .filter(|i| {
+                matches!(
+                    i.op,
+                    Op::Load { seg: Seg::Tl, .. } | Op::Store { seg: Seg::Tl, .. }
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn spills_cold_values_not_the_loop_ones() {
+        let text = pressure_text(18); // 72 registers live across the loop
+        let mut no_spill = selected(&text);
+        assert!(matches!(
+            ra::allocate(&mut no_spill),
+            Err(CompileError::RegisterPressure { .. })
+        ));
+
+        let mut p = selected(&text);
+        let original = p.vreg_sizes.len();
+        let depth = loop_depths(&p);
+        let a = ra::allocate_with_spilling(&mut p).unwrap();
+        assert!(a.spilled_values > 0 && a.spills > 0 && a.fills > 0, "{a:?}");
+        assert!(a.work_registers <= u32::from(ra::ALLOCATABLE));
+        // Loop blocks (the same layout: spill code only adds instructions)
+        // touch no TLS: the loop's values stayed in registers.
+        assert!(depth.iter().any(|&d| d > 0));
+        for (b, &d) in depth.iter().enumerate() {
+            if d > 0 {
+                assert!(tls_ops(&p, b).is_empty(), "TLS access in loop block {b}");
+            }
+        }
+        // Every TLS access is naturally aligned and inside `tls_size`, and
+        // every write is to a physical register of the budget.
+        let mut slots = 0;
+        for b in 0..p.blocks.len() {
+            for ins in tls_ops(&p, b) {
+                let (Op::Load { bytes, .. } | Op::Store { bytes, .. }) = ins.op else {
+                    unreachable!()
+                };
+                let addr = if matches!(ins.op, Op::Store { .. }) {
+                    &ins.srcs[1..]
+                } else {
+                    &ins.srcs[..]
+                };
+                let [Src::Imm(off), Src::Imm(0)] = addr else {
+                    panic!("TLS address {addr:?}")
+                };
+                assert!(off + u32::from(bytes) <= a.tls_size);
+                assert_eq!(off % u32::from(bytes.min(16).next_power_of_two()), 0);
+                if matches!(ins.op, Op::Store { .. }) {
+                    slots += 1;
+                }
+            }
+            for ins in &p.blocks[b].instrs {
+                if let Some(Dst::Phys(r)) = ins.dst {
+                    assert!(r < ra::ALLOCATABLE || r == 63, "{ins}");
+                }
+                assert!(ins.srcs.iter().all(|s| !matches!(s, Src::Reg(_))));
+            }
+        }
+        assert_eq!(slots, a.spills);
+        // Straight-line definitions: one store per spilled value.
+        assert_eq!(a.spills, a.spilled_values);
+        assert!(p.vreg_sizes.len() > original);
+    }
+
+    #[test]
+    fn costs_prefer_values_outside_loops_and_never_pick_temporaries() {
+        let text = pressure_text(18);
+        let mut p = selected(&text);
+        let mut spiller = Spiller::new(&p);
+        let g = ra::interference(&p);
+        let costs = spiller.costs(&p, &g);
+        // The loop's multiplier operand (`%7`, read every iteration) costs
+        // more per degree than any loaded vector used once after the loop.
+        let depth = loop_depths(&p);
+        let in_loop = |v: u32| {
+            p.blocks.iter().enumerate().any(|(b, blk)| {
+                depth[b] > 0
+                    && blk.instrs.iter().any(|i| {
+                        i.srcs
+                            .iter()
+                            .any(|s| matches!(s, Src::Reg(r) if r.index == v))
+                    })
+            })
+        };
+        let vectors: Vec<u32> = (0..p.vreg_sizes.len() as u32)
+            .filter(|&v| p.vreg_sizes[v as usize] == 4 && costs.metric(v).is_some())
+            .collect();
+        let hot: Vec<u32> = (0..p.vreg_sizes.len() as u32)
+            .filter(|&v| in_loop(v) && costs.metric(v).is_some())
+            .collect();
+        assert!(!vectors.is_empty() && !hot.is_empty());
+        let coldest_hot = hot.iter().map(|&v| costs.metric(v).unwrap()).fold(f64::MAX, f64::min);
+        for &v in &vectors {
+            assert!(costs.metric(v).unwrap() < coldest_hot);
+        }
+        let all = 0..p.vreg_sizes.len() as u32;
+        let pick = costs.cheapest(all).unwrap();
+        assert!(!in_loop(pick));
+        // After one spill, the new temporaries are never candidates.
+        let before = p.vreg_sizes.len();
+        spiller.spill(&mut p, &[pick]).unwrap();
+        let g = ra::interference(&p);
+        let costs = spiller.costs(&p, &g);
+        assert!(p.vreg_sizes.len() > before);
+        for t in before..p.vreg_sizes.len() {
+            assert_eq!(costs.metric(t as u32), None);
+        }
+        assert_eq!(costs.metric(pick), None, "spilled twice");
+    }
+
+    #[test]
+    fn spilling_program_round_trips_through_the_assembler() {
+        let bin = super::super::tests::check(&pressure_text(18));
+        assert!(bin.tls_size > 0 && bin.stats.spills > 0);
+        let dis = super::super::disasm::disassemble(&bin.code).unwrap();
+        assert!(dis.contains(".tl"), "{dis}");
+    }
+}
