@@ -6,7 +6,10 @@
 use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
 use bifrost_vk::compiler::bifrost::{Options, compile, disasm};
 use bifrost_vk::compiler::ir::Shader;
-use bifrost_vk::compiler::ir::interp::{DrawState, Memory, run_workgroup};
+use bifrost_vk::compiler::ir::interp::{
+    DrawState, InvocationIds, Memory, run_invocation, run_workgroup,
+};
+use bifrost_vk::jm::{AttributeTables, VertexJob};
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::kmod::sim::testing::SimGpu;
 
@@ -61,12 +64,12 @@ fn differential(text: &str, init: &[u8], groups: [u32; 3]) -> ShaderBinary {
     binary
 }
 
-/// Text of a compute shader: each thread loads `vec4s` vec4s from its
-/// 16·vec4s-byte input block, derives `extra` more values from them, keeps
-/// them all live to the end and stores `vec4s` vec4 sums (each input
-/// mixed with a rotating set of derived values) to the output area at
-/// byte 0x4000.
-fn straight_line(vec4s: u32, extra: u32, local: u32) -> String {
+/// Text of a shader: each thread (compute invocation, or vertex with
+/// `local == 0`) loads `vec4s` vec4s from its 16·vec4s-byte input block,
+/// derives `extra` more values from them, keeps them all live to the end
+/// and stores `vec4s` vec4 sums (each input mixed with a rotating set of
+/// derived values) to its block of the output area at byte `out`.
+fn straight_line(vec4s: u32, extra: u32, local: u32, out: u32) -> String {
     let mut t = String::new();
     let mut next = 20u32;
     let mut fresh = || {
@@ -78,8 +81,13 @@ fn straight_line(vec4s: u32, extra: u32, local: u32) -> String {
         t.push_str(&s);
         t.push('\n');
     };
-    line("%0:i32x3 = load_sysval sysval=global_invocation_id".into());
-    line("%1:i32 = swizzle %0.x".into());
+    if local == 0 {
+        line("%0:i32 = load_sysval sysval=raw_vertex_id".into());
+        line("%1:i32 = ior %0, %0".into());
+    } else {
+        line("%0:i32x3 = load_sysval sysval=global_invocation_id".into());
+        line("%1:i32 = swizzle %0.x".into());
+    }
     line("%2:i64 = load_uniform offset=0".into());
     line(format!("%3:i32 = const {:#x}", 16 * vec4s));
     line("%4:i32 = imul %1, %3".into());
@@ -134,14 +142,19 @@ fn straight_line(vec4s: u32, extra: u32, local: u32) -> String {
     }
     for (k, v) in outs.iter().enumerate() {
         let (o, s, w, a) = (fresh(), fresh(), fresh(), fresh());
-        line(format!("%{o}:i32 = const {:#x}", 0x4000 + 16 * k));
+        line(format!("%{o}:i32 = const {:#x}", out + 16 * k as u32));
         line(format!("%{s}:i32 = iadd %4, %{o}"));
         line(format!("%{w}:i64 = u2u %{s}"));
         line(format!("%{a}:i64 = iadd %2, %{w}"));
         line(format!("store_global %{v}, %{a}"));
     }
+    let (stage, size) = if local == 0 {
+        ("vertex", "0 0 0".to_string())
+    } else {
+        ("compute", format!("{local} 1 1"))
+    };
     format!(
-        "shader compute \"pressure\" {{\n  info local_size {local} 1 1 shared 0 push 0\n  values {}\n{t}}}",
+        "shader {stage} \"pressure\" {{\n  info local_size {size} shared 0 push 0\n  values {}\n{t}}}",
         next + 1
     )
 }
@@ -160,8 +173,9 @@ fn input(bytes: usize, seed: u32) -> Vec<u8> {
 
 #[test]
 fn straight_line_pressure_spills_and_matches_interpreter() {
-    let text = straight_line(8, 100, 8);
-    let b = differential(&text, &input(0x8000, 3), [3, 1, 1]);
+    // 132 values live at once; 4 workgroups of 16 threads (both G52 cores).
+    let text = straight_line(8, 100, 16, 0x4000);
+    let b = differential(&text, &input(0x8000, 3), [4, 1, 1]);
     assert!(b.tls_size > 0 && b.stats.spills > 0 && b.stats.fills > 0, "{:?}", b.stats);
 }
 
@@ -275,4 +289,71 @@ fn vec4_loads_live_across_loops_and_branches_spill_and_match_interpreter() {
     let text = vec4s_across_loop(20, 16);
     let b = differential(&text, &input(0x8000, 11), [4, 1, 1]);
     assert!(b.tls_size > 0 && b.stats.spills > 0 && b.stats.fills > 0, "{:?}", b.stats);
+}
+
+#[test]
+fn spilling_vertex_job_matches_interpreter() {
+    // 300 vertices: two batches (cores 0 and 1 of G52, 0 and 1 of G72).
+    const VERTICES: u32 = 300;
+    let out = 0x10000;
+    let text = straight_line(6, 80, 0, out);
+    let shader = Shader::parse(&text).unwrap_or_else(|e| panic!("{e:?}"));
+    let binary = compile(&shader, Options::default()).unwrap();
+    assert!(binary.tls_size > 0 && binary.stats.spills > 0, "{:?}", binary.stats);
+    let init = input(0x10000 + 96 * VERTICES as usize, 5);
+    for model in [SimModel::G52, SimModel::G72] {
+        let mut gpu = SimGpu::new(model);
+        let buf = gpu.alloc(init.len() as u64);
+        gpu.write(buf.va, &init);
+        let uniforms = vec![buf.va];
+        gpu.run_vertex_job(&VertexJob {
+            binary: &binary,
+            push_uniforms: &uniforms,
+            vertices: VERTICES,
+            instances: 1,
+            offset_start: 0,
+            ubos: &[],
+            attributes: AttributeTables::default(),
+            varyings: AttributeTables::default(),
+        })
+        .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+        let got = gpu.read(buf.va, init.len());
+        let mut mem = Memory::new();
+        mem.map(buf.va, init.clone()).unwrap();
+        let state = DrawState {
+            push_uniforms: uniforms.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            ..DrawState::default()
+        };
+        for v in 0..VERTICES {
+            let ids = InvocationIds {
+                raw_vertex_id: v,
+                ..InvocationIds::default()
+            };
+            run_invocation(&shader, &state, &mut mem, ids).unwrap();
+        }
+        assert!(got == mem.range(buf.va).unwrap(), "{model:?}: differs from the interpreter");
+    }
+}
+
+/// Runs a spilling binary whose TLS requirement was tampered with.
+fn tls_fault(tls_size: u32) -> Option<u32> {
+    let text = straight_line(8, 100, 8, 0x4000);
+    let shader = Shader::parse(&text).unwrap();
+    let mut binary = compile(&shader, Options::default()).unwrap();
+    assert!(binary.tls_size > 16);
+    binary.tls_size = tls_size;
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let buf = gpu.alloc(0x8000);
+    gpu.run_compute(&binary, &[buf.va], shader.info.local_size, [2, 1, 1])
+        .err()
+        .and_then(|e| e.fault())
+        .map(|f| f.status)
+}
+
+#[test]
+fn tls_access_without_or_beyond_thread_storage_faults() {
+    // INSTR_TLS_FAULT: no TLS in the Local Storage descriptor, or a spill
+    // slot past the thread's `16 << TLS Size` bytes.
+    assert_eq!(tls_fault(0), Some(0x54));
+    assert_eq!(tls_fault(16), Some(0x54));
 }

@@ -94,3 +94,87 @@ fn set(words: &mut [u32], f: Field, v: u64) -> KmodResult<()> {
     f.set(words, v)
         .map_err(|_| KmodError::Invalid("local storage field overflow"))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::compiler::bifrost::binary::ShaderBinary;
+    use crate::jm::{JobChain, XfbJob, add_xfb_job};
+    use crate::kmod::sim::{SimDevice, SimModel};
+
+    fn pool(model: SimModel) -> GpuPool {
+        GpuPool::new(Arc::new(Device::with_dump_dir(
+            Box::new(SimDevice::new(model)),
+            None,
+        )))
+    }
+
+    #[test]
+    fn sizes_follow_the_facts_rule_and_the_device() {
+        // G52 model: MP2 (SHADER_PRESENT 0x3), 768 threads; G72: MP3, 384.
+        let g52 = pool(SimModel::G52);
+        let s = sizing(g52.device(), Arch::V7, 1280).unwrap().unwrap();
+        // ceil(1280 / 16) = 80 → 128 units → TLS Size 7, 2048 bytes.
+        assert_eq!((s.size_field, s.per_thread), (7, 2048));
+        assert_eq!((s.threads_per_core, s.core_id_range), (768, 2));
+        assert_eq!(s.buffer_bytes(), 2048 * 768 * 2);
+        let g72 = pool(SimModel::G72);
+        let s = sizing(g72.device(), Arch::V6, 4).unwrap().unwrap();
+        assert_eq!((s.size_field, s.per_thread), (0, 16));
+        assert_eq!((s.threads_per_core, s.core_id_range), (384, 3));
+        let s = sizing(g72.device(), Arch::V6, 17).unwrap().unwrap();
+        assert_eq!((s.size_field, s.per_thread), (1, 32));
+        assert_eq!(sizing(g72.device(), Arch::V6, 0).unwrap(), None);
+    }
+
+    #[test]
+    fn local_storage_fields_point_at_the_buffer() {
+        let mut pool = pool(SimModel::G52);
+        let l = crate::hw::layouts(Arch::V7);
+        let mut lsw = l.local_storage.defaults();
+        let none = emit_thread_storage(&mut pool, Arch::V7, &mut lsw, 0).unwrap();
+        assert_eq!(none, None);
+        assert_eq!(lsw, l.local_storage.defaults());
+        let s = emit_thread_storage(&mut pool, Arch::V7, &mut lsw, 100)
+            .unwrap()
+            .unwrap();
+        assert_eq!(ls::TLS_SIZE.get(&lsw), 3); // 7 units → 8 → 128 bytes
+        assert_eq!(s.per_thread, 128);
+        let base = ls::TLS_BASE_POINTER.get(&lsw);
+        assert!(base != 0 && base.is_multiple_of(4096));
+        // The next allocation starts past the whole buffer.
+        let after = pool.alloc(16, 16).unwrap().gpu_va;
+        assert!(after >= base + s.buffer_bytes() || after < base);
+    }
+
+    #[test]
+    fn xfb_jobs_take_thread_storage_but_not_workgroup_memory() {
+        let mut pool = pool(SimModel::G52);
+        let mut chain = JobChain::new();
+        let mut b = ShaderBinary {
+            code: vec![0; 256],
+            tls_size: 64,
+            ..ShaderBinary::default()
+        };
+        fn job(b: &ShaderBinary) -> XfbJob<'_> {
+            XfbJob {
+            binary: b,
+            push_uniforms: &[],
+            invocations_per_instance: 3,
+            instance_count: 1,
+            attributes: None,
+            offset_start: 0,
+            instance_size: 1,
+            }
+        }
+        let b1 = b.clone();
+        assert!(matches!(
+            add_xfb_job(&mut chain, &mut pool, Arch::V7, &job(&b1), [0, 0]),
+            Ok(Some(_))
+        ));
+        b.shared_size = 16;
+        assert!(add_xfb_job(&mut chain, &mut pool, Arch::V7, &job(&b), [0, 0]).is_err());
+    }
+}
