@@ -698,7 +698,10 @@ fn random_high_pressure_programs_spill_and_match_interpreter() {
         }
     }
     // The generator is meant to exceed the register budget.
-    assert!(spilled * 4 >= SEEDS * 3, "only {spilled} of {SEEDS} programs spilled");
+    assert!(
+        spilled * 4 >= SEEDS * 3,
+        "only {spilled} of {SEEDS} programs spilled"
+    );
 }
 
 const FLOATS: &str = include_str!("programs/floats.ir");

@@ -53,7 +53,12 @@ fn differential(text: &str, init: &[u8], groups: [u32; 3]) -> ShaderBinary {
             .enumerate()
             .filter(|(_, (g, w))| g != w)
             .take(8)
-            .map(|(i, (g, w))| format!("byte {:#x}: simulator {g:02x?}, interpreter {w:02x?}", 4 * i))
+            .map(|(i, (g, w))| {
+                format!(
+                    "byte {:#x}: simulator {g:02x?}, interpreter {w:02x?}",
+                    4 * i
+                )
+            })
             .collect();
         assert!(
             diffs.is_empty(),
@@ -176,9 +181,12 @@ fn straight_line_pressure_spills_and_matches_interpreter() {
     // 132 values live at once; 4 workgroups of 16 threads (both G52 cores).
     let text = straight_line(8, 100, 16, 0x4000);
     let b = differential(&text, &input(0x8000, 3), [4, 1, 1]);
-    assert!(b.tls_size > 0 && b.stats.spills > 0 && b.stats.fills > 0, "{:?}", b.stats);
+    assert!(
+        b.tls_size > 0 && b.stats.spills > 0 && b.stats.fills > 0,
+        "{:?}",
+        b.stats
+    );
 }
-
 
 /// Text of a compute shader that loads `vec4s` vec4s per thread (kept live
 /// as vectors), runs a data-dependent loop (0..=7 trips) whose body reads
@@ -198,7 +206,10 @@ fn vec4s_across_loop(vec4s: u32, local: u32) -> String {
         t.push_str(&s);
         t.push('\n');
     };
-    line(0, "%0:i32x3 = load_sysval sysval=global_invocation_id".into());
+    line(
+        0,
+        "%0:i32x3 = load_sysval sysval=global_invocation_id".into(),
+    );
     line(0, "%1:i32 = swizzle %0.x".into());
     line(0, "%2:i64 = load_uniform offset=0".into());
     line(0, format!("%3:i32 = const {:#x}", 16 * vec4s));
@@ -288,7 +299,11 @@ fn vec4_loads_live_across_loops_and_branches_spill_and_match_interpreter() {
     // 20 vec4s = 80 registers live across the loop.
     let text = vec4s_across_loop(20, 16);
     let b = differential(&text, &input(0x8000, 11), [4, 1, 1]);
-    assert!(b.tls_size > 0 && b.stats.spills > 0 && b.stats.fills > 0, "{:?}", b.stats);
+    assert!(
+        b.tls_size > 0 && b.stats.spills > 0 && b.stats.fills > 0,
+        "{:?}",
+        b.stats
+    );
 }
 
 #[test]
@@ -299,7 +314,11 @@ fn spilling_vertex_job_matches_interpreter() {
     let text = straight_line(6, 80, 0, out);
     let shader = Shader::parse(&text).unwrap_or_else(|e| panic!("{e:?}"));
     let binary = compile(&shader, Options::default()).unwrap();
-    assert!(binary.tls_size > 0 && binary.stats.spills > 0, "{:?}", binary.stats);
+    assert!(
+        binary.tls_size > 0 && binary.stats.spills > 0,
+        "{:?}",
+        binary.stats
+    );
     let init = input(0x10000 + 96 * VERTICES as usize, 5);
     for model in [SimModel::G52, SimModel::G72] {
         let mut gpu = SimGpu::new(model);
@@ -331,7 +350,10 @@ fn spilling_vertex_job_matches_interpreter() {
             };
             run_invocation(&shader, &state, &mut mem, ids).unwrap();
         }
-        assert!(got == mem.range(buf.va).unwrap(), "{model:?}: differs from the interpreter");
+        assert!(
+            got == mem.range(buf.va).unwrap(),
+            "{model:?}: differs from the interpreter"
+        );
     }
 }
 

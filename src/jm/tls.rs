@@ -160,13 +160,13 @@ mod tests {
         };
         fn job(b: &ShaderBinary) -> XfbJob<'_> {
             XfbJob {
-            binary: b,
-            push_uniforms: &[],
-            invocations_per_instance: 3,
-            instance_count: 1,
-            attributes: None,
-            offset_start: 0,
-            instance_size: 1,
+                binary: b,
+                push_uniforms: &[],
+                invocations_per_instance: 3,
+                instance_count: 1,
+                attributes: None,
+                offset_start: 0,
+                instance_size: 1,
             }
         }
         let b1 = b.clone();

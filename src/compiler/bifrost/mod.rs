@@ -3,7 +3,8 @@
 //!
 //! Pipeline of [`compile`]: `lower_vars_to_ssa` → `optimize` → [`isel`]
 //! (IR → blocks of [`ops`] on virtual registers) → [`ra`] (physical
-//! registers, no spilling) → [`sched`] (clauses and headers) → [`pack`]
+//! registers, spilling to thread-local storage with [`spill`]) → [`sched`]
+//! (clauses and headers) → [`pack`]
 //! (`hw::isa` neutral form → bytes) → [`binary::ShaderBinary`].
 //!
 //! The input must already have gone through the driver's lowering that
@@ -24,8 +25,11 @@
 //!   r62 (instance id); compute r55 (local x | y << 16), r56 (local z),
 //!   r57–r59 (workgroup), r60–r62 (global id). They are read in place and
 //!   never allocated.
-//! - **Registers**: r0–r54, no spilling ([`CompileError::RegisterPressure`]);
-//!   `work_registers` ≤ 32 lets v7 run two threads per register file.
+//! - **Registers**: r0–r54; values that do not fit are spilled to
+//!   thread-local storage (`LOAD`/`STORE` `seg=tl` at offset (imm, 0));
+//!   [`ShaderBinary::tls_size`] is the per-thread byte count the job
+//!   emitter sizes the TLS buffer with (`jm::tls`). `work_registers` ≤ 32
+//!   lets v7 run two threads per register file.
 //!   `Options::arch` does not change the code (v6 and v7 share every
 //!   instruction used here).
 //!
@@ -34,7 +38,7 @@
 //! arithmetic, 8/16-bit ALU ops and stores (8/16-bit loads are), 64-bit
 //! shifts/compares beyond those listed in `isel.rs`, bitfield insert/extract,
 //! pack/unpack, atomics, `store_output` (varying stores: the XFB variant
-//! stores with `store_global`), spilling.
+//! stores with `store_global`).
 //!
 //! Bit layouts live in `crate::hw::isa`; nothing in here packs bits by hand.
 //! Unsupported input is a [`CompileError`], never a panic.
@@ -93,7 +97,7 @@ pub enum CompileError {
     #[error("malformed IR: {0}")]
     Malformed(String),
     #[error(
-        "register allocation failed: a {needed}-register value does not fit in r0..r{available} (spilling is not implemented)"
+        "register allocation failed: a {needed}-register value does not fit in r0..r{available} (even after spilling)"
     )]
     RegisterPressure { needed: u8, available: u8 },
     #[error("encoding failed (backend bug): {0}")]

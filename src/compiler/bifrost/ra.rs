@@ -215,8 +215,7 @@ pub(super) fn colour(
                     }
                 }
             }
-            let free =
-                |b: u8| b + size <= ALLOCATABLE && (b..b + size).all(|r| !busy[r as usize]);
+            let free = |b: u8| b + size <= ALLOCATABLE && (b..b + size).all(|r| !busy[r as usize]);
             let hinted = g.hint[v]
                 .and_then(|h| base[h.index as usize].map(|b| b + h.comp))
                 .filter(|&b| free(b));
@@ -316,19 +315,26 @@ pub struct Allocation {
     pub fills: u32,
     /// Virtual registers spilled (over all rounds).
     pub spilled_values: u32,
+    /// Colouring rounds (1 when nothing was spilled).
+    pub rounds: u32,
 }
 
 /// Allocates registers, spilling to thread-local storage when the program
 /// needs more than r0..r54 (see the module docs).
 pub fn allocate_with_spilling(p: &mut Program) -> Result<Allocation, CompileError> {
     let mut spiller = super::spill::Spiller::new(p);
+    let mut rounds = 0;
     loop {
+        rounds += 1;
         let g = interference(p);
         let costs = spiller.costs(p, &g);
         match colour(p, &g, Some(&costs)) {
             Ok(base) => {
                 let work_registers = rewrite(p, &base);
-                return Ok(spiller.finish(work_registers));
+                return Ok(Allocation {
+                    rounds,
+                    ..spiller.finish(work_registers)
+                });
             }
             Err(Uncoloured::Error(e)) => return Err(e),
             Err(Uncoloured::Spill(victims)) => spiller.spill(p, &victims)?,

@@ -235,11 +235,9 @@ impl Builder {
 /// message has read its staging registers (spill stores right after the
 /// value's FMA definition would store the old contents).
 fn reads_staging_of(ins: &Instr, fma: Option<&Instr>) -> bool {
-    let (Some((count, true, _)), Some(Src::Phys(first)), Some(Dst::Phys(w))) = (
-        ins.op.staging(),
-        ins.srcs.first(),
-        fma.and_then(|f| f.dst),
-    ) else {
+    let (Some((count, true, _)), Some(Src::Phys(first)), Some(Dst::Phys(w))) =
+        (ins.op.staging(), ins.srcs.first(), fma.and_then(|f| f.dst))
+    else {
         return false;
     };
     (*first..first.saturating_add(count)).contains(&w)

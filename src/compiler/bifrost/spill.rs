@@ -36,7 +36,13 @@ impl SpillCosts {
     /// The cheapest spillable vreg among `candidates`.
     pub fn cheapest(&self, candidates: impl Iterator<Item = u32>) -> Option<u32> {
         candidates
-            .filter_map(|v| self.metric.get(v as usize).copied().flatten().map(|m| (m, v)))
+            .filter_map(|v| {
+                self.metric
+                    .get(v as usize)
+                    .copied()
+                    .flatten()
+                    .map(|m| (m, v))
+            })
             .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
             .map(|(_, v)| v)
     }
@@ -268,6 +274,7 @@ impl Spiller {
             spills: self.spills,
             fills: self.fills,
             spilled_values: self.spilled_values,
+            rounds: 0,
         }
     }
 }
@@ -450,7 +457,10 @@ mod tests {
             .filter(|&v| in_loop(v) && costs.metric(v).is_some())
             .collect();
         assert!(!vectors.is_empty() && !hot.is_empty());
-        let coldest_hot = hot.iter().map(|&v| costs.metric(v).unwrap()).fold(f64::MAX, f64::min);
+        let coldest_hot = hot
+            .iter()
+            .map(|&v| costs.metric(v).unwrap())
+            .fold(f64::MAX, f64::min);
         for &v in &vectors {
             assert!(costs.metric(v).unwrap() < coldest_hot);
         }

@@ -22,9 +22,7 @@ use std::sync::Mutex;
 
 use super::jobs::{JobContext, JobFault, JobHeader};
 use super::shader::warp::ThreadSpec;
-use super::shader::{
-    Core, Counters, Program, Resources, ShaderCores, Tls, Wls, fault, status,
-};
+use super::shader::{Core, Counters, Program, Resources, ShaderCores, Tls, Wls, fault, status};
 use crate::hw::compute::WorkSize;
 use crate::hw::draw::dcd;
 use crate::hw::job::JobType;

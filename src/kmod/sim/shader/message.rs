@@ -69,8 +69,7 @@ fn address(
             // `super::Tls`); no TLS, an access past the thread's TLS size or
             // a thread slot beyond the core's are TLS faults.
             let tls = core.program.res.tls;
-            if tls.per_thread == 0 || end > tls.per_thread || ctx.thread >= tls.threads_per_core
-            {
+            if tls.per_thread == 0 || end > tls.per_thread || ctx.thread >= tls.threads_per_core {
                 log::error!(
                     "sim shader: TLS access at {lo:#x}+{bytes} outside the {}-byte thread storage (clause {:#x})",
                     tls.per_thread,
