@@ -16,8 +16,10 @@
 //! - **How**: after every definition, the result goes to a fresh temporary
 //!   and `STORE.iN` (seg=tl, address = (offset, 0), the Bifrost form Mesa
 //!   uses too) writes it to the slot; before every use, `LOAD.i32` reads the
-//!   used component into a fresh temporary (the whole vector for a STORE's
-//!   staging operand), and so does a branch condition at the end of its block.
+//!   used component into a fresh temporary (the whole vector for a
+//!   message's staging operand), and so does a branch condition at the end
+//!   of its block. Values a message both reads and writes as staging
+//!   (tied registers) are never spilled.
 //!
 //! This module must never change what a program computes: a spilled value
 //! reads back exactly what was last stored, on every path.
@@ -94,6 +96,19 @@ impl Spiller {
                         || (d.comp == 0
                             && ins.op.staging().is_some_and(|(c, _, w)| w && c == size)));
                 if !whole {
+                    whole_defs[d.index as usize] = false;
+                }
+            }
+            // A message that reads and writes its staging registers needs
+            // the same registers for both: renaming either side for spill
+            // code would break that, so neither value is spilled.
+            if matches!(ins.op.staging(), Some((_, true, true))) {
+                for s in &ins.srcs {
+                    if let Src::Reg(r) = s {
+                        whole_defs[r.index as usize] = false;
+                    }
+                }
+                if let Some(Dst::Reg(d)) = ins.dst {
                     whole_defs[d.index as usize] = false;
                 }
             }
@@ -176,7 +191,10 @@ impl Spiller {
             let old = std::mem::take(&mut p.blocks[b].instrs);
             let mut out = Vec::with_capacity(old.len());
             for mut ins in old {
-                let store_staging = matches!(ins.op, Op::Store { .. });
+                // `srcs[0]` is the staging data when the encoded sources
+                // leave it out (STORE, and messages written like it).
+                let staging_src = matches!(ins.op.staging(), Some((_, true, _)))
+                    && ins.encoded_srcs().len() < ins.srcs.len();
                 // Fills: one per (value, component) read by this instruction.
                 let mut filled: Vec<((u32, u8), Reg)> = Vec::new();
                 for (i, s) in ins.srcs.iter_mut().enumerate() {
@@ -184,8 +202,8 @@ impl Spiller {
                     let Some(off) = slot[r.index as usize] else {
                         continue;
                     };
-                    if i == 0 && store_staging {
-                        // The STORE's data: the whole vector, contiguous.
+                    if i == 0 && staging_src {
+                        // Staging data: the whole vector, contiguous.
                         let size = p.vreg_sizes[r.index as usize];
                         let t = new_vreg(p, size);
                         out.push(self.fill(t, off, size));
