@@ -379,3 +379,73 @@ fn tls_access_without_or_beyond_thread_storage_faults() {
     assert_eq!(tls_fault(0), Some(0x54));
     assert_eq!(tls_fault(16), Some(0x54));
 }
+
+/// Reads `len` bytes of any GPU memory of the harness's device (pool
+/// memory included).
+fn read_any(gpu: &SimGpu, va: u64, len: usize) -> Vec<u8> {
+    let mut out = vec![0u8; len];
+    gpu.sim().read_gpu(va, &mut out).expect("mapped");
+    out
+}
+
+#[test]
+fn tls_slots_are_per_core_and_per_thread() {
+    use bifrost_vk::hw::draw::dcd;
+    use bifrost_vk::hw::layout::words_from_bytes;
+    use bifrost_vk::hw::layouts;
+    use bifrost_vk::hw::storage::local_storage as ls;
+    use bifrost_vk::jm::{ComputeJob, add_compute_job};
+
+    let text = straight_line(8, 100, 16, 0x4000);
+    let shader = Shader::parse(&text).unwrap();
+    let binary = compile(&shader, Options::default()).unwrap();
+    // (model, threads per core, cores = workgroups: one per core).
+    for (model, threads_per_core, cores) in [(SimModel::G52, 768, 2), (SimModel::G72, 384, 3)] {
+        let mut gpu = SimGpu::new(model);
+        let buf = gpu.alloc(0x8000);
+        gpu.write(buf.va, &input(0x8000, 9));
+        let uniforms = [buf.va];
+        let mut job_va = 0;
+        gpu.run_chain(|chain, pool, arch| {
+            let job = ComputeJob {
+                binary: &binary,
+                push_uniforms: &uniforms,
+                local_size: [16, 1, 1],
+                groups: [cores, 1, 1],
+                ubos: &[],
+                attributes: None,
+            };
+            add_compute_job(chain, pool, arch, &job, [0, 0])?;
+            job_va = chain.head();
+            Ok(true)
+        })
+        .unwrap();
+        // Job → DCD Thread Storage → Local Storage → TLS buffer.
+        let l = layouts(gpu.arch());
+        let job = words_from_bytes(&read_any(&gpu, job_va, l.compute_job.bytes));
+        let draw = l.compute_job.section("Draw").unwrap();
+        let dcd_words = &job[draw.offset / 4..draw.offset / 4 + draw.layout.words as usize];
+        let storage = dcd::THREAD_STORAGE.get(dcd_words);
+        let lsw = words_from_bytes(&read_any(&gpu, storage, l.local_storage.bytes()));
+        let per_thread = 16usize << ls::TLS_SIZE.get(&lsw);
+        assert!(per_thread >= binary.tls_size as usize);
+        let tls = read_any(
+            &gpu,
+            ls::TLS_BASE_POINTER.get(&lsw),
+            per_thread * threads_per_core * cores as usize,
+        );
+        // Workgroup c ran on core c: its 16 threads used slots
+        // c·threads_per_core + 0..16; no other slot was touched.
+        let used = |slot: usize| {
+            tls[slot * per_thread..(slot + 1) * per_thread]
+                .iter()
+                .any(|&b| b != 0)
+        };
+        for core in 0..cores as usize {
+            for t in 0..threads_per_core {
+                let slot = core * threads_per_core + t;
+                assert_eq!(used(slot), t < 16, "{model:?}: core {core} slot {t}");
+            }
+        }
+    }
+}
