@@ -116,6 +116,12 @@ pub fn compile(shader: &Shader, options: Options) -> Result<ShaderBinary, Compil
     }
     let alloc = ra::allocate_with_spilling(&mut prog)?;
     let work = alloc.work_registers;
+    if debug && alloc.spilled_values > 0 {
+        eprintln!(
+            "// spilled {} values: {} TLS stores, {} loads, {} bytes per thread, {} colouring rounds",
+            alloc.spilled_values, alloc.spills, alloc.fills, alloc.tls_size, alloc.rounds
+        );
+    }
     let sched = sched::schedule(&prog)?;
     let (code, decoded) = pack::encode_program(&sched.clauses, &sched.block_clause)?;
     let mut stats = ShaderStats {
