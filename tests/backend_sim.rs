@@ -646,7 +646,10 @@ impl Gen {
     }
 }
 
-fn random_program(seed: u64) -> String {
+/// A random program; with `pressure`, 90–130 top-level items whose values
+/// all stay live to a final reduction (100+ simultaneously live values:
+/// more than the 55 allocatable registers, so the allocator must spill).
+fn random_program(seed: u64, pressure: bool) -> String {
     let mut g = Gen {
         rng: Rng(seed | 1),
         text: String::new(),
@@ -669,9 +672,23 @@ fn random_program(seed: u64) -> String {
   %13:i32 = load_uniform offset=12
 ";
     g.vals = vec![1, 8, 9, 10, 11, 12, 13];
-    let k = 12 + g.rng.next() as usize % 20;
+    let k = if pressure {
+        90 + g.rng.next() as usize % 40
+    } else {
+        12 + g.rng.next() as usize % 20
+    };
     g.block(0, k);
-    let outs: Vec<u32> = (0..4).map(|_| g.val()).collect();
+    let mut outs: Vec<u32> = (0..4).map(|_| g.val()).collect();
+    if pressure {
+        let mut acc = outs[0];
+        for v in g.vals.clone().into_iter().rev() {
+            let d = g.fresh();
+            let op = ["iadd", "ixor", "isub"][v as usize % 3];
+            g.line(0, &format!("%{d}:i32 = {op} %{acc}, %{v}"));
+            acc = d;
+        }
+        outs[0] = acc;
+    }
     let (v, o, off, a) = (g.fresh(), g.fresh(), g.fresh(), g.fresh());
     g.line(
         0,
@@ -696,7 +713,7 @@ fn random_program(seed: u64) -> String {
 #[test]
 fn random_programs_match_interpreter() {
     for seed in 0..150u64 {
-        let text = random_program(0x1234_5678 + seed * 7919);
+        let text = random_program(0x1234_5678 + seed * 7919, false);
         let mut rng = Rng(seed + 99);
         let init: Vec<u8> = (0..2048).map(|_| rng.value(false) as u8).collect();
         let a = rng.value(false);
@@ -713,6 +730,42 @@ fn random_programs_match_interpreter() {
             panic!("random program {seed} failed:\n{text}");
         }
     }
+}
+
+#[test]
+fn random_high_pressure_programs_spill_and_match_interpreter() {
+    let mut spilled = 0;
+    const SEEDS: u64 = 24;
+    for seed in 0..SEEDS {
+        let text = random_program(0x9e37_79b9 + seed * 104_729, true);
+        let shader = bifrost_vk::compiler::ir::Shader::parse(&text).unwrap();
+        let binary = compile(&shader, Options::default())
+            .unwrap_or_else(|e| panic!("random program {seed}: {e}\n{text}"));
+        if binary.stats.spills > 0 {
+            assert!(binary.tls_size > 0);
+            spilled += 1;
+        }
+        let mut rng = Rng(seed + 7);
+        let init: Vec<u8> = (0..2048).map(|_| rng.value(false) as u8).collect();
+        let a = rng.value(false);
+        let b = rng.value(false);
+        let result = std::panic::catch_unwind(|| {
+            differential(
+                &text,
+                |va| vec![va, u64::from(a) | u64::from(b) << 32],
+                &init,
+                [3, 1, 1],
+            )
+        });
+        if result.is_err() {
+            panic!("random high-pressure program {seed} failed:\n{text}");
+        }
+    }
+    // The generator is meant to exceed the register budget.
+    assert!(
+        spilled * 4 >= SEEDS * 3,
+        "only {spilled} of {SEEDS} programs spilled"
+    );
 }
 
 const FLOATS: &str = include_str!("programs/floats.ir");

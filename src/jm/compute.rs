@@ -109,7 +109,6 @@ pub fn add_compute_job(
             invocation,
             task_split: ws.compute_job_task_split(),
             job_type: JobType::Compute,
-            local_threads: job.local_size.iter().product(),
             groups: job.groups.iter().map(|&g| u64::from(g)).product(),
             offset_start: 0,
             instance_size: 1,
@@ -153,7 +152,6 @@ pub fn add_vertex_job(
             invocation,
             task_split: parameters::VERTEX_JOB_TASK_SPLIT as u32,
             job_type: JobType::Vertex,
-            local_threads: 1,
             groups: 1,
             offset_start: job.offset_start,
             instance_size: vertex_instance_size(job.vertices, job.instances)?,
@@ -183,7 +181,6 @@ struct Emit<'a> {
     invocation: [u32; 2],
     task_split: u32,
     job_type: JobType,
-    local_threads: u32,
     groups: u64,
     offset_start: u32,
     instance_size: u64,
@@ -278,18 +275,10 @@ fn emit(
         table.gpu_va
     };
 
-    // Local storage: TLS sized by the binary, WLS one instance per workgroup
-    // (rounded to a power of two).
+    // Local storage: TLS sized by the binary and the device (facts §3.7,
+    // `super::tls`), WLS one instance per workgroup (rounded to a power of two).
     let mut lsw = l.local_storage.defaults();
-    if b.tls_size > 0 {
-        let shift = u64::from(b.tls_size.div_ceil(16).next_power_of_two().trailing_zeros());
-        let per_thread = 16u64 << shift;
-        let threads = u64::from(job.local_threads);
-        let tls = pool.alloc(per_thread * threads, 4096)?;
-        tls.zero(0, per_thread * threads);
-        pack(&mut lsw, ls::TLS_SIZE, shift)?;
-        pack(&mut lsw, ls::TLS_BASE_POINTER, tls.gpu_va)?;
-    }
+    super::tls::emit_thread_storage(pool, arch, &mut lsw, b.tls_size)?;
     if b.shared_size > 0 {
         let size = u64::from(b.shared_size).next_power_of_two().max(128);
         let instances = job.groups.next_power_of_two();

@@ -7,6 +7,7 @@
 pub mod chain;
 pub mod compute;
 pub mod pool;
+pub mod tls;
 pub mod varying;
 pub mod vertex_input;
 pub mod xfb;

@@ -113,6 +113,12 @@ impl GpuPool {
         }
     }
 
+    /// The device the pool allocates from (its GET_PARAM values size
+    /// per-core buffers such as thread-local storage).
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
     /// Forget every allocation; keep the BOs for reuse.
     pub fn reset(&mut self) {
         self.current = 0;

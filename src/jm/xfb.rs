@@ -141,15 +141,15 @@ pub fn add_xfb_job(
         push.gpu_va
     };
 
-    // Thread storage (no TLS/WLS: the backend does not spill and the variant
-    // has no shared memory).
-    if b.tls_size > 0 || b.shared_size > 0 {
-        return Err(KmodError::Invalid(
-            "XFB variant needs thread or workgroup storage",
-        ));
+    // Thread storage: TLS when the variant spills (`super::tls`); no WLS
+    // (a vertex-typed job has no workgroup memory).
+    if b.shared_size > 0 {
+        return Err(KmodError::Invalid("XFB variant needs workgroup storage"));
     }
+    let mut lsw = l.local_storage.defaults();
+    super::tls::emit_thread_storage(pool, arch, &mut lsw, b.tls_size)?;
     let storage = pool.alloc(l.local_storage.bytes() as u64, 64)?;
-    storage.write_words(0, &l.local_storage.defaults());
+    storage.write_words(0, &lsw);
 
     // The job payload: Invocation, Parameters, Draw.
     let agg = l.compute_job;

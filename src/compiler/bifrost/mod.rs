@@ -3,7 +3,8 @@
 //!
 //! Pipeline of [`compile`]: `lower_vars_to_ssa` → `optimize` → [`isel`]
 //! (IR → blocks of [`ops`] on virtual registers) → [`ra`] (physical
-//! registers, no spilling) → [`sched`] (clauses and headers) → [`pack`]
+//! registers, spilling to thread-local storage with [`spill`]) → [`sched`]
+//! (clauses and headers) → [`pack`]
 //! (`hw::isa` neutral form → bytes) → [`binary::ShaderBinary`].
 //!
 //! The input must already have gone through the driver's lowering that
@@ -24,8 +25,11 @@
 //!   r62 (instance id); compute r55 (local x | y << 16), r56 (local z),
 //!   r57–r59 (workgroup), r60–r62 (global id). They are read in place and
 //!   never allocated.
-//! - **Registers**: r0–r54, no spilling ([`CompileError::RegisterPressure`]);
-//!   `work_registers` ≤ 32 lets v7 run two threads per register file.
+//! - **Registers**: r0–r54; values that do not fit are spilled to
+//!   thread-local storage (`LOAD`/`STORE` `seg=tl` at offset (imm, 0));
+//!   [`ShaderBinary::tls_size`] is the per-thread byte count the job
+//!   emitter sizes the TLS buffer with (`jm::tls`). `work_registers` ≤ 32
+//!   lets v7 run two threads per register file.
 //!   `Options::arch` does not change the code (v6 and v7 share every
 //!   instruction used here).
 //! - **Varyings** (`store_output` in vertex shaders): output `o` is written
@@ -34,12 +38,15 @@
 //!   non-IDVS vertex shaders do; [`ShaderBinary::varyings`] lists them.
 //!   The XFB variant has none (its captures are `store_global`).
 //!
-//! Not supported (a [`CompileError::Unsupported`]): float division,
-//! reciprocal/square root/transcendentals, 16-bit and 64-bit float
+//! - **Float division, square roots, exp2/log2/sin/cos/pow**: sequences of
+//!   FMA/FADD and integer ops with exact semantics (`isel/float_math.rs`),
+//!   within Vulkan's precision bounds; no table instructions.
+//!
+//! Not supported (a [`CompileError::Unsupported`]): 16-bit and 64-bit float
 //! arithmetic, 8/16-bit ALU ops and stores (8/16-bit loads are), 64-bit
 //! shifts/compares beyond those listed in `isel.rs`, bitfield insert/extract,
 //! pack/unpack, atomics, 8/16-bit outputs and outputs of more than four
-//! 32-bit words, spilling.
+//! 32-bit words.
 //!
 //! Bit layouts live in `crate::hw::isa`; nothing in here packs bits by hand.
 //! Unsupported input is a [`CompileError`], never a panic.
@@ -52,6 +59,7 @@ pub mod ops;
 pub mod pack;
 pub mod ra;
 pub mod sched;
+pub mod spill;
 
 use thiserror::Error;
 
@@ -97,7 +105,7 @@ pub enum CompileError {
     #[error("malformed IR: {0}")]
     Malformed(String),
     #[error(
-        "register allocation failed: a {needed}-register value does not fit in r0..r{available} (spilling is not implemented)"
+        "register allocation failed: a {needed}-register value does not fit in r0..r{available} (even after spilling)"
     )]
     RegisterPressure { needed: u8, available: u8 },
     #[error("encoding failed (backend bug): {0}")]
@@ -114,11 +122,20 @@ pub fn compile(shader: &Shader, options: Options) -> Result<ShaderBinary, Compil
     if debug {
         eprintln!("// Bifrost backend: {}\n{prog}", s.info.name);
     }
-    let work = ra::allocate(&mut prog)?;
+    let alloc = ra::allocate_with_spilling(&mut prog)?;
+    let work = alloc.work_registers;
+    if debug && alloc.spilled_values > 0 {
+        eprintln!(
+            "// spilled {} values: {} TLS stores, {} loads, {} bytes per thread, {} colouring rounds",
+            alloc.spilled_values, alloc.spills, alloc.fills, alloc.tls_size, alloc.rounds
+        );
+    }
     let sched = sched::schedule(&prog)?;
     let (code, decoded) = pack::encode_program(&sched.clauses, &sched.block_clause)?;
     let mut stats = ShaderStats {
         clauses: decoded.len() as u32,
+        spills: alloc.spills,
+        fills: alloc.fills,
         ..ShaderStats::default()
     };
     for c in &decoded {
@@ -139,7 +156,7 @@ pub fn compile(shader: &Shader, options: Options) -> Result<ShaderBinary, Compil
         work_registers: work,
         preloads: prog.preloads,
         uniform_words: prog.uniform_words,
-        tls_size: 0,
+        tls_size: alloc.tls_size,
         uses_barrier: prog.uses_barrier,
         shared_size: s.info.shared_size,
         attribute_count: prog.attribute_count,

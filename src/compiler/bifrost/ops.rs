@@ -114,6 +114,9 @@ pub enum Seg {
     None,
     /// Workgroup-local (shared) memory.
     Wls,
+    /// Thread-local storage (register spills): offset `a` in the thread's
+    /// slot of the Local Storage descriptor's TLS buffer.
+    Tl,
 }
 
 /// One Bifrost instruction with its modifiers. Sources are in ISA order
@@ -386,6 +389,7 @@ impl Op {
                 match seg {
                     Seg::None => "none",
                     Seg::Wls => "wls",
+                    Seg::Tl => "tl",
                 },
             )],
             Op::LdAttrImm { comps, .. } | Op::LdAttr { comps } => vec![

@@ -3,13 +3,25 @@
 //! colouring in definition order (vectors take contiguous ranges).
 //!
 //! r55–r63 are never allocated: they hold the preloaded ids (r55–r62),
-//! which isel reads in place. There is **no spilling**: a shader that needs
-//! more registers than the budget is a [`CompileError::RegisterPressure`].
-//! The budget is 55 registers on every architecture; on v7 the result uses
-//! the 32-registers-per-thread mode when it fits in r0–r31, which first-fit
-//! colouring favours (lowest registers first).
+//! which isel reads in place. The budget is 55 registers on every
+//! architecture; on v7 the result uses the 32-registers-per-thread mode
+//! when it fits in r0–r31, which first-fit colouring favours (lowest
+//! registers first).
 //!
-//! This pass must never change what a program computes, only names.
+//! [`allocate_with_spilling`] (what `compile` uses) spills to thread-local
+//! storage when the budget is exceeded: whenever a value cannot be
+//! coloured, the cheapest spillable value among it and its coloured
+//! neighbours (cost = loop-weighted defs and uses per interference degree,
+//! [`super::spill`]) is evicted; after the round, the evicted values get
+//! TLS stores after their definitions and loads before their uses, and
+//! liveness, interference and colouring are redone. The spill code's own
+//! short-lived registers take part in the next round like any value (they
+//! are never spilled themselves), which reserves what it needs. [`allocate`]
+//! keeps the old contract: no spilling, a [`CompileError::RegisterPressure`]
+//! instead.
+//!
+//! This pass must never change what a program computes, only names (and,
+//! when spilling, where values live between definition and use).
 
 use super::CompileError;
 use super::isel::{Program, Term};
@@ -62,9 +74,16 @@ fn term_use(t: &Term) -> Option<u32> {
     }
 }
 
-/// Allocates registers and rewrites every operand to a physical register.
-/// Returns the number of work registers used (highest + 1).
-pub fn allocate(p: &mut Program) -> Result<u32, CompileError> {
+/// Liveness-derived interference between virtual registers.
+pub struct Interference {
+    /// Neighbours of each vreg (deduplicated).
+    pub adj: Vec<Vec<u32>>,
+    /// Copy hints: a register defined by a move prefers its source's register.
+    pub hint: Vec<Option<super::ops::Reg>>,
+}
+
+/// Computes liveness over the block graph and the interference graph.
+pub fn interference(p: &Program) -> Interference {
     let n = p.vreg_sizes.len();
     let nb = p.blocks.len();
     let succs: Vec<Vec<usize>> = (0..nb).map(|b| p.successors(b)).collect();
@@ -145,6 +164,10 @@ pub fn allocate(p: &mut Program) -> Result<u32, CompileError> {
             }
         }
     }
+    for a in &mut adj {
+        a.sort_unstable();
+        a.dedup();
+    }
     // Copy hints: a register defined by a move prefers its source's register.
     let mut hint: Vec<Option<super::ops::Reg>> = vec![None; n];
     for block in &p.blocks {
@@ -158,30 +181,87 @@ pub fn allocate(p: &mut Program) -> Result<u32, CompileError> {
             }
         }
     }
-    // Greedy colouring in definition (= index) order.
+    Interference { adj, hint }
+}
+
+/// Why colouring stopped.
+pub(super) enum Uncoloured {
+    /// Spill these vregs and try again.
+    Spill(Vec<u32>),
+    /// Nothing (more) can be spilled.
+    Error(CompileError),
+}
+
+/// Greedy colouring in definition (= index) order. Without `costs`, the
+/// first value that does not fit is a [`CompileError::RegisterPressure`];
+/// with them, the cheapest spillable value among it and its coloured
+/// neighbours is evicted until it fits, and the evicted set is returned.
+pub(super) fn colour(
+    p: &Program,
+    g: &Interference,
+    costs: Option<&super::spill::SpillCosts>,
+) -> Result<Vec<Option<u8>>, Uncoloured> {
+    let n = p.vreg_sizes.len();
     let mut base: Vec<Option<u8>> = vec![None; n];
-    let mut max_used = 0u32;
+    let mut evicted: Vec<u32> = Vec::new();
     for v in 0..n {
         let size = p.vreg_sizes[v];
-        let mut busy = [false; 64];
-        for &o in &adj[v] {
-            if let Some(b) = base[o as usize] {
-                for r in b..b + p.vreg_sizes[o as usize] {
-                    busy[r as usize] = true;
+        loop {
+            let mut busy = [false; 64];
+            for &o in &g.adj[v] {
+                if let Some(b) = base[o as usize] {
+                    for r in b..b + p.vreg_sizes[o as usize] {
+                        busy[r as usize] = true;
+                    }
+                }
+            }
+            let free = |b: u8| b + size <= ALLOCATABLE && (b..b + size).all(|r| !busy[r as usize]);
+            let hinted = g.hint[v]
+                .and_then(|h| base[h.index as usize].map(|b| b + h.comp))
+                .filter(|&b| free(b));
+            if let Some(b) = hinted.or_else(|| (0..=ALLOCATABLE - size).find(|&b| free(b))) {
+                base[v] = Some(b);
+                break;
+            }
+            let pressure = CompileError::RegisterPressure {
+                needed: size,
+                available: ALLOCATABLE,
+            };
+            let Some(costs) = costs else {
+                return Err(Uncoloured::Error(pressure));
+            };
+            let candidates = g.adj[v]
+                .iter()
+                .copied()
+                .filter(|&o| base[o as usize].is_some())
+                .chain(std::iter::once(v as u32));
+            match costs.cheapest(candidates) {
+                None => return Err(Uncoloured::Error(pressure)),
+                Some(victim) => {
+                    evicted.push(victim);
+                    if victim == v as u32 {
+                        break;
+                    }
+                    base[victim as usize] = None;
                 }
             }
         }
-        let free = |b: u8| b + size <= ALLOCATABLE && (b..b + size).all(|r| !busy[r as usize]);
-        let hinted = hint[v]
-            .and_then(|h| base[h.index as usize].map(|b| b + h.comp))
-            .filter(|&b| free(b));
-        let found = hinted.or_else(|| (0..=ALLOCATABLE - size).find(|&b| free(b)));
-        let b = found.ok_or(CompileError::RegisterPressure {
-            needed: size,
-            available: ALLOCATABLE,
-        })?;
-        base[v] = Some(b);
-        max_used = max_used.max(u32::from(b + size));
+    }
+    if evicted.is_empty() {
+        Ok(base)
+    } else {
+        Err(Uncoloured::Spill(evicted))
+    }
+}
+
+/// Rewrites every operand to its physical register; returns the number of
+/// work registers used (highest + 1).
+fn rewrite(p: &mut Program, base: &[Option<u8>]) -> u32 {
+    let mut max_used = 0u32;
+    for (v, b) in base.iter().enumerate() {
+        if let Some(b) = b {
+            max_used = max_used.max(u32::from(b + p.vreg_sizes[v]));
+        }
     }
     let phys = |r: super::ops::Reg| base[r.index as usize].unwrap_or(0) + r.comp;
     for block in &mut p.blocks {
@@ -206,5 +286,58 @@ pub fn allocate(p: &mut Program) -> Result<u32, CompileError> {
             block.term = Term::BranchZ(Src::Phys(phys(r)), t);
         }
     }
-    Ok(max_used)
+    max_used
+}
+
+/// Allocates registers and rewrites every operand to a physical register,
+/// without spilling. Returns the number of work registers used (highest + 1).
+pub fn allocate(p: &mut Program) -> Result<u32, CompileError> {
+    let g = interference(p);
+    match colour(p, &g, None) {
+        Ok(base) => Ok(rewrite(p, &base)),
+        Err(Uncoloured::Error(e)) => Err(e),
+        Err(Uncoloured::Spill(_)) => Err(CompileError::RegisterPressure {
+            needed: 1,
+            available: ALLOCATABLE,
+        }),
+    }
+}
+
+/// What [`allocate_with_spilling`] produced besides the rewritten program.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Allocation {
+    /// Highest work register used + 1.
+    pub work_registers: u32,
+    /// Bytes of thread-local storage per thread the spill code addresses.
+    pub tls_size: u32,
+    /// TLS stores (spills) and loads (fills) inserted.
+    pub spills: u32,
+    pub fills: u32,
+    /// Virtual registers spilled (over all rounds).
+    pub spilled_values: u32,
+    /// Colouring rounds (1 when nothing was spilled).
+    pub rounds: u32,
+}
+
+/// Allocates registers, spilling to thread-local storage when the program
+/// needs more than r0..r54 (see the module docs).
+pub fn allocate_with_spilling(p: &mut Program) -> Result<Allocation, CompileError> {
+    let mut spiller = super::spill::Spiller::new(p);
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        let g = interference(p);
+        let costs = spiller.costs(p, &g);
+        match colour(p, &g, Some(&costs)) {
+            Ok(base) => {
+                let work_registers = rewrite(p, &base);
+                return Ok(Allocation {
+                    rounds,
+                    ..spiller.finish(work_registers)
+                });
+            }
+            Err(Uncoloured::Error(e)) => return Err(e),
+            Err(Uncoloured::Spill(victims)) => spiller.spill(p, &victims)?,
+        }
+    }
 }

@@ -8,7 +8,9 @@
 //!   and `CSEL`, for that). An ADD-unit instruction joins the previous tuple when
 //!   that tuple holds only an FMA instruction. Either way the pair must be
 //!   encodable (ports, one FAU slot, `t` for a same-tuple result) and the
-//!   two must write different registers; otherwise a new tuple starts.
+//!   two must write different registers, and a message never joins the FMA
+//!   instruction that writes one of its staging registers (the write lands
+//!   a tuple later); otherwise a new tuple starts.
 //! - A clause holds at most 8 tuples and the embedded constants its size
 //!   allows; a message instruction (LOAD/STORE/LD_ATTR/BARRIER) ends its
 //!   clause, so each clause has at most one message; the clause's last
@@ -140,7 +142,7 @@ impl Builder {
                 (&last.fma.as_ref().and_then(|f| f.dst), &ins.dst),
                 (Some(Dst::Phys(a)), Some(Dst::Phys(b))) if a == b
             );
-            if !same_dst {
+            if !same_dst && !reads_staging_of(&ins, last.fma.as_ref()) {
                 let mut trial = self.cur.clone();
                 trial.last_mut().expect("non-empty").add = Some(ins.clone());
                 if clause_ok(&trial) {
@@ -226,6 +228,19 @@ impl Builder {
         }
         Ok(())
     }
+}
+
+/// Whether message `ins` reads a staging register that `fma` (same tuple)
+/// writes: that write lands in the next tuple's register block, after the
+/// message has read its staging registers (spill stores right after the
+/// value's FMA definition would store the old contents).
+fn reads_staging_of(ins: &Instr, fma: Option<&Instr>) -> bool {
+    let (Some((count, true, _)), Some(Src::Phys(first)), Some(Dst::Phys(w))) =
+        (ins.op.staging(), ins.srcs.first(), fma.and_then(|f| f.dst))
+    else {
+        return false;
+    };
+    (*first..first.saturating_add(count)).contains(&w)
 }
 
 pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {

@@ -8,7 +8,10 @@
 //! r57..r59 = workgroup id, r60..r62 = global id, each only when the
 //! renderer state's Preload bit asks for it. Vertex: one thread per
 //! (vertex, instance) of the Invocation's (1, vertices, instances) grid,
-//! r61 = raw vertex id, r62 = instance id.
+//! r61 = raw vertex id, r62 = instance id. Workgroups (vertex batches) go
+//! round robin to the model's shader cores (`core_id`); a thread's slot on
+//! its core is its index in the workgroup (batch), which selects its
+//! thread-local storage (see `shader::Tls`).
 //!
 //! A malformed descriptor (reserved bits, null state or code pointer, a
 //! missing push-uniform buffer) is a JOB_CONFIG_FAULT / DATA_INVALID_FAULT;
@@ -19,7 +22,7 @@ use std::sync::Mutex;
 
 use super::jobs::{JobContext, JobFault, JobHeader};
 use super::shader::warp::ThreadSpec;
-use super::shader::{Core, Counters, Program, Resources, Tls, Wls, fault, status};
+use super::shader::{Core, Counters, Program, Resources, ShaderCores, Tls, Wls, fault, status};
 use crate::hw::compute::WorkSize;
 use crate::hw::draw::dcd;
 use crate::hw::job::JobType;
@@ -125,6 +128,7 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
             tls = Tls {
                 base: tls_base,
                 per_thread: 16 << ls::TLS_SIZE.get(&lsw),
+                threads_per_core: u64::from(ctx.cores.threads_per_core),
             };
         }
         let instances = ls::WLS_INSTANCES.get(&lsw);
@@ -158,8 +162,8 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
     let program = Program { entry, fau, res };
     let mut core = Core::new(ctx.mmu, arch, program);
     let result = match job.job_type {
-        Some(JobType::Vertex) => run_vertex(&mut core, &ws, &preload),
-        _ => run_compute(&mut core, &ws, &preload),
+        Some(JobType::Vertex) => run_vertex(&mut core, ctx.cores, &ws, &preload),
+        _ => run_compute(&mut core, ctx.cores, &ws, &preload),
     };
     log::debug!(
         "sim: job {:#x} ({:?}): {:?}",
@@ -176,6 +180,7 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
 
 fn run_compute(
     core: &mut Core<'_>,
+    cores: ShaderCores,
     ws: &WorkSize,
     preload: &dyn Fn(crate::hw::layout::Field) -> bool,
 ) -> Result<(), JobFault> {
@@ -234,6 +239,7 @@ fn run_compute(
                 } else {
                     0
                 };
+                core.core_id = cores.core_for(group_index);
                 core.run_group(&threads, wls_base, warp_id)?;
                 warp_id = warp_id.wrapping_add(
                     threads.len().div_ceil(super::shader::warp_width(core.arch)) as u32,
@@ -250,6 +256,7 @@ const VERTEX_BATCH: usize = 256;
 
 fn run_vertex(
     core: &mut Core<'_>,
+    cores: ShaderCores,
     ws: &WorkSize,
     preload: &dyn Fn(crate::hw::layout::Field) -> bool,
 ) -> Result<(), JobFault> {
@@ -259,6 +266,7 @@ fn run_vertex(
     let instances = ws.count[2];
     let mut batch = Vec::with_capacity(VERTEX_BATCH);
     let mut warp_id = 0u32;
+    let mut batches = 0u64;
     for instance in 0..instances {
         for vertex in 0..vertices {
             let mut pre = Vec::with_capacity(2);
@@ -273,6 +281,8 @@ fn run_vertex(
                 thread: batch.len() as u64,
             });
             if batch.len() == VERTEX_BATCH {
+                core.core_id = cores.core_for(batches);
+                batches += 1;
                 core.run_group(&batch, 0, warp_id)?;
                 warp_id = warp_id
                     .wrapping_add((VERTEX_BATCH / super::shader::warp_width(core.arch)) as u32);
@@ -281,6 +291,7 @@ fn run_vertex(
         }
     }
     if !batch.is_empty() {
+        core.core_id = cores.core_for(batches);
         core.run_group(&batch, 0, warp_id)?;
     }
     Ok(())

@@ -67,6 +67,8 @@ pub struct Shared {
     pub arch: crate::hw::Arch,
     /// Shader-core counters per COMPUTE/VERTEX job.
     pub counters: super::compute::CounterLog,
+    /// The model's shader cores.
+    pub cores: super::shader::ShaderCores,
 }
 
 /// A queued chain.
@@ -164,6 +166,7 @@ pub fn run_chain(shared: &Shared, slot: usize, jc: u64) -> ChainResult {
         clock: &shared.clock,
         arch: shared.arch,
         counters: &shared.counters,
+        cores: shared.cores,
     };
     let mut va = jc;
     let mut walked = 0usize;

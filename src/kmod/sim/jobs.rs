@@ -124,6 +124,8 @@ pub struct JobContext<'a> {
     pub arch: crate::hw::Arch,
     /// Where shader jobs record their counters.
     pub counters: &'a super::compute::CounterLog,
+    /// The model's shader cores (which run a job's workgroups, TLS slots).
+    pub cores: super::shader::ShaderCores,
 }
 
 /// Run one job. The caller has checked the header itself (alignment,

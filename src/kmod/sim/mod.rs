@@ -99,6 +99,14 @@ impl SimModel {
         }
     }
 
+    /// The shader cores the model has (`SHADER_PRESENT`, `MAX_THREADS`).
+    pub fn shader_cores(self) -> shader::ShaderCores {
+        shader::ShaderCores {
+            present: self.param(Param::ShaderPresent).unwrap_or(1),
+            threads_per_core: self.param(Param::MaxThreads).unwrap_or(256) as u32,
+        }
+    }
+
     /// GET_PARAM values of the model (what a kernel reads from GPU registers).
     fn param(self, param: Param) -> Option<u64> {
         use Param::*;
@@ -148,6 +156,7 @@ impl SimDevice {
             trace_enabled: cfg!(test),
             arch: model.arch(),
             counters: Default::default(),
+            cores: model.shader_cores(),
         });
         SimDevice {
             model,

@@ -65,11 +65,20 @@ fn address(
             ctx.wls_base + u64::from(lo)
         }
         "tl" => {
+            // Offset `lo` in this thread's slot of the TLS buffer (layout in
+            // `super::Tls`); no TLS, an access past the thread's TLS size or
+            // a thread slot beyond the core's are TLS faults.
             let tls = core.program.res.tls;
-            if tls.per_thread == 0 || end > tls.per_thread {
+            if tls.per_thread == 0 || end > tls.per_thread || ctx.thread >= tls.threads_per_core {
+                log::error!(
+                    "sim shader: TLS access at {lo:#x}+{bytes} outside the {}-byte thread storage (clause {:#x})",
+                    tls.per_thread,
+                    cc.va
+                );
                 return Err(fault(status::INSTR_TLS_FAULT, cc.va));
             }
-            tls.base + ctx.thread * tls.per_thread + u64::from(lo)
+            let slot = u64::from(ctx.core_id) * tls.threads_per_core + ctx.thread;
+            tls.base + slot * tls.per_thread + u64::from(lo)
         }
         "none" | "stream" => u64::from(lo) | (u64::from(hi) << 32),
         _ => {

@@ -151,11 +151,47 @@ pub mod status {
 }
 
 /// Thread-local storage of a job (stack/spill memory, `seg=tl`).
+///
+/// Layout (our model; the real per-thread address formula is not in the
+/// facts): the buffer is `cores × threads_per_core` slots of `per_thread`
+/// bytes, the sizing rule of facts §3.7 (`next_pow2(align16(bytes)) ×
+/// threads_per_core × core_id_range`). A thread's slot is
+/// `core_id × threads_per_core + its thread slot on that core`, so any
+/// buffer sized by that rule holds every thread that can be resident at
+/// once, whatever the hardware's actual slot assignment is.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Tls {
     pub base: u64,
     /// Bytes per thread (0: no TLS).
     pub per_thread: u64,
+    /// Thread slots per core (the model's `MAX_THREADS`).
+    pub threads_per_core: u64,
+}
+
+/// The shader cores of a model: which are present and how many threads
+/// each runs at once (GET_PARAM `SHADER_PRESENT`, `MAX_THREADS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShaderCores {
+    pub present: u64,
+    pub threads_per_core: u32,
+}
+
+impl ShaderCores {
+    /// The core that runs the `n`-th workgroup (or vertex batch) of a job:
+    /// round robin over the present cores, as a job manager spreads tasks.
+    pub fn core_for(&self, n: u64) -> u32 {
+        let count = u64::from(self.present.count_ones().max(1));
+        let mut k = n % count;
+        for id in 0..64 {
+            if self.present & (1 << id) != 0 {
+                if k == 0 {
+                    return id;
+                }
+                k -= 1;
+            }
+        }
+        0
+    }
 }
 
 /// Workgroup-local storage of a job (`seg=wls`, shared memory).
@@ -221,6 +257,8 @@ pub struct Core<'a> {
     cache: HashMap<u64, Rc<CachedClause>>,
     pub counters: Counters,
     pub clause_limit: u64,
+    /// The shader core the next workgroup runs on (`core_id`, TLS slots).
+    pub core_id: u32,
 }
 
 /// Bytes read ahead to decode a clause (a clause is at most 8 tuples and
@@ -236,6 +274,7 @@ impl<'a> Core<'a> {
             cache: HashMap::new(),
             counters: Counters::default(),
             clause_limit: clause_limit(),
+            core_id: 0,
         }
     }
 

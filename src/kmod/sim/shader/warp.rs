@@ -42,14 +42,15 @@ pub struct LaneCtx {
     pub lane_id: u32,
     pub warp_id: u32,
     pub core_id: u32,
-    /// Index of the thread in the job (selects its TLS slice).
+    /// Thread slot on its core: index in its workgroup (compute) or
+    /// vertex batch (selects its TLS slice with `core_id`).
     pub thread: u64,
     /// Workgroup-local memory of the lane's workgroup.
     pub wls_base: u64,
     pub wls_size: u64,
 }
 
-/// A thread to start: its preloaded registers and job-wide index.
+/// A thread to start: its preloaded registers and its slot on the core.
 #[derive(Clone, Debug, Default)]
 pub struct ThreadSpec {
     pub preload: Vec<(u8, u32)>,
@@ -98,7 +99,7 @@ impl Core<'_> {
                     .map(|(l, t)| LaneCtx {
                         lane_id: l as u32,
                         warp_id: first_warp_id + w as u32,
-                        core_id: 0,
+                        core_id: self.core_id,
                         thread: t.thread,
                         wls_base,
                         wls_size: self.program.res.wls.size,
