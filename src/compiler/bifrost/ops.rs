@@ -177,6 +177,26 @@ pub enum Op {
     F32ToU32,
     S32ToF32,
     U32ToF32,
+    /// `V2F32_TO_V2F16` (FMA): two floats → two halves (a in the low 16
+    /// bits), round to nearest even, overflow to ±inf; a NaN keeps its sign
+    /// and becomes the quiet NaN 0x7e00 (our reading: hardware NaN payloads
+    /// are not documented).
+    V2F32ToV2F16,
+    /// `F16_TO_F32` (FMA): the half in the low (`high`: upper) 16 bits →
+    /// float, exactly (a NaN keeps sign and payload).
+    F16ToF32 {
+        high: bool,
+    },
+    /// `{U,S}{8,16}_TO_F32` (ADD): byte or half `lane` of the source, zero-
+    /// or sign-extended, → float (exact).
+    SmallIntToF32 {
+        signed: bool,
+        bits: u8,
+        lane: u8,
+    },
+    /// `FADD.f32 .clamp_m1_1` (FMA): a + b clamped to [-1, 1], NaN → +0
+    /// (the clamp of `FaddF32` for the signed range).
+    FaddClampM1F32,
     /// `FROUND.f32` (FMA): round to an integral float.
     FroundF32 {
         round: Round,
@@ -248,6 +268,15 @@ impl Op {
             Op::F32ToU32 => "F32_TO_U32",
             Op::S32ToF32 => "S32_TO_F32",
             Op::U32ToF32 => "U32_TO_F32",
+            Op::V2F32ToV2F16 => "V2F32_TO_V2F16",
+            Op::F16ToF32 { .. } => "F16_TO_F32",
+            Op::SmallIntToF32 { signed, bits, .. } => match (signed, bits) {
+                (false, 8) => "U8_TO_F32",
+                (true, 8) => "S8_TO_F32",
+                (false, _) => "U16_TO_F32",
+                (true, _) => "S16_TO_F32",
+            },
+            Op::FaddClampM1F32 => "FADD.f32",
             Op::FroundF32 { .. } => "FROUND.f32",
             Op::PopcountI32 => "POPCOUNT.i32",
             Op::BitrevI32 => "BITREV.i32",
@@ -290,7 +319,10 @@ impl Op {
             | Op::FroundF32 { .. }
             | Op::PopcountI32
             | Op::BitrevI32
-            | Op::ClzU32 => Unit::Fma,
+            | Op::ClzU32
+            | Op::V2F32ToV2F16
+            | Op::F16ToF32 { .. }
+            | Op::FaddClampM1F32 => Unit::Fma,
             _ => Unit::Add,
         }
     }
@@ -306,6 +338,8 @@ impl Op {
             | Op::F32ToU32
             | Op::S32ToF32
             | Op::U32ToF32
+            | Op::F16ToF32 { .. }
+            | Op::SmallIntToF32 { .. }
             | Op::FroundF32 { .. }
             | Op::PopcountI32
             | Op::BitrevI32
@@ -349,6 +383,19 @@ impl Op {
                 ("neg2", yn(neg[2], "neg")),
             ],
             Op::FminF32 | Op::FmaxF32 => vec![("sem", "nan_suppress")],
+            Op::F16ToF32 { high } => vec![("lane0", if high { "h1" } else { "h0" })],
+            Op::SmallIntToF32 { bits, lane, .. } => vec![(
+                "lane0",
+                match (bits, lane) {
+                    (8, 0) => "b0",
+                    (8, 1) => "b1",
+                    (8, 2) => "b2",
+                    (8, _) => "b3",
+                    (_, 0) => "h0",
+                    _ => "h1",
+                },
+            )],
+            Op::FaddClampM1F32 => vec![("clamp", "clamp_m1_1")],
             Op::F32ToS32 | Op::F32ToU32 => vec![("round", "rtz")],
             Op::FroundF32 { round } => vec![(
                 "round",
@@ -513,6 +560,22 @@ impl Op {
             Op::F32ToU32 => f(0) as u32,
             Op::S32ToF32 => (s[0] as i32 as f32).to_bits(),
             Op::U32ToF32 => (s[0] as f32).to_bits(),
+            Op::V2F32ToV2F16 => u32::from(f32_to_f16(f(0))) | (u32::from(f32_to_f16(f(1))) << 16),
+            Op::F16ToF32 { high } => f16_to_f32_bits((s[0] >> if high { 16 } else { 0 }) as u16),
+            Op::SmallIntToF32 { signed, bits, lane } => {
+                let shift = 32 - u32::from(bits);
+                let up = s[0] >> (u32::from(bits) * u32::from(lane)) << shift;
+                let v = if signed {
+                    ((up as i32) >> shift) as f32
+                } else {
+                    (up >> shift) as f32
+                };
+                v.to_bits()
+            }
+            Op::FaddClampM1F32 => {
+                let r = f(0) + f(1);
+                if r.is_nan() { 0.0 } else { r.clamp(-1.0, 1.0) }.to_bits()
+            }
             Op::FroundF32 { round } => match round {
                 Round::Rte => f(0).round_ties_even(),
                 Round::Rtp => f(0).ceil(),
@@ -530,6 +593,48 @@ impl Op {
 
 fn mask(b: bool) -> u32 {
     if b { u32::MAX } else { 0 }
+}
+
+/// f32 → binary16 bits, round to nearest even, by scaling in f64 (exact:
+/// the scale is a power of two) rather than by bit surgery.
+fn f32_to_f16(x: f32) -> u16 {
+    let sign = ((x.to_bits() >> 16) & 0x8000) as u16;
+    if x.is_nan() {
+        return sign | 0x7e00;
+    }
+    let a = f64::from(x.abs());
+    // 65520 is halfway between the largest half (65504) and 2^16.
+    if a >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    if a == 0.0 {
+        return sign;
+    }
+    // The exponent of `a` (a normal f64), at least the halves' minimum -14.
+    let e = (((a.to_bits() >> 52) & 0x7ff) as i32 - 1023).max(-14);
+    let q = (a / 2f64.powi(e - 10)).round_ties_even() as u32;
+    let bits = if e == -14 && q < 1024 {
+        q // subnormal
+    } else {
+        (((e + 15) as u32) << 10) + q - 1024 // q = 2048 carries into the exponent
+    };
+    sign | bits as u16
+}
+
+/// binary16 bits → f32 bits, exactly.
+fn f16_to_f32_bits(h: u16) -> u32 {
+    let sign = u32::from(h >> 15) << 31;
+    let e = i32::from((h >> 10) & 0x1f);
+    let m = u32::from(h & 0x3ff);
+    if e == 31 {
+        return sign | 0x7f80_0000 | (m << 13);
+    }
+    let mag = if e == 0 {
+        m as f32 * 2f32.powi(-24)
+    } else {
+        (m | 0x400) as f32 * 2f32.powi(e - 25)
+    };
+    sign | mag.to_bits()
 }
 
 fn clamp_0_1(x: f32) -> f32 {

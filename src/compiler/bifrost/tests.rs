@@ -315,12 +315,23 @@ pub(crate) fn every_op() -> Vec<Op> {
     for round in [Round::Rte, Round::Rtp, Round::Rtn, Round::Rtz] {
         v.push(Op::FroundF32 { round });
     }
+    v.extend([
+        Op::V2F32ToV2F16,
+        Op::F16ToF32 { high: false },
+        Op::F16ToF32 { high: true },
+        Op::FaddClampM1F32,
+    ]);
+    for signed in [false, true] {
+        for (bits, lanes) in [(8, 4), (16, 2)] {
+            for lane in 0..lanes {
+                v.push(Op::SmallIntToF32 { signed, bits, lane });
+            }
+        }
+    }
     for seg in [Seg::None, Seg::Wls] {
         for bytes in [1, 2, 4, 8, 12, 16] {
             v.push(Op::Load { bytes, seg });
-            if bytes >= 4 {
-                v.push(Op::Store { bytes, seg });
-            }
+            v.push(Op::Store { bytes, seg });
         }
     }
     for comps in 1..=4 {
