@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 
 use crate::compiler::ir::{
-    self, AluOp, Intrinsic, Op as IrOp, Region, Shader, Stage, SysVal, Value,
+    self, AluOp, AtomicOp, Intrinsic, Op as IrOp, Region, Shader, Stage, SysVal, Value,
 };
 use crate::hw::isa::Unit;
 
@@ -31,6 +31,7 @@ use super::CompileError;
 use super::binary::Preloads;
 use super::ops::*;
 
+mod atomics;
 mod pack_unpack;
 
 /// How a block ends.
@@ -115,6 +116,9 @@ struct Isel<'a> {
     buffers: Vec<(u32, u32)>,
     uses_barrier: bool,
     attribute_count: u32,
+    /// Every value some instruction reads (an atomic whose old value is not
+    /// among them uses the non-returning form).
+    used: std::collections::HashSet<Value>,
 }
 
 fn unsupported(what: impl Into<String>) -> CompileError {
@@ -149,6 +153,8 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         }
     });
     let read_words = max_word.map_or(0, |m| m + 1);
+    let mut used = std::collections::HashSet::new();
+    s.body.for_each_instr(&mut |i| used.extend(i.srcs()));
     let uniform_base = match push_uniform_words {
         Some(n) if n < read_words => {
             return Err(CompileError::Unsupported(format!(
@@ -175,6 +181,7 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         buffers: Vec::new(),
         uses_barrier: false,
         attribute_count: 0,
+        used,
     };
     isel.region(&s.body)?;
     let last = isel.cur;
@@ -1437,6 +1444,14 @@ impl Isel<'_> {
             .collect())
     }
 
+    /// The operand width of an atomic intrinsic (source 1).
+    fn atomic_bits(&self, intr: &ir::OpIntrinsic) -> Result<u8, CompileError> {
+        match (intr.srcs.get(1), intr.srcs.first()) {
+            (Some(v), Some(_)) => Ok(self.s.ty(*v).bits),
+            _ => Err(CompileError::Malformed("atomic without operands".into())),
+        }
+    }
+
     fn intrinsic(
         &mut self,
         intr: &ir::OpIntrinsic,
@@ -1511,6 +1526,23 @@ impl Isel<'_> {
                 let base = self.buffer_address(set, binding)?;
                 let addr = self.add64(&base, &[args[1][0], ZERO]);
                 self.store(ty, args[0].clone(), addr, Seg::None)?;
+            }
+            Intrinsic::SsboAtomic { set, binding, op } => {
+                let base = self.buffer_address(set, binding)?;
+                let addr = self.add64(&base, &[args[0][0], ZERO]);
+                let bits = self.atomic_bits(intr)?;
+                let addr = atomics::AtomicAddress::Global(addr);
+                self.atomic(op, addr, &args[1..], bits, dst)?;
+            }
+            Intrinsic::GlobalAtomic { op } => {
+                let bits = self.atomic_bits(intr)?;
+                let addr = atomics::AtomicAddress::Global(args[0].clone());
+                self.atomic(op, addr, &args[1..], bits, dst)?;
+            }
+            Intrinsic::SharedAtomic { op } => {
+                let bits = self.atomic_bits(intr)?;
+                let addr = atomics::AtomicAddress::Shared(args[0][0]);
+                self.atomic(op, addr, &args[1..], bits, dst)?;
             }
             Intrinsic::Barrier => {
                 self.uses_barrier = true;

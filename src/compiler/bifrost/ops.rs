@@ -116,6 +116,48 @@ pub enum Seg {
     Wls,
 }
 
+/// The read-modify-write operation of `ATOM_C` (`atom_opc`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomOpc {
+    Add,
+    Smin,
+    Smax,
+    Umin,
+    Umax,
+    And,
+    Or,
+    Xor,
+}
+
+impl AtomOpc {
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomOpc::Add => "aadd",
+            AtomOpc::Smin => "asmin",
+            AtomOpc::Smax => "asmax",
+            AtomOpc::Umin => "aumin",
+            AtomOpc::Umax => "aumax",
+            AtomOpc::And => "aand",
+            AtomOpc::Or => "aor",
+            AtomOpc::Xor => "axor",
+        }
+    }
+
+    /// The new memory value from the old one and the operand.
+    pub fn apply(self, old: u32, arg: u32) -> u32 {
+        match self {
+            AtomOpc::Add => old.wrapping_add(arg),
+            AtomOpc::Smin => (old as i32).min(arg as i32) as u32,
+            AtomOpc::Smax => (old as i32).max(arg as i32) as u32,
+            AtomOpc::Umin => old.min(arg),
+            AtomOpc::Umax => old.max(arg),
+            AtomOpc::And => old & arg,
+            AtomOpc::Or => old | arg,
+            AtomOpc::Xor => old ^ arg,
+        }
+    }
+}
+
 /// One Bifrost instruction with its modifiers. Sources are in ISA order
 /// (staging data excluded: it is the instruction's `staging` operand).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -228,6 +270,37 @@ pub enum Op {
     },
     /// `BARRIER` (ADD, message `barrier`): workgroup execution and memory barrier.
     Barrier,
+    /// `ATOM_C.i32` / `ATOM_C_RETURN.i32` (FMA; `ret` returns the old
+    /// value): the FMA half of a 32-bit atomic on the global address
+    /// (a | b << 32) with the operand in staging register c. Only valid in
+    /// one tuple with its `ATOM_CX`, which performs the access (Mesa's
+    /// `bi_lower_atom_c` pairing; our reading of the ISA description).
+    AtomC {
+        opc: AtomOpc,
+        ret: bool,
+    },
+    /// `ATOM_CX` (ADD, message `atomic`): the message half of `AtomC`:
+    /// sources address lo, hi and the staging register again; the staging
+    /// register holds the operand and receives the old value.
+    AtomCx,
+    /// `AXCHG.i32` (ADD, message `atomic`): exchange the staging register
+    /// with memory at (a | b << 32), or at WLS offset a.
+    Axchg {
+        seg: Seg,
+    },
+    /// `ACMPXCHG.i32` (ADD, message `atomic`): staging registers (new,
+    /// compare); memory = new if memory == compare; the old value returns
+    /// in the first staging register. (Mesa: "hardware is swapped from NIR".)
+    Acmpxchg {
+        seg: Seg,
+    },
+    /// `SEG_ADD.wls` pair: the FMA half (`high` false) gives the low word of
+    /// the global address of WLS offset a, the ADD half (`high` true, with
+    /// the offset's high word, 0) the high word, in one tuple. Mesa's
+    /// conversion of shared-memory atomics to global ones.
+    SegAddWls {
+        high: bool,
+    },
     /// `BRANCHZ.i32.eq a, target` (ADD, clause-terminal): branch if a == 0.
     BranchzI32,
     /// `JUMP target` (ADD, clause-terminal).
@@ -300,6 +373,12 @@ impl Op {
             Op::LdAttrImm { .. } => "LD_ATTR_IMM",
             Op::LdAttr { .. } => "LD_ATTR",
             Op::Barrier => "BARRIER",
+            Op::AtomC { ret: false, .. } => "ATOM_C.i32",
+            Op::AtomC { ret: true, .. } => "ATOM_C_RETURN.i32",
+            Op::AtomCx => "ATOM_CX",
+            Op::Axchg { .. } => "AXCHG.i32",
+            Op::Acmpxchg { .. } => "ACMPXCHG.i32",
+            Op::SegAddWls { .. } => "SEG_ADD",
             Op::BranchzI32 => "BRANCHZ.i32",
             Op::Jump => "JUMP",
         }
@@ -322,7 +401,9 @@ impl Op {
             | Op::ClzU32
             | Op::V2F32ToV2F16
             | Op::F16ToF32 { .. }
-            | Op::FaddClampM1F32 => Unit::Fma,
+            | Op::FaddClampM1F32
+            | Op::AtomC { .. }
+            | Op::SegAddWls { high: false } => Unit::Fma,
             _ => Unit::Add,
         }
     }
@@ -340,6 +421,7 @@ impl Op {
             | Op::U32ToF32
             | Op::F16ToF32 { .. }
             | Op::SmallIntToF32 { .. }
+            | Op::SegAddWls { .. }
             | Op::FroundF32 { .. }
             | Op::PopcountI32
             | Op::BitrevI32
@@ -349,7 +431,9 @@ impl Op {
             | Op::ArshiftI32
             | Op::MuxI32
             | Op::FmaF32 { .. }
-            | Op::LdAttr { .. } => 3,
+            | Op::LdAttr { .. }
+            | Op::AtomC { .. }
+            | Op::AtomCx => 3,
             Op::CselI32Eq => 4,
             _ => 2,
         }
@@ -396,6 +480,15 @@ impl Op {
                 },
             )],
             Op::FaddClampM1F32 => vec![("clamp", "clamp_m1_1")],
+            Op::AtomC { opc, .. } => vec![("atom_opc", opc.name())],
+            Op::Axchg { seg } | Op::Acmpxchg { seg } => vec![(
+                "seg",
+                match seg {
+                    Seg::None => "none",
+                    Seg::Wls => "wls",
+                },
+            )],
+            Op::SegAddWls { .. } => vec![("seg", "wls")],
             Op::F32ToS32 | Op::F32ToU32 => vec![("round", "rtz")],
             Op::FroundF32 { round } => vec![(
                 "round",
@@ -436,6 +529,8 @@ impl Op {
             Op::Load { bytes, .. } => Some((bytes.div_ceil(4), false, true)),
             Op::Store { bytes, .. } => Some((bytes.div_ceil(4), true, false)),
             Op::LdAttrImm { comps, .. } | Op::LdAttr { comps } => Some((comps, false, true)),
+            Op::AtomCx | Op::Axchg { .. } => Some((1, true, true)),
+            Op::Acmpxchg { .. } => Some((2, true, true)),
             _ => None,
         }
     }
@@ -447,6 +542,7 @@ impl Op {
             Op::Load { .. } => 5,
             Op::Store { .. } => 6,
             Op::Barrier => 8,
+            Op::AtomCx | Op::Axchg { .. } | Op::Acmpxchg { .. } => 7,
             _ => 0,
         }
     }
@@ -467,7 +563,21 @@ impl Op {
                 | Op::Barrier
                 | Op::BranchzI32
                 | Op::Jump
+                | Op::AtomC { .. }
+                | Op::AtomCx
+                | Op::Axchg { .. }
+                | Op::Acmpxchg { .. }
         )
+    }
+
+    /// The FMA half of a pair whose ADD half must share its tuple.
+    pub fn needs_add_partner(&self) -> bool {
+        matches!(self, Op::AtomC { .. } | Op::SegAddWls { high: false })
+    }
+
+    /// The ADD half of such a pair.
+    pub fn is_add_partner(&self) -> bool {
+        matches!(self, Op::AtomCx | Op::SegAddWls { high: true })
     }
 
     /// Reference semantics of an ALU instruction on one lane: `None` for
@@ -667,7 +777,10 @@ impl Instr {
 
     /// The sources the instruction encodes (STORE's staging data excluded).
     pub fn encoded_srcs(&self) -> &[Src] {
-        if matches!(self.op, Op::Store { .. }) {
+        if matches!(
+            self.op,
+            Op::Store { .. } | Op::AtomCx | Op::Axchg { .. } | Op::Acmpxchg { .. }
+        ) {
             &self.srcs[1..]
         } else {
             &self.srcs
