@@ -901,6 +901,15 @@ impl Isel<'_> {
             }
             _ => {}
         }
+        // Bifrost has no fp64 (the driver does not advertise shaderFloat64).
+        let f64_src = sty.bits == 64 && op.name().starts_with('f');
+        let f64_dst = dty.bits == 64 && matches!(op, I2f | U2f | B2f | F2f);
+        if f64_src || f64_dst {
+            return Err(unsupported(format!(
+                "{} on f64 (64-bit float): Bifrost has no fp64 arithmetic",
+                op.name()
+            )));
+        }
         if wide {
             return Ok(match op {
                 Iadd => self.add64(&x, &a(1)),

@@ -31,10 +31,9 @@
 //!
 //! Not supported (a [`CompileError::Unsupported`]): float division,
 //! reciprocal/square root/transcendentals, 16-bit and 64-bit float
-//! arithmetic, 8/16-bit ALU ops and stores (8/16-bit loads are), 64-bit
-//! shifts/compares beyond those listed in `isel.rs`, bitfield insert/extract,
-//! pack/unpack, atomics, `store_output` (varying stores: the XFB variant
-//! stores with `store_global`), spilling.
+//! arithmetic (Bifrost has no fp64), 8/16-bit ALU ops beyond conversions
+//! (8/16-bit loads and stores are), 64-bit atomics, `store_output`
+//! (varying stores: the XFB variant stores with `store_global`), spilling.
 //!
 //! Bit layouts live in `crate::hw::isa`; nothing in here packs bits by hand.
 //! Unsupported input is a [`CompileError`], never a panic.
