@@ -334,6 +334,10 @@ pub(crate) fn every_op() -> Vec<Op> {
             v.push(Op::Store { bytes, seg });
         }
     }
+    for seg in [Seg::None, Seg::Wls] {
+        v.push(Op::Axchg { seg });
+        v.push(Op::Acmpxchg { seg });
+    }
     for comps in 1..=4 {
         v.push(Op::LdAttrImm {
             index: comps * 3,
@@ -363,6 +367,11 @@ fn lone(op: Op, regs: &[u8], dst: u8, fau: Option<(usize, Src)>) -> Vec<u8> {
         Op::Store { .. } => {
             srcs.insert(0, Src::Phys(dst));
             None
+        }
+        // Read-write staging: the data register is the result register.
+        Op::Axchg { .. } | Op::Acmpxchg { .. } => {
+            srcs.insert(0, Src::Phys(dst));
+            Some(Dst::Phys(dst))
         }
         Op::Barrier => None,
         _ => Some(Dst::Phys(dst)),
@@ -414,6 +423,61 @@ fn every_op_round_trips_with_fixed_operands() {
                     assert_eq!(got, v, "{op:?} modifier {m}");
                 }
             }
+        }
+    }
+}
+
+/// The tuple pairs (`SEG_ADD`, `ATOM_C*` + `ATOM_CX`) for every atomic
+/// operation, with and without a returned value: scheduled into one tuple
+/// each, and the clause round-trips through the disassembler.
+#[test]
+fn atomic_pairs_round_trip() {
+    let opcs = [
+        AtomOpc::Add,
+        AtomOpc::Smin,
+        AtomOpc::Smax,
+        AtomOpc::Umin,
+        AtomOpc::Umax,
+        AtomOpc::And,
+        AtomOpc::Or,
+        AtomOpc::Xor,
+    ];
+    for opc in opcs {
+        for ret in [false, true] {
+            let (lo, hi, data) = (Src::Phys(4), Src::Phys(5), Src::Phys(7));
+            let instrs = vec![
+                Instr::new(Op::SegAddWls { high: false }, Some(Dst::Phys(4)), vec![Src::Phys(1)]),
+                Instr::new(Op::SegAddWls { high: true }, Some(Dst::Phys(5)), vec![Src::Imm(0)]),
+                Instr::new(Op::AtomC { opc, ret }, None, vec![lo, hi, data]),
+                Instr::new(Op::AtomCx, Some(Dst::Phys(7)), vec![data, lo, hi, data]),
+            ];
+            let p = Program {
+                blocks: vec![Block {
+                    instrs,
+                    term: Term::End,
+                }],
+                ..Program::default()
+            };
+            let s = sched::schedule(&p).unwrap();
+            let (code, _) = pack::encode_program(&s.clauses, &s.block_clause).unwrap();
+            round_trips(&code).unwrap_or_else(|e| panic!("{opc:?} {ret}: {e}"));
+            let clauses = decode_shader(&code).unwrap();
+            let paired = |f: &str, a: &str| {
+                clauses.iter().any(|(_, c)| {
+                    c.tuples
+                        .iter()
+                        .any(|t| t.fma.name() == f && t.add.name() == a)
+                })
+            };
+            assert!(paired("SEG_ADD", "SEG_ADD"), "{opc:?}");
+            let name = Op::AtomC { opc, ret }.name();
+            assert!(paired(name, "ATOM_CX"), "{opc:?} {ret}");
+            let atom = clauses
+                .iter()
+                .flat_map(|(_, c)| c.tuples.iter())
+                .find(|t| t.fma.name() == name)
+                .unwrap();
+            assert_eq!(atom.fma.fields.modifier("atom_opc"), Some(opc.name()));
         }
     }
 }
