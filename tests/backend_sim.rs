@@ -485,6 +485,9 @@ struct Gen {
     next: u32,
     /// Defined i32 values usable at this point (scoped).
     vals: Vec<u32>,
+    /// Also draw pack/unpack ops and 64-bit shifts (off: the original
+    /// programs, seed for seed).
+    extended: bool,
 }
 
 impl Gen {
@@ -504,8 +507,53 @@ impl Gen {
     fn op(&mut self, depth: usize) {
         let d = self.fresh();
         let (a, b) = (self.val(), self.val());
-        let k = self.rng.next() % 20;
+        let k = self.rng.next() % if self.extended { 24 } else { 20 };
         let s = match k {
+            20 => {
+                let (c, e) = (self.val(), self.val());
+                let v = self.fresh();
+                self.line(depth, &format!("%{v}:i32x4 = vec %{a}, %{b}, %{c}, %{e}"));
+                let op = ["pack_unorm_4x8", "pack_snorm_4x8"][self.rng.next() as usize % 2];
+                let op2 = ["pack_half_2x16", "pack_unorm_2x16", "pack_snorm_2x16"]
+                    [self.rng.next() as usize % 3];
+                let (p, w) = (self.fresh(), self.fresh());
+                self.line(depth, &format!("%{p}:i32 = {op} %{v}"));
+                self.line(depth, &format!("%{w}:i32x2 = swizzle %{v}.yz"));
+                let q = self.fresh();
+                self.line(depth, &format!("%{q}:i32 = {op2} %{w}"));
+                format!("%{d}:i32 = ixor %{p}, %{q}")
+            }
+            21 => {
+                let (op, n) = [
+                    ("unpack_half_2x16", 2),
+                    ("unpack_unorm_4x8", 4),
+                    ("unpack_snorm_4x8", 4),
+                    ("unpack_unorm_2x16", 2),
+                    ("unpack_snorm_2x16", 2),
+                ][self.rng.next() as usize % 5];
+                let u = self.fresh();
+                self.line(depth, &format!("%{u}:i32x{n} = {op} %{a}"));
+                let c = ["x", "y", "z", "w"][self.rng.next() as usize % n];
+                format!("%{d}:i32 = swizzle %{u}.{c}")
+            }
+            22 | 23 => {
+                let op = ["ishl", "ushr", "ishr"][self.rng.next() as usize % 3];
+                let (v, w, r, h) = (self.fresh(), self.fresh(), self.fresh(), self.fresh());
+                self.line(depth, &format!("%{v}:i32x2 = vec %{a}, %{b}"));
+                self.line(depth, &format!("%{w}:i64 = bitcast %{v}"));
+                let count = if k == 22 {
+                    self.val()
+                } else {
+                    let c = self.fresh();
+                    let n = self.rng.next() % 80;
+                    self.line(depth, &format!("%{c}:i32 = const {n:#x}"));
+                    c
+                };
+                self.line(depth, &format!("%{r}:i64 = {op} %{w}, %{count}"));
+                self.line(depth, &format!("%{h}:i32x2 = bitcast %{r}"));
+                let c = ["x", "y"][self.rng.next() as usize % 2];
+                format!("%{d}:i32 = swizzle %{h}.{c}")
+            }
             0 => format!("%{d}:i32 = iadd %{a}, %{b}"),
             1 => format!("%{d}:i32 = isub %{a}, %{b}"),
             2 => format!("%{d}:i32 = imul %{a}, %{b}"),
@@ -607,11 +655,16 @@ impl Gen {
 }
 
 fn random_program(seed: u64) -> String {
+    random_program_with(seed, false)
+}
+
+fn random_program_with(seed: u64, extended: bool) -> String {
     let mut g = Gen {
         rng: Rng(seed | 1),
         text: String::new(),
         next: 20,
         vals: vec![],
+        extended,
     };
     let header = "  %0:i32x3 = load_sysval sysval=global_invocation_id
   %1:i32 = swizzle %0.x
@@ -661,6 +714,28 @@ fn random_programs_match_interpreter() {
         let init: Vec<u8> = (0..2048).map(|_| rng.value(false) as u8).collect();
         let a = rng.value(false);
         let b = rng.value(false);
+        let result = std::panic::catch_unwind(|| {
+            differential(
+                &text,
+                |va| vec![va, u64::from(a) | u64::from(b) << 32],
+                &init,
+                [2, 1, 1],
+            )
+        });
+        if result.is_err() {
+            panic!("random program {seed} failed:\n{text}");
+        }
+    }
+}
+
+#[test]
+fn random_programs_with_packing_and_wide_shifts_match_interpreter() {
+    for seed in 0..100u64 {
+        let text = random_program_with(0x0bad_cafe + seed * 6151, true);
+        let mut rng = Rng(seed + 7);
+        let init: Vec<u8> = (0..2048).map(|_| rng.value(seed % 2 == 0) as u8).collect();
+        let a = rng.value(false);
+        let b = rng.value(true);
         let result = std::panic::catch_unwind(|| {
             differential(
                 &text,

@@ -446,8 +446,16 @@ fn atomic_pairs_round_trip() {
         for ret in [false, true] {
             let (lo, hi, data) = (Src::Phys(4), Src::Phys(5), Src::Phys(7));
             let instrs = vec![
-                Instr::new(Op::SegAddWls { high: false }, Some(Dst::Phys(4)), vec![Src::Phys(1)]),
-                Instr::new(Op::SegAddWls { high: true }, Some(Dst::Phys(5)), vec![Src::Imm(0)]),
+                Instr::new(
+                    Op::SegAddWls { high: false },
+                    Some(Dst::Phys(4)),
+                    vec![Src::Phys(1)],
+                ),
+                Instr::new(
+                    Op::SegAddWls { high: true },
+                    Some(Dst::Phys(5)),
+                    vec![Src::Imm(0)],
+                ),
                 Instr::new(Op::AtomC { opc, ret }, None, vec![lo, hi, data]),
                 Instr::new(Op::AtomCx, Some(Dst::Phys(7)), vec![data, lo, hi, data]),
             ];
