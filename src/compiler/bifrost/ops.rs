@@ -842,4 +842,26 @@ mod tests {
         assert_eq!(Op::F32ToS32.fold(&[f32::NAN.to_bits()]), Some(0));
         assert_eq!(Op::Jump.fold(&[0]), None);
     }
+
+    /// The half conversions' folds agree with the IR's definition (`ir::eval`,
+    /// an independent implementation) on every half and on a spread of
+    /// floats covering every exponent, ties, NaNs and infinities.
+    #[test]
+    fn half_conversion_folds_agree_with_the_ir() {
+        use crate::compiler::ir::eval::{f16_to_f32, f64_to_f16};
+        for h in 0..=0xffffu16 {
+            let want = f16_to_f32(h).to_bits();
+            assert_eq!(f16_to_f32_bits(h), want, "{h:#x}");
+            if !f32::from_bits(want).is_nan() {
+                assert_eq!(f32_to_f16(f32::from_bits(want)), h, "{h:#x}");
+            }
+        }
+        for i in 0..(1u64 << 22) {
+            let bits = (i * 1021 + (i >> 3)) as u32;
+            for b in [bits, bits | 0x1000, bits & !0xfff] {
+                let x = f32::from_bits(b);
+                assert_eq!(f32_to_f16(x), f64_to_f16(f64::from(x)), "{b:#x}");
+            }
+        }
+    }
 }
