@@ -570,6 +570,18 @@ impl Op {
         )
     }
 
+    /// Whether the sources may be passthroughs (`t`, `t0`, `t1`). Mesa's
+    /// scheduler: on cores newer than the G71, conversions that pick the
+    /// upper half or a byte other than 0 of their source must not read a
+    /// same-cycle temporary (`bi_impacted_t_modifiers`); we keep that rule on
+    /// every core.
+    pub fn reads_temps(&self) -> bool {
+        !matches!(
+            self,
+            Op::F16ToF32 { high: true } | Op::SmallIntToF32 { lane: 1..=3, .. }
+        )
+    }
+
     /// The FMA half of a pair whose ADD half must share its tuple.
     pub fn needs_add_partner(&self) -> bool {
         matches!(self, Op::AtomC { .. } | Op::SegAddWls { high: false })

@@ -538,3 +538,80 @@ fn stats_are_consistent() {
         );
     }
 }
+
+/// Conversions that select an upper half or byte never read a passthrough
+/// (Mesa's same-cycle temporary restriction), even right after the
+/// instruction computing their source: they move to where the register
+/// file holds it.
+#[test]
+fn lane_selecting_conversions_read_registers() {
+    let convs = [
+        Op::F16ToF32 { high: true },
+        Op::SmallIntToF32 {
+            signed: true,
+            bits: 8,
+            lane: 2,
+        },
+        Op::SmallIntToF32 {
+            signed: false,
+            bits: 16,
+            lane: 1,
+        },
+    ];
+    for conv in convs {
+        let p = Program {
+            blocks: vec![Block {
+                instrs: vec![
+                    Instr::new(
+                        Op::IaddS32,
+                        Some(Dst::Phys(1)),
+                        vec![Src::Phys(2), Src::Phys(3)],
+                    ),
+                    Instr::new(conv, Some(Dst::Phys(4)), vec![Src::Phys(1)]),
+                    Instr::new(
+                        Op::IaddS32,
+                        Some(Dst::Phys(5)),
+                        vec![Src::Phys(4), Src::Phys(4)],
+                    ),
+                ],
+                term: Term::End,
+            }],
+            ..Program::default()
+        };
+        let s = sched::schedule(&p).unwrap();
+        let (code, _) = pack::encode_program(&s.clauses, &s.block_clause).unwrap();
+        round_trips(&code).unwrap();
+        let clauses = decode_shader(&code).unwrap();
+        let ins = clauses
+            .iter()
+            .flat_map(|(_, c)| c.tuples.iter().flat_map(|t| [&t.fma, &t.add]))
+            .find(|i| i.name() == conv.name())
+            .unwrap();
+        assert_eq!(ins.srcs[0], crate::hw::isa::Operand::Reg(1), "{conv:?}");
+        // Without the restriction, the same program reads the passthrough.
+        let plain = Op::F16ToF32 { high: false };
+        let p2 = Program {
+            blocks: vec![Block {
+                instrs: vec![
+                    Instr::new(
+                        Op::IaddS32,
+                        Some(Dst::Phys(1)),
+                        vec![Src::Phys(2), Src::Phys(3)],
+                    ),
+                    Instr::new(plain, Some(Dst::Phys(4)), vec![Src::Phys(1)]),
+                ],
+                term: Term::End,
+            }],
+            ..Program::default()
+        };
+        let s = sched::schedule(&p2).unwrap();
+        let (code, _) = pack::encode_program(&s.clauses, &s.block_clause).unwrap();
+        let clauses = decode_shader(&code).unwrap();
+        let ins = clauses
+            .iter()
+            .flat_map(|(_, c)| c.tuples.iter().flat_map(|t| [&t.fma, &t.add]))
+            .find(|i| i.name() == plain.name())
+            .unwrap();
+        assert_ne!(ins.srcs[0], crate::hw::isa::Operand::Reg(1));
+    }
+}
