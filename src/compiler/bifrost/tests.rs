@@ -615,3 +615,33 @@ fn lane_selecting_conversions_read_registers() {
         assert_ne!(ins.srcs[0], crate::hw::isa::Operand::Reg(1));
     }
 }
+
+/// What the backend leaves out says so by name: 64-bit atomics, and any
+/// f64 arithmetic (Bifrost has no fp64; shaderFloat64 is not advertised).
+#[test]
+fn wide_atomics_and_f64_are_named_unsupported() {
+    let cases = [
+        (
+            "  %1:i64 = load_global %0\n  %2:i64 = global_atomic op=add %0, %1\n  store_global %2, %0\n",
+            "64-bit atomics",
+        ),
+        (
+            "  %1:i64 = load_global %0\n  %2:i64 = fmul %1, %1\n  store_global %2, %0\n",
+            "fmul on f64",
+        ),
+        (
+            "  %1:i32 = load_global %0\n  %2:i64 = i2f %1\n  store_global %2, %0\n",
+            "i2f on f64",
+        ),
+    ];
+    for (body, want) in cases {
+        let text = format!(
+            "shader compute \"x\" {{\n  info local_size 1 1 1 shared 0 push 0\n  values 3\n  %0:i64 = load_uniform offset=0\n{body}}}"
+        );
+        let s = Shader::parse(&text).unwrap();
+        match compile(&s, Options::default()) {
+            Err(CompileError::Unsupported(why)) => assert!(why.contains(want), "{why}"),
+            other => panic!("{want}: {other:?}"),
+        }
+    }
+}
