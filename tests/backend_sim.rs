@@ -254,6 +254,8 @@ fn is_float(op: Op) -> bool {
             | Op::F32ToS32
             | Op::F32ToU32
             | Op::FroundF32 { .. }
+            | Op::V2F32ToV2F16
+            | Op::FaddClampM1F32
     )
 }
 
@@ -331,6 +333,28 @@ fn all_ops() -> Vec<Op> {
     }
     for round in [Round::Rte, Round::Rtp, Round::Rtn, Round::Rtz] {
         ops.push(Op::FroundF32 { round });
+    }
+    ops.extend([
+        Op::V2F32ToV2F16,
+        Op::F16ToF32 { high: false },
+        Op::F16ToF32 { high: true },
+        Op::FaddClampM1F32,
+    ]);
+    for signed in [false, true] {
+        for lane in 0..4 {
+            ops.push(Op::SmallIntToF32 {
+                signed,
+                bits: 8,
+                lane,
+            });
+        }
+        for lane in 0..2 {
+            ops.push(Op::SmallIntToF32 {
+                signed,
+                bits: 16,
+                lane,
+            });
+        }
     }
     ops
 }
@@ -525,6 +549,9 @@ struct Gen {
     next: u32,
     /// Defined i32 values usable at this point (scoped).
     vals: Vec<u32>,
+    /// Also draw pack/unpack ops and 64-bit shifts (off: the original
+    /// programs, seed for seed).
+    extended: bool,
 }
 
 impl Gen {
@@ -544,8 +571,53 @@ impl Gen {
     fn op(&mut self, depth: usize) {
         let d = self.fresh();
         let (a, b) = (self.val(), self.val());
-        let k = self.rng.next() % 20;
+        let k = self.rng.next() % if self.extended { 24 } else { 20 };
         let s = match k {
+            20 => {
+                let (c, e) = (self.val(), self.val());
+                let v = self.fresh();
+                self.line(depth, &format!("%{v}:i32x4 = vec %{a}, %{b}, %{c}, %{e}"));
+                let op = ["pack_unorm_4x8", "pack_snorm_4x8"][self.rng.next() as usize % 2];
+                let op2 = ["pack_half_2x16", "pack_unorm_2x16", "pack_snorm_2x16"]
+                    [self.rng.next() as usize % 3];
+                let (p, w) = (self.fresh(), self.fresh());
+                self.line(depth, &format!("%{p}:i32 = {op} %{v}"));
+                self.line(depth, &format!("%{w}:i32x2 = swizzle %{v}.yz"));
+                let q = self.fresh();
+                self.line(depth, &format!("%{q}:i32 = {op2} %{w}"));
+                format!("%{d}:i32 = ixor %{p}, %{q}")
+            }
+            21 => {
+                let (op, n) = [
+                    ("unpack_half_2x16", 2),
+                    ("unpack_unorm_4x8", 4),
+                    ("unpack_snorm_4x8", 4),
+                    ("unpack_unorm_2x16", 2),
+                    ("unpack_snorm_2x16", 2),
+                ][self.rng.next() as usize % 5];
+                let u = self.fresh();
+                self.line(depth, &format!("%{u}:i32x{n} = {op} %{a}"));
+                let c = ["x", "y", "z", "w"][self.rng.next() as usize % n];
+                format!("%{d}:i32 = swizzle %{u}.{c}")
+            }
+            22 | 23 => {
+                let op = ["ishl", "ushr", "ishr"][self.rng.next() as usize % 3];
+                let (v, w, r, h) = (self.fresh(), self.fresh(), self.fresh(), self.fresh());
+                self.line(depth, &format!("%{v}:i32x2 = vec %{a}, %{b}"));
+                self.line(depth, &format!("%{w}:i64 = bitcast %{v}"));
+                let count = if k == 22 {
+                    self.val()
+                } else {
+                    let c = self.fresh();
+                    let n = self.rng.next() % 80;
+                    self.line(depth, &format!("%{c}:i32 = const {n:#x}"));
+                    c
+                };
+                self.line(depth, &format!("%{r}:i64 = {op} %{w}, %{count}"));
+                self.line(depth, &format!("%{h}:i32x2 = bitcast %{r}"));
+                let c = ["x", "y"][self.rng.next() as usize % 2];
+                format!("%{d}:i32 = swizzle %{h}.{c}")
+            }
             0 => format!("%{d}:i32 = iadd %{a}, %{b}"),
             1 => format!("%{d}:i32 = isub %{a}, %{b}"),
             2 => format!("%{d}:i32 = imul %{a}, %{b}"),
@@ -648,13 +720,19 @@ impl Gen {
 
 /// A random program; with `pressure`, 90–130 top-level items whose values
 /// all stay live to a final reduction (100+ simultaneously live values:
-/// more than the 55 allocatable registers, so the allocator must spill).
+/// more than the 55 allocatable registers, so the allocator must spill);
+/// `extended` adds pack/unpack and 64-bit shifts.
 fn random_program(seed: u64, pressure: bool) -> String {
+    random_program_with(seed, pressure, false)
+}
+
+fn random_program_with(seed: u64, pressure: bool, extended: bool) -> String {
     let mut g = Gen {
         rng: Rng(seed | 1),
         text: String::new(),
         next: 20,
         vals: vec![],
+        extended,
     };
     let header = "  %0:i32x3 = load_sysval sysval=global_invocation_id
   %1:i32 = swizzle %0.x
@@ -768,6 +846,28 @@ fn random_high_pressure_programs_spill_and_match_interpreter() {
     );
 }
 
+#[test]
+fn random_programs_with_packing_and_wide_shifts_match_interpreter() {
+    for seed in 0..100u64 {
+        let text = random_program_with(0x0bad_cafe + seed * 6151, false, true);
+        let mut rng = Rng(seed + 7);
+        let init: Vec<u8> = (0..2048).map(|_| rng.value(seed % 2 == 0) as u8).collect();
+        let a = rng.value(false);
+        let b = rng.value(true);
+        let result = std::panic::catch_unwind(|| {
+            differential(
+                &text,
+                |va| vec![va, u64::from(a) | u64::from(b) << 32],
+                &init,
+                [2, 1, 1],
+            )
+        });
+        if result.is_err() {
+            panic!("random program {seed} failed:\n{text}");
+        }
+    }
+}
+
 const FLOATS: &str = include_str!("programs/floats.ir");
 
 #[test]
@@ -782,4 +882,464 @@ fn float_arithmetic_matches_interpreter() {
         init[4 * i..4 * i + 4].copy_from_slice(&v.to_bits().to_le_bytes());
     }
     differential(FLOATS, |va| vec![va], &init, [2, 1, 1]);
+}
+
+const PACKING: &str = include_str!("programs/packing.ir");
+
+/// Inputs for the pack/unpack program: per lane four words, mostly floats
+/// around the norm ranges and the half range, with NaNs, infinities,
+/// signed zeros, subnormals, half-way cases and raw bit patterns.
+fn packing_inputs(lanes: usize) -> Vec<u8> {
+    let mut rng = Rng(0x5eed_f00d);
+    let special: [u32; 16] = [
+        0x7fc0_0000,                         // NaN
+        0xffc0_0001,                         // negative NaN with payload
+        0x7f80_0000,                         // +inf
+        0xff80_0000,                         // -inf
+        0x8000_0000,                         // -0
+        0x0000_0001,                         // smallest subnormal
+        (1.0f32 + 2f32.powi(-11)).to_bits(), // half tie → even
+        (1.0f32 + 3.0 * 2f32.powi(-11)).to_bits(),
+        65504.0f32.to_bits(),
+        65520.0f32.to_bits(),     // rounds to +inf as a half
+        2f32.powi(-25).to_bits(), // half subnormal tie → 0
+        (0.5f32 / 255.0).to_bits(),
+        (1.5f32 / 255.0).to_bits(), // unorm8 ties
+        (-0.5f32 / 127.0).to_bits(),
+        0x7e00_7c01, // half NaNs in the low/high halves
+        0xfc00_8001,
+    ];
+    let mut out = Vec::with_capacity(16 * lanes);
+    for _ in 0..4 * lanes {
+        let w = match rng.next() % 6 {
+            0 => special[rng.next() as usize % special.len()],
+            1 => ((rng.next() % 4001) as f32 / 1000.0 - 2.0).to_bits(),
+            2 => ((rng.next() % 511) as f32 / 255.0 - 1.0).to_bits(),
+            3 => (((rng.next() % 200_001) as f32 - 100_000.0) / 1.5).to_bits(),
+            _ => rng.next(),
+        };
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out
+}
+
+#[test]
+fn pack_unpack_match_interpreter() {
+    // 16 lanes of inputs at 0, their results at 0x400 + 0x80 * lane.
+    let mut init = packing_inputs(16);
+    init.resize(0x400 + 16 * 0x80, 0xcd);
+    let out = differential(PACKING, |va| vec![va], &init, [2, 1, 1]);
+    assert_ne!(out[0x400..0x480], [0xcd; 0x80][..]);
+}
+
+const NARROW_WIDE: &str = include_str!("programs/narrow_wide.ir");
+
+#[test]
+fn wide_shifts_and_narrow_stores_match_interpreter() {
+    // Per lane: a 64-bit value and two shift counts (every count 0..=255
+    // class: below, at and above 32 and 64); results at 0x400 + 0x80 * lane,
+    // over a 0xcd fill so that bytes the narrow stores skip are checked.
+    let mut rng = Rng(0xface_b00c);
+    let mut init = vec![0xcdu8; 0x400 + 16 * 0x80];
+    for lane in 0..16 {
+        let x = u64::from(rng.value(false)) << 32 | u64::from(rng.value(false));
+        let x = if lane % 3 == 0 { x | 1 << 63 } else { x };
+        let count = [0, 1, 31, 32, 33, 63, 64, 65, 100, 255][lane % 10] as u32;
+        let count = if lane >= 10 { rng.next() } else { count };
+        init[16 * lane..16 * lane + 8].copy_from_slice(&x.to_le_bytes());
+        init[16 * lane + 8..16 * lane + 12].copy_from_slice(&count.to_le_bytes());
+        init[16 * lane + 12..16 * lane + 16].copy_from_slice(&rng.next().to_le_bytes());
+    }
+    let out = differential(NARROW_WIDE, |va| vec![va], &init, [2, 1, 1]);
+    // Byte 0x4a (between the i16 and the i8 stores) stays untouched.
+    assert_eq!(out[0x400 + 0x4a], 0xcd);
+}
+
+// ---------------------------------------------------------------------------
+// Atomics. The simulator runs them in a fixed lane order, the interpreter in
+// thread order, real hardware in an unspecified one: the differential tests
+// check only what every order gives (one lane; or final memory that no
+// order changes), the chain test checks order-free properties in Rust.
+
+/// IR text under construction: `%N` values numbered in order.
+struct IrText {
+    body: String,
+    next: u32,
+}
+
+impl IrText {
+    fn new() -> IrText {
+        IrText {
+            body: String::new(),
+            next: 0,
+        }
+    }
+    fn val(&mut self, ty: &str, rhs: &str) -> u32 {
+        let d = self.next;
+        self.next += 1;
+        self.body.push_str(&format!("  %{d}:{ty} = {rhs}\n"));
+        d
+    }
+    fn line(&mut self, s: &str) {
+        self.body.push_str(&format!("  {s}\n"));
+    }
+    fn konst(&mut self, v: u32) -> u32 {
+        self.val("i32", &format!("const {v:#x}"))
+    }
+    /// `base + off` as a 64-bit address (`off` an i32 value).
+    fn addr(&mut self, base: u32, off: u32) -> u32 {
+        let wide = self.val("i64", &format!("u2u %{off}"));
+        self.val("i64", &format!("iadd %{base}, %{wide}"))
+    }
+    fn addr_const(&mut self, base: u32, off: u32) -> u32 {
+        let k = self.konst(off);
+        self.addr(base, k)
+    }
+    fn finish(self, name: &str, local: u32, shared: u32) -> String {
+        format!(
+            "shader compute \"{name}\" {{\n  info local_size {local} 1 1 shared {shared} push 0\n  values {}\n{}}}",
+            self.next, self.body
+        )
+    }
+}
+
+/// (IR name, compare source for comp_swap: `true` = the current value).
+const ATOMIC_CASES: [(&str, bool); 11] = [
+    ("add", false),
+    ("imin", false),
+    ("imax", false),
+    ("umin", false),
+    ("umax", false),
+    ("and", false),
+    ("or", false),
+    ("xor", false),
+    ("xchg", false),
+    ("cmpxchg", true),
+    ("cmpxchg", false),
+];
+
+/// One invocation: every atomic op on global and shared memory, with the
+/// old value stored, and again with the old value unused.
+fn single_lane_atomics() -> String {
+    let mut ir = IrText::new();
+    let base = ir.val("i64", "load_uniform offset=0");
+    for (k, &(name, cmp_current)) in ATOMIC_CASES.iter().enumerate() {
+        let k = k as u32;
+        let a_init = ir.addr_const(base, 4 * k);
+        let init = ir.val("i32", &format!("load_global %{a_init}"));
+        let a_data = ir.addr_const(base, 0x40 + 4 * k);
+        let data = ir.val("i32", &format!("load_global %{a_data}"));
+        let operands = if name == "cmpxchg" {
+            let cmp = if cmp_current { init } else { data };
+            format!("%{cmp}, %{data}")
+        } else {
+            format!("%{data}")
+        };
+        // Global, old value stored at 0x100, memory at 0x200.
+        let g = ir.addr_const(base, 0x200 + 4 * k);
+        ir.line(&format!("store_global %{init}, %{g}"));
+        let old = ir.val("i32", &format!("global_atomic op={name} %{g}, {operands}"));
+        let o = ir.addr_const(base, 0x100 + 4 * k);
+        ir.line(&format!("store_global %{old}, %{o}"));
+        // Shared, old value at 0x140, memory copied to 0x280.
+        let s = ir.konst(4 * k);
+        ir.line(&format!("store_shared %{init}, %{s}"));
+        let old = ir.val("i32", &format!("shared_atomic op={name} %{s}, {operands}"));
+        let o = ir.addr_const(base, 0x140 + 4 * k);
+        ir.line(&format!("store_global %{old}, %{o}"));
+        let v = ir.val("i32", &format!("load_shared %{s}"));
+        let o = ir.addr_const(base, 0x280 + 4 * k);
+        ir.line(&format!("store_global %{v}, %{o}"));
+        // Results unused: global at 0x300, shared copied to 0x380.
+        let g = ir.addr_const(base, 0x300 + 4 * k);
+        ir.line(&format!("store_global %{init}, %{g}"));
+        ir.val("i32", &format!("global_atomic op={name} %{g}, {operands}"));
+        let s = ir.konst(0x40 + 4 * k);
+        ir.line(&format!("store_shared %{init}, %{s}"));
+        ir.val("i32", &format!("shared_atomic op={name} %{s}, {operands}"));
+        let v = ir.val("i32", &format!("load_shared %{s}"));
+        let o = ir.addr_const(base, 0x380 + 4 * k);
+        ir.line(&format!("store_global %{v}, %{o}"));
+    }
+    ir.finish("single_lane_atomics", 1, 0x80)
+}
+
+#[test]
+fn single_lane_atomics_match_interpreter() {
+    let text = single_lane_atomics();
+    let mut rng = Rng(0xa70_3141);
+    for round in 0..4 {
+        let mut init = vec![0x77u8; 0x400];
+        for w in 0..32 {
+            let v = match round {
+                0 => rng.value(false),
+                1 => rng.next() % 8,
+                _ => rng.next(),
+            };
+            init[4 * w..4 * w + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        let out = differential(&text, |va| vec![va], &init, [1, 1, 1]);
+        // The stored old values are the initial ones.
+        assert_eq!(out[0x100..0x104], init[0..4]);
+    }
+    // The pairs are really there: ATOM_C_RETURN (old value used) and
+    // ATOM_C (unused) with ATOM_CX, SEG_ADD for shared memory, AXCHG and
+    // ACMPXCHG with seg=wls.
+    let shader = Shader::parse(&text).unwrap();
+    let bin = compile(&shader, Options::default()).unwrap();
+    let dis = bifrost_vk::compiler::bifrost::disasm::disassemble(&bin.code).unwrap();
+    for needle in [
+        "ATOM_C_RETURN.i32",
+        "ATOM_C.i32",
+        "+ATOM_CX",
+        "*SEG_ADD",
+        "+SEG_ADD",
+        "+AXCHG.i32",
+        "+ACMPXCHG.i32",
+        ".wls",
+    ] {
+        assert!(dis.contains(needle), "{needle} missing:\n{dis}");
+    }
+}
+
+/// 8 lanes per workgroup, 2 workgroups: a counter whose returned values
+/// mark a table (every order marks each slot once), and min/max/and/or/xor
+/// of per-lane data with unused results, on global and shared memory.
+fn all_lanes_atomics() -> String {
+    let mut ir = IrText::new();
+    let base = ir.val("i64", "load_uniform offset=0");
+    let gid3 = ir.val("i32x3", "load_sysval sysval=global_invocation_id");
+    let gid = ir.val("i32", &format!("swizzle %{gid3}.x"));
+    let lid3 = ir.val("i32x3", "load_sysval sysval=local_invocation_id");
+    let lid = ir.val("i32", &format!("swizzle %{lid3}.x"));
+    let wid3 = ir.val("i32x3", "load_sysval sysval=workgroup_id");
+    let wid = ir.val("i32", &format!("swizzle %{wid3}.x"));
+    let four = ir.konst(4);
+    let g4 = ir.val("i32", &format!("imul %{gid}, %{four}"));
+    let k200 = ir.konst(0x200);
+    let d_off = ir.val("i32", &format!("iadd %{g4}, %{k200}"));
+    let d_addr = ir.addr(base, d_off);
+    let data = ir.val("i32", &format!("load_global %{d_addr}"));
+    let one = ir.konst(1);
+    // Global counter at 0, marks at 0x100 + 4 * old.
+    let c = ir.addr_const(base, 0);
+    let old = ir.val("i32", &format!("global_atomic op=add %{c}, %{one}"));
+    let o4 = ir.val("i32", &format!("imul %{old}, %{four}"));
+    let k100 = ir.konst(0x100);
+    let m_off = ir.val("i32", &format!("iadd %{o4}, %{k100}"));
+    let m = ir.addr(base, m_off);
+    ir.line(&format!("store_global %{one}, %{m}"));
+    let ops = ["imin", "imax", "umin", "umax", "and", "or", "xor"];
+    for (k, op) in ops.iter().enumerate() {
+        let a = ir.addr_const(base, 4 + 4 * k as u32);
+        ir.val("i32", &format!("global_atomic op={op} %{a}, %{data}"));
+    }
+    // Shared: lane 0 sets words 0..8 (0, then the data of lane 0 for the
+    // min/max ops, then all ones / zero for and / or,xor); barrier; the
+    // same ops; barrier; lane 0 copies them to 0x40 + 0x40 * workgroup.
+    let zero = ir.konst(0);
+    let first = ir.val("b1", &format!("ieq %{lid}, %{zero}"));
+    ir.line(&format!("if %{first} {{"));
+    let inits = [
+        None,
+        Some(data),
+        Some(data),
+        Some(data),
+        Some(data),
+        None,
+        None,
+        None,
+    ];
+    for (k, v) in inits.iter().enumerate() {
+        let v = match (k, v) {
+            (5, _) => ir.konst(u32::MAX),
+            (_, Some(d)) => *d,
+            _ => ir.konst(0),
+        };
+        let s = ir.konst(4 * k as u32);
+        ir.line(&format!("store_shared %{v}, %{s}"));
+    }
+    ir.line("yield");
+    ir.line("} else {");
+    ir.line("yield");
+    ir.line("}");
+    ir.line("barrier");
+    let s0 = ir.konst(0);
+    let sold = ir.val("i32", &format!("shared_atomic op=add %{s0}, %{one}"));
+    for (k, op) in ops.iter().enumerate() {
+        let s = ir.konst(4 + 4 * k as u32);
+        ir.val("i32", &format!("shared_atomic op={op} %{s}, %{data}"));
+    }
+    // Shared marks at 0x180 + 0x20 * workgroup + 4 * old.
+    let w20 = ir.konst(0x20);
+    let wo = ir.val("i32", &format!("imul %{wid}, %{w20}"));
+    let so4 = ir.val("i32", &format!("imul %{sold}, %{four}"));
+    let t = ir.val("i32", &format!("iadd %{wo}, %{so4}"));
+    let k180 = ir.konst(0x180);
+    let t = ir.val("i32", &format!("iadd %{t}, %{k180}"));
+    let m = ir.addr(base, t);
+    ir.line(&format!("store_global %{one}, %{m}"));
+    ir.line("barrier");
+    ir.line(&format!("if %{first} {{"));
+    let w40 = ir.konst(0x40);
+    let wo = ir.val("i32", &format!("imul %{wid}, %{w40}"));
+    let t = ir.val("i32", &format!("iadd %{wo}, %{w40}"));
+    for k in 0..8u32 {
+        let s = ir.konst(4 * k);
+        let v = ir.val("i32", &format!("load_shared %{s}"));
+        let o = ir.val("i32", &format!("iadd %{t}, %{s}"));
+        let a = ir.addr(base, o);
+        ir.line(&format!("store_global %{v}, %{a}"));
+    }
+    ir.line("yield");
+    ir.line("} else {");
+    ir.line("yield");
+    ir.line("}");
+    ir.finish("all_lanes_atomics", 8, 0x20)
+}
+
+#[test]
+fn order_free_results_of_atomics_match_interpreter() {
+    let text = all_lanes_atomics();
+    let mut rng = Rng(0xc0ffee);
+    for round in 0..3 {
+        let mut init = vec![0u8; 0x400];
+        // Global min/max/and/or/xor words start at lane 0's datum / ones / 0.
+        let data: Vec<u32> = (0..16)
+            .map(|_| {
+                if round == 0 {
+                    rng.value(false)
+                } else {
+                    rng.next()
+                }
+            })
+            .collect();
+        for (k, v) in [data[0], data[0], data[0], data[0], u32::MAX, 0, 0]
+            .iter()
+            .enumerate()
+        {
+            init[4 + 4 * k..8 + 4 * k].copy_from_slice(&v.to_le_bytes());
+        }
+        for (i, d) in data.iter().enumerate() {
+            init[0x200 + 4 * i..0x204 + 4 * i].copy_from_slice(&d.to_le_bytes());
+        }
+        let out = differential(&text, |va| vec![va], &init, [2, 1, 1]);
+        let word = |o: usize| u32::from_le_bytes(out[o..o + 4].try_into().unwrap());
+        // Every order: 16 increments, each returned value marked once.
+        assert_eq!(word(0), 16);
+        assert!((0..16).all(|i| word(0x100 + 4 * i) == 1));
+        let umin = data.iter().copied().min().unwrap();
+        assert_eq!(word(12), umin);
+        assert_eq!(word(0x40 + 12), data[..8].iter().copied().min().unwrap());
+    }
+}
+
+/// Exchange and compare-and-swap chains, 8 lanes × 2 workgroups: global
+/// words 0 (xchg) and 4 (cmpxchg 0 → gid + 1) and, per workgroup, shared
+/// words 0 and 4 likewise with lid + 1; old values stored per lane at
+/// 0x100 / 0x140 (global) and 0x180 / 0x1c0 (shared), the final shared
+/// words at 0x200 + 8 * workgroup.
+fn atomic_chains() -> String {
+    let mut ir = IrText::new();
+    let base = ir.val("i64", "load_uniform offset=0");
+    let gid3 = ir.val("i32x3", "load_sysval sysval=global_invocation_id");
+    let gid = ir.val("i32", &format!("swizzle %{gid3}.x"));
+    let lid3 = ir.val("i32x3", "load_sysval sysval=local_invocation_id");
+    let lid = ir.val("i32", &format!("swizzle %{lid3}.x"));
+    let wid3 = ir.val("i32x3", "load_sysval sysval=workgroup_id");
+    let wid = ir.val("i32", &format!("swizzle %{wid3}.x"));
+    let (zero, one, four) = (ir.konst(0), ir.konst(1), ir.konst(4));
+    let g1 = ir.val("i32", &format!("iadd %{gid}, %{one}"));
+    let l1 = ir.val("i32", &format!("iadd %{lid}, %{one}"));
+    let g4 = ir.val("i32", &format!("imul %{gid}, %{four}"));
+    let store_at = |ir: &mut IrText, v: u32, table: u32| {
+        let k = ir.konst(table);
+        let o = ir.val("i32", &format!("iadd %{g4}, %{k}"));
+        let a = ir.addr(base, o);
+        ir.line(&format!("store_global %{v}, %{a}"));
+    };
+    let x = ir.addr_const(base, 0);
+    let old = ir.val("i32", &format!("global_atomic op=xchg %{x}, %{g1}"));
+    store_at(&mut ir, old, 0x100);
+    let y = ir.addr_const(base, 4);
+    let old = ir.val(
+        "i32",
+        &format!("global_atomic op=cmpxchg %{y}, %{zero}, %{g1}"),
+    );
+    store_at(&mut ir, old, 0x140);
+    let first = ir.val("b1", &format!("ieq %{lid}, %{zero}"));
+    ir.line(&format!("if %{first} {{"));
+    ir.line(&format!("store_shared %{zero}, %{zero}"));
+    ir.line(&format!("store_shared %{zero}, %{four}"));
+    ir.line("yield");
+    ir.line("} else {");
+    ir.line("yield");
+    ir.line("}");
+    ir.line("barrier");
+    let old = ir.val("i32", &format!("shared_atomic op=xchg %{zero}, %{l1}"));
+    store_at(&mut ir, old, 0x180);
+    let old = ir.val(
+        "i32",
+        &format!("shared_atomic op=cmpxchg %{four}, %{zero}, %{l1}"),
+    );
+    store_at(&mut ir, old, 0x1c0);
+    ir.line("barrier");
+    ir.line(&format!("if %{first} {{"));
+    let eight = ir.konst(8);
+    let w8 = ir.val("i32", &format!("imul %{wid}, %{eight}"));
+    for k in [0u32, 4] {
+        let s = ir.konst(k);
+        let v = ir.val("i32", &format!("load_shared %{s}"));
+        let t = ir.konst(0x200 + k);
+        let o = ir.val("i32", &format!("iadd %{w8}, %{t}"));
+        let a = ir.addr(base, o);
+        ir.line(&format!("store_global %{v}, %{a}"));
+    }
+    ir.line("yield");
+    ir.line("} else {");
+    ir.line("yield");
+    ir.line("}");
+    ir.finish("atomic_chains", 8, 8)
+}
+
+/// A chain of exchanges starting from 0 over values `1..=n`: the returned
+/// values and the final one are each of 0..=n exactly once; a cmpxchg race
+/// from 0: exactly one winner (returned 0), the others saw its value.
+fn check_chains(olds: &[u32], last: u32, cas: &[u32], cas_last: u32, what: &str) {
+    let n = olds.len() as u32;
+    let mut seen: Vec<u32> = olds.iter().copied().chain([last]).collect();
+    seen.sort_unstable();
+    assert_eq!(seen, (0..=n).collect::<Vec<_>>(), "{what}: xchg chain");
+    let winners: Vec<usize> = (0..cas.len()).filter(|&i| cas[i] == 0).collect();
+    assert_eq!(winners.len(), 1, "{what}: cmpxchg winners {cas:?}");
+    assert_eq!(cas_last, winners[0] as u32 + 1, "{what}: cmpxchg result");
+    assert!(
+        cas.iter()
+            .enumerate()
+            .all(|(i, &c)| i == winners[0] || c == cas_last),
+        "{what}: {cas:?}"
+    );
+}
+
+#[test]
+fn exchange_chains_have_order_free_properties() {
+    let shader = Shader::parse(&atomic_chains()).unwrap();
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile(&shader, Options::default()).unwrap();
+        let mut gpu = SimGpu::new(model);
+        let buf = gpu.alloc(0x400);
+        gpu.write(buf.va, &[0xffu8; 0x400]);
+        gpu.write_u32s(buf.va, &[0, 0]);
+        gpu.run_compute(&binary, &[buf.va], [8, 1, 1], [2, 1, 1])
+            .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+        let w = gpu.read_u32s(buf.va, 0x100);
+        check_chains(&w[0x40..0x50], w[0], &w[0x50..0x60], w[1], "global");
+        for g in 0..2 {
+            let lanes = 0x60 + 8 * g..0x68 + 8 * g;
+            let cas = 0x70 + 8 * g..0x78 + 8 * g;
+            let last = w[0x80 + 2 * g];
+            let cas_last = w[0x81 + 2 * g];
+            check_chains(&w[lanes], last, &w[cas], cas_last, "shared");
+        }
+    }
 }

@@ -321,3 +321,38 @@ fn thread_local_storage_is_per_thread() {
         assert_eq!(err.fault().unwrap().status, status::INSTR_TLS_FAULT);
     }
 }
+
+/// `+SEG_ADD` computes the high word of `*SEG_ADD`'s address: without its
+/// FMA half in the same tuple it is an invalid encoding, as is `+ATOM_CX`
+/// without an `*ATOM_C`; the device keeps working.
+#[test]
+fn unpaired_halves_fault() {
+    const LONE_SEG_ADD: &str = "clause_0:
+ds(0) eos 
+{
+    *NOP t0
+    +SEG_ADD.wls r0:t1, r1
+}
+";
+    const LONE_ATOM_CX: &str = "clause_0:
+ds(0) eos atomic 
+{
+    *NOP t0
+    +ATOM_CX t1, r0, r1, r2, @r2
+}
+";
+    for text in [LONE_SEG_ADD, LONE_ATOM_CX] {
+        let mut gpu = SimGpu::new(SimModel::G52);
+        let code = assemble(text).unwrap_or_else(|e| panic!("{e:?}"));
+        let bin = binary_from_code(&code, 0);
+        let err = gpu
+            .run_compute(&bin, &[], [4, 1, 1], [1, 1, 1])
+            .unwrap_err();
+        assert_eq!(
+            err.fault().unwrap().status,
+            status::INSTR_INVALID_ENC,
+            "{err}"
+        );
+        still_works(&mut gpu);
+    }
+}

@@ -23,7 +23,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::compiler::ir::{
-    self, AluOp, Intrinsic, Op as IrOp, Region, Shader, Stage, SysVal, Value,
+    self, AluOp, AtomicOp, Intrinsic, Op as IrOp, Region, Shader, Stage, SysVal, Value,
 };
 use crate::hw::isa::Unit;
 
@@ -31,7 +31,9 @@ use super::CompileError;
 use super::binary::{Preloads, VaryingStore};
 use super::ops::*;
 
+mod atomics;
 mod float_math;
+mod pack_unpack;
 
 /// How a block ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,6 +121,9 @@ struct Isel<'a> {
     attribute_count: u32,
     /// Output index → 32-bit words its `store_output`s write.
     varyings: BTreeMap<u32, u8>,
+    /// Every value some instruction reads (an atomic whose old value is not
+    /// among them uses the non-returning form).
+    used: std::collections::HashSet<Value>,
 }
 
 fn unsupported(what: impl Into<String>) -> CompileError {
@@ -153,6 +158,8 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         }
     });
     let read_words = max_word.map_or(0, |m| m + 1);
+    let mut used = std::collections::HashSet::new();
+    s.body.for_each_instr(&mut |i| used.extend(i.srcs()));
     let uniform_base = match push_uniform_words {
         Some(n) if n < read_words => {
             return Err(CompileError::Unsupported(format!(
@@ -180,6 +187,7 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         uses_barrier: false,
         attribute_count: 0,
         varyings: BTreeMap::new(),
+        used,
     };
     isel.region(&s.body)?;
     let last = isel.cur;
@@ -377,6 +385,7 @@ impl Isel<'_> {
                 for &v in &c.values {
                     match ty.bits {
                         1 => lanes.push(Src::Imm(if v != 0 { u32::MAX } else { 0 })),
+                        8 | 16 => lanes.push(Src::Imm(v as u32)),
                         32 => lanes.push(Src::Imm(v as u32)),
                         64 => {
                             lanes.push(Src::Imm(v as u32));
@@ -500,24 +509,15 @@ impl Isel<'_> {
             .iter()
             .map(|s| self.src(*s))
             .collect::<Result<_, _>>()?;
+        if let Some(first) = args.first()
+            && let Some(lanes) = self.pack_unpack(op, first)?
+        {
+            return Ok(lanes);
+        }
         let comps = dty.comps as usize;
         let small = |b: u8| matches!(b, 8 | 16);
         if small(sty.bits) || small(dty.bits) {
-            let x = args[0][0];
-            return match op {
-                AluOp::U2u | AluOp::Mov if !small(dty.bits) || op == AluOp::Mov => Ok(vec![x]),
-                AluOp::I2i if dty.bits == 32 => {
-                    let k = Src::Imm(32 - u32::from(sty.bits));
-                    let up = self.shift(ShiftOp::LshiftOr, x, ZERO, k);
-                    Ok(vec![self.emit(Op::ArshiftI32, &[up, ZERO, k])])
-                }
-                _ => Err(unsupported(format!(
-                    "{} on {}-bit → {}-bit values",
-                    op.name(),
-                    sty.bits,
-                    dty.bits
-                ))),
-            };
+            return self.small_convert(op, dty, sty, &args[0]);
         }
         if op == AluOp::Bitcast {
             // Same bits, regrouped: lanes are 32-bit either way.
@@ -553,6 +553,59 @@ impl Isel<'_> {
                 args[k][cc * p..cc * p + p].to_vec()
             };
             out.extend(self.alu_comp(op, dty, sty, &a)?);
+        }
+        Ok(out)
+    }
+
+    /// Moves and integer conversions from or to 8/16-bit values, which
+    /// live zero-extended in one 32-bit lane per component.
+    fn small_convert(
+        &mut self,
+        op: AluOp,
+        dty: ir::ValueType,
+        sty: ir::ValueType,
+        src: &[Src],
+    ) -> Result<Vec<Src>, CompileError> {
+        let per = lanes_per_comp(sty)?;
+        let bad = || {
+            unsupported(format!(
+                "{} on {}-bit → {}-bit values",
+                op.name(),
+                sty.bits,
+                dty.bits
+            ))
+        };
+        let mut out = Vec::new();
+        for c in 0..dty.comps as usize {
+            let x = *src.get(c * per).ok_or_else(|| {
+                CompileError::Malformed(format!("{}: source too short", op.name()))
+            })?;
+            match op {
+                AluOp::Mov => out.push(x),
+                // Widening: the lane is already zero-extended.
+                AluOp::U2u if dty.bits > sty.bits => {
+                    out.push(x);
+                    if dty.bits == 64 {
+                        out.push(ZERO);
+                    }
+                }
+                AluOp::I2i if dty.bits > sty.bits => {
+                    let k = Src::Imm(32 - u32::from(sty.bits));
+                    let up = self.shift(ShiftOp::LshiftOr, x, ZERO, k);
+                    let v = self.emit(Op::ArshiftI32, &[up, ZERO, k]);
+                    out.push(v);
+                    if dty.bits == 64 {
+                        out.push(self.emit(Op::ArshiftI32, &[v, ZERO, Src::Imm(31)]));
+                    }
+                }
+                // Truncation keeps the lane zero-extended.
+                AluOp::I2i | AluOp::U2u if dty.bits < sty.bits => {
+                    let m = Src::Imm((1u32 << dty.bits) - 1);
+                    out.push(self.shift(ShiftOp::LshiftAnd, x, m, ZERO));
+                }
+                AluOp::I2i | AluOp::U2u => out.push(x),
+                _ => return Err(bad()),
+            }
         }
         Ok(out)
     }
@@ -748,6 +801,91 @@ impl Isel<'_> {
         vec![lo, hi]
     }
 
+    /// 64-bit shifts as 32-bit pairs; the count is taken modulo 64 (the
+    /// IR's rule). Bifrost's shifts use byte 0 of the count and give 0 for
+    /// 32..=255, so a "negative" count (32 - n for n > 32, n - 32 for n < 32)
+    /// shifts everything out: the cross-word terms need no selects, except
+    /// the arithmetic one (`ARSHIFT` saturates at 31 instead).
+    fn shift64(&mut self, op: AluOp, x: &[Src], count: Src) -> Vec<Src> {
+        let (lo, hi) = (x[0], x[1]);
+        if let Src::Imm(c) = count {
+            return self.shift64_const(op, lo, hi, c & 63);
+        }
+        let n = self.shift(ShiftOp::LshiftAnd, count, Src::Imm(63), ZERO);
+        let up = self.emit(Op::IsubS32, &[Src::Imm(32), n]); // 32 - n
+        let down = self.emit(Op::IaddS32, &[n, Src::Imm(32u32.wrapping_neg())]); // n - 32
+        match op {
+            AluOp::Ishl => {
+                // hi' = (hi << n) | (lo >> (32 - n)) | (lo << (n - 32))
+                let t = self.shift(ShiftOp::RshiftOr, lo, ZERO, up);
+                let t = self.shift(ShiftOp::LshiftOr, lo, t, down);
+                let h = self.shift(ShiftOp::LshiftOr, hi, t, n);
+                let l = self.shift(ShiftOp::LshiftOr, lo, ZERO, n);
+                vec![l, h]
+            }
+            AluOp::Ushr => {
+                // lo' = (lo >> n) | (hi << (32 - n)) | (hi >> (n - 32))
+                let t = self.shift(ShiftOp::LshiftOr, hi, ZERO, up);
+                let t = self.shift(ShiftOp::RshiftOr, hi, t, down);
+                let l = self.shift(ShiftOp::RshiftOr, lo, t, n);
+                let h = self.shift(ShiftOp::RshiftOr, hi, ZERO, n);
+                vec![l, h]
+            }
+            _ => {
+                // n < 32: lo' = (lo >> n) | (hi << (32 - n)); else hi >>a (n - 32).
+                let t = self.shift(ShiftOp::LshiftOr, hi, ZERO, up);
+                let small = self.shift(ShiftOp::RshiftOr, lo, t, n);
+                let big = self.emit(Op::ArshiftI32, &[hi, ZERO, down]);
+                let ge32 = self.icmp(IcmpType::U32, Cmp::Ge, n, Src::Imm(32));
+                let l = self.mux(small, big, ge32);
+                let h = self.emit(Op::ArshiftI32, &[hi, ZERO, n]);
+                vec![l, h]
+            }
+        }
+    }
+
+    /// A 64-bit shift by a constant `n` in 0..64.
+    fn shift64_const(&mut self, op: AluOp, lo: Src, hi: Src, n: u32) -> Vec<Src> {
+        if n == 0 {
+            return vec![lo, hi];
+        }
+        let sign = |s: &mut Self| s.emit(Op::ArshiftI32, &[hi, ZERO, Src::Imm(31)]);
+        match (op, n < 32) {
+            (AluOp::Ishl, true) => {
+                let t = self.shift(ShiftOp::RshiftOr, lo, ZERO, Src::Imm(32 - n));
+                let h = self.shift(ShiftOp::LshiftOr, hi, t, Src::Imm(n));
+                let l = self.shift(ShiftOp::LshiftOr, lo, ZERO, Src::Imm(n));
+                vec![l, h]
+            }
+            (AluOp::Ishl, false) => {
+                vec![
+                    ZERO,
+                    self.shift(ShiftOp::LshiftOr, lo, ZERO, Src::Imm(n - 32)),
+                ]
+            }
+            (AluOp::Ushr, true) | (AluOp::Ishr, true) => {
+                let t = self.shift(ShiftOp::LshiftOr, hi, ZERO, Src::Imm(32 - n));
+                let l = self.shift(ShiftOp::RshiftOr, lo, t, Src::Imm(n));
+                let h = if op == AluOp::Ushr {
+                    self.shift(ShiftOp::RshiftOr, hi, ZERO, Src::Imm(n))
+                } else {
+                    self.emit(Op::ArshiftI32, &[hi, ZERO, Src::Imm(n)])
+                };
+                vec![l, h]
+            }
+            (AluOp::Ushr, false) => {
+                vec![
+                    self.shift(ShiftOp::RshiftOr, hi, ZERO, Src::Imm(n - 32)),
+                    ZERO,
+                ]
+            }
+            _ => {
+                let l = self.emit(Op::ArshiftI32, &[hi, ZERO, Src::Imm(n - 32)]);
+                vec![l, sign(self)]
+            }
+        }
+    }
+
     fn alu_comp(
         &mut self,
         op: AluOp,
@@ -805,12 +943,22 @@ impl Isel<'_> {
             }
             _ => {}
         }
+        // Bifrost has no fp64 (the driver does not advertise shaderFloat64).
+        let f64_src = sty.bits == 64 && op.name().starts_with('f');
+        let f64_dst = dty.bits == 64 && matches!(op, I2f | U2f | B2f | F2f);
+        if f64_src || f64_dst {
+            return Err(unsupported(format!(
+                "{} on f64 (64-bit float): Bifrost has no fp64 arithmetic",
+                op.name()
+            )));
+        }
         if wide {
             return Ok(match op {
                 Iadd => self.add64(&x, &a(1)),
                 Isub => self.sub64(&x, &a(1)),
                 Ineg => self.sub64(&[ZERO, ZERO], &x),
                 Imul => self.mul64(&x, &a(1)),
+                Ishl | Ishr | Ushr => self.shift64(op, &x, a(1)[0]),
                 Ieq | Ine => {
                     let y = a(1);
                     let lo = self.icmp(IcmpType::I32, Cmp::Eq, x[0], y[0]);
@@ -1171,6 +1319,17 @@ impl Isel<'_> {
         ])
     }
 
+    /// `addr` (lo, hi; hi unused for WLS) plus a constant byte offset.
+    fn offset_address(&mut self, addr: &[Src], seg: Seg, offset: u32) -> Vec<Src> {
+        if offset == 0 {
+            addr.to_vec()
+        } else if seg == Seg::Wls {
+            vec![self.emit(Op::IaddS32, &[addr[0], Src::Imm(offset)]), ZERO]
+        } else {
+            self.add64(addr, &[Src::Imm(offset), ZERO])
+        }
+    }
+
     /// Global or shared load of `ty` at `addr` (lo, hi); returns lanes.
     fn load(
         &mut self,
@@ -1180,21 +1339,22 @@ impl Isel<'_> {
     ) -> Result<Vec<Src>, CompileError> {
         let per = lanes_per_comp(ty)?;
         if matches!(ty.bits, 8 | 16) {
-            if ty.comps != 1 {
-                return Err(unsupported("vectors of 8/16-bit loads"));
+            // One zero-extending LOAD.i8/.i16 per component.
+            let bytes = ty.bits / 8;
+            let mut lanes = Vec::with_capacity(ty.comps as usize);
+            for c in 0..u32::from(ty.comps) {
+                let a = self.offset_address(&addr, seg, c * u32::from(bytes));
+                let v = self.new_vreg(1);
+                let op = Op::Load { bytes, seg };
+                let srcs = self.legalize(op, &a);
+                self.push(Instr::new(
+                    op,
+                    Some(Dst::Reg(Reg { index: v, comp: 0 })),
+                    srcs,
+                ));
+                lanes.push(Src::Reg(Reg { index: v, comp: 0 }));
             }
-            let v = self.new_vreg(1);
-            let op = Op::Load {
-                bytes: ty.bits / 8,
-                seg,
-            };
-            let srcs = self.legalize(op, &addr);
-            self.push(Instr::new(
-                op,
-                Some(Dst::Reg(Reg { index: v, comp: 0 })),
-                srcs,
-            ));
-            return Ok(vec![Src::Reg(Reg { index: v, comp: 0 })]);
+            return Ok(lanes);
         }
         let total = per * ty.comps as usize;
         let mut lanes = Vec::with_capacity(total);
@@ -1246,7 +1406,18 @@ impl Isel<'_> {
         seg: Seg,
     ) -> Result<(), CompileError> {
         if matches!(ty.bits, 8 | 16) {
-            return Err(unsupported("8/16-bit stores"));
+            // One STORE.i8/.i16 per component (the low bits of its lane).
+            let bytes = ty.bits / 8;
+            for (c, &d) in data.iter().enumerate() {
+                let a = self.offset_address(&addr, seg, c as u32 * u32::from(bytes));
+                let v = self.new_reg();
+                self.mov_to(v, d, false);
+                let op = Op::Store { bytes, seg };
+                let mut srcs = vec![Src::Reg(v)];
+                srcs.extend(self.legalize(op, &a));
+                self.push(Instr::new(op, None, srcs));
+            }
+            return Ok(());
         }
         lanes_per_comp(ty)?;
         let data: Vec<Src> = if ty.bits == 1 {
@@ -1394,6 +1565,14 @@ impl Isel<'_> {
         Ok(())
     }
 
+    /// The operand width of an atomic intrinsic (source 1).
+    fn atomic_bits(&self, intr: &ir::OpIntrinsic) -> Result<u8, CompileError> {
+        match (intr.srcs.get(1), intr.srcs.first()) {
+            (Some(v), Some(_)) => Ok(self.s.ty(*v).bits),
+            _ => Err(CompileError::Malformed("atomic without operands".into())),
+        }
+    }
+
     fn intrinsic(
         &mut self,
         intr: &ir::OpIntrinsic,
@@ -1468,6 +1647,23 @@ impl Isel<'_> {
                 let base = self.buffer_address(set, binding)?;
                 let addr = self.add64(&base, &[args[1][0], ZERO]);
                 self.store(ty, args[0].clone(), addr, Seg::None)?;
+            }
+            Intrinsic::SsboAtomic { set, binding, op } => {
+                let base = self.buffer_address(set, binding)?;
+                let addr = self.add64(&base, &[args[0][0], ZERO]);
+                let bits = self.atomic_bits(intr)?;
+                let addr = atomics::AtomicAddress::Global(addr);
+                self.atomic(op, addr, &args[1..], bits, dst)?;
+            }
+            Intrinsic::GlobalAtomic { op } => {
+                let bits = self.atomic_bits(intr)?;
+                let addr = atomics::AtomicAddress::Global(args[0].clone());
+                self.atomic(op, addr, &args[1..], bits, dst)?;
+            }
+            Intrinsic::SharedAtomic { op } => {
+                let bits = self.atomic_bits(intr)?;
+                let addr = atomics::AtomicAddress::Shared(args[0][0]);
+                self.atomic(op, addr, &args[1..], bits, dst)?;
             }
             Intrinsic::Barrier => {
                 self.uses_barrier = true;

@@ -40,13 +40,13 @@
 //!
 //! - **Float division, square roots, exp2/log2/sin/cos/pow**: sequences of
 //!   FMA/FADD and integer ops with exact semantics (`isel/float_math.rs`),
-//!   within Vulkan's precision bounds; no table instructions.
+//!   within Vulkan's precision bounds; no table instructions. Pack/unpack in
+//!   `isel/pack_unpack.rs`, 32-bit atomics in `isel/atomics.rs`.
 //!
 //! Not supported (a [`CompileError::Unsupported`]): 16-bit and 64-bit float
-//! arithmetic, 8/16-bit ALU ops and stores (8/16-bit loads are), 64-bit
-//! shifts/compares beyond those listed in `isel.rs`, bitfield insert/extract,
-//! pack/unpack, atomics, 8/16-bit outputs and outputs of more than four
-//! 32-bit words.
+//! arithmetic (Bifrost has no fp64), 8/16-bit ALU ops beyond conversions
+//! (8/16-bit loads and stores are), 64-bit atomics, 8/16-bit outputs and
+//! outputs of more than four 32-bit words.
 //!
 //! Bit layouts live in `crate::hw::isa`; nothing in here packs bits by hand.
 //! Unsupported input is a [`CompileError`], never a panic.

@@ -119,6 +119,48 @@ pub enum Seg {
     Tl,
 }
 
+/// The read-modify-write operation of `ATOM_C` (`atom_opc`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomOpc {
+    Add,
+    Smin,
+    Smax,
+    Umin,
+    Umax,
+    And,
+    Or,
+    Xor,
+}
+
+impl AtomOpc {
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomOpc::Add => "aadd",
+            AtomOpc::Smin => "asmin",
+            AtomOpc::Smax => "asmax",
+            AtomOpc::Umin => "aumin",
+            AtomOpc::Umax => "aumax",
+            AtomOpc::And => "aand",
+            AtomOpc::Or => "aor",
+            AtomOpc::Xor => "axor",
+        }
+    }
+
+    /// The new memory value from the old one and the operand.
+    pub fn apply(self, old: u32, arg: u32) -> u32 {
+        match self {
+            AtomOpc::Add => old.wrapping_add(arg),
+            AtomOpc::Smin => (old as i32).min(arg as i32) as u32,
+            AtomOpc::Smax => (old as i32).max(arg as i32) as u32,
+            AtomOpc::Umin => old.min(arg),
+            AtomOpc::Umax => old.max(arg),
+            AtomOpc::And => old & arg,
+            AtomOpc::Or => old | arg,
+            AtomOpc::Xor => old ^ arg,
+        }
+    }
+}
+
 /// One Bifrost instruction with its modifiers. Sources are in ISA order
 /// (staging data excluded: it is the instruction's `staging` operand).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -180,6 +222,26 @@ pub enum Op {
     F32ToU32,
     S32ToF32,
     U32ToF32,
+    /// `V2F32_TO_V2F16` (FMA): two floats → two halves (a in the low 16
+    /// bits), round to nearest even, overflow to ±inf; a NaN keeps its sign
+    /// and becomes the quiet NaN 0x7e00 (our reading: hardware NaN payloads
+    /// are not documented).
+    V2F32ToV2F16,
+    /// `F16_TO_F32` (FMA): the half in the low (`high`: upper) 16 bits →
+    /// float, exactly (a NaN keeps sign and payload).
+    F16ToF32 {
+        high: bool,
+    },
+    /// `{U,S}{8,16}_TO_F32` (ADD): byte or half `lane` of the source, zero-
+    /// or sign-extended, → float (exact).
+    SmallIntToF32 {
+        signed: bool,
+        bits: u8,
+        lane: u8,
+    },
+    /// `FADD.f32 .clamp_m1_1` (FMA): a + b clamped to [-1, 1], NaN → +0
+    /// (the clamp of `FaddF32` for the signed range).
+    FaddClampM1F32,
     /// `FROUND.f32` (FMA): round to an integral float.
     FroundF32 {
         round: Round,
@@ -228,6 +290,37 @@ pub enum Op {
     },
     /// `BARRIER` (ADD, message `barrier`): workgroup execution and memory barrier.
     Barrier,
+    /// `ATOM_C.i32` / `ATOM_C_RETURN.i32` (FMA; `ret` returns the old
+    /// value): the FMA half of a 32-bit atomic on the global address
+    /// (a | b << 32) with the operand in staging register c. Only valid in
+    /// one tuple with its `ATOM_CX`, which performs the access (Mesa's
+    /// `bi_lower_atom_c` pairing; our reading of the ISA description).
+    AtomC {
+        opc: AtomOpc,
+        ret: bool,
+    },
+    /// `ATOM_CX` (ADD, message `atomic`): the message half of `AtomC`:
+    /// sources address lo, hi and the staging register again; the staging
+    /// register holds the operand and receives the old value.
+    AtomCx,
+    /// `AXCHG.i32` (ADD, message `atomic`): exchange the staging register
+    /// with memory at (a | b << 32), or at WLS offset a.
+    Axchg {
+        seg: Seg,
+    },
+    /// `ACMPXCHG.i32` (ADD, message `atomic`): staging registers (new,
+    /// compare); memory = new if memory == compare; the old value returns
+    /// in the first staging register. (Mesa: "hardware is swapped from NIR".)
+    Acmpxchg {
+        seg: Seg,
+    },
+    /// `SEG_ADD.wls` pair: the FMA half (`high` false) gives the low word of
+    /// the global address of WLS offset a, the ADD half (`high` true, with
+    /// the offset's high word, 0) the high word, in one tuple. Mesa's
+    /// conversion of shared-memory atomics to global ones.
+    SegAddWls {
+        high: bool,
+    },
     /// `BRANCHZ.i32.eq a, target` (ADD, clause-terminal): branch if a == 0.
     BranchzI32,
     /// `JUMP target` (ADD, clause-terminal).
@@ -268,6 +361,15 @@ impl Op {
             Op::F32ToU32 => "F32_TO_U32",
             Op::S32ToF32 => "S32_TO_F32",
             Op::U32ToF32 => "U32_TO_F32",
+            Op::V2F32ToV2F16 => "V2F32_TO_V2F16",
+            Op::F16ToF32 { .. } => "F16_TO_F32",
+            Op::SmallIntToF32 { signed, bits, .. } => match (signed, bits) {
+                (false, 8) => "U8_TO_F32",
+                (true, 8) => "S8_TO_F32",
+                (false, _) => "U16_TO_F32",
+                (true, _) => "S16_TO_F32",
+            },
+            Op::FaddClampM1F32 => "FADD.f32",
             Op::FroundF32 { .. } => "FROUND.f32",
             Op::PopcountI32 => "POPCOUNT.i32",
             Op::BitrevI32 => "BITREV.i32",
@@ -294,6 +396,12 @@ impl Op {
             Op::LeaAttr => "LEA_ATTR",
             Op::StCvt { .. } => "ST_CVT",
             Op::Barrier => "BARRIER",
+            Op::AtomC { ret: false, .. } => "ATOM_C.i32",
+            Op::AtomC { ret: true, .. } => "ATOM_C_RETURN.i32",
+            Op::AtomCx => "ATOM_CX",
+            Op::Axchg { .. } => "AXCHG.i32",
+            Op::Acmpxchg { .. } => "ACMPXCHG.i32",
+            Op::SegAddWls { .. } => "SEG_ADD",
             Op::BranchzI32 => "BRANCHZ.i32",
             Op::Jump => "JUMP",
         }
@@ -313,7 +421,12 @@ impl Op {
             | Op::FroundF32 { .. }
             | Op::PopcountI32
             | Op::BitrevI32
-            | Op::ClzU32 => Unit::Fma,
+            | Op::ClzU32
+            | Op::V2F32ToV2F16
+            | Op::F16ToF32 { .. }
+            | Op::FaddClampM1F32
+            | Op::AtomC { .. }
+            | Op::SegAddWls { high: false } => Unit::Fma,
             _ => Unit::Add,
         }
     }
@@ -329,6 +442,9 @@ impl Op {
             | Op::F32ToU32
             | Op::S32ToF32
             | Op::U32ToF32
+            | Op::F16ToF32 { .. }
+            | Op::SmallIntToF32 { .. }
+            | Op::SegAddWls { .. }
             | Op::FroundF32 { .. }
             | Op::PopcountI32
             | Op::BitrevI32
@@ -340,7 +456,9 @@ impl Op {
             | Op::FmaF32 { .. }
             | Op::LdAttr { .. }
             | Op::LeaAttr
-            | Op::StCvt { .. } => 3,
+            | Op::StCvt { .. }
+            | Op::AtomC { .. }
+            | Op::AtomCx => 3,
             Op::CselI32Eq => 4,
             _ => 2,
         }
@@ -374,6 +492,29 @@ impl Op {
                 ("neg2", yn(neg[2], "neg")),
             ],
             Op::FminF32 | Op::FmaxF32 => vec![("sem", "nan_suppress")],
+            Op::F16ToF32 { high } => vec![("lane0", if high { "h1" } else { "h0" })],
+            Op::SmallIntToF32 { bits, lane, .. } => vec![(
+                "lane0",
+                match (bits, lane) {
+                    (8, 0) => "b0",
+                    (8, 1) => "b1",
+                    (8, 2) => "b2",
+                    (8, _) => "b3",
+                    (_, 0) => "h0",
+                    _ => "h1",
+                },
+            )],
+            Op::FaddClampM1F32 => vec![("clamp", "clamp_m1_1")],
+            Op::AtomC { opc, .. } => vec![("atom_opc", opc.name())],
+            Op::Axchg { seg } | Op::Acmpxchg { seg } => vec![(
+                "seg",
+                match seg {
+                    Seg::None => "none",
+                    Seg::Wls => "wls",
+                    Seg::Tl => "tl",
+                },
+            )],
+            Op::SegAddWls { .. } => vec![("seg", "wls")],
             Op::F32ToS32 | Op::F32ToU32 => vec![("round", "rtz")],
             Op::FroundF32 { round } => vec![(
                 "round",
@@ -429,6 +570,8 @@ impl Op {
             Op::LdAttrImm { comps, .. } | Op::LdAttr { comps } => Some((comps, false, true)),
             Op::LeaAttrImm { .. } | Op::LeaAttr => Some((3, false, true)),
             Op::StCvt { comps } => Some((comps, true, false)),
+            Op::AtomCx | Op::Axchg { .. } => Some((1, true, true)),
+            Op::Acmpxchg { .. } => Some((2, true, true)),
             _ => None,
         }
     }
@@ -443,6 +586,7 @@ impl Op {
             Op::Store { .. } => 6,
             Op::StCvt { .. } => 6,
             Op::Barrier => 8,
+            Op::AtomCx | Op::Axchg { .. } | Op::Acmpxchg { .. } => 7,
             _ => 0,
         }
     }
@@ -466,7 +610,33 @@ impl Op {
                 | Op::Barrier
                 | Op::BranchzI32
                 | Op::Jump
+                | Op::AtomC { .. }
+                | Op::AtomCx
+                | Op::Axchg { .. }
+                | Op::Acmpxchg { .. }
         )
+    }
+
+    /// Whether the sources may be passthroughs (`t`, `t0`, `t1`). Mesa's
+    /// scheduler: on cores newer than the G71, conversions that pick the
+    /// upper half or a byte other than 0 of their source must not read a
+    /// same-cycle temporary (`bi_impacted_t_modifiers`); we keep that rule on
+    /// every core.
+    pub fn reads_temps(&self) -> bool {
+        !matches!(
+            self,
+            Op::F16ToF32 { high: true } | Op::SmallIntToF32 { lane: 1..=3, .. }
+        )
+    }
+
+    /// The FMA half of a pair whose ADD half must share its tuple.
+    pub fn needs_add_partner(&self) -> bool {
+        matches!(self, Op::AtomC { .. } | Op::SegAddWls { high: false })
+    }
+
+    /// The ADD half of such a pair.
+    pub fn is_add_partner(&self) -> bool {
+        matches!(self, Op::AtomCx | Op::SegAddWls { high: true })
     }
 
     /// Reference semantics of an ALU instruction on one lane: `None` for
@@ -559,6 +729,22 @@ impl Op {
             Op::F32ToU32 => f(0) as u32,
             Op::S32ToF32 => (s[0] as i32 as f32).to_bits(),
             Op::U32ToF32 => (s[0] as f32).to_bits(),
+            Op::V2F32ToV2F16 => u32::from(f32_to_f16(f(0))) | (u32::from(f32_to_f16(f(1))) << 16),
+            Op::F16ToF32 { high } => f16_to_f32_bits((s[0] >> if high { 16 } else { 0 }) as u16),
+            Op::SmallIntToF32 { signed, bits, lane } => {
+                let shift = 32 - u32::from(bits);
+                let up = s[0] >> (u32::from(bits) * u32::from(lane)) << shift;
+                let v = if signed {
+                    ((up as i32) >> shift) as f32
+                } else {
+                    (up >> shift) as f32
+                };
+                v.to_bits()
+            }
+            Op::FaddClampM1F32 => {
+                let r = f(0) + f(1);
+                if r.is_nan() { 0.0 } else { r.clamp(-1.0, 1.0) }.to_bits()
+            }
             Op::FroundF32 { round } => match round {
                 Round::Rte => f(0).round_ties_even(),
                 Round::Rtp => f(0).ceil(),
@@ -576,6 +762,48 @@ impl Op {
 
 fn mask(b: bool) -> u32 {
     if b { u32::MAX } else { 0 }
+}
+
+/// f32 → binary16 bits, round to nearest even, by scaling in f64 (exact:
+/// the scale is a power of two) rather than by bit surgery.
+fn f32_to_f16(x: f32) -> u16 {
+    let sign = ((x.to_bits() >> 16) & 0x8000) as u16;
+    if x.is_nan() {
+        return sign | 0x7e00;
+    }
+    let a = f64::from(x.abs());
+    // 65520 is halfway between the largest half (65504) and 2^16.
+    if a >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    if a == 0.0 {
+        return sign;
+    }
+    // The exponent of `a` (a normal f64), at least the halves' minimum -14.
+    let e = (((a.to_bits() >> 52) & 0x7ff) as i32 - 1023).max(-14);
+    let q = (a / 2f64.powi(e - 10)).round_ties_even() as u32;
+    let bits = if e == -14 && q < 1024 {
+        q // subnormal
+    } else {
+        (((e + 15) as u32) << 10) + q - 1024 // q = 2048 carries into the exponent
+    };
+    sign | bits as u16
+}
+
+/// binary16 bits → f32 bits, exactly.
+fn f16_to_f32_bits(h: u16) -> u32 {
+    let sign = u32::from(h >> 15) << 31;
+    let e = i32::from((h >> 10) & 0x1f);
+    let m = u32::from(h & 0x3ff);
+    if e == 31 {
+        return sign | 0x7f80_0000 | (m << 13);
+    }
+    let mag = if e == 0 {
+        m as f32 * 2f32.powi(-24)
+    } else {
+        (m | 0x400) as f32 * 2f32.powi(e - 25)
+    };
+    sign | mag.to_bits()
 }
 
 fn clamp_0_1(x: f32) -> f32 {
@@ -608,7 +836,14 @@ impl Instr {
 
     /// The sources the instruction encodes (STORE's and ST_CVT's staging data excluded).
     pub fn encoded_srcs(&self) -> &[Src] {
-        if matches!(self.op, Op::Store { .. } | Op::StCvt { .. }) {
+        if matches!(
+            self.op,
+            Op::Store { .. }
+                | Op::StCvt { .. }
+                | Op::AtomCx
+                | Op::Axchg { .. }
+                | Op::Acmpxchg { .. }
+        ) {
             &self.srcs[1..]
         } else {
             &self.srcs
@@ -669,5 +904,27 @@ mod tests {
         assert_eq!(lt.fold(&[u32::MAX, 0]), Some(u32::MAX));
         assert_eq!(Op::F32ToS32.fold(&[f32::NAN.to_bits()]), Some(0));
         assert_eq!(Op::Jump.fold(&[0]), None);
+    }
+
+    /// The half conversions' folds agree with the IR's definition (`ir::eval`,
+    /// an independent implementation) on every half and on a spread of
+    /// floats covering every exponent, ties, NaNs and infinities.
+    #[test]
+    fn half_conversion_folds_agree_with_the_ir() {
+        use crate::compiler::ir::eval::{f16_to_f32, f64_to_f16};
+        for h in 0..=0xffffu16 {
+            let want = f16_to_f32(h).to_bits();
+            assert_eq!(f16_to_f32_bits(h), want, "{h:#x}");
+            if !f32::from_bits(want).is_nan() {
+                assert_eq!(f32_to_f16(f32::from_bits(want)), h, "{h:#x}");
+            }
+        }
+        for i in 0..(1u64 << 22) {
+            let bits = (i * 1021 + (i >> 3)) as u32;
+            for b in [bits, bits | 0x1000, bits & !0xfff] {
+                let x = f32::from_bits(b);
+                assert_eq!(f32_to_f16(x), f64_to_f16(f64::from(x)), "{b:#x}");
+            }
+        }
     }
 }

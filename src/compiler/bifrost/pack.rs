@@ -134,6 +134,13 @@ pub fn plan_tuple(
             }
             let (selector, c) = match s {
                 Src::Phys(r) => {
+                    let just_written = (is_add && fma_dst == Some(r))
+                        || prev.is_some_and(|p| p.contains(&Some(r)));
+                    if just_written && !ins.op.reads_temps() {
+                        // Only a passthrough holds the value yet, and this
+                        // source may not read one: not in this tuple.
+                        return None;
+                    }
                     if is_add && fma_dst == Some(r) {
                         (3, None)
                     } else if prev.is_some_and(|p| p[1] == Some(r)) {

@@ -114,7 +114,16 @@ impl Builder {
         let mut tuples = std::mem::take(&mut self.cur);
         // The last tuple may write only one register.
         let last = tuples.last().expect("non-empty");
-        if last.writes().iter().flatten().count() == 2 {
+        let paired = last.fma.as_ref().is_some_and(|f| f.op.needs_add_partner());
+        if paired && last.writes().iter().flatten().count() == 2 {
+            // A pair cannot be split: an empty tuple writes its results.
+            tuples.push(STuple::default());
+            if !clause_ok(&tuples) {
+                return Err(CompileError::Encode(
+                    "a paired tuple cannot end its clause".into(),
+                ));
+            }
+        } else if last.writes().iter().flatten().count() == 2 {
             let add = tuples.last_mut().and_then(|t| t.add.take());
             let split = STuple { fma: None, add };
             tuples.push(split);
@@ -132,11 +141,14 @@ impl Builder {
 
     fn add(&mut self, block: usize, ins: Instr) -> Result<(), CompileError> {
         let message = ins.op.message_type() != 0;
+        if ins.op.is_add_partner() {
+            return self.add_partner(block, ins);
+        }
         // Try pairing with the previous tuple's lone FMA instruction.
         if ins.op.unit() == Unit::Add
             && let Some(last) = self.cur.last()
             && last.add.is_none()
-            && last.fma.is_some()
+            && last.fma.as_ref().is_some_and(|f| !f.op.needs_add_partner())
         {
             let same_dst = matches!(
                 (&last.fma.as_ref().and_then(|f| f.dst), &ins.dst),
@@ -173,6 +185,7 @@ impl Builder {
         };
         let ins_fma = &as_fma;
         if ins_fma.op.unit() == Unit::Fma
+            && !ins_fma.op.needs_add_partner()
             && let Some(last) = self.cur.last()
             && last.fma.is_none()
             && let Some(add) = &last.add
@@ -241,6 +254,42 @@ fn reads_staging_of(ins: &Instr, fma: Option<&Instr>) -> bool {
         return false;
     };
     (*first..first.saturating_add(count)).contains(&w)
+}
+
+impl Builder {
+    /// The ADD half of a pair joins the tuple of its FMA half (the last
+    /// one, left alone by `add`); if the clause has no room for the pair,
+    /// the pair starts the next clause.
+    fn add_partner(&mut self, block: usize, ins: Instr) -> Result<(), CompileError> {
+        let lone_partner = self.cur.last().is_some_and(|t| {
+            t.add.is_none() && t.fma.as_ref().is_some_and(|f| f.op.needs_add_partner())
+        });
+        if !lone_partner {
+            return Err(CompileError::Encode(format!(
+                "{} without its FMA half",
+                ins.op.name()
+            )));
+        }
+        let mut trial = self.cur.clone();
+        trial.last_mut().expect("non-empty").add = Some(ins.clone());
+        if !clause_ok(&trial) {
+            let mut pair = self.cur.pop().expect("non-empty");
+            self.close(block)?;
+            pair.add = Some(ins.clone());
+            trial = vec![pair];
+            if !clause_ok(&trial) {
+                return Err(CompileError::Encode(format!(
+                    "{} pair cannot be encoded",
+                    ins.op.name()
+                )));
+            }
+        }
+        self.cur = trial;
+        if ins.op.message_type() != 0 {
+            self.close(block)?;
+        }
+        Ok(())
+    }
 }
 
 pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {

@@ -315,13 +315,28 @@ pub(crate) fn every_op() -> Vec<Op> {
     for round in [Round::Rte, Round::Rtp, Round::Rtn, Round::Rtz] {
         v.push(Op::FroundF32 { round });
     }
+    v.extend([
+        Op::V2F32ToV2F16,
+        Op::F16ToF32 { high: false },
+        Op::F16ToF32 { high: true },
+        Op::FaddClampM1F32,
+    ]);
+    for signed in [false, true] {
+        for (bits, lanes) in [(8, 4), (16, 2)] {
+            for lane in 0..lanes {
+                v.push(Op::SmallIntToF32 { signed, bits, lane });
+            }
+        }
+    }
     for seg in [Seg::None, Seg::Wls] {
         for bytes in [1, 2, 4, 8, 12, 16] {
             v.push(Op::Load { bytes, seg });
-            if bytes >= 4 {
-                v.push(Op::Store { bytes, seg });
-            }
+            v.push(Op::Store { bytes, seg });
         }
+    }
+    for seg in [Seg::None, Seg::Wls] {
+        v.push(Op::Axchg { seg });
+        v.push(Op::Acmpxchg { seg });
     }
     for comps in 1..=4 {
         v.push(Op::LdAttrImm {
@@ -356,6 +371,11 @@ fn lone(op: Op, regs: &[u8], dst: u8, fau: Option<(usize, Src)>) -> Vec<u8> {
         Op::Store { .. } | Op::StCvt { .. } => {
             srcs.insert(0, Src::Phys(dst));
             None
+        }
+        // Read-write staging: the data register is the result register.
+        Op::Axchg { .. } | Op::Acmpxchg { .. } => {
+            srcs.insert(0, Src::Phys(dst));
+            Some(Dst::Phys(dst))
         }
         Op::Barrier => None,
         _ => Some(Dst::Phys(dst)),
@@ -411,6 +431,69 @@ fn every_op_round_trips_with_fixed_operands() {
     }
 }
 
+/// The tuple pairs (`SEG_ADD`, `ATOM_C*` + `ATOM_CX`) for every atomic
+/// operation, with and without a returned value: scheduled into one tuple
+/// each, and the clause round-trips through the disassembler.
+#[test]
+fn atomic_pairs_round_trip() {
+    let opcs = [
+        AtomOpc::Add,
+        AtomOpc::Smin,
+        AtomOpc::Smax,
+        AtomOpc::Umin,
+        AtomOpc::Umax,
+        AtomOpc::And,
+        AtomOpc::Or,
+        AtomOpc::Xor,
+    ];
+    for opc in opcs {
+        for ret in [false, true] {
+            let (lo, hi, data) = (Src::Phys(4), Src::Phys(5), Src::Phys(7));
+            let instrs = vec![
+                Instr::new(
+                    Op::SegAddWls { high: false },
+                    Some(Dst::Phys(4)),
+                    vec![Src::Phys(1)],
+                ),
+                Instr::new(
+                    Op::SegAddWls { high: true },
+                    Some(Dst::Phys(5)),
+                    vec![Src::Imm(0)],
+                ),
+                Instr::new(Op::AtomC { opc, ret }, None, vec![lo, hi, data]),
+                Instr::new(Op::AtomCx, Some(Dst::Phys(7)), vec![data, lo, hi, data]),
+            ];
+            let p = Program {
+                blocks: vec![Block {
+                    instrs,
+                    term: Term::End,
+                }],
+                ..Program::default()
+            };
+            let s = sched::schedule(&p).unwrap();
+            let (code, _) = pack::encode_program(&s.clauses, &s.block_clause).unwrap();
+            round_trips(&code).unwrap_or_else(|e| panic!("{opc:?} {ret}: {e}"));
+            let clauses = decode_shader(&code).unwrap();
+            let paired = |f: &str, a: &str| {
+                clauses.iter().any(|(_, c)| {
+                    c.tuples
+                        .iter()
+                        .any(|t| t.fma.name() == f && t.add.name() == a)
+                })
+            };
+            assert!(paired("SEG_ADD", "SEG_ADD"), "{opc:?}");
+            let name = Op::AtomC { opc, ret }.name();
+            assert!(paired(name, "ATOM_CX"), "{opc:?} {ret}");
+            let atom = clauses
+                .iter()
+                .flat_map(|(_, c)| c.tuples.iter())
+                .find(|t| t.fma.name() == name)
+                .unwrap();
+            assert_eq!(atom.fma.fields.modifier("atom_opc"), Some(opc.name()));
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
@@ -457,5 +540,112 @@ fn stats_are_consistent() {
             st.tuple_fullness(),
             bin.work_registers
         );
+    }
+}
+
+/// Conversions that select an upper half or byte never read a passthrough
+/// (Mesa's same-cycle temporary restriction), even right after the
+/// instruction computing their source: they move to where the register
+/// file holds it.
+#[test]
+fn lane_selecting_conversions_read_registers() {
+    let convs = [
+        Op::F16ToF32 { high: true },
+        Op::SmallIntToF32 {
+            signed: true,
+            bits: 8,
+            lane: 2,
+        },
+        Op::SmallIntToF32 {
+            signed: false,
+            bits: 16,
+            lane: 1,
+        },
+    ];
+    for conv in convs {
+        let p = Program {
+            blocks: vec![Block {
+                instrs: vec![
+                    Instr::new(
+                        Op::IaddS32,
+                        Some(Dst::Phys(1)),
+                        vec![Src::Phys(2), Src::Phys(3)],
+                    ),
+                    Instr::new(conv, Some(Dst::Phys(4)), vec![Src::Phys(1)]),
+                    Instr::new(
+                        Op::IaddS32,
+                        Some(Dst::Phys(5)),
+                        vec![Src::Phys(4), Src::Phys(4)],
+                    ),
+                ],
+                term: Term::End,
+            }],
+            ..Program::default()
+        };
+        let s = sched::schedule(&p).unwrap();
+        let (code, _) = pack::encode_program(&s.clauses, &s.block_clause).unwrap();
+        round_trips(&code).unwrap();
+        let clauses = decode_shader(&code).unwrap();
+        let ins = clauses
+            .iter()
+            .flat_map(|(_, c)| c.tuples.iter().flat_map(|t| [&t.fma, &t.add]))
+            .find(|i| i.name() == conv.name())
+            .unwrap();
+        assert_eq!(ins.srcs[0], crate::hw::isa::Operand::Reg(1), "{conv:?}");
+        // Without the restriction, the same program reads the passthrough.
+        let plain = Op::F16ToF32 { high: false };
+        let p2 = Program {
+            blocks: vec![Block {
+                instrs: vec![
+                    Instr::new(
+                        Op::IaddS32,
+                        Some(Dst::Phys(1)),
+                        vec![Src::Phys(2), Src::Phys(3)],
+                    ),
+                    Instr::new(plain, Some(Dst::Phys(4)), vec![Src::Phys(1)]),
+                ],
+                term: Term::End,
+            }],
+            ..Program::default()
+        };
+        let s = sched::schedule(&p2).unwrap();
+        let (code, _) = pack::encode_program(&s.clauses, &s.block_clause).unwrap();
+        let clauses = decode_shader(&code).unwrap();
+        let ins = clauses
+            .iter()
+            .flat_map(|(_, c)| c.tuples.iter().flat_map(|t| [&t.fma, &t.add]))
+            .find(|i| i.name() == plain.name())
+            .unwrap();
+        assert_ne!(ins.srcs[0], crate::hw::isa::Operand::Reg(1));
+    }
+}
+
+/// What the backend leaves out says so by name: 64-bit atomics, and any
+/// f64 arithmetic (Bifrost has no fp64; shaderFloat64 is not advertised).
+#[test]
+fn wide_atomics_and_f64_are_named_unsupported() {
+    let cases = [
+        (
+            "  %1:i64 = load_global %0\n  %2:i64 = global_atomic op=add %0, %1\n  store_global %2, %0\n",
+            "64-bit atomics",
+        ),
+        (
+            "  %1:i64 = load_global %0\n  %2:i64 = fmul %1, %1\n  store_global %2, %0\n",
+            "fmul on f64",
+        ),
+        (
+            "  %1:i32 = load_global %0\n  %2:i64 = i2f %1\n  store_global %2, %0\n",
+            "i2f on f64",
+        ),
+    ];
+    for (body, want) in cases {
+        let text = format!(
+            "shader compute \"x\" {{\n  info local_size 1 1 1 shared 0 push 0\n  values 3\n  %0:i64 = load_uniform offset=0\n{body}}}"
+        );
+        let s = Shader::parse(&text).unwrap();
+        match compile(&s, Options::default()) {
+            Err(CompileError::Unsupported(why)) => assert!(why.contains(want), "{why}"),
+            other => panic!("{want}: {other:?}"),
+        }
     }
 }

@@ -88,6 +88,9 @@ pub enum Op {
     // FMA-side halves of atomics (the ADD unit's ATOM_CX does the access).
     AtomC,
     AtomPost,
+    /// `SEG_ADD`: a segment offset → a global address, FMA half the low
+    /// word, ADD half the high word.
+    SegAdd,
     /// A message instruction (ADD unit), see `super::message`.
     Message,
 }
@@ -189,6 +192,7 @@ fn op_of(name: &str) -> Option<Op> {
         "LDEXP.f32" => Ldexp,
         "ATOM_C.i32" | "ATOM_C_RETURN.i32" | "ATOM_C1.i32" | "ATOM_C1_RETURN.i32" => AtomC,
         "ATOM_POST.i32" => AtomPost,
+        "SEG_ADD" => SegAdd,
         _ if message::supported(name) => Message,
         _ => {
             let _ = base;
@@ -793,11 +797,55 @@ pub fn eval(
         AtomC => 0,
         // The message returned the old value in its staging register.
         AtomPost => s[0],
+        SegAdd => seg_add(core, p, fma_partner, ctx, s[0], t.2, cc)?,
         Message => {
             return message::execute(core, p, fma_partner, lane, ctx, &s, cc, fx);
         }
     };
     Ok(v)
+}
+
+/// `SEG_ADD`: the base of the lane's segment plus an offset, as a 64-bit
+/// global address split over the pair: `*SEG_ADD` (no partner) gives the
+/// low word of base + offset, `+SEG_ADD` the high word of the base plus its
+/// source (the offset's high word) plus the carry out of the FMA half's
+/// result (`fma_lo`, read like the `t` passthrough). This split is our
+/// reading of Mesa's lowering of its 64-bit `SEG_ADD.i64` into the pair;
+/// `preserve_null` is not modelled (faults).
+fn seg_add(
+    core: &Core<'_>,
+    p: &Prepared,
+    fma_partner: Option<&Prepared>,
+    ctx: &LaneCtx,
+    src: u32,
+    fma_lo: u32,
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    if p.fields.modifier("preserve_null") == Some("preserve_null") {
+        return Err(unsupported(p, cc));
+    }
+    let base = match p.seg {
+        "wls" => ctx.wls_base,
+        "tl" => {
+            let tls = core.program.res.tls;
+            tls.base + ctx.thread * tls.per_thread
+        }
+        _ => return Err(unsupported(p, cc)),
+    };
+    match fma_partner {
+        None => Ok((base as u32).wrapping_add(src)),
+        Some(f) if f.op == Op::SegAdd && f.seg == p.seg => {
+            let carry = u32::from(fma_lo < base as u32);
+            Ok(((base >> 32) as u32).wrapping_add(src).wrapping_add(carry))
+        }
+        Some(_) => {
+            log::error!(
+                "sim shader: +SEG_ADD without its *SEG_ADD half (clause {:#x})",
+                cc.va
+            );
+            Err(fault(status::INSTR_INVALID_ENC, cc.va))
+        }
+    }
 }
 
 fn unsupported(p: &Prepared, cc: &CachedClause) -> JobFault {

@@ -10,6 +10,13 @@
 //! INSTR_ALIGN_FAULT, a workgroup/thread-local offset past its window an
 //! ADDR_RANGE_FAULT. This module must never write outside the staging
 //! registers and the addressed memory.
+//!
+//! Atomics (`ATOM_CX` with its `ATOM_C*` partner, `AXCHG`, `ACMPXCHG`) are
+//! one indivisible read-modify-write per lane, in the simulator's execution
+//! order: within a warp the lanes of a clause in lane order, warps of a
+//! workgroup one after another (each until it blocks at a barrier or ends),
+//! workgroups in dispatch order. Real hardware defines no order between
+//! lanes; tests must only check what every order gives.
 
 use super::exec::{Effects, Prepared, f32_to_f16};
 use super::warp::{Lane, LaneCtx};
@@ -26,6 +33,8 @@ pub fn supported(name: &str) -> bool {
             name,
             "BARRIER"
                 | "ATOM_CX"
+                | "AXCHG.i32"
+                | "ACMPXCHG.i32"
                 | "LD_ATTR_IMM"
                 | "LD_ATTR"
                 | "LEA_ATTR_IMM"
@@ -184,6 +193,7 @@ pub fn execute(
     }
     match name {
         "ATOM_CX" => atomic(core, fma_partner, lane, s, cc),
+        "AXCHG.i32" | "ACMPXCHG.i32" => exchange(core, p, lane, ctx, s, cc),
         "LD_ATTR_IMM" | "LD_ATTR" => {
             let index = if name == "LD_ATTR_IMM" {
                 p.fields.immediate("attribute_index").unwrap_or(0)
@@ -282,6 +292,32 @@ fn atomic(
     if f.name.contains("RETURN") {
         staging_write(lane, cc, 0, old);
     }
+    Ok(0)
+}
+
+/// `AXCHG.i32` (staging: the new value) and `ACMPXCHG.i32` (staging: the
+/// new value, then the compare value; Mesa's order): store the new value
+/// (if memory equals the compare value), return the old value in the
+/// first staging register. Global or WLS, by the `seg` modifier.
+fn exchange(
+    core: &mut Core<'_>,
+    p: &Prepared,
+    lane: &mut Lane,
+    ctx: &LaneCtx,
+    s: &[u32; 4],
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    let addr = address(core, p, ctx, s[0], s[1], 4, cc)?;
+    check_align(addr, 4, cc)?;
+    let mut b = [0u8; 4];
+    core.mmu.read(addr, &mut b)?;
+    let old = u32::from_le_bytes(b);
+    let new = staging_read(lane, cc, 0);
+    let store = p.name == "AXCHG.i32" || old == staging_read(lane, cc, 1);
+    if store {
+        core.mmu.write(addr, &new.to_le_bytes())?;
+    }
+    staging_write(lane, cc, 0, old);
     Ok(0)
 }
 
