@@ -37,7 +37,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
-use bifrost_vk::compiler::bifrost::{Arch as CArch, Options, compile};
+use bifrost_vk::compiler::bifrost::{Options, compile};
 use bifrost_vk::compiler::ir::interp::{BufferRange, DrawState, Memory, run_workgroup};
 use bifrost_vk::compiler::ir::*;
 use bifrost_vk::compiler::passes::*;
@@ -263,13 +263,6 @@ struct Outcome {
     changed: usize,
 }
 
-fn model_arch(model: SimModel) -> CArch {
-    match model {
-        SimModel::G52 => CArch::V7,
-        SimModel::G72 => CArch::V6,
-    }
-}
-
 /// The FAU words: the push-uniform area, then one address per binding of
 /// `binary.buffers`, starting at word `uniform_words − buffers.len()` — the
 /// backend's rule (one past the highest `load_uniform` word it still reads
@@ -288,6 +281,24 @@ fn fau_words(
         words.push(addresses[b]);
     }
     words
+}
+
+/// The end of a corpus test: lists what was compared and skipped, fails
+/// with every collected failure, then [`check_skips`].
+fn finish(
+    compared: &[String],
+    skipped: &[(String, String)],
+    failures: &[String],
+    expected: &[(&str, &str)],
+) {
+    for c in compared {
+        eprintln!("compared on G52 and G72: {c}");
+    }
+    for (n, e) in skipped {
+        eprintln!("skipped {n}: {e}");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    check_skips(skipped, expected);
 }
 
 /// No regression: whatever is skipped is listed and fails with a clean
@@ -440,7 +451,7 @@ fn compute_corpus_on_the_simulator_matches_the_interpreter() {
             let binary = match compile(
                 &s,
                 Options {
-                    arch: model_arch(model),
+                    arch: model.arch().into(),
                     ..Options::default()
                 },
             ) {
@@ -484,14 +495,7 @@ fn compute_corpus_on_the_simulator_matches_the_interpreter() {
             }
         }
     }
-    for c in &compared {
-        eprintln!("compared on G52 and G72: {c}");
-    }
-    for (n, e) in &skipped {
-        eprintln!("skipped {n}: {e}");
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    check_skips(&skipped, EXPECTED_SKIPS);
+    finish(&compared, &skipped, &failures, EXPECTED_SKIPS);
 }
 
 // ---- vertex shaders, as XFB capture jobs ----
@@ -636,7 +640,7 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
             let binary = match compile(
                 &s,
                 Options {
-                    arch: model_arch(model),
+                    arch: model.arch().into(),
                     ..Options::default()
                 },
             ) {
@@ -777,14 +781,7 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
             }
         }
     }
-    for c in &compared {
-        eprintln!("compared on G52 and G72: {c}");
-    }
-    for (n, e) in &skipped {
-        eprintln!("skipped {n}: {e}");
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    check_skips(&skipped, EXPECTED_VERTEX_SKIPS);
+    finish(&compared, &skipped, &failures, EXPECTED_VERTEX_SKIPS);
 }
 
 /// A push-constant word the shader loads but never uses is in the
@@ -820,7 +817,7 @@ fn dead_trailing_push_constant_and_a_buffer() {
             let binary = compile(
                 &s,
                 Options {
-                    arch: model_arch(model),
+                    arch: model.arch().into(),
                     push_uniform_words: area,
                 },
             )
@@ -896,7 +893,7 @@ fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
             let binary = match compile(
                 s,
                 Options {
-                    arch: model_arch(model),
+                    arch: model.arch().into(),
                     push_uniform_words: Some(main.push_uniforms.words.len() as u32),
                 },
             ) {
@@ -983,14 +980,7 @@ fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
             }
         }
     }
-    for c in &compared {
-        eprintln!("compared on G52 and G72: {c}");
-    }
-    for (n, e) in &skipped {
-        eprintln!("skipped {n}: {e}");
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    check_skips(&skipped, EXPECTED_RASTER_SKIPS);
+    finish(&compared, &skipped, &failures, EXPECTED_RASTER_SKIPS);
 }
 
 /// glsl450_math.comp over eight input sets, within its [`TOLERANCES`]
@@ -1030,7 +1020,7 @@ fn glsl450_math_within_tolerance_over_eight_input_sets() {
         let binary = compile(
             &s,
             Options {
-                arch: model_arch(model),
+                arch: model.arch().into(),
                 ..Options::default()
             },
         )
@@ -1119,7 +1109,7 @@ fn shared_atomics_order_free_results() {
     };
     for model in [SimModel::G52, SimModel::G72] {
         let options = Options {
-            arch: model_arch(model),
+            arch: model.arch().into(),
             ..Options::default()
         };
         let binary = compile(&s, options).unwrap_or_else(|e| panic!("{name}: {e}"));

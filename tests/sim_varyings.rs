@@ -11,16 +11,18 @@
 mod varyings;
 
 use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
-use bifrost_vk::compiler::bifrost::{Arch as CArch, Options, compile};
+use bifrost_vk::compiler::bifrost::{Options, compile};
 use bifrost_vk::compiler::ir::interp::{DrawState, Memory};
 use bifrost_vk::compiler::ir::*;
-use bifrost_vk::compiler::passes::lower_io;
 use bifrost_vk::compiler::passes::lower_io::VaryingSlot;
+use bifrost_vk::compiler::passes::{IoLayout, lower_io};
 use bifrost_vk::jm::AttributeTables;
 use bifrost_vk::jm::varying::VaryingBufferKind;
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::kmod::sim::testing::SimGpu;
-use varyings::{VaryingJob, attribute_span, attribute_tables, first_difference, run_and_expect};
+use varyings::{
+    VaryingBytes, VaryingJob, attribute_span, attribute_tables, first_difference, run_and_expect,
+};
 
 /// Position from attribute `a` and the instance; a float vec4, an ivec3
 /// of ids and a signed difference, a uint and a float sharing location 2
@@ -72,20 +74,44 @@ const SHADER: &str = r#"shader vertex "varyings" {
   store_output output=6 %21
 }"#;
 
-fn model_arch(model: SimModel) -> CArch {
-    match model {
-        SimModel::G52 => CArch::V7,
-        SimModel::G72 => CArch::V6,
-    }
-}
-
 /// `s` compiled for `model` with the default options otherwise.
 fn compiled(s: &Shader, model: SimModel) -> ShaderBinary {
     let options = Options {
-        arch: model_arch(model),
+        arch: model.arch().into(),
         ..Options::default()
     };
     compile(s, options).unwrap()
+}
+
+/// Runs `binary` (of `s`, which reads no attributes and no uniforms) as a
+/// VERTEX job of `vertices` × `instances` on `model`; every varying byte
+/// must be what the interpreter implies. Returns the buffers.
+fn run_without_inputs(
+    s: &Shader,
+    io: &IoLayout,
+    binary: &ShaderBinary,
+    model: SimModel,
+    vertices: u32,
+    instances: u32,
+) -> Vec<VaryingBytes> {
+    let mut gpu = SimGpu::new(model);
+    let job = VaryingJob {
+        shader: s,
+        io,
+        binary,
+        push_uniforms: &[],
+        ubos: &[],
+        attributes: AttributeTables::default(),
+        vertices,
+        instances,
+        offset_start: 0,
+    };
+    let (_, bufs) =
+        run_and_expect(&mut gpu, &job, &DrawState::default(), &mut Memory::new()).unwrap();
+    if let Some(d) = bufs.iter().find_map(first_difference) {
+        panic!("{model:?}: {d}");
+    }
+    bufs
 }
 
 /// Attribute `attr`, vertex element `e`, component `c`: small floats for
@@ -225,24 +251,7 @@ fn records_beyond_fifteen_use_lea_attr() {
         let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
         assert!(text.contains("LEA_ATTR_IMM"), "{text}");
         assert!(text.contains("+LEA_ATTR."), "{text}");
-        let mut gpu = SimGpu::new(model);
-        let mut mem = Memory::new();
-        let state = DrawState::default();
-        let job = VaryingJob {
-            shader: &s,
-            io: &io,
-            binary: &binary,
-            push_uniforms: &[],
-            ubos: &[],
-            attributes: AttributeTables::default(),
-            vertices: 4,
-            instances: 2,
-            offset_start: 0,
-        };
-        let (_, bufs) = run_and_expect(&mut gpu, &job, &state, &mut mem).unwrap();
-        if let Some(d) = bufs.iter().find_map(first_difference) {
-            panic!("{model:?}: {d}");
-        }
+        let bufs = run_without_inputs(&s, &io, &binary, model, 4, 2);
         // Generic slot 16 (output 17) of vertex 3, instance 1 (element 7).
         let general = &bufs[1];
         let at = 7 * general.stride as usize + 16 * 16;
@@ -276,23 +285,7 @@ fn sixty_four_bit_outputs_are_stored_as_word_pairs() {
     for model in [SimModel::G52, SimModel::G72] {
         let binary = compiled(&s, model);
         assert_eq!(binary.varyings[1].words, 4);
-        let mut gpu = SimGpu::new(model);
-        let job = VaryingJob {
-            shader: &s,
-            io: &io,
-            binary: &binary,
-            push_uniforms: &[],
-            ubos: &[],
-            attributes: AttributeTables::default(),
-            vertices: 6,
-            instances: 2,
-            offset_start: 0,
-        };
-        let (_, bufs) =
-            run_and_expect(&mut gpu, &job, &DrawState::default(), &mut Memory::new()).unwrap();
-        if let Some(d) = bufs.iter().find_map(first_difference) {
-            panic!("{model:?}: {d}");
-        }
+        let bufs = run_without_inputs(&s, &io, &binary, model, 6, 2);
         // Vertex 5 of instance 0: 5 × 0x123456789 and that + 0x123456789.
         let g = &bufs[1].got[5 * 16..6 * 16];
         assert_eq!(&g[..8], &(5u64 * 0x1_2345_6789).to_le_bytes());
@@ -387,7 +380,7 @@ fn random_vertex_shaders_store_what_the_interpreter_stores() {
         let binary = match compile(
             &s,
             Options {
-                arch: model_arch(model),
+                arch: model.arch().into(),
                 push_uniform_words: Some(layout.words.len() as u32),
             },
         ) {
