@@ -283,6 +283,31 @@ fn fau_words(
     words
 }
 
+/// `s` compiled for `model` (`push_uniform_words` as in [`Options`]); a
+/// compile error is recorded in `skipped` (on G52 only: once per shader)
+/// and gives `None`.
+fn compile_or_skip(
+    name: &str,
+    s: &Shader,
+    model: SimModel,
+    push_uniform_words: Option<u32>,
+    skipped: &mut Vec<(String, String)>,
+) -> Option<ShaderBinary> {
+    let options = Options {
+        arch: model.arch().into(),
+        push_uniform_words,
+    };
+    match compile(s, options) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            if model == SimModel::G52 {
+                skipped.push((name.to_string(), e.to_string()));
+            }
+            None
+        }
+    }
+}
+
 /// The end of a corpus test: lists what was compared and skipped, fails
 /// with every collected failure, then [`check_skips`].
 fn finish(
@@ -448,25 +473,13 @@ fn compute_corpus_on_the_simulator_matches_the_interpreter() {
             }
         };
         for model in [SimModel::G52, SimModel::G72] {
-            let binary = match compile(
-                &s,
-                Options {
-                    arch: model.arch().into(),
-                    ..Options::default()
-                },
-            ) {
-                Ok(b) if !b.varyings.is_empty() => {
-                    failures.push(format!("{name}: the XFB variant stores varyings"));
-                    continue;
-                }
-                Ok(b) => b,
-                Err(e) => {
-                    if model == SimModel::G52 {
-                        skipped.push((name.clone(), e.to_string()));
-                    }
-                    continue;
-                }
+            let Some(binary) = compile_or_skip(&name, &s, model, None, &mut skipped) else {
+                continue;
             };
+            if !binary.varyings.is_empty() {
+                failures.push(format!("{name}: the XFB variant stores varyings"));
+                continue;
+            }
             let (sim, interp) = run_both(&name, &s, &layout, &binary, model);
             assert!(sim.changed > 0, "{name}: the dispatch wrote nothing");
             if tolerance.is_none() {
@@ -637,25 +650,13 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
         };
         let comps = attribute_comps(&s, io.attributes.len());
         for model in [SimModel::G52, SimModel::G72] {
-            let binary = match compile(
-                &s,
-                Options {
-                    arch: model.arch().into(),
-                    ..Options::default()
-                },
-            ) {
-                Ok(b) if !b.varyings.is_empty() => {
-                    failures.push(format!("{name}: the XFB variant stores varyings"));
-                    continue;
-                }
-                Ok(b) => b,
-                Err(e) => {
-                    if model == SimModel::G52 {
-                        skipped.push((name.clone(), e.to_string()));
-                    }
-                    continue;
-                }
+            let Some(binary) = compile_or_skip(&name, &s, model, None, &mut skipped) else {
+                continue;
             };
+            if !binary.varyings.is_empty() {
+                failures.push(format!("{name}: the XFB variant stores varyings"));
+                continue;
+            }
             let arch = model.arch();
             let mut gpu = SimGpu::new(model);
             let mut mem = Memory::new();
@@ -890,20 +891,9 @@ fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
         let tolerance = tolerance_of(&name, s).unwrap_or_else(|e| panic!("{e}"));
         let comps = attribute_comps(s, main.io.attributes.len());
         for model in [SimModel::G52, SimModel::G72] {
-            let binary = match compile(
-                s,
-                Options {
-                    arch: model.arch().into(),
-                    push_uniform_words: Some(main.push_uniforms.words.len() as u32),
-                },
-            ) {
-                Ok(b) => b,
-                Err(e) => {
-                    if model == SimModel::G52 {
-                        skipped.push((name.clone(), e.to_string()));
-                    }
-                    continue;
-                }
+            let push_words = Some(main.push_uniforms.words.len() as u32);
+            let Some(binary) = compile_or_skip(&name, s, model, push_words, &mut skipped) else {
+                continue;
             };
             let arch = model.arch();
             let mut bytes_written = 0;
