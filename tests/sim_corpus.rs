@@ -199,12 +199,13 @@ fn shader_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shaders")
 }
 
-fn compute_corpus() -> Vec<String> {
+/// The names of the corpus shaders ending in `suffix`, sorted.
+fn corpus(suffix: &str) -> Vec<String> {
     let mut out: Vec<String> = std::fs::read_dir(shader_dir())
         .unwrap()
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".comp.spv"))
+        .filter(|n| n.ends_with(suffix))
         .collect();
     out.sort();
     out
@@ -457,7 +458,7 @@ fn compute_corpus_on_the_simulator_matches_the_interpreter() {
     let mut compared = Vec::new();
     let mut skipped = Vec::new();
     let mut failures = Vec::new();
-    for name in compute_corpus() {
+    for name in corpus(".comp.spv") {
         if ORDER_DEPENDENT.contains(&name.as_str()) {
             continue;
         }
@@ -613,13 +614,7 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
     use bifrost_vk::jm::{XfbJob, add_xfb_job};
     use varyings::attribute_tables;
 
-    let mut names: Vec<String> = std::fs::read_dir(shader_dir())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".vert.spv"))
-        .collect();
-    names.sort();
+    let names = corpus(".vert.spv");
     let mut skipped = Vec::new();
     let mut compared = Vec::new();
     let mut failures = Vec::new();
@@ -861,13 +856,7 @@ fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
         VaryingJob, attribute_span, attribute_tables, first_difference, run_and_expect,
     };
 
-    let mut names: Vec<String> = std::fs::read_dir(shader_dir())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".vert.spv"))
-        .collect();
-    names.sort();
+    let names = corpus(".vert.spv");
     let (mut skipped, mut compared, mut failures) = (Vec::new(), Vec::new(), Vec::new());
     for name in names {
         let module = std::fs::read(shader_dir().join(&name)).unwrap();
