@@ -2,9 +2,11 @@
 //! by `compiler::bifrost`, launched as COMPUTE jobs through the job emitter,
 //! compared byte for byte with the IR interpreter (differential tests).
 
+#[path = "support/differential.rs"]
+mod differential;
+
 use bifrost_vk::compiler::bifrost::{Options, compile};
 use bifrost_vk::compiler::ir::Shader;
-use bifrost_vk::compiler::ir::interp::{DrawState, Memory, run_workgroup};
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::kmod::sim::testing::SimGpu;
 
@@ -17,59 +19,7 @@ fn differential(
     init: &[u8],
     groups: [u32; 3],
 ) -> Vec<u8> {
-    let shader = Shader::parse(text).unwrap_or_else(|e| panic!("{e:?}"));
-    let mut last = Vec::new();
-    for model in [SimModel::G52, SimModel::G72] {
-        let binary = compile(&shader, Options::default()).unwrap_or_else(|e| panic!("{e}"));
-        let mut gpu = SimGpu::new(model);
-        let buf = gpu.alloc(init.len() as u64);
-        gpu.write(buf.va, init);
-        let uniforms = words(buf.va);
-        gpu.run_compute(&binary, &uniforms, shader.info.local_size, groups)
-            .unwrap_or_else(|e| {
-                panic!(
-                    "{model:?}: {e}\n{}",
-                    bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap()
-                )
-            });
-        let got = gpu.read(buf.va, init.len());
-
-        let mut mem = Memory::new();
-        mem.map(buf.va, init.to_vec()).unwrap();
-        let state = DrawState {
-            push_uniforms: uniforms.iter().flat_map(|w| w.to_le_bytes()).collect(),
-            ..DrawState::default()
-        };
-        for z in 0..groups[2] {
-            for y in 0..groups[1] {
-                for x in 0..groups[0] {
-                    run_workgroup(&shader, &state, &mut mem, [x, y, z]).unwrap();
-                }
-            }
-        }
-        let want = mem.range(buf.va).unwrap().to_vec();
-        let diffs: Vec<String> = got
-            .chunks(4)
-            .zip(want.chunks(4))
-            .enumerate()
-            .filter(|(_, (g, w))| g != w)
-            .take(8)
-            .map(|(i, (g, w))| {
-                format!(
-                    "byte {:#x}: simulator {g:02x?}, interpreter {w:02x?}",
-                    4 * i
-                )
-            })
-            .collect();
-        assert!(
-            diffs.is_empty(),
-            "{model:?}: simulator differs from the interpreter:\n{}\n{}",
-            diffs.join("\n"),
-            bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap()
-        );
-        last = got;
-    }
-    last
+    differential::differential_run(text, words, init, groups).1
 }
 
 const ARITH: &str = include_str!("programs/arith.ir");
@@ -788,25 +738,41 @@ fn random_program_with(seed: u64, pressure: bool, extended: bool) -> String {
     )
 }
 
+/// Runs random program `seed` (`text`) differentially over `groups`
+/// workgroups with inputs drawn from `rng`: a 2 KiB buffer (float-like
+/// bytes when `float_bytes`) and FAU word 1 = `a | b << 32` (`b` float-like
+/// when `float_b`). A mismatch panics with `what`, the seed and the text.
+fn random_program_matches(
+    what: &str,
+    seed: u64,
+    text: &str,
+    mut rng: Rng,
+    float_bytes: bool,
+    float_b: bool,
+    groups: [u32; 3],
+) {
+    let init: Vec<u8> = (0..2048).map(|_| rng.value(float_bytes) as u8).collect();
+    let a = rng.value(false);
+    let b = rng.value(float_b);
+    let result = std::panic::catch_unwind(|| {
+        differential(
+            text,
+            |va| vec![va, u64::from(a) | u64::from(b) << 32],
+            &init,
+            groups,
+        )
+    });
+    if result.is_err() {
+        panic!("{what} {seed} failed:\n{text}");
+    }
+}
+
 #[test]
 fn random_programs_match_interpreter() {
     for seed in 0..150u64 {
         let text = random_program(0x1234_5678 + seed * 7919, false);
-        let mut rng = Rng(seed + 99);
-        let init: Vec<u8> = (0..2048).map(|_| rng.value(false) as u8).collect();
-        let a = rng.value(false);
-        let b = rng.value(false);
-        let result = std::panic::catch_unwind(|| {
-            differential(
-                &text,
-                |va| vec![va, u64::from(a) | u64::from(b) << 32],
-                &init,
-                [2, 1, 1],
-            )
-        });
-        if result.is_err() {
-            panic!("random program {seed} failed:\n{text}");
-        }
+        let rng = Rng(seed + 99);
+        random_program_matches("random program", seed, &text, rng, false, false, [2, 1, 1]);
     }
 }
 
@@ -816,28 +782,16 @@ fn random_high_pressure_programs_spill_and_match_interpreter() {
     const SEEDS: u64 = 24;
     for seed in 0..SEEDS {
         let text = random_program(0x9e37_79b9 + seed * 104_729, true);
-        let shader = bifrost_vk::compiler::ir::Shader::parse(&text).unwrap();
+        let shader = Shader::parse(&text).unwrap();
         let binary = compile(&shader, Options::default())
             .unwrap_or_else(|e| panic!("random program {seed}: {e}\n{text}"));
         if binary.stats.spills > 0 {
             assert!(binary.tls_size > 0);
             spilled += 1;
         }
-        let mut rng = Rng(seed + 7);
-        let init: Vec<u8> = (0..2048).map(|_| rng.value(false) as u8).collect();
-        let a = rng.value(false);
-        let b = rng.value(false);
-        let result = std::panic::catch_unwind(|| {
-            differential(
-                &text,
-                |va| vec![va, u64::from(a) | u64::from(b) << 32],
-                &init,
-                [3, 1, 1],
-            )
-        });
-        if result.is_err() {
-            panic!("random high-pressure program {seed} failed:\n{text}");
-        }
+        let rng = Rng(seed + 7);
+        let what = "random high-pressure program";
+        random_program_matches(what, seed, &text, rng, false, false, [3, 1, 1]);
     }
     // The generator is meant to exceed the register budget.
     assert!(
@@ -850,21 +804,17 @@ fn random_high_pressure_programs_spill_and_match_interpreter() {
 fn random_programs_with_packing_and_wide_shifts_match_interpreter() {
     for seed in 0..100u64 {
         let text = random_program_with(0x0bad_cafe + seed * 6151, false, true);
-        let mut rng = Rng(seed + 7);
-        let init: Vec<u8> = (0..2048).map(|_| rng.value(seed % 2 == 0) as u8).collect();
-        let a = rng.value(false);
-        let b = rng.value(true);
-        let result = std::panic::catch_unwind(|| {
-            differential(
-                &text,
-                |va| vec![va, u64::from(a) | u64::from(b) << 32],
-                &init,
-                [2, 1, 1],
-            )
-        });
-        if result.is_err() {
-            panic!("random program {seed} failed:\n{text}");
-        }
+        let rng = Rng(seed + 7);
+        let float_bytes = seed % 2 == 0;
+        random_program_matches(
+            "random program",
+            seed,
+            &text,
+            rng,
+            float_bytes,
+            true,
+            [2, 1, 1],
+        );
     }
 }
 

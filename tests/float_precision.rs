@@ -20,7 +20,7 @@
 //! NaN, negative inputs) must give what GLSL.std.450 / IEEE 754 say.
 //! The largest error measured per op is printed (`--nocapture`).
 
-use bifrost_vk::compiler::bifrost::{Arch, Options, compile};
+use bifrost_vk::compiler::bifrost::{Options, compile};
 use bifrost_vk::compiler::ir::Shader;
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::kmod::sim::testing::SimGpu;
@@ -64,14 +64,10 @@ fn program(op: &str, binary: bool) -> String {
 /// Runs `op` over the (x, y) pairs on `model`; returns the results.
 fn run(op: &str, binary: bool, inputs: &[(f32, f32)], model: SimModel) -> Vec<f32> {
     let shader = Shader::parse(&program(op, binary)).unwrap_or_else(|e| panic!("{e:?}"));
-    let arch = match model {
-        SimModel::G52 => Arch::V7,
-        SimModel::G72 => Arch::V6,
-    };
     let bin = compile(
         &shader,
         Options {
-            arch,
+            arch: model.arch().into(),
             ..Options::default()
         },
     )

@@ -37,13 +37,16 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
-use bifrost_vk::compiler::bifrost::{Arch as CArch, Options, compile};
+use bifrost_vk::compiler::bifrost::{Options, compile};
 use bifrost_vk::compiler::ir::interp::{BufferRange, DrawState, Memory, run_workgroup};
 use bifrost_vk::compiler::ir::*;
 use bifrost_vk::compiler::passes::*;
 use bifrost_vk::compiler::spirv;
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::kmod::sim::testing::SimGpu;
+
+#[path = "support/varyings.rs"]
+mod varyings;
 
 /// Bytes of every synthesised buffer.
 const BUFFER_BYTES: usize = 16 << 10;
@@ -196,12 +199,13 @@ fn shader_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shaders")
 }
 
-fn compute_corpus() -> Vec<String> {
+/// The names of the corpus shaders ending in `suffix`, sorted.
+fn corpus(suffix: &str) -> Vec<String> {
     let mut out: Vec<String> = std::fs::read_dir(shader_dir())
         .unwrap()
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".comp.spv"))
+        .filter(|n| n.ends_with(suffix))
         .collect();
     out.sort();
     out
@@ -260,13 +264,6 @@ struct Outcome {
     changed: usize,
 }
 
-fn model_arch(model: SimModel) -> CArch {
-    match model {
-        SimModel::G52 => CArch::V7,
-        SimModel::G72 => CArch::V6,
-    }
-}
-
 /// The FAU words: the push-uniform area, then one address per binding of
 /// `binary.buffers`, starting at word `uniform_words − buffers.len()` — the
 /// backend's rule (one past the highest `load_uniform` word it still reads
@@ -274,21 +271,60 @@ fn model_arch(model: SimModel) -> CArch {
 /// when a trailing push-uniform word is dead (see
 /// `dead_trailing_push_constant_and_a_buffer`); the words cut off are read
 /// by nobody.
-fn fau_words(binary: &ShaderBinary, area: &[u8], addresses: &HashMap<(u32, u32), u64>) -> Vec<u64> {
+fn fau_words(
+    binary: &ShaderBinary,
+    mut words: Vec<u64>,
+    addresses: &HashMap<(u32, u32), u64>,
+) -> Vec<u64> {
     let base = binary.uniform_words as usize - binary.buffers.len();
-    let mut words: Vec<u64> = area
-        .chunks(8)
-        .map(|c| {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            u64::from_le_bytes(w)
-        })
-        .collect();
     words.resize(base, 0);
     for b in &binary.buffers {
         words.push(addresses[b]);
     }
     words
+}
+
+/// `s` compiled for `model` (`push_uniform_words` as in [`Options`]); a
+/// compile error is recorded in `skipped` (on G52 only: once per shader)
+/// and gives `None`.
+fn compile_or_skip(
+    name: &str,
+    s: &Shader,
+    model: SimModel,
+    push_uniform_words: Option<u32>,
+    skipped: &mut Vec<(String, String)>,
+) -> Option<ShaderBinary> {
+    let options = Options {
+        arch: model.arch().into(),
+        push_uniform_words,
+    };
+    match compile(s, options) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            if model == SimModel::G52 {
+                skipped.push((name.to_string(), e.to_string()));
+            }
+            None
+        }
+    }
+}
+
+/// The end of a corpus test: lists what was compared and skipped, fails
+/// with every collected failure, then [`check_skips`].
+fn finish(
+    compared: &[String],
+    skipped: &[(String, String)],
+    failures: &[String],
+    expected: &[(&str, &str)],
+) {
+    for c in compared {
+        eprintln!("compared on G52 and G72: {c}");
+    }
+    for (n, e) in skipped {
+        eprintln!("skipped {n}: {e}");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    check_skips(skipped, expected);
 }
 
 /// No regression: whatever is skipped is listed and fails with a clean
@@ -358,8 +394,7 @@ fn run_both_with(
         num_workgroups: GROUPS,
         xfb_params: [0; lower_xfb::XFB_PARAM_COUNT as usize],
     };
-    let area = layout.fill(&sysvals, &push);
-    let words = fau_words(binary, &area, &addresses);
+    let words = fau_words(binary, layout.fill_words(&sysvals, &push), &addresses);
 
     // ---- simulator ----
     gpu.run_compute(binary, &words, s.info.local_size, GROUPS)
@@ -423,7 +458,7 @@ fn compute_corpus_on_the_simulator_matches_the_interpreter() {
     let mut compared = Vec::new();
     let mut skipped = Vec::new();
     let mut failures = Vec::new();
-    for name in compute_corpus() {
+    for name in corpus(".comp.spv") {
         if ORDER_DEPENDENT.contains(&name.as_str()) {
             continue;
         }
@@ -439,25 +474,13 @@ fn compute_corpus_on_the_simulator_matches_the_interpreter() {
             }
         };
         for model in [SimModel::G52, SimModel::G72] {
-            let binary = match compile(
-                &s,
-                Options {
-                    arch: model_arch(model),
-                    ..Options::default()
-                },
-            ) {
-                Ok(b) if !b.varyings.is_empty() => {
-                    failures.push(format!("{name}: the XFB variant stores varyings"));
-                    continue;
-                }
-                Ok(b) => b,
-                Err(e) => {
-                    if model == SimModel::G52 {
-                        skipped.push((name.clone(), e.to_string()));
-                    }
-                    continue;
-                }
+            let Some(binary) = compile_or_skip(&name, &s, model, None, &mut skipped) else {
+                continue;
             };
+            if !binary.varyings.is_empty() {
+                failures.push(format!("{name}: the XFB variant stores varyings"));
+                continue;
+            }
             let (sim, interp) = run_both(&name, &s, &layout, &binary, model);
             assert!(sim.changed > 0, "{name}: the dispatch wrote nothing");
             if tolerance.is_none() {
@@ -486,14 +509,7 @@ fn compute_corpus_on_the_simulator_matches_the_interpreter() {
             }
         }
     }
-    for c in &compared {
-        eprintln!("compared on G52 and G72: {c}");
-    }
-    for (n, e) in &skipped {
-        eprintln!("skipped {n}: {e}");
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    check_skips(&skipped, EXPECTED_SKIPS);
+    finish(&compared, &skipped, &failures, EXPECTED_SKIPS);
 }
 
 // ---- vertex shaders, as XFB capture jobs ----
@@ -544,24 +560,61 @@ fn vertex_word(attr: u32, v: u32, c: u32) -> u32 {
     ((h % 1000) as f32 / 8.0).to_bits()
 }
 
+/// Components read per attribute location of `s` (`count` locations), at
+/// least one each.
+fn attribute_comps(s: &Shader, count: usize) -> Vec<u8> {
+    let mut comps = vec![0u8; count];
+    for i in &s.inputs {
+        let c = &mut comps[i.location as usize];
+        *c = (*c).max(i.component + i.ty.comps);
+    }
+    comps.into_iter().map(|c| c.max(1)).collect()
+}
+
+/// The push constants and one buffer per binding of `s` (UBOs / SSBOs), as
+/// for compute: written to `gpu` and described to the interpreter in
+/// `mem`/`state`. Returns the push bytes, their address and the address of
+/// each binding.
+fn bind_buffers(
+    gpu: &mut SimGpu,
+    mem: &mut Memory,
+    state: &mut DrawState,
+    s: &Shader,
+) -> (Vec<u8>, u64, HashMap<(u32, u32), u64>) {
+    let push = push_bytes();
+    let push_buf = gpu.alloc(PUSH_BYTES as u64);
+    gpu.write(push_buf.va, &push);
+    mem.map(push_buf.va, push.clone()).unwrap();
+    let mut addresses = HashMap::new();
+    for (n, &(b, ubo)) in bindings_of(s).iter().enumerate() {
+        let bytes: Vec<u8> = (0..BUFFER_BYTES / 4)
+            .flat_map(|i| input_word(n, 2 * i).to_le_bytes())
+            .collect();
+        let buf = gpu.alloc(BUFFER_BYTES as u64);
+        gpu.write(buf.va, &bytes);
+        mem.map(buf.va, bytes).unwrap();
+        addresses.insert(b, buf.va);
+        let range = BufferRange {
+            address: buf.va,
+            size: BUFFER_BYTES as u64,
+        };
+        if ubo {
+            state.ubos.insert(b, range);
+        } else {
+            state.ssbos.insert(b, range);
+        }
+    }
+    (push, push_buf.va, addresses)
+}
+
 #[test]
 fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
-    use bifrost_vk::compiler::ir::interp::{
-        AttributeBinding, AttributeKind, InputRate, InvocationIds, run_invocation,
-    };
+    use bifrost_vk::compiler::ir::interp::{InvocationIds, run_invocation};
     use bifrost_vk::compiler::passes::lower_xfb::XfbBinding;
-    use bifrost_vk::hw::attribute::{attribute_buffer as ab, attribute_desc as ad, attribute_type};
-    use bifrost_vk::hw::format::{ComponentType, FormatArch, VertexFormat};
-    use bifrost_vk::hw::{Arch, layouts};
-    use bifrost_vk::jm::{AttributeTables, XfbJob, add_xfb_job};
+    use bifrost_vk::jm::{XfbJob, add_xfb_job};
+    use varyings::attribute_tables;
 
-    let mut names: Vec<String> = std::fs::read_dir(shader_dir())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".vert.spv"))
-        .collect();
-    names.sort();
+    let names = corpus(".vert.spv");
     let mut skipped = Vec::new();
     let mut compared = Vec::new();
     let mut failures = Vec::new();
@@ -590,36 +643,16 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
                 continue;
             }
         };
-        // Attribute components read per attribute index.
-        let mut comps = vec![0u8; io.attributes.len()];
-        for i in &s.inputs {
-            let c = &mut comps[i.location as usize];
-            *c = (*c).max(i.component + i.ty.comps);
-        }
+        let comps = attribute_comps(&s, io.attributes.len());
         for model in [SimModel::G52, SimModel::G72] {
-            let binary = match compile(
-                &s,
-                Options {
-                    arch: model_arch(model),
-                    ..Options::default()
-                },
-            ) {
-                Ok(b) if !b.varyings.is_empty() => {
-                    failures.push(format!("{name}: the XFB variant stores varyings"));
-                    continue;
-                }
-                Ok(b) => b,
-                Err(e) => {
-                    if model == SimModel::G52 {
-                        skipped.push((name.clone(), e.to_string()));
-                    }
-                    continue;
-                }
+            let Some(binary) = compile_or_skip(&name, &s, model, None, &mut skipped) else {
+                continue;
             };
-            let arch = match model {
-                SimModel::G52 => Arch::V7,
-                SimModel::G72 => Arch::V6,
-            };
+            if !binary.varyings.is_empty() {
+                failures.push(format!("{name}: the XFB variant stores varyings"));
+                continue;
+            }
+            let arch = model.arch();
             let mut gpu = SimGpu::new(model);
             let mut mem = Memory::new();
             // A triangle strip of 9 vertices from firstVertex 5, 2 instances.
@@ -658,101 +691,38 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
                 resolved_prims: None,
                 provoking: ProvokingVertex::First,
             };
-            // Attributes.
-            let set =
-                |w: &mut [u32], f: bifrost_vk::hw::layout::Field, x: u64| f.set(w, x).unwrap();
-            let n_attr = comps.len().max(1);
-            let mut attr_words = vec![0u32; 2 * n_attr];
-            let mut buf_words = vec![0u32; 4 * n_attr];
+            // Attributes. Instanced: the linear index is vertex + instance
+            // × Instance Size (VERTICES), so per-vertex data is 1D modulus
+            // VERTICES.
             let mut state = DrawState::default();
-            for (a, &n) in comps.iter().enumerate() {
-                let n = n.max(1);
-                let bytes: Vec<u8> = (0..VERTICES)
-                    .flat_map(|v| (0..u32::from(n)).map(move |c| (v, c)))
-                    .flat_map(|(v, c)| vertex_word(a as u32, v, c).to_le_bytes())
-                    .collect();
-                let buf = gpu.alloc(bytes.len() as u64);
-                gpu.write(buf.va, &bytes);
-                mem.map(buf.va, bytes.clone()).unwrap();
-                let w = &mut attr_words[2 * a..2 * a + 2];
-                w.copy_from_slice(&layouts(arch).attribute.defaults());
-                set(w, ad::BUFFER_INDEX, a as u64);
-                let format = FormatArch::for_arch(arch)
-                    .attribute_format(VertexFormat::new(ComponentType::U32, n))
-                    .unwrap();
-                let f = match arch {
-                    Arch::V6 => ad::FORMAT_V6,
-                    Arch::V7 => ad::FORMAT,
-                };
-                set(w, f, format);
-                let bw = &mut buf_words[4 * a..4 * a + 4];
-                // Instanced: the linear index is vertex + instance × Instance
-                // Size (VERTICES), so per-vertex data is 1D modulus VERTICES.
-                set(bw, ab::TYPE, attribute_type::MODULUS_1D);
-                set(bw, ab::DIVISOR, u64::from(VERTICES));
-                set(bw, ab::POINTER, buf.va);
-                set(bw, ab::STRIDE, 4 * u64::from(n));
-                set(bw, ab::SIZE, bytes.len() as u64);
-                state.attributes.insert(
-                    a as u32,
-                    AttributeBinding {
-                        address: buf.va,
-                        stride: 4 * u32::from(n),
-                        comps: n,
-                        kind: AttributeKind::Int,
-                        rate: InputRate::Vertex,
-                    },
-                );
-            }
-            let attrs = gpu.alloc(64.max(4 * attr_words.len() as u64));
-            gpu.write_u32s(attrs.va, &attr_words);
-            let abufs = gpu.alloc(64.max(4 * buf_words.len() as u64));
-            gpu.write_u32s(abufs.va, &buf_words);
-            // UBOs / SSBOs and push constants, as for compute.
-            let push = push_bytes();
-            let push_buf = gpu.alloc(PUSH_BYTES as u64);
-            gpu.write(push_buf.va, &push);
-            mem.map(push_buf.va, push.clone()).unwrap();
-            let mut addresses = HashMap::new();
-            for (n, &(b, ubo)) in bindings_of(&s).iter().enumerate() {
-                let bytes: Vec<u8> = (0..BUFFER_BYTES / 4)
-                    .flat_map(|i| input_word(n, 2 * i).to_le_bytes())
-                    .collect();
-                let buf = gpu.alloc(BUFFER_BYTES as u64);
-                gpu.write(buf.va, &bytes);
-                mem.map(buf.va, bytes).unwrap();
-                addresses.insert(b, buf.va);
-                let range = BufferRange {
-                    address: buf.va,
-                    size: BUFFER_BYTES as u64,
-                };
-                if ubo {
-                    state.ubos.insert(b, range);
-                } else {
-                    state.ssbos.insert(b, range);
-                }
-            }
+            let attributes = attribute_tables(
+                &mut gpu,
+                arch,
+                &comps,
+                VERTICES,
+                Some(VERTICES),
+                |a, v, c| vertex_word(a as u32, v, c),
+                &mut state,
+                &mut mem,
+            );
+            let (push, push_va, addresses) = bind_buffers(&mut gpu, &mut mem, &mut state, &s);
             let sysvals = SysvalBlock {
                 raw_vertex_offset: 0,
                 base_vertex: first,
                 base_instance: 1,
-                push_constants_address: push_buf.va,
+                push_constants_address: push_va,
                 num_workgroups: [0; 3],
                 xfb_params: draw.params(),
             };
-            let area = layout.fill(&sysvals, &push);
-            let words = fau_words(&binary, &area, &addresses);
+            let area = layout.fill_words(&sysvals, &push);
+            let words = fau_words(&binary, area, &addresses);
             let fau: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
             let job = XfbJob {
                 binary: &binary,
                 push_uniforms: &fau,
                 invocations_per_instance: draw.invocations_per_instance(),
                 instance_count: instances,
-                attributes: Some(AttributeTables {
-                    attributes: attrs.va,
-                    buffers: abufs.va,
-                    count: n_attr as u32,
-                }),
+                attributes: Some(attributes),
                 offset_start: 0,
                 instance_size: VERTICES,
             };
@@ -807,14 +777,7 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
             }
         }
     }
-    for c in &compared {
-        eprintln!("compared on G52 and G72: {c}");
-    }
-    for (n, e) in &skipped {
-        eprintln!("skipped {n}: {e}");
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    check_skips(&skipped, EXPECTED_VERTEX_SKIPS);
+    finish(&compared, &skipped, &failures, EXPECTED_VERTEX_SKIPS);
 }
 
 /// A push-constant word the shader loads but never uses is in the
@@ -850,7 +813,7 @@ fn dead_trailing_push_constant_and_a_buffer() {
             let binary = compile(
                 &s,
                 Options {
-                    arch: model_arch(model),
+                    arch: model.arch().into(),
                     push_uniform_words: area,
                 },
             )
@@ -882,9 +845,6 @@ fn dead_trailing_push_constant_and_a_buffer() {
 // 53 stay unwritten; per-vertex attributes 1D modulus) and 6 vertices × 1
 // instance from `Offset start` 4 (1D linear attributes).
 
-#[path = "support/varyings.rs"]
-mod varyings;
-
 /// Vertex shaders whose rasterization variant does not compile, with the reason.
 const EXPECTED_RASTER_SKIPS: &[(&str, &str)] = &[];
 
@@ -892,16 +852,11 @@ const EXPECTED_RASTER_SKIPS: &[(&str, &str)] = &[];
 fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
     use bifrost_vk::compiler::ir::interp::DrawState;
     use bifrost_vk::compiler::pipeline::{Variant, compile_front};
-    use bifrost_vk::hw::Arch;
-    use varyings::{VaryingJob, attribute_tables, first_difference, run_and_expect};
+    use varyings::{
+        VaryingJob, attribute_span, attribute_tables, first_difference, run_and_expect,
+    };
 
-    let mut names: Vec<String> = std::fs::read_dir(shader_dir())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".vert.spv"))
-        .collect();
-    names.sort();
+    let names = corpus(".vert.spv");
     let (mut skipped, mut compared, mut failures) = (Vec::new(), Vec::new(), Vec::new());
     for name in names {
         let module = std::fs::read(shader_dir().join(&name)).unwrap();
@@ -923,32 +878,13 @@ fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
         }
         let s = &main.shader;
         let tolerance = tolerance_of(&name, s).unwrap_or_else(|e| panic!("{e}"));
-        let mut comps = vec![0u8; main.io.attributes.len()];
-        for i in &s.inputs {
-            let c = &mut comps[i.location as usize];
-            *c = (*c).max(i.component + i.ty.comps);
-        }
-        let comps: Vec<u8> = comps.into_iter().map(|c| c.max(1)).collect();
+        let comps = attribute_comps(s, main.io.attributes.len());
         for model in [SimModel::G52, SimModel::G72] {
-            let binary = match compile(
-                s,
-                Options {
-                    arch: model_arch(model),
-                    push_uniform_words: Some(main.push_uniforms.words.len() as u32),
-                },
-            ) {
-                Ok(b) => b,
-                Err(e) => {
-                    if model == SimModel::G52 {
-                        skipped.push((name.clone(), e.to_string()));
-                    }
-                    continue;
-                }
+            let push_words = Some(main.push_uniforms.words.len() as u32);
+            let Some(binary) = compile_or_skip(&name, s, model, push_words, &mut skipped) else {
+                continue;
             };
-            let arch = match model {
-                SimModel::G52 => Arch::V7,
-                SimModel::G72 => Arch::V6,
-            };
+            let arch = model.arch();
             let mut bytes_written = 0;
             for (vertices, instances, offset_start) in [(17u32, 3u32, 0u32), (6, 1, 4)] {
                 let what =
@@ -956,14 +892,7 @@ fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
                 let mut gpu = SimGpu::new(model);
                 let mut mem = Memory::new();
                 let mut state = DrawState::default();
-                let instance_size =
-                    bifrost_vk::jm::compute::vertex_instance_size(vertices, instances).unwrap()
-                        as u32;
-                let (elements, modulus) = if instances > 1 {
-                    (instance_size, Some(instance_size))
-                } else {
-                    (offset_start + vertices, None)
-                };
+                let (elements, modulus) = attribute_span(vertices, instances, offset_start);
                 let attributes = attribute_tables(
                     &mut gpu,
                     arch,
@@ -974,41 +903,18 @@ fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
                     &mut state,
                     &mut mem,
                 );
-                // UBOs / SSBOs and push constants, as for compute.
-                let push = push_bytes();
-                let push_buf = gpu.alloc(PUSH_BYTES as u64);
-                gpu.write(push_buf.va, &push);
-                mem.map(push_buf.va, push.clone()).unwrap();
-                let mut addresses = HashMap::new();
-                for (n, &(b, ubo)) in bindings_of(s).iter().enumerate() {
-                    let bytes: Vec<u8> = (0..BUFFER_BYTES / 4)
-                        .flat_map(|i| input_word(n, 2 * i).to_le_bytes())
-                        .collect();
-                    let buf = gpu.alloc(BUFFER_BYTES as u64);
-                    gpu.write(buf.va, &bytes);
-                    mem.map(buf.va, bytes).unwrap();
-                    addresses.insert(b, buf.va);
-                    let range = BufferRange {
-                        address: buf.va,
-                        size: BUFFER_BYTES as u64,
-                    };
-                    if ubo {
-                        state.ubos.insert(b, range);
-                    } else {
-                        state.ssbos.insert(b, range);
-                    }
-                }
+                let (push, push_va, addresses) = bind_buffers(&mut gpu, &mut mem, &mut state, s);
                 // A non-indexed draw from firstVertex = Offset start.
                 let sysvals = SysvalBlock {
                     raw_vertex_offset: offset_start,
                     base_vertex: offset_start,
                     base_instance: 1,
-                    push_constants_address: push_buf.va,
+                    push_constants_address: push_va,
                     num_workgroups: [0; 3],
                     xfb_params: Default::default(),
                 };
-                let area = main.push_uniforms.fill(&sysvals, &push);
-                let words = fau_words(&binary, &area, &addresses);
+                let area = main.push_uniforms.fill_words(&sysvals, &push);
+                let words = fau_words(&binary, area, &addresses);
                 state.push_uniforms = words.iter().flat_map(|w| w.to_le_bytes()).collect();
                 state.push_constants = push.clone();
                 let job = VaryingJob {
@@ -1053,14 +959,7 @@ fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
             }
         }
     }
-    for c in &compared {
-        eprintln!("compared on G52 and G72: {c}");
-    }
-    for (n, e) in &skipped {
-        eprintln!("skipped {n}: {e}");
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    check_skips(&skipped, EXPECTED_RASTER_SKIPS);
+    finish(&compared, &skipped, &failures, EXPECTED_RASTER_SKIPS);
 }
 
 /// glsl450_math.comp over eight input sets, within its [`TOLERANCES`]
@@ -1100,7 +999,7 @@ fn glsl450_math_within_tolerance_over_eight_input_sets() {
         let binary = compile(
             &s,
             Options {
-                arch: model_arch(model),
+                arch: model.arch().into(),
                 ..Options::default()
             },
         )
@@ -1189,7 +1088,7 @@ fn shared_atomics_order_free_results() {
     };
     for model in [SimModel::G52, SimModel::G72] {
         let options = Options {
-            arch: model_arch(model),
+            arch: model.arch().into(),
             ..Options::default()
         };
         let binary = compile(&s, options).unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -10,17 +10,19 @@
 #[path = "support/varyings.rs"]
 mod varyings;
 
-use bifrost_vk::compiler::bifrost::{Arch as CArch, Options, compile};
+use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
+use bifrost_vk::compiler::bifrost::{Options, compile};
 use bifrost_vk::compiler::ir::interp::{DrawState, Memory};
 use bifrost_vk::compiler::ir::*;
-use bifrost_vk::compiler::passes::lower_io;
 use bifrost_vk::compiler::passes::lower_io::VaryingSlot;
-use bifrost_vk::hw::Arch;
+use bifrost_vk::compiler::passes::{IoLayout, lower_io};
 use bifrost_vk::jm::AttributeTables;
 use bifrost_vk::jm::varying::VaryingBufferKind;
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::kmod::sim::testing::SimGpu;
-use varyings::{VaryingJob, attribute_tables, first_difference, run_and_expect};
+use varyings::{
+    VaryingBytes, VaryingJob, attribute_span, attribute_tables, first_difference, run_and_expect,
+};
 
 /// Position from attribute `a` and the instance; a float vec4, an ivec3
 /// of ids and a signed difference, a uint and a float sharing location 2
@@ -72,11 +74,44 @@ const SHADER: &str = r#"shader vertex "varyings" {
   store_output output=6 %21
 }"#;
 
-fn model_arch(model: SimModel) -> (CArch, Arch) {
-    match model {
-        SimModel::G52 => (CArch::V7, Arch::V7),
-        SimModel::G72 => (CArch::V6, Arch::V6),
+/// `s` compiled for `model` with the default options otherwise.
+fn compiled(s: &Shader, model: SimModel) -> ShaderBinary {
+    let options = Options {
+        arch: model.arch().into(),
+        ..Options::default()
+    };
+    compile(s, options).unwrap()
+}
+
+/// Runs `binary` (of `s`, which reads no attributes and no uniforms) as a
+/// VERTEX job of `vertices` × `instances` on `model`; every varying byte
+/// must be what the interpreter implies. Returns the buffers.
+fn run_without_inputs(
+    s: &Shader,
+    io: &IoLayout,
+    binary: &ShaderBinary,
+    model: SimModel,
+    vertices: u32,
+    instances: u32,
+) -> Vec<VaryingBytes> {
+    let mut gpu = SimGpu::new(model);
+    let job = VaryingJob {
+        shader: s,
+        io,
+        binary,
+        push_uniforms: &[],
+        ubos: &[],
+        attributes: AttributeTables::default(),
+        vertices,
+        instances,
+        offset_start: 0,
+    };
+    let (_, bufs) =
+        run_and_expect(&mut gpu, &job, &DrawState::default(), &mut Memory::new()).unwrap();
+    if let Some(d) = bufs.iter().find_map(first_difference) {
+        panic!("{model:?}: {d}");
     }
+    bufs
 }
 
 /// Attribute `attr`, vertex element `e`, component `c`: small floats for
@@ -110,15 +145,8 @@ fn every_output_kind_lands_where_the_layout_says() {
     // (17 → Instance Size 18), instanced unpadded (5), and a shifted start.
     let jobs = [(17u32, 3u32, 0u32), (5, 2, 0), (6, 1, 11)];
     for model in [SimModel::G52, SimModel::G72] {
-        let (carch, arch) = model_arch(model);
-        let binary = compile(
-            &s,
-            Options {
-                arch: carch,
-                ..Options::default()
-            },
-        )
-        .unwrap();
+        let arch = model.arch();
+        let binary = compiled(&s, model);
         let words: Vec<(u32, u8)> = binary.varyings.iter().map(|v| (v.index, v.words)).collect();
         assert_eq!(
             words,
@@ -129,13 +157,7 @@ fn every_output_kind_lands_where_the_layout_says() {
             let mut gpu = SimGpu::new(model);
             let mut mem = Memory::new();
             let mut state = DrawState::default();
-            let instance_size =
-                bifrost_vk::jm::compute::vertex_instance_size(vertices, instances).unwrap() as u32;
-            let (elements, modulus) = if instances > 1 {
-                (instance_size, Some(instance_size))
-            } else {
-                (offset_start + vertices, None)
-            };
+            let (elements, modulus) = attribute_span(vertices, instances, offset_start);
             let attributes = attribute_tables(
                 &mut gpu,
                 arch,
@@ -172,10 +194,8 @@ fn every_output_kind_lands_where_the_layout_says() {
                 ],
                 "{what}"
             );
-            for b in &bufs {
-                if let Some(d) = first_difference(b) {
-                    panic!("{what}: {d}");
-                }
+            if let Some(d) = bufs.iter().find_map(first_difference) {
+                panic!("{what}: {d}");
             }
             // Every vertex wrote its position, point size and the 12 words
             // of generic outputs (slot 2 components 0 and 2 stay as they were).
@@ -190,11 +210,7 @@ fn every_output_kind_lands_where_the_layout_says() {
             // instance, position.x = a.x + instance, at element
             // 1 + instance × Instance Size (Offset start shifts the input).
             let inst = instances - 1;
-            let e = 1 + if instances > 1 {
-                inst * instance_size
-            } else {
-                0
-            };
+            let e = 1 + modulus.map_or(0, |instance_size| inst * instance_size);
             let pos = &bufs[0].got[16 * e as usize..16 * e as usize + 16];
             let x = f32::from_le_bytes(pos[..4].try_into().unwrap());
             let a_x = f32::from_bits(attribute_word(0, 1 + offset_start, 0));
@@ -231,39 +247,11 @@ fn records_beyond_fifteen_use_lea_attr() {
     s.validate().unwrap();
     let io = lower_io(&mut s);
     for model in [SimModel::G52, SimModel::G72] {
-        let (carch, arch) = model_arch(model);
-        let binary = compile(
-            &s,
-            Options {
-                arch: carch,
-                ..Options::default()
-            },
-        )
-        .unwrap();
+        let binary = compiled(&s, model);
         let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
         assert!(text.contains("LEA_ATTR_IMM"), "{text}");
         assert!(text.contains("+LEA_ATTR."), "{text}");
-        let mut gpu = SimGpu::new(model);
-        let mut mem = Memory::new();
-        let state = DrawState::default();
-        let _ = arch;
-        let job = VaryingJob {
-            shader: &s,
-            io: &io,
-            binary: &binary,
-            push_uniforms: &[],
-            ubos: &[],
-            attributes: AttributeTables::default(),
-            vertices: 4,
-            instances: 2,
-            offset_start: 0,
-        };
-        let (_, bufs) = run_and_expect(&mut gpu, &job, &state, &mut mem).unwrap();
-        for b in &bufs {
-            if let Some(d) = first_difference(b) {
-                panic!("{model:?}: {d}");
-            }
-        }
+        let bufs = run_without_inputs(&s, &io, &binary, model, 4, 2);
         // Generic slot 16 (output 17) of vertex 3, instance 1 (element 7).
         let general = &bufs[1];
         let at = 7 * general.stride as usize + 16 * 16;
@@ -295,35 +283,9 @@ fn sixty_four_bit_outputs_are_stored_as_word_pairs() {
     s.validate().unwrap();
     let io = lower_io(&mut s);
     for model in [SimModel::G52, SimModel::G72] {
-        let (carch, _) = model_arch(model);
-        let binary = compile(
-            &s,
-            Options {
-                arch: carch,
-                ..Options::default()
-            },
-        )
-        .unwrap();
+        let binary = compiled(&s, model);
         assert_eq!(binary.varyings[1].words, 4);
-        let mut gpu = SimGpu::new(model);
-        let job = VaryingJob {
-            shader: &s,
-            io: &io,
-            binary: &binary,
-            push_uniforms: &[],
-            ubos: &[],
-            attributes: AttributeTables::default(),
-            vertices: 6,
-            instances: 2,
-            offset_start: 0,
-        };
-        let (_, bufs) =
-            run_and_expect(&mut gpu, &job, &DrawState::default(), &mut Memory::new()).unwrap();
-        for b in &bufs {
-            if let Some(d) = first_difference(b) {
-                panic!("{model:?}: {d}");
-            }
-        }
+        let bufs = run_without_inputs(&s, &io, &binary, model, 6, 2);
         // Vertex 5 of instance 0: 5 × 0x123456789 and that + 0x123456789.
         let g = &bufs[1].got[5 * 16..6 * 16];
         assert_eq!(&g[..8], &(5u64 * 0x1_2345_6789).to_le_bytes());
@@ -341,15 +303,8 @@ fn a_missing_varying_record_faults_the_job() {
     let mut s = Shader::parse(SHADER).unwrap();
     let io = lower_io(&mut s);
     for model in [SimModel::G52, SimModel::G72] {
-        let (carch, arch) = model_arch(model);
-        let binary = compile(
-            &s,
-            Options {
-                arch: carch,
-                ..Options::default()
-            },
-        )
-        .unwrap();
+        let arch = model.arch();
+        let binary = compiled(&s, model);
         let mut gpu = SimGpu::new(model);
         let mut state = DrawState::default();
         let mut mem = Memory::new();
@@ -422,11 +377,10 @@ fn random_vertex_shaders_store_what_the_interpreter_stores() {
         } else {
             SimModel::G52
         };
-        let (carch, _) = model_arch(model);
         let binary = match compile(
             &s,
             Options {
-                arch: carch,
+                arch: model.arch().into(),
                 push_uniform_words: Some(layout.words.len() as u32),
             },
         ) {
@@ -446,17 +400,9 @@ fn random_vertex_shaders_store_what_the_interpreter_stores() {
             num_workgroups: [0; 3],
             xfb_params: Default::default(),
         };
-        let area = layout.fill(&sysvals, &[]);
-        let words: Vec<u64> = area
-            .chunks(8)
-            .map(|c| {
-                let mut w = [0u8; 8];
-                w[..c.len()].copy_from_slice(c);
-                u64::from_le_bytes(w)
-            })
-            .collect();
+        let words = layout.fill_words(&sysvals, &[]);
         let state = DrawState {
-            push_uniforms: area.clone(),
+            push_uniforms: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
             ..DrawState::default()
         };
         let mut gpu = SimGpu::new(model);
@@ -473,10 +419,8 @@ fn random_vertex_shaders_store_what_the_interpreter_stores() {
         };
         let (_, bufs) = run_and_expect(&mut gpu, &job, &state, &mut Memory::new())
             .unwrap_or_else(|e| panic!("seed {seed} on {model:?}: {e}\n{s}"));
-        for b in &bufs {
-            if let Some(d) = first_difference(b) {
-                panic!("seed {seed} on {model:?}: {d}\n{s}");
-            }
+        if let Some(d) = bufs.iter().find_map(first_difference) {
+            panic!("seed {seed} on {model:?}: {d}\n{s}");
         }
         compared += 1;
     }

@@ -3,12 +3,13 @@
 //! COMPUTE jobs over several workgroups on G52 (v7) and G72 (v6), and write
 //! exactly the bytes `ir::interp` computes.
 
+#[path = "support/differential.rs"]
+mod differential;
+
 use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
-use bifrost_vk::compiler::bifrost::{Options, compile, disasm};
+use bifrost_vk::compiler::bifrost::{Options, compile};
 use bifrost_vk::compiler::ir::Shader;
-use bifrost_vk::compiler::ir::interp::{
-    DrawState, InvocationIds, Memory, run_invocation, run_workgroup,
-};
+use bifrost_vk::compiler::ir::interp::{DrawState, InvocationIds, Memory, run_invocation};
 use bifrost_vk::jm::{AttributeTables, VertexJob};
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::kmod::sim::testing::SimGpu;
@@ -17,56 +18,7 @@ use bifrost_vk::kmod::sim::testing::SimGpu;
 /// `groups` workgroups (FAU word 0 = the buffer's address) and compares the
 /// buffer byte for byte. Returns the binary.
 fn differential(text: &str, init: &[u8], groups: [u32; 3]) -> ShaderBinary {
-    let shader = Shader::parse(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
-    let binary = compile(&shader, Options::default()).unwrap_or_else(|e| panic!("{e}"));
-    for model in [SimModel::G52, SimModel::G72] {
-        let mut gpu = SimGpu::new(model);
-        let buf = gpu.alloc(init.len() as u64);
-        gpu.write(buf.va, init);
-        let uniforms = vec![buf.va];
-        gpu.run_compute(&binary, &uniforms, shader.info.local_size, groups)
-            .unwrap_or_else(|e| {
-                panic!(
-                    "{model:?}: {e}\n{}",
-                    disasm::disassemble(&binary.code).unwrap()
-                )
-            });
-        let got = gpu.read(buf.va, init.len());
-
-        let mut mem = Memory::new();
-        mem.map(buf.va, init.to_vec()).unwrap();
-        let state = DrawState {
-            push_uniforms: uniforms.iter().flat_map(|w| w.to_le_bytes()).collect(),
-            ..DrawState::default()
-        };
-        for z in 0..groups[2] {
-            for y in 0..groups[1] {
-                for x in 0..groups[0] {
-                    run_workgroup(&shader, &state, &mut mem, [x, y, z]).unwrap();
-                }
-            }
-        }
-        let want = mem.range(buf.va).unwrap();
-        let diffs: Vec<String> = got
-            .chunks(4)
-            .zip(want.chunks(4))
-            .enumerate()
-            .filter(|(_, (g, w))| g != w)
-            .take(8)
-            .map(|(i, (g, w))| {
-                format!(
-                    "byte {:#x}: simulator {g:02x?}, interpreter {w:02x?}",
-                    4 * i
-                )
-            })
-            .collect();
-        assert!(
-            diffs.is_empty(),
-            "{model:?}: simulator differs from the interpreter:\n{}",
-            diffs.join("\n"),
-        );
-    }
-    binary
+    differential::differential_run(text, |va| vec![va], init, groups).0
 }
 
 /// Text of a shader: each thread (compute invocation, or vertex with

@@ -14,6 +14,7 @@ use bifrost_vk::compiler::kernels::xfb::{self, Kernel, advance_words, counter_wo
 use bifrost_vk::compiler::passes::lower_xfb::{
     ProvokingVertex, XFB_PARAM_COUNT, XfbIndexBuffer, XfbTopology, xfb_param,
 };
+use bifrost_vk::compiler::xfb_reference::RefTopology;
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::kmod::sim::testing::SimGpu;
 
@@ -31,14 +32,10 @@ fn compiled(k: &Kernel, model: SimModel) -> ShaderBinary {
     k.shader
         .validate()
         .unwrap_or_else(|e| panic!("{}: {e:?}", k.shader.info.name));
-    let arch = match model {
-        SimModel::G72 => bifrost_vk::compiler::bifrost::Arch::V6,
-        _ => bifrost_vk::compiler::bifrost::Arch::V7,
-    };
     compile(
         &k.shader,
         Options {
-            arch,
+            arch: model.arch().into(),
             push_uniform_words: Some(k.words),
         },
     )
@@ -296,20 +293,9 @@ fn begin_and_end_kernels_move_counters() {
 
 #[test]
 fn restart_kernel_resolves_index_streams_like_the_model() {
-    use XfbTopology::*;
     let k = xfb::restart();
-    let topologies = [
-        PointList,
-        LineList,
-        LineStrip,
-        TriangleList,
-        TriangleStrip,
-        TriangleFan,
-        LineListWithAdjacency,
-        LineStripWithAdjacency,
-        TriangleListWithAdjacency,
-        TriangleStripWithAdjacency,
-    ];
+    // All ten, in `VkPrimitiveTopology` order.
+    let topologies = RefTopology::ALL.map(|t| XfbTopology::from_vk(t.vk()).unwrap());
     for model in [SimModel::G52, SimModel::G72] {
         let mut gpu = SimGpu::new(model);
         let binary = compiled(&k, model);

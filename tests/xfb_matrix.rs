@@ -791,15 +791,7 @@ fn variant_on_the_simulator_matches_the_reference() {
                 num_workgroups: [0; 3],
                 xfb_params: draw.params(),
             };
-            let bytes = v.layout.fill(&sysvals, &[]);
-            let uniforms: Vec<u64> = bytes
-                .chunks(8)
-                .map(|c| {
-                    let mut w = [0u8; 8];
-                    w[..c.len()].copy_from_slice(c);
-                    u64::from_le_bytes(w)
-                })
-                .collect();
+            let uniforms = v.layout.fill_words(&sysvals, &[]);
             let job = ComputeJob {
                 binary: &binary,
                 push_uniforms: &uniforms,

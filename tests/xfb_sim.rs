@@ -37,7 +37,7 @@
 //! the matrix through `support/xfb_shaders.rs`.
 
 use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
-use bifrost_vk::compiler::bifrost::{Arch as CArch, Options, compile};
+use bifrost_vk::compiler::bifrost::{Options, compile};
 use bifrost_vk::compiler::passes::lower_xfb::{XfbBinding, XfbIndexBuffer};
 use bifrost_vk::compiler::passes::*;
 use bifrost_vk::compiler::xfb_reference::*;
@@ -66,14 +66,10 @@ fn make_variant(outs: &[OutSpec], model: SimModel) -> Variant {
     let io = lower_io(&mut s);
     assert!(lower_xfb(&mut s));
     let layout = lower_sysvals(&mut s);
-    let arch = match model {
-        SimModel::G52 => CArch::V7,
-        SimModel::G72 => CArch::V6,
-    };
     let binary = compile(
         &s,
         Options {
-            arch,
+            arch: model.arch().into(),
             ..Options::default()
         },
     )

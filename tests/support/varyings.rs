@@ -166,6 +166,20 @@ pub fn first_difference(v: &VaryingBytes) -> Option<String> {
     ))
 }
 
+/// The attribute elements a job of `vertices` × `instances` from
+/// `offset_start` reads, and the divisor of its per-vertex data: instanced
+/// jobs read element vertex + instance × Instance Size (1D modulus Instance
+/// Size), others vertex + Offset start (1D linear, `None`).
+pub fn attribute_span(vertices: u32, instances: u32, offset_start: u32) -> (u32, Option<u32>) {
+    if instances > 1 {
+        let instance_size =
+            bifrost_vk::jm::compute::vertex_instance_size(vertices, instances).unwrap() as u32;
+        (instance_size, Some(instance_size))
+    } else {
+        (offset_start + vertices, None)
+    }
+}
+
 /// Writes attributes `comps[i]` words wide (R32UI × n, word `word(i,
 /// element, component)`) for `elements` elements, one buffer each: 1D
 /// linear (`modulus` None: non-instanced jobs, element = vertex + Offset
@@ -199,7 +213,11 @@ pub fn attribute_tables(
         let format = FormatArch::for_arch(arch)
             .attribute_format(VertexFormat::new(ComponentType::U32, n))
             .unwrap();
-        ad::FORMAT.set(w, format).unwrap();
+        let format_field = match arch {
+            Arch::V6 => ad::FORMAT_V6,
+            Arch::V7 => ad::FORMAT,
+        };
+        format_field.set(w, format).unwrap();
         let bw = &mut buf_words[4 * a..4 * a + 4];
         bw.copy_from_slice(&l.attribute_buffer.defaults());
         match modulus {

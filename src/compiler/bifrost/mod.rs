@@ -77,6 +77,17 @@ pub enum Arch {
     V7,
 }
 
+/// The generation of a hardware architecture (`hw::Arch`, e.g. a simulated
+/// model's `SimModel::arch()`).
+impl From<crate::hw::Arch> for Arch {
+    fn from(arch: crate::hw::Arch) -> Arch {
+        match arch {
+            crate::hw::Arch::V6 => Arch::V6,
+            crate::hw::Arch::V7 => Arch::V7,
+        }
+    }
+}
+
 /// Compile options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {

@@ -533,30 +533,13 @@ impl Op {
                     Seg::Tl => "tl",
                 },
             )],
-            Op::LdAttrImm { comps, .. } | Op::LdAttr { comps } => vec![
-                ("register_format", "auto"),
-                (
-                    "vecsize",
-                    match comps {
-                        1 => "none",
-                        2 => "v2",
-                        3 => "v3",
-                        _ => "v4",
-                    },
-                ),
-            ],
+            Op::LdAttrImm { comps, .. } | Op::LdAttr { comps } => {
+                vec![("register_format", "auto"), ("vecsize", vecsize(comps))]
+            }
             Op::LeaAttrImm { .. } | Op::LeaAttr => vec![("register_format", "auto")],
             // ST_CVT's register format is a pseudo-modifier (not encoded):
             // the format word from LEA_ATTR carries the conversion.
-            Op::StCvt { comps } => vec![(
-                "vecsize",
-                match comps {
-                    1 => "none",
-                    2 => "v2",
-                    3 => "v3",
-                    _ => "v4",
-                },
-            )],
+            Op::StCvt { comps } => vec![("vecsize", vecsize(comps))],
             Op::BranchzI32 => vec![("cmpf", "eq")],
             _ => vec![],
         }
@@ -757,6 +740,16 @@ impl Op {
             Op::ClzU32 => s[0].leading_zeros(),
             _ => return None,
         })
+    }
+}
+
+/// The `vecsize` modifier of an attribute load/store of `comps` components.
+fn vecsize(comps: u8) -> &'static str {
+    match comps {
+        1 => "none",
+        2 => "v2",
+        3 => "v3",
+        _ => "v4",
     }
 }
 

@@ -562,61 +562,56 @@ fn lane_selecting_conversions_read_registers() {
             lane: 1,
         },
     ];
-    for conv in convs {
-        let p = Program {
+    // r1 = r2 + r3; r4 = conv(r1); then `tail`.
+    let program = |conv: Op, tail: Vec<Instr>| {
+        let mut instrs = vec![
+            Instr::new(
+                Op::IaddS32,
+                Some(Dst::Phys(1)),
+                vec![Src::Phys(2), Src::Phys(3)],
+            ),
+            Instr::new(conv, Some(Dst::Phys(4)), vec![Src::Phys(1)]),
+        ];
+        instrs.extend(tail);
+        Program {
             blocks: vec![Block {
-                instrs: vec![
-                    Instr::new(
-                        Op::IaddS32,
-                        Some(Dst::Phys(1)),
-                        vec![Src::Phys(2), Src::Phys(3)],
-                    ),
-                    Instr::new(conv, Some(Dst::Phys(4)), vec![Src::Phys(1)]),
-                    Instr::new(
-                        Op::IaddS32,
-                        Some(Dst::Phys(5)),
-                        vec![Src::Phys(4), Src::Phys(4)],
-                    ),
-                ],
+                instrs,
                 term: Term::End,
             }],
             ..Program::default()
-        };
-        let s = sched::schedule(&p).unwrap();
-        let (code, _) = pack::encode_program(&s.clauses, &s.block_clause).unwrap();
-        round_trips(&code).unwrap();
-        let clauses = decode_shader(&code).unwrap();
+        }
+    };
+    let packed = |p: &Program| {
+        let s = sched::schedule(p).unwrap();
+        pack::encode_program(&s.clauses, &s.block_clause).unwrap().0
+    };
+    // The first source of the first decoded instruction of `op`.
+    let first_source = |code: &[u8], op: Op| {
+        let clauses = decode_shader(code).unwrap();
         let ins = clauses
             .iter()
             .flat_map(|(_, c)| c.tuples.iter().flat_map(|t| [&t.fma, &t.add]))
-            .find(|i| i.name() == conv.name())
+            .find(|i| i.name() == op.name())
             .unwrap();
-        assert_eq!(ins.srcs[0], crate::hw::isa::Operand::Reg(1), "{conv:?}");
+        ins.srcs[0]
+    };
+    for conv in convs {
+        let tail = vec![Instr::new(
+            Op::IaddS32,
+            Some(Dst::Phys(5)),
+            vec![Src::Phys(4), Src::Phys(4)],
+        )];
+        let code = packed(&program(conv, tail));
+        round_trips(&code).unwrap();
+        assert_eq!(
+            first_source(&code, conv),
+            crate::hw::isa::Operand::Reg(1),
+            "{conv:?}"
+        );
         // Without the restriction, the same program reads the passthrough.
         let plain = Op::F16ToF32 { high: false };
-        let p2 = Program {
-            blocks: vec![Block {
-                instrs: vec![
-                    Instr::new(
-                        Op::IaddS32,
-                        Some(Dst::Phys(1)),
-                        vec![Src::Phys(2), Src::Phys(3)],
-                    ),
-                    Instr::new(plain, Some(Dst::Phys(4)), vec![Src::Phys(1)]),
-                ],
-                term: Term::End,
-            }],
-            ..Program::default()
-        };
-        let s = sched::schedule(&p2).unwrap();
-        let (code, _) = pack::encode_program(&s.clauses, &s.block_clause).unwrap();
-        let clauses = decode_shader(&code).unwrap();
-        let ins = clauses
-            .iter()
-            .flat_map(|(_, c)| c.tuples.iter().flat_map(|t| [&t.fma, &t.add]))
-            .find(|i| i.name() == plain.name())
-            .unwrap();
-        assert_ne!(ins.srcs[0], crate::hw::isa::Operand::Reg(1));
+        let code = packed(&program(plain, vec![]));
+        assert_ne!(first_source(&code, plain), crate::hw::isa::Operand::Reg(1));
     }
 }
 

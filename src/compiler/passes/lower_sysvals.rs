@@ -135,6 +135,15 @@ impl PushUniformLayout {
         out
     }
 
+    /// [`fill`](Self::fill) as the 64-bit FAU words a job takes
+    /// (little-endian, word `i` = bytes `8i..8i+8`).
+    pub fn fill_words(&self, sysvals: &SysvalBlock, push_constants: &[u8]) -> Vec<u64> {
+        self.fill(sysvals, push_constants)
+            .chunks(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("the area is whole words")))
+            .collect()
+    }
+
     /// Byte offset in this shader's push-uniform area of canonical sysval
     /// byte `canonical` (e.g. `sysval_offset::XFB_PARAMS + 4 * n`), if the
     /// shader uses it. GPU kernels that patch a draw's parameters (indirect
