@@ -674,6 +674,55 @@ fn buffers_types_gaps_and_unbound() {
 /// one: sizes of exactly k primitives, k primitives and a few bytes, k + 1
 /// primitives minus a few bytes; resumed write offsets (alternating), offsets
 /// beyond the size.
+/// A variant with more captured words than registers: every output value
+/// is live until the guarded stores at the end, so the allocator spills to
+/// thread-local storage and `add_xfb_job` gives the job its TLS buffer;
+/// the captured bytes must still be the reference's, on G52 and G72.
+#[test]
+fn spilling_variant_captures_like_the_reference() {
+    let kinds = [Kind::Float, Kind::Int, Kind::Uint];
+    let mut outs = Vec::new();
+    let mut cursor = [0u32; 4];
+    for round in 0..3u32 {
+        for (t, kind) in kinds.iter().enumerate() {
+            for comps in 1..=4 {
+                let buffer = (round + t as u32 + comps) % 4;
+                let offset = cursor[buffer as usize];
+                cursor[buffer as usize] += 4 * comps;
+                outs.push(OutSpec {
+                    buffer,
+                    offset,
+                    comps,
+                    kind: *kind,
+                });
+            }
+        }
+    }
+    assert_eq!(cursor.iter().sum::<u32>(), 4 * 90);
+    for model in [SimModel::G52, SimModel::G72] {
+        let v = make_variant(&outs, model);
+        assert!(
+            v.binary.stats.spills > 0 && v.binary.tls_size > 0,
+            "{model:?}: 90 live output words should spill ({} spills, {} TLS bytes)",
+            v.binary.stats.spills,
+            v.binary.tls_size
+        );
+        let mut r = Runner::new(model);
+        for (i, topology) in RefTopology::ALL.into_iter().enumerate() {
+            let count = 7 + i as u32;
+            let mut case = non_indexed(topology, count, 2, 1);
+            case.buffers = roomy_buffers(&outs, 4, count * 2);
+            if i % 3 == 1 {
+                // Room for part of the draw only: overflow with spilled values.
+                for buf in &mut case.buffers {
+                    buf.bind_size /= 2;
+                }
+            }
+            r.check(&v, &outs, &case);
+        }
+    }
+}
+
 #[test]
 fn overflow_at_primitive_boundaries() {
     let outs = standard_outputs();
