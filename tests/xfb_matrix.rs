@@ -302,60 +302,6 @@ fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
     steps
 }
 
-/// The standard output set: holes, two buffers, bind offsets.
-fn standard_outputs() -> Vec<OutSpec> {
-    vec![
-        OutSpec {
-            buffer: 0,
-            offset: 0,
-            comps: 4,
-            kind: Kind::Float,
-        },
-        OutSpec {
-            buffer: 0,
-            offset: 20,
-            comps: 1,
-            kind: Kind::Int,
-        },
-        OutSpec {
-            buffer: 1,
-            offset: 4,
-            comps: 2,
-            kind: Kind::Uint,
-        },
-    ]
-}
-
-fn roomy_buffers(outs: &[OutSpec], n: usize, max_prims: u32) -> Vec<BufSpec> {
-    (0..n)
-        .map(|b| {
-            let stride = stride_of(outs, b as u32);
-            BufSpec {
-                bound: true,
-                bind_offset: 4 * (b as u32 + 1),
-                bind_size: stride * 3 * max_prims + 8,
-                write_offset: 0,
-                tail: 16,
-            }
-        })
-        .collect()
-}
-
-fn non_indexed(topology: RefTopology, count: u32, instances: u32, first: u32) -> Case {
-    Case {
-        topology,
-        count,
-        first,
-        vertex_offset: 0,
-        instances,
-        first_instance: 0,
-        indices: None,
-        buffers: Vec::new(),
-        raw_offset_delta: 0,
-        provoking: ProvokingOrder::First,
-    }
-}
-
 #[test]
 fn non_indexed_all_topologies_counts_instances() {
     let outs = standard_outputs();
@@ -834,83 +780,11 @@ fn print_variant() {
 #[test]
 fn random_cross_product() {
     let mut rng = Lcg(0x5eed);
-    let kinds = [Kind::Float, Kind::Int, Kind::Uint];
     for _ in 0..40 {
-        let nbuf = 1 + rng.below(4);
-        let mut outs = Vec::new();
-        let mut cursor = vec![0u32; nbuf as usize];
-        for _ in 0..1 + rng.below(5) {
-            let buffer = rng.below(nbuf);
-            let comps = 1 + rng.below(4);
-            let offset = cursor[buffer as usize] + 4 * rng.below(2);
-            cursor[buffer as usize] = offset + 4 * comps;
-            outs.push(OutSpec {
-                buffer,
-                offset,
-                comps,
-                kind: kinds[rng.below(3) as usize],
-            });
-        }
+        let (nbuf, outs) = random_outputs(&mut rng);
         let v = make_variant(&outs);
         for _ in 0..25 {
-            let topology = RefTopology::ALL[rng.below(10) as usize];
-            let count = rng.below(40);
-            let instances = 1 + rng.below(3);
-            let mode = rng.below(3); // 0 non-indexed, 1 indexed, 2 restart
-            let size = [1u32, 2, 4][rng.below(3) as usize];
-            let restart = match size {
-                1 => 0xFF,
-                2 => 0xFFFF,
-                _ => 0xFFFF_FFFF,
-            };
-            let high = if size == 4 { 100_000 } else { 0 };
-            let indices = (mode > 0).then(|| {
-                let ix: Vec<u32> = (0..count + rng.below(3))
-                    .map(|_| {
-                        if mode == 2 && rng.below(6) == 0 {
-                            restart
-                        } else {
-                            high + 10 + rng.below(60)
-                        }
-                    })
-                    .collect();
-                (ix, size, mode == 2)
-            });
-            let first = if mode == 0 {
-                rng.below(1000)
-            } else {
-                rng.below(3)
-            };
-            let mut buffers = roomy_buffers(&outs, nbuf as usize, 0);
-            for (b, buf) in buffers.iter_mut().enumerate() {
-                let stride = stride_of(&outs, b as u32);
-                buf.bound = rng.below(5) != 0;
-                buf.bind_offset = 4 * rng.below(4);
-                buf.write_offset = 4 * rng.below(4);
-                // From nothing fits to everything fits.
-                buf.bind_size = buf.write_offset + stride * rng.below(3 * count * instances + 4);
-                buf.tail = 4 * rng.below(4);
-            }
-            let case = Case {
-                topology,
-                count,
-                first,
-                vertex_offset: if mode == 0 {
-                    0
-                } else {
-                    rng.below(20) as i32 - 10
-                },
-                instances,
-                first_instance: rng.below(4),
-                indices,
-                buffers,
-                raw_offset_delta: rng.below(5),
-                provoking: if rng.below(2) == 0 {
-                    ProvokingOrder::First
-                } else {
-                    ProvokingOrder::Last
-                },
-            };
+            let case = random_case(&mut rng, &outs, nbuf, true);
             check(&v, &outs, &case);
         }
     }

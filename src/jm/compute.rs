@@ -171,22 +171,24 @@ pub fn vertex_instance_size(vertices: u32, instances: u32) -> KmodResult<u64> {
     }
 }
 
-struct Emit<'a> {
-    binary: &'a ShaderBinary,
-    push_uniforms: &'a [u64],
-    ubos: &'a [(u64, u32)],
-    attributes: Option<AttributeTables>,
-    varyings: Option<AttributeTables>,
-    preloads: &'a [(Field, bool)],
-    invocation: [u32; 2],
-    task_split: u32,
-    job_type: JobType,
-    groups: u64,
-    offset_start: u32,
-    instance_size: u64,
+/// What one shader job needs, however its caller describes it (compute,
+/// vertex, and the XFB capture job of `super::xfb`).
+pub(super) struct Emit<'a> {
+    pub(super) binary: &'a ShaderBinary,
+    pub(super) push_uniforms: &'a [u64],
+    pub(super) ubos: &'a [(u64, u32)],
+    pub(super) attributes: Option<AttributeTables>,
+    pub(super) varyings: Option<AttributeTables>,
+    pub(super) preloads: &'a [(Field, bool)],
+    pub(super) invocation: [u32; 2],
+    pub(super) task_split: u32,
+    pub(super) job_type: JobType,
+    pub(super) groups: u64,
+    pub(super) offset_start: u32,
+    pub(super) instance_size: u64,
 }
 
-fn emit(
+pub(super) fn emit(
     chain: &mut JobChain,
     pool: &mut GpuPool,
     arch: Arch,

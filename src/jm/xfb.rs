@@ -17,21 +17,20 @@
 //! An empty grid (`V = 0` or no instances) emits nothing: the caller gets
 //! `None` and must not wait on a job index.
 //!
-//! Like [`super::compute`], this module encodes what it is given and never
-//! decides what a draw means (parameters, offsets, restart resolution are
-//! the caller's).
+//! The descriptors themselves are written by the shared emitter of
+//! [`super::compute`] (the capture job is a vertex job without UBOs,
+//! varyings or workgroup memory). Like it, this module encodes what it is
+//! given and never decides what a draw means (parameters, offsets, restart
+//! resolution are the caller's).
 
 use super::chain::JobChain;
-use super::compute::AttributeTables;
+use super::compute::{AttributeTables, Emit, emit};
 use super::pool::GpuPool;
 use crate::compiler::bifrost::binary::ShaderBinary;
+use crate::hw::Arch;
 use crate::hw::compute::{WorkSize, parameters};
-use crate::hw::draw::dcd;
 use crate::hw::job::JobType;
-use crate::hw::layout::Field;
-use crate::hw::shader::renderer_state as rs;
-use crate::hw::shader::{REGISTERS_32_PER_THREAD, REGISTERS_64_PER_THREAD, vertex_preload};
-use crate::hw::{Arch, layouts};
+use crate::hw::shader::vertex_preload;
 use crate::kmod::{KmodError, KmodResult};
 
 /// One XFB capture job (one per draw).
@@ -54,11 +53,6 @@ pub struct XfbJob<'a> {
     pub instance_size: u32,
 }
 
-fn pack(words: &mut [u32], f: Field, v: u64) -> KmodResult<()> {
-    f.set(words, v)
-        .map_err(|_| KmodError::Invalid("XFB job descriptor field overflow"))
-}
-
 /// Writes everything `job` needs and appends the VERTEX-typed capture job to
 /// `chain`. Returns the job index, or `None` when the grid is empty.
 pub fn add_xfb_job(
@@ -71,116 +65,61 @@ pub fn add_xfb_job(
     if job.invocations_per_instance == 0 || job.instance_count == 0 {
         return Ok(None);
     }
+    let b = job.binary;
     // The capture job has no varying tables (facts: mesa-panfrost.md §1.4,
     // §9.4): a binary that stores varyings is a rasterization variant.
-    if !job.binary.varyings.is_empty() {
+    if !b.varyings.is_empty() {
         return Err(KmodError::Invalid(
             "the XFB job has no varyings: binary stores varyings",
         ));
     }
-    let l = layouts(arch);
-    let b = job.binary;
-    let ws = WorkSize::vertices(job.invocations_per_instance, job.instance_count);
-    let invocation = ws
-        .pack_graphics()
-        .map_err(|_| KmodError::Invalid("XFB grid does not fit the invocation encoding"))?;
-
-    // Shader code (128-byte aligned; the binary carries its prefetch padding).
-    let code = pool.alloc(b.code.len().max(128) as u64, 128)?;
-    code.write_bytes(0, &b.code);
-
-    // Renderer state: vertex preloads.
-    let mut rsd = l.renderer_state.defaults();
-    pack(&mut rsd, rs::SHADER_ADDRESS, code.gpu_va)?;
-    pack(
-        &mut rsd,
-        rs::ATTRIBUTE_COUNT,
-        job.attributes.map_or(0, |a| a.count) as u64,
-    )?;
-    pack(
-        &mut rsd,
-        rs::PRELOAD_UNIFORM_COUNT,
-        u64::from(b.uniform_words),
-    )?;
-    if let Some(f) = l
-        .renderer_state
-        .lookup("Properties.Shader register allocation")
-    {
-        let alloc = if b.work_registers <= 32 {
-            REGISTERS_32_PER_THREAD
-        } else {
-            REGISTERS_64_PER_THREAD
-        };
-        pack(&mut rsd, f, alloc)?;
+    // A vertex-typed job has no workgroup memory.
+    if b.shared_size > 0 {
+        return Err(KmodError::Invalid("XFB variant needs workgroup storage"));
     }
-    pack(
-        &mut rsd,
-        vertex_preload::VERTEX_ID.at(rs::PRELOAD.start),
-        u64::from(b.preloads.vertex_id),
-    )?;
-    pack(
-        &mut rsd,
-        vertex_preload::INSTANCE_ID.at(rs::PRELOAD.start),
-        u64::from(b.preloads.instance_id),
-    )?;
-    let state = pool.alloc(l.renderer_state.bytes() as u64, 64)?;
-    state.write_words(0, &rsd);
-
-    // Push uniforms.
-    let need = 8 * b.uniform_words as usize;
-    if job.push_uniforms.len() < need {
+    if job.push_uniforms.len() < 8 * b.uniform_words as usize {
         return Err(KmodError::Invalid(
             "fewer push-uniform bytes than the XFB variant preloads",
         ));
     }
-    let push_va = if need == 0 {
-        0
-    } else {
-        let push = pool.alloc(job.push_uniforms.len().next_multiple_of(8) as u64, 16)?;
-        push.write_bytes(0, job.push_uniforms);
-        push.gpu_va
-    };
-
-    // Thread storage: TLS when the variant spills (`super::tls`); no WLS
-    // (a vertex-typed job has no workgroup memory).
-    if b.shared_size > 0 {
-        return Err(KmodError::Invalid("XFB variant needs workgroup storage"));
-    }
-    let mut lsw = l.local_storage.defaults();
-    super::tls::emit_thread_storage(pool, arch, &mut lsw, b.tls_size)?;
-    let storage = pool.alloc(l.local_storage.bytes() as u64, 64)?;
-    storage.write_words(0, &lsw);
-
-    // The job payload: Invocation, Parameters, Draw.
-    let agg = l.compute_job;
-    let mut words = agg.defaults();
-    let section = |name: &str| agg.section(name).expect("compute job section");
-    section("Invocation")
-        .words_mut(&mut words)
-        .copy_from_slice(&invocation);
-    pack(
-        section("Parameters").words_mut(&mut words),
-        parameters::JOB_TASK_SPLIT,
-        parameters::VERTEX_JOB_TASK_SPLIT,
-    )?;
-    let draw = section("Draw").words_mut(&mut words);
-    pack(draw, dcd::STATE, state.gpu_va)?;
-    pack(draw, dcd::PUSH_UNIFORMS, push_va)?;
-    pack(draw, dcd::THREAD_STORAGE, storage.gpu_va)?;
-    pack(draw, dcd::OFFSET_START, u64::from(job.offset_start))?;
-    pack(
-        draw,
-        dcd::INSTANCE_SIZE,
-        u64::from(job.instance_size.max(1)),
-    )?;
-    if let Some(a) = job.attributes {
-        pack(draw, dcd::ATTRIBUTES, a.attributes)?;
-        pack(draw, dcd::ATTRIBUTE_BUFFERS, a.buffers)?;
-    }
-    let payload = &words[crate::hw::job::PAYLOAD_OFFSET as usize / 4..];
-    chain
-        .add_job(pool, JobType::Vertex, payload, dependencies, false)
-        .map(Some)
+    // The FAU words, the last one zero-padded.
+    let push_uniforms: Vec<u64> = job
+        .push_uniforms
+        .chunks(8)
+        .map(|c| {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            u64::from_le_bytes(w)
+        })
+        .collect();
+    let invocation = WorkSize::vertices(job.invocations_per_instance, job.instance_count)
+        .pack_graphics()
+        .map_err(|_| KmodError::Invalid("XFB grid does not fit the invocation encoding"))?;
+    let preloads = [
+        (vertex_preload::VERTEX_ID, b.preloads.vertex_id),
+        (vertex_preload::INSTANCE_ID, b.preloads.instance_id),
+    ];
+    emit(
+        chain,
+        pool,
+        arch,
+        &Emit {
+            binary: b,
+            push_uniforms: &push_uniforms,
+            ubos: &[],
+            attributes: job.attributes,
+            varyings: None,
+            preloads: &preloads,
+            invocation,
+            task_split: parameters::VERTEX_JOB_TASK_SPLIT as u32,
+            job_type: JobType::Vertex,
+            groups: 1,
+            offset_start: job.offset_start,
+            instance_size: u64::from(job.instance_size.max(1)),
+        },
+        dependencies,
+    )
+    .map(Some)
 }
 
 #[cfg(test)]

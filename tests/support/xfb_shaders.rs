@@ -347,3 +347,156 @@ pub fn reference(outs: &[OutSpec], case: &Case) -> Reference {
         expected,
     }
 }
+
+/// The standard output set: holes, two buffers, bind offsets.
+pub fn standard_outputs() -> Vec<OutSpec> {
+    vec![
+        OutSpec {
+            buffer: 0,
+            offset: 0,
+            comps: 4,
+            kind: Kind::Float,
+        },
+        OutSpec {
+            buffer: 0,
+            offset: 20,
+            comps: 1,
+            kind: Kind::Int,
+        },
+        OutSpec {
+            buffer: 1,
+            offset: 4,
+            comps: 2,
+            kind: Kind::Uint,
+        },
+    ]
+}
+
+/// Bound buffers with room for `max_prims` triangles of each stride.
+pub fn roomy_buffers(outs: &[OutSpec], n: usize, max_prims: u32) -> Vec<BufSpec> {
+    (0..n)
+        .map(|b| {
+            let stride = stride_of(outs, b as u32);
+            BufSpec {
+                bound: true,
+                bind_offset: 4 * (b as u32 + 1),
+                bind_size: stride * 3 * max_prims + 8,
+                write_offset: 0,
+                tail: 16,
+            }
+        })
+        .collect()
+}
+
+/// A non-indexed draw with no buffers yet.
+pub fn non_indexed(topology: RefTopology, count: u32, instances: u32, first: u32) -> Case {
+    Case {
+        topology,
+        count,
+        first,
+        vertex_offset: 0,
+        instances,
+        first_instance: 0,
+        indices: None,
+        buffers: Vec::new(),
+        raw_offset_delta: 0,
+        provoking: ProvokingOrder::First,
+    }
+}
+
+/// Random outputs over 1–4 buffers (1–5 outputs of 1–4 components, gaps of
+/// 0 or 4 bytes, any kind): the buffer count and the outputs.
+pub fn random_outputs(rng: &mut Lcg) -> (u32, Vec<OutSpec>) {
+    let kinds = [Kind::Float, Kind::Int, Kind::Uint];
+    let nbuf = 1 + rng.below(4);
+    let mut outs = Vec::new();
+    let mut cursor = vec![0u32; nbuf as usize];
+    for _ in 0..1 + rng.below(5) {
+        let buffer = rng.below(nbuf);
+        let comps = 1 + rng.below(4);
+        let offset = cursor[buffer as usize] + 4 * rng.below(2);
+        cursor[buffer as usize] = offset + 4 * comps;
+        outs.push(OutSpec {
+            buffer,
+            offset,
+            comps,
+            kind: kinds[rng.below(3) as usize],
+        });
+    }
+    (nbuf, outs)
+}
+
+/// A random draw over every axis: topology, count, instances, non-indexed /
+/// indexed / restart with u8/u16/u32 indices, first vertex or index, vertex
+/// offset, bound/unbound buffers from nothing fits to everything fits,
+/// first instance, raw offset delta, provoking order.
+///
+/// A robust read past the index range gives index 0: with a negative vertex
+/// offset that is a vertex index near 2^32. `far_vertices: false` makes such
+/// offsets positive (no attribute buffer of the simulator covers them; the
+/// interpreter's sparse memory does). The generator draws the same numbers
+/// either way.
+pub fn random_case(rng: &mut Lcg, outs: &[OutSpec], nbuf: u32, far_vertices: bool) -> Case {
+    let topology = RefTopology::ALL[rng.below(10) as usize];
+    let count = rng.below(40);
+    let instances = 1 + rng.below(3);
+    let mode = rng.below(3); // 0 non-indexed, 1 indexed, 2 restart
+    let size = [1u32, 2, 4][rng.below(3) as usize];
+    let restart = restart_value(size);
+    let high = if size == 4 { 100_000 } else { 0 };
+    let indices = (mode > 0).then(|| {
+        let ix: Vec<u32> = (0..count + rng.below(3))
+            .map(|_| {
+                if mode == 2 && rng.below(6) == 0 {
+                    restart
+                } else {
+                    high + 10 + rng.below(60)
+                }
+            })
+            .collect();
+        (ix, size, mode == 2)
+    });
+    let first = if mode == 0 {
+        rng.below(1000)
+    } else {
+        rng.below(3)
+    };
+    let mut buffers = roomy_buffers(outs, nbuf as usize, 0);
+    for (b, buf) in buffers.iter_mut().enumerate() {
+        let stride = stride_of(outs, b as u32);
+        buf.bound = rng.below(5) != 0;
+        buf.bind_offset = 4 * rng.below(4);
+        buf.write_offset = 4 * rng.below(4);
+        // From nothing fits to everything fits.
+        buf.bind_size = buf.write_offset + stride * rng.below(3 * count * instances + 4);
+        buf.tail = 4 * rng.below(4);
+    }
+    let mut vertex_offset = if mode == 0 {
+        0
+    } else {
+        rng.below(20) as i32 - 10
+    };
+    if !far_vertices
+        && let Some((ix, _, _)) = &indices
+        && vertex_offset < 0
+        && (ix.len() as u32) < first + count
+    {
+        vertex_offset = -vertex_offset;
+    }
+    Case {
+        topology,
+        count,
+        first,
+        vertex_offset,
+        instances,
+        first_instance: rng.below(4),
+        indices,
+        buffers,
+        raw_offset_delta: rng.below(5),
+        provoking: if rng.below(2) == 0 {
+            ProvokingOrder::First
+        } else {
+            ProvokingOrder::Last
+        },
+    }
+}

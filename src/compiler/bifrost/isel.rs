@@ -1361,16 +1361,7 @@ impl Isel<'_> {
         let mut done = 0;
         while done < total {
             let n = (total - done).min(4);
-            let a = if done == 0 {
-                addr.clone()
-            } else if seg == Seg::Wls {
-                vec![
-                    self.emit(Op::IaddS32, &[addr[0], Src::Imm(4 * done as u32)]),
-                    ZERO,
-                ]
-            } else {
-                self.add64(&addr, &[Src::Imm(4 * done as u32), ZERO])
-            };
+            let a = self.offset_address(&addr, seg, 4 * done as u32);
             let v = self.new_vreg(n as u8);
             let srcs = self.legalize(Op::Load { bytes: 4, seg }, &a);
             self.push(Instr::new(
@@ -1430,16 +1421,7 @@ impl Isel<'_> {
         let mut done = 0;
         while done < data.len() {
             let n = (data.len() - done).min(4);
-            let a = if done == 0 {
-                addr.clone()
-            } else if seg == Seg::Wls {
-                vec![
-                    self.emit(Op::IaddS32, &[addr[0], Src::Imm(4 * done as u32)]),
-                    ZERO,
-                ]
-            } else {
-                self.add64(&addr, &[Src::Imm(4 * done as u32), ZERO])
-            };
+            let a = self.offset_address(&addr, seg, 4 * done as u32);
             let v = self.new_vreg(n as u8);
             for c in 0..n {
                 self.mov_to(
