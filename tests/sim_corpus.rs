@@ -717,8 +717,10 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
             let area = layout.fill_words(&sysvals, &push);
             let words = fau_words(&binary, area, &addresses);
             let fau: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let code = gpu.upload(&binary);
             let job = XfbJob {
                 binary: &binary,
+                code,
                 push_uniforms: &fau,
                 invocations_per_instance: draw.invocations_per_instance(),
                 instance_count: instances,

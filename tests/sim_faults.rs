@@ -92,6 +92,38 @@ fn store_outside_mapped_memory_faults_the_job() {
     still_works(&mut gpu);
 }
 
+/// Shader code in a BO created with `PANFROST_BO_NOEXEC` (what every data
+/// buffer and command-buffer pool is): the instruction fetch faults, as the
+/// hardware's MMU permission check does, and nothing is stored.
+#[test]
+fn instruction_fetch_from_a_noexec_bo_faults() {
+    use bifrost_vk::jm::ComputeJob;
+    for model in [SimModel::G52, SimModel::G72] {
+        let mut gpu = SimGpu::new(model);
+        let out = gpu.alloc(4096);
+        let bin = binary_from_code(&assemble(STORE_ID).unwrap(), 1);
+        let data = gpu.alloc(4096);
+        gpu.write(data.va, &bin.code);
+        let err = gpu
+            .run_compute_job(&ComputeJob {
+                binary: &bin,
+                code: data.va,
+                push_uniforms: &[out.va],
+                local_size: [4, 1, 1],
+                groups: [1, 1, 1],
+                ubos: &[],
+                attributes: None,
+            })
+            .unwrap_err();
+        let fault = err.fault().unwrap();
+        assert_eq!(fault.status, 0x42, "JOB_READ_FAULT: {err}");
+        assert_eq!(fault.fault_va, data.va);
+        assert_eq!(gpu.read_u32s(out.va, 4), [0; 4]);
+        // The same code from an executable BO runs.
+        still_works(&mut gpu);
+    }
+}
+
 #[test]
 fn runaway_loop_is_stopped() {
     set_clause_limit(10_000);

@@ -326,11 +326,13 @@ fn a_missing_varying_record_faults_the_job() {
             .collect();
         let mut silent = binary.clone();
         silent.varyings.clear();
+        let code = gpu.upload(&binary);
         let r = gpu.run_chain(|chain, pool, arch| {
             let mut varyings = write_varying_tables(pool, arch, &layout, &bufs, 4)?;
             varyings.count = 3;
             let mut job = VertexJob {
                 binary: &binary,
+                code,
                 push_uniforms: &[],
                 vertices: 4,
                 instances: 1,

@@ -128,9 +128,11 @@ fn vs_attribs_varying_shader_as_a_vertex_job() {
             attribute_count: 3,
             ..Default::default()
         };
+        let code = gpu.upload(&binary);
         let run = gpu
             .run_vertex_job(&VertexJob {
                 binary: &binary,
+                code,
                 push_uniforms: &[],
                 vertices: VERTICES,
                 instances: INSTANCES,
@@ -246,8 +248,10 @@ fn ld_attr_formats() {
             let code = assemble(&ld_attr_program(regfmt)).expect("assembles");
             let mut binary = binary_from_code(&code, 1);
             binary.attribute_count = 1;
+            let code = gpu.upload(&binary);
             gpu.run_compute_job(&ComputeJob {
                 binary: &binary,
+                code,
                 push_uniforms: &[out.va],
                 local_size: [2, 1, 1],
                 groups: [1, 1, 1],
@@ -377,9 +381,11 @@ fn vs_instanced_ssbo_varying_shader() {
             attribute_count: 2,
             ..Default::default()
         };
+        let code = gpu.upload(&binary);
         let run = gpu
             .run_vertex_job(&VertexJob {
                 binary: &binary,
+                code,
                 push_uniforms: &uniforms,
                 vertices: V,
                 instances: I,

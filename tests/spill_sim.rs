@@ -277,8 +277,10 @@ fn spilling_vertex_job_matches_interpreter() {
         let buf = gpu.alloc(init.len() as u64);
         gpu.write(buf.va, &init);
         let uniforms = vec![buf.va];
+        let code = gpu.upload(&binary);
         gpu.run_vertex_job(&VertexJob {
             binary: &binary,
+            code,
             push_uniforms: &uniforms,
             vertices: VERTICES,
             instances: 1,
@@ -358,9 +360,11 @@ fn tls_slots_are_per_core_and_per_thread() {
         gpu.write(buf.va, &input(0x8000, 9));
         let uniforms = [buf.va];
         let mut job_va = 0;
+        let code = gpu.upload(&binary);
         gpu.run_chain(|chain, pool, arch| {
             let job = ComputeJob {
                 binary: &binary,
+                code,
                 push_uniforms: &uniforms,
                 local_size: [16, 1, 1],
                 groups: [cores, 1, 1],

@@ -738,8 +738,10 @@ fn variant_on_the_simulator_matches_the_reference() {
                 xfb_params: draw.params(),
             };
             let uniforms = v.layout.fill_words(&sysvals, &[]);
+            let code = gpu.upload(&binary);
             let job = ComputeJob {
                 binary: &binary,
+                code,
                 push_uniforms: &uniforms,
                 local_size: [1, 1, 1],
                 groups: [1, draw.invocations_per_instance(), case.instances],

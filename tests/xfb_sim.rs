@@ -301,8 +301,10 @@ fn check(gpu: &mut SimGpu, v: &Variant, outs: &[OutSpec], case: &Case) -> Option
         xfb_params: draw.params(),
     };
     let push = v.layout.fill(&sysvals, &[]);
+    let code = gpu.upload(&v.binary);
     let job = XfbJob {
         binary: &v.binary,
+        code,
         push_uniforms: &push,
         invocations_per_instance: draw.invocations_per_instance(),
         instance_count: case.instances,

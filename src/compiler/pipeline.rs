@@ -36,6 +36,7 @@
 
 use crate::compiler::ir::validate::ValidationError;
 use crate::compiler::ir::{Shader, Stage};
+use crate::compiler::passes::lower_xfb::XFB_MAX_BUFFERS;
 use crate::compiler::passes::{IoLayout, PushUniformLayout, debug_flag};
 use crate::compiler::spirv::{self, SpecConstants, SpirvError};
 
@@ -101,6 +102,9 @@ pub struct FrontShaders {
     pub main: LoweredShader,
     /// The XFB variant, for vertex shaders with XFB outputs.
     pub xfb: Option<LoweredShader>,
+    /// `XfbStride` of each XFB buffer the shader captures to, 0 for the
+    /// others (what the per-draw offset advance needs).
+    pub xfb_strides: [u32; XFB_MAX_BUFFERS as usize],
 }
 
 impl FrontShaders {
@@ -158,7 +162,17 @@ pub fn compile_front_observed(
 
     if stage == Stage::Compute {
         let main = finish(Variant::Compute, s, io, &mut step)?;
-        return Ok(FrontShaders { main, xfb: None });
+        return Ok(FrontShaders {
+            main,
+            xfb: None,
+            xfb_strides: [0; XFB_MAX_BUFFERS as usize],
+        });
+    }
+    let mut xfb_strides = [0; XFB_MAX_BUFFERS as usize];
+    for x in s.outputs.iter().filter_map(|o| o.xfb) {
+        if let Some(stride) = xfb_strides.get_mut(x.buffer as usize) {
+            *stride = x.stride;
+        }
     }
     let mut xfb_shader = s.clone();
     s.strip_xfb();
@@ -174,7 +188,11 @@ pub fn compile_front_observed(
     } else {
         None
     };
-    Ok(FrontShaders { main, xfb })
+    Ok(FrontShaders {
+        main,
+        xfb,
+        xfb_strides,
+    })
 }
 
 type Step<'a> = dyn FnMut(Option<Variant>, &'static str, &Shader) -> Result<(), FrontError> + 'a;

@@ -2,8 +2,9 @@
 
 /// Written into the first word of every dispatchable object; the loader
 /// checks `(word0 & 0xffffffff) == ICD_LOADER_MAGIC` and then overwrites it
-/// with its dispatch table pointer.
-pub const ICD_LOADER_MAGIC: usize = 0x01CD_C0DE;
+/// with its dispatch table pointer. The objects stamp it themselves
+/// (`vk::handle`), so the constant lives there.
+pub use crate::vk::handle::ICD_LOADER_MAGIC;
 
 /// Newest loader–ICD interface version we speak (vk_icd.h of loader
 /// 1.3.239: `CURRENT_LOADER_ICD_INTERFACE_VERSION` 7).

@@ -11,7 +11,7 @@
 
 use ash::vk;
 
-pub type VkResult<T> = Result<T, vk::Result>;
+pub use crate::vk::VkResult;
 
 /// How a shim's return type is produced from its body and from a panic.
 pub trait EntryReturn: Sized {

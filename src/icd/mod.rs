@@ -11,4 +11,3 @@ pub mod chain;
 pub mod dispatch;
 pub mod entry;
 pub mod exports;
-pub mod handle;

@@ -1,9 +1,9 @@
 //! A job chain under construction: headers linked through `Next`, indices
 //! 1, 2, 3 … and dependencies, written into GPU memory as jobs are added.
 
+use super::error::{JmError, JmResult};
 use super::pool::{GpuAlloc, GpuPool};
 use crate::hw::job::{self, JOB_HEADER, JobType, header, write_value};
-use crate::kmod::{KmodError, KmodResult};
 
 /// Job headers are 64-byte aligned.
 pub const JOB_ALIGN: u64 = 64;
@@ -50,17 +50,17 @@ impl JobChain {
         payload: &[u32],
         dependencies: [u16; 2],
         barrier: bool,
-    ) -> KmodResult<u16> {
+    ) -> JmResult<u16> {
         let index = u16::try_from(self.jobs.len() + 1)
             .ok()
             .filter(|&i| i < u16::MAX)
-            .ok_or(KmodError::Invalid("job chain has 65535 jobs"))?;
+            .ok_or(JmError::Encoding("job chain has 65535 jobs"))?;
         let size = job::PAYLOAD_OFFSET + payload.len() as u64 * 4;
         let alloc = pool.alloc(size.next_multiple_of(JOB_ALIGN), JOB_ALIGN)?;
         let mut words = JOB_HEADER.defaults();
         let pack = |w: &mut [u32], f: &crate::hw::layout::Field, v: u64| {
             f.set(w, v)
-                .map_err(|_| KmodError::Invalid("job header field overflow"))
+                .map_err(|_| JmError::Encoding("job header field overflow"))
         };
         pack(&mut words, &header::TYPE, job_type as u64)?;
         pack(&mut words, &header::INDEX, u64::from(index))?;
@@ -94,9 +94,9 @@ impl JobChain {
         kind: u64,
         immediate: u64,
         dependencies: [u16; 2],
-    ) -> KmodResult<u16> {
+    ) -> JmResult<u16> {
         let mut payload = vec![0u32; job::WRITE_VALUE_PAYLOAD.words as usize];
-        let err = |_| KmodError::Invalid("write value field overflow");
+        let err = |_| JmError::Encoding("write value field overflow");
         write_value::ADDRESS
             .set(&mut payload, address)
             .map_err(err)?;

@@ -9,6 +9,7 @@
 //! it is given.
 
 use super::chain::JobChain;
+use super::error::{JmError, JmResult};
 use super::pool::GpuPool;
 use crate::compiler::bifrost::binary::ShaderBinary;
 use crate::hw::compute::{WorkSize, parameters};
@@ -21,7 +22,6 @@ use crate::hw::shader::{
 };
 use crate::hw::storage::{local_storage as ls, uniform_buffer};
 use crate::hw::{Arch, layouts};
-use crate::kmod::{KmodError, KmodResult};
 
 /// Attribute and attribute-buffer tables already in GPU memory (compute
 /// shaders read images/texel buffers through them on Bifrost).
@@ -36,6 +36,9 @@ pub struct AttributeTables {
 #[derive(Clone, Copy, Debug)]
 pub struct ComputeJob<'a> {
     pub binary: &'a ShaderBinary,
+    /// GPU VA of `binary.code`, uploaded into an executable BO
+    /// ([`super::ShaderCode`]).
+    pub code: u64,
     /// The push-uniform (FAU) words, `Preload.Uniform count` of them.
     pub push_uniforms: &'a [u64],
     pub local_size: [u32; 3],
@@ -54,6 +57,8 @@ pub struct ComputeJob<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct VertexJob<'a> {
     pub binary: &'a ShaderBinary,
+    /// GPU VA of `binary.code` in an executable BO ([`super::ShaderCode`]).
+    pub code: u64,
     pub push_uniforms: &'a [u64],
     pub vertices: u32,
     pub instances: u32,
@@ -64,9 +69,9 @@ pub struct VertexJob<'a> {
     pub varyings: AttributeTables,
 }
 
-fn pack(words: &mut [u32], f: Field, v: u64) -> KmodResult<()> {
+fn pack(words: &mut [u32], f: Field, v: u64) -> JmResult<()> {
     f.set(words, v)
-        .map_err(|_| KmodError::Invalid("compute descriptor field overflow"))
+        .map_err(|_| JmError::Encoding("compute descriptor field overflow"))
 }
 
 /// Writes everything `job` needs and appends the COMPUTE job to `chain`.
@@ -76,7 +81,7 @@ pub fn add_compute_job(
     arch: Arch,
     job: &ComputeJob<'_>,
     dependencies: [u16; 2],
-) -> KmodResult<u16> {
+) -> JmResult<u16> {
     let p = &job.binary.preloads;
     let preloads = [
         (compute_preload::LOCAL_INVOCATION_XY, p.local_invocation_xy),
@@ -94,13 +99,14 @@ pub fn add_compute_job(
     };
     let invocation = ws
         .pack_compute()
-        .map_err(|_| KmodError::Invalid("work size does not fit the invocation encoding"))?;
+        .map_err(|_| JmError::Encoding("work size does not fit the invocation encoding"))?;
     emit(
         chain,
         pool,
         arch,
         &Emit {
             binary: job.binary,
+            code: job.code,
             push_uniforms: job.push_uniforms,
             ubos: job.ubos,
             attributes: job.attributes,
@@ -124,9 +130,9 @@ pub fn add_vertex_job(
     arch: Arch,
     job: &VertexJob<'_>,
     dependencies: [u16; 2],
-) -> KmodResult<u16> {
+) -> JmResult<u16> {
     if job.binary.varying_count() > job.varyings.count {
-        return Err(KmodError::Invalid(
+        return Err(JmError::Encoding(
             "fewer varying records than the shader writes",
         ));
     }
@@ -137,13 +143,14 @@ pub fn add_vertex_job(
     ];
     let invocation = WorkSize::vertices(job.vertices, job.instances)
         .pack_graphics()
-        .map_err(|_| KmodError::Invalid("vertex count does not fit the invocation encoding"))?;
+        .map_err(|_| JmError::Encoding("vertex count does not fit the invocation encoding"))?;
     emit(
         chain,
         pool,
         arch,
         &Emit {
             binary: job.binary,
+            code: job.code,
             push_uniforms: job.push_uniforms,
             ubos: job.ubos,
             attributes: Some(job.attributes),
@@ -162,10 +169,10 @@ pub fn add_vertex_job(
 
 /// The DCD's `Instance Size` of a VERTEX job: the padded vertex count when
 /// instanced ([`crate::hw::layout::padded_round_up`]), else 1.
-pub fn vertex_instance_size(vertices: u32, instances: u32) -> KmodResult<u64> {
+pub fn vertex_instance_size(vertices: u32, instances: u32) -> JmResult<u64> {
     if instances > 1 {
         crate::hw::layout::padded_round_up(u64::from(vertices))
-            .ok_or(KmodError::Invalid("vertex count cannot be padded"))
+            .ok_or(JmError::Encoding("vertex count cannot be padded"))
     } else {
         Ok(1)
     }
@@ -175,6 +182,7 @@ pub fn vertex_instance_size(vertices: u32, instances: u32) -> KmodResult<u64> {
 /// vertex, and the XFB capture job of `super::xfb`).
 pub(super) struct Emit<'a> {
     pub(super) binary: &'a ShaderBinary,
+    pub(super) code: u64,
     pub(super) push_uniforms: &'a [u64],
     pub(super) ubos: &'a [(u64, u32)],
     pub(super) attributes: Option<AttributeTables>,
@@ -194,18 +202,22 @@ pub(super) fn emit(
     arch: Arch,
     job: &Emit<'_>,
     dependencies: [u16; 2],
-) -> KmodResult<u16> {
+) -> JmResult<u16> {
     let l = layouts(arch);
     let b = job.binary;
     let invocation = job.invocation;
 
-    // Shader code (128-byte aligned; the binary carries its prefetch padding).
-    let code = pool.alloc(b.code.len().max(128) as u64, 128)?;
-    code.write_bytes(0, &b.code);
+    // Shader code: uploaded once by its owner into an executable BO
+    // (command-buffer pools are NOEXEC, as PanVk's are).
+    if job.code == 0 || !job.code.is_multiple_of(128) {
+        return Err(JmError::Encoding(
+            "shader code address not 128-byte aligned",
+        ));
+    }
 
     // Renderer state.
     let mut rsd = l.renderer_state.defaults();
-    pack(&mut rsd, rs::SHADER_ADDRESS, code.gpu_va)?;
+    pack(&mut rsd, rs::SHADER_ADDRESS, job.code)?;
     pack(&mut rsd, rs::UNIFORM_BUFFER_COUNT, job.ubos.len() as u64)?;
     pack(
         &mut rsd,
@@ -244,7 +256,7 @@ pub(super) fn emit(
 
     // Push uniforms.
     if job.push_uniforms.len() < b.uniform_words as usize {
-        return Err(KmodError::Invalid(
+        return Err(JmError::Encoding(
             "fewer push-uniform words than the shader preloads",
         ));
     }

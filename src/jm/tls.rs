@@ -14,11 +14,12 @@
 //! This module must never guess a core count: a device that does not report
 //! `SHADER_PRESENT` gets an error, not a buffer that may be too small.
 
+use super::error::{JmError, JmResult};
 use super::pool::GpuPool;
 use crate::hw::Arch;
 use crate::hw::layout::Field;
 use crate::hw::storage::local_storage as ls;
-use crate::kmod::{Device, KmodError, KmodResult, Param};
+use crate::kmod::{Device, Param};
 
 /// How a job's thread storage is laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +48,7 @@ fn default_threads_per_core(arch: Arch) -> u64 {
 }
 
 /// The sizing for a shader needing `tls_bytes` per thread (`None`: none).
-pub fn sizing(device: &Device, arch: Arch, tls_bytes: u32) -> KmodResult<Option<TlsSizing>> {
+pub fn sizing(device: &Device, arch: Arch, tls_bytes: u32) -> JmResult<Option<TlsSizing>> {
     if tls_bytes == 0 {
         return Ok(None);
     }
@@ -57,7 +58,7 @@ pub fn sizing(device: &Device, arch: Arch, tls_bytes: u32) -> KmodResult<Option<
     let threads_per_core = param(Param::ThreadTlsAlloc)
         .or_else(|| param(Param::MaxThreads))
         .unwrap_or_else(|| default_threads_per_core(arch));
-    let present = param(Param::ShaderPresent).ok_or(KmodError::Invalid(
+    let present = param(Param::ShaderPresent).ok_or(JmError::Encoding(
         "SHADER_PRESENT unknown: cannot size thread-local storage",
     ))?;
     Ok(Some(TlsSizing {
@@ -76,12 +77,12 @@ pub fn emit_thread_storage(
     arch: Arch,
     lsw: &mut [u32],
     tls_bytes: u32,
-) -> KmodResult<Option<TlsSizing>> {
+) -> JmResult<Option<TlsSizing>> {
     let Some(s) = sizing(pool.device(), arch, tls_bytes)? else {
         return Ok(None);
     };
     if s.size_field >= 1 << ls::TLS_SIZE.width {
-        return Err(KmodError::Invalid("thread-local storage too large"));
+        return Err(JmError::Encoding("thread-local storage too large"));
     }
     // Spill code writes every slot before reading it: no need to clear.
     let tls = pool.alloc(s.buffer_bytes(), 4096)?;
@@ -90,9 +91,9 @@ pub fn emit_thread_storage(
     Ok(Some(s))
 }
 
-fn set(words: &mut [u32], f: Field, v: u64) -> KmodResult<()> {
+fn set(words: &mut [u32], f: Field, v: u64) -> JmResult<()> {
     f.set(words, v)
-        .map_err(|_| KmodError::Invalid("local storage field overflow"))
+        .map_err(|_| JmError::Encoding("local storage field overflow"))
 }
 
 #[cfg(test)]
@@ -161,6 +162,8 @@ mod tests {
         fn job(b: &ShaderBinary) -> XfbJob<'_> {
             XfbJob {
                 binary: b,
+                // Never fetched: these jobs are only encoded.
+                code: 0x10_0000,
                 push_uniforms: &[],
                 invocations_per_instance: 3,
                 instance_count: 1,

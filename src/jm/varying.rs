@@ -36,6 +36,7 @@
 //! the descriptors that point at them.
 
 use super::compute::{AttributeTables, vertex_instance_size};
+use super::error::{JmError, JmResult};
 use super::pool::GpuPool;
 use crate::compiler::bifrost::binary::ShaderBinary;
 use crate::compiler::passes::IoLayout;
@@ -44,7 +45,6 @@ use crate::hw::attribute::{attribute_buffer as ab, attribute_desc as ad, attribu
 use crate::hw::format::{ComponentType, FormatArch, VertexFormat};
 use crate::hw::layout::Field;
 use crate::hw::{Arch, layouts};
-use crate::kmod::{KmodError, KmodResult};
 
 /// What a varying buffer holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -82,7 +82,7 @@ pub struct VaryingLayout {
 impl VaryingLayout {
     /// The layout for `binary`'s varying stores, with slots from `io` (the
     /// lowered shader's `IoLayout`).
-    pub fn new(binary: &ShaderBinary, io: &IoLayout) -> KmodResult<VaryingLayout> {
+    pub fn new(binary: &ShaderBinary, io: &IoLayout) -> JmResult<VaryingLayout> {
         let generic_slots = io
             .varyings
             .iter()
@@ -119,15 +119,15 @@ impl VaryingLayout {
             let &(slot, component) = io
                 .varyings
                 .get(v.index as usize)
-                .ok_or(KmodError::Invalid("varying record without an output slot"))?;
+                .ok_or(JmError::Encoding("varying record without an output slot"))?;
             let kind = kind_of(slot);
             let buffer = layout
                 .buffers
                 .iter()
                 .position(|b| b.kind == kind)
-                .ok_or(KmodError::Invalid("varying buffer missing"))?;
+                .ok_or(JmError::Encoding("varying buffer missing"))?;
             if u32::from(component) + u32::from(v.words) > 4 {
-                return Err(KmodError::Invalid("varying beyond its slot's 4 words"));
+                return Err(JmError::Encoding("varying beyond its slot's 4 words"));
             }
             let (offset, ty) = match slot {
                 VaryingSlot::Position | VaryingSlot::PointSize => (0, ComponentType::F32),
@@ -161,7 +161,7 @@ fn kind_of(slot: VaryingSlot) -> VaryingBufferKind {
 
 /// Elements every varying buffer of a `vertices` × `instances` VERTEX job
 /// needs (see the module doc).
-pub fn varying_elements(vertices: u32, instances: u32) -> KmodResult<u64> {
+pub fn varying_elements(vertices: u32, instances: u32) -> JmResult<u64> {
     if instances > 1 {
         Ok(vertex_instance_size(vertices, instances)? * u64::from(instances))
     } else {
@@ -169,9 +169,9 @@ pub fn varying_elements(vertices: u32, instances: u32) -> KmodResult<u64> {
     }
 }
 
-fn pack(words: &mut [u32], f: Field, v: u64) -> KmodResult<()> {
+fn pack(words: &mut [u32], f: Field, v: u64) -> JmResult<()> {
     f.set(words, v)
-        .map_err(|_| KmodError::Invalid("varying descriptor field overflow"))
+        .map_err(|_| JmError::Encoding("varying descriptor field overflow"))
 }
 
 /// Writes the varying records and buffer records of `layout` into `pool`,
@@ -184,7 +184,7 @@ pub fn write_varying_tables(
     layout: &VaryingLayout,
     buffer_vas: &[u64],
     elements: u64,
-) -> KmodResult<AttributeTables> {
+) -> JmResult<AttributeTables> {
     let (records, buffers) = varying_table_words(arch, layout, buffer_vas, elements)?;
     let rec = pool.alloc(4 * records.len() as u64, 64)?;
     rec.write_words(0, &records);
@@ -204,9 +204,9 @@ pub fn varying_table_words(
     layout: &VaryingLayout,
     buffer_vas: &[u64],
     elements: u64,
-) -> KmodResult<(Vec<u32>, Vec<u32>)> {
+) -> JmResult<(Vec<u32>, Vec<u32>)> {
     if buffer_vas.len() != layout.buffers.len() {
-        return Err(KmodError::Invalid("one address per varying buffer"));
+        return Err(JmError::Encoding("one address per varying buffer"));
     }
     let l = layouts(arch);
     let formats = FormatArch::for_arch(arch);
@@ -223,7 +223,7 @@ pub fn varying_table_words(
         pack(w, ad::BUFFER_INDEX, u64::from(r.buffer))?;
         let word = formats
             .attribute_format(r.format)
-            .ok_or(KmodError::Invalid("varying format has no hardware format"))?;
+            .ok_or(JmError::Encoding("varying format has no hardware format"))?;
         pack(w, format_field, word)?;
         pack(w, ad::OFFSET, u64::from(r.offset))?;
     }
@@ -231,12 +231,12 @@ pub fn varying_table_words(
     let mut buffers = vec![0u32; 4 * (layout.buffers.len() + 1)];
     for (i, (b, &va)) in layout.buffers.iter().zip(buffer_vas).enumerate() {
         if va & 63 != 0 {
-            return Err(KmodError::Invalid("varying buffer not 64-byte aligned"));
+            return Err(JmError::Encoding("varying buffer not 64-byte aligned"));
         }
         let size = u64::from(b.stride)
             .checked_mul(elements)
             .filter(|&s| s <= u64::from(u32::MAX))
-            .ok_or(KmodError::Invalid("varying buffer larger than 4 GiB"))?;
+            .ok_or(JmError::Encoding("varying buffer larger than 4 GiB"))?;
         let w = &mut buffers[4 * i..4 * i + 4];
         w.copy_from_slice(&l.attribute_buffer.defaults());
         pack(w, ab::TYPE, attribute_type::LINEAR_1D)?;

@@ -28,9 +28,9 @@
 //! rounded-down one is corrected by the `+ E`), which `tests` checks and the
 //! simulator relies on.
 
+use super::error::{JmError, JmResult};
 use crate::hw::attribute::{attribute_buffer as ab, attribute_type, continuation_npot};
 use crate::hw::layout::Field;
-use crate::kmod::{KmodError, KmodResult};
 
 /// How one attribute buffer indexes its elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,9 +83,9 @@ impl NpotMagic {
     }
 }
 
-fn set(words: &mut [u32], f: Field, v: u64) -> KmodResult<()> {
+fn set(words: &mut [u32], f: Field, v: u64) -> JmResult<()> {
     f.set(words, v)
-        .map_err(|_| KmodError::Invalid("attribute buffer field overflow"))
+        .map_err(|_| JmError::Encoding("attribute buffer field overflow"))
 }
 
 /// Attribute-buffer table slots `indexing` takes: 2 for NPOT divisors (the
@@ -98,7 +98,7 @@ pub fn buffer_slots(indexing: Indexing) -> usize {
 }
 
 /// The per-instance hardware divisor when it is not a power of two.
-fn npot_divisor(indexing: Indexing) -> KmodResult<Option<u32>> {
+fn npot_divisor(indexing: Indexing) -> JmResult<Option<u32>> {
     match indexing {
         Indexing::PerInstance {
             instance_size,
@@ -106,7 +106,7 @@ fn npot_divisor(indexing: Indexing) -> KmodResult<Option<u32>> {
         } => {
             let d = u64::from(divisor.max(1)) * u64::from(instance_size.max(1));
             let d = u32::try_from(d)
-                .map_err(|_| KmodError::Invalid("instance divisor beyond 32 bits"))?;
+                .map_err(|_| JmError::Encoding("instance divisor beyond 32 bits"))?;
             Ok((!d.is_power_of_two()).then_some(d))
         }
         _ => Ok(None),
@@ -122,13 +122,13 @@ pub fn pack_attribute_buffer(
     stride: u32,
     size: u32,
     indexing: Indexing,
-) -> KmodResult<()> {
+) -> JmResult<()> {
     let slots = buffer_slots(indexing);
     if words.len() < 4 * slots {
-        return Err(KmodError::Invalid("attribute buffer table too small"));
+        return Err(JmError::Encoding("attribute buffer table too small"));
     }
     if !va.is_multiple_of(64) {
-        return Err(KmodError::Invalid("attribute buffer not 64-byte aligned"));
+        return Err(JmError::Encoding("attribute buffer not 64-byte aligned"));
     }
     let record = &mut words[..4];
     set(record, ab::POINTER, va)?;

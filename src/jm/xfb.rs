@@ -25,19 +25,21 @@
 
 use super::chain::JobChain;
 use super::compute::{AttributeTables, Emit, emit};
+use super::error::{JmError, JmResult};
 use super::pool::GpuPool;
 use crate::compiler::bifrost::binary::ShaderBinary;
 use crate::hw::Arch;
 use crate::hw::compute::{WorkSize, parameters};
 use crate::hw::job::JobType;
 use crate::hw::shader::vertex_preload;
-use crate::kmod::{KmodError, KmodResult};
 
 /// One XFB capture job (one per draw).
 #[derive(Clone, Copy, Debug)]
 pub struct XfbJob<'a> {
     /// The compiled XFB variant.
     pub binary: &'a ShaderBinary,
+    /// GPU VA of its code in an executable BO ([`super::ShaderCode`]).
+    pub code: u64,
     /// The push-uniform (FAU) bytes: the variant's `PushUniformLayout::fill`
     /// output, at least `8 × binary.uniform_words` bytes.
     pub push_uniforms: &'a [u8],
@@ -61,7 +63,7 @@ pub fn add_xfb_job(
     arch: Arch,
     job: &XfbJob<'_>,
     dependencies: [u16; 2],
-) -> KmodResult<Option<u16>> {
+) -> JmResult<Option<u16>> {
     if job.invocations_per_instance == 0 || job.instance_count == 0 {
         return Ok(None);
     }
@@ -69,16 +71,16 @@ pub fn add_xfb_job(
     // The capture job has no varying tables (facts: mesa-panfrost.md §1.4,
     // §9.4): a binary that stores varyings is a rasterization variant.
     if !b.varyings.is_empty() {
-        return Err(KmodError::Invalid(
+        return Err(JmError::Encoding(
             "the XFB job has no varyings: binary stores varyings",
         ));
     }
     // A vertex-typed job has no workgroup memory.
     if b.shared_size > 0 {
-        return Err(KmodError::Invalid("XFB variant needs workgroup storage"));
+        return Err(JmError::Encoding("XFB variant needs workgroup storage"));
     }
     if job.push_uniforms.len() < 8 * b.uniform_words as usize {
-        return Err(KmodError::Invalid(
+        return Err(JmError::Encoding(
             "fewer push-uniform bytes than the XFB variant preloads",
         ));
     }
@@ -94,7 +96,7 @@ pub fn add_xfb_job(
         .collect();
     let invocation = WorkSize::vertices(job.invocations_per_instance, job.instance_count)
         .pack_graphics()
-        .map_err(|_| KmodError::Invalid("XFB grid does not fit the invocation encoding"))?;
+        .map_err(|_| JmError::Encoding("XFB grid does not fit the invocation encoding"))?;
     let preloads = [
         (vertex_preload::VERTEX_ID, b.preloads.vertex_id),
         (vertex_preload::INSTANCE_ID, b.preloads.instance_id),
@@ -105,6 +107,7 @@ pub fn add_xfb_job(
         arch,
         &Emit {
             binary: b,
+            code: job.code,
             push_uniforms: &push_uniforms,
             ubos: &[],
             attributes: job.attributes,
@@ -152,6 +155,8 @@ mod tests {
     fn job<'a>(b: &'a ShaderBinary, push: &'a [u8], v: u32, instances: u32) -> XfbJob<'a> {
         XfbJob {
             binary: b,
+            // Never fetched: these jobs are only encoded.
+            code: 0x10_0000,
             push_uniforms: push,
             invocations_per_instance: v,
             instance_count: instances,

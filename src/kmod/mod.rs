@@ -152,6 +152,8 @@ pub trait KernelDevice: Send + Sync {
     fn syncobj_fence_error(&self, handle: SyncobjHandle) -> KmodResult<Option<i32>>;
     /// BOs currently alive on this device, by the backend's own count.
     fn bo_stats(&self) -> BoStats;
+    /// Bytes of memory the GPU can use for BOs (the Vulkan heap size).
+    fn memory_size(&self) -> u64;
 }
 
 /// CLOCK_MONOTONIC now, in nanoseconds (the clock of all kmod timeouts).

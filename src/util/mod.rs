@@ -36,3 +36,16 @@ pub fn write_c_str(dst: &mut [std::ffi::c_char], s: &str) {
         *d = 0;
     }
 }
+
+/// A C array as a slice (empty when `n` is 0 or `p` is null).
+///
+/// # Safety
+/// `p` points to `n` valid elements when `n > 0`, alive for `'a`.
+pub unsafe fn c_slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
+    if n == 0 || p.is_null() {
+        &[]
+    } else {
+        // SAFETY: per the contract.
+        unsafe { std::slice::from_raw_parts(p, n as usize) }
+    }
+}

@@ -5,8 +5,9 @@ use std::sync::Mutex;
 use ash::vk;
 
 use super::memory::DeviceMemory;
-use crate::icd::entry::VkResult;
-use crate::icd::handle::Object;
+use crate::kmod::BoHandle;
+use crate::vk::VkResult;
+use crate::vk::handle::Object;
 
 /// Buffer alignment: 64 bytes covers every Bifrost descriptor that points at
 /// buffer memory (attribute buffers, uniform buffers).
@@ -15,8 +16,9 @@ pub const BUFFER_ALIGNMENT: u64 = 64;
 pub struct Buffer {
     pub size: u64,
     pub usage: vk::BufferUsageFlags,
-    /// GPU VA of the first byte once bound.
-    pub gpu_va: Mutex<Option<u64>>,
+    /// Once bound: GPU VA of the first byte, and the memory's BO (what a
+    /// submit lists when recorded jobs touch the buffer).
+    binding: Mutex<Option<(u64, BoHandle)>>,
 }
 
 impl Object for Buffer {
@@ -36,7 +38,7 @@ impl Buffer {
         Ok(Buffer {
             size: info.size,
             usage: info.usage,
-            gpu_va: Mutex::new(None),
+            binding: Mutex::new(None),
         })
     }
 
@@ -57,12 +59,33 @@ impl Buffer {
             log::warn!("vkBindBufferMemory: offset {offset} does not fit (invalid usage)");
             return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
         }
-        let mut va = self.gpu_va.lock().unwrap();
-        if va.is_some() {
+        let mut binding = self.binding.lock().unwrap();
+        if binding.is_some() {
             log::warn!("vkBindBufferMemory: buffer already bound (invalid usage)");
             return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
         }
-        *va = Some(memory.gpu_va() + offset);
+        *binding = Some((memory.gpu_va() + offset, memory.bo().handle()));
         Ok(())
+    }
+
+    /// GPU VA of the first byte and the BO, once bound.
+    pub fn bound(&self) -> Option<(u64, BoHandle)> {
+        *self.binding.lock().unwrap()
+    }
+
+    /// The bytes `[offset, offset + size)` of the buffer (`size` may be
+    /// `VK_WHOLE_SIZE`), clamped to the buffer: GPU VA, length, BO. `None`
+    /// when the buffer has no memory or `offset` lies beyond its end.
+    pub fn range(&self, offset: u64, size: u64) -> Option<(u64, u64, BoHandle)> {
+        let (va, bo) = self.bound()?;
+        if offset > self.size {
+            return None;
+        }
+        let len = if size == vk::WHOLE_SIZE {
+            self.size - offset
+        } else {
+            size.min(self.size - offset)
+        };
+        Some((va + offset, len, bo))
     }
 }

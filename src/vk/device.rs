@@ -9,15 +9,27 @@ use ash::vk;
 use super::RawHandle;
 use super::physical_device::{DEVICE_EXTENSIONS, PhysicalDevice};
 use super::queue::Queue;
-use crate::icd::entry::VkResult;
-use crate::icd::handle::{self, Object};
 use crate::kmod;
+use crate::vk::VkResult;
+use crate::vk::handle::{self, Object};
 
 /// What every object of a device shares.
 pub struct DeviceCore {
     pub kdev: Arc<kmod::Device>,
     lost: AtomicBool,
     pub timestamps: bool,
+    /// The architecture descriptors and code are made for.
+    pub arch: crate::hw::Arch,
+    /// The driver's GPU kernels, compiled on first use.
+    pub kernels: super::kernels::DeviceKernels,
+    /// Enabled device extensions and features the commands depend on.
+    pub enabled: Enabled,
+}
+
+/// What the application enabled at vkCreateDevice that changes behaviour.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Enabled {
+    pub transform_feedback: bool,
 }
 
 impl DeviceCore {
@@ -37,12 +49,30 @@ impl DeviceCore {
         vk::Result::ERROR_DEVICE_LOST
     }
 
-    /// Map a kmod error; anything but OOM/timeout loses the device.
+    /// The one mapping from kernel errors to Vulkan results: out of memory
+    /// and timeouts are reported as such, anything else loses the device.
     pub fn kmod_error(&self, e: kmod::KmodError) -> vk::Result {
         match e {
             kmod::KmodError::OutOfMemory => vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
             kmod::KmodError::Timeout => vk::Result::TIMEOUT,
             other => self.mark_lost(&other.to_string()),
+        }
+    }
+
+    /// The Vulkan code for a job-emission error: GPU memory for
+    /// descriptors could not be had → OUT_OF_DEVICE_MEMORY; a request the
+    /// descriptors cannot encode → VK_ERROR_UNKNOWN with the reason logged
+    /// (never a lost device: the GPU has not seen it); other kernel errors
+    /// as [`DeviceCore::kmod_error`].
+    pub fn jm_error(&self, e: crate::jm::JmError) -> vk::Result {
+        use crate::jm::JmError;
+        match e {
+            JmError::OutOfMemory => vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            JmError::Kernel(k) => self.kmod_error(k),
+            JmError::Encoding(why) => {
+                log::error!("cannot encode: {why}");
+                vk::Result::ERROR_UNKNOWN
+            }
         }
     }
 
@@ -103,6 +133,13 @@ impl Device {
             kdev,
             lost: AtomicBool::new(false),
             timestamps: pd.timestamps_supported(),
+            arch: pd.arch,
+            kernels: super::kernels::DeviceKernels::default(),
+            enabled: Enabled {
+                transform_feedback: extensions
+                    .iter()
+                    .any(|e| e.to_bytes() == b"VK_EXT_transform_feedback"),
+            },
         });
         let queue = Queue::new(core.clone())?;
         Ok(Device {

@@ -6,9 +6,9 @@ use ash::vk;
 
 use super::RawHandle;
 use super::physical_device::PhysicalDevice;
-use crate::icd::entry::VkResult;
-use crate::icd::handle::{self, Object};
 use crate::kmod::{DeviceChoice, DeviceSource};
+use crate::vk::VkResult;
+use crate::vk::handle::{self, Object};
 
 /// The API version we report: 1.0, the highest whose required commands and
 /// features all work (see docs/STATUS.md).

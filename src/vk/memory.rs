@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use ash::vk;
 
 use super::device::DeviceCore;
-use crate::icd::entry::VkResult;
-use crate::icd::handle::Object;
 use crate::kmod::{BO_NOEXEC, Bo};
+use crate::vk::VkResult;
+use crate::vk::handle::Object;
 
 pub struct DeviceMemory {
     core: Arc<DeviceCore>,

@@ -6,13 +6,23 @@
 
 pub mod buffer;
 pub mod cmd;
+pub mod descriptor;
 pub mod device;
+pub mod handle;
 pub mod instance;
+pub mod kernels;
 pub mod memory;
 pub mod physical_device;
+pub mod pipeline;
 pub mod query;
 pub mod queue;
+pub mod render_pass;
+pub mod shader_module;
 pub mod sync;
+
+/// What every command returns: `Err` carries any code other than
+/// VK_SUCCESS (errors, and also VK_INCOMPLETE, VK_NOT_READY, VK_TIMEOUT).
+pub type VkResult<T> = Result<T, ash::vk::Result>;
 
 /// A raw dispatchable handle stored inside another object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,17 +32,3 @@ pub struct RawHandle(pub *mut u8);
 unsafe impl Send for RawHandle {}
 // SAFETY: as above.
 unsafe impl Sync for RawHandle {}
-
-/// Map a kernel-interface error to the Vulkan code a command reports.
-pub fn kmod_error(e: crate::kmod::KmodError) -> ash::vk::Result {
-    use crate::kmod::KmodError;
-    match e {
-        KmodError::OutOfMemory => ash::vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-        KmodError::Timeout => ash::vk::Result::TIMEOUT,
-        KmodError::NoDevice(_) => ash::vk::Result::ERROR_INITIALIZATION_FAILED,
-        other => {
-            log::error!("kernel interface: {other}");
-            ash::vk::Result::ERROR_DEVICE_LOST
-        }
-    }
-}

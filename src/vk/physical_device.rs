@@ -10,8 +10,8 @@ use std::ffi::CStr;
 use ash::vk;
 
 use crate::hw::Arch;
-use crate::icd::handle::Object;
 use crate::kmod::{DeviceSource, KmodError, Param};
+use crate::vk::handle::Object;
 
 /// ARM's PCI vendor id.
 pub const VENDOR_ID_ARM: u32 = 0x13B5;
@@ -47,20 +47,6 @@ pub fn model_name(prod_id: u32) -> &'static str {
     }
 }
 
-/// Half of system RAM (the GPU shares it), for a real device's heap.
-fn system_heap_size() -> u64 {
-    let total = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("MemTotal:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        })
-        .map_or(1 << 30, |kib| kib * 1024);
-    // The panfrost VA range is [32 MiB, 4 GiB).
-    (total / 2).min((4 << 30) - (32 << 20))
-}
-
 impl PhysicalDevice {
     /// Open the device once and read what we need to describe it.
     pub fn probe(source: DeviceSource) -> Result<PhysicalDevice, KmodError> {
@@ -84,11 +70,7 @@ impl PhysicalDevice {
         } else {
             model_name(product_id).to_string()
         };
-        let heap_size = if simulated {
-            crate::kmod::sim::SIM_MEMORY_BYTES
-        } else {
-            system_heap_size()
-        };
+        let heap_size = k.memory_size();
         Ok(PhysicalDevice {
             source,
             product_id,

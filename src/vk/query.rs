@@ -7,9 +7,9 @@ use std::sync::Arc;
 use ash::vk;
 
 use super::device::DeviceCore;
-use crate::icd::entry::VkResult;
-use crate::icd::handle::Object;
 use crate::kmod::{BO_NOEXEC, Bo};
+use crate::vk::VkResult;
+use crate::vk::handle::Object;
 
 /// Bytes per query in the pool's BO: value then availability.
 pub const SLOT_SIZE: u64 = 16;
@@ -56,6 +56,10 @@ impl QueryPool {
 
     fn bo(&self) -> &Bo {
         self.bo.as_ref().expect("query pool has a BO until dropped")
+    }
+
+    pub fn bo_handle(&self) -> crate::kmod::BoHandle {
+        self.bo().handle()
     }
 
     pub fn value_va(&self, query: u32) -> u64 {

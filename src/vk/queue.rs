@@ -12,10 +12,10 @@ use std::sync::{Arc, Mutex};
 use super::cmd::CommandBuffer;
 use super::device::DeviceCore;
 use crate::hw::job::JobType;
-use crate::icd::entry::VkResult;
-use crate::icd::handle::Object;
 use crate::jm::{GpuPool, JobChain};
 use crate::kmod::{self, Submit, SyncobjHandle};
+use crate::vk::VkResult;
+use crate::vk::handle::Object;
 
 pub struct Queue {
     pub core: Arc<DeviceCore>,
@@ -48,7 +48,7 @@ impl Queue {
         let mut null_chain = JobChain::new();
         null_chain
             .add_job(&mut null_pool, JobType::Null, &[], [0, 0], false)
-            .map_err(|e| core.kmod_error(e))?;
+            .map_err(|e| core.jm_error(e))?;
         Ok(Queue {
             core,
             syncobj,
@@ -88,10 +88,9 @@ impl Queue {
             let mut waits: &[SyncobjHandle] = &batch.waits;
             for cb in &batch.command_buffers {
                 let rec = cb.state.lock().unwrap();
-                let Some(jc) = rec.executable_chain()? else {
+                let Some((jc, bos)) = rec.executable_chain()? else {
                     continue;
                 };
-                let bos: Vec<_> = rec.pool.bo_handles().collect();
                 let req = if rec.uses_timestamps {
                     kmod::JD_REQ_CYCLE_COUNT
                 } else {
@@ -148,12 +147,12 @@ mod tests {
 
     use super::{Batch, Queue};
     use crate::hw::job::write_value as wv;
-    use crate::icd::handle;
     use crate::kmod::DeviceSource;
     use crate::kmod::sim::SimModel;
     use crate::kmod::sim::jobs::exception;
-    use crate::vk::cmd::{CommandBuffer, CommandPool, Recording};
+    use crate::vk::cmd::{CommandBuffer, CommandPool};
     use crate::vk::device::Device;
+    use crate::vk::handle;
     use crate::vk::physical_device::PhysicalDevice;
     use crate::vk::sync::{self, Fence};
 
@@ -172,10 +171,9 @@ mod tests {
         cb.begin().unwrap();
         {
             let mut r = cb.state.lock().unwrap();
-            let Recording { pool, chain, .. } = &mut *r;
             // No BO lives at this GPU address.
-            chain
-                .add_write_value(pool, 0x7000_0000, wv::IMMEDIATE_32, 1, [0, 0])
+            r.rec
+                .write_value(0x7000_0000, wv::IMMEDIATE_32, 1, [0, 0])
                 .unwrap();
         }
         cb.end().unwrap();
@@ -193,7 +191,7 @@ mod tests {
             Err(vk::Result::ERROR_DEVICE_LOST)
         );
         assert_eq!(
-            cb.state.lock().unwrap().chain.statuses(),
+            cb.state.lock().unwrap().rec.chain().statuses(),
             vec![exception::JOB_WRITE_FAULT]
         );
         assert_eq!(

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use ash::vk;
 
 use super::device::DeviceCore;
-use crate::icd::entry::VkResult;
-use crate::icd::handle::Object;
 use crate::kmod::{self, SyncobjHandle};
+use crate::vk::VkResult;
+use crate::vk::handle::Object;
 
 pub struct Fence {
     core: Arc<DeviceCore>,

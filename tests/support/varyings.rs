@@ -72,8 +72,10 @@ pub fn run_and_expect(
         vas.push(va);
         want.push(init);
     }
+    let code = gpu.upload(job.binary);
     let vertex_job = |varyings| VertexJob {
         binary: job.binary,
+        code,
         push_uniforms: job.push_uniforms,
         vertices: job.vertices,
         instances: job.instances,

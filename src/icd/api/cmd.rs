@@ -4,9 +4,9 @@ use ash::vk::{self, Handle};
 
 use super::device::device;
 use super::{input, out, slice};
-use crate::icd::entry::VkResult;
-use crate::icd::handle;
+use crate::vk::VkResult;
 use crate::vk::cmd::{CommandBuffer, CommandPool};
+use crate::vk::handle;
 use crate::vk::query::QueryPool;
 
 fn cmd<'a>(c: vk::CommandBuffer) -> VkResult<&'a CommandBuffer> {
@@ -36,8 +36,8 @@ crate::vk_entry_points! {
         drop(handle::free_handle::<CommandPool>(command_pool.as_raw()));
     }
 
-    fn vkResetCommandPool(_device: vk::Device, command_pool: vk::CommandPool, _flags: vk::CommandPoolResetFlags) -> vk::Result {
-        self::pool(command_pool)?.reset();
+    fn vkResetCommandPool(_device: vk::Device, command_pool: vk::CommandPool, flags: vk::CommandPoolResetFlags) -> vk::Result {
+        self::pool(command_pool)?.reset(flags.contains(vk::CommandPoolResetFlags::RELEASE_RESOURCES));
         Ok(())
     }
 

@@ -3,10 +3,10 @@
 use ash::vk::{self, Handle};
 
 use super::{out, slice};
-use crate::icd::entry::VkResult;
-use crate::icd::handle;
+use crate::vk::VkResult;
 use crate::vk::cmd::CommandBuffer;
 use crate::vk::device::Device;
+use crate::vk::handle;
 use crate::vk::queue::{Batch, Queue};
 use crate::vk::sync::{Fence, Semaphore};
 

@@ -5,7 +5,7 @@ use std::ffi::c_char;
 use ash::vk::{self, Handle};
 
 use super::{c_names, enumerate, extension_properties, input, out};
-use crate::icd::handle;
+use crate::vk::handle;
 use crate::vk::instance::{API_VERSION, INSTANCE_EXTENSIONS, Instance};
 
 crate::vk_entry_points! {

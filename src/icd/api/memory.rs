@@ -6,9 +6,9 @@ use ash::vk::{self, Handle};
 
 use super::device::device;
 use super::{input, out, slice};
-use crate::icd::entry::VkResult;
-use crate::icd::handle;
+use crate::vk::VkResult;
 use crate::vk::buffer::Buffer;
+use crate::vk::handle;
 use crate::vk::memory::DeviceMemory;
 
 fn memory<'a>(m: vk::DeviceMemory) -> VkResult<&'a DeviceMemory> {

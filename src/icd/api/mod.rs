@@ -22,12 +22,8 @@ use super::entry::VkResult;
 /// # Safety
 /// `p` points to `n` valid elements when `n > 0`.
 pub unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
-    if n == 0 || p.is_null() {
-        &[]
-    } else {
-        // SAFETY: per the contract.
-        unsafe { std::slice::from_raw_parts(p, n as usize) }
-    }
+    // SAFETY: per the contract.
+    unsafe { crate::util::c_slice(p, n) }
 }
 
 /// A C array of C strings.

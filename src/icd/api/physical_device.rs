@@ -6,9 +6,9 @@ use ash::vk::{self, Handle};
 
 use super::{enumerate, extension_properties, input, out};
 use crate::icd::chain;
-use crate::icd::entry::VkResult;
-use crate::icd::handle;
+use crate::vk::VkResult;
 use crate::vk::device::Device;
+use crate::vk::handle;
 use crate::vk::physical_device::{DEVICE_EXTENSIONS, PhysicalDevice};
 
 fn pd<'a>(p: vk::PhysicalDevice) -> VkResult<&'a PhysicalDevice> {

@@ -6,7 +6,7 @@ use ash::vk::{self, Handle};
 
 use super::device::device;
 use super::{input, out};
-use crate::icd::handle;
+use crate::vk::handle;
 use crate::vk::query::QueryPool;
 use crate::vk::queue::Queue;
 

@@ -4,8 +4,8 @@ use ash::vk::{self, Handle};
 
 use super::device::device;
 use super::{input, out, slice};
-use crate::icd::entry::VkResult;
-use crate::icd::handle;
+use crate::vk::VkResult;
+use crate::vk::handle;
 use crate::vk::sync::{self as vsync, Fence, Semaphore};
 
 fn fences<'a>(p: *const vk::Fence, n: u32) -> VkResult<Vec<&'a Fence>> {

@@ -9,8 +9,8 @@ use ash::vk::Handle;
 
 use super::device::device;
 use super::out;
-use crate::icd::handle;
 use crate::vk::cmd::CommandBuffer;
+use crate::vk::handle;
 
 /// `vkBifrostTestPanic(VkDevice) -> VkResult`: panics inside the shim.
 pub type PfnTestPanic = unsafe extern "system" fn(vk::Device) -> vk::Result;

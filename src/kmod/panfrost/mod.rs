@@ -321,6 +321,10 @@ impl KernelDevice for PanfrostDevice {
         Ok((info.status < 0).then_some(info.status))
     }
 
+    fn memory_size(&self) -> u64 {
+        system_heap_size()
+    }
+
     fn bo_stats(&self) -> BoStats {
         let live = self.live.lock().unwrap();
         BoStats {
@@ -328,4 +332,18 @@ impl KernelDevice for PanfrostDevice {
             bytes: live.values().sum(),
         }
     }
+}
+
+/// Half of system RAM (the GPU shares it), for a real device's heap.
+fn system_heap_size() -> u64 {
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map_or(1 << 30, |kib| kib * 1024);
+    // The panfrost VA range is [32 MiB, 4 GiB).
+    (total / 2).min((4 << 30) - (32 << 20))
 }

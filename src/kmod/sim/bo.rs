@@ -37,8 +37,9 @@ impl BoArena {
     }
 
     /// Allocate `size` bytes (already page-rounded by the caller or here) and map them.
-    pub fn create(&mut self, mmu: &Mmu, size: u64) -> KmodResult<BoInfo> {
-        self.create_inner(mmu, size, None)
+    /// `exec`: instruction fetches are allowed (no `PANFROST_BO_NOEXEC`).
+    pub fn create(&mut self, mmu: &Mmu, size: u64, exec: bool) -> KmodResult<BoInfo> {
+        self.create_inner(mmu, size, None, exec)
     }
 
     /// Allocate a BO mapped at exactly `va` (4 KiB aligned; sim-only).
@@ -46,10 +47,17 @@ impl BoArena {
         if !va.is_multiple_of(4096) {
             return Err(KmodError::Invalid("fixed BO address not page aligned"));
         }
-        self.create_inner(mmu, size, Some(va))
+        // Replayed snapshots hold shader code anywhere: executable.
+        self.create_inner(mmu, size, Some(va), true)
     }
 
-    fn create_inner(&mut self, mmu: &Mmu, size: u64, at: Option<u64>) -> KmodResult<BoInfo> {
+    fn create_inner(
+        &mut self,
+        mmu: &Mmu,
+        size: u64,
+        at: Option<u64>,
+        exec: bool,
+    ) -> KmodResult<BoInfo> {
         if size == 0 {
             return Err(KmodError::Invalid("zero-sized BO"));
         }
@@ -73,8 +81,8 @@ impl BoArena {
         .map_err(|_| KmodError::OutOfMemory)?
         .cast::<u8>();
         let mapped = match at {
-            Some(va) => mmu.map_at(va, size, host).then_some(va),
-            None => mmu.map(size, host),
+            Some(va) => mmu.map_at(va, size, host, exec).then_some(va),
+            None => mmu.map(size, host, exec),
         };
         let Some(gpu_va) = mapped else {
             // SAFETY: mapped just above with this length.

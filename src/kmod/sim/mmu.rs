@@ -4,6 +4,12 @@
 //! [`Mmu::write`], which check the whole range against the mapped BOs and
 //! report a [`MmuFault`] otherwise, like a translation fault on hardware. The
 //! MMU never invents memory: an access outside every BO is a fault.
+//!
+//! Mappings carry the uAPI's execute permission: a BO created with
+//! `PANFROST_BO_NOEXEC` is mapped without it (the kernel's
+//! `panfrost_gem_create` maps such BOs with `IOMMU_NOEXEC`), and an
+//! instruction fetch from it ([`Mmu::fetch`]) faults like any other
+//! unpermitted access.
 
 use std::collections::BTreeMap;
 use std::sync::RwLock;
@@ -25,6 +31,8 @@ pub struct MmuFault {
 #[derive(Clone, Copy, Debug)]
 struct Mapping {
     size: u64,
+    /// Instruction fetches allowed (the BO was created without NOEXEC).
+    exec: bool,
     /// Host address of the BO's first byte.
     host: usize,
 }
@@ -37,7 +45,7 @@ pub struct Mmu {
 
 impl Mmu {
     /// Find a free VA range of `size` bytes (4 KiB aligned) and map `host` there.
-    pub fn map(&self, size: u64, host: *mut u8) -> Option<u64> {
+    pub fn map(&self, size: u64, host: *mut u8, exec: bool) -> Option<u64> {
         let mut maps = self.maps.write().unwrap();
         let mut candidate = VA_START;
         for (&va, m) in maps.iter() {
@@ -53,6 +61,7 @@ impl Mmu {
             candidate,
             Mapping {
                 size,
+                exec,
                 host: host as usize,
             },
         );
@@ -62,7 +71,7 @@ impl Mmu {
     /// Map `host` at exactly `va` (sim-only: replaying snapshots whose
     /// memory lives at fixed addresses). False if it overlaps a mapping or
     /// leaves the VA range.
-    pub fn map_at(&self, va: u64, size: u64, host: *mut u8) -> bool {
+    pub fn map_at(&self, va: u64, size: u64, host: *mut u8, exec: bool) -> bool {
         let mut maps = self.maps.write().unwrap();
         let Some(end) = va.checked_add(size) else {
             return false;
@@ -79,6 +88,7 @@ impl Mmu {
             va,
             Mapping {
                 size,
+                exec,
                 host: host as usize,
             },
         );
@@ -95,11 +105,16 @@ impl Mmu {
         va: u64,
         len: usize,
         write: bool,
+        fetch: bool,
         f: impl FnOnce(*mut u8) -> R,
     ) -> Result<R, MmuFault> {
         let fault = MmuFault { va, write };
         let maps = self.maps.read().unwrap();
         let (&base, m) = maps.range(..=va).next_back().ok_or(fault)?;
+        if fetch && !m.exec && va < base + m.size {
+            // A permission fault: the page is mapped, but not executable.
+            return Err(fault);
+        }
         let end = va.checked_add(len as u64).ok_or(fault)?;
         if end > base + m.size {
             // Name the first byte that is not mapped.
@@ -114,16 +129,25 @@ impl Mmu {
 
     /// GPU read of `out.len()` bytes at `va`.
     pub fn read(&self, va: u64, out: &mut [u8]) -> Result<(), MmuFault> {
-        self.with_range(va, out.len(), false, |p| {
+        self.with_range(va, out.len(), false, false, |p| {
             // SAFETY: the range lies inside a live BO (checked above). CPU
             // threads may write it concurrently, as on real shared memory.
             unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), out.len()) }
         })
     }
 
+    /// Instruction fetch of `out.len()` bytes at `va`: as [`Mmu::read`],
+    /// and the BO must be executable (created without NOEXEC).
+    pub fn fetch(&self, va: u64, out: &mut [u8]) -> Result<(), MmuFault> {
+        self.with_range(va, out.len(), false, true, |p| {
+            // SAFETY: as in `read`.
+            unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), out.len()) }
+        })
+    }
+
     /// GPU write of `data` at `va`.
     pub fn write(&self, va: u64, data: &[u8]) -> Result<(), MmuFault> {
-        self.with_range(va, data.len(), true, |p| {
+        self.with_range(va, data.len(), true, false, |p| {
             // SAFETY: as in `read`.
             unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) }
         })
@@ -151,8 +175,8 @@ mod tests {
         let mmu = Mmu::default();
         let mut a = vec![0u8; 8192];
         let mut b = vec![0u8; 4096];
-        let va_a = mmu.map(8192, a.as_mut_ptr()).unwrap();
-        let va_b = mmu.map(4096, b.as_mut_ptr()).unwrap();
+        let va_a = mmu.map(8192, a.as_mut_ptr(), false).unwrap();
+        let va_b = mmu.map(4096, b.as_mut_ptr(), false).unwrap();
         assert_eq!(va_a, VA_START);
         assert!(va_b >= va_a + 8192 + GUARD);
         mmu.write(va_a + 8188, &[1, 2, 3, 4]).unwrap();
@@ -168,6 +192,6 @@ mod tests {
         mmu.unmap(va_a);
         assert!(mmu.read(va_a, &mut [0; 4]).is_err());
         // The freed range is reused.
-        assert_eq!(mmu.map(4096, a.as_mut_ptr()), Some(VA_START));
+        assert_eq!(mmu.map(4096, a.as_mut_ptr(), false), Some(VA_START));
     }
 }

@@ -228,12 +228,16 @@ impl KernelDevice for SimDevice {
             .ok_or(KmodError::Invalid("unknown param"))
     }
 
-    fn bo_create(&self, size: u64, _flags: u32) -> KmodResult<BoInfo> {
+    fn bo_create(&self, size: u64, flags: u32) -> KmodResult<BoInfo> {
         // The uAPI's size field is 32 bits wide.
         if size > u64::from(u32::MAX) {
             return Err(KmodError::OutOfMemory);
         }
-        self.bos.lock().unwrap().create(&self.shared.mmu, size)
+        let exec = flags & crate::kmod::BO_NOEXEC == 0;
+        self.bos
+            .lock()
+            .unwrap()
+            .create(&self.shared.mmu, size, exec)
     }
 
     fn bo_mmap(&self, bo: &BoInfo) -> KmodResult<*mut u8> {
@@ -341,5 +345,9 @@ impl KernelDevice for SimDevice {
 
     fn bo_stats(&self) -> BoStats {
         self.bos.lock().unwrap().stats()
+    }
+
+    fn memory_size(&self) -> u64 {
+        SIM_MEMORY_BYTES
     }
 }

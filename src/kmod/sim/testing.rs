@@ -9,7 +9,8 @@
 //! let out = gpu.alloc(4096);                       // zero-filled GPU buffer
 //! // A ShaderBinary from the backend, or raw code (all compute preloads on):
 //! let binary = binary_from_code(&code, 1);
-//! // FAU words (push uniforms), local size, workgroup count:
+//! // FAU words (push uniforms), local size, workgroup count (the code is
+//! // uploaded into an executable BO first):
 //! let run = gpu.run_compute(&binary, &[out.va], [64, 1, 1], [1, 1, 1])
 //!     .expect("job runs");                         // Err: RunError::Fault {..}
 //! let results = gpu.read_u32s(out.va, 64);
@@ -37,11 +38,12 @@ use crate::hw::Arch;
 use crate::hw::job::{JOB_HEADER, header};
 use crate::hw::snapshot::Snapshot;
 use crate::jm::{
-    AttributeTables, ComputeJob, GpuPool, JobChain, VertexJob, add_compute_job, add_vertex_job,
+    AttributeTables, ComputeJob, GpuPool, JmError, JmResult, JobChain, VertexJob, add_compute_job,
+    add_vertex_job,
 };
 use crate::kmod::{
-    BoHandle, BoInfo, BoStats, Device, KernelDevice, KmodError, KmodResult, Param, Submit,
-    SyncobjHandle,
+    BO_NOEXEC, BoHandle, BoInfo, BoStats, Device, KernelDevice, KmodError, KmodResult, Param,
+    Submit, SyncobjHandle,
 };
 
 /// A buffer in simulated GPU memory.
@@ -68,6 +70,8 @@ pub enum RunError {
     Fault { job_va: u64, fault: JobFault },
     #[error("kernel interface: {0}")]
     Kmod(String),
+    #[error("job emission: {0}")]
+    Jm(String),
     #[error("the chain did not finish in time")]
     Timeout,
 }
@@ -79,6 +83,12 @@ impl RunError {
             RunError::Fault { fault, .. } => Some(*fault),
             _ => None,
         }
+    }
+}
+
+impl From<JmError> for RunError {
+    fn from(e: JmError) -> RunError {
+        RunError::Jm(e.to_string())
     }
 }
 
@@ -143,6 +153,9 @@ impl KernelDevice for SharedSim {
     fn bo_stats(&self) -> BoStats {
         self.0.bo_stats()
     }
+    fn memory_size(&self) -> u64 {
+        self.0.memory_size()
+    }
 }
 
 /// A simulated GPU with a BO list and a descriptor pool, for tests.
@@ -182,10 +195,23 @@ impl SimGpu {
         &self.sim
     }
 
-    /// A zero-filled buffer of `size` bytes.
+    /// A zero-filled data buffer of `size` bytes (NOEXEC, like every BO
+    /// the driver makes for data).
     pub fn alloc(&mut self, size: u64) -> Buffer {
-        let info = self.sim.bo_create(size, 0).expect("sim BO");
+        let info = self.sim.bo_create(size, BO_NOEXEC).expect("sim BO");
         self.track(info)
+    }
+
+    /// `binary`'s code in an executable BO of its own; returns its GPU VA
+    /// (what the job structs' `code` takes).
+    pub fn upload(&mut self, binary: &ShaderBinary) -> u64 {
+        let info = self
+            .sim
+            .bo_create(binary.code.len().max(128) as u64, 0)
+            .expect("sim code BO");
+        let b = self.track(info);
+        self.write(b.va, &binary.code);
+        b.va
     }
 
     /// A zero-filled buffer mapped at exactly `va` (page aligned).
@@ -364,8 +390,10 @@ impl SimGpu {
         local_size: [u32; 3],
         groups: [u32; 3],
     ) -> Result<Run, RunError> {
+        let code = self.upload(binary);
         self.run_compute_job(&ComputeJob {
             binary,
+            code,
             push_uniforms: uniforms,
             local_size,
             groups,
@@ -379,7 +407,7 @@ impl SimGpu {
     /// `false` when it emitted no job (nothing is submitted then).
     pub fn run_chain(
         &mut self,
-        build: impl FnOnce(&mut JobChain, &mut GpuPool, Arch) -> KmodResult<bool>,
+        build: impl FnOnce(&mut JobChain, &mut GpuPool, Arch) -> JmResult<bool>,
     ) -> Result<Option<Run>, RunError> {
         let mut chain = JobChain::new();
         let arch = self.arch();

@@ -287,13 +287,13 @@ impl<'a> Core<'a> {
             return Err(fault(status::INSTR_INVALID_PC, va));
         }
         let mut bytes = vec![0u8; FETCH_BYTES as usize];
-        if let Err(f) = self.mmu.read(va, &mut bytes) {
+        if let Err(f) = self.mmu.fetch(va, &mut bytes) {
             // Near the end of a BO: read what is mapped.
             if f.va <= va {
                 return Err(f.into());
             }
             bytes.truncate((f.va - va) as usize);
-            self.mmu.read(va, &mut bytes)?;
+            self.mmu.fetch(va, &mut bytes)?;
         }
         let (clause, size) = decode_clause(&bytes).map_err(|e| {
             log::error!("sim shader: undecodable clause at {va:#x}: {e}");

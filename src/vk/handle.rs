@@ -5,7 +5,10 @@
 
 use ash::vk;
 
-use super::abi::ICD_LOADER_MAGIC;
+/// Written into the first word of every dispatchable object (vk_icd.h:
+/// `ICD_LOADER_MAGIC`); the loader checks it and then overwrites the word
+/// with its dispatch table pointer.
+pub const ICD_LOADER_MAGIC: usize = 0x01CD_C0DE;
 
 /// A driver object type with a unique tag.
 pub trait Object: Sized + Send + Sync + 'static {
@@ -129,7 +132,7 @@ mod tests {
             assert!(free_handle::<A>(0).is_none());
 
             let d = new_dispatchable(A(9));
-            assert_eq!(*(d as *const usize), crate::icd::abi::ICD_LOADER_MAGIC);
+            assert_eq!(*(d as *const usize), ICD_LOADER_MAGIC);
             assert!(dispatchable::<B>(d).is_err());
             assert_eq!(free_dispatchable::<A>(d).unwrap().0, 9);
         }

@@ -1,0 +1,86 @@
+//! vkCmdDispatch, and the push-uniform area every shader job gets (shared
+//! with the draws): the program's `PushUniformLayout` filled with the
+//! sysvals and push constants, followed by the GPU address of every buffer
+//! binding the shader addresses (`ShaderBinary::buffers`).
+
+use super::recording::{Fail, Recording};
+use crate::compiler::passes::PushWord;
+use crate::compiler::passes::lower_sysvals::{SysvalBlock, sysval_offset};
+use crate::jm::ComputeJob;
+use crate::vk::pipeline::{LayoutInfo, Program};
+
+/// Compute bind point index in `State::sets`.
+pub const COMPUTE: usize = 1;
+
+impl Recording {
+    /// The FAU words of one job of `program` (see the module docs).
+    pub fn push_uniforms(
+        &mut self,
+        program: &Program,
+        layout: &LayoutInfo,
+        bind_point: usize,
+        sysvals: &mut SysvalBlock,
+    ) -> Result<Vec<u64>, Fail> {
+        let pc_word = PushWord::Sysval(sysval_offset::PUSH_CONSTANTS_ADDRESS / 8);
+        if program.push.words.contains(&pc_word) {
+            // Dynamically indexed push constants are read from memory.
+            let bytes = self.state.push_constants.0;
+            let copy = self.rec.alloc(bytes.len() as u64, 16)?;
+            copy.write_bytes(0, &bytes);
+            sysvals.push_constants_address = copy.gpu_va;
+        }
+        let mut words = program
+            .push
+            .fill_words(sysvals, &self.state.push_constants.0);
+        for &(set, binding) in &program.code.binary.buffers {
+            let d = self
+                .state
+                .buffer_descriptor(bind_point, layout, set, binding);
+            match d {
+                Some(d) => {
+                    self.rec.use_bo(d.bo);
+                    words.push(d.address);
+                }
+                None => {
+                    log::warn!(
+                        "shader reads set {set} binding {binding}, which is not bound (invalid usage)"
+                    );
+                    words.push(0);
+                }
+            }
+        }
+        Ok(words)
+    }
+
+    /// vkCmdDispatch.
+    pub fn dispatch(&mut self, groups: [u32; 3]) {
+        self.record(|r| {
+            let Some(p) = r.state.compute.clone() else {
+                log::warn!("vkCmdDispatch without a compute pipeline (invalid usage)");
+                return Ok(());
+            };
+            if groups.contains(&0) {
+                return Ok(());
+            }
+            let mut sysvals = SysvalBlock {
+                num_workgroups: groups,
+                ..SysvalBlock::default()
+            };
+            let push = r.push_uniforms(&p.program, &p.layout, COMPUTE, &mut sysvals)?;
+            r.rec.use_bo(p.program.code.bo_handle());
+            r.rec.compute(
+                &ComputeJob {
+                    binary: &p.program.code.binary,
+                    code: p.program.code.va(),
+                    push_uniforms: &push,
+                    local_size: p.local_size,
+                    groups,
+                    ubos: &[],
+                    attributes: None,
+                },
+                [0, 0],
+            )?;
+            Ok(())
+        });
+    }
+}

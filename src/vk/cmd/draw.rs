@@ -1,0 +1,326 @@
+//! Draws, render passes and vertex/index buffer binding.
+//!
+//! Nothing is rasterized yet (no attachments exist), so a draw runs GPU
+//! work only when it has something visible to do: while transform feedback
+//! is active and the pipeline's vertex shader has XFB outputs, the capture
+//! job and the offset advance (`xfb.rs`). Otherwise it costs nothing on
+//! the GPU.
+//!
+//! # Vertex input of the capture job
+//! The capture job computes each vertex index itself and fetches its
+//! inputs with LD_ATTR at (`raw` = vertex index, instance id). The
+//! attribute unit turns that into the linear index `raw + Offset start +
+//! instance × Instance Size` and each buffer record into an element:
+//!
+//! - one instance: per-vertex buffers are `1D` (element = vertex index);
+//!   per-instance buffers point at element `firstInstance` with stride 0;
+//!   `Offset start` 0, `Instance Size` 1;
+//! - several instances: `Instance Size` S is a padded count above every
+//!   vertex index the draw can produce, `Offset start` = `firstInstance ×
+//!   S`; per-vertex buffers are `1D modulus` S (element = vertex index),
+//!   per-instance buffers divide by S (element = `firstInstance` +
+//!   instance). S is `firstVertex + vertexCount` for plain draws, 256 or
+//!   65536 above `vertexOffset` for 8/16-bit indices; for 32-bit indices it
+//!   is the largest power of two with `(firstInstance + instanceCount) × S
+//!   ≤ 2^32`, so vertex indices must stay below it (docs/STATUS.md).
+//!
+//! No index is read on the CPU, and nothing here grows with the vertex or
+//! instance count.
+
+use super::recording::{Fail, Recording};
+use super::state::{ActivePass, BoundRange, IndexBinding};
+use crate::compiler::passes::lower_sysvals::SysvalBlock;
+use crate::compiler::passes::lower_xfb::{XfbBinding, XfbDraw, XfbIndexBuffer, XfbTopology};
+use crate::jm::attributes::{AttributeBuffer, AttributeRecord, write_attribute_tables};
+use crate::jm::{AttributeTables, Indexing, XfbJob};
+use crate::vk::pipeline::{GraphicsPipeline, Program};
+
+/// Graphics bind point index in `State::sets`.
+pub const GRAPHICS: usize = 0;
+
+/// One draw's parameters, direct or (later) from an indirect record.
+#[derive(Clone, Copy, Debug)]
+pub struct DrawParams {
+    pub count: u32,
+    pub instances: u32,
+    /// `firstVertex`, or `firstIndex` for indexed draws.
+    pub first: u32,
+    pub first_instance: u32,
+    pub vertex_offset: i32,
+    pub indexed: bool,
+}
+
+impl Recording {
+    pub fn begin_render_pass(&mut self, subpasses: u32) {
+        self.record(|r| {
+            r.state.render_pass = Some(ActivePass {
+                subpass: 0,
+                subpasses,
+            });
+            Ok(())
+        });
+    }
+
+    pub fn next_subpass(&mut self) {
+        self.record(|r| {
+            if let Some(p) = &mut r.state.render_pass {
+                p.subpass = (p.subpass + 1).min(p.subpasses.saturating_sub(1));
+            }
+            Ok(())
+        });
+    }
+
+    pub fn end_render_pass(&mut self) {
+        self.record(|r| {
+            r.state.render_pass = None;
+            Ok(())
+        });
+    }
+
+    pub fn bind_vertex_buffers(&mut self, first: u32, ranges: &[Option<BoundRange>]) {
+        self.record(|r| {
+            for (i, range) in ranges.iter().enumerate() {
+                if let Some(slot) = r.state.vertex_buffers.get_mut(first as usize + i) {
+                    *slot = *range;
+                }
+            }
+            Ok(())
+        });
+    }
+
+    pub fn bind_index_buffer(&mut self, index: Option<IndexBinding>) {
+        self.record(|r| {
+            r.state.index = index;
+            Ok(())
+        });
+    }
+
+    /// vkCmdDraw / vkCmdDrawIndexed.
+    pub fn draw(&mut self, d: DrawParams) {
+        self.record(|r| r.xfb_draw(d));
+    }
+
+    fn xfb_draw(&mut self, d: DrawParams) -> Result<(), Fail> {
+        let Some(active) = self.xfb.active else {
+            return Ok(());
+        };
+        let Some(p) = self.state.graphics.clone() else {
+            log::warn!("draw without a graphics pipeline (invalid usage)");
+            return Ok(());
+        };
+        let Some(prog) = &p.xfb else {
+            return Ok(());
+        };
+        let restart_matters = matches!(
+            p.topology,
+            XfbTopology::LineStrip
+                | XfbTopology::TriangleStrip
+                | XfbTopology::TriangleFan
+                | XfbTopology::LineStripWithAdjacency
+                | XfbTopology::TriangleStripWithAdjacency
+        );
+        if d.indexed && p.primitive_restart && restart_matters {
+            log::error!(
+                "transform feedback of an indexed strip/fan draw with primitive restart is not implemented yet"
+            );
+            return Err(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN));
+        }
+        let mut buffers = [None; 4];
+        for (b, binding) in self.xfb.bindings.iter().enumerate() {
+            if let Some(range) = binding {
+                self.rec.use_bo(range.bo);
+                buffers[b] = Some(XfbBinding {
+                    address: range.address,
+                    size: u32::try_from(range.size).unwrap_or(u32::MAX),
+                });
+            }
+        }
+        let index = if d.indexed {
+            let Some(ix) = self.state.index else {
+                log::warn!("indexed draw without an index buffer (invalid usage)");
+                return Ok(());
+            };
+            self.rec.use_bo(ix.range.bo);
+            Some(XfbIndexBuffer {
+                address: ix.range.address,
+                count: u32::try_from(ix.range.size / u64::from(ix.size)).unwrap_or(u32::MAX),
+                size: ix.size,
+            })
+        } else {
+            None
+        };
+        let draw = XfbDraw {
+            topology: p.topology,
+            count: d.count,
+            first: d.first,
+            vertex_offset: d.vertex_offset,
+            index,
+            buffers,
+            offsets_address: active.offsets,
+            resolved_prims: None,
+            provoking: p.provoking,
+        };
+        if d.instances == 0 || draw.prims_per_instance() == 0 {
+            return Ok(());
+        }
+        let params = draw.params();
+        let (tables, offset_start, instance_size) = self.vertex_input(&p, prog, &d)?;
+        let mut sysvals = SysvalBlock {
+            // The capture job passes vertex indices as raw ids (module docs).
+            raw_vertex_offset: 0,
+            base_vertex: if d.indexed {
+                d.vertex_offset as u32
+            } else {
+                d.first
+            },
+            base_instance: d.first_instance,
+            xfb_params: params,
+            ..SysvalBlock::default()
+        };
+        let push = self.push_uniforms(prog, &p.layout, GRAPHICS, &mut sysvals)?;
+        let push_bytes: Vec<u8> = push.iter().flat_map(|w| w.to_le_bytes()).collect();
+        self.rec.use_bo(prog.code.bo_handle());
+        let capture = self.rec.xfb(
+            &XfbJob {
+                binary: &prog.code.binary,
+                code: prog.code.va(),
+                push_uniforms: &push_bytes,
+                invocations_per_instance: draw.invocations_per_instance(),
+                instance_count: d.instances,
+                attributes: tables,
+                offset_start,
+                instance_size,
+            },
+            [active.last_job, 0],
+        )?;
+        self.xfb_advance(
+            &params,
+            d.instances,
+            p.xfb_strides,
+            capture.unwrap_or(active.last_job),
+        )
+    }
+
+    /// The capture job's attribute tables, `Offset start` and `Instance
+    /// Size` (module docs).
+    fn vertex_input(
+        &mut self,
+        p: &GraphicsPipeline,
+        prog: &Program,
+        d: &DrawParams,
+    ) -> Result<(Option<AttributeTables>, u32, u32), Fail> {
+        let locations = &prog.io.attributes;
+        if locations.is_empty() {
+            return Ok((None, 0, 1));
+        }
+        let instanced = d.instances > 1;
+        let size = if instanced { self.instance_size(d)? } else { 1 };
+        let offset_start = if instanced {
+            d.first_instance * size
+        } else {
+            0
+        };
+        let mut buffers = Vec::new();
+        let mut buffer_of_binding = Vec::new();
+        let mut records = Vec::with_capacity(locations.len());
+        for &location in locations {
+            let Some(a) = p.attributes.iter().find(|a| a.location == location) else {
+                log::error!(
+                    "the vertex shader reads location {location}, which the pipeline does not provide"
+                );
+                return Err(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN));
+            };
+            let slot = match buffer_of_binding.iter().position(|&b| b == a.binding) {
+                Some(s) => s,
+                None => {
+                    let binding = p
+                        .bindings
+                        .iter()
+                        .find(|b| b.binding == a.binding)
+                        .copied()
+                        .ok_or(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN))?;
+                    let range = self.state.vertex_buffers[a.binding as usize].unwrap_or_default();
+                    self.rec.use_bo(range.bo);
+                    let (address, size_bytes, stride, indexing) =
+                        match (binding.per_instance, instanced) {
+                            (false, false) => {
+                                (range.address, range.size, binding.stride, Indexing::Linear)
+                            }
+                            (false, true) => (
+                                range.address,
+                                range.size,
+                                binding.stride,
+                                Indexing::PerVertex {
+                                    instance_size: size,
+                                },
+                            ),
+                            (true, false) => {
+                                let skip = u64::from(d.first_instance) * u64::from(binding.stride);
+                                (
+                                    range.address + skip,
+                                    range.size.saturating_sub(skip),
+                                    0,
+                                    Indexing::Linear,
+                                )
+                            }
+                            (true, true) => (
+                                range.address,
+                                range.size,
+                                binding.stride,
+                                Indexing::PerInstance {
+                                    instance_size: size,
+                                    divisor: 1,
+                                },
+                            ),
+                        };
+                    buffers.push(AttributeBuffer {
+                        address,
+                        size: size_bytes,
+                        stride,
+                        indexing,
+                    });
+                    buffer_of_binding.push(a.binding);
+                    buffers.len() - 1
+                }
+            };
+            records.push(AttributeRecord {
+                buffer: slot,
+                format: a.format,
+                offset: a.offset,
+            });
+        }
+        let tables = write_attribute_tables(&mut self.rec, &buffers, &records)?;
+        Ok((Some(tables), offset_start, size))
+    }
+
+    /// `Instance Size` of an instanced capture job (module docs).
+    fn instance_size(&self, d: &DrawParams) -> Result<u32, Fail> {
+        let instances_end = u64::from(d.first_instance) + u64::from(d.instances);
+        let bound = if !d.indexed {
+            Some(u64::from(d.first) + u64::from(d.count))
+        } else {
+            let above = u64::from(d.vertex_offset.max(0) as u32);
+            match self.state.index.map(|i| i.size) {
+                Some(1) => Some(256 + above),
+                Some(2) => Some(65536 + above),
+                _ => None,
+            }
+        };
+        let size = match bound {
+            Some(b) => crate::hw::layout::padded_round_up(b).unwrap_or(u64::MAX),
+            None => {
+                // The largest power of two that keeps the linear index in 32 bits.
+                let bits = 64 - (instances_end.max(1) - 1).leading_zeros();
+                1u64 << (32 - bits.min(32))
+            }
+        };
+        if instances_end * size > 1 << 32 || size > u64::from(u32::MAX) {
+            log::error!(
+                "instanced draw too large for the attribute unit's 32-bit linear index \
+                 ({instances_end} instances × {size} vertices)"
+            );
+            return Err(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN));
+        }
+        Ok(size as u32)
+    }
+}

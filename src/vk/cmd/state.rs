@@ -1,0 +1,104 @@
+//! The state tracker: what is bound when a draw or dispatch is recorded.
+//! Binding only stores handles and ranges (O(1)); draws and dispatches read
+//! what they need from here and emit descriptors for it.
+
+use std::sync::Arc;
+
+use ash::vk;
+
+use crate::kmod::BoHandle;
+use crate::vk::descriptor::{BufferDescriptor, DescriptorSet, MAX_PUSH_CONSTANTS, MAX_SETS};
+use crate::vk::pipeline::{ComputePipeline, GraphicsPipeline, LayoutInfo, MAX_VERTEX_BINDINGS};
+
+/// A bound descriptor set and its dynamic offsets.
+#[derive(Clone)]
+pub struct BoundSet {
+    /// The set's handle (it outlives the command buffer's use of it,
+    /// valid usage); read at draw time.
+    pub set: u64,
+    pub dynamic_offsets: Vec<u32>,
+}
+
+/// A bound range of a buffer: GPU address, bytes available, BO.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BoundRange {
+    pub address: u64,
+    pub size: u64,
+    pub bo: BoHandle,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct IndexBinding {
+    pub range: BoundRange,
+    /// Bytes per index: 1, 2 or 4.
+    pub size: u32,
+}
+
+/// An active render pass instance.
+#[derive(Clone, Copy, Debug)]
+pub struct ActivePass {
+    pub subpass: u32,
+    pub subpasses: u32,
+}
+
+#[derive(Default)]
+pub struct State {
+    pub graphics: Option<Arc<GraphicsPipeline>>,
+    pub compute: Option<Arc<ComputePipeline>>,
+    /// Descriptor sets per bind point: 0 graphics, 1 compute.
+    pub sets: [[Option<BoundSet>; MAX_SETS]; 2],
+    pub push_constants: PushConstants,
+    pub vertex_buffers: [Option<BoundRange>; MAX_VERTEX_BINDINGS as usize],
+    pub index: Option<IndexBinding>,
+    pub render_pass: Option<ActivePass>,
+}
+
+pub struct PushConstants(pub [u8; MAX_PUSH_CONSTANTS as usize]);
+
+impl Default for PushConstants {
+    fn default() -> Self {
+        PushConstants([0; MAX_PUSH_CONSTANTS as usize])
+    }
+}
+
+pub fn bind_point_index(bp: vk::PipelineBindPoint) -> Option<usize> {
+    match bp {
+        vk::PipelineBindPoint::GRAPHICS => Some(0),
+        vk::PipelineBindPoint::COMPUTE => Some(1),
+        _ => None,
+    }
+}
+
+impl State {
+    /// The buffer descriptor a shader addresses as `(set, binding)`, with
+    /// its dynamic offset applied, under `layout`. None when the set is not
+    /// bound or the descriptor was never written (invalid usage: the
+    /// shader then sees address 0).
+    pub fn buffer_descriptor(
+        &self,
+        bind_point: usize,
+        layout: &LayoutInfo,
+        set: u32,
+        binding: u32,
+    ) -> Option<BufferDescriptor> {
+        let bound = self.sets[bind_point].get(set as usize)?.as_ref()?;
+        let _ = layout;
+        // SAFETY: bound sets stay alive while the command buffer is used (valid usage).
+        let ds = unsafe { crate::vk::handle::handle::<DescriptorSet>(bound.set) }.ok()?;
+        let lb = ds.layout.binding(binding)?;
+        let mut d = ds.get(binding, 0)?;
+        if matches!(
+            lb.ty,
+            vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC | vk::DescriptorType::STORAGE_BUFFER_DYNAMIC
+        ) {
+            let off = bound
+                .dynamic_offsets
+                .get(lb.first_dynamic as usize)
+                .copied()
+                .unwrap_or(0);
+            d.address += u64::from(off);
+            d.range = d.range.saturating_sub(u64::from(off));
+        }
+        Some(d)
+    }
+}

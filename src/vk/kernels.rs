@@ -1,0 +1,78 @@
+//! The driver's own GPU kernels (XFB Begin/advance/End today), built in IR
+//! by `compiler::kernels`, compiled by our backend for the device's
+//! architecture on first use, uploaded once into an executable BO and kept
+//! for the device's lifetime.
+
+use std::sync::{Mutex, OnceLock};
+
+use ash::vk;
+
+use crate::compiler::bifrost::{Options, compile};
+use crate::compiler::kernels::xfb::{self, Kernel};
+use crate::hw::Arch;
+use crate::jm::ShaderCode;
+use crate::kmod;
+use crate::vk::VkResult;
+
+/// Which internal kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelId {
+    XfbBegin = 0,
+    XfbAdvance = 1,
+    XfbEnd = 2,
+}
+
+const KERNELS: usize = 3;
+
+impl KernelId {
+    fn build(self) -> Kernel {
+        match self {
+            KernelId::XfbBegin => xfb::begin(),
+            KernelId::XfbAdvance => xfb::advance(),
+            KernelId::XfbEnd => xfb::end(),
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct DeviceKernels {
+    compiled: [OnceLock<ShaderCode>; KERNELS],
+    /// Serialises first compiles (a kernel is compiled at most once).
+    building: Mutex<()>,
+}
+
+impl DeviceKernels {
+    /// The kernel, compiled and uploaded on first use.
+    pub fn get(
+        &self,
+        device: &std::sync::Arc<kmod::Device>,
+        arch: Arch,
+        id: KernelId,
+    ) -> VkResult<&ShaderCode> {
+        let slot = &self.compiled[id as usize];
+        if let Some(k) = slot.get() {
+            return Ok(k);
+        }
+        let _guard = self.building.lock().unwrap();
+        if let Some(k) = slot.get() {
+            return Ok(k);
+        }
+        let kernel = id.build();
+        let binary = compile(
+            &kernel.shader,
+            Options {
+                arch: arch.into(),
+                push_uniform_words: Some(kernel.words),
+            },
+        )
+        .map_err(|e| {
+            log::error!("internal kernel {id:?} does not compile: {e}");
+            vk::Result::ERROR_UNKNOWN
+        })?;
+        let code = ShaderCode::upload(device, binary).map_err(|e| {
+            log::error!("internal kernel {id:?}: {e}");
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
+        })?;
+        Ok(slot.get_or_init(|| code))
+    }
+}
