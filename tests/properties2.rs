@@ -39,24 +39,34 @@ fn features2_and_properties2_chains() {
     };
     // SAFETY: valid chain.
     unsafe { ext.get_physical_device_features2(gpu.physical_device, &mut f2) };
-    assert_eq!(
-        xfb.transform_feedback,
-        vk::FALSE,
-        "transform feedback stays off"
-    );
-    assert_eq!(xfb.geometry_streams, vk::FALSE);
+    assert_eq!(xfb.transform_feedback, vk::TRUE, "transform feedback works");
+    assert_eq!(xfb.geometry_streams, vk::FALSE, "no geometry shaders");
     assert_eq!(unk.payload, [0xa5a5_a5a5; 4], "unknown structure untouched");
     assert_eq!(f2.features.robust_buffer_access, vk::FALSE);
 
     let mut unk = unknown();
-    let mut p2 = vk::PhysicalDeviceProperties2 {
+    let mut xp = vk::PhysicalDeviceTransformFeedbackPropertiesEXT {
         p_next: (&mut unk as *mut Unknown).cast(),
+        transform_feedback_queries: vk::TRUE,
+        transform_feedback_draw: vk::TRUE,
+        ..Default::default()
+    };
+    let mut p2 = vk::PhysicalDeviceProperties2 {
+        p_next: (&mut xp as *mut vk::PhysicalDeviceTransformFeedbackPropertiesEXT).cast(),
         ..Default::default()
     };
     // SAFETY: valid chain.
     unsafe { ext.get_physical_device_properties2(gpu.physical_device, &mut p2) };
     assert_eq!(p2.properties.vendor_id, 0x13B5);
     assert_eq!(unk.payload, [0xa5a5_a5a5; 4]);
+    assert_eq!(xp.max_transform_feedback_streams, 1);
+    assert_eq!(xp.max_transform_feedback_buffers, 4);
+    assert_eq!(xp.max_transform_feedback_buffer_size, u64::from(u32::MAX));
+    assert_eq!(xp.max_transform_feedback_buffer_data_size, 2048);
+    assert_eq!(xp.max_transform_feedback_buffer_data_stride, 2048);
+    // Not implemented yet, so not claimed.
+    assert_eq!(xp.transform_feedback_queries, vk::FALSE);
+    assert_eq!(xp.transform_feedback_draw, vk::FALSE);
 
     let mut m2 = vk::PhysicalDeviceMemoryProperties2::default();
     // SAFETY: valid structure.
@@ -82,6 +92,10 @@ fn features2_and_properties2_chains() {
     };
     assert_eq!(
         fmt.format_properties.buffer_features,
+        vk::FormatFeatureFlags::VERTEX_BUFFER
+    );
+    assert_eq!(
+        fmt.format_properties.optimal_tiling_features,
         vk::FormatFeatureFlags::empty()
     );
 }
@@ -110,9 +124,27 @@ fn device_creation_skips_unknown_pnext_and_checks_features2() {
     let r = create_device(&gpu.instance, gpu.physical_device, &info);
     assert_eq!(r.err(), Some(vk::Result::ERROR_FEATURE_NOT_PRESENT));
 
-    // Transform feedback stays off even when asked for through the chain.
+    // Transform feedback can be enabled through the chain (with its extension)...
     let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT {
         transform_feedback: vk::TRUE,
+        ..Default::default()
+    };
+    let f2 = vk::PhysicalDeviceFeatures2 {
+        p_next: (&mut xfb as *mut vk::PhysicalDeviceTransformFeedbackFeaturesEXT).cast(),
+        ..Default::default()
+    };
+    let exts = [c"VK_EXT_transform_feedback".as_ptr()];
+    let mut info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_extension_names(&exts);
+    info.p_next = (&f2 as *const vk::PhysicalDeviceFeatures2).cast();
+    let device = create_device(&gpu.instance, gpu.physical_device, &info).unwrap();
+    destroy_device(&device);
+
+    // ... but geometry streams do not exist.
+    let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT {
+        transform_feedback: vk::TRUE,
+        geometry_streams: vk::TRUE,
         ..Default::default()
     };
     let f2 = vk::PhysicalDeviceFeatures2 {

@@ -8,7 +8,9 @@
 
 use ash::vk;
 
-use super::api::{cmd, device, instance, memory, physical_device as pd, query, sync, test_hooks};
+use super::api::{
+    cmd, device, instance, memory, physical_device as pd, pipeline, query, sync, test_hooks,
+};
 use super::exports;
 use crate::procedure;
 
@@ -100,6 +102,54 @@ pub static ENTRIES: &[Entry] = entries! {
     Device "vkResetCommandBuffer" => cmd::vkResetCommandBuffer, PFN_vkResetCommandBuffer;
     Device "vkCmdWriteTimestamp" => cmd::vkCmdWriteTimestamp, PFN_vkCmdWriteTimestamp;
     Device "vkCmdResetQueryPool" => cmd::vkCmdResetQueryPool, PFN_vkCmdResetQueryPool;
+    Device "vkCreateShaderModule" => pipeline::vkCreateShaderModule, PFN_vkCreateShaderModule;
+    Device "vkDestroyShaderModule" => pipeline::vkDestroyShaderModule, PFN_vkDestroyShaderModule;
+    Device "vkCreateDescriptorSetLayout" => pipeline::vkCreateDescriptorSetLayout, PFN_vkCreateDescriptorSetLayout;
+    Device "vkDestroyDescriptorSetLayout" => pipeline::vkDestroyDescriptorSetLayout, PFN_vkDestroyDescriptorSetLayout;
+    Device "vkCreatePipelineLayout" => pipeline::vkCreatePipelineLayout, PFN_vkCreatePipelineLayout;
+    Device "vkDestroyPipelineLayout" => pipeline::vkDestroyPipelineLayout, PFN_vkDestroyPipelineLayout;
+    Device "vkCreateDescriptorPool" => pipeline::vkCreateDescriptorPool, PFN_vkCreateDescriptorPool;
+    Device "vkDestroyDescriptorPool" => pipeline::vkDestroyDescriptorPool, PFN_vkDestroyDescriptorPool;
+    Device "vkResetDescriptorPool" => pipeline::vkResetDescriptorPool, PFN_vkResetDescriptorPool;
+    Device "vkAllocateDescriptorSets" => pipeline::vkAllocateDescriptorSets, PFN_vkAllocateDescriptorSets;
+    Device "vkFreeDescriptorSets" => pipeline::vkFreeDescriptorSets, PFN_vkFreeDescriptorSets;
+    Device "vkUpdateDescriptorSets" => pipeline::vkUpdateDescriptorSets, PFN_vkUpdateDescriptorSets;
+    Device "vkCreateGraphicsPipelines" => pipeline::vkCreateGraphicsPipelines, PFN_vkCreateGraphicsPipelines;
+    Device "vkCreateComputePipelines" => pipeline::vkCreateComputePipelines, PFN_vkCreateComputePipelines;
+    Device "vkDestroyPipeline" => pipeline::vkDestroyPipeline, PFN_vkDestroyPipeline;
+    Device "vkCreateRenderPass" => pipeline::vkCreateRenderPass, PFN_vkCreateRenderPass;
+    Device "vkDestroyRenderPass" => pipeline::vkDestroyRenderPass, PFN_vkDestroyRenderPass;
+    Device "vkGetRenderAreaGranularity" => pipeline::vkGetRenderAreaGranularity, PFN_vkGetRenderAreaGranularity;
+    Device "vkCreateFramebuffer" => pipeline::vkCreateFramebuffer, PFN_vkCreateFramebuffer;
+    Device "vkDestroyFramebuffer" => pipeline::vkDestroyFramebuffer, PFN_vkDestroyFramebuffer;
+    Device "vkCmdBindPipeline" => cmd::vkCmdBindPipeline, PFN_vkCmdBindPipeline;
+    Device "vkCmdBindDescriptorSets" => cmd::vkCmdBindDescriptorSets, PFN_vkCmdBindDescriptorSets;
+    Device "vkCmdPushConstants" => cmd::vkCmdPushConstants, PFN_vkCmdPushConstants;
+    Device "vkCmdBindVertexBuffers" => cmd::vkCmdBindVertexBuffers, PFN_vkCmdBindVertexBuffers;
+    Device "vkCmdBindIndexBuffer" => cmd::vkCmdBindIndexBuffer, PFN_vkCmdBindIndexBuffer;
+    Device "vkCmdDraw" => cmd::vkCmdDraw, PFN_vkCmdDraw;
+    Device "vkCmdDrawIndexed" => cmd::vkCmdDrawIndexed, PFN_vkCmdDrawIndexed;
+    Device "vkCmdDispatch" => cmd::vkCmdDispatch, PFN_vkCmdDispatch;
+    Device "vkCmdBeginRenderPass" => cmd::vkCmdBeginRenderPass, PFN_vkCmdBeginRenderPass;
+    Device "vkCmdNextSubpass" => cmd::vkCmdNextSubpass, PFN_vkCmdNextSubpass;
+    Device "vkCmdEndRenderPass" => cmd::vkCmdEndRenderPass, PFN_vkCmdEndRenderPass;
+    Device "vkCmdPipelineBarrier" => cmd::vkCmdPipelineBarrier, PFN_vkCmdPipelineBarrier;
+    Device "vkCmdSetViewport" => cmd::vkCmdSetViewport, PFN_vkCmdSetViewport;
+    Device "vkCmdSetScissor" => cmd::vkCmdSetScissor, PFN_vkCmdSetScissor;
+    Device "vkCmdSetLineWidth" => cmd::vkCmdSetLineWidth, PFN_vkCmdSetLineWidth;
+    Device "vkCmdSetDepthBias" => cmd::vkCmdSetDepthBias, PFN_vkCmdSetDepthBias;
+    Device "vkCmdSetBlendConstants" => cmd::vkCmdSetBlendConstants, PFN_vkCmdSetBlendConstants;
+    Device "vkCmdSetDepthBounds" => cmd::vkCmdSetDepthBounds, PFN_vkCmdSetDepthBounds;
+    Device "vkCmdSetStencilCompareMask" => cmd::vkCmdSetStencilCompareMask, PFN_vkCmdSetStencilCompareMask;
+    Device "vkCmdSetStencilWriteMask" => cmd::vkCmdSetStencilWriteMask, PFN_vkCmdSetStencilWriteMask;
+    Device "vkCmdSetStencilReference" => cmd::vkCmdSetStencilReference, PFN_vkCmdSetStencilReference;
+    // VK_EXT_transform_feedback
+    Device "vkCmdBindTransformFeedbackBuffersEXT" => cmd::vkCmdBindTransformFeedbackBuffersEXT, PFN_vkCmdBindTransformFeedbackBuffersEXT;
+    Device "vkCmdBeginTransformFeedbackEXT" => cmd::vkCmdBeginTransformFeedbackEXT, PFN_vkCmdBeginTransformFeedbackEXT;
+    Device "vkCmdEndTransformFeedbackEXT" => cmd::vkCmdEndTransformFeedbackEXT, PFN_vkCmdEndTransformFeedbackEXT;
+    Device "vkCmdBeginQueryIndexedEXT" => cmd::vkCmdBeginQueryIndexedEXT, PFN_vkCmdBeginQueryIndexedEXT;
+    Device "vkCmdEndQueryIndexedEXT" => cmd::vkCmdEndQueryIndexedEXT, PFN_vkCmdEndQueryIndexedEXT;
+    Device "vkCmdDrawIndirectByteCountEXT" => cmd::vkCmdDrawIndirectByteCountEXT, PFN_vkCmdDrawIndirectByteCountEXT;
 };
 
 /// Test-only commands (BIFROST_VK_TEST_HOOKS=1), device scope.

@@ -16,8 +16,8 @@ use crate::vk::handle::Object;
 /// ARM's PCI vendor id.
 pub const VENDOR_ID_ARM: u32 = 0x13B5;
 
-/// Device extensions we implement (none yet).
-pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[];
+/// Device extensions we implement.
+pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[(c"VK_EXT_transform_feedback", 1)];
 
 pub struct PhysicalDevice {
     pub source: DeviceSource,
@@ -259,7 +259,39 @@ impl PhysicalDevice {
     }
 
     /// No format is usable yet: no images, no vertex input, no texel buffers.
-    pub fn format_properties(&self, _format: vk::Format) -> vk::FormatProperties {
-        vk::FormatProperties::default()
+    /// Vertex formats the attribute unit reads (`super::pipeline::vertex_format`)
+    /// report `VERTEX_BUFFER`; no format supports images yet.
+    pub fn format_properties(&self, format: vk::Format) -> vk::FormatProperties {
+        vk::FormatProperties {
+            buffer_features: if super::pipeline::vertex_format(format).is_some() {
+                vk::FormatFeatureFlags::VERTEX_BUFFER
+            } else {
+                vk::FormatFeatureFlags::empty()
+            },
+            ..Default::default()
+        }
+    }
+
+    /// `VkPhysicalDeviceTransformFeedbackFeaturesEXT`: capture works;
+    /// there are no geometry shaders, so no geometry streams.
+    pub fn xfb_features(&self) -> (bool, bool) {
+        (true, false)
+    }
+
+    /// `VkPhysicalDeviceTransformFeedbackPropertiesEXT` (docs/STATUS.md).
+    pub fn xfb_properties(&self, p: &mut vk::PhysicalDeviceTransformFeedbackPropertiesEXT<'_>) {
+        use crate::compiler::passes::lower_xfb::XFB_MAX_BUFFERS;
+        p.max_transform_feedback_streams = 1;
+        p.max_transform_feedback_buffers = XFB_MAX_BUFFERS;
+        // Binding sizes and offsets are 32-bit in the draw parameters.
+        p.max_transform_feedback_buffer_size = u64::from(u32::MAX);
+        p.max_transform_feedback_stream_data_size = 2048;
+        p.max_transform_feedback_buffer_data_size = 2048;
+        p.max_transform_feedback_buffer_data_stride = 2048;
+        // Not implemented yet: stream queries and vkCmdDrawIndirectByteCountEXT.
+        p.transform_feedback_queries = vk::FALSE;
+        p.transform_feedback_streams_lines_triangles = vk::FALSE;
+        p.transform_feedback_rasterization_stream_select = vk::FALSE;
+        p.transform_feedback_draw = vk::FALSE;
     }
 }

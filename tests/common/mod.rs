@@ -176,7 +176,24 @@ pub struct Gpu {
 
 impl Gpu {
     pub fn new() -> Gpu {
+        Gpu::with_extensions(&[])
+    }
+
+    /// The simulated `model` ("g52" or "g72") with VK_EXT_transform_feedback
+    /// and its `transformFeedback` feature enabled.
+    pub fn with_xfb(model: &str) -> Gpu {
         let entry = entry();
+        // SAFETY: loader-level tests run one at a time (the entry lock is
+        // held), and the variable is read when the instance probes devices.
+        unsafe { std::env::set_var("BIFROST_VK_SIM_GPU", model) };
+        Gpu::open(entry, &[c"VK_EXT_transform_feedback"])
+    }
+
+    pub fn with_extensions(extensions: &[&CStr]) -> Gpu {
+        Gpu::open(entry(), extensions)
+    }
+
+    fn open(entry: TestEntry, extensions: &[&CStr]) -> Gpu {
         let instance = create_instance(&entry, &[GPDP2]).expect("vkCreateInstance");
         // SAFETY: valid instance.
         let pds = unsafe { instance.enumerate_physical_devices() }.unwrap();
@@ -186,7 +203,15 @@ impl Gpu {
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(0)
             .queue_priorities(&prio)];
-        let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
+        let names: Vec<_> = extensions.iter().map(|e| e.as_ptr()).collect();
+        let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default()
+            .transform_feedback(!extensions.is_empty());
+        let mut info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_extension_names(&names);
+        if !extensions.is_empty() {
+            info = info.push_next(&mut xfb);
+        }
         let device = create_device(&instance, physical_device, &info).expect("vkCreateDevice");
         // SAFETY: family 0 index 0 exists.
         let queue = unsafe { device.get_device_queue(0, 0) };

@@ -5,9 +5,14 @@ use ash::vk::{self, Handle};
 use super::device::device;
 use super::{input, out, slice};
 use crate::vk::VkResult;
-use crate::vk::cmd::{CommandBuffer, CommandPool};
+use crate::vk::buffer::Buffer;
+use crate::vk::cmd::{
+    BoundRange, CommandBuffer, CommandPool, Counter, DrawParams, IndexBinding, bind_point_index,
+};
 use crate::vk::handle;
+use crate::vk::pipeline::Pipeline;
 use crate::vk::query::QueryPool;
+use crate::vk::render_pass::RenderPass;
 
 fn cmd<'a>(c: vk::CommandBuffer) -> VkResult<&'a CommandBuffer> {
     // SAFETY: the caller passes a live command buffer (valid usage).
@@ -112,5 +117,254 @@ crate::vk_entry_points! {
         if let (Ok(c), Ok(qp)) = (self::cmd(command_buffer), handle::handle::<QueryPool>(query_pool.as_raw())) {
             c.state.lock().unwrap().reset_queries(qp, first_query, query_count);
         }
+    }
+}
+
+/// A buffer range as bound by a command: GPU address, size, BO (`None`
+/// for VK_NULL_HANDLE or an unbound buffer).
+fn range(buffer: vk::Buffer, offset: u64, size: u64) -> Option<BoundRange> {
+    if buffer == vk::Buffer::null() {
+        return None;
+    }
+    // SAFETY: the caller passes a live buffer (valid usage).
+    let b = unsafe { handle::handle::<Buffer>(buffer.as_raw()) }.ok()?;
+    b.range(offset, size)
+        .map(|(address, size, bo)| BoundRange { address, size, bo })
+}
+
+/// Run `f` on the recording of a command buffer (nothing for a bad handle).
+fn with(c: vk::CommandBuffer, f: impl FnOnce(&mut crate::vk::cmd::Recording)) {
+    if let Ok(cb) = self::cmd(c) {
+        f(&mut cb.state.lock().unwrap());
+    }
+}
+
+/// Counter buffers of Begin/End transform feedback.
+unsafe fn counters(
+    buffers: *const vk::Buffer,
+    offsets: *const vk::DeviceSize,
+    count: u32,
+) -> Vec<Counter> {
+    // SAFETY: per the caller's contract (valid usage).
+    let bufs = unsafe { slice(buffers, count) };
+    // SAFETY: as above; pCounterBufferOffsets may be NULL (offset 0).
+    let offs = unsafe { slice(offsets, if offsets.is_null() { 0 } else { count }) };
+    bufs.iter()
+        .enumerate()
+        .map(|(i, &b)| {
+            let off = offs.get(i).copied().unwrap_or(0);
+            range(b, off, 4).map(|r| (r.address, r.bo))
+        })
+        .collect()
+}
+
+crate::vk_entry_points! {
+    fn vkCmdBindPipeline(command_buffer: vk::CommandBuffer, _bind_point: vk::PipelineBindPoint, pipeline: vk::Pipeline) {
+        if let Ok(p) = handle::handle::<Pipeline>(pipeline.as_raw()) {
+            with(command_buffer, |r| r.bind_pipeline(p));
+        }
+    }
+
+    fn vkCmdBindDescriptorSets(
+        command_buffer: vk::CommandBuffer,
+        bind_point: vk::PipelineBindPoint,
+        _layout: vk::PipelineLayout,
+        first_set: u32,
+        set_count: u32,
+        p_sets: *const vk::DescriptorSet,
+        dynamic_offset_count: u32,
+        p_dynamic_offsets: *const u32,
+    ) {
+        let Some(bp) = bind_point_index(bind_point) else { return };
+        let sets: Vec<u64> = slice(p_sets, set_count).iter().map(|s| s.as_raw()).collect();
+        let offsets = slice(p_dynamic_offsets, dynamic_offset_count);
+        with(command_buffer, |r| r.bind_descriptor_sets(bp, first_set, &sets, offsets));
+    }
+
+    fn vkCmdPushConstants(
+        command_buffer: vk::CommandBuffer,
+        _layout: vk::PipelineLayout,
+        _stages: vk::ShaderStageFlags,
+        offset: u32,
+        size: u32,
+        p_values: *const std::ffi::c_void,
+    ) {
+        let bytes = slice(p_values.cast::<u8>(), size);
+        with(command_buffer, |r| r.push_constants(offset, bytes));
+    }
+
+    fn vkCmdBindVertexBuffers(
+        command_buffer: vk::CommandBuffer,
+        first_binding: u32,
+        binding_count: u32,
+        p_buffers: *const vk::Buffer,
+        p_offsets: *const vk::DeviceSize,
+    ) {
+        let bufs = slice(p_buffers, binding_count);
+        let offs = slice(p_offsets, binding_count);
+        let ranges: Vec<_> = bufs
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| range(b, offs.get(i).copied().unwrap_or(0), vk::WHOLE_SIZE))
+            .collect();
+        with(command_buffer, |r| r.bind_vertex_buffers(first_binding, &ranges));
+    }
+
+    fn vkCmdBindIndexBuffer(command_buffer: vk::CommandBuffer, buffer: vk::Buffer, offset: vk::DeviceSize, index_type: vk::IndexType) {
+        let size = match index_type {
+            vk::IndexType::UINT16 => 2,
+            vk::IndexType::UINT32 => 4,
+            other => {
+                log::warn!("vkCmdBindIndexBuffer: {other:?} indices are not supported");
+                return;
+            }
+        };
+        let binding = range(buffer, offset, vk::WHOLE_SIZE).map(|range| IndexBinding { range, size });
+        with(command_buffer, |r| r.bind_index_buffer(binding));
+    }
+
+    fn vkCmdDraw(command_buffer: vk::CommandBuffer, vertex_count: u32, instance_count: u32, first_vertex: u32, first_instance: u32) {
+        with(command_buffer, |r| r.draw(DrawParams {
+            count: vertex_count,
+            instances: instance_count,
+            first: first_vertex,
+            first_instance,
+            vertex_offset: 0,
+            indexed: false,
+        }));
+    }
+
+    fn vkCmdDrawIndexed(
+        command_buffer: vk::CommandBuffer,
+        index_count: u32,
+        instance_count: u32,
+        first_index: u32,
+        vertex_offset: i32,
+        first_instance: u32,
+    ) {
+        with(command_buffer, |r| r.draw(DrawParams {
+            count: index_count,
+            instances: instance_count,
+            first: first_index,
+            first_instance,
+            vertex_offset,
+            indexed: true,
+        }));
+    }
+
+    fn vkCmdDispatch(command_buffer: vk::CommandBuffer, x: u32, y: u32, z: u32) {
+        with(command_buffer, |r| r.dispatch([x, y, z]));
+    }
+
+    fn vkCmdBeginRenderPass(command_buffer: vk::CommandBuffer, p_begin: *const vk::RenderPassBeginInfo<'_>, _contents: vk::SubpassContents) {
+        let Ok(info) = input(p_begin) else { return };
+        if let Ok(rp) = handle::handle::<RenderPass>(info.render_pass.as_raw()) {
+            with(command_buffer, |r| r.begin_render_pass(rp.subpasses));
+        }
+    }
+
+    fn vkCmdNextSubpass(command_buffer: vk::CommandBuffer, _contents: vk::SubpassContents) {
+        with(command_buffer, |r| r.next_subpass());
+    }
+
+    fn vkCmdEndRenderPass(command_buffer: vk::CommandBuffer) {
+        with(command_buffer, |r| r.end_render_pass());
+    }
+
+    fn vkCmdPipelineBarrier(
+        command_buffer: vk::CommandBuffer,
+        _src_stage_mask: vk::PipelineStageFlags,
+        _dst_stage_mask: vk::PipelineStageFlags,
+        _dependency_flags: vk::DependencyFlags,
+        _memory_barrier_count: u32,
+        _p_memory_barriers: *const vk::MemoryBarrier<'_>,
+        _buffer_memory_barrier_count: u32,
+        _p_buffer_memory_barriers: *const vk::BufferMemoryBarrier<'_>,
+        _image_memory_barrier_count: u32,
+        _p_image_memory_barriers: *const vk::ImageMemoryBarrier<'_>,
+    ) {
+        with(command_buffer, |r| r.pipeline_barrier());
+    }
+
+    // Dynamic rasterization state. Nothing is rasterized yet (no
+    // attachments can exist), so these change nothing on the GPU; they are
+    // accepted because pipelines with dynamic state require them.
+    fn vkCmdSetViewport(_command_buffer: vk::CommandBuffer, _first: u32, _count: u32, _p_viewports: *const vk::Viewport) {}
+    fn vkCmdSetScissor(_command_buffer: vk::CommandBuffer, _first: u32, _count: u32, _p_scissors: *const vk::Rect2D) {}
+    fn vkCmdSetLineWidth(_command_buffer: vk::CommandBuffer, _width: f32) {}
+    fn vkCmdSetDepthBias(_command_buffer: vk::CommandBuffer, _constant: f32, _clamp: f32, _slope: f32) {}
+    fn vkCmdSetBlendConstants(_command_buffer: vk::CommandBuffer, _constants: *const [f32; 4]) {}
+    fn vkCmdSetDepthBounds(_command_buffer: vk::CommandBuffer, _min: f32, _max: f32) {}
+    fn vkCmdSetStencilCompareMask(_command_buffer: vk::CommandBuffer, _face: vk::StencilFaceFlags, _mask: u32) {}
+    fn vkCmdSetStencilWriteMask(_command_buffer: vk::CommandBuffer, _face: vk::StencilFaceFlags, _mask: u32) {}
+    fn vkCmdSetStencilReference(_command_buffer: vk::CommandBuffer, _face: vk::StencilFaceFlags, _reference: u32) {}
+
+    fn vkCmdBindTransformFeedbackBuffersEXT(
+        command_buffer: vk::CommandBuffer,
+        first_binding: u32,
+        binding_count: u32,
+        p_buffers: *const vk::Buffer,
+        p_offsets: *const vk::DeviceSize,
+        p_sizes: *const vk::DeviceSize,
+    ) {
+        let bufs = slice(p_buffers, binding_count);
+        let offs = slice(p_offsets, binding_count);
+        // pSizes may be NULL: every binding to the end of its buffer.
+        let sizes = slice(p_sizes, if p_sizes.is_null() { 0 } else { binding_count });
+        let ranges: Vec<_> = bufs
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| {
+                let size = sizes.get(i).copied().unwrap_or(vk::WHOLE_SIZE);
+                range(b, offs.get(i).copied().unwrap_or(0), size)
+            })
+            .collect();
+        with(command_buffer, |r| r.bind_xfb_buffers(first_binding, &ranges));
+    }
+
+    fn vkCmdBeginTransformFeedbackEXT(
+        command_buffer: vk::CommandBuffer,
+        first_counter_buffer: u32,
+        counter_buffer_count: u32,
+        p_counter_buffers: *const vk::Buffer,
+        p_counter_buffer_offsets: *const vk::DeviceSize,
+    ) {
+        let c = counters(p_counter_buffers, p_counter_buffer_offsets, counter_buffer_count);
+        with(command_buffer, |r| r.begin_xfb(first_counter_buffer, &c));
+    }
+
+    fn vkCmdEndTransformFeedbackEXT(
+        command_buffer: vk::CommandBuffer,
+        first_counter_buffer: u32,
+        counter_buffer_count: u32,
+        p_counter_buffers: *const vk::Buffer,
+        p_counter_buffer_offsets: *const vk::DeviceSize,
+    ) {
+        let c = counters(p_counter_buffers, p_counter_buffer_offsets, counter_buffer_count);
+        with(command_buffer, |r| r.end_xfb(first_counter_buffer, &c));
+    }
+
+    // `transformFeedbackQueries` is VK_FALSE, so no query pool of a type
+    // these commands accept can exist (timestamp queries cannot be begun):
+    // every call is invalid usage, logged and ignored.
+    fn vkCmdBeginQueryIndexedEXT(_command_buffer: vk::CommandBuffer, _pool: vk::QueryPool, _query: u32, _flags: vk::QueryControlFlags, _index: u32) {
+        log::warn!("vkCmdBeginQueryIndexedEXT: no query type it accepts is supported (invalid usage)");
+    }
+
+    fn vkCmdEndQueryIndexedEXT(_command_buffer: vk::CommandBuffer, _pool: vk::QueryPool, _query: u32, _index: u32) {
+        log::warn!("vkCmdEndQueryIndexedEXT: no query type it accepts is supported (invalid usage)");
+    }
+
+    // `transformFeedbackDraw` is VK_FALSE: calling this is invalid usage.
+    fn vkCmdDrawIndirectByteCountEXT(
+        _command_buffer: vk::CommandBuffer,
+        _instance_count: u32,
+        _first_instance: u32,
+        _counter_buffer: vk::Buffer,
+        _counter_buffer_offset: vk::DeviceSize,
+        _counter_offset: u32,
+        _vertex_stride: u32,
+    ) {
+        log::warn!("vkCmdDrawIndirectByteCountEXT: transformFeedbackDraw is not supported (invalid usage)");
     }
 }

@@ -7,6 +7,7 @@ pub mod device;
 pub mod instance;
 pub mod memory;
 pub mod physical_device;
+pub mod pipeline;
 pub mod query;
 pub mod sync;
 pub mod test_hooks;

@@ -21,17 +21,17 @@ fn pd<'a>(p: vk::PhysicalDevice) -> VkResult<&'a PhysicalDevice> {
 ///
 /// # Safety
 /// `p_next` is a valid output chain.
-unsafe fn fill_features_chain(p_next: *mut std::ffi::c_void) {
+unsafe fn fill_features_chain(pd: &PhysicalDevice, p_next: *mut std::ffi::c_void) {
     // SAFETY: per the contract.
     for s in unsafe { chain::iter_out(p_next) } {
         // SAFETY: each element is a valid structure.
         let ty = unsafe { (*s).s_type };
         if ty == vk::StructureType::PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT {
-            // Transform feedback is not implemented yet: say so explicitly.
             // SAFETY: sType identifies the structure.
             let f = unsafe { &mut *s.cast::<vk::PhysicalDeviceTransformFeedbackFeaturesEXT<'_>>() };
-            f.transform_feedback = vk::FALSE;
-            f.geometry_streams = vk::FALSE;
+            let (xfb, streams) = pd.xfb_features();
+            f.transform_feedback = vk::Bool32::from(xfb);
+            f.geometry_streams = vk::Bool32::from(streams);
         } else {
             log::debug!("features2: skipping unknown structure {ty:?}");
         }
@@ -48,7 +48,7 @@ crate::vk_entry_points! {
     fn vkGetPhysicalDeviceFeatures2(physical_device: vk::PhysicalDevice, p_features: *mut vk::PhysicalDeviceFeatures2<'_>) {
         if let (Ok(p), Some(f)) = (pd(physical_device), p_features.as_mut()) {
             f.features = p.features();
-            fill_features_chain(f.p_next);
+            fill_features_chain(p, f.p_next);
         }
     }
 
@@ -61,9 +61,12 @@ crate::vk_entry_points! {
     fn vkGetPhysicalDeviceProperties2(physical_device: vk::PhysicalDevice, p_properties: *mut vk::PhysicalDeviceProperties2<'_>) {
         if let (Ok(p), Some(props)) = (pd(physical_device), p_properties.as_mut()) {
             props.properties = p.properties();
-            // No extension structure is known yet: every one is skipped untouched.
             for s in chain::iter_out(props.p_next) {
-                log::debug!("properties2: skipping unknown structure {:?}", (*s).s_type);
+                if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_PROPERTIES_EXT {
+                    p.xfb_properties(&mut *s.cast::<vk::PhysicalDeviceTransformFeedbackPropertiesEXT<'_>>());
+                } else {
+                    log::debug!("properties2: skipping unknown structure {:?}", (*s).s_type);
+                }
             }
         }
     }
@@ -85,6 +88,7 @@ crate::vk_entry_points! {
     ) {
         if let (Ok(p), Some(f)) = (pd(physical_device), p_format_properties.as_mut()) {
             f.format_properties = p.format_properties(format);
+            chain::log_unknown("vkGetPhysicalDeviceFormatProperties2", f.p_next, &[]);
         }
     }
 
@@ -210,27 +214,25 @@ crate::vk_entry_points! {
         let p = pd(physical_device)?;
         let info = input(p_create_info)?;
         let features2 = chain::find_in::<vk::PhysicalDeviceFeatures2<'_>>(info.p_next);
-        if let Some(f2) = features2 {
-            if !info.p_enabled_features.is_null() {
-                // Valid usage forbids both; refuse rather than guess.
-                return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
-            }
-            // Transform feedback is not supported: asking for it fails.
-            let xfb = chain::find_in::<vk::PhysicalDeviceTransformFeedbackFeaturesEXT<'_>>(f2.p_next)
-                .is_some_and(|x| x.transform_feedback != vk::FALSE || x.geometry_streams != vk::FALSE);
-            if xfb {
-                return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
-            }
-            chain::log_unknown(
-                "vkCreateDevice features2",
-                f2.p_next,
-                &[vk::StructureType::PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT],
-            );
+        if features2.is_some() && !info.p_enabled_features.is_null() {
+            // Valid usage forbids both; refuse rather than guess.
+            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        }
+        // The structures form one chain; the XFB features may sit anywhere
+        // in it. Geometry streams do not exist: asking for them fails.
+        let (_, streams) = p.xfb_features();
+        let too_much = chain::find_in::<vk::PhysicalDeviceTransformFeedbackFeaturesEXT<'_>>(info.p_next)
+            .is_some_and(|x| x.geometry_streams != vk::FALSE && !streams);
+        if too_much {
+            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
         chain::log_unknown(
             "vkCreateDevice",
             info.p_next,
-            &[vk::StructureType::PHYSICAL_DEVICE_FEATURES_2],
+            &[
+                vk::StructureType::PHYSICAL_DEVICE_FEATURES_2,
+                vk::StructureType::PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT,
+            ],
         );
         let features = features2
             .map(|f| &f.features)

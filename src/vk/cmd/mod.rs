@@ -21,7 +21,10 @@ use std::sync::{Arc, Mutex};
 
 use ash::vk;
 
+pub use draw::DrawParams;
 pub use recording::{Recording, Status};
+pub use state::{BoundRange, IndexBinding, bind_point_index};
+pub use xfb::Counter;
 
 use super::RawHandle;
 use super::VkResult;

@@ -102,3 +102,60 @@ impl State {
         Some(d)
     }
 }
+
+impl super::recording::Recording {
+    /// vkCmdBindPipeline.
+    pub fn bind_pipeline(&mut self, pipeline: &crate::vk::pipeline::Pipeline) {
+        self.record(|r| {
+            match pipeline {
+                crate::vk::pipeline::Pipeline::Graphics(g) => r.state.graphics = Some(g.clone()),
+                crate::vk::pipeline::Pipeline::Compute(c) => r.state.compute = Some(c.clone()),
+            }
+            Ok(())
+        });
+    }
+
+    /// vkCmdBindDescriptorSets: `sets` are handles; dynamic offsets are
+    /// consumed in set order, each set taking its layout's dynamic count.
+    pub fn bind_descriptor_sets(
+        &mut self,
+        bind_point: usize,
+        first: u32,
+        sets: &[u64],
+        mut dynamic_offsets: &[u32],
+    ) {
+        self.record(|r| {
+            for (i, &set) in sets.iter().enumerate() {
+                let index = first as usize + i;
+                if index >= MAX_SETS {
+                    log::warn!("descriptor set {index} beyond the limit (invalid usage)");
+                    break;
+                }
+                // SAFETY: a live set handle (valid usage).
+                let n = unsafe { crate::vk::handle::handle::<DescriptorSet>(set) }
+                    .map_or(0, |s| s.layout.dynamic_count as usize);
+                let take = n.min(dynamic_offsets.len());
+                r.state.sets[bind_point][index] = Some(BoundSet {
+                    set,
+                    dynamic_offsets: dynamic_offsets[..take].to_vec(),
+                });
+                dynamic_offsets = &dynamic_offsets[take..];
+            }
+            Ok(())
+        });
+    }
+
+    /// vkCmdPushConstants.
+    pub fn push_constants(&mut self, offset: u32, bytes: &[u8]) {
+        self.record(|r| {
+            let start = offset as usize;
+            match r.state.push_constants.0.get_mut(start..start + bytes.len()) {
+                Some(dst) => dst.copy_from_slice(bytes),
+                None => {
+                    log::warn!("push constants beyond {MAX_PUSH_CONSTANTS} bytes (invalid usage)")
+                }
+            }
+            Ok(())
+        });
+    }
+}

@@ -26,9 +26,6 @@ use crate::compiler::passes::lower_xfb::XFB_MAX_BUFFERS;
 use crate::jm::ComputeJob;
 use crate::vk::kernels::KernelId;
 
-/// `maxTransformFeedbackBuffers`.
-pub const MAX_XFB_BUFFERS: u32 = XFB_MAX_BUFFERS;
-
 /// Transform feedback between Begin and End.
 #[derive(Clone, Copy, Debug)]
 pub struct ActiveXfb {

@@ -1,0 +1,246 @@
+//! Shader modules, descriptor set layouts, pipeline layouts, descriptor
+//! pools and sets, pipelines, render passes and framebuffers.
+
+use ash::vk::{self, Handle};
+
+use super::device::device;
+use super::{input, out, slice};
+use crate::vk::VkResult;
+use crate::vk::descriptor::{DescriptorPool, DescriptorSet, DescriptorSetLayout, PipelineLayout};
+use crate::vk::handle::{self, Object};
+use crate::vk::pipeline::{ComputePipeline, GraphicsPipeline, Pipeline, create_all};
+use crate::vk::render_pass::{Framebuffer, RenderPass};
+use crate::vk::shader_module::ShaderModule;
+
+/// Box `value` as a non-dispatchable handle and write it to `p`.
+unsafe fn make<T: Object, H: Handle>(p: *mut H, value: T) -> VkResult<()> {
+    // SAFETY: per the caller's contract (valid usage).
+    unsafe { out(p, H::from_raw(handle::new_handle(value))) }
+}
+
+fn get<'a, T: Object>(raw: u64) -> VkResult<&'a T> {
+    // SAFETY: the caller passes a live handle (valid usage).
+    unsafe { handle::handle::<T>(raw) }
+}
+
+crate::vk_entry_points! {
+    fn vkCreateShaderModule(
+        _device: vk::Device,
+        p_create_info: *const vk::ShaderModuleCreateInfo<'_>,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_shader_module: *mut vk::ShaderModule,
+    ) -> vk::Result {
+        let info = input(p_create_info)?;
+        if info.p_code.is_null() {
+            return Err(vk::Result::ERROR_INVALID_SHADER_NV);
+        }
+        let code = std::slice::from_raw_parts(info.p_code.cast::<u8>(), info.code_size);
+        make(p_shader_module, ShaderModule::new(code)?)
+    }
+
+    fn vkDestroyShaderModule(_device: vk::Device, module: vk::ShaderModule, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+        drop(handle::free_handle::<ShaderModule>(module.as_raw()));
+    }
+
+    fn vkCreateDescriptorSetLayout(
+        _device: vk::Device,
+        p_create_info: *const vk::DescriptorSetLayoutCreateInfo<'_>,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_set_layout: *mut vk::DescriptorSetLayout,
+    ) -> vk::Result {
+        let info = input(p_create_info)?;
+        crate::icd::chain::log_unknown("vkCreateDescriptorSetLayout", info.p_next, &[]);
+        let bindings = slice(info.p_bindings, info.binding_count);
+        make(p_set_layout, DescriptorSetLayout::new(bindings)?)
+    }
+
+    fn vkDestroyDescriptorSetLayout(_device: vk::Device, layout: vk::DescriptorSetLayout, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+        drop(handle::free_handle::<DescriptorSetLayout>(layout.as_raw()));
+    }
+
+    fn vkCreatePipelineLayout(
+        _device: vk::Device,
+        p_create_info: *const vk::PipelineLayoutCreateInfo<'_>,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_pipeline_layout: *mut vk::PipelineLayout,
+    ) -> vk::Result {
+        make(p_pipeline_layout, PipelineLayout::new(input(p_create_info)?)?)
+    }
+
+    fn vkDestroyPipelineLayout(_device: vk::Device, layout: vk::PipelineLayout, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+        drop(handle::free_handle::<PipelineLayout>(layout.as_raw()));
+    }
+
+    fn vkCreateDescriptorPool(
+        _device: vk::Device,
+        p_create_info: *const vk::DescriptorPoolCreateInfo<'_>,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_descriptor_pool: *mut vk::DescriptorPool,
+    ) -> vk::Result {
+        make(p_descriptor_pool, DescriptorPool::new(input(p_create_info)?)?)
+    }
+
+    fn vkDestroyDescriptorPool(_device: vk::Device, pool: vk::DescriptorPool, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+        drop(handle::free_handle::<DescriptorPool>(pool.as_raw()));
+    }
+
+    fn vkResetDescriptorPool(_device: vk::Device, pool: vk::DescriptorPool, _flags: vk::DescriptorPoolResetFlags) -> vk::Result {
+        get::<DescriptorPool>(pool.as_raw())?.reset();
+        Ok(())
+    }
+
+    fn vkAllocateDescriptorSets(
+        _device: vk::Device,
+        p_allocate_info: *const vk::DescriptorSetAllocateInfo<'_>,
+        p_descriptor_sets: *mut vk::DescriptorSet,
+    ) -> vk::Result {
+        let info = input(p_allocate_info)?;
+        let pool = get::<DescriptorPool>(info.descriptor_pool.as_raw())?;
+        let layouts = slice(info.p_set_layouts, info.descriptor_set_count);
+        if p_descriptor_sets.is_null() && !layouts.is_empty() {
+            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        }
+        let mut made = Vec::with_capacity(layouts.len());
+        for (i, l) in layouts.iter().enumerate() {
+            let result = get::<DescriptorSetLayout>(l.as_raw())
+                .and_then(|layout| pool.allocate(&layout.info));
+            match result {
+                Ok(h) => {
+                    made.push(h);
+                    p_descriptor_sets.add(i).write(vk::DescriptorSet::from_raw(h));
+                }
+                Err(e) => {
+                    // All or nothing: free what this call made.
+                    for h in made {
+                        pool.free(h);
+                    }
+                    for j in 0..layouts.len() {
+                        p_descriptor_sets.add(j).write(vk::DescriptorSet::null());
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn vkFreeDescriptorSets(
+        _device: vk::Device,
+        descriptor_pool: vk::DescriptorPool,
+        count: u32,
+        p_descriptor_sets: *const vk::DescriptorSet,
+    ) -> vk::Result {
+        let pool = get::<DescriptorPool>(descriptor_pool.as_raw())?;
+        if !pool.free_individual {
+            log::warn!("vkFreeDescriptorSets on a pool without FREE_DESCRIPTOR_SET (invalid usage)");
+        }
+        for s in slice(p_descriptor_sets, count) {
+            if !s.is_null() {
+                pool.free(s.as_raw());
+            }
+        }
+        Ok(())
+    }
+
+    fn vkUpdateDescriptorSets(
+        _device: vk::Device,
+        write_count: u32,
+        p_writes: *const vk::WriteDescriptorSet<'_>,
+        copy_count: u32,
+        p_copies: *const vk::CopyDescriptorSet<'_>,
+    ) {
+        for w in slice(p_writes, write_count) {
+            let Ok(set) = get::<DescriptorSet>(w.dst_set.as_raw()) else { continue };
+            let infos = slice(w.p_buffer_info, w.descriptor_count);
+            if infos.len() != w.descriptor_count as usize {
+                log::warn!("vkUpdateDescriptorSets: {:?} writes need buffer infos", w.descriptor_type);
+                continue;
+            }
+            let _ = set.write_buffers(w.dst_binding, w.dst_array_element, infos);
+        }
+        for c in slice(p_copies, copy_count) {
+            let (Ok(src), Ok(dst)) = (
+                get::<DescriptorSet>(c.src_set.as_raw()),
+                get::<DescriptorSet>(c.dst_set.as_raw()),
+            ) else {
+                continue;
+            };
+            let _ = dst.copy_from(src, c.src_binding, c.src_array_element, c.dst_binding, c.dst_array_element, c.descriptor_count);
+        }
+    }
+
+    fn vkCreateGraphicsPipelines(
+        device: vk::Device,
+        _pipeline_cache: vk::PipelineCache,
+        count: u32,
+        p_create_infos: *const vk::GraphicsPipelineCreateInfo<'_>,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_pipelines: *mut vk::Pipeline,
+    ) -> vk::Result {
+        let d = self::device(device)?;
+        let infos = slice(p_create_infos, count);
+        if p_pipelines.is_null() && count > 0 {
+            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        }
+        let out = std::slice::from_raw_parts_mut(p_pipelines, infos.len());
+        create_all(infos, out, |info| {
+            crate::icd::chain::log_unknown("vkCreateGraphicsPipelines", info.p_next, &[]);
+            Ok(Pipeline::Graphics(std::sync::Arc::new(GraphicsPipeline::new(&d.core, info, false)?)))
+        })
+    }
+
+    fn vkCreateComputePipelines(
+        device: vk::Device,
+        _pipeline_cache: vk::PipelineCache,
+        count: u32,
+        p_create_infos: *const vk::ComputePipelineCreateInfo<'_>,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_pipelines: *mut vk::Pipeline,
+    ) -> vk::Result {
+        let d = self::device(device)?;
+        let infos = slice(p_create_infos, count);
+        if p_pipelines.is_null() && count > 0 {
+            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        }
+        let out = std::slice::from_raw_parts_mut(p_pipelines, infos.len());
+        create_all(infos, out, |info| {
+            Ok(Pipeline::Compute(std::sync::Arc::new(ComputePipeline::new(&d.core, info)?)))
+        })
+    }
+
+    fn vkDestroyPipeline(_device: vk::Device, pipeline: vk::Pipeline, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+        drop(handle::free_handle::<Pipeline>(pipeline.as_raw()));
+    }
+
+    fn vkCreateRenderPass(
+        _device: vk::Device,
+        p_create_info: *const vk::RenderPassCreateInfo<'_>,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_render_pass: *mut vk::RenderPass,
+    ) -> vk::Result {
+        let info = input(p_create_info)?;
+        make(p_render_pass, RenderPass::new(info.attachment_count, info.subpass_count)?)
+    }
+
+    fn vkDestroyRenderPass(_device: vk::Device, render_pass: vk::RenderPass, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+        let _ = handle::free_handle::<RenderPass>(render_pass.as_raw());
+    }
+
+    fn vkGetRenderAreaGranularity(_device: vk::Device, _render_pass: vk::RenderPass, p_granularity: *mut vk::Extent2D) {
+        // Tiles are 16×16 pixels on Bifrost.
+        let _ = out(p_granularity, vk::Extent2D { width: 16, height: 16 });
+    }
+
+    fn vkCreateFramebuffer(
+        _device: vk::Device,
+        p_create_info: *const vk::FramebufferCreateInfo<'_>,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_framebuffer: *mut vk::Framebuffer,
+    ) -> vk::Result {
+        make(p_framebuffer, Framebuffer::new(input(p_create_info)?)?)
+    }
+
+    fn vkDestroyFramebuffer(_device: vk::Device, framebuffer: vk::Framebuffer, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+        let _ = handle::free_handle::<Framebuffer>(framebuffer.as_raw());
+    }
+}

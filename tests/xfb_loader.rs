@@ -1,0 +1,992 @@
+//! Transform feedback and compute through the Khronos loader, on the
+//! simulated G52 and G72: shader modules, descriptor sets, pipeline layouts
+//! with push constants, graphics pipelines with vertex input, render passes
+//! without attachments, `VK_EXT_transform_feedback` (bind, Begin/End with
+//! counter buffers, pause/resume across command buffers), draws and indexed
+//! draws, compute dispatches.
+//!
+//! Expected bytes come from the spec's capture rules as written here (the
+//! Vulkan spec, "Transform Feedback Capture" and the primitive topology
+//! section: strip triangle `i` is `{v_i, v_(i+1+i%2), v_(i+2-i%2)}`, fan
+//! triangle `i` is `{v_(i+1), v_(i+2), v_0}`; whole primitives only; the
+//! counters hold byte offsets), never from a driver's output. Every XFB
+//! buffer starts filled with a canary; every byte the model does not write
+//! must keep it.
+
+mod common;
+
+use ash::vk;
+use common::*;
+
+const SHADER: &[u8] = include_bytes!("shaders/vk/xfb_capture.vert.spv");
+const COMPUTE: &[u8] = include_bytes!("shaders/vk/fill.comp.spv");
+const CANARY: u8 = 0xC5;
+/// Bytes per record in XFB buffers 0 and 1 (the shader's strides).
+const STRIDE: [u64; 2] = [32, 8];
+
+/// A host-visible buffer with its memory, mapped.
+struct Buf {
+    buffer: vk::Buffer,
+    memory: vk::DeviceMemory,
+    ptr: *mut u8,
+    size: u64,
+}
+
+impl Buf {
+    fn new(d: &ash::Device, size: u64, usage: vk::BufferUsageFlags) -> Buf {
+        // SAFETY: valid device; the memory type 0 is the only one.
+        unsafe {
+            let buffer = d
+                .create_buffer(
+                    &vk::BufferCreateInfo::default().size(size).usage(usage),
+                    None,
+                )
+                .unwrap();
+            let req = d.get_buffer_memory_requirements(buffer);
+            let memory = d
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(req.size)
+                        .memory_type_index(0),
+                    None,
+                )
+                .unwrap();
+            d.bind_buffer_memory(buffer, memory, 0).unwrap();
+            let ptr = d
+                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                .unwrap()
+                .cast::<u8>();
+            Buf {
+                buffer,
+                memory,
+                ptr,
+                size,
+            }
+        }
+    }
+
+    /// The mapped bytes. Tests touch them only while the GPU is idle.
+    #[allow(clippy::mut_from_ref)]
+    fn bytes(&self) -> &mut [u8] {
+        // SAFETY: the whole mapped buffer; no other reference is live
+        // across calls (each use is a short borrow).
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.size as usize) }
+    }
+
+    fn write<T: Copy>(&self, at: usize, values: &[T]) {
+        let n = std::mem::size_of_val(values);
+        // SAFETY: plain data into the mapping, bounds checked by the slice.
+        let src = unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), n) };
+        self.bytes()[at..at + n].copy_from_slice(src);
+    }
+
+    fn u32_at(&self, at: usize) -> u32 {
+        u32::from_le_bytes(self.bytes()[at..at + 4].try_into().unwrap())
+    }
+
+    fn destroy(&self, d: &ash::Device) {
+        // SAFETY: the GPU is idle when tests destroy buffers.
+        unsafe {
+            d.destroy_buffer(self.buffer, None);
+            d.free_memory(self.memory, None);
+        }
+    }
+}
+
+/// Capture order within one instance: positions in the draw's vertex
+/// sequence, primitive by primitive (the spec's formulas).
+fn primitives(topology: vk::PrimitiveTopology, n: u32) -> Vec<Vec<u32>> {
+    use vk::PrimitiveTopology as T;
+    match topology {
+        T::POINT_LIST => (0..n).map(|i| vec![i]).collect(),
+        T::LINE_LIST => (0..n / 2).map(|i| vec![2 * i, 2 * i + 1]).collect(),
+        T::LINE_STRIP => (0..n.saturating_sub(1)).map(|i| vec![i, i + 1]).collect(),
+        T::TRIANGLE_LIST => (0..n / 3)
+            .map(|i| vec![3 * i, 3 * i + 1, 3 * i + 2])
+            .collect(),
+        T::TRIANGLE_STRIP => (0..n.saturating_sub(2))
+            .map(|i| vec![i, i + 1 + i % 2, i + 2 - i % 2])
+            .collect(),
+        T::TRIANGLE_FAN => (0..n.saturating_sub(2))
+            .map(|i| vec![i + 1, i + 2, 0])
+            .collect(),
+        other => panic!("{other:?} is not tested"),
+    }
+}
+
+const TOPOLOGIES: [vk::PrimitiveTopology; 6] = [
+    vk::PrimitiveTopology::POINT_LIST,
+    vk::PrimitiveTopology::LINE_LIST,
+    vk::PrimitiveTopology::LINE_STRIP,
+    vk::PrimitiveTopology::TRIANGLE_LIST,
+    vk::PrimitiveTopology::TRIANGLE_STRIP,
+    vk::PrimitiveTopology::TRIANGLE_FAN,
+];
+
+fn a_pos(v: u32) -> [f32; 4] {
+    let f = v as f32;
+    [f, 0.5 * f, -f, 1.0 + f / 4.0]
+}
+
+fn a_inst(i: u32) -> f32 {
+    100.0 + i as f32
+}
+
+const SCALE: f32 = 2.0;
+const OFFSET: [f32; 4] = [0.25, -1.0, 8.0, 0.0];
+
+/// One draw of a case.
+#[derive(Clone, Debug)]
+struct Draw {
+    count: u32,
+    instances: u32,
+    first: u32,
+    first_instance: u32,
+    /// Indexed: the indices, their size (2 or 4) and vertexOffset.
+    indexed: Option<(Vec<u32>, u32, i32)>,
+}
+
+/// The vertex numbers one draw captures, in order (all instances), and how
+/// many primitives it needs.
+fn captured(topology: vk::PrimitiveTopology, d: &Draw) -> (Vec<(u32, u32)>, u32) {
+    let prims = primitives(topology, d.count);
+    let mut out = Vec::new();
+    for i in 0..d.instances {
+        for p in &prims {
+            for &j in p {
+                let v = match &d.indexed {
+                    None => d.first + j,
+                    Some((ix, _, vo)) => (ix[(d.first + j) as usize] as i64 + *vo as i64) as u32,
+                };
+                out.push((v, d.first_instance + i));
+            }
+        }
+    }
+    (out, prims.len() as u32 * d.instances)
+}
+
+/// Everything a case needs on the device.
+struct Setup {
+    layout: vk::PipelineLayout,
+    set_layout: vk::DescriptorSetLayout,
+    render_pass: vk::RenderPass,
+    framebuffer: vk::Framebuffer,
+    module: vk::ShaderModule,
+    pool: vk::DescriptorPool,
+    set: vk::DescriptorSet,
+    ubo: Buf,
+    vertices: Buf,
+    instances: Buf,
+    cmd_pool: vk::CommandPool,
+}
+
+/// Vertex data for vertices 0..VERTS (the vertex buffer is bound at offset 4,
+/// so its GPU address is not 64-byte aligned) and instances 0..16.
+const VERTS: u32 = 70_000;
+
+impl Setup {
+    fn new(gpu: &Gpu) -> Setup {
+        let d = &gpu.device;
+        // SAFETY: valid handles and create infos throughout.
+        unsafe {
+            let module = d
+                .create_shader_module(
+                    &vk::ShaderModuleCreateInfo {
+                        code_size: SHADER.len(),
+                        p_code: SHADER.as_ptr().cast(),
+                        ..Default::default()
+                    },
+                    None,
+                )
+                .unwrap();
+            let bindings = [vk::DescriptorSetLayoutBinding::default()
+                .binding(0)
+                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::VERTEX)];
+            let set_layout = d
+                .create_descriptor_set_layout(
+                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                    None,
+                )
+                .unwrap();
+            let ranges = [vk::PushConstantRange::default()
+                .stage_flags(vk::ShaderStageFlags::VERTEX)
+                .size(4)];
+            let layouts = [set_layout];
+            let layout = d
+                .create_pipeline_layout(
+                    &vk::PipelineLayoutCreateInfo::default()
+                        .set_layouts(&layouts)
+                        .push_constant_ranges(&ranges),
+                    None,
+                )
+                .unwrap();
+            let subpass = [vk::SubpassDescription::default()
+                .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)];
+            let render_pass = d
+                .create_render_pass(
+                    &vk::RenderPassCreateInfo::default().subpasses(&subpass),
+                    None,
+                )
+                .unwrap();
+            let framebuffer = d
+                .create_framebuffer(
+                    &vk::FramebufferCreateInfo::default()
+                        .render_pass(render_pass)
+                        .width(64)
+                        .height(64)
+                        .layers(1),
+                    None,
+                )
+                .unwrap();
+            let sizes = [vk::DescriptorPoolSize {
+                ty: vk::DescriptorType::UNIFORM_BUFFER,
+                descriptor_count: 1,
+            }];
+            let pool = d
+                .create_descriptor_pool(
+                    &vk::DescriptorPoolCreateInfo::default()
+                        .max_sets(1)
+                        .pool_sizes(&sizes),
+                    None,
+                )
+                .unwrap();
+            let set = d
+                .allocate_descriptor_sets(
+                    &vk::DescriptorSetAllocateInfo::default()
+                        .descriptor_pool(pool)
+                        .set_layouts(&layouts),
+                )
+                .unwrap()[0];
+            // The pool holds one set: a second allocation is refused.
+            assert_eq!(
+                d.allocate_descriptor_sets(
+                    &vk::DescriptorSetAllocateInfo::default()
+                        .descriptor_pool(pool)
+                        .set_layouts(&layouts),
+                )
+                .err(),
+                Some(vk::Result::ERROR_OUT_OF_POOL_MEMORY)
+            );
+            let ubo = Buf::new(d, 256, vk::BufferUsageFlags::UNIFORM_BUFFER);
+            ubo.write(64, &OFFSET);
+            let info = [vk::DescriptorBufferInfo {
+                buffer: ubo.buffer,
+                offset: 64,
+                range: 16,
+            }];
+            d.update_descriptor_sets(
+                &[vk::WriteDescriptorSet::default()
+                    .dst_set(set)
+                    .dst_binding(0)
+                    .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                    .buffer_info(&info)],
+                &[],
+            );
+            let vertices = Buf::new(
+                d,
+                4 + 16 * u64::from(VERTS),
+                vk::BufferUsageFlags::VERTEX_BUFFER,
+            );
+            let pos: Vec<[f32; 4]> = (0..VERTS).map(a_pos).collect();
+            vertices.write(4, &pos);
+            let instances = Buf::new(d, 64, vk::BufferUsageFlags::VERTEX_BUFFER);
+            let inst: Vec<f32> = (0..16).map(a_inst).collect();
+            instances.write(0, &inst);
+            Setup {
+                layout,
+                set_layout,
+                render_pass,
+                framebuffer,
+                module,
+                pool,
+                set,
+                ubo,
+                vertices,
+                instances,
+                cmd_pool: gpu.command_pool(),
+            }
+        }
+    }
+
+    fn pipeline(&self, d: &ash::Device, topology: vk::PrimitiveTopology) -> vk::Pipeline {
+        let stages = [vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::VERTEX)
+            .module(self.module)
+            .name(c"main")];
+        let vb = [
+            vk::VertexInputBindingDescription {
+                binding: 0,
+                stride: 16,
+                input_rate: vk::VertexInputRate::VERTEX,
+            },
+            vk::VertexInputBindingDescription {
+                binding: 3,
+                stride: 4,
+                input_rate: vk::VertexInputRate::INSTANCE,
+            },
+        ];
+        let va = [
+            vk::VertexInputAttributeDescription {
+                location: 0,
+                binding: 0,
+                format: vk::Format::R32G32B32A32_SFLOAT,
+                offset: 0,
+            },
+            vk::VertexInputAttributeDescription {
+                location: 1,
+                binding: 3,
+                format: vk::Format::R32_SFLOAT,
+                offset: 0,
+            },
+        ];
+        let vi = vk::PipelineVertexInputStateCreateInfo::default()
+            .vertex_binding_descriptions(&vb)
+            .vertex_attribute_descriptions(&va);
+        let ia = vk::PipelineInputAssemblyStateCreateInfo::default().topology(topology);
+        let vp = vk::PipelineViewportStateCreateInfo::default()
+            .viewport_count(1)
+            .scissor_count(1);
+        let rs = vk::PipelineRasterizationStateCreateInfo::default()
+            .rasterizer_discard_enable(true)
+            .line_width(1.0);
+        let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+        let ds = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .vertex_input_state(&vi)
+            .input_assembly_state(&ia)
+            .viewport_state(&vp)
+            .rasterization_state(&rs)
+            .dynamic_state(&ds)
+            .layout(self.layout)
+            .render_pass(self.render_pass);
+        // SAFETY: valid create info.
+        unsafe { d.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }.unwrap()[0]
+    }
+
+    fn destroy(&self, d: &ash::Device) {
+        // SAFETY: the GPU is idle.
+        unsafe {
+            d.destroy_command_pool(self.cmd_pool, None);
+            d.destroy_descriptor_pool(self.pool, None);
+            d.destroy_framebuffer(self.framebuffer, None);
+            d.destroy_render_pass(self.render_pass, None);
+            d.destroy_pipeline_layout(self.layout, None);
+            d.destroy_descriptor_set_layout(self.set_layout, None);
+            d.destroy_shader_module(self.module, None);
+        }
+        self.ubo.destroy(d);
+        self.vertices.destroy(d);
+        self.instances.destroy(d);
+    }
+}
+
+fn submit_and_wait(gpu: &Gpu, cbs: &[vk::CommandBuffer]) {
+    let d = &gpu.device;
+    // SAFETY: valid handles.
+    unsafe {
+        let fence = d
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
+        d.queue_submit(
+            gpu.queue,
+            &[vk::SubmitInfo::default().command_buffers(cbs)],
+            fence,
+        )
+        .unwrap();
+        d.wait_for_fences(&[fence], true, 10_000_000_000).unwrap();
+        d.destroy_fence(fence, None);
+    }
+}
+
+/// XFB buffers of a case: memory of each, where the binding starts, its size.
+struct Targets {
+    bufs: [Buf; 2],
+    bind_offset: [u64; 2],
+    bind_size: [u64; 2],
+    counters: Buf,
+}
+
+impl Targets {
+    fn new(d: &ash::Device, records: [u64; 2]) -> Targets {
+        let bind_offset = [16, 8];
+        let bind_size = [records[0] * STRIDE[0], records[1] * STRIDE[1]];
+        let usage = vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT;
+        let make = |b: usize| {
+            let buf = Buf::new(d, bind_offset[b] + bind_size[b] + 64, usage);
+            buf.bytes().fill(CANARY);
+            buf
+        };
+        let counters = Buf::new(
+            d,
+            64,
+            vk::BufferUsageFlags::TRANSFORM_FEEDBACK_COUNTER_BUFFER_EXT,
+        );
+        counters.bytes().fill(0xEE);
+        Targets {
+            bufs: [make(0), make(1)],
+            bind_offset,
+            bind_size,
+            counters,
+        }
+    }
+
+    fn destroy(&self, d: &ash::Device) {
+        for b in &self.bufs {
+            b.destroy(d);
+        }
+        self.counters.destroy(d);
+    }
+}
+
+/// Records draws between Begin and End (counters at offsets 0 and 8 of the
+/// counter buffer, resumed when `resume`), in a render pass.
+fn record(
+    gpu: &Gpu,
+    s: &Setup,
+    t: &Targets,
+    pipeline: vk::Pipeline,
+    draws: &[Draw],
+    resume: bool,
+) -> vk::CommandBuffer {
+    let d = &gpu.device;
+    let xfb = ash::ext::transform_feedback::Device::new(&gpu.instance, d);
+    let cb = gpu.command_buffer(s.cmd_pool);
+    // SAFETY: valid handles throughout.
+    unsafe {
+        d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        d.cmd_begin_render_pass(
+            cb,
+            &vk::RenderPassBeginInfo::default()
+                .render_pass(s.render_pass)
+                .framebuffer(s.framebuffer),
+            vk::SubpassContents::INLINE,
+        );
+        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+        d.cmd_set_viewport(cb, 0, &[vk::Viewport::default()]);
+        d.cmd_bind_descriptor_sets(
+            cb,
+            vk::PipelineBindPoint::GRAPHICS,
+            s.layout,
+            0,
+            &[s.set],
+            &[],
+        );
+        d.cmd_push_constants(
+            cb,
+            s.layout,
+            vk::ShaderStageFlags::VERTEX,
+            0,
+            &SCALE.to_le_bytes(),
+        );
+        d.cmd_bind_vertex_buffers(cb, 0, &[s.vertices.buffer], &[4]);
+        d.cmd_bind_vertex_buffers(cb, 3, &[s.instances.buffer], &[0]);
+        let fp = xfb.fp();
+        let bufs = [t.bufs[0].buffer, t.bufs[1].buffer];
+        (fp.cmd_bind_transform_feedback_buffers_ext)(
+            cb,
+            0,
+            2,
+            bufs.as_ptr(),
+            t.bind_offset.as_ptr(),
+            t.bind_size.as_ptr(),
+        );
+        let counters = [t.counters.buffer, t.counters.buffer];
+        let offsets = [0u64, 8];
+        if resume {
+            (fp.cmd_begin_transform_feedback_ext)(cb, 0, 2, counters.as_ptr(), offsets.as_ptr());
+        } else {
+            (fp.cmd_begin_transform_feedback_ext)(cb, 0, 0, std::ptr::null(), std::ptr::null());
+        }
+        let mut index_buffers = Vec::new();
+        for draw in draws {
+            match &draw.indexed {
+                None => d.cmd_draw(
+                    cb,
+                    draw.count,
+                    draw.instances,
+                    draw.first,
+                    draw.first_instance,
+                ),
+                Some((ix, size, vertex_offset)) => {
+                    let ib = Buf::new(
+                        d,
+                        4 * ix.len() as u64 + 8,
+                        vk::BufferUsageFlags::INDEX_BUFFER,
+                    );
+                    let ty = if *size == 2 {
+                        ib.write(2, &ix.iter().map(|&i| i as u16).collect::<Vec<_>>());
+                        vk::IndexType::UINT16
+                    } else {
+                        ib.write(4, ix);
+                        vk::IndexType::UINT32
+                    };
+                    d.cmd_bind_index_buffer(cb, ib.buffer, u64::from(*size), ty);
+                    d.cmd_draw_indexed(
+                        cb,
+                        draw.count,
+                        draw.instances,
+                        draw.first,
+                        *vertex_offset,
+                        draw.first_instance,
+                    );
+                    index_buffers.push(ib);
+                }
+            }
+        }
+        (fp.cmd_end_transform_feedback_ext)(cb, 0, 2, counters.as_ptr(), offsets.as_ptr());
+        d.cmd_end_render_pass(cb);
+        d.end_command_buffer(cb).unwrap();
+        // Index buffers must outlive the submit: keep them in a leak-free way.
+        INDEX_BUFFERS.with(|v| v.borrow_mut().extend(index_buffers));
+    }
+    cb
+}
+
+thread_local! {
+    static INDEX_BUFFERS: std::cell::RefCell<Vec<Buf>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn free_index_buffers(d: &ash::Device) {
+    INDEX_BUFFERS.with(|v| {
+        for b in v.borrow_mut().drain(..) {
+            b.destroy(d);
+        }
+    });
+}
+
+/// What the buffers and counters must hold after `draws` (the spec's
+/// rules: records in order, whole primitives that fit every bound buffer).
+fn expect(
+    topology: vk::PrimitiveTopology,
+    t: &Targets,
+    draws: &[Draw],
+    start: [u64; 2],
+) -> ([Vec<u8>; 2], [u64; 2]) {
+    let mut mem = [
+        vec![CANARY; t.bufs[0].size as usize],
+        vec![CANARY; t.bufs[1].size as usize],
+    ];
+    let vpp = primitives(topology, 3).first().map_or(1, Vec::len) as u64;
+    let mut offset = start;
+    for d in draws {
+        let (verts, needed) = captured(topology, d);
+        let room = (0..2)
+            .map(|b| (t.bind_size[b].saturating_sub(offset[b])) / (STRIDE[b] * vpp))
+            .min()
+            .unwrap();
+        let written = room.min(u64::from(needed));
+        for (r, &(v, inst)) in verts.iter().take((written * vpp) as usize).enumerate() {
+            let at0 = (t.bind_offset[0] + offset[0]) as usize + r * STRIDE[0] as usize;
+            let p = a_pos(v);
+            for c in 0..4 {
+                let x = p[c] * SCALE + OFFSET[c];
+                mem[0][at0 + 4 * c..at0 + 4 * c + 4].copy_from_slice(&x.to_le_bytes());
+            }
+            mem[0][at0 + 16..at0 + 20].copy_from_slice(&v.to_le_bytes());
+            mem[0][at0 + 20..at0 + 24].copy_from_slice(&inst.to_le_bytes());
+            let at1 = (t.bind_offset[1] + offset[1]) as usize + r * STRIDE[1] as usize + 4;
+            mem[1][at1..at1 + 4].copy_from_slice(&a_inst(inst).to_le_bytes());
+        }
+        for b in 0..2 {
+            offset[b] += written * vpp * STRIDE[b];
+        }
+    }
+    (mem, offset)
+}
+
+fn check(
+    topology: vk::PrimitiveTopology,
+    t: &Targets,
+    draws: &[Draw],
+    start: [u64; 2],
+    what: &str,
+) {
+    let (want, counters) = expect(topology, t, draws, start);
+    for (b, (buf, want)) in t.bufs.iter().zip(&want).enumerate() {
+        let got = buf.bytes();
+        if got != want.as_slice() {
+            let at = got.iter().zip(want).position(|(g, w)| g != w).unwrap();
+            panic!(
+                "{what}: {topology:?} buffer {b} differs at byte {at}: got {:02x?} want {:02x?}\ndraws {draws:?}",
+                &got[at..(at + 8).min(got.len())],
+                &want[at..(at + 8).min(got.len())]
+            );
+        }
+    }
+    assert_eq!(
+        [
+            u64::from(t.counters.u32_at(0)),
+            u64::from(t.counters.u32_at(8))
+        ],
+        counters,
+        "{what}: {topology:?} counters (byte offsets), draws {draws:?}"
+    );
+}
+
+fn plain(count: u32, instances: u32, first: u32, first_instance: u32) -> Draw {
+    Draw {
+        count,
+        instances,
+        first,
+        first_instance,
+        indexed: None,
+    }
+}
+
+/// Every non-adjacency topology × counts 0–8 × 1–3 instances (first vertex
+/// and first instance varied), then overflow, indexed draws and a resume.
+fn topologies_on(model: &str) {
+    let gpu = Gpu::with_xfb(model);
+    let d = &gpu.device;
+    let s = Setup::new(&gpu);
+    for topology in TOPOLOGIES {
+        let pipeline = s.pipeline(d, topology);
+        // Roomy buffers: every primitive fits.
+        let mut n = 0;
+        for count in 0..=8 {
+            for instances in 1..=3 {
+                n += 1;
+                let draws = [plain(count, instances, (n * 7) % 11, n % 3)];
+                let t = Targets::new(d, [200, 200]);
+                let cb = record(&gpu, &s, &t, pipeline, &draws, false);
+                submit_and_wait(&gpu, &[cb]);
+                check(topology, &t, &draws, [0, 0], model);
+                t.destroy(d);
+            }
+        }
+        // Overflow: buffer 1 fills first, whole primitives only; two draws
+        // share the buffers in order.
+        let draws = [plain(8, 2, 1, 0), plain(7, 1, 30, 4)];
+        let t = Targets::new(d, [40, 11]);
+        let cb = record(&gpu, &s, &t, pipeline, &draws, false);
+        submit_and_wait(&gpu, &[cb]);
+        check(topology, &t, &draws, [0, 0], model);
+        t.destroy(d);
+        // Indexed, 16- and 32-bit, negative and positive vertexOffset,
+        // instanced (per-instance data through the divisor records).
+        let ix16: Vec<u32> = vec![9, 3, 200, 4, 4, 60_000, 7, 1, 0, 12];
+        let ix32: Vec<u32> = vec![65_536, 3, 69_000, 5, 2, 66_000, 8, 1];
+        let draws = [
+            Draw {
+                count: 9,
+                instances: 2,
+                first: 1,
+                first_instance: 1,
+                indexed: Some((ix16.clone(), 2, 5)),
+            },
+            Draw {
+                count: 7,
+                instances: 3,
+                first: 0,
+                first_instance: 2,
+                indexed: Some((ix32, 4, -2)),
+            },
+        ];
+        let t = Targets::new(d, [200, 200]);
+        let cb = record(&gpu, &s, &t, pipeline, &draws, false);
+        submit_and_wait(&gpu, &[cb]);
+        check(topology, &t, &draws, [0, 0], model);
+        // Resume from the counters in a second command buffer, then submit
+        // both again: the same bytes (Begin rereads the counters on the GPU).
+        let more = [plain(6, 1, 40, 0)];
+        let cb2 = record(&gpu, &s, &t, pipeline, &more, true);
+        submit_and_wait(&gpu, &[cb2]);
+        let all: Vec<Draw> = draws.iter().chain(&more).cloned().collect();
+        check(topology, &t, &all, [0, 0], model);
+        for b in &t.bufs {
+            b.bytes().fill(CANARY);
+        }
+        submit_and_wait(&gpu, &[cb, cb2]);
+        check(topology, &t, &all, [0, 0], model);
+        t.destroy(d);
+        free_index_buffers(d);
+        // SAFETY: the GPU is idle.
+        unsafe { d.destroy_pipeline(pipeline, None) };
+    }
+    s.destroy(d);
+}
+
+#[test]
+fn xfb_topologies_g52() {
+    topologies_on("g52");
+}
+
+#[test]
+fn xfb_topologies_g72() {
+    topologies_on("g72");
+}
+
+/// A strip of 10^5 vertices, 2 instances: the capture job's cost on the CPU
+/// does not depend on the count, and the bytes are the spec's.
+#[test]
+fn xfb_big_strip() {
+    let gpu = Gpu::with_xfb("g52");
+    let d = &gpu.device;
+    let s = Setup::new(&gpu);
+    let topology = vk::PrimitiveTopology::TRIANGLE_STRIP;
+    let pipeline = s.pipeline(d, topology);
+    let draws = [plain(65_000, 2, 3, 0)];
+    let t = Targets::new(d, [3 * 2 * 65_000, 3 * 2 * 65_000]);
+    let cb = record(&gpu, &s, &t, pipeline, &draws, false);
+    submit_and_wait(&gpu, &[cb]);
+    check(topology, &t, &draws, [0, 0], "big strip");
+    t.destroy(d);
+    // SAFETY: the GPU is idle.
+    unsafe { d.destroy_pipeline(pipeline, None) };
+    s.destroy(d);
+}
+
+/// A compute dispatch through descriptor sets (storage buffers, a dynamic
+/// uniform buffer in a second set) and push constants.
+#[test]
+fn compute_dispatch_with_descriptors() {
+    for model in ["g52", "g72"] {
+        let gpu = Gpu::with_xfb(model);
+        let d = &gpu.device;
+        let (before, _) = gpu.bo_stats();
+        // SAFETY: valid handles and create infos throughout.
+        unsafe {
+            let module = d
+                .create_shader_module(
+                    &vk::ShaderModuleCreateInfo {
+                        code_size: COMPUTE.len(),
+                        p_code: COMPUTE.as_ptr().cast(),
+                        ..Default::default()
+                    },
+                    None,
+                )
+                .unwrap();
+            let b0 = [
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(0)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .descriptor_count(1)
+                    .stage_flags(vk::ShaderStageFlags::COMPUTE),
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(1)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .descriptor_count(1)
+                    .stage_flags(vk::ShaderStageFlags::COMPUTE),
+            ];
+            let b1 = [vk::DescriptorSetLayoutBinding::default()
+                .binding(0)
+                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC)
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::COMPUTE)];
+            let l0 = d
+                .create_descriptor_set_layout(
+                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&b0),
+                    None,
+                )
+                .unwrap();
+            let l1 = d
+                .create_descriptor_set_layout(
+                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&b1),
+                    None,
+                )
+                .unwrap();
+            let ranges = [vk::PushConstantRange::default()
+                .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                .size(4)];
+            let layouts = [l0, l1];
+            let layout = d
+                .create_pipeline_layout(
+                    &vk::PipelineLayoutCreateInfo::default()
+                        .set_layouts(&layouts)
+                        .push_constant_ranges(&ranges),
+                    None,
+                )
+                .unwrap();
+            let stage = vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::COMPUTE)
+                .module(module)
+                .name(c"main");
+            let pipeline = d
+                .create_compute_pipelines(
+                    vk::PipelineCache::null(),
+                    &[vk::ComputePipelineCreateInfo::default()
+                        .stage(stage)
+                        .layout(layout)],
+                    None,
+                )
+                .unwrap()[0];
+            let sizes = [
+                vk::DescriptorPoolSize {
+                    ty: vk::DescriptorType::STORAGE_BUFFER,
+                    descriptor_count: 2,
+                },
+                vk::DescriptorPoolSize {
+                    ty: vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC,
+                    descriptor_count: 1,
+                },
+            ];
+            let pool = d
+                .create_descriptor_pool(
+                    &vk::DescriptorPoolCreateInfo::default()
+                        .flags(vk::DescriptorPoolCreateFlags::FREE_DESCRIPTOR_SET)
+                        .max_sets(2)
+                        .pool_sizes(&sizes),
+                    None,
+                )
+                .unwrap();
+            let sets = d
+                .allocate_descriptor_sets(
+                    &vk::DescriptorSetAllocateInfo::default()
+                        .descriptor_pool(pool)
+                        .set_layouts(&layouts),
+                )
+                .unwrap();
+            const N: u32 = 40;
+            let src = Buf::new(d, 4 * u64::from(N), vk::BufferUsageFlags::STORAGE_BUFFER);
+            let dst = Buf::new(
+                d,
+                4 * u64::from(N) + 64,
+                vk::BufferUsageFlags::STORAGE_BUFFER,
+            );
+            let ubo = Buf::new(d, 512, vk::BufferUsageFlags::UNIFORM_BUFFER);
+            src.write(0, &(0..N).map(|i| 1000 * i).collect::<Vec<u32>>());
+            dst.bytes().fill(CANARY);
+            ubo.write(256, &[7u32]);
+            let si = [vk::DescriptorBufferInfo {
+                buffer: src.buffer,
+                offset: 0,
+                range: vk::WHOLE_SIZE,
+            }];
+            let di = [vk::DescriptorBufferInfo {
+                buffer: dst.buffer,
+                offset: 0,
+                range: 4 * u64::from(N),
+            }];
+            let ui = [vk::DescriptorBufferInfo {
+                buffer: ubo.buffer,
+                offset: 0,
+                range: 16,
+            }];
+            d.update_descriptor_sets(
+                &[
+                    vk::WriteDescriptorSet::default()
+                        .dst_set(sets[0])
+                        .dst_binding(0)
+                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                        .buffer_info(&si),
+                    vk::WriteDescriptorSet::default()
+                        .dst_set(sets[0])
+                        .dst_binding(1)
+                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                        .buffer_info(&di),
+                    vk::WriteDescriptorSet::default()
+                        .dst_set(sets[1])
+                        .dst_binding(0)
+                        .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC)
+                        .buffer_info(&ui),
+                ],
+                &[],
+            );
+            let cmd_pool = gpu.command_pool();
+            let cb = gpu.command_buffer(cmd_pool);
+            d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+                .unwrap();
+            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
+            // The dynamic offset picks k = 7 at byte 256.
+            d.cmd_bind_descriptor_sets(
+                cb,
+                vk::PipelineBindPoint::COMPUTE,
+                layout,
+                0,
+                &sets,
+                &[256],
+            );
+            d.cmd_push_constants(
+                cb,
+                layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                &5u32.to_le_bytes(),
+            );
+            d.cmd_dispatch(cb, N / 8, 1, 1);
+            d.end_command_buffer(cb).unwrap();
+            submit_and_wait(&gpu, &[cb]);
+            for i in 0..N {
+                assert_eq!(
+                    dst.u32_at(4 * i as usize),
+                    i * 7 + 1000 * i + 5,
+                    "{model}: element {i}"
+                );
+            }
+            assert!(
+                dst.bytes()[4 * N as usize..].iter().all(|&b| b == CANARY),
+                "{model}: nothing written past the range"
+            );
+            d.free_descriptor_sets(pool, &sets).unwrap();
+            d.destroy_command_pool(cmd_pool, None);
+            d.destroy_descriptor_pool(pool, None);
+            d.destroy_pipeline(pipeline, None);
+            d.destroy_pipeline_layout(layout, None);
+            d.destroy_descriptor_set_layout(l0, None);
+            d.destroy_descriptor_set_layout(l1, None);
+            d.destroy_shader_module(module, None);
+            for b in [&src, &dst, &ubo] {
+                b.destroy(d);
+            }
+        }
+        // The internal kernels stay compiled for the device; nothing else is left.
+        let (after, _) = gpu.bo_stats();
+        assert_eq!(after, before, "{model}: BOs back at the baseline");
+    }
+}
+
+/// A malformed module and an unsupported stage fail cleanly.
+#[test]
+fn bad_shaders_are_errors() {
+    let gpu = Gpu::with_xfb("g52");
+    let d = &gpu.device;
+    let words = [0x0723_0203u32, 0x0001_0000, 0, 1, 0, 0xdead_beef];
+    // SAFETY: valid create infos; the module content is what is tested.
+    unsafe {
+        let module = d
+            .create_shader_module(
+                &vk::ShaderModuleCreateInfo {
+                    code_size: 24,
+                    p_code: words.as_ptr(),
+                    ..Default::default()
+                },
+                None,
+            )
+            .unwrap();
+        let layout = d
+            .create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default(), None)
+            .unwrap();
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main");
+        let r = d.create_compute_pipelines(
+            vk::PipelineCache::null(),
+            &[vk::ComputePipelineCreateInfo::default()
+                .stage(stage)
+                .layout(layout)],
+            None,
+        );
+        let (pipes, err) = r.unwrap_err();
+        assert_eq!(pipes, [vk::Pipeline::null()]);
+        assert!(err.as_raw() < 0, "an error code: {err:?}");
+        let bad = [1u32, 2, 3];
+        assert!(
+            d.create_shader_module(
+                &vk::ShaderModuleCreateInfo {
+                    code_size: 12,
+                    p_code: bad.as_ptr(),
+                    ..Default::default()
+                },
+                None,
+            )
+            .is_err()
+        );
+        d.destroy_pipeline_layout(layout, None);
+        d.destroy_shader_module(module, None);
+    }
+}
