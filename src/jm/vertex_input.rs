@@ -175,7 +175,7 @@ pub fn pack_attribute_buffer(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hw::layout::padded_round_up;
+    use crate::hw::attribute::padded_vertex_count;
 
     /// Indices that stress the magic: around multiples of `d` and the top of
     /// the 32-bit range.
@@ -256,7 +256,7 @@ mod tests {
             (va, 12, 600)
         );
 
-        let isize = padded_round_up(5).unwrap() as u32;
+        let isize = padded_vertex_count(11) as u32; // 12
         let mut w = [0u32; 8];
         pack_attribute_buffer(
             &mut w,

@@ -157,6 +157,7 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
         wls,
         offset_start: dcd::OFFSET_START.get(draw) as u32,
         instance_size: dcd::INSTANCE_SIZE.get(draw) as u32,
+        hardware_instance_size: hardware_instance_size(job.job_type, &ws),
         vertex: job.job_type == Some(JobType::Vertex),
     };
     let program = Program { entry, fau, res };
@@ -295,6 +296,21 @@ fn run_vertex(
         core.run_group(&batch, 0, warp_id)?;
     }
     Ok(())
+}
+
+/// The padded per-instance vertex count the hardware picks for a VERTEX
+/// job from its Invocation's vertex count when it has several instances
+/// (Mesa `docs/drivers/panfrost/instancing.rst`: "padded_num_vertices is
+/// picked by the hardware. The driver just specifies the actual number of
+/// vertices"; the rule is `hw::attribute::padded_vertex_count`); 1 for
+/// other jobs, whose instance id is always 0.
+fn hardware_instance_size(job_type: Option<JobType>, ws: &WorkSize) -> u64 {
+    let [_, vertices, instances] = ws.count;
+    if job_type == Some(JobType::Vertex) && instances > 1 {
+        crate::hw::attribute::padded_vertex_count(vertices).max(1)
+    } else {
+        1
+    }
 }
 
 /// The architecture a product id belongs to (v7 for unknown ids).

@@ -223,8 +223,14 @@ pub struct Resources {
     pub wls: Wls,
     /// DCD `Offset start` (added to the vertex id for attribute fetch).
     pub offset_start: u32,
-    /// DCD `Instance Size` (padded vertex count per instance).
+    /// DCD `Instance Size` (padded vertex count per instance): how the
+    /// attribute unit combines an LD_ATTR's vertex and instance operands.
     pub instance_size: u32,
+    /// The padded per-instance vertex count the hardware derives itself from
+    /// an instanced VERTEX job's Invocation
+    /// (`hw::attribute::padded_vertex_count`; 1 otherwise): the stride of
+    /// instances in the varying buffers (see `message::attribute_address`).
+    pub hardware_instance_size: u64,
     /// A VERTEX job: LEA_ATTR addresses the varying tables (outputs).
     pub vertex: bool,
 }
