@@ -182,9 +182,14 @@ pub fn padded_vertex_count(vertices: u32) -> u64 {
 
 /// What the attribute unit computes for an NPOT-divisor buffer: linear
 /// index `n` × the magic `2^31 | numerator`, shifted right by `32 + r`, after
-/// adding `e` to `n` (`Divisor E`). Our reading of the encoding (Mesa only
-/// writes the fields; see `jm::vertex_input` for how the emitter chooses
-/// them and why this is exact); 128-bit so nothing wraps.
+/// adding `e` to `n` (`Divisor E`). Mesa's `docs/drivers/panfrost/instancing.rst`
+/// describes the hardware's steps (multiply by the magic with its implicit
+/// top bit, the "round-down" correction when `E` is set, shift by `r`);
+/// writing the correction as `n + E` is our exact reading of that
+/// ridiculousfish-style round-down method (uncertain, docs/STATUS.md). The
+/// continuation record's `Divisor` is not an input. See `jm::vertex_input`
+/// for how the emitter chooses the fields and why this is exact; 128-bit so
+/// nothing wraps.
 pub fn npot_divide(n: u64, numerator: u32, r: u32, e: bool) -> u64 {
     let magic = u128::from(numerator) | 1 << 31;
     (((u128::from(n) + u128::from(e)) * magic) >> (32 + r.min(31))) as u64

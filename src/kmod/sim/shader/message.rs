@@ -410,7 +410,8 @@ fn attribute_address(
         attribute_type::POT_DIVISOR_1D => v >> ab::DIVISOR_R.get(&buf),
         attribute_type::NPOT_DIVISOR_1D => {
             // Multiply by the magic in the continuation record and shift;
-            // the record's plain `Divisor` is not used (see `npot_divide`).
+            // the record's plain `Divisor` (the API divisor, as Mesa writes
+            // it) is not used (see `npot_divide`).
             use crate::hw::attribute::{
                 attribute_type::CONTINUATION, continuation_npot, npot_divide,
             };
