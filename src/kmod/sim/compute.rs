@@ -3,7 +3,8 @@
 //! and run its threads on the simulated shader core ([`super::shader`]).
 //!
 //! Compute: one thread per invocation, grouped by workgroup (barriers
-//! synchronise a workgroup, each workgroup gets its own WLS instance);
+//! synchronise a workgroup, each workgroup gets its own WLS instance in
+//! its core's block, see `shader::Wls`);
 //! preloads per facts §3.5/§7: r55 = local x | local y << 16, r56 = local z,
 //! r57..r59 = workgroup id, r60..r62 = global id, each only when the
 //! renderer state's Preload bit asks for it. Vertex: one thread per
@@ -235,12 +236,25 @@ fn run_compute(
                         }
                     }
                 }
+                core.core_id = cores.core_for(group_index);
                 let wls_base = if wls.size > 0 {
-                    wls.base + (group_index % wls.instances) * wls.size
+                    // This core's block, this workgroup's instance in it
+                    // (layout and the fault: `shader::Wls`).
+                    let i = Wls::instance_in_core([gx, gy, gz], [cx, cy, cz]);
+                    let slot = u64::from(core.core_id) * wls.instances + i;
+                    let base = wls.base + slot * wls.size;
+                    if i >= wls.instances {
+                        log::error!(
+                            "sim: workgroup ({gx}, {gy}, {gz}) needs WLS instance {i} of a core, \
+                             the descriptor programs {}",
+                            wls.instances
+                        );
+                        return Err(fault(status::ADDR_RANGE_FAULT, base));
+                    }
+                    base
                 } else {
                     0
                 };
-                core.core_id = cores.core_for(group_index);
                 core.run_group(&threads, wls_base, warp_id)?;
                 warp_id = warp_id.wrapping_add(
                     threads.len().div_ceil(super::shader::warp_width(core.arch)) as u32,
