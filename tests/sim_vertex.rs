@@ -428,3 +428,139 @@ fn vs_instanced_ssbo_varying_shader() {
     }
     assert_eq!(results[0], results[1]);
 }
+
+// ---------------------------------------------------------------------------
+// Instance Size: the hardware pads an instanced job's vertex count itself
+// (`hw::attribute::padded_vertex_count`); the simulator strides instances in
+// the varying buffers by that count, whatever the DCD says (our model of an
+// undocumented behaviour, docs/STATUS.md).
+
+/// Output 0 = (raw vertex id, instance id).
+const IDS_SHADER: &str = r#"shader vertex "ids" {
+  info local_size 0 0 0 shared 0 push 0
+  output "ids" location 0 component 0 i32x2
+  values 3
+  %0:i32 = load_sysval sysval=raw_vertex_id
+  %1:i32 = load_sysval sysval=instance_id
+  %2:i32x2 = vec %0, %1
+  store_output output=0 %2
+}"#;
+
+const UNWRITTEN: u32 = 0xdead_beef;
+
+/// Runs [`IDS_SHADER`] over `vertices` × `instances` with one U32×2 varying
+/// buffer of `elements` elements (pre-filled with [`UNWRITTEN`]); with
+/// `instance_size`, the DCD's Instance Size is overwritten with it before
+/// the submit. Returns the buffer's words or the fault status.
+fn run_ids(
+    model: SimModel,
+    vertices: u32,
+    instances: u32,
+    elements: u32,
+    instance_size: Option<u64>,
+) -> Result<Vec<u32>, u32> {
+    use bifrost_vk::compiler::bifrost::{Options, compile};
+    use bifrost_vk::compiler::ir::Shader;
+    use bifrost_vk::hw::draw::dcd;
+
+    let mut gpu = SimGpu::new(model);
+    let shader = Shader::parse(IDS_SHADER).unwrap();
+    let options = Options {
+        arch: model.arch().into(),
+        ..Options::default()
+    };
+    let binary = compile(&shader, options).unwrap();
+    let out = gpu.alloc(8 * u64::from(elements));
+    gpu.write_u32s(out.va, &vec![UNWRITTEN; 2 * elements as usize]);
+    let lin = attribute_type::LINEAR_1D;
+    let varyings = tables(
+        &mut gpu,
+        &[VertexFormat::new(C::U32, 2)],
+        &[(out.va, 8, 8 * elements, lin, 0)],
+    );
+    let code = gpu.upload(&binary);
+    let job = VertexJob {
+        binary: &binary,
+        code,
+        push_uniforms: &[],
+        vertices,
+        instances,
+        offset_start: 0,
+        ubos: &[],
+        attributes: AttributeTables::default(),
+        varyings,
+    };
+    let arch = gpu.arch();
+    let run = gpu.run_chain_edited(
+        |chain, pool, arch| {
+            bifrost_vk::jm::add_vertex_job(chain, pool, arch, &job, [0, 0]).map(|_| true)
+        },
+        |sim, job_va| {
+            let Some(size) = instance_size else { return };
+            let l = layouts(arch);
+            let draw = l.compute_job.section("Draw").unwrap();
+            let va = job_va + draw.offset as u64;
+            let mut bytes = vec![0u8; 4 * l.draw.words as usize];
+            sim.read_gpu(va, &mut bytes).unwrap();
+            let mut words = bifrost_vk::hw::layout::words_from_bytes(&bytes);
+            dcd::INSTANCE_SIZE.set(&mut words, size).unwrap();
+            sim.write_gpu(va, &bifrost_vk::hw::layout::bytes_from_words(&words))
+                .unwrap();
+        },
+    );
+    match run {
+        Ok(_) => Ok(gpu.read_u32s(out.va, 2 * elements as usize)),
+        Err(e) => Err(e.fault().map_or(0, |f| f.status)),
+    }
+}
+
+/// Checks that instance `i`'s vertex `v` is element `v + i × stride`.
+fn assert_ids_at(words: &[u32], vertices: u32, instances: u32, stride: u32, what: &str) {
+    for i in 0..instances {
+        for v in 0..stride {
+            let e = (v + i * stride) as usize;
+            let want = if v < vertices { [v, i] } else { [UNWRITTEN; 2] };
+            assert_eq!(words[2 * e..2 * e + 2], want, "{what}: element {e}");
+        }
+    }
+}
+
+#[test]
+fn instanced_vertex_jobs_use_the_hardware_padded_count() {
+    use bifrost_vk::hw::attribute::padded_vertex_count;
+    for model in [SimModel::G52, SimModel::G72] {
+        // Counts where the hardware's padding differs from the smallest
+        // encodable value (11 → 12, 20 → 24, 32 → 36) and some where not.
+        for (vertices, instances) in [(11u32, 3u32), (20, 2), (32, 2), (5, 4), (17, 2)] {
+            let stride = padded_vertex_count(vertices) as u32;
+            let what = format!("{model:?} {vertices}×{instances}");
+            let words = run_ids(model, vertices, instances, stride * instances, None)
+                .unwrap_or_else(|s| panic!("{what}: fault {s:#x}"));
+            assert_ids_at(&words, vertices, instances, stride, &what);
+        }
+    }
+}
+
+#[test]
+fn an_instance_size_the_hardware_does_not_use_misplaces_or_faults() {
+    use bifrost_vk::hw::layout::padded_round_up;
+    for model in [SimModel::G52, SimModel::G72] {
+        // What the emitter wrote before: the smallest encodable count.
+        let (vertices, instances) = (11u32, 3u32);
+        let wrong = padded_round_up(u64::from(vertices)).unwrap();
+        assert_eq!(wrong, 11);
+        // A roomy buffer: the outputs land at the hardware's stride (12),
+        // not where an Instance Size of 11 says (instance 1 would start
+        // at element 11, which stays unwritten).
+        let words = run_ids(model, vertices, instances, 64, Some(wrong))
+            .unwrap_or_else(|s| panic!("{model:?}: fault {s:#x}"));
+        assert_ids_at(&words, vertices, instances, 12, &format!("{model:?}"));
+        assert_eq!(words[2 * 11..2 * 11 + 2], [UNWRITTEN; 2]);
+        // A buffer sized by the wrong count (11 × 3 elements): the last
+        // instance's outputs fall past it, a DATA_INVALID fault.
+        let status = run_ids(model, vertices, instances, 33, Some(wrong)).unwrap_err();
+        assert_eq!(status, 0x58, "{model:?}");
+        // The right count in the same job runs.
+        assert!(run_ids(model, vertices, instances, 36, Some(12)).is_ok());
+    }
+}

@@ -96,10 +96,11 @@ fn place_at_end(gpu: &mut SimGpu, bytes: &[u8]) -> (Buffer, u64) {
 }
 
 /// The `Instance Size` of a draw whose vertex indices are below `end`: the
-/// padded count a driver programs (`(2k+1) << s`), so the per-instance
-/// divisor is a shift or, mostly, an NPOT magic multiply.
+/// padded count the hardware derives for `end` vertices
+/// (`hw::attribute::padded_vertex_count`, `(2k+1) << s`), so the
+/// per-instance divisor is a shift or, mostly, an NPOT magic multiply.
 fn instance_size(end: u32) -> u32 {
-    bifrost_vk::hw::layout::padded_round_up(u64::from(end)).unwrap() as u32
+    bifrost_vk::hw::attribute::padded_vertex_count(end) as u32
 }
 
 /// Attribute and attribute-buffer tables, indexed the hardware's way: the

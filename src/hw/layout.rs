@@ -284,8 +284,9 @@ pub fn encode_padded(value: u64) -> Option<u64> {
 }
 
 /// The smallest value ≥ `n` (and ≥ 1) that the padded encoding holds:
-/// `(2k+1) << s` with k ≤ 7, s ≤ 31. Instanced draws pad their per-instance
-/// vertex count to such a value (`Instance Size`, 1D-modulus divisors).
+/// `(2k+1) << s` with k ≤ 7, s ≤ 31. Not how instanced draws pad their
+/// vertex count: the hardware's rule often pads further
+/// (`super::attribute::padded_vertex_count`).
 pub fn padded_round_up(n: u64) -> Option<u64> {
     let n = n.max(1);
     (0..32u32)

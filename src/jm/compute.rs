@@ -51,9 +51,10 @@ pub struct ComputeJob<'a> {
 /// One non-indexed VERTEX job (no IDVS): `vertices` × `instances` threads
 /// with r61 = vertex id, r62 = instance id; inputs through `attributes`
 /// (LD_ATTR), outputs through `varyings` (LEA_ATTR + ST_CVT). With several
-/// instances `Instance Size` is the padded vertex count
-/// ([`crate::hw::layout::padded_round_up`]); per-vertex buffers then use the
-/// 1D-modulus type with that divisor, per-instance data the divisor types.
+/// instances `Instance Size` is the vertex count padded the hardware's way
+/// ([`crate::hw::attribute::padded_vertex_count`]); per-vertex buffers then
+/// use the 1D-modulus type with that divisor, per-instance data the divisor
+/// types.
 #[derive(Clone, Copy, Debug)]
 pub struct VertexJob<'a> {
     pub binary: &'a ShaderBinary,
@@ -115,7 +116,7 @@ pub fn add_compute_job(
             invocation,
             task_split: ws.compute_job_task_split(),
             job_type: JobType::Compute,
-            groups: job.groups.iter().map(|&g| u64::from(g)).product(),
+            groups: wls_instances(job.groups),
             offset_start: 0,
             instance_size: 1,
         },
@@ -167,15 +168,48 @@ pub fn add_vertex_job(
     )
 }
 
-/// The DCD's `Instance Size` of a VERTEX job: the padded vertex count when
-/// instanced ([`crate::hw::layout::padded_round_up`]), else 1.
+/// The DCD's `Instance Size` of a VERTEX job: when instanced, the padded
+/// vertex count the hardware itself derives from the Invocation's vertex
+/// count ([`crate::hw::attribute::padded_vertex_count`], Mesa's
+/// `panfrost_padded_vertex_count`; PanVk's `panvk_emit_vertex_dcd` writes
+/// the same), else 1. Not the smallest encodable count: the two differ for
+/// about 40% of counts (11 → 12, 20 → 24, 32 → 36).
 pub fn vertex_instance_size(vertices: u32, instances: u32) -> JmResult<u64> {
     if instances > 1 {
-        crate::hw::layout::padded_round_up(u64::from(vertices))
-            .ok_or(JmError::Encoding("vertex count cannot be padded"))
+        let padded = crate::hw::attribute::padded_vertex_count(vertices);
+        match crate::hw::layout::encode_padded(padded) {
+            Some(_) => Ok(padded),
+            None => Err(JmError::Encoding("vertex count cannot be padded")),
+        }
     } else {
         Ok(1)
     }
+}
+
+/// Workgroup-local storage instances per shader core for a grid of
+/// `groups` workgroups: `npot(x) × npot(y) × npot(z)`, what the workgroup id
+/// bit fields of the Invocation span (Mesa `src/panfrost/lib/pan_desc.h`,
+/// `pan_wls_instances`, used by PanVk's `panvk_vX_cmd_dispatch.c`).
+pub fn wls_instances(groups: [u32; 3]) -> u64 {
+    groups
+        .iter()
+        .map(|&g| u64::from(g.max(1)).next_power_of_two())
+        .product()
+}
+
+/// The core-id range of the device (highest set bit of GET_PARAM
+/// `SHADER_PRESENT` + 1, facts as in `super::tls`): workgroup memory has one
+/// block of instances per possible core id.
+fn core_id_range(device: &crate::kmod::Device) -> JmResult<u64> {
+    let present = device
+        .kernel()
+        .get_param(crate::kmod::Param::ShaderPresent)
+        .ok()
+        .filter(|&p| p != 0)
+        .ok_or(JmError::Encoding(
+            "SHADER_PRESENT unknown: cannot size workgroup-local storage",
+        ))?;
+    Ok(u64::from(64 - present.leading_zeros()))
 }
 
 /// What one shader job needs, however its caller describes it (compute,
@@ -191,6 +225,8 @@ pub(super) struct Emit<'a> {
     pub(super) invocation: [u32; 2],
     pub(super) task_split: u32,
     pub(super) job_type: JobType,
+    /// Workgroup-local storage instances per shader core the grid needs
+    /// ([`wls_instances`]; 1 for jobs without workgroup memory).
     pub(super) groups: u64,
     pub(super) offset_start: u32,
     pub(super) instance_size: u64,
@@ -289,15 +325,29 @@ pub(super) fn emit(
         table.gpu_va
     };
 
-    // Local storage: TLS sized by the binary and the device (facts §3.7,
-    // `super::tls`), WLS one instance per workgroup (rounded to a power of two).
+    // Local storage: TLS sized by the binary and the device (`super::tls`).
+    // WLS as Mesa sizes it (`pan_wls_adjust_size`, `pan_wls_instances` in
+    // `src/panfrost/lib/pan_desc.h`; PanVk's dispatch multiplies by the
+    // core-id range): next_pow2(max(bytes, 128)) per instance,
+    // `job.groups` instances per core, one block of them per core id, since
+    // the instance count the descriptor gives is per shader core.
     let mut lsw = l.local_storage.defaults();
     super::tls::emit_thread_storage(pool, arch, &mut lsw, b.tls_size)?;
     if b.shared_size > 0 {
-        let size = u64::from(b.shared_size).next_power_of_two().max(128);
-        let instances = job.groups.next_power_of_two();
-        let wls = pool.alloc(size * instances, 4096)?;
-        wls.zero(0, size * instances);
+        let size = u64::from(b.shared_size).max(128).next_power_of_two();
+        let instances = job.groups.max(1);
+        if instances >= ls::NO_WORKGROUP_MEM {
+            return Err(JmError::Encoding(
+                "too many workgroup-local storage instances",
+            ));
+        }
+        let cores = core_id_range(pool.device())?;
+        let total = size
+            .checked_mul(instances)
+            .and_then(|b| b.checked_mul(cores))
+            .ok_or(JmError::Encoding("workgroup-local storage too large"))?;
+        let wls = pool.alloc(total, 4096)?;
+        wls.zero(0, total);
         pack(&mut lsw, ls::WLS_INSTANCES, instances)?;
         pack(
             &mut lsw,
@@ -338,4 +388,18 @@ pub(super) fn emit(
     pack(draw, dcd::INSTANCE_SIZE, job.instance_size)?;
     let payload = &words[crate::hw::job::PAYLOAD_OFFSET as usize / 4..];
     chain.add_job(pool, job.job_type, payload, dependencies, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wls_instances_round_each_dimension() {
+        assert_eq!(wls_instances([1, 1, 1]), 1);
+        assert_eq!(wls_instances([5, 3, 1]), 8 * 4);
+        // One power of two for the whole grid would give 32 here.
+        assert_eq!(wls_instances([3, 3, 3]), 64);
+        assert_eq!(wls_instances([4, 2, 0]), 8);
+    }
 }

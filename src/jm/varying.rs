@@ -21,8 +21,11 @@
 //!   32-bit format is a bit-exact copy whatever the output's type;
 //! - **elements**: vertex `v` of instance `i` is element
 //!   `v + i × Instance Size` of every buffer, `Instance Size` being the
-//!   padded vertex count of an instanced draw ([`vertex_instance_size`]);
-//!   buffers hold `Instance Size × instances` elements. `Offset start` is
+//!   padded vertex count of an instanced draw ([`vertex_instance_size`]:
+//!   the count the hardware itself pads to, which is where the hardware
+//!   puts instance `i`, whatever the DCD says; Mesa
+//!   `docs/drivers/panfrost/instancing.rst`); buffers hold
+//!   `Instance Size × instances` elements. `Offset start` is
 //!   not added for varyings (our reading of Mesa, which sizes varying
 //!   buffers by the vertex range alone; see `kmod/sim/shader/message.rs`).
 //!

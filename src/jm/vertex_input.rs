@@ -16,17 +16,29 @@
 //!   continuation record that follows the buffer (so the buffer takes two
 //!   slots of the attribute-buffer table).
 //!
-//! NPOT magic (facts from Mesa's `panfrost_compute_magic_divisor` and the
-//! genxml layout): with `r = floor(log2 d)`, the magic is
-//! `m = round(2^(32+r) / d)`, a 32-bit number whose top bit is always set and
-//! therefore not stored (`Divisor Numerator` = `m - 2^31`); `Divisor R` = `r`;
-//! `Divisor E` = 1 when `m` was rounded down. The hardware then computes
-//! `((n + E) × m) >> (32 + r)` ([`crate::hw::attribute::npot_divide`]). That
-//! formula is our reading of what the encoding implies (Mesa only writes
-//! the fields); with this choice of `m` it is exact for every
-//! `n < 2^32 - 1` (a rounded-up `m` errs by at most `d/2` per `2^(32+r)`, a
-//! rounded-down one is corrected by the `+ E`), which `tests` checks and the
-//! simulator relies on.
+//! NPOT magic, as both Mesa drivers choose it (Mesa
+//! `src/panfrost/lib/pan_attributes.c`, `pan_compute_magic_divisor`;
+//! explained in `docs/drivers/panfrost/instancing.rst`): with
+//! `r = floor(log2 d)` and `e = 2^(32+r) mod d`, the magic is
+//! `m = floor(2^(32+r) / d)` with `Divisor E` = 1 ("round down") when
+//! `e <= 2^r`, otherwise `m = ceil(2^(32+r) / d)` with `Divisor E` = 0; `m`
+//! is a 32-bit number whose top bit is always set and therefore not stored
+//! (`Divisor Numerator` = `m - 2^31`); `Divisor R` = `r`. The continuation
+//! record's `Divisor` holds the API divisor (the binding's, not the
+//! hardware divisor `k × Instance Size`), as gallium's
+//! `panfrost_emit_vertex_data` and PanVk's `panvk_draw_emit_attrib_buf`
+//! write it; the division does not read it.
+//!
+//! The hardware computes `((n + E) × m) >> (32 + r)`
+//! ([`crate::hw::attribute::npot_divide`]): instancing.rst says it
+//! multiplies by the magic (implicit top bit), applies the round-down
+//! correction when `E` is set and shifts by `r`, the "round-down" method of
+//! ridiculousfish's unsigned division by constants, whose correction is
+//! the `+ 1` on the index. With Mesa's choice of `m` the result is exact
+//! for every 32-bit `n`: rounded down, the error `(n+1)·e / (d·2^(32+r))`
+//! stays below `1/d` while `n + 1 <= 2^32` because `e <= 2^r`; rounded up,
+//! the error `n·(d-e) / (d·2^(32+r))` does too because `d - e < 2^r`.
+//! The tests check it and the simulator relies on it.
 
 use super::error::{JmError, JmResult};
 use crate::hw::attribute::{attribute_buffer as ab, attribute_type, continuation_npot};
@@ -57,22 +69,23 @@ pub struct NpotMagic {
 }
 
 impl NpotMagic {
-    /// The magic for divisor `d` (≥ 2, not a power of two).
+    /// The magic for divisor `d` (≥ 3, not a power of two), by Mesa's rule
+    /// (see the module docs).
     pub fn new(d: u32) -> NpotMagic {
-        debug_assert!(d >= 2 && !d.is_power_of_two());
+        debug_assert!(d >= 3 && !d.is_power_of_two());
         let d64 = u64::from(d);
         let shift = d.ilog2();
-        let t = 1u128 << (32 + shift);
-        let floor = (t / u128::from(d64)) as u64;
-        let rem = (t % u128::from(d64)) as u64;
-        // Round to nearest: up when the remainder is at least half of d.
-        let round_up = 2 * rem >= d64;
-        let m = if round_up { floor + 1 } else { floor };
+        let t = 1u64 << (32 + shift);
+        let floor = t / d64;
+        let rem = t % d64;
+        // Round down (and correct with E) whenever the remainder allows it.
+        let round_down = rem <= 1u64 << shift;
+        let m = if round_down { floor } else { floor + 1 };
         debug_assert!((1u64 << 31..1u64 << 32).contains(&m));
         NpotMagic {
             numerator: (m - (1 << 31)) as u32,
             shift,
-            round_down: !round_up,
+            round_down,
         }
     }
 
@@ -165,7 +178,11 @@ pub fn pack_attribute_buffer(
                     continuation_npot::DIVISOR_NUMERATOR,
                     u64::from(magic.numerator),
                 )?;
-                set(cont, continuation_npot::DIVISOR, u64::from(d))?;
+                // The API divisor, as Mesa writes it (module docs).
+                let Indexing::PerInstance { divisor, .. } = indexing else {
+                    unreachable!()
+                };
+                set(cont, continuation_npot::DIVISOR, u64::from(divisor.max(1)))?;
             }
         },
     }
@@ -175,10 +192,10 @@ pub fn pack_attribute_buffer(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hw::layout::padded_round_up;
+    use crate::hw::attribute::padded_vertex_count;
 
     /// Indices that stress the magic: around multiples of `d` and the top of
-    /// the 32-bit range.
+    /// the 32-bit range (2^32 - 1 included).
     fn probes(d: u32) -> Vec<u64> {
         let d = u64::from(d);
         let mut out = vec![0, 1, d - 1, d, d + 1, u64::from(u32::MAX) - 1];
@@ -196,17 +213,27 @@ mod tests {
             let q = (x >> 33) % (u64::from(u32::MAX) / d);
             out.extend([q * d, q * d + d - 1, x % u64::from(u32::MAX - 1)]);
         }
-        out.retain(|&n| n < u64::from(u32::MAX));
+        out.push(u64::from(u32::MAX));
+        out.retain(|&n| n <= u64::from(u32::MAX));
         out
     }
 
     #[test]
-    fn npot_magic_divides_exactly_below_2_pow_32_minus_1() {
+    fn npot_magic_divides_exactly_for_every_32_bit_index() {
         let mut divisors: Vec<u32> = (3..5000).filter(|d: &u32| !d.is_power_of_two()).collect();
         // Every padded count (the divisors instanced draws actually use).
         for s in 0..28 {
             for k in [3u32, 5, 7, 9, 11, 13, 15] {
                 divisors.push(k << s);
+            }
+        }
+        // The hardware padding of many vertex counts times API divisors.
+        for n in (20..200_000).step_by(997) {
+            for k in [1u64, 3, 5, 6, 7, 100] {
+                let d = padded_vertex_count(n) * k;
+                if d < 1 << 32 && !d.is_power_of_two() {
+                    divisors.push(d as u32);
+                }
             }
         }
         divisors.extend([
@@ -231,18 +258,48 @@ mod tests {
 
     #[test]
     fn npot_magic_fields_for_small_divisors() {
-        // 3: 2^33 / 3 = 2863311530.67 → rounded up to 2863311531 = 0xAAAAAAAB.
-        let m = NpotMagic::new(3);
-        assert_eq!(
-            (m.numerator | 1 << 31, m.shift, m.round_down),
-            (0xAAAA_AAAB, 1, false)
-        );
-        // 7: 2^34 / 7 = 2454267026.29 → rounded down, E = 1.
-        let m = NpotMagic::new(7);
-        assert_eq!(
-            (m.numerator | 1 << 31, m.shift, m.round_down),
-            (0x9249_2492, 2, true)
-        );
+        let fields = |d| {
+            let m = NpotMagic::new(d);
+            (m.numerator | 1 << 31, m.shift, m.round_down)
+        };
+        // 3: 2^33 = 2863311530 × 3 + 2, remainder 2 <= 2^1 → rounded down,
+        // E = 1 (round to nearest would have taken 0xAAAAAAAB, E = 0).
+        assert_eq!(fields(3), (0xAAAA_AAAA, 1, true));
+        // 7: 2^34 = 2454267026 × 7 + 2, 2 <= 2^2 → rounded down, E = 1.
+        assert_eq!(fields(7), (0x9249_2492, 2, true));
+        // 11: 2^35 = 3123612578 × 11 + 10, 10 > 2^3 → rounded up, E = 0.
+        assert_eq!(fields(11), (0xBA2E_8BA3, 3, false));
+        // 12 (11 vertices padded): 2^35 = 2863311530 × 12 + 8, 8 <= 2^3.
+        assert_eq!(fields(12), (0xAAAA_AAAA, 3, true));
+    }
+
+    /// Mesa's steps, as `docs/drivers/panfrost/instancing.rst` lists them
+    /// (ceil, remainder, round down when the remainder is at most 2^shift),
+    /// against [`NpotMagic::new`] for every NPOT divisor below 70,000 and
+    /// some large ones.
+    #[test]
+    fn npot_magic_follows_mesa_steps() {
+        let large = [u32::MAX, u32::MAX - 2, 0x8000_0001, 3 << 30, 9 << 28];
+        for d in (3..70_000u32).chain(large) {
+            if d.is_power_of_two() {
+                continue;
+            }
+            let shift = d.ilog2();
+            let t = 1u128 << (32 + shift);
+            let ceil = t.div_ceil(u128::from(d));
+            let e = t % u128::from(d);
+            let (m, flag) = if e <= 1 << shift {
+                (ceil - 1, true)
+            } else {
+                (ceil, false)
+            };
+            let magic = NpotMagic::new(d);
+            assert_eq!(
+                (u128::from(magic.numerator) | 1 << 31, magic.round_down),
+                (m, flag),
+                "{d}"
+            );
+        }
     }
 
     #[test]
@@ -256,7 +313,7 @@ mod tests {
             (va, 12, 600)
         );
 
-        let isize = padded_round_up(5).unwrap() as u32;
+        let isize = padded_vertex_count(11) as u32; // 12
         let mut w = [0u32; 8];
         pack_attribute_buffer(
             &mut w,
@@ -282,16 +339,18 @@ mod tests {
         assert_eq!(ab::DIVISOR_R.get(&w), 4);
         assert_eq!(w[4..], [0; 4]);
 
+        // 11 vertices (padded to 12) and an API divisor of 3: hardware
+        // divisor 36, the continuation keeps the API divisor 3.
         let npot = Indexing::PerInstance {
-            instance_size: 6,
-            divisor: 1,
+            instance_size: 12,
+            divisor: 3,
         };
         assert_eq!(buffer_slots(npot), 2);
         let mut w = [0u32; 8];
         pack_attribute_buffer(&mut w, va, 4, 64, npot).unwrap();
-        let magic = NpotMagic::new(6);
+        let magic = NpotMagic::new(36);
         assert_eq!(ab::TYPE.get(&w), attribute_type::NPOT_DIVISOR_1D);
-        assert_eq!(ab::DIVISOR_R.get(&w), 2);
+        assert_eq!(ab::DIVISOR_R.get(&w), 5);
         assert_eq!(ab::DIVISOR_E.get(&w), u64::from(magic.round_down));
         let cont = &w[4..];
         assert_eq!(
@@ -302,7 +361,7 @@ mod tests {
             continuation_npot::DIVISOR_NUMERATOR.get(cont),
             u64::from(magic.numerator)
         );
-        assert_eq!(continuation_npot::DIVISOR.get(cont), 6);
+        assert_eq!(continuation_npot::DIVISOR.get(cont), 3);
 
         // Too small a table, misalignment and 32-bit overflow are errors.
         assert!(pack_attribute_buffer(&mut [0u32; 4], va, 4, 64, npot).is_err());

@@ -3,7 +3,8 @@
 //! and run its threads on the simulated shader core ([`super::shader`]).
 //!
 //! Compute: one thread per invocation, grouped by workgroup (barriers
-//! synchronise a workgroup, each workgroup gets its own WLS instance);
+//! synchronise a workgroup, each workgroup gets its own WLS instance in
+//! its core's block, see `shader::Wls`);
 //! preloads per facts §3.5/§7: r55 = local x | local y << 16, r56 = local z,
 //! r57..r59 = workgroup id, r60..r62 = global id, each only when the
 //! renderer state's Preload bit asks for it. Vertex: one thread per
@@ -157,6 +158,7 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
         wls,
         offset_start: dcd::OFFSET_START.get(draw) as u32,
         instance_size: dcd::INSTANCE_SIZE.get(draw) as u32,
+        hardware_instance_size: hardware_instance_size(job.job_type, &ws),
         vertex: job.job_type == Some(JobType::Vertex),
     };
     let program = Program { entry, fau, res };
@@ -234,12 +236,25 @@ fn run_compute(
                         }
                     }
                 }
+                core.core_id = cores.core_for(group_index);
                 let wls_base = if wls.size > 0 {
-                    wls.base + (group_index % wls.instances) * wls.size
+                    // This core's block, this workgroup's instance in it
+                    // (layout and the fault: `shader::Wls`).
+                    let i = Wls::instance_in_core([gx, gy, gz], [cx, cy, cz]);
+                    let slot = u64::from(core.core_id) * wls.instances + i;
+                    let base = wls.base + slot * wls.size;
+                    if i >= wls.instances {
+                        log::error!(
+                            "sim: workgroup ({gx}, {gy}, {gz}) needs WLS instance {i} of a core, \
+                             the descriptor programs {}",
+                            wls.instances
+                        );
+                        return Err(fault(status::ADDR_RANGE_FAULT, base));
+                    }
+                    base
                 } else {
                     0
                 };
-                core.core_id = cores.core_for(group_index);
                 core.run_group(&threads, wls_base, warp_id)?;
                 warp_id = warp_id.wrapping_add(
                     threads.len().div_ceil(super::shader::warp_width(core.arch)) as u32,
@@ -295,6 +310,21 @@ fn run_vertex(
         core.run_group(&batch, 0, warp_id)?;
     }
     Ok(())
+}
+
+/// The padded per-instance vertex count the hardware picks for a VERTEX
+/// job from its Invocation's vertex count when it has several instances
+/// (Mesa `docs/drivers/panfrost/instancing.rst`: "padded_num_vertices is
+/// picked by the hardware. The driver just specifies the actual number of
+/// vertices"; the rule is `hw::attribute::padded_vertex_count`); 1 for
+/// other jobs, whose instance id is always 0.
+fn hardware_instance_size(job_type: Option<JobType>, ws: &WorkSize) -> u64 {
+    let [_, vertices, instances] = ws.count;
+    if job_type == Some(JobType::Vertex) && instances > 1 {
+        crate::hw::attribute::padded_vertex_count(vertices).max(1)
+    } else {
+        1
+    }
 }
 
 /// The architecture a product id belongs to (v7 for unknown ids).

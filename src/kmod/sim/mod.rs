@@ -193,6 +193,12 @@ impl SimDevice {
         self.shared.mmu.read(va, out)
     }
 
+    /// Sim-only: write GPU memory through the MMU (tests that need a
+    /// descriptor no emitter writes).
+    pub fn write_gpu(&self, va: u64, data: &[u8]) -> Result<(), mmu::MmuFault> {
+        self.shared.mmu.write(va, data)
+    }
+
     /// Shader-core counters of the COMPUTE/VERTEX jobs run so far (newest last).
     pub fn shader_counters(&self) -> Vec<compute::JobCounters> {
         self.shared.counters.all()

@@ -402,6 +402,40 @@ impl SimGpu {
         })
     }
 
+    /// Like [`SimGpu::run_chain`], but `edit` gets the device and the
+    /// chain's first job before the submit, to rewrite descriptors in GPU
+    /// memory ([`SimDevice::read_gpu`], [`SimDevice::write_gpu`]): for tests
+    /// of what the GPU does with a descriptor no emitter writes.
+    pub fn run_chain_edited(
+        &mut self,
+        build: impl FnOnce(&mut JobChain, &mut GpuPool, Arch) -> JmResult<bool>,
+        edit: impl FnOnce(&SimDevice, u64),
+    ) -> Result<Option<Run>, RunError> {
+        let mut chain = JobChain::new();
+        let arch = self.arch();
+        let any = build(&mut chain, &mut self.pool, arch);
+        let r = match any {
+            Ok(true) => {
+                edit(&self.sim, chain.head());
+                self.submit(chain.head()).map(Some)
+            }
+            Ok(false) => Ok(None),
+            Err(e) => Err(e.into()),
+        };
+        self.pool.reset();
+        r
+    }
+
+    /// Reads `len` bytes of GPU memory anywhere (pool memory included, e.g.
+    /// the buffers an emitter allocated for a job that just ran).
+    pub fn read_gpu(&self, va: u64, len: usize) -> Vec<u8> {
+        let mut out = vec![0u8; len];
+        self.sim
+            .read_gpu(va, &mut out)
+            .unwrap_or_else(|f| panic!("GPU read at {va:#x}+{len}: {f:?}"));
+        out
+    }
+
     /// Builds a chain with `build` (given the harness's pool and the
     /// device's architecture), submits it and waits. `build` returns
     /// `false` when it emitted no job (nothing is submitted then).

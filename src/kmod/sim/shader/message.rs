@@ -372,17 +372,35 @@ fn attribute_address(
     let ptr = ab::POINTER.get(&buf);
     let stride = ab::STRIDE.get(&buf);
     let size = ab::SIZE.get(&buf);
-    // The linear index: vertex (+ Offset start) + instance * Instance Size
-    // (the padded per-instance vertex count); divisor types divide it, so a
-    // per-instance divisor is programmed as divisor * Instance Size.
+    // The linear index: vertex (+ Offset start) + instance * the padded
+    // per-instance vertex count; divisor types divide it, so a per-instance
+    // divisor is programmed as divisor * that count.
+    //
+    // Which padded count (uncertain hardware behaviour, our model): the
+    // hardware picks its own from the Invocation (Mesa
+    // `docs/drivers/panfrost/instancing.rst`; `pan_attributes.c`: the
+    // driver's value "has to match exactly how the hardware calculates
+    // this ... or else instancing will break"). Varyings are addressed with
+    // that one: they are what the fixed-function units after the vertex
+    // job read by the hardware's own linear index (PanVk sizes them padded
+    // count × instances), so a DCD `Instance Size` that disagrees puts a
+    // job's outputs where the driver does not look (or past the buffer: a
+    // DATA_INVALID fault below). Attributes combine the LD_ATTR operands
+    // with the DCD's `Instance Size`, since LD_ATTR names the vertex and
+    // instance explicitly: the XFB capture job (`jm::xfb`) relies on that,
+    // fetching the draw's attributes with the draw's `Instance Size` over a
+    // grid of its own (also an assumption; verify on hardware).
+    //
     // Varyings do not add Offset start: inferred, not documented — Mesa
     // sizes varying buffers as stride × (vertex range × instances) while
     // Offset start can be any first index, so the hardware cannot be
     // adding it there (verify on hardware).
-    let start = if varying { 0 } else { res.offset_start };
-    let v = u64::from(vertex)
-        + u64::from(start)
-        + u64::from(instance) * u64::from(res.instance_size.max(1));
+    let (start, per_instance) = if varying {
+        (0, res.hardware_instance_size)
+    } else {
+        (res.offset_start, u64::from(res.instance_size.max(1)))
+    };
+    let v = u64::from(vertex) + u64::from(start) + u64::from(instance) * per_instance;
     let element = match ty {
         attribute_type::LINEAR_1D => v,
         attribute_type::MODULUS_1D => {
@@ -392,7 +410,8 @@ fn attribute_address(
         attribute_type::POT_DIVISOR_1D => v >> ab::DIVISOR_R.get(&buf),
         attribute_type::NPOT_DIVISOR_1D => {
             // Multiply by the magic in the continuation record and shift;
-            // the record's plain `Divisor` is not used (see `npot_divide`).
+            // the record's plain `Divisor` (the API divisor, as Mesa writes
+            // it) is not used (see `npot_divide`).
             use crate::hw::attribute::{
                 attribute_type::CONTINUATION, continuation_npot, npot_divide,
             };

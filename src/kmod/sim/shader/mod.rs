@@ -195,13 +195,34 @@ impl ShaderCores {
 }
 
 /// Workgroup-local storage of a job (`seg=wls`, shared memory).
+///
+/// Layout (our model within the facts; the hardware's instance assignment
+/// is not documented): the descriptor's `WLS Instances` count is per shader
+/// core, and the buffer holds one block of that many instances per core id
+/// (Mesa sizes it `instances × core_id_range`, `pan_wls_instances` in
+/// `src/panfrost/lib/pan_desc.h` and PanVk's dispatch). A workgroup runs in
+/// instance `core_id × instances + i`, where `i` is its id packed the way the
+/// Invocation packs workgroup ids (x, then y above `ceil(log2(count x))`
+/// bits, then z): `x + npot(cx) × (y + npot(cy) × z)`, which Mesa's
+/// `npot(cx) × npot(cy) × npot(cz)` instances always cover. An `i` beyond
+/// the programmed instances is a fault (`super::compute`), as a TLS slot
+/// beyond a core's is.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Wls {
     pub base: u64,
     /// Bytes per workgroup instance.
     pub size: u64,
-    /// Instances (workgroups in flight); a workgroup uses `index % instances`.
+    /// Instances per shader core.
     pub instances: u64,
+}
+
+impl Wls {
+    /// The instance within its core of workgroup `id` of a grid of `count`
+    /// workgroups (see the type's docs).
+    pub fn instance_in_core(id: [u32; 3], count: [u32; 3]) -> u64 {
+        let npot = |c: u32| u64::from(c.max(1)).next_power_of_two();
+        u64::from(id[0]) + npot(count[0]) * (u64::from(id[1]) + npot(count[1]) * u64::from(id[2]))
+    }
 }
 
 /// Everything a shader reaches besides registers: read from the DCD and the
@@ -223,8 +244,14 @@ pub struct Resources {
     pub wls: Wls,
     /// DCD `Offset start` (added to the vertex id for attribute fetch).
     pub offset_start: u32,
-    /// DCD `Instance Size` (padded vertex count per instance).
+    /// DCD `Instance Size` (padded vertex count per instance): how the
+    /// attribute unit combines an LD_ATTR's vertex and instance operands.
     pub instance_size: u32,
+    /// The padded per-instance vertex count the hardware derives itself from
+    /// an instanced VERTEX job's Invocation
+    /// (`hw::attribute::padded_vertex_count`; 1 otherwise): the stride of
+    /// instances in the varying buffers (see `message::attribute_address`).
+    pub hardware_instance_size: u64,
     /// A VERTEX job: LEA_ATTR addresses the varying tables (outputs).
     pub vertex: bool,
 }
