@@ -23,10 +23,14 @@
 //! untouched.
 //!
 //! `VK_QUERY_RESULT_WAIT_BIT` is satisfied by ordering, not by the kernel:
-//! the driver makes the job depend on every earlier job of the queue (a
-//! barrier before it), so every query written by earlier commands is
-//! available when it runs; the kernel reads the flag's absence and presence
-//! alike.
+//! the recording command must make the job depend on every earlier job of
+//! the queue (a barrier before it), so every query ended by earlier
+//! commands is available when it runs. The kernel ignores the bit: a query
+//! still unavailable then would never become available (the application
+//! broke WAIT's contract), and is treated as without WAIT.
+//!
+//! Alignment, as Vulkan requires of `dstOffset` and `stride`: multiples of
+//! 4, of 8 with `VK_QUERY_RESULT_64_BIT`; slots are 8-byte aligned.
 //!
 //! Grid: [`query_grid`]`(count)`: local size [`LOCAL_SIZE`]×1×1 and
 //! `ceil(max(count, 1) / 64)` workgroups in x; invocations `≥ count` do

@@ -131,7 +131,7 @@ pub fn copy_words(src: u64, dst: u64, size: u64) -> [u64; copy_words::COUNT as u
 /// by the caller), `size` ≤ [`MAX_BYTES`].
 pub fn fill_words(dst: u64, size: u64, pattern: u32) -> [u64; fill_words::COUNT as usize] {
     use fill_words::*;
-    assert!(size <= MAX_BYTES && size % 4 == 0 && dst % 4 == 0);
+    assert!(size <= MAX_BYTES && size.is_multiple_of(4) && dst.is_multiple_of(4));
     let mut w = [0u64; COUNT as usize];
     w[DST as usize] = dst;
     w[SIZE as usize] = pair(size as u32, pattern);
