@@ -30,7 +30,10 @@
 //! broke WAIT's contract), and is treated as without WAIT.
 //!
 //! Alignment, as Vulkan requires of `dstOffset` and `stride`: multiples of
-//! 4, of 8 with `VK_QUERY_RESULT_64_BIT`; slots are 8-byte aligned.
+//! 4, of 8 with `VK_QUERY_RESULT_64_BIT`; slots are 8-byte aligned. Offsets
+//! are 32-bit: `count × STRIDE` and `count × SLOT_BYTES` stay below 2^32
+//! (the destination buffer and the pool are smaller than every Bifrost
+//! memory heap).
 //!
 //! Grid: [`query_grid`]`(count)`: local size [`LOCAL_SIZE`]×1×1 and
 //! `ceil(max(count, 1) / 64)` workgroups in x; invocations `≥ count` do
