@@ -5,7 +5,9 @@
 //! Every shader the backend accepts must decode with `hw::isa` and
 //! disassemble to text that assembles back to the same bytes; every one it
 //! rejects must be a clean `CompileError::Unsupported` (never a panic, an
-//! encoding failure or malformed IR). `--nocapture` prints the table.
+//! encoding failure or malformed IR). The driver's own GPU kernels
+//! (`compiler::kernels::all`) must compile for v6 and v7 and round-trip the
+//! same way. `--nocapture` prints the table.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -84,4 +86,34 @@ fn corpus_compiles_or_is_cleanly_unsupported() {
     eprintln!("{ok} compiled, {unsupported} unsupported");
     assert!(bugs.is_empty(), "{}", bugs.join("\n"));
     assert!(ok > 0);
+}
+
+#[test]
+fn driver_kernels_compile_and_round_trip() {
+    use bifrost_vk::hw::Arch;
+    for k in bifrost_vk::compiler::kernels::all() {
+        let name = &k.shader.info.name;
+        k.shader
+            .validate()
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        for arch in [Arch::V6, Arch::V7] {
+            let bin = compile(
+                &k.shader,
+                Options {
+                    arch: arch.into(),
+                    push_uniform_words: Some(k.words),
+                },
+            )
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let body = &bin.code[..bin.code.len() - 128];
+            bifrost_vk::hw::isa::decode_shader(&bin.code).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let text = disasm::disassemble(&bin.code).unwrap();
+            assert!(asm::assemble(&text).unwrap() == body, "{name}: round trip");
+            let st = bin.stats;
+            eprintln!(
+                "{name:20} {arch:?}: {:4} instr {:4} tuples {:3} clauses {:2} regs",
+                st.instructions, st.tuples, st.clauses, bin.work_registers
+            );
+        }
+    }
 }

@@ -35,16 +35,12 @@
 //! The instance count is read from memory (an indirect draw's record, or a
 //! word the driver wrote) for the same reason.
 
+pub use super::Kernel;
+use super::{add_bytes, kernel_shader, uniform};
 use crate::compiler::ir::*;
 use crate::compiler::passes::lower_xfb::{
     ProvokingVertex, XFB_MAX_BUFFERS, XfbIndexBuffer, XfbTopology, xfb_param,
 };
-
-/// A kernel and the number of 64-bit push-uniform words it reads.
-pub struct Kernel {
-    pub shader: Shader,
-    pub words: u32,
-}
 
 /// Push-uniform words of [`advance`] (64-bit each).
 pub mod advance_words {
@@ -68,28 +64,6 @@ pub mod counter_words {
     /// counter offset), 0 when absent.
     pub const COUNTERS: u32 = 1;
     pub const COUNT: u32 = 5;
-}
-
-fn kernel_shader(name: &str) -> Shader {
-    let mut s = Shader::new(Stage::Compute);
-    s.info.name = name.into();
-    s.info.local_size = [1, 1, 1];
-    s
-}
-
-fn uniform(b: &mut Builder<'_>, ty: ValueType, byte_offset: u32) -> Value {
-    b.load(
-        Intrinsic::LoadUniform {
-            offset: byte_offset,
-        },
-        ty,
-        &[],
-    )
-}
-
-fn add_bytes(b: &mut Builder<'_>, address: Value, bytes: u32) -> Value {
-    let k = b.imm_u64(u64::from(bytes));
-    b.alu(AluOp::Iadd, &[address, k])
 }
 
 fn load_u32(b: &mut Builder<'_>, address: Value, bytes: u32) -> Value {
@@ -122,7 +96,7 @@ fn if_nonzero(b: &mut Builder<'_>, address: Value, f: impl FnOnce(&mut Builder<'
 /// The advance kernel (module docs).
 pub fn advance() -> Kernel {
     use advance_words::*;
-    let mut s = kernel_shader("xfb_advance");
+    let mut s = kernel_shader("xfb_advance", [1, 1, 1]);
     let mut b = Builder::new(&mut s);
     let u32t = ValueType::U32;
     let u64t = ValueType::U64;
@@ -204,7 +178,7 @@ pub fn end() -> Kernel {
 
 fn counters_kernel(name: &str, begin: bool) -> Kernel {
     use counter_words::*;
-    let mut s = kernel_shader(name);
+    let mut s = kernel_shader(name, [1, 1, 1]);
     let mut b = Builder::new(&mut s);
     let u64t = ValueType::U64;
     let offsets = uniform(&mut b, u64t, 8 * OFFSETS);
@@ -456,7 +430,7 @@ fn emit_run(
 pub fn restart() -> Kernel {
     use restart_words::*;
     use xfb_param::{FLAG_FAN, FLAG_FAN_LAST, FLAG_ODD_SWAP, FLAG_ODD_SWAP_LAST};
-    let mut s = kernel_shader("xfb_restart");
+    let mut s = kernel_shader("xfb_restart", [1, 1, 1]);
     let mut b = Builder::new(&mut s);
     let u32t = ValueType::U32;
     let flags = half(&mut b, RESTART, true);
