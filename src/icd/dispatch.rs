@@ -143,6 +143,10 @@ pub static ENTRIES: &[Entry] = entries! {
     Device "vkCmdSetStencilCompareMask" => cmd::vkCmdSetStencilCompareMask, PFN_vkCmdSetStencilCompareMask;
     Device "vkCmdSetStencilWriteMask" => cmd::vkCmdSetStencilWriteMask, PFN_vkCmdSetStencilWriteMask;
     Device "vkCmdSetStencilReference" => cmd::vkCmdSetStencilReference, PFN_vkCmdSetStencilReference;
+    Device "vkCmdCopyBuffer" => cmd::vkCmdCopyBuffer, PFN_vkCmdCopyBuffer;
+    Device "vkCmdFillBuffer" => cmd::vkCmdFillBuffer, PFN_vkCmdFillBuffer;
+    Device "vkCmdUpdateBuffer" => cmd::vkCmdUpdateBuffer, PFN_vkCmdUpdateBuffer;
+    Device "vkCmdCopyQueryPoolResults" => cmd::vkCmdCopyQueryPoolResults, PFN_vkCmdCopyQueryPoolResults;
     // VK_EXT_transform_feedback
     Device "vkCmdBindTransformFeedbackBuffersEXT" => cmd::vkCmdBindTransformFeedbackBuffersEXT, PFN_vkCmdBindTransformFeedbackBuffersEXT;
     Device "vkCmdBeginTransformFeedbackEXT" => cmd::vkCmdBeginTransformFeedbackEXT, PFN_vkCmdBeginTransformFeedbackEXT;

@@ -1,4 +1,5 @@
-//! The driver's own GPU kernels (XFB Begin/advance/End today), built in IR
+//! The driver's own GPU kernels (XFB Begin/advance/End, buffer copy and
+//! fill, query-result copies), built in IR
 //! by `compiler::kernels`, compiled by our backend for the device's
 //! architecture on first use, uploaded once into an executable BO and kept
 //! for the device's lifetime.
@@ -8,7 +9,7 @@ use std::sync::{Mutex, OnceLock};
 use ash::vk;
 
 use crate::compiler::bifrost::{Options, compile};
-use crate::compiler::kernels::xfb::{self, Kernel};
+use crate::compiler::kernels::{Kernel, query, transfer, xfb};
 use crate::hw::Arch;
 use crate::jm::ShaderCode;
 use crate::kmod;
@@ -20,9 +21,12 @@ pub enum KernelId {
     XfbBegin = 0,
     XfbAdvance = 1,
     XfbEnd = 2,
+    CopyBuffer = 3,
+    FillBuffer = 4,
+    CopyQueryResults = 5,
 }
 
-const KERNELS: usize = 3;
+const KERNELS: usize = 6;
 
 impl KernelId {
     fn build(self) -> Kernel {
@@ -30,6 +34,9 @@ impl KernelId {
             KernelId::XfbBegin => xfb::begin(),
             KernelId::XfbAdvance => xfb::advance(),
             KernelId::XfbEnd => xfb::end(),
+            KernelId::CopyBuffer => transfer::copy_buffer(),
+            KernelId::FillBuffer => transfer::fill_buffer(),
+            KernelId::CopyQueryResults => query::copy_query_results(),
         }
     }
 }

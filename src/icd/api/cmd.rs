@@ -368,3 +368,54 @@ crate::vk_entry_points! {
         log::warn!("vkCmdDrawIndirectByteCountEXT: transformFeedbackDraw is not supported (invalid usage)");
     }
 }
+
+fn buffer<'a>(b: vk::Buffer) -> VkResult<&'a Buffer> {
+    // SAFETY: the caller passes a live buffer (valid usage).
+    unsafe { handle::handle::<Buffer>(b.as_raw()) }
+}
+
+crate::vk_entry_points! {
+    fn vkCmdCopyBuffer(
+        command_buffer: vk::CommandBuffer,
+        src_buffer: vk::Buffer,
+        dst_buffer: vk::Buffer,
+        region_count: u32,
+        p_regions: *const vk::BufferCopy,
+    ) {
+        let (Ok(src), Ok(dst)) = (buffer(src_buffer), buffer(dst_buffer)) else { return };
+        let regions = slice(p_regions, region_count);
+        with(command_buffer, |r| r.copy_buffer(src, dst, regions));
+    }
+
+    fn vkCmdFillBuffer(command_buffer: vk::CommandBuffer, dst_buffer: vk::Buffer, dst_offset: vk::DeviceSize, size: vk::DeviceSize, data: u32) {
+        let Ok(dst) = buffer(dst_buffer) else { return };
+        with(command_buffer, |r| r.fill_buffer(dst, dst_offset, size, data));
+    }
+
+    fn vkCmdUpdateBuffer(
+        command_buffer: vk::CommandBuffer,
+        dst_buffer: vk::Buffer,
+        dst_offset: vk::DeviceSize,
+        data_size: vk::DeviceSize,
+        p_data: *const std::ffi::c_void,
+    ) {
+        let Ok(dst) = buffer(dst_buffer) else { return };
+        let Ok(n) = u32::try_from(data_size) else { return };
+        let data = slice(p_data.cast::<u8>(), n);
+        with(command_buffer, |r| r.update_buffer(dst, dst_offset, data));
+    }
+
+    fn vkCmdCopyQueryPoolResults(
+        command_buffer: vk::CommandBuffer,
+        query_pool: vk::QueryPool,
+        first_query: u32,
+        query_count: u32,
+        dst_buffer: vk::Buffer,
+        dst_offset: vk::DeviceSize,
+        stride: vk::DeviceSize,
+        flags: vk::QueryResultFlags,
+    ) {
+        let (Ok(qp), Ok(dst)) = (handle::handle::<QueryPool>(query_pool.as_raw()), buffer(dst_buffer)) else { return };
+        with(command_buffer, |r| r.copy_query_results(qp, first_query, query_count, dst, dst_offset, stride, flags));
+    }
+}

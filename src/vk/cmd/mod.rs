@@ -7,7 +7,7 @@
 //! - `state.rs`: the state tracker (bound pipelines, descriptor sets, push
 //!   constants, vertex/index buffers, the render pass);
 //! - one file per command family: `draw.rs`, `dispatch.rs`, `xfb.rs`,
-//!   `query.rs`, `barrier.rs`.
+//!   `query.rs`, `barrier.rs`, `transfer.rs`.
 
 mod barrier;
 mod dispatch;
@@ -15,6 +15,7 @@ mod draw;
 mod query;
 mod recording;
 mod state;
+mod transfer;
 mod xfb;
 
 use std::sync::{Arc, Mutex};

@@ -47,6 +47,17 @@ pub type Counter = Option<(u64, crate::kmod::BoHandle)>;
 impl Recording {
     /// One run of an internal kernel (1×1×1) with `words` as its push uniforms.
     pub fn run_kernel(&mut self, id: KernelId, words: &[u64], deps: [u16; 2]) -> Result<u16, Fail> {
+        self.run_kernel_grid(id, words, ([1, 1, 1], [1, 1, 1]), deps)
+    }
+
+    /// An internal kernel over a grid of (local size, workgroups).
+    pub fn run_kernel_grid(
+        &mut self,
+        id: KernelId,
+        words: &[u64],
+        (local_size, groups): ([u32; 3], [u32; 3]),
+        deps: [u16; 2],
+    ) -> Result<u16, Fail> {
         let core = self.core.clone();
         let k = core.kernels.get(&core.kdev, core.arch, id)?;
         self.rec.use_bo(k.bo_handle());
@@ -55,8 +66,8 @@ impl Recording {
                 binary: &k.binary,
                 code: k.va(),
                 push_uniforms: words,
-                local_size: [1, 1, 1],
-                groups: [1, 1, 1],
+                local_size,
+                groups,
                 ubos: &[],
                 attributes: None,
             },
