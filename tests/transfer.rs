@@ -195,10 +195,10 @@ fn query_results_copied_on_the_gpu() {
         let b = dst.bytes();
         let u64_at = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
         let u32_at = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
-        for q in 0..2 {
-            assert_eq!(u64_at(24 * q), host[q][0], "query {q} value");
+        for (q, [value, _]) in host.iter().enumerate() {
+            assert_eq!(u64_at(24 * q), *value, "query {q} value");
             assert_eq!(u64_at(24 * q + 8), 1, "query {q} available");
-            assert_eq!(u32_at(96 + 8 * q), host[q][0] as u32, "32-bit value");
+            assert_eq!(u32_at(96 + 8 * q), *value as u32, "32-bit value");
             assert_eq!(u32_at(96 + 8 * q + 4), 1);
         }
         assert!(host[1][0] >= host[0][0]);

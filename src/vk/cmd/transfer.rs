@@ -104,7 +104,8 @@ impl Recording {
         });
     }
 
-    /// vkCmdCopyQueryPoolResults.
+    /// vkCmdCopyQueryPoolResults (its parameters, as the command has them).
+    #[allow(clippy::too_many_arguments)]
     pub fn copy_query_results(
         &mut self,
         qp: &QueryPool,
