@@ -7,7 +7,7 @@
 //! on v7 (8-lane warps) and v6 (4-lane warps). Skipped without the data.
 
 use bifrost_vk::kmod::sim::SimModel;
-use bifrost_vk::kmod::sim::testing::{Buffer, Run, SimGpu, binary_from_code};
+use bifrost_vk::testing::{Buffer, Run, SimGpu, binary_from_code};
 
 fn code(name: &str) -> Option<Vec<u8>> {
     std::fs::read(format!(

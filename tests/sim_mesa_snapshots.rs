@@ -5,7 +5,7 @@
 
 use bifrost_vk::hw::snapshot::Snapshot;
 use bifrost_vk::kmod::sim::SimModel;
-use bifrost_vk::kmod::sim::testing::SimGpu;
+use bifrost_vk::testing::SimGpu;
 
 fn snapshot(name: &str) -> Option<Snapshot> {
     let path = format!(

@@ -3,7 +3,7 @@
 //!
 //! ```no_run
 //! use bifrost_vk::kmod::sim::SimModel;
-//! use bifrost_vk::kmod::sim::testing::{SimGpu, binary_from_code};
+//! use bifrost_vk::testing::{SimGpu, binary_from_code};
 //! # let code: Vec<u8> = Vec::new();
 //! let mut gpu = SimGpu::new(SimModel::G52);        // or G72 (v6, 4-lane warps)
 //! let out = gpu.alloc(4096);                       // zero-filled GPU buffer
@@ -28,10 +28,6 @@
 
 use std::sync::Arc;
 
-use super::compute::JobCounters;
-use super::jobs::{JobFault, exception};
-use super::shader::Counters;
-use super::{SimDevice, SimModel};
 use crate::compiler::bifrost::binary::ShaderBinary;
 use crate::hw::Arch;
 use crate::hw::job::{JOB_HEADER, header};
@@ -39,6 +35,10 @@ use crate::hw::snapshot::Snapshot;
 use crate::jm::{
     AttributeTables, ComputeJob, GpuPool, JobChain, VertexJob, add_compute_job, add_vertex_job,
 };
+use crate::kmod::sim::compute::JobCounters;
+use crate::kmod::sim::jobs::{JobFault, exception};
+use crate::kmod::sim::shader::Counters;
+use crate::kmod::sim::{SimDevice, SimModel};
 use crate::kmod::{
     BoHandle, BoInfo, BoStats, Device, KernelDevice, KmodError, KmodResult, Param, Submit,
     SyncobjHandle,
