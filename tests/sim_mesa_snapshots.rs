@@ -1,5 +1,5 @@
 //! Mesa's own compute binaries, replayed from PanVk's job-chain snapshots
-//! (`shared/reference/mesa-g52/jobchains`) on the simulated G52, with inputs
+//! (the reference vectors, docs/DESIGN.md) on the simulated G52, with inputs
 //! written into the snapshot's buffers and the results checked against what
 //! the GLSL computes. Skipped when the reference data is missing.
 

@@ -2,10 +2,11 @@
 //! every memory block (GPU VA, bytes) a job chain may reach.
 //!
 //! The driver writes one per submit when `BIFROST_VK_DUMP=<dir>` is set (both
-//! kmod backends), the dump tool reads them, and Mesa's PanVk snapshots in
-//! `shared/reference/mesa-g52/jobchains/` use the same layout, so one reader
-//! serves both. Layout (little-endian, no padding): magic `PANSNAP1`, u32
-//! gpu_id, u32 flags (0), u64 jc, then records of u64 gpu_va, u64 size, bytes.
+//! kmod backends), the dump tool reads them, and the reference vectors' PanVk
+//! job-chain snapshots (docs/DESIGN.md "The reference vectors") use the same
+//! layout, so one reader serves both. Layout (little-endian, no padding):
+//! magic `PANSNAP1`, u32 gpu_id, u32 flags (0), u64 jc, then records of u64
+//! gpu_va, u64 size, bytes.
 
 use std::io::{self, Write};
 
