@@ -19,7 +19,8 @@
 //! More: [`SimGpu::run_compute_job`] (UBOs, attribute tables),
 //! [`SimGpu::run_vertex_job`], [`SimGpu::load_snapshot`] + [`SimGpu::submit`]
 //! (replay a PANSNAP1 memory image at its own addresses), `write_*`/`read_*`
-//! helpers for harness buffers.
+//! helpers for harness buffers. Submits are dumped like the driver's
+//! (`BIFROST_VK_DUMP`, or [`SimGpu::with_dump_dir`]), harness buffers included.
 //!
 //! Everything goes through the [`KernelDevice`] trait like the driver
 //! does (BO creation, submit, syncobj wait); the harness only adds the
@@ -143,6 +144,12 @@ impl KernelDevice for SharedSim {
     fn bo_stats(&self) -> BoStats {
         self.0.bo_stats()
     }
+    fn live_bos(&self) -> Vec<BoInfo> {
+        self.0.live_bos()
+    }
+    fn bo_read(&self, bo: &BoInfo, out: &mut [u8]) -> KmodResult<()> {
+        self.0.bo_read(bo, out)
+    }
 }
 
 /// A simulated GPU with a BO list and a descriptor pool, for tests.
@@ -162,8 +169,18 @@ unsafe impl Send for SimGpu {}
 
 impl SimGpu {
     pub fn new(model: SimModel) -> SimGpu {
+        let dump_dir = std::env::var_os("BIFROST_VK_DUMP").map(std::path::PathBuf::from);
+        SimGpu::with_dump_dir(model, dump_dir)
+    }
+
+    /// Like [`SimGpu::new`], with submit dumps written to `dump_dir` (None:
+    /// none) instead of where `BIFROST_VK_DUMP` says.
+    pub fn with_dump_dir(model: SimModel, dump_dir: Option<std::path::PathBuf>) -> SimGpu {
         let sim = Arc::new(SimDevice::new(model));
-        let dev = Arc::new(Device::new(Box::new(SharedSim(sim.clone()))));
+        let dev = Arc::new(Device::with_dump_dir(
+            Box::new(SharedSim(sim.clone())),
+            dump_dir,
+        ));
         SimGpu {
             pool: GpuPool::new(dev.clone()),
             sim,

@@ -343,4 +343,12 @@ impl KernelDevice for SimDevice {
     fn bo_stats(&self) -> BoStats {
         self.bos.lock().unwrap().stats()
     }
+
+    fn live_bos(&self) -> Vec<BoInfo> {
+        self.bos.lock().unwrap().infos()
+    }
+
+    fn bo_read(&self, bo: &BoInfo, out: &mut [u8]) -> KmodResult<()> {
+        self.bos.lock().unwrap().read(bo.handle, out)
+    }
 }
