@@ -6,7 +6,7 @@
 //! `cargo bench --bench sim_shader_core`
 
 use bifrost_vk::kmod::sim::SimModel;
-use bifrost_vk::kmod::sim::testing::{SimGpu, binary_from_code};
+use bifrost_vk::testing::{SimGpu, binary_from_code};
 use divan::counter::ItemsCount;
 
 fn main() {

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Debian 12 packages the driver's scripts and tests need: the Khronos loader
-# (libvulkan1), its headers and vk.xml (libvulkan-dev) and vulkaninfo
-# (vulkan-tools). Runs apt-get non-interactively; uses sudo when not root.
+# (libvulkan1), its headers and vk.xml (libvulkan-dev), vulkaninfo
+# (vulkan-tools) and valgrind (scripts/valgrind.sh, run by CI). Runs apt-get
+# non-interactively; uses sudo when not root.
 set -euo pipefail
 
-packages=(libvulkan1 libvulkan-dev vulkan-tools)
+packages=(libvulkan1 libvulkan-dev vulkan-tools valgrind)
 
 missing=()
 for p in "${packages[@]}"; do

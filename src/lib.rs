@@ -7,5 +7,9 @@ pub mod hw;
 pub mod icd;
 pub mod jm;
 pub mod kmod;
+/// Test support (the simulator harness); only with the `testing` feature,
+/// which tests, benches and tools get through a dev-dependency on this crate.
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod util;
 pub mod vk;

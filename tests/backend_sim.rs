@@ -8,7 +8,7 @@ mod differential;
 use bifrost_vk::compiler::bifrost::{Options, compile};
 use bifrost_vk::compiler::ir::Shader;
 use bifrost_vk::kmod::sim::SimModel;
-use bifrost_vk::kmod::sim::testing::SimGpu;
+use bifrost_vk::testing::SimGpu;
 
 /// Runs `text` on the simulator and the interpreter over `groups`
 /// workgroups. FAU words: `words(out_va)`; one output buffer of `size`

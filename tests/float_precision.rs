@@ -23,7 +23,7 @@
 use bifrost_vk::compiler::bifrost::{Options, compile};
 use bifrost_vk::compiler::ir::Shader;
 use bifrost_vk::kmod::sim::SimModel;
-use bifrost_vk::kmod::sim::testing::SimGpu;
+use bifrost_vk::testing::SimGpu;
 
 /// Threads per workgroup.
 const LOCAL: u32 = 64;

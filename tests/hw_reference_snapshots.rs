@@ -1,6 +1,6 @@
 //! Our job-chain printer (`hw::decode`, `bifrost-dump`) against Mesa's
-//! pandecode listings of the reference snapshots in
-//! `shared/reference/mesa-g52/jobchains/`.
+//! pandecode listings of the PanVk job-chain snapshots among the reference
+//! vectors (docs/DESIGN.md "The reference vectors").
 //!
 //! - `jc_null_write_value`: the whole listing is equal, byte for byte (the two
 //!   `//` lines the harness wrote are skipped).

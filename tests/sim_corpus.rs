@@ -43,7 +43,7 @@ use bifrost_vk::compiler::ir::*;
 use bifrost_vk::compiler::passes::*;
 use bifrost_vk::compiler::spirv;
 use bifrost_vk::kmod::sim::SimModel;
-use bifrost_vk::kmod::sim::testing::SimGpu;
+use bifrost_vk::testing::SimGpu;
 
 #[path = "support/varyings.rs"]
 mod varyings;

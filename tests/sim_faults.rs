@@ -8,7 +8,7 @@
 use bifrost_vk::compiler::bifrost::asm::assemble;
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::kmod::sim::shader::{set_clause_limit, status};
-use bifrost_vk::kmod::sim::testing::{SimGpu, binary_from_code};
+use bifrost_vk::testing::{SimGpu, binary_from_code};
 
 /// Stores the global invocation id x to u0 + 4 * id (one STORE per thread).
 const STORE_ID: &str = "clause_0:

@@ -1,13 +1,14 @@
-//! Mesa's standalone compute binaries (`shared/reference/mesa-g52/shaders`)
-//! run through the COMPUTE job emitter (`jm::compute`) on the simulated GPU,
-//! with PanVk's descriptor conventions reproduced: FAU word 0/1 = compute
-//! sysvals (workgroup base, group count), word 2 = descriptor set 0 (32-byte
-//! storage-buffer entries: address, size), word 3 = the user push constants
-//! (what the PanVk snapshots show). Results are checked against the GLSL,
-//! on v7 (8-lane warps) and v6 (4-lane warps). Skipped without the data.
+//! Mesa's standalone compute binaries (the reference vectors' G52 shaders,
+//! see docs/DESIGN.md "The reference vectors") run through the COMPUTE job
+//! emitter (`jm::compute`) on the simulated GPU, with PanVk's descriptor
+//! conventions reproduced: FAU word 0/1 = compute sysvals (workgroup base,
+//! group count), word 2 = descriptor set 0 (32-byte storage-buffer entries:
+//! address, size), word 3 = the user push constants (what the PanVk snapshots
+//! show). Results are checked against the GLSL, on v7 (8-lane warps) and v6
+//! (4-lane warps). Skipped without the data.
 
 use bifrost_vk::kmod::sim::SimModel;
-use bifrost_vk::kmod::sim::testing::{Buffer, Run, SimGpu, binary_from_code};
+use bifrost_vk::testing::{Buffer, Run, SimGpu, binary_from_code};
 
 fn code(name: &str) -> Option<Vec<u8>> {
     std::fs::read(format!(

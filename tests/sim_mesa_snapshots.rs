@@ -1,11 +1,11 @@
 //! Mesa's own compute binaries, replayed from PanVk's job-chain snapshots
-//! (`shared/reference/mesa-g52/jobchains`) on the simulated G52, with inputs
+//! (the reference vectors, docs/DESIGN.md) on the simulated G52, with inputs
 //! written into the snapshot's buffers and the results checked against what
 //! the GLSL computes. Skipped when the reference data is missing.
 
 use bifrost_vk::hw::snapshot::Snapshot;
 use bifrost_vk::kmod::sim::SimModel;
-use bifrost_vk::kmod::sim::testing::SimGpu;
+use bifrost_vk::testing::SimGpu;
 
 fn snapshot(name: &str) -> Option<Snapshot> {
     let path = format!(

@@ -19,7 +19,7 @@ use bifrost_vk::compiler::passes::{IoLayout, lower_io};
 use bifrost_vk::jm::AttributeTables;
 use bifrost_vk::jm::varying::VaryingBufferKind;
 use bifrost_vk::kmod::sim::SimModel;
-use bifrost_vk::kmod::sim::testing::SimGpu;
+use bifrost_vk::testing::SimGpu;
 use varyings::{
     VaryingBytes, VaryingJob, attribute_span, attribute_tables, first_difference, run_and_expect,
 };

@@ -10,7 +10,7 @@ use bifrost_vk::hw::format::{ComponentType as C, VertexFormat};
 use bifrost_vk::hw::layouts;
 use bifrost_vk::jm::{AttributeTables, VertexJob};
 use bifrost_vk::kmod::sim::SimModel;
-use bifrost_vk::kmod::sim::testing::SimGpu;
+use bifrost_vk::testing::SimGpu;
 
 const VERTICES: u32 = 5;
 const INSTANCES: u32 = 2;
@@ -197,7 +197,7 @@ ds(0) eos store
 fn ld_attr_formats() {
     use bifrost_vk::compiler::bifrost::asm::assemble;
     use bifrost_vk::jm::ComputeJob;
-    use bifrost_vk::kmod::sim::testing::binary_from_code;
+    use bifrost_vk::testing::binary_from_code;
     let h = |x: f32| x.to_bits();
     // (format, register format, element bytes, expected words of element 1)
     let cases: Vec<(VertexFormat, &str, Vec<u8>, [u32; 4])> = vec![

@@ -19,7 +19,7 @@ use bifrost_vk::hw::layouts;
 use bifrost_vk::hw::storage::local_storage as ls;
 use bifrost_vk::jm::{ComputeJob, add_compute_job};
 use bifrost_vk::kmod::sim::SimModel;
-use bifrost_vk::kmod::sim::testing::SimGpu;
+use bifrost_vk::testing::SimGpu;
 
 /// Each of 4 invocations: `before` = shared[lid] (never written by this
 /// workgroup yet), shared[lid] = marker(workgroup, lid), barrier, then

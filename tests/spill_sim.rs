@@ -12,7 +12,7 @@ use bifrost_vk::compiler::ir::Shader;
 use bifrost_vk::compiler::ir::interp::{DrawState, InvocationIds, Memory, run_invocation};
 use bifrost_vk::jm::{AttributeTables, VertexJob};
 use bifrost_vk::kmod::sim::SimModel;
-use bifrost_vk::kmod::sim::testing::SimGpu;
+use bifrost_vk::testing::SimGpu;
 
 /// Compiles `text`, runs it on both models and the interpreter over
 /// `groups` workgroups (FAU word 0 = the buffer's address) and compares the

@@ -17,7 +17,7 @@ use bifrost_vk::compiler::kernels::Kernel;
 use bifrost_vk::compiler::kernels::query::{self, QueryCopy, flags};
 use bifrost_vk::compiler::kernels::transfer::{self, CHUNK_BYTES};
 use bifrost_vk::kmod::sim::SimModel;
-use bifrost_vk::kmod::sim::testing::{Run, SimGpu};
+use bifrost_vk::testing::{Run, SimGpu};
 
 const SENTINEL: u8 = 0xA5;
 /// Sentinel bytes checked on each side of a destination range.

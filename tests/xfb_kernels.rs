@@ -16,7 +16,7 @@ use bifrost_vk::compiler::passes::lower_xfb::{
 };
 use bifrost_vk::compiler::xfb_reference::RefTopology;
 use bifrost_vk::kmod::sim::SimModel;
-use bifrost_vk::kmod::sim::testing::SimGpu;
+use bifrost_vk::testing::SimGpu;
 
 #[path = "support/xfb_shaders.rs"]
 mod xfb_shaders;

@@ -614,7 +614,7 @@ fn variant_on_the_simulator_matches_the_reference() {
     use bifrost_vk::hw::format::{ComponentType, VertexFormat};
     use bifrost_vk::jm::{AttributeTables, ComputeJob};
     use bifrost_vk::kmod::sim::SimModel;
-    use bifrost_vk::kmod::sim::testing::SimGpu;
+    use bifrost_vk::testing::SimGpu;
 
     let outs = standard_outputs();
     let v = make_variant(&outs);

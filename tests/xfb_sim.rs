@@ -47,7 +47,7 @@ use bifrost_vk::hw::{Arch, layouts};
 use bifrost_vk::jm::{AttributeTables, Indexing, XfbJob, add_xfb_job, pack_attribute_buffer};
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::kmod::sim::shader::Counters;
-use bifrost_vk::kmod::sim::testing::{Buffer, SimGpu};
+use bifrost_vk::testing::{Buffer, SimGpu};
 
 #[path = "support/xfb_shaders.rs"]
 mod xfb_shaders;

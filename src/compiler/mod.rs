@@ -14,6 +14,8 @@ pub mod kernels;
 pub mod passes;
 pub mod pipeline;
 pub mod spirv;
+/// The spec's XFB rules as an oracle for tests (not part of the driver).
+#[cfg(any(test, feature = "testing"))]
 pub mod xfb_reference;
 
 pub use pipeline::{FrontError, FrontShaders, LoweredShader, Variant, compile_front};

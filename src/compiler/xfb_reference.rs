@@ -2,36 +2,40 @@
 //! its XFB buffers, computed in plain Rust from the draw parameters and the
 //! per-vertex values of the captured outputs.
 //!
-//! This module is the *contract* (facts/xfb-spec-and-peers.md §1.1–§1.5)
-//! written as executable code. It is used by `tests/xfb_matrix.rs` (lowered
-//! XFB variant run in the IR interpreter vs. this) and later by the
-//! simulator tests of the backend (compiled variant on the simulated GPU vs.
-//! this). It must never depend on the IR, on `passes/lower_xfb.rs` or on any
-//! driver code: it is written from the spec's rules only, as a primitive
-//! assembler over the vertex stream, so that a shared mistake is unlikely.
+//! This module is the *contract* (the Vulkan specification's rules, summed up
+//! in docs/DESIGN.md "Transform feedback") written as executable code. It is
+//! used by `tests/xfb_matrix.rs` (lowered XFB variant run in the IR
+//! interpreter vs. this) and later by the simulator tests of the backend
+//! (compiled variant on the simulated GPU vs. this). It must never depend on
+//! the IR, on `passes/lower_xfb.rs` or on any driver code: it is written from
+//! the spec's rules only, as a primitive assembler over the vertex stream, so
+//! that a shared mistake is unlikely.
 //!
-//! Rules implemented:
-//! - §1.2 vertex order: provoking-vertex-preserving order for
+//! Rules implemented (Vulkan spec sections in parentheses; Vulkan-Docs
+//! chapters/vertexpostproc.adoc and chapters/drawing.adoc):
+//! - vertex order ("Transform Feedback", "Primitive Topologies"):
+//!   provoking-vertex-preserving order for
 //!   `VK_PROVOKING_VERTEX_MODE_FIRST_VERTEX` (the provoking vertex is written
 //!   first); odd triangle-strip triangles are `v_i, v_i+2, v_i+1`; fan
 //!   triangles are `v_i+1, v_i+2, v_0`; adjacency topologies capture only the
 //!   main line/triangle. [`ProvokingOrder::Last`] gives the LAST-vertex
 //!   preserving alternative of the same table (not used by the variant).
-//! - §1.3 instances in order: all primitives of instance 0, then instance 1...
-//!   `firstInstance` only changes `gl_InstanceIndex`.
-//! - §1.4 primitive restart (indexed draws only): the restart value is
-//!   compared with the index *before* `vertexOffset` is added; it drops the
-//!   pending incomplete primitive and restarts assembly (strip parity, fan
-//!   centre). Incomplete primitives are never captured.
-//! - §1.5 whole primitives only: a primitive is written only if it fits
-//!   (`vertices × XfbStride` bytes from the current write offset) in the
-//!   effective bound range of *every* bound buffer that the shader captures
-//!   to; otherwise nothing of it is written, `primitives_needed` still counts
-//!   it and the write offsets do not advance. Nothing is written outside the
-//!   bound range.
-//! - §1.1 bytes of a stride not covered by an output stay untouched (we write
-//!   per component); outputs of an unbound buffer are dropped and the buffer
-//!   does not constrain overflow.
+//! - instances in order ("Primitive Order"): all primitives of instance 0,
+//!   then instance 1... `firstInstance` only changes `gl_InstanceIndex`.
+//! - primitive restart, indexed draws only
+//!   (`VkPipelineInputAssemblyStateCreateInfo::primitiveRestartEnable`): the
+//!   restart value is compared with the index *before* `vertexOffset` is
+//!   added; it drops the pending incomplete primitive and restarts assembly
+//!   (strip parity, fan centre). Incomplete primitives are never captured.
+//! - whole primitives only ("Transform Feedback", buffer overflow): a
+//!   primitive is written only if it fits (`vertices × XfbStride` bytes from
+//!   the current write offset) in the effective bound range of *every* bound
+//!   buffer that the shader captures to; otherwise nothing of it is written,
+//!   `primitives_needed` still counts it and the write offsets do not
+//!   advance. Nothing is written outside the bound range.
+//! - untouched holes ("Transform Feedback"): bytes of a stride not covered by
+//!   an output stay untouched (we write per component); outputs of an
+//!   unbound buffer are dropped and the buffer does not constrain overflow.
 //!
 //! Robust index reads: an index position at or beyond the end of the bound
 //! index data reads as 0 (the variant and the restart kernel do the same).
@@ -377,7 +381,7 @@ mod tests {
             primitives(&draw(TriangleListWithAdjacency, 12)),
             vec![vec![0, 2, 4], vec![6, 8, 10]]
         );
-        // LAST-vertex-preserving column of the facts table.
+        // LAST-vertex-preserving order (provoking vertex last; module docs).
         let last = |t, n| {
             let mut d = draw(t, n);
             d.order = ProvokingOrder::Last;

@@ -2,7 +2,8 @@
 //! and "Compute Job Parameters" (24 B), identical on v6 and v7, plus the
 //! packed invocation encoding both the emitter and the simulator need.
 //!
-//! Invocation packing (facts §3.3): the six values `size x,y,z` (work-group
+//! Invocation packing (`panfrost_pack_work_groups_compute` in Mesa's
+//! src/panfrost/lib/pan_encoder.h): the six values `size x,y,z` (work-group
 //! size) and `count x,y,z` (number of work groups) are stored minus one in
 //! consecutive bit ranges of `Invocations`, each `ceil(log2(value))` bits
 //! wide; the five shift fields say where ranges 2..6 start. Graphics jobs use
@@ -208,7 +209,7 @@ pub fn bit_range(word: u32, lo: u32, hi: u32) -> u32 {
 mod tests {
     use super::*;
 
-    /// Worked by hand from facts §3.3, and checked against the PanVk
+    /// Worked by hand from Mesa's packing rule (module docs), and checked against the PanVk
     /// snapshots' pandecode listings.
     #[test]
     fn compute_examples() {

@@ -12,7 +12,7 @@
 //! `None` there.
 //!
 //! This module must never compute a register count or a preload mask from a
-//! shader; the compiler owns those facts, this module only places them.
+//! shader; the compiler owns those values, this module only places them.
 
 use super::Arch;
 use super::layout::{Field, Kind, Layout, Modifier};

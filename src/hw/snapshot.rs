@@ -2,10 +2,11 @@
 //! every memory block (GPU VA, bytes) a job chain may reach.
 //!
 //! The driver writes one per submit when `BIFROST_VK_DUMP=<dir>` is set (both
-//! kmod backends), the dump tool reads them, and Mesa's PanVk snapshots in
-//! `shared/reference/mesa-g52/jobchains/` use the same layout, so one reader
-//! serves both. Layout (little-endian, no padding): magic `PANSNAP1`, u32
-//! gpu_id, u32 flags (0), u64 jc, then records of u64 gpu_va, u64 size, bytes.
+//! kmod backends), the dump tool reads them, and the reference vectors' PanVk
+//! job-chain snapshots (docs/DESIGN.md "The reference vectors") use the same
+//! layout, so one reader serves both. Layout (little-endian, no padding):
+//! magic `PANSNAP1`, u32 gpu_id, u32 flags (0), u64 jc, then records of u64
+//! gpu_va, u64 size, bytes.
 
 use std::io::{self, Write};
 
@@ -46,16 +47,26 @@ pub fn write(
     jc: u64,
     blocks: &mut dyn Iterator<Item = (u64, &[u8])>,
 ) -> io::Result<()> {
+    write_header(out, gpu_id, jc)?;
+    for (va, bytes) in blocks {
+        write_block(out, va, bytes)?;
+    }
+    Ok(())
+}
+
+/// The 24-byte header; blocks follow ([`write_block`]).
+pub fn write_header(out: &mut impl Write, gpu_id: u32, jc: u64) -> io::Result<()> {
     out.write_all(MAGIC)?;
     out.write_all(&gpu_id.to_le_bytes())?;
     out.write_all(&0u32.to_le_bytes())?;
-    out.write_all(&jc.to_le_bytes())?;
-    for (va, bytes) in blocks {
-        out.write_all(&va.to_le_bytes())?;
-        out.write_all(&(bytes.len() as u64).to_le_bytes())?;
-        out.write_all(bytes)?;
-    }
-    Ok(())
+    out.write_all(&jc.to_le_bytes())
+}
+
+/// One block record: GPU VA, size, bytes.
+pub fn write_block(out: &mut impl Write, gpu_va: u64, bytes: &[u8]) -> io::Result<()> {
+    out.write_all(&gpu_va.to_le_bytes())?;
+    out.write_all(&(bytes.len() as u64).to_le_bytes())?;
+    out.write_all(bytes)
 }
 
 impl Snapshot {

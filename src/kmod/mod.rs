@@ -18,6 +18,10 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// Sequence number of submit dumps, process-wide: file names are never
+/// reused within a run, whichever device (or device address) wrote them.
+static DUMP_SEQ: AtomicU64 = AtomicU64::new(0);
+
 /// `PANFROST_JD_REQ_FS`: the chain holds fragment jobs and runs on job slot 0;
 /// every other chain runs on job slot 1.
 pub const JD_REQ_FS: u32 = 1 << 0;
@@ -154,6 +158,13 @@ pub trait KernelDevice: Send + Sync {
     fn bo_stats(&self) -> BoStats;
     /// Bytes of memory the GPU can use for BOs (the Vulkan heap size).
     fn memory_size(&self) -> u64;
+    /// Every BO alive on this device, whoever created it (the kernel knows
+    /// them all; the backend keeps the list). Used by the submit dump.
+    fn live_bos(&self) -> Vec<BoInfo>;
+    /// Copy the first `out.len()` bytes of a live BO (for the submit dump,
+    /// for BOs nobody mapped through [`Device`]). A BO closed meanwhile is
+    /// `NoSuchHandle`; the copy never reads freed memory.
+    fn bo_read(&self, bo: &BoInfo, out: &mut [u8]) -> KmodResult<()>;
 }
 
 /// CLOCK_MONOTONIC now, in nanoseconds (the clock of all kmod timeouts).
@@ -296,15 +307,16 @@ impl Bo {
     }
 }
 
-/// A backend plus the bookkeeping both backends need: the BO registry (for the
-/// submit dump), the product id, and the dump directory.
+/// A backend plus the bookkeeping both backends need: the BO registry (the
+/// CPU mappings of BOs made through it, reused by the submit dump), the
+/// product id, and the dump directory.
 pub struct Device {
     backend: Box<dyn KernelDevice>,
     prod_id: u32,
-    /// handle → (va, size, cpu pointer) of every live BO, for the dump.
+    /// handle → (va, size, cpu pointer) of every BO created through this
+    /// `Device` and not destroyed yet.
     bos: Mutex<BTreeMap<BoHandle, (u64, u64, usize)>>,
     dump_dir: Option<PathBuf>,
-    dump_seq: AtomicU64,
 }
 
 impl Device {
@@ -322,7 +334,6 @@ impl Device {
             prod_id,
             bos: Mutex::new(BTreeMap::new()),
             dump_dir,
-            dump_seq: AtomicU64::new(0),
         }
     }
 
@@ -369,31 +380,51 @@ impl Device {
         self.backend.submit(submit)
     }
 
+    /// Writes `<dir>/bifrost-vk-<pid>-<seq>.pansnap`: every BO alive on the
+    /// kernel device (not only those of this `Device` or of the SUBMIT's
+    /// list: a chain can reach any of them), read through this `Device`'s
+    /// mapping when it has one and copied by the backend otherwise.
     fn dump(&self, dir: &std::path::Path, jc: u64) {
-        let seq = self.dump_seq.fetch_add(1, Ordering::Relaxed);
+        let seq = DUMP_SEQ.fetch_add(1, Ordering::Relaxed);
         let path = dir.join(format!(
-            "bifrost-vk-{}-{:p}-{seq:06}.pansnap",
-            std::process::id(),
-            self as *const Device
+            "bifrost-vk-{}-{seq:06}.pansnap",
+            std::process::id()
         ));
-        let bos = self.bos.lock().unwrap();
-        // SAFETY: every registered pointer maps `size` bytes until bo_destroy,
-        // which needs this lock to unregister it.
-        let mut blocks = bos.values().map(|&(va, size, ptr)| {
-            (va, unsafe {
-                std::slice::from_raw_parts(ptr as *const u8, size as usize)
-            })
-        });
         let result = std::fs::create_dir_all(dir)
             .and_then(|_| std::fs::File::create(&path))
             .and_then(|f| {
                 let mut w = std::io::BufWriter::new(f);
-                crate::hw::snapshot::write(&mut w, self.prod_id, jc, &mut blocks)?;
+                self.write_snapshot(&mut w, jc)?;
                 std::io::Write::flush(&mut w)
             });
         match result {
             Ok(()) => log::info!("submit dump written to {}", path.display()),
             Err(e) => log::warn!("BIFROST_VK_DUMP: cannot write {}: {e}", path.display()),
         }
+    }
+
+    fn write_snapshot(&self, w: &mut impl std::io::Write, jc: u64) -> std::io::Result<()> {
+        // Held throughout: bo_destroy needs it to unmap a registered BO.
+        let mapped = self.bos.lock().unwrap();
+        let mut live = self.backend.live_bos();
+        live.sort_by_key(|bo| bo.gpu_va);
+        crate::hw::snapshot::write_header(w, self.prod_id, jc)?;
+        let mut copy = Vec::new();
+        for bo in &live {
+            if let Some(&(_, size, ptr)) = mapped.get(&bo.handle) {
+                // SAFETY: a registered pointer maps `size` bytes until
+                // bo_destroy, which cannot run while we hold the lock.
+                let bytes = unsafe { std::slice::from_raw_parts(ptr as *const u8, size as usize) };
+                crate::hw::snapshot::write_block(w, bo.gpu_va, bytes)?;
+                continue;
+            }
+            copy.resize(bo.size as usize, 0);
+            match self.backend.bo_read(bo, &mut copy) {
+                Ok(()) => crate::hw::snapshot::write_block(w, bo.gpu_va, &copy)?,
+                // Closed by its owner since live_bos(): it is not live any more.
+                Err(e) => log::debug!("BIFROST_VK_DUMP: BO {} skipped: {e}", bo.handle),
+            }
+        }
+        Ok(())
     }
 }

@@ -2,7 +2,41 @@
 //!
 //! Nothing here knows about Vulkan or the GPU.
 
-use std::sync::Once;
+use std::sync::{Once, RwLock};
+
+/// The driver's logger. It lives in a static of this library, not in a box
+/// handed to `log` (`env_logger::Builder::try_init` leaks one): the Vulkan
+/// loader unloads the driver at vkDestroyInstance, and a boxed logger would
+/// stay allocated with nothing pointing at it (valgrind: "definitely lost").
+/// [`drop_logger`] frees it when the library is unloaded.
+struct DriverLogger(RwLock<Option<env_logger::Logger>>);
+
+static LOGGER: DriverLogger = DriverLogger(RwLock::new(None));
+
+impl log::Log for DriverLogger {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        match self.0.read() {
+            Ok(l) => l.as_ref().is_some_and(|l| l.enabled(metadata)),
+            Err(_) => false,
+        }
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if let Ok(l) = self.0.read()
+            && let Some(l) = l.as_ref()
+        {
+            l.log(record);
+        }
+    }
+
+    fn flush(&self) {
+        if let Ok(l) = self.0.read()
+            && let Some(l) = l.as_ref()
+        {
+            l.flush();
+        }
+    }
+}
 
 /// Install the driver's logger once. `BIFROST_VK_LOG` takes env_logger
 /// filter syntax (`warn`, `debug`, `bifrost_vk::kmod=trace` ...); default `warn`.
@@ -14,11 +48,34 @@ pub fn init_logging() {
         let env = env_logger::Env::new()
             .filter_or("BIFROST_VK_LOG", "warn")
             .write_style("BIFROST_VK_LOG_STYLE");
-        let _ = env_logger::Builder::from_env(env)
+        let logger = env_logger::Builder::from_env(env)
             .format_timestamp(None)
-            .try_init();
+            .build();
+        let max_level = logger.filter();
+        if let Ok(mut slot) = LOGGER.0.write() {
+            *slot = Some(logger);
+        }
+        // Fails only when something else installed a logger first (a test
+        // binary linking the rlib); that one keeps logging then.
+        if log::set_logger(&LOGGER).is_ok() {
+            log::set_max_level(max_level);
+        }
     });
 }
+
+/// Frees the logger's heap (filters, output target) when the library is
+/// unloaded (`dlclose`) or the process exits; `log` calls after that are
+/// dropped.
+extern "C" fn drop_logger() {
+    if let Ok(mut slot) = LOGGER.0.write() {
+        slot.take();
+    }
+}
+
+// An ELF destructor: the dynamic linker runs it at dlclose and at exit.
+#[used]
+#[unsafe(link_section = ".fini_array")]
+static DROP_LOGGER_AT_UNLOAD: extern "C" fn() = drop_logger;
 
 /// True when `BIFROST_VK_TEST_HOOKS=1`: exposes the hidden test-only entry
 /// points (see docs/DEBUGGING.md). Never set it in production.

@@ -9,7 +9,7 @@ use bifrost_vk::compiler::bifrost::{Options, compile, disasm};
 use bifrost_vk::compiler::ir::Shader;
 use bifrost_vk::compiler::ir::interp::{DrawState, Memory, run_workgroup};
 use bifrost_vk::kmod::sim::SimModel;
-use bifrost_vk::kmod::sim::testing::SimGpu;
+use bifrost_vk::testing::SimGpu;
 
 /// Runs `text` on both simulated models and the interpreter over `groups`
 /// workgroups. FAU words: `words(out_va)`; one output buffer pre-filled

@@ -21,7 +21,7 @@ use bifrost_vk::jm::{
     AttributeTables, VaryingLayout, VertexJob, add_vertex_job, varying_elements,
     write_varying_tables,
 };
-use bifrost_vk::kmod::sim::testing::{Run, SimGpu};
+use bifrost_vk::testing::{Run, SimGpu};
 
 /// One VERTEX job's inputs (beyond the GPU memory already set up).
 pub struct VaryingJob<'a> {

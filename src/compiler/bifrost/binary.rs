@@ -1,11 +1,13 @@
-//! What the backend hands to the job emitter: machine code plus the facts the
+//! What the backend hands to the job emitter: machine code plus what the
 //! renderer state descriptor needs (register budget, preloads, FAU words).
 //!
 //! This is the contract between `compiler::bifrost` and `jm`: nothing else
 //! about a compiled shader crosses it.
 
 /// Registers the hardware preloads before the first clause runs, requested
-/// through the renderer state's Preload word (facts: mesa-panfrost.md §3.5, §7).
+/// through the renderer state's Preload word (`Preload` in Mesa's
+/// src/panfrost/lib/genxml/v7.xml; register assignment in
+/// src/panfrost/compiler/bifrost_compile.c).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Preloads {
     /// Vertex jobs: r61 = raw vertex id (relative to `Offset start`), r62 = instance id.

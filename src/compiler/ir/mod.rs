@@ -14,9 +14,13 @@
 pub mod builder;
 pub mod eval;
 pub mod instr;
+/// The reference interpreter, for tests (not part of the driver).
+#[cfg(any(test, feature = "testing"))]
 pub mod interp;
 pub mod parse;
 pub mod print;
+/// Random programs, for property tests (not part of the driver).
+#[cfg(any(test, feature = "testing"))]
 pub mod random;
 pub mod shader;
 pub mod types;

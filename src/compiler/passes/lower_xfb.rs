@@ -4,7 +4,7 @@
 //! rasterization variant (no capture at all).
 //!
 //! Bifrost has no XFB hardware and its vertex jobs shade the index *range*,
-//! so capture runs as its own job (DESIGN.md "Transform feedback"). The
+//! so capture runs as its own job (docs/DESIGN.md "Transform feedback"). The
 //! variant is compiled once per pipeline: topology, counts, index buffer,
 //! buffers and offsets are **runtime parameters** ([`xfb_param`]), never
 //! recompiled per draw. No invocation loops over the draw.
@@ -26,7 +26,8 @@
 //!
 //! # Launch contract (the XFB job)
 //! - A COMPUTE-layout job descriptor with job type VERTEX (as the v7 prior
-//!   art does, facts/mesa-panfrost.md §1.4), 1×1×1 workgroups, grid
+//!   art does: the gschuurman/mesa fork's
+//!   src/panfrost/vulkan/jm/panvk_vX_cmd_xfb.c), 1×1×1 workgroups, grid
 //!   `(1, V, instance_count)` with `V = prims_per_instance × verts_per_prim`
 //!   (the instance count is the grid's Z; `instance_count = 0` or `V = 0`
 //!   means no job, or a NULL job when patched by a GPU kernel).
@@ -49,7 +50,9 @@
 //!    `k' = 3 − k` for odd `p`, `k ≠ 0` when `ODD_SWAP` (strips: odd
 //!    triangles `v_i, v_i+2, v_i+1`), and `j = 0` for `k = 2` when `FAN` (fan
 //!    triangles `v_i+1, v_i+2, v_0`). This is the provoking-vertex-preserving
-//!    FIRST order of facts/xfb-spec-and-peers.md §1.2 ([`XfbTopology::decode`]).
+//!    FIRST order of the Vulkan spec ("Transform Feedback" with
+//!    `transformFeedbackPreservesProvokingVertex`; topologies in "Primitive
+//!    Topologies"; [`XfbTopology::decode`]).
 //!    The LAST order (GL's default convention through Zink) is the same
 //!    variant with other words: `ODD_SWAP_LAST` (`k' = 1 − k` for odd `p`,
 //!    `k < 2`: odd strip triangles `v_i+1, v_i, v_i+2`) and `FAN_LAST`
@@ -225,7 +228,9 @@ impl XfbTopology {
     }
 
     /// The decoded words for either provoking-vertex order
-    /// (facts/xfb-spec-and-peers.md §1.2, last column for LAST).
+    /// (the spec's provoking-vertex rule: first vertex for FIRST, last for
+    /// LAST; the same rotations as `poly_vertex_id_for_tri_class` in Mesa's
+    /// src/poly/cl/geometry.cl).
     pub fn decode_for(self, provoking: ProvokingVertex) -> TopologyWords {
         use XfbTopology::*;
         use xfb_param::*;

@@ -11,7 +11,7 @@ pub const MAGIC: u32 = 0x0723_0203;
 /// Largest id bound accepted (a guard against absurd allocations).
 pub const MAX_ID_BOUND: u32 = 1 << 22;
 
-/// Module header facts.
+/// The module header's fields.
 #[derive(Clone, Copy, Debug)]
 pub struct Header {
     pub bound: u32,

@@ -37,7 +37,7 @@ pub enum Space {
 }
 
 /// A pointer into explicit-layout memory: a byte offset (constant part plus
-/// an optional dynamic part) and the layout facts of the current position.
+/// an optional dynamic part) and the layout rules in force at that position.
 #[derive(Clone, Debug)]
 pub struct Mem {
     pub space: Space,
@@ -131,7 +131,7 @@ pub struct OutLeaf {
     pub written: bool,
 }
 
-/// XFB facts inherited while flattening an output.
+/// XFB decorations inherited while flattening an output.
 #[derive(Clone, Copy, Debug, Default)]
 struct XfbCtx {
     buffer: Option<u32>,

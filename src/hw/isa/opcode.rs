@@ -470,8 +470,7 @@ mod tests {
         let checked_in = std::fs::read(format!("{root}/src/hw/isa/tables.rs")).unwrap();
         assert!(
             out.stdout == checked_in,
-            "src/hw/isa/tables.rs is stale: python3 tools/gen_isa.py \
-             ../shared/reference/bifrost-ISA.xml > src/hw/isa/tables.rs"
+            "src/hw/isa/tables.rs is stale: python3 tools/gen_isa.py {xml} > src/hw/isa/tables.rs"
         );
     }
 

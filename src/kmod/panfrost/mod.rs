@@ -23,8 +23,8 @@ use crate::hw::Arch;
 /// An open panfrost render node (one GPU address space).
 pub struct PanfrostDevice {
     fd: OwnedFd,
-    /// Live BO sizes, for [`KernelDevice::bo_stats`].
-    live: Mutex<std::collections::HashMap<BoHandle, u64>>,
+    /// Live BOs, for [`KernelDevice::bo_stats`] and [`KernelDevice::live_bos`].
+    live: Mutex<std::collections::HashMap<BoHandle, BoInfo>>,
 }
 
 fn errno(name: &'static str) -> impl Fn(rustix::io::Errno) -> KmodError {
@@ -142,12 +142,13 @@ impl KernelDevice for PanfrostDevice {
         };
         // SAFETY: CREATE_BO takes a drm_panfrost_create_bo.
         unsafe { ioctl_rw::<DRM_IOCTL_PANFROST_CREATE_BO, _>(&self.fd, "CREATE_BO", &mut c)? };
-        self.live.lock().unwrap().insert(c.handle, size);
-        Ok(BoInfo {
+        let info = BoInfo {
             handle: c.handle,
             gpu_va: c.offset,
             size,
-        })
+        };
+        self.live.lock().unwrap().insert(c.handle, info);
+        Ok(info)
     }
 
     fn bo_mmap(&self, bo: &BoInfo) -> KmodResult<*mut u8> {
@@ -329,8 +330,25 @@ impl KernelDevice for PanfrostDevice {
         let live = self.live.lock().unwrap();
         BoStats {
             count: live.len() as u64,
-            bytes: live.values().sum(),
+            bytes: live.values().map(|bo| bo.size).sum(),
         }
+    }
+
+    fn live_bos(&self) -> Vec<BoInfo> {
+        self.live.lock().unwrap().values().copied().collect()
+    }
+
+    fn bo_read(&self, bo: &BoInfo, out: &mut [u8]) -> KmodResult<()> {
+        if out.len() as u64 > bo.size {
+            return Err(KmodError::Invalid("read beyond the end of the BO"));
+        }
+        // A temporary mapping holds its own reference on the GEM object, so
+        // a concurrent GEM_CLOSE cannot free the memory under the copy.
+        let ptr = self.bo_mmap(bo)?;
+        // SAFETY: `ptr` maps `bo.size` bytes until the bo_unmap below.
+        unsafe { std::ptr::copy_nonoverlapping(ptr, out.as_mut_ptr(), out.len()) };
+        self.bo_unmap(bo, ptr);
+        Ok(())
     }
 }
 

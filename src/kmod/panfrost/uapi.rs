@@ -2,9 +2,11 @@
 //! with compile-time size and offset checks.
 //!
 //! Written from the Linux uAPI headers' documented layout (include/uapi/drm/
-//! panfrost_drm.h, drm.h, linux/sync_file.h; panfrost driver 1.0–1.6): see
-//! shared/facts/mesa-panfrost.md §5. Request numbers are computed with
-//! rustix's `_IOW`/`_IOWR` equivalents from these sizes and unit-tested
+//! panfrost_drm.h, drm.h, linux/sync_file.h; panfrost driver 1.0–1.6, whose
+//! version history is the comment in drivers/gpu/drm/panfrost/panfrost_drv.c;
+//! Mesa carries the same header as include/drm-uapi/panfrost_drm.h). See
+//! docs/DESIGN.md "kmod is the only door to the GPU". Request numbers are
+//! computed with rustix's `_IOW`/`_IOWR` equivalents from these sizes and unit-tested
 //! against the known values.
 
 use core::mem::{offset_of, size_of};
@@ -155,7 +157,7 @@ pub struct SyncFileInfo {
     pub sync_fence_info: u64,
 }
 
-// Sizes and offsets, per the facts (§5.2).
+// Sizes and offsets, as the structs of panfrost_drm.h and drm.h lay them out.
 const _: () = {
     assert!(size_of::<DrmPanfrostSubmit>() == 40);
     assert!(offset_of!(DrmPanfrostSubmit, jc) == 0);

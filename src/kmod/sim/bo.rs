@@ -124,6 +124,27 @@ impl BoArena {
         }
     }
 
+    /// Every live BO.
+    pub fn infos(&self) -> Vec<BoInfo> {
+        self.bos.values().map(|b| b.info).collect()
+    }
+
+    /// Copy the first `out.len()` bytes of a BO (the CPU's view, under the
+    /// arena's lock, so the BO cannot be closed meanwhile).
+    pub fn read(&self, handle: BoHandle, out: &mut [u8]) -> KmodResult<()> {
+        let bo = self
+            .bos
+            .get(&handle)
+            .ok_or(KmodError::NoSuchHandle(handle))?;
+        if out.len() as u64 > bo.info.size {
+            return Err(KmodError::Invalid("read beyond the end of the BO"));
+        }
+        // SAFETY: `host` maps `info.size` bytes until `close`, which needs
+        // `&mut self`.
+        unsafe { std::ptr::copy_nonoverlapping(bo.host, out.as_mut_ptr(), out.len()) };
+        Ok(())
+    }
+
     pub fn stats(&self) -> BoStats {
         BoStats {
             count: self.bos.len() as u64,

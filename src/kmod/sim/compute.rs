@@ -5,7 +5,8 @@
 //! Compute: one thread per invocation, grouped by workgroup (barriers
 //! synchronise a workgroup, each workgroup gets its own WLS instance in
 //! its core's block, see `shader::Wls`);
-//! preloads per facts §3.5/§7: r55 = local x | local y << 16, r56 = local z,
+//! preloads as Mesa's Bifrost compiler assigns them (src/panfrost/compiler/
+//! bifrost_compile.c): r55 = local x | local y << 16, r56 = local z,
 //! r57..r59 = workgroup id, r60..r62 = global id, each only when the
 //! renderer state's Preload bit asks for it. Vertex: one thread per
 //! (vertex, instance) of the Invocation's (1, vertices, instances) grid,

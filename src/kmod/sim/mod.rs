@@ -8,8 +8,10 @@
 //! chain walking, exception status write-back), `jobs.rs` (per-job-type
 //! dispatch: the place to plug in new job types), `write_value.rs`,
 //! `compute.rs` (COMPUTE/VERTEX jobs) and `shader/` (the shader core),
-//! `clock.rs` (timestamp and cycle counter), `sync.rs` (fences, syncobjs),
-//! `testing.rs` (the `SimGpu` harness for shader and job tests).
+//! `clock.rs` (timestamp and cycle counter), `sync.rs` (fences, syncobjs).
+//! The `SimGpu` harness for shader and job tests is `crate::testing` (built
+//! only with the `testing` feature), so that kmod never depends on jm or
+//! the compiler.
 //!
 //! Sim-only extras (no hardware counterpart, used by tests and tools only):
 //! [`SimDevice::bo_create_at`] (a BO at a fixed VA, to replay snapshots),
@@ -25,7 +27,6 @@ pub mod jobs;
 pub mod mmu;
 pub mod shader;
 pub mod sync;
-pub mod testing;
 pub mod write_value;
 
 use std::collections::HashMap;
@@ -355,5 +356,13 @@ impl KernelDevice for SimDevice {
 
     fn memory_size(&self) -> u64 {
         SIM_MEMORY_BYTES
+    }
+
+    fn live_bos(&self) -> Vec<BoInfo> {
+        self.bos.lock().unwrap().infos()
+    }
+
+    fn bo_read(&self, bo: &BoInfo, out: &mut [u8]) -> KmodResult<()> {
+        self.bos.lock().unwrap().read(bo.handle, out)
     }
 }

@@ -273,10 +273,27 @@ fn submit_dump_holds_every_bo_and_the_chain_head() {
         Some(dir.clone()),
     ));
     let target = dev.bo_create(4096, BO_NOEXEC).unwrap();
+    // A BO made straight on the kernel device, as the simulator harness and
+    // anything else outside `kmod::Device` do: the chain writes into it.
+    let k = dev.kernel();
+    let outside = k.bo_create(4096, BO_NOEXEC).unwrap();
+    let outside_map = k.bo_mmap(&outside).unwrap();
+    let pattern: Vec<u8> = (0..4096u32).map(|i| (i * 7 + 3) as u8).collect();
+    // SAFETY: the mapping holds 4096 bytes until bo_unmap below.
+    unsafe { std::ptr::copy_nonoverlapping(pattern.as_ptr(), outside_map, pattern.len()) };
     let mut pool = GpuPool::new(dev.clone());
     let mut chain = JobChain::new();
     chain
         .add_write_value(&mut pool, target.gpu_va(), wv::IMMEDIATE_32, 9, [0, 0])
+        .unwrap();
+    chain
+        .add_write_value(
+            &mut pool,
+            outside.gpu_va + 8,
+            wv::IMMEDIATE_32,
+            0x5eed,
+            [0, 0],
+        )
         .unwrap();
     assert_eq!(run(&dev, &pool, &chain, 0), None);
     let files: Vec<_> = std::fs::read_dir(&dir)
@@ -287,7 +304,19 @@ fn submit_dump_holds_every_bo_and_the_chain_head() {
     let snap = crate::hw::snapshot::Snapshot::parse(&std::fs::read(&files[0]).unwrap()).unwrap();
     assert_eq!(snap.gpu_id, 0x7212);
     assert_eq!(snap.jc, chain.head());
-    assert_eq!(snap.blocks.len(), 2, "the target BO and the pool BO");
+    assert_eq!(
+        snap.blocks.len(),
+        3,
+        "the target BO, the pool BO and the BO made outside kmod::Device"
+    );
+    assert_eq!(
+        snap.read(outside.gpu_va, 4096),
+        Some(&pattern[..]),
+        "the outside BO is dumped whole, as it was before the chain ran"
+    );
+    // SAFETY: as above; the chain has finished.
+    let written = unsafe { std::ptr::read_unaligned(outside_map.add(8).cast::<u32>()) };
+    assert_eq!(written, 0x5eed, "and the chain did write into it");
     let header = crate::hw::layout::words_from_bytes(snap.read(snap.jc, 32).unwrap());
     assert_eq!(header::TYPE.get(&header), JobType::WriteValue as u64);
     assert_eq!(
@@ -295,8 +324,46 @@ fn submit_dump_holds_every_bo_and_the_chain_head() {
         0,
         "dumped before the GPU ran it"
     );
+    k.bo_unmap(&outside, outside_map);
+    k.bo_close(outside.handle);
     dev.bo_destroy(target);
     drop(pool);
+    drop(dev);
+
+    // Devices come and go (and reuse addresses); dump names never repeat.
+    for round in 0..3u64 {
+        let dev = Arc::new(Device::with_dump_dir(
+            Box::new(SimDevice::new(SimModel::G52)),
+            Some(dir.clone()),
+        ));
+        let target = dev.bo_create(4096, BO_NOEXEC).unwrap();
+        let mut pool = GpuPool::new(dev.clone());
+        let mut chain = JobChain::new();
+        chain
+            .add_write_value(&mut pool, target.gpu_va(), wv::IMMEDIATE_32, round, [0, 0])
+            .unwrap();
+        assert_eq!(run(&dev, &pool, &chain, 0), None);
+        dev.bo_destroy(target);
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 4, "four submits, four files: {names:?}");
+    let prefix = format!("bifrost-vk-{}-", std::process::id());
+    for name in &names {
+        assert!(
+            name.starts_with(&prefix) && name.ends_with(".pansnap"),
+            "{name}"
+        );
+        let snap =
+            crate::hw::snapshot::Snapshot::parse(&std::fs::read(dir.join(name)).unwrap()).unwrap();
+        assert!(
+            snap.read(snap.jc, 32).is_some(),
+            "{name}: chain head dumped"
+        );
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

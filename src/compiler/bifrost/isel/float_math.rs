@@ -18,7 +18,7 @@
 //!
 //! Denormal inputs are scaled by 2^64 (exactly) before their bits are taken
 //! apart. This assumes, as the simulator does, that `FMA.f32` keeps
-//! denormals; the facts do not say whether the hardware flushes them in
+//! denormals; no public source says whether the hardware flushes them in
 //! this configuration. If it does, a denormal input behaves as ±0 here,
 //! which Vulkan permits. Signed zeros: sin(−0) and a few other zero
 //! results come out +0 (GLSL does not distinguish them).

@@ -1,6 +1,8 @@
 //! The FAU ("fast access uniform") operands of the simulated shader core:
-//! uniform slots (the 64-bit push-uniform words a job preloads, facts §6/§7:
-//! FAU index `0x80|n` is word n of the DCD's `Push uniforms` buffer, only
+//! uniform slots (the 64-bit push-uniform words a job preloads; Mesa's
+//! src/panfrost/compiler/bifrost/disassemble.c and
+//! `bi_emit_load_push_constant` in bifrost_compile.c: FAU index `0x80|n` is
+//! word n of the DCD's `Push uniforms` buffer, only
 //! the first `Preload.Uniform count` words are loaded) and the special
 //! values (lane id, warp id, core id). Embedded constants are resolved by
 //! the decoder and read in `exec`.

@@ -119,7 +119,8 @@ impl Counters {
     }
 }
 
-/// Lanes per warp of an architecture (facts §6: 4 on v6, 8 on v7).
+/// Lanes per warp of an architecture: 4 on v6, 8 on v7 (Mesa's
+/// `pan_subgroup_size`, src/panfrost/util/pan_ir.h).
 pub fn warp_width(arch: Arch) -> usize {
     match arch {
         Arch::V6 => 4,
@@ -152,10 +153,11 @@ pub mod status {
 
 /// Thread-local storage of a job (stack/spill memory, `seg=tl`).
 ///
-/// Layout (our model; the real per-thread address formula is not in the
-/// facts): the buffer is `cores × threads_per_core` slots of `per_thread`
-/// bytes, the sizing rule of facts §3.7 (`next_pow2(align16(bytes)) ×
-/// threads_per_core × core_id_range`). A thread's slot is
+/// Layout (our model; the real per-thread address formula is not public):
+/// the buffer is `cores × threads_per_core` slots of `per_thread` bytes,
+/// Mesa's sizing rule (`next_pow2(align16(bytes)) × threads_per_core ×
+/// core_id_range`: `pan_emit_tls` in src/panfrost/lib/pan_desc.c, sizes in
+/// src/panfrost/lib/pan_scratch.c). A thread's slot is
 /// `core_id × threads_per_core + its thread slot on that core`, so any
 /// buffer sized by that rule holds every thread that can be resident at
 /// once, whatever the hardware's actual slot assignment is.

@@ -36,7 +36,7 @@ pub struct Lane {
     pub pending: [u64; 8],
 }
 
-/// Per-lane facts the shader can observe besides registers.
+/// Per-lane state the shader can observe besides registers.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LaneCtx {
     pub lane_id: u32,

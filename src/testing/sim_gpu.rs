@@ -3,7 +3,7 @@
 //!
 //! ```no_run
 //! use bifrost_vk::kmod::sim::SimModel;
-//! use bifrost_vk::kmod::sim::testing::{SimGpu, binary_from_code};
+//! use bifrost_vk::testing::{SimGpu, binary_from_code};
 //! # let code: Vec<u8> = Vec::new();
 //! let mut gpu = SimGpu::new(SimModel::G52);        // or G72 (v6, 4-lane warps)
 //! let out = gpu.alloc(4096);                       // zero-filled GPU buffer
@@ -20,7 +20,8 @@
 //! More: [`SimGpu::run_compute_job`] (UBOs, attribute tables),
 //! [`SimGpu::run_vertex_job`], [`SimGpu::load_snapshot`] + [`SimGpu::submit`]
 //! (replay a PANSNAP1 memory image at its own addresses), `write_*`/`read_*`
-//! helpers for harness buffers.
+//! helpers for harness buffers. Submits are dumped like the driver's
+//! (`BIFROST_VK_DUMP`, or [`SimGpu::with_dump_dir`]), harness buffers included.
 //!
 //! Everything goes through the [`KernelDevice`] trait like the driver
 //! does (BO creation, submit, syncobj wait); the harness only adds the
@@ -29,10 +30,6 @@
 
 use std::sync::Arc;
 
-use super::compute::JobCounters;
-use super::jobs::{JobFault, exception};
-use super::shader::Counters;
-use super::{SimDevice, SimModel};
 use crate::compiler::bifrost::binary::ShaderBinary;
 use crate::hw::Arch;
 use crate::hw::job::{JOB_HEADER, header};
@@ -41,6 +38,10 @@ use crate::jm::{
     AttributeTables, ComputeJob, GpuPool, JmError, JmResult, JobChain, VertexJob, add_compute_job,
     add_vertex_job,
 };
+use crate::kmod::sim::compute::JobCounters;
+use crate::kmod::sim::jobs::{JobFault, exception};
+use crate::kmod::sim::shader::Counters;
+use crate::kmod::sim::{SimDevice, SimModel};
 use crate::kmod::{
     BO_NOEXEC, BoHandle, BoInfo, BoStats, Device, KernelDevice, KmodError, KmodResult, Param,
     Submit, SyncobjHandle,
@@ -156,6 +157,12 @@ impl KernelDevice for SharedSim {
     fn memory_size(&self) -> u64 {
         self.0.memory_size()
     }
+    fn live_bos(&self) -> Vec<BoInfo> {
+        self.0.live_bos()
+    }
+    fn bo_read(&self, bo: &BoInfo, out: &mut [u8]) -> KmodResult<()> {
+        self.0.bo_read(bo, out)
+    }
 }
 
 /// A simulated GPU with a BO list and a descriptor pool, for tests.
@@ -175,8 +182,18 @@ unsafe impl Send for SimGpu {}
 
 impl SimGpu {
     pub fn new(model: SimModel) -> SimGpu {
+        let dump_dir = std::env::var_os("BIFROST_VK_DUMP").map(std::path::PathBuf::from);
+        SimGpu::with_dump_dir(model, dump_dir)
+    }
+
+    /// Like [`SimGpu::new`], with submit dumps written to `dump_dir` (None:
+    /// none) instead of where `BIFROST_VK_DUMP` says.
+    pub fn with_dump_dir(model: SimModel, dump_dir: Option<std::path::PathBuf>) -> SimGpu {
         let sim = Arc::new(SimDevice::new(model));
-        let dev = Arc::new(Device::new(Box::new(SharedSim(sim.clone()))));
+        let dev = Arc::new(Device::with_dump_dir(
+            Box::new(SharedSim(sim.clone())),
+            dump_dir,
+        ));
         SimGpu {
             pool: GpuPool::new(dev.clone()),
             sim,

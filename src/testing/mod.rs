@@ -1,0 +1,17 @@
+//! Test support: what tests, benches and tools need from inside the crate,
+//! and the driver never does. Compiled only with the `testing` feature (which
+//! the crate's dev-dependency on itself enables for every test and bench
+//! build) or in unit tests; `cargo build --lib` leaves it out of the cdylib.
+//!
+//! - [`sim_gpu`]: [`SimGpu`], a harness that runs shader binaries and job
+//!   chains on the simulated GPU through the `KernelDevice` trait.
+//!
+//! The compiler's test oracles stay beside the code they check, behind the
+//! same feature: `compiler::xfb_reference`, `compiler::ir::interp`,
+//! `compiler::ir::random`.
+//!
+//! Nothing in the driver may use this module.
+
+pub mod sim_gpu;
+
+pub use sim_gpu::{Buffer, Run, RunError, SimGpu, binary_from_code};
