@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CI check: vulkaninfo (full and --summary) through the Khronos loader must
-# list the simulated Mali-G52, exit 0, and log no driver errors; with
+# list the simulated Mali-G52 and VK_EXT_transform_feedback with its
+# feature and properties, exit 0, and log no driver errors; with
 # VK_LOADER_DEBUG=error,warn the loader must report nothing about our ICD.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +30,14 @@ for args in "" "--summary"; do
     fi
     if grep -i -E '^ERROR' "$out/$name.out"; then
         echo "FAIL: vulkaninfo $args printed errors"; fail=1
+    fi
+done
+
+# The full report lists the extension and its properties.
+for want in "VK_EXT_transform_feedback" "transformFeedback *= true" \
+            "maxTransformFeedbackBuffers *= 4" "transformFeedbackQueries"; do
+    if ! grep -q -E "$want" "$out/full.out"; then
+        echo "FAIL: vulkaninfo does not show '$want'"; fail=1
     fi
 done
 
