@@ -198,7 +198,7 @@ pub fn wls_instances(groups: [u32; 3]) -> u64 {
 }
 
 /// The core-id range of the device (highest set bit of GET_PARAM
-/// `SHADER_PRESENT` + 1, facts as in `super::tls`): workgroup memory has one
+/// `SHADER_PRESENT` + 1, as in `super::tls`): workgroup memory has one
 /// block of instances per possible core id.
 fn core_id_range(device: &crate::kmod::Device) -> JmResult<u64> {
     let present = device

@@ -1,12 +1,14 @@
 //! Thread-local storage for shader jobs (the memory register spilling
-//! stores to, `seg=tl`): sizes the TLS buffer by the rule of facts §3.7 and
+//! stores to, `seg=tl`): sizes the TLS buffer by Mesa's rule (`pan_emit_tls`,
+//! `src/panfrost/lib/pan_desc.c`) and
 //! fills the TLS fields of a Local Storage descriptor.
 //!
 //! The rule: `TLS Size` = `ceil(log2(ceil(bytes / 16)))` (per-thread bytes
 //! are `16 << TLS Size`), and the buffer holds that many bytes for every
 //! thread slot of every core that may exist: `threads_per_core ×
 //! core_id_range`, with `threads_per_core` = `THREAD_TLS_ALLOC` or else
-//! `MAX_THREADS` (or the per-arch default of facts §5.5 when the kernel
+//! `MAX_THREADS` (or the per-arch default of Mesa's
+//! `src/panfrost/lib/kmod/panfrost_kmod.c` when the kernel
 //! reports neither) and `core_id_range` = highest set bit of
 //! `SHADER_PRESENT` + 1. The hardware picks a thread's slot itself; the
 //! driver only guarantees the buffer is large enough.
@@ -39,7 +41,7 @@ impl TlsSizing {
 }
 
 /// Thread slots per core when the kernel reports neither `THREAD_TLS_ALLOC`
-/// nor `MAX_THREADS` (Mesa's kmod defaults, facts §5.5).
+/// nor `MAX_THREADS` (Mesa's kmod defaults, `src/panfrost/lib/kmod/panfrost_kmod.c`).
 fn default_threads_per_core(arch: Arch) -> u64 {
     match arch {
         Arch::V6 => 384,

@@ -12,7 +12,8 @@
 //!   [`VaryingBufferKind::General`]: every generic slot of
 //!   [`IoLayout::varyings`] interleaved, 16 bytes per slot (slot `g` at byte
 //!   `16 g`, component `c` at `+4 c`); then an all-zero record (the
-//!   attribute-buffer array ends with one, facts: mesa-panfrost.md §3.6);
+//!   attribute-buffer array ends with one, as PanVk's
+//!   `jm/panvk_vX_cmd_draw.c` writes it; genxml `v7.xml`);
 //! - **records**: record `i` is output `i` (the backend's convention),
 //!   buffer and byte offset from its slot and component, format of the
 //!   words the shader stores: F32 for position and point size (what the
@@ -31,7 +32,7 @@
 //!
 //! The position buffer holds `gl_Position` as the shader computed it (clip
 //! space). Mali's tiler expects the viewport transform already applied by
-//! the vertex shader (facts: mesa-panfrost.md §2, §9.5); that lowering and
+//! the vertex shader (Mesa `src/panfrost/compiler/bifrost_compile.c`); that lowering and
 //! the tiler job do not exist yet, and the tests compare clip-space bytes.
 //!
 //! This module never allocates the buffers themselves (the caller owns

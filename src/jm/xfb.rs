@@ -68,8 +68,8 @@ pub fn add_xfb_job(
         return Ok(None);
     }
     let b = job.binary;
-    // The capture job has no varying tables (facts: mesa-panfrost.md §1.4,
-    // §9.4): a binary that stores varyings is a rasterization variant.
+    // The capture job has no varying tables (docs/DESIGN.md, "Transform
+    // feedback"): a binary that stores varyings is a rasterization variant.
     if !b.varyings.is_empty() {
         return Err(JmError::Encoding(
             "the XFB job has no varyings: binary stores varyings",

@@ -34,7 +34,7 @@ impl Object for PhysicalDevice {
     const TAG: u64 = 0x6276_6b5f_7064_6576; // "bvk_pdev"
 }
 
-/// Marketing name of a Bifrost product id (shared/facts/mesa-panfrost.md §5.6).
+/// Marketing name of a Bifrost product id (Mesa `src/panfrost/lib/pan_props.c`).
 pub fn model_name(prod_id: u32) -> &'static str {
     match prod_id {
         0x6000 => "Mali-G71",

@@ -1,7 +1,8 @@
 //! vkCmdPipelineBarrier: the next job waits for every job recorded before
 //! it (the job header's `Barrier` bit). Coarser than the stage masks ask
-//! for, never weaker: memory is coherent (one host-coherent memory type,
-//! and the GPU's caches are flushed between jobs of a chain on Bifrost JM).
+//! for, never weaker. The stage and access masks are not looked at; cache
+//! maintenance between dependent jobs is the job manager's (the simulator
+//! has no caches), and the one memory type is host-coherent.
 
 use super::recording::Recording;
 
