@@ -35,7 +35,10 @@ fn spec_order(topology: vk::PrimitiveTopology, n: u32) -> Vec<[u32; 3]> {
 
 fn position(v: u32) -> [f32; 2] {
     let a = v as f32 * 0.7;
-    [(a.cos() * 100.0).round() / 100.0, (a.sin() * 100.0).round() / 100.0]
+    [
+        (a.cos() * 100.0).round() / 100.0,
+        (a.sin() * 100.0).round() / 100.0,
+    ]
 }
 
 struct Buffer {
@@ -44,10 +47,17 @@ struct Buffer {
     ptr: *mut u8,
 }
 
-unsafe fn buffer(d: &ash::Device, size: u64, usage: vk::BufferUsageFlags) -> Result<Buffer, vk::Result> {
+unsafe fn buffer(
+    d: &ash::Device,
+    size: u64,
+    usage: vk::BufferUsageFlags,
+) -> Result<Buffer, vk::Result> {
     // SAFETY: valid device; memory type 0 is host-visible and coherent.
     unsafe {
-        let buffer = d.create_buffer(&vk::BufferCreateInfo::default().size(size).usage(usage), None)?;
+        let buffer = d.create_buffer(
+            &vk::BufferCreateInfo::default().size(size).usage(usage),
+            None,
+        )?;
         let req = d.get_buffer_memory_requirements(buffer);
         let memory = d.allocate_memory(
             &vk::MemoryAllocateInfo::default()
@@ -69,7 +79,10 @@ unsafe fn buffer(d: &ash::Device, size: u64, usage: vk::BufferUsageFlags) -> Res
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::var_os("VK_ICD_FILENAMES").is_none() {
-        let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/target/debug/bifrost_vk_icd.json");
+        let manifest = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/target/debug/bifrost_vk_icd.json"
+        );
         // SAFETY: single-threaded, before the loader is loaded.
         unsafe { std::env::set_var("VK_ICD_FILENAMES", manifest) };
     }
@@ -91,7 +104,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .first()
             .ok_or("no Vulkan device")?;
         let props = instance.get_physical_device_properties(pd);
-        println!("device: {}", props.device_name_as_c_str()?.to_string_lossy());
+        println!(
+            "device: {}",
+            props.device_name_as_c_str()?.to_string_lossy()
+        );
 
         let prio = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
@@ -120,8 +136,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             None,
         )?;
         let layout = d.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default(), None)?;
-        let subpass = [vk::SubpassDescription::default().pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)];
-        let render_pass = d.create_render_pass(&vk::RenderPassCreateInfo::default().subpasses(&subpass), None)?;
+        let subpass =
+            [vk::SubpassDescription::default()
+                .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)];
+        let render_pass = d.create_render_pass(
+            &vk::RenderPassCreateInfo::default().subpasses(&subpass),
+            None,
+        )?;
         let framebuffer = d.create_framebuffer(
             &vk::FramebufferCreateInfo::default()
                 .render_pass(render_pass)
@@ -130,7 +151,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .layers(1),
             None,
         )?;
-        let topologies = [vk::PrimitiveTopology::TRIANGLE_STRIP, vk::PrimitiveTopology::TRIANGLE_FAN];
+        let topologies = [
+            vk::PrimitiveTopology::TRIANGLE_STRIP,
+            vk::PrimitiveTopology::TRIANGLE_FAN,
+        ];
         let mut pipelines = Vec::new();
         for topology in topologies {
             let stages = [vk::PipelineShaderStageCreateInfo::default()
@@ -172,11 +196,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let vertices = buffer(&d, 10 * 8, vk::BufferUsageFlags::VERTEX_BUFFER)?;
         let pos: Vec<[f32; 2]> = (0..10).map(position).collect();
         std::ptr::copy_nonoverlapping(pos.as_ptr().cast::<u8>(), vertices.ptr, 80);
-        let captured = buffer(&d, CAPACITY, vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT)?;
-        std::slice::from_raw_parts_mut(captured.ptr.cast::<u32>(), (CAPACITY / 4) as usize).fill(UNTOUCHED);
-        let counter = buffer(&d, 4, vk::BufferUsageFlags::TRANSFORM_FEEDBACK_COUNTER_BUFFER_EXT)?;
+        let captured = buffer(
+            &d,
+            CAPACITY,
+            vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT,
+        )?;
+        std::slice::from_raw_parts_mut(captured.ptr.cast::<u32>(), (CAPACITY / 4) as usize)
+            .fill(UNTOUCHED);
+        let counter = buffer(
+            &d,
+            4,
+            vk::BufferUsageFlags::TRANSFORM_FEEDBACK_COUNTER_BUFFER_EXT,
+        )?;
 
-        let pool = d.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(0), None)?;
+        let pool = d.create_command_pool(
+            &vk::CommandPoolCreateInfo::default().queue_family_index(0),
+            None,
+        )?;
         let cb = d.allocate_command_buffers(
             &vk::CommandBufferAllocateInfo::default()
                 .command_pool(pool)
@@ -202,7 +238,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         d.cmd_end_render_pass(cb);
         d.end_command_buffer(cb)?;
         let fence = d.create_fence(&vk::FenceCreateInfo::default(), None)?;
-        d.queue_submit(queue, &[vk::SubmitInfo::default().command_buffers(&[cb])], fence)?;
+        d.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&[cb])],
+            fence,
+        )?;
         d.wait_for_fences(&[fence], true, 10_000_000_000)?;
 
         // What the spec requires: the strip's three triangles, then as many
@@ -226,7 +266,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let expect = (v, position(v));
                 let same = got == expect && rec[3] == UNTOUCHED;
                 ok &= same;
-                let name = if *topology == topologies[0] { "strip" } else { "fan" };
+                let name = if *topology == topologies[0] {
+                    "strip"
+                } else {
+                    "fan"
+                };
                 println!(
                     "{r:>6}  {name:<5}  |  {:>14}  ({:>5.2}, {:>5.2})   | {:>10}  ({:>5.2}, {:>5.2})  {}",
                     got.0,
