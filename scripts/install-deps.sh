@@ -5,7 +5,7 @@
 # non-interactively; uses sudo when not root.
 set -euo pipefail
 
-packages=(libvulkan1 libvulkan-dev vulkan-tools valgrind)
+packages=(libvulkan1 libvulkan-dev vulkan-tools valgrind vulkan-validationlayers)
 
 missing=()
 for p in "${packages[@]}"; do

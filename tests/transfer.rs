@@ -185,7 +185,7 @@ fn query_results_copied_on_the_gpu() {
                 dst.buffer,
                 0,
                 24,
-                F::TYPE_64 | F::WITH_AVAILABILITY | F::WAIT,
+                F::TYPE_64 | F::WITH_AVAILABILITY,
             );
             d.cmd_copy_query_pool_results(cb, qp, 0, 3, dst.buffer, 96, 8, F::WITH_AVAILABILITY);
         });

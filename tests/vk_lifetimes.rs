@@ -403,7 +403,7 @@ fn round(gpu: &Gpu) {
     let out = Mem::new(
         d,
         CAPTURE,
-        vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT,
+        vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT | vk::BufferUsageFlags::TRANSFER_DST,
     );
     out.fill(0xAB);
     let pool = gpu.command_pool();
@@ -479,7 +479,16 @@ fn re_recording_does_not_grow() {
         CAPTURE,
         vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT,
     );
-    let pool = gpu.command_pool();
+    // SAFETY: valid device; the pool allows resetting single command buffers.
+    let pool = unsafe {
+        d.create_command_pool(
+            &vk::CommandPoolCreateInfo::default()
+                .queue_family_index(0)
+                .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
+            None,
+        )
+    }
+    .unwrap();
     let cb = gpu.command_buffer(pool);
     p.record(&gpu, cb, &vertices, &out);
     submit_wait(d, gpu.queue, cb);

@@ -18,4 +18,6 @@ void main() {
     v_ids = uvec2(gl_VertexIndex, gl_InstanceIndex);
     v_inst = a_inst;
     gl_Position = a_pos;
+    // Point-list pipelines must write it (VUID-VkGraphicsPipelineCreateInfo-Vertex-07722).
+    gl_PointSize = 1.0;
 }

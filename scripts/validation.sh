@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs the loader-level suite once with the Khronos validation layer
+# (Debian's vulkan-validationlayers) and fails on any validation error.
+# Not run: the tests whose point is invalid input (instance, properties2,
+# memory, panic_guard, device_lost: unknown structures, zero-sized or
+# oversized allocations, double maps, a recorded GPU fault; the layer is
+# right to report those), and in the files run, the malformed-SPIR-V test
+# (the layer's SPIR-V parser aborts on garbage) and the descriptor-pool
+# exhaustion test.
+#
+# Usage: scripts/validation.sh          (after scripts/install-deps.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+layer_json=/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json
+test -f "$layer_json" || {
+    echo "validation.sh: $layer_json missing (scripts/install-deps.sh installs vulkan-validationlayers)" >&2
+    exit 1
+}
+tests=(sync query xfb_loader transfer vk_lifetimes)
+args=()
+for t in "${tests[@]}"; do args+=(--test "$t"); done
+log=$(mktemp)
+VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation \
+    cargo test --locked "${args[@]}" -- --skip bad_shaders_are_errors --skip descriptor_pool_exhaustion 2>&1 | tee "$log" |
+    grep -E '^test result|FAILED' || true
+if grep -q -E 'Validation (Error|Warning)' "$log"; then
+    echo "validation.sh: the validation layer reported problems:"
+    grep -E 'Validation (Error|Warning)' "$log" | sed 's/msgNum.*MessageID = [^|]*|//' | sort | uniq -c | head -40
+    exit 1
+fi
+if grep -q -E '^test result: FAILED|error: test failed' "$log"; then
+    echo "validation.sh: tests failed with the layer enabled"; exit 1
+fi
+echo "validation.sh: no validation errors over ${tests[*]}"
+rm -f "$log"
