@@ -16,8 +16,9 @@
 //! so the benchmark names are the same in both sections of the output, each
 //! headed by the ICD's name. `BIFROST_VK_BENCH_ICDS=bifrost` (or `lavapipe`)
 //! runs one of them only. When lavapipe's manifest
-//! (`/usr/share/vulkan/icd.d/lvp_icd.x86_64.json`, Debian package
-//! `mesa-vulkan-drivers`) is absent, its section is skipped with a message.
+//! (`/usr/share/vulkan/icd.d/lvp_icd.x86_64.json` on x86_64, Debian package
+//! `mesa-vulkan-drivers`; `BIFROST_VK_BENCH_LAVAPIPE_ICD` overrides the
+//! path) is absent, its section is skipped with a message.
 //!
 //! # The program
 //! `tests/shaders/vk/xfb_capture.vert` (the loader tests' shader: a UBO, a
@@ -44,7 +45,8 @@ use divan::counter::ItemsCount;
 const SHADER: &[u8] = include_bytes!("../tests/shaders/vk/xfb_capture.vert.spv");
 const ICD_VAR: &str = "BIFROST_VK_BENCH_ICD";
 const ICDS_VAR: &str = "BIFROST_VK_BENCH_ICDS";
-const LAVAPIPE: &str = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+/// Overrides where lavapipe's manifest is looked for.
+const LAVAPIPE_VAR: &str = "BIFROST_VK_BENCH_LAVAPIPE_ICD";
 
 /// Draws recorded per command buffer in the recording benchmarks.
 const DRAWS: u32 = 1000;
@@ -73,10 +75,11 @@ fn parent() {
         {
             continue;
         }
-        if icd == "lavapipe" && !std::path::Path::new(LAVAPIPE).exists() {
+        if icd == "lavapipe" && !lavapipe_manifest().exists() {
             println!(
-                "\nvk_record: skipping lavapipe: {LAVAPIPE} not found \
-                 (Debian: apt-get install mesa-vulkan-drivers)"
+                "\nvk_record: skipping lavapipe: {} not found \
+                 (Debian: apt-get install mesa-vulkan-drivers)",
+                lavapipe_manifest().display()
             );
             continue;
         }
@@ -99,7 +102,7 @@ fn parent() {
 fn child(icd: &str) {
     let manifest: PathBuf = match icd {
         "bifrost" => common::manifest(),
-        "lavapipe" => LAVAPIPE.into(),
+        "lavapipe" => lavapipe_manifest(),
         other => panic!("{ICD_VAR}={other}: expected bifrost or lavapipe"),
     };
     // SAFETY: set before any thread exists and before the loader is loaded.
@@ -109,8 +112,26 @@ fn child(icd: &str) {
         std::env::set_var("BIFROST_VK_SIM_GPU", "g52");
     }
     // The device first, so that its name heads the table.
-    ctx();
+    if !std::env::args().any(|a| a == "--list") {
+        ctx();
+    }
     divan::main();
+}
+
+/// Debian's manifest of lavapipe for this architecture
+/// (`/usr/share/vulkan/icd.d/lvp_icd.x86_64.json` on x86_64), or
+/// `BIFROST_VK_BENCH_LAVAPIPE_ICD`.
+fn lavapipe_manifest() -> PathBuf {
+    std::env::var_os(LAVAPIPE_VAR).map_or_else(
+        || {
+            format!(
+                "/usr/share/vulkan/icd.d/lvp_icd.{}.json",
+                std::env::consts::ARCH
+            )
+            .into()
+        },
+        PathBuf::from,
+    )
 }
 
 /// A buffer with host-visible memory.
