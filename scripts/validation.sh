@@ -17,7 +17,7 @@ test -f "$layer_json" || {
     echo "validation.sh: $layer_json missing (scripts/install-deps.sh installs vulkan-validationlayers)" >&2
     exit 1
 }
-tests=(sync query xfb_loader transfer vk_lifetimes)
+tests=(sync query xfb_loader transfer vk_lifetimes vk_extensions)
 args=()
 for t in "${tests[@]}"; do args+=(--test "$t"); done
 log=$(mktemp)

@@ -6,7 +6,9 @@ use ash::vk::{self, Handle};
 use super::device::device;
 use super::{input, out, slice};
 use crate::vk::VkResult;
-use crate::vk::descriptor::{DescriptorPool, DescriptorSet, DescriptorSetLayout, PipelineLayout};
+use crate::vk::descriptor::{
+    DescriptorPool, DescriptorSet, DescriptorSetLayout, DescriptorUpdateTemplate, PipelineLayout,
+};
 use crate::vk::handle::{self, Object};
 use crate::vk::pipeline::{ComputePipeline, GraphicsPipeline, Pipeline, create_all};
 use crate::vk::render_pass::{Framebuffer, RenderPass};
@@ -220,6 +222,52 @@ crate::vk_entry_points! {
     ) -> vk::Result {
         let info = input(p_create_info)?;
         make(p_render_pass, RenderPass::new(info.attachment_count, info.subpass_count)?)
+    }
+
+    fn vkCreateRenderPass2KHR(
+        _device: vk::Device,
+        p_create_info: *const vk::RenderPassCreateInfo2<'_>,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_render_pass: *mut vk::RenderPass,
+    ) -> vk::Result {
+        let info = input(p_create_info)?;
+        make(p_render_pass, RenderPass::new(info.attachment_count, info.subpass_count)?)
+    }
+
+    fn vkCreateDescriptorUpdateTemplateKHR(
+        _device: vk::Device,
+        p_create_info: *const vk::DescriptorUpdateTemplateCreateInfo<'_>,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_template: *mut vk::DescriptorUpdateTemplate,
+    ) -> vk::Result {
+        make(p_template, DescriptorUpdateTemplate::new(input(p_create_info)?)?)
+    }
+
+    fn vkDestroyDescriptorUpdateTemplateKHR(
+        _device: vk::Device,
+        template: vk::DescriptorUpdateTemplate,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+    ) {
+        drop(handle::free_handle::<DescriptorUpdateTemplate>(template.as_raw()));
+    }
+
+    fn vkUpdateDescriptorSetWithTemplateKHR(
+        _device: vk::Device,
+        set: vk::DescriptorSet,
+        template: vk::DescriptorUpdateTemplate,
+        p_data: *const std::ffi::c_void,
+    ) {
+        let (Ok(set), Ok(t)) = (
+            get::<DescriptorSet>(set.as_raw()),
+            get::<DescriptorUpdateTemplate>(template.as_raw()),
+        ) else {
+            return;
+        };
+        if p_data.is_null() {
+            log::warn!("vkUpdateDescriptorSetWithTemplate: pData is NULL (invalid usage)");
+            return;
+        }
+        let _ = t.apply(set, p_data.cast());
     }
 
     fn vkDestroyRenderPass(_device: vk::Device, render_pass: vk::RenderPass, _p_allocator: *const vk::AllocationCallbacks<'_>) {
