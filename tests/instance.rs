@@ -89,7 +89,6 @@ fn simulated_g52_properties() {
             names,
             [
                 c"VK_EXT_transform_feedback",
-                c"VK_KHR_create_renderpass2",
                 c"VK_KHR_descriptor_update_template",
                 c"VK_KHR_maintenance1",
             ]

@@ -147,14 +147,10 @@ pub static ENTRIES: &[Entry] = entries! {
     Device "vkCmdFillBuffer" => cmd::vkCmdFillBuffer, PFN_vkCmdFillBuffer;
     Device "vkCmdUpdateBuffer" => cmd::vkCmdUpdateBuffer, PFN_vkCmdUpdateBuffer;
     Device "vkCmdCopyQueryPoolResults" => cmd::vkCmdCopyQueryPoolResults, PFN_vkCmdCopyQueryPoolResults;
-    // VK_KHR_create_renderpass2, VK_KHR_descriptor_update_template, VK_KHR_maintenance1
-    Device "vkCreateRenderPass2KHR" => pipeline::vkCreateRenderPass2KHR, PFN_vkCreateRenderPass2;
+    // VK_KHR_descriptor_update_template, VK_KHR_maintenance1
     Device "vkCreateDescriptorUpdateTemplateKHR" => pipeline::vkCreateDescriptorUpdateTemplateKHR, PFN_vkCreateDescriptorUpdateTemplate;
     Device "vkDestroyDescriptorUpdateTemplateKHR" => pipeline::vkDestroyDescriptorUpdateTemplateKHR, PFN_vkDestroyDescriptorUpdateTemplate;
     Device "vkUpdateDescriptorSetWithTemplateKHR" => pipeline::vkUpdateDescriptorSetWithTemplateKHR, PFN_vkUpdateDescriptorSetWithTemplate;
-    Device "vkCmdBeginRenderPass2KHR" => cmd::vkCmdBeginRenderPass2KHR, PFN_vkCmdBeginRenderPass2;
-    Device "vkCmdNextSubpass2KHR" => cmd::vkCmdNextSubpass2KHR, PFN_vkCmdNextSubpass2;
-    Device "vkCmdEndRenderPass2KHR" => cmd::vkCmdEndRenderPass2KHR, PFN_vkCmdEndRenderPass2;
     Device "vkTrimCommandPoolKHR" => cmd::vkTrimCommandPoolKHR, PFN_vkTrimCommandPool;
     // VK_EXT_transform_feedback
     Device "vkCmdBindTransformFeedbackBuffersEXT" => cmd::vkCmdBindTransformFeedbackBuffersEXT, PFN_vkCmdBindTransformFeedbackBuffersEXT;

@@ -271,21 +271,6 @@ crate::vk_entry_points! {
         with(command_buffer, |r| r.end_render_pass());
     }
 
-    fn vkCmdBeginRenderPass2KHR(command_buffer: vk::CommandBuffer, p_begin: *const vk::RenderPassBeginInfo<'_>, _p_subpass_begin: *const vk::SubpassBeginInfo<'_>) {
-        let Ok(info) = input(p_begin) else { return };
-        if let Ok(rp) = handle::handle::<RenderPass>(info.render_pass.as_raw()) {
-            with(command_buffer, |r| r.begin_render_pass(rp.subpasses));
-        }
-    }
-
-    fn vkCmdNextSubpass2KHR(command_buffer: vk::CommandBuffer, _p_begin: *const vk::SubpassBeginInfo<'_>, _p_end: *const vk::SubpassEndInfo<'_>) {
-        with(command_buffer, |r| r.next_subpass());
-    }
-
-    fn vkCmdEndRenderPass2KHR(command_buffer: vk::CommandBuffer, _p_end: *const vk::SubpassEndInfo<'_>) {
-        with(command_buffer, |r| r.end_render_pass());
-    }
-
     // VK_KHR_maintenance1: trimming may release unused memory; our pools
     // keep their BOs for reuse until reset with RELEASE_RESOURCES or
     // destroyed, which the command allows ("may").

@@ -224,16 +224,6 @@ crate::vk_entry_points! {
         make(p_render_pass, RenderPass::new(info.attachment_count, info.subpass_count)?)
     }
 
-    fn vkCreateRenderPass2KHR(
-        _device: vk::Device,
-        p_create_info: *const vk::RenderPassCreateInfo2<'_>,
-        _p_allocator: *const vk::AllocationCallbacks<'_>,
-        p_render_pass: *mut vk::RenderPass,
-    ) -> vk::Result {
-        let info = input(p_create_info)?;
-        make(p_render_pass, RenderPass::new(info.attachment_count, info.subpass_count)?)
-    }
-
     fn vkCreateDescriptorUpdateTemplateKHR(
         _device: vk::Device,
         p_create_info: *const vk::DescriptorUpdateTemplateCreateInfo<'_>,
