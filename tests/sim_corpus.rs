@@ -721,6 +721,7 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
             let job = XfbJob {
                 binary: &binary,
                 code,
+                push_buffer: None,
                 push_uniforms: &fau,
                 invocations_per_instance: draw.invocations_per_instance(),
                 instance_count: instances,

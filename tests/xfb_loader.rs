@@ -147,22 +147,41 @@ struct Draw {
 }
 
 /// The vertex numbers one draw captures, in order (all instances), and how
-/// many primitives it needs.
-fn captured(topology: vk::PrimitiveTopology, d: &Draw) -> (Vec<(u32, u32)>, u32) {
-    let prims = primitives(topology, d.count);
-    let mut out = Vec::new();
-    for i in 0..d.instances {
-        for p in &prims {
-            for &j in p {
-                let v = match &d.indexed {
-                    None => d.first + j,
-                    Some((ix, _, vo)) => (ix[(d.first + j) as usize] as i64 + *vo as i64) as u32,
-                };
-                out.push((v, d.first_instance + i));
+/// many primitives it needs. With `restart` (strips and fans of indexed
+/// draws), the index stream splits at the all-ones value of the index size,
+/// compared before vertexOffset, and each run assembles primitives afresh
+/// (Vulkan spec, "Primitive Restart"; strip parity restarts with the run).
+fn captured(topology: vk::PrimitiveTopology, d: &Draw, restart: bool) -> (Vec<(u32, u32)>, u32) {
+    // Runs of vertex numbers in draw order.
+    let runs: Vec<Vec<u32>> = match &d.indexed {
+        None => vec![(0..d.count).map(|j| d.first + j).collect()],
+        Some((ix, size, vo)) => {
+            let cut = if *size == 2 { 0xFFFF } else { u32::MAX };
+            let stream = &ix[d.first as usize..(d.first + d.count) as usize];
+            let vertex = |i: &u32| (i64::from(*i) + i64::from(*vo)) as u32;
+            if restart {
+                stream
+                    .split(|&i| i == cut)
+                    .map(|run| run.iter().map(vertex).collect())
+                    .collect()
+            } else {
+                vec![stream.iter().map(vertex).collect()]
             }
         }
+    };
+    let mut per_instance = Vec::new();
+    for run in &runs {
+        for p in primitives(topology, run.len() as u32) {
+            per_instance.push(p.iter().map(|&j| run[j as usize]).collect::<Vec<_>>());
+        }
     }
-    (out, prims.len() as u32 * d.instances)
+    let mut out = Vec::new();
+    for i in 0..d.instances {
+        for p in &per_instance {
+            out.extend(p.iter().map(|&v| (v, d.first_instance + i)));
+        }
+    }
+    (out, per_instance.len() as u32 * d.instances)
 }
 
 /// Everything a case needs on the device.
@@ -301,7 +320,12 @@ impl Setup {
         }
     }
 
-    fn pipeline(&self, d: &ash::Device, topology: vk::PrimitiveTopology) -> vk::Pipeline {
+    fn pipeline(
+        &self,
+        d: &ash::Device,
+        topology: vk::PrimitiveTopology,
+        restart: bool,
+    ) -> vk::Pipeline {
         let stages = [vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::VERTEX)
             .module(self.module)
@@ -335,7 +359,9 @@ impl Setup {
         let vi = vk::PipelineVertexInputStateCreateInfo::default()
             .vertex_binding_descriptions(&vb)
             .vertex_attribute_descriptions(&va);
-        let ia = vk::PipelineInputAssemblyStateCreateInfo::default().topology(topology);
+        let ia = vk::PipelineInputAssemblyStateCreateInfo::default()
+            .topology(topology)
+            .primitive_restart_enable(restart);
         let vp = vk::PipelineViewportStateCreateInfo::default()
             .viewport_count(1)
             .scissor_count(1);
@@ -562,6 +588,7 @@ fn free_index_buffers(d: &ash::Device) {
 /// rules: records in order, whole primitives that fit every bound buffer).
 fn expect(
     topology: vk::PrimitiveTopology,
+    restart: bool,
     t: &Targets,
     draws: &[Draw],
     start: [u64; 2],
@@ -573,7 +600,7 @@ fn expect(
     let vpp = primitives(topology, 3).first().map_or(1, Vec::len) as u64;
     let mut offset = start;
     for d in draws {
-        let (verts, needed) = captured(topology, d);
+        let (verts, needed) = captured(topology, d, restart);
         let room = (0..2)
             .map(|b| (t.bind_size[b].saturating_sub(offset[b])) / (STRIDE[b] * vpp))
             .min()
@@ -600,12 +627,13 @@ fn expect(
 
 fn check(
     topology: vk::PrimitiveTopology,
+    restart: bool,
     t: &Targets,
     draws: &[Draw],
     start: [u64; 2],
     what: &str,
 ) {
-    let (want, counters) = expect(topology, t, draws, start);
+    let (want, counters) = expect(topology, restart, t, draws, start);
     for (b, (buf, want)) in t.bufs.iter().zip(&want).enumerate() {
         let got = buf.bytes();
         if got != want.as_slice() {
@@ -644,7 +672,7 @@ fn topologies_on(model: &str) {
     let d = &gpu.device;
     let s = Setup::new(&gpu);
     for topology in TOPOLOGIES {
-        let pipeline = s.pipeline(d, topology);
+        let pipeline = s.pipeline(d, topology, false);
         // Roomy buffers: every primitive fits.
         let mut n = 0;
         for count in 0..=8 {
@@ -654,7 +682,7 @@ fn topologies_on(model: &str) {
                 let t = Targets::new(d, [200, 200]);
                 let cb = record(&gpu, &s, &t, pipeline, &draws, false);
                 submit_and_wait(&gpu, &[cb]);
-                check(topology, &t, &draws, [0, 0], model);
+                check(topology, false, &t, &draws, [0, 0], model);
                 t.destroy(d);
             }
         }
@@ -664,7 +692,7 @@ fn topologies_on(model: &str) {
         let t = Targets::new(d, [40, 11]);
         let cb = record(&gpu, &s, &t, pipeline, &draws, false);
         submit_and_wait(&gpu, &[cb]);
-        check(topology, &t, &draws, [0, 0], model);
+        check(topology, false, &t, &draws, [0, 0], model);
         t.destroy(d);
         // Indexed, 16- and 32-bit, negative and positive vertexOffset,
         // instanced (per-instance data through the divisor records).
@@ -689,19 +717,19 @@ fn topologies_on(model: &str) {
         let t = Targets::new(d, [200, 200]);
         let cb = record(&gpu, &s, &t, pipeline, &draws, false);
         submit_and_wait(&gpu, &[cb]);
-        check(topology, &t, &draws, [0, 0], model);
+        check(topology, false, &t, &draws, [0, 0], model);
         // Resume from the counters in a second command buffer, then submit
         // both again: the same bytes (Begin rereads the counters on the GPU).
         let more = [plain(6, 1, 40, 0)];
         let cb2 = record(&gpu, &s, &t, pipeline, &more, true);
         submit_and_wait(&gpu, &[cb2]);
         let all: Vec<Draw> = draws.iter().chain(&more).cloned().collect();
-        check(topology, &t, &all, [0, 0], model);
+        check(topology, false, &t, &all, [0, 0], model);
         for b in &t.bufs {
             b.bytes().fill(CANARY);
         }
         submit_and_wait(&gpu, &[cb, cb2]);
-        check(topology, &t, &all, [0, 0], model);
+        check(topology, false, &t, &all, [0, 0], model);
         t.destroy(d);
         free_index_buffers(d);
         // SAFETY: the GPU is idle.
@@ -728,12 +756,12 @@ fn xfb_big_strip() {
     let d = &gpu.device;
     let s = Setup::new(&gpu);
     let topology = vk::PrimitiveTopology::TRIANGLE_STRIP;
-    let pipeline = s.pipeline(d, topology);
+    let pipeline = s.pipeline(d, topology, false);
     let draws = [plain(65_000, 2, 3, 0)];
     let t = Targets::new(d, [3 * 2 * 65_000, 3 * 2 * 65_000]);
     let cb = record(&gpu, &s, &t, pipeline, &draws, false);
     submit_and_wait(&gpu, &[cb]);
-    check(topology, &t, &draws, [0, 0], "big strip");
+    check(topology, false, &t, &draws, [0, 0], "big strip");
     t.destroy(d);
     // SAFETY: the GPU is idle.
     unsafe { d.destroy_pipeline(pipeline, None) };
@@ -1043,4 +1071,72 @@ fn descriptor_pool_exhaustion() {
         d.destroy_descriptor_pool(pool, None);
         d.destroy_descriptor_set_layout(layout, None);
     }
+}
+
+/// Primitive restart while capturing: strips and fans (and line strips) of
+/// 16- and 32-bit indexed draws with restart values inside, at the start,
+/// doubled and at the end, instanced, with overflow; resolved on the GPU by
+/// the restart kernel.
+fn restart_on(model: &str) {
+    let gpu = Gpu::with_xfb(model);
+    let d = &gpu.device;
+    let s = Setup::new(&gpu);
+    const R16: u32 = 0xFFFF;
+    const R32: u32 = u32::MAX;
+    for topology in [
+        vk::PrimitiveTopology::LINE_STRIP,
+        vk::PrimitiveTopology::TRIANGLE_STRIP,
+        vk::PrimitiveTopology::TRIANGLE_FAN,
+    ] {
+        let pipeline = s.pipeline(d, topology, true);
+        let draws = [
+            Draw {
+                count: 13,
+                instances: 2,
+                first: 1,
+                first_instance: 1,
+                indexed: Some((
+                    vec![
+                        9, 1, 2, 3, 4, 5, R16, 6, 7, 8, 9, R16, R16, 10, 11, 12, 13, 14, R16,
+                    ],
+                    2,
+                    3,
+                )),
+            },
+            Draw {
+                count: 9,
+                instances: 1,
+                first: 0,
+                first_instance: 0,
+                indexed: Some((vec![R32, 20, 21, 22, 23, R32, 24, 25, 26, 27], 4, -1)),
+            },
+        ];
+        for records in [[200, 200], [40, 9]] {
+            let t = Targets::new(d, records);
+            let cb = record(&gpu, &s, &t, pipeline, &draws, false);
+            submit_and_wait(&gpu, &[cb]);
+            check(topology, true, &t, &draws, [0, 0], model);
+            // Again, from the same command buffer: the same bytes.
+            for b in &t.bufs {
+                b.bytes().fill(CANARY);
+            }
+            submit_and_wait(&gpu, &[cb]);
+            check(topology, true, &t, &draws, [0, 0], model);
+            t.destroy(d);
+        }
+        free_index_buffers(d);
+        // SAFETY: the GPU is idle.
+        unsafe { d.destroy_pipeline(pipeline, None) };
+    }
+    s.destroy(d);
+}
+
+#[test]
+fn xfb_primitive_restart_g52() {
+    restart_on("g52");
+}
+
+#[test]
+fn xfb_primitive_restart_g72() {
+    restart_on("g72");
 }

@@ -306,6 +306,7 @@ fn check(gpu: &mut SimGpu, v: &Variant, outs: &[OutSpec], case: &Case) -> Option
     let job = XfbJob {
         binary: &v.binary,
         code,
+        push_buffer: None,
         push_uniforms: &push,
         invocations_per_instance: draw.invocations_per_instance(),
         instance_count: case.instances,

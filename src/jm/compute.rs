@@ -109,6 +109,7 @@ pub fn add_compute_job(
             binary: job.binary,
             code: job.code,
             push_uniforms: job.push_uniforms,
+            push_buffer: None,
             ubos: job.ubos,
             attributes: job.attributes,
             varyings: None,
@@ -153,6 +154,7 @@ pub fn add_vertex_job(
             binary: job.binary,
             code: job.code,
             push_uniforms: job.push_uniforms,
+            push_buffer: None,
             ubos: job.ubos,
             attributes: Some(job.attributes),
             varyings: Some(job.varyings),
@@ -218,6 +220,9 @@ pub(super) struct Emit<'a> {
     pub(super) binary: &'a ShaderBinary,
     pub(super) code: u64,
     pub(super) push_uniforms: &'a [u64],
+    /// Where the push uniforms go (None: a fresh pool allocation). A caller
+    /// gives one when a GPU kernel must patch a word before the job runs.
+    pub(super) push_buffer: Option<super::pool::GpuAlloc>,
     pub(super) ubos: &'a [(u64, u32)],
     pub(super) attributes: Option<AttributeTables>,
     pub(super) varyings: Option<AttributeTables>,
@@ -299,7 +304,16 @@ pub(super) fn emit(
     let push_va = if job.push_uniforms.is_empty() {
         0
     } else {
-        let push = pool.alloc(8 * job.push_uniforms.len() as u64, 16)?;
+        let bytes = 8 * job.push_uniforms.len() as u64;
+        let push = match job.push_buffer {
+            Some(b) if b.size >= bytes && b.gpu_va.is_multiple_of(16) => b,
+            Some(_) => {
+                return Err(JmError::Encoding(
+                    "push-uniform buffer too small or misaligned",
+                ));
+            }
+            None => pool.alloc(bytes, 16)?,
+        };
         let words: Vec<u32> = job
             .push_uniforms
             .iter()

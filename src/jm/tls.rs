@@ -166,6 +166,7 @@ mod tests {
                 binary: b,
                 // Never fetched: these jobs are only encoded.
                 code: 0x10_0000,
+                push_buffer: None,
                 push_uniforms: &[],
                 invocations_per_instance: 3,
                 instance_count: 1,

@@ -40,6 +40,9 @@ pub struct XfbJob<'a> {
     pub binary: &'a ShaderBinary,
     /// GPU VA of its code in an executable BO ([`super::ShaderCode`]).
     pub code: u64,
+    /// Where the FAU words go (None: a fresh pool allocation); given when a
+    /// GPU kernel patches a parameter word before the job runs (restart).
+    pub push_buffer: Option<super::pool::GpuAlloc>,
     /// The push-uniform (FAU) bytes: the variant's `PushUniformLayout::fill`
     /// output, at least `8 × binary.uniform_words` bytes.
     pub push_uniforms: &'a [u8],
@@ -109,6 +112,7 @@ pub fn add_xfb_job(
             binary: b,
             code: job.code,
             push_uniforms: &push_uniforms,
+            push_buffer: job.push_buffer,
             ubos: &[],
             attributes: job.attributes,
             varyings: None,

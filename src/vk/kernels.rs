@@ -24,9 +24,10 @@ pub enum KernelId {
     CopyBuffer = 3,
     FillBuffer = 4,
     CopyQueryResults = 5,
+    XfbRestart = 6,
 }
 
-const KERNELS: usize = 6;
+const KERNELS: usize = 7;
 
 impl KernelId {
     fn build(self) -> Kernel {
@@ -34,6 +35,7 @@ impl KernelId {
             KernelId::XfbBegin => xfb::begin(),
             KernelId::XfbAdvance => xfb::advance(),
             KernelId::XfbEnd => xfb::end(),
+            KernelId::XfbRestart => xfb::restart(),
             KernelId::CopyBuffer => transfer::copy_buffer(),
             KernelId::FillBuffer => transfer::fill_buffer(),
             KernelId::CopyQueryResults => query::copy_query_results(),

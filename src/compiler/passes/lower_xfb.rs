@@ -65,9 +65,10 @@
 //!    offset`; inputs are `load_attribute(raw, instance_id)`;
 //!    `gl_VertexIndex` = `vertex_index`, `raw_vertex_id` = `raw`;
 //!    `gl_InstanceIndex` stays `instance_id + base_instance`;
-//! 5. the record is written iff `r < min over bound captured buffers b of
-//!    ⌊(size_b − offset_b) / (stride_b × vpp)⌋ × vpp` (whole primitives, every
-//!    buffer; `offset_b > size_b` counts as no room); each captured output of a
+//! 5. the record is written iff `s < PRIMS_PER_INSTANCE × vpp` (the grid
+//!    may be an upper bound, see restart below) and `r < min over bound
+//!    captured buffers b of ⌊(size_b − offset_b) / (stride_b × vpp)⌋ × vpp`
+//!    (whole primitives, every buffer; `offset_b > size_b` counts as no room); each captured output of a
 //!    bound buffer `b` is stored (one vector store, per output, of exactly
 //!    its components) at `addr_b + offset_b + r × stride_b + out.offset`.
 //!    Outputs of unbound buffers and non-XFB outputs are dropped (the
@@ -700,7 +701,13 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
         let vaddr = pro.op(AluOp::Iadd, base, byte64);
         per_buffer.insert(b, (bound, vaddr));
     }
-    let ok = pro.op(AluOp::Ult, record, fit);
+    let fits = pro.op(AluOp::Ult, record, fit);
+    // The grid may be larger than the draw (restart-resolved draws launch
+    // for the most primitives the index count allows; the resolved count
+    // arrives in PRIMS_PER_INSTANCE): invocations past it write nothing.
+    let per_instance = pro.op(AluOp::Imul, ppi, vpp);
+    let in_draw = pro.op(AluOp::Ult, slot, per_instance);
+    let ok = pro.op(AluOp::Iand, fits, in_draw);
     let mut enable: BTreeMap<u32, (Value, Value)> = BTreeMap::new();
     for (b, (bound, vaddr)) in per_buffer {
         let we = pro.op(AluOp::Iand, ok, bound);
@@ -774,8 +781,21 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
             _ => e.out.push(instr),
         }
     });
+    // Invocations past the draw (an upper-bound grid) run nothing: their
+    // vertex index is not meaningful, so not even the inputs are fetched.
     let mut instrs = prologue;
-    instrs.append(&mut body.instrs);
+    body.instrs
+        .push(Instr::new(vec![], Op::Yield(OpValues { values: vec![] })));
+    instrs.push(Instr::new(
+        vec![],
+        Op::If(If {
+            cond: in_draw,
+            then_region: body,
+            else_region: Region {
+                instrs: vec![Instr::new(vec![], Op::Yield(OpValues { values: vec![] }))],
+            },
+        }),
+    ));
     shader.body = Region { instrs };
     shader.info.xfb_mode = false;
     true

@@ -29,10 +29,15 @@
 
 use super::recording::{Fail, Recording};
 use super::state::{ActivePass, BoundRange, IndexBinding};
-use crate::compiler::passes::lower_sysvals::SysvalBlock;
-use crate::compiler::passes::lower_xfb::{XfbBinding, XfbDraw, XfbIndexBuffer, XfbTopology};
+use crate::compiler::kernels::transfer::{copy_grid, copy_words};
+use crate::compiler::kernels::xfb::restart_words;
+use crate::compiler::passes::lower_sysvals::{SysvalBlock, sysval_offset};
+use crate::compiler::passes::lower_xfb::{
+    XfbBinding, XfbDraw, XfbIndexBuffer, XfbTopology, xfb_param,
+};
 use crate::jm::attributes::{AttributeBuffer, AttributeRecord, write_attribute_tables};
 use crate::jm::{AttributeTables, Indexing, XfbJob};
+use crate::vk::kernels::KernelId;
 use crate::vk::pipeline::{GraphicsPipeline, Program};
 
 /// Graphics bind point index in `State::sets`.
@@ -119,12 +124,7 @@ impl Recording {
                 | XfbTopology::LineStripWithAdjacency
                 | XfbTopology::TriangleStripWithAdjacency
         );
-        if d.indexed && p.primitive_restart && restart_matters {
-            log::error!(
-                "transform feedback of an indexed strip/fan draw with primitive restart is not implemented yet"
-            );
-            return Err(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN));
-        }
+        let restart = d.indexed && p.primitive_restart && restart_matters;
         let mut buffers = [None; 4];
         for (b, binding) in self.xfb.bindings.iter().enumerate() {
             if let Some(range) = binding {
@@ -149,7 +149,7 @@ impl Recording {
         } else {
             None
         };
-        let draw = XfbDraw {
+        let mut draw = XfbDraw {
             topology: p.topology,
             count: d.count,
             first: d.first,
@@ -163,7 +163,29 @@ impl Recording {
         if d.instances == 0 || draw.prims_per_instance() == 0 {
             return Ok(());
         }
+        // Primitive restart: the restart kernel resolves the index stream
+        // into a list in capture order (module docs); the grid is launched
+        // for the most primitives the count allows.
+        let mut resolve = None;
+        if restart && let Some(ix) = index {
+            let max_prims = draw.prims_per_instance();
+            let vpp = p.topology.decode().verts_per_prim;
+            let list = self
+                .rec
+                .alloc(4 * u64::from(max_prims) * u64::from(vpp), 16)?;
+            draw = XfbDraw::resolved(
+                p.topology,
+                list.gpu_va,
+                max_prims,
+                d.vertex_offset,
+                buffers,
+                active.offsets,
+            );
+            resolve = Some((ix, list.gpu_va));
+        }
         let params = draw.params();
+        let block = self.xfb_params_block(&params, d.instances)?;
+        let ppi_word = block + 4 * u64::from(xfb_param::PRIMS_PER_INSTANCE);
         let (tables, offset_start, instance_size) = self.vertex_input(&p, prog, &d)?;
         let mut sysvals = SysvalBlock {
             // The capture job passes vertex indices as raw ids (module docs).
@@ -179,11 +201,44 @@ impl Recording {
         };
         let push = self.push_uniforms(prog, &p.layout, GRAPHICS, &mut sysvals)?;
         let push_bytes: Vec<u8> = push.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let push_buffer = self.rec.alloc(push_bytes.len() as u64, 16)?;
+        let mut first_dep = active.last_job;
+        let mut second_dep = 0;
+        if let Some((ix, list)) = resolve {
+            // The kernel writes the resolved primitive count into the
+            // parameter block (for the advance kernel); a 4-byte copy puts
+            // it into the capture job's FAU words before that job runs.
+            let words = restart_words(
+                p.topology,
+                p.provoking,
+                ix,
+                d.first,
+                d.count,
+                if ix.size == 2 { 0xFFFF } else { u32::MAX },
+                list,
+                ppi_word,
+            );
+            let resolved = self.run_kernel(KernelId::XfbRestart, &words, [0, 0])?;
+            let at = prog
+                .push
+                .sysval_offset(
+                    sysval_offset::XFB_PARAMS + 4 * u32::from(xfb_param::PRIMS_PER_INSTANCE),
+                )
+                .ok_or(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN))?;
+            let copy = copy_words(ppi_word, push_buffer.gpu_va + u64::from(at), 4);
+            second_dep =
+                self.run_kernel_grid(KernelId::CopyBuffer, &copy, copy_grid(4), [resolved, 0])?;
+            if first_dep == 0 {
+                first_dep = second_dep;
+                second_dep = 0;
+            }
+        }
         self.rec.use_bo(prog.code.bo_handle());
         let capture = self.rec.xfb(
             &XfbJob {
                 binary: &prog.code.binary,
                 code: prog.code.va(),
+                push_buffer: Some(push_buffer),
                 push_uniforms: &push_bytes,
                 invocations_per_instance: draw.invocations_per_instance(),
                 instance_count: d.instances,
@@ -191,11 +246,11 @@ impl Recording {
                 offset_start,
                 instance_size,
             },
-            [active.last_job, 0],
+            [first_dep, second_dep],
         )?;
         self.xfb_advance(
-            &params,
-            d.instances,
+            block,
+            params.len(),
             p.xfb_strides,
             capture.unwrap_or(active.last_job),
         )

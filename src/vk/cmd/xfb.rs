@@ -149,24 +149,30 @@ impl Recording {
         });
     }
 
+    /// The draw's parameter words and instance count in GPU memory (what the
+    /// advance kernel reads, and what the restart kernel patches).
+    pub fn xfb_params_block(&mut self, params: &[u32], instances: u32) -> Result<u64, Fail> {
+        let block = self.rec.alloc(4 * params.len() as u64 + 4, 16)?;
+        block.write_words(0, params);
+        block.write_words(4 * params.len() as u64, &[instances]);
+        Ok(block.gpu_va)
+    }
+
     /// After a capture job (or none): the advance kernel for the draw whose
-    /// parameter words are `params`, with `instances` instances.
+    /// `params_len` parameter words and instance count are at `block`.
     pub fn xfb_advance(
         &mut self,
-        params: &[u32],
-        instances: u32,
+        block: u64,
+        params_len: usize,
         strides: [u32; 4],
         after: u16,
     ) -> Result<(), Fail> {
         let Some(mut active) = self.xfb.active else {
             return Ok(());
         };
-        let block = self.rec.alloc(4 * params.len() as u64 + 4, 16)?;
-        block.write_words(0, params);
-        block.write_words(4 * params.len() as u64, &[instances]);
         let mut words = [0u64; advance_words::COUNT as usize];
-        words[advance_words::PARAMS as usize] = block.gpu_va;
-        words[advance_words::INSTANCES as usize] = block.gpu_va + 4 * params.len() as u64;
+        words[advance_words::PARAMS as usize] = block;
+        words[advance_words::INSTANCES as usize] = block + 4 * params_len as u64;
         words[advance_words::QUERY as usize] = 0;
         words[advance_words::STRIDES as usize] =
             u64::from(strides[0]) | u64::from(strides[1]) << 32;
