@@ -161,6 +161,7 @@ mod tests {
             binary: b,
             // Never fetched: these jobs are only encoded.
             code: 0x10_0000,
+            push_buffer: None,
             push_uniforms: push,
             invocations_per_instance: v,
             instance_count: instances,
