@@ -288,8 +288,9 @@ impl PhysicalDevice {
         p.max_transform_feedback_stream_data_size = 2048;
         p.max_transform_feedback_buffer_data_size = 2048;
         p.max_transform_feedback_buffer_data_stride = 2048;
-        // Not implemented yet: stream queries and vkCmdDrawIndirectByteCountEXT.
-        p.transform_feedback_queries = vk::FALSE;
+        // Stream queries of stream 0 (vk::cmd::query).
+        p.transform_feedback_queries = vk::TRUE;
+        // Not implemented yet: vkCmdDrawIndirectByteCountEXT.
         p.transform_feedback_streams_lines_triangles = vk::FALSE;
         p.transform_feedback_rasterization_stream_select = vk::FALSE;
         p.transform_feedback_draw = vk::FALSE;
