@@ -1,4 +1,4 @@
-//! Query pool commands (TIMESTAMP only).
+//! Query pool commands (TIMESTAMP and TRANSFORM_FEEDBACK_STREAM_EXT pools).
 
 use std::ffi::c_void;
 
