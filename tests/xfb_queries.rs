@@ -21,8 +21,10 @@ use ash::vk;
 use common::*;
 use xfb_device::*;
 
-/// One draw: vertex count, instances, first vertex, first instance, and
-/// whether transform feedback is active for it.
+/// One draw: vertex count, instances, first vertex (first index when
+/// indexed), first instance, whether transform feedback is active for it,
+/// and whether it is vkCmdDrawIndexed (through [`INDICES`] u32 indices,
+/// vertexOffset 2; its count is the index count, so the same rule).
 #[derive(Clone, Copy, Debug)]
 struct Draw {
     count: u32,
@@ -30,6 +32,17 @@ struct Draw {
     first: u32,
     first_instance: u32,
     xfb: bool,
+    indexed: bool,
+}
+
+/// u32 indices in the indexed draws' index buffer.
+const INDICES: u32 = 64;
+
+const fn indexed(count: u32, instances: u32, first: u32, first_instance: u32) -> Draw {
+    Draw {
+        indexed: true,
+        ..draw(count, instances, first, first_instance)
+    }
 }
 
 const fn draw(count: u32, instances: u32, first: u32, first_instance: u32) -> Draw {
@@ -39,6 +52,7 @@ const fn draw(count: u32, instances: u32, first: u32, first_instance: u32) -> Dr
         first,
         first_instance,
         xfb: true,
+        indexed: false,
     }
 }
 
@@ -49,6 +63,7 @@ const fn outside(count: u32, instances: u32) -> Draw {
         first: 0,
         first_instance: 0,
         xfb: false,
+        indexed: false,
     }
 }
 
@@ -168,7 +183,8 @@ fn create_pool(d: &ash::Device, count: u32) -> vk::QueryPool {
 /// render pass one query per group (query `i` for group `i`, begun and
 /// ended with `api`), transform feedback begun before the first draw that
 /// has `xfb` and ended after the last one of it (draws without it come
-/// before or after), all in one transform-feedback session.
+/// before or after), all in one transform-feedback session. Indexed draws
+/// read `index_buffer`.
 #[allow(clippy::too_many_arguments)]
 fn record(
     gpu: &Gpu,
@@ -180,6 +196,7 @@ fn record(
     groups: &[&[Draw]],
     api: Api,
     reset: bool,
+    index_buffer: Option<&Buf>,
 ) -> vk::CommandBuffer {
     let d = &gpu.device;
     let cb = gpu.command_buffer(s.cmd_pool);
@@ -217,6 +234,9 @@ fn record(
         );
         d.cmd_bind_vertex_buffers(cb, 0, &[s.vertices.buffer], &[4]);
         d.cmd_bind_vertex_buffers(cb, 3, &[s.instances.buffer], &[0]);
+        if let Some(ib) = index_buffer {
+            d.cmd_bind_index_buffer(cb, ib.buffer, 0, vk::IndexType::UINT32);
+        }
         let bufs = [t.bufs[0].buffer, t.bufs[1].buffer];
         let offsets = [0u64, 0];
         let sizes = [t.records[0] * STRIDE[0], t.records[1] * STRIDE[1]];
@@ -255,7 +275,12 @@ fn record(
                     xfb_on = false;
                     xfb_done = true;
                 }
-                d.cmd_draw(cb, dr.count, dr.instances, dr.first, dr.first_instance);
+                if dr.indexed {
+                    assert!(index_buffer.is_some() && dr.first + dr.count <= INDICES);
+                    d.cmd_draw_indexed(cb, dr.count, dr.instances, dr.first, 2, dr.first_instance);
+                } else {
+                    d.cmd_draw(cb, dr.count, dr.instances, dr.first, dr.first_instance);
+                }
             }
             ext.end(d, cb, pool, q as u32, api);
         }
@@ -347,6 +372,13 @@ fn counts_on(model_name: &str) {
     let s = Setup::new(&gpu);
     let ext = Ext::new(&gpu);
     let pool = create_pool(d, 4);
+    let ib = Buf::new(
+        d,
+        4 * u64::from(INDICES),
+        vk::BufferUsageFlags::INDEX_BUFFER,
+    );
+    let ix: Vec<u32> = (0..INDICES).map(|i| (i * 37 + 5) % 997).collect();
+    ib.write(0, &ix);
     for (ti, topology) in TOPOLOGIES.into_iter().enumerate() {
         let pipeline = s.pipeline(d, topology);
         let a: &[Draw] = &[
@@ -356,7 +388,13 @@ fn counts_on(model_name: &str) {
             draw(0, 2, 0, 0),
             draw(5, 0, 0, 0),
         ];
-        let b: &[Draw] = &[draw(11, 1, 100, 2), draw(4, 4, 7, 9), outside(6, 3)];
+        let b: &[Draw] = &[
+            draw(11, 1, 100, 2),
+            indexed(10, 2, 5, 1),
+            draw(4, 4, 7, 9),
+            indexed(6, 1, 40, 0),
+            outside(6, 3),
+        ];
         let api = if ti % 2 == 0 {
             Api::Core
         } else {
@@ -365,7 +403,18 @@ fn counts_on(model_name: &str) {
         for records in [[500, 500], [60, 19], [7, 40], [1, 100]] {
             let t = Targets::new(d, records);
             let groups = [a, b];
-            let cb = record(&gpu, &ext, &s, &t, pipeline, pool, &groups, api, true);
+            let cb = record(
+                &gpu,
+                &ext,
+                &s,
+                &t,
+                pipeline,
+                pool,
+                &groups,
+                api,
+                true,
+                Some(&ib),
+            );
             submit_and_wait(&gpu, &[cb]);
             let want = model(topology, records, &groups);
             let what = format!("{model_name} {topology:?} records {records:?}");
@@ -391,6 +440,7 @@ fn counts_on(model_name: &str) {
     assert_eq!(o, vec![(6, 10), (0, 3)]);
     // SAFETY: the GPU is idle.
     unsafe { d.destroy_query_pool(pool, None) };
+    ib.destroy(d);
     s.destroy(d);
 }
 
@@ -475,6 +525,7 @@ fn results_on(model_name: &str) {
         &groups,
         Api::Indexed(0),
         false,
+        None,
     );
     check_unavailable("recorded, not submitted");
     submit_and_wait(&gpu, &[cb]);
@@ -591,7 +642,18 @@ fn results_on(model_name: &str) {
     assert_eq!(u64s(&data)[2], 0);
     assert_eq!(u64s(&data)[5], 0);
     let one = [draw(6, 2, 3, 1)];
-    let cb1 = record(&gpu, &ext, &s, &t, pipeline, pool, &[&one], Api::Core, true);
+    let cb1 = record(
+        &gpu,
+        &ext,
+        &s,
+        &t,
+        pipeline,
+        pool,
+        &[&one],
+        Api::Core,
+        true,
+        None,
+    );
     submit_and_wait(&gpu, &[cb1]);
     check(
         d,
