@@ -85,7 +85,13 @@ fn simulated_g52_properties() {
             .iter()
             .map(|e| e.extension_name_as_c_str().unwrap())
             .collect();
-        assert_eq!(names, [c"VK_EXT_transform_feedback"]);
+        assert_eq!(
+            names,
+            [
+                c"VK_EXT_transform_feedback",
+                c"VK_EXT_primitives_generated_query"
+            ]
+        );
         instance.destroy_instance(None);
     }
 }

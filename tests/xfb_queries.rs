@@ -167,16 +167,56 @@ impl Ext {
 }
 
 fn create_pool(d: &ash::Device, count: u32) -> vk::QueryPool {
+    create_pool_of(d, vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT, count)
+}
+
+fn create_pool_of(d: &ash::Device, ty: vk::QueryType, count: u32) -> vk::QueryPool {
     // SAFETY: valid create info.
     unsafe {
         d.create_query_pool(
             &vk::QueryPoolCreateInfo::default()
-                .query_type(vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT)
+                .query_type(ty)
                 .query_count(count),
             None,
         )
     }
     .unwrap()
+}
+
+/// Primitives generated per group: every draw's primitives × instances
+/// (VK_EXT_primitives_generated_query counts what the draws generate,
+/// transform feedback or not, room or not).
+fn generated_model(topology: vk::PrimitiveTopology, groups: &[&[Draw]]) -> Vec<u64> {
+    groups
+        .iter()
+        .map(|g| {
+            g.iter()
+                .map(|d| primitives(topology, d.count).len() as u64 * u64::from(d.instances))
+                .sum()
+        })
+        .collect()
+}
+
+/// Primitives-generated queries of `want` available with those counts.
+fn check_generated(d: &ash::Device, pool: vk::QueryPool, want: &[u64], what: &str) {
+    let n = want.len() as u32;
+    let (r, data) = results(
+        d,
+        pool,
+        0,
+        n,
+        16,
+        vk::QueryResultFlags::TYPE_64
+            | vk::QueryResultFlags::WAIT
+            | vk::QueryResultFlags::WITH_AVAILABILITY,
+    );
+    assert_eq!(r, vk::Result::SUCCESS, "{what}");
+    let expect: Vec<u64> = want.iter().flat_map(|&g| [g, 1]).collect();
+    assert_eq!(u64s(&data), expect, "{what}: primitives generated (64-bit)");
+    let (r, data) = results(d, pool, 0, n, 4, vk::QueryResultFlags::empty());
+    assert_eq!(r, vk::Result::SUCCESS, "{what}");
+    let expect: Vec<u32> = want.iter().map(|&g| g as u32).collect();
+    assert_eq!(u32s(&data), expect, "{what}: primitives generated (32-bit)");
 }
 
 /// Records: reset of queries `0..groups.len()` (when `reset`), then in a
@@ -197,6 +237,7 @@ fn record(
     api: Api,
     reset: bool,
     index_buffer: Option<&Buf>,
+    generated: Option<vk::QueryPool>,
 ) -> vk::CommandBuffer {
     let d = &gpu.device;
     let cb = gpu.command_buffer(s.cmd_pool);
@@ -207,6 +248,9 @@ fn record(
             .unwrap();
         if reset {
             d.cmd_reset_query_pool(cb, pool, 0, groups.len() as u32);
+            if let Some(g) = generated {
+                d.cmd_reset_query_pool(cb, g, 0, groups.len() as u32);
+            }
         }
         d.cmd_begin_render_pass(
             cb,
@@ -252,6 +296,9 @@ fn record(
         let mut xfb_done = false;
         for (q, g) in groups.iter().enumerate() {
             ext.begin(d, cb, pool, q as u32, api);
+            if let Some(g) = generated {
+                ext.begin(d, cb, g, q as u32, api);
+            }
             for dr in g.iter() {
                 if dr.xfb && !xfb_on {
                     assert!(!xfb_done, "one transform feedback session per case");
@@ -281,6 +328,9 @@ fn record(
                 } else {
                     d.cmd_draw(cb, dr.count, dr.instances, dr.first, dr.first_instance);
                 }
+            }
+            if let Some(g) = generated {
+                ext.end(d, cb, g, q as u32, api);
             }
             ext.end(d, cb, pool, q as u32, api);
         }
@@ -366,12 +416,24 @@ fn check(d: &ash::Device, pool: vk::QueryPool, want: &[(u64, u64)], what: &str) 
 /// buffers and with buffers that overflow (buffer 1 first, then buffer 0),
 /// draws outside transform feedback inside the query, two queries over one
 /// session, core and indexed Begin/End.
-fn counts_on(model_name: &str) {
-    let gpu = Gpu::with_xfb(model_name);
+///
+/// With `generated`, a `VK_QUERY_TYPE_PRIMITIVES_GENERATED_EXT` query runs
+/// alongside each stream query (VK_EXT_primitives_generated_query: every
+/// primitive the draws generate while it is active, whether transform
+/// feedback is active or the buffers have room), read back as 64/32-bit
+/// results and copied on the GPU.
+fn counts_on(model_name: &str, generated: bool) {
+    let gpu = if generated {
+        Gpu::with_xfb_and_generated(model_name)
+    } else {
+        Gpu::with_xfb(model_name)
+    };
     let d = &gpu.device;
     let s = Setup::new(&gpu);
     let ext = Ext::new(&gpu);
     let pool = create_pool(d, 4);
+    let pg_pool = generated.then(|| create_pool_of(d, vk::QueryType::PRIMITIVES_GENERATED_EXT, 4));
+    let dst = Buf::new(d, 64, vk::BufferUsageFlags::TRANSFER_DST);
     let ib = Buf::new(
         d,
         4 * u64::from(INDICES),
@@ -414,15 +476,69 @@ fn counts_on(model_name: &str) {
                 api,
                 true,
                 Some(&ib),
+                pg_pool,
             );
             submit_and_wait(&gpu, &[cb]);
             let want = model(topology, records, &groups);
             let what = format!("{model_name} {topology:?} records {records:?}");
             check(d, pool, &want, &what);
+            let want_pg = generated_model(topology, &groups);
+            if let Some(g) = pg_pool {
+                check_generated(d, g, &want_pg, &what);
+            }
             // Submitted again: Begin zeroes the counts, the same results
             // (the buffers' offsets start at 0 again too).
             submit_and_wait(&gpu, &[cb]);
             check(d, pool, &want, &format!("{what}, resubmitted"));
+            if let Some(g) = pg_pool {
+                check_generated(d, g, &want_pg, &format!("{what}, resubmitted"));
+                // A GPU copy: 64-bit with availability (stride 16), then
+                // 32-bit without it at 40 (stride 4).
+                dst.bytes().fill(0xCD);
+                let copy = gpu.command_buffer(s.cmd_pool);
+                // SAFETY: valid handles.
+                unsafe {
+                    d.begin_command_buffer(copy, &vk::CommandBufferBeginInfo::default())
+                        .unwrap();
+                    d.cmd_copy_query_pool_results(
+                        copy,
+                        g,
+                        0,
+                        2,
+                        dst.buffer,
+                        0,
+                        16,
+                        vk::QueryResultFlags::TYPE_64
+                            | vk::QueryResultFlags::WAIT
+                            | vk::QueryResultFlags::WITH_AVAILABILITY,
+                    );
+                    d.cmd_copy_query_pool_results(
+                        copy,
+                        g,
+                        0,
+                        2,
+                        dst.buffer,
+                        40,
+                        4,
+                        vk::QueryResultFlags::WAIT,
+                    );
+                    d.end_command_buffer(copy).unwrap();
+                }
+                submit_and_wait(&gpu, &[copy]);
+                let bytes = dst.bytes().to_vec();
+                assert_eq!(
+                    u64s(&bytes[0..32]),
+                    [want_pg[0], 1, want_pg[1], 1],
+                    "{what}: copied generated counts"
+                );
+                assert_eq!(u64s(&bytes[32..40]), [0xCDCD_CDCD_CDCD_CDCD]);
+                assert_eq!(
+                    u32s(&bytes[40..48]),
+                    [want_pg[0] as u32, want_pg[1] as u32],
+                    "{what}: copied 32-bit"
+                );
+                assert!(bytes[48..].iter().all(|&x| x == 0xCD), "{what}");
+            }
             t.destroy(d);
         }
         // SAFETY: the GPU is idle.
@@ -439,19 +555,35 @@ fn counts_on(model_name: &str) {
     );
     assert_eq!(o, vec![(6, 10), (0, 3)]);
     // SAFETY: the GPU is idle.
-    unsafe { d.destroy_query_pool(pool, None) };
+    unsafe {
+        d.destroy_query_pool(pool, None);
+        if let Some(g) = pg_pool {
+            d.destroy_query_pool(g, None);
+        }
+    };
+    dst.destroy(d);
     ib.destroy(d);
     s.destroy(d);
 }
 
 #[test]
 fn xfb_query_counts_g52() {
-    counts_on("g52");
+    counts_on("g52", false);
 }
 
 #[test]
 fn xfb_query_counts_g72() {
-    counts_on("g72");
+    counts_on("g72", false);
+}
+
+#[test]
+fn primitives_generated_counts_g52() {
+    counts_on("g52", true);
+}
+
+#[test]
+fn primitives_generated_counts_g72() {
+    counts_on("g72", true);
 }
 
 /// Availability, PARTIAL and NOT_READY before a submit, GPU copies, reset
@@ -525,6 +657,7 @@ fn results_on(model_name: &str) {
         &groups,
         Api::Indexed(0),
         false,
+        None,
         None,
     );
     check_unavailable("recorded, not submitted");
@@ -652,6 +785,7 @@ fn results_on(model_name: &str) {
         &[&one],
         Api::Core,
         true,
+        None,
         None,
     );
     submit_and_wait(&gpu, &[cb1]);

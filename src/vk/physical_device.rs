@@ -17,7 +17,10 @@ use crate::vk::handle::Object;
 pub const VENDOR_ID_ARM: u32 = 0x13B5;
 
 /// Device extensions we implement.
-pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[(c"VK_EXT_transform_feedback", 1)];
+pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[
+    (c"VK_EXT_transform_feedback", 1),
+    (c"VK_EXT_primitives_generated_query", 1),
+];
 
 pub struct PhysicalDevice {
     pub source: DeviceSource,
@@ -276,6 +279,15 @@ impl PhysicalDevice {
     /// there are no geometry shaders, so no geometry streams.
     pub fn xfb_features(&self) -> (bool, bool) {
         (true, false)
+    }
+
+    /// `VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT`:
+    /// (primitivesGeneratedQuery, ...WithRasterizerDiscard,
+    /// ...WithNonZeroStreams). The count comes from the draw's parameters on
+    /// the GPU, not from rasterization, so discard does not change it; only
+    /// stream 0 exists.
+    pub fn primitives_generated_features(&self) -> (bool, bool, bool) {
+        (true, true, false)
     }
 
     /// `VkPhysicalDeviceTransformFeedbackPropertiesEXT` (docs/STATUS.md).

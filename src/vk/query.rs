@@ -9,6 +9,11 @@
 //!   `transformFeedbackQueries`): (primitives written, primitives needed,
 //!   available), the two results in the order the Vulkan spec gives them
 //!   ("Transform Feedback Queries").
+//! - PRIMITIVES_GENERATED_EXT (VK_EXT_primitives_generated_query): a
+//!   hidden u64 first (the "written" word the XFB advance kernel adds to,
+//!   meaningless here), then (primitives generated, available): the
+//!   reported slot starts at the second word, so `value_va` and the copy
+//!   kernel see (value, available) with a slot stride of 24 bytes.
 
 use std::sync::Arc;
 
@@ -26,6 +31,8 @@ pub struct QueryPool {
     pub query_type: vk::QueryType,
     /// u64 results per query before the availability word.
     pub values: u32,
+    /// Hidden u64 words before the results (module docs).
+    lead: u32,
     /// The queue's syncobj, to notice a fault while waiting.
     queue_syncobj: crate::kmod::SyncobjHandle,
 }
@@ -45,6 +52,7 @@ impl QueryPool {
             // Valid only with VK_EXT_transform_feedback enabled (the type
             // belongs to it).
             vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT if core.enabled.transform_feedback => 2,
+            vk::QueryType::PRIMITIVES_GENERATED_EXT if core.enabled.primitives_generated_query => 1,
             other => {
                 log::warn!("vkCreateQueryPool: {other:?} queries are not supported");
                 return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
@@ -53,10 +61,11 @@ impl QueryPool {
         if info.query_count == 0 {
             return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
         }
+        let lead = u32::from(info.query_type == vk::QueryType::PRIMITIVES_GENERATED_EXT);
         let bo = core
             .kdev
             .bo_create(
-                u64::from(info.query_count) * 8 * (u64::from(values) + 1),
+                u64::from(info.query_count) * 8 * u64::from(lead + values + 1),
                 BO_NOEXEC,
             )
             .map_err(|e| core.kmod_error(e))?;
@@ -66,6 +75,7 @@ impl QueryPool {
             count: info.query_count,
             query_type: info.query_type,
             values,
+            lead,
             queue_syncobj,
         })
     }
@@ -78,14 +88,25 @@ impl QueryPool {
         self.bo().handle()
     }
 
-    /// Bytes per query: the results, then the availability word.
+    /// Bytes per query: hidden words, the results, then the availability
+    /// word.
     pub fn slot_size(&self) -> u64 {
-        8 * (u64::from(self.values) + 1)
+        8 * u64::from(self.lead + self.values + 1)
     }
 
-    /// GPU VA of the query's first result (its slot).
-    pub fn value_va(&self, query: u32) -> u64 {
+    /// GPU VA of the query's slot (hidden words first).
+    pub fn slot_va(&self, query: u32) -> u64 {
         self.bo().gpu_va() + u64::from(query) * self.slot_size()
+    }
+
+    /// u64 words of a slot before its availability word.
+    pub fn words_before_availability(&self) -> u32 {
+        self.lead + self.values
+    }
+
+    /// GPU VA of the query's first result.
+    pub fn value_va(&self, query: u32) -> u64 {
+        self.slot_va(query) + 8 * u64::from(self.lead)
     }
 
     pub fn available_va(&self, query: u32) -> u64 {
@@ -94,7 +115,7 @@ impl QueryPool {
 
     /// The query's results (first `values` of the array) and availability.
     fn read(&self, query: u32) -> ([u64; 2], bool) {
-        let off = u64::from(query) * self.slot_size();
+        let off = u64::from(query) * self.slot_size() + 8 * u64::from(self.lead);
         let available = self.bo().read_u64(off + 8 * u64::from(self.values)) != 0;
         // Read the values after seeing them available.
         std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);

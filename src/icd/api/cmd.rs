@@ -109,8 +109,8 @@ crate::vk_entry_points! {
     }
 
     // Core Begin/End: index 0 (VK_EXT_transform_feedback: "equivalent to
-    // vkCmdBeginQueryIndexedEXT with index zero"). Only stream queries can
-    // be begun; PRECISE does not apply to them.
+    // vkCmdBeginQueryIndexedEXT with index zero"). Only stream and
+    // primitives-generated queries can be begun; PRECISE does not apply.
     fn vkCmdBeginQuery(command_buffer: vk::CommandBuffer, query_pool: vk::QueryPool, query: u32, _flags: vk::QueryControlFlags) {
         if let (Ok(c), Ok(qp)) = (self::cmd(command_buffer), handle::handle::<QueryPool>(query_pool.as_raw())) {
             c.state.lock().unwrap().begin_query(qp, query, 0);
@@ -359,7 +359,7 @@ crate::vk_entry_points! {
         with(command_buffer, |r| r.end_xfb(first_counter_buffer, &c));
     }
 
-    // Stream queries (`transformFeedbackQueries`): `index` is the vertex
+    // Stream and primitives-generated queries: `index` is the vertex
     // stream; only stream 0 exists, another index is logged and ignored
     // (vk::cmd::query).
     fn vkCmdBeginQueryIndexedEXT(command_buffer: vk::CommandBuffer, query_pool: vk::QueryPool, query: u32, _flags: vk::QueryControlFlags, index: u32) {

@@ -42,6 +42,8 @@ pub struct XfbState {
     /// The active transform-feedback stream query (stream 0), if any
     /// (`vk::cmd::query`).
     pub query: Option<super::query::ActiveXfbQuery>,
+    /// The active primitives-generated query, if any.
+    pub generated: Option<super::query::ActiveXfbQuery>,
 }
 
 /// A counter buffer entry of Begin/End: GPU address of its u32 and BO.
