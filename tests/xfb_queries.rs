@@ -434,6 +434,27 @@ fn counts_on(model_name: &str, generated: bool) {
     let pool = create_pool(d, 4);
     let pg_pool = generated.then(|| create_pool_of(d, vk::QueryType::PRIMITIVES_GENERATED_EXT, 4));
     let dst = Buf::new(d, 64, vk::BufferUsageFlags::TRANSFER_DST);
+    if let Some(g) = pg_pool {
+        // Reset on the GPU, never begun: NOT_READY; without PARTIAL the
+        // results stay untouched, with it they are the zeroed values.
+        let reset = gpu.command_buffer(s.cmd_pool);
+        // SAFETY: valid handles.
+        unsafe {
+            d.begin_command_buffer(reset, &vk::CommandBufferBeginInfo::default())
+                .unwrap();
+            d.cmd_reset_query_pool(reset, g, 0, 4);
+            d.end_command_buffer(reset).unwrap();
+        }
+        submit_and_wait(&gpu, &[reset]);
+        let flags = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY;
+        let (r, data) = results(d, g, 0, 4, 16, flags);
+        assert_eq!(r, vk::Result::NOT_READY);
+        let ab = 0xABAB_ABAB_ABAB_ABABu64;
+        assert_eq!(u64s(&data), [ab, 0, ab, 0, ab, 0, ab, 0]);
+        let (r, data) = results(d, g, 0, 4, 16, flags | vk::QueryResultFlags::PARTIAL);
+        assert_eq!(r, vk::Result::NOT_READY);
+        assert_eq!(u64s(&data), [0; 8]);
+    }
     let ib = Buf::new(
         d,
         4 * u64::from(INDICES),
