@@ -44,10 +44,32 @@ fn features2_and_properties2_chains() {
     assert_eq!(unk.payload, [0xa5a5_a5a5; 4], "unknown structure untouched");
     assert_eq!(f2.features.robust_buffer_access, vk::FALSE);
 
+    // VK_EXT_primitives_generated_query: counts on stream 0, with or without
+    // rasterizer discard.
+    let mut pg = vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT {
+        primitives_generated_query_with_non_zero_streams: vk::TRUE,
+        ..Default::default()
+    };
+    let mut f2 = vk::PhysicalDeviceFeatures2 {
+        p_next: (&mut pg as *mut vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT).cast(),
+        ..Default::default()
+    };
+    // SAFETY: valid chain.
+    unsafe { ext.get_physical_device_features2(gpu.physical_device, &mut f2) };
+    assert_eq!(pg.primitives_generated_query, vk::TRUE);
+    assert_eq!(
+        pg.primitives_generated_query_with_rasterizer_discard,
+        vk::TRUE
+    );
+    assert_eq!(
+        pg.primitives_generated_query_with_non_zero_streams,
+        vk::FALSE
+    );
+
     let mut unk = unknown();
     let mut xp = vk::PhysicalDeviceTransformFeedbackPropertiesEXT {
         p_next: (&mut unk as *mut Unknown).cast(),
-        transform_feedback_queries: vk::TRUE,
+        transform_feedback_queries: vk::FALSE,
         transform_feedback_draw: vk::TRUE,
         ..Default::default()
     };
@@ -64,8 +86,9 @@ fn features2_and_properties2_chains() {
     assert_eq!(xp.max_transform_feedback_buffer_size, u64::from(u32::MAX));
     assert_eq!(xp.max_transform_feedback_buffer_data_size, 2048);
     assert_eq!(xp.max_transform_feedback_buffer_data_stride, 2048);
-    // Not implemented yet, so not claimed.
-    assert_eq!(xp.transform_feedback_queries, vk::FALSE);
+    // Stream queries work (tests/xfb_queries.rs); indirect byte-count
+    // draws are not implemented, so not claimed.
+    assert_eq!(xp.transform_feedback_queries, vk::TRUE);
     assert_eq!(xp.transform_feedback_draw, vk::FALSE);
 
     let mut m2 = vk::PhysicalDeviceMemoryProperties2::default();
@@ -155,4 +178,31 @@ fn device_creation_skips_unknown_pnext_and_checks_features2() {
     info.p_next = (&f2 as *const vk::PhysicalDeviceFeatures2).cast();
     let r = create_device(&gpu.instance, gpu.physical_device, &info);
     assert_eq!(r.err(), Some(vk::Result::ERROR_FEATURE_NOT_PRESENT));
+
+    // Primitives-generated queries: the supported features can be enabled,
+    // non-zero streams cannot.
+    for (streams, ok) in [(vk::FALSE, true), (vk::TRUE, false)] {
+        let mut pg = vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT {
+            primitives_generated_query: vk::TRUE,
+            primitives_generated_query_with_rasterizer_discard: vk::TRUE,
+            primitives_generated_query_with_non_zero_streams: streams,
+            ..Default::default()
+        };
+        let f2 = vk::PhysicalDeviceFeatures2 {
+            p_next: (&mut pg as *mut vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT).cast(),
+            ..Default::default()
+        };
+        let exts = [
+            c"VK_EXT_transform_feedback".as_ptr(),
+            c"VK_EXT_primitives_generated_query".as_ptr(),
+        ];
+        let mut info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_extension_names(&exts);
+        info.p_next = (&f2 as *const vk::PhysicalDeviceFeatures2).cast();
+        match create_device(&gpu.instance, gpu.physical_device, &info) {
+            Ok(device) if ok => destroy_device(&device),
+            r => assert_eq!(r.err(), Some(vk::Result::ERROR_FEATURE_NOT_PRESENT)),
+        }
+    }
 }

@@ -30,6 +30,7 @@ pub struct DeviceCore {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Enabled {
     pub transform_feedback: bool,
+    pub primitives_generated_query: bool,
 }
 
 impl DeviceCore {
@@ -139,6 +140,9 @@ impl Device {
                 transform_feedback: extensions
                     .iter()
                     .any(|e| e.to_bytes() == b"VK_EXT_transform_feedback"),
+                primitives_generated_query: extensions
+                    .iter()
+                    .any(|e| e.to_bytes() == b"VK_EXT_primitives_generated_query"),
             },
         });
         let queue = Queue::new(core.clone())?;

@@ -19,6 +19,7 @@ pub const VENDOR_ID_ARM: u32 = 0x13B5;
 /// Device extensions we implement.
 pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[
     (c"VK_EXT_transform_feedback", 1),
+    (c"VK_EXT_primitives_generated_query", 1),
     (c"VK_KHR_descriptor_update_template", 1),
     (c"VK_KHR_maintenance1", 2),
 ];
@@ -282,6 +283,15 @@ impl PhysicalDevice {
         (true, false)
     }
 
+    /// `VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT`:
+    /// (primitivesGeneratedQuery, ...WithRasterizerDiscard,
+    /// ...WithNonZeroStreams). The count comes from the draw's parameters on
+    /// the GPU, not from rasterization, so discard does not change it; only
+    /// stream 0 exists.
+    pub fn primitives_generated_features(&self) -> (bool, bool, bool) {
+        (true, true, false)
+    }
+
     /// `VkPhysicalDeviceTransformFeedbackPropertiesEXT` (docs/STATUS.md).
     pub fn xfb_properties(&self, p: &mut vk::PhysicalDeviceTransformFeedbackPropertiesEXT<'_>) {
         use crate::compiler::passes::lower_xfb::XFB_MAX_BUFFERS;
@@ -292,8 +302,9 @@ impl PhysicalDevice {
         p.max_transform_feedback_stream_data_size = 2048;
         p.max_transform_feedback_buffer_data_size = 2048;
         p.max_transform_feedback_buffer_data_stride = 2048;
-        // Not implemented yet: stream queries and vkCmdDrawIndirectByteCountEXT.
-        p.transform_feedback_queries = vk::FALSE;
+        // Stream queries of stream 0 (vk::cmd::query).
+        p.transform_feedback_queries = vk::TRUE;
+        // Not implemented yet: vkCmdDrawIndirectByteCountEXT.
         p.transform_feedback_streams_lines_triangles = vk::FALSE;
         p.transform_feedback_rasterization_stream_select = vk::FALSE;
         p.transform_feedback_draw = vk::FALSE;

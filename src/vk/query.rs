@@ -1,6 +1,19 @@
-//! VkQueryPool of type TIMESTAMP: one BO with a (value, available) pair of
-//! u64 per query, written by WRITE_VALUE jobs on the GPU (vk::cmd) and read
-//! here by vkGetQueryPoolResults.
+//! VkQueryPool: one BO with a slot per query, written on the GPU (vk::cmd:
+//! WRITE_VALUE jobs and the XFB advance kernel) and read here by
+//! vkGetQueryPoolResults. The slot layout is the one
+//! `compiler::kernels::query` documents: `values` u64 results, then a u64
+//! availability word (non-zero: available).
+//!
+//! - TIMESTAMP: (value, available).
+//! - TRANSFORM_FEEDBACK_STREAM_EXT (VK_EXT_transform_feedback,
+//!   `transformFeedbackQueries`): (primitives written, primitives needed,
+//!   available), the two results in the order the Vulkan spec gives them
+//!   ("Transform Feedback Queries").
+//! - PRIMITIVES_GENERATED_EXT (VK_EXT_primitives_generated_query): a
+//!   hidden u64 first (the "written" word the XFB advance kernel adds to,
+//!   meaningless here), then (primitives generated, available): the
+//!   reported slot starts at the second word, so `value_va` and the copy
+//!   kernel see (value, available) with a slot stride of 24 bytes.
 
 use std::sync::Arc;
 
@@ -11,13 +24,15 @@ use crate::kmod::{BO_NOEXEC, Bo};
 use crate::vk::VkResult;
 use crate::vk::handle::Object;
 
-/// Bytes per query in the pool's BO: value then availability.
-pub const SLOT_SIZE: u64 = 16;
-
 pub struct QueryPool {
     core: Arc<DeviceCore>,
     bo: Option<Bo>,
     pub count: u32,
+    pub query_type: vk::QueryType,
+    /// u64 results per query before the availability word.
+    pub values: u32,
+    /// Hidden u64 words before the results (module docs).
+    lead: u32,
     /// The queue's syncobj, to notice a fault while waiting.
     queue_syncobj: crate::kmod::SyncobjHandle,
 }
@@ -32,24 +47,35 @@ impl QueryPool {
         info: &vk::QueryPoolCreateInfo<'_>,
         queue_syncobj: u32,
     ) -> VkResult<QueryPool> {
-        if info.query_type != vk::QueryType::TIMESTAMP || !core.timestamps {
-            log::warn!(
-                "vkCreateQueryPool: {:?} queries are not supported",
-                info.query_type
-            );
-            return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
-        }
+        let values = match info.query_type {
+            vk::QueryType::TIMESTAMP if core.timestamps => 1,
+            // Valid only with VK_EXT_transform_feedback enabled (the type
+            // belongs to it).
+            vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT if core.enabled.transform_feedback => 2,
+            vk::QueryType::PRIMITIVES_GENERATED_EXT if core.enabled.primitives_generated_query => 1,
+            other => {
+                log::warn!("vkCreateQueryPool: {other:?} queries are not supported");
+                return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
+            }
+        };
         if info.query_count == 0 {
             return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
         }
+        let lead = u32::from(info.query_type == vk::QueryType::PRIMITIVES_GENERATED_EXT);
         let bo = core
             .kdev
-            .bo_create(u64::from(info.query_count) * SLOT_SIZE, BO_NOEXEC)
+            .bo_create(
+                u64::from(info.query_count) * 8 * u64::from(lead + values + 1),
+                BO_NOEXEC,
+            )
             .map_err(|e| core.kmod_error(e))?;
         Ok(QueryPool {
             core: core.clone(),
             bo: Some(bo),
             count: info.query_count,
+            query_type: info.query_type,
+            values,
+            lead,
             queue_syncobj,
         })
     }
@@ -62,20 +88,42 @@ impl QueryPool {
         self.bo().handle()
     }
 
+    /// Bytes per query: hidden words, the results, then the availability
+    /// word.
+    pub fn slot_size(&self) -> u64 {
+        8 * u64::from(self.lead + self.values + 1)
+    }
+
+    /// GPU VA of the query's slot (hidden words first).
+    pub fn slot_va(&self, query: u32) -> u64 {
+        self.bo().gpu_va() + u64::from(query) * self.slot_size()
+    }
+
+    /// u64 words of a slot before its availability word.
+    pub fn words_before_availability(&self) -> u32 {
+        self.lead + self.values
+    }
+
+    /// GPU VA of the query's first result.
     pub fn value_va(&self, query: u32) -> u64 {
-        self.bo().gpu_va() + u64::from(query) * SLOT_SIZE
+        self.slot_va(query) + 8 * u64::from(self.lead)
     }
 
     pub fn available_va(&self, query: u32) -> u64 {
-        self.value_va(query) + 8
+        self.value_va(query) + 8 * u64::from(self.values)
     }
 
-    fn read(&self, query: u32) -> (u64, bool) {
-        let off = u64::from(query) * SLOT_SIZE;
-        let available = self.bo().read_u64(off + 8) != 0;
-        // Read the value after seeing it available.
+    /// The query's results (first `values` of the array) and availability.
+    fn read(&self, query: u32) -> ([u64; 2], bool) {
+        let off = u64::from(query) * self.slot_size() + 8 * u64::from(self.lead);
+        let available = self.bo().read_u64(off + 8 * u64::from(self.values)) != 0;
+        // Read the values after seeing them available.
         std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
-        (self.bo().read_u64(off), available)
+        let mut v = [0; 2];
+        for (k, v) in v.iter_mut().enumerate().take(self.values as usize) {
+            *v = self.bo().read_u64(off + 8 * k as u64);
+        }
+        (v, available)
     }
 
     /// vkGetQueryPoolResults.
@@ -122,14 +170,19 @@ impl QueryPool {
                     }
                 }
             };
-            if available {
-                put(0, value);
-            } else {
-                // Timestamps have no partial results: leave the value alone.
+            // Unavailable: the results are written only with PARTIAL (the
+            // values accumulated so far lie between zero and the final
+            // result, as the spec asks; timestamps may not use PARTIAL).
+            if available || flags.contains(vk::QueryResultFlags::PARTIAL) {
+                for (k, &v) in value.iter().enumerate().take(self.values as usize) {
+                    put(k, v);
+                }
+            }
+            if !available {
                 not_ready = true;
             }
             if with_availability {
-                put(1, u64::from(available));
+                put(self.values as usize, u64::from(available));
             }
         }
         self.core.check_lost()?;

@@ -182,11 +182,28 @@ impl Gpu {
     /// The simulated `model` ("g52" or "g72") with VK_EXT_transform_feedback
     /// and its `transformFeedback` feature enabled.
     pub fn with_xfb(model: &str) -> Gpu {
+        Gpu::model_with(model, &[c"VK_EXT_transform_feedback"])
+    }
+
+    /// The simulated `model` with VK_EXT_transform_feedback and
+    /// VK_EXT_primitives_generated_query, `transformFeedback`,
+    /// `primitivesGeneratedQuery` and `...WithRasterizerDiscard` enabled.
+    pub fn with_xfb_and_generated(model: &str) -> Gpu {
+        Gpu::model_with(
+            model,
+            &[
+                c"VK_EXT_transform_feedback",
+                c"VK_EXT_primitives_generated_query",
+            ],
+        )
+    }
+
+    fn model_with(model: &str, extensions: &[&CStr]) -> Gpu {
         let entry = entry();
         // SAFETY: loader-level tests run one at a time (the entry lock is
         // held), and the variable is read when the instance probes devices.
         unsafe { std::env::set_var("BIFROST_VK_SIM_GPU", model) };
-        Gpu::open(entry, &[c"VK_EXT_transform_feedback"])
+        Gpu::open(entry, extensions)
     }
 
     pub fn with_extensions(extensions: &[&CStr]) -> Gpu {
@@ -209,8 +226,14 @@ impl Gpu {
         let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&names);
+        let mut generated = vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT::default()
+            .primitives_generated_query(true)
+            .primitives_generated_query_with_rasterizer_discard(true);
         if !extensions.is_empty() {
             info = info.push_next(&mut xfb);
+        }
+        if extensions.contains(&c"VK_EXT_primitives_generated_query") {
+            info = info.push_next(&mut generated);
         }
         let device = create_device(&instance, physical_device, &info).expect("vkCreateDevice");
         // SAFETY: family 0 index 0 exists.

@@ -108,6 +108,21 @@ crate::vk_entry_points! {
         }
     }
 
+    // Core Begin/End: index 0 (VK_EXT_transform_feedback: "equivalent to
+    // vkCmdBeginQueryIndexedEXT with index zero"). Only stream and
+    // primitives-generated queries can be begun; PRECISE does not apply.
+    fn vkCmdBeginQuery(command_buffer: vk::CommandBuffer, query_pool: vk::QueryPool, query: u32, _flags: vk::QueryControlFlags) {
+        if let (Ok(c), Ok(qp)) = (self::cmd(command_buffer), handle::handle::<QueryPool>(query_pool.as_raw())) {
+            c.state.lock().unwrap().begin_query(qp, query, 0);
+        }
+    }
+
+    fn vkCmdEndQuery(command_buffer: vk::CommandBuffer, query_pool: vk::QueryPool, query: u32) {
+        if let (Ok(c), Ok(qp)) = (self::cmd(command_buffer), handle::handle::<QueryPool>(query_pool.as_raw())) {
+            c.state.lock().unwrap().end_query(qp, query, 0);
+        }
+    }
+
     fn vkCmdResetQueryPool(
         command_buffer: vk::CommandBuffer,
         query_pool: vk::QueryPool,
@@ -349,15 +364,17 @@ crate::vk_entry_points! {
         with(command_buffer, |r| r.end_xfb(first_counter_buffer, &c));
     }
 
-    // `transformFeedbackQueries` is VK_FALSE, so no query pool of a type
-    // these commands accept can exist (timestamp queries cannot be begun):
-    // every call is invalid usage, logged and ignored.
-    fn vkCmdBeginQueryIndexedEXT(_command_buffer: vk::CommandBuffer, _pool: vk::QueryPool, _query: u32, _flags: vk::QueryControlFlags, _index: u32) {
-        log::warn!("vkCmdBeginQueryIndexedEXT: no query type it accepts is supported (invalid usage)");
+    // Stream and primitives-generated queries: `index` is the vertex
+    // stream; only stream 0 exists, another index is logged and ignored
+    // (vk::cmd::query).
+    fn vkCmdBeginQueryIndexedEXT(command_buffer: vk::CommandBuffer, query_pool: vk::QueryPool, query: u32, _flags: vk::QueryControlFlags, index: u32) {
+        let Ok(qp) = handle::handle::<QueryPool>(query_pool.as_raw()) else { return };
+        with(command_buffer, |r| r.begin_query(qp, query, index));
     }
 
-    fn vkCmdEndQueryIndexedEXT(_command_buffer: vk::CommandBuffer, _pool: vk::QueryPool, _query: u32, _index: u32) {
-        log::warn!("vkCmdEndQueryIndexedEXT: no query type it accepts is supported (invalid usage)");
+    fn vkCmdEndQueryIndexedEXT(command_buffer: vk::CommandBuffer, query_pool: vk::QueryPool, query: u32, index: u32) {
+        let Ok(qp) = handle::handle::<QueryPool>(query_pool.as_raw()) else { return };
+        with(command_buffer, |r| r.end_query(qp, query, index));
     }
 
     // `transformFeedbackDraw` is VK_FALSE: calling this is invalid usage.

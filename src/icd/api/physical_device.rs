@@ -32,6 +32,15 @@ unsafe fn fill_features_chain(pd: &PhysicalDevice, p_next: *mut std::ffi::c_void
             let (xfb, streams) = pd.xfb_features();
             f.transform_feedback = vk::Bool32::from(xfb);
             f.geometry_streams = vk::Bool32::from(streams);
+        } else if ty == vk::StructureType::PHYSICAL_DEVICE_PRIMITIVES_GENERATED_QUERY_FEATURES_EXT {
+            // SAFETY: sType identifies the structure.
+            let f = unsafe {
+                &mut *s.cast::<vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT<'_>>()
+            };
+            let (pg, discard, streams) = pd.primitives_generated_features();
+            f.primitives_generated_query = vk::Bool32::from(pg);
+            f.primitives_generated_query_with_rasterizer_discard = vk::Bool32::from(discard);
+            f.primitives_generated_query_with_non_zero_streams = vk::Bool32::from(streams);
         } else {
             log::debug!("features2: skipping unknown structure {ty:?}");
         }
@@ -223,6 +232,10 @@ crate::vk_entry_points! {
         let (_, streams) = p.xfb_features();
         let too_much = chain::find_in::<vk::PhysicalDeviceTransformFeedbackFeaturesEXT<'_>>(info.p_next)
             .is_some_and(|x| x.geometry_streams != vk::FALSE && !streams);
+        let (_, _, pg_streams) = p.primitives_generated_features();
+        let too_much = too_much
+            || chain::find_in::<vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT<'_>>(info.p_next)
+                .is_some_and(|x| x.primitives_generated_query_with_non_zero_streams != vk::FALSE && !pg_streams);
         if too_much {
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
@@ -232,6 +245,7 @@ crate::vk_entry_points! {
             &[
                 vk::StructureType::PHYSICAL_DEVICE_FEATURES_2,
                 vk::StructureType::PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT,
+                vk::StructureType::PHYSICAL_DEVICE_PRIMITIVES_GENERATED_QUERY_FEATURES_EXT,
             ],
         );
         let features = features2

@@ -1,4 +1,5 @@
-//! Query pool commands (TIMESTAMP only).
+//! Query pool commands (TIMESTAMP, TRANSFORM_FEEDBACK_STREAM_EXT and
+//! PRIMITIVES_GENERATED_EXT pools).
 
 use std::ffi::c_void;
 

@@ -30,10 +30,10 @@
 use super::recording::{Fail, Recording};
 use super::state::{ActivePass, BoundRange, IndexBinding};
 use crate::compiler::kernels::transfer::{copy_grid, copy_words};
-use crate::compiler::kernels::xfb::restart_words;
+use crate::compiler::kernels::xfb::{advance_words, restart_words};
 use crate::compiler::passes::lower_sysvals::{SysvalBlock, sysval_offset};
 use crate::compiler::passes::lower_xfb::{
-    XfbBinding, XfbDraw, XfbIndexBuffer, XfbTopology, xfb_param,
+    XFB_PARAM_COUNT, XfbBinding, XfbDraw, XfbIndexBuffer, XfbTopology, xfb_param,
 };
 use crate::jm::attributes::{AttributeBuffer, AttributeRecord, write_attribute_tables};
 use crate::jm::{AttributeTables, Indexing, XfbJob};
@@ -102,7 +102,65 @@ impl Recording {
 
     /// vkCmdDraw / vkCmdDrawIndexed.
     pub fn draw(&mut self, d: DrawParams) {
-        self.record(|r| r.xfb_draw(d));
+        self.record(|r| {
+            r.xfb_draw(d)?;
+            r.count_generated(d)
+        });
+    }
+
+    /// With a primitives-generated query active (`vk::cmd::query`): the
+    /// `xfb_advance` kernel with no buffer bound, a scratch offsets block
+    /// and the query's pair as QUERY, so its result grows by the draw's
+    /// primitives (instances × the topology's primitives for `count`
+    /// vertices, Vulkan spec "Drawing Commands"/"Primitive Topologies";
+    /// with nothing bound, written = needed lands in the hidden word).
+    /// O(1) CPU.
+    fn count_generated(&mut self, d: DrawParams) -> Result<(), Fail> {
+        let Some(mut q) = self.xfb.generated else {
+            return Ok(());
+        };
+        let Some(p) = self.state.graphics.clone() else {
+            return Ok(());
+        };
+        let restart_matters = matches!(
+            p.topology,
+            XfbTopology::LineStrip
+                | XfbTopology::TriangleStrip
+                | XfbTopology::TriangleFan
+                | XfbTopology::LineStripWithAdjacency
+                | XfbTopology::TriangleStripWithAdjacency
+        );
+        if d.indexed && p.primitive_restart && restart_matters {
+            log::error!(
+                "primitives-generated query over an indexed strip/fan draw with primitive restart is not implemented yet"
+            );
+            return Err(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN));
+        }
+        let scratch = self.rec.alloc_zeroed(16, 16)?;
+        let draw = XfbDraw {
+            topology: p.topology,
+            count: d.count,
+            first: d.first,
+            vertex_offset: d.vertex_offset,
+            index: None,
+            buffers: [None; 4],
+            offsets_address: scratch.gpu_va,
+            resolved_prims: None,
+            provoking: p.provoking,
+        };
+        if d.instances == 0 || draw.prims_per_instance() == 0 {
+            return Ok(());
+        }
+        let block = self.rec.alloc(4 * XFB_PARAM_COUNT as u64 + 4, 16)?;
+        block.write_words(0, &draw.params());
+        block.write_words(4 * XFB_PARAM_COUNT as u64, &[d.instances]);
+        let mut words = [0u64; advance_words::COUNT as usize];
+        words[advance_words::PARAMS as usize] = block.gpu_va;
+        words[advance_words::INSTANCES as usize] = block.gpu_va + 4 * XFB_PARAM_COUNT as u64;
+        words[advance_words::QUERY as usize] = q.results;
+        q.zeroed = self.run_kernel(KernelId::XfbAdvance, &words, [q.zeroed, 0])?;
+        self.xfb.generated = Some(q);
+        Ok(())
     }
 
     fn xfb_draw(&mut self, d: DrawParams) -> Result<(), Fail> {

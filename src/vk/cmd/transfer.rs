@@ -15,7 +15,7 @@ use crate::compiler::kernels::query::{QueryCopy, query_grid, query_words};
 use crate::compiler::kernels::transfer::{MAX_BYTES, copy_grid, copy_words, fill_words};
 use crate::vk::buffer::Buffer;
 use crate::vk::kernels::KernelId;
-use crate::vk::query::{QueryPool, SLOT_SIZE};
+use crate::vk::query::QueryPool;
 
 /// Most bytes vkCmdUpdateBuffer takes (the spec's limit).
 const MAX_UPDATE: u64 = 65536;
@@ -131,8 +131,8 @@ impl Recording {
             r.rec.use_bo(qp.bo_handle());
             let words = query_words(&QueryCopy {
                 pool: qp.value_va(first),
-                slot_bytes: SLOT_SIZE as u32,
-                values_per_query: 1,
+                slot_bytes: qp.slot_size() as u32,
+                values_per_query: qp.values,
                 count,
                 dst: d,
                 stride,

@@ -39,6 +39,11 @@ pub struct ActiveXfb {
 pub struct XfbState {
     pub bindings: [Option<BoundRange>; XFB_MAX_BUFFERS as usize],
     pub active: Option<ActiveXfb>,
+    /// The active transform-feedback stream query (stream 0), if any
+    /// (`vk::cmd::query`).
+    pub query: Option<super::query::ActiveXfbQuery>,
+    /// The active primitives-generated query, if any.
+    pub generated: Option<super::query::ActiveXfbQuery>,
 }
 
 /// A counter buffer entry of Begin/End: GPU address of its u32 and BO.
@@ -173,12 +178,15 @@ impl Recording {
         let mut words = [0u64; advance_words::COUNT as usize];
         words[advance_words::PARAMS as usize] = block;
         words[advance_words::INSTANCES as usize] = block + 4 * params_len as u64;
-        words[advance_words::QUERY as usize] = 0;
+        // With an active stream query the kernel adds the draw's written
+        // and needed primitives to its pair, after Begin zeroed it.
+        let (query, zeroed) = self.xfb.query.map_or((0, 0), |q| (q.results, q.zeroed));
+        words[advance_words::QUERY as usize] = query;
         words[advance_words::STRIDES as usize] =
             u64::from(strides[0]) | u64::from(strides[1]) << 32;
         words[advance_words::STRIDES as usize + 1] =
             u64::from(strides[2]) | u64::from(strides[3]) << 32;
-        let job = self.run_kernel(KernelId::XfbAdvance, &words, [after, 0])?;
+        let job = self.run_kernel(KernelId::XfbAdvance, &words, [after, zeroed])?;
         active.last_job = job;
         self.xfb.active = Some(active);
         Ok(())

@@ -1,0 +1,367 @@
+//! Shared by the loader-level transform-feedback tests (`xfb_loader.rs`,
+//! `xfb_queries.rs`): the capture shader and its pipeline, vertex and
+//! instance data, mapped buffers, the spec's primitive decomposition
+//! (Vulkan spec, "Transform Feedback Capture" and the primitive topology
+//! section), and a submit that waits.
+#![allow(dead_code)]
+
+use ash::vk;
+
+use super::common::Gpu;
+
+pub const SHADER: &[u8] = include_bytes!("../shaders/vk/xfb_capture.vert.spv");
+
+/// Bytes per record in XFB buffers 0 and 1 (the shader's strides).
+pub const STRIDE: [u64; 2] = [32, 8];
+
+/// A host-visible buffer with its memory, mapped.
+pub struct Buf {
+    pub buffer: vk::Buffer,
+    pub memory: vk::DeviceMemory,
+    pub ptr: *mut u8,
+    pub size: u64,
+}
+
+impl Buf {
+    pub fn new(d: &ash::Device, size: u64, usage: vk::BufferUsageFlags) -> Buf {
+        // SAFETY: valid device; the memory type 0 is the only one.
+        unsafe {
+            let buffer = d
+                .create_buffer(
+                    &vk::BufferCreateInfo::default().size(size).usage(usage),
+                    None,
+                )
+                .unwrap();
+            let req = d.get_buffer_memory_requirements(buffer);
+            let memory = d
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(req.size)
+                        .memory_type_index(0),
+                    None,
+                )
+                .unwrap();
+            d.bind_buffer_memory(buffer, memory, 0).unwrap();
+            let ptr = d
+                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                .unwrap()
+                .cast::<u8>();
+            Buf {
+                buffer,
+                memory,
+                ptr,
+                size,
+            }
+        }
+    }
+
+    /// The mapped bytes. Tests touch them only while the GPU is idle.
+    #[allow(clippy::mut_from_ref)]
+    pub fn bytes(&self) -> &mut [u8] {
+        // SAFETY: the whole mapped buffer; no other reference is live
+        // across calls (each use is a short borrow).
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.size as usize) }
+    }
+
+    pub fn write<T: Copy>(&self, at: usize, values: &[T]) {
+        let n = std::mem::size_of_val(values);
+        // SAFETY: plain data into the mapping, bounds checked by the slice.
+        let src = unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), n) };
+        self.bytes()[at..at + n].copy_from_slice(src);
+    }
+
+    pub fn u32_at(&self, at: usize) -> u32 {
+        u32::from_le_bytes(self.bytes()[at..at + 4].try_into().unwrap())
+    }
+
+    pub fn destroy(&self, d: &ash::Device) {
+        // SAFETY: the GPU is idle when tests destroy buffers.
+        unsafe {
+            d.destroy_buffer(self.buffer, None);
+            d.free_memory(self.memory, None);
+        }
+    }
+}
+
+/// Capture order within one instance: positions in the draw's vertex
+/// sequence, primitive by primitive (the spec's formulas).
+pub fn primitives(topology: vk::PrimitiveTopology, n: u32) -> Vec<Vec<u32>> {
+    use vk::PrimitiveTopology as T;
+    match topology {
+        T::POINT_LIST => (0..n).map(|i| vec![i]).collect(),
+        T::LINE_LIST => (0..n / 2).map(|i| vec![2 * i, 2 * i + 1]).collect(),
+        T::LINE_STRIP => (0..n.saturating_sub(1)).map(|i| vec![i, i + 1]).collect(),
+        T::TRIANGLE_LIST => (0..n / 3)
+            .map(|i| vec![3 * i, 3 * i + 1, 3 * i + 2])
+            .collect(),
+        T::TRIANGLE_STRIP => (0..n.saturating_sub(2))
+            .map(|i| vec![i, i + 1 + i % 2, i + 2 - i % 2])
+            .collect(),
+        T::TRIANGLE_FAN => (0..n.saturating_sub(2))
+            .map(|i| vec![i + 1, i + 2, 0])
+            .collect(),
+        other => panic!("{other:?} is not tested"),
+    }
+}
+
+pub const TOPOLOGIES: [vk::PrimitiveTopology; 6] = [
+    vk::PrimitiveTopology::POINT_LIST,
+    vk::PrimitiveTopology::LINE_LIST,
+    vk::PrimitiveTopology::LINE_STRIP,
+    vk::PrimitiveTopology::TRIANGLE_LIST,
+    vk::PrimitiveTopology::TRIANGLE_STRIP,
+    vk::PrimitiveTopology::TRIANGLE_FAN,
+];
+
+pub fn a_pos(v: u32) -> [f32; 4] {
+    let f = v as f32;
+    [f, 0.5 * f, -f, 1.0 + f / 4.0]
+}
+
+pub fn a_inst(i: u32) -> f32 {
+    100.0 + i as f32
+}
+
+pub const SCALE: f32 = 2.0;
+pub const OFFSET: [f32; 4] = [0.25, -1.0, 8.0, 0.0];
+
+/// Everything a case needs on the device.
+pub struct Setup {
+    pub layout: vk::PipelineLayout,
+    pub set_layout: vk::DescriptorSetLayout,
+    pub render_pass: vk::RenderPass,
+    pub framebuffer: vk::Framebuffer,
+    pub module: vk::ShaderModule,
+    pub pool: vk::DescriptorPool,
+    pub set: vk::DescriptorSet,
+    pub ubo: Buf,
+    pub vertices: Buf,
+    pub instances: Buf,
+    pub cmd_pool: vk::CommandPool,
+}
+
+/// Vertex data for vertices 0..VERTS (the vertex buffer is bound at offset 4,
+/// so its GPU address is not 64-byte aligned) and instances 0..16.
+pub const VERTS: u32 = 70_000;
+
+impl Setup {
+    pub fn new(gpu: &Gpu) -> Setup {
+        let d = &gpu.device;
+        // SAFETY: valid handles and create infos throughout.
+        unsafe {
+            let module = d
+                .create_shader_module(
+                    &vk::ShaderModuleCreateInfo {
+                        code_size: SHADER.len(),
+                        p_code: SHADER.as_ptr().cast(),
+                        ..Default::default()
+                    },
+                    None,
+                )
+                .unwrap();
+            let bindings = [vk::DescriptorSetLayoutBinding::default()
+                .binding(0)
+                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::VERTEX)];
+            let set_layout = d
+                .create_descriptor_set_layout(
+                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                    None,
+                )
+                .unwrap();
+            let ranges = [vk::PushConstantRange::default()
+                .stage_flags(vk::ShaderStageFlags::VERTEX)
+                .size(4)];
+            let layouts = [set_layout];
+            let layout = d
+                .create_pipeline_layout(
+                    &vk::PipelineLayoutCreateInfo::default()
+                        .set_layouts(&layouts)
+                        .push_constant_ranges(&ranges),
+                    None,
+                )
+                .unwrap();
+            let subpass = [vk::SubpassDescription::default()
+                .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)];
+            let render_pass = d
+                .create_render_pass(
+                    &vk::RenderPassCreateInfo::default().subpasses(&subpass),
+                    None,
+                )
+                .unwrap();
+            let framebuffer = d
+                .create_framebuffer(
+                    &vk::FramebufferCreateInfo::default()
+                        .render_pass(render_pass)
+                        .width(64)
+                        .height(64)
+                        .layers(1),
+                    None,
+                )
+                .unwrap();
+            let sizes = [vk::DescriptorPoolSize {
+                ty: vk::DescriptorType::UNIFORM_BUFFER,
+                descriptor_count: 1,
+            }];
+            let pool = d
+                .create_descriptor_pool(
+                    &vk::DescriptorPoolCreateInfo::default()
+                        .max_sets(1)
+                        .pool_sizes(&sizes),
+                    None,
+                )
+                .unwrap();
+            let set = d
+                .allocate_descriptor_sets(
+                    &vk::DescriptorSetAllocateInfo::default()
+                        .descriptor_pool(pool)
+                        .set_layouts(&layouts),
+                )
+                .unwrap()[0];
+            // The UBO sits at minUniformBufferOffsetAlignment (256), with
+            // other data before it.
+            let ubo = Buf::new(d, 512, vk::BufferUsageFlags::UNIFORM_BUFFER);
+            ubo.write(0, &[9.0f32; 4]);
+            ubo.write(256, &OFFSET);
+            let info = [vk::DescriptorBufferInfo {
+                buffer: ubo.buffer,
+                offset: 256,
+                range: 16,
+            }];
+            d.update_descriptor_sets(
+                &[vk::WriteDescriptorSet::default()
+                    .dst_set(set)
+                    .dst_binding(0)
+                    .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                    .buffer_info(&info)],
+                &[],
+            );
+            let vertices = Buf::new(
+                d,
+                4 + 16 * u64::from(VERTS),
+                vk::BufferUsageFlags::VERTEX_BUFFER,
+            );
+            let pos: Vec<[f32; 4]> = (0..VERTS).map(a_pos).collect();
+            vertices.write(4, &pos);
+            let instances = Buf::new(d, 64, vk::BufferUsageFlags::VERTEX_BUFFER);
+            let inst: Vec<f32> = (0..16).map(a_inst).collect();
+            instances.write(0, &inst);
+            Setup {
+                layout,
+                set_layout,
+                render_pass,
+                framebuffer,
+                module,
+                pool,
+                set,
+                ubo,
+                vertices,
+                instances,
+                cmd_pool: gpu.command_pool(),
+            }
+        }
+    }
+
+    pub fn pipeline(&self, d: &ash::Device, topology: vk::PrimitiveTopology) -> vk::Pipeline {
+        self.pipeline_with_restart(d, topology, false)
+    }
+
+    /// [`Setup::pipeline`] with `primitiveRestartEnable` as given.
+    pub fn pipeline_with_restart(
+        &self,
+        d: &ash::Device,
+        topology: vk::PrimitiveTopology,
+        restart: bool,
+    ) -> vk::Pipeline {
+        let stages = [vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::VERTEX)
+            .module(self.module)
+            .name(c"main")];
+        let vb = [
+            vk::VertexInputBindingDescription {
+                binding: 0,
+                stride: 16,
+                input_rate: vk::VertexInputRate::VERTEX,
+            },
+            vk::VertexInputBindingDescription {
+                binding: 3,
+                stride: 4,
+                input_rate: vk::VertexInputRate::INSTANCE,
+            },
+        ];
+        let va = [
+            vk::VertexInputAttributeDescription {
+                location: 0,
+                binding: 0,
+                format: vk::Format::R32G32B32A32_SFLOAT,
+                offset: 0,
+            },
+            vk::VertexInputAttributeDescription {
+                location: 1,
+                binding: 3,
+                format: vk::Format::R32_SFLOAT,
+                offset: 0,
+            },
+        ];
+        let vi = vk::PipelineVertexInputStateCreateInfo::default()
+            .vertex_binding_descriptions(&vb)
+            .vertex_attribute_descriptions(&va);
+        let ia = vk::PipelineInputAssemblyStateCreateInfo::default()
+            .topology(topology)
+            .primitive_restart_enable(restart);
+        let vp = vk::PipelineViewportStateCreateInfo::default()
+            .viewport_count(1)
+            .scissor_count(1);
+        let rs = vk::PipelineRasterizationStateCreateInfo::default()
+            .rasterizer_discard_enable(true)
+            .line_width(1.0);
+        let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+        let ds = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .vertex_input_state(&vi)
+            .input_assembly_state(&ia)
+            .viewport_state(&vp)
+            .rasterization_state(&rs)
+            .dynamic_state(&ds)
+            .layout(self.layout)
+            .render_pass(self.render_pass);
+        // SAFETY: valid create info.
+        unsafe { d.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }.unwrap()[0]
+    }
+
+    pub fn destroy(&self, d: &ash::Device) {
+        // SAFETY: the GPU is idle.
+        unsafe {
+            d.destroy_command_pool(self.cmd_pool, None);
+            d.destroy_descriptor_pool(self.pool, None);
+            d.destroy_framebuffer(self.framebuffer, None);
+            d.destroy_render_pass(self.render_pass, None);
+            d.destroy_pipeline_layout(self.layout, None);
+            d.destroy_descriptor_set_layout(self.set_layout, None);
+            d.destroy_shader_module(self.module, None);
+        }
+        self.ubo.destroy(d);
+        self.vertices.destroy(d);
+        self.instances.destroy(d);
+    }
+}
+
+pub fn submit_and_wait(gpu: &Gpu, cbs: &[vk::CommandBuffer]) {
+    let d = &gpu.device;
+    // SAFETY: valid handles.
+    unsafe {
+        let fence = d
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
+        d.queue_submit(
+            gpu.queue,
+            &[vk::SubmitInfo::default().command_buffers(cbs)],
+            fence,
+        )
+        .unwrap();
+        d.wait_for_fences(&[fence], true, 10_000_000_000).unwrap();
+        d.destroy_fence(fence, None);
+    }
+}
