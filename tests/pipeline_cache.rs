@@ -893,7 +893,7 @@ fn threads_share_a_cache() {
                 s.spawn(move || {
                     (0..EACH)
                         .map(|i| {
-                            if (t + i) % 2 == 0 {
+                            if (t + i).is_multiple_of(2) {
                                 comp.pipeline(d, cache)
                             } else {
                                 xfb.pipeline(d, cache)
@@ -913,7 +913,7 @@ fn threads_share_a_cache() {
     assert_eq!(hits + misses, (THREADS * EACH) as u64);
     assert!(misses >= 2, "each stage missed at least once");
     for (i, &p) in pipelines.iter().enumerate() {
-        if (i / EACH + i % EACH) % 2 == 0 {
+        if (i / EACH + i % EACH).is_multiple_of(2) {
             comp.run(&gpu, p);
         } else {
             xfb.run(&gpu, p);

@@ -637,7 +637,7 @@ mod tests {
             },
         };
         CompiledStage {
-            main: (n % 2 == 0).then(|| program.clone()),
+            main: n.is_multiple_of(2).then(|| program.clone()),
             xfb: Some(program),
             xfb_strides: [32, 8, 0, u32::from(n)],
             local_size: [8, 1, 1],
