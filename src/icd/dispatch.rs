@@ -116,6 +116,10 @@ pub static ENTRIES: &[Entry] = entries! {
     Device "vkAllocateDescriptorSets" => pipeline::vkAllocateDescriptorSets, PFN_vkAllocateDescriptorSets;
     Device "vkFreeDescriptorSets" => pipeline::vkFreeDescriptorSets, PFN_vkFreeDescriptorSets;
     Device "vkUpdateDescriptorSets" => pipeline::vkUpdateDescriptorSets, PFN_vkUpdateDescriptorSets;
+    Device "vkCreatePipelineCache" => pipeline::vkCreatePipelineCache, PFN_vkCreatePipelineCache;
+    Device "vkDestroyPipelineCache" => pipeline::vkDestroyPipelineCache, PFN_vkDestroyPipelineCache;
+    Device "vkGetPipelineCacheData" => pipeline::vkGetPipelineCacheData, PFN_vkGetPipelineCacheData;
+    Device "vkMergePipelineCaches" => pipeline::vkMergePipelineCaches, PFN_vkMergePipelineCaches;
     Device "vkCreateGraphicsPipelines" => pipeline::vkCreateGraphicsPipelines, PFN_vkCreateGraphicsPipelines;
     Device "vkCreateComputePipelines" => pipeline::vkCreateComputePipelines, PFN_vkCreateComputePipelines;
     Device "vkDestroyPipeline" => pipeline::vkDestroyPipeline, PFN_vkDestroyPipeline;
@@ -174,6 +178,14 @@ pub static TEST_HOOKS: &[Entry] = &[
         name: "vkBifrostTestBoStats",
         scope: Scope::Device,
         pfn: procedure!(test_hooks::vkBifrostTestBoStats, test_hooks::PfnTestBoStats),
+    },
+    Entry {
+        name: "vkBifrostTestPipelineCacheStats",
+        scope: Scope::Device,
+        pfn: procedure!(
+            test_hooks::vkBifrostTestPipelineCacheStats,
+            test_hooks::PfnTestPipelineCacheStats
+        ),
     },
     Entry {
         name: "vkBifrostTestRecordFault",

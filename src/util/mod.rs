@@ -2,6 +2,8 @@
 //!
 //! Nothing here knows about Vulkan or the GPU.
 
+pub mod sha256;
+
 use std::sync::{Once, RwLock};
 
 /// The driver's logger. It lives in a static of this library, not in a box

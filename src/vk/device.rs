@@ -20,6 +20,10 @@ pub struct DeviceCore {
     pub timestamps: bool,
     /// The architecture descriptors and code are made for.
     pub arch: crate::hw::Arch,
+    /// GPU_PROD_ID (`deviceID`) and `pipelineCacheUUID`: what pipeline cache
+    /// data must carry in its header to be used (`vk::pipeline_cache`).
+    pub product_id: u32,
+    pub pipeline_cache_uuid: [u8; vk::UUID_SIZE],
     /// The driver's GPU kernels, compiled on first use.
     pub kernels: super::kernels::DeviceKernels,
     /// Enabled device extensions and features the commands depend on.
@@ -135,6 +139,8 @@ impl Device {
             lost: AtomicBool::new(false),
             timestamps: pd.timestamps_supported(),
             arch: pd.arch,
+            product_id: pd.product_id,
+            pipeline_cache_uuid: super::physical_device::pipeline_cache_uuid(pd.product_id),
             kernels: super::kernels::DeviceKernels::default(),
             enabled: Enabled {
                 transform_feedback: extensions

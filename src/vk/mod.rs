@@ -14,6 +14,7 @@ pub mod kernels;
 pub mod memory;
 pub mod physical_device;
 pub mod pipeline;
+pub mod pipeline_cache;
 pub mod query;
 pub mod queue;
 pub mod render_pass;

@@ -52,6 +52,26 @@ pub fn model_name(prod_id: u32) -> &'static str {
     }
 }
 
+/// `pipelineCacheUUID`: the first 16 bytes of SHA-256 over the crate
+/// version, the hash of the driver's source that `build.rs` computes
+/// (`BIFROST_VK_SOURCE_SHA256`: every file under `src/`) and the GPU product
+/// id. Any change to the driver's source, the compiler's above all, gives a
+/// new UUID, so pipeline cache data saved by another build is incompatible
+/// ("Pipeline Cache" in the Vulkan spec: data whose header does not match is
+/// ignored) and the cache starts empty (`vk::pipeline_cache`).
+pub fn pipeline_cache_uuid(product_id: u32) -> [u8; vk::UUID_SIZE] {
+    let mut h = crate::util::sha256::Sha256::new();
+    h.update(b"bifrost-vk pipelineCacheUUID\0");
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(b"\0");
+    h.update(env!("BIFROST_VK_SOURCE_SHA256").as_bytes());
+    h.update(&product_id.to_le_bytes());
+    let d = h.finish();
+    let mut uuid = [0; vk::UUID_SIZE];
+    uuid.copy_from_slice(&d[..vk::UUID_SIZE]);
+    uuid
+}
+
 impl PhysicalDevice {
     /// Open the device once and read what we need to describe it.
     pub fn probe(source: DeviceSource) -> Result<PhysicalDevice, KmodError> {
@@ -113,11 +133,7 @@ impl PhysicalDevice {
             ..Default::default()
         };
         crate::util::write_c_str(&mut p.device_name, &self.name);
-        // Changes with the driver version and the GPU.
-        let uuid = format!("bvk{}-{:04x}", env!("CARGO_PKG_VERSION"), self.product_id);
-        for (d, s) in p.pipeline_cache_uuid.iter_mut().zip(uuid.bytes()) {
-            *d = s;
-        }
+        p.pipeline_cache_uuid = pipeline_cache_uuid(self.product_id);
         p
     }
 

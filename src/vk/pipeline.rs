@@ -12,7 +12,10 @@
 //! no side effects, and no attachment receives its outputs).
 //!
 //! Each compiled program's code is uploaded once into an executable BO
-//! (`jm::ShaderCode`); command buffers only point at it.
+//! (`jm::ShaderCode`); command buffers only point at it. With a pipeline
+//! cache, a stage compiled before is taken from the cache instead of being
+//! compiled again (`vk::pipeline_cache`); its code is still uploaded into
+//! the new pipeline's own BO.
 
 use std::sync::Arc;
 
@@ -21,6 +24,7 @@ use ash::vk::{self, Handle};
 use super::descriptor::{PipelineLayout, SetLayoutInfo};
 use super::device::DeviceCore;
 use super::handle::{self, Object};
+use super::pipeline_cache::{CompiledProgram, CompiledStage, PipelineCache, stage_key};
 use super::shader_module::ShaderModule;
 use crate::compiler::bifrost::{Options, compile};
 use crate::compiler::ir::Stage;
@@ -49,32 +53,47 @@ pub struct Program {
 }
 
 impl Program {
-    fn build(core: &DeviceCore, lowered: &LoweredShader, what: &str) -> VkResult<Program> {
-        let binary = compile(
-            &lowered.shader,
-            Options {
-                arch: core.arch.into(),
-                push_uniform_words: Some(lowered.push_uniforms.fau_words()),
-            },
-        )
-        .map_err(|e| {
-            log::error!("{what}: the Bifrost backend rejects the shader: {e}");
-            vk::Result::ERROR_UNKNOWN
-        })?;
-        if binary.ubo_count > 0 {
-            log::error!("{what}: the shader addresses a UBO table, which the driver does not fill");
-            return Err(vk::Result::ERROR_UNKNOWN);
-        }
-        let code = ShaderCode::upload(&core.kdev, binary).map_err(|e| {
+    /// Upload a compiled program's code into an executable BO of its own
+    /// (also on a pipeline-cache hit: pipelines never share code BOs).
+    fn upload(core: &DeviceCore, compiled: &CompiledProgram, what: &str) -> VkResult<Program> {
+        let code = ShaderCode::upload(&core.kdev, compiled.binary.clone()).map_err(|e| {
             log::error!("{what}: {e}");
             vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
         })?;
         Ok(Program {
             code,
-            push: lowered.push_uniforms.clone(),
-            io: lowered.io.clone(),
+            push: compiled.push.clone(),
+            io: compiled.io.clone(),
         })
     }
+}
+
+/// Run the Bifrost backend on one lowered variant.
+fn compile_program(
+    core: &DeviceCore,
+    lowered: &LoweredShader,
+    what: &str,
+) -> VkResult<CompiledProgram> {
+    let binary = compile(
+        &lowered.shader,
+        Options {
+            arch: core.arch.into(),
+            push_uniform_words: Some(lowered.push_uniforms.fau_words()),
+        },
+    )
+    .map_err(|e| {
+        log::error!("{what}: the Bifrost backend rejects the shader: {e}");
+        vk::Result::ERROR_UNKNOWN
+    })?;
+    if binary.ubo_count > 0 {
+        log::error!("{what}: the shader addresses a UBO table, which the driver does not fill");
+        return Err(vk::Result::ERROR_UNKNOWN);
+    }
+    Ok(CompiledProgram {
+        binary,
+        push: lowered.push_uniforms.clone(),
+        io: lowered.io.clone(),
+    })
 }
 
 /// The set layouts and push-constant size a pipeline was created with.
@@ -196,20 +215,55 @@ fn stage_name(stage: &vk::PipelineShaderStageCreateInfo<'_>) -> String {
         .into_owned()
 }
 
-fn front(
+/// Compile one shader stage (front half and backend), or find it in
+/// `cache` (`vk::pipeline_cache`: the key covers every input the result
+/// depends on). Without a cache it is compiled every time.
+fn compile_stage(
+    core: &DeviceCore,
     stage: &vk::PipelineShaderStageCreateInfo<'_>,
     ir_stage: Stage,
     what: &str,
-) -> VkResult<crate::compiler::pipeline::FrontShaders> {
+    cache: Option<&PipelineCache>,
+) -> VkResult<Arc<CompiledStage>> {
     // SAFETY: a live shader module (valid usage).
     let module = unsafe { handle::handle::<ShaderModule>(stage.module.as_raw()) }?;
     let entry = stage_name(stage);
     // SAFETY: the specialization info of a valid stage, or null.
     let spec = spec_constants(unsafe { stage.p_specialization_info.as_ref() });
-    compile_front(&module.code, &entry, ir_stage, &spec).map_err(|e| {
+    let key = cache.map(|_| stage_key(core.arch, ir_stage, &module.code, &entry, &spec));
+    if let (Some(cache), Some(key)) = (cache, &key)
+        && let Some(hit) = cache.get(key)
+    {
+        return Ok(hit);
+    }
+    let f = compile_front(&module.code, &entry, ir_stage, &spec).map_err(|e| {
         log::error!("{what}: shader \"{entry}\" cannot be compiled: {e}");
         vk::Result::ERROR_UNKNOWN
-    })
+    })?;
+    let compiled = match ir_stage {
+        // Only the XFB variant is compiled (module doc).
+        Stage::Vertex => CompiledStage {
+            main: None,
+            xfb: f
+                .xfb
+                .as_ref()
+                .map(|x| compile_program(core, x, what))
+                .transpose()?,
+            xfb_strides: f.xfb_strides,
+            local_size: [0; 3],
+        },
+        Stage::Compute => CompiledStage {
+            main: Some(compile_program(core, &f.main, what)?),
+            xfb: None,
+            xfb_strides: f.xfb_strides,
+            local_size: f.main.shader.info.local_size,
+        },
+    };
+    let compiled = Arc::new(compiled);
+    if let (Some(cache), Some(key)) = (cache, key) {
+        cache.insert(key, compiled.clone());
+    }
+    Ok(compiled)
 }
 
 impl GraphicsPipeline {
@@ -217,6 +271,7 @@ impl GraphicsPipeline {
         core: &DeviceCore,
         info: &vk::GraphicsPipelineCreateInfo<'_>,
         provoking_last: bool,
+        cache: Option<&PipelineCache>,
     ) -> VkResult<GraphicsPipeline> {
         const WHAT: &str = "vkCreateGraphicsPipelines";
         // SAFETY: the arrays of a valid create info.
@@ -227,10 +282,10 @@ impl GraphicsPipeline {
         for s in stages {
             match s.stage {
                 vk::ShaderStageFlags::VERTEX => {
-                    let f = front(s, Stage::Vertex, WHAT)?;
-                    if let Some(x) = &f.xfb {
-                        xfb = Some(Program::build(core, x, WHAT)?);
-                        xfb_strides = f.xfb_strides;
+                    let c = compile_stage(core, s, Stage::Vertex, WHAT, cache)?;
+                    if let Some(x) = &c.xfb {
+                        xfb = Some(Program::upload(core, x, WHAT)?);
+                        xfb_strides = c.xfb_strides;
                     }
                     have_vertex = true;
                 }
@@ -326,18 +381,22 @@ impl ComputePipeline {
     pub fn new(
         core: &DeviceCore,
         info: &vk::ComputePipelineCreateInfo<'_>,
+        cache: Option<&PipelineCache>,
     ) -> VkResult<ComputePipeline> {
         const WHAT: &str = "vkCreateComputePipelines";
         if info.stage.stage != vk::ShaderStageFlags::COMPUTE {
             return Err(vk::Result::ERROR_UNKNOWN);
         }
-        let f = front(&info.stage, Stage::Compute, WHAT)?;
-        let local_size = f.main.shader.info.local_size;
-        let program = Program::build(core, &f.main, WHAT)?;
+        let c = compile_stage(core, &info.stage, Stage::Compute, WHAT, cache)?;
+        let Some(main) = &c.main else {
+            log::error!("{WHAT}: no compute program (pipeline cache entry of another stage?)");
+            return Err(vk::Result::ERROR_UNKNOWN);
+        };
+        let program = Program::upload(core, main, WHAT)?;
         Ok(ComputePipeline {
             layout: LayoutInfo::of(info.layout)?,
             program,
-            local_size,
+            local_size: c.local_size,
         })
     }
 }

@@ -1,5 +1,6 @@
 //! Shader modules, descriptor set layouts, pipeline layouts, descriptor
-//! pools and sets, pipelines, render passes and framebuffers.
+//! pools and sets, pipeline caches, pipelines, render passes and
+//! framebuffers.
 
 use ash::vk::{self, Handle};
 
@@ -11,6 +12,7 @@ use crate::vk::descriptor::{
 };
 use crate::vk::handle::{self, Object};
 use crate::vk::pipeline::{ComputePipeline, GraphicsPipeline, Pipeline, create_all};
+use crate::vk::pipeline_cache::PipelineCache;
 use crate::vk::render_pass::{Framebuffer, RenderPass};
 use crate::vk::shader_module::ShaderModule;
 
@@ -23,6 +25,15 @@ unsafe fn make<T: Object, H: Handle>(p: *mut H, value: T) -> VkResult<()> {
 fn get<'a, T: Object>(raw: u64) -> VkResult<&'a T> {
     // SAFETY: the caller passes a live handle (valid usage).
     unsafe { handle::handle::<T>(raw) }
+}
+
+/// The pipeline cache a create call names, or None for VK_NULL_HANDLE.
+fn cache<'a>(c: vk::PipelineCache) -> VkResult<Option<&'a PipelineCache>> {
+    if c.is_null() {
+        Ok(None)
+    } else {
+        get::<PipelineCache>(c.as_raw()).map(Some)
+    }
 }
 
 crate::vk_entry_points! {
@@ -171,15 +182,74 @@ crate::vk_entry_points! {
         }
     }
 
+    fn vkCreatePipelineCache(
+        device: vk::Device,
+        p_create_info: *const vk::PipelineCacheCreateInfo<'_>,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_pipeline_cache: *mut vk::PipelineCache,
+    ) -> vk::Result {
+        let d = self::device(device)?;
+        let info = input(p_create_info)?;
+        crate::icd::chain::log_unknown("vkCreatePipelineCache", info.p_next, &[]);
+        let initial: &[u8] = if info.initial_data_size == 0 || info.p_initial_data.is_null() {
+            &[]
+        } else {
+            std::slice::from_raw_parts(info.p_initial_data.cast(), info.initial_data_size)
+        };
+        make(p_pipeline_cache, PipelineCache::new(&d.core, initial))
+    }
+
+    fn vkDestroyPipelineCache(_device: vk::Device, pipeline_cache: vk::PipelineCache, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+        drop(handle::free_handle::<PipelineCache>(pipeline_cache.as_raw()));
+    }
+
+    fn vkGetPipelineCacheData(
+        _device: vk::Device,
+        pipeline_cache: vk::PipelineCache,
+        p_data_size: *mut usize,
+        p_data: *mut std::ffi::c_void,
+    ) -> vk::Result {
+        let c = get::<PipelineCache>(pipeline_cache.as_raw())?;
+        if p_data_size.is_null() {
+            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        }
+        // "Pipeline Cache" in the Vulkan spec: with pData NULL, the size of
+        // all the data; otherwise at most *pDataSize bytes, the amount
+        // written back in *pDataSize, VK_INCOMPLETE if not all of it fit,
+        // and whatever is written must be valid initial data.
+        if p_data.is_null() {
+            *p_data_size = c.serialize(None).0.len();
+            return Ok(());
+        }
+        let (data, complete) = c.serialize(Some(*p_data_size));
+        std::ptr::copy_nonoverlapping(data.as_ptr(), p_data.cast::<u8>(), data.len());
+        *p_data_size = data.len();
+        if complete { Ok(()) } else { Err(vk::Result::INCOMPLETE) }
+    }
+
+    fn vkMergePipelineCaches(
+        _device: vk::Device,
+        dst_cache: vk::PipelineCache,
+        src_cache_count: u32,
+        p_src_caches: *const vk::PipelineCache,
+    ) -> vk::Result {
+        let dst = get::<PipelineCache>(dst_cache.as_raw())?;
+        for src in slice(p_src_caches, src_cache_count) {
+            dst.merge_from(get::<PipelineCache>(src.as_raw())?);
+        }
+        Ok(())
+    }
+
     fn vkCreateGraphicsPipelines(
         device: vk::Device,
-        _pipeline_cache: vk::PipelineCache,
+        pipeline_cache: vk::PipelineCache,
         count: u32,
         p_create_infos: *const vk::GraphicsPipelineCreateInfo<'_>,
         _p_allocator: *const vk::AllocationCallbacks<'_>,
         p_pipelines: *mut vk::Pipeline,
     ) -> vk::Result {
         let d = self::device(device)?;
+        let cache = cache(pipeline_cache)?;
         let infos = slice(p_create_infos, count);
         if p_pipelines.is_null() && count > 0 {
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
@@ -187,26 +257,27 @@ crate::vk_entry_points! {
         let out = std::slice::from_raw_parts_mut(p_pipelines, infos.len());
         create_all(infos, out, |info| {
             crate::icd::chain::log_unknown("vkCreateGraphicsPipelines", info.p_next, &[]);
-            Ok(Pipeline::Graphics(std::sync::Arc::new(GraphicsPipeline::new(&d.core, info, false)?)))
+            Ok(Pipeline::Graphics(std::sync::Arc::new(GraphicsPipeline::new(&d.core, info, false, cache)?)))
         })
     }
 
     fn vkCreateComputePipelines(
         device: vk::Device,
-        _pipeline_cache: vk::PipelineCache,
+        pipeline_cache: vk::PipelineCache,
         count: u32,
         p_create_infos: *const vk::ComputePipelineCreateInfo<'_>,
         _p_allocator: *const vk::AllocationCallbacks<'_>,
         p_pipelines: *mut vk::Pipeline,
     ) -> vk::Result {
         let d = self::device(device)?;
+        let cache = cache(pipeline_cache)?;
         let infos = slice(p_create_infos, count);
         if p_pipelines.is_null() && count > 0 {
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
         }
         let out = std::slice::from_raw_parts_mut(p_pipelines, infos.len());
         create_all(infos, out, |info| {
-            Ok(Pipeline::Compute(std::sync::Arc::new(ComputePipeline::new(&d.core, info)?)))
+            Ok(Pipeline::Compute(std::sync::Arc::new(ComputePipeline::new(&d.core, info, cache)?)))
         })
     }
 

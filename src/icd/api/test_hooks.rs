@@ -1,7 +1,7 @@
 //! Hidden test-only entry points, resolvable through vkGetDeviceProcAddr
 //! only when `BIFROST_VK_TEST_HOOKS=1` (docs/DEBUGGING.md). They exist so
 //! loader-level tests can check what the API cannot show: the panic guard,
-//! and that no BO leaks.
+//! that no BO leaks, and pipeline-cache hits.
 
 use ash::vk;
 
@@ -11,6 +11,7 @@ use super::device::device;
 use super::out;
 use crate::vk::cmd::CommandBuffer;
 use crate::vk::handle;
+use crate::vk::pipeline_cache::PipelineCache;
 
 /// `vkBifrostTestPanic(VkDevice) -> VkResult`: panics inside the shim.
 pub type PfnTestPanic = unsafe extern "system" fn(vk::Device) -> vk::Result;
@@ -19,6 +20,17 @@ pub type PfnTestBoStats = unsafe extern "system" fn(vk::Device, *mut u64, *mut u
 /// `vkBifrostTestRecordFault(VkCommandBuffer) -> VkResult`: records a
 /// WRITE_VALUE job aimed at unmapped GPU memory, so the chain faults on the GPU.
 pub type PfnTestRecordFault = unsafe extern "system" fn(vk::CommandBuffer) -> vk::Result;
+
+/// `vkBifrostTestPipelineCacheStats(VkDevice, VkPipelineCache, uint64_t
+/// *hits, uint64_t *misses, uint64_t *entries) -> VkResult`: the cache's
+/// lookup counters and entry count.
+pub type PfnTestPipelineCacheStats = unsafe extern "system" fn(
+    vk::Device,
+    vk::PipelineCache,
+    *mut u64,
+    *mut u64,
+    *mut u64,
+) -> vk::Result;
 
 /// A GPU address no BO is ever mapped at (below the 32 MiB VA floor).
 pub const UNMAPPED_VA: u64 = 0x10_0000;
@@ -34,6 +46,21 @@ crate::vk_entry_points! {
         let stats = d.core.kdev.kernel().bo_stats();
         out(p_count, stats.count)?;
         out(p_bytes, stats.bytes)
+    }
+
+    fn vkBifrostTestPipelineCacheStats(
+        device: vk::Device,
+        cache: vk::PipelineCache,
+        p_hits: *mut u64,
+        p_misses: *mut u64,
+        p_entries: *mut u64,
+    ) -> vk::Result {
+        self::device(device)?;
+        let c = handle::handle::<PipelineCache>(cache.as_raw())?;
+        let (hits, misses, entries) = c.stats();
+        out(p_hits, hits)?;
+        out(p_misses, misses)?;
+        out(p_entries, entries)
     }
 
     fn vkBifrostTestRecordFault(command_buffer: vk::CommandBuffer) -> vk::Result {
