@@ -44,7 +44,8 @@ pub fn new_dispatchable<T: Object>(value: T) -> *mut u8 {
 /// `raw` is null or was returned by [`new_dispatchable`] and not yet freed.
 pub unsafe fn dispatchable<'a, T: Object>(raw: *mut u8) -> Result<&'a T, vk::Result> {
     let p = raw.cast::<Dispatchable<T>>();
-    if p.is_null() {
+    if p.is_null() || !p.is_aligned() {
+        log::error!("handle {raw:p} is not a driver handle");
         return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
     }
     // SAFETY: per the contract the pointer is a live Dispatchable of some type;
@@ -83,7 +84,10 @@ pub fn new_handle<T: Object>(value: T) -> u64 {
 /// `raw` is 0 or was returned by [`new_handle`] and not yet freed.
 pub unsafe fn handle<'a, T: Object>(raw: u64) -> Result<&'a T, vk::Result> {
     let p = raw as *const NonDispatchable<T>;
-    if p.is_null() {
+    if p.is_null() || !p.is_aligned() {
+        // Not one of ours (a layer's wrapped handle passed through an
+        // unknown command, or garbage): never dereference it.
+        log::error!("handle {raw:#x} is not a driver handle");
         return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
     }
     // SAFETY: per the contract; the tag is at offset 0 for every T.
