@@ -9,62 +9,9 @@ use ash::vk;
 use common::*;
 
 const CANARY: u8 = 0x5A;
-
-struct Mem {
-    buffer: vk::Buffer,
-    memory: vk::DeviceMemory,
-    ptr: *mut u8,
-    size: usize,
-}
-
-impl Mem {
-    fn new(d: &ash::Device, size: u64) -> Mem {
-        // SAFETY: valid device and create infos.
-        unsafe {
-            let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-            let buffer = d
-                .create_buffer(
-                    &vk::BufferCreateInfo::default().size(size).usage(usage),
-                    None,
-                )
-                .unwrap();
-            let req = d.get_buffer_memory_requirements(buffer);
-            let memory = d
-                .allocate_memory(
-                    &vk::MemoryAllocateInfo::default()
-                        .allocation_size(req.size)
-                        .memory_type_index(0),
-                    None,
-                )
-                .unwrap();
-            d.bind_buffer_memory(buffer, memory, 0).unwrap();
-            let ptr = d
-                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-                .unwrap()
-                .cast::<u8>();
-            Mem {
-                buffer,
-                memory,
-                ptr,
-                size: size as usize,
-            }
-        }
-    }
-
-    #[allow(clippy::mut_from_ref)]
-    fn bytes(&self) -> &mut [u8] {
-        // SAFETY: the mapping; used only while the GPU is idle.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.size) }
-    }
-
-    fn destroy(&self, d: &ash::Device) {
-        // SAFETY: the GPU is idle.
-        unsafe {
-            d.destroy_buffer(self.buffer, None);
-            d.free_memory(self.memory, None);
-        }
-    }
-}
+const TRANSFER: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
+    vk::BufferUsageFlags::TRANSFER_SRC.as_raw() | vk::BufferUsageFlags::TRANSFER_DST.as_raw(),
+);
 
 fn run(gpu: &Gpu, record: impl FnOnce(vk::CommandBuffer)) {
     let d = &gpu.device;
@@ -96,8 +43,8 @@ fn copies_fills_and_updates() {
     for model in ["g52", "g72"] {
         let gpu = Gpu::with_xfb(model);
         let d = &gpu.device;
-        let src = Mem::new(d, 4096);
-        let dst = Mem::new(d, 4096);
+        let src = Buf::new(d, 4096, TRANSFER);
+        let dst = Buf::new(d, 4096, TRANSFER);
         for (i, b) in src.bytes().iter_mut().enumerate() {
             *b = (i * 7 + i / 256) as u8;
         }
@@ -169,7 +116,7 @@ fn query_results_copied_on_the_gpu() {
                 None,
             )
             .unwrap();
-        let dst = Mem::new(d, 256);
+        let dst = Buf::new(d, 256, TRANSFER);
         dst.bytes().fill(CANARY);
         use vk::QueryResultFlags as F;
         run(&gpu, |cb| {

@@ -17,51 +17,6 @@ const EXTENSIONS: [&std::ffi::CStr; 3] = [
     c"VK_KHR_maintenance1",
 ];
 
-struct Mem {
-    buffer: vk::Buffer,
-    memory: vk::DeviceMemory,
-    ptr: *mut u8,
-}
-
-fn mem(d: &ash::Device, size: u64, usage: vk::BufferUsageFlags) -> Mem {
-    // SAFETY: valid device and create infos.
-    unsafe {
-        let buffer = d
-            .create_buffer(
-                &vk::BufferCreateInfo::default().size(size).usage(usage),
-                None,
-            )
-            .unwrap();
-        let req = d.get_buffer_memory_requirements(buffer);
-        let memory = d
-            .allocate_memory(
-                &vk::MemoryAllocateInfo::default()
-                    .allocation_size(req.size)
-                    .memory_type_index(0),
-                None,
-            )
-            .unwrap();
-        d.bind_buffer_memory(buffer, memory, 0).unwrap();
-        let ptr = d
-            .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-            .unwrap()
-            .cast();
-        Mem {
-            buffer,
-            memory,
-            ptr,
-        }
-    }
-}
-
-fn free(d: &ash::Device, m: &Mem) {
-    // SAFETY: the GPU is idle.
-    unsafe {
-        d.destroy_buffer(m.buffer, None);
-        d.free_memory(m.memory, None);
-    }
-}
-
 fn submit(gpu: &Gpu, cb: vk::CommandBuffer) {
     let d = &gpu.device;
     // SAFETY: valid handles.
@@ -202,7 +157,11 @@ fn descriptor_update_template_feeds_a_dispatch() {
             )
             .unwrap();
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER;
-        let (src, dst, k) = (mem(d, 64, usage), mem(d, 64, usage), mem(d, 256, usage));
+        let (src, dst, k) = (
+            Buf::new(d, 64, usage),
+            Buf::new(d, 64, usage),
+            Buf::new(d, 256, usage),
+        );
         let input: Vec<u32> = (0..16).map(|i| 100 + i).collect();
         std::ptr::copy_nonoverlapping(input.as_ptr().cast::<u8>(), src.ptr, 64);
         std::ptr::write_bytes(dst.ptr, 0xCC, 64);
@@ -306,7 +265,7 @@ fn descriptor_update_template_feeds_a_dispatch() {
         d.destroy_descriptor_set_layout(l1, None);
         d.destroy_shader_module(module, None);
         for m in [&src, &dst, &k] {
-            free(d, m);
+            m.destroy(d);
         }
     }
 }

@@ -37,70 +37,6 @@ fn module(d: &ash::Device, code: &[u8]) -> vk::ShaderModule {
     .unwrap()
 }
 
-struct Mem {
-    buffer: vk::Buffer,
-    memory: vk::DeviceMemory,
-    ptr: *mut u8,
-    size: usize,
-}
-
-// SAFETY: the mapping is shared memory; threads use their own buffers.
-unsafe impl Send for Mem {}
-// SAFETY: as above.
-unsafe impl Sync for Mem {}
-
-impl Mem {
-    fn new(d: &ash::Device, size: u64, usage: vk::BufferUsageFlags) -> Mem {
-        // SAFETY: valid device and create infos.
-        unsafe {
-            let buffer = d
-                .create_buffer(
-                    &vk::BufferCreateInfo::default().size(size).usage(usage),
-                    None,
-                )
-                .unwrap();
-            let req = d.get_buffer_memory_requirements(buffer);
-            let memory = d
-                .allocate_memory(
-                    &vk::MemoryAllocateInfo::default()
-                        .allocation_size(req.size)
-                        .memory_type_index(0),
-                    None,
-                )
-                .unwrap();
-            d.bind_buffer_memory(buffer, memory, 0).unwrap();
-            let ptr = d
-                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-                .unwrap()
-                .cast();
-            Mem {
-                buffer,
-                memory,
-                ptr,
-                size: size as usize,
-            }
-        }
-    }
-
-    fn bytes(&self) -> Vec<u8> {
-        // SAFETY: the mapping; read while the GPU is idle.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.size) }.to_vec()
-    }
-
-    fn fill(&self, b: u8) {
-        // SAFETY: the mapping; written while the GPU is idle.
-        unsafe { std::ptr::write_bytes(self.ptr, b, self.size) };
-    }
-
-    fn destroy(&self, d: &ash::Device) {
-        // SAFETY: the GPU is idle.
-        unsafe {
-            d.destroy_buffer(self.buffer, None);
-            d.free_memory(self.memory, None);
-        }
-    }
-}
-
 /// An XFB pipeline of the example shader (vec2 position at location 0).
 struct XfbPipeline {
     module: vk::ShaderModule,
@@ -180,7 +116,7 @@ impl XfbPipeline {
     }
 
     /// Records a 24-vertex strip captured into `out` (room for all of it).
-    fn record(&self, gpu: &Gpu, cb: vk::CommandBuffer, vertices: &Mem, out: &Mem) {
+    fn record(&self, gpu: &Gpu, cb: vk::CommandBuffer, vertices: &Buf, out: &Buf) {
         let d = &gpu.device;
         let xfb = ash::ext::transform_feedback::Device::new(&gpu.instance, d);
         let fp = xfb.fp();
@@ -197,7 +133,7 @@ impl XfbPipeline {
             );
             d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
             d.cmd_bind_vertex_buffers(cb, 0, &[vertices.buffer], &[0]);
-            let size = out.size as u64;
+            let size = out.size;
             (fp.cmd_bind_transform_feedback_buffers_ext)(cb, 0, 1, &out.buffer, &0, &size);
             (fp.cmd_begin_transform_feedback_ext)(cb, 0, 0, std::ptr::null(), std::ptr::null());
             d.cmd_draw(cb, 24, 1, 0, 0);
@@ -222,8 +158,8 @@ impl XfbPipeline {
 /// Bytes of 24 vertices' capture: 22 triangles × 3 records × 16 bytes.
 const CAPTURE: u64 = 22 * 3 * 16;
 
-fn vertex_data(d: &ash::Device) -> Mem {
-    let v = Mem::new(d, 24 * 8, vk::BufferUsageFlags::VERTEX_BUFFER);
+fn vertex_data(d: &ash::Device) -> Buf {
+    let v = Buf::new(d, 24 * 8, vk::BufferUsageFlags::VERTEX_BUFFER);
     let pos: Vec<f32> = (0..48).map(|i| i as f32 * 0.25 - 3.0).collect();
     // SAFETY: 192 bytes into the 192-byte mapping.
     unsafe { std::ptr::copy_nonoverlapping(pos.as_ptr().cast::<u8>(), v.ptr, 192) };
@@ -330,12 +266,12 @@ fn compute_round(gpu: &Gpu) {
             .unwrap();
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER;
         let bufs = [
-            Mem::new(d, 64, usage),
-            Mem::new(d, 64, usage),
-            Mem::new(d, 64, usage),
+            Buf::new(d, 64, usage),
+            Buf::new(d, 64, usage),
+            Buf::new(d, 64, usage),
         ];
-        bufs[2].fill(0);
-        let info = |m: &Mem| {
+        bufs[2].bytes().fill(0);
+        let info = |m: &Buf| {
             [vk::DescriptorBufferInfo {
                 buffer: m.buffer,
                 offset: 0,
@@ -359,7 +295,7 @@ fn compute_round(gpu: &Gpu) {
             ],
             &[],
         );
-        bufs[0].fill(1);
+        bufs[0].bytes().fill(1);
         let cmd_pool = gpu.command_pool();
         let cb = gpu.command_buffer(cmd_pool);
         d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
@@ -377,7 +313,7 @@ fn compute_round(gpu: &Gpu) {
         d.end_command_buffer(cb).unwrap();
         submit_wait(d, gpu.queue, cb);
         // k = 0: out[i] = in[i] + 3 = 0x01010101 + 3.
-        let out = bufs[1].bytes();
+        let out = bufs[1].bytes().to_vec();
         assert_eq!(
             u32::from_le_bytes(out[60..64].try_into().unwrap()),
             0x0101_0104
@@ -400,18 +336,18 @@ fn round(gpu: &Gpu) {
     let d = &gpu.device;
     let p = XfbPipeline::new(d);
     let vertices = vertex_data(d);
-    let out = Mem::new(
+    let out = Buf::new(
         d,
         CAPTURE,
         vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT | vk::BufferUsageFlags::TRANSFER_DST,
     );
-    out.fill(0xAB);
+    out.bytes().fill(0xAB);
     let pool = gpu.command_pool();
     let cb = gpu.command_buffer(pool);
     p.record(gpu, cb, &vertices, &out);
     submit_wait(d, gpu.queue, cb);
     // Strip triangle 1 = {v1, v3, v2}: record 3 holds vertex 1.
-    let bytes = out.bytes();
+    let bytes = out.bytes().to_vec();
     assert_eq!(
         u32::from_le_bytes(bytes[3 * 16 + 8..3 * 16 + 12].try_into().unwrap()),
         1
@@ -474,7 +410,7 @@ fn re_recording_does_not_grow() {
     let d = &gpu.device;
     let p = XfbPipeline::new(d);
     let vertices = vertex_data(d);
-    let out = Mem::new(
+    let out = Buf::new(
         d,
         CAPTURE,
         vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT,
@@ -516,19 +452,19 @@ fn eight_threads_record_and_submit() {
     let queue = Mutex::new(gpu.queue);
     // The reference: one thread, one capture.
     let reference = {
-        let out = Mem::new(
+        let out = Buf::new(
             d,
             CAPTURE,
             vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT,
         );
-        out.fill(0xAB);
+        out.bytes().fill(0xAB);
         let pool = gpu.command_pool();
         let cb = gpu.command_buffer(pool);
         p.record(&gpu, cb, &vertices, &out);
         submit_wait(d, gpu.queue, cb);
         // SAFETY: the GPU is idle.
         unsafe { d.destroy_command_pool(pool, None) };
-        let b = out.bytes();
+        let b = out.bytes().to_vec();
         out.destroy(d);
         b
     };
@@ -539,14 +475,14 @@ fn eight_threads_record_and_submit() {
     std::thread::scope(|s| {
         for _ in 0..8 {
             s.spawn(|| {
-                let out = Mem::new(
+                let out = Buf::new(
                     d,
                     CAPTURE,
                     vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT,
                 );
                 let pool = gpu.command_pool();
                 for _ in 0..15 {
-                    out.fill(0xAB);
+                    out.bytes().fill(0xAB);
                     let cb = gpu.command_buffer(pool);
                     p.record(&gpu, cb, &vertices, &out);
                     {
@@ -567,7 +503,7 @@ fn eight_threads_record_and_submit() {
                             d.destroy_fence(fence, None);
                         }
                     }
-                    assert_eq!(out.bytes(), reference, "a thread's capture differs");
+                    assert_eq!(out.bytes(), &reference[..], "a thread's capture differs");
                     // SAFETY: the command buffer completed.
                     unsafe { d.free_command_buffers(pool, &[cb]) };
                 }

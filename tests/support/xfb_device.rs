@@ -7,81 +7,13 @@
 
 use ash::vk;
 
+pub use super::common::Buf;
 use super::common::Gpu;
 
 pub const SHADER: &[u8] = include_bytes!("../shaders/vk/xfb_capture.vert.spv");
 
 /// Bytes per record in XFB buffers 0 and 1 (the shader's strides).
 pub const STRIDE: [u64; 2] = [32, 8];
-
-/// A host-visible buffer with its memory, mapped.
-pub struct Buf {
-    pub buffer: vk::Buffer,
-    pub memory: vk::DeviceMemory,
-    pub ptr: *mut u8,
-    pub size: u64,
-}
-
-impl Buf {
-    pub fn new(d: &ash::Device, size: u64, usage: vk::BufferUsageFlags) -> Buf {
-        // SAFETY: valid device; the memory type 0 is the only one.
-        unsafe {
-            let buffer = d
-                .create_buffer(
-                    &vk::BufferCreateInfo::default().size(size).usage(usage),
-                    None,
-                )
-                .unwrap();
-            let req = d.get_buffer_memory_requirements(buffer);
-            let memory = d
-                .allocate_memory(
-                    &vk::MemoryAllocateInfo::default()
-                        .allocation_size(req.size)
-                        .memory_type_index(0),
-                    None,
-                )
-                .unwrap();
-            d.bind_buffer_memory(buffer, memory, 0).unwrap();
-            let ptr = d
-                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-                .unwrap()
-                .cast::<u8>();
-            Buf {
-                buffer,
-                memory,
-                ptr,
-                size,
-            }
-        }
-    }
-
-    /// The mapped bytes. Tests touch them only while the GPU is idle.
-    #[allow(clippy::mut_from_ref)]
-    pub fn bytes(&self) -> &mut [u8] {
-        // SAFETY: the whole mapped buffer; no other reference is live
-        // across calls (each use is a short borrow).
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.size as usize) }
-    }
-
-    pub fn write<T: Copy>(&self, at: usize, values: &[T]) {
-        let n = std::mem::size_of_val(values);
-        // SAFETY: plain data into the mapping, bounds checked by the slice.
-        let src = unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), n) };
-        self.bytes()[at..at + n].copy_from_slice(src);
-    }
-
-    pub fn u32_at(&self, at: usize) -> u32 {
-        u32::from_le_bytes(self.bytes()[at..at + 4].try_into().unwrap())
-    }
-
-    pub fn destroy(&self, d: &ash::Device) {
-        // SAFETY: the GPU is idle when tests destroy buffers.
-        unsafe {
-            d.destroy_buffer(self.buffer, None);
-            d.free_memory(self.memory, None);
-        }
-    }
-}
 
 /// Capture order within one instance: positions in the draw's vertex
 /// sequence, primitive by primitive (the spec's formulas).
