@@ -5,11 +5,12 @@
 //! not offered: it requires VK_KHR_multiview and VK_KHR_maintenance2.
 
 mod common;
+#[path = "support/fill_compute.rs"]
+mod fill_compute;
 
 use ash::vk;
 use common::*;
-
-const COMPUTE: &[u8] = include_bytes!("shaders/vk/fill.comp.spv");
+use fill_compute::FillCompute;
 
 const EXTENSIONS: [&std::ffi::CStr; 3] = [
     c"VK_EXT_transform_feedback",
@@ -71,91 +72,12 @@ fn descriptor_update_template_feeds_a_dispatch() {
     let dut = ash::khr::descriptor_update_template::Device::new(&gpu.instance, d);
     // SAFETY: valid create infos throughout.
     unsafe {
-        let module = d
-            .create_shader_module(
-                &vk::ShaderModuleCreateInfo {
-                    code_size: COMPUTE.len(),
-                    p_code: COMPUTE.as_ptr().cast(),
-                    ..Default::default()
-                },
-                None,
-            )
-            .unwrap();
-        let storage = |b| {
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(b)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(1)
-                .stage_flags(vk::ShaderStageFlags::COMPUTE)
-        };
-        let b0 = [storage(0), storage(1)];
-        let b1 = [vk::DescriptorSetLayoutBinding::default()
-            .binding(0)
-            .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)];
-        let l0 = d
-            .create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&b0),
-                None,
-            )
-            .unwrap();
-        let l1 = d
-            .create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&b1),
-                None,
-            )
-            .unwrap();
-        let ranges = [vk::PushConstantRange::default()
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)
-            .size(4)];
-        let layouts = [l0, l1];
-        let layout = d
-            .create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default()
-                    .set_layouts(&layouts)
-                    .push_constant_ranges(&ranges),
-                None,
-            )
-            .unwrap();
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(module)
-            .name(c"main");
-        let pipeline = d
-            .create_compute_pipelines(
-                vk::PipelineCache::null(),
-                &[vk::ComputePipelineCreateInfo::default()
-                    .stage(stage)
-                    .layout(layout)],
-                None,
-            )
-            .unwrap()[0];
-        let sizes = [
-            vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_BUFFER,
-                descriptor_count: 2,
-            },
-            vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::UNIFORM_BUFFER,
-                descriptor_count: 1,
-            },
-        ];
-        let pool = d
-            .create_descriptor_pool(
-                &vk::DescriptorPoolCreateInfo::default()
-                    .max_sets(2)
-                    .pool_sizes(&sizes),
-                None,
-            )
-            .unwrap();
-        let sets = d
-            .allocate_descriptor_sets(
-                &vk::DescriptorSetAllocateInfo::default()
-                    .descriptor_pool(pool)
-                    .set_layouts(&layouts),
-            )
-            .unwrap();
+        let f = FillCompute::new(
+            d,
+            vk::DescriptorType::UNIFORM_BUFFER,
+            vk::DescriptorPoolCreateFlags::empty(),
+        );
+        let (layout, pipeline, sets, l0) = (f.layout, f.pipeline, &f.sets, f.layouts[0]);
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER;
         let (src, dst, k) = (
             Buf::new(d, 64, usage),
@@ -238,7 +160,7 @@ fn descriptor_update_template_feeds_a_dispatch() {
         d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
             .unwrap();
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
-        d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &sets, &[]);
+        d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, sets, &[]);
         d.cmd_push_constants(
             cb,
             layout,
@@ -258,12 +180,7 @@ fn descriptor_update_template_feeds_a_dispatch() {
         submit(&gpu, cb);
         (fp.destroy_descriptor_update_template_khr)(d.handle(), template, std::ptr::null());
         d.destroy_command_pool(cmd_pool, None);
-        d.destroy_descriptor_pool(pool, None);
-        d.destroy_pipeline(pipeline, None);
-        d.destroy_pipeline_layout(layout, None);
-        d.destroy_descriptor_set_layout(l0, None);
-        d.destroy_descriptor_set_layout(l1, None);
-        d.destroy_shader_module(module, None);
+        f.destroy(d);
         for m in [&src, &dst, &k] {
             m.destroy(d);
         }

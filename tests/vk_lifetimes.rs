@@ -13,14 +13,16 @@
 //!   one thread gets.
 
 mod common;
+#[path = "support/fill_compute.rs"]
+mod fill_compute;
 
 use std::sync::Mutex;
 
 use ash::vk;
 use common::*;
+use fill_compute::FillCompute;
 
 const XFB_SHADER: &[u8] = include_bytes!("../examples/shaders/xfb_capture.vert.spv");
-const COMPUTE: &[u8] = include_bytes!("shaders/vk/fill.comp.spv");
 
 fn module(d: &ash::Device, code: &[u8]) -> vk::ShaderModule {
     // SAFETY: valid SPIR-V words.
@@ -186,84 +188,14 @@ fn submit_wait(d: &ash::Device, queue: vk::Queue, cb: vk::CommandBuffer) {
 /// A compute pipeline with descriptors and push constants, dispatched once.
 fn compute_round(gpu: &Gpu) {
     let d = &gpu.device;
-    let m = module(d, COMPUTE);
-    // SAFETY: valid create infos throughout.
+    let f = FillCompute::new(
+        d,
+        vk::DescriptorType::UNIFORM_BUFFER,
+        vk::DescriptorPoolCreateFlags::empty(),
+    );
+    let (layout, pipeline, sets) = (f.layout, f.pipeline, &f.sets);
+    // SAFETY: valid handles throughout.
     unsafe {
-        let storage = |b| {
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(b)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(1)
-                .stage_flags(vk::ShaderStageFlags::COMPUTE)
-        };
-        let b0 = [storage(0), storage(1)];
-        let b1 = [vk::DescriptorSetLayoutBinding::default()
-            .binding(0)
-            .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)];
-        let l0 = d
-            .create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&b0),
-                None,
-            )
-            .unwrap();
-        let l1 = d
-            .create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&b1),
-                None,
-            )
-            .unwrap();
-        let ranges = [vk::PushConstantRange::default()
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)
-            .size(4)];
-        let layouts = [l0, l1];
-        let layout = d
-            .create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default()
-                    .set_layouts(&layouts)
-                    .push_constant_ranges(&ranges),
-                None,
-            )
-            .unwrap();
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(m)
-            .name(c"main");
-        let pipeline = d
-            .create_compute_pipelines(
-                vk::PipelineCache::null(),
-                &[vk::ComputePipelineCreateInfo::default()
-                    .stage(stage)
-                    .layout(layout)],
-                None,
-            )
-            .unwrap()[0];
-        let sizes = [
-            vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_BUFFER,
-                descriptor_count: 2,
-            },
-            vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::UNIFORM_BUFFER,
-                descriptor_count: 1,
-            },
-        ];
-        let pool = d
-            .create_descriptor_pool(
-                &vk::DescriptorPoolCreateInfo::default()
-                    .max_sets(2)
-                    .pool_sizes(&sizes),
-                None,
-            )
-            .unwrap();
-        let sets = d
-            .allocate_descriptor_sets(
-                &vk::DescriptorSetAllocateInfo::default()
-                    .descriptor_pool(pool)
-                    .set_layouts(&layouts),
-            )
-            .unwrap();
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER;
         let bufs = [
             Buf::new(d, 64, usage),
@@ -301,7 +233,7 @@ fn compute_round(gpu: &Gpu) {
         d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
             .unwrap();
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
-        d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &sets, &[]);
+        d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, sets, &[]);
         d.cmd_push_constants(
             cb,
             layout,
@@ -319,12 +251,7 @@ fn compute_round(gpu: &Gpu) {
             0x0101_0104
         );
         d.destroy_command_pool(cmd_pool, None);
-        d.destroy_descriptor_pool(pool, None);
-        d.destroy_pipeline(pipeline, None);
-        d.destroy_pipeline_layout(layout, None);
-        d.destroy_descriptor_set_layout(l0, None);
-        d.destroy_descriptor_set_layout(l1, None);
-        d.destroy_shader_module(m, None);
+        f.destroy(d);
         for b in &bufs {
             b.destroy(d);
         }

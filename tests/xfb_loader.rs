@@ -14,14 +14,16 @@
 //! must keep it.
 
 mod common;
+#[path = "support/fill_compute.rs"]
+mod fill_compute;
 #[path = "support/xfb_device.rs"]
 mod xfb_device;
 
 use ash::vk;
 use common::*;
+use fill_compute::FillCompute;
 use xfb_device::*;
 
-const COMPUTE: &[u8] = include_bytes!("shaders/vk/fill.comp.spv");
 const CANARY: u8 = 0xC5;
 
 /// One draw of a case.
@@ -431,98 +433,14 @@ fn compute_dispatch_with_descriptors() {
         let gpu = Gpu::with_xfb(model);
         let d = &gpu.device;
         let (before, _) = gpu.bo_stats();
+        let f = FillCompute::new(
+            d,
+            vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC,
+            vk::DescriptorPoolCreateFlags::FREE_DESCRIPTOR_SET,
+        );
+        let (layout, pipeline, pool, sets) = (f.layout, f.pipeline, f.pool, &f.sets);
         // SAFETY: valid handles and create infos throughout.
         unsafe {
-            let module = d
-                .create_shader_module(
-                    &vk::ShaderModuleCreateInfo {
-                        code_size: COMPUTE.len(),
-                        p_code: COMPUTE.as_ptr().cast(),
-                        ..Default::default()
-                    },
-                    None,
-                )
-                .unwrap();
-            let b0 = [
-                vk::DescriptorSetLayoutBinding::default()
-                    .binding(0)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .descriptor_count(1)
-                    .stage_flags(vk::ShaderStageFlags::COMPUTE),
-                vk::DescriptorSetLayoutBinding::default()
-                    .binding(1)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .descriptor_count(1)
-                    .stage_flags(vk::ShaderStageFlags::COMPUTE),
-            ];
-            let b1 = [vk::DescriptorSetLayoutBinding::default()
-                .binding(0)
-                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC)
-                .descriptor_count(1)
-                .stage_flags(vk::ShaderStageFlags::COMPUTE)];
-            let l0 = d
-                .create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&b0),
-                    None,
-                )
-                .unwrap();
-            let l1 = d
-                .create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&b1),
-                    None,
-                )
-                .unwrap();
-            let ranges = [vk::PushConstantRange::default()
-                .stage_flags(vk::ShaderStageFlags::COMPUTE)
-                .size(4)];
-            let layouts = [l0, l1];
-            let layout = d
-                .create_pipeline_layout(
-                    &vk::PipelineLayoutCreateInfo::default()
-                        .set_layouts(&layouts)
-                        .push_constant_ranges(&ranges),
-                    None,
-                )
-                .unwrap();
-            let stage = vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::COMPUTE)
-                .module(module)
-                .name(c"main");
-            let pipeline = d
-                .create_compute_pipelines(
-                    vk::PipelineCache::null(),
-                    &[vk::ComputePipelineCreateInfo::default()
-                        .stage(stage)
-                        .layout(layout)],
-                    None,
-                )
-                .unwrap()[0];
-            let sizes = [
-                vk::DescriptorPoolSize {
-                    ty: vk::DescriptorType::STORAGE_BUFFER,
-                    descriptor_count: 2,
-                },
-                vk::DescriptorPoolSize {
-                    ty: vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC,
-                    descriptor_count: 1,
-                },
-            ];
-            let pool = d
-                .create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::default()
-                        .flags(vk::DescriptorPoolCreateFlags::FREE_DESCRIPTOR_SET)
-                        .max_sets(2)
-                        .pool_sizes(&sizes),
-                    None,
-                )
-                .unwrap();
-            let sets = d
-                .allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default()
-                        .descriptor_pool(pool)
-                        .set_layouts(&layouts),
-                )
-                .unwrap();
             const N: u32 = 40;
             let src = Buf::new(d, 4 * u64::from(N), vk::BufferUsageFlags::STORAGE_BUFFER);
             let dst = Buf::new(
@@ -575,14 +493,7 @@ fn compute_dispatch_with_descriptors() {
                 .unwrap();
             d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
             // The dynamic offset picks k = 7 at byte 256.
-            d.cmd_bind_descriptor_sets(
-                cb,
-                vk::PipelineBindPoint::COMPUTE,
-                layout,
-                0,
-                &sets,
-                &[256],
-            );
+            d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, sets, &[256]);
             d.cmd_push_constants(
                 cb,
                 layout,
@@ -604,14 +515,9 @@ fn compute_dispatch_with_descriptors() {
                 dst.bytes()[4 * N as usize..].iter().all(|&b| b == CANARY),
                 "{model}: nothing written past the range"
             );
-            d.free_descriptor_sets(pool, &sets).unwrap();
+            d.free_descriptor_sets(pool, sets).unwrap();
             d.destroy_command_pool(cmd_pool, None);
-            d.destroy_descriptor_pool(pool, None);
-            d.destroy_pipeline(pipeline, None);
-            d.destroy_pipeline_layout(layout, None);
-            d.destroy_descriptor_set_layout(l0, None);
-            d.destroy_descriptor_set_layout(l1, None);
-            d.destroy_shader_module(module, None);
+            f.destroy(d);
             for b in [&src, &dst, &ubo] {
                 b.destroy(d);
             }
