@@ -89,6 +89,7 @@ fn simulated_g52_properties() {
             names,
             [
                 c"VK_EXT_transform_feedback",
+                c"VK_EXT_index_type_uint8",
                 c"VK_EXT_primitives_generated_query",
                 c"VK_KHR_descriptor_update_template",
                 c"VK_KHR_maintenance1",

@@ -47,7 +47,11 @@ fn captured(topology: vk::PrimitiveTopology, d: &Draw, restart: bool) -> (Vec<(u
     let runs: Vec<Vec<u32>> = match &d.indexed {
         None => vec![(0..d.count).map(|j| d.first + j).collect()],
         Some((ix, size, vo)) => {
-            let cut = if *size == 2 { 0xFFFF } else { u32::MAX };
+            let cut = match *size {
+                1 => 0xFF,
+                2 => 0xFFFF,
+                _ => u32::MAX,
+            };
             let stream = &ix[d.first as usize..(d.first + d.count) as usize];
             let vertex = |i: &u32| (i64::from(*i) + i64::from(*vo)) as u32;
             if restart {
@@ -200,12 +204,19 @@ fn record(
                         4 * ix.len() as u64 + 8,
                         vk::BufferUsageFlags::INDEX_BUFFER,
                     );
-                    let ty = if *size == 2 {
-                        ib.write(2, &ix.iter().map(|&i| i as u16).collect::<Vec<_>>());
-                        vk::IndexType::UINT16
-                    } else {
-                        ib.write(4, ix);
-                        vk::IndexType::UINT32
+                    let ty = match *size {
+                        1 => {
+                            ib.write(1, &ix.iter().map(|&i| i as u8).collect::<Vec<_>>());
+                            vk::IndexType::UINT8_EXT
+                        }
+                        2 => {
+                            ib.write(2, &ix.iter().map(|&i| i as u16).collect::<Vec<_>>());
+                            vk::IndexType::UINT16
+                        }
+                        _ => {
+                            ib.write(4, ix);
+                            vk::IndexType::UINT32
+                        }
                     };
                     d.cmd_bind_index_buffer(cb, ib.buffer, u64::from(*size), ty);
                     d.cmd_draw_indexed(
@@ -355,6 +366,7 @@ fn topologies_on(model: &str) {
         // instanced (per-instance data through the divisor records).
         let ix16: Vec<u32> = vec![9, 3, 200, 4, 4, 60_000, 7, 1, 0, 12];
         let ix32: Vec<u32> = vec![65_536, 3, 69_000, 5, 2, 66_000, 8, 1];
+        let ix8: Vec<u32> = vec![7, 250, 3, 0, 9, 200, 1, 2];
         let draws = [
             Draw {
                 count: 9,
@@ -369,6 +381,13 @@ fn topologies_on(model: &str) {
                 first: 0,
                 first_instance: 2,
                 indexed: Some((ix32, 4, -2)),
+            },
+            Draw {
+                count: 7,
+                instances: 2,
+                first: 1,
+                first_instance: 0,
+                indexed: Some((ix8, 1, 11)),
             },
         ];
         let t = Targets::new(d, [200, 200]);
@@ -672,6 +691,14 @@ fn restart_on(model: &str) {
                 indexed: Some((vec![R32, 20, 21, 22, 23, R32, 24, 25, 26, 27], 4, -1)),
             },
         ];
+        let mut draws = draws.to_vec();
+        draws.push(Draw {
+            count: 11,
+            instances: 2,
+            first: 0,
+            first_instance: 1,
+            indexed: Some((vec![3, 4, 5, 0xFF, 6, 7, 8, 9, 0xFF, 0xFF, 10], 1, 2)),
+        });
         for records in [[200, 200], [40, 9]] {
             let t = Targets::new(d, records);
             let cb = record(&gpu, &s, &t, pipeline, &draws, false);

@@ -19,6 +19,7 @@ pub const VENDOR_ID_ARM: u32 = 0x13B5;
 /// Device extensions we implement.
 pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[
     (c"VK_EXT_transform_feedback", 1),
+    (c"VK_EXT_index_type_uint8", 1),
     (c"VK_EXT_primitives_generated_query", 1),
     (c"VK_KHR_descriptor_update_template", 1),
     (c"VK_KHR_maintenance1", 2),

@@ -182,7 +182,10 @@ impl Gpu {
     /// The simulated `model` ("g52" or "g72") with VK_EXT_transform_feedback
     /// and its `transformFeedback` feature enabled.
     pub fn with_xfb(model: &str) -> Gpu {
-        Gpu::model_with(model, &[c"VK_EXT_transform_feedback"])
+        Gpu::model_with(
+            model,
+            &[c"VK_EXT_transform_feedback", c"VK_EXT_index_type_uint8"],
+        )
     }
 
     /// The simulated `model` with VK_EXT_transform_feedback and
@@ -234,6 +237,11 @@ impl Gpu {
         }
         if extensions.contains(&c"VK_EXT_primitives_generated_query") {
             info = info.push_next(&mut generated);
+        }
+        let mut uint8 =
+            vk::PhysicalDeviceIndexTypeUint8FeaturesEXT::default().index_type_uint8(true);
+        if extensions.contains(&c"VK_EXT_index_type_uint8") {
+            info = info.push_next(&mut uint8);
         }
         let device = create_device(&instance, physical_device, &info).expect("vkCreateDevice");
         // SAFETY: family 0 index 0 exists.

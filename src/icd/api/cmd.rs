@@ -227,14 +227,20 @@ crate::vk_entry_points! {
 
     fn vkCmdBindIndexBuffer(command_buffer: vk::CommandBuffer, buffer: vk::Buffer, offset: vk::DeviceSize, index_type: vk::IndexType) {
         let size = match index_type {
-            vk::IndexType::UINT16 => 2,
-            vk::IndexType::UINT32 => 4,
+            // VK_EXT_index_type_uint8.
+            vk::IndexType::UINT8_EXT => Some(1),
+            vk::IndexType::UINT16 => Some(2),
+            vk::IndexType::UINT32 => Some(4),
             other => {
-                log::warn!("vkCmdBindIndexBuffer: {other:?} indices are not supported");
-                return;
+                log::warn!("vkCmdBindIndexBuffer: {other:?} indices are not supported (invalid usage)");
+                None
             }
         };
-        let binding = range(buffer, offset, vk::WHOLE_SIZE).map(|range| IndexBinding { range, size });
+        // An unsupported type unbinds: a later indexed draw must not read
+        // the previous buffer as if it were this one.
+        let binding = size.and_then(|size| {
+            range(buffer, offset, vk::WHOLE_SIZE).map(|range| IndexBinding { range, size })
+        });
         with(command_buffer, |r| r.bind_index_buffer(binding));
     }
 

@@ -32,6 +32,11 @@ unsafe fn fill_features_chain(pd: &PhysicalDevice, p_next: *mut std::ffi::c_void
             let (xfb, streams) = pd.xfb_features();
             f.transform_feedback = vk::Bool32::from(xfb);
             f.geometry_streams = vk::Bool32::from(streams);
+        } else if ty == vk::StructureType::PHYSICAL_DEVICE_INDEX_TYPE_UINT8_FEATURES_EXT {
+            // SAFETY: sType identifies the structure.
+            let f = unsafe { &mut *s.cast::<vk::PhysicalDeviceIndexTypeUint8FeaturesEXT<'_>>() };
+            // 8-bit indices are read by the capture job and the restart kernel.
+            f.index_type_uint8 = vk::TRUE;
         } else if ty == vk::StructureType::PHYSICAL_DEVICE_PRIMITIVES_GENERATED_QUERY_FEATURES_EXT {
             // SAFETY: sType identifies the structure.
             let f = unsafe {
@@ -246,6 +251,7 @@ crate::vk_entry_points! {
                 vk::StructureType::PHYSICAL_DEVICE_FEATURES_2,
                 vk::StructureType::PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT,
                 vk::StructureType::PHYSICAL_DEVICE_PRIMITIVES_GENERATED_QUERY_FEATURES_EXT,
+                vk::StructureType::PHYSICAL_DEVICE_INDEX_TYPE_UINT8_FEATURES_EXT,
             ],
         );
         let features = features2

@@ -272,7 +272,12 @@ impl Recording {
                 ix,
                 d.first,
                 d.count,
-                if ix.size == 2 { 0xFFFF } else { u32::MAX },
+                // The all-ones value of the index size (Vulkan spec, "Primitive Restart").
+                match ix.size {
+                    1 => 0xFF,
+                    2 => 0xFFFF,
+                    _ => u32::MAX,
+                },
                 list,
                 ppi_word,
             );
