@@ -22,6 +22,31 @@ unsafe fn make<T: Object, H: Handle>(p: *mut H, value: T) -> VkResult<()> {
     unsafe { out(p, H::from_raw(handle::new_handle(value))) }
 }
 
+/// The array handling shared by vkCreateGraphicsPipelines and
+/// vkCreateComputePipelines: `count` infos in, `count` handles out.
+///
+/// # Safety
+/// `p_infos` holds `count` infos and `p_pipelines` room for `count` handles.
+unsafe fn create_pipelines<I>(
+    p_infos: *const I,
+    count: u32,
+    p_pipelines: *mut vk::Pipeline,
+    make: impl Fn(&I) -> VkResult<Pipeline>,
+) -> VkResult<()> {
+    // SAFETY: per the contract.
+    let infos = unsafe { slice(p_infos, count) };
+    if p_pipelines.is_null() && count > 0 {
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    }
+    // SAFETY: room for `count` handles (checked non-null when count > 0).
+    let out: &mut [vk::Pipeline] = if infos.is_empty() {
+        &mut []
+    } else {
+        unsafe { std::slice::from_raw_parts_mut(p_pipelines, infos.len()) }
+    };
+    create_all(infos, out, make)
+}
+
 fn get<'a, T: Object>(raw: u64) -> VkResult<&'a T> {
     // SAFETY: the caller passes a live handle (valid usage).
     unsafe { handle::handle::<T>(raw) }
@@ -250,12 +275,7 @@ crate::vk_entry_points! {
     ) -> vk::Result {
         let d = self::device(device)?;
         let cache = cache(pipeline_cache)?;
-        let infos = slice(p_create_infos, count);
-        if p_pipelines.is_null() && count > 0 {
-            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
-        }
-        let out = std::slice::from_raw_parts_mut(p_pipelines, infos.len());
-        create_all(infos, out, |info| {
+        create_pipelines(p_create_infos, count, p_pipelines, |info| {
             crate::icd::chain::log_unknown("vkCreateGraphicsPipelines", info.p_next, &[]);
             Ok(Pipeline::Graphics(std::sync::Arc::new(GraphicsPipeline::new(&d.core, info, false, cache)?)))
         })
@@ -271,12 +291,7 @@ crate::vk_entry_points! {
     ) -> vk::Result {
         let d = self::device(device)?;
         let cache = cache(pipeline_cache)?;
-        let infos = slice(p_create_infos, count);
-        if p_pipelines.is_null() && count > 0 {
-            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
-        }
-        let out = std::slice::from_raw_parts_mut(p_pipelines, infos.len());
-        create_all(infos, out, |info| {
+        create_pipelines(p_create_infos, count, p_pipelines, |info| {
             Ok(Pipeline::Compute(std::sync::Arc::new(ComputePipeline::new(&d.core, info, cache)?)))
         })
     }
