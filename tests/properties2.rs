@@ -86,10 +86,10 @@ fn features2_and_properties2_chains() {
     assert_eq!(xp.max_transform_feedback_buffer_size, u64::from(u32::MAX));
     assert_eq!(xp.max_transform_feedback_buffer_data_size, 2048);
     assert_eq!(xp.max_transform_feedback_buffer_data_stride, 2048);
-    // Stream queries work (tests/xfb_queries.rs); indirect byte-count
-    // draws are not implemented, so not claimed.
+    // Stream queries work (tests/xfb_queries.rs), and so do byte-count
+    // draws (tests/xfb_loader.rs::xfb_byte_count_draws_*).
     assert_eq!(xp.transform_feedback_queries, vk::TRUE);
-    assert_eq!(xp.transform_feedback_draw, vk::FALSE);
+    assert_eq!(xp.transform_feedback_draw, vk::TRUE);
 
     let mut m2 = vk::PhysicalDeviceMemoryProperties2::default();
     // SAFETY: valid structure.

@@ -113,6 +113,7 @@ fn instruction_fetch_from_a_noexec_bo_faults() {
                 groups: [1, 1, 1],
                 ubos: &[],
                 attributes: None,
+                push_buffer: None,
             })
             .unwrap_err();
         let fault = err.fault().unwrap();

@@ -136,6 +136,9 @@ pub static ENTRIES: &[Entry] = entries! {
     Device "vkCmdDraw" => cmd::vkCmdDraw, PFN_vkCmdDraw;
     Device "vkCmdDrawIndexed" => cmd::vkCmdDrawIndexed, PFN_vkCmdDrawIndexed;
     Device "vkCmdDispatch" => cmd::vkCmdDispatch, PFN_vkCmdDispatch;
+    Device "vkCmdDispatchIndirect" => cmd::vkCmdDispatchIndirect, PFN_vkCmdDispatchIndirect;
+    Device "vkCmdDrawIndirect" => cmd::vkCmdDrawIndirect, PFN_vkCmdDrawIndirect;
+    Device "vkCmdDrawIndexedIndirect" => cmd::vkCmdDrawIndexedIndirect, PFN_vkCmdDrawIndexedIndirect;
     Device "vkCmdBeginRenderPass" => cmd::vkCmdBeginRenderPass, PFN_vkCmdBeginRenderPass;
     Device "vkCmdNextSubpass" => cmd::vkCmdNextSubpass, PFN_vkCmdNextSubpass;
     Device "vkCmdEndRenderPass" => cmd::vkCmdEndRenderPass, PFN_vkCmdEndRenderPass;
@@ -158,6 +161,9 @@ pub static ENTRIES: &[Entry] = entries! {
     Device "vkDestroyDescriptorUpdateTemplateKHR" => pipeline::vkDestroyDescriptorUpdateTemplateKHR, PFN_vkDestroyDescriptorUpdateTemplate;
     Device "vkUpdateDescriptorSetWithTemplateKHR" => pipeline::vkUpdateDescriptorSetWithTemplateKHR, PFN_vkUpdateDescriptorSetWithTemplate;
     Device "vkTrimCommandPoolKHR" => cmd::vkTrimCommandPoolKHR, PFN_vkTrimCommandPool;
+    // VK_KHR_draw_indirect_count
+    Device "vkCmdDrawIndirectCountKHR" => cmd::vkCmdDrawIndirectCountKHR, PFN_vkCmdDrawIndirectCount;
+    Device "vkCmdDrawIndexedIndirectCountKHR" => cmd::vkCmdDrawIndexedIndirectCountKHR, PFN_vkCmdDrawIndexedIndirectCount;
     // VK_EXT_transform_feedback
     Device "vkCmdBindTransformFeedbackBuffersEXT" => cmd::vkCmdBindTransformFeedbackBuffersEXT, PFN_vkCmdBindTransformFeedbackBuffersEXT;
     Device "vkCmdBeginTransformFeedbackEXT" => cmd::vkCmdBeginTransformFeedbackEXT, PFN_vkCmdBeginTransformFeedbackEXT;

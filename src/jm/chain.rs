@@ -32,6 +32,12 @@ impl JobChain {
         self.jobs.first().map_or(0, |j| j.gpu_va)
     }
 
+    /// GPU VA of job `index` (1-based, as dependencies name jobs).
+    pub fn job_va(&self, index: u16) -> Option<u64> {
+        let i = usize::from(index).checked_sub(1)?;
+        self.jobs.get(i).map(|j| j.gpu_va)
+    }
+
     /// Index of the last job (0 when empty).
     pub fn last_index(&self) -> u16 {
         self.jobs.len() as u16

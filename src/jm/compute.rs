@@ -46,6 +46,10 @@ pub struct ComputeJob<'a> {
     /// Uniform buffers (GPU VA, size in bytes), UBO index = position.
     pub ubos: &'a [(u64, u32)],
     pub attributes: Option<AttributeTables>,
+    /// Where the push uniforms go (None: a fresh pool allocation); given
+    /// when a GPU kernel patches a word before the job runs (indirect
+    /// dispatches).
+    pub push_buffer: Option<super::pool::GpuAlloc>,
 }
 
 /// One non-indexed VERTEX job (no IDVS): `vertices` × `instances` threads
@@ -109,7 +113,7 @@ pub fn add_compute_job(
             binary: job.binary,
             code: job.code,
             push_uniforms: job.push_uniforms,
-            push_buffer: None,
+            push_buffer: job.push_buffer,
             ubos: job.ubos,
             attributes: job.attributes,
             varyings: None,

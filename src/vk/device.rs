@@ -113,9 +113,15 @@ impl Device {
     ) -> VkResult<Device> {
         super::instance::check_extensions(extensions, DEVICE_EXTENSIONS)?;
         if let Some(f) = features {
-            // Every feature is unsupported: any VK_TRUE asks for too much.
+            // A VK_TRUE where the device reports VK_FALSE asks for too much.
+            let supported = pd.features();
+            let have: &[vk::Bool32] = bytemuck_features(&supported);
             let words: &[vk::Bool32] = bytemuck_features(f);
-            if words.iter().any(|&w| w != vk::FALSE) {
+            if words
+                .iter()
+                .zip(have)
+                .any(|(&w, &h)| w != vk::FALSE && h == vk::FALSE)
+            {
                 return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
             }
         }

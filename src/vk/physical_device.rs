@@ -23,6 +23,7 @@ pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[
     (c"VK_EXT_primitives_generated_query", 1),
     (c"VK_KHR_descriptor_update_template", 1),
     (c"VK_KHR_maintenance1", 2),
+    (c"VK_KHR_draw_indirect_count", 1),
 ];
 
 pub struct PhysicalDevice {
@@ -239,9 +240,15 @@ impl PhysicalDevice {
         }
     }
 
-    /// No optional feature works yet.
+    /// The optional features that work (docs/STATUS.md): indirect draws
+    /// take `firstInstance` from the buffer (`vk::cmd::indirect`).
+    /// `multiDrawIndirect` is not claimed: it needs `maxDrawIndirectCount`
+    /// ≥ 2^16 − 1, more draws than one job chain's 16-bit job indices hold.
     pub fn features(&self) -> vk::PhysicalDeviceFeatures {
-        vk::PhysicalDeviceFeatures::default()
+        vk::PhysicalDeviceFeatures {
+            draw_indirect_first_instance: vk::TRUE,
+            ..Default::default()
+        }
     }
 
     /// One heap, one type: device-local | host-visible | host-coherent (as PanVk on v6/v7).
@@ -324,6 +331,6 @@ impl PhysicalDevice {
         // Not implemented yet: vkCmdDrawIndirectByteCountEXT.
         p.transform_feedback_streams_lines_triangles = vk::FALSE;
         p.transform_feedback_rasterization_stream_select = vk::FALSE;
-        p.transform_feedback_draw = vk::FALSE;
+        p.transform_feedback_draw = vk::TRUE;
     }
 }

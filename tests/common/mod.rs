@@ -184,7 +184,11 @@ impl Gpu {
     pub fn with_xfb(model: &str) -> Gpu {
         Gpu::model_with(
             model,
-            &[c"VK_EXT_transform_feedback", c"VK_EXT_index_type_uint8"],
+            &[
+                c"VK_EXT_transform_feedback",
+                c"VK_EXT_index_type_uint8",
+                c"VK_KHR_draw_indirect_count",
+            ],
         )
     }
 
@@ -242,6 +246,12 @@ impl Gpu {
             vk::PhysicalDeviceIndexTypeUint8FeaturesEXT::default().index_type_uint8(true);
         if extensions.contains(&c"VK_EXT_index_type_uint8") {
             info = info.push_next(&mut uint8);
+        }
+        // With VK_KHR_draw_indirect_count, also drawIndirectFirstInstance
+        // (the indirect-draw tests take first instances from the buffer).
+        let features = vk::PhysicalDeviceFeatures::default().draw_indirect_first_instance(true);
+        if extensions.contains(&c"VK_KHR_draw_indirect_count") {
+            info = info.enabled_features(&features);
         }
         let device = create_device(&instance, physical_device, &info).expect("vkCreateDevice");
         // SAFETY: family 0 index 0 exists.

@@ -147,6 +147,39 @@ fn range(buffer: vk::Buffer, offset: u64, size: u64) -> Option<BoundRange> {
         .map(|(address, size, bo)| BoundRange { address, size, bo })
 }
 
+/// The four indirect draw commands (`count`: the count buffer and offset
+/// of the `Count` forms; `draw_count` is then maxDrawCount).
+fn draw_indirect(
+    command_buffer: vk::CommandBuffer,
+    buffer: vk::Buffer,
+    offset: u64,
+    draw_count: u32,
+    stride: u32,
+    indexed: bool,
+    count: Option<(vk::Buffer, u64)>,
+) {
+    if draw_count == 0 {
+        return;
+    }
+    let Some(commands) = range(buffer, offset, vk::WHOLE_SIZE) else {
+        log::warn!("indirect draw: no buffer memory at the offset (invalid usage)");
+        return;
+    };
+    let count = match count {
+        Some((b, o)) => match range(b, o, 4) {
+            Some(c) => Some(c),
+            None => {
+                log::warn!("indirect draw: no count buffer memory at the offset (invalid usage)");
+                return;
+            }
+        },
+        None => None,
+    };
+    with(command_buffer, |r| {
+        r.draw_indirect(commands, draw_count, stride, indexed, count)
+    });
+}
+
 /// Run `f` on the recording of a command buffer (nothing for a bad handle).
 fn with(c: vk::CommandBuffer, f: impl FnOnce(&mut crate::vk::cmd::Recording)) {
     if let Ok(cb) = self::cmd(c) {
@@ -277,6 +310,47 @@ crate::vk_entry_points! {
         with(command_buffer, |r| r.dispatch([x, y, z]));
     }
 
+    fn vkCmdDispatchIndirect(command_buffer: vk::CommandBuffer, buffer: vk::Buffer, offset: vk::DeviceSize) {
+        let Some(command) = range(buffer, offset, vk::WHOLE_SIZE) else {
+            log::warn!("vkCmdDispatchIndirect: no buffer memory at the offset (invalid usage)");
+            return;
+        };
+        with(command_buffer, |r| r.dispatch_indirect(command));
+    }
+
+    fn vkCmdDrawIndirect(command_buffer: vk::CommandBuffer, buffer: vk::Buffer, offset: vk::DeviceSize, draw_count: u32, stride: u32) {
+        draw_indirect(command_buffer, buffer, offset, draw_count, stride, false, None);
+    }
+
+    fn vkCmdDrawIndexedIndirect(command_buffer: vk::CommandBuffer, buffer: vk::Buffer, offset: vk::DeviceSize, draw_count: u32, stride: u32) {
+        draw_indirect(command_buffer, buffer, offset, draw_count, stride, true, None);
+    }
+
+    // VK_KHR_draw_indirect_count
+    fn vkCmdDrawIndirectCountKHR(
+        command_buffer: vk::CommandBuffer,
+        buffer: vk::Buffer,
+        offset: vk::DeviceSize,
+        count_buffer: vk::Buffer,
+        count_offset: vk::DeviceSize,
+        max_draw_count: u32,
+        stride: u32,
+    ) {
+        draw_indirect(command_buffer, buffer, offset, max_draw_count, stride, false, Some((count_buffer, count_offset)));
+    }
+
+    fn vkCmdDrawIndexedIndirectCountKHR(
+        command_buffer: vk::CommandBuffer,
+        buffer: vk::Buffer,
+        offset: vk::DeviceSize,
+        count_buffer: vk::Buffer,
+        count_offset: vk::DeviceSize,
+        max_draw_count: u32,
+        stride: u32,
+    ) {
+        draw_indirect(command_buffer, buffer, offset, max_draw_count, stride, true, Some((count_buffer, count_offset)));
+    }
+
     fn vkCmdBeginRenderPass(command_buffer: vk::CommandBuffer, p_begin: *const vk::RenderPassBeginInfo<'_>, _contents: vk::SubpassContents) {
         let Ok(info) = input(p_begin) else { return };
         if let Ok(rp) = handle::handle::<RenderPass>(info.render_pass.as_raw()) {
@@ -383,17 +457,22 @@ crate::vk_entry_points! {
         with(command_buffer, |r| r.end_query(qp, query, index));
     }
 
-    // `transformFeedbackDraw` is VK_FALSE: calling this is invalid usage.
     fn vkCmdDrawIndirectByteCountEXT(
-        _command_buffer: vk::CommandBuffer,
-        _instance_count: u32,
-        _first_instance: u32,
-        _counter_buffer: vk::Buffer,
-        _counter_buffer_offset: vk::DeviceSize,
-        _counter_offset: u32,
-        _vertex_stride: u32,
+        command_buffer: vk::CommandBuffer,
+        instance_count: u32,
+        first_instance: u32,
+        counter_buffer: vk::Buffer,
+        counter_buffer_offset: vk::DeviceSize,
+        counter_offset: u32,
+        vertex_stride: u32,
     ) {
-        log::warn!("vkCmdDrawIndirectByteCountEXT: transformFeedbackDraw is not supported (invalid usage)");
+        let Some(counter) = range(counter_buffer, counter_buffer_offset, 4) else {
+            log::warn!("vkCmdDrawIndirectByteCountEXT: no counter buffer memory (invalid usage)");
+            return;
+        };
+        with(command_buffer, |r| {
+            r.draw_indirect_byte_count(instance_count, first_instance, counter, counter_offset, vertex_stride)
+        });
     }
 }
 

@@ -12,6 +12,7 @@
 mod barrier;
 mod dispatch;
 mod draw;
+mod indirect;
 mod query;
 mod recording;
 mod state;
