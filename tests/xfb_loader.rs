@@ -100,7 +100,9 @@ impl Targets {
         let counters = Buf::new(
             d,
             64,
-            vk::BufferUsageFlags::TRANSFORM_FEEDBACK_COUNTER_BUFFER_EXT,
+            // Counters also feed vkCmdDrawIndirectByteCountEXT.
+            vk::BufferUsageFlags::TRANSFORM_FEEDBACK_COUNTER_BUFFER_EXT
+                | vk::BufferUsageFlags::INDIRECT_BUFFER,
         );
         counters.bytes().fill(0xEE);
         Targets {
@@ -949,8 +951,10 @@ fn byte_count_on(model: &str) {
         check(topology, false, &t1, &first, [0, 0], model);
         let counter = t1.counters.u32_at(0);
         let stride = STRIDE[0] as u32;
+        // counterOffset is a multiple of 4
+        // (VUID-vkCmdDrawIndirectByteCountEXT-counterOffset-09474).
         for (counter_offset, vertex_stride) in
-            [(0, stride), (stride + 3, stride), (0, 7), (counter + 8, 16)]
+            [(0, stride), (stride + 4, stride), (0, 7), (counter + 8, 16)]
         {
             let n = counter.saturating_sub(counter_offset) / vertex_stride;
             let draws = [plain(n, 2, 0, 1)];
