@@ -99,6 +99,7 @@ fn simulated_g52_properties() {
                 c"VK_KHR_descriptor_update_template",
                 c"VK_KHR_maintenance1",
                 c"VK_KHR_draw_indirect_count",
+                c"VK_EXT_provoking_vertex",
             ]
         );
         instance.destroy_instance(None);

@@ -66,6 +66,30 @@ fn features2_and_properties2_chains() {
         vk::FALSE
     );
 
+    // VK_EXT_provoking_vertex: both modes, preserved in capture
+    // (tests/xfb_loader.rs::xfb_provoking_vertex_*), fans included.
+    let mut pv = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default();
+    let mut f2 = vk::PhysicalDeviceFeatures2 {
+        p_next: (&mut pv as *mut vk::PhysicalDeviceProvokingVertexFeaturesEXT).cast(),
+        ..Default::default()
+    };
+    // SAFETY: valid chain.
+    unsafe { ext.get_physical_device_features2(gpu.physical_device, &mut f2) };
+    assert_eq!(pv.provoking_vertex_last, vk::TRUE);
+    assert_eq!(pv.transform_feedback_preserves_provoking_vertex, vk::TRUE);
+    let mut pvp = vk::PhysicalDeviceProvokingVertexPropertiesEXT::default();
+    let mut p2 = vk::PhysicalDeviceProperties2 {
+        p_next: (&mut pvp as *mut vk::PhysicalDeviceProvokingVertexPropertiesEXT).cast(),
+        ..Default::default()
+    };
+    // SAFETY: valid chain.
+    unsafe { ext.get_physical_device_properties2(gpu.physical_device, &mut p2) };
+    assert_eq!(pvp.provoking_vertex_mode_per_pipeline, vk::TRUE);
+    assert_eq!(
+        pvp.transform_feedback_preserves_triangle_fan_provoking_vertex,
+        vk::TRUE
+    );
+
     let mut unk = unknown();
     let mut xp = vk::PhysicalDeviceTransformFeedbackPropertiesEXT {
         p_next: (&mut unk as *mut Unknown).cast(),

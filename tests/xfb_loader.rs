@@ -42,7 +42,12 @@ struct Draw {
 /// draws), the index stream splits at the all-ones value of the index size,
 /// compared before vertexOffset, and each run assembles primitives afresh
 /// (Vulkan spec, "Primitive Restart"; strip parity restarts with the run).
-fn captured(topology: vk::PrimitiveTopology, d: &Draw, restart: bool) -> (Vec<(u32, u32)>, u32) {
+fn captured(
+    topology: vk::PrimitiveTopology,
+    d: &Draw,
+    restart: bool,
+    last: bool,
+) -> (Vec<(u32, u32)>, u32) {
     // Runs of vertex numbers in draw order.
     let runs: Vec<Vec<u32>> = match &d.indexed {
         None => vec![(0..d.count).map(|j| d.first + j).collect()],
@@ -66,7 +71,12 @@ fn captured(topology: vk::PrimitiveTopology, d: &Draw, restart: bool) -> (Vec<(u
     };
     let mut per_instance = Vec::new();
     for run in &runs {
-        for p in primitives(topology, run.len() as u32) {
+        let prims = if last {
+            primitives_last(topology, run.len() as u32)
+        } else {
+            primitives(topology, run.len() as u32)
+        };
+        for p in prims {
             per_instance.push(p.iter().map(|&j| run[j as usize]).collect::<Vec<_>>());
         }
     }
@@ -340,6 +350,7 @@ fn free_index_buffers(d: &ash::Device) {
 fn expect(
     topology: vk::PrimitiveTopology,
     restart: bool,
+    last: bool,
     t: &Targets,
     draws: &[Draw],
     start: [u64; 2],
@@ -351,7 +362,7 @@ fn expect(
     let vpp = primitives(topology, 3).first().map_or(1, Vec::len) as u64;
     let mut offset = start;
     for d in draws {
-        let (verts, needed) = captured(topology, d, restart);
+        let (verts, needed) = captured(topology, d, restart, last);
         let room = (0..2)
             .map(|b| (t.bind_size[b].saturating_sub(offset[b])) / (STRIDE[b] * vpp))
             .min()
@@ -384,7 +395,20 @@ fn check(
     start: [u64; 2],
     what: &str,
 ) {
-    let (want, counters) = expect(topology, restart, t, draws, start);
+    check_order(topology, restart, false, t, draws, start, what)
+}
+
+/// [`check`] with the LAST provoking-vertex order when `last`.
+fn check_order(
+    topology: vk::PrimitiveTopology,
+    restart: bool,
+    last: bool,
+    t: &Targets,
+    draws: &[Draw],
+    start: [u64; 2],
+    what: &str,
+) {
+    let (want, counters) = expect(topology, restart, last, t, draws, start);
     for (b, (buf, want)) in t.bufs.iter().zip(&want).enumerate() {
         let got = buf.bytes();
         if got != want.as_slice() {
@@ -1119,4 +1143,71 @@ fn dispatch_indirect() {
             d.destroy_shader_module(module, None);
         }
     }
+}
+
+/// VK_EXT_provoking_vertex: a pipeline in LAST mode captures every
+/// primitive with its provoking vertex last (`transformFeedbackPreserves
+/// ProvokingVertex`, fans included: `transformFeedbackPreservesTriangleFan
+/// ProvokingVertex`), for plain, instanced, indexed, restarted and indirect
+/// draws; FIRST mode given explicitly is the default order.
+fn provoking_on(model: &str) {
+    let gpu = Gpu::with_xfb(model);
+    let d = &gpu.device;
+    let s = Setup::new(&gpu);
+    let ix16: Vec<u32> = vec![9, 3, 0xFFFF, 4, 4, 60, 7, 1, 0, 12, 5];
+    for topology in TOPOLOGIES {
+        for (mode, last) in [
+            (vk::ProvokingVertexModeEXT::LAST_VERTEX, true),
+            (vk::ProvokingVertexModeEXT::FIRST_VERTEX, false),
+        ] {
+            let what = format!("{model} {mode:?}");
+            let pipeline = s.pipeline_with(d, topology, false, Some(mode));
+            let draws: Vec<Draw> = (0..=7).map(|n| plain(n, 2, n % 3, 1)).collect();
+            for how in [Mode::Direct, Mode::Indirect] {
+                let t = Targets::new(d, [400, 400]);
+                let cb = record_as(&gpu, &s, &t, pipeline, &draws, false, how);
+                submit_and_wait(&gpu, &[cb]);
+                check_order(topology, false, last, &t, &draws, [0, 0], &what);
+                t.destroy(d);
+            }
+            // SAFETY: the GPU is idle.
+            unsafe { d.destroy_pipeline(pipeline, None) };
+            // Restart (strips and fans are where the order differs).
+            let pipeline = s.pipeline_with(d, topology, true, Some(mode));
+            let draws = [Draw {
+                count: 11,
+                instances: 2,
+                first: 0,
+                first_instance: 0,
+                indexed: Some((ix16.clone(), 2, 1)),
+            }];
+            let restart = matches!(
+                topology,
+                vk::PrimitiveTopology::LINE_STRIP
+                    | vk::PrimitiveTopology::TRIANGLE_STRIP
+                    | vk::PrimitiveTopology::TRIANGLE_FAN
+            );
+            if restart {
+                let t = Targets::new(d, [200, 200]);
+                let cb = record(&gpu, &s, &t, pipeline, &draws, false);
+                submit_and_wait(&gpu, &[cb]);
+                check_order(topology, true, last, &t, &draws, [0, 0], &what);
+                t.destroy(d);
+            }
+            free_index_buffers(d);
+            // SAFETY: the GPU is idle.
+            unsafe { d.destroy_pipeline(pipeline, None) };
+        }
+    }
+    s.destroy(d);
+}
+
+#[test]
+fn xfb_provoking_vertex_g52() {
+    provoking_on("g52");
+}
+
+#[test]
+fn xfb_provoking_vertex_g72() {
+    provoking_on("g72");
 }

@@ -188,6 +188,7 @@ impl Gpu {
                 c"VK_EXT_transform_feedback",
                 c"VK_EXT_index_type_uint8",
                 c"VK_KHR_draw_indirect_count",
+                c"VK_EXT_provoking_vertex",
             ],
         )
     }
@@ -252,6 +253,12 @@ impl Gpu {
         let features = vk::PhysicalDeviceFeatures::default().draw_indirect_first_instance(true);
         if extensions.contains(&c"VK_KHR_draw_indirect_count") {
             info = info.enabled_features(&features);
+        }
+        let mut provoking = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default()
+            .provoking_vertex_last(true)
+            .transform_feedback_preserves_provoking_vertex(true);
+        if extensions.contains(&c"VK_EXT_provoking_vertex") {
+            info = info.push_next(&mut provoking);
         }
         let device = create_device(&instance, physical_device, &info).expect("vkCreateDevice");
         // SAFETY: family 0 index 0 exists.
