@@ -63,7 +63,10 @@ impl JobChain {
             .ok_or(JmError::Encoding("job chain has 65535 jobs"))?;
         let size = job::PAYLOAD_OFFSET + payload.len() as u64 * 4;
         let alloc = pool.alloc(size.next_multiple_of(JOB_ALIGN), JOB_ALIGN)?;
-        let mut words = JOB_HEADER.defaults();
+        // The job header is the same on v6 and v7.
+        let mut words = super::templates::templates(crate::hw::Arch::V7)
+            .job_header
+            .clone();
         let pack = |w: &mut [u32], f: &crate::hw::layout::Field, v: u64| {
             f.set(w, v)
                 .map_err(|_| JmError::Encoding("job header field overflow"))

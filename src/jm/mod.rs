@@ -12,6 +12,7 @@ pub mod patch;
 pub mod pool;
 pub mod recorder;
 pub mod shader;
+pub mod templates;
 pub mod tls;
 pub mod varying;
 pub mod vertex_input;

@@ -10,8 +10,8 @@
 use super::error::{JmError, JmResult};
 use super::recorder::Recorder;
 use crate::compiler::kernels::indirect::PATCH_BYTES;
+use crate::hw::Arch;
 use crate::hw::layout::Field;
-use crate::hw::{Arch, layouts};
 
 /// One patch: bits `[shift, shift + width)` of the 32-bit word at
 /// `address` take the low `width` bits of value slot `value`.
@@ -70,11 +70,12 @@ pub fn draw_field(arch: Arch, job_va: u64, field: Field, value: u8) -> JmResult<
 }
 
 fn section(arch: Arch, name: &str) -> JmResult<u64> {
-    layouts(arch)
-        .compute_job
-        .section(name)
-        .map(|s| s.offset as u64)
-        .ok_or(JmError::Encoding("compute job section missing"))
+    let t = super::templates::templates(arch);
+    match name {
+        "Invocation" => Ok(t.invocation.offset as u64),
+        "Draw" => Ok(t.draw.offset as u64),
+        _ => Err(JmError::Encoding("compute job section missing")),
+    }
 }
 
 /// Writes `patches` into the recorder's pool: (table address, entries).
