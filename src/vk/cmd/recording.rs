@@ -28,6 +28,8 @@ pub enum Status {
 
 pub struct Recording {
     pub core: Arc<DeviceCore>,
+    /// Unique per recording object (segments remember who made them).
+    pub id: u64,
     /// The open segment.
     pub rec: Recorder,
     /// Closed pieces before `rec`, in execution order (`segment.rs`).
@@ -56,8 +58,10 @@ pub struct Recording {
 
 impl Recording {
     pub fn new(core: &Arc<DeviceCore>) -> Recording {
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Recording {
             core: core.clone(),
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             rec: Recorder::new(core.kdev.clone(), core.arch),
             pieces: Vec::new(),
             spares: Vec::new(),

@@ -31,6 +31,9 @@ use crate::vk::event::EventBo;
 /// A closed job chain with its memory, as one SUBMIT.
 pub struct Segment {
     rec: Recorder,
+    /// `Recording::id` of the command buffer that recorded it: only that
+    /// one takes the memory back for reuse.
+    owner: u64,
     /// The chain writes timestamps (SUBMIT asks for the cycle counter).
     pub uses_timestamps: bool,
     /// Events its jobs write (kept alive with it).
@@ -96,6 +99,7 @@ impl Recording {
         }
         self.pieces.push(Piece::Jobs(Arc::new(Segment {
             rec: old,
+            owner: self.id,
             uses_timestamps: std::mem::take(&mut self.uses_timestamps),
             _events: std::mem::take(&mut self.segment_events),
             last_submit: AtomicU64::new(0),
@@ -144,13 +148,16 @@ impl Recording {
         });
     }
 
-    /// Forget every piece: segments nobody else holds give their memory
-    /// back for reuse (the first becomes the open segment again, so a
-    /// command buffer re-recorded the same way reuses the same BOs).
+    /// Forget every piece: segments this command buffer recorded and nobody
+    /// else holds give their memory back for reuse (the first becomes the
+    /// open segment again, so a command buffer re-recorded the same way
+    /// reuses the same BOs); other segments are freed with their last
+    /// holder (a secondary's, once neither it nor a primary holds them).
     pub fn drop_pieces(&mut self) {
         let mut recovered = Vec::new();
         for piece in self.pieces.drain(..) {
             if let Piece::Jobs(seg) = piece
+                && seg.owner == self.id
                 && let Ok(seg) = Arc::try_unwrap(seg)
             {
                 let mut rec = seg.rec;
