@@ -61,11 +61,28 @@ fn wait_events(
     events: &[vk::Event],
     src: vk::PipelineStageFlags,
 ) {
+    let mut access = vk::AccessFlags::empty();
+    if src.contains(vk::PipelineStageFlags::TRANSFER) {
+        access |= vk::AccessFlags::TRANSFER_WRITE;
+    }
+    if src.contains(vk::PipelineStageFlags::HOST) {
+        access |= vk::AccessFlags::HOST_WRITE;
+    }
     let m = [vk::MemoryBarrier::default()
-        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE | vk::AccessFlags::HOST_WRITE)
+        .src_access_mask(access)
         .dst_access_mask(vk::AccessFlags::TRANSFER_READ | vk::AccessFlags::TRANSFER_WRITE)];
     // SAFETY: valid handles, recording.
-    unsafe { d.cmd_wait_events(cb, events, src, vk::PipelineStageFlags::TRANSFER, &m, &[], &[]) };
+    unsafe {
+        d.cmd_wait_events(
+            cb,
+            events,
+            src,
+            vk::PipelineStageFlags::TRANSFER,
+            &m,
+            &[],
+            &[],
+        )
+    };
 }
 
 #[test]
@@ -125,7 +142,10 @@ fn gpu_writes_are_seen_by_the_host() {
             d.reset_fences(&[f]).unwrap();
             submit(&gpu, &[cb], f);
             wait(d, f);
-            assert!(status(d, set) && !status(d, reset), "{model}: second submit");
+            assert!(
+                status(d, set) && !status(d, reset),
+                "{model}: second submit"
+            );
             d.destroy_fence(f, None);
             d.destroy_command_pool(pool, None);
             for e in [set, reset, both] {
@@ -168,21 +188,19 @@ fn wait_after_a_gpu_set() {
             d.cmd_copy_buffer(c1, a.buffer, b.buffer, &region);
             d.end_command_buffer(c1).unwrap();
             begin(d, c2);
-            // Set by the earlier submit (HOST is in the mask as the spec
-            // asks when the host may set it too: the queue checks).
-            wait_events(
-                d,
-                c2,
-                &[e2],
-                vk::PipelineStageFlags::TRANSFER | vk::PipelineStageFlags::HOST,
-            );
+            // Set by the earlier submit.
+            wait_events(d, c2, &[e2], vk::PipelineStageFlags::TRANSFER);
             d.cmd_copy_buffer(c2, a.buffer, b.buffer, &region2);
             d.end_command_buffer(c2).unwrap();
             let f = fence(d);
             submit(&gpu, &[c1], vk::Fence::null());
             submit(&gpu, &[c2], f);
             wait(d, f);
-            assert_eq!(b.bytes(), &0x0102_0304u32.to_le_bytes().repeat(64)[..], "{model}");
+            assert_eq!(
+                b.bytes(),
+                &0x0102_0304u32.to_le_bytes().repeat(64)[..],
+                "{model}"
+            );
             d.destroy_fence(f, None);
             d.destroy_command_pool(pool, None);
             d.destroy_event(e1, None);
@@ -230,14 +248,26 @@ fn host_set_after_submit_releases_the_wait() {
             let f = fence(d);
             submit(&gpu, &[cb], f);
             // Work before the wait runs; the fence cannot signal.
-            std::thread::sleep(Duration::from_millis(200));
+            let fill = 0x0B0B_0B0Bu32.to_le_bytes().repeat(16);
+            let start = std::time::Instant::now();
+            while before.bytes() != &fill[..] && start.elapsed() < Duration::from_secs(20) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            assert_eq!(
+                before.bytes(),
+                &fill[..],
+                "{model}: the fill before the wait ran"
+            );
+            std::thread::sleep(Duration::from_millis(50));
             assert_eq!(
                 d.get_fence_status(f),
                 Ok(false),
                 "{model}: fence before the set"
             );
-            assert_eq!(before.bytes(), &0x0B0B_0B0Bu32.to_le_bytes().repeat(16)[..]);
-            assert!(b.bytes().iter().all(|&x| x == CANARY), "{model}: copy ran early");
+            assert!(
+                b.bytes().iter().all(|&x| x == CANARY),
+                "{model}: copy ran early"
+            );
             let setter = {
                 let dev = d.clone();
                 std::thread::spawn(move || {
@@ -247,7 +277,11 @@ fn host_set_after_submit_releases_the_wait() {
             };
             wait(d, f);
             setter.join().unwrap();
-            assert_eq!(b.bytes(), &0xCAFE_F00Du32.to_le_bytes().repeat(64)[..], "{model}");
+            assert_eq!(
+                b.bytes(),
+                &0xCAFE_F00Du32.to_le_bytes().repeat(64)[..],
+                "{model}"
+            );
 
             // Again with the event still set: no wait at all; then reset on
             // the host and released by a set while vkQueueWaitIdle blocks.

@@ -3,18 +3,24 @@
 //! (RENDER_PASS_CONTINUE with inheritance info), the order of primary and
 //! secondary commands, a secondary executed twice in one primary and in two
 //! primaries of one submit (SIMULTANEOUS_USE), re-submission with new
-//! buffer contents, re-recording, ONE_TIME_SUBMIT, and a compute dispatch
-//! in a secondary. Every check is on buffer bytes the commands' definitions
-//! give (vkCmdFillBuffer, vkCmdCopyBuffer, vkCmdUpdateBuffer, the fill
-//! shader `out[i] = i × k + in[i] + base`), with canaries around them.
+//! buffer contents, re-recording, ONE_TIME_SUBMIT, a compute dispatch in a
+//! secondary, and transform feedback begun and ended inside secondaries
+//! that continue a render pass (resumed across them through the counter
+//! buffers). Every check is on buffer bytes the commands' definitions give
+//! (vkCmdFillBuffer, vkCmdCopyBuffer, vkCmdUpdateBuffer, the fill shader
+//! `out[i] = i × k + in[i] + base`, the spec's capture order), with canaries
+//! around them.
 
 mod common;
 #[path = "support/fill_compute.rs"]
 mod fill_compute;
+#[path = "support/xfb_device.rs"]
+mod xfb_device;
 
 use ash::vk;
 use common::*;
 use fill_compute::FillCompute;
+use xfb_device::{OFFSET, SCALE, STRIDE, Setup, a_inst, a_pos};
 
 const CANARY: u8 = 0x5A;
 const USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
@@ -217,7 +223,11 @@ fn a_secondary_executed_twice_and_in_two_primaries() {
     assert_eq!(seen[0].bytes(), &words(0xAAAA_AAAA, 64)[..], "first run");
     let mut want = words(0xBBBB_BBBB, 32);
     want.extend(words(0xCCCC_CCCC, 32));
-    assert_eq!(seen[1].bytes(), &want[..], "third run, in the second primary");
+    assert_eq!(
+        seen[1].bytes(),
+        &want[..],
+        "third run, in the second primary"
+    );
     assert_eq!(dst.bytes(), &want[..]);
 
     // Submitted again: the same chains run again on the current contents.
@@ -328,8 +338,21 @@ fn a_dispatch_in_a_secondary() {
             );
             begin_secondary(d, s, vk::CommandBufferUsageFlags::empty());
             d.cmd_bind_pipeline(s, vk::PipelineBindPoint::COMPUTE, f.pipeline);
-            d.cmd_bind_descriptor_sets(s, vk::PipelineBindPoint::COMPUTE, f.layout, 0, &f.sets, &[]);
-            d.cmd_push_constants(s, f.layout, vk::ShaderStageFlags::COMPUTE, 0, &9u32.to_le_bytes());
+            d.cmd_bind_descriptor_sets(
+                s,
+                vk::PipelineBindPoint::COMPUTE,
+                f.layout,
+                0,
+                &f.sets,
+                &[],
+            );
+            d.cmd_push_constants(
+                s,
+                f.layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                &9u32.to_le_bytes(),
+            );
             d.cmd_dispatch(s, N / 8, 1, 1);
             end(d, s);
             begin(d, p, vk::CommandBufferUsageFlags::empty());
@@ -338,7 +361,11 @@ fn a_dispatch_in_a_secondary() {
         }
         submit_wait(&gpu, &[p]);
         for i in 0..N {
-            assert_eq!(dst.u32_at(4 * i as usize), i * 3 + 100 * i + 9, "{model}: {i}");
+            assert_eq!(
+                dst.u32_at(4 * i as usize),
+                i * 3 + 100 * i + 9,
+                "{model}: {i}"
+            );
         }
         assert!(dst.bytes()[4 * N as usize..].iter().all(|&b| b == CANARY));
         // SAFETY: idle.
@@ -390,4 +417,187 @@ fn invalid_secondary_use_is_survived() {
         d.destroy_command_pool(pool, None);
     }
     dst.destroy(d);
+}
+
+/// Transform feedback begun, drawn and ended inside secondaries that
+/// continue a render pass (RENDER_PASS_CONTINUE with inheritance info): the
+/// first captures a triangle list and saves the counters, the second
+/// resumes from them in a second render pass instance. The records are the
+/// spec's (vertices in order, buffer 0: position × scale + offset and the
+/// vertex/instance indices at a 32-byte stride, buffer 1: the instance
+/// value at offset 4 of an 8-byte stride), the untouched bytes keep the
+/// canary, and the counters hold the byte offsets.
+#[test]
+fn transform_feedback_inside_secondaries() {
+    for model in ["g52", "g72"] {
+        let gpu = Gpu::with_xfb(model);
+        let d = &gpu.device;
+        let xfb = ash::ext::transform_feedback::Device::new(&gpu.instance, d);
+        let fp = xfb.fp();
+        let s = Setup::new(&gpu);
+        let pipeline = s.pipeline(d, vk::PrimitiveTopology::TRIANGLE_LIST);
+        const CANARY_XFB: u8 = 0xC5;
+        let bufs = [
+            Buf::new(d, 1024, vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT),
+            Buf::new(d, 256, vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT),
+        ];
+        for b in &bufs {
+            b.bytes().fill(CANARY_XFB);
+        }
+        let counters = Buf::new(
+            d,
+            64,
+            vk::BufferUsageFlags::TRANSFORM_FEEDBACK_COUNTER_BUFFER_EXT,
+        );
+        counters.bytes().fill(0xEE);
+        let pool = gpu.command_pool();
+        let inheritance = vk::CommandBufferInheritanceInfo::default()
+            .render_pass(s.render_pass)
+            .subpass(0)
+            .framebuffer(s.framebuffer);
+        // (first vertex, vertex count, resume) of each secondary.
+        let parts = [(0u32, 6u32, false), (6, 3, true)];
+        let mut secondaries = Vec::new();
+        // SAFETY: valid handles throughout.
+        unsafe {
+            for &(first, count, resume) in &parts {
+                let sc = secondary(&gpu, pool);
+                d.begin_command_buffer(
+                    sc,
+                    &vk::CommandBufferBeginInfo::default()
+                        .flags(vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE)
+                        .inheritance_info(&inheritance),
+                )
+                .unwrap();
+                d.cmd_bind_pipeline(sc, vk::PipelineBindPoint::GRAPHICS, pipeline);
+                let viewport = vk::Viewport {
+                    width: 64.0,
+                    height: 64.0,
+                    max_depth: 1.0,
+                    ..Default::default()
+                };
+                d.cmd_set_viewport(sc, 0, &[viewport]);
+                d.cmd_set_scissor(
+                    sc,
+                    0,
+                    &[vk::Rect2D {
+                        offset: vk::Offset2D::default(),
+                        extent: vk::Extent2D {
+                            width: 64,
+                            height: 64,
+                        },
+                    }],
+                );
+                d.cmd_bind_descriptor_sets(
+                    sc,
+                    vk::PipelineBindPoint::GRAPHICS,
+                    s.layout,
+                    0,
+                    &[s.set],
+                    &[],
+                );
+                d.cmd_push_constants(
+                    sc,
+                    s.layout,
+                    vk::ShaderStageFlags::VERTEX,
+                    0,
+                    &SCALE.to_le_bytes(),
+                );
+                d.cmd_bind_vertex_buffers(sc, 0, &[s.vertices.buffer], &[4]);
+                d.cmd_bind_vertex_buffers(sc, 3, &[s.instances.buffer], &[0]);
+                let b = [bufs[0].buffer, bufs[1].buffer];
+                let offsets = [0u64, 0];
+                (fp.cmd_bind_transform_feedback_buffers_ext)(
+                    sc,
+                    0,
+                    2,
+                    b.as_ptr(),
+                    offsets.as_ptr(),
+                    std::ptr::null(),
+                );
+                let cbufs = [counters.buffer, counters.buffer];
+                let coffs = [0u64, 8];
+                if resume {
+                    (fp.cmd_begin_transform_feedback_ext)(sc, 0, 2, cbufs.as_ptr(), coffs.as_ptr());
+                } else {
+                    (fp.cmd_begin_transform_feedback_ext)(
+                        sc,
+                        0,
+                        0,
+                        std::ptr::null(),
+                        std::ptr::null(),
+                    );
+                }
+                d.cmd_draw(sc, count, 1, first, 0);
+                (fp.cmd_end_transform_feedback_ext)(sc, 0, 2, cbufs.as_ptr(), coffs.as_ptr());
+                d.end_command_buffer(sc).unwrap();
+                secondaries.push(sc);
+            }
+            let p = gpu.command_buffer(pool);
+            begin(d, p, vk::CommandBufferUsageFlags::empty());
+            for &sc in &secondaries {
+                d.cmd_begin_render_pass(
+                    p,
+                    &vk::RenderPassBeginInfo::default()
+                        .render_pass(s.render_pass)
+                        .framebuffer(s.framebuffer)
+                        .render_area(vk::Rect2D {
+                            offset: vk::Offset2D::default(),
+                            extent: vk::Extent2D {
+                                width: 64,
+                                height: 64,
+                            },
+                        }),
+                    vk::SubpassContents::SECONDARY_COMMAND_BUFFERS,
+                );
+                d.cmd_execute_commands(p, &[sc]);
+                d.cmd_end_render_pass(p);
+                // The counters written by End are read by the next Begin.
+                let m = [vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::TRANSFORM_FEEDBACK_COUNTER_WRITE_EXT)
+                    .dst_access_mask(vk::AccessFlags::TRANSFORM_FEEDBACK_COUNTER_READ_EXT)];
+                d.cmd_pipeline_barrier(
+                    p,
+                    vk::PipelineStageFlags::TRANSFORM_FEEDBACK_EXT,
+                    vk::PipelineStageFlags::DRAW_INDIRECT,
+                    vk::DependencyFlags::empty(),
+                    &m,
+                    &[],
+                    &[],
+                );
+            }
+            end(d, p);
+            submit_wait(&gpu, &[p]);
+        }
+        // The spec's records for vertices 0..9, instance 0.
+        let mut want = [vec![CANARY_XFB; 1024], vec![CANARY_XFB; 256]];
+        for v in 0..9u32 {
+            let at0 = v as usize * STRIDE[0] as usize;
+            let p = a_pos(v);
+            for c in 0..4 {
+                let x = p[c] * SCALE + OFFSET[c];
+                want[0][at0 + 4 * c..at0 + 4 * c + 4].copy_from_slice(&x.to_le_bytes());
+            }
+            want[0][at0 + 16..at0 + 20].copy_from_slice(&v.to_le_bytes());
+            want[0][at0 + 20..at0 + 24].copy_from_slice(&0u32.to_le_bytes());
+            let at1 = v as usize * STRIDE[1] as usize + 4;
+            want[1][at1..at1 + 4].copy_from_slice(&a_inst(0).to_le_bytes());
+        }
+        assert_eq!(bufs[0].bytes(), &want[0][..], "{model}: buffer 0");
+        assert_eq!(bufs[1].bytes(), &want[1][..], "{model}: buffer 1");
+        assert_eq!(
+            [counters.u32_at(0), counters.u32_at(8)],
+            [9 * STRIDE[0] as u32, 9 * STRIDE[1] as u32],
+            "{model}: counters"
+        );
+        // SAFETY: idle.
+        unsafe {
+            d.destroy_command_pool(pool, None);
+            d.destroy_pipeline(pipeline, None);
+        }
+        for b in [&bufs[0], &bufs[1], &counters] {
+            b.destroy(d);
+        }
+        s.destroy(d);
+    }
 }

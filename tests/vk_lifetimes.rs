@@ -339,8 +339,12 @@ fn events_round(gpu: &Gpu) {
     let dst = Buf::new(d, 64, vk::BufferUsageFlags::TRANSFER_DST);
     // SAFETY: valid handles throughout; the GPU is idle before destruction.
     unsafe {
-        let host = d.create_event(&vk::EventCreateInfo::default(), None).unwrap();
-        let gpu_set = d.create_event(&vk::EventCreateInfo::default(), None).unwrap();
+        let host = d
+            .create_event(&vk::EventCreateInfo::default(), None)
+            .unwrap();
+        let gpu_set = d
+            .create_event(&vk::EventCreateInfo::default(), None)
+            .unwrap();
         d.set_event(host).unwrap();
         let pool = gpu.command_pool();
         let s = d
@@ -392,7 +396,11 @@ fn events_and_secondaries_leave_nothing_behind() {
     for _ in 0..20 {
         events_round(&gpu);
     }
-    assert_eq!(gpu.bo_stats(), baseline, "BO count and bytes back at the baseline");
+    assert_eq!(
+        gpu.bo_stats(),
+        baseline,
+        "BO count and bytes back at the baseline"
+    );
 }
 
 /// One command buffer reset and re-recorded many times: its pool memory

@@ -409,9 +409,7 @@ impl Shared {
                 return st;
             }
             drop(st);
-            self.core
-                .host_events
-                .wait(seen, Duration::from_millis(20));
+            self.core.host_events.wait(seen, Duration::from_millis(20));
             st = self.state.lock().unwrap();
         }
     }

@@ -156,7 +156,9 @@ unsafe fn begin_info(cb: &CommandBuffer, info: &vk::CommandBufferBeginInfo<'_>) 
                     subpasses: rp.subpasses,
                 })
             }
-            Err(_) => log::warn!("vkBeginCommandBuffer: RENDER_PASS_CONTINUE without a render pass (invalid usage)"),
+            Err(_) => log::warn!(
+                "vkBeginCommandBuffer: RENDER_PASS_CONTINUE without a render pass (invalid usage)"
+            ),
         }
     }
     begin

@@ -44,11 +44,6 @@ pub struct Segment {
     pub last_submit: AtomicU64,
 }
 
-// SAFETY: a closed segment is not modified any more except for the status
-// words of its job headers in GPU memory, which only the queue rewrites
-// (under its lock) before a SUBMIT.
-unsafe impl Sync for Segment {}
-
 impl Segment {
     /// GPU VA of the first job.
     pub fn head(&self) -> u64 {
