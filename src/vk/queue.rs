@@ -131,10 +131,6 @@ impl Queue {
         })
     }
 
-    pub fn core(&self) -> &Arc<DeviceCore> {
-        &self.shared.core
-    }
-
     /// vkQueueSubmit: every command buffer is checked before anything runs.
     pub fn submit(&self, batches: &[Batch<'_>], fence: Option<SyncobjHandle>) -> VkResult<()> {
         self.shared.core.check_lost()?;
@@ -254,7 +250,9 @@ impl Shared {
     }
 
     /// Whether a wait point is passed: every earlier SUBMIT completed and the
-    /// host sees each event set. `block`: wait for the GPU (not the events).
+    /// host sees each event set, or the device is lost (a faulted chain:
+    /// nothing will wait any more). `block`: wait for the GPU (not the
+    /// events).
     fn wait_passes(&self, st: &mut QueueState, events: &[Arc<EventBo>], block: bool) -> bool {
         if st.idle_through < st.serial {
             let deadline = if block { i64::MAX } else { 0 };
@@ -273,7 +271,7 @@ impl Shared {
                 }
             }
         }
-        events.iter().all(|e| e.is_set())
+        self.core.check_syncobj(self.syncobj).is_err() || events.iter().all(|e| e.is_set())
     }
 
     /// Run one SUBMIT or signal step (a wait step has been passed).
