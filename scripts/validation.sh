@@ -9,8 +9,9 @@
 # exhaustion test, and the two tests of undefined but survivable misuse
 # (secondary.rs: a primary submitted after its secondary was freed;
 # events.rs: a recording naming a destroyed event). pipeline_cache.rs is
-# not run either: its hidden test hook (vkBifrostTestPipelineCacheStats) is unknown to the layer, which
-# then passes its own wrapped handles through to the driver.
+# not run either: its hidden test hook (vkBifrostTestPipelineCacheStats) is
+# unknown to the layer, which then passes its own wrapped handles through to
+# the driver.
 #
 # Usage: scripts/validation.sh          (after scripts/install-deps.sh)
 set -euo pipefail
