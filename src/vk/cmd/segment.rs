@@ -136,8 +136,10 @@ impl Recording {
                     "vkCmdExecuteCommands with a stream or primitives-generated query active (invalid usage): the secondary's draws are not counted"
                 );
             }
-            r.close_segment();
-            r.pieces.extend(pieces);
+            if !pieces.is_empty() {
+                r.close_segment();
+                r.pieces.extend(pieces);
+            }
             r.event_ops.extend(event_ops.iter().copied());
             Ok(())
         });
