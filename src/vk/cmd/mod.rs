@@ -30,8 +30,7 @@ use ash::vk;
 pub use draw::DrawParams;
 pub use recording::{Recording, Status};
 pub use segment::{Piece, Segment};
-pub use state::ActivePass;
-pub use state::{BoundRange, IndexBinding, bind_point_index};
+pub use state::{ActivePass, BoundRange, IndexBinding, bind_point_index};
 pub use xfb::Counter;
 
 use super::RawHandle;

@@ -1,6 +1,6 @@
 //! What a command buffer has recorded: the closed pieces (`segment.rs`) and
 //! the open `jm::Recorder` (job chain, GPU memory pool, the BOs the jobs
-//! touch), its level, usage and status, the state tracker and the first
+//! touch), its usage and status, the state tracker and the first
 //! recording error.
 //!
 //! Commands record through [`Recording::record`], which does nothing once
