@@ -9,7 +9,7 @@
 use ash::vk;
 
 use super::api::{
-    cmd, device, instance, memory, physical_device as pd, pipeline, query, sync, test_hooks,
+    cmd, device, event, instance, memory, physical_device as pd, pipeline, query, sync, test_hooks,
 };
 use super::exports;
 use crate::procedure;
@@ -156,6 +156,15 @@ pub static ENTRIES: &[Entry] = entries! {
     Device "vkCmdFillBuffer" => cmd::vkCmdFillBuffer, PFN_vkCmdFillBuffer;
     Device "vkCmdUpdateBuffer" => cmd::vkCmdUpdateBuffer, PFN_vkCmdUpdateBuffer;
     Device "vkCmdCopyQueryPoolResults" => cmd::vkCmdCopyQueryPoolResults, PFN_vkCmdCopyQueryPoolResults;
+    Device "vkCmdExecuteCommands" => cmd::vkCmdExecuteCommands, PFN_vkCmdExecuteCommands;
+    Device "vkCreateEvent" => event::vkCreateEvent, PFN_vkCreateEvent;
+    Device "vkDestroyEvent" => event::vkDestroyEvent, PFN_vkDestroyEvent;
+    Device "vkGetEventStatus" => event::vkGetEventStatus, PFN_vkGetEventStatus;
+    Device "vkSetEvent" => event::vkSetEvent, PFN_vkSetEvent;
+    Device "vkResetEvent" => event::vkResetEvent, PFN_vkResetEvent;
+    Device "vkCmdSetEvent" => event::vkCmdSetEvent, PFN_vkCmdSetEvent;
+    Device "vkCmdResetEvent" => event::vkCmdResetEvent, PFN_vkCmdResetEvent;
+    Device "vkCmdWaitEvents" => event::vkCmdWaitEvents, PFN_vkCmdWaitEvents;
     // VK_KHR_descriptor_update_template, VK_KHR_maintenance1
     Device "vkCreateDescriptorUpdateTemplateKHR" => pipeline::vkCreateDescriptorUpdateTemplateKHR, PFN_vkCreateDescriptorUpdateTemplate;
     Device "vkDestroyDescriptorUpdateTemplateKHR" => pipeline::vkDestroyDescriptorUpdateTemplateKHR, PFN_vkDestroyDescriptorUpdateTemplate;

@@ -28,6 +28,8 @@ pub struct DeviceCore {
     pub kernels: super::kernels::DeviceKernels,
     /// Enabled device extensions and features the commands depend on.
     pub enabled: Enabled,
+    /// Host writes of events wake the queue's submission thread (`vk::event`).
+    pub host_events: super::event::HostEvents,
 }
 
 /// What the application enabled at vkCreateDevice that changes behaviour.
@@ -156,6 +158,7 @@ impl Device {
                     .iter()
                     .any(|e| e.to_bytes() == b"VK_EXT_primitives_generated_query"),
             },
+            host_events: Default::default(),
         });
         let queue = Queue::new(core.clone())?;
         Ok(Device {

@@ -7,7 +7,8 @@ use super::{input, out, slice};
 use crate::vk::VkResult;
 use crate::vk::buffer::Buffer;
 use crate::vk::cmd::{
-    BoundRange, CommandBuffer, CommandPool, Counter, DrawParams, IndexBinding, bind_point_index,
+    ActivePass, BeginInfo, BoundRange, CommandBuffer, CommandPool, Counter, DrawParams,
+    IndexBinding, bind_point_index,
 };
 use crate::vk::handle;
 use crate::vk::pipeline::Pipeline;
@@ -53,15 +54,14 @@ crate::vk_entry_points! {
     ) -> vk::Result {
         let info = input(p_allocate_info)?;
         let p = self::pool(info.command_pool)?;
-        if info.level != vk::CommandBufferLevel::PRIMARY {
-            // Secondary command buffers are not implemented.
+        if ![vk::CommandBufferLevel::PRIMARY, vk::CommandBufferLevel::SECONDARY].contains(&info.level) {
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
         }
         if p_command_buffers.is_null() {
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
         }
         for i in 0..info.command_buffer_count as usize {
-            let raw = p.allocate(info.command_pool.as_raw());
+            let raw = p.allocate(info.command_pool.as_raw(), info.level);
             p_command_buffers.add(i).write(vk::CommandBuffer::from_raw(raw.0 as u64));
         }
         Ok(())
@@ -82,8 +82,9 @@ crate::vk_entry_points! {
     }
 
     fn vkBeginCommandBuffer(command_buffer: vk::CommandBuffer, p_begin_info: *const vk::CommandBufferBeginInfo<'_>) -> vk::Result {
-        input(p_begin_info)?;
-        self::cmd(command_buffer)?.begin()
+        let info = input(p_begin_info)?;
+        let cb = self::cmd(command_buffer)?;
+        cb.begin(begin_info(cb, info))
     }
 
     fn vkEndCommandBuffer(command_buffer: vk::CommandBuffer) -> vk::Result {
@@ -133,6 +134,34 @@ crate::vk_entry_points! {
             c.state.lock().unwrap().reset_queries(qp, first_query, query_count);
         }
     }
+}
+
+/// What vkBeginCommandBuffer's info says. `pInheritanceInfo` is read only
+/// for secondaries (for primaries it is ignored and may be garbage).
+unsafe fn begin_info(cb: &CommandBuffer, info: &vk::CommandBufferBeginInfo<'_>) -> BeginInfo {
+    let mut begin = BeginInfo {
+        usage: info.flags,
+        continues: None,
+    };
+    if cb.level == vk::CommandBufferLevel::SECONDARY
+        && info.flags.contains(vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE)
+        // SAFETY: valid for secondaries (valid usage).
+        && let Some(inh) = unsafe { info.p_inheritance_info.as_ref() }
+    {
+        // SAFETY: a live render pass (valid usage).
+        match unsafe { handle::handle::<RenderPass>(inh.render_pass.as_raw()) } {
+            Ok(rp) => {
+                begin.continues = Some(ActivePass {
+                    subpass: inh.subpass.min(rp.subpasses.saturating_sub(1)),
+                    subpasses: rp.subpasses,
+                })
+            }
+            Err(_) => log::warn!(
+                "vkBeginCommandBuffer: RENDER_PASS_CONTINUE without a render pass (invalid usage)"
+            ),
+        }
+    }
+    begin
 }
 
 /// A buffer range as bound by a command: GPU address, size, BO (`None`
@@ -524,5 +553,17 @@ crate::vk_entry_points! {
     ) {
         let (Ok(qp), Ok(dst)) = (handle::handle::<QueryPool>(query_pool.as_raw()), buffer(dst_buffer)) else { return };
         with(command_buffer, |r| r.copy_query_results(qp, first_query, query_count, dst, dst_offset, stride, flags));
+    }
+}
+
+// Secondary command buffers (`vk::cmd::segment`).
+crate::vk_entry_points! {
+    fn vkCmdExecuteCommands(command_buffer: vk::CommandBuffer, count: u32, p_command_buffers: *const vk::CommandBuffer) {
+        let Ok(primary) = self::cmd(command_buffer) else { return };
+        let secondaries: Vec<&CommandBuffer> = slice(p_command_buffers, count)
+            .iter()
+            .filter_map(|&c| self::cmd(c).ok())
+            .collect();
+        primary.execute_commands(&secondaries);
     }
 }
