@@ -334,7 +334,7 @@ pub fn submit_and_wait(gpu: &Gpu, cbs: &[vk::CommandBuffer]) {
             fence,
         )
         .unwrap();
-        d.wait_for_fences(&[fence], true, 10_000_000_000).unwrap();
+        d.wait_for_fences(&[fence], true, 100_000_000_000).unwrap();
         d.destroy_fence(fence, None);
     }
 }
