@@ -100,6 +100,7 @@ fn simulated_g52_properties() {
                 c"VK_KHR_maintenance1",
                 c"VK_KHR_draw_indirect_count",
                 c"VK_EXT_provoking_vertex",
+                c"VK_KHR_timeline_semaphore",
             ]
         );
         instance.destroy_instance(None);

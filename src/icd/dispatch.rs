@@ -173,6 +173,10 @@ pub static ENTRIES: &[Entry] = entries! {
     // VK_KHR_draw_indirect_count
     Device "vkCmdDrawIndirectCountKHR" => cmd::vkCmdDrawIndirectCountKHR, PFN_vkCmdDrawIndirectCount;
     Device "vkCmdDrawIndexedIndirectCountKHR" => cmd::vkCmdDrawIndexedIndirectCountKHR, PFN_vkCmdDrawIndexedIndirectCount;
+    // VK_KHR_timeline_semaphore
+    Device "vkGetSemaphoreCounterValueKHR" => sync::vkGetSemaphoreCounterValueKHR, PFN_vkGetSemaphoreCounterValue;
+    Device "vkWaitSemaphoresKHR" => sync::vkWaitSemaphoresKHR, PFN_vkWaitSemaphores;
+    Device "vkSignalSemaphoreKHR" => sync::vkSignalSemaphoreKHR, PFN_vkSignalSemaphore;
     // VK_EXT_transform_feedback
     Device "vkCmdBindTransformFeedbackBuffersEXT" => cmd::vkCmdBindTransformFeedbackBuffersEXT, PFN_vkCmdBindTransformFeedbackBuffersEXT;
     Device "vkCmdBeginTransformFeedbackEXT" => cmd::vkCmdBeginTransformFeedbackEXT, PFN_vkCmdBeginTransformFeedbackEXT;

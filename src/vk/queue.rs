@@ -41,6 +41,7 @@ use ash::vk;
 use super::cmd::{CommandBuffer, Piece, Segment};
 use super::device::DeviceCore;
 use super::event::EventBo;
+use super::sync::Timeline;
 use crate::hw::job::JobType;
 use crate::jm::{GpuPool, JobChain};
 use crate::kmod::{self, Submit, SyncobjHandle};
@@ -88,6 +89,11 @@ enum Step {
     Wait(Arc<[Arc<EventBo>]>),
     /// Semaphores and the fence receive the queue's latest fence.
     Signal(Vec<SyncobjHandle>),
+    /// Go on when these timelines reach these values (`vk::sync`).
+    WaitTimeline(Vec<(Arc<Timeline>, u64)>),
+    /// These timelines reach these values when the queue's work so far
+    /// completes.
+    SignalTimeline(Vec<(Arc<Timeline>, u64)>),
 }
 
 impl Object for Queue {
@@ -99,6 +105,9 @@ pub struct Batch<'a> {
     pub waits: Vec<SyncobjHandle>,
     pub command_buffers: Vec<&'a CommandBuffer>,
     pub signals: Vec<SyncobjHandle>,
+    /// Timeline semaphores to wait for and to signal, with their values.
+    pub timeline_waits: Vec<(Arc<Timeline>, u64)>,
+    pub timeline_signals: Vec<(Arc<Timeline>, u64)>,
 }
 
 impl Queue {
@@ -137,6 +146,9 @@ impl Queue {
         let mut steps = Vec::new();
         for batch in batches {
             let mut waits = batch.waits.clone();
+            if !batch.timeline_waits.is_empty() {
+                steps.push(Step::WaitTimeline(batch.timeline_waits.clone()));
+            }
             for cb in &batch.command_buffers {
                 if cb.level != vk::CommandBufferLevel::PRIMARY {
                     log::warn!("vkQueueSubmit: a secondary command buffer (invalid usage)");
@@ -167,6 +179,9 @@ impl Queue {
             }
             if !batch.signals.is_empty() {
                 steps.push(Step::Signal(batch.signals.clone()));
+            }
+            if !batch.timeline_signals.is_empty() {
+                steps.push(Step::SignalTimeline(batch.timeline_signals.clone()));
             }
         }
         if let Some(f) = fence {
@@ -244,6 +259,12 @@ impl Shared {
                 st.backlog.push_back(step);
                 break;
             }
+            if let Step::WaitTimeline(waits) = &step
+                && !self.timelines_reached(waits)
+            {
+                st.backlog.push_back(step);
+                break;
+            }
             self.run(&mut st, step);
         }
         st.backlog.extend(steps);
@@ -279,7 +300,10 @@ impl Shared {
         let result = match step {
             Step::Run(seg, waits) => self.submit_segment(st, &seg, &waits),
             Step::Null(waits) => self.submit_null(st, &waits),
-            Step::Wait(_) => Ok(()),
+            Step::Wait(_) | Step::WaitTimeline(_) => Ok(()),
+            Step::SignalTimeline(points) => points
+                .iter()
+                .try_for_each(|(t, v)| t.add_point(*v, self.syncobj)),
             Step::Signal(syncobjs) => syncobjs.iter().try_for_each(|&s| {
                 self.core
                     .kdev
@@ -381,6 +405,8 @@ impl Shared {
             st.busy = true;
             if let Step::Wait(events) = &step {
                 st = self.block_until_set(st, events);
+            } else if let Step::WaitTimeline(waits) = &step {
+                st = self.block_until_reached(st, waits);
             } else {
                 self.run(&mut st, step);
             }
@@ -388,6 +414,34 @@ impl Shared {
         }
         drop(st);
         self.cond.notify_all();
+    }
+
+    /// Whether every timeline wait is satisfied now (a lost device passes:
+    /// nothing will wait any more).
+    fn timelines_reached(&self, waits: &[(Arc<Timeline>, u64)]) -> bool {
+        waits.iter().all(|(t, v)| t.reached(*v).unwrap_or(true))
+    }
+
+    /// Wait until the timelines reach their values (a host signal, or a
+    /// completed signal operation of this queue, polled), a lost device or
+    /// a dropped queue.
+    fn block_until_reached<'a>(
+        &'a self,
+        mut st: MutexGuard<'a, QueueState>,
+        waits: &[(Arc<Timeline>, u64)],
+    ) -> MutexGuard<'a, QueueState> {
+        loop {
+            let seen = self.core.host_events.generation();
+            if self.timelines_reached(waits)
+                || self.shutdown.load(Ordering::Acquire)
+                || self.core.check_lost().is_err()
+            {
+                return st;
+            }
+            drop(st);
+            self.core.host_events.wait(seen, Duration::from_millis(2));
+            st = self.state.lock().unwrap();
+        }
     }
 
     /// Wait for the GPU to finish earlier work, then for the host to set

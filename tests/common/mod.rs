@@ -260,6 +260,11 @@ impl Gpu {
         if extensions.contains(&c"VK_EXT_provoking_vertex") {
             info = info.push_next(&mut provoking);
         }
+        let mut timeline =
+            vk::PhysicalDeviceTimelineSemaphoreFeatures::default().timeline_semaphore(true);
+        if extensions.contains(&c"VK_KHR_timeline_semaphore") {
+            info = info.push_next(&mut timeline);
+        }
         let device = create_device(&instance, physical_device, &info).expect("vkCreateDevice");
         // SAFETY: family 0 index 0 exists.
         let queue = unsafe { device.get_device_queue(0, 0) };
