@@ -10,6 +10,8 @@
 //!   interpolation, lines, points) with the depth test and blending, the
 //!   oracle for the simulator's tiler and fragment jobs; independent of the
 //!   simulator.
+//! - [`png`]: a PNG writer (stored deflate, CRC-32, Adler-32) for frames a
+//!   person can look at.
 //!
 //! The compiler's test oracles stay beside the code they check, behind the
 //! same feature: `compiler::xfb_reference`, `compiler::ir::interp`,
@@ -17,6 +19,7 @@
 //!
 //! Nothing in the driver may use this module.
 
+pub mod png;
 pub mod raster;
 pub mod sim_gpu;
 

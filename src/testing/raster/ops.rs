@@ -276,6 +276,16 @@ impl Target {
         ((y * self.width + x) * self.samples + sample) as usize
     }
 
+    /// The resolved frame as RGBA8 UNORM bytes (`round(clamp(c) × 255)`,
+    /// "Conversion from Floating-Point to Normalized Fixed-Point"), e.g. for
+    /// `testing::png`.
+    pub fn resolve_rgba8(&self) -> Vec<u8> {
+        self.resolve()
+            .iter()
+            .flat_map(|p| p.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8))
+            .collect()
+    }
+
     /// The average of each pixel's samples (`VK_RESOLVE_MODE_AVERAGE_BIT`).
     pub fn resolve(&self) -> Vec<[f64; 4]> {
         (0..self.width * self.height)

@@ -569,3 +569,72 @@ fn every_blend_op_matches_the_spec_table() {
     let got = blend(&masked, [2.0, 2.0, 2.0, 2.0], S1, D, true);
     assert_eq!(got, [0.2, 1.0, 0.6, 1.0]);
 }
+
+/// A frame a person can look at: a perspective-correct gradient triangle
+/// over a depth-tested one at 4×, resolved and written as a PNG; the PNG's
+/// pixels are the resolved frame's.
+#[test]
+fn a_resolved_frame_encodes_as_png() {
+    let vp = Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: 64.0,
+        height: 48.0,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    };
+    let state = RasterState {
+        samples: 4,
+        ..RasterState::default()
+    };
+    let mut t = Target::new(64, 48, 4, [0.0, 0.0, 0.0, 1.0], 1.0);
+    let ds = DepthState {
+        test: true,
+        write: true,
+        compare: CompareOp::Less,
+    };
+    let tris = [
+        [
+            ([-0.9, -0.9, 0.5, 1.0], 0.0),
+            ([0.9, -0.9, 0.5, 1.0], 1.0),
+            ([0.0, 0.9, 0.5, 1.0], 0.5),
+        ],
+        [
+            ([-1.5, 1.5, 0.2, 2.0], 1.0),
+            ([0.0, -1.0, 0.8, 1.0], 0.0),
+            ([1.5, 1.5, 0.2, 2.0], 1.0),
+        ],
+    ];
+    for (k, tri) in tris.iter().enumerate() {
+        let v = tri.map(|(clip, a)| viewport_transform(clip, &vp, vec![a]));
+        let f = rasterize_triangle(
+            [&v[0], &v[1], &v[2]],
+            &state,
+            &[Interpolation::Smooth],
+            64,
+            48,
+        );
+        shade_fragments(&mut t, &f, &ds, &BlendState::default(), |f| {
+            let a = f.attrs[0];
+            Some((
+                if k == 0 {
+                    [a, 1.0 - a, 0.0, 1.0]
+                } else {
+                    [0.0, a, 1.0, 1.0]
+                },
+                [0.0; 4],
+            ))
+        });
+    }
+    let rgba = t.resolve_rgba8();
+    // Something of both triangles is visible, and the background remains.
+    assert!(rgba.chunks(4).any(|p| p[2] == 255));
+    assert!(rgba.chunks(4).any(|p| p[0] > 128 && p[2] == 0));
+    assert!(rgba.chunks(4).any(|p| p == [0, 0, 0, 255]));
+    let png = crate::testing::png::encode_rgba8(64, 48, &rgba);
+    assert_eq!(png.len(), 8 + 25 + (12 + 2 + 5 + 48 * 257 + 4) + 12);
+    if let Some(dir) = std::env::var_os("BIFROST_VK_FRAMES") {
+        let path = std::path::Path::new(&dir).join("reference_raster.png");
+        crate::testing::png::write_rgba8(&path, 64, 48, &rgba).unwrap();
+    }
+}
