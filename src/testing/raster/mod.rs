@@ -384,6 +384,31 @@ pub fn rasterize_triangle(
     out
 }
 
+/// The coverage of a convex quadrilateral as two triangles sharing the
+/// diagonal 0-2 (whose samples the fill rule gives to exactly one of them),
+/// keyed by (y, x) so that iteration is in raster order.
+fn cover_quad(
+    quad: [Fixed; 4],
+    state: &RasterState,
+    width: u32,
+    height: u32,
+) -> std::collections::BTreeMap<(u32, u32), u32> {
+    let mut masks = std::collections::BTreeMap::new();
+    for tri in [[quad[0], quad[1], quad[2]], [quad[0], quad[2], quad[3]]] {
+        cover_triangle(
+            tri,
+            state.samples,
+            state.fill_rule,
+            width,
+            height,
+            |x, y, m| {
+                *masks.entry((y, x)).or_insert(0) |= m;
+            },
+        );
+    }
+    masks
+}
+
 /// The fragments of a line segment from `a` to `b` (non-strict parallelogram).
 pub fn rasterize_line(
     a: &Vertex,
@@ -418,19 +443,7 @@ pub fn rasterize_line(
     let len2 = (bx - ax).powi(2) + (by - ay).powi(2);
     let provoking = if state.provoking_first { 0 } else { 1 };
     let locs = sample_locations(state.samples);
-    let mut masks = std::collections::BTreeMap::new();
-    for tri in [[quad[0], quad[1], quad[2]], [quad[0], quad[2], quad[3]]] {
-        cover_triangle(
-            tri,
-            state.samples,
-            state.fill_rule,
-            width,
-            height,
-            |x, y, m| {
-                *masks.entry((y, x)).or_insert(0) |= m;
-            },
-        );
-    }
+    let masks = cover_quad(quad, state, width, height);
     let t_at = |x: f64, y: f64| ((x - ax) * (bx - ax) + (y - ay) * (by - ay)) / len2;
     masks
         .into_iter()
@@ -477,19 +490,7 @@ pub fn rasterize_point(p: &Vertex, state: &RasterState, width: u32, height: u32)
         y: c.y + sy * half,
     };
     let quad = [corner(-1, -1), corner(1, -1), corner(1, 1), corner(-1, 1)];
-    let mut masks = std::collections::BTreeMap::new();
-    for tri in [[quad[0], quad[1], quad[2]], [quad[0], quad[2], quad[3]]] {
-        cover_triangle(
-            tri,
-            state.samples,
-            state.fill_rule,
-            width,
-            height,
-            |x, y, m| {
-                *masks.entry((y, x)).or_insert(0) |= m;
-            },
-        );
-    }
+    let masks = cover_quad(quad, state, width, height);
     let (cx, cy) = c.to_f64();
     let n = sample_locations(state.samples).len();
     masks
