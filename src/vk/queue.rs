@@ -523,6 +523,8 @@ mod tests {
             waits: vec![],
             command_buffers: vec![cb],
             signals: vec![],
+            timeline_waits: vec![],
+            timeline_signals: vec![],
         };
         queue
             .submit(std::slice::from_ref(&batch), Some(fence.syncobj))
