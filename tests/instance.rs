@@ -57,15 +57,15 @@ fn simulated_g52_properties() {
                 | vk::MemoryPropertyFlags::HOST_COHERENT
         );
 
-        // Only drawIndirectFirstInstance is claimed (tests/xfb_loader.rs
+        // Only the indirect-draw features are claimed (tests/xfb_loader.rs
         // draws with a first instance from the indirect buffer).
         let f = instance.get_physical_device_features(pds[0]);
         assert_eq!(f.robust_buffer_access, vk::FALSE);
         assert_eq!(f.geometry_shader, vk::FALSE);
-        assert_eq!(f.multi_draw_indirect, vk::FALSE);
+        assert_eq!(f.multi_draw_indirect, vk::TRUE);
         assert_eq!(f.draw_indirect_first_instance, vk::TRUE);
         let limits = instance.get_physical_device_properties(pds[0]).limits;
-        assert_eq!(limits.max_draw_indirect_count, 1);
+        assert_eq!(limits.max_draw_indirect_count, 65_535);
         let fmt =
             instance.get_physical_device_format_properties(pds[0], vk::Format::R8G8B8A8_UNORM);
         assert_eq!(fmt.buffer_features, vk::FormatFeatureFlags::empty());

@@ -1211,3 +1211,155 @@ fn xfb_provoking_vertex_g52() {
 fn xfb_provoking_vertex_g72() {
     provoking_on("g72");
 }
+
+/// Records `draws` (plain draws) as one vkCmdDrawIndirect with `stride`,
+/// or, with `count = Some((n, max))`, one vkCmdDrawIndirectCountKHR whose
+/// count buffer holds `n` and whose maxDrawCount is `max` (records past
+/// `draws` hold garbage that must never be drawn).
+fn record_multi(
+    gpu: &Gpu,
+    s: &Setup,
+    t: &Targets,
+    pipeline: vk::Pipeline,
+    draws: &[Draw],
+    stride: u32,
+    count: Option<(u32, u32)>,
+) -> (vk::CommandBuffer, Buf) {
+    let d = &gpu.device;
+    let xfb = ash::ext::transform_feedback::Device::new(&gpu.instance, d);
+    let count_ext = ash::khr::draw_indirect_count::Device::new(&gpu.instance, d);
+    let slots = draws.len() as u64 + 2;
+    let args = Buf::new(
+        d,
+        16 + slots * u64::from(stride),
+        vk::BufferUsageFlags::INDIRECT_BUFFER,
+    );
+    args.bytes().fill(0x3F);
+    for (i, draw) in draws.iter().enumerate() {
+        args.write(
+            16 + i * stride as usize,
+            &[draw.count, draw.instances, draw.first, draw.first_instance],
+        );
+    }
+    let cb = gpu.command_buffer(s.cmd_pool);
+    // SAFETY: valid handles throughout.
+    unsafe {
+        d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        d.cmd_begin_render_pass(
+            cb,
+            &vk::RenderPassBeginInfo::default()
+                .render_pass(s.render_pass)
+                .framebuffer(s.framebuffer),
+            vk::SubpassContents::INLINE,
+        );
+        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+        d.cmd_bind_descriptor_sets(
+            cb,
+            vk::PipelineBindPoint::GRAPHICS,
+            s.layout,
+            0,
+            &[s.set],
+            &[],
+        );
+        d.cmd_push_constants(
+            cb,
+            s.layout,
+            vk::ShaderStageFlags::VERTEX,
+            0,
+            &SCALE.to_le_bytes(),
+        );
+        d.cmd_bind_vertex_buffers(cb, 0, &[s.vertices.buffer], &[4]);
+        d.cmd_bind_vertex_buffers(cb, 3, &[s.instances.buffer], &[0]);
+        let fp = xfb.fp();
+        let bufs = [t.bufs[0].buffer, t.bufs[1].buffer];
+        (fp.cmd_bind_transform_feedback_buffers_ext)(
+            cb,
+            0,
+            2,
+            bufs.as_ptr(),
+            t.bind_offset.as_ptr(),
+            t.bind_size.as_ptr(),
+        );
+        (fp.cmd_begin_transform_feedback_ext)(cb, 0, 0, std::ptr::null(), std::ptr::null());
+        match count {
+            None => d.cmd_draw_indirect(cb, args.buffer, 16, draws.len() as u32, stride),
+            Some((n, max)) => {
+                args.write(0, &[n]);
+                count_ext.cmd_draw_indirect_count(cb, args.buffer, 16, args.buffer, 0, max, stride);
+            }
+        }
+        let counters = [t.counters.buffer, t.counters.buffer];
+        let offsets = [0u64, 8];
+        (fp.cmd_end_transform_feedback_ext)(cb, 0, 2, counters.as_ptr(), offsets.as_ptr());
+        d.cmd_end_render_pass(cb);
+        d.end_command_buffer(cb).unwrap();
+    }
+    (cb, args)
+}
+
+/// `multiDrawIndirect`: many draws per indirect command, with strides,
+/// count buffers below and at maxDrawCount, and 22,000 draws in one command
+/// (more jobs than one job chain holds: the command buffer continues in a
+/// new segment, in order).
+#[test]
+fn xfb_multi_draw_indirect() {
+    for model in ["g52", "g72"] {
+        let gpu = Gpu::with_xfb(model);
+        let d = &gpu.device;
+        let s = Setup::new(&gpu);
+        for topology in [
+            vk::PrimitiveTopology::TRIANGLE_STRIP,
+            vk::PrimitiveTopology::LINE_LIST,
+        ] {
+            let pipeline = s.pipeline(d, topology);
+            let draws: Vec<Draw> = (0..7)
+                .map(|i| plain(i + 2, 1 + i % 2, i * 3, i % 3))
+                .collect();
+            for (stride, count) in [
+                (16, None),
+                (28, None),
+                (20, Some((7, 9))),
+                (20, Some((4, 7))),
+                (24, Some((9, 5))),
+            ] {
+                let t = Targets::new(d, [300, 300]);
+                let (cb, args) = record_multi(&gpu, &s, &t, pipeline, &draws, stride, count);
+                submit_and_wait(&gpu, &[cb]);
+                let n = count.map_or(draws.len(), |(n, max)| n.min(max) as usize);
+                check(
+                    topology,
+                    false,
+                    &t,
+                    &draws[..n],
+                    [0, 0],
+                    &format!("{model} stride {stride} count {count:?}"),
+                );
+                t.destroy(d);
+                args.destroy(d);
+            }
+            // SAFETY: the GPU is idle.
+            unsafe { d.destroy_pipeline(pipeline, None) };
+        }
+        s.destroy(d);
+        if model == "g72" {
+            break;
+        }
+    }
+    // One command of 22,000 single-point draws: three jobs each.
+    let gpu = Gpu::with_xfb("g52");
+    let d = &gpu.device;
+    let s = Setup::new(&gpu);
+    let topology = vk::PrimitiveTopology::POINT_LIST;
+    let pipeline = s.pipeline(d, topology);
+    let draws: Vec<Draw> = (0..22_000).map(|i| plain(1, 1, i % 50, i % 3)).collect();
+    let t = Targets::new(d, [22_000, 22_000]);
+    let (cb, args) = record_multi(&gpu, &s, &t, pipeline, &draws, 16, None);
+    submit_and_wait(&gpu, &[cb]);
+    check(topology, false, &t, &draws, [0, 0], "22,000 draws");
+    t.destroy(d);
+    args.destroy(d);
+    // SAFETY: the GPU is idle.
+    unsafe { d.destroy_pipeline(pipeline, None) };
+    s.destroy(d);
+}

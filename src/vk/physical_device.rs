@@ -189,7 +189,7 @@ impl PhysicalDevice {
             sub_texel_precision_bits: 4,
             mipmap_precision_bits: 4,
             max_draw_indexed_index_value: (1 << 24) - 1,
-            max_draw_indirect_count: 1,
+            max_draw_indirect_count: super::cmd::MAX_DRAW_INDIRECT_COUNT,
             max_sampler_lod_bias: 2.0,
             max_sampler_anisotropy: 1.0,
             max_viewports: 1,
@@ -243,12 +243,13 @@ impl PhysicalDevice {
     }
 
     /// The optional features that work (docs/STATUS.md): indirect draws
-    /// take `firstInstance` from the buffer (`vk::cmd::indirect`).
-    /// `multiDrawIndirect` is not claimed: it needs `maxDrawIndirectCount`
-    /// ≥ 2^16 − 1, more draws than one job chain's 16-bit job indices hold.
+    /// take `firstInstance` from the buffer and may be many per command
+    /// (`vk::cmd::indirect`; a command buffer whose job chain fills up
+    /// continues in a new segment).
     pub fn features(&self) -> vk::PhysicalDeviceFeatures {
         vk::PhysicalDeviceFeatures {
             draw_indirect_first_instance: vk::TRUE,
+            multi_draw_indirect: vk::TRUE,
             ..Default::default()
         }
     }

@@ -250,7 +250,9 @@ impl Gpu {
         }
         // With VK_KHR_draw_indirect_count, also drawIndirectFirstInstance
         // (the indirect-draw tests take first instances from the buffer).
-        let features = vk::PhysicalDeviceFeatures::default().draw_indirect_first_instance(true);
+        let features = vk::PhysicalDeviceFeatures::default()
+            .draw_indirect_first_instance(true)
+            .multi_draw_indirect(true);
         if extensions.contains(&c"VK_KHR_draw_indirect_count") {
             info = info.enabled_features(&features);
         }

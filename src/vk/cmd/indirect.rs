@@ -39,6 +39,12 @@ use crate::jm::patch::{self, Patch};
 use crate::jm::{ComputeJob, GpuAlloc};
 use crate::vk::kernels::KernelId;
 
+/// `maxDrawIndirectCount`: the count a count buffer may hold, and the most
+/// draws of one command. `drawCount` above it is invalid usage; the `Count`
+/// forms record at most this many draws whatever their `maxDrawCount` (a
+/// count above it is invalid usage).
+pub const MAX_DRAW_INDIRECT_COUNT: u32 = (1 << 16) - 1;
+
 /// Push words as the 32-bit words of their buffer.
 fn halves(words: &[u64]) -> Vec<u32> {
     words
@@ -151,7 +157,8 @@ impl Recording {
             if let Some(c) = count {
                 r.rec.use_bo(c.bo);
             }
-            for i in 0..draw_count {
+            for i in 0..draw_count.min(MAX_DRAW_INDIRECT_COUNT) {
+                r.ensure_room(super::recording::JOBS_PER_COMMAND);
                 let at = commands.address + u64::from(i) * u64::from(stride);
                 let source = if indexed {
                     DrawSource::Indexed(at)

@@ -29,6 +29,7 @@ use std::sync::{Arc, Mutex};
 use ash::vk;
 
 pub use draw::DrawParams;
+pub use indirect::MAX_DRAW_INDIRECT_COUNT;
 pub use recording::{Recording, Status};
 pub use segment::{Piece, Segment};
 pub use state::{ActivePass, BoundRange, IndexBinding, bind_point_index};

@@ -133,6 +133,7 @@ impl Recording {
         if !self.recording() {
             return;
         }
+        self.ensure_room(JOBS_PER_COMMAND);
         if let Err(e) = f(self) {
             let code = match e {
                 Fail::Jm(e) => self.core.jm_error(e),
@@ -140,6 +141,24 @@ impl Recording {
             };
             log::warn!("recording failed: {code:?}");
             self.fail(code);
+        }
+    }
+}
+
+/// The most jobs one chain holds: job indices are 16-bit and 0 means none
+/// (`jm::chain`).
+const MAX_CHAIN_JOBS: usize = u16::MAX as usize - 1;
+
+/// Jobs one command (or one iteration of a command's loop over draws or
+/// regions, which calls [`Recording::ensure_room`] itself) adds at most.
+pub const JOBS_PER_COMMAND: usize = 64;
+
+impl Recording {
+    /// Start a new segment (`segment.rs`) when the open chain cannot take
+    /// `jobs` more, so any number of commands fits a command buffer.
+    pub fn ensure_room(&mut self, jobs: usize) {
+        if self.rec.chain().len() + jobs > MAX_CHAIN_JOBS {
+            self.close_segment();
         }
     }
 }
