@@ -75,7 +75,7 @@ pub fn write_attribute_tables(
             .attribute_format(arch, r.format)
             .ok_or(JmError::Encoding("vertex format has no attribute encoding"))?;
         let w = &mut awords[2 * i..2 * i + 2];
-        w.copy_from_slice(&templates.attribute);
+        w.copy_from_slice(templates.attribute.as_slice());
         let err = |_| JmError::Encoding("attribute field overflow");
         ad::BUFFER_INDEX
             .set(w, slots[r.buffer] as u64)

@@ -66,7 +66,7 @@ impl JobChain {
         // The job header is the same on v6 and v7.
         let mut words = super::templates::templates(crate::hw::Arch::V7)
             .job_header
-            .clone();
+            .to_vec();
         let pack = |w: &mut [u32], f: &crate::hw::layout::Field, v: u64| {
             f.set(w, v)
                 .map_err(|_| JmError::Encoding("job header field overflow"))

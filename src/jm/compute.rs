@@ -262,7 +262,7 @@ pub(super) fn emit(
 
     // Renderer state.
     let t = super::templates::templates(arch);
-    let mut rsd = t.renderer_state.clone();
+    let mut rsd = t.renderer_state.to_vec();
     pack(&mut rsd, rs::SHADER_ADDRESS, job.code)?;
     pack(&mut rsd, rs::UNIFORM_BUFFER_COUNT, job.ubos.len() as u64)?;
     pack(
@@ -347,7 +347,7 @@ pub(super) fn emit(
     // core-id range): next_pow2(max(bytes, 128)) per instance,
     // `job.groups` instances per core, one block of them per core id, since
     // the instance count the descriptor gives is per shader core.
-    let mut lsw = t.local_storage.clone();
+    let mut lsw = t.local_storage.to_vec();
     super::tls::emit_thread_storage(pool, arch, &mut lsw, b.tls_size)?;
     if b.shared_size > 0 {
         let size = u64::from(b.shared_size).max(128).next_power_of_two();
@@ -376,7 +376,7 @@ pub(super) fn emit(
     storage.write_words(0, &lsw);
 
     // The job payload: Invocation, Parameters, Draw.
-    let mut words = t.compute_job.clone();
+    let mut words = t.compute_job.to_vec();
     t.invocation
         .words_mut(&mut words)
         .copy_from_slice(&invocation);
