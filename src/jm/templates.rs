@@ -52,6 +52,9 @@ impl Words {
 /// Attribute formats remembered (more than the vertex formats there are).
 const FORMAT_SLOTS: usize = 64;
 
+/// (vertex format, its attribute format word) pairs.
+type FormatSlots = [Option<(VertexFormat, Option<u64>)>; FORMAT_SLOTS];
+
 pub struct Templates {
     pub renderer_state: Words,
     pub local_storage: Words,
@@ -64,7 +67,7 @@ pub struct Templates {
     pub parameters: &'static Section,
     pub draw: &'static Section,
     /// Attribute format words of the vertex formats seen so far.
-    formats: std::sync::Mutex<([Option<(VertexFormat, Option<u64>)>; FORMAT_SLOTS], usize)>,
+    formats: std::sync::Mutex<(FormatSlots, usize)>,
 }
 
 impl Templates {

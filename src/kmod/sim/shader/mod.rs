@@ -284,8 +284,11 @@ pub struct CachedClause {
 /// job was most of the cost of a small job.
 #[derive(Default)]
 pub struct ClauseCache {
-    clauses: Mutex<HashMap<u64, (Vec<u8>, Arc<CachedClause>)>>,
+    clauses: Mutex<HashMap<u64, Fetched>>,
 }
+
+/// The bytes a clause was decoded from, and the decoded clause.
+type Fetched = (Vec<u8>, Arc<CachedClause>);
 
 /// Entries kept before the cache starts over.
 const CLAUSE_CACHE_ENTRIES: usize = 1 << 14;
