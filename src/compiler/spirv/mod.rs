@@ -95,6 +95,31 @@ pub fn parse<'a>(
     translate(&m, entry_point, stage)
 }
 
+/// The entry points of a module, as (name, execution model), in declaration
+/// order. Only the framing and the `OpEntryPoint`s are read, so a module the
+/// front end rejects for another reason (an unsupported capability) still
+/// names its stages: for tools that pick the stage from the module itself.
+pub fn entry_points<'a>(
+    module: impl Into<Binary<'a>>,
+) -> Result<Vec<(String, ExecutionModel)>, SpirvError> {
+    let words: Cow<[u32]> = match module.into() {
+        Binary::Words(w) => Cow::Borrowed(w),
+        Binary::Bytes(b) => Cow::Owned(reader::words_from_bytes(b)?),
+    };
+    reader::parse_header(&words)?;
+    let mut out = Vec::new();
+    for inst in reader::instructions(&words)? {
+        if inst.op == Some(spirv::Op::EntryPoint) {
+            inst.need(3)?;
+            let model = ExecutionModel::from_u32(inst.word(0)?)
+                .ok_or_else(|| inst.invalid("unknown execution model"))?;
+            let (name, _) = inst.string(2)?;
+            out.push((name, model));
+        }
+    }
+    Ok(out)
+}
+
 fn translate(m: &Module, entry_point: &str, stage: Stage) -> Result<Shader, SpirvError> {
     let model = match stage {
         Stage::Vertex => ExecutionModel::Vertex,
