@@ -54,6 +54,7 @@
 pub mod asm;
 pub mod binary;
 pub mod disasm;
+pub mod fp16;
 pub mod isel;
 pub mod ops;
 pub mod pack;

@@ -6,7 +6,9 @@
 //! enclosing region); a definition inside a branch or loop body is forgotten
 //! when the region ends. Commutative ALU ops match either source order.
 
-use super::{FastHashMap, Subst};
+use rustc_hash::FxHashMap;
+
+use super::Subst;
 use crate::compiler::ir::*;
 
 impl Shader {
@@ -79,7 +81,7 @@ fn key(instr: &Instr, values: &[ValueType]) -> Option<Key> {
 
 struct Cse<'a> {
     values: &'a [ValueType],
-    table: FastHashMap<Key, Value>,
+    table: FxHashMap<Key, Value>,
     subst: Subst,
 }
 
@@ -87,7 +89,7 @@ fn opt_cse(s: &mut Shader) -> bool {
     let mut body = std::mem::take(&mut s.body);
     let mut cse = Cse {
         values: &s.values,
-        table: FastHashMap::default(),
+        table: FxHashMap::default(),
         subst: Subst::new(s),
     };
     cse.region(&mut body);
