@@ -5,8 +5,9 @@
 //! framing), `module` (module-level declarations), `decorations`, `types`
 //! (types and memory layout), `constants` (constants and specialization),
 //! `function` (translator state, id binding and scoping), `cfg` (structured
-//! control flow and inlining), `variables` (I/O flattening with XFB
-//! decorations, pointers, memory), `inst` (memory/call/atomic instructions),
+//! control flow and inlining), `variables` (variables and
+//! pointers), `io` (I/O flattening with XFB decorations), `memory`
+//! (explicit-layout memory), `inst` (memory/call/atomic instructions),
 //! `alu` and `glsl450` (arithmetic), `error`.
 //!
 //! Contract: [`parse`] never panics. Malformed or unsupported SPIR-V is a
@@ -26,6 +27,8 @@ mod error;
 mod function;
 mod glsl450;
 mod inst;
+mod io;
+mod memory;
 mod module;
 mod reader;
 #[cfg(test)]
