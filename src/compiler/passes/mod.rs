@@ -36,11 +36,14 @@ pub use lower_xfb::{ProvokingVertex, XfbDraw, XfbTopology, lower_xfb, strip_xfb}
 
 use crate::compiler::ir::*;
 
-/// Whether `BIFROST_VK_DEBUG` lists `flag` (or `all`).
+/// Whether `BIFROST_VK_DEBUG` lists `flag` (or `all`). The variable is read
+/// once per process (the compiler asks after every pass).
 pub fn debug_flag(flag: &str) -> bool {
-    std::env::var("BIFROST_VK_DEBUG")
-        .map(|v| v.split(',').any(|f| f.trim() == flag || f.trim() == "all"))
-        .unwrap_or(false)
+    static FLAGS: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    FLAGS
+        .get_or_init(|| std::env::var("BIFROST_VK_DEBUG").ok())
+        .as_deref()
+        .is_some_and(|v| v.split(',').any(|f| f.trim() == flag || f.trim() == "all"))
 }
 
 impl Shader {
