@@ -6,7 +6,11 @@
 //! - `to_machine_code`: SPIR-V → Bifrost machine code (the front half, then
 //!   `compiler::bifrost::compile`) of every variant the backend compiles
 //!   today: compute shaders, and both variants (rasterization, XFB) of
-//!   vertex shaders.
+//!   vertex shaders;
+//! - `mesa_vectors`: the same for Mesa's G52 vector shaders `vs_ids`,
+//!   `vs_mvp` and `cs_loop` (issue 10's targets), read from
+//!   `../shared/reference/mesa-g52/shaders` beside the clone (skipped when
+//!   it is absent).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -57,11 +61,20 @@ const SHADERS: &[&str] = &[
 ];
 
 fn load(name: &str) -> (Vec<u8>, Stage) {
+    let dir = if name.contains('.') {
+        "tests/shaders"
+    } else {
+        "../shared/reference/mesa-g52/shaders"
+    };
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/shaders")
-        .join(name);
+        .join(dir)
+        .join(if name.contains('.') {
+            name.to_string()
+        } else {
+            format!("{name}.spv")
+        });
     let bytes = std::fs::read(&path).expect("corpus shader");
-    let stage = if name.contains(".comp") {
+    let stage = if name.contains(".comp") || name.starts_with("cs_") {
         Stage::Compute
     } else {
         Stage::Vertex
@@ -102,10 +115,10 @@ fn to_machine_code_once(bytes: &[u8], stage: Stage, which: &[bool]) -> Result<us
         };
         let lowered = lowered.ok_or("no such variant")?;
         let options = bifrost::Options {
-            push_uniform_words: Some(lowered.push_uniforms.words.len() as u32),
+            push_uniform_words: Some(lowered.push_uniforms.fau_words()),
             ..bifrost::Options::default()
         };
-        code += bifrost::compile(&lowered.shader, options)
+        code += bifrost::compile_optimized(&lowered.shader, options)
             .map_err(|e| e.to_string())?
             .code
             .len();
@@ -133,6 +146,31 @@ fn backend_shaders() -> Vec<&'static str> {
 
 #[divan::bench(args = backend_shaders())]
 fn to_machine_code(bencher: divan::Bencher, name: &str) {
+    let (bytes, stage) = load(name);
+    let which = compiled_variants(name);
+    bencher
+        .counter(divan::counter::BytesCount::new(bytes.len()))
+        .bench(|| to_machine_code_once(divan::black_box(&bytes), stage, &which).expect("compiles"));
+}
+
+/// Mesa's vector shaders the issue sets targets for (SPIR-V → binary).
+const MESA_VECTORS: &[&str] = &["vs_ids", "vs_mvp", "cs_loop"];
+
+fn mesa_vectors_present() -> Vec<&'static str> {
+    MESA_VECTORS
+        .iter()
+        .copied()
+        .filter(|n| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../shared/reference/mesa-g52/shaders")
+                .join(format!("{n}.spv"))
+                .exists()
+        })
+        .collect()
+}
+
+#[divan::bench(args = mesa_vectors_present())]
+fn mesa_vectors(bencher: divan::Bencher, name: &str) {
     let (bytes, stage) = load(name);
     let which = compiled_variants(name);
     bencher

@@ -117,3 +117,56 @@ fn driver_kernels_compile_and_round_trip() {
         }
     }
 }
+
+/// `compile_optimized` (no copy, no passes) gives the front half's variants
+/// the same code as `compile` (which runs `lower_vars_to_ssa` and
+/// `optimize` on a copy first): the front half's output is already at the
+/// optimiser's fixed point. Every corpus module and every Mesa vector
+/// shader, every variant the backend compiles.
+#[test]
+fn front_half_output_needs_no_reoptimisation() {
+    use bifrost_vk::compiler::bifrost::compile_optimized;
+    use bifrost_vk::compiler::pipeline::compile_front;
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for dir in [
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shaders"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/mesa-g52/shaders"),
+    ] {
+        let mut v: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "spv"))
+            .collect();
+        v.sort();
+        files.extend(v);
+    }
+    let mut compared = 0;
+    for file in &files {
+        let bytes = std::fs::read(file).unwrap();
+        let stage = match spirv::entry_points(&bytes[..]).unwrap().first() {
+            Some((_, ::spirv::ExecutionModel::Vertex)) => Stage::Vertex,
+            Some((_, ::spirv::ExecutionModel::GLCompute)) => Stage::Compute,
+            _ => continue,
+        };
+        let Ok(front) = compile_front(&bytes, "main", stage, &HashMap::new()) else {
+            continue;
+        };
+        for lowered in front.variants() {
+            let options = Options {
+                push_uniform_words: Some(lowered.push_uniforms.fau_words()),
+                ..Options::default()
+            };
+            let full = compile(&lowered.shader, options);
+            let direct = compile_optimized(&lowered.shader, options);
+            assert_eq!(
+                full,
+                direct,
+                "{} ({})",
+                file.display(),
+                lowered.variant.name()
+            );
+            compared += usize::from(full.is_ok());
+        }
+    }
+    assert!(compared >= 50, "only {compared} variants compiled");
+}

@@ -78,7 +78,7 @@ fn check_well_formed(s: &Shader) -> Result<(), String> {
                 .ok_or(format!("{v} has no type"))
         };
         for (n, i) in r.instrs.iter().enumerate() {
-            for src in i.srcs() {
+            for &src in i.srcs() {
                 if !scope.iter().any(|set| set.contains(&src)) {
                     return Err(format!("{src} used out of scope in {i:?}"));
                 }

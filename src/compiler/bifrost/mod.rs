@@ -54,6 +54,7 @@
 pub mod asm;
 pub mod binary;
 pub mod disasm;
+pub mod fp16;
 pub mod isel;
 pub mod ops;
 pub mod pack;
@@ -123,12 +124,25 @@ pub enum CompileError {
     Encode(String),
 }
 
-/// Compiles a (driver-lowered) shader to Bifrost machine code.
+/// Compiles a (driver-lowered) shader to Bifrost machine code. The shader
+/// may still have variables and need optimising (hand-written IR, the
+/// driver's kernels): a copy goes through `lower_vars_to_ssa` and
+/// `optimize` first. For the front half's output, which already has,
+/// [`compile_optimized`] skips the copy and the passes.
 pub fn compile(shader: &Shader, options: Options) -> Result<ShaderBinary, CompileError> {
     let mut s = shader.clone();
     s.lower_vars_to_ssa();
     s.optimize();
-    let mut prog = isel::select(&s, options.push_uniform_words)?;
+    compile_optimized(&s, options)
+}
+
+/// Compiles a shader that is already in SSA form without variables and
+/// optimised, as `pipeline::compile_front` returns its variants (the same
+/// code as [`compile`] gives it: `backend_corpus.rs` checks that on every
+/// corpus variant). Anything else is compiled as it stands: correct, but
+/// without the optimisations.
+pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, CompileError> {
+    let mut prog = isel::select(s, options.push_uniform_words)?;
     let debug = debug_flag("shaders");
     if debug {
         eprintln!("// Bifrost backend: {}\n{prog}", s.info.name);

@@ -73,26 +73,49 @@ pub struct TuplePlan {
     pub fau: FauNeed,
 }
 
-/// The table rows of `name` on `unit` (memoised: the tables are scanned
-/// by name, and the scheduler asks for every candidate tuple).
-fn rows(unit: Unit, name: &'static str) -> &'static [&'static OpInfo] {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-    type Rows = HashMap<(bool, usize), &'static [&'static OpInfo]>;
-    static CACHE: OnceLock<Mutex<Rows>> = OnceLock::new();
-    // Names are 'static literals of `Op::name`: their address is a cheap key.
+/// The table rows of `name` on `unit`, and the selectors each source of
+/// the first row allows (memoised per thread: the tables are scanned by
+/// name, and the scheduler asks for every candidate tuple).
+struct OpRows {
+    rows: &'static [&'static OpInfo],
+    masks: Option<&'static [u8]>,
+}
+
+fn op_rows(unit: Unit, name: &'static str) -> &'static OpRows {
+    use rustc_hash::FxHashMap;
+    use std::cell::RefCell;
+    thread_local! {
+        // Names are 'static literals of `Op::name`: their address is a cheap key.
+        static CACHE: RefCell<FxHashMap<(bool, usize), &'static OpRows>> =
+            RefCell::new(FxHashMap::default());
+    }
     let key = (unit == Unit::Fma, name.as_ptr() as usize);
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
-    map.entry(key)
-        .or_insert_with(|| Box::leak(variants(unit, name).collect::<Vec<_>>().into_boxed_slice()))
+    CACHE.with(|c| {
+        *c.borrow_mut().entry(key).or_insert_with(|| {
+            let rows: &'static [&'static OpInfo] =
+                Box::leak(variants(unit, name).collect::<Vec<_>>().into_boxed_slice());
+            let masks = rows.first().map(|r| {
+                let m: &'static [u8] = Box::leak(
+                    r.srcs
+                        .iter()
+                        .map(|s| s.allowed)
+                        .collect::<Vec<_>>()
+                        .into_boxed_slice(),
+                );
+                m
+            });
+            Box::leak(Box::new(OpRows { rows, masks }))
+        })
+    })
+}
+
+fn rows(unit: Unit, name: &'static str) -> &'static [&'static OpInfo] {
+    op_rows(unit, name).rows
 }
 
 /// Allowed selectors per source of the op's first table row.
-fn allowed_masks(op: &Op) -> Option<Vec<u8>> {
-    rows(op.unit(), op.name())
-        .first()
-        .map(|r| r.srcs.iter().map(|s| s.allowed).collect())
+fn allowed_masks(op: &Op) -> Option<&'static [u8]> {
+    op_rows(op.unit(), op.name()).masks
 }
 
 /// Plans one tuple: `prev` are the previous tuple's result registers (for
@@ -106,7 +129,11 @@ pub fn plan_tuple(
     first: bool,
 ) -> Option<TuplePlan> {
     let mut fau = FauNeed::None;
-    let mut reads: Vec<(u8, u8)> = Vec::new(); // (register, allowed selector mask)
+    // (register, allowed selector mask) of the distinct registers read: at
+    // most three fit the ports (no allocation: the scheduler plans every
+    // candidate tuple).
+    let mut reads = [(0u8, 0u8); 3];
+    let mut nreads = 0usize;
     let mut sel: [Vec<u8>; 2] = [vec![], vec![]];
     let mut consts: [Vec<Option<u32>>; 2] = [vec![], vec![]];
     let fma_dst = t.writes()[0];
@@ -124,7 +151,7 @@ pub fn plan_tuple(
             }
             fau = FauNeed::Branch;
         }
-        for (j, (&s, &mask)) in srcs.iter().zip(&masks).enumerate() {
+        for (j, (&s, &mask)) in srcs.iter().zip(masks).enumerate() {
             let ok = |sel: u8| mask & (1 << sel) != 0;
             if ins.op.is_branch() && j + 1 == srcs.len() {
                 // The PC-relative offset: high half of the branch constant.
@@ -148,9 +175,13 @@ pub fn plan_tuple(
                     } else if prev.is_some_and(|p| p[0] == Some(r)) {
                         (6, None)
                     } else {
-                        match reads.iter_mut().find(|(reg, _)| *reg == r) {
+                        match reads[..nreads].iter_mut().find(|(reg, _)| *reg == r) {
                             Some(e) => e.1 &= mask,
-                            None => reads.push((r, mask)),
+                            None if nreads == 3 => return None,
+                            None => {
+                                reads[nreads] = (r, mask);
+                                nreads += 1;
+                            }
                         }
                         (0xff, None) // port chosen below
                     }
@@ -191,31 +222,27 @@ pub fn plan_tuple(
             consts[k].push(c);
         }
     }
-    if reads.len() > 3 {
-        return None;
-    }
+    let reads = &reads[..nreads];
     let write = |r: Option<u8>| r.map(|r| (r, WriteHalf::Full));
     // Try every assignment of the distinct registers to ports 0, 1, 2.
     let n = reads.len();
     // The assembler's choice first (the first two registers read, in source
     // order, on ports 0/1 with the higher on port 1, the third on port 2),
     // then every other assignment.
-    let mut candidates: Vec<[u8; 3]> = Vec::new();
     let mut conv = [0u8, 1, 2];
     if n >= 2 && reads[0].0 > reads[1].0 {
         conv = [1, 0, 2];
     }
-    candidates.push(conv);
-    for code in 0..3usize.pow(n as u32) {
+    let every = (0..3usize.pow(n as u32)).map(|code| {
         let mut c = code;
         let mut slots = [0u8; 3];
         for s in slots.iter_mut().take(n) {
             *s = (c % 3) as u8;
             c /= 3;
         }
-        candidates.push(slots);
-    }
-    for slots in candidates {
+        slots
+    });
+    for slots in std::iter::once(conv).chain(every) {
         let used = &slots[..n];
         if (0..n).any(|i| (i + 1..n).any(|j| used[i] == used[j])) {
             continue;
@@ -378,6 +405,29 @@ fn layout_constants(needs: &[FauNeed], n: usize) -> Option<ConstLayout> {
 /// Some comparison encodings exist only with the sources in one order
 /// (the table orders them by selector): try the mirrored comparison too.
 fn build_fields(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
+    use rustc_hash::FxHashMap;
+    use std::cell::RefCell;
+    type Key = (Op, [u8; 4]);
+    thread_local! {
+        // The same op with the same selectors always gets the same fields:
+        // the matching rows are scanned once per thread.
+        static CACHE: RefCell<FxHashMap<Key, InstrFields>> = RefCell::new(FxHashMap::default());
+    }
+    if sel.len() > 4 {
+        return build_fields_uncached(op, sel);
+    }
+    let mut key_sel = [u8::MAX; 4];
+    key_sel[..sel.len()].copy_from_slice(sel);
+    let key = (*op, key_sel);
+    if let Some(f) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
+        return Ok(f);
+    }
+    let f = build_fields_uncached(op, sel)?;
+    CACHE.with(|c| c.borrow_mut().insert(key, f.clone()));
+    Ok(f)
+}
+
+fn build_fields_uncached(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
     let first = build_fields_exact(op, sel);
     if first.is_ok() {
         return first;

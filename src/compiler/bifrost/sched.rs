@@ -155,15 +155,15 @@ impl Builder {
                 (Some(Dst::Phys(a)), Some(Dst::Phys(b))) if a == b
             );
             if !same_dst && !reads_staging_of(&ins, last.fma.as_ref()) {
-                let mut trial = self.cur.clone();
-                trial.last_mut().expect("non-empty").add = Some(ins.clone());
-                if clause_ok(&trial) {
-                    self.cur = trial;
+                // Tried in place (no copy of the clause), undone if it fails.
+                self.cur.last_mut().expect("non-empty").add = Some(ins.clone());
+                if clause_ok(&self.cur) {
                     if message {
                         self.close(block)?;
                     }
                     return Ok(());
                 }
+                self.cur.last_mut().expect("non-empty").add = None;
             }
         }
         // An FMA instruction may also join the previous tuple's lone ADD
@@ -203,12 +203,11 @@ impl Builder {
                 && add.op.message_type() == 0
                 && !add.op.is_branch();
             if independent {
-                let mut trial = self.cur.clone();
-                trial.last_mut().expect("non-empty").fma = Some(ins_fma.clone());
-                if clause_ok(&trial) {
-                    self.cur = trial;
+                self.cur.last_mut().expect("non-empty").fma = Some(ins_fma.clone());
+                if clause_ok(&self.cur) {
                     return Ok(());
                 }
+                self.cur.last_mut().expect("non-empty").fma = None;
             }
         }
         let t = match ins.op.unit() {
@@ -221,20 +220,17 @@ impl Builder {
                 add: Some(ins),
             },
         };
-        let mut trial = self.cur.clone();
-        trial.push(t.clone());
-        if !clause_ok(&trial) {
+        self.cur.push(t);
+        if !clause_ok(&self.cur) {
+            let t = self.cur.pop().expect("pushed above");
             self.close(block)?;
-            let single = vec![t.clone()];
-            if !clause_ok(&single) {
+            self.cur.push(t);
+            if !clause_ok(&self.cur) {
                 return Err(CompileError::Encode(format!(
                     "instruction cannot be encoded alone: {:?}",
-                    t
+                    self.cur[0]
                 )));
             }
-            self.cur = single;
-        } else {
-            self.cur = trial;
         }
         if message {
             self.close(block)?;
@@ -270,21 +266,18 @@ impl Builder {
                 ins.op.name()
             )));
         }
-        let mut trial = self.cur.clone();
-        trial.last_mut().expect("non-empty").add = Some(ins.clone());
-        if !clause_ok(&trial) {
-            let mut pair = self.cur.pop().expect("non-empty");
+        self.cur.last_mut().expect("non-empty").add = Some(ins.clone());
+        if !clause_ok(&self.cur) {
+            let pair = self.cur.pop().expect("non-empty");
             self.close(block)?;
-            pair.add = Some(ins.clone());
-            trial = vec![pair];
-            if !clause_ok(&trial) {
+            self.cur.push(pair);
+            if !clause_ok(&self.cur) {
                 return Err(CompileError::Encode(format!(
                     "{} pair cannot be encoded",
                     ins.op.name()
                 )));
             }
         }
-        self.cur = trial;
         if ins.op.message_type() != 0 {
             self.close(block)?;
         }

@@ -20,35 +20,91 @@
 //! ```
 
 use super::instr::*;
-use super::shader::{Region, Shader};
+use super::shader::{Region, Shader, Variable};
 use super::types::{Value, ValueType, VarId};
 
+/// The one way to create IR: new values go into the shader's value table,
+/// instructions into the region under construction. Passes that rewrite a
+/// shader in place use [`Builder::rewrite`] (or [`Builder::rewrite_region`]
+/// inside a builder of their own).
 pub struct Builder<'s> {
-    pub shader: &'s mut Shader,
+    values: &'s mut Vec<ValueType>,
+    vars: &'s [Variable],
+    /// The shader's body, put back by [`Builder::finish`].
+    body: &'s mut Region,
     /// Regions under construction; the last is where instructions go.
     stack: Vec<Region>,
 }
 
+/// What [`Builder::rewrite`] calls for every instruction.
+pub type Rewrite<'f, 's> = dyn FnMut(Instr, &mut Builder<'s>) + 'f;
+
 impl<'s> Builder<'s> {
     /// A builder appending to the end of `shader.body`.
     pub fn new(shader: &'s mut Shader) -> Builder<'s> {
-        let body = std::mem::take(&mut shader.body);
+        let Shader {
+            values, vars, body, ..
+        } = shader;
+        let region = std::mem::take(body);
         Builder {
-            shader,
-            stack: vec![body],
+            values,
+            vars,
+            body,
+            stack: vec![region],
         }
     }
 
     /// Put the built body back into the shader.
     pub fn finish(mut self) {
         debug_assert_eq!(self.stack.len(), 1, "unbalanced control flow in builder");
-        self.shader.body = self.stack.pop().unwrap_or_default();
+        *self.body = self.stack.pop().unwrap_or_default();
+    }
+
+    /// Rewrite every instruction of `shader.body` through `f`: nested
+    /// regions first, then the instruction holding them; `f` appends the
+    /// instruction's replacement (the instruction itself with
+    /// [`Builder::push`], or new code, or nothing).
+    pub fn rewrite(shader: &'s mut Shader, f: &mut Rewrite<'_, 's>) {
+        let old = std::mem::take(&mut shader.body);
+        let mut b = Builder::new(shader);
+        let new = b.rewrite_region(old, f);
+        b.stack[0] = new;
+        b.finish();
+    }
+
+    /// [`Builder::rewrite`] of one detached region: returns its rewritten
+    /// form (not appended anywhere).
+    pub fn rewrite_region(&mut self, region: Region, f: &mut Rewrite<'_, 's>) -> Region {
+        self.build_region(|b| {
+            for mut instr in region.instrs {
+                match &mut instr.op {
+                    Op::If(i) => {
+                        let then_region = std::mem::take(&mut i.then_region);
+                        i.then_region = b.rewrite_region(then_region, f);
+                        let else_region = std::mem::take(&mut i.else_region);
+                        i.else_region = b.rewrite_region(else_region, f);
+                    }
+                    Op::Loop(l) => {
+                        let body = std::mem::take(&mut l.body);
+                        l.body = b.rewrite_region(body, f);
+                    }
+                    _ => {}
+                }
+                f(instr, b);
+            }
+        })
     }
 
     fn region(&mut self) -> &mut Region {
         self.stack
             .last_mut()
             .expect("builder region stack is never empty")
+    }
+
+    /// A new SSA value of type `ty`, defined by nothing yet.
+    pub fn new_value(&mut self, ty: ValueType) -> Value {
+        self.values.push(ty);
+        Value(self.values.len() as u32 - 1)
     }
 
     /// Append an instruction as is.
@@ -58,13 +114,25 @@ impl<'s> Builder<'s> {
 
     /// Append an op defining one value of type `ty`.
     pub fn emit(&mut self, ty: ValueType, op: Op) -> Value {
-        let v = self.shader.new_value(ty);
+        let v = self.new_value(ty);
         self.push(Instr::new(vec![v], op));
         v
     }
 
     pub fn ty(&self, v: Value) -> ValueType {
-        self.shader.ty(v)
+        self.values[v.index()]
+    }
+
+    /// Define the existing value `dst` as a copy of `src` (rewrites that
+    /// replace an instruction keep its result's name).
+    pub fn mov(&mut self, dst: Value, src: Value) {
+        self.push(Instr::new(
+            vec![dst],
+            Op::Alu(OpAlu {
+                op: AluOp::Mov,
+                srcs: vec![src],
+            }),
+        ));
     }
 
     // ---- constants ----
@@ -185,7 +253,7 @@ impl<'s> Builder<'s> {
     }
 
     pub fn load_var(&mut self, var: VarId) -> Value {
-        let ty = self.shader.vars[var.0 as usize].ty;
+        let ty = self.vars[var.0 as usize].ty;
         self.load(Intrinsic::LoadVar { var }, ty, &[])
     }
 
@@ -213,10 +281,7 @@ impl<'s> Builder<'s> {
             let values = else_branch(b);
             b.end_region_with(|values| Op::Yield(OpValues { values }), values);
         });
-        let dsts: Vec<Value> = result_tys
-            .iter()
-            .map(|&t| self.shader.new_value(t))
-            .collect();
+        let dsts: Vec<Value> = result_tys.iter().map(|&t| self.new_value(t)).collect();
         self.push(Instr::new(
             dsts.clone(),
             Op::If(If {
@@ -240,16 +305,16 @@ impl<'s> Builder<'s> {
     ) -> Vec<Value> {
         let params: Vec<Value> = inits
             .iter()
-            .map(|&i| self.shader.new_value(self.shader.ty(i)))
+            .map(|&i| {
+                let ty = self.ty(i);
+                self.new_value(ty)
+            })
             .collect();
         let body_region = self.build_region(|b| {
             let values = body(b, &params);
             b.end_region_with(|values| Op::Continue(OpValues { values }), values);
         });
-        let dsts: Vec<Value> = result_tys
-            .iter()
-            .map(|&t| self.shader.new_value(t))
-            .collect();
+        let dsts: Vec<Value> = result_tys.iter().map(|&t| self.new_value(t)).collect();
         self.push(Instr::new(
             dsts.clone(),
             Op::Loop(Loop {

@@ -62,59 +62,35 @@ pub fn canonical_nan(bits: u8) -> u64 {
     }
 }
 
-/// binary16 bits → f32 (exact).
+/// binary16 bits → f32: exact, IEEE (`half`; a NaN comes back quiet).
 pub fn f16_to_f32(h: u16) -> f32 {
-    let sign = u32::from(h >> 15) << 31;
-    let exp = u32::from((h >> 10) & 0x1f);
-    let man = u32::from(h & 0x3ff);
-    let mag = if exp == 0 {
-        // Subnormal or zero: man × 2^-24, exact in f32.
-        man as f32 * (1.0 / 16_777_216.0)
-    } else if exp == 31 {
-        f32::from_bits(0x7f80_0000 | (man << 13))
-    } else {
-        f32::from_bits(((exp + 112) << 23) | (man << 13))
-    };
-    f32::from_bits(mag.to_bits() | sign)
+    half::f16::from_bits(h).to_f32()
 }
 
-/// f64 → binary16 bits, rounding to nearest even (directly, no double rounding).
+/// f64 → binary16 bits, IEEE round to nearest even, rounded once. `half`
+/// converts f32 correctly, but its f64 path rounds twice (through f32 with
+/// F16C, or after dropping the low 32 mantissa bits), so the value first
+/// goes to f32 rounding to odd (exact, or the truncation with its last bit
+/// set), which carries the sticky bit for the f32 → f16 rounding: 24 bits
+/// against 11, so one correct rounding overall. A NaN becomes the quiet NaN
+/// `0x7e00` with the input's sign, its payload dropped: the IR's NaN results
+/// carry no payload, and the sign is what Bifrost's conversion keeps
+/// (`bifrost::fp16`), so `pack_half_2x16` means the same on both.
 pub fn f64_to_f16(x: f64) -> u16 {
-    let bits = x.to_bits();
-    let sign = ((bits >> 48) & 0x8000) as u16;
-    let exp = ((bits >> 52) & 0x7ff) as i32;
-    let man = bits & ((1u64 << 52) - 1);
-    if exp == 0x7ff {
-        return sign | if man != 0 { 0x7e00 } else { 0x7c00 };
+    if x.is_nan() {
+        return if x.is_sign_negative() { 0xfe00 } else { 0x7e00 };
     }
-    if exp == 0 {
-        // f64 subnormals are far below half the smallest f16 subnormal.
-        return sign;
-    }
-    let e = exp - 1023;
-    if e > 15 {
-        return sign | 0x7c00;
-    }
-    let sig = man | (1u64 << 52);
-    // Normal f16 keeps 11 significant bits; subnormals count units of 2^-24.
-    let shift = if e >= -14 { 42 } else { 28 - e };
-    if shift > 54 {
-        return sign;
-    }
-    let shift = shift as u32;
-    let mut q = sig >> shift;
-    let rem = sig & ((1u64 << shift) - 1);
-    let half = 1u64 << (shift - 1);
-    if rem > half || (rem == half && q & 1 == 1) {
-        q += 1;
-    }
-    if e >= -14 {
-        // q in [1024, 2048]: a carry into the exponent (even up to inf) is right.
-        let exp16 = (e + 15) as u64;
-        sign | ((exp16 << 10) + q - 1024) as u16
+    let nearest = x as f32;
+    let odd = if nearest.is_infinite() || f64::from(nearest) == x {
+        nearest
     } else {
-        sign | q as u16
-    }
+        let mut bits = nearest.to_bits();
+        if f64::from(nearest).abs() > x.abs() {
+            bits -= 1; // toward zero
+        }
+        f32::from_bits(bits | 1)
+    };
+    half::f16::from_f32(odd).to_bits()
 }
 
 /// Decode a float component of width `bits` to f64 (exact).
@@ -644,6 +620,38 @@ mod tests {
         }
         // f16 arithmetic rounds once.
         assert_eq!(e2(AluOp::Fadd, h, 0x3c00, 0x1000), 0x3c00);
+        // The conversions themselves: one rounding from f64 (through f32,
+        // 1 + 2^-11 + 2^-40 would become the tie 1 + 2^-11 and round down).
+        assert_eq!(f64_to_f16(1.0 + 2f64.powi(-11) + 2f64.powi(-40)), 0x3c01);
+        assert_eq!(f64_to_f16(65519.999), 0x7bff);
+        assert_eq!(f64_to_f16(-65520.0), 0xfc00);
+        assert_eq!(f64_to_f16(f64::INFINITY), 0x7c00);
+        assert_eq!(f64_to_f16(2f64.powi(-30)), 0x0000);
+        assert_eq!(f64_to_f16(-2f64.powi(-30)), 0x8000);
+        assert_eq!(f64_to_f16(3.0 * 2f64.powi(-25)), 0x0002); // subnormal tie → even
+        assert_eq!(f64_to_f16(f64::NAN), 0x7e00);
+        assert_eq!(f64_to_f16(-f64::NAN), 0xfe00);
+        assert_eq!(f64_to_f16(f64::from(f32::from_bits(0x7fa0_0000))), 0x7e00);
+        assert_eq!(f16_to_f32(0x03ff), 1023.0 * 2f32.powi(-24));
+        assert_eq!(f16_to_f32(0x7c00), f32::INFINITY);
+        assert!(f16_to_f32(0x7c01).is_nan());
+        assert!(f16_to_f32(0xfe00).is_sign_negative());
+        // Every tie between adjacent positive halves (subnormal, normal, up
+        // to the largest), and values just off it that f32 cannot tell apart
+        // from the tie: rounded once, from the f64.
+        for h in 0..0x7bffu16 {
+            let (a, b) = (f64::from(f16_to_f32(h)), f64::from(f16_to_f32(h + 1)));
+            let mid = (a + b) / 2.0;
+            let off = (b - a) * 2f64.powi(-30);
+            assert_eq!(
+                f64_to_f16(mid),
+                if h & 1 == 0 { h } else { h + 1 },
+                "{h:#x}"
+            );
+            assert_eq!(f64_to_f16(mid + off), h + 1, "{h:#x}");
+            assert_eq!(f64_to_f16(mid - off), h, "{h:#x}");
+            assert_eq!(f64_to_f16(-(mid + off)), 0x8000 | (h + 1), "{h:#x}");
+        }
     }
 
     #[test]

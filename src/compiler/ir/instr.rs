@@ -410,30 +410,30 @@ impl Instr {
     }
 
     /// Value sources read directly by this instruction (not by nested regions).
-    pub fn srcs(&self) -> Vec<Value> {
+    pub fn srcs(&self) -> &[Value] {
         match &self.op {
-            Op::Const(_) | Op::Undef => vec![],
-            Op::Alu(a) => a.srcs.clone(),
-            Op::Vec(v) => v.srcs.clone(),
-            Op::Swizzle(s) => vec![s.src],
-            Op::Intrinsic(i) => i.srcs.clone(),
-            Op::If(i) => vec![i.cond],
-            Op::Loop(l) => l.inits.clone(),
-            Op::Yield(v) | Op::Break(v) | Op::Continue(v) => v.values.clone(),
+            Op::Const(_) | Op::Undef => &[],
+            Op::Alu(a) => &a.srcs,
+            Op::Vec(v) => &v.srcs,
+            Op::Swizzle(s) => std::slice::from_ref(&s.src),
+            Op::Intrinsic(i) => &i.srcs,
+            Op::If(i) => std::slice::from_ref(&i.cond),
+            Op::Loop(l) => &l.inits,
+            Op::Yield(v) | Op::Break(v) | Op::Continue(v) => &v.values,
         }
     }
 
     /// Mutable access to the direct sources, for rewriting passes.
-    pub fn srcs_mut(&mut self) -> Vec<&mut Value> {
+    pub fn srcs_mut(&mut self) -> &mut [Value] {
         match &mut self.op {
-            Op::Const(_) | Op::Undef => vec![],
-            Op::Alu(a) => a.srcs.iter_mut().collect(),
-            Op::Vec(v) => v.srcs.iter_mut().collect(),
-            Op::Swizzle(s) => vec![&mut s.src],
-            Op::Intrinsic(i) => i.srcs.iter_mut().collect(),
-            Op::If(i) => vec![&mut i.cond],
-            Op::Loop(l) => l.inits.iter_mut().collect(),
-            Op::Yield(v) | Op::Break(v) | Op::Continue(v) => v.values.iter_mut().collect(),
+            Op::Const(_) | Op::Undef => &mut [],
+            Op::Alu(a) => &mut a.srcs,
+            Op::Vec(v) => &mut v.srcs,
+            Op::Swizzle(s) => std::slice::from_mut(&mut s.src),
+            Op::Intrinsic(i) => &mut i.srcs,
+            Op::If(i) => std::slice::from_mut(&mut i.cond),
+            Op::Loop(l) => &mut l.inits,
+            Op::Yield(v) | Op::Break(v) | Op::Continue(v) => &mut v.values,
         }
     }
 

@@ -260,47 +260,6 @@ fn sext(v: u64, bits: u8) -> i64 {
     }
 }
 
-/// IEEE half → f32 (exact).
-pub fn f16_to_f32(h: u16) -> f32 {
-    let sign = if h & 0x8000 != 0 { -1.0f32 } else { 1.0 };
-    let exp = (h >> 10) & 0x1f;
-    let mant = (h & 0x3ff) as f32;
-    match exp {
-        0 => sign * mant * (2.0f32).powi(-24),
-        0x1f if mant == 0.0 => sign * f32::INFINITY,
-        0x1f => {
-            f32::from_bits(0x7fc0_0000 | ((h as u32 & 0x3ff) << 13) | ((h as u32 & 0x8000) << 16))
-        }
-        e => sign * (1.0 + mant / 1024.0) * (2.0f32).powi(e as i32 - 15),
-    }
-}
-
-/// f64 → IEEE half, round to nearest even (overflow → ±inf, NaN → quiet NaN).
-pub fn f64_to_f16(f: f64) -> u16 {
-    let sign = if f.is_sign_negative() { 0x8000u16 } else { 0 };
-    if f.is_nan() {
-        return sign | 0x7e00;
-    }
-    let a = f.abs();
-    if a < 2.0f64.powi(-14) {
-        // Subnormal (or zero): units of 2^-24; 1024 units is the smallest normal.
-        return sign | (a * 2.0f64.powi(24)).round_ties_even() as u16;
-    }
-    if a.is_infinite() {
-        return sign | 0x7c00;
-    }
-    let mut e = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
-    let mut mant = ((a / 2.0f64.powi(e) - 1.0) * 1024.0).round_ties_even() as u32;
-    if mant == 1024 {
-        mant = 0;
-        e += 1;
-    }
-    if e > 15 {
-        return sign | 0x7c00;
-    }
-    sign | (((e + 15) as u16) << 10) | mant as u16
-}
-
 /// Evaluate one ALU op on all components: `ir/eval.rs::eval_alu` is the one
 /// definition of ALU semantics (shared with constant folding); this only
 /// checks the operand counts the interpreter was handed.
@@ -1251,6 +1210,7 @@ mod tests {
 
     #[test]
     fn half_floats_and_packing() {
+        use crate::compiler::ir::eval::{f16_to_f32, f64_to_f16};
         for h in 0..=u16::MAX {
             let f = f16_to_f32(h);
             if f.is_nan() {

@@ -392,7 +392,7 @@ impl<'a> Validator<'a> {
     fn instr(&mut self, instr: &'a Instr, kind: RegionKind, scope: &mut Vec<Value>) -> VResult {
         // Direct sources first (they must be visible before the definitions).
         let mut src_tys = Vec::new();
-        for v in instr.srcs() {
+        for &v in instr.srcs() {
             src_tys.push(self.use_(v)?);
         }
         let one_dst = |this: &Self| -> Result<ValueType, ValidationError> {

@@ -50,8 +50,6 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::compiler::ir::*;
 
-use super::lower_xfb::XFB_PARAM_COUNT;
-
 /// Byte offsets in the canonical sysval block.
 pub mod sysval_offset {
     pub const RAW_VERTEX_OFFSET: u32 = 0;
@@ -61,6 +59,10 @@ pub mod sysval_offset {
     pub const NUM_WORKGROUPS: u32 = 24;
     pub const XFB_PARAMS: u32 = 40;
 }
+
+/// Number of `XfbParam(n)` words in the sysval block (what each means is
+/// `lower_xfb`'s `xfb_param` table).
+pub const XFB_PARAM_COUNT: u16 = 28;
 
 /// Size of the canonical sysval block in bytes (a whole number of words).
 pub const SYSVAL_BLOCK_SIZE: u32 = sysval_offset::XFB_PARAMS + 4 * XFB_PARAM_COUNT as u32;
@@ -161,87 +163,6 @@ impl PushUniformLayout {
     }
 }
 
-/// Collects replacement instructions while rewriting a region.
-pub(crate) struct Emit<'a> {
-    pub values: &'a mut Vec<ValueType>,
-    pub out: Vec<Instr>,
-}
-
-impl Emit<'_> {
-    pub fn emit(&mut self, ty: ValueType, op: Op) -> Value {
-        self.values.push(ty);
-        let v = Value(self.values.len() as u32 - 1);
-        self.out.push(Instr::new(vec![v], op));
-        v
-    }
-
-    /// Re-define `dst` as a copy of `src`.
-    pub fn mov(&mut self, dst: Value, src: Value) {
-        self.out.push(Instr::new(
-            vec![dst],
-            Op::Alu(OpAlu {
-                op: AluOp::Mov,
-                srcs: vec![src],
-            }),
-        ));
-    }
-
-    pub fn imm(&mut self, ty: ValueType, values: &[u64]) -> Value {
-        self.emit(
-            ty,
-            Op::Const(OpConst {
-                values: values.iter().map(|v| v & ty.mask()).collect(),
-            }),
-        )
-    }
-
-    pub fn alu(&mut self, op: AluOp, ty: ValueType, srcs: &[Value]) -> Value {
-        self.emit(
-            ty,
-            Op::Alu(OpAlu {
-                op,
-                srcs: srcs.to_vec(),
-            }),
-        )
-    }
-
-    pub fn intrinsic(&mut self, kind: Intrinsic, ty: ValueType, srcs: &[Value]) -> Value {
-        self.emit(
-            ty,
-            Op::Intrinsic(OpIntrinsic {
-                kind,
-                srcs: srcs.to_vec(),
-            }),
-        )
-    }
-}
-
-/// Rewrite every instruction of `region` (nested regions first) through `f`,
-/// which pushes the instruction's replacement (possibly itself) to `e.out`.
-pub(crate) fn rewrite_region(
-    region: &mut Region,
-    values: &mut Vec<ValueType>,
-    f: &mut dyn FnMut(Instr, &mut Emit<'_>),
-) {
-    let old = std::mem::take(&mut region.instrs);
-    let mut e = Emit {
-        values,
-        out: Vec::with_capacity(old.len()),
-    };
-    for mut instr in old {
-        match &mut instr.op {
-            Op::If(i) => {
-                rewrite_region(&mut i.then_region, e.values, f);
-                rewrite_region(&mut i.else_region, e.values, f);
-            }
-            Op::Loop(l) => rewrite_region(&mut l.body, e.values, f),
-            _ => {}
-        }
-        f(instr, &mut e);
-    }
-    region.instrs = e.out;
-}
-
 /// Lower sysvals and push constants (see the module doc); returns the layout.
 pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
     use sysval_offset::*;
@@ -254,33 +175,31 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
         }
     });
     let local_size = shader.info.local_size;
-    let mut body = std::mem::take(&mut shader.body);
     let u32t = ValueType::U32;
-    rewrite_region(&mut body, &mut shader.values, &mut |instr, e| {
+    Builder::rewrite(shader, &mut |instr, e| {
         let Op::Intrinsic(i) = &instr.op else {
-            e.out.push(instr);
+            e.push(instr);
             return;
         };
         let Some(&dst) = instr.dsts.first() else {
-            e.out.push(instr);
+            e.push(instr);
             return;
         };
-        let uni = |e: &mut Emit<'_>, off: u32| {
-            e.intrinsic(Intrinsic::LoadUniform { offset: off }, u32t, &[])
+        let uni = |e: &mut Builder<'_>, off: u32| {
+            e.load(Intrinsic::LoadUniform { offset: off }, u32t, &[])
         };
         match i.kind {
             Intrinsic::LoadSysVal(sv) => {
                 let v = match sv {
                     SysVal::VertexIndex => {
-                        let raw =
-                            e.intrinsic(Intrinsic::LoadSysVal(SysVal::RawVertexId), u32t, &[]);
+                        let raw = e.load(Intrinsic::LoadSysVal(SysVal::RawVertexId), u32t, &[]);
                         let off = uni(e, RAW_VERTEX_OFFSET);
-                        e.alu(AluOp::Iadd, u32t, &[raw, off])
+                        e.alu_typed(AluOp::Iadd, u32t, &[raw, off])
                     }
                     SysVal::InstanceIndex => {
-                        let id = e.intrinsic(Intrinsic::LoadSysVal(SysVal::InstanceId), u32t, &[]);
+                        let id = e.load(Intrinsic::LoadSysVal(SysVal::InstanceId), u32t, &[]);
                         let base = uni(e, BASE_INSTANCE);
-                        e.alu(AluOp::Iadd, u32t, &[id, base])
+                        e.alu_typed(AluOp::Iadd, u32t, &[id, base])
                     }
                     SysVal::BaseVertex => uni(e, BASE_VERTEX),
                     SysVal::BaseInstance => uni(e, BASE_INSTANCE),
@@ -296,7 +215,7 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
                         e.imm(ValueType::new(32, 3), &v)
                     }
                     SysVal::LocalInvocationIndex => {
-                        let id = e.intrinsic(
+                        let id = e.load(
                             Intrinsic::LoadSysVal(SysVal::LocalInvocationId),
                             ValueType::new(32, 3),
                             &[],
@@ -314,20 +233,20 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
                             .collect();
                         let sx = e.imm(u32t, &[u64::from(local_size[0])]);
                         let sy = e.imm(u32t, &[u64::from(local_size[1])]);
-                        let zy = e.alu(AluOp::Imul, u32t, &[c[2], sy]);
-                        let yz = e.alu(AluOp::Iadd, u32t, &[zy, c[1]]);
-                        let yzx = e.alu(AluOp::Imul, u32t, &[yz, sx]);
-                        e.alu(AluOp::Iadd, u32t, &[yzx, c[0]])
+                        let zy = e.alu_typed(AluOp::Imul, u32t, &[c[2], sy]);
+                        let yz = e.alu_typed(AluOp::Iadd, u32t, &[zy, c[1]]);
+                        let yzx = e.alu_typed(AluOp::Imul, u32t, &[yz, sx]);
+                        e.alu_typed(AluOp::Iadd, u32t, &[yzx, c[0]])
                     }
                     _ => {
-                        e.out.push(instr);
+                        e.push(instr);
                         return;
                     }
                 };
                 e.mov(dst, v);
             }
             Intrinsic::LoadPushConstant { base } => {
-                let ty = e.values[dst.index()];
+                let ty = e.ty(dst);
                 let src = i.srcs[0];
                 let constant = consts.get(&src).map(|&o| u64::from(base) + o);
                 let word_ok = |off: u64| match ty.bits {
@@ -344,7 +263,7 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
                         let cb = ty.bits as u32 / 8;
                         let comps: Vec<Value> = (0..ty.comps as u32)
                             .map(|c| {
-                                e.intrinsic(
+                                e.load(
                                     Intrinsic::LoadUniform {
                                         offset: PUSH_CONSTANT_SPACE + off as u32 + cb * c,
                                     },
@@ -364,17 +283,17 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
                         let hi = uni(e, PUSH_CONSTANTS_ADDRESS + 4);
                         let pair =
                             e.emit(ValueType::new(32, 2), Op::Vec(OpVec { srcs: vec![lo, hi] }));
-                        let addr = e.alu(AluOp::Bitcast, ValueType::U64, &[pair]);
+                        let addr = e.alu_typed(AluOp::Bitcast, ValueType::U64, &[pair]);
                         let b = e.imm(u32t, &[u64::from(base)]);
-                        let off = e.alu(AluOp::Iadd, u32t, &[src, b]);
-                        let off64 = e.alu(AluOp::U2u, ValueType::U64, &[off]);
-                        let at = e.alu(AluOp::Iadd, ValueType::U64, &[addr, off64]);
-                        e.intrinsic(Intrinsic::LoadGlobal, ty, &[at])
+                        let off = e.alu_typed(AluOp::Iadd, u32t, &[src, b]);
+                        let off64 = e.alu_typed(AluOp::U2u, ValueType::U64, &[off]);
+                        let at = e.alu_typed(AluOp::Iadd, ValueType::U64, &[addr, off64]);
+                        e.load(Intrinsic::LoadGlobal, ty, &[at])
                     }
                 };
                 e.mov(dst, v);
             }
-            _ => e.out.push(instr),
+            _ => e.push(instr),
         }
     });
     // Assign packed positions: used sysval words, then used push-constant words.
@@ -386,7 +305,7 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
             PushWord::Sysval(offset / 8)
         }
     };
-    body.for_each_instr(&mut |i| {
+    shader.body.for_each_instr(&mut |i| {
         if let Op::Intrinsic(OpIntrinsic {
             kind: Intrinsic::LoadUniform { offset },
             ..
@@ -404,7 +323,7 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
         .enumerate()
         .map(|(i, w)| (*w, i as u32))
         .collect();
-    body.for_each_region_mut(&mut |r| {
+    shader.body.for_each_region_mut(&mut |r| {
         for instr in &mut r.instrs {
             if let Op::Intrinsic(OpIntrinsic {
                 kind: Intrinsic::LoadUniform { offset },
@@ -416,7 +335,6 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
             }
         }
     });
-    shader.body = body;
     layout
 }
 

@@ -133,15 +133,15 @@ use std::collections::BTreeMap;
 
 use crate::compiler::ir::*;
 
-use super::lower_sysvals::{Emit, rewrite_region};
 #[cfg(doc)]
 use super::lower_sysvals::{PushUniformLayout, SysvalBlock};
 
 /// Maximum XFB buffers (`maxTransformFeedbackBuffers`).
 pub const XFB_MAX_BUFFERS: u32 = 4;
 
-/// Number of `XfbParam` words.
-pub const XFB_PARAM_COUNT: u16 = 28;
+/// Number of `XfbParam` words (their place in the sysval block is
+/// `lower_sysvals`'s, which owns the count).
+pub use super::lower_sysvals::XFB_PARAM_COUNT;
 
 /// Indices of the XFB parameters (see the module doc's table).
 pub mod xfb_param {
@@ -429,12 +429,12 @@ impl XfbDraw {
 
 /// Builder helpers for the prologue.
 struct Pro<'e, 'a> {
-    e: &'e mut Emit<'a>,
+    e: &'e mut Builder<'a>,
 }
 
 impl Pro<'_, '_> {
     fn param(&mut self, n: u16) -> Value {
-        self.e.intrinsic(
+        self.e.load(
             Intrinsic::LoadSysVal(SysVal::XfbParam(n)),
             ValueType::U32,
             &[],
@@ -446,7 +446,7 @@ impl Pro<'_, '_> {
         let v = self
             .e
             .emit(ValueType::new(32, 2), Op::Vec(OpVec { srcs: vec![lo, hi] }));
-        self.e.alu(AluOp::Bitcast, ValueType::U64, &[v])
+        self.e.alu_typed(AluOp::Bitcast, ValueType::U64, &[v])
     }
     fn u32(&mut self, v: u32) -> Value {
         self.e.imm(ValueType::U32, &[u64::from(v)])
@@ -454,13 +454,13 @@ impl Pro<'_, '_> {
     fn op(&mut self, op: AluOp, a: Value, b: Value) -> Value {
         let ty = match op {
             AluOp::Ieq | AluOp::Ine | AluOp::Ult | AluOp::Uge => ValueType::BOOL,
-            _ => self.e.values[a.index()],
+            _ => self.e.ty(a),
         };
-        self.e.alu(op, ty, &[a, b])
+        self.e.alu_typed(op, ty, &[a, b])
     }
     fn sel(&mut self, c: Value, a: Value, b: Value) -> Value {
-        let ty = self.e.values[a.index()];
-        self.e.alu(AluOp::Bcsel, ty, &[c, a, b])
+        let ty = self.e.ty(a);
+        self.e.alu_typed(AluOp::Bcsel, ty, &[c, a, b])
     }
     /// `x / vpp` for `vpp` (VERTS_PER_PRIM) in {1, 2, 3}, as selects
     /// between divisions by constants: backends turn those into shifts and
@@ -477,7 +477,7 @@ impl Pro<'_, '_> {
         self.sel(is3, third, q)
     }
     fn to64(&mut self, v: Value) -> Value {
-        self.e.alu(AluOp::U2u, ValueType::U64, &[v])
+        self.e.alu_typed(AluOp::U2u, ValueType::U64, &[v])
     }
     /// `if cond { then } else { else }` yielding one value each.
     fn if1(
@@ -487,30 +487,12 @@ impl Pro<'_, '_> {
         then: impl FnOnce(&mut Pro<'_, '_>) -> Value,
         els: impl FnOnce(&mut Pro<'_, '_>) -> Value,
     ) -> Value {
-        let then_region = self.region(then);
-        let else_region = self.region(els);
-        self.e.values.push(ty);
-        let d = Value(self.e.values.len() as u32 - 1);
-        self.e.out.push(Instr::new(
-            vec![d],
-            Op::If(If {
-                cond,
-                then_region,
-                else_region,
-            }),
-        ));
-        d
-    }
-    fn region(&mut self, f: impl FnOnce(&mut Pro<'_, '_>) -> Value) -> Region {
-        let mut inner = Emit {
-            values: self.e.values,
-            out: Vec::new(),
-        };
-        let v = f(&mut Pro { e: &mut inner });
-        inner
-            .out
-            .push(Instr::new(vec![], Op::Yield(OpValues { values: vec![v] })));
-        Region { instrs: inner.out }
+        self.e.if_(
+            cond,
+            &[ty],
+            |b| vec![then(&mut Pro { e: b })],
+            |b| vec![els(&mut Pro { e: b })],
+        )[0]
     }
 }
 
@@ -531,18 +513,13 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
         return false;
     }
     let u32t = ValueType::U32;
-    let mut body = std::mem::take(&mut shader.body);
-    let mut e = Emit {
-        values: &mut shader.values,
-        out: Vec::new(),
-    };
+    let body = std::mem::take(&mut shader.body);
+    // The XFB variant writes no varyings: its outputs become captures.
+    let outputs = std::mem::take(&mut shader.outputs);
+    let mut e = Builder::new(shader);
     let mut pro = Pro { e: &mut e };
-    let slot = pro
-        .e
-        .intrinsic(Intrinsic::LoadSysVal(SysVal::XfbInvocation), u32t, &[]);
-    let instance = pro
-        .e
-        .intrinsic(Intrinsic::LoadSysVal(SysVal::InstanceId), u32t, &[]);
+    let slot = pro.e.sysval(SysVal::XfbInvocation, u32t);
+    let instance = pro.e.sysval(SysVal::InstanceId, u32t);
     let vpp = pro.param(VERTS_PER_PRIM);
     let flags = pro.param(TOPOLOGY_FLAGS);
     // Sequence position j.
@@ -627,7 +604,7 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
                     pro.if1(
                         is4,
                         u32t,
-                        |pro| pro.e.intrinsic(Intrinsic::LoadGlobal, u32t, &[addr]),
+                        |pro| pro.e.load(Intrinsic::LoadGlobal, u32t, &[addr]),
                         |pro| {
                             let two = pro.u32(2);
                             let is2 = pro.op(AluOp::Ieq, isz, two);
@@ -635,20 +612,20 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
                                 is2,
                                 u32t,
                                 |pro| {
-                                    let v = pro.e.intrinsic(
+                                    let v = pro.e.load(
                                         Intrinsic::LoadGlobal,
                                         ValueType::new(16, 1),
                                         &[addr],
                                     );
-                                    pro.e.alu(AluOp::U2u, u32t, &[v])
+                                    pro.e.alu_typed(AluOp::U2u, u32t, &[v])
                                 },
                                 |pro| {
-                                    let v = pro.e.intrinsic(
+                                    let v = pro.e.load(
                                         Intrinsic::LoadGlobal,
                                         ValueType::new(8, 1),
                                         &[addr],
                                     );
-                                    pro.e.alu(AluOp::U2u, u32t, &[v])
+                                    pro.e.alu_typed(AluOp::U2u, u32t, &[v])
                                 },
                             )
                         },
@@ -660,9 +637,7 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
     );
     let vofs = pro.param(VERTEX_OFFSET);
     let vertex_index = pro.op(AluOp::Iadd, index, vofs);
-    let raw_offset = pro
-        .e
-        .intrinsic(Intrinsic::LoadSysVal(SysVal::RawVertexOffset), u32t, &[]);
+    let raw_offset = pro.e.sysval(SysVal::RawVertexOffset, u32t);
     let raw = pro.op(AluOp::Isub, vertex_index, raw_offset);
     // Record and room.
     let ppi = pro.param(PRIMS_PER_INSTANCE);
@@ -681,7 +656,7 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
         let bound = pro.op(AluOp::Ine, bitv, zero);
         let o4 = pro.e.imm(ValueType::U64, &[4 * u64::from(b)]);
         let oaddr = pro.op(AluOp::Iadd, offsets, o4);
-        let off = pro.e.intrinsic(Intrinsic::LoadGlobal, u32t, &[oaddr]);
+        let off = pro.e.load(Intrinsic::LoadGlobal, u32t, &[oaddr]);
         let size = pro.param(buffer_size(b));
         let has_room = pro.op(AluOp::Uge, size, off);
         let diff = pro.op(AluOp::Isub, size, off);
@@ -714,7 +689,6 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
         enable.insert(b, (we, vaddr));
     }
     // Per-output store address.
-    let outputs = std::mem::take(&mut shader.outputs);
     let mut addrs: Vec<Option<(Value, Value)>> = Vec::with_capacity(outputs.len());
     {
         let mut pro = Pro { e: &mut e };
@@ -730,12 +704,10 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
             });
         }
     }
-    let prologue = std::mem::take(&mut e.out);
-    drop(e);
     // Rewrite the body.
-    rewrite_region(&mut body, &mut shader.values, &mut |instr, e| {
+    let mut body = e.rewrite_region(body, &mut |instr, e| {
         let Op::Intrinsic(i) = &instr.op else {
-            e.out.push(instr);
+            e.push(instr);
             return;
         };
         match i.kind {
@@ -744,7 +716,7 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
             Intrinsic::LoadInput {
                 location,
                 component,
-            } => e.out.push(Instr::new(
+            } => e.push(Instr::new(
                 instr.dsts.clone(),
                 Op::Intrinsic(OpIntrinsic {
                     kind: Intrinsic::LoadAttribute {
@@ -764,7 +736,7 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
                         }),
                     );
                     let yield_ = || Instr::new(vec![], Op::Yield(OpValues { values: vec![] }));
-                    e.out.push(Instr::new(
+                    e.push(Instr::new(
                         vec![],
                         Op::If(If {
                             cond: *we,
@@ -778,15 +750,14 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
                     ));
                 }
             }
-            _ => e.out.push(instr),
+            _ => e.push(instr),
         }
     });
     // Invocations past the draw (an upper-bound grid) run nothing: their
     // vertex index is not meaningful, so not even the inputs are fetched.
-    let mut instrs = prologue;
     body.instrs
         .push(Instr::new(vec![], Op::Yield(OpValues { values: vec![] })));
-    instrs.push(Instr::new(
+    e.push(Instr::new(
         vec![],
         Op::If(If {
             cond: in_draw,
@@ -796,7 +767,7 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
             },
         }),
     ));
-    shader.body = Region { instrs };
+    e.finish();
     shader.info.xfb_mode = false;
     true
 }

@@ -36,46 +36,14 @@ pub use lower_xfb::{ProvokingVertex, XfbDraw, XfbTopology, lower_xfb, strip_xfb}
 
 use crate::compiler::ir::*;
 
-/// A fast hasher for pass-internal tables (FxHash's rotate-xor-multiply).
-/// Not collision-resistant: a hostile module can only slow down its own
-/// compilation.
-#[derive(Clone, Copy, Default)]
-pub struct FastHasher(u64);
-
-impl std::hash::Hasher for FastHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(i.into());
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(i.into());
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-/// A `HashMap` with [`FastHasher`].
-pub type FastHashMap<K, V> =
-    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
-
-/// Whether `BIFROST_VK_DEBUG` lists `flag` (or `all`).
+/// Whether `BIFROST_VK_DEBUG` lists `flag` (or `all`). The variable is read
+/// once per process (the compiler asks after every pass).
 pub fn debug_flag(flag: &str) -> bool {
-    std::env::var("BIFROST_VK_DEBUG")
-        .map(|v| v.split(',').any(|f| f.trim() == flag || f.trim() == "all"))
-        .unwrap_or(false)
+    static FLAGS: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    FLAGS
+        .get_or_init(|| std::env::var("BIFROST_VK_DEBUG").ok())
+        .as_deref()
+        .is_some_and(|v| v.split(',').any(|f| f.trim() == flag || f.trim() == "all"))
 }
 
 impl Shader {

@@ -6,7 +6,9 @@
 //! enclosing region); a definition inside a branch or loop body is forgotten
 //! when the region ends. Commutative ALU ops match either source order.
 
-use super::{FastHashMap, Subst};
+use rustc_hash::FxHashMap;
+
+use super::Subst;
 use crate::compiler::ir::*;
 
 impl Shader {
@@ -18,11 +20,32 @@ impl Shader {
 /// Everything that makes two pure instructions compute the same value.
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Key {
-    Const(ValueType, Vec<u64>),
-    Alu(AluOp, ValueType, Vec<Value>),
-    Vec(ValueType, Vec<Value>),
-    Swizzle(ValueType, Value, Vec<u8>),
-    Load(Intrinsic, ValueType, Vec<Value>),
+    Const(ValueType, Small<u64>),
+    Alu(AluOp, ValueType, Small<Value>),
+    Vec(ValueType, Small<Value>),
+    Swizzle(ValueType, Value, Small<u8>),
+    Load(Intrinsic, ValueType, Small<Value>),
+}
+
+/// A short list held inline (no allocation for the usual one to four
+/// sources or components); longer ones on the heap. Each length has one
+/// representation, so the derived equality and hash are the list's.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Small<T> {
+    Inline(u8, [T; 4]),
+    Heap(Vec<T>),
+}
+
+impl<T: Copy> Small<T> {
+    fn new(items: &[T], filler: T) -> Small<T> {
+        if items.len() <= 4 {
+            let mut a = [filler; 4];
+            a[..items.len()].copy_from_slice(items);
+            Small::Inline(items.len() as u8, a)
+        } else {
+            Small::Heap(items.to_vec())
+        }
+    }
 }
 
 fn is_commutative(op: AluOp) -> bool {
@@ -53,24 +76,33 @@ fn is_commutative(op: AluOp) -> bool {
 fn key(instr: &Instr, values: &[ValueType]) -> Option<Key> {
     let [d] = instr.dsts[..] else { return None };
     let ty = *values.get(d.index())?;
+    let vals = |v: &[Value]| Small::new(v, Value(0));
     Some(match &instr.op {
-        Op::Const(c) => Key::Const(ty, c.values.clone()),
+        Op::Const(c) => Key::Const(ty, Small::new(&c.values, 0)),
         Op::Alu(a) => {
-            let mut srcs = a.srcs.clone();
-            if is_commutative(a.op) {
-                srcs.sort();
-            }
+            let srcs = if is_commutative(a.op) && a.srcs.len() <= 4 {
+                let mut sorted = [Value(0); 4];
+                sorted[..a.srcs.len()].copy_from_slice(&a.srcs);
+                sorted[..a.srcs.len()].sort();
+                vals(&sorted[..a.srcs.len()])
+            } else if is_commutative(a.op) {
+                let mut sorted = a.srcs.clone();
+                sorted.sort();
+                vals(&sorted)
+            } else {
+                vals(&a.srcs)
+            };
             Key::Alu(a.op, ty, srcs)
         }
-        Op::Vec(v) => Key::Vec(ty, v.srcs.clone()),
-        Op::Swizzle(s) => Key::Swizzle(ty, s.src, s.comps.clone()),
+        Op::Vec(v) => Key::Vec(ty, vals(&v.srcs)),
+        Op::Swizzle(sw) => Key::Swizzle(ty, sw.src, Small::new(&sw.comps, 0)),
         Op::Intrinsic(i) => match i.kind {
             Intrinsic::LoadInput { .. }
             | Intrinsic::LoadAttribute { .. }
             | Intrinsic::LoadSysVal(_)
             | Intrinsic::LoadPushConstant { .. }
             | Intrinsic::LoadUniform { .. }
-            | Intrinsic::LoadUbo { .. } => Key::Load(i.kind, ty, i.srcs.clone()),
+            | Intrinsic::LoadUbo { .. } => Key::Load(i.kind, ty, vals(&i.srcs)),
             _ => return None,
         },
         _ => return None,
@@ -79,7 +111,7 @@ fn key(instr: &Instr, values: &[ValueType]) -> Option<Key> {
 
 struct Cse<'a> {
     values: &'a [ValueType],
-    table: FastHashMap<Key, Value>,
+    table: FxHashMap<Key, Value>,
     subst: Subst,
 }
 
@@ -87,10 +119,10 @@ fn opt_cse(s: &mut Shader) -> bool {
     let mut body = std::mem::take(&mut s.body);
     let mut cse = Cse {
         values: &s.values,
-        table: FastHashMap::default(),
+        table: FxHashMap::default(),
         subst: Subst::new(s),
     };
-    cse.region(&mut body);
+    cse.region(&mut body, false);
     let progress = !cse.subst.is_empty();
     cse.subst.apply(&mut body);
     s.body = body;
@@ -98,7 +130,9 @@ fn opt_cse(s: &mut Shader) -> bool {
 }
 
 impl Cse<'_> {
-    fn region(&mut self, region: &mut Region) {
+    /// CSE over `region`; a `nested` region's definitions are forgotten at
+    /// its end (the body's need no undo log, nor copies of their keys).
+    fn region(&mut self, region: &mut Region, nested: bool) {
         let mut added = Vec::new();
         for instr in &mut region.instrs {
             for src in instr.srcs_mut() {
@@ -106,17 +140,20 @@ impl Cse<'_> {
             }
             match &mut instr.op {
                 Op::If(f) => {
-                    self.region(&mut f.then_region);
-                    self.region(&mut f.else_region);
+                    self.region(&mut f.then_region, true);
+                    self.region(&mut f.else_region, true);
                 }
-                Op::Loop(l) => self.region(&mut l.body),
+                Op::Loop(l) => self.region(&mut l.body, true),
                 _ => {
                     if let Some(k) = key(instr, self.values) {
                         match self.table.get(&k) {
                             Some(&prev) => self.subst.replace(instr.dsts[0], prev),
-                            None => {
+                            None if nested => {
                                 self.table.insert(k.clone(), instr.dsts[0]);
                                 added.push(k);
+                            }
+                            None => {
+                                self.table.insert(k, instr.dsts[0]);
                             }
                         }
                     }

@@ -99,7 +99,7 @@ pub struct Translator<'m> {
     pub op_name: String,
     pub escaping_cache: HashMap<u32, Rc<HashSet<u32>>>,
     /// Output leaves (see `variables.rs`).
-    pub out_leaves: Vec<super::variables::OutLeaf>,
+    pub out_leaves: Vec<super::io::OutLeaf>,
 }
 
 impl<'m> Translator<'m> {
@@ -706,29 +706,7 @@ impl<'m> Translator<'m> {
 pub fn float_bits(x: f64, bits: u8) -> u64 {
     match bits {
         64 => x.to_bits(),
-        16 => u64::from(f32_to_f16(x as f32)),
+        16 => u64::from(crate::compiler::ir::eval::f64_to_f16(x)),
         _ => u64::from((x as f32).to_bits()),
     }
-}
-
-fn f32_to_f16(x: f32) -> u16 {
-    let b = x.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
-    let exp = ((b >> 23) & 0xff) as i32;
-    let man = b & 0x7f_ffff;
-    if exp == 0xff {
-        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
-    }
-    let e = exp - 127 + 15;
-    if e >= 0x1f {
-        return sign | 0x7c00;
-    }
-    if e <= 0 {
-        if e < -10 {
-            return sign;
-        }
-        let m = (man | 0x80_0000) >> (1 - e + 13);
-        return sign | m as u16;
-    }
-    sign | ((e as u16) << 10) | (man >> 13) as u16
 }

@@ -5,8 +5,9 @@
 //! framing), `module` (module-level declarations), `decorations`, `types`
 //! (types and memory layout), `constants` (constants and specialization),
 //! `function` (translator state, id binding and scoping), `cfg` (structured
-//! control flow and inlining), `variables` (I/O flattening with XFB
-//! decorations, pointers, memory), `inst` (memory/call/atomic instructions),
+//! control flow and inlining), `variables` (variables and
+//! pointers), `io` (I/O flattening with XFB decorations), `memory`
+//! (explicit-layout memory), `inst` (memory/call/atomic instructions),
 //! `alu` and `glsl450` (arithmetic), `error`.
 //!
 //! Contract: [`parse`] never panics. Malformed or unsupported SPIR-V is a
@@ -26,6 +27,8 @@ mod error;
 mod function;
 mod glsl450;
 mod inst;
+mod io;
+mod memory;
 mod module;
 mod reader;
 #[cfg(test)]
@@ -93,6 +96,31 @@ pub fn parse<'a>(
     let insts = reader::instructions(&words)?;
     let m = Module::parse(header, &insts, spec)?;
     translate(&m, entry_point, stage)
+}
+
+/// The entry points of a module, as (name, execution model), in declaration
+/// order. Only the framing and the `OpEntryPoint`s are read, so a module the
+/// front end rejects for another reason (an unsupported capability) still
+/// names its stages: for tools that pick the stage from the module itself.
+pub fn entry_points<'a>(
+    module: impl Into<Binary<'a>>,
+) -> Result<Vec<(String, ExecutionModel)>, SpirvError> {
+    let words: Cow<[u32]> = match module.into() {
+        Binary::Words(w) => Cow::Borrowed(w),
+        Binary::Bytes(b) => Cow::Owned(reader::words_from_bytes(b)?),
+    };
+    reader::parse_header(&words)?;
+    let mut out = Vec::new();
+    for inst in reader::instructions(&words)? {
+        if inst.op == Some(spirv::Op::EntryPoint) {
+            inst.need(3)?;
+            let model = ExecutionModel::from_u32(inst.word(0)?)
+                .ok_or_else(|| inst.invalid("unknown execution model"))?;
+            let (name, _) = inst.string(2)?;
+            out.push((name, model));
+        }
+    }
+    Ok(out)
 }
 
 fn translate(m: &Module, entry_point: &str, stage: Stage) -> Result<Shader, SpirvError> {

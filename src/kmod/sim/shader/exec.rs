@@ -308,68 +308,9 @@ pub fn read_src(
 // ---------------------------------------------------------------------------
 // Number helpers
 
-/// IEEE half (bits) to single.
-pub fn f16_to_f32(h: u16) -> f32 {
-    let sign = u32::from(h >> 15) << 31;
-    let exp = u32::from((h >> 10) & 0x1f);
-    let man = u32::from(h & 0x3ff);
-    let bits = if exp == 0 {
-        if man == 0 {
-            sign
-        } else {
-            // Subnormal: normalise.
-            let mut e = 127 - 15 + 1;
-            let mut m = man;
-            while m & 0x400 == 0 {
-                m <<= 1;
-                e -= 1;
-            }
-            sign | (e << 23) | ((m & 0x3ff) << 13)
-        }
-    } else if exp == 31 {
-        sign | 0x7f80_0000 | (man << 13)
-    } else {
-        sign | ((exp + 127 - 15) << 23) | (man << 13)
-    };
-    f32::from_bits(bits)
-}
-
-/// Single to IEEE half, round to nearest even (`rtz` truncates).
-pub fn f32_to_f16(x: f32, rtz: bool) -> u16 {
-    let b = x.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
-    let exp = ((b >> 23) & 0xff) as i32;
-    let man = b & 0x7f_ffff;
-    if exp == 0xff {
-        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
-    }
-    let e = exp - 127 + 15;
-    if e >= 31 {
-        return if rtz { sign | 0x7bff } else { sign | 0x7c00 };
-    }
-    let (m, shift) = if e <= 0 {
-        if e < -10 {
-            return sign;
-        }
-        ((man | 0x80_0000), (14 - e) as u32)
-    } else {
-        (man, 13u32)
-    };
-    let mut half = (m >> shift) as u16;
-    if !rtz {
-        let rem = m & ((1 << shift) - 1);
-        let halfway = 1 << (shift - 1);
-        if rem > halfway || (rem == halfway && half & 1 != 0) {
-            half += 1;
-        }
-    }
-    if e <= 0 {
-        sign | half
-    } else {
-        // A mantissa carry rolls into the exponent, as it should.
-        sign | ((((e as u16) << 10) + half) & 0x7fff)
-    }
-}
+// Half-float conversions: the hardware's own, defined once for the
+// simulator and the backend's reference semantics.
+pub use crate::compiler::bifrost::fp16::{f16_to_f32, f32_to_f16};
 
 fn apply_round(x: f32, mode: &str) -> f32 {
     match mode {
@@ -909,23 +850,6 @@ fn frexp(x: f32) -> (f32, i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn half_conversions_round_trip_and_round_to_even() {
-        for h in 0..=0xffffu16 {
-            let f = f16_to_f32(h);
-            if f.is_nan() {
-                assert!(f16_to_f32(f32_to_f16(f, false)).is_nan());
-            } else {
-                assert_eq!(f32_to_f16(f, false), h, "{h:#x} -> {f}");
-            }
-        }
-        // 1 + 2^-11 is halfway between 1 and the next half: ties to even.
-        assert_eq!(f32_to_f16(1.0 + 2f32.powi(-11), false), 0x3c00);
-        assert_eq!(f32_to_f16(1.0 + 3.0 * 2f32.powi(-11), false), 0x3c02);
-        assert_eq!(f32_to_f16(1.0e6, false), 0x7c00);
-        assert_eq!(f32_to_f16(1.0e6, true), 0x7bff);
-    }
 
     #[test]
     fn frexp_forms() {

@@ -1,0 +1,393 @@
+//! `bifrost-shaderdb [--compare DIR] [--runs N] FILE.spv...`: shader-db-like
+//! statistics of our Bifrost compiler.
+//!
+//! For every SPIR-V file and every variant the driver compiles (a compute
+//! shader; a vertex shader's rasterization variant and, when it has XFB
+//! outputs, its XFB variant) it prints instructions, tuples, clauses,
+//! quadwords (Mesa's convention: clauses plus the prefetch padding of
+//! `128 − last clause` bytes), work registers, threads per core (2 when
+//! ≤ 32 registers, as on v7), spills:fills and the compile time (median over
+//! `--runs` compiles, default 5, of SPIR-V → binary for that variant: the
+//! whole front half plus the backend of that variant; build with `--release`
+//! for meaningful times).
+//!
+//! With `--compare DIR`, Mesa's figures for `NAME.spv` come from
+//! `DIR/NAME.stats.txt` (Mesa's shader-db lines, as in the mesa-g52 reference
+//! set) and are printed beside ours with the ratios ours/Mesa. Mesa's figures
+//! for a shader are the sum of its `SHADER-DB:` lines of that stage: a
+//! vertex shader's POSITION and VARYING lines together (compared against our
+//! rasterization variant), a compute shader's COMPUTE line. FRAGMENT lines
+//! are skipped (fragment shaders do not compile yet; fragment modules are
+//! listed and skipped). The last line is then exactly
+//! `TOTAL ours_tuples=N mesa_tuples=N ours_clauses=N mesa_clauses=N` over
+//! the shaders both compile. Without `--compare` it is
+//! `TOTAL instructions=N tuples=N clauses=N quadwords=N spills=N fills=N`
+//! over every variant we compile.
+//!
+//! A shader we do not compile (an unsupported feature) is reported on its
+//! row and left out of the totals. Exit status: 0, or 2 on usage errors and
+//! unreadable or unparsable files.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use ::spirv::ExecutionModel;
+use bifrost_vk::compiler::bifrost::{self, binary::ShaderBinary};
+use bifrost_vk::compiler::ir::Stage;
+use bifrost_vk::compiler::pipeline::{FrontShaders, Variant, compile_front};
+use bifrost_vk::compiler::spirv;
+use bifrost_vk::hw::isa::decode_shader;
+
+/// One variant's figures, ours or Mesa's.
+#[derive(Clone, Copy, Debug, Default)]
+struct Figures {
+    instructions: u64,
+    tuples: u64,
+    clauses: u64,
+    quadwords: u64,
+    /// Ours: work registers. Mesa's lines do not give it.
+    registers: Option<u64>,
+    threads: u64,
+    spills: u64,
+    fills: u64,
+}
+
+impl Figures {
+    fn add(&mut self, o: &Figures) {
+        self.instructions += o.instructions;
+        self.tuples += o.tuples;
+        self.clauses += o.clauses;
+        self.quadwords += o.quadwords;
+        self.spills += o.spills;
+        self.fills += o.fills;
+        // Threads of a pair of variants: the fewer.
+        self.threads = if self.threads == 0 {
+            o.threads
+        } else {
+            self.threads.min(o.threads)
+        };
+    }
+}
+
+fn ours(binary: &ShaderBinary) -> Figures {
+    let s = binary.stats;
+    // Mesa counts the variant's size including the prefetch padding after
+    // its last clause (128 bytes from that clause's start): last clause's
+    // offset in quadwords + 8.
+    let quadwords = decode_shader(&binary.code)
+        .ok()
+        .and_then(|c| c.last().map(|(offset, _)| *offset as u64 + 8))
+        .unwrap_or(0);
+    Figures {
+        instructions: s.instructions.into(),
+        tuples: s.tuples.into(),
+        clauses: s.clauses.into(),
+        quadwords,
+        registers: Some(binary.work_registers.into()),
+        threads: if binary.work_registers <= 32 { 2 } else { 1 },
+        spills: s.spills.into(),
+        fills: s.fills.into(),
+    }
+}
+
+/// The number before `unit` in a shader-db line (`43 inst,`), or the pair of
+/// `spills:fills`.
+fn field(line: &str, unit: &str) -> Option<u64> {
+    let words: Vec<&str> = line.split([' ', ',']).filter(|w| !w.is_empty()).collect();
+    let i = words.iter().position(|w| *w == unit)?;
+    let w = words.get(i.checked_sub(1)?)?;
+    // "6.000000 cycles" style fields are not used; counts are integers.
+    w.parse().ok()
+}
+
+/// Mesa's figures for a shader of `stage`: the sum of the matching
+/// `SHADER-DB:` lines of a stats file (None when there is none).
+fn mesa_figures(stats: &str, stage: Stage) -> Option<Figures> {
+    let wanted: &[&str] = match stage {
+        Stage::Vertex => &["MESA_SHADER_POSITION", "MESA_SHADER_VARYING"],
+        Stage::Compute => &["MESA_SHADER_COMPUTE"],
+    };
+    let mut sum = Figures::default();
+    let mut any = false;
+    for line in stats.lines().filter(|l| l.starts_with("SHADER-DB:")) {
+        if !wanted.iter().any(|w| line.contains(w)) {
+            continue;
+        }
+        let spills_fills = line
+            .split([' ', ','])
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .windows(2)
+            .find(|p| p[1] == "spills:fills")
+            .and_then(|p| p[0].split_once(':'))
+            .and_then(|(s, f)| Some((s.parse().ok()?, f.parse().ok()?)));
+        let (spills, fills) = spills_fills?;
+        sum.add(&Figures {
+            instructions: field(line, "inst")?,
+            tuples: field(line, "tuples")?,
+            clauses: field(line, "clauses")?,
+            quadwords: field(line, "quadwords")?,
+            registers: None,
+            threads: field(line, "threads")?,
+            spills,
+            fills,
+        });
+        any = true;
+    }
+    any.then_some(sum)
+}
+
+struct Args {
+    compare: Option<PathBuf>,
+    runs: usize,
+    files: Vec<PathBuf>,
+}
+
+const USAGE: &str = "usage: bifrost-shaderdb [--compare MESA_SHADER_DIR] [--runs N] FILE.spv...";
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        compare: None,
+        runs: 5,
+        files: Vec::new(),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-h" | "--help" => return Err(String::new()),
+            "--compare" => {
+                args.compare = Some(it.next().ok_or("--compare needs a directory")?.into())
+            }
+            "--runs" => {
+                args.runs = it
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .filter(|&n| n > 0)
+                    .ok_or("--runs needs a positive count")?
+            }
+            _ if a.starts_with("--") => return Err(format!("unknown option {a}")),
+            _ => args.files.push(a.into()),
+        }
+    }
+    if args.files.is_empty() {
+        return Err(String::new());
+    }
+    Ok(args)
+}
+
+/// `NAME` of `DIR/NAME.spv`.
+fn base_name(file: &Path) -> String {
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name.strip_suffix(".spv")
+        .map(str::to_string)
+        .unwrap_or(name)
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// SPIR-V → binary of one variant, `runs` times; the binary and the median time.
+fn compile_variant(
+    bytes: &[u8],
+    entry: &str,
+    stage: Stage,
+    variant: Variant,
+    runs: usize,
+) -> Result<(ShaderBinary, Duration), String> {
+    let spec = HashMap::new();
+    let once = || -> Result<ShaderBinary, String> {
+        let front: FrontShaders =
+            compile_front(bytes, entry, stage, &spec).map_err(|e| e.to_string())?;
+        let lowered = front
+            .variants()
+            .find(|l| l.variant == variant)
+            .ok_or("no such variant")?;
+        let options = bifrost::Options {
+            arch: bifrost::Arch::V7,
+            push_uniform_words: Some(lowered.push_uniforms.fau_words()),
+        };
+        // The front half's output is optimised already (`compile` would
+        // give the same code, after a copy and a second optimisation).
+        bifrost::compile_optimized(&lowered.shader, options).map_err(|e| e.to_string())
+    };
+    let mut times = Vec::with_capacity(runs);
+    let mut binary = None;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let b = once()?;
+        times.push(start.elapsed());
+        binary = Some(b);
+    }
+    Ok((binary.expect("runs > 0"), median(times)))
+}
+
+fn cols(f: &Figures) -> String {
+    format!(
+        "{:>6} {:>6} {:>7} {:>5} {:>4} {:>3} {:>11}",
+        f.instructions,
+        f.tuples,
+        f.clauses,
+        f.quadwords,
+        f.registers.map_or("-".to_string(), |r| r.to_string()),
+        f.threads,
+        format!("{}:{}", f.spills, f.fills)
+    )
+}
+
+fn ratio(a: u64, b: u64) -> String {
+    if b == 0 {
+        "-".to_string()
+    } else {
+        format!("{:.2}", a as f64 / b as f64)
+    }
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("{e}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let compare = args.compare.is_some();
+    let head = format!(
+        "{:>6} {:>6} {:>7} {:>5} {:>4} {:>3} {:>11}",
+        "inst", "tuples", "clauses", "qw", "regs", "thr", "spill:fill"
+    );
+    if compare {
+        println!(
+            "{:<28} {:<13} {head} {:>9} | mesa {head} | ratio {:>6} {:>7} {:>6} {:>5}",
+            "shader", "variant", "time_us", "tuples", "clauses", "inst", "qw"
+        );
+    } else {
+        println!("{:<28} {:<13} {head} {:>9}", "shader", "variant", "time_us");
+    }
+    let mut ours_total = Figures::default();
+    let mut all_total = Figures::default();
+    let mut mesa_total = Figures::default();
+    for file in &args.files {
+        let name = base_name(file);
+        let bytes = match std::fs::read(file) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("{}: {e}", file.display());
+                return ExitCode::from(2);
+            }
+        };
+        let entries = match spirv::entry_points(&bytes) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("{}: {e}", file.display());
+                return ExitCode::from(2);
+            }
+        };
+        let Some((entry, stage)) = entries.iter().find_map(|(n, m)| match m {
+            ExecutionModel::Vertex => Some((n.clone(), Stage::Vertex)),
+            ExecutionModel::GLCompute => Some((n.clone(), Stage::Compute)),
+            _ => None,
+        }) else {
+            let models: Vec<String> = entries.iter().map(|(_, m)| format!("{m:?}")).collect();
+            println!(
+                "{name:<28} {:<13} skipped: no vertex or compute entry point ({})",
+                "-",
+                models.join(", ")
+            );
+            continue;
+        };
+        let mesa = match &args.compare {
+            Some(dir) => std::fs::read_to_string(dir.join(format!("{name}.stats.txt")))
+                .ok()
+                .and_then(|text| mesa_figures(&text, stage)),
+            None => None,
+        };
+        let variants: Vec<Variant> = match stage {
+            Stage::Compute => vec![Variant::Compute],
+            Stage::Vertex => {
+                // The XFB variant exists when the front half makes one.
+                let has_xfb = compile_front(&bytes, &entry, stage, &HashMap::new())
+                    .map(|f| f.xfb.is_some())
+                    .unwrap_or(false);
+                let mut v = vec![Variant::Rasterization];
+                if has_xfb {
+                    v.push(Variant::Xfb);
+                }
+                v
+            }
+        };
+        for variant in variants {
+            let main = variant != Variant::Xfb;
+            match compile_variant(&bytes, &entry, stage, variant, args.runs) {
+                Ok((binary, time)) => {
+                    let f = ours(&binary);
+                    all_total.add(&f);
+                    let us = format!("{:.1}", time.as_secs_f64() * 1e6);
+                    let mut line =
+                        format!("{name:<28} {:<13} {} {us:>9}", variant.name(), cols(&f));
+                    if compare {
+                        match (main, &mesa) {
+                            (true, Some(m)) => {
+                                ours_total.add(&f);
+                                mesa_total.add(m);
+                                line += &format!(
+                                    " | mesa {} | ratio {:>6} {:>7} {:>6} {:>5}",
+                                    cols(m),
+                                    ratio(f.tuples, m.tuples),
+                                    ratio(f.clauses, m.clauses),
+                                    ratio(f.instructions, m.instructions),
+                                    ratio(f.quadwords, m.quadwords)
+                                );
+                            }
+                            _ => line += " | mesa -",
+                        }
+                    }
+                    println!("{line}");
+                }
+                Err(e) => {
+                    let mesa_note = match (&mesa, main) {
+                        (Some(m), true) => format!(" | mesa {}", cols(m)),
+                        _ => String::new(),
+                    };
+                    println!(
+                        "{name:<28} {:<13} not compiled: {e}{mesa_note}",
+                        variant.name()
+                    );
+                }
+            }
+        }
+    }
+    if compare {
+        println!(
+            "ratios over the shaders both compile: tuples {} clauses {} instructions {} quadwords {}",
+            ratio(ours_total.tuples, mesa_total.tuples),
+            ratio(ours_total.clauses, mesa_total.clauses),
+            ratio(ours_total.instructions, mesa_total.instructions),
+            ratio(ours_total.quadwords, mesa_total.quadwords)
+        );
+        println!(
+            "TOTAL ours_tuples={} mesa_tuples={} ours_clauses={} mesa_clauses={}",
+            ours_total.tuples, mesa_total.tuples, ours_total.clauses, mesa_total.clauses
+        );
+    } else {
+        println!(
+            "TOTAL instructions={} tuples={} clauses={} quadwords={} spills={} fills={}",
+            all_total.instructions,
+            all_total.tuples,
+            all_total.clauses,
+            all_total.quadwords,
+            all_total.spills,
+            all_total.fills
+        );
+    }
+    ExitCode::SUCCESS
+}

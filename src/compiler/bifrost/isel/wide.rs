@@ -1,0 +1,342 @@
+//! Integer arithmetic beyond one instruction: 64-bit add, subtract,
+//! multiply, compare and shifts as 32-bit pairs, the high half of a 32-bit
+//! multiply, and exact division (by constants through [`DivMagic`], by
+//! run-time values unrolled).
+
+use super::*;
+
+impl Isel<'_> {
+    pub(super) fn add64(&mut self, a: &[Src], b: &[Src]) -> Vec<Src> {
+        if b[0] == ZERO {
+            let hi = if b[1] == ZERO {
+                a[1]
+            } else {
+                self.emit(Op::IaddS32, &[a[1], b[1]])
+            };
+            return vec![a[0], hi];
+        }
+        let lo = self.emit(Op::IaddS32, &[a[0], b[0]]);
+        let carry = self.icmp(IcmpType::U32, Cmp::Gt, a[0], lo);
+        let hi = if b[1] == ZERO {
+            a[1]
+        } else {
+            self.emit(Op::IaddS32, &[a[1], b[1]])
+        };
+        let hi = self.emit(Op::IsubS32, &[hi, carry]);
+        vec![lo, hi]
+    }
+
+    /// High 32 bits of the unsigned 64-bit product, from 16-bit halves.
+    pub(super) fn umul_high(&mut self, a: Src, b: Src) -> Src {
+        let lo16 = |s: &mut Self, v: Src| match v {
+            Src::Imm(c) => Src::Imm(c & 0xffff),
+            _ => s.shift(ShiftOp::LshiftAnd, v, Src::Imm(0xffff), ZERO),
+        };
+        let hi16 = |s: &mut Self, v: Src| match v {
+            Src::Imm(c) => Src::Imm(c >> 16),
+            _ => s.shift(ShiftOp::RshiftOr, v, ZERO, Src::Imm(16)),
+        };
+        let (a0, a1, b0, b1) = (lo16(self, a), hi16(self, a), lo16(self, b), hi16(self, b));
+        let mul = |s: &mut Self, x: Src, y: Src| {
+            if x == ZERO || y == ZERO {
+                ZERO
+            } else {
+                s.emit(Op::ImulI32, &[x, y])
+            }
+        };
+        let p00 = mul(self, a0, b0);
+        let p10 = mul(self, a1, b0);
+        let p01 = mul(self, a0, b1);
+        let p11 = mul(self, a1, b1);
+        // t = (p00 >> 16) + (p10 & 0xffff) + (p01 & 0xffff)
+        let t0 = hi16(self, p00);
+        let t1 = lo16(self, p10);
+        let t2 = lo16(self, p01);
+        let t = self.emit(Op::IaddS32, &[t0, t1]);
+        let t = self.emit(Op::IaddS32, &[t, t2]);
+        // high = p11 + (p10 >> 16) + (p01 >> 16) + (t >> 16)
+        let h1 = hi16(self, p10);
+        let h2 = hi16(self, p01);
+        let h3 = hi16(self, t);
+        let h = self.emit(Op::IaddS32, &[p11, h1]);
+        let h = self.emit(Op::IaddS32, &[h, h2]);
+        self.emit(Op::IaddS32, &[h, h3])
+    }
+
+    pub(super) fn mul64(&mut self, a: &[Src], b: &[Src]) -> Vec<Src> {
+        let lo = self.emit(Op::ImulI32, &[a[0], b[0]]);
+        let mut hi = self.umul_high(a[0], b[0]);
+        if b[1] != ZERO {
+            let c = self.emit(Op::ImulI32, &[a[0], b[1]]);
+            hi = self.emit(Op::IaddS32, &[hi, c]);
+        }
+        if a[1] != ZERO {
+            let c = self.emit(Op::ImulI32, &[a[1], b[0]]);
+            hi = self.emit(Op::IaddS32, &[hi, c]);
+        }
+        vec![lo, hi]
+    }
+
+    /// Unsigned 32-bit division and remainder. Powers of two are shifts,
+    /// other constants a multiply by their [`DivMagic`]; a divisor only
+    /// known at run time is an unrolled restoring division (exact, integer
+    /// only; x / 0 = all ones and x % 0 = x, as the IR defines them).
+    pub(super) fn udivmod(&mut self, x: Src, y: Src) -> (Src, Src) {
+        if let Src::Imm(d) = y {
+            if d == 0 {
+                return (Src::Imm(u32::MAX), x);
+            }
+            if d.is_power_of_two() {
+                let q = self.shift(ShiftOp::RshiftOr, x, ZERO, Src::Imm(d.trailing_zeros()));
+                let r = self.shift(ShiftOp::LshiftAnd, x, Src::Imm(d - 1), ZERO);
+                return (q, r);
+            }
+            let magic = DivMagic::new(d);
+            let t = self.umul_high(x, Src::Imm(magic.multiplier));
+            let q = if magic.add {
+                // q = (((x - t) >> 1) + t) >> (shift - 1): the 33rd bit of
+                // the multiplier without overflowing 32 bits.
+                let diff = self.emit(Op::IsubS32, &[x, t]);
+                let half = self.shift(ShiftOp::RshiftOr, diff, ZERO, Src::Imm(1));
+                let sum = self.emit(Op::IaddS32, &[half, t]);
+                self.shift(ShiftOp::RshiftOr, sum, ZERO, Src::Imm(magic.shift - 1))
+            } else {
+                self.shift(ShiftOp::RshiftOr, t, ZERO, Src::Imm(magic.shift))
+            };
+            let qd = self.emit(Op::ImulI32, &[q, Src::Imm(d)]);
+            let r = self.emit(Op::IsubS32, &[x, qd]);
+            return (q, r);
+        }
+        let y = self.in_reg(y);
+        let mut q = ZERO;
+        let mut r = ZERO;
+        for i in (0..32).rev() {
+            // r = (r << 1) | ((x >> i) & 1)
+            let bit = self.emit(
+                Op::Shift {
+                    op: ShiftOp::RshiftAnd,
+                    not1: false,
+                    not_result: false,
+                },
+                &[x, Src::Imm(1), Src::Imm(i)],
+            );
+            r = if r == ZERO {
+                bit
+            } else {
+                self.shift(ShiftOp::LshiftOr, r, bit, Src::Imm(1))
+            };
+            // if r >= y { r -= y; q |= 1 << i }
+            let ge = self.icmp(IcmpType::U32, Cmp::Ge, r, y);
+            let sub = self.emit(Op::IsubS32, &[r, y]);
+            r = self.mux(r, sub, ge);
+            q = if q == ZERO {
+                self.emit(Op::IsubS32, &[ZERO, ge])
+            } else {
+                let q2 = self.shift(ShiftOp::LshiftOr, q, ZERO, Src::Imm(1));
+                self.emit(Op::IsubS32, &[q2, ge])
+            };
+        }
+        (q, r)
+    }
+
+    /// `a < b` on 64-bit pairs (all ones if true):
+    /// `(hi < hi') | (hi == hi' & lo <u lo')`, the high halves compared
+    /// signed when `signed`.
+    pub(super) fn lt64(&mut self, a: &[Src], b: &[Src], signed: bool) -> Src {
+        let hty = if signed { IcmpType::S32 } else { IcmpType::U32 };
+        let hlt = self.icmp(hty, Cmp::Lt, a[1], b[1]);
+        let heq = self.icmp(IcmpType::I32, Cmp::Eq, a[1], b[1]);
+        let llt = self.icmp(IcmpType::U32, Cmp::Lt, a[0], b[0]);
+        let t = self.shift(ShiftOp::LshiftAnd, heq, llt, ZERO);
+        self.shift(ShiftOp::LshiftOr, hlt, t, ZERO)
+    }
+
+    pub(super) fn sub64(&mut self, a: &[Src], b: &[Src]) -> Vec<Src> {
+        let lo = self.emit(Op::IsubS32, &[a[0], b[0]]);
+        let borrow = self.icmp(IcmpType::U32, Cmp::Lt, a[0], b[0]);
+        let hi = self.emit(Op::IsubS32, &[a[1], b[1]]);
+        let hi = self.emit(Op::IaddS32, &[hi, borrow]);
+        vec![lo, hi]
+    }
+
+    /// 64-bit shifts as 32-bit pairs; the count is taken modulo 64 (the
+    /// IR's rule). Bifrost's shifts use byte 0 of the count and give 0 for
+    /// 32..=255, so a "negative" count (32 - n for n > 32, n - 32 for n < 32)
+    /// shifts everything out: the cross-word terms need no selects, except
+    /// the arithmetic one (`ARSHIFT` saturates at 31 instead).
+    pub(super) fn shift64(&mut self, op: AluOp, x: &[Src], count: Src) -> Vec<Src> {
+        let (lo, hi) = (x[0], x[1]);
+        if let Src::Imm(c) = count {
+            return self.shift64_const(op, lo, hi, c & 63);
+        }
+        let n = self.shift(ShiftOp::LshiftAnd, count, Src::Imm(63), ZERO);
+        let up = self.emit(Op::IsubS32, &[Src::Imm(32), n]); // 32 - n
+        let down = self.emit(Op::IaddS32, &[n, Src::Imm(32u32.wrapping_neg())]); // n - 32
+        match op {
+            AluOp::Ishl => {
+                // hi' = (hi << n) | (lo >> (32 - n)) | (lo << (n - 32))
+                let t = self.shift(ShiftOp::RshiftOr, lo, ZERO, up);
+                let t = self.shift(ShiftOp::LshiftOr, lo, t, down);
+                let h = self.shift(ShiftOp::LshiftOr, hi, t, n);
+                let l = self.shift(ShiftOp::LshiftOr, lo, ZERO, n);
+                vec![l, h]
+            }
+            AluOp::Ushr => {
+                // lo' = (lo >> n) | (hi << (32 - n)) | (hi >> (n - 32))
+                let t = self.shift(ShiftOp::LshiftOr, hi, ZERO, up);
+                let t = self.shift(ShiftOp::RshiftOr, hi, t, down);
+                let l = self.shift(ShiftOp::RshiftOr, lo, t, n);
+                let h = self.shift(ShiftOp::RshiftOr, hi, ZERO, n);
+                vec![l, h]
+            }
+            _ => {
+                // n < 32: lo' = (lo >> n) | (hi << (32 - n)); else hi >>a (n - 32).
+                let t = self.shift(ShiftOp::LshiftOr, hi, ZERO, up);
+                let small = self.shift(ShiftOp::RshiftOr, lo, t, n);
+                let big = self.emit(Op::ArshiftI32, &[hi, ZERO, down]);
+                let ge32 = self.icmp(IcmpType::U32, Cmp::Ge, n, Src::Imm(32));
+                let l = self.mux(small, big, ge32);
+                let h = self.emit(Op::ArshiftI32, &[hi, ZERO, n]);
+                vec![l, h]
+            }
+        }
+    }
+
+    /// A 64-bit shift by a constant `n` in 0..64.
+    pub(super) fn shift64_const(&mut self, op: AluOp, lo: Src, hi: Src, n: u32) -> Vec<Src> {
+        if n == 0 {
+            return vec![lo, hi];
+        }
+        let sign = |s: &mut Self| s.emit(Op::ArshiftI32, &[hi, ZERO, Src::Imm(31)]);
+        match (op, n < 32) {
+            (AluOp::Ishl, true) => {
+                let t = self.shift(ShiftOp::RshiftOr, lo, ZERO, Src::Imm(32 - n));
+                let h = self.shift(ShiftOp::LshiftOr, hi, t, Src::Imm(n));
+                let l = self.shift(ShiftOp::LshiftOr, lo, ZERO, Src::Imm(n));
+                vec![l, h]
+            }
+            (AluOp::Ishl, false) => {
+                vec![
+                    ZERO,
+                    self.shift(ShiftOp::LshiftOr, lo, ZERO, Src::Imm(n - 32)),
+                ]
+            }
+            (AluOp::Ushr, true) | (AluOp::Ishr, true) => {
+                let t = self.shift(ShiftOp::LshiftOr, hi, ZERO, Src::Imm(32 - n));
+                let l = self.shift(ShiftOp::RshiftOr, lo, t, Src::Imm(n));
+                let h = if op == AluOp::Ushr {
+                    self.shift(ShiftOp::RshiftOr, hi, ZERO, Src::Imm(n))
+                } else {
+                    self.emit(Op::ArshiftI32, &[hi, ZERO, Src::Imm(n)])
+                };
+                vec![l, h]
+            }
+            (AluOp::Ushr, false) => {
+                vec![
+                    self.shift(ShiftOp::RshiftOr, hi, ZERO, Src::Imm(n - 32)),
+                    ZERO,
+                ]
+            }
+            _ => {
+                let l = self.emit(Op::ArshiftI32, &[hi, ZERO, Src::Imm(n - 32)]);
+                vec![l, sign(self)]
+            }
+        }
+    }
+}
+
+/// Division of any u32 by the constant `d` (not 0, not a power of two) as a
+/// multiply-high and shifts (Granlund and Montgomery's method): with
+/// `l = ceil(log2 d)`, `q = umul_high(x, multiplier) >> shift` when a 32-bit
+/// multiplier `ceil(2^(32+l-1) / d)` is exact for every x (its excess over
+/// `2^(32+l-1) / d`, times d, is at most `2^(l-1)`); otherwise the 33-bit
+/// `ceil(2^(32+l) / d)` always is, its top bit handled by the `add` sequence
+/// in `udivmod` (`multiplier` then holds the low 32 bits, `shift` = l).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DivMagic {
+    pub multiplier: u32,
+    pub shift: u32,
+    pub add: bool,
+}
+
+impl DivMagic {
+    pub fn new(d: u32) -> DivMagic {
+        debug_assert!(d > 1 && !d.is_power_of_two());
+        let d = u128::from(d);
+        let l = 32 - (d as u32 - 1).leading_zeros();
+        let p = l - 1;
+        let m = (1u128 << (32 + p)).div_ceil(d);
+        if m < 1 << 32 && m * d - (1u128 << (32 + p)) <= 1u128 << p {
+            return DivMagic {
+                multiplier: m as u32,
+                shift: p,
+                add: false,
+            };
+        }
+        let m = (1u128 << (32 + l)).div_ceil(d);
+        debug_assert!((1u128 << 32..1u128 << 33).contains(&m));
+        DivMagic {
+            multiplier: (m - (1 << 32)) as u32,
+            shift: l,
+            add: true,
+        }
+    }
+
+    /// The quotient the instruction sequence computes (for tests).
+    #[cfg(test)]
+    pub fn divide(self, x: u32) -> u32 {
+        let t = ((u64::from(x) * u64::from(self.multiplier)) >> 32) as u32;
+        if self.add {
+            (((x - t) >> 1) + t) >> (self.shift - 1)
+        } else {
+            t >> self.shift
+        }
+    }
+}
+
+#[cfg(test)]
+mod div_magic_tests {
+    use super::DivMagic;
+
+    #[test]
+    fn magic_division_is_exact() {
+        let mut divisors: Vec<u32> = (3..3000).filter(|d: &u32| !d.is_power_of_two()).collect();
+        divisors.extend([
+            7 << 20,
+            641,
+            6_700_417,
+            0x7FFF_FFFF,
+            0x8000_0001,
+            u32::MAX - 1,
+            u32::MAX,
+        ]);
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        for d in divisors {
+            let m = DivMagic::new(d);
+            let top = u32::MAX / d * d;
+            let mut xs = vec![
+                0,
+                1,
+                d - 1,
+                d,
+                d.wrapping_add(1),
+                top,
+                top - 1,
+                u32::MAX,
+                u32::MAX - 1,
+            ];
+            for _ in 0..200 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let x = seed as u32;
+                xs.extend([x, x / d * d, (x / d * d).wrapping_sub(1)]);
+            }
+            for x in xs {
+                assert_eq!(m.divide(x), x / d, "{x} / {d} with {m:?}");
+            }
+        }
+        // Both forms occur: 3 has a 32-bit multiplier, 7 needs the 33rd bit.
+        assert!(!DivMagic::new(3).add && DivMagic::new(7).add);
+    }
+}
