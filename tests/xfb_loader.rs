@@ -160,15 +160,15 @@ fn record(
     record_as(gpu, s, t, pipeline, draws, resume, Mode::Direct)
 }
 
-/// [`record`] with the draws issued as `mode` says.
-fn record_as(
+/// A command buffer recording into the render pass with the pipeline,
+/// descriptors, push constants and vertex buffers bound and transform
+/// feedback begun on `t` (resumed from its counters when `resume`).
+fn begin_capture(
     gpu: &Gpu,
     s: &Setup,
     t: &Targets,
     pipeline: vk::Pipeline,
-    draws: &[Draw],
     resume: bool,
-    mode: Mode,
 ) -> vk::CommandBuffer {
     let d = &gpu.device;
     let xfb = ash::ext::transform_feedback::Device::new(&gpu.instance, d);
@@ -229,6 +229,41 @@ fn record_as(
         } else {
             (fp.cmd_begin_transform_feedback_ext)(cb, 0, 0, std::ptr::null(), std::ptr::null());
         }
+    }
+    cb
+}
+
+/// Ends what [`begin_capture`] began: transform feedback (counters saved
+/// at offsets 0 and 8 of `t.counters`), the render pass, the recording.
+fn end_capture(gpu: &Gpu, t: &Targets, cb: vk::CommandBuffer) {
+    let d = &gpu.device;
+    let xfb = ash::ext::transform_feedback::Device::new(&gpu.instance, d);
+    let counters = [t.counters.buffer, t.counters.buffer];
+    let offsets = [0u64, 8];
+    // SAFETY: valid handles throughout.
+    unsafe {
+        (xfb.fp().cmd_end_transform_feedback_ext)(cb, 0, 2, counters.as_ptr(), offsets.as_ptr());
+        d.cmd_end_render_pass(cb);
+        d.end_command_buffer(cb).unwrap();
+    }
+}
+
+/// [`record`] with the draws issued as `mode` says.
+fn record_as(
+    gpu: &Gpu,
+    s: &Setup,
+    t: &Targets,
+    pipeline: vk::Pipeline,
+    draws: &[Draw],
+    resume: bool,
+    mode: Mode,
+) -> vk::CommandBuffer {
+    let d = &gpu.device;
+    let xfb = ash::ext::transform_feedback::Device::new(&gpu.instance, d);
+    let fp = xfb.fp();
+    let cb = begin_capture(gpu, s, t, pipeline, resume);
+    // SAFETY: valid handles throughout.
+    unsafe {
         let mut index_buffers = Vec::new();
         let count_ext = ash::khr::draw_indirect_count::Device::new(&gpu.instance, d);
         // The draw's own indirect buffer (filled with garbage around the record).
@@ -321,12 +356,10 @@ fn record_as(
                 }
             }
         }
-        (fp.cmd_end_transform_feedback_ext)(cb, 0, 2, counters.as_ptr(), offsets.as_ptr());
-        d.cmd_end_render_pass(cb);
-        d.end_command_buffer(cb).unwrap();
         // Index buffers must outlive the submit: keep them in a leak-free way.
         INDEX_BUFFERS.with(|v| v.borrow_mut().extend(index_buffers));
     }
+    end_capture(gpu, t, cb);
     cb
 }
 
@@ -1226,7 +1259,6 @@ fn record_multi(
     count: Option<(u32, u32)>,
 ) -> (vk::CommandBuffer, Buf) {
     let d = &gpu.device;
-    let xfb = ash::ext::transform_feedback::Device::new(&gpu.instance, d);
     let count_ext = ash::khr::draw_indirect_count::Device::new(&gpu.instance, d);
     let slots = draws.len() as u64 + 2;
     let args = Buf::new(
@@ -1241,47 +1273,9 @@ fn record_multi(
             &[draw.count, draw.instances, draw.first, draw.first_instance],
         );
     }
-    let cb = gpu.command_buffer(s.cmd_pool);
+    let cb = begin_capture(gpu, s, t, pipeline, false);
     // SAFETY: valid handles throughout.
     unsafe {
-        d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
-        d.cmd_begin_render_pass(
-            cb,
-            &vk::RenderPassBeginInfo::default()
-                .render_pass(s.render_pass)
-                .framebuffer(s.framebuffer),
-            vk::SubpassContents::INLINE,
-        );
-        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-        d.cmd_bind_descriptor_sets(
-            cb,
-            vk::PipelineBindPoint::GRAPHICS,
-            s.layout,
-            0,
-            &[s.set],
-            &[],
-        );
-        d.cmd_push_constants(
-            cb,
-            s.layout,
-            vk::ShaderStageFlags::VERTEX,
-            0,
-            &SCALE.to_le_bytes(),
-        );
-        d.cmd_bind_vertex_buffers(cb, 0, &[s.vertices.buffer], &[4]);
-        d.cmd_bind_vertex_buffers(cb, 3, &[s.instances.buffer], &[0]);
-        let fp = xfb.fp();
-        let bufs = [t.bufs[0].buffer, t.bufs[1].buffer];
-        (fp.cmd_bind_transform_feedback_buffers_ext)(
-            cb,
-            0,
-            2,
-            bufs.as_ptr(),
-            t.bind_offset.as_ptr(),
-            t.bind_size.as_ptr(),
-        );
-        (fp.cmd_begin_transform_feedback_ext)(cb, 0, 0, std::ptr::null(), std::ptr::null());
         match count {
             None => d.cmd_draw_indirect(cb, args.buffer, 16, draws.len() as u32, stride),
             Some((n, max)) => {
@@ -1289,12 +1283,8 @@ fn record_multi(
                 count_ext.cmd_draw_indirect_count(cb, args.buffer, 16, args.buffer, 0, max, stride);
             }
         }
-        let counters = [t.counters.buffer, t.counters.buffer];
-        let offsets = [0u64, 8];
-        (fp.cmd_end_transform_feedback_ext)(cb, 0, 2, counters.as_ptr(), offsets.as_ptr());
-        d.cmd_end_render_pass(cb);
-        d.end_command_buffer(cb).unwrap();
     }
+    end_capture(gpu, t, cb);
     (cb, args)
 }
 
