@@ -76,46 +76,40 @@ pub struct TuplePlan {
 /// The table rows of `name` on `unit`, and the selectors each source of
 /// the first row allows (memoised per thread: the tables are scanned by
 /// name, and the scheduler asks for every candidate tuple).
+///
+/// The cache owns its entries (no leaked boxes: a thread's cache is freed
+/// when the thread ends, and valgrind in CI counts leaks).
 struct OpRows {
-    rows: &'static [&'static OpInfo],
-    masks: Option<&'static [u8]>,
+    rows: Vec<&'static OpInfo>,
+    masks: Option<Vec<u8>>,
 }
 
-fn op_rows(unit: Unit, name: &'static str) -> &'static OpRows {
+fn op_rows(unit: Unit, name: &'static str) -> std::rc::Rc<OpRows> {
     use rustc_hash::FxHashMap;
     use std::cell::RefCell;
+    use std::rc::Rc;
     thread_local! {
         // Names are 'static literals of `Op::name`: their address is a cheap key.
-        static CACHE: RefCell<FxHashMap<(bool, usize), &'static OpRows>> =
+        static CACHE: RefCell<FxHashMap<(bool, usize), Rc<OpRows>>> =
             RefCell::new(FxHashMap::default());
     }
     let key = (unit == Unit::Fma, name.as_ptr() as usize);
     CACHE.with(|c| {
-        *c.borrow_mut().entry(key).or_insert_with(|| {
-            let rows: &'static [&'static OpInfo] =
-                Box::leak(variants(unit, name).collect::<Vec<_>>().into_boxed_slice());
-            let masks = rows.first().map(|r| {
-                let m: &'static [u8] = Box::leak(
-                    r.srcs
-                        .iter()
-                        .map(|s| s.allowed)
-                        .collect::<Vec<_>>()
-                        .into_boxed_slice(),
-                );
-                m
-            });
-            Box::leak(Box::new(OpRows { rows, masks }))
-        })
+        c.borrow_mut()
+            .entry(key)
+            .or_insert_with(|| {
+                let rows: Vec<&'static OpInfo> = variants(unit, name).collect();
+                let masks = rows
+                    .first()
+                    .map(|r| r.srcs.iter().map(|s| s.allowed).collect());
+                Rc::new(OpRows { rows, masks })
+            })
+            .clone()
     })
 }
 
-fn rows(unit: Unit, name: &'static str) -> &'static [&'static OpInfo] {
-    op_rows(unit, name).rows
-}
-
-/// Allowed selectors per source of the op's first table row.
-fn allowed_masks(op: &Op) -> Option<&'static [u8]> {
-    op_rows(op.unit(), op.name()).masks
+fn rows(unit: Unit, name: &'static str) -> std::rc::Rc<OpRows> {
+    op_rows(unit, name)
 }
 
 /// Plans one tuple: `prev` are the previous tuple's result registers (for
@@ -139,7 +133,9 @@ pub fn plan_tuple(
     let fma_dst = t.writes()[0];
     for (k, ins) in [&t.fma, &t.add].into_iter().enumerate() {
         let Some(ins) = ins else { continue };
-        let masks = allowed_masks(&ins.op)?;
+        // Allowed selectors per source of the op's first table row.
+        let op_rows = op_rows(ins.op.unit(), ins.op.name());
+        let masks = op_rows.masks.as_deref()?;
         let srcs = ins.encoded_srcs();
         if masks.len() != srcs.len() {
             return None;
@@ -450,7 +446,7 @@ fn build_fields_uncached(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileErro
 
 fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
     let mut last_err = None;
-    for &row in rows(op.unit(), op.name()) {
+    for &row in &rows(op.unit(), op.name()).rows {
         let mut f = InstrFields::new(row, sel);
         let mut ok = true;
         for (m, v) in op.modifiers() {
@@ -487,6 +483,7 @@ fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> 
 
 fn nop(unit: Unit) -> Result<InstrFields, CompileError> {
     rows(unit, "NOP")
+        .rows
         .first()
         .map(|r| InstrFields::new(r, &[]))
         .ok_or_else(|| CompileError::Encode("no NOP row".into()))
