@@ -260,6 +260,12 @@ fn re_recording_and_one_time_submit() {
     for round in 0..40u32 {
         // SAFETY: valid handles; the GPU is idle between rounds.
         unsafe {
+            // The pool has no RESET_COMMAND_BUFFER flag: reset it whole
+            // (VUID-vkBeginCommandBuffer-commandBuffer-00050).
+            if round > 0 {
+                d.reset_command_pool(pool, vk::CommandPoolResetFlags::empty())
+                    .unwrap();
+            }
             begin_secondary(d, s, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
             d.cmd_fill_buffer(s, dst.buffer, 0, 64, round * 3 + 1);
             end(d, s);

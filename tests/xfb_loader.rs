@@ -1205,8 +1205,8 @@ fn provoking_on(model: &str) {
             }
             // SAFETY: the GPU is idle.
             unsafe { d.destroy_pipeline(pipeline, None) };
-            // Restart (strips and fans are where the order differs).
-            let pipeline = s.pipeline_with(d, topology, true, Some(mode));
+            // Restart (strips and fans are where the order differs; list
+            // topologies cannot enable it, VUID-...-topology-00428).
             let draws = [Draw {
                 count: 11,
                 instances: 2,
@@ -1221,15 +1221,16 @@ fn provoking_on(model: &str) {
                     | vk::PrimitiveTopology::TRIANGLE_FAN
             );
             if restart {
+                let pipeline = s.pipeline_with(d, topology, true, Some(mode));
                 let t = Targets::new(d, [200, 200]);
                 let cb = record(&gpu, &s, &t, pipeline, &draws, false);
                 submit_and_wait(&gpu, &[cb]);
                 check_order(topology, true, last, &t, &draws, [0, 0], &what);
                 t.destroy(d);
+                free_index_buffers(d);
+                // SAFETY: the GPU is idle.
+                unsafe { d.destroy_pipeline(pipeline, None) };
             }
-            free_index_buffers(d);
-            // SAFETY: the GPU is idle.
-            unsafe { d.destroy_pipeline(pipeline, None) };
         }
     }
     s.destroy(d);
