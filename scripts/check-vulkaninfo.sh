@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI check: vulkaninfo (full and --summary) through the Khronos loader must
 # list the simulated Mali-G52 and VK_EXT_transform_feedback with its
-# feature and properties, exit 0, and log no driver errors; with
+# feature and properties (and the other extensions and features claimed), exit 0, and log no driver errors; with
 # VK_LOADER_DEBUG=error,warn the loader must report nothing about our ICD.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,7 +35,11 @@ done
 
 # The full report lists the extension and its properties.
 for want in "VK_EXT_transform_feedback" "transformFeedback *= true" \
-            "maxTransformFeedbackBuffers *= 4" "transformFeedbackQueries"; do
+            "maxTransformFeedbackBuffers *= 4" "transformFeedbackQueries" \
+            "transformFeedbackDraw *= true" "multiDrawIndirect *= true" \
+            "VK_KHR_timeline_semaphore" "timelineSemaphore *= true" \
+            "VK_EXT_provoking_vertex" "transformFeedbackPreservesProvokingVertex *= true" \
+            "VK_KHR_draw_indirect_count"; do
     if ! grep -q -E "$want" "$out/full.out"; then
         echo "FAIL: vulkaninfo does not show '$want'"; fail=1
     fi

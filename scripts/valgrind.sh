@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the loader-level programs once under valgrind's memcheck: the
 # `timestamps` example and the loader-level test binaries (instance, memory,
-# sync, query, device_lost, vk_lifetimes, pipeline_cache), one test thread each.
+# sync, query, device_lost, vk_lifetimes, pipeline_cache, timeline), one test
+# thread each.
 # Fails on any memcheck
 # error and on definite leaks (possible/reachable leaks are reported, not
 # fatal). The driver's system calls go through libc (rustix `use-libc`), which
@@ -17,7 +18,7 @@ command -v valgrind >/dev/null || {
     exit 1
 }
 
-tests=(instance memory sync query device_lost vk_lifetimes pipeline_cache)
+tests=(instance memory sync query device_lost vk_lifetimes pipeline_cache timeline)
 log_dir=target/valgrind
 mkdir -p "$log_dir"
 

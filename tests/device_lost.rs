@@ -1,6 +1,8 @@
 //! A job chain that faults on the GPU loses the device: fence waits, later
-//! submits, idle waits and query waits report VK_ERROR_DEVICE_LOST, and the
-//! process keeps running.
+//! submits, idle waits, query waits and event status report
+//! VK_ERROR_DEVICE_LOST (also when a wait for a host-set event was queued
+//! behind the faulting chain: it does not block), and the process keeps
+//! running.
 
 mod common;
 
@@ -28,6 +30,24 @@ fn a_gpu_fault_is_device_lost_upstairs() {
             )
             .unwrap();
         let pool = gpu.command_pool();
+        let event = d
+            .create_event(&vk::EventCreateInfo::default(), None)
+            .unwrap();
+        let waiter = gpu.command_buffer(pool);
+        d.begin_command_buffer(waiter, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        // Never set: only the loss ends this wait.
+        d.cmd_wait_events(
+            waiter,
+            &[event],
+            vk::PipelineStageFlags::HOST,
+            vk::PipelineStageFlags::TRANSFER,
+            &[],
+            &[],
+            &[],
+        );
+        d.cmd_reset_query_pool(waiter, qp, 0, 1);
+        d.end_command_buffer(waiter).unwrap();
         let cb = gpu.command_buffer(pool);
         d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
             .unwrap();
@@ -46,6 +66,16 @@ fn a_gpu_fault_is_device_lost_upstairs() {
             fence,
         )
         .unwrap();
+        // Queued behind the fault (or refused if the loss is already known).
+        let queued = d.queue_submit(
+            gpu.queue,
+            &[vk::SubmitInfo::default().command_buffers(&[waiter])],
+            vk::Fence::null(),
+        );
+        assert!(matches!(
+            queued,
+            Ok(()) | Err(vk::Result::ERROR_DEVICE_LOST)
+        ));
         assert_eq!(
             d.wait_for_fences(&[fence], true, 5_000_000_000),
             Err(vk::Result::ERROR_DEVICE_LOST)
@@ -76,6 +106,11 @@ fn a_gpu_fault_is_device_lost_upstairs() {
             d.get_fence_status(fence),
             Err(vk::Result::ERROR_DEVICE_LOST)
         );
+        assert_eq!(
+            d.get_event_status(event),
+            Err(vk::Result::ERROR_DEVICE_LOST)
+        );
+        d.destroy_event(event, None);
         // Objects can still be destroyed.
         d.destroy_fence(fence, None);
         d.destroy_command_pool(pool, None);

@@ -354,3 +354,58 @@ fn packing_reproduces_panvk_local_storage() {
     let rsd = read_descriptor(&snap, 0xf7ff_7000, l.renderer_state).unwrap();
     assert_eq!(renderer_state::SHADER_CONTAINS_BARRIER.get(&rsd), 1);
 }
+
+/// PanVk's graphics chains (IDVS/VERTEX/TILER, FRAGMENT, MFBD, render
+/// targets, ZS/CRC, tiler context and heap, blend, textures and samplers
+/// of six render passes) print exactly as pandecode printed them, shaders
+/// disassembled: every table they use comes from genxml (`hw::genxml`).
+#[test]
+fn graphics_chains_print_as_pandecode_did() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/reference/mesa-g52/graphics/jobchains/"
+    );
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            name.strip_suffix(".snap").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 10, "{names:?}");
+    let disasm = |code: &[u8]| bifrost_vk::compiler::bifrost::disasm::disassemble(code).unwrap();
+    let mut all = String::new();
+    for name in names {
+        let snap = Snapshot::parse(&std::fs::read(format!("{dir}{name}.snap")).unwrap()).unwrap();
+        let opts = Options {
+            disassemble: Some(&disasm),
+        };
+        let (listing, result) = decode_snapshot(&snap, &opts);
+        result.unwrap();
+        let want: String = std::fs::read_to_string(format!("{dir}{name}.pandecode.txt"))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with("//"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(listing.text, want, "{name}");
+        assert_eq!(listing.errors, "", "{name}");
+        all += &listing.text;
+    }
+    // What the listings cover: the descriptors issue 9 builds on.
+    for heading in [
+        "Tiler Job Payload:",
+        "Fragment Job Payload:",
+        "Framebuffer @",
+        "Color Render Targets @",
+        "ZS CRC Extension:",
+        "Tiler Heap:",
+        "Primitive:",
+        "Vertex Draw:",
+        "Equation:",
+        "Texture:",
+    ] {
+        assert!(all.contains(heading), "{heading}");
+    }
+}

@@ -66,6 +66,30 @@ fn features2_and_properties2_chains() {
         vk::FALSE
     );
 
+    // VK_EXT_provoking_vertex: both modes, preserved in capture
+    // (tests/xfb_loader.rs::xfb_provoking_vertex_*), fans included.
+    let mut pv = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default();
+    let mut f2 = vk::PhysicalDeviceFeatures2 {
+        p_next: (&mut pv as *mut vk::PhysicalDeviceProvokingVertexFeaturesEXT).cast(),
+        ..Default::default()
+    };
+    // SAFETY: valid chain.
+    unsafe { ext.get_physical_device_features2(gpu.physical_device, &mut f2) };
+    assert_eq!(pv.provoking_vertex_last, vk::TRUE);
+    assert_eq!(pv.transform_feedback_preserves_provoking_vertex, vk::TRUE);
+    let mut pvp = vk::PhysicalDeviceProvokingVertexPropertiesEXT::default();
+    let mut p2 = vk::PhysicalDeviceProperties2 {
+        p_next: (&mut pvp as *mut vk::PhysicalDeviceProvokingVertexPropertiesEXT).cast(),
+        ..Default::default()
+    };
+    // SAFETY: valid chain.
+    unsafe { ext.get_physical_device_properties2(gpu.physical_device, &mut p2) };
+    assert_eq!(pvp.provoking_vertex_mode_per_pipeline, vk::TRUE);
+    assert_eq!(
+        pvp.transform_feedback_preserves_triangle_fan_provoking_vertex,
+        vk::TRUE
+    );
+
     let mut unk = unknown();
     let mut xp = vk::PhysicalDeviceTransformFeedbackPropertiesEXT {
         p_next: (&mut unk as *mut Unknown).cast(),
@@ -86,10 +110,10 @@ fn features2_and_properties2_chains() {
     assert_eq!(xp.max_transform_feedback_buffer_size, u64::from(u32::MAX));
     assert_eq!(xp.max_transform_feedback_buffer_data_size, 2048);
     assert_eq!(xp.max_transform_feedback_buffer_data_stride, 2048);
-    // Stream queries work (tests/xfb_queries.rs); indirect byte-count
-    // draws are not implemented, so not claimed.
+    // Stream queries work (tests/xfb_queries.rs), and so do byte-count
+    // draws (tests/xfb_loader.rs::xfb_byte_count_draws_*).
     assert_eq!(xp.transform_feedback_queries, vk::TRUE);
-    assert_eq!(xp.transform_feedback_draw, vk::FALSE);
+    assert_eq!(xp.transform_feedback_draw, vk::TRUE);
 
     let mut m2 = vk::PhysicalDeviceMemoryProperties2::default();
     // SAFETY: valid structure.

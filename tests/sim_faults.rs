@@ -113,6 +113,7 @@ fn instruction_fetch_from_a_noexec_bo_faults() {
                 groups: [1, 1, 1],
                 ubos: &[],
                 attributes: None,
+                push_buffer: None,
             })
             .unwrap_err();
         let fault = err.fault().unwrap();
@@ -381,5 +382,43 @@ ds(0) eos atomic
 ";
     for text in [LONE_SEG_ADD, LONE_ATOM_CX] {
         faults_as_invalid_encoding(&assemble(text).unwrap_or_else(|e| panic!("{e:?}")));
+    }
+}
+
+/// The simulator keeps decoded clauses across jobs (`shader::ClauseCache`),
+/// but code rewritten in place is what the next job runs: garbage written
+/// over a program that ran faults the next job, and the program written
+/// back runs again.
+#[test]
+fn code_rewritten_in_place_is_decoded_again() {
+    use bifrost_vk::jm::ComputeJob;
+    for model in [SimModel::G52, SimModel::G72] {
+        let mut gpu = SimGpu::new(model);
+        let out = gpu.alloc(4096);
+        let bin = binary_from_code(&assemble(STORE_ID).unwrap(), 1);
+        let code = gpu.upload(&bin);
+        let job = ComputeJob {
+            binary: &bin,
+            code,
+            push_uniforms: &[out.va],
+            local_size: [4, 1, 1],
+            groups: [1, 1, 1],
+            ubos: &[],
+            attributes: None,
+            push_buffer: None,
+        };
+        gpu.run_compute_job(&job).expect("the program runs");
+        assert_eq!(gpu.read_u32s(out.va, 4), [0, 1, 2, 3]);
+        gpu.write(code, &vec![0xFF; bin.code.len()]);
+        let err = gpu.run_compute_job(&job).unwrap_err();
+        assert_eq!(
+            err.fault().unwrap().status,
+            status::INSTR_INVALID_ENC,
+            "{err}"
+        );
+        gpu.write(code, &bin.code);
+        gpu.write_u32s(out.va, &[9; 4]);
+        gpu.run_compute_job(&job).expect("the program runs again");
+        assert_eq!(gpu.read_u32s(out.va, 4), [0, 1, 2, 3]);
     }
 }

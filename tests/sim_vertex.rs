@@ -257,6 +257,7 @@ fn ld_attr_formats() {
                 groups: [1, 1, 1],
                 ubos: &[],
                 attributes: Some(attributes),
+                push_buffer: None,
             })
             .unwrap_or_else(|e| panic!("{model:?} {format:?}: {e}"));
             let got = gpu.read_u32s(out.va + 16, 4);

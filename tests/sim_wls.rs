@@ -112,6 +112,7 @@ fn run(model: SimModel, groups: [u32; 3], instances: Option<u64>) -> Result<WlsR
         groups,
         ubos: &[],
         attributes: None,
+        push_buffer: None,
     };
     let arch = gpu.arch();
     let mut fields = None;

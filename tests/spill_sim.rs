@@ -370,6 +370,7 @@ fn tls_slots_are_per_core_and_per_thread() {
                 groups: [cores, 1, 1],
                 ubos: &[],
                 attributes: None,
+                push_buffer: None,
             };
             add_compute_job(chain, pool, arch, &job, [0, 0])?;
             job_va = chain.head();

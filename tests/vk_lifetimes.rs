@@ -3,7 +3,8 @@
 //! - a create / use / destroy loop over every object type the driver has
 //!   (shader modules, set and pipeline layouts, descriptor pools and sets,
 //!   graphics and compute pipelines, render passes, framebuffers, buffers,
-//!   memory, command pools and buffers, fences, query pools), each round
+//!   memory, command pools and buffers, fences, query pools, events,
+//!   secondary command buffers with a wait point), each round
 //!   capturing with transform feedback and dispatching; afterwards the
 //!   device's BO count and bytes are back at their baseline (CI also runs
 //!   this binary under valgrind: no definite leaks);
@@ -321,6 +322,79 @@ fn create_use_destroy_leaves_nothing_behind() {
     let baseline = gpu.bo_stats();
     for _ in 0..20 {
         round(&gpu);
+    }
+    assert_eq!(
+        gpu.bo_stats(),
+        baseline,
+        "BO count and bytes back at the baseline"
+    );
+}
+
+/// Events and secondary command buffers: a secondary that waits on a
+/// host-set event, fills and sets another event, executed by a primary;
+/// every object destroyed afterwards (also while a freed secondary's chain
+/// is still held by the primary).
+fn events_round(gpu: &Gpu) {
+    let d = &gpu.device;
+    let dst = Buf::new(d, 64, vk::BufferUsageFlags::TRANSFER_DST);
+    // SAFETY: valid handles throughout; the GPU is idle before destruction.
+    unsafe {
+        let host = d
+            .create_event(&vk::EventCreateInfo::default(), None)
+            .unwrap();
+        let gpu_set = d
+            .create_event(&vk::EventCreateInfo::default(), None)
+            .unwrap();
+        d.set_event(host).unwrap();
+        let pool = gpu.command_pool();
+        let s = d
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .level(vk::CommandBufferLevel::SECONDARY)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        let inheritance = vk::CommandBufferInheritanceInfo::default();
+        d.begin_command_buffer(
+            s,
+            &vk::CommandBufferBeginInfo::default().inheritance_info(&inheritance),
+        )
+        .unwrap();
+        d.cmd_wait_events(
+            s,
+            &[host],
+            vk::PipelineStageFlags::HOST,
+            vk::PipelineStageFlags::TRANSFER,
+            &[],
+            &[],
+            &[],
+        );
+        d.cmd_fill_buffer(s, dst.buffer, 0, 64, 9);
+        d.cmd_set_event(s, gpu_set, vk::PipelineStageFlags::TRANSFER);
+        d.end_command_buffer(s).unwrap();
+        let p = gpu.command_buffer(pool);
+        d.begin_command_buffer(p, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        d.cmd_execute_commands(p, &[s]);
+        d.end_command_buffer(p).unwrap();
+        submit_wait(d, gpu.queue, p);
+        assert!(d.get_event_status(gpu_set).unwrap());
+        assert_eq!(dst.u32_at(60), 9);
+        d.destroy_command_pool(pool, None);
+        d.destroy_event(host, None);
+        d.destroy_event(gpu_set, None);
+    }
+    dst.destroy(d);
+}
+
+#[test]
+fn events_and_secondaries_leave_nothing_behind() {
+    let gpu = Gpu::with_xfb("g72");
+    events_round(&gpu);
+    let baseline = gpu.bo_stats();
+    for _ in 0..20 {
+        events_round(&gpu);
     }
     assert_eq!(
         gpu.bo_stats(),

@@ -42,7 +42,12 @@ struct Draw {
 /// draws), the index stream splits at the all-ones value of the index size,
 /// compared before vertexOffset, and each run assembles primitives afresh
 /// (Vulkan spec, "Primitive Restart"; strip parity restarts with the run).
-fn captured(topology: vk::PrimitiveTopology, d: &Draw, restart: bool) -> (Vec<(u32, u32)>, u32) {
+fn captured(
+    topology: vk::PrimitiveTopology,
+    d: &Draw,
+    restart: bool,
+    last: bool,
+) -> (Vec<(u32, u32)>, u32) {
     // Runs of vertex numbers in draw order.
     let runs: Vec<Vec<u32>> = match &d.indexed {
         None => vec![(0..d.count).map(|j| d.first + j).collect()],
@@ -66,7 +71,12 @@ fn captured(topology: vk::PrimitiveTopology, d: &Draw, restart: bool) -> (Vec<(u
     };
     let mut per_instance = Vec::new();
     for run in &runs {
-        for p in primitives(topology, run.len() as u32) {
+        let prims = if last {
+            primitives_last(topology, run.len() as u32)
+        } else {
+            primitives(topology, run.len() as u32)
+        };
+        for p in prims {
             per_instance.push(p.iter().map(|&j| run[j as usize]).collect::<Vec<_>>());
         }
     }
@@ -100,7 +110,9 @@ impl Targets {
         let counters = Buf::new(
             d,
             64,
-            vk::BufferUsageFlags::TRANSFORM_FEEDBACK_COUNTER_BUFFER_EXT,
+            // Counters also feed vkCmdDrawIndirectByteCountEXT.
+            vk::BufferUsageFlags::TRANSFORM_FEEDBACK_COUNTER_BUFFER_EXT
+                | vk::BufferUsageFlags::INDIRECT_BUFFER,
         );
         counters.bytes().fill(0xEE);
         Targets {
@@ -119,6 +131,22 @@ impl Targets {
     }
 }
 
+/// How `record` issues each draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// vkCmdDraw / vkCmdDrawIndexed.
+    Direct,
+    /// vkCmdDrawIndirect / vkCmdDrawIndexedIndirect: the draw's record at
+    /// byte 12 of a buffer of its own (stride 20, drawCount 1).
+    Indirect,
+    /// vkCmdDraw(Indexed)IndirectCountKHR: the count (`n`, 0 or 1) at byte
+    /// 0 of the same buffer, maxDrawCount 1.
+    Count(u32),
+    /// vkCmdDrawIndirectByteCountEXT with (counter buffer, its offset,
+    /// counterOffset, vertexStride); the draw's count is not used.
+    ByteCount(vk::Buffer, u64, u32, u32),
+}
+
 /// Records draws between Begin and End (counters at offsets 0 and 8 of the
 /// counter buffer, resumed when `resume`), in a render pass.
 fn record(
@@ -127,6 +155,19 @@ fn record(
     t: &Targets,
     pipeline: vk::Pipeline,
     draws: &[Draw],
+    resume: bool,
+) -> vk::CommandBuffer {
+    record_as(gpu, s, t, pipeline, draws, resume, Mode::Direct)
+}
+
+/// A command buffer recording into the render pass with the pipeline,
+/// descriptors, push constants and vertex buffers bound and transform
+/// feedback begun on `t` (resumed from its counters when `resume`).
+fn begin_capture(
+    gpu: &Gpu,
+    s: &Setup,
+    t: &Targets,
+    pipeline: vk::Pipeline,
     resume: bool,
 ) -> vk::CommandBuffer {
     let d = &gpu.device;
@@ -188,17 +229,84 @@ fn record(
         } else {
             (fp.cmd_begin_transform_feedback_ext)(cb, 0, 0, std::ptr::null(), std::ptr::null());
         }
+    }
+    cb
+}
+
+/// Ends what [`begin_capture`] began: transform feedback (counters saved
+/// at offsets 0 and 8 of `t.counters`), the render pass, the recording.
+fn end_capture(gpu: &Gpu, t: &Targets, cb: vk::CommandBuffer) {
+    let d = &gpu.device;
+    let xfb = ash::ext::transform_feedback::Device::new(&gpu.instance, d);
+    let counters = [t.counters.buffer, t.counters.buffer];
+    let offsets = [0u64, 8];
+    // SAFETY: valid handles throughout.
+    unsafe {
+        (xfb.fp().cmd_end_transform_feedback_ext)(cb, 0, 2, counters.as_ptr(), offsets.as_ptr());
+        d.cmd_end_render_pass(cb);
+        d.end_command_buffer(cb).unwrap();
+    }
+}
+
+/// [`record`] with the draws issued as `mode` says.
+fn record_as(
+    gpu: &Gpu,
+    s: &Setup,
+    t: &Targets,
+    pipeline: vk::Pipeline,
+    draws: &[Draw],
+    resume: bool,
+    mode: Mode,
+) -> vk::CommandBuffer {
+    let d = &gpu.device;
+    let xfb = ash::ext::transform_feedback::Device::new(&gpu.instance, d);
+    let fp = xfb.fp();
+    let cb = begin_capture(gpu, s, t, pipeline, resume);
+    // SAFETY: valid handles throughout.
+    unsafe {
         let mut index_buffers = Vec::new();
+        let count_ext = ash::khr::draw_indirect_count::Device::new(&gpu.instance, d);
+        // The draw's own indirect buffer (filled with garbage around the record).
+        let indirect = |words: &[u32]| -> vk::Buffer {
+            let b = Buf::new(d, 64, vk::BufferUsageFlags::INDIRECT_BUFFER);
+            b.bytes().fill(0x7F);
+            b.write(12, words);
+            if let Mode::Count(n) = mode {
+                b.write(0, &[n]);
+            }
+            let buffer = b.buffer;
+            INDIRECT_BUFFERS.with(|v| v.borrow_mut().push(b));
+            buffer
+        };
         for draw in draws {
-            match &draw.indexed {
-                None => d.cmd_draw(
+            match (&draw.indexed, mode) {
+                (None, Mode::ByteCount(counter, at, counter_offset, stride)) => (fp
+                    .cmd_draw_indirect_byte_count_ext)(
+                    cb,
+                    draw.instances,
+                    draw.first_instance,
+                    counter,
+                    at,
+                    counter_offset,
+                    stride,
+                ),
+                (None, Mode::Indirect | Mode::Count(_)) => {
+                    let b =
+                        indirect(&[draw.count, draw.instances, draw.first, draw.first_instance]);
+                    if mode == Mode::Indirect {
+                        d.cmd_draw_indirect(cb, b, 12, 1, 20);
+                    } else {
+                        count_ext.cmd_draw_indirect_count(cb, b, 12, b, 0, 1, 20);
+                    }
+                }
+                (None, _) => d.cmd_draw(
                     cb,
                     draw.count,
                     draw.instances,
                     draw.first,
                     draw.first_instance,
                 ),
-                Some((ix, size, vertex_offset)) => {
+                (Some((ix, size, vertex_offset)), _) => {
                     let ib = Buf::new(
                         d,
                         4 * ix.len() as u64 + 8,
@@ -219,37 +327,55 @@ fn record(
                         }
                     };
                     d.cmd_bind_index_buffer(cb, ib.buffer, u64::from(*size), ty);
-                    d.cmd_draw_indexed(
-                        cb,
+                    let record = [
                         draw.count,
                         draw.instances,
                         draw.first,
-                        *vertex_offset,
+                        *vertex_offset as u32,
                         draw.first_instance,
-                    );
+                    ];
+                    match mode {
+                        Mode::Indirect => {
+                            let b = indirect(&record);
+                            d.cmd_draw_indexed_indirect(cb, b, 12, 1, 20);
+                        }
+                        Mode::Count(_) => {
+                            let b = indirect(&record);
+                            count_ext.cmd_draw_indexed_indirect_count(cb, b, 12, b, 0, 1, 20);
+                        }
+                        _ => d.cmd_draw_indexed(
+                            cb,
+                            draw.count,
+                            draw.instances,
+                            draw.first,
+                            *vertex_offset,
+                            draw.first_instance,
+                        ),
+                    }
                     index_buffers.push(ib);
                 }
             }
         }
-        (fp.cmd_end_transform_feedback_ext)(cb, 0, 2, counters.as_ptr(), offsets.as_ptr());
-        d.cmd_end_render_pass(cb);
-        d.end_command_buffer(cb).unwrap();
         // Index buffers must outlive the submit: keep them in a leak-free way.
         INDEX_BUFFERS.with(|v| v.borrow_mut().extend(index_buffers));
     }
+    end_capture(gpu, t, cb);
     cb
 }
 
 thread_local! {
     static INDEX_BUFFERS: std::cell::RefCell<Vec<Buf>> = const { std::cell::RefCell::new(Vec::new()) };
+    static INDIRECT_BUFFERS: std::cell::RefCell<Vec<Buf>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 fn free_index_buffers(d: &ash::Device) {
-    INDEX_BUFFERS.with(|v| {
-        for b in v.borrow_mut().drain(..) {
-            b.destroy(d);
-        }
-    });
+    for list in [&INDEX_BUFFERS, &INDIRECT_BUFFERS] {
+        list.with(|v| {
+            for b in v.borrow_mut().drain(..) {
+                b.destroy(d);
+            }
+        });
+    }
 }
 
 /// What the buffers and counters must hold after `draws` (the spec's
@@ -257,6 +383,7 @@ fn free_index_buffers(d: &ash::Device) {
 fn expect(
     topology: vk::PrimitiveTopology,
     restart: bool,
+    last: bool,
     t: &Targets,
     draws: &[Draw],
     start: [u64; 2],
@@ -268,7 +395,7 @@ fn expect(
     let vpp = primitives(topology, 3).first().map_or(1, Vec::len) as u64;
     let mut offset = start;
     for d in draws {
-        let (verts, needed) = captured(topology, d, restart);
+        let (verts, needed) = captured(topology, d, restart, last);
         let room = (0..2)
             .map(|b| (t.bind_size[b].saturating_sub(offset[b])) / (STRIDE[b] * vpp))
             .min()
@@ -301,7 +428,20 @@ fn check(
     start: [u64; 2],
     what: &str,
 ) {
-    let (want, counters) = expect(topology, restart, t, draws, start);
+    check_order(topology, restart, false, t, draws, start, what)
+}
+
+/// [`check`] with the LAST provoking-vertex order when `last`.
+fn check_order(
+    topology: vk::PrimitiveTopology,
+    restart: bool,
+    last: bool,
+    t: &Targets,
+    draws: &[Draw],
+    start: [u64; 2],
+    what: &str,
+) {
+    let (want, counters) = expect(topology, restart, last, t, draws, start);
     for (b, (buf, want)) in t.bufs.iter().zip(&want).enumerate() {
         let got = buf.bytes();
         if got != want.as_slice() {
@@ -727,4 +867,489 @@ fn xfb_primitive_restart_g52() {
 #[test]
 fn xfb_primitive_restart_g72() {
     restart_on("g72");
+}
+
+/// Indirect draws (vkCmdDrawIndirect, vkCmdDrawIndexedIndirect and the
+/// `Count` forms of VK_KHR_draw_indirect_count) capture what the spec's
+/// rules give for the parameters in the buffer, for every topology, first
+/// vertex and first instance (`drawIndirectFirstInstance`), indexed draws
+/// of every index size, overflow, and a count of 0. The parameters are read
+/// by the GPU at each submit: rewriting the buffer and submitting the same
+/// command buffer again captures the new draw.
+fn indirect_on(model: &str) {
+    let gpu = Gpu::with_xfb(model);
+    let d = &gpu.device;
+    let s = Setup::new(&gpu);
+    let label = |mode: Mode| format!("{model} {mode:?}");
+    for topology in TOPOLOGIES {
+        let pipeline = s.pipeline(d, topology);
+        let mut n = 0;
+        for count in [0, 1, 2, 3, 5, 8] {
+            for instances in [0, 1, 3] {
+                n += 1;
+                let draws = [plain(count, instances, (n * 5) % 9, n % 4)];
+                for mode in [Mode::Indirect, Mode::Count(1)] {
+                    let t = Targets::new(d, [200, 200]);
+                    let cb = record_as(&gpu, &s, &t, pipeline, &draws, false, mode);
+                    submit_and_wait(&gpu, &[cb]);
+                    check(topology, false, &t, &draws, [0, 0], &label(mode));
+                    t.destroy(d);
+                }
+            }
+        }
+        // A count of 0 in the count buffer: nothing is captured.
+        let t = Targets::new(d, [200, 200]);
+        let cb = record_as(
+            &gpu,
+            &s,
+            &t,
+            pipeline,
+            &[plain(6, 2, 0, 0)],
+            false,
+            Mode::Count(0),
+        );
+        submit_and_wait(&gpu, &[cb]);
+        check(topology, false, &t, &[], [0, 0], &label(Mode::Count(0)));
+        t.destroy(d);
+        // Overflow across two draws, and indexed draws (8/16/32-bit,
+        // vertexOffset both signs, instanced).
+        let ix16: Vec<u32> = vec![9, 3, 200, 4, 4, 60_000, 7, 1, 0, 12];
+        let ix32: Vec<u32> = vec![65_536, 3, 69_000, 5, 2, 66_000, 8, 1];
+        let ix8: Vec<u32> = vec![7, 250, 3, 0, 9, 200, 1, 2];
+        let indexed = [
+            Draw {
+                count: 9,
+                instances: 2,
+                first: 1,
+                first_instance: 1,
+                indexed: Some((ix16, 2, 5)),
+            },
+            Draw {
+                count: 7,
+                instances: 3,
+                first: 0,
+                first_instance: 2,
+                indexed: Some((ix32, 4, -2)),
+            },
+            Draw {
+                count: 7,
+                instances: 2,
+                first: 1,
+                first_instance: 0,
+                indexed: Some((ix8, 1, 11)),
+            },
+        ];
+        let overflow = [plain(8, 2, 1, 0), plain(7, 1, 30, 4)];
+        for mode in [Mode::Indirect, Mode::Count(1)] {
+            for (draws, records) in [(&overflow[..], [40, 11]), (&indexed[..], [200, 200])] {
+                let t = Targets::new(d, records);
+                let cb = record_as(&gpu, &s, &t, pipeline, draws, false, mode);
+                submit_and_wait(&gpu, &[cb]);
+                check(topology, false, &t, draws, [0, 0], &label(mode));
+                t.destroy(d);
+            }
+        }
+        free_index_buffers(d);
+        // Resubmission reads the buffer again.
+        let t = Targets::new(d, [200, 200]);
+        let cb = record_as(
+            &gpu,
+            &s,
+            &t,
+            pipeline,
+            &[plain(5, 2, 1, 1)],
+            false,
+            Mode::Indirect,
+        );
+        submit_and_wait(&gpu, &[cb]);
+        check(topology, false, &t, &[plain(5, 2, 1, 1)], [0, 0], model);
+        INDIRECT_BUFFERS.with(|v| v.borrow().last().unwrap().write(12, &[7u32, 1, 3, 2]));
+        for b in &t.bufs {
+            b.bytes().fill(CANARY);
+        }
+        submit_and_wait(&gpu, &[cb]);
+        check(topology, false, &t, &[plain(7, 1, 3, 2)], [0, 0], model);
+        t.destroy(d);
+        free_index_buffers(d);
+        // SAFETY: the GPU is idle.
+        unsafe { d.destroy_pipeline(pipeline, None) };
+    }
+    s.destroy(d);
+}
+
+#[test]
+fn xfb_indirect_draws_g52() {
+    indirect_on("g52");
+}
+
+#[test]
+fn xfb_indirect_draws_g72() {
+    indirect_on("g72");
+}
+
+/// vkCmdDrawIndirectByteCountEXT: a first pass captures into buffers whose
+/// counter then drives a second draw, `vertexCount = (counter −
+/// counterOffset) / vertexStride` (Vulkan spec,
+/// vkCmdDrawIndirectByteCountEXT), with instances and a first instance.
+fn byte_count_on(model: &str) {
+    let gpu = Gpu::with_xfb(model);
+    let d = &gpu.device;
+    let s = Setup::new(&gpu);
+    for topology in [
+        vk::PrimitiveTopology::TRIANGLE_LIST,
+        vk::PrimitiveTopology::TRIANGLE_STRIP,
+        vk::PrimitiveTopology::POINT_LIST,
+    ] {
+        let pipeline = s.pipeline(d, topology);
+        let first = [plain(8, 1, 0, 0)];
+        let t1 = Targets::new(d, [200, 200]);
+        let cb1 = record(&gpu, &s, &t1, pipeline, &first, false);
+        submit_and_wait(&gpu, &[cb1]);
+        check(topology, false, &t1, &first, [0, 0], model);
+        let counter = t1.counters.u32_at(0);
+        let stride = STRIDE[0] as u32;
+        // counterOffset is a multiple of 4
+        // (VUID-vkCmdDrawIndirectByteCountEXT-counterOffset-09474).
+        for (counter_offset, vertex_stride) in
+            [(0, stride), (stride + 4, stride), (0, 7), (counter + 8, 16)]
+        {
+            let n = counter.saturating_sub(counter_offset) / vertex_stride;
+            let draws = [plain(n, 2, 0, 1)];
+            let t2 = Targets::new(d, [200, 200]);
+            let mode = Mode::ByteCount(t1.counters.buffer, 0, counter_offset, vertex_stride);
+            let cb2 = record_as(&gpu, &s, &t2, pipeline, &draws, false, mode);
+            submit_and_wait(&gpu, &[cb2]);
+            check(
+                topology,
+                false,
+                &t2,
+                &draws,
+                [0, 0],
+                &format!("{model} {mode:?}"),
+            );
+            t2.destroy(d);
+        }
+        t1.destroy(d);
+        // SAFETY: the GPU is idle.
+        unsafe { d.destroy_pipeline(pipeline, None) };
+    }
+    s.destroy(d);
+}
+
+#[test]
+fn xfb_byte_count_draws_g52() {
+    byte_count_on("g52");
+}
+
+#[test]
+fn xfb_byte_count_draws_g72() {
+    byte_count_on("g72");
+}
+
+/// vkCmdDispatchIndirect: the workgroup counts come from the buffer when
+/// the GPU runs (one recording, submitted with different counts), reach
+/// the shader as gl_NumWorkGroups, and a count of 0 runs nothing.
+#[test]
+fn dispatch_indirect() {
+    const SPV: &[u8] = include_bytes!("shaders/vk/groups.comp.spv");
+    const WORDS: usize = 2 * 8 * 64;
+    for model in ["g52", "g72"] {
+        let gpu = Gpu::with_xfb(model);
+        let d = &gpu.device;
+        // SAFETY: valid handles and create infos throughout.
+        unsafe {
+            let module = d
+                .create_shader_module(
+                    &vk::ShaderModuleCreateInfo {
+                        code_size: SPV.len(),
+                        p_code: SPV.as_ptr().cast(),
+                        ..Default::default()
+                    },
+                    None,
+                )
+                .unwrap();
+            let bindings = [vk::DescriptorSetLayoutBinding::default()
+                .binding(0)
+                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::COMPUTE)];
+            let set_layout = d
+                .create_descriptor_set_layout(
+                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                    None,
+                )
+                .unwrap();
+            let layout = d
+                .create_pipeline_layout(
+                    &vk::PipelineLayoutCreateInfo::default().set_layouts(&[set_layout]),
+                    None,
+                )
+                .unwrap();
+            let stage = vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::COMPUTE)
+                .module(module)
+                .name(c"main");
+            let pipeline = d
+                .create_compute_pipelines(
+                    vk::PipelineCache::null(),
+                    &[vk::ComputePipelineCreateInfo::default()
+                        .stage(stage)
+                        .layout(layout)],
+                    None,
+                )
+                .unwrap()[0];
+            let sizes = [vk::DescriptorPoolSize {
+                ty: vk::DescriptorType::STORAGE_BUFFER,
+                descriptor_count: 1,
+            }];
+            let pool = d
+                .create_descriptor_pool(
+                    &vk::DescriptorPoolCreateInfo::default()
+                        .max_sets(1)
+                        .pool_sizes(&sizes),
+                    None,
+                )
+                .unwrap();
+            let set = d
+                .allocate_descriptor_sets(
+                    &vk::DescriptorSetAllocateInfo::default()
+                        .descriptor_pool(pool)
+                        .set_layouts(&[set_layout]),
+                )
+                .unwrap()[0];
+            let out = Buf::new(d, 4 * WORDS as u64, vk::BufferUsageFlags::STORAGE_BUFFER);
+            let args = Buf::new(d, 64, vk::BufferUsageFlags::INDIRECT_BUFFER);
+            let info = [vk::DescriptorBufferInfo {
+                buffer: out.buffer,
+                offset: 0,
+                range: vk::WHOLE_SIZE,
+            }];
+            d.update_descriptor_sets(
+                &[vk::WriteDescriptorSet::default()
+                    .dst_set(set)
+                    .dst_binding(0)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .buffer_info(&info)],
+                &[],
+            );
+            let cmd_pool = gpu.command_pool();
+            let cb = gpu.command_buffer(cmd_pool);
+            d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+                .unwrap();
+            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
+            d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
+            d.cmd_dispatch_indirect(cb, args.buffer, 4);
+            d.end_command_buffer(cb).unwrap();
+            for groups in [[1u32, 1, 1], [3, 2, 2], [0, 4, 4], [5, 1, 3], [2, 0, 1]] {
+                args.bytes().fill(0x55);
+                args.write(4, &groups);
+                out.bytes().fill(CANARY);
+                let cbs = [cb];
+                let submit = [vk::SubmitInfo::default().command_buffers(&cbs)];
+                d.queue_submit(gpu.queue, &submit, vk::Fence::null())
+                    .unwrap();
+                d.queue_wait_idle(gpu.queue).unwrap();
+                let got: Vec<u32> = (0..WORDS).map(|w| out.u32_at(4 * w)).collect();
+                let n = (8 * groups[0] * groups[1] * groups[2]) as usize;
+                let packed = groups[0] | groups[1] << 8 | groups[2] << 16;
+                let canary = u32::from_le_bytes([CANARY; 4]);
+                for i in 0..WORDS / 2 {
+                    let want = if i < n {
+                        [i as u32 + 1, packed]
+                    } else {
+                        [canary, canary]
+                    };
+                    assert_eq!(
+                        [got[2 * i], got[2 * i + 1]],
+                        want,
+                        "{model} groups {groups:?} invocation {i}"
+                    );
+                }
+            }
+            out.destroy(d);
+            args.destroy(d);
+            d.destroy_command_pool(cmd_pool, None);
+            d.destroy_descriptor_pool(pool, None);
+            d.destroy_pipeline(pipeline, None);
+            d.destroy_pipeline_layout(layout, None);
+            d.destroy_descriptor_set_layout(set_layout, None);
+            d.destroy_shader_module(module, None);
+        }
+    }
+}
+
+/// VK_EXT_provoking_vertex: a pipeline in LAST mode captures every
+/// primitive with its provoking vertex last (`transformFeedbackPreserves
+/// ProvokingVertex`, fans included: `transformFeedbackPreservesTriangleFan
+/// ProvokingVertex`), for plain, instanced, indexed, restarted and indirect
+/// draws; FIRST mode given explicitly is the default order.
+fn provoking_on(model: &str) {
+    let gpu = Gpu::with_xfb(model);
+    let d = &gpu.device;
+    let s = Setup::new(&gpu);
+    let ix16: Vec<u32> = vec![9, 3, 0xFFFF, 4, 4, 60, 7, 1, 0, 12, 5];
+    for topology in TOPOLOGIES {
+        for (mode, last) in [
+            (vk::ProvokingVertexModeEXT::LAST_VERTEX, true),
+            (vk::ProvokingVertexModeEXT::FIRST_VERTEX, false),
+        ] {
+            let what = format!("{model} {mode:?}");
+            let pipeline = s.pipeline_with(d, topology, false, Some(mode));
+            let draws: Vec<Draw> = (0..=7).map(|n| plain(n, 2, n % 3, 1)).collect();
+            for how in [Mode::Direct, Mode::Indirect] {
+                let t = Targets::new(d, [400, 400]);
+                let cb = record_as(&gpu, &s, &t, pipeline, &draws, false, how);
+                submit_and_wait(&gpu, &[cb]);
+                check_order(topology, false, last, &t, &draws, [0, 0], &what);
+                t.destroy(d);
+            }
+            // SAFETY: the GPU is idle.
+            unsafe { d.destroy_pipeline(pipeline, None) };
+            // Restart (strips and fans are where the order differs).
+            let pipeline = s.pipeline_with(d, topology, true, Some(mode));
+            let draws = [Draw {
+                count: 11,
+                instances: 2,
+                first: 0,
+                first_instance: 0,
+                indexed: Some((ix16.clone(), 2, 1)),
+            }];
+            let restart = matches!(
+                topology,
+                vk::PrimitiveTopology::LINE_STRIP
+                    | vk::PrimitiveTopology::TRIANGLE_STRIP
+                    | vk::PrimitiveTopology::TRIANGLE_FAN
+            );
+            if restart {
+                let t = Targets::new(d, [200, 200]);
+                let cb = record(&gpu, &s, &t, pipeline, &draws, false);
+                submit_and_wait(&gpu, &[cb]);
+                check_order(topology, true, last, &t, &draws, [0, 0], &what);
+                t.destroy(d);
+            }
+            free_index_buffers(d);
+            // SAFETY: the GPU is idle.
+            unsafe { d.destroy_pipeline(pipeline, None) };
+        }
+    }
+    s.destroy(d);
+}
+
+#[test]
+fn xfb_provoking_vertex_g52() {
+    provoking_on("g52");
+}
+
+#[test]
+fn xfb_provoking_vertex_g72() {
+    provoking_on("g72");
+}
+
+/// Records `draws` (plain draws) as one vkCmdDrawIndirect with `stride`,
+/// or, with `count = Some((n, max))`, one vkCmdDrawIndirectCountKHR whose
+/// count buffer holds `n` and whose maxDrawCount is `max` (records past
+/// `draws` hold garbage that must never be drawn).
+fn record_multi(
+    gpu: &Gpu,
+    s: &Setup,
+    t: &Targets,
+    pipeline: vk::Pipeline,
+    draws: &[Draw],
+    stride: u32,
+    count: Option<(u32, u32)>,
+) -> (vk::CommandBuffer, Buf) {
+    let d = &gpu.device;
+    let count_ext = ash::khr::draw_indirect_count::Device::new(&gpu.instance, d);
+    let slots = draws.len() as u64 + 2;
+    let args = Buf::new(
+        d,
+        16 + slots * u64::from(stride),
+        vk::BufferUsageFlags::INDIRECT_BUFFER,
+    );
+    args.bytes().fill(0x3F);
+    for (i, draw) in draws.iter().enumerate() {
+        args.write(
+            16 + i * stride as usize,
+            &[draw.count, draw.instances, draw.first, draw.first_instance],
+        );
+    }
+    let cb = begin_capture(gpu, s, t, pipeline, false);
+    // SAFETY: valid handles throughout.
+    unsafe {
+        match count {
+            None => d.cmd_draw_indirect(cb, args.buffer, 16, draws.len() as u32, stride),
+            Some((n, max)) => {
+                args.write(0, &[n]);
+                count_ext.cmd_draw_indirect_count(cb, args.buffer, 16, args.buffer, 0, max, stride);
+            }
+        }
+    }
+    end_capture(gpu, t, cb);
+    (cb, args)
+}
+
+/// `multiDrawIndirect`: many draws per indirect command, with strides,
+/// count buffers below and at maxDrawCount, and 22,000 draws in one command
+/// (more jobs than one job chain holds: the command buffer continues in a
+/// new segment, in order).
+#[test]
+fn xfb_multi_draw_indirect() {
+    for model in ["g52", "g72"] {
+        let gpu = Gpu::with_xfb(model);
+        let d = &gpu.device;
+        let s = Setup::new(&gpu);
+        for topology in [
+            vk::PrimitiveTopology::TRIANGLE_STRIP,
+            vk::PrimitiveTopology::LINE_LIST,
+        ] {
+            let pipeline = s.pipeline(d, topology);
+            let draws: Vec<Draw> = (0..7)
+                .map(|i| plain(i + 2, 1 + i % 2, i * 3, i % 3))
+                .collect();
+            for (stride, count) in [
+                (16, None),
+                (28, None),
+                (20, Some((7, 9))),
+                (20, Some((4, 7))),
+                (24, Some((9, 5))),
+            ] {
+                let t = Targets::new(d, [300, 300]);
+                let (cb, args) = record_multi(&gpu, &s, &t, pipeline, &draws, stride, count);
+                submit_and_wait(&gpu, &[cb]);
+                let n = count.map_or(draws.len(), |(n, max)| n.min(max) as usize);
+                check(
+                    topology,
+                    false,
+                    &t,
+                    &draws[..n],
+                    [0, 0],
+                    &format!("{model} stride {stride} count {count:?}"),
+                );
+                t.destroy(d);
+                args.destroy(d);
+            }
+            // SAFETY: the GPU is idle.
+            unsafe { d.destroy_pipeline(pipeline, None) };
+        }
+        s.destroy(d);
+        if model == "g72" {
+            break;
+        }
+    }
+    // One command of 22,000 single-point draws: three jobs each.
+    let gpu = Gpu::with_xfb("g52");
+    let d = &gpu.device;
+    let s = Setup::new(&gpu);
+    let topology = vk::PrimitiveTopology::POINT_LIST;
+    let pipeline = s.pipeline(d, topology);
+    let draws: Vec<Draw> = (0..22_000).map(|i| plain(1, 1, i % 50, i % 3)).collect();
+    let t = Targets::new(d, [22_000, 22_000]);
+    let (cb, args) = record_multi(&gpu, &s, &t, pipeline, &draws, 16, None);
+    submit_and_wait(&gpu, &[cb]);
+    check(topology, false, &t, &draws, [0, 0], "22,000 draws");
+    t.destroy(d);
+    args.destroy(d);
+    // SAFETY: the GPU is idle.
+    unsafe { d.destroy_pipeline(pipeline, None) };
+    s.destroy(d);
 }

@@ -751,6 +751,7 @@ fn variant_on_the_simulator_matches_the_reference() {
                     buffers: tables.va + 1024,
                     count: count_attrs,
                 }),
+                push_buffer: None,
             };
             gpu.run_compute_job(&job)
                 .unwrap_or_else(|e| panic!("{model:?} {case:?}: {e}"));

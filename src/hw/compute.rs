@@ -14,51 +14,15 @@
 //! This module must never decide how a draw or dispatch is split into jobs;
 //! it only encodes what it is given.
 
-use super::layout::{Field, Kind, Layout};
-
-pub mod invocation {
-    use super::*;
-    pub const INVOCATIONS: Field = Field::new("Invocations", 0, 0, 32, Kind::Uint);
-    pub const SIZE_Y_SHIFT: Field = Field::new("Size Y shift", 1, 0, 5, Kind::Uint);
-    pub const SIZE_Z_SHIFT: Field = Field::new("Size Z shift", 1, 5, 5, Kind::Uint);
-    pub const WORKGROUPS_X_SHIFT: Field = Field::new("Workgroups X shift", 1, 10, 6, Kind::Uint);
-    pub const WORKGROUPS_Y_SHIFT: Field = Field::new("Workgroups Y shift", 1, 16, 6, Kind::Uint);
-    pub const WORKGROUPS_Z_SHIFT: Field = Field::new("Workgroups Z shift", 1, 22, 6, Kind::Uint);
-    pub const THREAD_GROUP_SPLIT: Field = Field::new("Thread group split", 1, 28, 4, Kind::Uint);
-
-    /// `Thread group split` value "Min efficient", used by graphics jobs.
-    pub const SPLIT_MIN_EFFICIENT: u64 = 2;
-}
-
-/// "Invocation": 8 bytes at +32 of compute, vertex, tiler and IDVS jobs.
-pub static INVOCATION: Layout = Layout {
-    name: "Invocation",
-    words: 2,
-    fields: &[
-        invocation::INVOCATIONS,
-        invocation::SIZE_Y_SHIFT,
-        invocation::SIZE_Z_SHIFT,
-        invocation::WORKGROUPS_X_SHIFT,
-        invocation::WORKGROUPS_Y_SHIFT,
-        invocation::WORKGROUPS_Z_SHIFT,
-        invocation::THREAD_GROUP_SPLIT,
-    ],
-};
+pub use super::genxml::common::{COMPUTE_JOB_PARAMETERS, INVOCATION, invocation};
+use super::layout::Field;
 
 pub mod parameters {
-    use super::*;
-    pub const JOB_TASK_SPLIT: Field = Field::new("Job Task Split", 0, 26, 4, Kind::Uint);
+    pub use crate::hw::genxml::common::compute_job_parameters::*;
 
     /// `Job Task Split` of vertex jobs (panvk and gallium).
     pub const VERTEX_JOB_TASK_SPLIT: u64 = 5;
 }
-
-/// "Compute Job Parameters": 24 bytes at +40 of compute and vertex jobs.
-pub static COMPUTE_JOB_PARAMETERS: Layout = Layout {
-    name: "Compute Job Parameters",
-    words: 6,
-    fields: &[parameters::JOB_TASK_SPLIT],
-};
 
 /// A work size: `size` invocations per work group in x, y, z and `count`
 /// work groups (vertex jobs: size (1,1,1), count (1, vertices, instances)).
@@ -150,7 +114,7 @@ impl WorkSize {
             };
             set(w, WORKGROUPS_Z_SHIFT, z_shift)?;
             let split = if graphics {
-                SPLIT_MIN_EFFICIENT as u32
+                THREAD_GROUP_SPLIT_MIN_EFFICIENT as u32
             } else {
                 shifts[3]
             };

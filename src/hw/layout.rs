@@ -546,6 +546,61 @@ impl Layout {
     }
 }
 
+/// One descriptor of a job aggregate, at a byte offset from the job header.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Section {
+    pub name: &'static str,
+    pub offset: usize,
+    pub layout: &'static Layout,
+}
+
+impl Section {
+    pub const fn new(name: &'static str, offset: usize, layout: &'static Layout) -> Section {
+        Section {
+            name,
+            offset,
+            layout,
+        }
+    }
+
+    /// The section's words inside a job's words (empty if out of range).
+    pub fn words<'a>(&self, job: &'a [u32]) -> &'a [u32] {
+        let start = self.offset / 4;
+        let end = start + self.layout.words as usize;
+        job.get(start..end).unwrap_or(&[])
+    }
+
+    pub fn words_mut<'a>(&self, job: &'a mut [u32]) -> &'a mut [u32] {
+        let start = self.offset / 4;
+        let end = start + self.layout.words as usize;
+        job.get_mut(start..end).unwrap_or(&mut [])
+    }
+}
+
+/// A job layout (genxml `<aggregate>`): sections at byte offsets.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Aggregate {
+    pub name: &'static str,
+    /// Total size in bytes (a multiple of 64; jobs are 64-byte aligned).
+    pub bytes: usize,
+    pub sections: &'static [Section],
+}
+
+impl Aggregate {
+    pub fn section(&self, name: &str) -> Option<&'static Section> {
+        self.sections.iter().find(|s| s.name == name)
+    }
+
+    /// A job with every section at its defaults.
+    pub fn defaults(&self) -> Vec<u32> {
+        let mut job = vec![0u32; self.bytes / 4];
+        for s in self.sections {
+            s.layout.write_defaults(&mut job[s.offset / 4..], 0);
+        }
+        job
+    }
+}
+
 /// Print one logical value the way pandecode does.
 pub fn format_value(f: &Field, value: u64) -> String {
     match f.kind {

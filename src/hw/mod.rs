@@ -6,8 +6,12 @@
 //! with these tables, the simulator (`kmod/sim/`) unpacks with them, and the
 //! dump tools print them. Per-architecture differences (v6/v7) are data.
 //!
-//! Where things are:
-//! - `layout`: the table machinery (Field, Layout, nesting, dump);
+//! The tables are generated from Mesa's genxml (`genxml`, by
+//! `tools/gen_hw.py`); the topic modules re-export them under the names the
+//! driver uses. Where things are:
+//! - `layout`: the table machinery (Field, Layout, nesting, dump, Aggregate);
+//! - `genxml`: every genxml enum, struct and aggregate of v6 and v7
+//!   (generated; `common` holds what both share);
 //! - `job`: header, job types, Write Value / Cache Flush / Fragment
 //!   payloads, job aggregates (byte offsets of each section);
 //! - `compute`: Invocation, Compute Job Parameters, invocation packing;
@@ -36,6 +40,7 @@ pub mod decode;
 pub mod draw;
 pub mod fbd;
 pub mod format;
+pub mod genxml;
 pub mod isa;
 pub mod job;
 pub mod layout;
@@ -109,75 +114,57 @@ pub struct Layouts {
     pub formats: &'static format::FormatArch,
 }
 
+/// The `Layouts` of one architecture, every table from its generated module.
 macro_rules! layouts_for {
-    ($name:ident, $arch:expr, $rsd:expr, $props:expr, $msg:expr, $attr:expr, $blend:expr, $tex:expr, $mps:expr, $zs:expr, $rt:expr, $fmt:expr) => {
+    ($name:ident, $arch:expr, $g:ident, $msg:expr, $mps:expr, $fmt:expr) => {
         static $name: Layouts = Layouts {
             arch: $arch,
-            job_header: &job::JOB_HEADER,
-            write_value_payload: &job::WRITE_VALUE_PAYLOAD,
-            cache_flush_payload: &job::CACHE_FLUSH_PAYLOAD,
-            fragment_payload: &job::FRAGMENT_PAYLOAD,
-            invocation: &compute::INVOCATION,
-            compute_job_parameters: &compute::COMPUTE_JOB_PARAMETERS,
-            draw: &draw::DRAW,
-            primitive: &draw::PRIMITIVE,
-            primitive_size: &draw::PRIMITIVE_SIZE,
-            viewport: &draw::VIEWPORT,
-            renderer_state: $rsd,
-            shader: &shader::SHADER,
-            renderer_properties: $props,
-            preload: &shader::PRELOAD,
+            job_header: &genxml::$g::JOB_HEADER,
+            write_value_payload: &genxml::$g::WRITE_VALUE_JOB_PAYLOAD,
+            cache_flush_payload: &genxml::$g::CACHE_FLUSH_JOB_PAYLOAD,
+            fragment_payload: &genxml::$g::FRAGMENT_JOB_PAYLOAD,
+            invocation: &genxml::$g::INVOCATION,
+            compute_job_parameters: &genxml::$g::COMPUTE_JOB_PARAMETERS,
+            draw: &genxml::$g::DRAW,
+            primitive: &genxml::$g::PRIMITIVE,
+            primitive_size: &genxml::$g::PRIMITIVE_SIZE,
+            viewport: &genxml::$g::VIEWPORT,
+            renderer_state: &genxml::$g::RENDERER_STATE,
+            shader: &genxml::$g::SHADER,
+            renderer_properties: &genxml::$g::RENDERER_PROPERTIES,
+            preload: &genxml::$g::PRELOAD,
             message_preload: $msg,
-            attribute: $attr,
-            attribute_buffer: &attribute::ATTRIBUTE_BUFFER,
-            attribute_buffer_continuation_npot: &attribute::ATTRIBUTE_BUFFER_CONTINUATION_NPOT,
-            attribute_buffer_continuation_3d: &attribute::ATTRIBUTE_BUFFER_CONTINUATION_3D,
-            uniform_buffer: &storage::UNIFORM_BUFFER,
-            local_storage: &storage::LOCAL_STORAGE,
-            blend: $blend,
-            texture: $tex,
-            sampler: &texture::SAMPLER,
-            surface_with_stride: &texture::SURFACE_WITH_STRIDE,
+            attribute: &genxml::$g::ATTRIBUTE,
+            attribute_buffer: &genxml::$g::ATTRIBUTE_BUFFER,
+            attribute_buffer_continuation_npot: &genxml::$g::ATTRIBUTE_BUFFER_CONTINUATION_NPOT,
+            attribute_buffer_continuation_3d: &genxml::$g::ATTRIBUTE_BUFFER_CONTINUATION_3D,
+            uniform_buffer: &genxml::$g::UNIFORM_BUFFER,
+            local_storage: &genxml::$g::LOCAL_STORAGE,
+            blend: &genxml::$g::BLEND,
+            texture: &genxml::$g::TEXTURE,
+            sampler: &genxml::$g::SAMPLER,
+            surface_with_stride: &genxml::$g::SURFACE_WITH_STRIDE,
             multiplanar_surface: $mps,
-            tiler_context: &tiler::TILER_CONTEXT,
-            tiler_heap: &tiler::TILER_HEAP,
-            framebuffer_parameters: &fbd::FRAMEBUFFER_PARAMETERS,
-            zs_crc_extension: $zs,
-            render_target: $rt,
-            compute_job: &job::COMPUTE_JOB,
-            tiler_job: &job::TILER_JOB,
-            indexed_vertex_job: &job::INDEXED_VERTEX_JOB,
+            tiler_context: &genxml::$g::TILER_CONTEXT,
+            tiler_heap: &genxml::$g::TILER_HEAP,
+            framebuffer_parameters: &genxml::$g::FRAMEBUFFER_PARAMETERS,
+            zs_crc_extension: &genxml::$g::ZS_CRC_EXTENSION,
+            render_target: &genxml::$g::RENDER_TARGET,
+            compute_job: &genxml::$g::COMPUTE_JOB,
+            tiler_job: &genxml::$g::TILER_JOB,
+            indexed_vertex_job: &genxml::$g::INDEXED_VERTEX_JOB,
             formats: $fmt,
         };
     };
 }
 
-layouts_for!(
-    LAYOUTS_V6,
-    Arch::V6,
-    &shader::RENDERER_STATE_V6,
-    &shader::RENDERER_PROPERTIES_V6,
-    None,
-    &attribute::ATTRIBUTE_V6,
-    &blend::BLEND_V6,
-    &texture::TEXTURE_V6,
-    None,
-    &fbd::ZS_CRC_EXTENSION_V6,
-    &fbd::RENDER_TARGET_V6,
-    &format::V6
-);
+layouts_for!(LAYOUTS_V6, Arch::V6, v6, None, None, &format::V6);
 layouts_for!(
     LAYOUTS_V7,
     Arch::V7,
-    &shader::RENDERER_STATE_V7,
-    &shader::RENDERER_PROPERTIES_V7,
-    Some(&shader::MESSAGE_PRELOAD),
-    &attribute::ATTRIBUTE_V7,
-    &blend::BLEND_V7,
-    &texture::TEXTURE_V7,
-    Some(&texture::MULTIPLANAR_SURFACE),
-    &fbd::ZS_CRC_EXTENSION_V7,
-    &fbd::RENDER_TARGET_V7,
+    v7,
+    Some(&genxml::v7::MESSAGE_PRELOAD),
+    Some(&genxml::v7::MULTIPLANAR_SURFACE),
     &format::V7
 );
 
@@ -238,32 +225,8 @@ mod tests {
     fn every_layout() -> Vec<&'static Layout> {
         let mut v = layouts(Arch::V6).all();
         v.extend(layouts(Arch::V7).all());
-        v.extend([
-            &shader::COMPUTE_PRELOAD,
-            &shader::VERTEX_PRELOAD,
-            &shader::FRAGMENT_PRELOAD,
-            &shader::LD_VAR_PRELOAD,
-            &shader::VAR_TEX_PRELOAD,
-            &shader::MULTISAMPLE_MISC,
-            &shader::STENCIL_MASK_MISC,
-            &shader::STENCIL,
-            &job::TILER_POINTER,
-            &blend::BLEND_FUNCTION,
-            &blend::BLEND_EQUATION,
-            &blend::BLEND_SHADER,
-            &blend::INTERNAL_CONVERSION_V6,
-            &blend::INTERNAL_CONVERSION_V7,
-            &blend::INTERNAL_BLEND_V6,
-            &blend::INTERNAL_BLEND_V7,
-            &tiler::TILER_WEIGHTS,
-            &tiler::TILER_STATE,
-            &fbd::FRAMEBUFFER_POINTER,
-            &fbd::FRAMEBUFFER_PADDING,
-            &fbd::RT_BUFFER,
-            &fbd::RT_CLEAR,
-            &fbd::RENDER_TARGET_YUV_OVERLAY,
-            &fbd::RENDER_TARGET_AFBC_OVERLAY,
-        ]);
+        v.extend(genxml::v6::LAYOUTS);
+        v.extend(genxml::v7::LAYOUTS);
         v
     }
 

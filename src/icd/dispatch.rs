@@ -9,7 +9,7 @@
 use ash::vk;
 
 use super::api::{
-    cmd, device, instance, memory, physical_device as pd, pipeline, query, sync, test_hooks,
+    cmd, device, event, instance, memory, physical_device as pd, pipeline, query, sync, test_hooks,
 };
 use super::exports;
 use crate::procedure;
@@ -136,6 +136,9 @@ pub static ENTRIES: &[Entry] = entries! {
     Device "vkCmdDraw" => cmd::vkCmdDraw, PFN_vkCmdDraw;
     Device "vkCmdDrawIndexed" => cmd::vkCmdDrawIndexed, PFN_vkCmdDrawIndexed;
     Device "vkCmdDispatch" => cmd::vkCmdDispatch, PFN_vkCmdDispatch;
+    Device "vkCmdDispatchIndirect" => cmd::vkCmdDispatchIndirect, PFN_vkCmdDispatchIndirect;
+    Device "vkCmdDrawIndirect" => cmd::vkCmdDrawIndirect, PFN_vkCmdDrawIndirect;
+    Device "vkCmdDrawIndexedIndirect" => cmd::vkCmdDrawIndexedIndirect, PFN_vkCmdDrawIndexedIndirect;
     Device "vkCmdBeginRenderPass" => cmd::vkCmdBeginRenderPass, PFN_vkCmdBeginRenderPass;
     Device "vkCmdNextSubpass" => cmd::vkCmdNextSubpass, PFN_vkCmdNextSubpass;
     Device "vkCmdEndRenderPass" => cmd::vkCmdEndRenderPass, PFN_vkCmdEndRenderPass;
@@ -153,11 +156,27 @@ pub static ENTRIES: &[Entry] = entries! {
     Device "vkCmdFillBuffer" => cmd::vkCmdFillBuffer, PFN_vkCmdFillBuffer;
     Device "vkCmdUpdateBuffer" => cmd::vkCmdUpdateBuffer, PFN_vkCmdUpdateBuffer;
     Device "vkCmdCopyQueryPoolResults" => cmd::vkCmdCopyQueryPoolResults, PFN_vkCmdCopyQueryPoolResults;
+    Device "vkCmdExecuteCommands" => cmd::vkCmdExecuteCommands, PFN_vkCmdExecuteCommands;
+    Device "vkCreateEvent" => event::vkCreateEvent, PFN_vkCreateEvent;
+    Device "vkDestroyEvent" => event::vkDestroyEvent, PFN_vkDestroyEvent;
+    Device "vkGetEventStatus" => event::vkGetEventStatus, PFN_vkGetEventStatus;
+    Device "vkSetEvent" => event::vkSetEvent, PFN_vkSetEvent;
+    Device "vkResetEvent" => event::vkResetEvent, PFN_vkResetEvent;
+    Device "vkCmdSetEvent" => event::vkCmdSetEvent, PFN_vkCmdSetEvent;
+    Device "vkCmdResetEvent" => event::vkCmdResetEvent, PFN_vkCmdResetEvent;
+    Device "vkCmdWaitEvents" => event::vkCmdWaitEvents, PFN_vkCmdWaitEvents;
     // VK_KHR_descriptor_update_template, VK_KHR_maintenance1
     Device "vkCreateDescriptorUpdateTemplateKHR" => pipeline::vkCreateDescriptorUpdateTemplateKHR, PFN_vkCreateDescriptorUpdateTemplate;
     Device "vkDestroyDescriptorUpdateTemplateKHR" => pipeline::vkDestroyDescriptorUpdateTemplateKHR, PFN_vkDestroyDescriptorUpdateTemplate;
     Device "vkUpdateDescriptorSetWithTemplateKHR" => pipeline::vkUpdateDescriptorSetWithTemplateKHR, PFN_vkUpdateDescriptorSetWithTemplate;
     Device "vkTrimCommandPoolKHR" => cmd::vkTrimCommandPoolKHR, PFN_vkTrimCommandPool;
+    // VK_KHR_draw_indirect_count
+    Device "vkCmdDrawIndirectCountKHR" => cmd::vkCmdDrawIndirectCountKHR, PFN_vkCmdDrawIndirectCount;
+    Device "vkCmdDrawIndexedIndirectCountKHR" => cmd::vkCmdDrawIndexedIndirectCountKHR, PFN_vkCmdDrawIndexedIndirectCount;
+    // VK_KHR_timeline_semaphore
+    Device "vkGetSemaphoreCounterValueKHR" => sync::vkGetSemaphoreCounterValueKHR, PFN_vkGetSemaphoreCounterValue;
+    Device "vkWaitSemaphoresKHR" => sync::vkWaitSemaphoresKHR, PFN_vkWaitSemaphores;
+    Device "vkSignalSemaphoreKHR" => sync::vkSignalSemaphoreKHR, PFN_vkSignalSemaphore;
     // VK_EXT_transform_feedback
     Device "vkCmdBindTransformFeedbackBuffersEXT" => cmd::vkCmdBindTransformFeedbackBuffersEXT, PFN_vkCmdBindTransformFeedbackBuffersEXT;
     Device "vkCmdBeginTransformFeedbackEXT" => cmd::vkCmdBeginTransformFeedbackEXT, PFN_vkCmdBeginTransformFeedbackEXT;

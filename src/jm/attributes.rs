@@ -14,9 +14,9 @@ use super::compute::AttributeTables;
 use super::error::{JmError, JmResult};
 use super::recorder::Recorder;
 use super::vertex_input::{Indexing, buffer_slots, pack_attribute_buffer};
+use crate::hw::Arch;
 use crate::hw::attribute::attribute_desc as ad;
-use crate::hw::format::{FormatArch, VertexFormat};
-use crate::hw::{Arch, layouts};
+use crate::hw::format::VertexFormat;
 
 /// One vertex buffer as the attribute unit reads it.
 #[derive(Clone, Copy, Debug)]
@@ -61,7 +61,7 @@ pub fn write_attribute_tables(
     let table = rec.alloc(4 * bwords.len() as u64, 64)?;
     table.write_words(0, &bwords);
 
-    let l = layouts(arch).attribute;
+    let templates = super::templates::templates(arch);
     let format_field = match arch {
         Arch::V6 => ad::FORMAT_V6,
         Arch::V7 => ad::FORMAT,
@@ -71,11 +71,11 @@ pub fn write_attribute_tables(
         let b = buffers.get(r.buffer).ok_or(JmError::Encoding(
             "attribute names a buffer that does not exist",
         ))?;
-        let format = FormatArch::for_arch(arch)
-            .attribute_format(r.format)
+        let format = templates
+            .attribute_format(arch, r.format)
             .ok_or(JmError::Encoding("vertex format has no attribute encoding"))?;
         let w = &mut awords[2 * i..2 * i + 2];
-        w.copy_from_slice(&l.defaults());
+        w.copy_from_slice(templates.attribute.as_slice());
         let err = |_| JmError::Encoding("attribute field overflow");
         ad::BUFFER_INDEX
             .set(w, slots[r.buffer] as u64)

@@ -32,6 +32,12 @@ impl JobChain {
         self.jobs.first().map_or(0, |j| j.gpu_va)
     }
 
+    /// GPU VA of job `index` (1-based, as dependencies name jobs).
+    pub fn job_va(&self, index: u16) -> Option<u64> {
+        let i = usize::from(index).checked_sub(1)?;
+        self.jobs.get(i).map(|j| j.gpu_va)
+    }
+
     /// Index of the last job (0 when empty).
     pub fn last_index(&self) -> u16 {
         self.jobs.len() as u16
@@ -57,7 +63,10 @@ impl JobChain {
             .ok_or(JmError::Encoding("job chain has 65535 jobs"))?;
         let size = job::PAYLOAD_OFFSET + payload.len() as u64 * 4;
         let alloc = pool.alloc(size.next_multiple_of(JOB_ALIGN), JOB_ALIGN)?;
-        let mut words = JOB_HEADER.defaults();
+        // The job header is the same on v6 and v7.
+        let mut words = super::templates::templates(crate::hw::Arch::V7)
+            .job_header
+            .to_vec();
         let pack = |w: &mut [u32], f: &crate::hw::layout::Field, v: u64| {
             f.set(w, v)
                 .map_err(|_| JmError::Encoding("job header field overflow"))

@@ -46,6 +46,10 @@ pub struct ComputeJob<'a> {
     /// Uniform buffers (GPU VA, size in bytes), UBO index = position.
     pub ubos: &'a [(u64, u32)],
     pub attributes: Option<AttributeTables>,
+    /// Where the push uniforms go (None: a fresh pool allocation); given
+    /// when a GPU kernel patches a word before the job runs (indirect
+    /// dispatches).
+    pub push_buffer: Option<super::pool::GpuAlloc>,
 }
 
 /// One non-indexed VERTEX job (no IDVS): `vertices` × `instances` threads
@@ -109,7 +113,7 @@ pub fn add_compute_job(
             binary: job.binary,
             code: job.code,
             push_uniforms: job.push_uniforms,
-            push_buffer: None,
+            push_buffer: job.push_buffer,
             ubos: job.ubos,
             attributes: job.attributes,
             varyings: None,
@@ -257,7 +261,8 @@ pub(super) fn emit(
     }
 
     // Renderer state.
-    let mut rsd = l.renderer_state.defaults();
+    let t = super::templates::templates(arch);
+    let mut rsd = t.renderer_state.to_vec();
     pack(&mut rsd, rs::SHADER_ADDRESS, job.code)?;
     pack(&mut rsd, rs::UNIFORM_BUFFER_COUNT, job.ubos.len() as u64)?;
     pack(
@@ -275,10 +280,7 @@ pub(super) fn emit(
         rs::PRELOAD_UNIFORM_COUNT,
         u64::from(b.uniform_words),
     )?;
-    if let Some(f) = l
-        .renderer_state
-        .lookup("Properties.Shader register allocation")
-    {
+    if let Some(f) = t.register_allocation {
         let alloc = if b.work_registers <= 32 {
             REGISTERS_32_PER_THREAD
         } else {
@@ -345,7 +347,7 @@ pub(super) fn emit(
     // core-id range): next_pow2(max(bytes, 128)) per instance,
     // `job.groups` instances per core, one block of them per core id, since
     // the instance count the descriptor gives is per shader core.
-    let mut lsw = l.local_storage.defaults();
+    let mut lsw = t.local_storage.to_vec();
     super::tls::emit_thread_storage(pool, arch, &mut lsw, b.tls_size)?;
     if b.shared_size > 0 {
         let size = u64::from(b.shared_size).max(128).next_power_of_two();
@@ -374,18 +376,16 @@ pub(super) fn emit(
     storage.write_words(0, &lsw);
 
     // The job payload: Invocation, Parameters, Draw.
-    let agg = l.compute_job;
-    let mut words = agg.defaults();
-    let section = |name: &str| agg.section(name).expect("compute job section");
-    section("Invocation")
+    let mut words = t.compute_job.to_vec();
+    t.invocation
         .words_mut(&mut words)
         .copy_from_slice(&invocation);
     pack(
-        section("Parameters").words_mut(&mut words),
+        t.parameters.words_mut(&mut words),
         parameters::JOB_TASK_SPLIT,
         u64::from(job.task_split),
     )?;
-    let draw = section("Draw").words_mut(&mut words);
+    let draw = t.draw.words_mut(&mut words);
     pack(draw, dcd::STATE, state.gpu_va)?;
     pack(draw, dcd::PUSH_UNIFORMS, push_va)?;
     pack(draw, dcd::UNIFORM_BUFFERS, ubo_va)?;

@@ -56,6 +56,11 @@ impl Recorder {
         &self.chain
     }
 
+    /// GPU VA of job `index` of the chain (for patch tables, `super::patch`).
+    pub fn job_va(&self, index: u16) -> Option<u64> {
+        self.chain.job_va(index)
+    }
+
     pub fn device(&self) -> &Device {
         self.pool.device()
     }

@@ -5,6 +5,13 @@
 //!
 //! - [`sim_gpu`]: [`SimGpu`], a harness that runs shader binaries and job
 //!   chains on the simulated GPU through the `KernelDevice` trait.
+//! - [`raster`]: a reference rasterizer written from the Vulkan spec's
+//!   rasterization chapter (coverage, fill rule, sample locations,
+//!   interpolation, lines, points) with the depth test and blending, the
+//!   oracle for the simulator's tiler and fragment jobs; independent of the
+//!   simulator.
+//! - [`png`]: a PNG writer (stored deflate, CRC-32, Adler-32) for frames a
+//!   person can look at.
 //!
 //! The compiler's test oracles stay beside the code they check, behind the
 //! same feature: `compiler::xfb_reference`, `compiler::ir::interp`,
@@ -12,6 +19,8 @@
 //!
 //! Nothing in the driver may use this module.
 
+pub mod png;
+pub mod raster;
 pub mod sim_gpu;
 
 pub use sim_gpu::{Buffer, Run, RunError, SimGpu, binary_from_code};

@@ -416,6 +416,7 @@ impl SimGpu {
             groups,
             ubos: &[],
             attributes: None::<AttributeTables>,
+            push_buffer: None,
         })
     }
 

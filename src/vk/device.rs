@@ -28,6 +28,8 @@ pub struct DeviceCore {
     pub kernels: super::kernels::DeviceKernels,
     /// Enabled device extensions and features the commands depend on.
     pub enabled: Enabled,
+    /// Host writes of events wake the queue's submission thread (`vk::event`).
+    pub host_events: super::event::HostEvents,
 }
 
 /// What the application enabled at vkCreateDevice that changes behaviour.
@@ -113,9 +115,15 @@ impl Device {
     ) -> VkResult<Device> {
         super::instance::check_extensions(extensions, DEVICE_EXTENSIONS)?;
         if let Some(f) = features {
-            // Every feature is unsupported: any VK_TRUE asks for too much.
+            // A VK_TRUE where the device reports VK_FALSE asks for too much.
+            let supported = pd.features();
+            let have: &[vk::Bool32] = bytemuck_features(&supported);
             let words: &[vk::Bool32] = bytemuck_features(f);
-            if words.iter().any(|&w| w != vk::FALSE) {
+            if words
+                .iter()
+                .zip(have)
+                .any(|(&w, &h)| w != vk::FALSE && h == vk::FALSE)
+            {
                 return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
             }
         }
@@ -150,6 +158,7 @@ impl Device {
                     .iter()
                     .any(|e| e.to_bytes() == b"VK_EXT_primitives_generated_query"),
             },
+            host_events: Default::default(),
         });
         let queue = Queue::new(core.clone())?;
         Ok(Device {

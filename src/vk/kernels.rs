@@ -1,5 +1,5 @@
 //! The driver's own GPU kernels (XFB Begin/advance/End, buffer copy and
-//! fill, query-result copies), built in IR
+//! fill, query-result copies, indirect parameters), built in IR
 //! by `compiler::kernels`, compiled by our backend for the device's
 //! architecture on first use, uploaded once into an executable BO and kept
 //! for the device's lifetime.
@@ -9,7 +9,7 @@ use std::sync::{Mutex, OnceLock};
 use ash::vk;
 
 use crate::compiler::bifrost::{Options, compile};
-use crate::compiler::kernels::{Kernel, query, transfer, xfb};
+use crate::compiler::kernels::{Kernel, indirect, query, transfer, xfb};
 use crate::hw::Arch;
 use crate::jm::ShaderCode;
 use crate::kmod;
@@ -25,9 +25,11 @@ pub enum KernelId {
     FillBuffer = 4,
     CopyQueryResults = 5,
     XfbRestart = 6,
+    IndirectDispatch = 7,
+    IndirectDraw = 8,
 }
 
-const KERNELS: usize = 7;
+const KERNELS: usize = 9;
 
 impl KernelId {
     fn build(self) -> Kernel {
@@ -39,6 +41,8 @@ impl KernelId {
             KernelId::CopyBuffer => transfer::copy_buffer(),
             KernelId::FillBuffer => transfer::fill_buffer(),
             KernelId::CopyQueryResults => query::copy_query_results(),
+            KernelId::IndirectDispatch => indirect::indirect_dispatch(),
+            KernelId::IndirectDraw => indirect::indirect_draw(),
         }
     }
 }

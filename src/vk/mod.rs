@@ -8,6 +8,7 @@ pub mod buffer;
 pub mod cmd;
 pub mod descriptor;
 pub mod device;
+pub mod event;
 pub mod handle;
 pub mod instance;
 pub mod kernels;

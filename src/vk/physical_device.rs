@@ -23,6 +23,9 @@ pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[
     (c"VK_EXT_primitives_generated_query", 1),
     (c"VK_KHR_descriptor_update_template", 1),
     (c"VK_KHR_maintenance1", 2),
+    (c"VK_KHR_draw_indirect_count", 1),
+    (c"VK_EXT_provoking_vertex", 1),
+    (c"VK_KHR_timeline_semaphore", 2),
 ];
 
 pub struct PhysicalDevice {
@@ -186,7 +189,7 @@ impl PhysicalDevice {
             sub_texel_precision_bits: 4,
             mipmap_precision_bits: 4,
             max_draw_indexed_index_value: (1 << 24) - 1,
-            max_draw_indirect_count: 1,
+            max_draw_indirect_count: super::cmd::MAX_DRAW_INDIRECT_COUNT,
             max_sampler_lod_bias: 2.0,
             max_sampler_anisotropy: 1.0,
             max_viewports: 1,
@@ -239,9 +242,16 @@ impl PhysicalDevice {
         }
     }
 
-    /// No optional feature works yet.
+    /// The optional features that work (docs/STATUS.md): indirect draws
+    /// take `firstInstance` from the buffer and may be many per command
+    /// (`vk::cmd::indirect`; a command buffer whose job chain fills up
+    /// continues in a new segment).
     pub fn features(&self) -> vk::PhysicalDeviceFeatures {
-        vk::PhysicalDeviceFeatures::default()
+        vk::PhysicalDeviceFeatures {
+            draw_indirect_first_instance: vk::TRUE,
+            multi_draw_indirect: vk::TRUE,
+            ..Default::default()
+        }
     }
 
     /// One heap, one type: device-local | host-visible | host-coherent (as PanVk on v6/v7).
@@ -324,6 +334,6 @@ impl PhysicalDevice {
         // Not implemented yet: vkCmdDrawIndirectByteCountEXT.
         p.transform_feedback_streams_lines_triangles = vk::FALSE;
         p.transform_feedback_rasterization_stream_select = vk::FALSE;
-        p.transform_feedback_draw = vk::FALSE;
+        p.transform_feedback_draw = vk::TRUE;
     }
 }

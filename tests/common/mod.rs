@@ -184,7 +184,12 @@ impl Gpu {
     pub fn with_xfb(model: &str) -> Gpu {
         Gpu::model_with(
             model,
-            &[c"VK_EXT_transform_feedback", c"VK_EXT_index_type_uint8"],
+            &[
+                c"VK_EXT_transform_feedback",
+                c"VK_EXT_index_type_uint8",
+                c"VK_KHR_draw_indirect_count",
+                c"VK_EXT_provoking_vertex",
+            ],
         )
     }
 
@@ -242,6 +247,25 @@ impl Gpu {
             vk::PhysicalDeviceIndexTypeUint8FeaturesEXT::default().index_type_uint8(true);
         if extensions.contains(&c"VK_EXT_index_type_uint8") {
             info = info.push_next(&mut uint8);
+        }
+        // With VK_KHR_draw_indirect_count, also drawIndirectFirstInstance
+        // (the indirect-draw tests take first instances from the buffer).
+        let features = vk::PhysicalDeviceFeatures::default()
+            .draw_indirect_first_instance(true)
+            .multi_draw_indirect(true);
+        if extensions.contains(&c"VK_KHR_draw_indirect_count") {
+            info = info.enabled_features(&features);
+        }
+        let mut provoking = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default()
+            .provoking_vertex_last(true)
+            .transform_feedback_preserves_provoking_vertex(true);
+        if extensions.contains(&c"VK_EXT_provoking_vertex") {
+            info = info.push_next(&mut provoking);
+        }
+        let mut timeline =
+            vk::PhysicalDeviceTimelineSemaphoreFeatures::default().timeline_semaphore(true);
+        if extensions.contains(&c"VK_KHR_timeline_semaphore") {
+            info = info.push_next(&mut timeline);
         }
         let device = create_device(&instance, physical_device, &info).expect("vkCreateDevice");
         // SAFETY: family 0 index 0 exists.

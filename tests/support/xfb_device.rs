@@ -17,6 +17,30 @@ pub const STRIDE: [u64; 2] = [32, 8];
 
 /// Capture order within one instance: positions in the draw's vertex
 /// sequence, primitive by primitive (the spec's formulas).
+/// [`primitives`] in the order VK_EXT_provoking_vertex's LAST mode with
+/// `transformFeedbackPreservesProvokingVertex` requires: the provoking
+/// vertex (strip triangle i: v_(i+2); fan triangle i: v_(i+2); the last of
+/// lines and list triangles) written last, winding kept (Vulkan spec,
+/// "Transform Feedback Capture" and "Provoking Vertex").
+pub fn primitives_last(topology: vk::PrimitiveTopology, n: u32) -> Vec<Vec<u32>> {
+    use vk::PrimitiveTopology as T;
+    match topology {
+        T::TRIANGLE_STRIP => (0..n.saturating_sub(2))
+            .map(|i| {
+                if i % 2 == 0 {
+                    vec![i, i + 1, i + 2]
+                } else {
+                    vec![i + 1, i, i + 2]
+                }
+            })
+            .collect(),
+        T::TRIANGLE_FAN => (0..n.saturating_sub(2))
+            .map(|i| vec![0, i + 1, i + 2])
+            .collect(),
+        other => primitives(other, n),
+    }
+}
+
 pub fn primitives(topology: vk::PrimitiveTopology, n: u32) -> Vec<Vec<u32>> {
     use vk::PrimitiveTopology as T;
     match topology {
@@ -206,6 +230,18 @@ impl Setup {
         topology: vk::PrimitiveTopology,
         restart: bool,
     ) -> vk::Pipeline {
+        self.pipeline_with(d, topology, restart, None)
+    }
+
+    /// [`Setup::pipeline`] with `primitiveRestartEnable` and, when given, a
+    /// VK_EXT_provoking_vertex mode on the rasterization state.
+    pub fn pipeline_with(
+        &self,
+        d: &ash::Device,
+        topology: vk::PrimitiveTopology,
+        restart: bool,
+        provoking: Option<vk::ProvokingVertexModeEXT>,
+    ) -> vk::Pipeline {
         let stages = [vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::VERTEX)
             .module(self.module)
@@ -245,9 +281,14 @@ impl Setup {
         let vp = vk::PipelineViewportStateCreateInfo::default()
             .viewport_count(1)
             .scissor_count(1);
-        let rs = vk::PipelineRasterizationStateCreateInfo::default()
+        let mut pv = vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT::default()
+            .provoking_vertex_mode(provoking.unwrap_or_default());
+        let mut rs = vk::PipelineRasterizationStateCreateInfo::default()
             .rasterizer_discard_enable(true)
             .line_width(1.0);
+        if provoking.is_some() {
+            rs = rs.push_next(&mut pv);
+        }
         let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
         let ds = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
         let info = vk::GraphicsPipelineCreateInfo::default()
@@ -293,7 +334,7 @@ pub fn submit_and_wait(gpu: &Gpu, cbs: &[vk::CommandBuffer]) {
             fence,
         )
         .unwrap();
-        d.wait_for_fences(&[fence], true, 10_000_000_000).unwrap();
+        d.wait_for_fences(&[fence], true, 100_000_000_000).unwrap();
         d.destroy_fence(fence, None);
     }
 }

@@ -11,7 +11,10 @@
 //! - [`transfer`]: buffer copies and fills (vkCmdCopyBuffer,
 //!   vkCmdUpdateBuffer, vkCmdFillBuffer).
 //! - [`query`]: query results to a buffer (vkCmdCopyQueryPoolResults).
+//! - [`indirect`]: indirect draw and dispatch parameters patched into the
+//!   recorded jobs.
 
+pub mod indirect;
 pub mod query;
 pub mod transfer;
 pub mod xfb;
@@ -34,6 +37,8 @@ pub fn all() -> Vec<Kernel> {
         transfer::copy_buffer(),
         transfer::fill_buffer(),
         query::copy_query_results(),
+        indirect::indirect_dispatch(),
+        indirect::indirect_draw(),
     ]
 }
 

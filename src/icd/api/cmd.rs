@@ -7,7 +7,8 @@ use super::{input, out, slice};
 use crate::vk::VkResult;
 use crate::vk::buffer::Buffer;
 use crate::vk::cmd::{
-    BoundRange, CommandBuffer, CommandPool, Counter, DrawParams, IndexBinding, bind_point_index,
+    ActivePass, BeginInfo, BoundRange, CommandBuffer, CommandPool, Counter, DrawParams,
+    IndexBinding, bind_point_index,
 };
 use crate::vk::handle;
 use crate::vk::pipeline::Pipeline;
@@ -53,15 +54,14 @@ crate::vk_entry_points! {
     ) -> vk::Result {
         let info = input(p_allocate_info)?;
         let p = self::pool(info.command_pool)?;
-        if info.level != vk::CommandBufferLevel::PRIMARY {
-            // Secondary command buffers are not implemented.
+        if ![vk::CommandBufferLevel::PRIMARY, vk::CommandBufferLevel::SECONDARY].contains(&info.level) {
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
         }
         if p_command_buffers.is_null() {
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
         }
         for i in 0..info.command_buffer_count as usize {
-            let raw = p.allocate(info.command_pool.as_raw());
+            let raw = p.allocate(info.command_pool.as_raw(), info.level);
             p_command_buffers.add(i).write(vk::CommandBuffer::from_raw(raw.0 as u64));
         }
         Ok(())
@@ -82,8 +82,9 @@ crate::vk_entry_points! {
     }
 
     fn vkBeginCommandBuffer(command_buffer: vk::CommandBuffer, p_begin_info: *const vk::CommandBufferBeginInfo<'_>) -> vk::Result {
-        input(p_begin_info)?;
-        self::cmd(command_buffer)?.begin()
+        let info = input(p_begin_info)?;
+        let cb = self::cmd(command_buffer)?;
+        cb.begin(begin_info(cb, info))
     }
 
     fn vkEndCommandBuffer(command_buffer: vk::CommandBuffer) -> vk::Result {
@@ -135,6 +136,34 @@ crate::vk_entry_points! {
     }
 }
 
+/// What vkBeginCommandBuffer's info says. `pInheritanceInfo` is read only
+/// for secondaries (for primaries it is ignored and may be garbage).
+unsafe fn begin_info(cb: &CommandBuffer, info: &vk::CommandBufferBeginInfo<'_>) -> BeginInfo {
+    let mut begin = BeginInfo {
+        usage: info.flags,
+        continues: None,
+    };
+    if cb.level == vk::CommandBufferLevel::SECONDARY
+        && info.flags.contains(vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE)
+        // SAFETY: valid for secondaries (valid usage).
+        && let Some(inh) = unsafe { info.p_inheritance_info.as_ref() }
+    {
+        // SAFETY: a live render pass (valid usage).
+        match unsafe { handle::handle::<RenderPass>(inh.render_pass.as_raw()) } {
+            Ok(rp) => {
+                begin.continues = Some(ActivePass {
+                    subpass: inh.subpass.min(rp.subpasses.saturating_sub(1)),
+                    subpasses: rp.subpasses,
+                })
+            }
+            Err(_) => log::warn!(
+                "vkBeginCommandBuffer: RENDER_PASS_CONTINUE without a render pass (invalid usage)"
+            ),
+        }
+    }
+    begin
+}
+
 /// A buffer range as bound by a command: GPU address, size, BO (`None`
 /// for VK_NULL_HANDLE or an unbound buffer).
 fn range(buffer: vk::Buffer, offset: u64, size: u64) -> Option<BoundRange> {
@@ -145,6 +174,39 @@ fn range(buffer: vk::Buffer, offset: u64, size: u64) -> Option<BoundRange> {
     let b = unsafe { handle::handle::<Buffer>(buffer.as_raw()) }.ok()?;
     b.range(offset, size)
         .map(|(address, size, bo)| BoundRange { address, size, bo })
+}
+
+/// The four indirect draw commands (`count`: the count buffer and offset
+/// of the `Count` forms; `draw_count` is then maxDrawCount).
+fn draw_indirect(
+    command_buffer: vk::CommandBuffer,
+    buffer: vk::Buffer,
+    offset: u64,
+    draw_count: u32,
+    stride: u32,
+    indexed: bool,
+    count: Option<(vk::Buffer, u64)>,
+) {
+    if draw_count == 0 {
+        return;
+    }
+    let Some(commands) = range(buffer, offset, vk::WHOLE_SIZE) else {
+        log::warn!("indirect draw: no buffer memory at the offset (invalid usage)");
+        return;
+    };
+    let count = match count {
+        Some((b, o)) => match range(b, o, 4) {
+            Some(c) => Some(c),
+            None => {
+                log::warn!("indirect draw: no count buffer memory at the offset (invalid usage)");
+                return;
+            }
+        },
+        None => None,
+    };
+    with(command_buffer, |r| {
+        r.draw_indirect(commands, draw_count, stride, indexed, count)
+    });
 }
 
 /// Run `f` on the recording of a command buffer (nothing for a bad handle).
@@ -277,6 +339,47 @@ crate::vk_entry_points! {
         with(command_buffer, |r| r.dispatch([x, y, z]));
     }
 
+    fn vkCmdDispatchIndirect(command_buffer: vk::CommandBuffer, buffer: vk::Buffer, offset: vk::DeviceSize) {
+        let Some(command) = range(buffer, offset, vk::WHOLE_SIZE) else {
+            log::warn!("vkCmdDispatchIndirect: no buffer memory at the offset (invalid usage)");
+            return;
+        };
+        with(command_buffer, |r| r.dispatch_indirect(command));
+    }
+
+    fn vkCmdDrawIndirect(command_buffer: vk::CommandBuffer, buffer: vk::Buffer, offset: vk::DeviceSize, draw_count: u32, stride: u32) {
+        draw_indirect(command_buffer, buffer, offset, draw_count, stride, false, None);
+    }
+
+    fn vkCmdDrawIndexedIndirect(command_buffer: vk::CommandBuffer, buffer: vk::Buffer, offset: vk::DeviceSize, draw_count: u32, stride: u32) {
+        draw_indirect(command_buffer, buffer, offset, draw_count, stride, true, None);
+    }
+
+    // VK_KHR_draw_indirect_count
+    fn vkCmdDrawIndirectCountKHR(
+        command_buffer: vk::CommandBuffer,
+        buffer: vk::Buffer,
+        offset: vk::DeviceSize,
+        count_buffer: vk::Buffer,
+        count_offset: vk::DeviceSize,
+        max_draw_count: u32,
+        stride: u32,
+    ) {
+        draw_indirect(command_buffer, buffer, offset, max_draw_count, stride, false, Some((count_buffer, count_offset)));
+    }
+
+    fn vkCmdDrawIndexedIndirectCountKHR(
+        command_buffer: vk::CommandBuffer,
+        buffer: vk::Buffer,
+        offset: vk::DeviceSize,
+        count_buffer: vk::Buffer,
+        count_offset: vk::DeviceSize,
+        max_draw_count: u32,
+        stride: u32,
+    ) {
+        draw_indirect(command_buffer, buffer, offset, max_draw_count, stride, true, Some((count_buffer, count_offset)));
+    }
+
     fn vkCmdBeginRenderPass(command_buffer: vk::CommandBuffer, p_begin: *const vk::RenderPassBeginInfo<'_>, _contents: vk::SubpassContents) {
         let Ok(info) = input(p_begin) else { return };
         if let Ok(rp) = handle::handle::<RenderPass>(info.render_pass.as_raw()) {
@@ -383,17 +486,22 @@ crate::vk_entry_points! {
         with(command_buffer, |r| r.end_query(qp, query, index));
     }
 
-    // `transformFeedbackDraw` is VK_FALSE: calling this is invalid usage.
     fn vkCmdDrawIndirectByteCountEXT(
-        _command_buffer: vk::CommandBuffer,
-        _instance_count: u32,
-        _first_instance: u32,
-        _counter_buffer: vk::Buffer,
-        _counter_buffer_offset: vk::DeviceSize,
-        _counter_offset: u32,
-        _vertex_stride: u32,
+        command_buffer: vk::CommandBuffer,
+        instance_count: u32,
+        first_instance: u32,
+        counter_buffer: vk::Buffer,
+        counter_buffer_offset: vk::DeviceSize,
+        counter_offset: u32,
+        vertex_stride: u32,
     ) {
-        log::warn!("vkCmdDrawIndirectByteCountEXT: transformFeedbackDraw is not supported (invalid usage)");
+        let Some(counter) = range(counter_buffer, counter_buffer_offset, 4) else {
+            log::warn!("vkCmdDrawIndirectByteCountEXT: no counter buffer memory (invalid usage)");
+            return;
+        };
+        with(command_buffer, |r| {
+            r.draw_indirect_byte_count(instance_count, first_instance, counter, counter_offset, vertex_stride)
+        });
     }
 }
 
@@ -445,5 +553,17 @@ crate::vk_entry_points! {
     ) {
         let (Ok(qp), Ok(dst)) = (handle::handle::<QueryPool>(query_pool.as_raw()), buffer(dst_buffer)) else { return };
         with(command_buffer, |r| r.copy_query_results(qp, first_query, query_count, dst, dst_offset, stride, flags));
+    }
+}
+
+// Secondary command buffers (`vk::cmd::segment`).
+crate::vk_entry_points! {
+    fn vkCmdExecuteCommands(command_buffer: vk::CommandBuffer, count: u32, p_command_buffers: *const vk::CommandBuffer) {
+        let Ok(primary) = self::cmd(command_buffer) else { return };
+        let secondaries: Vec<&CommandBuffer> = slice(p_command_buffers, count)
+            .iter()
+            .filter_map(|&c| self::cmd(c).ok())
+            .collect();
+        primary.execute_commands(&secondaries);
     }
 }

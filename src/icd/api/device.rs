@@ -43,21 +43,49 @@ crate::vk_entry_points! {
         let q = self::queue(queue)?;
         let mut batches = Vec::new();
         for s in slice(p_submits, submit_count) {
-            crate::icd::chain::log_unknown("vkQueueSubmit", s.p_next, &[]);
-            let sem = |h: &vk::Semaphore| handle::handle::<Semaphore>(h.as_raw()).map(|s| s.syncobj);
-            let waits = slice(s.p_wait_semaphores, s.wait_semaphore_count)
-                .iter()
-                .map(sem)
-                .collect::<VkResult<Vec<_>>>()?;
-            let signals = slice(s.p_signal_semaphores, s.signal_semaphore_count)
-                .iter()
-                .map(sem)
-                .collect::<VkResult<Vec<_>>>()?;
+            crate::icd::chain::log_unknown(
+                "vkQueueSubmit",
+                s.p_next,
+                &[vk::StructureType::TIMELINE_SEMAPHORE_SUBMIT_INFO],
+            );
+            // VK_KHR_timeline_semaphore: the values of timeline semaphores,
+            // by position (ignored for binary ones).
+            let values = crate::icd::chain::find_in::<vk::TimelineSemaphoreSubmitInfo<'_>>(s.p_next);
+            let wait_values = values.map_or(&[][..], |v| slice(v.p_wait_semaphore_values, v.wait_semaphore_value_count));
+            let signal_values =
+                values.map_or(&[][..], |v| slice(v.p_signal_semaphore_values, v.signal_semaphore_value_count));
+            let split = |list: &[vk::Semaphore], values: &[u64]| -> VkResult<(Vec<_>, Vec<_>)> {
+                let mut binary = Vec::new();
+                let mut timeline = Vec::new();
+                for (i, h) in list.iter().enumerate() {
+                    let sem = handle::handle::<Semaphore>(h.as_raw())?;
+                    match &sem.timeline {
+                        None => binary.push(sem.syncobj),
+                        Some(t) => {
+                            let Some(&v) = values.get(i) else {
+                                log::warn!("vkQueueSubmit: a timeline semaphore without a value (invalid usage)");
+                                return Err(vk::Result::ERROR_UNKNOWN);
+                            };
+                            timeline.push((t.clone(), v));
+                        }
+                    }
+                }
+                Ok((binary, timeline))
+            };
+            let (waits, timeline_waits) = split(slice(s.p_wait_semaphores, s.wait_semaphore_count), wait_values)?;
+            let (signals, timeline_signals) =
+                split(slice(s.p_signal_semaphores, s.signal_semaphore_count), signal_values)?;
             let command_buffers = slice(s.p_command_buffers, s.command_buffer_count)
                 .iter()
                 .map(|c| handle::dispatchable::<CommandBuffer>(c.as_raw() as *mut u8))
                 .collect::<VkResult<Vec<_>>>()?;
-            batches.push(Batch { waits, command_buffers, signals });
+            batches.push(Batch {
+                waits,
+                command_buffers,
+                signals,
+                timeline_waits,
+                timeline_signals,
+            });
         }
         let fence = if fence == vk::Fence::null() {
             None

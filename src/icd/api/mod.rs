@@ -4,6 +4,7 @@
 
 pub mod cmd;
 pub mod device;
+pub mod event;
 pub mod instance;
 pub mod memory;
 pub mod physical_device;

@@ -46,6 +46,18 @@ unsafe fn fill_features_chain(pd: &PhysicalDevice, p_next: *mut std::ffi::c_void
             f.primitives_generated_query = vk::Bool32::from(pg);
             f.primitives_generated_query_with_rasterizer_discard = vk::Bool32::from(discard);
             f.primitives_generated_query_with_non_zero_streams = vk::Bool32::from(streams);
+        } else if ty == vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES {
+            // SAFETY: sType identifies the structure.
+            let f = unsafe { &mut *s.cast::<vk::PhysicalDeviceTimelineSemaphoreFeatures<'_>>() };
+            // Emulated on binary syncobjs (`vk::sync`).
+            f.timeline_semaphore = vk::TRUE;
+        } else if ty == vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT {
+            // SAFETY: sType identifies the structure.
+            let f = unsafe { &mut *s.cast::<vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>>() };
+            // Both provoking orders are capture orders of the XFB variant
+            // (`lower_xfb`), chosen per pipeline.
+            f.provoking_vertex_last = vk::TRUE;
+            f.transform_feedback_preserves_provoking_vertex = vk::TRUE;
         } else {
             log::debug!("features2: skipping unknown structure {ty:?}");
         }
@@ -78,6 +90,15 @@ crate::vk_entry_points! {
             for s in chain::iter_out(props.p_next) {
                 if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_PROPERTIES_EXT {
                     p.xfb_properties(&mut *s.cast::<vk::PhysicalDeviceTransformFeedbackPropertiesEXT<'_>>());
+                } else if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_PROPERTIES {
+                    // The emulation keeps u64 values: any difference works.
+                    (*s.cast::<vk::PhysicalDeviceTimelineSemaphoreProperties<'_>>()).max_timeline_semaphore_value_difference = u64::MAX;
+                } else if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_PROPERTIES_EXT {
+                    let pv = &mut *s.cast::<vk::PhysicalDeviceProvokingVertexPropertiesEXT<'_>>();
+                    // The mode is a pipeline property of the XFB variant;
+                    // fans capture {v0, v_i+1, v_i+2} in LAST mode.
+                    pv.provoking_vertex_mode_per_pipeline = vk::TRUE;
+                    pv.transform_feedback_preserves_triangle_fan_provoking_vertex = vk::TRUE;
                 } else {
                     log::debug!("properties2: skipping unknown structure {:?}", (*s).s_type);
                 }
@@ -252,6 +273,8 @@ crate::vk_entry_points! {
                 vk::StructureType::PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT,
                 vk::StructureType::PHYSICAL_DEVICE_PRIMITIVES_GENERATED_QUERY_FEATURES_EXT,
                 vk::StructureType::PHYSICAL_DEVICE_INDEX_TYPE_UINT8_FEATURES_EXT,
+                vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT,
+                vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
             ],
         );
         let features = features2

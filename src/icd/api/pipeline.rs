@@ -6,6 +6,7 @@ use ash::vk::{self, Handle};
 
 use super::device::device;
 use super::{input, out, slice};
+use crate::icd::chain;
 use crate::vk::VkResult;
 use crate::vk::descriptor::{
     DescriptorPool, DescriptorSet, DescriptorSetLayout, DescriptorUpdateTemplate, PipelineLayout,
@@ -277,7 +278,12 @@ crate::vk_entry_points! {
         let cache = cache(pipeline_cache)?;
         create_pipelines(p_create_infos, count, p_pipelines, |info| {
             crate::icd::chain::log_unknown("vkCreateGraphicsPipelines", info.p_next, &[]);
-            Ok(Pipeline::Graphics(std::sync::Arc::new(GraphicsPipeline::new(&d.core, info, false, cache)?)))
+            // VK_EXT_provoking_vertex: the mode rides on the rasterization state.
+            let provoking_last = info.p_rasterization_state.as_ref().is_some_and(|rs| {
+                chain::find_in::<vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'_>>(rs.p_next)
+                    .is_some_and(|p| p.provoking_vertex_mode == vk::ProvokingVertexModeEXT::LAST_VERTEX)
+            });
+            Ok(Pipeline::Graphics(std::sync::Arc::new(GraphicsPipeline::new(&d.core, info, provoking_last, cache)?)))
         })
     }
 

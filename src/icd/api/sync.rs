@@ -8,6 +8,16 @@ use crate::vk::VkResult;
 use crate::vk::handle;
 use crate::vk::sync::{self as vsync, Fence, Semaphore};
 
+/// The timeline of a timeline semaphore (a binary one is invalid usage).
+fn timeline<'a>(s: vk::Semaphore) -> VkResult<&'a std::sync::Arc<crate::vk::sync::Timeline>> {
+    // SAFETY: the caller passes a live semaphore (valid usage).
+    let sem = unsafe { handle::handle::<Semaphore>(s.as_raw()) }?;
+    sem.timeline.as_ref().ok_or_else(|| {
+        log::warn!("a binary semaphore where a timeline semaphore is required (invalid usage)");
+        vk::Result::ERROR_UNKNOWN
+    })
+}
+
 fn fences<'a>(p: *const vk::Fence, n: u32) -> VkResult<Vec<&'a Fence>> {
     // SAFETY: the caller passes `n` live fences (valid usage).
     unsafe { slice(p, n) }
@@ -68,10 +78,12 @@ crate::vk_entry_points! {
     ) -> vk::Result {
         let d = self::device(device)?;
         let info = input(p_create_info)?;
-        let timeline = crate::icd::chain::find_in::<vk::SemaphoreTypeCreateInfo<'_>>(info.p_next)
-            .is_some_and(|t| t.semaphore_type != vk::SemaphoreType::BINARY);
-        if timeline {
-            // Timeline semaphores are not supported.
+        let ty = crate::icd::chain::find_in::<vk::SemaphoreTypeCreateInfo<'_>>(info.p_next);
+        if let Some(t) = ty.filter(|t| t.semaphore_type == vk::SemaphoreType::TIMELINE) {
+            let s = Semaphore::new_timeline(&d.core, t.initial_value);
+            return out(p_semaphore, vk::Semaphore::from_raw(handle::new_handle(s)));
+        }
+        if ty.is_some_and(|t| t.semaphore_type != vk::SemaphoreType::BINARY) {
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
         let s = Semaphore::new(&d.core)?;
@@ -80,5 +92,31 @@ crate::vk_entry_points! {
 
     fn vkDestroySemaphore(_device: vk::Device, semaphore: vk::Semaphore, _p_allocator: *const vk::AllocationCallbacks<'_>) {
         drop(handle::free_handle::<Semaphore>(semaphore.as_raw()));
+    }
+
+    // VK_KHR_timeline_semaphore
+    fn vkGetSemaphoreCounterValueKHR(_device: vk::Device, semaphore: vk::Semaphore, p_value: *mut u64) -> vk::Result {
+        let t = timeline(semaphore)?;
+        out(p_value, t.value()?)
+    }
+
+    fn vkSignalSemaphoreKHR(_device: vk::Device, p_signal_info: *const vk::SemaphoreSignalInfo<'_>) -> vk::Result {
+        let info = input(p_signal_info)?;
+        timeline(info.semaphore)?.signal(info.value);
+        Ok(())
+    }
+
+    fn vkWaitSemaphoresKHR(device: vk::Device, p_wait_info: *const vk::SemaphoreWaitInfo<'_>, timeout: u64) -> vk::Result {
+        let d = self::device(device)?;
+        let info = input(p_wait_info)?;
+        let sems = crate::icd::api::slice(info.p_semaphores, info.semaphore_count);
+        let values = crate::icd::api::slice(info.p_values, info.semaphore_count);
+        let waits = sems
+            .iter()
+            .zip(values)
+            .map(|(s, &v)| timeline(*s).map(|t| (t.clone(), v)))
+            .collect::<VkResult<Vec<_>>>()?;
+        let any = info.flags.contains(vk::SemaphoreWaitFlags::ANY);
+        vsync::wait_timelines(&d.core, &waits, any, timeout)
     }
 }

@@ -164,6 +164,7 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
     };
     let program = Program { entry, fau, res };
     let mut core = Core::new(ctx.mmu, arch, program);
+    core.shared = Some(ctx.clauses);
     let result = match job.job_type {
         Some(JobType::Vertex) => run_vertex(&mut core, ctx.cores, &ws, &preload),
         _ => run_compute(&mut core, ctx.cores, &ws, &preload),

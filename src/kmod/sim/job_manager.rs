@@ -69,6 +69,8 @@ pub struct Shared {
     pub counters: super::compute::CounterLog,
     /// The model's shader cores.
     pub cores: super::shader::ShaderCores,
+    /// Decoded clauses, across jobs.
+    pub clauses: super::shader::ClauseCache,
 }
 
 /// A queued chain.
@@ -163,6 +165,7 @@ pub fn run_chain(shared: &Shared, slot: usize, jc: u64) -> ChainResult {
     let mut done = vec![false; 1 << 16];
     let ctx = JobContext {
         mmu: &shared.mmu,
+        clauses: &shared.clauses,
         clock: &shared.clock,
         arch: shared.arch,
         counters: &shared.counters,

@@ -119,6 +119,8 @@ impl JobHeader {
 /// What a job may touch while it runs.
 pub struct JobContext<'a> {
     pub mmu: &'a Mmu,
+    /// Clauses decoded by earlier jobs (`shader::ClauseCache`).
+    pub clauses: &'a super::shader::ClauseCache,
     pub clock: &'a SimClock,
     /// Architecture of the simulated GPU (descriptor layouts, warp width).
     pub arch: crate::hw::Arch,

@@ -158,6 +158,7 @@ impl SimDevice {
             arch: model.arch(),
             counters: Default::default(),
             cores: model.shader_cores(),
+            clauses: Default::default(),
         });
         SimDevice {
             model,

@@ -77,6 +77,7 @@ impl Recording {
                     groups,
                     ubos: &[],
                     attributes: None,
+                    push_buffer: None,
                 },
                 [0, 0],
             )?;

@@ -29,13 +29,17 @@
 
 use super::recording::{Fail, Recording};
 use super::state::{ActivePass, BoundRange, IndexBinding};
+use crate::compiler::kernels::indirect::draw_value;
 use crate::compiler::kernels::transfer::{copy_grid, copy_words};
 use crate::compiler::kernels::xfb::{advance_words, restart_words};
 use crate::compiler::passes::lower_sysvals::{SysvalBlock, sysval_offset};
 use crate::compiler::passes::lower_xfb::{
     XFB_PARAM_COUNT, XfbBinding, XfbDraw, XfbIndexBuffer, XfbTopology, xfb_param,
 };
+use crate::hw::attribute::attribute_buffer;
+use crate::hw::draw::dcd;
 use crate::jm::attributes::{AttributeBuffer, AttributeRecord, write_attribute_tables};
+use crate::jm::patch::{self, Patch};
 use crate::jm::{AttributeTables, Indexing, XfbJob};
 use crate::vk::kernels::KernelId;
 use crate::vk::pipeline::{GraphicsPipeline, Program};
@@ -43,7 +47,26 @@ use crate::vk::pipeline::{GraphicsPipeline, Program};
 /// Graphics bind point index in `State::sets`.
 pub const GRAPHICS: usize = 0;
 
-/// One draw's parameters, direct or (later) from an indirect record.
+/// An indirect draw being recorded (`indirect.rs`): the kernel job that
+/// computes its parameters on the GPU, and where they must go in the jobs
+/// recorded after it.
+pub struct IndirectPatches {
+    pub job: u16,
+    pub patches: Vec<Patch>,
+}
+
+/// The capture job's vertex input (module docs).
+struct VertexInput {
+    tables: Option<AttributeTables>,
+    offset_start: u32,
+    instance_size: u32,
+    /// Buffer records whose divisor byte holds log2(`Instance Size`)
+    /// (indirect draws: patched on the GPU).
+    scaled_records: Vec<u64>,
+}
+
+/// One draw's parameters: a direct draw's, or placeholders that an
+/// indirect draw's kernel replaces on the GPU.
 #[derive(Clone, Copy, Debug)]
 pub struct DrawParams {
     pub count: u32,
@@ -103,8 +126,8 @@ impl Recording {
     /// vkCmdDraw / vkCmdDrawIndexed.
     pub fn draw(&mut self, d: DrawParams) {
         self.record(|r| {
-            r.xfb_draw(d)?;
-            r.count_generated(d)
+            r.xfb_draw(d, None)?;
+            r.count_generated(d, None)
         });
     }
 
@@ -115,7 +138,11 @@ impl Recording {
     /// vertices, Vulkan spec "Drawing Commands"/"Primitive Topologies";
     /// with nothing bound, written = needed lands in the hidden word).
     /// O(1) CPU.
-    fn count_generated(&mut self, d: DrawParams) -> Result<(), Fail> {
+    pub(super) fn count_generated(
+        &mut self,
+        d: DrawParams,
+        indirect: Option<&mut IndirectPatches>,
+    ) -> Result<(), Fail> {
         let Some(mut q) = self.xfb.generated else {
             return Ok(());
         };
@@ -148,22 +175,40 @@ impl Recording {
             resolved_prims: None,
             provoking: p.provoking,
         };
-        if d.instances == 0 || draw.prims_per_instance() == 0 {
+        if indirect.is_none() && (d.instances == 0 || draw.prims_per_instance() == 0) {
             return Ok(());
         }
         let block = self.rec.alloc(4 * XFB_PARAM_COUNT as u64 + 4, 16)?;
         block.write_words(0, &draw.params());
+        let instances_at = block.gpu_va + 4 * XFB_PARAM_COUNT as u64;
         block.write_words(4 * XFB_PARAM_COUNT as u64, &[d.instances]);
+        let mut deps = [q.zeroed, 0];
+        if let Some(ind) = indirect {
+            let ppi_at = block.gpu_va + 4 * u64::from(xfb_param::PRIMS_PER_INSTANCE);
+            ind.patches.extend([
+                Patch::word(ppi_at, draw_value::PRIMS_PER_INSTANCE),
+                Patch::word(instances_at, draw_value::INSTANCES),
+            ]);
+            deps = if q.zeroed == 0 {
+                [ind.job, 0]
+            } else {
+                [q.zeroed, ind.job]
+            };
+        }
         let mut words = [0u64; advance_words::COUNT as usize];
         words[advance_words::PARAMS as usize] = block.gpu_va;
-        words[advance_words::INSTANCES as usize] = block.gpu_va + 4 * XFB_PARAM_COUNT as u64;
+        words[advance_words::INSTANCES as usize] = instances_at;
         words[advance_words::QUERY as usize] = q.results;
-        q.zeroed = self.run_kernel(KernelId::XfbAdvance, &words, [q.zeroed, 0])?;
+        q.zeroed = self.run_kernel(KernelId::XfbAdvance, &words, deps)?;
         self.xfb.generated = Some(q);
         Ok(())
     }
 
-    fn xfb_draw(&mut self, d: DrawParams) -> Result<(), Fail> {
+    pub(super) fn xfb_draw(
+        &mut self,
+        d: DrawParams,
+        indirect: Option<&mut IndirectPatches>,
+    ) -> Result<(), Fail> {
         let Some(active) = self.xfb.active else {
             return Ok(());
         };
@@ -183,6 +228,12 @@ impl Recording {
                 | XfbTopology::TriangleStripWithAdjacency
         );
         let restart = d.indexed && p.primitive_restart && restart_matters;
+        if restart && indirect.is_some() {
+            log::error!(
+                "indirect captured strip/fan draws with primitive restart are not implemented yet"
+            );
+            return Err(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN));
+        }
         let mut buffers = [None; 4];
         for (b, binding) in self.xfb.bindings.iter().enumerate() {
             if let Some(range) = binding {
@@ -218,7 +269,7 @@ impl Recording {
             resolved_prims: None,
             provoking: p.provoking,
         };
-        if d.instances == 0 || draw.prims_per_instance() == 0 {
+        if indirect.is_none() && (d.instances == 0 || draw.prims_per_instance() == 0) {
             return Ok(());
         }
         // Primitive restart: the restart kernel resolves the index stream
@@ -244,7 +295,7 @@ impl Recording {
         let params = draw.params();
         let block = self.xfb_params_block(&params, d.instances)?;
         let ppi_word = block + 4 * u64::from(xfb_param::PRIMS_PER_INSTANCE);
-        let (tables, offset_start, instance_size) = self.vertex_input(&p, prog, &d)?;
+        let input = self.vertex_input(&p, prog, &d, indirect.is_some())?;
         let mut sysvals = SysvalBlock {
             // The capture job passes vertex indices as raw ids (module docs).
             raw_vertex_offset: 0,
@@ -261,7 +312,7 @@ impl Recording {
         let push_bytes: Vec<u8> = push.iter().flat_map(|w| w.to_le_bytes()).collect();
         let push_buffer = self.rec.alloc(push_bytes.len() as u64, 16)?;
         let mut first_dep = active.last_job;
-        let mut second_dep = 0;
+        let mut second_dep = indirect.as_ref().map_or(0, |i| i.job);
         if let Some((ix, list)) = resolve {
             // The kernel writes the resolved primitive count into the
             // parameter block (for the advance kernel); a 4-byte copy puts
@@ -291,10 +342,10 @@ impl Recording {
             let copy = copy_words(ppi_word, push_buffer.gpu_va + u64::from(at), 4);
             second_dep =
                 self.run_kernel_grid(KernelId::CopyBuffer, &copy, copy_grid(4), [resolved, 0])?;
-            if first_dep == 0 {
-                first_dep = second_dep;
-                second_dep = 0;
-            }
+        }
+        if first_dep == 0 {
+            first_dep = second_dep;
+            second_dep = 0;
         }
         self.rec.use_bo(prog.code.bo_handle());
         let capture = self.rec.xfb(
@@ -303,14 +354,76 @@ impl Recording {
                 code: prog.code.va(),
                 push_buffer: Some(push_buffer),
                 push_uniforms: &push_bytes,
-                invocations_per_instance: draw.invocations_per_instance(),
-                instance_count: d.instances,
-                attributes: tables,
-                offset_start,
-                instance_size,
+                // An indirect draw's grid is patched (a 1×1 placeholder).
+                invocations_per_instance: if indirect.is_some() {
+                    1
+                } else {
+                    draw.invocations_per_instance()
+                },
+                instance_count: d.instances.max(u32::from(indirect.is_some())),
+                attributes: input.tables,
+                offset_start: input.offset_start,
+                instance_size: input.instance_size,
             },
             [first_dep, second_dep],
         )?;
+        if let Some(ind) = indirect {
+            let job = capture
+                .and_then(|c| self.rec.job_va(c))
+                .ok_or(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN))?;
+            let arch = self.rec.arch;
+            let log2 = draw_value::LOG2_INSTANCE_SIZE;
+            ind.patches
+                .push(patch::job_type(job, draw_value::JOB_TYPE)?);
+            ind.patches.extend(patch::invocation(
+                arch,
+                job,
+                [draw_value::INVOCATION_0, draw_value::INVOCATION_1],
+            )?);
+            ind.patches
+                .push(patch::draw_field(arch, job, dcd::INSTANCE_SIZE, log2)?);
+            ind.patches.push(patch::draw_field(
+                arch,
+                job,
+                dcd::OFFSET_START,
+                draw_value::OFFSET_START,
+            )?);
+            for &r in &input.scaled_records {
+                ind.patches
+                    .push(Patch::field(r, attribute_buffer::DIVISOR, log2)?);
+            }
+            let param = |i: u16| sysval_offset::XFB_PARAMS + 4 * u32::from(i);
+            for (sysval, value) in [
+                (
+                    param(xfb_param::PRIMS_PER_INSTANCE),
+                    draw_value::PRIMS_PER_INSTANCE,
+                ),
+                (param(xfb_param::FIRST), draw_value::FIRST),
+                (param(xfb_param::VERTEX_OFFSET), draw_value::VERTEX_OFFSET),
+                (sysval_offset::BASE_VERTEX, draw_value::BASE_VERTEX),
+                (sysval_offset::BASE_INSTANCE, draw_value::FIRST_INSTANCE),
+            ] {
+                if let Some(at) = prog.push.sysval_offset(sysval) {
+                    ind.patches
+                        .push(Patch::word(push_buffer.gpu_va + u64::from(at), value));
+                }
+            }
+            for (i, value) in [
+                (
+                    xfb_param::PRIMS_PER_INSTANCE,
+                    draw_value::PRIMS_PER_INSTANCE,
+                ),
+                (xfb_param::FIRST, draw_value::FIRST),
+                (xfb_param::VERTEX_OFFSET, draw_value::VERTEX_OFFSET),
+            ] {
+                ind.patches
+                    .push(Patch::word(block + 4 * u64::from(i), value));
+            }
+            ind.patches.push(Patch::word(
+                block + 4 * params.len() as u64,
+                draw_value::INSTANCES,
+            ));
+        }
         self.xfb_advance(
             block,
             params.len(),
@@ -321,18 +434,31 @@ impl Recording {
 
     /// The capture job's attribute tables, `Offset start` and `Instance
     /// Size` (module docs).
+    /// Indirect draws always use the several-instances scheme with
+    /// placeholders (`Instance Size` 1, `Offset start` 0) that their kernel
+    /// replaces.
     fn vertex_input(
         &mut self,
         p: &GraphicsPipeline,
         prog: &Program,
         d: &DrawParams,
-    ) -> Result<(Option<AttributeTables>, u32, u32), Fail> {
+        indirect: bool,
+    ) -> Result<VertexInput, Fail> {
         let locations = &prog.io.attributes;
         if locations.is_empty() {
-            return Ok((None, 0, 1));
+            return Ok(VertexInput {
+                tables: None,
+                offset_start: 0,
+                instance_size: 1,
+                scaled_records: Vec::new(),
+            });
         }
-        let instanced = d.instances > 1;
-        let size = if instanced { self.instance_size(d)? } else { 1 };
+        let instanced = indirect || d.instances > 1;
+        let size = if instanced && !indirect {
+            self.instance_size(d)?
+        } else {
+            1
+        };
         let offset_start = if instanced {
             d.first_instance * size
         } else {
@@ -408,7 +534,21 @@ impl Recording {
             });
         }
         let tables = write_attribute_tables(&mut self.rec, &buffers, &records)?;
-        Ok((Some(tables), offset_start, size))
+        // With `Instance Size` 1 every record is one slot (modulus or POT
+        // divisor), so buffer i's record is slot i.
+        let scaled_records = if indirect {
+            (0..buffers.len() as u64)
+                .map(|i| tables.buffers + 16 * i)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(VertexInput {
+            tables: Some(tables),
+            offset_start,
+            instance_size: size,
+            scaled_records,
+        })
     }
 
     /// `Instance Size` of an instanced capture job (module docs).

@@ -1,19 +1,25 @@
 //! VkCommandPool and VkCommandBuffer: the pool and command-buffer
 //! lifecycle. Recording itself lives beside this file:
 //!
-//! - `recording.rs`: what a command buffer has recorded (a `jm::Recorder`
-//!   with its job chain, GPU memory pool and BO list; the first recording
-//!   error, reported by vkEndCommandBuffer as the spec asks);
+//! - `recording.rs`: what a command buffer has recorded (the open
+//!   `jm::Recorder` with its job chain, GPU memory pool and BO list; the
+//!   first recording error, reported by vkEndCommandBuffer as the spec asks);
+//! - `segment.rs`: a recorded command buffer as a list of job chains (one
+//!   SUBMIT each) and wait points; vkCmdExecuteCommands appends a
+//!   secondary's list to the primary's;
 //! - `state.rs`: the state tracker (bound pipelines, descriptor sets, push
 //!   constants, vertex/index buffers, the render pass);
 //! - one file per command family: `draw.rs`, `dispatch.rs`, `xfb.rs`,
-//!   `query.rs`, `barrier.rs`, `transfer.rs`.
+//!   `query.rs`, `barrier.rs`, `transfer.rs`, `event.rs`.
 
 mod barrier;
 mod dispatch;
 mod draw;
+mod event;
+mod indirect;
 mod query;
 mod recording;
+mod segment;
 mod state;
 mod transfer;
 mod xfb;
@@ -23,8 +29,10 @@ use std::sync::{Arc, Mutex};
 use ash::vk;
 
 pub use draw::DrawParams;
+pub use indirect::MAX_DRAW_INDIRECT_COUNT;
 pub use recording::{Recording, Status};
-pub use state::{BoundRange, IndexBinding, bind_point_index};
+pub use segment::{Piece, Segment};
+pub use state::{ActivePass, BoundRange, IndexBinding, bind_point_index};
 pub use xfb::Counter;
 
 use super::RawHandle;
@@ -55,9 +63,10 @@ impl CommandPool {
         })
     }
 
-    pub fn allocate(&self, pool_handle: u64) -> RawHandle {
+    pub fn allocate(&self, pool_handle: u64, level: vk::CommandBufferLevel) -> RawHandle {
         let cb = CommandBuffer {
             pool: pool_handle,
+            level,
             state: Mutex::new(Recording::new(&self.core)),
         };
         let raw = RawHandle(handle::new_dispatchable(cb));
@@ -104,7 +113,18 @@ impl Drop for CommandPool {
 pub struct CommandBuffer {
     /// The VkCommandPool it came from.
     pub pool: u64,
+    /// PRIMARY or SECONDARY.
+    pub level: vk::CommandBufferLevel,
     pub state: Mutex<Recording>,
+}
+
+/// What vkBeginCommandBuffer says about the recording.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BeginInfo {
+    pub usage: vk::CommandBufferUsageFlags,
+    /// A secondary with RENDER_PASS_CONTINUE: the render pass instance it
+    /// continues (from its inheritance info).
+    pub continues: Option<ActivePass>,
 }
 
 impl Object for CommandBuffer {
@@ -112,12 +132,42 @@ impl Object for CommandBuffer {
 }
 
 impl CommandBuffer {
-    pub fn begin(&self) -> VkResult<()> {
+    pub fn begin(&self, info: BeginInfo) -> VkResult<()> {
         let mut r = self.state.lock().unwrap();
         // Begin implicitly resets (our pools always allow it).
         r.reset();
         r.status = Status::Recording;
+        r.usage = info.usage;
+        if self.level == vk::CommandBufferLevel::SECONDARY
+            && let Some(pass) = info.continues
+        {
+            r.state.render_pass = Some(pass);
+            r.inherited_pass = true;
+        }
         Ok(())
+    }
+
+    /// vkCmdExecuteCommands: append each executable secondary's pieces to
+    /// this primary (`segment.rs`); invalid elements are logged and skipped.
+    pub fn execute_commands(&self, secondaries: &[&CommandBuffer]) {
+        if self.level != vk::CommandBufferLevel::PRIMARY {
+            log::warn!("vkCmdExecuteCommands in a secondary command buffer (invalid usage)");
+            return;
+        }
+        let mut r = self.state.lock().unwrap();
+        for s in secondaries {
+            if std::ptr::eq(*s, self) || s.level != vk::CommandBufferLevel::SECONDARY {
+                log::warn!("vkCmdExecuteCommands: not a secondary command buffer (invalid usage)");
+                continue;
+            }
+            let sr = s.state.lock().unwrap();
+            let Ok(pieces) = sr.executable_pieces() else {
+                continue;
+            };
+            let ops: Vec<(usize, bool)> = sr.event_ops.iter().map(|(&k, &v)| (k, v)).collect();
+            drop(sr);
+            r.append_secondary(pieces, &ops);
+        }
     }
 
     pub fn end(&self) -> VkResult<()> {

@@ -1,15 +1,18 @@
-//! What a command buffer has recorded: its `jm::Recorder` (job chain, GPU
-//! memory pool, the BOs the jobs touch), its status, the state tracker and
-//! the first recording error.
+//! What a command buffer has recorded: the closed pieces (`segment.rs`) and
+//! the open `jm::Recorder` (job chain, GPU memory pool, the BOs the jobs
+//! touch), its usage and status, the state tracker and the first
+//! recording error.
 //!
 //! Commands record through [`Recording::record`], which does nothing once
 //! an error happened and keeps that error for vkEndCommandBuffer
 //! (job-emission errors mapped by `DeviceCore::jm_error`).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use ash::vk;
 
+use super::segment::Piece;
 use super::state::State;
 use super::xfb::XfbState;
 use crate::jm::{JmError, Recorder};
@@ -25,9 +28,29 @@ pub enum Status {
 
 pub struct Recording {
     pub core: Arc<DeviceCore>,
+    /// Unique per recording object (segments remember who made them).
+    pub id: u64,
+    /// The open segment.
     pub rec: Recorder,
+    /// Closed pieces before `rec`, in execution order (`segment.rs`).
+    pub pieces: Vec<Piece>,
+    /// Recorders of segments nobody holds any more, for reuse.
+    pub spares: Vec<Recorder>,
     pub status: Status,
+    /// VkCommandBufferBeginInfo::flags of the current recording.
+    pub usage: vk::CommandBufferUsageFlags,
+    /// A secondary continuing a render pass: the pass is inherited and is
+    /// still active at vkEndCommandBuffer.
+    pub inherited_pass: bool,
+    /// Submitted since it was recorded (ONE_TIME_SUBMIT checks).
+    pub submitted: bool,
+    /// The open segment writes timestamps.
     pub uses_timestamps: bool,
+    /// Events the open segment's jobs write (the segment keeps them alive).
+    pub segment_events: Vec<Arc<crate::vk::event::EventBo>>,
+    /// The last vkCmdSetEvent (true) or vkCmdResetEvent (false) recorded
+    /// per event (`EventBo::key`), executed secondaries included.
+    pub event_ops: HashMap<usize, bool>,
     pub error: Option<vk::Result>,
     pub state: State,
     pub xfb: XfbState,
@@ -35,11 +58,20 @@ pub struct Recording {
 
 impl Recording {
     pub fn new(core: &Arc<DeviceCore>) -> Recording {
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Recording {
             core: core.clone(),
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             rec: Recorder::new(core.kdev.clone(), core.arch),
+            pieces: Vec::new(),
+            spares: Vec::new(),
             status: Status::Initial,
+            usage: vk::CommandBufferUsageFlags::empty(),
+            inherited_pass: false,
+            submitted: false,
             uses_timestamps: false,
+            segment_events: Vec::new(),
+            event_ops: HashMap::new(),
             error: None,
             state: State::default(),
             xfb: XfbState::default(),
@@ -47,9 +79,13 @@ impl Recording {
     }
 
     pub fn reset(&mut self) {
-        self.rec.reset();
+        self.drop_pieces();
         self.status = Status::Initial;
+        self.usage = vk::CommandBufferUsageFlags::empty();
+        self.inherited_pass = false;
+        self.submitted = false;
         self.uses_timestamps = false;
+        self.event_ops.clear();
         self.error = None;
         self.state = State::default();
         self.xfb = XfbState::default();
@@ -61,25 +97,23 @@ impl Recording {
         if let Some(e) = self.error {
             return Err(e);
         }
-        if self.state.render_pass.is_some() {
+        if self.state.render_pass.is_some() && !self.inherited_pass {
             log::warn!("vkEndCommandBuffer: a render pass is still active (invalid usage)");
         }
+        if self.xfb.active.is_some() {
+            log::warn!("vkEndCommandBuffer: transform feedback is still active (invalid usage)");
+        }
+        self.close_segment();
         Ok(())
     }
 
-    /// The chain to submit (None when nothing was recorded), with the
-    /// GPU-written status words cleared, and the BOs the submit must list.
-    pub fn executable_chain(&self) -> VkResult<Option<(u64, Vec<crate::kmod::BoHandle>)>> {
+    /// What a submit or vkCmdExecuteCommands runs of this command buffer.
+    pub fn executable_pieces(&self) -> VkResult<Vec<Piece>> {
         if self.status != Status::Executable {
-            log::warn!("vkQueueSubmit: command buffer is not executable (invalid usage)");
+            log::warn!("command buffer is not executable (invalid usage)");
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
         }
-        let chain = self.rec.chain();
-        if chain.is_empty() {
-            return Ok(None);
-        }
-        chain.reset_status();
-        Ok(Some((chain.head(), self.rec.bo_handles())))
+        Ok(self.pieces.clone())
     }
 
     /// Whether commands may be recorded now (recording, no error yet).
@@ -99,6 +133,7 @@ impl Recording {
         if !self.recording() {
             return;
         }
+        self.ensure_room(JOBS_PER_COMMAND);
         if let Err(e) = f(self) {
             let code = match e {
                 Fail::Jm(e) => self.core.jm_error(e),
@@ -106,6 +141,24 @@ impl Recording {
             };
             log::warn!("recording failed: {code:?}");
             self.fail(code);
+        }
+    }
+}
+
+/// The most jobs one chain holds: job indices are 16-bit and 0 means none
+/// (`jm::chain`).
+const MAX_CHAIN_JOBS: usize = u16::MAX as usize - 1;
+
+/// Jobs one command (or one iteration of a command's loop over draws or
+/// regions, which calls [`Recording::ensure_room`] itself) adds at most.
+pub const JOBS_PER_COMMAND: usize = 64;
+
+impl Recording {
+    /// Start a new segment (`segment.rs`) when the open chain cannot take
+    /// `jobs` more, so any number of commands fits a command buffer.
+    pub fn ensure_room(&mut self, jobs: usize) {
+        if self.rec.chain().len() + jobs > MAX_CHAIN_JOBS {
+            self.close_segment();
         }
     }
 }

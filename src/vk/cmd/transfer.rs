@@ -37,6 +37,7 @@ impl Recording {
     pub fn copy_buffer(&mut self, src: &Buffer, dst: &Buffer, regions: &[vk::BufferCopy]) {
         self.record(|r| {
             for region in regions {
+                r.ensure_room(super::recording::JOBS_PER_COMMAND);
                 let (Some((s, sn, sbo)), Some((d, dn, dbo))) = (
                     src.range(region.src_offset, region.size),
                     dst.range(region.dst_offset, region.size),

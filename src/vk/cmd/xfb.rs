@@ -60,8 +60,21 @@ impl Recording {
         &mut self,
         id: KernelId,
         words: &[u64],
+        grid: ([u32; 3], [u32; 3]),
+        deps: [u16; 2],
+    ) -> Result<u16, Fail> {
+        self.run_kernel_into(id, words, grid, deps, None)
+    }
+
+    /// [`Recording::run_kernel_grid`] with the push words in `push_buffer`
+    /// (so the caller can rewrite a word before the submit).
+    pub fn run_kernel_into(
+        &mut self,
+        id: KernelId,
+        words: &[u64],
         (local_size, groups): ([u32; 3], [u32; 3]),
         deps: [u16; 2],
+        push_buffer: Option<crate::jm::GpuAlloc>,
     ) -> Result<u16, Fail> {
         let core = self.core.clone();
         let k = core.kernels.get(&core.kdev, core.arch, id)?;
@@ -75,6 +88,7 @@ impl Recording {
                 groups,
                 ubos: &[],
                 attributes: None,
+                push_buffer,
             },
             deps,
         )?)

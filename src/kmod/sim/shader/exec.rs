@@ -237,8 +237,14 @@ pub fn prepare(instr: &crate::hw::isa::Instr, clause_va: u64) -> Result<Prepared
     for i in 0..4 {
         p.neg[i] = get(["neg0", "neg1", "neg2", "neg3"][i]) == "neg";
         p.abs[i] = get(["abs0", "abs1", "abs2", "abs3"][i]) == "abs";
-        for prefix in ["widen", "lane", "lanes", "swz"] {
-            if let Some(v) = f.modifier(&format!("{prefix}{i}")) {
+        const PARTS: [[&str; 4]; 4] = [
+            ["widen0", "widen1", "widen2", "widen3"],
+            ["lane0", "lane1", "lane2", "lane3"],
+            ["lanes0", "lanes1", "lanes2", "lanes3"],
+            ["swz0", "swz1", "swz2", "swz3"],
+        ];
+        for names in PARTS {
+            if let Some(v) = f.modifier(names[i]) {
                 p.part[i] = v;
             }
         }

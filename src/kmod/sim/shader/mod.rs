@@ -50,8 +50,8 @@ pub mod message;
 pub mod warp;
 
 use std::collections::HashMap;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use super::jobs::JobFault;
 use super::mmu::Mmu;
@@ -278,12 +278,46 @@ pub struct CachedClause {
     pub instructions: u64,
 }
 
+/// Decoded clauses kept across jobs (the device's instruction cache):
+/// keyed by address and checked against the bytes fetched for each job, so
+/// code rewritten in place is decoded again. Decoding a program for every
+/// job was most of the cost of a small job.
+#[derive(Default)]
+pub struct ClauseCache {
+    clauses: Mutex<HashMap<u64, Fetched>>,
+}
+
+/// The bytes a clause was decoded from, and the decoded clause.
+type Fetched = (Vec<u8>, Arc<CachedClause>);
+
+/// Entries kept before the cache starts over.
+const CLAUSE_CACHE_ENTRIES: usize = 1 << 14;
+
+impl ClauseCache {
+    fn get(&self, va: u64, bytes: &[u8]) -> Option<Arc<CachedClause>> {
+        let map = self.clauses.lock().unwrap();
+        map.get(&va)
+            .filter(|(b, _)| b.as_slice() == bytes)
+            .map(|(_, c)| c.clone())
+    }
+
+    fn insert(&self, va: u64, bytes: Vec<u8>, clause: Arc<CachedClause>) {
+        let mut map = self.clauses.lock().unwrap();
+        if map.len() >= CLAUSE_CACHE_ENTRIES {
+            map.clear();
+        }
+        map.insert(va, (bytes, clause));
+    }
+}
+
 /// The shader core of one job.
 pub struct Core<'a> {
     pub mmu: &'a Mmu,
+    /// Clauses decoded by earlier jobs.
+    pub shared: Option<&'a ClauseCache>,
     pub arch: Arch,
     pub program: Program,
-    cache: HashMap<u64, Rc<CachedClause>>,
+    cache: HashMap<u64, Arc<CachedClause>>,
     pub counters: Counters,
     pub clause_limit: u64,
     /// The shader core the next workgroup runs on (`core_id`, TLS slots).
@@ -298,6 +332,7 @@ impl<'a> Core<'a> {
     pub fn new(mmu: &'a Mmu, arch: Arch, program: Program) -> Core<'a> {
         Core {
             mmu,
+            shared: None,
             arch,
             program,
             cache: HashMap::new(),
@@ -308,7 +343,7 @@ impl<'a> Core<'a> {
     }
 
     /// The clause at `va`, decoded (and cached).
-    pub fn clause(&mut self, va: u64) -> Result<Rc<CachedClause>, JobFault> {
+    pub fn clause(&mut self, va: u64) -> Result<Arc<CachedClause>, JobFault> {
         if let Some(c) = self.cache.get(&va) {
             return Ok(c.clone());
         }
@@ -324,6 +359,10 @@ impl<'a> Core<'a> {
             bytes.truncate((f.va - va) as usize);
             self.mmu.fetch(va, &mut bytes)?;
         }
+        if let Some(c) = self.shared.and_then(|s| s.get(va, &bytes)) {
+            self.cache.insert(va, c.clone());
+            return Ok(c);
+        }
         let (clause, size) = decode_clause(&bytes).map_err(|e| {
             log::error!("sim shader: undecodable clause at {va:#x}: {e}");
             fault(status::INSTR_INVALID_ENC, va)
@@ -334,7 +373,7 @@ impl<'a> Core<'a> {
             let a = exec::prepare(&t.add, va)?;
             tuples.push((f, a));
         }
-        let cached = Rc::new(CachedClause {
+        let cached = Arc::new(CachedClause {
             va,
             size: size as u64,
             flow: clause.header.flow(),
@@ -343,6 +382,9 @@ impl<'a> Core<'a> {
             tuples,
         });
         self.cache.insert(va, cached.clone());
+        if let Some(s) = self.shared {
+            s.insert(va, bytes, cached.clone());
+        }
         Ok(cached)
     }
 }

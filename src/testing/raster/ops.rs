@@ -1,0 +1,352 @@
+//! Per-sample operations from the Vulkan specification: the depth test
+//! ("Depth Test", `VkCompareOp`), blending ("Blending": `VkBlendFactor`,
+//! `VkBlendOp`, the colour write mask) and a multisampled target they write,
+//! with the average resolve of "Multisample Resolve"
+//! (`VK_RESOLVE_MODE_AVERAGE_BIT`). Colours are `[f64; 4]` RGBA; a target
+//! of a fixed-point (UNORM) format clamps as "Blending" says.
+
+use super::Fragment;
+
+/// `VkCompareOp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareOp {
+    Never,
+    Less,
+    Equal,
+    LessOrEqual,
+    Greater,
+    NotEqual,
+    GreaterOrEqual,
+    Always,
+}
+
+impl CompareOp {
+    pub const ALL: [CompareOp; 8] = [
+        CompareOp::Never,
+        CompareOp::Less,
+        CompareOp::Equal,
+        CompareOp::LessOrEqual,
+        CompareOp::Greater,
+        CompareOp::NotEqual,
+        CompareOp::GreaterOrEqual,
+        CompareOp::Always,
+    ];
+
+    /// The test passes when `reference op stored` holds (the incoming
+    /// fragment's depth is the left operand).
+    pub fn test(self, reference: f64, stored: f64) -> bool {
+        match self {
+            CompareOp::Never => false,
+            CompareOp::Less => reference < stored,
+            CompareOp::Equal => reference == stored,
+            CompareOp::LessOrEqual => reference <= stored,
+            CompareOp::Greater => reference > stored,
+            CompareOp::NotEqual => reference != stored,
+            CompareOp::GreaterOrEqual => reference >= stored,
+            CompareOp::Always => true,
+        }
+    }
+}
+
+/// `VkBlendFactor`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlendFactor {
+    Zero,
+    One,
+    SrcColor,
+    OneMinusSrcColor,
+    DstColor,
+    OneMinusDstColor,
+    SrcAlpha,
+    OneMinusSrcAlpha,
+    DstAlpha,
+    OneMinusDstAlpha,
+    ConstantColor,
+    OneMinusConstantColor,
+    ConstantAlpha,
+    OneMinusConstantAlpha,
+    SrcAlphaSaturate,
+    Src1Color,
+    OneMinusSrc1Color,
+    Src1Alpha,
+    OneMinusSrc1Alpha,
+}
+
+impl BlendFactor {
+    pub const ALL: [BlendFactor; 19] = [
+        BlendFactor::Zero,
+        BlendFactor::One,
+        BlendFactor::SrcColor,
+        BlendFactor::OneMinusSrcColor,
+        BlendFactor::DstColor,
+        BlendFactor::OneMinusDstColor,
+        BlendFactor::SrcAlpha,
+        BlendFactor::OneMinusSrcAlpha,
+        BlendFactor::DstAlpha,
+        BlendFactor::OneMinusDstAlpha,
+        BlendFactor::ConstantColor,
+        BlendFactor::OneMinusConstantColor,
+        BlendFactor::ConstantAlpha,
+        BlendFactor::OneMinusConstantAlpha,
+        BlendFactor::SrcAlphaSaturate,
+        BlendFactor::Src1Color,
+        BlendFactor::OneMinusSrc1Color,
+        BlendFactor::Src1Alpha,
+        BlendFactor::OneMinusSrc1Alpha,
+    ];
+}
+
+/// `VkBlendOp` (the core five).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlendOp {
+    Add,
+    Subtract,
+    ReverseSubtract,
+    Min,
+    Max,
+}
+
+impl BlendOp {
+    pub const ALL: [BlendOp; 5] = [
+        BlendOp::Add,
+        BlendOp::Subtract,
+        BlendOp::ReverseSubtract,
+        BlendOp::Min,
+        BlendOp::Max,
+    ];
+}
+
+/// `VkPipelineColorBlendAttachmentState` plus the blend constants.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BlendState {
+    pub enable: bool,
+    pub src_color: BlendFactor,
+    pub dst_color: BlendFactor,
+    pub color_op: BlendOp,
+    pub src_alpha: BlendFactor,
+    pub dst_alpha: BlendFactor,
+    pub alpha_op: BlendOp,
+    /// Bit 0 R, 1 G, 2 B, 3 A (`VkColorComponentFlags`).
+    pub write_mask: u32,
+    pub constants: [f64; 4],
+}
+
+impl Default for BlendState {
+    fn default() -> BlendState {
+        BlendState {
+            enable: false,
+            src_color: BlendFactor::One,
+            dst_color: BlendFactor::Zero,
+            color_op: BlendOp::Add,
+            src_alpha: BlendFactor::One,
+            dst_alpha: BlendFactor::Zero,
+            alpha_op: BlendOp::Add,
+            write_mask: 0xf,
+            constants: [0.0; 4],
+        }
+    }
+}
+
+/// The factor `(f_r, f_g, f_b)` or `f_a` of the spec's "Blend Factors" table:
+/// `rgb` selects the RGB column, otherwise the alpha column. `s0` is the
+/// source colour, `s1` the second source (dual-source blending), `d` the
+/// destination, `c` the constants.
+pub fn factor(
+    f: BlendFactor,
+    rgb: bool,
+    s0: [f64; 4],
+    s1: [f64; 4],
+    d: [f64; 4],
+    c: [f64; 4],
+) -> [f64; 4] {
+    use BlendFactor::*;
+    let splat = |v: f64| [v; 4];
+    let inv = |v: [f64; 4]| v.map(|x| 1.0 - x);
+    let v = match f {
+        Zero => splat(0.0),
+        One => splat(1.0),
+        SrcColor => s0,
+        OneMinusSrcColor => inv(s0),
+        DstColor => d,
+        OneMinusDstColor => inv(d),
+        SrcAlpha => splat(s0[3]),
+        OneMinusSrcAlpha => splat(1.0 - s0[3]),
+        DstAlpha => splat(d[3]),
+        OneMinusDstAlpha => splat(1.0 - d[3]),
+        ConstantColor => c,
+        OneMinusConstantColor => inv(c),
+        ConstantAlpha => splat(c[3]),
+        OneMinusConstantAlpha => splat(1.0 - c[3]),
+        // RGB: min(As0, 1 - Ad); alpha: 1.
+        SrcAlphaSaturate if rgb => splat(s0[3].min(1.0 - d[3])),
+        SrcAlphaSaturate => splat(1.0),
+        Src1Color => s1,
+        OneMinusSrc1Color => inv(s1),
+        Src1Alpha => splat(s1[3]),
+        OneMinusSrc1Alpha => splat(1.0 - s1[3]),
+    };
+    if rgb { v } else { splat(v[3]) }
+}
+
+/// One channel of a blend operation ("Blend Operations" table):
+/// `Add: s·sf + d·df`, `Subtract: s·sf - d·df`, `ReverseSubtract: d·df - s·sf`,
+/// `Min: min(s, d)`, `Max: max(s, d)` (the factors do not apply to Min/Max).
+pub fn blend_op(op: BlendOp, s: f64, sf: f64, d: f64, df: f64) -> f64 {
+    match op {
+        BlendOp::Add => s * sf + d * df,
+        BlendOp::Subtract => s * sf - d * df,
+        BlendOp::ReverseSubtract => d * df - s * sf,
+        BlendOp::Min => s.min(d),
+        BlendOp::Max => s.max(d),
+    }
+}
+
+/// Blend `src` (and the second source `src1`) over `dst`. With `unorm`, the
+/// sources, destination and constants are clamped to [0, 1] first, and the
+/// result after (fixed-point attachments). The write mask keeps `dst` in
+/// channels it clears.
+pub fn blend(
+    state: &BlendState,
+    src: [f64; 4],
+    src1: [f64; 4],
+    dst: [f64; 4],
+    unorm: bool,
+) -> [f64; 4] {
+    let clamp = |v: [f64; 4]| {
+        if unorm {
+            v.map(|x| x.clamp(0.0, 1.0))
+        } else {
+            v
+        }
+    };
+    let (s0, s1, d, c) = (clamp(src), clamp(src1), clamp(dst), clamp(state.constants));
+    let out = if state.enable {
+        let sf_rgb = factor(state.src_color, true, s0, s1, d, c);
+        let df_rgb = factor(state.dst_color, true, s0, s1, d, c);
+        let sf_a = factor(state.src_alpha, false, s0, s1, d, c);
+        let df_a = factor(state.dst_alpha, false, s0, s1, d, c);
+        let mut out = [0.0; 4];
+        for i in 0..3 {
+            out[i] = blend_op(state.color_op, s0[i], sf_rgb[i], d[i], df_rgb[i]);
+        }
+        out[3] = blend_op(state.alpha_op, s0[3], sf_a[3], d[3], df_a[3]);
+        clamp(out)
+    } else {
+        s0
+    };
+    std::array::from_fn(|i| {
+        if state.write_mask & (1 << i) != 0 {
+            out[i]
+        } else {
+            dst[i]
+        }
+    })
+}
+
+/// A multisampled colour + depth target: `samples` values per pixel, row
+/// major, sample-minor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    pub width: u32,
+    pub height: u32,
+    pub samples: u32,
+    pub color: Vec<[f64; 4]>,
+    pub depth: Vec<f64>,
+    /// The colour attachment is fixed-point (clamps in blending).
+    pub unorm: bool,
+    /// How many times each sample was written (tests count double writes).
+    pub writes: Vec<u32>,
+}
+
+impl Target {
+    pub fn new(width: u32, height: u32, samples: u32, clear: [f64; 4], clear_depth: f64) -> Target {
+        let n = (width * height * samples) as usize;
+        Target {
+            width,
+            height,
+            samples,
+            color: vec![clear; n],
+            depth: vec![clear_depth; n],
+            unorm: true,
+            writes: vec![0; n],
+        }
+    }
+
+    pub fn index(&self, x: u32, y: u32, sample: u32) -> usize {
+        ((y * self.width + x) * self.samples + sample) as usize
+    }
+
+    /// The resolved frame as RGBA8 UNORM bytes (`round(clamp(c) × 255)`,
+    /// "Conversion from Floating-Point to Normalized Fixed-Point"), e.g. for
+    /// `testing::png`.
+    pub fn resolve_rgba8(&self) -> Vec<u8> {
+        self.resolve()
+            .iter()
+            .flat_map(|p| p.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8))
+            .collect()
+    }
+
+    /// The average of each pixel's samples (`VK_RESOLVE_MODE_AVERAGE_BIT`).
+    pub fn resolve(&self) -> Vec<[f64; 4]> {
+        (0..self.width * self.height)
+            .map(|p| {
+                let s = &self.color[(p * self.samples) as usize..((p + 1) * self.samples) as usize];
+                std::array::from_fn(|c| {
+                    s.iter().map(|v| v[c]).sum::<f64>() / f64::from(self.samples)
+                })
+            })
+            .collect()
+    }
+}
+
+/// Depth state (`VkPipelineDepthStencilStateCreateInfo`, depth part).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DepthState {
+    pub test: bool,
+    pub write: bool,
+    pub compare: CompareOp,
+}
+
+impl Default for DepthState {
+    fn default() -> DepthState {
+        DepthState {
+            test: false,
+            write: false,
+            compare: CompareOp::Always,
+        }
+    }
+}
+
+/// Run the per-sample operations for fragments: the fragment shader
+/// `shade` gives a colour (and second source) or `None` (discard); then for
+/// each covered sample the depth test (depth clamped to [0, 1] first, as
+/// without `depthClampEnable` the viewport depth range bounds it), the depth
+/// write, blending and the write mask.
+pub fn shade_fragments(
+    target: &mut Target,
+    fragments: &[Fragment],
+    depth: &DepthState,
+    blend_state: &BlendState,
+    mut shade: impl FnMut(&Fragment) -> Option<([f64; 4], [f64; 4])>,
+) {
+    for f in fragments {
+        let Some((src, src1)) = shade(f) else {
+            continue;
+        };
+        for s in 0..target.samples {
+            if f.mask & (1 << s) == 0 {
+                continue;
+            }
+            let i = target.index(f.x, f.y, s);
+            let z = f.depth[s as usize].clamp(0.0, 1.0);
+            if depth.test && !depth.compare.test(z, target.depth[i]) {
+                continue;
+            }
+            if depth.test && depth.write {
+                target.depth[i] = z;
+            }
+            target.color[i] = blend(blend_state, src, src1, target.color[i], target.unorm);
+            target.writes[i] += 1;
+        }
+    }
+}

@@ -1,0 +1,265 @@
+//! Indirect draws and dispatches: vkCmdDispatchIndirect,
+//! vkCmdDrawIndirect, vkCmdDrawIndexedIndirect, vkCmdDrawIndirectCountKHR,
+//! vkCmdDrawIndexedIndirectCountKHR and vkCmdDrawIndirectByteCountEXT.
+//!
+//! The parameters live in GPU memory and may be written by earlier
+//! commands of the same submission, so nothing is read on the CPU. Each
+//! indirect dispatch or draw records, in this order:
+//!
+//! 1. the indirect kernel (`compiler::kernels::indirect`), one invocation,
+//!    whose push words are filled in once the jobs below exist;
+//! 2. the jobs of the command with placeholder sizes (a 1×1×1 grid, the
+//!    several-instances vertex-input scheme with `Instance Size` 1), each
+//!    waiting for the kernel;
+//! 3. the patch table (`jm::patch`): every job field, push-uniform word and
+//!    XFB parameter word that depends on the parameters, and which kernel
+//!    value goes there.
+//!
+//! On the GPU the kernel computes the values, makes each job NULL when it
+//! has nothing to do (and a real job again otherwise) and patches the
+//! rest before the jobs run; submitting again recomputes everything from
+//! the buffer's current contents. CPU work per command is O(drawCount) and
+//! independent of the vertex and instance counts.
+//!
+//! Draws have GPU work only while transform feedback captures or a
+//! primitives-generated query counts (nothing is rasterized yet, see
+//! `draw.rs`); `drawCount` draws of a multi-draw command each get their
+//! own kernel run (draw `i` reads `offset + i × stride`), and with a count
+//! buffer `maxDrawCount` are recorded and the kernel empties those at or
+//! past the count.
+
+use super::draw::{DrawParams, IndirectPatches};
+use super::recording::{Fail, Recording};
+use super::state::BoundRange;
+use crate::compiler::kernels::indirect::{
+    DrawSource, IndirectDraw, VALUE_COUNT, dispatch_value, dispatch_words, draw_words,
+};
+use crate::compiler::passes::lower_sysvals::{SysvalBlock, sysval_offset};
+use crate::jm::patch::{self, Patch};
+use crate::jm::{ComputeJob, GpuAlloc};
+use crate::vk::kernels::KernelId;
+
+/// `maxDrawIndirectCount`: the count a count buffer may hold, and the most
+/// draws of one command. `drawCount` above it is invalid usage; the `Count`
+/// forms record at most this many draws whatever their `maxDrawCount` (a
+/// count above it is invalid usage).
+pub const MAX_DRAW_INDIRECT_COUNT: u32 = (1 << 16) - 1;
+
+/// Push words as the 32-bit words of their buffer.
+fn halves(words: &[u64]) -> Vec<u32> {
+    words
+        .iter()
+        .flat_map(|w| [*w as u32, (*w >> 32) as u32])
+        .collect()
+}
+
+/// One run of an indirect kernel (1×1×1) whose push words are written
+/// later, and its values scratch block.
+struct KernelRun {
+    job: u16,
+    push: GpuAlloc,
+    values: GpuAlloc,
+}
+
+impl Recording {
+    fn indirect_kernel(&mut self, id: KernelId, words: usize) -> Result<KernelRun, Fail> {
+        let push = self.rec.alloc(8 * words as u64, 16)?;
+        let values = self.rec.alloc_zeroed(4 * u64::from(VALUE_COUNT), 16)?;
+        let placeholder = vec![0u64; words];
+        let job =
+            self.run_kernel_into(id, &placeholder, ([1, 1, 1], [1, 1, 1]), [0, 0], Some(push))?;
+        Ok(KernelRun { job, push, values })
+    }
+
+    /// vkCmdDispatchIndirect: `command` is the `VkDispatchIndirectCommand`.
+    pub fn dispatch_indirect(&mut self, command: BoundRange) {
+        self.record(|r| {
+            let Some(p) = r.state.compute.clone() else {
+                log::warn!("vkCmdDispatchIndirect without a compute pipeline (invalid usage)");
+                return Ok(());
+            };
+            if p.program.code.binary.shared_size > 0 {
+                // Workgroup memory is sized by the workgroup counts
+                // (`jm::compute::wls_instances`), which are not known here.
+                log::error!(
+                    "vkCmdDispatchIndirect with a shader that uses workgroup memory is not implemented"
+                );
+                return Err(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN));
+            }
+            r.rec.use_bo(command.bo);
+            let k = r.indirect_kernel(KernelId::IndirectDispatch, dispatch_words::COUNT as usize)?;
+            let mut sysvals = SysvalBlock {
+                num_workgroups: [1, 1, 1],
+                ..SysvalBlock::default()
+            };
+            let push = r.push_uniforms(&p.program, &p.layout, super::dispatch::COMPUTE, &mut sysvals)?;
+            let push_buffer = r.rec.alloc(8 * push.len().max(1) as u64, 16)?;
+            r.rec.use_bo(p.program.code.bo_handle());
+            let job = r.rec.compute(
+                &ComputeJob {
+                    binary: &p.program.code.binary,
+                    code: p.program.code.va(),
+                    push_uniforms: &push,
+                    local_size: p.local_size,
+                    groups: [1, 1, 1],
+                    ubos: &[],
+                    attributes: None,
+                    push_buffer: Some(push_buffer),
+                },
+                [k.job, 0],
+            )?;
+            let va = r
+                .rec
+                .job_va(job)
+                .ok_or(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN))?;
+            let arch = r.rec.arch;
+            let mut patches = vec![patch::job_type(va, dispatch_value::JOB_TYPE)?];
+            patches.extend(patch::invocation(
+                arch,
+                va,
+                [dispatch_value::INVOCATION_0, dispatch_value::INVOCATION_1],
+            )?);
+            for (i, value) in [
+                dispatch_value::GROUPS_X,
+                dispatch_value::GROUPS_Y,
+                dispatch_value::GROUPS_Z,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let sysval = sysval_offset::NUM_WORKGROUPS + 4 * i as u32;
+                if let Some(at) = p.program.push.sysval_offset(sysval) {
+                    patches.push(Patch::word(push_buffer.gpu_va + u64::from(at), value));
+                }
+            }
+            let (table, n) = patch::write_table(&mut r.rec, &patches)?;
+            let words = dispatch_words(command.address, p.local_size, table, n, k.values.gpu_va);
+            k.push.write_words(0, &halves(&words));
+            Ok(())
+        });
+    }
+
+    /// vkCmdDrawIndirect / vkCmdDrawIndexedIndirect (`count` None) and
+    /// their `Count` forms: `commands` starts at the first record.
+    pub fn draw_indirect(
+        &mut self,
+        commands: BoundRange,
+        draw_count: u32,
+        stride: u32,
+        indexed: bool,
+        count: Option<BoundRange>,
+    ) {
+        self.record(|r| {
+            if !r.draws_run_on_gpu() {
+                return Ok(());
+            }
+            r.rec.use_bo(commands.bo);
+            if let Some(c) = count {
+                r.rec.use_bo(c.bo);
+            }
+            for i in 0..draw_count.min(MAX_DRAW_INDIRECT_COUNT) {
+                r.ensure_room(super::recording::JOBS_PER_COMMAND);
+                let at = commands.address + u64::from(i) * u64::from(stride);
+                let source = if indexed {
+                    DrawSource::Indexed(at)
+                } else {
+                    DrawSource::Draw(at)
+                };
+                let draw_count = count.map(|c| (c.address, i, draw_count));
+                r.indirect_draw(source, draw_count, indexed)?;
+            }
+            Ok(())
+        });
+    }
+
+    /// vkCmdDrawIndirectByteCountEXT: `counter` is the counter's u32.
+    pub fn draw_indirect_byte_count(
+        &mut self,
+        instances: u32,
+        first_instance: u32,
+        counter: BoundRange,
+        counter_offset: u32,
+        vertex_stride: u32,
+    ) {
+        self.record(|r| {
+            if vertex_stride == 0 {
+                log::warn!("vkCmdDrawIndirectByteCountEXT: vertexStride 0 (invalid usage)");
+                return Ok(());
+            }
+            if !r.draws_run_on_gpu() {
+                return Ok(());
+            }
+            r.rec.use_bo(counter.bo);
+            let source = DrawSource::ByteCount {
+                counter: counter.address,
+                counter_offset,
+                vertex_stride,
+                instances,
+                first_instance,
+            };
+            r.indirect_draw(source, None, false)
+        });
+    }
+
+    /// Whether a draw now has GPU work (module docs).
+    fn draws_run_on_gpu(&self) -> bool {
+        let captures = self.xfb.active.is_some()
+            && self
+                .state
+                .graphics
+                .as_ref()
+                .is_some_and(|p| p.xfb.is_some());
+        captures || self.xfb.generated.is_some()
+    }
+
+    /// One draw of an indirect command (module docs).
+    fn indirect_draw(
+        &mut self,
+        source: DrawSource,
+        draw_count: Option<(u64, u32, u32)>,
+        indexed: bool,
+    ) -> Result<(), Fail> {
+        let Some(p) = self.state.graphics.clone() else {
+            log::warn!("indirect draw without a graphics pipeline (invalid usage)");
+            return Ok(());
+        };
+        let index_size = if indexed {
+            match self.state.index {
+                Some(ix) => ix.size,
+                None => {
+                    log::warn!("indexed draw without an index buffer (invalid usage)");
+                    return Ok(());
+                }
+            }
+        } else {
+            0
+        };
+        let k = self.indirect_kernel(KernelId::IndirectDraw, draw_words::COUNT as usize)?;
+        let mut patches = IndirectPatches {
+            job: k.job,
+            patches: Vec::new(),
+        };
+        // Placeholders: the kernel writes the real values.
+        let d = DrawParams {
+            count: 0,
+            instances: 0,
+            first: 0,
+            first_instance: 0,
+            vertex_offset: 0,
+            indexed,
+        };
+        self.xfb_draw(d, Some(&mut patches))?;
+        self.count_generated(d, Some(&mut patches))?;
+        let (table, n) = patch::write_table(&mut self.rec, &patches.patches)?;
+        let draw = IndirectDraw {
+            source,
+            topology: p.topology as u32,
+            verts_per_prim: p.topology.decode().verts_per_prim,
+            index_size,
+            draw_count,
+        };
+        let words = draw_words(&draw, table, n, k.values.gpu_va);
+        k.push.write_words(0, &halves(&words));
+        Ok(())
+    }
+}
