@@ -502,10 +502,23 @@ pub fn build_clause(c: &SClause, branch_offset: i64) -> Result<DecodedClause, Co
         })?);
     }
     let needs: Vec<FauNeed> = plans.iter().map(|p| p.fau.clone()).collect();
+    let mut m_field = 0;
     let (constants, slots) = if needs.contains(&FauNeed::Branch) {
-        // Branch clauses: the offset alone, high half, M1 = 4 (PC-relative high).
+        // Branch clauses: the offset alone, high half, M1 = 4 (PC-relative
+        // high), placed as Mesa's packer does (and `asm` expects): in the
+        // packed first slot with the format's M field 4 for 3 or 6 tuples,
+        // in the first quadword pair after the packed slot for 5 or 8, else
+        // in a quadword of its own.
         let raw = ((branch_offset as u64) & 0x0fff_ffff) << 32 | (4u64 << 60);
-        (vec![raw, 0], vec![Some(0); n])
+        match n {
+            3 | 6 => {
+                // The format's M field marks it, not the constant's top bits.
+                m_field = 4;
+                (vec![raw & !(0xf << 60)], vec![Some(0); n])
+            }
+            5 | 8 => (vec![0, raw, 0], vec![Some(1); n]),
+            _ => (vec![raw, 0], vec![Some(0); n]),
+        }
     } else {
         let l = layout_constants(&needs, n)
             .ok_or_else(|| CompileError::Encode("too many constants in a clause".into()))?;
@@ -568,7 +581,7 @@ pub fn build_clause(c: &SClause, branch_offset: i64) -> Result<DecodedClause, Co
         tuples,
         constants: stored,
         const_mods: vec![],
-        m_field: 0,
+        m_field,
     };
     rebuild_views(&mut clause).map_err(|e| CompileError::Encode(e.to_string()))?;
     Ok(clause)

@@ -36,7 +36,7 @@ use crate::hw::isa::clause::{ClauseHeader, FlowControl, max_constants};
 use super::CompileError;
 use super::isel::{Program, Term};
 use super::ops::{Dst, Instr, Op, Src};
-use super::pack::{SClause, STuple, plan_tuple};
+use super::pack::{FauNeed, SClause, STuple, plan_tuple};
 
 /// The scheduled program.
 pub struct Schedule {
@@ -285,6 +285,58 @@ impl Builder {
     }
 }
 
+/// Whether every tuple of a closed clause plans (as `pack::build_clause`
+/// plans them) without a clause constant: a branch's offset then has the
+/// constant slot to itself.
+fn encodes_without_constants(tuples: &[STuple]) -> bool {
+    let n = tuples.len();
+    tuples.iter().enumerate().all(|(i, t)| {
+        let prev = (i > 0).then(|| tuples[i - 1].writes());
+        let writes = tuples[(i + n - 1) % n].writes();
+        plan_tuple(t, prev, writes, i == 0).is_some_and(|p| !matches!(p.fau, FauNeed::Consts(_)))
+    })
+}
+
+impl Builder {
+    /// Ends block `block` with a branch (`ins`, kept as `marker` for the
+    /// clause) to block `target`: as an extra tuple of the block's last
+    /// clause when it fits there, as Mesa does, else as a clause of its own.
+    /// It fits when that clause is the block's, sends no message (the
+    /// message ends its clause), has a tuple free, uses no clause constant
+    /// (the branch offset takes the constant slot) and the tuple encodes
+    /// after its predecessor.
+    fn branch(&mut self, block: usize, ins: Instr, marker: Instr, target: usize) {
+        let tuple = STuple {
+            fma: None,
+            add: Some(ins),
+        };
+        if let Some((blk, tuples, br)) = self.clauses.last_mut()
+            && *blk == block
+            && br.is_none()
+            && tuples.len() < 8
+            && const_count(tuples) == 0
+            && !tuples.iter().any(|t| {
+                [&t.fma, &t.add]
+                    .into_iter()
+                    .flatten()
+                    .any(|i| i.op.message_type() != 0 || i.op.is_branch())
+            })
+        {
+            tuples.push(tuple);
+            if clause_ok(tuples) && encodes_without_constants(tuples) {
+                *br = Some((marker, target));
+                return;
+            }
+            let tuple = tuples.pop().expect("pushed above");
+            self.clauses
+                .push((block, vec![tuple], Some((marker, target))));
+            return;
+        }
+        self.clauses
+            .push((block, vec![tuple], Some((marker, target))));
+    }
+}
+
 pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
     let mut b = Builder {
         clauses: Vec::new(),
@@ -298,22 +350,18 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         }
         b.close(bi)?;
         match block.term {
-            Term::Jump(t) => b.clauses.push((
+            Term::Jump(t) => b.branch(
                 bi,
-                vec![STuple {
-                    fma: None,
-                    add: Some(Instr::new(Op::Jump, None, vec![Src::Imm(0)])),
-                }],
-                Some((Instr::new(Op::Jump, None, vec![]), t)),
-            )),
-            Term::BranchZ(c, t) => b.clauses.push((
+                Instr::new(Op::Jump, None, vec![Src::Imm(0)]),
+                Instr::new(Op::Jump, None, vec![]),
+                t,
+            ),
+            Term::BranchZ(c, t) => b.branch(
                 bi,
-                vec![STuple {
-                    fma: None,
-                    add: Some(Instr::new(Op::BranchzI32, None, vec![c, Src::Imm(0)])),
-                }],
-                Some((Instr::new(Op::BranchzI32, None, vec![]), t)),
-            )),
+                Instr::new(Op::BranchzI32, None, vec![c, Src::Imm(0)]),
+                Instr::new(Op::BranchzI32, None, vec![]),
+                t,
+            ),
             _ => {}
         }
     }
