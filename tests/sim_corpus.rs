@@ -715,8 +715,7 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
                 xfb_params: draw.params(),
             };
             let area = layout.fill_words(&sysvals, &push);
-            let words = fau_words(&binary, area, &addresses);
-            let fau: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let fau = fau_words(&binary, area, &addresses);
             let code = gpu.upload(&binary);
             let job = XfbJob {
                 binary: &binary,
@@ -736,7 +735,7 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
                 failures.push(format!("{name} on {model:?}: {e}"));
                 continue;
             }
-            state.push_uniforms = fau.clone();
+            state.push_uniforms = fau.iter().flat_map(|w| w.to_le_bytes()).collect();
             state.push_constants = push.clone();
             for instance in 0..instances {
                 for i in 0..draw.invocations_per_instance() {

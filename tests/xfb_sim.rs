@@ -301,7 +301,7 @@ fn check(gpu: &mut SimGpu, v: &Variant, outs: &[OutSpec], case: &Case) -> Option
         num_workgroups: [0; 3],
         xfb_params: draw.params(),
     };
-    let push = v.layout.fill(&sysvals, &[]);
+    let push = v.layout.fill_words(&sysvals, &[]);
     let code = gpu.upload(&v.binary);
     let job = XfbJob {
         binary: &v.binary,

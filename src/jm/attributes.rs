@@ -19,7 +19,7 @@ use crate::hw::attribute::attribute_desc as ad;
 use crate::hw::format::VertexFormat;
 
 /// One vertex buffer as the attribute unit reads it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AttributeBuffer {
     /// GPU address of element 0 (any alignment).
     pub address: u64,
@@ -30,11 +30,31 @@ pub struct AttributeBuffer {
 }
 
 /// One attribute record: which buffer, format and byte offset.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AttributeRecord {
     pub buffer: usize,
     pub format: VertexFormat,
     pub offset: u32,
+}
+
+/// The tables of `buffers` and `records`: the last ones this recorder
+/// wrote when they describe the same input (consecutive draws with the
+/// same pipeline and vertex buffers), else new ones. Only for tables that
+/// no GPU kernel patches (an indirect draw's are its own).
+pub fn shared_attribute_tables(
+    rec: &mut Recorder,
+    buffers: &[AttributeBuffer],
+    records: &[AttributeRecord],
+) -> JmResult<AttributeTables> {
+    if let Some((b, r, t)) = &rec.last_attributes
+        && b.as_slice() == buffers
+        && r.as_slice() == records
+    {
+        return Ok(*t);
+    }
+    let tables = write_attribute_tables(rec, buffers, records)?;
+    rec.last_attributes = Some((buffers.to_vec(), records.to_vec(), tables));
+    Ok(tables)
 }
 
 /// Writes the tables; `records[i]` is attribute index `i`.

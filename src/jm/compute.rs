@@ -10,7 +10,7 @@
 
 use super::chain::JobChain;
 use super::error::{JmError, JmResult};
-use super::pool::GpuPool;
+use super::pool::{GpuPool, SharedKey};
 use crate::compiler::bifrost::binary::ShaderBinary;
 use crate::hw::compute::{WorkSize, parameters};
 use crate::hw::draw::dcd;
@@ -248,7 +248,6 @@ pub(super) fn emit(
     job: &Emit<'_>,
     dependencies: [u16; 2],
 ) -> JmResult<u16> {
-    let l = layouts(arch);
     let b = job.binary;
     let invocation = job.invocation;
 
@@ -260,8 +259,157 @@ pub(super) fn emit(
         ));
     }
 
-    // Renderer state.
+    // Renderer state: a function of the program and the counts below, so
+    // written once per recording and shared (`GpuPool::shared`).
     let t = super::templates::templates(arch);
+    let mut preload_mask = 0u64;
+    for (i, &(_, on)) in job.preloads.iter().enumerate() {
+        preload_mask |= u64::from(on) << i;
+    }
+    let rsd_key = SharedKey::RendererState([
+        job.code,
+        (job.ubos.len() as u64) << 32 | u64::from(job.attributes.map_or(0, |a| a.count)),
+        job.varyings.map_or(0, |v| u64::from(v.count) + 1) << 32
+            | preload_mask << 8
+            | u64::from(job.job_type as u8),
+    ]);
+    let state_va = match pool.shared(&rsd_key) {
+        Some(va) => va,
+        None => {
+            let va = renderer_state(pool, arch, job)?;
+            pool.remember_shared(rsd_key, va);
+            va
+        }
+    };
+
+    // Push uniforms.
+    if job.push_uniforms.len() < b.uniform_words as usize {
+        return Err(JmError::Encoding(
+            "fewer push-uniform words than the shader preloads",
+        ));
+    }
+    let push_va = if job.push_uniforms.is_empty() {
+        0
+    } else {
+        let bytes = 8 * job.push_uniforms.len() as u64;
+        let push = match job.push_buffer {
+            Some(b) if b.size >= bytes && b.gpu_va.is_multiple_of(16) => b,
+            Some(_) => {
+                return Err(JmError::Encoding(
+                    "push-uniform buffer too small or misaligned",
+                ));
+            }
+            None => pool.alloc(bytes, 16)?,
+        };
+        push.write_u64s(0, job.push_uniforms);
+        push.gpu_va
+    };
+
+    // UBO table.
+    let ubo_va = if job.ubos.is_empty() {
+        0
+    } else {
+        let table = pool.alloc(8 * job.ubos.len() as u64, 64)?;
+        let mut words = vec![0u32; 2 * job.ubos.len()];
+        for (i, &(va, size)) in job.ubos.iter().enumerate() {
+            let entry = &mut words[2 * i..2 * i + 2];
+            let entries = u64::from(size).div_ceil(16).max(1);
+            pack(entry, uniform_buffer::ENTRIES, entries)?;
+            pack(entry, uniform_buffer::POINTER, va)?;
+        }
+        table.write_words(0, &words);
+        table.gpu_va
+    };
+
+    // Local storage (`local_storage`); one shared descriptor for the jobs
+    // that use no thread- or workgroup-local memory. A TLS buffer is not
+    // shared: two jobs of a chain may run at once.
+    let empty_storage = b.tls_size == 0 && b.shared_size == 0;
+    let storage_va = match pool.shared(&SharedKey::EmptyLocalStorage) {
+        Some(va) if empty_storage => va,
+        _ => {
+            let va = local_storage(pool, arch, job)?;
+            if empty_storage {
+                pool.remember_shared(SharedKey::EmptyLocalStorage, va);
+            }
+            va
+        }
+    };
+
+    // The job payload: Invocation, Parameters, Draw.
+    let mut words = t.compute_job.to_vec();
+    t.invocation
+        .words_mut(&mut words)
+        .copy_from_slice(&invocation);
+    pack(
+        t.parameters.words_mut(&mut words),
+        parameters::JOB_TASK_SPLIT,
+        u64::from(job.task_split),
+    )?;
+    let draw = t.draw.words_mut(&mut words);
+    pack(draw, dcd::STATE, state_va)?;
+    pack(draw, dcd::PUSH_UNIFORMS, push_va)?;
+    pack(draw, dcd::UNIFORM_BUFFERS, ubo_va)?;
+    pack(draw, dcd::THREAD_STORAGE, storage_va)?;
+    if let Some(a) = job.attributes {
+        pack(draw, dcd::ATTRIBUTES, a.attributes)?;
+        pack(draw, dcd::ATTRIBUTE_BUFFERS, a.buffers)?;
+    }
+    if let Some(v) = job.varyings {
+        pack(draw, dcd::VARYINGS, v.attributes)?;
+        pack(draw, dcd::VARYING_BUFFERS, v.buffers)?;
+    }
+    pack(draw, dcd::OFFSET_START, u64::from(job.offset_start))?;
+    pack(draw, dcd::INSTANCE_SIZE, job.instance_size)?;
+    let payload = &words[crate::hw::job::PAYLOAD_OFFSET as usize / 4..];
+    chain.add_job(pool, job.job_type, payload, dependencies, false)
+}
+
+/// Writes `job`'s local-storage descriptor: TLS sized by the binary and the
+/// device (`super::tls`); WLS as Mesa sizes it (`pan_wls_adjust_size`,
+/// `pan_wls_instances` in `src/panfrost/lib/pan_desc.h`; PanVk's dispatch
+/// multiplies by the core-id range): next_pow2(max(bytes, 128)) per
+/// instance, `job.groups` instances per core, one block of them per core
+/// id, since the instance count the descriptor gives is per shader core.
+fn local_storage(pool: &mut GpuPool, arch: Arch, job: &Emit<'_>) -> JmResult<u64> {
+    let t = super::templates::templates(arch);
+    let l = layouts(arch);
+    let b = job.binary;
+    let mut lsw = t.local_storage.to_vec();
+    super::tls::emit_thread_storage(pool, arch, &mut lsw, b.tls_size)?;
+    if b.shared_size > 0 {
+        let size = u64::from(b.shared_size).max(128).next_power_of_two();
+        let instances = job.groups.max(1);
+        if instances >= ls::NO_WORKGROUP_MEM {
+            return Err(JmError::Encoding(
+                "too many workgroup-local storage instances",
+            ));
+        }
+        let cores = core_id_range(pool.device())?;
+        let total = size
+            .checked_mul(instances)
+            .and_then(|b| b.checked_mul(cores))
+            .ok_or(JmError::Encoding("workgroup-local storage too large"))?;
+        let wls = pool.alloc(total, 4096)?;
+        wls.zero(0, total);
+        pack(&mut lsw, ls::WLS_INSTANCES, instances)?;
+        pack(
+            &mut lsw,
+            ls::WLS_SIZE_SCALE,
+            u64::from(size.trailing_zeros()) + 1,
+        )?;
+        pack(&mut lsw, ls::WLS_BASE_POINTER, wls.gpu_va)?;
+    }
+    let storage = pool.alloc(l.local_storage.bytes() as u64, 64)?;
+    storage.write_words(0, &lsw);
+    Ok(storage.gpu_va)
+}
+
+/// Writes the renderer state of `job`'s program (the pool caches it).
+fn renderer_state(pool: &mut GpuPool, arch: Arch, job: &Emit<'_>) -> JmResult<u64> {
+    let t = super::templates::templates(arch);
+    let l = layouts(arch);
+    let b = job.binary;
     let mut rsd = t.renderer_state.to_vec();
     pack(&mut rsd, rs::SHADER_ADDRESS, job.code)?;
     pack(&mut rsd, rs::UNIFORM_BUFFER_COUNT, job.ubos.len() as u64)?;
@@ -296,112 +444,7 @@ pub(super) fn emit(
     }
     let state = pool.alloc(l.renderer_state.bytes() as u64, 64)?;
     state.write_words(0, &rsd);
-
-    // Push uniforms.
-    if job.push_uniforms.len() < b.uniform_words as usize {
-        return Err(JmError::Encoding(
-            "fewer push-uniform words than the shader preloads",
-        ));
-    }
-    let push_va = if job.push_uniforms.is_empty() {
-        0
-    } else {
-        let bytes = 8 * job.push_uniforms.len() as u64;
-        let push = match job.push_buffer {
-            Some(b) if b.size >= bytes && b.gpu_va.is_multiple_of(16) => b,
-            Some(_) => {
-                return Err(JmError::Encoding(
-                    "push-uniform buffer too small or misaligned",
-                ));
-            }
-            None => pool.alloc(bytes, 16)?,
-        };
-        let words: Vec<u32> = job
-            .push_uniforms
-            .iter()
-            .flat_map(|w| [*w as u32, (*w >> 32) as u32])
-            .collect();
-        push.write_words(0, &words);
-        push.gpu_va
-    };
-
-    // UBO table.
-    let ubo_va = if job.ubos.is_empty() {
-        0
-    } else {
-        let table = pool.alloc(8 * job.ubos.len() as u64, 64)?;
-        let mut words = vec![0u32; 2 * job.ubos.len()];
-        for (i, &(va, size)) in job.ubos.iter().enumerate() {
-            let entry = &mut words[2 * i..2 * i + 2];
-            let entries = u64::from(size).div_ceil(16).max(1);
-            pack(entry, uniform_buffer::ENTRIES, entries)?;
-            pack(entry, uniform_buffer::POINTER, va)?;
-        }
-        table.write_words(0, &words);
-        table.gpu_va
-    };
-
-    // Local storage: TLS sized by the binary and the device (`super::tls`).
-    // WLS as Mesa sizes it (`pan_wls_adjust_size`, `pan_wls_instances` in
-    // `src/panfrost/lib/pan_desc.h`; PanVk's dispatch multiplies by the
-    // core-id range): next_pow2(max(bytes, 128)) per instance,
-    // `job.groups` instances per core, one block of them per core id, since
-    // the instance count the descriptor gives is per shader core.
-    let mut lsw = t.local_storage.to_vec();
-    super::tls::emit_thread_storage(pool, arch, &mut lsw, b.tls_size)?;
-    if b.shared_size > 0 {
-        let size = u64::from(b.shared_size).max(128).next_power_of_two();
-        let instances = job.groups.max(1);
-        if instances >= ls::NO_WORKGROUP_MEM {
-            return Err(JmError::Encoding(
-                "too many workgroup-local storage instances",
-            ));
-        }
-        let cores = core_id_range(pool.device())?;
-        let total = size
-            .checked_mul(instances)
-            .and_then(|b| b.checked_mul(cores))
-            .ok_or(JmError::Encoding("workgroup-local storage too large"))?;
-        let wls = pool.alloc(total, 4096)?;
-        wls.zero(0, total);
-        pack(&mut lsw, ls::WLS_INSTANCES, instances)?;
-        pack(
-            &mut lsw,
-            ls::WLS_SIZE_SCALE,
-            u64::from(size.trailing_zeros()) + 1,
-        )?;
-        pack(&mut lsw, ls::WLS_BASE_POINTER, wls.gpu_va)?;
-    }
-    let storage = pool.alloc(l.local_storage.bytes() as u64, 64)?;
-    storage.write_words(0, &lsw);
-
-    // The job payload: Invocation, Parameters, Draw.
-    let mut words = t.compute_job.to_vec();
-    t.invocation
-        .words_mut(&mut words)
-        .copy_from_slice(&invocation);
-    pack(
-        t.parameters.words_mut(&mut words),
-        parameters::JOB_TASK_SPLIT,
-        u64::from(job.task_split),
-    )?;
-    let draw = t.draw.words_mut(&mut words);
-    pack(draw, dcd::STATE, state.gpu_va)?;
-    pack(draw, dcd::PUSH_UNIFORMS, push_va)?;
-    pack(draw, dcd::UNIFORM_BUFFERS, ubo_va)?;
-    pack(draw, dcd::THREAD_STORAGE, storage.gpu_va)?;
-    if let Some(a) = job.attributes {
-        pack(draw, dcd::ATTRIBUTES, a.attributes)?;
-        pack(draw, dcd::ATTRIBUTE_BUFFERS, a.buffers)?;
-    }
-    if let Some(v) = job.varyings {
-        pack(draw, dcd::VARYINGS, v.attributes)?;
-        pack(draw, dcd::VARYING_BUFFERS, v.buffers)?;
-    }
-    pack(draw, dcd::OFFSET_START, u64::from(job.offset_start))?;
-    pack(draw, dcd::INSTANCE_SIZE, job.instance_size)?;
-    let payload = &words[crate::hw::job::PAYLOAD_OFFSET as usize / 4..];
-    chain.add_job(pool, job.job_type, payload, dependencies, false)
+    Ok(state.gpu_va)
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
+
 use crate::kmod::{BO_NOEXEC, Bo, BoHandle, Device, KmodResult};
 
 /// Size of each BO the pool takes from the kernel.
@@ -25,18 +27,36 @@ unsafe impl Sync for GpuAlloc {}
 impl GpuAlloc {
     /// Write little-endian words at `offset` bytes into the allocation.
     pub fn write_words(&self, offset: u64, words: &[u32]) {
-        let bytes = crate::hw::layout::bytes_from_words(words);
         assert!(
-            offset + bytes.len() as u64 <= self.size,
+            offset + 4 * words.len() as u64 <= self.size,
             "pool write out of range"
         );
-        // SAFETY: in range of the allocation, which lives in a mapped pool BO.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                bytes.as_ptr(),
-                self.cpu.add(offset as usize),
-                bytes.len(),
-            )
+        for (i, w) in words.iter().enumerate() {
+            // SAFETY: in range of the allocation (checked above), which
+            // lives in a mapped pool BO; unaligned writes are allowed.
+            unsafe {
+                self.cpu
+                    .add(offset as usize + 4 * i)
+                    .cast::<[u8; 4]>()
+                    .write_unaligned(w.to_le_bytes())
+            }
+        }
+    }
+
+    /// Write little-endian 64-bit words at `offset` bytes into the allocation.
+    pub fn write_u64s(&self, offset: u64, words: &[u64]) {
+        assert!(
+            offset + 8 * words.len() as u64 <= self.size,
+            "pool write out of range"
+        );
+        for (i, w) in words.iter().enumerate() {
+            // SAFETY: as in `write_words`.
+            unsafe {
+                self.cpu
+                    .add(offset as usize + 8 * i)
+                    .cast::<[u8; 8]>()
+                    .write_unaligned(w.to_le_bytes())
+            }
         }
     }
 
@@ -70,6 +90,20 @@ pub struct GpuPool {
     /// Index of the BO being filled and its fill level.
     current: usize,
     used: u64,
+    /// Descriptors written once and shared by every job that would write
+    /// the same words (a program's renderer state, an empty local-storage
+    /// descriptor): key → GPU VA. They live in the pool's memory, so a
+    /// reset forgets them with it.
+    shared: FxHashMap<SharedKey, u64>,
+}
+
+/// What a shared descriptor's words are a function of (`jm::compute`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SharedKey {
+    /// A renderer state: the code address and the other inputs packed.
+    RendererState([u64; 3]),
+    /// Local storage with neither thread- nor workgroup-local memory.
+    EmptyLocalStorage,
 }
 
 // SAFETY: the pool's BOs are plain shared memory; command buffers are
@@ -83,7 +117,19 @@ impl GpuPool {
             bos: Vec::new(),
             current: 0,
             used: 0,
+            shared: FxHashMap::default(),
         }
+    }
+
+    /// The GPU VA of the shared descriptor `key`, if written since the
+    /// last reset.
+    pub fn shared(&self, key: &SharedKey) -> Option<u64> {
+        self.shared.get(key).copied()
+    }
+
+    /// Remember that the descriptor `key` is at `gpu_va` (pool memory).
+    pub fn remember_shared(&mut self, key: SharedKey, gpu_va: u64) {
+        self.shared.insert(key, gpu_va);
     }
 
     /// `size` bytes aligned to `align` (a power of two ≤ 4096).
@@ -123,6 +169,7 @@ impl GpuPool {
     pub fn reset(&mut self) {
         self.current = 0;
         self.used = 0;
+        self.shared.clear();
     }
 
     /// Handles of the pool's BOs (SUBMIT's BO list).

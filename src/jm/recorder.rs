@@ -31,6 +31,13 @@ pub struct Recorder {
     extra_bos: BTreeSet<BoHandle>,
     /// The next job waits for all earlier ones.
     barrier_pending: bool,
+    /// The attribute tables written last and what they describe
+    /// (`super::attributes::shared_attribute_tables`).
+    pub(super) last_attributes: Option<(
+        Vec<super::attributes::AttributeBuffer>,
+        Vec<super::attributes::AttributeRecord>,
+        super::compute::AttributeTables,
+    )>,
 }
 
 impl Recorder {
@@ -41,6 +48,7 @@ impl Recorder {
             pool: GpuPool::new(device),
             extra_bos: BTreeSet::new(),
             barrier_pending: false,
+            last_attributes: None,
         }
     }
 
@@ -50,6 +58,7 @@ impl Recorder {
         self.pool.reset();
         self.extra_bos.clear();
         self.barrier_pending = false;
+        self.last_attributes = None;
     }
 
     pub fn chain(&self) -> &JobChain {

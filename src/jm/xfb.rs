@@ -43,9 +43,9 @@ pub struct XfbJob<'a> {
     /// Where the FAU words go (None: a fresh pool allocation); given when a
     /// GPU kernel patches a parameter word before the job runs (restart).
     pub push_buffer: Option<super::pool::GpuAlloc>,
-    /// The push-uniform (FAU) bytes: the variant's `PushUniformLayout::fill`
-    /// output, at least `8 × binary.uniform_words` bytes.
-    pub push_uniforms: &'a [u8],
+    /// The push-uniform (FAU) words: the variant's
+    /// `PushUniformLayout::fill_words` output, at least `binary.uniform_words`.
+    pub push_uniforms: &'a [u64],
     /// Captured vertices per instance: `prims_per_instance × verts_per_prim`
     /// (`XfbDraw::invocations_per_instance`).
     pub invocations_per_instance: u32,
@@ -82,21 +82,11 @@ pub fn add_xfb_job(
     if b.shared_size > 0 {
         return Err(JmError::Encoding("XFB variant needs workgroup storage"));
     }
-    if job.push_uniforms.len() < 8 * b.uniform_words as usize {
+    if job.push_uniforms.len() < b.uniform_words as usize {
         return Err(JmError::Encoding(
-            "fewer push-uniform bytes than the XFB variant preloads",
+            "fewer push-uniform words than the XFB variant preloads",
         ));
     }
-    // The FAU words, the last one zero-padded.
-    let push_uniforms: Vec<u64> = job
-        .push_uniforms
-        .chunks(8)
-        .map(|c| {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            u64::from_le_bytes(w)
-        })
-        .collect();
     let invocation = WorkSize::vertices(job.invocations_per_instance, job.instance_count)
         .pack_graphics()
         .map_err(|_| JmError::Encoding("XFB grid does not fit the invocation encoding"))?;
@@ -111,7 +101,7 @@ pub fn add_xfb_job(
         &Emit {
             binary: b,
             code: job.code,
-            push_uniforms: &push_uniforms,
+            push_uniforms: job.push_uniforms,
             push_buffer: job.push_buffer,
             ubos: &[],
             attributes: job.attributes,
@@ -156,7 +146,7 @@ mod tests {
         b
     }
 
-    fn job<'a>(b: &'a ShaderBinary, push: &'a [u8], v: u32, instances: u32) -> XfbJob<'a> {
+    fn job<'a>(b: &'a ShaderBinary, push: &'a [u64], v: u32, instances: u32) -> XfbJob<'a> {
         XfbJob {
             binary: b,
             // Never fetched: these jobs are only encoded.
@@ -188,7 +178,7 @@ mod tests {
         let mut pool = pool();
         let mut chain = JobChain::new();
         let b = binary(2);
-        let push = [0u8; 16];
+        let push = [0u64; 2];
         for arch in [Arch::V6, Arch::V7] {
             let r = add_xfb_job(&mut chain, &mut pool, arch, &job(&b, &push, 21, 3), [0, 0]);
             assert!(r.unwrap().is_some());
@@ -210,12 +200,12 @@ mod tests {
             [0, 0],
         );
         assert!(r.is_err());
-        // Too few push-uniform bytes for what the binary preloads.
+        // Too few push-uniform words for what the binary preloads.
         let r = add_xfb_job(
             &mut chain,
             &mut pool,
             Arch::V7,
-            &job(&b, &push[..8], 3, 1),
+            &job(&b, &push[..1], 3, 1),
             [0, 0],
         );
         assert!(r.is_err());

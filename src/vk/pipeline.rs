@@ -26,7 +26,7 @@ use super::device::DeviceCore;
 use super::handle::{self, Object};
 use super::pipeline_cache::{CompiledProgram, CompiledStage, PipelineCache, stage_key};
 use super::shader_module::ShaderModule;
-use crate::compiler::bifrost::{Options, compile};
+use crate::compiler::bifrost::{Options, compile_optimized};
 use crate::compiler::ir::Stage;
 use crate::compiler::passes::lower_xfb::{ProvokingVertex, XFB_MAX_BUFFERS, XfbTopology};
 use crate::compiler::passes::{IoLayout, PushUniformLayout};
@@ -74,7 +74,10 @@ fn compile_program(
     lowered: &LoweredShader,
     what: &str,
 ) -> VkResult<CompiledProgram> {
-    let binary = compile(
+    // The front half returns its variants in SSA form and optimised, so
+    // the backend skips `compile`'s copy and passes (`backend_corpus.rs`
+    // checks both entries give the same code).
+    let binary = compile_optimized(
         &lowered.shader,
         Options {
             arch: core.arch.into(),

@@ -82,9 +82,9 @@ pub struct SysvalBlock {
 }
 
 impl SysvalBlock {
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub fn to_bytes(&self) -> [u8; SYSVAL_BLOCK_SIZE as usize] {
         use sysval_offset::*;
-        let mut b = vec![0u8; SYSVAL_BLOCK_SIZE as usize];
+        let mut b = [0u8; SYSVAL_BLOCK_SIZE as usize];
         let mut put = |at: u32, bytes: &[u8]| {
             b[at as usize..at as usize + bytes.len()].copy_from_slice(bytes)
         };
@@ -123,26 +123,36 @@ pub struct PushUniformLayout {
 impl PushUniformLayout {
     /// Bytes of the push-uniform area (what `DRAW.Push uniforms` points to).
     pub fn fill(&self, sysvals: &SysvalBlock, push_constants: &[u8]) -> Vec<u8> {
-        let block = sysvals.to_bytes();
-        let mut out = Vec::with_capacity(self.words.len() * 8);
-        for w in &self.words {
-            let (src, at) = match *w {
-                PushWord::Sysval(i) => (&block[..], 8 * i as usize),
-                PushWord::PushConstant(i) => (push_constants, 8 * i as usize),
-            };
-            for k in 0..8 {
-                out.push(src.get(at + k).copied().unwrap_or(0));
-            }
-        }
-        out
+        self.fill_words(sysvals, push_constants)
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect()
     }
 
-    /// [`fill`](Self::fill) as the 64-bit FAU words a job takes
-    /// (little-endian, word `i` = bytes `8i..8i+8`).
+    /// The push-uniform area as the 64-bit FAU words a job takes
+    /// (little-endian, word `i` = bytes `8i..8i+8`); bytes past the end of
+    /// the push constants read as zero.
     pub fn fill_words(&self, sysvals: &SysvalBlock, push_constants: &[u8]) -> Vec<u64> {
-        self.fill(sysvals, push_constants)
-            .chunks(8)
-            .map(|c| u64::from_le_bytes(c.try_into().expect("the area is whole words")))
+        let block = sysvals.to_bytes();
+        let word = |src: &[u8], i: u32| {
+            let at = 8 * i as usize;
+            match src.get(at..at + 8) {
+                Some(b) => u64::from_le_bytes(b.try_into().expect("8 bytes")),
+                None => {
+                    let mut w = [0u8; 8];
+                    for (k, d) in w.iter_mut().enumerate() {
+                        *d = src.get(at + k).copied().unwrap_or(0);
+                    }
+                    u64::from_le_bytes(w)
+                }
+            }
+        };
+        self.words
+            .iter()
+            .map(|w| match *w {
+                PushWord::Sysval(i) => word(&block, i),
+                PushWord::PushConstant(i) => word(push_constants, i),
+            })
             .collect()
     }
 

@@ -38,7 +38,9 @@ use crate::compiler::passes::lower_xfb::{
 };
 use crate::hw::attribute::attribute_buffer;
 use crate::hw::draw::dcd;
-use crate::jm::attributes::{AttributeBuffer, AttributeRecord, write_attribute_tables};
+use crate::jm::attributes::{
+    AttributeBuffer, AttributeRecord, shared_attribute_tables, write_attribute_tables,
+};
 use crate::jm::patch::{self, Patch};
 use crate::jm::{AttributeTables, Indexing, XfbJob};
 use crate::vk::kernels::KernelId;
@@ -309,8 +311,7 @@ impl Recording {
             ..SysvalBlock::default()
         };
         let push = self.push_uniforms(prog, &p.layout, GRAPHICS, &mut sysvals)?;
-        let push_bytes: Vec<u8> = push.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let push_buffer = self.rec.alloc(push_bytes.len() as u64, 16)?;
+        let push_buffer = self.rec.alloc(8 * push.len() as u64, 16)?;
         let mut first_dep = active.last_job;
         let mut second_dep = indirect.as_ref().map_or(0, |i| i.job);
         if let Some((ix, list)) = resolve {
@@ -353,7 +354,7 @@ impl Recording {
                 binary: &prog.code.binary,
                 code: prog.code.va(),
                 push_buffer: Some(push_buffer),
-                push_uniforms: &push_bytes,
+                push_uniforms: &push,
                 // An indirect draw's grid is patched (a 1×1 placeholder).
                 invocations_per_instance: if indirect.is_some() {
                     1
@@ -533,7 +534,12 @@ impl Recording {
                 offset: a.offset,
             });
         }
-        let tables = write_attribute_tables(&mut self.rec, &buffers, &records)?;
+        // An indirect draw's kernel patches its buffer records: its own.
+        let tables = if indirect {
+            write_attribute_tables(&mut self.rec, &buffers, &records)?
+        } else {
+            shared_attribute_tables(&mut self.rec, &buffers, &records)?
+        };
         // With `Instance Size` 1 every record is one slot (modulus or POT
         // divisor), so buffer i's record is slot i.
         let scaled_records = if indirect {
