@@ -64,26 +64,17 @@ impl JobChain {
         let size = job::PAYLOAD_OFFSET + payload.len() as u64 * 4;
         let alloc = pool.alloc(size.next_multiple_of(JOB_ALIGN), JOB_ALIGN)?;
         // The job header is the same on v6 and v7.
-        let mut words = super::templates::templates(crate::hw::Arch::V7)
-            .job_header
-            .to_vec();
+        let mut header_words = super::templates::templates(crate::hw::Arch::V7).job_header;
+        let words = header_words.as_mut_slice();
         let pack = |w: &mut [u32], f: &crate::hw::layout::Field, v: u64| {
             f.set(w, v)
                 .map_err(|_| JmError::Encoding("job header field overflow"))
         };
-        pack(&mut words, &header::TYPE, job_type as u64)?;
-        pack(&mut words, &header::INDEX, u64::from(index))?;
-        pack(
-            &mut words,
-            &header::DEPENDENCY_1,
-            u64::from(dependencies[0]),
-        )?;
-        pack(
-            &mut words,
-            &header::DEPENDENCY_2,
-            u64::from(dependencies[1]),
-        )?;
-        pack(&mut words, &header::BARRIER, u64::from(barrier))?;
+        pack(words, &header::TYPE, job_type as u64)?;
+        pack(words, &header::INDEX, u64::from(index))?;
+        pack(words, &header::DEPENDENCY_1, u64::from(dependencies[0]))?;
+        pack(words, &header::DEPENDENCY_2, u64::from(dependencies[1]))?;
+        pack(words, &header::BARRIER, u64::from(barrier))?;
         alloc.write_words(0, &words);
         alloc.write_words(job::PAYLOAD_OFFSET, payload);
         if let Some(prev) = self.jobs.last() {

@@ -337,16 +337,15 @@ pub(super) fn emit(
     };
 
     // The job payload: Invocation, Parameters, Draw.
-    let mut words = t.compute_job.to_vec();
-    t.invocation
-        .words_mut(&mut words)
-        .copy_from_slice(&invocation);
+    let mut job_words = t.compute_job;
+    let words = job_words.as_mut_slice();
+    t.invocation.words_mut(words).copy_from_slice(&invocation);
     pack(
-        t.parameters.words_mut(&mut words),
+        t.parameters.words_mut(words),
         parameters::JOB_TASK_SPLIT,
         u64::from(job.task_split),
     )?;
-    let draw = t.draw.words_mut(&mut words);
+    let draw = t.draw.words_mut(words);
     pack(draw, dcd::STATE, state_va)?;
     pack(draw, dcd::PUSH_UNIFORMS, push_va)?;
     pack(draw, dcd::UNIFORM_BUFFERS, ubo_va)?;
@@ -375,8 +374,9 @@ fn local_storage(pool: &mut GpuPool, arch: Arch, job: &Emit<'_>) -> JmResult<u64
     let t = super::templates::templates(arch);
     let l = layouts(arch);
     let b = job.binary;
-    let mut lsw = t.local_storage.to_vec();
-    super::tls::emit_thread_storage(pool, arch, &mut lsw, b.tls_size)?;
+    let mut lsw_words = t.local_storage;
+    let lsw = lsw_words.as_mut_slice();
+    super::tls::emit_thread_storage(pool, arch, lsw, b.tls_size)?;
     if b.shared_size > 0 {
         let size = u64::from(b.shared_size).max(128).next_power_of_two();
         let instances = job.groups.max(1);
@@ -392,13 +392,13 @@ fn local_storage(pool: &mut GpuPool, arch: Arch, job: &Emit<'_>) -> JmResult<u64
             .ok_or(JmError::Encoding("workgroup-local storage too large"))?;
         let wls = pool.alloc(total, 4096)?;
         wls.zero(0, total);
-        pack(&mut lsw, ls::WLS_INSTANCES, instances)?;
+        pack(lsw, ls::WLS_INSTANCES, instances)?;
         pack(
-            &mut lsw,
+            lsw,
             ls::WLS_SIZE_SCALE,
             u64::from(size.trailing_zeros()) + 1,
         )?;
-        pack(&mut lsw, ls::WLS_BASE_POINTER, wls.gpu_va)?;
+        pack(lsw, ls::WLS_BASE_POINTER, wls.gpu_va)?;
     }
     let storage = pool.alloc(l.local_storage.bytes() as u64, 64)?;
     storage.write_words(0, &lsw);
@@ -410,37 +410,30 @@ fn renderer_state(pool: &mut GpuPool, arch: Arch, job: &Emit<'_>) -> JmResult<u6
     let t = super::templates::templates(arch);
     let l = layouts(arch);
     let b = job.binary;
-    let mut rsd = t.renderer_state.to_vec();
-    pack(&mut rsd, rs::SHADER_ADDRESS, job.code)?;
-    pack(&mut rsd, rs::UNIFORM_BUFFER_COUNT, job.ubos.len() as u64)?;
+    let mut rsd_words = t.renderer_state;
+    let rsd = rsd_words.as_mut_slice();
+    pack(rsd, rs::SHADER_ADDRESS, job.code)?;
+    pack(rsd, rs::UNIFORM_BUFFER_COUNT, job.ubos.len() as u64)?;
     pack(
-        &mut rsd,
+        rsd,
         rs::ATTRIBUTE_COUNT,
         job.attributes.map_or(0, |a| a.count) as u64,
     )?;
-    pack(
-        &mut rsd,
-        rs::SHADER_CONTAINS_BARRIER,
-        u64::from(b.uses_barrier),
-    )?;
-    pack(
-        &mut rsd,
-        rs::PRELOAD_UNIFORM_COUNT,
-        u64::from(b.uniform_words),
-    )?;
+    pack(rsd, rs::SHADER_CONTAINS_BARRIER, u64::from(b.uses_barrier))?;
+    pack(rsd, rs::PRELOAD_UNIFORM_COUNT, u64::from(b.uniform_words))?;
     if let Some(f) = t.register_allocation {
         let alloc = if b.work_registers <= 32 {
             REGISTERS_32_PER_THREAD
         } else {
             REGISTERS_64_PER_THREAD
         };
-        pack(&mut rsd, f, alloc)?;
+        pack(rsd, f, alloc)?;
     }
     if let Some(v) = job.varyings {
-        pack(&mut rsd, rs::VARYING_COUNT, u64::from(v.count))?;
+        pack(rsd, rs::VARYING_COUNT, u64::from(v.count))?;
     }
     for &(f, on) in job.preloads {
-        pack(&mut rsd, f.at(rs::PRELOAD.start), u64::from(on))?;
+        pack(rsd, f.at(rs::PRELOAD.start), u64::from(on))?;
     }
     let state = pool.alloc(l.renderer_state.bytes() as u64, 64)?;
     state.write_words(0, &rsd);

@@ -11,7 +11,7 @@
 //!
 //! This type never decides what a Vulkan command means; `vk::cmd` does.
 
-use std::collections::BTreeSet;
+use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 use super::chain::JobChain;
@@ -28,7 +28,7 @@ pub struct Recorder {
     chain: JobChain,
     pool: GpuPool,
     /// BOs outside the pool that the jobs read or write.
-    extra_bos: BTreeSet<BoHandle>,
+    extra_bos: FxHashSet<BoHandle>,
     /// The next job waits for all earlier ones.
     barrier_pending: bool,
     /// The attribute tables written last and what they describe
@@ -46,7 +46,7 @@ impl Recorder {
             arch,
             chain: JobChain::new(),
             pool: GpuPool::new(device),
-            extra_bos: BTreeSet::new(),
+            extra_bos: FxHashSet::default(),
             barrier_pending: false,
             last_attributes: None,
         }

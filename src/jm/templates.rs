@@ -17,6 +17,7 @@ use crate::hw::layout::Field;
 use crate::hw::{Arch, layouts};
 
 /// Words of a descriptor template, without heap memory.
+#[derive(Clone, Copy)]
 pub struct Words {
     words: [u32; MAX_WORDS],
     len: usize,
@@ -43,9 +44,9 @@ impl Words {
         &self.words[..self.len]
     }
 
-    /// A copy to fill in.
-    pub fn to_vec(&self) -> Vec<u32> {
-        self.as_slice().to_vec()
+    /// The words to fill in (of a copy: `let mut w = *template;`).
+    pub fn as_mut_slice(&mut self) -> &mut [u32] {
+        &mut self.words[..self.len]
     }
 }
 
