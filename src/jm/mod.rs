@@ -8,6 +8,7 @@ pub mod attributes;
 pub mod chain;
 pub mod compute;
 pub mod error;
+pub mod framebuffer;
 pub mod patch;
 pub mod pool;
 pub mod recorder;

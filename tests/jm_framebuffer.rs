@@ -1,0 +1,269 @@
+//! `jm::framebuffer` against PanVk's framebuffers for the same render
+//! passes (the G52 graphics reference vectors, docs/DESIGN.md "The
+//! reference vectors"): `gfx_clear_only` (one RGBA8 target cleared to
+//! (0.2, 0.4, 0.6, 1.0)) and `gfx_indexed_depth` (the same plus a cleared,
+//! stored D32 depth target). The framebuffer parameters, the ZS CRC
+//! extension, the render target, the tiler context and the FRAGMENT payload
+//! must equal PanVk's words except where they hold addresses of memory we
+//! allocate ourselves (and the tiler heap, which we size ourselves). The
+//! clear words are computed here from the clear colour by the Vulkan
+//! UNORM rule, not copied.
+
+use bifrost_vk::hw::fbd::{self, framebuffer_parameters as fp, framebuffer_pointer as ptr};
+use bifrost_vk::hw::job::{FRAGMENT_PAYLOAD, fragment as fj};
+use bifrost_vk::hw::layout::{Field, Layout};
+use bifrost_vk::hw::snapshot::Snapshot;
+use bifrost_vk::hw::tiler::{TILER_CONTEXT, tiler_context};
+use bifrost_vk::hw::{Arch, job};
+use bifrost_vk::jm::framebuffer::{
+    BlockFormat, ColorFormat, ColorTarget, DepthTarget, Framebuffer, SampleLocations,
+    add_fragment_job, write_framebuffer, write_tiler_context,
+};
+use bifrost_vk::kmod::sim::SimModel;
+use bifrost_vk::testing::SimGpu;
+
+const DIR: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/reference/mesa-g52/graphics/jobchains/"
+);
+
+/// Vulkan's float → UNORM8 conversion (round to nearest).
+fn unorm8(v: f32) -> u32 {
+    (v.clamp(0.0, 1.0) * 255.0).round() as u32
+}
+
+fn rgba8_clear(c: [f32; 4]) -> [u32; 4] {
+    let p = unorm8(c[0]) | unorm8(c[1]) << 8 | unorm8(c[2]) << 16 | unorm8(c[3]) << 24;
+    [p; 4]
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// Zero the given fields (addresses that legitimately differ).
+fn mask(w: &mut [u32], fields: &[Field]) {
+    for f in fields {
+        f.set(w, 0).unwrap();
+    }
+}
+
+/// Equal words, or a panic naming every field that differs.
+fn same(what: &str, layout: &Layout, ours: &[u32], theirs: &[u32]) {
+    if ours == theirs {
+        return;
+    }
+    let diffs: Vec<String> = layout
+        .leaves()
+        .into_iter()
+        .filter(|(_, f)| f.get_raw(ours) != f.get_raw(theirs))
+        .map(|(p, f)| {
+            format!(
+                "{p}: ours {:#x}, PanVk {:#x}",
+                f.get_raw(ours),
+                f.get_raw(theirs)
+            )
+        })
+        .collect();
+    panic!("{what} differs from PanVk's:\n{}", diffs.join("\n"));
+}
+
+struct Emitted {
+    gpu: SimGpu,
+    pointer: u64,
+    context: u64,
+    payload: Vec<u32>,
+}
+
+fn emit(colors: &[ColorTarget], depth: Option<DepthTarget>) -> Emitted {
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let heap = gpu.alloc(1 << 20);
+    let locations = gpu.alloc(4096);
+    gpu.write_u32s(locations.va, &SampleLocations::single_sampled());
+    let (mut pointer, mut context, mut job_va) = (0, 0, 0);
+    // The FRAGMENT job is built, not run: only its words are compared.
+    let _ = gpu.run_chain(|chain, pool, arch| {
+        context = write_tiler_context(pool, 64, 64, heap.va, heap.size)?;
+        pointer = write_framebuffer(
+            pool,
+            arch,
+            &Framebuffer {
+                width: 64,
+                height: 64,
+                colors,
+                depth,
+                tiler_context: context,
+                sample_locations: locations.va,
+            },
+        )?;
+        add_fragment_job(chain, pool, pointer, 64, 64, [0, 0])?;
+        job_va = chain.job_va(1).unwrap();
+        Ok(false)
+    });
+    let payload = words(&gpu.read_gpu(
+        job_va + job::PAYLOAD_OFFSET,
+        FRAGMENT_PAYLOAD.bytes() as usize,
+    ));
+    Emitted {
+        gpu,
+        pointer,
+        context,
+        payload,
+    }
+}
+
+fn compare(name: &str, colors: &[ColorTarget], depth: Option<DepthTarget>) {
+    let path = format!("{DIR}{name}.frag.snap");
+    let Ok(file) = std::fs::read(&path) else {
+        eprintln!("skipped: {path} not found (the reference vectors sit beside the clone)");
+        return;
+    };
+    let snap = Snapshot::parse(&file).unwrap();
+    let read = |va: u64, n: usize| words(snap.read(va, n).unwrap());
+    let ours = emit(colors, depth);
+    let gpu = &ours.gpu;
+    let our = |va: u64, n: usize| words(&gpu.read_gpu(va, n));
+
+    // FRAGMENT payload: the same tiles; the framebuffer pointer's tags too.
+    let mut theirs_payload = read(
+        snap.jc + job::PAYLOAD_OFFSET,
+        FRAGMENT_PAYLOAD.bytes() as usize,
+    );
+    let their_pointer = fj::FRAMEBUFFER.get(&theirs_payload);
+    let mut our_payload = ours.payload.clone();
+    assert_eq!(fj::FRAMEBUFFER.get(&our_payload), ours.pointer);
+    let tags = |p: u64| p & 63;
+    assert_eq!(
+        tags(ours.pointer),
+        tags(their_pointer),
+        "framebuffer pointer tags"
+    );
+    mask(&mut our_payload, &[fj::FRAMEBUFFER]);
+    mask(&mut theirs_payload, &[fj::FRAMEBUFFER]);
+    same(
+        "FRAGMENT payload",
+        &FRAGMENT_PAYLOAD,
+        &our_payload,
+        &theirs_payload,
+    );
+
+    // Framebuffer parameters.
+    let params = &fbd::FRAMEBUFFER_PARAMETERS;
+    let n = params.bytes() as usize;
+    let (our_fb, their_fb) = (ours.pointer & !63, their_pointer & !63);
+    let mut a = our(our_fb, n);
+    let mut b = read(their_fb, n);
+    assert_eq!(fp::TILER.get(&a), ours.context);
+    let their_context = fp::TILER.get(&b);
+    mask(&mut a, &[fp::SAMPLE_LOCATIONS, fp::TILER]);
+    mask(&mut b, &[fp::SAMPLE_LOCATIONS, fp::TILER]);
+    same("Framebuffer Parameters", params, &a, &b);
+
+    // ZS CRC extension and render targets follow the 128-byte framebuffer.
+    let mut at = fbd::FRAMEBUFFER_BYTES;
+    if depth.is_some() {
+        let zs = fbd::zs_crc_extension(Arch::V7);
+        let n = zs.bytes() as usize;
+        let base = zs.lookup("ZS Writeback Base").unwrap();
+        let mut a = our(our_fb + at, n);
+        let mut b = read(their_fb + at, n);
+        mask(&mut a, &[base]);
+        mask(&mut b, &[base]);
+        same("ZS CRC Extension", zs, &a, &b);
+        at += n as u64;
+    }
+    let rt = fbd::render_target(Arch::V7);
+    let base = rt.lookup("RGB.Base").unwrap();
+    for i in 0..colors.len() as u64 {
+        let n = rt.bytes() as usize;
+        let mut a = our(our_fb + at + i * n as u64, n);
+        let mut b = read(their_fb + at + i * n as u64, n);
+        mask(&mut a, &[base]);
+        mask(&mut b, &[base]);
+        same("Render Target", rt, &a, &b);
+    }
+
+    // Tiler context (its heap is ours: only the pointer differs).
+    let n = TILER_CONTEXT.bytes() as usize;
+    let mut a = our(ours.context, n);
+    let mut b = read(their_context, n);
+    mask(&mut a, &[tiler_context::HEAP, tiler_context::POLYGON_LIST]);
+    mask(&mut b, &[tiler_context::HEAP, tiler_context::POLYGON_LIST]);
+    same("Tiler Context", &TILER_CONTEXT, &a, &b);
+
+    // The pointer's tags say what follows the framebuffer.
+    let tag_words = [ours.pointer as u32, (ours.pointer >> 32) as u32];
+    assert_eq!(
+        ptr::ZS_CRC_EXTENSION_PRESENT.get(&tag_words),
+        u64::from(depth.is_some())
+    );
+    assert_eq!(
+        ptr::RENDER_TARGET_COUNT.get(&tag_words),
+        colors.len() as u64
+    );
+}
+
+fn color() -> ColorTarget {
+    ColorTarget {
+        format: ColorFormat::Rgba8Unorm,
+        block: BlockFormat::TiledUInterleaved,
+        base: 0x10_0000,
+        row_stride: 4096,
+        clear: Some(rgba8_clear([0.2, 0.4, 0.6, 1.0])),
+    }
+}
+
+#[test]
+fn clear_only_framebuffer_matches_panvk() {
+    compare("gfx_clear_only", &[color()], None);
+}
+
+#[test]
+fn colour_and_depth_framebuffer_matches_panvk() {
+    compare(
+        "gfx_indexed_depth",
+        &[color()],
+        Some(DepthTarget {
+            block: BlockFormat::TiledUInterleaved,
+            base: 0x20_0000,
+            row_stride: 4096,
+            clear: 1.0,
+            write: true,
+        }),
+    );
+}
+
+#[test]
+fn bad_framebuffers_are_errors() {
+    let mut gpu = SimGpu::new(SimModel::G72);
+    let r = gpu.run_chain(|_, pool, arch| {
+        for (w, h, n) in [
+            (0, 64, 1),
+            (64, 0, 1),
+            (70_000, 64, 1),
+            (64, 64, 0),
+            (64, 64, 9),
+            (64, 64, 5),
+        ] {
+            let colors = vec![color(); n];
+            let fb = Framebuffer {
+                width: w,
+                height: h,
+                colors: &colors,
+                depth: None,
+                tiler_context: 0,
+                sample_locations: 0,
+            };
+            assert!(
+                write_framebuffer(pool, arch, &fb).is_err(),
+                "{w}x{h}, {n} targets"
+            );
+        }
+        assert!(write_tiler_context(pool, 0, 1, 0, 4096).is_err());
+        Ok(false)
+    });
+    assert!(r.unwrap().is_none());
+}
