@@ -242,91 +242,17 @@ impl Ctx {
                 std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
                 device.unmap_memory(b.memory);
             };
-            let module = device
-                .create_shader_module(
-                    &vk::ShaderModuleCreateInfo {
-                        code_size: SHADER.len(),
-                        p_code: SHADER.as_ptr().cast(),
-                        ..Default::default()
-                    },
-                    None,
-                )
-                .unwrap();
-            let bindings = [vk::DescriptorSetLayoutBinding::default()
-                .binding(0)
-                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-                .descriptor_count(1)
-                .stage_flags(vk::ShaderStageFlags::VERTEX)];
-            let set_layout = device
-                .create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                    None,
-                )
-                .unwrap();
-            let ranges = [vk::PushConstantRange::default()
-                .stage_flags(vk::ShaderStageFlags::VERTEX)
-                .size(4)];
-            let layouts = [set_layout];
-            let layout = device
-                .create_pipeline_layout(
-                    &vk::PipelineLayoutCreateInfo::default()
-                        .set_layouts(&layouts)
-                        .push_constant_ranges(&ranges),
-                    None,
-                )
-                .unwrap();
-            let subpass = [vk::SubpassDescription::default()
-                .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)];
-            let render_pass = device
-                .create_render_pass(
-                    &vk::RenderPassCreateInfo::default().subpasses(&subpass),
-                    None,
-                )
-                .unwrap();
-            let framebuffer = device
-                .create_framebuffer(
-                    &vk::FramebufferCreateInfo::default()
-                        .render_pass(render_pass)
-                        .width(64)
-                        .height(64)
-                        .layers(1),
-                    None,
-                )
-                .unwrap();
-            let sizes = [vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::UNIFORM_BUFFER,
-                descriptor_count: 1,
-            }];
-            let pool = device
-                .create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::default()
-                        .max_sets(1)
-                        .pool_sizes(&sizes),
-                    None,
-                )
-                .unwrap();
-            let set = device
-                .allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default()
-                        .descriptor_pool(pool)
-                        .set_layouts(&layouts),
-                )
-                .unwrap()[0];
+            use common::objects;
+            let module = objects::shader_module(&device, SHADER);
+            let vertex = vk::ShaderStageFlags::VERTEX;
+            let ubo_type = vk::DescriptorType::UNIFORM_BUFFER;
+            let set_layout = objects::set_layout(&device, &[(0, ubo_type)], vertex);
+            let layout = objects::pipeline_layout(&device, &[set_layout], 4, vertex);
+            let (render_pass, framebuffer) = objects::attachmentless_pass(&device);
             let ubo = buf(256, vk::BufferUsageFlags::UNIFORM_BUFFER);
             fill(&ubo, bytemuck::cast_slice(&[0.25f32, -1.0, 8.0, 0.0]));
-            let info = [vk::DescriptorBufferInfo {
-                buffer: ubo.buffer,
-                offset: 0,
-                range: 16,
-            }];
-            device.update_descriptor_sets(
-                &[vk::WriteDescriptorSet::default()
-                    .dst_set(set)
-                    .dst_binding(0)
-                    .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-                    .buffer_info(&info)],
-                &[],
-            );
+            let (_pool, set) =
+                objects::buffer_set(&device, set_layout, &[(0, ubo_type, ubo.buffer, 0, 16)]);
             let vertices = buf(16 * u64::from(BIG), vk::BufferUsageFlags::VERTEX_BUFFER);
             let pos: Vec<f32> = (0..BIG)
                 .flat_map(|v| {
@@ -374,63 +300,16 @@ impl Ctx {
 
     /// The vertex-only XFB pipeline (rasterizer discard, no attachments).
     fn pipeline(&self, topology: vk::PrimitiveTopology) -> vk::Pipeline {
-        let stages = [vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::VERTEX)
-            .module(self.module)
-            .name(c"main")];
-        let vb = [
-            vk::VertexInputBindingDescription {
-                binding: 0,
-                stride: 16,
-                input_rate: vk::VertexInputRate::VERTEX,
-            },
-            vk::VertexInputBindingDescription {
-                binding: 1,
-                stride: 4,
-                input_rate: vk::VertexInputRate::INSTANCE,
-            },
-        ];
-        let va = [
-            vk::VertexInputAttributeDescription {
-                location: 0,
-                binding: 0,
-                format: vk::Format::R32G32B32A32_SFLOAT,
-                offset: 0,
-            },
-            vk::VertexInputAttributeDescription {
-                location: 1,
-                binding: 1,
-                format: vk::Format::R32_SFLOAT,
-                offset: 0,
-            },
-        ];
-        let vi = vk::PipelineVertexInputStateCreateInfo::default()
-            .vertex_binding_descriptions(&vb)
-            .vertex_attribute_descriptions(&va);
-        let ia = vk::PipelineInputAssemblyStateCreateInfo::default().topology(topology);
-        let vp = vk::PipelineViewportStateCreateInfo::default()
-            .viewport_count(1)
-            .scissor_count(1);
-        let rs = vk::PipelineRasterizationStateCreateInfo::default()
-            .rasterizer_discard_enable(true)
-            .line_width(1.0);
-        let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-        let ds = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
-        let info = vk::GraphicsPipelineCreateInfo::default()
-            .stages(&stages)
-            .vertex_input_state(&vi)
-            .input_assembly_state(&ia)
-            .viewport_state(&vp)
-            .rasterization_state(&rs)
-            .dynamic_state(&ds)
-            .layout(self.layout)
-            .render_pass(self.render_pass);
-        // SAFETY: valid create info.
-        unsafe {
-            self.device
-                .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+        common::objects::XfbPipeline {
+            module: self.module,
+            layout: self.layout,
+            render_pass: self.render_pass,
+            instance_binding: 1,
+            topology,
+            restart: false,
+            provoking: None,
         }
-        .expect("vkCreateGraphicsPipelines")[0]
+        .create(&self.device, vk::PipelineCache::null())
     }
 
     fn command_pool(&self) -> vk::CommandPool {

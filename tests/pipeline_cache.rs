@@ -67,21 +67,6 @@ fn data_into(
     (r, size, buf)
 }
 
-fn module(d: &ash::Device, code: &[u8]) -> vk::ShaderModule {
-    // SAFETY: valid create info.
-    unsafe {
-        d.create_shader_module(
-            &vk::ShaderModuleCreateInfo {
-                code_size: code.len(),
-                p_code: code.as_ptr().cast(),
-                ..Default::default()
-            },
-            None,
-        )
-    }
-    .unwrap()
-}
-
 /// A host-visible buffer with its memory, mapped.
 struct Buf {
     buffer: vk::Buffer,
@@ -215,7 +200,7 @@ impl Compute {
                 )
                 .unwrap();
             Compute {
-                module: module(d, COMPUTE),
+                module: objects::shader_module(d, COMPUTE),
                 set_layouts,
                 layout,
             }
@@ -382,110 +367,29 @@ fn a_pos(v: u32) -> [f32; 4] {
 
 impl Xfb {
     fn new(d: &ash::Device) -> Xfb {
-        let bindings = [vk::DescriptorSetLayoutBinding::default()
-            .binding(0)
-            .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::VERTEX)];
-        // SAFETY: valid create infos.
-        unsafe {
-            let set_layout = d
-                .create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                    None,
-                )
-                .unwrap();
-            let ranges = [vk::PushConstantRange::default()
-                .stage_flags(vk::ShaderStageFlags::VERTEX)
-                .size(4)];
-            let layout = d
-                .create_pipeline_layout(
-                    &vk::PipelineLayoutCreateInfo::default()
-                        .set_layouts(&[set_layout])
-                        .push_constant_ranges(&ranges),
-                    None,
-                )
-                .unwrap();
-            let subpass = [vk::SubpassDescription::default()
-                .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)];
-            let render_pass = d
-                .create_render_pass(
-                    &vk::RenderPassCreateInfo::default().subpasses(&subpass),
-                    None,
-                )
-                .unwrap();
-            let framebuffer = d
-                .create_framebuffer(
-                    &vk::FramebufferCreateInfo::default()
-                        .render_pass(render_pass)
-                        .width(64)
-                        .height(64)
-                        .layers(1),
-                    None,
-                )
-                .unwrap();
-            Xfb {
-                module: module(d, VERT),
-                set_layout,
-                layout,
-                render_pass,
-                framebuffer,
-            }
+        let vertex = vk::ShaderStageFlags::VERTEX;
+        let set_layout = objects::set_layout(d, &[(0, vk::DescriptorType::UNIFORM_BUFFER)], vertex);
+        let (render_pass, framebuffer) = objects::attachmentless_pass(d);
+        Xfb {
+            module: objects::shader_module(d, VERT),
+            set_layout,
+            layout: objects::pipeline_layout(d, &[set_layout], 4, vertex),
+            render_pass,
+            framebuffer,
         }
     }
 
     fn pipeline(&self, d: &ash::Device, cache: vk::PipelineCache) -> vk::Pipeline {
-        let stages = [vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::VERTEX)
-            .module(self.module)
-            .name(c"main")];
-        let vb = [
-            vk::VertexInputBindingDescription {
-                binding: 0,
-                stride: 16,
-                input_rate: vk::VertexInputRate::VERTEX,
-            },
-            vk::VertexInputBindingDescription {
-                binding: 1,
-                stride: 4,
-                input_rate: vk::VertexInputRate::INSTANCE,
-            },
-        ];
-        let va = [
-            vk::VertexInputAttributeDescription {
-                location: 0,
-                binding: 0,
-                format: vk::Format::R32G32B32A32_SFLOAT,
-                offset: 0,
-            },
-            vk::VertexInputAttributeDescription {
-                location: 1,
-                binding: 1,
-                format: vk::Format::R32_SFLOAT,
-                offset: 0,
-            },
-        ];
-        let vi = vk::PipelineVertexInputStateCreateInfo::default()
-            .vertex_binding_descriptions(&vb)
-            .vertex_attribute_descriptions(&va);
-        let ia = vk::PipelineInputAssemblyStateCreateInfo::default()
-            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-        let vp = vk::PipelineViewportStateCreateInfo::default()
-            .viewport_count(1)
-            .scissor_count(1);
-        let rs = vk::PipelineRasterizationStateCreateInfo::default()
-            .rasterizer_discard_enable(true)
-            .line_width(1.0);
-        let info = vk::GraphicsPipelineCreateInfo::default()
-            .stages(&stages)
-            .vertex_input_state(&vi)
-            .input_assembly_state(&ia)
-            .viewport_state(&vp)
-            .rasterization_state(&rs)
-            .layout(self.layout)
-            .render_pass(self.render_pass);
-        // SAFETY: valid create info.
-        unsafe { d.create_graphics_pipelines(cache, &[info], None) }.unwrap()[0]
+        objects::XfbPipeline {
+            module: self.module,
+            layout: self.layout,
+            render_pass: self.render_pass,
+            instance_binding: 1,
+            topology: vk::PrimitiveTopology::TRIANGLE_LIST,
+            restart: false,
+            provoking: None,
+        }
+        .create(d, cache)
     }
 
     /// Draw with `pipeline` under transform feedback; the two XFB buffers'
@@ -514,37 +418,10 @@ impl Xfb {
         let xfb = ash::ext::transform_feedback::Device::new(&gpu.instance, d);
         // SAFETY: valid handles throughout.
         unsafe {
-            let sizes = [vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::UNIFORM_BUFFER,
-                descriptor_count: 1,
-            }];
-            let pool = d
-                .create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::default()
-                        .max_sets(1)
-                        .pool_sizes(&sizes),
-                    None,
-                )
-                .unwrap();
-            let set = d
-                .allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default()
-                        .descriptor_pool(pool)
-                        .set_layouts(&[self.set_layout]),
-                )
-                .unwrap()[0];
-            let ui = [vk::DescriptorBufferInfo {
-                buffer: ubo.buffer,
-                offset: 0,
-                range: 16,
-            }];
-            d.update_descriptor_sets(
-                &[vk::WriteDescriptorSet::default()
-                    .dst_set(set)
-                    .dst_binding(0)
-                    .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-                    .buffer_info(&ui)],
-                &[],
+            let (pool, set) = objects::buffer_set(
+                d,
+                self.set_layout,
+                &[(0, vk::DescriptorType::UNIFORM_BUFFER, ubo.buffer, 0, 16)],
             );
             let cmd_pool = gpu.command_pool();
             let cb = gpu.command_buffer(cmd_pool);

@@ -25,21 +25,6 @@ use fill_compute::FillCompute;
 
 const XFB_SHADER: &[u8] = include_bytes!("../examples/shaders/xfb_capture.vert.spv");
 
-fn module(d: &ash::Device, code: &[u8]) -> vk::ShaderModule {
-    // SAFETY: valid SPIR-V words.
-    unsafe {
-        d.create_shader_module(
-            &vk::ShaderModuleCreateInfo {
-                code_size: code.len(),
-                p_code: code.as_ptr().cast(),
-                ..Default::default()
-            },
-            None,
-        )
-    }
-    .unwrap()
-}
-
 /// An XFB pipeline of the example shader (vec2 position at location 0).
 struct XfbPipeline {
     module: vk::ShaderModule,
@@ -51,7 +36,7 @@ struct XfbPipeline {
 
 impl XfbPipeline {
     fn new(d: &ash::Device) -> XfbPipeline {
-        let module = module(d, XFB_SHADER);
+        let module = objects::shader_module(d, XFB_SHADER);
         // SAFETY: valid create infos throughout.
         unsafe {
             let layout = d

@@ -1058,33 +1058,11 @@ fn dispatch_indirect() {
         let d = &gpu.device;
         // SAFETY: valid handles and create infos throughout.
         unsafe {
-            let module = d
-                .create_shader_module(
-                    &vk::ShaderModuleCreateInfo {
-                        code_size: SPV.len(),
-                        p_code: SPV.as_ptr().cast(),
-                        ..Default::default()
-                    },
-                    None,
-                )
-                .unwrap();
-            let bindings = [vk::DescriptorSetLayoutBinding::default()
-                .binding(0)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(1)
-                .stage_flags(vk::ShaderStageFlags::COMPUTE)];
-            let set_layout = d
-                .create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                    None,
-                )
-                .unwrap();
-            let layout = d
-                .create_pipeline_layout(
-                    &vk::PipelineLayoutCreateInfo::default().set_layouts(&[set_layout]),
-                    None,
-                )
-                .unwrap();
+            let compute = vk::ShaderStageFlags::COMPUTE;
+            let ssbo = vk::DescriptorType::STORAGE_BUFFER;
+            let module = objects::shader_module(d, SPV);
+            let set_layout = objects::set_layout(d, &[(0, ssbo)], compute);
+            let layout = objects::pipeline_layout(d, &[set_layout], 0, compute);
             let stage = vk::PipelineShaderStageCreateInfo::default()
                 .stage(vk::ShaderStageFlags::COMPUTE)
                 .module(module)
@@ -1098,40 +1076,10 @@ fn dispatch_indirect() {
                     None,
                 )
                 .unwrap()[0];
-            let sizes = [vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_BUFFER,
-                descriptor_count: 1,
-            }];
-            let pool = d
-                .create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::default()
-                        .max_sets(1)
-                        .pool_sizes(&sizes),
-                    None,
-                )
-                .unwrap();
-            let set = d
-                .allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default()
-                        .descriptor_pool(pool)
-                        .set_layouts(&[set_layout]),
-                )
-                .unwrap()[0];
             let out = Buf::new(d, 4 * WORDS as u64, vk::BufferUsageFlags::STORAGE_BUFFER);
             let args = Buf::new(d, 64, vk::BufferUsageFlags::INDIRECT_BUFFER);
-            let info = [vk::DescriptorBufferInfo {
-                buffer: out.buffer,
-                offset: 0,
-                range: vk::WHOLE_SIZE,
-            }];
-            d.update_descriptor_sets(
-                &[vk::WriteDescriptorSet::default()
-                    .dst_set(set)
-                    .dst_binding(0)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .buffer_info(&info)],
-                &[],
-            );
+            let (pool, set) =
+                objects::buffer_set(d, set_layout, &[(0, ssbo, out.buffer, 0, vk::WHOLE_SIZE)]);
             let cmd_pool = gpu.command_pool();
             let cb = gpu.command_buffer(cmd_pool);
             d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())

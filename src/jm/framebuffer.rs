@@ -257,7 +257,12 @@ pub fn write_framebuffer(pool: &mut GpuPool, arch: Arch, fb: &Framebuffer<'_>) -
         set(zs, &mut z, "ZS Write Format", 14)?;
         let zblock = if d.write { d.block.raw() } else { 0 };
         set(zs, &mut z, "ZS Block Format", zblock)?;
-        set(zs, &mut z, "ZS Clean Pixel Write Enable", u64::from(d.write))?;
+        set(
+            zs,
+            &mut z,
+            "ZS Clean Pixel Write Enable",
+            u64::from(d.write),
+        )?;
         set(zs, &mut z, "ZS Writeback Base", d.base)?;
         set(
             zs,

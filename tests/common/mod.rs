@@ -9,6 +9,8 @@ use std::sync::Once;
 
 use ash::vk;
 
+pub mod objects;
+
 /// target/<profile>/deps/, where the test binary and the freshly built
 /// cdylib live (`cargo test` builds the library there but only `cargo build`
 /// copies it up to target/<profile>/).

@@ -8,7 +8,7 @@
 use ash::vk;
 
 pub use super::common::Buf;
-use super::common::Gpu;
+use super::common::{Gpu, objects};
 
 pub const SHADER: &[u8] = include_bytes!("../shaders/vk/xfb_capture.vert.spv");
 
@@ -103,119 +103,40 @@ pub const VERTS: u32 = 70_000;
 impl Setup {
     pub fn new(gpu: &Gpu) -> Setup {
         let d = &gpu.device;
-        // SAFETY: valid handles and create infos throughout.
-        unsafe {
-            let module = d
-                .create_shader_module(
-                    &vk::ShaderModuleCreateInfo {
-                        code_size: SHADER.len(),
-                        p_code: SHADER.as_ptr().cast(),
-                        ..Default::default()
-                    },
-                    None,
-                )
-                .unwrap();
-            let bindings = [vk::DescriptorSetLayoutBinding::default()
-                .binding(0)
-                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-                .descriptor_count(1)
-                .stage_flags(vk::ShaderStageFlags::VERTEX)];
-            let set_layout = d
-                .create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                    None,
-                )
-                .unwrap();
-            let ranges = [vk::PushConstantRange::default()
-                .stage_flags(vk::ShaderStageFlags::VERTEX)
-                .size(4)];
-            let layouts = [set_layout];
-            let layout = d
-                .create_pipeline_layout(
-                    &vk::PipelineLayoutCreateInfo::default()
-                        .set_layouts(&layouts)
-                        .push_constant_ranges(&ranges),
-                    None,
-                )
-                .unwrap();
-            let subpass = [vk::SubpassDescription::default()
-                .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)];
-            let render_pass = d
-                .create_render_pass(
-                    &vk::RenderPassCreateInfo::default().subpasses(&subpass),
-                    None,
-                )
-                .unwrap();
-            let framebuffer = d
-                .create_framebuffer(
-                    &vk::FramebufferCreateInfo::default()
-                        .render_pass(render_pass)
-                        .width(64)
-                        .height(64)
-                        .layers(1),
-                    None,
-                )
-                .unwrap();
-            let sizes = [vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::UNIFORM_BUFFER,
-                descriptor_count: 1,
-            }];
-            let pool = d
-                .create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::default()
-                        .max_sets(1)
-                        .pool_sizes(&sizes),
-                    None,
-                )
-                .unwrap();
-            let set = d
-                .allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default()
-                        .descriptor_pool(pool)
-                        .set_layouts(&layouts),
-                )
-                .unwrap()[0];
-            // The UBO sits at minUniformBufferOffsetAlignment (256), with
-            // other data before it.
-            let ubo = Buf::new(d, 512, vk::BufferUsageFlags::UNIFORM_BUFFER);
-            ubo.write(0, &[9.0f32; 4]);
-            ubo.write(256, &OFFSET);
-            let info = [vk::DescriptorBufferInfo {
-                buffer: ubo.buffer,
-                offset: 256,
-                range: 16,
-            }];
-            d.update_descriptor_sets(
-                &[vk::WriteDescriptorSet::default()
-                    .dst_set(set)
-                    .dst_binding(0)
-                    .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-                    .buffer_info(&info)],
-                &[],
-            );
-            let vertices = Buf::new(
-                d,
-                4 + 16 * u64::from(VERTS),
-                vk::BufferUsageFlags::VERTEX_BUFFER,
-            );
-            let pos: Vec<[f32; 4]> = (0..VERTS).map(a_pos).collect();
-            vertices.write(4, &pos);
-            let instances = Buf::new(d, 64, vk::BufferUsageFlags::VERTEX_BUFFER);
-            let inst: Vec<f32> = (0..16).map(a_inst).collect();
-            instances.write(0, &inst);
-            Setup {
-                layout,
-                set_layout,
-                render_pass,
-                framebuffer,
-                module,
-                pool,
-                set,
-                ubo,
-                vertices,
-                instances,
-                cmd_pool: gpu.command_pool(),
-            }
+        let module = objects::shader_module(d, SHADER);
+        let vertex = vk::ShaderStageFlags::VERTEX;
+        let ubo_type = vk::DescriptorType::UNIFORM_BUFFER;
+        let set_layout = objects::set_layout(d, &[(0, ubo_type)], vertex);
+        let layout = objects::pipeline_layout(d, &[set_layout], 4, vertex);
+        let (render_pass, framebuffer) = objects::attachmentless_pass(d);
+        // The UBO sits at minUniformBufferOffsetAlignment (256), with
+        // other data before it.
+        let ubo = Buf::new(d, 512, vk::BufferUsageFlags::UNIFORM_BUFFER);
+        ubo.write(0, &[9.0f32; 4]);
+        ubo.write(256, &OFFSET);
+        let (pool, set) = objects::buffer_set(d, set_layout, &[(0, ubo_type, ubo.buffer, 256, 16)]);
+        let vertices = Buf::new(
+            d,
+            4 + 16 * u64::from(VERTS),
+            vk::BufferUsageFlags::VERTEX_BUFFER,
+        );
+        let pos: Vec<[f32; 4]> = (0..VERTS).map(a_pos).collect();
+        vertices.write(4, &pos);
+        let instances = Buf::new(d, 64, vk::BufferUsageFlags::VERTEX_BUFFER);
+        let inst: Vec<f32> = (0..16).map(a_inst).collect();
+        instances.write(0, &inst);
+        Setup {
+            layout,
+            set_layout,
+            render_pass,
+            framebuffer,
+            module,
+            pool,
+            set,
+            ubo,
+            vertices,
+            instances,
+            cmd_pool: gpu.command_pool(),
         }
     }
 
@@ -242,66 +163,16 @@ impl Setup {
         restart: bool,
         provoking: Option<vk::ProvokingVertexModeEXT>,
     ) -> vk::Pipeline {
-        let stages = [vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::VERTEX)
-            .module(self.module)
-            .name(c"main")];
-        let vb = [
-            vk::VertexInputBindingDescription {
-                binding: 0,
-                stride: 16,
-                input_rate: vk::VertexInputRate::VERTEX,
-            },
-            vk::VertexInputBindingDescription {
-                binding: 3,
-                stride: 4,
-                input_rate: vk::VertexInputRate::INSTANCE,
-            },
-        ];
-        let va = [
-            vk::VertexInputAttributeDescription {
-                location: 0,
-                binding: 0,
-                format: vk::Format::R32G32B32A32_SFLOAT,
-                offset: 0,
-            },
-            vk::VertexInputAttributeDescription {
-                location: 1,
-                binding: 3,
-                format: vk::Format::R32_SFLOAT,
-                offset: 0,
-            },
-        ];
-        let vi = vk::PipelineVertexInputStateCreateInfo::default()
-            .vertex_binding_descriptions(&vb)
-            .vertex_attribute_descriptions(&va);
-        let ia = vk::PipelineInputAssemblyStateCreateInfo::default()
-            .topology(topology)
-            .primitive_restart_enable(restart);
-        let vp = vk::PipelineViewportStateCreateInfo::default()
-            .viewport_count(1)
-            .scissor_count(1);
-        let mut pv = vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT::default()
-            .provoking_vertex_mode(provoking.unwrap_or_default());
-        let mut rs = vk::PipelineRasterizationStateCreateInfo::default()
-            .rasterizer_discard_enable(true)
-            .line_width(1.0);
-        if provoking.is_some() {
-            rs = rs.push_next(&mut pv);
+        objects::XfbPipeline {
+            module: self.module,
+            layout: self.layout,
+            render_pass: self.render_pass,
+            instance_binding: 3,
+            topology,
+            restart,
+            provoking,
         }
-        let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-        let ds = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
-        let info = vk::GraphicsPipelineCreateInfo::default()
-            .stages(&stages)
-            .vertex_input_state(&vi)
-            .input_assembly_state(&ia)
-            .viewport_state(&vp)
-            .rasterization_state(&rs)
-            .dynamic_state(&ds)
-            .layout(self.layout)
-            .render_pass(self.render_pass);
-        // SAFETY: valid create info.
-        unsafe { d.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }.unwrap()[0]
+        .create(d, vk::PipelineCache::null())
     }
 
     pub fn destroy(&self, d: &ash::Device) {

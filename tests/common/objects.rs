@@ -1,0 +1,238 @@
+//! Vulkan objects the loader-level tests and benchmarks build the same way:
+//! shader modules, descriptor-set and pipeline layouts, a descriptor set
+//! with its buffers written, the attachment-less render pass, and the
+//! vertex-only transform-feedback pipeline of the capture shaders
+//! (`tests/shaders/vk/xfb_capture.vert`: a vec4 per vertex at location 0
+//! and a float per instance at location 1). Every call unwraps: a failure
+//! is the test's failure.
+
+use ash::vk;
+
+pub fn shader_module(d: &ash::Device, spirv: &[u8]) -> vk::ShaderModule {
+    // SAFETY: valid create info over the SPIR-V words.
+    unsafe {
+        d.create_shader_module(
+            &vk::ShaderModuleCreateInfo {
+                code_size: spirv.len(),
+                p_code: spirv.as_ptr().cast(),
+                ..Default::default()
+            },
+            None,
+        )
+    }
+    .unwrap()
+}
+
+/// A set layout of one descriptor per `(binding, type)`, visible to `stages`.
+pub fn set_layout(
+    d: &ash::Device,
+    bindings: &[(u32, vk::DescriptorType)],
+    stages: vk::ShaderStageFlags,
+) -> vk::DescriptorSetLayout {
+    let b: Vec<vk::DescriptorSetLayoutBinding> = bindings
+        .iter()
+        .map(|&(binding, ty)| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(binding)
+                .descriptor_type(ty)
+                .descriptor_count(1)
+                .stage_flags(stages)
+        })
+        .collect();
+    // SAFETY: valid create info.
+    unsafe {
+        d.create_descriptor_set_layout(
+            &vk::DescriptorSetLayoutCreateInfo::default().bindings(&b),
+            None,
+        )
+    }
+    .unwrap()
+}
+
+/// A pipeline layout of `sets` with `push_bytes` of push constants for
+/// `stages` (none when 0).
+pub fn pipeline_layout(
+    d: &ash::Device,
+    sets: &[vk::DescriptorSetLayout],
+    push_bytes: u32,
+    stages: vk::ShaderStageFlags,
+) -> vk::PipelineLayout {
+    let ranges = [vk::PushConstantRange::default()
+        .stage_flags(stages)
+        .size(push_bytes)];
+    let ranges: &[vk::PushConstantRange] = if push_bytes == 0 { &[] } else { &ranges };
+    // SAFETY: valid create info.
+    unsafe {
+        d.create_pipeline_layout(
+            &vk::PipelineLayoutCreateInfo::default()
+                .set_layouts(sets)
+                .push_constant_ranges(ranges),
+            None,
+        )
+    }
+    .unwrap()
+}
+
+/// A pool with one set of `layout`, its buffer descriptors written: one
+/// `(binding, type, buffer, offset, range)` each.
+pub fn buffer_set(
+    d: &ash::Device,
+    layout: vk::DescriptorSetLayout,
+    writes: &[(u32, vk::DescriptorType, vk::Buffer, u64, u64)],
+) -> (vk::DescriptorPool, vk::DescriptorSet) {
+    let sizes: Vec<vk::DescriptorPoolSize> = writes
+        .iter()
+        .map(|w| vk::DescriptorPoolSize {
+            ty: w.1,
+            descriptor_count: 1,
+        })
+        .collect();
+    // SAFETY: valid handles and create infos.
+    unsafe {
+        let pool = d
+            .create_descriptor_pool(
+                &vk::DescriptorPoolCreateInfo::default()
+                    .max_sets(1)
+                    .pool_sizes(&sizes),
+                None,
+            )
+            .unwrap();
+        let set = d
+            .allocate_descriptor_sets(
+                &vk::DescriptorSetAllocateInfo::default()
+                    .descriptor_pool(pool)
+                    .set_layouts(&[layout]),
+            )
+            .unwrap()[0];
+        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = writes
+            .iter()
+            .map(|w| {
+                [vk::DescriptorBufferInfo {
+                    buffer: w.2,
+                    offset: w.3,
+                    range: w.4,
+                }]
+            })
+            .collect();
+        let w: Vec<vk::WriteDescriptorSet> = writes
+            .iter()
+            .zip(&infos)
+            .map(|(w, info)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(set)
+                    .dst_binding(w.0)
+                    .descriptor_type(w.1)
+                    .buffer_info(info)
+            })
+            .collect();
+        d.update_descriptor_sets(&w, &[]);
+        (pool, set)
+    }
+}
+
+/// A render pass of one subpass without attachments and its 64×64
+/// framebuffer (what a rasterizer-discard draw records in).
+pub fn attachmentless_pass(d: &ash::Device) -> (vk::RenderPass, vk::Framebuffer) {
+    let subpass =
+        [vk::SubpassDescription::default().pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)];
+    // SAFETY: valid create infos.
+    unsafe {
+        let render_pass = d
+            .create_render_pass(
+                &vk::RenderPassCreateInfo::default().subpasses(&subpass),
+                None,
+            )
+            .unwrap();
+        let framebuffer = d
+            .create_framebuffer(
+                &vk::FramebufferCreateInfo::default()
+                    .render_pass(render_pass)
+                    .width(64)
+                    .height(64)
+                    .layers(1),
+                None,
+            )
+            .unwrap();
+        (render_pass, framebuffer)
+    }
+}
+
+/// The vertex-only transform-feedback pipeline of a capture shader:
+/// binding 0 (16-byte stride, per vertex) feeds location 0 as RGBA32F,
+/// binding `instance_binding` (4-byte stride, per instance) location 1 as
+/// R32F; rasterizer discard; viewport and scissor dynamic.
+pub struct XfbPipeline {
+    pub module: vk::ShaderModule,
+    pub layout: vk::PipelineLayout,
+    pub render_pass: vk::RenderPass,
+    pub instance_binding: u32,
+    pub topology: vk::PrimitiveTopology,
+    pub restart: bool,
+    /// A VK_EXT_provoking_vertex mode on the rasterization state.
+    pub provoking: Option<vk::ProvokingVertexModeEXT>,
+}
+
+impl XfbPipeline {
+    pub fn create(&self, d: &ash::Device, cache: vk::PipelineCache) -> vk::Pipeline {
+        let stages = [vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::VERTEX)
+            .module(self.module)
+            .name(c"main")];
+        let vb = [
+            vk::VertexInputBindingDescription {
+                binding: 0,
+                stride: 16,
+                input_rate: vk::VertexInputRate::VERTEX,
+            },
+            vk::VertexInputBindingDescription {
+                binding: self.instance_binding,
+                stride: 4,
+                input_rate: vk::VertexInputRate::INSTANCE,
+            },
+        ];
+        let va = [
+            vk::VertexInputAttributeDescription {
+                location: 0,
+                binding: 0,
+                format: vk::Format::R32G32B32A32_SFLOAT,
+                offset: 0,
+            },
+            vk::VertexInputAttributeDescription {
+                location: 1,
+                binding: self.instance_binding,
+                format: vk::Format::R32_SFLOAT,
+                offset: 0,
+            },
+        ];
+        let vi = vk::PipelineVertexInputStateCreateInfo::default()
+            .vertex_binding_descriptions(&vb)
+            .vertex_attribute_descriptions(&va);
+        let ia = vk::PipelineInputAssemblyStateCreateInfo::default()
+            .topology(self.topology)
+            .primitive_restart_enable(self.restart);
+        let vp = vk::PipelineViewportStateCreateInfo::default()
+            .viewport_count(1)
+            .scissor_count(1);
+        let mut pv = vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT::default()
+            .provoking_vertex_mode(self.provoking.unwrap_or_default());
+        let mut rs = vk::PipelineRasterizationStateCreateInfo::default()
+            .rasterizer_discard_enable(true)
+            .line_width(1.0);
+        if self.provoking.is_some() {
+            rs = rs.push_next(&mut pv);
+        }
+        let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+        let ds = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .vertex_input_state(&vi)
+            .input_assembly_state(&ia)
+            .viewport_state(&vp)
+            .rasterization_state(&rs)
+            .dynamic_state(&ds)
+            .layout(self.layout)
+            .render_pass(self.render_pass);
+        // SAFETY: valid create info.
+        unsafe { d.create_graphics_pipelines(cache, &[info], None) }.unwrap()[0]
+    }
+}
