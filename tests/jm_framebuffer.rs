@@ -103,10 +103,7 @@ fn emit(colors: &[ColorTarget], depth: Option<DepthTarget>) -> Emitted {
         job_va = chain.job_va(1).unwrap();
         Ok(false)
     });
-    let payload = words(&gpu.read_gpu(
-        job_va + job::PAYLOAD_OFFSET,
-        FRAGMENT_PAYLOAD.bytes() as usize,
-    ));
+    let payload = words(&gpu.read_gpu(job_va + job::PAYLOAD_OFFSET, FRAGMENT_PAYLOAD.bytes()));
     Emitted {
         gpu,
         pointer,
@@ -128,10 +125,7 @@ fn compare(name: &str, colors: &[ColorTarget], depth: Option<DepthTarget>) {
     let our = |va: u64, n: usize| words(&gpu.read_gpu(va, n));
 
     // FRAGMENT payload: the same tiles; the framebuffer pointer's tags too.
-    let mut theirs_payload = read(
-        snap.jc + job::PAYLOAD_OFFSET,
-        FRAGMENT_PAYLOAD.bytes() as usize,
-    );
+    let mut theirs_payload = read(snap.jc + job::PAYLOAD_OFFSET, FRAGMENT_PAYLOAD.bytes());
     let their_pointer = fj::FRAMEBUFFER.get(&theirs_payload);
     let mut our_payload = ours.payload.clone();
     assert_eq!(fj::FRAMEBUFFER.get(&our_payload), ours.pointer);
@@ -152,7 +146,7 @@ fn compare(name: &str, colors: &[ColorTarget], depth: Option<DepthTarget>) {
 
     // Framebuffer parameters.
     let params = &fbd::FRAMEBUFFER_PARAMETERS;
-    let n = params.bytes() as usize;
+    let n = params.bytes();
     let (our_fb, their_fb) = (ours.pointer & !63, their_pointer & !63);
     let mut a = our(our_fb, n);
     let mut b = read(their_fb, n);
@@ -166,7 +160,7 @@ fn compare(name: &str, colors: &[ColorTarget], depth: Option<DepthTarget>) {
     let mut at = fbd::FRAMEBUFFER_BYTES;
     if depth.is_some() {
         let zs = fbd::zs_crc_extension(Arch::V7);
-        let n = zs.bytes() as usize;
+        let n = zs.bytes();
         let base = zs.lookup("ZS Writeback Base").unwrap();
         let mut a = our(our_fb + at, n);
         let mut b = read(their_fb + at, n);
@@ -178,7 +172,7 @@ fn compare(name: &str, colors: &[ColorTarget], depth: Option<DepthTarget>) {
     let rt = fbd::render_target(Arch::V7);
     let base = rt.lookup("RGB.Base").unwrap();
     for i in 0..colors.len() as u64 {
-        let n = rt.bytes() as usize;
+        let n = rt.bytes();
         let mut a = our(our_fb + at + i * n as u64, n);
         let mut b = read(their_fb + at + i * n as u64, n);
         mask(&mut a, &[base]);
@@ -187,7 +181,7 @@ fn compare(name: &str, colors: &[ColorTarget], depth: Option<DepthTarget>) {
     }
 
     // Tiler context (its heap is ours: only the pointer differs).
-    let n = TILER_CONTEXT.bytes() as usize;
+    let n = TILER_CONTEXT.bytes();
     let mut a = our(ours.context, n);
     let mut b = read(their_context, n);
     mask(&mut a, &[tiler_context::HEAP, tiler_context::POLYGON_LIST]);

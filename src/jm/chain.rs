@@ -75,7 +75,7 @@ impl JobChain {
         pack(words, &header::DEPENDENCY_1, u64::from(dependencies[0]))?;
         pack(words, &header::DEPENDENCY_2, u64::from(dependencies[1]))?;
         pack(words, &header::BARRIER, u64::from(barrier))?;
-        alloc.write_words(0, &words);
+        alloc.write_words(0, words);
         alloc.write_words(job::PAYLOAD_OFFSET, payload);
         if let Some(prev) = self.jobs.last() {
             // Link the previous header to this one.

@@ -401,7 +401,7 @@ fn local_storage(pool: &mut GpuPool, arch: Arch, job: &Emit<'_>) -> JmResult<u64
         pack(lsw, ls::WLS_BASE_POINTER, wls.gpu_va)?;
     }
     let storage = pool.alloc(l.local_storage.bytes() as u64, 64)?;
-    storage.write_words(0, &lsw);
+    storage.write_words(0, lsw);
     Ok(storage.gpu_va)
 }
 
@@ -436,7 +436,7 @@ fn renderer_state(pool: &mut GpuPool, arch: Arch, job: &Emit<'_>) -> JmResult<u6
         pack(rsd, f.at(rs::PRELOAD.start), u64::from(on))?;
     }
     let state = pool.alloc(l.renderer_state.bytes() as u64, 64)?;
-    state.write_words(0, &rsd);
+    state.write_words(0, rsd);
     Ok(state.gpu_va)
 }
 
