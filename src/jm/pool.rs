@@ -27,35 +27,33 @@ unsafe impl Sync for GpuAlloc {}
 impl GpuAlloc {
     /// Write little-endian words at `offset` bytes into the allocation.
     pub fn write_words(&self, offset: u64, words: &[u32]) {
-        assert!(
-            offset + 4 * words.len() as u64 <= self.size,
-            "pool write out of range"
-        );
-        for (i, w) in words.iter().enumerate() {
-            // SAFETY: in range of the allocation (checked above), which
-            // lives in a mapped pool BO; unaligned writes are allowed.
-            unsafe {
-                self.cpu
-                    .add(offset as usize + 4 * i)
-                    .cast::<[u8; 4]>()
-                    .write_unaligned(w.to_le_bytes())
-            }
-        }
+        self.write_le(offset, words, |w| w.to_le_bytes());
     }
 
     /// Write little-endian 64-bit words at `offset` bytes into the allocation.
     pub fn write_u64s(&self, offset: u64, words: &[u64]) {
+        self.write_le(offset, words, |w| w.to_le_bytes());
+    }
+
+    /// Write each element's `N` bytes, back to back, without a temporary.
+    fn write_le<T: Copy, const N: usize>(
+        &self,
+        offset: u64,
+        v: &[T],
+        bytes: impl Fn(T) -> [u8; N],
+    ) {
         assert!(
-            offset + 8 * words.len() as u64 <= self.size,
+            offset + (N * v.len()) as u64 <= self.size,
             "pool write out of range"
         );
-        for (i, w) in words.iter().enumerate() {
-            // SAFETY: as in `write_words`.
+        for (i, &w) in v.iter().enumerate() {
+            // SAFETY: in range of the allocation (checked above), which
+            // lives in a mapped pool BO; unaligned writes are allowed.
             unsafe {
                 self.cpu
-                    .add(offset as usize + 8 * i)
-                    .cast::<[u8; 8]>()
-                    .write_unaligned(w.to_le_bytes())
+                    .add(offset as usize + N * i)
+                    .cast::<[u8; N]>()
+                    .write_unaligned(bytes(w))
             }
         }
     }
