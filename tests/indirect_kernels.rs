@@ -217,24 +217,14 @@ fn draw_model(c: &DrawCase) -> Vec<Option<u32>> {
     let ppi = topology.primitive_count(count);
     let v = u64::from(ppi) * u64::from(d.verts_per_prim);
     let ie = u64::from(first_instance) + u64::from(instances);
-    let (e, bound_ok) = if index_size == 4 {
-        let bits = 64 - ie.saturating_sub(1).leading_zeros();
-        ((32 - bits.min(32)).min(31), true)
-    } else {
-        let bound = if index_size == 0 {
-            u64::from(first) + u64::from(count)
-        } else {
-            let range = if index_size == 1 { 256 } else { 65536 };
-            range + u64::from((vertex_offset as i32).max(0) as u32)
-        };
-        let e = 64 - (bound.max(1) - 1).leading_zeros();
-        (e, bound <= u64::from(u32::MAX))
-    };
+    // Plain draws: the last vertex index fits 32 bits.
+    let bound_ok = index_size != 0
+        || matches!(d.source, DrawSource::Indexed(_))
+        || u64::from(first) + u64::from(count) <= u64::from(u32::MAX);
     let grid = u32::try_from(v)
         .ok()
         .and_then(|v| WorkSize::vertices(v, instances).pack_graphics().ok());
-    let ok =
-        grid.is_some() && ie <= u64::from(u32::MAX) && e <= 31 && ie << e <= 1 << 32 && bound_ok;
+    let ok = grid.is_some() && ie <= u64::from(u32::MAX) && bound_ok;
     let mut out = vec![None; VALUE_COUNT as usize];
     use draw_value::*;
     out[PRIMS_PER_INSTANCE as usize] = Some(if ok { ppi } else { 0 });
@@ -255,8 +245,6 @@ fn draw_model(c: &DrawCase) -> Vec<Option<u32>> {
         let w = grid.unwrap();
         out[INVOCATION_0 as usize] = Some(w[0]);
         out[INVOCATION_1 as usize] = Some(w[1]);
-        out[LOG2_INSTANCE_SIZE as usize] = Some(e);
-        out[OFFSET_START as usize] = Some(first_instance << e);
     }
     out
 }
@@ -376,9 +364,9 @@ fn draw_kernel_computes_the_capture_parameters() {
             (0, 1, 7, draw_value::JOB_TYPE),
             (1, 0, 32, draw_value::INVOCATION_0),
             (2, 0, 32, draw_value::INVOCATION_1),
-            (3, 16, 8, draw_value::LOG2_INSTANCE_SIZE),
-            (4, 0, 32, draw_value::OFFSET_START),
-            (5, 24, 8, draw_value::LOG2_INSTANCE_SIZE),
+            (3, 16, 8, draw_value::COUNT),
+            (4, 0, 32, draw_value::COUNT),
+            (5, 24, 8, draw_value::FIRST_INSTANCE),
             (6, 0, 32, draw_value::PRIMS_PER_INSTANCE),
             (7, 0, 32, draw_value::FIRST),
             (8, 0, 32, draw_value::VERTEX_OFFSET),

@@ -584,6 +584,64 @@ fn xfb_big_strip() {
     s.destroy(d);
 }
 
+/// 65,541 instances of a u32-indexed point draw whose vertex indices reach
+/// 69,990: no linear index `vertex + instance × n` with n above every
+/// index fits 32 bits here (65,541 × 2^17 > 2^32), so this fails unless
+/// the capture fetches each input by its own element index (vertex index,
+/// or instance index for per-instance data). Direct and indirect.
+#[test]
+fn xfb_many_instances_with_large_u32_indices() {
+    let gpu = Gpu::with_xfb("g52");
+    let d = &gpu.device;
+    let s = Setup::new(&gpu);
+    let topology = vk::PrimitiveTopology::POINT_LIST;
+    let pipeline = s.pipeline(d, topology);
+    let instances = 65_540;
+    let inst = Buf::new(
+        d,
+        4 * u64::from(instances + 1),
+        vk::BufferUsageFlags::VERTEX_BUFFER,
+    );
+    inst.write(0, &(0..=instances).map(a_inst).collect::<Vec<f32>>());
+    for indirect in [false, true] {
+        let draws = [Draw {
+            count: 3,
+            instances,
+            first: 0,
+            first_instance: 1,
+            indexed: Some((vec![69_990, 3, 65_600], 4, 0)),
+        }];
+        let records = 3 * u64::from(instances);
+        let t = Targets::new(d, [records, records]);
+        let cb = begin_capture(&gpu, &s, &t, pipeline, false);
+        let ib = Buf::new(d, 12, vk::BufferUsageFlags::INDEX_BUFFER);
+        ib.write(0, &[69_990u32, 3, 65_600]);
+        let args = Buf::new(d, 32, vk::BufferUsageFlags::INDIRECT_BUFFER);
+        args.write(0, &[3u32, instances, 0, 0, 1]);
+        // SAFETY: valid handles; the command buffer is recording.
+        unsafe {
+            d.cmd_bind_vertex_buffers(cb, 3, &[inst.buffer], &[0]);
+            d.cmd_bind_index_buffer(cb, ib.buffer, 0, vk::IndexType::UINT32);
+            if indirect {
+                d.cmd_draw_indexed_indirect(cb, args.buffer, 0, 1, 20);
+            } else {
+                d.cmd_draw_indexed(cb, 3, instances, 0, 0, 1);
+            }
+        }
+        end_capture(&gpu, &t, cb);
+        submit_and_wait(&gpu, &[cb]);
+        let what = if indirect { "indirect" } else { "direct" };
+        check(topology, false, &t, &draws, [0, 0], what);
+        t.destroy(d);
+        ib.destroy(d);
+        args.destroy(d);
+    }
+    inst.destroy(d);
+    // SAFETY: the GPU is idle.
+    unsafe { d.destroy_pipeline(pipeline, None) };
+    s.destroy(d);
+}
+
 /// A compute dispatch through descriptor sets (storage buffers, a dynamic
 /// uniform buffer in a second set) and push constants.
 #[test]

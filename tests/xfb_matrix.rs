@@ -16,7 +16,9 @@
 
 use bifrost_vk::compiler::ir::interp::*;
 use bifrost_vk::compiler::ir::*;
-use bifrost_vk::compiler::passes::lower_xfb::{XfbBinding, XfbIndexBuffer};
+use bifrost_vk::compiler::passes::lower_xfb::{
+    XFB_PARAM_COUNT, XfbBinding, XfbIndexBuffer, xfb_param,
+};
 use bifrost_vk::compiler::passes::*;
 use bifrost_vk::compiler::xfb_reference::*;
 
@@ -36,6 +38,16 @@ struct Variant {
     layout: PushUniformLayout,
     attr_vertex: u32,
     attr_instance: u32,
+}
+
+/// The draw's XFB parameters with attribute `per_instance` read per
+/// instance (INPUT_RATES, `lower_xfb`'s parameter table).
+fn with_rates(
+    mut p: [u32; XFB_PARAM_COUNT as usize],
+    per_instance: u32,
+) -> [u32; XFB_PARAM_COUNT as usize] {
+    p[xfb_param::INPUT_RATES as usize] = 1 << per_instance;
+    p
 }
 
 fn make_variant(outs: &[OutSpec]) -> Variant {
@@ -225,11 +237,13 @@ fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
     if !ibytes.is_empty() {
         mem.map(INST_ATTR_BASE, ibytes).unwrap();
     }
-    // `Offset start` (raw vertex offset): any value works as long as the
-    // attribute fetch and the variant agree; PanVk uses the min index.
+    // The raw vertex offset only moves `raw_vertex_id` (any value must
+    // give the same captures); the variant fetches its inputs by element
+    // index from linear buffers with `Offset start` 0 (lower_xfb's
+    // contract), the per-instance one by `firstInstance` + instance.
     let raw_vertex_offset = vmin.wrapping_sub(case.raw_offset_delta);
     let mut state = DrawState {
-        offset_start: raw_vertex_offset,
+        offset_start: 0,
         ..Default::default()
     };
     state.attributes.insert(
@@ -245,13 +259,13 @@ fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
     state.attributes.insert(
         variant.attr_instance,
         AttributeBinding {
-            // Holds the elements from firstInstance on: the driver folds
-            // firstInstance into the address.
-            address: INST_ATTR_BASE,
+            // Holds the elements from firstInstance on, so element 0 is
+            // firstInstance elements before it.
+            address: INST_ATTR_BASE.wrapping_sub(4 * u64::from(case.first_instance)),
             stride: 4,
             comps: 1,
             kind: AttributeKind::Int,
-            rate: InputRate::Instance { divisor: 1 },
+            rate: InputRate::Vertex,
         },
     );
     let sysvals = SysvalBlock {
@@ -264,7 +278,7 @@ fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
         base_instance: case.first_instance,
         push_constants_address: 0,
         num_workgroups: [0; 3],
-        xfb_params: draw.params(),
+        xfb_params: with_rates(draw.params(), variant.attr_instance),
     };
     state.push_uniforms = variant.layout.fill(&sysvals, &[]);
     let per_instance = draw.invocations_per_instance();
@@ -697,9 +711,9 @@ fn variant_on_the_simulator_matches_the_reference() {
                 .unwrap();
             let tables = gpu.alloc(4096);
             let count_attrs = v.attr_vertex.max(v.attr_instance) + 1;
-            for (attr, base, per_instance) in [
-                (v.attr_vertex, attr_base, false),
-                (v.attr_instance, inst_attr_base, true),
+            for (attr, base) in [
+                (v.attr_vertex, attr_base),
+                (v.attr_instance, inst_attr_base),
             ] {
                 let mut a = [0u32; 2];
                 ad::BUFFER_INDEX.set(&mut a, u64::from(attr)).unwrap();
@@ -707,25 +721,13 @@ fn variant_on_the_simulator_matches_the_reference() {
                 ad::FORMAT.set(&mut a, fmt).unwrap();
                 let words: Vec<u8> = a.iter().flat_map(|w| w.to_le_bytes()).collect();
                 gpu.write(tables.va + 8 * u64::from(attr), &words);
+                // Linear buffers from element 0 (lower_xfb's contract): the
+                // variant fetches per-instance data by instance index.
                 let mut bw = [0u32; 4];
-                let ty = if per_instance {
-                    attribute_type::POT_DIVISOR_1D
-                } else {
-                    attribute_type::LINEAR_1D
-                };
-                ab::TYPE.set(&mut bw, ty).unwrap();
+                ab::TYPE.set(&mut bw, attribute_type::LINEAR_1D).unwrap();
                 ab::POINTER.set(&mut bw, base).unwrap();
                 ab::STRIDE.set(&mut bw, 4).unwrap();
                 ab::SIZE.set(&mut bw, 4096).unwrap();
-                if per_instance {
-                    // The attribute unit's linear index is vertex + instance ×
-                    // Instance Size, and a COMPUTE job's Instance Size is 1:
-                    // per-instance data divides by a power of two above
-                    // every vertex index (so these cases draw one instance;
-                    // several need the draw's Instance Size, i.e. the
-                    // VERTEX-typed XFB job of the emitter).
-                    ab::DIVISOR_R.set(&mut bw, 6).unwrap();
-                }
                 let words: Vec<u8> = bw.iter().flat_map(|w| w.to_le_bytes()).collect();
                 gpu.write(tables.va + 1024 + 16 * u64::from(attr), &words);
             }
@@ -735,7 +737,7 @@ fn variant_on_the_simulator_matches_the_reference() {
                 base_instance: 0,
                 push_constants_address: 0,
                 num_workgroups: [0; 3],
-                xfb_params: draw.params(),
+                xfb_params: with_rates(draw.params(), v.attr_instance),
             };
             let uniforms = v.layout.fill_words(&sysvals, &[]);
             let code = gpu.upload(&binary);

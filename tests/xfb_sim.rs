@@ -95,24 +95,13 @@ fn place_at_end(gpu: &mut SimGpu, bytes: &[u8]) -> (Buffer, u64) {
     (bo, va)
 }
 
-/// The `Instance Size` of a draw whose vertex indices are below `end`: the
-/// padded count the hardware derives for `end` vertices
-/// (`hw::attribute::padded_vertex_count`, `(2k+1) << s`), so the
-/// per-instance divisor is a shift or, mostly, an NPOT magic multiply.
-fn instance_size(end: u32) -> u32 {
-    bifrost_vk::hw::attribute::padded_vertex_count(end) as u32
-}
-
-/// Attribute and attribute-buffer tables, indexed the hardware's way: the
-/// linear index is `raw + Offset start + instance × Instance Size` with
-/// `Instance Size` = [`instance_size`]`(vmin + span)` (so `raw + Offset
-/// start`, the vertex index, is below it). Per-vertex `vertex_attr(v)` for
-/// `v` in `vmin..vmin + span`: a 1D buffer when there is one instance, 1D
-/// modulus `Instance Size` otherwise (element = vertex index; the
-/// attribute's offset rebases it on `vmin`, the buffer's size bounds it).
-/// Per-instance `instance_attr(firstInstance + i)` for the draw's
-/// instances: 1D POT or NPOT divisor by `Instance Size` (element =
-/// instance id).
+/// Attribute and attribute-buffer tables as the XFB job reads them
+/// (`compiler::passes::lower_xfb`'s contract): 1D linear buffers indexed by
+/// element, `Offset start` 0. Per-vertex `vertex_attr(v)` for `v` in
+/// `vmin..vmin + span` (the attribute's offset rebases the buffer on
+/// `vmin`, its size bounds it); per-instance
+/// `instance_attr(firstInstance + i)` for the draw's instances (rebased on
+/// `firstInstance`: the variant fetches it by instance index, INPUT_RATES).
 fn attribute_tables(
     gpu: &mut SimGpu,
     v: &Variant,
@@ -120,7 +109,6 @@ fn attribute_tables(
     span: u32,
     case: &Case,
 ) -> AttributeTables {
-    let isize = instance_size(vmin + span);
     let arch = gpu.arch();
     let vbytes: Vec<u8> = (0..span)
         .flat_map(|i| vertex_attr(vmin + i).to_le_bytes())
@@ -133,26 +121,22 @@ fn attribute_tables(
     let ibo = gpu.alloc((ibytes.len() as u64).max(64));
     gpu.write(ibo.va, &ibytes);
 
-    let mut bufs = vec![0u32; 12];
+    let mut bufs = vec![0u32; 8];
     let set = |w: &mut [u32], f: bifrost_vk::hw::layout::Field, x: u64| f.set(w, x).unwrap();
-    let per_vertex = if case.instances > 1 {
-        Indexing::PerVertex {
-            instance_size: isize,
-        }
-    } else {
-        Indexing::Linear
-    };
-    pack_attribute_buffer(&mut bufs[0..4], vbo.va, 4, vbytes.len() as u32, per_vertex).unwrap();
-    let per_instance = Indexing::PerInstance {
-        instance_size: isize,
-        divisor: 1,
-    };
     pack_attribute_buffer(
-        &mut bufs[4..12],
+        &mut bufs[0..4],
+        vbo.va,
+        4,
+        vbytes.len() as u32,
+        Indexing::Linear,
+    )
+    .unwrap();
+    pack_attribute_buffer(
+        &mut bufs[4..8],
         ibo.va,
         4,
         ibytes.len() as u32,
-        per_instance,
+        Indexing::Linear,
     )
     .unwrap();
     let buffers = gpu.alloc(64);
@@ -170,7 +154,11 @@ fn attribute_tables(
     let mut attrs = vec![0u32; 2 * count as usize];
     for (index, buffer, offset) in [
         (v.attr_vertex, 0u64, (-4 * i64::from(vmin)) as u64),
-        (v.attr_instance, 1, 0),
+        (
+            v.attr_instance,
+            1,
+            (-4 * i64::from(case.first_instance)) as u64,
+        ),
     ] {
         let w = &mut attrs[2 * index as usize..2 * index as usize + 2];
         let l = layouts(arch).attribute;
@@ -287,10 +275,14 @@ fn check(gpu: &mut SimGpu, v: &Variant, outs: &[OutSpec], case: &Case) -> Option
         "vertex span {vmin}..={vmax} too wide: {case:?}"
     );
     let tables = attribute_tables(gpu, v, vmin, span, case);
-    // `Offset start`: any value ≤ the lowest vertex works (raw ids stay ≥ 0).
-    let offset_start = vmin - case.raw_offset_delta.min(vmin);
+    // The raw vertex offset only moves `raw_vertex_id`: any value ≤ the
+    // lowest vertex must capture the same bytes.
+    let raw_offset = vmin - case.raw_offset_delta.min(vmin);
+    let mut params = draw.params();
+    params[bifrost_vk::compiler::passes::lower_xfb::xfb_param::INPUT_RATES as usize] =
+        1 << v.attr_instance;
     let sysvals = SysvalBlock {
-        raw_vertex_offset: offset_start,
+        raw_vertex_offset: raw_offset,
         base_vertex: if case.indices.is_some() {
             case.vertex_offset as u32
         } else {
@@ -299,7 +291,7 @@ fn check(gpu: &mut SimGpu, v: &Variant, outs: &[OutSpec], case: &Case) -> Option
         base_instance: case.first_instance,
         push_constants_address: 0,
         num_workgroups: [0; 3],
-        xfb_params: draw.params(),
+        xfb_params: params,
     };
     let push = v.layout.fill_words(&sysvals, &[]);
     let code = gpu.upload(&v.binary);
@@ -311,8 +303,8 @@ fn check(gpu: &mut SimGpu, v: &Variant, outs: &[OutSpec], case: &Case) -> Option
         invocations_per_instance: draw.invocations_per_instance(),
         instance_count: case.instances,
         attributes: Some(tables),
-        offset_start,
-        instance_size: instance_size(vmin + span),
+        offset_start: 0,
+        instance_size: 1,
     };
     let run = gpu
         .run_chain(|chain, pool, arch| {

@@ -9,8 +9,10 @@
 //! - renderer state with the *vertex* preloads the binary asks for
 //!   (r61 = captured vertex within the instance, r62 = instance id),
 //!   `Preload.Uniform count` FAU words, the attribute count;
-//! - DRAW: the draw's attribute / attribute-buffer tables, `Offset start`
-//!   and `Instance Size`, the variant's own push uniforms (its
+//! - DRAW: the draw's attribute / attribute-buffer tables (linear, by
+//!   element index: `compiler::passes::lower_xfb`), `Offset start` and
+//!   `Instance Size` as the caller gives them (0 and 1 for the
+//!   variant's contract), the variant's own push uniforms (its
 //!   `PushUniformLayout` filled with the draw's `SysvalBlock`, XFB
 //!   parameters included), thread storage; no varyings, no position.
 //!

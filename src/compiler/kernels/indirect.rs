@@ -47,16 +47,14 @@
 //!
 //! From them: primitives per instance `count ≥ k ? (count − k) / step + 1 :
 //! 0` (k and step per topology, the Vulkan spec's "Primitive Topologies"),
-//! the capture grid `(1, ppi × vpp, instances)` packed the graphics way,
-//! and the vertex-input scheme of `vk::cmd::draw` for several instances,
-//! always used by indirect draws: `Instance Size` S = 2^e with every vertex
-//! index below S (`firstVertex + vertexCount` for plain draws; 256 or 65536
-//! above a positive `vertexOffset` for 8/16-bit indices; for 32-bit
-//! indices the largest e ≤ 31 with `(firstInstance + instanceCount) × S ≤
-//! 2^32`) and `Offset start = firstInstance × S`. A draw whose grid or S
-//! cannot be encoded (more than 2^32 instances × S, more than 2^32
-//! captured vertices) is made empty: its job is NULL and its primitive
-//! count 0, so it captures and counts nothing (docs/STATUS.md).
+//! and the capture grid `(1, ppi × vpp, instances)` packed the graphics
+//! way (the capture job fetches its inputs by element index, so nothing
+//! else of the vertex input depends on the parameters: `vk::cmd::draw`). A
+//! draw whose grid cannot be encoded (more than 2^32 captured vertices per
+//! instance, a grid the Invocation cannot pack), whose last instance index
+//! or, for plain draws, last vertex index passes 2^32 − 1 is made empty:
+//! its job is NULL and its primitive count 0, so it captures and counts
+//! nothing (docs/STATUS.md).
 
 use super::{Kernel, add_bytes, add_offset, for_range, kernel_shader, uniform, uniform_u32};
 use crate::compiler::ir::*;
@@ -101,17 +99,12 @@ pub mod draw_value {
     pub const JOB_TYPE: u8 = 6;
     pub const INVOCATION_0: u8 = 7;
     pub const INVOCATION_1: u8 = 8;
-    /// log2 of `Instance Size` (the padded encoding of a power of two, and
-    /// the `Divisor R` of the POT-divisor and modulus records).
-    pub const LOG2_INSTANCE_SIZE: u8 = 9;
-    /// `Offset start` = `firstInstance × Instance Size`.
-    pub const OFFSET_START: u8 = 10;
     /// The vertex or index count after the count-buffer test.
-    pub const COUNT: u8 = 11;
+    pub const COUNT: u8 = 9;
 }
 
 /// Value slots the scratch block holds (both kernels).
-pub const VALUE_COUNT: u32 = 12;
+pub const VALUE_COUNT: u32 = 10;
 
 /// Bytes per patch-table entry.
 pub const PATCH_BYTES: u32 = 16;
@@ -529,46 +522,18 @@ pub fn indirect_draw() -> Kernel {
     let v_high = b.alu(AluOp::UmulHigh, &[ppi, vpp]);
     let v_fits = b.alu(AluOp::Ieq, &[v_high, zero]);
 
-    // Instance Size (module docs).
+    // The instance index firstInstance + i must fit 32 bits.
     let instances_end = b.alu(AluOp::Iadd, &[first_instance, instances]);
     let ie_fits = b.alu(AluOp::Uge, &[instances_end, first_instance]);
     let index_size = uniform_u32(&mut b, INDEX_PATCHES, false);
     let four = imm(&mut b, 4);
     let wide_index = b.alu(AluOp::Ieq, &[index_size, four]);
-    let ie_minus_one = b.alu(AluOp::Isub, &[instances_end, one]);
-    let ie_bits = bits_for_nonzero(&mut b, ie_minus_one);
-    let thirty_two = imm(&mut b, 32);
-    let e_wide = b.alu(AluOp::Isub, &[thirty_two, ie_bits]);
-    let thirty_one = imm(&mut b, 31);
-    let e_wide = b.alu(AluOp::Umin, &[e_wide, thirty_one]);
-    // Other draws: every vertex index is below `bound`.
     let end = b.alu(AluOp::Iadd, &[first, count]);
     let end_fits = b.alu(AluOp::Uge, &[end, first]);
-    let positive = b.alu(AluOp::Ilt, &[zero, vertex_offset]);
-    let above = select(&mut b, positive, vertex_offset, zero);
-    let k256 = imm(&mut b, 256);
-    let k65536 = imm(&mut b, 65536);
-    let byte_index = b.alu(AluOp::Ieq, &[index_size, one]);
-    let range = select(&mut b, byte_index, k256, k65536);
-    let small_bound = b.alu(AluOp::Iadd, &[range, above]);
-    let not_indexed = b.alu(AluOp::Ieq, &[index_size, zero]);
-    let bound = select(&mut b, not_indexed, end, small_bound);
-    let bound = b.alu(AluOp::Umax, &[bound, one]);
-    let e_bound = bits_for(&mut b, bound);
-    let e = select(&mut b, wide_index, e_wide, e_bound);
-    // (firstInstance + instanceCount) × 2^e ≤ 2^32, and e ≤ 31.
-    let e_ok = b.alu(AluOp::Uge, &[thirty_one, e]);
-    let room = b.alu(AluOp::Isub, &[thirty_two, e]);
-    let over = b.alu(AluOp::Ushr, &[ie_minus_one, room]);
-    let e_zero = b.alu(AluOp::Ieq, &[e, zero]);
-    let over_zero = b.alu(AluOp::Ieq, &[over, zero]);
-    let s_fits = b.alu(AluOp::Ior, &[e_zero, over_zero]);
-    let s_fits = b.alu(AluOp::Iand, &[s_fits, e_ok]);
-    let offset_start = b.alu(AluOp::Ishl, &[first_instance, e]);
 
     let (w0, w1, grid_fits) = pack_invocation(&mut b, [one, one, one, one, v, instances], true);
     let mut ok = grid_fits;
-    for c in [v_fits, ie_fits, s_fits] {
+    for c in [v_fits, ie_fits] {
         ok = b.alu(AluOp::Iand, &[ok, c]);
     }
     // Plain draws also need firstVertex + vertexCount in 32 bits.
@@ -594,8 +559,6 @@ pub fn indirect_draw() -> Kernel {
         values[JOB_TYPE as usize] = ty;
         values[INVOCATION_0 as usize] = w0;
         values[INVOCATION_1 as usize] = w1;
-        values[LOG2_INSTANCE_SIZE as usize] = e;
-        values[OFFSET_START as usize] = offset_start;
         values[COUNT as usize] = count;
     }
     store_and_patch(&mut b, VALUES, PATCHES, patches, &values);
@@ -604,11 +567,4 @@ pub fn indirect_draw() -> Kernel {
         shader: s,
         words: COUNT,
     }
-}
-
-/// Bits of `x` (0 for 0): the highest set bit plus one.
-fn bits_for_nonzero(b: &mut Builder<'_>, x: Value) -> Value {
-    let msb = b.alu_typed(AluOp::UfindMsb, ValueType::U32, &[x]);
-    let one = b.imm_u32(1);
-    b.alu(AluOp::Iadd, &[msb, one])
 }

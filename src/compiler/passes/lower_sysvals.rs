@@ -14,7 +14,7 @@
 //! them; word `i` of the area is at byte `8 * i`; a load keeps its byte
 //! position within its word. [`PushUniformLayout::fill`] builds the area.
 //! `words.len()` is the RSD's `Preload.Uniform count` (64-bit FAU words, a
-//! 7-bit field: at most 127); the XFB variant needs at most 19 sysval words.
+//! 7-bit field: at most 127); the XFB variant needs at most 20 sysval words.
 //!
 //! | canonical bytes | value | who computes it |
 //! |---|---|---|
@@ -62,7 +62,7 @@ pub mod sysval_offset {
 
 /// Number of `XfbParam(n)` words in the sysval block (what each means is
 /// `lower_xfb`'s `xfb_param` table).
-pub const XFB_PARAM_COUNT: u16 = 28;
+pub const XFB_PARAM_COUNT: u16 = 30;
 
 /// Size of the canonical sysval block in bytes (a whole number of words).
 pub const SYSVAL_BLOCK_SIZE: u32 = sysval_offset::XFB_PARAMS + 4 * XFB_PARAM_COUNT as u32;

@@ -33,10 +33,14 @@
 //!   means no job, or a NULL job when patched by a GPU kernel).
 //! - Preloaded registers: **r61 = `xfb_invocation`** (0..V, the captured
 //!   vertex within the instance), **r62 = `instance_id`** (0-based).
-//! - DRAW section shared with the draw's vertex job: attributes, attribute
-//!   buffers, `Offset start` (the shader computes raw vertex ids relative to
-//!   it and fetches attributes with `load_attribute(raw, instance)`),
-//!   `Instance Size`, UBO/texture/sampler tables, thread storage; its own
+//! - DRAW section: attributes and attribute buffers of **1D linear**
+//!   buffers whose element 0 is the binding's element 0, `Offset start` 0
+//!   and `Instance Size` 1 (the variant fetches each input by its element
+//!   index, `load_attribute(element, 0)`: the vertex index, or the instance
+//!   index when INPUT_RATES says the location is per instance; so any
+//!   32-bit vertex index with any instance count is fetched right, which a
+//!   linear index `vertex + instance × Instance Size` cannot do), UBO/
+//!   texture/sampler tables, thread storage; its own
 //!   push uniforms (the variant's [`PushUniformLayout`] filled with the
 //!   draw's [`SysvalBlock`] including [`XfbDraw::params`]). No varying buffers.
 //! - IDVS off (capture must not depend on culling).
@@ -62,7 +66,8 @@
 //!    as u8/u16/u32, **0 if `first + j ≥ index_count`** (robust index
 //!    behaviour; the bound range is never over-read);
 //! 4. `vertex_index = index + vertex_offset`; `raw = vertex_index − raw vertex
-//!    offset`; inputs are `load_attribute(raw, instance_id)`;
+//!    offset`; attribute i is `load_attribute(instance_index, 0)` when bit
+//!    i of INPUT_RATES is set, else `load_attribute(vertex_index, 0)`;
 //!    `gl_VertexIndex` = `vertex_index`, `raw_vertex_id` = `raw`;
 //!    `gl_InstanceIndex` stays `instance_id + base_instance`;
 //! 5. the record is written iff `s < PRIMS_PER_INSTANCE × vpp` (the grid
@@ -105,6 +110,8 @@
 //! | 15 | TOPOLOGY | `VkPrimitiveTopology` (for the GPU kernels; the variant ignores it) | CPU |
 //! | 16 + 2b, 17 + 2b | BUFFER_ADDRESS(b) lo/hi | start of binding b (buffer + bind offset) | CPU |
 //! | 24 + b | BUFFER_SIZE(b) | effective bound size of binding b | CPU |
+//! | 28 | INPUT_RATES | bit i: attribute i (`IoLayout::attributes[i]`, the slot `lower_io` gave the input) is read per instance (from the pipeline's vertex input state) | CPU |
+//! | 29 | reserved (0) | – | – |
 //!
 //! # What the driver emits per draw (later work items)
 //! - CPU, O(1): the parameters above for direct draws without restart, the
@@ -165,6 +172,8 @@ pub mod xfb_param {
     pub const fn buffer_size(b: u32) -> u16 {
         24 + b as u16
     }
+    /// Bit i: attribute i (`IoLayout::attributes[i]`) is per instance.
+    pub const INPUT_RATES: u16 = 28;
 
     /// TOPOLOGY_FLAGS bits.
     /// Lists: position = invocation (fast path).
@@ -639,6 +648,9 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
     let vertex_index = pro.op(AluOp::Iadd, index, vofs);
     let raw_offset = pro.e.sysval(SysVal::RawVertexOffset, u32t);
     let raw = pro.op(AluOp::Isub, vertex_index, raw_offset);
+    let instance_index = pro.e.sysval(SysVal::InstanceIndex, u32t);
+    let rates = pro.param(INPUT_RATES);
+    let zero_id = pro.u32(0);
     // Record and room.
     let ppi = pro.param(PRIMS_PER_INSTANCE);
     let ippi = pro.op(AluOp::Imul, instance, ppi);
@@ -716,16 +728,28 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
             Intrinsic::LoadInput {
                 location,
                 component,
-            } => e.push(Instr::new(
-                instr.dsts.clone(),
-                Op::Intrinsic(OpIntrinsic {
-                    kind: Intrinsic::LoadAttribute {
-                        location,
-                        component,
-                    },
-                    srcs: vec![raw, instance],
-                }),
-            )),
+            } => {
+                // The element index by the attribute's input rate.
+                let u32t = ValueType::U32;
+                let bit = e.imm(u32t, &[1u64 << location.min(31)]);
+                let set = e.alu_typed(AluOp::Iand, u32t, &[rates, bit]);
+                let per_instance = e.alu_typed(AluOp::Ine, ValueType::BOOL, &[set, zero_id]);
+                let element = e.alu_typed(
+                    AluOp::Bcsel,
+                    u32t,
+                    &[per_instance, instance_index, vertex_index],
+                );
+                e.push(Instr::new(
+                    instr.dsts.clone(),
+                    Op::Intrinsic(OpIntrinsic {
+                        kind: Intrinsic::LoadAttribute {
+                            location,
+                            component,
+                        },
+                        srcs: vec![element, zero_id],
+                    }),
+                ))
+            }
             Intrinsic::StoreOutput { output } => {
                 if let Some(Some((we, addr))) = addrs.get(output as usize) {
                     let store = Instr::new(

@@ -7,22 +7,15 @@
 //! the GPU.
 //!
 //! # Vertex input of the capture job
-//! The capture job computes each vertex index itself and fetches its
-//! inputs with LD_ATTR at (`raw` = vertex index, instance id). The
-//! attribute unit turns that into the linear index `raw + Offset start +
-//! instance × Instance Size` and each buffer record into an element:
-//!
-//! - one instance: per-vertex buffers are `1D` (element = vertex index);
-//!   per-instance buffers point at element `firstInstance` with stride 0;
-//!   `Offset start` 0, `Instance Size` 1;
-//! - several instances: `Instance Size` S is a padded count above every
-//!   vertex index the draw can produce, `Offset start` = `firstInstance ×
-//!   S`; per-vertex buffers are `1D modulus` S (element = vertex index),
-//!   per-instance buffers divide by S (element = `firstInstance` +
-//!   instance). S is `firstVertex + vertexCount` for plain draws, 256 or
-//!   65536 above `vertexOffset` for 8/16-bit indices; for 32-bit indices it
-//!   is the largest power of two with `(firstInstance + instanceCount) × S
-//!   ≤ 2^32`, so vertex indices must stay below it (docs/STATUS.md).
+//! The capture job computes each vertex index itself and fetches input i
+//! with LD_ATTR at (element, 0), where the element is the vertex index, or
+//! the instance index (`firstInstance` + instance) when bit i of the XFB
+//! parameter INPUT_RATES says the attribute's binding is per instance
+//! (`compiler::passes::lower_xfb`). Every buffer record is `1D` from the
+//! binding's element 0, `Offset start` 0, `Instance Size` 1, so the
+//! attribute unit's linear index is the element itself: any 32-bit vertex
+//! index is fetched right whatever the instance count, and an indirect
+//! draw's tables need no patching.
 //!
 //! No index is read on the CPU, and nothing here grows with the vertex or
 //! instance count.
@@ -36,11 +29,7 @@ use crate::compiler::passes::lower_sysvals::{SysvalBlock, sysval_offset};
 use crate::compiler::passes::lower_xfb::{
     XFB_PARAM_COUNT, XfbBinding, XfbDraw, XfbIndexBuffer, XfbTopology, xfb_param,
 };
-use crate::hw::attribute::attribute_buffer;
-use crate::hw::draw::dcd;
-use crate::jm::attributes::{
-    AttributeBuffer, AttributeRecord, shared_attribute_tables, write_attribute_tables,
-};
+use crate::jm::attributes::{AttributeBuffer, AttributeRecord, shared_attribute_tables};
 use crate::jm::patch::{self, Patch};
 use crate::jm::{AttributeTables, Indexing, XfbJob};
 use crate::vk::kernels::KernelId;
@@ -60,11 +49,8 @@ pub struct IndirectPatches {
 /// The capture job's vertex input (module docs).
 struct VertexInput {
     tables: Option<AttributeTables>,
-    offset_start: u32,
-    instance_size: u32,
-    /// Buffer records whose divisor byte holds log2(`Instance Size`)
-    /// (indirect draws: patched on the GPU).
-    scaled_records: Vec<u64>,
+    /// The INPUT_RATES parameter: bit i, attribute i is per instance.
+    rates: u32,
 }
 
 /// One draw's parameters: a direct draw's, or placeholders that an
@@ -294,10 +280,11 @@ impl Recording {
             );
             resolve = Some((ix, list.gpu_va));
         }
-        let params = draw.params();
+        let input = self.vertex_input(&p, prog)?;
+        let mut params = draw.params();
+        params[xfb_param::INPUT_RATES as usize] = input.rates;
         let block = self.xfb_params_block(&params, d.instances)?;
         let ppi_word = block + 4 * u64::from(xfb_param::PRIMS_PER_INSTANCE);
-        let input = self.vertex_input(&p, prog, &d, indirect.is_some())?;
         let mut sysvals = SysvalBlock {
             // The capture job passes vertex indices as raw ids (module docs).
             raw_vertex_offset: 0,
@@ -363,8 +350,8 @@ impl Recording {
                 },
                 instance_count: d.instances.max(u32::from(indirect.is_some())),
                 attributes: input.tables,
-                offset_start: input.offset_start,
-                instance_size: input.instance_size,
+                offset_start: 0,
+                instance_size: 1,
             },
             [first_dep, second_dep],
         )?;
@@ -373,7 +360,6 @@ impl Recording {
                 .and_then(|c| self.rec.job_va(c))
                 .ok_or(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN))?;
             let arch = self.rec.arch;
-            let log2 = draw_value::LOG2_INSTANCE_SIZE;
             ind.patches
                 .push(patch::job_type(job, draw_value::JOB_TYPE)?);
             ind.patches.extend(patch::invocation(
@@ -381,18 +367,6 @@ impl Recording {
                 job,
                 [draw_value::INVOCATION_0, draw_value::INVOCATION_1],
             )?);
-            ind.patches
-                .push(patch::draw_field(arch, job, dcd::INSTANCE_SIZE, log2)?);
-            ind.patches.push(patch::draw_field(
-                arch,
-                job,
-                dcd::OFFSET_START,
-                draw_value::OFFSET_START,
-            )?);
-            for &r in &input.scaled_records {
-                ind.patches
-                    .push(Patch::field(r, attribute_buffer::DIVISOR, log2)?);
-            }
             let param = |i: u16| sysval_offset::XFB_PARAMS + 4 * u32::from(i);
             for (sysval, value) in [
                 (
@@ -433,96 +407,45 @@ impl Recording {
         )
     }
 
-    /// The capture job's attribute tables, `Offset start` and `Instance
-    /// Size` (module docs).
-    /// Indirect draws always use the several-instances scheme with
-    /// placeholders (`Instance Size` 1, `Offset start` 0) that their kernel
-    /// replaces.
-    fn vertex_input(
-        &mut self,
-        p: &GraphicsPipeline,
-        prog: &Program,
-        d: &DrawParams,
-        indirect: bool,
-    ) -> Result<VertexInput, Fail> {
+    /// The capture job's attribute tables and input rates (module docs).
+    fn vertex_input(&mut self, p: &GraphicsPipeline, prog: &Program) -> Result<VertexInput, Fail> {
         let locations = &prog.io.attributes;
         if locations.is_empty() {
             return Ok(VertexInput {
                 tables: None,
-                offset_start: 0,
-                instance_size: 1,
-                scaled_records: Vec::new(),
+                rates: 0,
             });
         }
-        let instanced = indirect || d.instances > 1;
-        let size = if instanced && !indirect {
-            self.instance_size(d)?
-        } else {
-            1
-        };
-        let offset_start = if instanced {
-            d.first_instance * size
-        } else {
-            0
-        };
         let mut buffers = Vec::new();
         let mut buffer_of_binding = Vec::new();
         let mut records = Vec::with_capacity(locations.len());
-        for &location in locations {
+        let mut rates = 0u32;
+        for (i, &location) in locations.iter().enumerate() {
             let Some(a) = p.attributes.iter().find(|a| a.location == location) else {
                 log::error!(
                     "the vertex shader reads location {location}, which the pipeline does not provide"
                 );
                 return Err(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN));
             };
+            let binding = p
+                .bindings
+                .iter()
+                .find(|b| b.binding == a.binding)
+                .copied()
+                .ok_or(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN))?;
+            if binding.per_instance {
+                rates |= 1 << i;
+            }
             let slot = match buffer_of_binding.iter().position(|&b| b == a.binding) {
                 Some(s) => s,
                 None => {
-                    let binding = p
-                        .bindings
-                        .iter()
-                        .find(|b| b.binding == a.binding)
-                        .copied()
-                        .ok_or(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN))?;
                     let range = self.state.vertex_buffers[a.binding as usize].unwrap_or_default();
                     self.rec.use_bo(range.bo);
-                    let (address, size_bytes, stride, indexing) =
-                        match (binding.per_instance, instanced) {
-                            (false, false) => {
-                                (range.address, range.size, binding.stride, Indexing::Linear)
-                            }
-                            (false, true) => (
-                                range.address,
-                                range.size,
-                                binding.stride,
-                                Indexing::PerVertex {
-                                    instance_size: size,
-                                },
-                            ),
-                            (true, false) => {
-                                let skip = u64::from(d.first_instance) * u64::from(binding.stride);
-                                (
-                                    range.address + skip,
-                                    range.size.saturating_sub(skip),
-                                    0,
-                                    Indexing::Linear,
-                                )
-                            }
-                            (true, true) => (
-                                range.address,
-                                range.size,
-                                binding.stride,
-                                Indexing::PerInstance {
-                                    instance_size: size,
-                                    divisor: 1,
-                                },
-                            ),
-                        };
                     buffers.push(AttributeBuffer {
-                        address,
-                        size: size_bytes,
-                        stride,
-                        indexing,
+                        address: range.address,
+                        size: range.size,
+                        stride: binding.stride,
+                        indexing: Indexing::Linear,
                     });
                     buffer_of_binding.push(a.binding);
                     buffers.len() - 1
@@ -534,57 +457,10 @@ impl Recording {
                 offset: a.offset,
             });
         }
-        // An indirect draw's kernel patches its buffer records: its own.
-        let tables = if indirect {
-            write_attribute_tables(&mut self.rec, &buffers, &records)?
-        } else {
-            shared_attribute_tables(&mut self.rec, &buffers, &records)?
-        };
-        // With `Instance Size` 1 every record is one slot (modulus or POT
-        // divisor), so buffer i's record is slot i.
-        let scaled_records = if indirect {
-            (0..buffers.len() as u64)
-                .map(|i| tables.buffers + 16 * i)
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let tables = shared_attribute_tables(&mut self.rec, &buffers, &records)?;
         Ok(VertexInput {
             tables: Some(tables),
-            offset_start,
-            instance_size: size,
-            scaled_records,
+            rates,
         })
-    }
-
-    /// `Instance Size` of an instanced capture job (module docs).
-    fn instance_size(&self, d: &DrawParams) -> Result<u32, Fail> {
-        let instances_end = u64::from(d.first_instance) + u64::from(d.instances);
-        let bound = if !d.indexed {
-            Some(u64::from(d.first) + u64::from(d.count))
-        } else {
-            let above = u64::from(d.vertex_offset.max(0) as u32);
-            match self.state.index.map(|i| i.size) {
-                Some(1) => Some(256 + above),
-                Some(2) => Some(65536 + above),
-                _ => None,
-            }
-        };
-        let size = match bound {
-            Some(b) => crate::hw::layout::padded_round_up(b).unwrap_or(u64::MAX),
-            None => {
-                // The largest power of two that keeps the linear index in 32 bits.
-                let bits = 64 - (instances_end.max(1) - 1).leading_zeros();
-                1u64 << (32 - bits.min(32))
-            }
-        };
-        if instances_end * size > 1 << 32 || size > u64::from(u32::MAX) {
-            log::error!(
-                "instanced draw too large for the attribute unit's 32-bit linear index \
-                 ({instances_end} instances × {size} vertices)"
-            );
-            return Err(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN));
-        }
-        Ok(size as u32)
     }
 }

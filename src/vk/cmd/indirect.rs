@@ -8,8 +8,7 @@
 //!
 //! 1. the indirect kernel (`compiler::kernels::indirect`), one invocation,
 //!    whose push words are filled in once the jobs below exist;
-//! 2. the jobs of the command with placeholder sizes (a 1×1×1 grid, the
-//!    several-instances vertex-input scheme with `Instance Size` 1), each
+//! 2. the jobs of the command with placeholder sizes (a 1×1×1 grid), each
 //!    waiting for the kernel;
 //! 3. the patch table (`jm::patch`): every job field, push-uniform word and
 //!    XFB parameter word that depends on the parameters, and which kernel
