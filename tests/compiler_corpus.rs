@@ -413,8 +413,19 @@ fn compare(name: &str, var_form: &Shader, front: &FrontShaders) -> Result<Option
         ));
     }
     if let Some(xfb) = &front.xfb {
+        // The XFB variant fetches by vertex index (`lower_xfb`'s attribute
+        // contract), the var form by raw id = vertex index − the raw
+        // vertex offset: the same elements from buffers based that much
+        // lower.
         let mut xfb_state = state.clone();
-        xfb_state.attributes = by_index;
+        xfb_state.attributes = by_index
+            .into_iter()
+            .map(|(i, mut a)| {
+                let rebase = u64::from(RAW_VERTEX_OFFSET) * u64::from(a.stride);
+                a.address = a.address.wrapping_sub(rebase);
+                (i, a)
+            })
+            .collect();
         compare_xfb(name, var_form, &want.0, xfb, &xfb_state, memory)?;
     }
     Ok(None)
