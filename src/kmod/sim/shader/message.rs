@@ -40,6 +40,8 @@ pub fn supported(name: &str) -> bool {
                 | "LEA_ATTR_IMM"
                 | "LEA_ATTR"
                 | "ST_CVT"
+                | "ATEST"
+                | "BLEND"
         )
 }
 
@@ -216,6 +218,8 @@ pub fn execute(
             Ok(0)
         }
         "ST_CVT" => st_cvt(core, p, lane, s, cc),
+        "ATEST" => atest(core, p, lane, s, cc),
+        "BLEND" => blend(core, lane, ctx, s, cc),
         _ => Err(fault(status::INSTR_INVALID_ENC, cc.va)),
     }
 }
@@ -564,5 +568,139 @@ fn st_cvt(
     }
     check_align(addr, 4, cc)?;
     core.mmu.write(addr, &out)?;
+    Ok(0)
+}
+
+fn not_fragment(cc: &CachedClause, what: &str) -> JobFault {
+    log::error!(
+        "sim shader: {what} outside a fragment job (clause {:#x})",
+        cc.va
+    );
+    fault(status::INSTR_INVALID_ENC, cc.va)
+}
+
+/// ATEST (fragment jobs): source 0 the coverage mask, source 1 the alpha
+/// (f32, or an f16 half with `widen1`). Writes the coverage after the
+/// renderer state's alpha test to its staging register (and returns it):
+/// unchanged when the test passes, 0 when it fails. Only the compare
+/// functions Always and Never are simulated (the fragment job refuses
+/// others before running, since the reference value's source is not
+/// documented). A lane whose coverage is 0 writes nothing at BLEND.
+fn atest(
+    core: &mut Core<'_>,
+    p: &Prepared,
+    lane: &mut Lane,
+    s: &[u32; 4],
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    let Some(f) = core.frag.as_ref() else {
+        return Err(not_fragment(cc, "ATEST"));
+    };
+    let _alpha = match p.fields.modifier("widen1").unwrap_or("none") {
+        "h0" => super::exec::f16_to_f32(s[1] as u16),
+        "h1" => super::exec::f16_to_f32((s[1] >> 16) as u16),
+        _ => f32::from_bits(s[1]),
+    };
+    let pass = match f.alpha_test {
+        7 => true,
+        0 => false,
+        _ => return Err(fault(status::INSTR_INVALID_ENC, cc.va)),
+    };
+    let coverage = if pass { s[0] } else { 0 };
+    staging_write(lane, cc, 0, coverage);
+    Ok(coverage)
+}
+
+/// BLEND (fragment jobs): source 0 the coverage mask, sources 1/2 the
+/// render target's blend descriptor (FAU specials 8 + rt: Internal Blend
+/// words). Staging registers hold the colour in the descriptor's
+/// `Register Format` (F32: one register per component; F16: two
+/// components per register, low half first), `Num Comps` of them (missing
+/// ones read G = B = 0, A = 1). With bit 0 of the coverage set, the colour
+/// is blended into render target `RT` of the tile buffer at the thread's
+/// pixel: `Mode` Opaque replaces it, Fixed-Function applies the Blend
+/// descriptor's equation (`framebuffer::blend_rgba8`); the equation's
+/// `Color Mask` applies to both; a descriptor with `Enable` false writes
+/// nothing. Modes Shader and Off and other register formats fault
+/// (INSTR_INVALID_ENC). The result (the destination register, a blend
+/// shader's return link on hardware) is 0.
+fn blend(
+    core: &mut Core<'_>,
+    lane: &mut Lane,
+    ctx: &LaneCtx,
+    s: &[u32; 4],
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    use crate::hw::blend::{blend_desc, blend_equation, blend_fixed_function, internal_blend};
+    use crate::hw::genxml::v7::internal_conversion;
+    use crate::kmod::sim::framebuffer::{BlendFunction, BlendMode, blend_rgba8};
+    let Some(f) = core.frag.as_mut() else {
+        return Err(not_fragment(cc, "BLEND"));
+    };
+    let internal = [s[1], s[2]];
+    let mode = internal_blend::MODE.get(&internal);
+    let rt = blend_fixed_function::RT.get(&internal) as usize;
+    let regfmt = internal_conversion::REGISTER_FORMAT
+        .at(blend_fixed_function::CONVERSION.start)
+        .get(&internal);
+    let comps = blend_fixed_function::NUM_COMPS.get(&internal) as usize;
+    let bad = |what: &str| {
+        log::error!("sim shader: BLEND {what} (clause {:#x})", cc.va);
+        fault(status::INSTR_INVALID_ENC, cc.va)
+    };
+    let Some(desc) = f.blend.get(rt).copied() else {
+        return Err(bad("names a render target the framebuffer lacks"));
+    };
+    let mut colour = [0.0, 0.0, 0.0, 1.0];
+    for (i, c) in colour.iter_mut().enumerate().take(comps.min(4)) {
+        *c = match regfmt {
+            1 => f32::from_bits(staging_read(lane, cc, i)),
+            0 => {
+                let w = staging_read(lane, cc, i / 2);
+                super::exec::f16_to_f32((w >> (16 * (i % 2))) as u16)
+            }
+            _ => return Err(bad("register format not simulated")),
+        };
+    }
+    if s[0] & 1 == 0 || blend_desc::ENABLE.get(&desc) == 0 {
+        return Ok(0);
+    }
+    let equation = [desc[1]];
+    let mask = blend_equation::COLOR_MASK.get(&equation) as u8;
+    let mode = match mode {
+        1 => BlendMode::Opaque,
+        2 => {
+            let rgb = BlendFunction::unpack(blend_equation::RGB.get(&equation));
+            let alpha = BlendFunction::unpack(blend_equation::ALPHA.get(&equation));
+            if !rgb.supported() || !alpha.supported() {
+                return Err(bad("blend operand not simulated"));
+            }
+            BlendMode::FixedFunction {
+                rgb,
+                alpha,
+                mask,
+                constant: blend_desc::CONSTANT.get(&desc) as u16,
+            }
+        }
+        _ => return Err(bad("mode (blend shader / off) not simulated")),
+    };
+    let Some(&(x, y)) = f.pixels.get(ctx.thread as usize) else {
+        return Err(bad("from a thread without a pixel"));
+    };
+    let Some(i) = f.tile.index(x, y) else {
+        return Err(bad("outside the tile buffer"));
+    };
+    let Some(target) = f.tile.colour.get_mut(rt) else {
+        return Err(bad("names a render target the framebuffer lacks"));
+    };
+    let dst = target[i];
+    let blended = blend_rgba8(&mode, colour, dst);
+    let mut out = dst;
+    for ch in 0..4 {
+        if mask & (1 << ch) != 0 {
+            out[ch] = blended[ch];
+        }
+    }
+    target[i] = out;
     Ok(0)
 }
