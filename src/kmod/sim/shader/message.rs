@@ -537,7 +537,13 @@ fn read_format(
 }
 
 /// ST_CVT: store staging registers at the address in s0/s1, converted to
-/// the format word in s2 (32-bit formats and 16-bit floats are simulated).
+/// the memory format of the conversion word in s2 (genxml "Internal
+/// Conversion": Memory Format bits 0..21, Register Format bits 24..26).
+/// Registers are read as 32-bit values (Register Format F32, or 0 as our
+/// LEA_ATTR returns the word); memory formats: 32-bit float/int/uint
+/// vertex formats, "Snap 4" (the position format: four f32 as the shader
+/// wrote them, snapping is the rasterizer's), and the 16-bit float formats
+/// R16F..RGBA16F (f32 → f16, round to nearest even).
 fn st_cvt(
     core: &mut Core<'_>,
     p: &Prepared,
@@ -548,14 +554,40 @@ fn st_cvt(
     use crate::hw::format::ComponentType as C;
     let addr = u64::from(s[0]) | (u64::from(s[1]) << 32);
     let formats = crate::hw::layouts(core.arch).formats;
-    let (fmt, _) = formats
-        .decode_attribute_format(u64::from(s[2]))
-        .ok_or_else(|| {
-            log::error!("sim shader: ST_CVT format {:#x} not understood", s[2]);
-            fault(status::DATA_INVALID_FAULT, cc.va)
-        })?;
-    let n = components(p).min(usize::from(fmt.components).max(1));
+    let regfmt = (s[2] >> 24) & 7;
+    if regfmt > 1 {
+        log::error!("sim shader: ST_CVT register format {regfmt} not simulated");
+        return Err(fault(status::DATA_INVALID_FAULT, cc.va));
+    }
+    let word = u64::from(s[2] & 0x3f_ffff);
+    let name = crate::hw::layout::enum_name(formats.table.formats, (word >> 12) & 0xff);
+    let half_components = match name {
+        "R16F" => Some(1),
+        "RG16F" => Some(2),
+        "RGB16F" => Some(3),
+        "RGBA16F" => Some(4),
+        _ => None,
+    };
     let mut out = Vec::new();
+    if name == "Snap 4" || half_components.is_some() {
+        let n = components(p).min(half_components.unwrap_or(4));
+        for i in 0..n {
+            let w = staging_read(lane, cc, i);
+            if half_components.is_some() {
+                out.extend_from_slice(&f32_to_f16(f32::from_bits(w), false).to_le_bytes());
+            } else {
+                out.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        check_align(addr, if half_components.is_some() { 2 } else { 4 }, cc)?;
+        core.mmu.write(addr, &out)?;
+        return Ok(0);
+    }
+    let (fmt, _) = formats.decode_attribute_format(word).ok_or_else(|| {
+        log::error!("sim shader: ST_CVT format {:#x} not understood", s[2]);
+        fault(status::DATA_INVALID_FAULT, cc.va)
+    })?;
+    let n = components(p).min(usize::from(fmt.components).max(1));
     for i in 0..n {
         let w = staging_read(lane, cc, i);
         match fmt.ty {
