@@ -107,7 +107,12 @@ fn gfx_clear_only() {
     run(&mut gpu, None, frag);
     let got = read_rgba8(&gpu, 0xf7f3_0000);
     let bad = mismatches(&got, &want, |_, _| true);
-    assert!(bad.is_empty(), "{} pixels differ: {:?}", bad.len(), &bad[..bad.len().min(8)]);
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
 }
 
 #[test]
@@ -121,7 +126,12 @@ fn gfx_triangle() {
     run(&mut gpu, vtc, frag);
     let got = read_rgba8(&gpu, 0xf7ff_2000);
     let bad = mismatches(&got, &want, |_, _| true);
-    assert!(bad.is_empty(), "{} pixels differ: {:?}", bad.len(), &bad[..bad.len().min(8)]);
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
     // The fragment job consumed the polygon list: running both chains
     // again draws the same image, not the triangle twice.
     run(&mut gpu, vtc, frag);
@@ -140,11 +150,21 @@ fn gfx_indexed_depth() {
     run(&mut gpu, vtc, frag);
     let got = read_rgba8(&gpu, 0xf7fb_d000);
     let bad = mismatches(&got, &want, |_, _| true);
-    assert!(bad.is_empty(), "{} pixels differ: {:?}", bad.len(), &bad[..bad.len().min(8)]);
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
     let depth = read_f32(&gpu, 0xf7fb_9000);
     for (i, (g, w)) in depth.iter().zip(want_depth.chunks(4)).enumerate() {
         let w = f32::from_le_bytes(w.try_into().unwrap());
-        assert!((g - w).abs() <= 1e-6, "depth at ({}, {}): {g} vs {w}", i % 64, i / 64);
+        assert!(
+            (g - w).abs() <= 1e-6,
+            "depth at ({}, {}): {g} vs {w}",
+            i % 64,
+            i / 64
+        );
     }
 }
 
@@ -161,7 +181,12 @@ fn gfx_points_lines() {
     // Points: only the 4x4 squares are compared (the lines are not in the
     // image); they lie in rows 6..9, which no line reaches.
     let bad = mismatches(&got, &want, |_, y| y < 16);
-    assert!(bad.is_empty(), "{} pixels differ: {:?}", bad.len(), &bad[..bad.len().min(8)]);
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
     // Lines (non-strict, width 1): every pixel that is not the clear
     // colour below row 16 lies within one pixel of a segment of the strip,
     // every row 32..55 has at least one, and the colour is yellow → cyan.
@@ -191,7 +216,10 @@ fn gfx_points_lines() {
             assert!(d <= 1.0, "line pixel ({x}, {y}) is {d} px from the strip");
             // Yellow (255, 255, 0) to cyan (0, 255, 255): red + blue = 255.
             let rb = i32::from(px[0]) + i32::from(px[2]);
-            assert!(px[1] >= 254 && (rb - 255).abs() <= 2 && px[3] == 255, "({x}, {y}) {px:?}");
+            assert!(
+                px[1] >= 254 && (rb - 255).abs() <= 2 && px[3] == 255,
+                "({x}, {y}) {px:?}"
+            );
         }
     }
     for y in 32..56 {
@@ -210,7 +238,10 @@ fn a_bad_framebuffer_pointer_faults_and_the_gpu_carries_on() {
     let err = gpu.submit(frag).unwrap_err();
     assert_eq!(err.fault().unwrap().status, 0x42, "{err}");
     // An MFBD tag without the MFBD bit is a configuration fault.
-    gpu.write(frag + 32 + 8, &(u64::from_le_bytes(saved.clone().try_into().unwrap()) & !1).to_le_bytes());
+    gpu.write(
+        frag + 32 + 8,
+        &(u64::from_le_bytes(saved.clone().try_into().unwrap()) & !1).to_le_bytes(),
+    );
     let err = gpu.submit(frag).unwrap_err();
     assert_eq!(err.fault().unwrap().status, 0x40, "{err}");
     // Restored, the job runs.
@@ -272,4 +303,110 @@ fn a_v6_gpu_refuses_v7_descriptors() {
     };
     let err = gpu.submit(vtc).unwrap_err();
     assert_eq!(err.fault().unwrap().status, 0x40, "{err}");
+}
+
+/// Whether the centre of pixel (x, y) lies exactly on an edge of the
+/// triangle `p` (positions on the 1/256-pixel grid).
+fn centre_on_edge(p: &[(i64, i64); 3], x: u32, y: u32) -> bool {
+    let c = (i64::from(x) * 256 + 128, i64::from(y) * 256 + 128);
+    (0..3).any(|i| {
+        let (a, b) = (p[i], p[(i + 1) % 3]);
+        let e = (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0);
+        let within = |v: i64, lo: i64, hi: i64| v >= lo.min(hi) && v <= lo.max(hi);
+        e == 0 && within(c.0, a.0, b.0) && within(c.1, a.1, b.1)
+    })
+}
+
+#[test]
+fn random_triangles_match_the_reference_rasterizer() {
+    use bifrost_vk::testing::raster::{self, Interpolation, RasterState};
+    // PanVk's triangle pipeline with other vertices written into its vertex
+    // buffer (binding 0 at 0xf7ff6000, stride 20: vec2 NDC position, vec3
+    // colour): coverage and colours through the simulated IDVS, tiler and
+    // fragment jobs against `testing::raster` (the spec's rules, written
+    // independently). Pixels whose centre is exactly on an edge are left
+    // out: there the two use different tie rules (the FBD's rule vs
+    // top-left), both allowed by the spec.
+    let Some((mut gpu, Some(vtc), frag)) = load(SimModel::G52, "gfx_triangle") else {
+        return skip("gfx_triangle");
+    };
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let clear = [51u8, 102, 153, 255];
+    let mut compared = 0;
+    for round in 0..40 {
+        // Pixel positions on the 1/256 grid inside [-16, 80): some
+        // triangles leave the framebuffer.
+        let p: [(i64, i64); 3] = std::array::from_fn(|_| {
+            (
+                next(96 * 256) as i64 - 16 * 256,
+                next(96 * 256) as i64 - 16 * 256,
+            )
+        });
+        let colours: [[f32; 3]; 3] =
+            std::array::from_fn(|_| std::array::from_fn(|_| next(256) as f32 / 255.0));
+        let mut data = Vec::new();
+        for i in 0..3 {
+            // NDC = pixel / 32 - 1, exact in f32.
+            data.push(p[i].0 as f32 / (256.0 * 32.0) - 1.0);
+            data.push(p[i].1 as f32 / (256.0 * 32.0) - 1.0);
+            data.extend_from_slice(&colours[i]);
+        }
+        gpu.write_f32s(0xf7ff_6000, &data);
+        gpu.write(vtc, &[0; 4]);
+        gpu.write(frag, &[0; 4]);
+        run(&mut gpu, Some(vtc), frag);
+        let got = read_rgba8(&gpu, 0xf7ff_2000);
+        let vs: Vec<raster::Vertex> = (0..3)
+            .map(|i| raster::Vertex {
+                x: p[i].0 as f64 / 256.0,
+                y: p[i].1 as f64 / 256.0,
+                z: 0.0,
+                w: 1.0,
+                attrs: colours[i].iter().map(|&c| f64::from(c)).collect(),
+            })
+            .collect();
+        let frags = raster::rasterize_triangle(
+            [&vs[0], &vs[1], &vs[2]],
+            &RasterState::default(),
+            &[Interpolation::Smooth; 3],
+            SIZE,
+            SIZE,
+        );
+        let mut want = vec![None; (SIZE * SIZE) as usize];
+        for f in &frags {
+            want[(f.y * SIZE + f.x) as usize] = Some(f.attrs.clone());
+        }
+        for y in 0..SIZE {
+            for x in 0..SIZE {
+                if centre_on_edge(&p, x, y) {
+                    continue;
+                }
+                let i = ((y * SIZE + x) * 4) as usize;
+                let g = &got[i..i + 4];
+                match &want[(y * SIZE + x) as usize] {
+                    None => assert_eq!(g, clear, "round {round}: ({x}, {y}) {p:?}"),
+                    Some(a) => {
+                        compared += 1;
+                        for c in 0..3 {
+                            let w = (a[c].clamp(0.0, 1.0) * 255.0).round();
+                            assert!(
+                                (f64::from(g[c]) - w).abs() <= 1.0,
+                                "round {round}: ({x}, {y}) channel {c}: {} vs {w}",
+                                g[c]
+                            );
+                        }
+                        assert_eq!(g[3], 255);
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{compared} covered pixels compared");
+    assert!(compared > 10_000, "only {compared} covered pixels compared");
 }

@@ -169,9 +169,7 @@ impl DrawState {
         if state == 0 || !state.is_multiple_of(64) {
             return Err(config(draw_va, "null or misaligned renderer state"));
         }
-        let rsd = ctx
-            .mmu
-            .read_words(state, l.renderer_state.words as usize)?;
+        let rsd = ctx.mmu.read_words(state, l.renderer_state.words as usize)?;
         if l.renderer_state.check_reserved(&rsd).is_err() {
             return Err(config(state, "reserved bits set in Renderer State"));
         }
@@ -203,7 +201,10 @@ impl DrawState {
             (fpl::PRIMITIVE_FLAGS, "primitive flags"),
         ] {
             if pre(f) {
-                return Err(config(state, &format!("fragment preload {what} not simulated")));
+                return Err(config(
+                    state,
+                    &format!("fragment preload {what} not simulated"),
+                ));
             }
         }
         let preload = [
@@ -240,9 +241,10 @@ impl DrawState {
         let rts = fb.rts.len();
         let mut blend = Vec::with_capacity(rts);
         for i in 0..rts {
-            let w = ctx
-                .mmu
-                .read_words(state + u64::from(l.renderer_state.words) * 4 + 16 * i as u64, 4)?;
+            let w = ctx.mmu.read_words(
+                state + u64::from(l.renderer_state.words) * 4 + 16 * i as u64,
+                4,
+            )?;
             if l.blend.check_reserved(&w).is_err() {
                 return Err(config(state, "reserved bits set in a Blend descriptor"));
             }
@@ -252,7 +254,12 @@ impl DrawState {
         let (scissor, bounds, depth_range) = if viewport == 0 {
             (
                 [0, 0, u32::MAX, u32::MAX],
-                [f32::NEG_INFINITY, f32::NEG_INFINITY, f32::INFINITY, f32::INFINITY],
+                [
+                    f32::NEG_INFINITY,
+                    f32::NEG_INFINITY,
+                    f32::INFINITY,
+                    f32::INFINITY,
+                ],
                 [0.0, 1.0],
             )
         } else {
@@ -355,7 +362,9 @@ fn varying_value(
         return Err(config(d.draw_va, "LD_VAR of a varying the draw lacks"));
     }
     let attr = ctx.mmu.read_words(table + 8 * u64::from(index), 2)?;
-    let buf = ctx.mmu.read_words(buffers + 16 * ad::BUFFER_INDEX.get(&attr), 4)?;
+    let buf = ctx
+        .mmu
+        .read_words(buffers + 16 * ad::BUFFER_INDEX.get(&attr), 4)?;
     if ab::TYPE.get(&buf) != crate::hw::attribute::attribute_type::LINEAR_1D {
         return Err(config(d.draw_va, "varying buffer type not simulated"));
     }
@@ -369,7 +378,9 @@ fn varying_value(
     if off + 4 * n > ab::SIZE.get(&buf) {
         return Err(config(d.draw_va, "varying element outside its buffer"));
     }
-    let w = ctx.mmu.read_words(ab::POINTER.get(&buf) + off, n as usize)?;
+    let w = ctx
+        .mmu
+        .read_words(ab::POINTER.get(&buf) + off, n as usize)?;
     Ok(swizzle.map(|c| match c {
         0..=3 => w.get(c as usize).map_or(0.0, |&x| f32::from_bits(x)),
         5 => 1.0,

@@ -278,8 +278,7 @@ impl TileBuffer {
     }
 
     pub fn index(&self, x: u32, y: u32) -> Option<usize> {
-        (x < self.width && y < self.height)
-            .then(|| y as usize * self.width as usize + x as usize)
+        (x < self.width && y < self.height).then(|| y as usize * self.width as usize + x as usize)
     }
 
     /// Writes the pixels of `rect` (inclusive x0, y0, x1, y1) back to memory.
@@ -459,7 +458,10 @@ mod tests {
         // Next tile to the right, next tile row.
         assert_eq!(u_interleaved_offset(16, 0, 4096, 4), 256 * 4);
         assert_eq!(u_interleaved_offset(0, 16, 4096, 4), 4096);
-        assert_eq!(u_interleaved_offset(17, 33, 4096, 2), 2 * 4096 + (256 + 2) * 2);
+        assert_eq!(
+            u_interleaved_offset(17, 33, 4096, 2),
+            2 * 4096 + (256 + 2) * 2
+        );
         // Every pixel of a tile lands on its own slot.
         let mut seen = [false; 256];
         for y in 0..16 {

@@ -74,7 +74,10 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
         || l.primitive.check_reserved(primitive).is_err()
         || l.draw.check_reserved(draw).is_err()
     {
-        return Err(config(job.va, "reserved bits set in Invocation/Primitive/Draw"));
+        return Err(config(
+            job.va,
+            "reserved bits set in Invocation/Primitive/Draw",
+        ));
     }
     let ws = WorkSize::unpack(invocation);
     if ws.count[2] > 1 {
@@ -100,7 +103,9 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
         return Err(config(tiler_va, "null tiler context"));
     }
     let mut list = ListWriter::open(ctx.mmu, ctx.arch, context)?;
-    assemble(ctx, primitive, prim_va, size, draw, draw_va, position, &mut list)?;
+    assemble(
+        ctx, primitive, prim_va, size, draw, draw_va, position, &mut list,
+    )?;
     list.close(ctx.mmu)
 }
 
@@ -119,9 +124,7 @@ fn shade_vertices(
     if state == 0 || !state.is_multiple_of(64) {
         return Err(config(draw_va, "null or misaligned renderer state"));
     }
-    let rsd = ctx
-        .mmu
-        .read_words(state, l.renderer_state.words as usize)?;
+    let rsd = ctx.mmu.read_words(state, l.renderer_state.words as usize)?;
     if l.renderer_state.check_reserved(&rsd).is_err() {
         return Err(config(state, "reserved bits set in Renderer State"));
     }
@@ -176,11 +179,7 @@ fn shade_vertices(
 }
 
 /// The position the vertex shaders stored for element `slot`.
-pub fn read_position(
-    mmu: &super::mmu::Mmu,
-    position: u64,
-    slot: u32,
-) -> Result<Vertex, JobFault> {
+pub fn read_position(mmu: &super::mmu::Mmu, position: u64, slot: u32) -> Result<Vertex, JobFault> {
     let w = mmu.read_words(position + 16 * u64::from(slot), 4)?;
     Ok(Vertex {
         x: f32::from_bits(w[0]),

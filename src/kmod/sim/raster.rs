@@ -84,7 +84,7 @@ impl TieBreak {
             4 => dx < 0 || (dx == 0 && dy > 0), // [90, 270)
             5 => dx < 0 || (dx == 0 && dy < 0), // (90, 270]
             6 => dx > 0 || (dx == 0 && dy < 0), // [-90, 90)
-            _ => dx > 0 || (dx == 0 && dy > 0),  // (-90, 90]
+            _ => dx > 0 || (dx == 0 && dy > 0), // (-90, 90]
         }
     }
 }
@@ -277,8 +277,18 @@ mod tests {
         let rect = [0, 0, 7, 7];
         let mut a = Vec::new();
         let mut b = Vec::new();
-        triangle(&[vx(0.5, 0.5), vx(4.5, 0.5), vx(4.5, 4.5)], rule, rect, &mut a);
-        triangle(&[vx(0.5, 0.5), vx(4.5, 4.5), vx(0.5, 4.5)], rule, rect, &mut b);
+        triangle(
+            &[vx(0.5, 0.5), vx(4.5, 0.5), vx(4.5, 4.5)],
+            rule,
+            rect,
+            &mut a,
+        );
+        triangle(
+            &[vx(0.5, 0.5), vx(4.5, 4.5), vx(0.5, 4.5)],
+            rule,
+            rect,
+            &mut b,
+        );
         let mut count = [[0u8; 8]; 8];
         for f in a.iter().chain(&b) {
             count[f.y as usize][f.x as usize] += 1;
@@ -296,7 +306,12 @@ mod tests {
         // Rule 0 (the complement for horizontal edges) takes the top edge
         // instead of the bottom one.
         let mut c = Vec::new();
-        triangle(&[vx(0.5, 0.5), vx(4.5, 0.5), vx(4.5, 4.5)], TieBreak(0), rect, &mut c);
+        triangle(
+            &[vx(0.5, 0.5), vx(4.5, 0.5), vx(4.5, 4.5)],
+            TieBreak(0),
+            rect,
+            &mut c,
+        );
         assert!(c.iter().any(|f| f.y == 0));
         assert!(!a.iter().any(|f| f.y == 0));
         // Every rule covers a shared edge once, whatever the winding.
@@ -313,9 +328,24 @@ mod tests {
         // Vertex 1 has w = 4: at the screen-space midpoint of edge 0-1 the
         // perspective weight of vertex 1 is (0.5/4) / (0.5 + 0.5/4) = 0.2.
         let v = [
-            Vertex { x: 0.0, y: 0.0, z: 0.0, inv_w: 1.0 },
-            Vertex { x: 16.0, y: 0.0, z: 1.0, inv_w: 0.25 },
-            Vertex { x: 0.0, y: 16.0, z: 0.0, inv_w: 1.0 },
+            Vertex {
+                x: 0.0,
+                y: 0.0,
+                z: 0.0,
+                inv_w: 1.0,
+            },
+            Vertex {
+                x: 16.0,
+                y: 0.0,
+                z: 1.0,
+                inv_w: 0.25,
+            },
+            Vertex {
+                x: 0.0,
+                y: 16.0,
+                z: 0.0,
+                inv_w: 1.0,
+            },
         ];
         let mut out = Vec::new();
         triangle(&v, TieBreak(2), [0, 0, 15, 15], &mut out);
