@@ -410,3 +410,45 @@ fn random_triangles_match_the_reference_rasterizer() {
     eprintln!("{compared} covered pixels compared");
     assert!(compared > 10_000, "only {compared} covered pixels compared");
 }
+
+#[test]
+fn gfx_blend_textured() {
+    // The texture upload (README §2.3) is PanVk's buffer-to-image copy
+    // shader, which uses image stores (DTSEL_IMM + LEA_ATTR_TEX) the
+    // simulator does not run yet; the test stands in for it: the upload
+    // snapshot's staging texels (1 KiB, row-major at 0xf7ff6000) are
+    // written into the texture BO (0xf7fc1000, one 16x16 Tiled
+    // U-Interleaved tile, row stride 1024) by the CPU. Everything else —
+    // the descriptor-copy compute job, the IDVS job, VAR_TEX with the
+    // copied texture and sampler descriptors, bilinear filtering with
+    // CLAMP_TO_EDGE, the fixed-function blend — runs on the simulated GPU.
+    let (Some(upload), Some((mut gpu, vtc, frag)), Some(want)) = (
+        snapshot("gfx_blend_textured_upload.vtc"),
+        load(SimModel::G52, "gfx_blend_textured"),
+        expected("gfx_blend_textured.expected.rgba"),
+    ) else {
+        return skip("gfx_blend_textured");
+    };
+    let staging = upload
+        .blocks
+        .iter()
+        .find(|b| b.gpu_va == 0xf7ff_6000)
+        .expect("staging block");
+    for j in 0..16u32 {
+        for i in 0..16u32 {
+            let src = ((j * 16 + i) * 4) as usize;
+            let texel = &staging.bytes[src..src + 4];
+            assert_eq!(texel, [17 * i as u8, 17 * j as u8, 255 - 17 * i as u8, 128]);
+            gpu.write(0xf7fc_1000 + u_interleaved_offset(i, j, 1024, 4), texel);
+        }
+    }
+    run(&mut gpu, vtc, frag);
+    let got = read_rgba8(&gpu, 0xf7f6_4000);
+    let bad = mismatches(&got, &want, |_, _| true);
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+}

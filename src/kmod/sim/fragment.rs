@@ -48,7 +48,7 @@ use crate::hw::job::fragment as payload;
 use crate::hw::layouts;
 use crate::hw::shader::{
     fragment_preload as fpl, ld_var_preload, message_preload, multisample_misc as msm,
-    renderer_state as rs, stencil_mask_misc as smm,
+    renderer_state as rs, stencil_mask_misc as smm, var_tex_preload,
 };
 
 fn config(va: u64, what: &str) -> JobFault {
@@ -136,6 +136,17 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
     Ok(())
 }
 
+/// A message preload: the results land in r`first`.. (F32: one register
+/// per component; F16: two per register).
+struct Message {
+    first: u8,
+    varying: u32,
+    components: usize,
+    f16: bool,
+    /// VAR_TEX: the texture (and sampler) index; LD_VAR: None.
+    texture: Option<u32>,
+}
+
 /// Everything of one Draw descriptor the fragment side uses.
 struct DrawState {
     draw: Vec<u32>,
@@ -153,8 +164,8 @@ struct DrawState {
     near_discard: bool,
     far_discard: bool,
     alpha_test: u64,
-    /// (message preload 1/2: first register, varying index, components, f16)
-    ld_var: Vec<(u8, u32, usize, bool)>,
+    /// Message preloads 1 and 2, in order.
+    messages: Vec<Message>,
     preload: [bool; 3],
 }
 
@@ -212,7 +223,7 @@ impl DrawState {
             pre(fpl::FRAGMENT_POSITION),
             pre(fpl::SAMPLE_MASK_ID),
         ];
-        let mut ld_var = Vec::new();
+        let mut messages = Vec::new();
         if let Some(mpl) = l.message_preload {
             let _ = mpl;
             for (i, field) in [rs::MESSAGE_PRELOAD_1, rs::MESSAGE_PRELOAD_2]
@@ -227,14 +238,28 @@ impl DrawState {
                         if fmt > 1 {
                             return Err(config(state, "LD_VAR preload register format"));
                         }
-                        ld_var.push((
-                            4 * i as u8,
-                            ld_var_preload::VARYING_INDEX.get(&w) as u32,
-                            ld_var_preload::NUM_COMPONENTS.get(&w) as usize,
-                            fmt == 1,
-                        ));
+                        messages.push(Message {
+                            first: 4 * i as u8,
+                            varying: ld_var_preload::VARYING_INDEX.get(&w) as u32,
+                            components: ld_var_preload::NUM_COMPONENTS.get(&w) as usize,
+                            f16: fmt == 1,
+                            texture: None,
+                        });
                     }
-                    _ => return Err(config(state, "VAR_TEX message preloads are not simulated")),
+                    2 => {
+                        let fmt = var_tex_preload::REGISTER_FORMAT.get(&w);
+                        if fmt > 1 || var_tex_preload::SKIP.get(&w) != 0 {
+                            return Err(config(state, "VAR_TEX preload not simulated"));
+                        }
+                        messages.push(Message {
+                            first: 4 * i as u8,
+                            varying: var_tex_preload::VARYING_INDEX.get(&w) as u32,
+                            components: 4,
+                            f16: fmt == 1,
+                            texture: Some(var_tex_preload::TEXTURE_INDEX.get(&w) as u32),
+                        });
+                    }
+                    _ => return Err(config(state, "message preload type not simulated")),
                 }
             }
         }
@@ -299,7 +324,7 @@ impl DrawState {
             near_discard: msm::FIXED_FUNCTION_NEAR_DISCARD.get(&ms) != 0,
             far_discard: msm::FIXED_FUNCTION_FAR_DISCARD.get(&ms) != 0,
             alpha_test,
-            ld_var,
+            messages,
             preload,
         })
     }
@@ -411,12 +436,27 @@ fn shade(
         Kind::Point => 1,
     };
     let mut values: Vec<Vec<[f32; 4]>> = Vec::new();
-    for &(_, index, _, _) in &d.ld_var {
+    let mut textures = Vec::new();
+    for m in &d.messages {
         let mut v = Vec::new();
         for c in 0..corners {
-            v.push(varying_value(ctx, d, index, r.vertices[c])?);
+            v.push(varying_value(ctx, d, m.varying, r.vertices[c])?);
         }
         values.push(v);
+        textures.push(match m.texture {
+            Some(i) => Some(super::texture::Texture::read(
+                ctx.mmu,
+                ctx.arch,
+                dcd::TEXTURES.get(&d.draw),
+                dcd::SAMPLERS.get(&d.draw),
+                i,
+                (
+                    rs::TEXTURE_COUNT.get(&d.rsd) as u32,
+                    rs::SAMPLER_COUNT.get(&d.rsd) as u32,
+                ),
+            )?),
+            None => None,
+        });
     }
     let mut core = Core::new(ctx.mmu, ctx.arch, Program { entry, fau, res });
     core.shared = Some(ctx.clauses);
@@ -441,21 +481,25 @@ fn shade(
             if d.preload[2] {
                 pre.push((61, 1));
             }
-            for (m, &(first, _, comps, f16)) in d.ld_var.iter().enumerate() {
+            for (m, msg) in d.messages.iter().enumerate() {
                 let mut out = [0.0f32; 4];
                 for (c, o) in out.iter_mut().enumerate() {
                     *o = (0..corners).map(|k| f.bary[k] * values[m][k][c]).sum();
                 }
-                for c in 0..comps.min(4) {
-                    if f16 {
-                        let h = u32::from(super::shader::exec::f32_to_f16(out[c], false));
+                if let Some(tex) = &textures[m] {
+                    out = tex.sample(ctx.mmu, out[0], out[1])?;
+                }
+                let first = msg.first;
+                for (c, &v) in out.iter().enumerate().take(msg.components.min(4)) {
+                    if msg.f16 {
+                        let h = u32::from(super::shader::exec::f32_to_f16(v, false));
                         let reg = first + (c / 2) as u8;
                         match pre.iter_mut().find(|(r, _)| *r == reg) {
                             Some((_, w)) => *w |= h << 16,
                             None => pre.push((reg, h)),
                         }
                     } else {
-                        pre.push((first + c as u8, out[c].to_bits()));
+                        pre.push((first + c as u8, v.to_bits()));
                     }
                 }
             }

@@ -10,7 +10,8 @@
 //! `compute.rs` (COMPUTE/VERTEX jobs), `idvs.rs` (TILER and IDVS jobs),
 //! `tiler.rs` (our polygon-list format in the tiler heap), `fragment.rs`
 //! (FRAGMENT jobs), `raster.rs` (coverage and interpolation),
-//! `framebuffer.rs` (MFBD, tile buffer, blending, writeback) and `shader/`
+//! `framebuffer.rs` (MFBD, tile buffer, blending, writeback), `texture.rs`
+//! (texel lookups of VAR_TEX preloads) and `shader/`
 //! (the shader core),
 //! `clock.rs` (timestamp and cycle counter), `sync.rs` (fences, syncobjs).
 //! The `SimGpu` harness for shader and job tests is `crate::testing` (built
@@ -35,6 +36,7 @@ pub mod mmu;
 pub mod raster;
 pub mod shader;
 pub mod sync;
+pub mod texture;
 pub mod tiler;
 pub mod write_value;
 
