@@ -115,6 +115,9 @@ fn perspective(linear: [f64; 3], inv_w: [f32; 3]) -> [f32; 3] {
     [(q[0] / s) as f32, (q[1] / s) as f32, (q[2] / s) as f32]
 }
 
+/// An edge on the grid (start, end) and whether samples on it are covered.
+type Edge = ((i64, i64), (i64, i64), bool);
+
 /// Pixels of `rect` (inclusive x0, y0, x1, y1) covered by triangle `v`.
 pub fn triangle(v: &[Vertex; 3], rule: TieBreak, rect: [u32; 4], out: &mut Vec<Fragment>) {
     let mut p = [(0i64, 0i64); 3];
@@ -134,7 +137,7 @@ pub fn triangle(v: &[Vertex; 3], rule: TieBreak, rect: [u32; 4], out: &mut Vec<F
     let sign: i128 = if area > 0 { 1 } else { -1 };
     // Edge i is opposite vertex i: from p[i+1] to p[i+2] (reversed when the
     // triangle runs the other way, so the interior is on its positive side).
-    let edges: Vec<((i64, i64), (i64, i64), bool)> = (0..3)
+    let edges: Vec<Edge> = (0..3)
         .map(|i| {
             let (s, e) = (p[(i + 1) % 3], p[(i + 2) % 3]);
             let (dx, dy) = if sign > 0 {
@@ -293,14 +296,14 @@ mod tests {
         for f in a.iter().chain(&b) {
             count[f.y as usize][f.x as usize] += 1;
         }
-        for y in 0..8 {
-            for x in 0..8 {
+        for (y, row) in count.iter().enumerate() {
+            for (x, &n) in row.iter().enumerate() {
                 let inside = (0..=4).contains(&x) && (0..=4).contains(&y);
                 // The outer edges run through centres: rule 2 keeps the left
                 // (x = 0.5, interior to +x) and bottom (y = 4.5) edges, drops
                 // the top and right ones.
                 let expect = inside && x < 4 && y > 0;
-                assert_eq!(count[y][x], u8::from(expect), "pixel ({x}, {y})");
+                assert_eq!(n, u8::from(expect), "pixel ({x}, {y})");
             }
         }
         // Rule 0 (the complement for horizontal edges) takes the top edge
