@@ -1,7 +1,8 @@
 //! Message instructions of the simulated shader core: memory loads and
 //! stores (global, workgroup-local, thread-local, UBO), atomics, workgroup
-//! barriers, and the attribute unit (LD_ATTR / LEA_ATTR, ST_CVT) vertex
-//! jobs use.
+//! barriers, the attribute unit (LD_ATTR / LEA_ATTR, ST_CVT) vertex
+//! jobs use, and the fragment messages ATEST and BLEND (fragment jobs only:
+//! they reach the tile buffer through `Core::frag`).
 //!
 //! A message executes when it is issued: loads write their staging
 //! registers at once, stores read them at once (the scoreboard bookkeeping
