@@ -452,3 +452,83 @@ fn gfx_blend_textured() {
         &bad[..bad.len().min(8)]
     );
 }
+
+/// PanVk's triangle fragment shader rewritten to load its varying with an
+/// instruction instead of the message preload.
+const LD_VAR_SHADER: &str = "clause_0:
+ds(0) nbb vary td ncph next_atest dwb(0) 
+{
+    *NOP t0
+    +LD_VAR_IMM.v3.store.f32.center t1, #0.y, index:0, @r0
+}
+
+clause_1:
+ds(0) nbb atest td ncph next_blend dwb(0, 6, 7) 
+{
+    *NOP t0
+    +MOV.i32 t1, 0x3f800000 /* 1.000000 */
+    *NOP t0
+    +ATEST r60:t1, r60, t1, @r60
+}
+
+clause_4:
+ds(0) eos blend td 
+{
+    *NOP t0
+    +MOV.i32 r3:t1, 0x3f800000 /* 1.000000 */
+    *NOP t0
+    +BLEND r48:t1, r60, blend_descriptor_0.x, blend_descriptor_0.y, @r0
+}
+";
+
+#[test]
+fn ld_var_instructions_interpolate_like_the_preload() {
+    use bifrost_vk::compiler::bifrost::asm::assemble;
+    use bifrost_vk::testing::binary_from_code;
+    let (Some((mut gpu, Some(vtc), frag)), Some(want)) = (
+        load(SimModel::G52, "gfx_triangle"),
+        expected("gfx_triangle.expected.rgba"),
+    ) else {
+        return skip("gfx_triangle");
+    };
+    let code = assemble(LD_VAR_SHADER).expect("assembles");
+    let shader = gpu.upload(&binary_from_code(&code, 0));
+    // Fragment RSD (0xf7fd2180): Shader address (words 0-1), Message
+    // Preload 1 (word 15, low half) disabled.
+    let rsd = 0xf7fd_2180u64;
+    gpu.write(rsd, &shader.to_le_bytes());
+    let w15 = gpu.read_u32s(rsd + 60, 1)[0];
+    gpu.write_u32s(rsd + 60, &[w15 & 0xffff_0000]);
+    run(&mut gpu, Some(vtc), frag);
+    let got = read_rgba8(&gpu, 0xf7ff_2000);
+    let bad = mismatches(&got, &want, |_, _| true);
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+    // The flat form gives every pixel the provoking (first) vertex's red.
+    let flat = LD_VAR_SHADER.replace(
+        "LD_VAR_IMM.v3.store.f32.center t1, #0.y,",
+        "LD_VAR_FLAT_IMM.v3.f32 t1,",
+    );
+    let code = assemble(&flat).expect("assembles");
+    let shader = gpu.upload(&binary_from_code(&code, 0));
+    gpu.write(rsd, &shader.to_le_bytes());
+    gpu.write(vtc, &[0; 4]);
+    gpu.write(frag, &[0; 4]);
+    run(&mut gpu, Some(vtc), frag);
+    let got = read_rgba8(&gpu, 0xf7ff_2000);
+    let clear = [51u8, 102, 153, 255];
+    let mut covered = 0;
+    for (i, px) in got.chunks(4).enumerate() {
+        if want[4 * i..4 * i + 4] == clear {
+            assert_eq!(px, clear);
+        } else {
+            assert_eq!(px, [255, 0, 0, 255], "pixel {i}");
+            covered += 1;
+        }
+    }
+    assert_eq!(covered, 1334);
+}

@@ -41,7 +41,7 @@ use super::idvs::read_position;
 use super::jobs::{JobContext, JobFault, JobHeader};
 use super::raster::{self, Fragment, TieBreak};
 use super::shader::warp::ThreadSpec;
-use super::shader::{Core, FragmentIo, Program};
+use super::shader::{Core, FragThread, FragmentIo, Program};
 use super::tiler::{self, Kind, Record};
 use crate::hw::draw::{dcd, viewport as vp};
 use crate::hw::job::fragment as payload;
@@ -463,13 +463,16 @@ fn shade(
     core.frag = Some(FragmentIo {
         tile,
         blend: d.blend.clone(),
-        pixels: Vec::new(),
+        threads: Vec::new(),
+        vertices: r.vertices,
+        corners,
+        provoking: if r.provoking_last { corners - 1 } else { 0 },
         alpha_test: d.alpha_test,
     });
     let mut result = Ok(());
     for chunk in frags.chunks(GROUP) {
         let mut threads = Vec::with_capacity(chunk.len());
-        let mut pixels = Vec::with_capacity(chunk.len());
+        let mut places = Vec::with_capacity(chunk.len());
         for (t, f) in chunk.iter().enumerate() {
             let mut pre: Vec<(u8, u32)> = Vec::new();
             if d.preload[0] {
@@ -507,10 +510,14 @@ fn shade(
                 preload: pre,
                 thread: t as u64,
             });
-            pixels.push((f.x, f.y));
+            places.push(FragThread {
+                x: f.x,
+                y: f.y,
+                bary: f.bary,
+            });
         }
         if let Some(io) = core.frag.as_mut() {
-            io.pixels = pixels;
+            io.threads = places;
         }
         if let Err(e) = core.run_group(&threads, 0, 0) {
             result = Err(e);

@@ -21,8 +21,10 @@
 //! position and varying buffers) is its index plus `Base vertex offset` for
 //! indexed draws, its position in the draw otherwise — vertex jobs store
 //! outputs at the raw vertex id, which does not include `Offset start`.
-//! Strips and fans are split the Vulkan way (odd strip triangles
-//! (i+1, i, i+2), fan triangles (i+1, i+2, 0)).
+//! Strips and fans are split the Vulkan way, by the Primitive's `First
+//! provoking vertex` (first: odd strip triangles (i, i+2, i+1), fan
+//! triangles (i+1, i+2, 0); last: (i+1, i, i+2) and (0, i+1, i+2)); the
+//! record says which vertex provokes flat varyings.
 //!
 //! Not simulated (JOB_CONFIG_FAULT): primitive restart, several instances,
 //! "Polygon" and "Quads" draw modes, a null tiler context.
@@ -228,6 +230,7 @@ fn assemble(
         let v = i64::from(u32::from_le_bytes(b)) + base_vertex;
         u32::try_from(v).map_err(|_| config(prim_va, "index + base vertex is negative"))
     };
+    let last = prim::FIRST_PROVOKING_VERTEX.get(primitive) == 0;
     let cull_front = dcd::CULL_FRONT_FACE.get(draw) != 0;
     let cull_back = dcd::CULL_BACK_FACE.get(draw) != 0;
     let ccw_front = dcd::FRONT_FACE_CCW.get(draw) != 0;
@@ -253,6 +256,7 @@ fn assemble(
                 size: 0.0,
                 draw: draw_va,
                 vertices: v,
+                provoking_last: last,
             },
         )
     };
@@ -267,12 +271,20 @@ fn assemble(
         10 => {
             for i in 0..count.saturating_sub(2) {
                 let (a, b, c) = (slot(i)?, slot(i + 1)?, slot(i + 2)?);
-                push_triangle(if i % 2 == 0 { [a, b, c] } else { [b, a, c] })?;
+                // Vulkan's order keeps the provoking vertex in place: odd
+                // triangles are (i, i+2, i+1) with the first vertex
+                // provoking, (i+1, i, i+2) with the last.
+                push_triangle(match (i % 2 == 0, last) {
+                    (true, _) => [a, b, c],
+                    (false, false) => [a, c, b],
+                    (false, true) => [b, a, c],
+                })?;
             }
         }
         12 => {
             for i in 0..count.saturating_sub(2) {
-                push_triangle([slot(i + 1)?, slot(i + 2)?, slot(0)?])?;
+                let (a, b, c) = (slot(i + 1)?, slot(i + 2)?, slot(0)?);
+                push_triangle(if last { [c, a, b] } else { [a, b, c] })?;
             }
         }
         // Points.
@@ -301,6 +313,7 @@ fn assemble(
                         size: point_size,
                         draw: draw_va,
                         vertices: [s, s, s],
+                        provoking_last: false,
                     },
                 )?;
             }
@@ -333,6 +346,7 @@ fn assemble(
                         size: width,
                         draw: draw_va,
                         vertices: [a, b, b],
+                        provoking_last: last,
                     },
                 )?;
             }

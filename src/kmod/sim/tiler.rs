@@ -18,7 +18,8 @@
 //!   triangle, 2 line, 3 point), w1 = point size or line width (f32 bits),
 //!   w2/w3 = VA of the job's Draw descriptor (the fragment side of the draw:
 //!   renderer state, varyings, position buffer, viewport), w4..w6 = the
-//!   vertices' element indices in the position and varying buffers, w7 = 0.
+//!   vertices' element indices in the position and varying buffers, w7 bit
+//!   0 = the last vertex provokes flat values (else the first).
 //!   Records are in submission order; the list is not binned into tiles.
 //! - A record that does not fit below the heap's end stops the tiler job
 //!   with OUT_OF_MEMORY (0x60, `DRM_PANFROST_EXCEPTION_OOM`); the records
@@ -62,6 +63,8 @@ pub struct Record {
     /// The Draw descriptor the fragment side reads.
     pub draw: u64,
     pub vertices: [u32; 3],
+    /// The last vertex provokes flat values (else the first).
+    pub provoking_last: bool,
 }
 
 impl Record {
@@ -74,7 +77,7 @@ impl Record {
             self.vertices[0],
             self.vertices[1],
             self.vertices[2],
-            0,
+            u32::from(self.provoking_last),
         ]
     }
 
@@ -90,6 +93,7 @@ impl Record {
             size: f32::from_bits(w[1]),
             draw: u64::from(w[2]) | (u64::from(w[3]) << 32),
             vertices: [w[4], w[5], w[6]],
+            provoking_last: w[7] & 1 != 0,
         })
     }
 }

@@ -43,6 +43,10 @@ pub fn supported(name: &str) -> bool {
                 | "ST_CVT"
                 | "ATEST"
                 | "BLEND"
+                | "LD_VAR"
+                | "LD_VAR_IMM"
+                | "LD_VAR_FLAT"
+                | "LD_VAR_FLAT_IMM"
         )
 }
 
@@ -221,6 +225,9 @@ pub fn execute(
         "ST_CVT" => st_cvt(core, p, lane, s, cc),
         "ATEST" => atest(core, p, lane, s, cc),
         "BLEND" => blend(core, lane, ctx, s, cc),
+        "LD_VAR" | "LD_VAR_IMM" | "LD_VAR_FLAT" | "LD_VAR_FLAT_IMM" => {
+            ld_var(core, p, lane, ctx, s, cc)
+        }
         _ => Err(fault(status::INSTR_INVALID_ENC, cc.va)),
     }
 }
@@ -717,7 +724,7 @@ fn blend(
         }
         _ => return Err(bad("mode (blend shader / off) not simulated")),
     };
-    let Some(&(x, y)) = f.pixels.get(ctx.thread as usize) else {
+    let Some((x, y)) = f.threads.get(ctx.thread as usize).map(|t| (t.x, t.y)) else {
         return Err(bad("from a thread without a pixel"));
     };
     let Some(i) = f.tile.index(x, y) else {
@@ -735,5 +742,102 @@ fn blend(
         }
     }
     target[i] = out;
+    Ok(0)
+}
+
+/// LD_VAR, LD_VAR_IMM (smooth) and LD_VAR_FLAT(_IMM) (fragment jobs):
+/// varying `index` (the `index` immediate, or LD_VAR's second source) of
+/// the Draw's Varyings table, `vecsize` components into the staging
+/// registers. Smooth: the primitive's vertices' values weighted
+/// perspective-correctly at the pixel centre (`sample` center, centroid or
+/// sample: one sample per pixel, all the same point; `explicit` and `none`
+/// fault); the first source (a sample position) is not read. Flat: the
+/// provoking vertex's value, `function` none only. Register formats: f32
+/// (one register per component), f16 (two per register, low half first),
+/// u32/s32 (flat), auto (the varying's own type). `update` (the varying
+/// cache's store/retrieve policy) does not change results and is ignored.
+fn ld_var(
+    core: &mut Core<'_>,
+    p: &Prepared,
+    lane: &mut Lane,
+    ctx: &LaneCtx,
+    s: &[u32; 4],
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    let Some(f) = core.frag.as_ref() else {
+        return Err(not_fragment(cc, p.name));
+    };
+    let bad = |what: &str| {
+        log::error!("sim shader: {} {what} (clause {:#x})", p.name, cc.va);
+        fault(status::INSTR_INVALID_ENC, cc.va)
+    };
+    let flat = p.name.starts_with("LD_VAR_FLAT");
+    let index = if p.name.ends_with("_IMM") {
+        p.fields.immediate("index").unwrap_or(0)
+    } else {
+        s[1]
+    };
+    if flat {
+        if p.fields.modifier("function").unwrap_or("none") != "none" {
+            return Err(bad("with a combining function"));
+        }
+    } else if !matches!(
+        p.fields.modifier("sample").unwrap_or("none"),
+        "center" | "centroid" | "sample"
+    ) {
+        return Err(bad("sample mode not simulated"));
+    }
+    let Some(t) = f.threads.get(ctx.thread as usize).copied() else {
+        return Err(bad("from a thread without a pixel"));
+    };
+    let (vertices, corners, provoking) = (f.vertices, f.corners, f.provoking);
+    let mut values = [[Value::F(0.0); 4]; 3];
+    let sources: Vec<usize> = if flat {
+        vec![provoking]
+    } else {
+        (0..corners).collect()
+    };
+    for &k in &sources {
+        let (addr, format) = attribute_address(core, vertices[k], 0, index, true, cc)?;
+        values[k] = read_format(core, addr, format, cc)?;
+    }
+    let n = components(p);
+    let reg_format = p.fields.modifier("register_format").unwrap_or("auto");
+    let mut words = [0u32; 4];
+    for (c, w) in words.iter_mut().enumerate().take(n) {
+        let v = if flat {
+            values[provoking][c]
+        } else {
+            let mut acc = 0.0f32;
+            for (k, vk) in values.iter().enumerate().take(corners) {
+                match vk[c] {
+                    Value::F(x) => acc += t.bary[k] * x,
+                    _ => return Err(bad("interpolates an integer varying")),
+                }
+            }
+            Value::F(acc)
+        };
+        *w = match (reg_format, v) {
+            ("f16", Value::F(x)) => u32::from(f32_to_f16(x, false)),
+            ("f32" | "auto", Value::F(x)) => x.to_bits(),
+            ("u32" | "s32" | "auto", Value::U(u)) => u,
+            ("u32" | "s32" | "auto", Value::I(i)) => i as u32,
+            _ => return Err(bad("register format does not match the varying")),
+        };
+    }
+    if reg_format == "f16" {
+        for i in 0..n.div_ceil(2) {
+            let hi = if 2 * i + 1 < n {
+                words[2 * i + 1] << 16
+            } else {
+                0
+            };
+            staging_write(lane, cc, i, (words[2 * i] & 0xffff) | hi);
+        }
+    } else {
+        for (i, &w) in words.iter().enumerate().take(n) {
+            staging_write(lane, cc, i, w);
+        }
+    }
     Ok(0)
 }

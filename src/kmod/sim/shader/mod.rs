@@ -267,10 +267,24 @@ pub struct FragmentIo {
     /// Per render target: its 4-word Blend descriptor (after the fragment
     /// Renderer State). FAU specials 8 + i read words 2–3 of entry i.
     pub blend: Vec<[u32; 4]>,
-    /// Per thread of the running group (`LaneCtx::thread`): its pixel.
-    pub pixels: Vec<(u32, u32)>,
+    /// Per thread of the running group (`LaneCtx::thread`): its pixel and
+    /// the perspective-correct weights of the primitive's vertices there.
+    pub threads: Vec<FragThread>,
+    /// The primitive's vertices (element indices in the varying buffers),
+    /// how many it has (3, 2, 1), and which one provokes flat values.
+    pub vertices: [u32; 3],
+    pub corners: usize,
+    pub provoking: usize,
     /// The renderer state's `Alpha test compare function` (genxml `Func`).
     pub alpha_test: u64,
+}
+
+/// One fragment thread's place: pixel and interpolation weights.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FragThread {
+    pub x: u32,
+    pub y: u32,
+    pub bary: [f32; 3],
 }
 
 /// One program to run: code address, FAU words, resources.
