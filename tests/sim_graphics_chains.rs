@@ -244,8 +244,16 @@ fn a_bad_framebuffer_pointer_faults_and_the_gpu_carries_on() {
     );
     let err = gpu.submit(frag).unwrap_err();
     assert_eq!(err.fault().unwrap().status, 0x40, "{err}");
-    // Restored, the job runs.
+    // A 65536 x 65536 framebuffer (Framebuffer Parameters word 8 at
+    // 0xf7f10020) is refused instead of exhausting the host.
     gpu.write(frag + 32 + 8, &saved);
+    let size = gpu.read_u32s(0xf7f1_0020, 1)[0];
+    gpu.write_u32s(0xf7f1_0020, &[0xffff_ffff]);
+    gpu.write(frag, &[0; 4]);
+    let f = gpu.submit(frag).unwrap_err().fault().unwrap();
+    assert_eq!((f.status, f.fault_va), (0x40, 0xf7f1_0000));
+    gpu.write_u32s(0xf7f1_0020, &[size]);
+    // Restored, the job runs.
     gpu.write(frag, &[0; 4]);
     gpu.submit(frag).expect("runs again");
 }

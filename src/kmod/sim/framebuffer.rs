@@ -30,6 +30,11 @@ use crate::hw::Arch;
 use crate::hw::fbd::{FRAMEBUFFER_BYTES, framebuffer_parameters as fbp};
 use crate::hw::layout::Layout;
 
+/// Host bytes the simulated tile buffer may take (colour of every render
+/// target plus f32 depth, for the whole framebuffer): 8 render targets of
+/// 4096 x 4096 pixels (Vulkan's minimum `maxFramebufferWidth/Height`) fit.
+pub const TILE_BUFFER_BUDGET: u64 = 36 * 4096 * 4096;
+
 /// Byte offset of pixel (x, y) in a Tiled U-Interleaved surface with `bpp`
 /// bytes per pixel and `row_stride` bytes between rows of 16x16 tiles.
 pub fn u_interleaved_offset(x: u32, y: u32, row_stride: u64, bpp: u64) -> u64 {
@@ -193,6 +198,16 @@ impl Framebuffer {
             depth: None,
             rts: Vec::new(),
         };
+        // The tile buffer covers the whole framebuffer (our model keeps it
+        // in host memory): refuse sizes whose buffer would not fit the
+        // model's budget instead of exhausting the host.
+        let pixels = u64::from(fb.width) * u64::from(fb.height);
+        if pixels * (4 * rt_count + 4) > TILE_BUFFER_BUDGET {
+            return Err(config(
+                va,
+                "framebuffer too large for the simulated tile buffer",
+            ));
+        }
         let mut next = va + FRAMEBUFFER_BYTES;
         if has_zs {
             let zl = l.zs_crc_extension;

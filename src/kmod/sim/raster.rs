@@ -186,6 +186,19 @@ pub fn triangle(v: &[Vertex; 3], rule: TieBreak, rect: [u32; 4], out: &mut Vec<F
     }
 }
 
+/// The pixels of `rect` whose centres can lie in the sub-pixel box
+/// [lo, hi] (empty ranges come out with x0 > x1 or y0 > y1).
+fn bbox(rect: [u32; 4], lo_x: i64, lo_y: i64, hi_x: i64, hi_y: i64) -> [u32; 4] {
+    let lo = |v: i64, r: u32| ((v - HALF).div_euclid(ONE)).max(i64::from(r)).max(0);
+    let hi = |v: i64, r: u32| (v.div_euclid(ONE)).min(i64::from(r));
+    let (x0, y0) = (lo(lo_x, rect[0]), lo(lo_y, rect[1]));
+    let (x1, y1) = (hi(hi_x, rect[2]), hi(hi_y, rect[3]));
+    if x0 > x1 || y0 > y1 {
+        return [1, 1, 0, 0];
+    }
+    [x0 as u32, y0 as u32, x1 as u32, y1 as u32]
+}
+
 /// Pixels of `rect` covered by a point of `size` pixels at `v`.
 pub fn point(v: &Vertex, size: f32, rect: [u32; 4], out: &mut Vec<Fragment>) {
     let (Some(cx), Some(cy)) = (snap(v.x), snap(v.y)) else {
@@ -195,12 +208,13 @@ pub fn point(v: &Vertex, size: f32, rect: [u32; 4], out: &mut Vec<Fragment>) {
         return;
     }
     let half = (f64::from(size) * ONE as f64 / 2.0).round() as i64;
-    for py in rect[1]..=rect[3] {
+    let [x0, y0, x1, y1] = bbox(rect, cx - half, cy - half, cx + half, cy + half);
+    for py in y0..=y1 {
         let sy = centre(py);
         if sy < cy - half || sy >= cy + half {
             continue;
         }
-        for px in rect[0]..=rect[2] {
+        for px in x0..=x1 {
             let sx = centre(px);
             if sx < cx - half || sx >= cx + half {
                 continue;
@@ -228,8 +242,15 @@ pub fn line(a: &Vertex, b: &Vertex, width: f32, rect: [u32; 4], out: &mut Vec<Fr
     let half = (f64::from(width) * ONE as f64 / 2.0).round() as i64;
     let (dx, dy) = (bx - ax, by - ay);
     let y_major = dy.abs() >= dx.abs();
-    for py in rect[1]..=rect[3] {
-        for px in rect[0]..=rect[2] {
+    let [x0, y0, x1, y1] = bbox(
+        rect,
+        ax.min(bx) - half,
+        ay.min(by) - half,
+        ax.max(bx) + half,
+        ay.max(by) + half,
+    );
+    for py in y0..=y1 {
+        for px in x0..=x1 {
             let (sx, sy) = (centre(px), centre(py));
             // Major axis position relative to the segment, as a fraction t.
             let (major_s, major_a, major_d, minor_s, minor_a, minor_d) = if y_major {
