@@ -9,6 +9,7 @@
 use bifrost_vk::hw::snapshot::Snapshot;
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::kmod::sim::framebuffer::u_interleaved_offset;
+use bifrost_vk::kmod::sim::shader::Counters;
 use bifrost_vk::testing::SimGpu;
 
 const DIR: &str = "../shared/reference/mesa-g52/graphics";
@@ -89,11 +90,17 @@ fn mismatches(got: &[u8], want: &[u8], only: impl Fn(u32, u32) -> bool) -> Vec<S
     bad
 }
 
-fn run(gpu: &mut SimGpu, vtc: Option<u64>, frag: u64) {
+/// Runs the vertex/tiler chain (if any), then the fragment chain; checks
+/// that no shader read a register before waiting for the message writing
+/// it, and returns the shader-core counters of both.
+fn run(gpu: &mut SimGpu, vtc: Option<u64>, frag: u64) -> Counters {
+    let mut counters = Counters::default();
     if let Some(jc) = vtc {
-        gpu.submit(jc).expect("vertex/tiler chain runs");
+        counters.add(&gpu.submit(jc).expect("vertex/tiler chain runs").counters);
     }
-    gpu.submit(frag).expect("fragment chain runs");
+    counters.add(&gpu.submit(frag).expect("fragment chain runs").counters);
+    assert_eq!(counters.hazards, 0, "reads before scoreboard waits");
+    counters
 }
 
 #[test]
@@ -123,7 +130,7 @@ fn gfx_triangle() {
     ) else {
         return skip("gfx_triangle");
     };
-    run(&mut gpu, vtc, frag);
+    let counters = run(&mut gpu, vtc, frag);
     let got = read_rgba8(&gpu, 0xf7ff_2000);
     let bad = mismatches(&got, &want, |_, _| true);
     assert!(
@@ -132,6 +139,11 @@ fn gfx_triangle() {
         bad.len(),
         &bad[..bad.len().min(8)]
     );
+    // Threads: 3 vertices × (position + varying shader) and one fragment
+    // per covered pixel (the pixels that are not the clear colour).
+    let covered = want.chunks(4).filter(|p| *p != [51, 102, 153, 255]).count() as u64;
+    assert_eq!(counters.threads, 6 + covered, "{counters:?}");
+    eprintln!("gfx_triangle: {counters:?}");
     // The fragment job consumed the polygon list: running both chains
     // again draws the same image, not the triangle twice.
     run(&mut gpu, vtc, frag);
