@@ -46,6 +46,7 @@
 
 pub mod exec;
 pub mod fau;
+pub mod fragment_message;
 pub mod message;
 pub mod warp;
 
