@@ -97,6 +97,57 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
     let preload = |f: crate::hw::layout::Field| f.at(rs::PRELOAD.start).get(&rsd) != 0;
     let uniform_count = rs::PRELOAD_UNIFORM_COUNT.get(&rsd) as usize;
 
+    let (fau, res) = load_resources(
+        ctx,
+        draw,
+        draw_va,
+        &rsd,
+        uniform_count,
+        hardware_instance_size(job.job_type, &ws),
+        job.job_type == Some(JobType::Vertex),
+    )?;
+    let program = Program { entry, fau, res };
+    let mut core = Core::new(ctx.mmu, arch, program);
+    core.shared = Some(ctx.clauses);
+    let result = match job.job_type {
+        Some(JobType::Vertex) => {
+            let ids = (
+                preload(vertex_preload::VERTEX_ID),
+                preload(vertex_preload::INSTANCE_ID),
+            );
+            run_vertex(&mut core, ctx.cores, &ws, ids, &|_, _| Vec::new())
+        }
+        _ => run_compute(&mut core, ctx.cores, &ws, &preload),
+    };
+    log::debug!(
+        "sim: job {:#x} ({:?}): {:?}",
+        job.va,
+        job.job_type,
+        core.counters
+    );
+    ctx.counters.push(JobCounters {
+        job_va: job.va,
+        counters: core.counters,
+    });
+    result
+}
+
+/// The push uniforms (FAU words) and resources a shader of the Draw
+/// descriptor `draw` (at `draw_va`) with renderer state `rsd` sees:
+/// `uniform_count` FAU words, UBO/attribute/varying tables, thread storage.
+/// Shared by COMPUTE/VERTEX jobs, the two shaders of IDVS jobs and
+/// fragment shading.
+pub(super) fn load_resources(
+    ctx: &JobContext<'_>,
+    draw: &[u32],
+    draw_va: u64,
+    rsd: &[u32],
+    uniform_count: usize,
+    hardware_instance_size: u64,
+    vertex: bool,
+) -> Result<(Vec<u64>, Resources), JobFault> {
+    let l = layouts(ctx.arch);
+    let rsd = rsd.to_vec();
     // Push uniforms (FAU RAM).
     let push = dcd::PUSH_UNIFORMS.get(draw);
     let mut fau = Vec::with_capacity(uniform_count);
@@ -159,27 +210,10 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
         wls,
         offset_start: dcd::OFFSET_START.get(draw) as u32,
         instance_size: dcd::INSTANCE_SIZE.get(draw) as u32,
-        hardware_instance_size: hardware_instance_size(job.job_type, &ws),
-        vertex: job.job_type == Some(JobType::Vertex),
+        hardware_instance_size,
+        vertex,
     };
-    let program = Program { entry, fau, res };
-    let mut core = Core::new(ctx.mmu, arch, program);
-    core.shared = Some(ctx.clauses);
-    let result = match job.job_type {
-        Some(JobType::Vertex) => run_vertex(&mut core, ctx.cores, &ws, &preload),
-        _ => run_compute(&mut core, ctx.cores, &ws, &preload),
-    };
-    log::debug!(
-        "sim: job {:#x} ({:?}): {:?}",
-        job.va,
-        job.job_type,
-        core.counters
-    );
-    ctx.counters.push(JobCounters {
-        job_va: job.va,
-        counters: core.counters,
-    });
-    result
+    Ok((fau, res))
 }
 
 fn run_compute(
@@ -271,14 +305,16 @@ fn run_compute(
 /// Vertex threads run in batches of this many (no barriers in vertex shaders).
 const VERTEX_BATCH: usize = 256;
 
-fn run_vertex(
+/// Runs one thread per (vertex, instance) of `ws`: r61 = vertex id and
+/// r62 = instance id when `ids` asks for them, plus what `extra` preloads.
+pub(super) fn run_vertex(
     core: &mut Core<'_>,
     cores: ShaderCores,
     ws: &WorkSize,
-    preload: &dyn Fn(crate::hw::layout::Field) -> bool,
+    ids: (bool, bool),
+    extra: &dyn Fn(u32, u32) -> Vec<(u8, u32)>,
 ) -> Result<(), JobFault> {
-    let want_vertex = preload(vertex_preload::VERTEX_ID);
-    let want_instance = preload(vertex_preload::INSTANCE_ID);
+    let (want_vertex, want_instance) = ids;
     let vertices = ws.count[1];
     let instances = ws.count[2];
     let mut batch = Vec::with_capacity(VERTEX_BATCH);
@@ -286,7 +322,7 @@ fn run_vertex(
     let mut batches = 0u64;
     for instance in 0..instances {
         for vertex in 0..vertices {
-            let mut pre = Vec::with_capacity(2);
+            let mut pre = extra(vertex, instance);
             if want_vertex {
                 pre.push((61, vertex));
             }
@@ -320,7 +356,7 @@ fn run_vertex(
 /// picked by the hardware. The driver just specifies the actual number of
 /// vertices"; the rule is `hw::attribute::padded_vertex_count`); 1 for
 /// other jobs, whose instance id is always 0.
-fn hardware_instance_size(job_type: Option<JobType>, ws: &WorkSize) -> u64 {
+pub(super) fn hardware_instance_size(job_type: Option<JobType>, ws: &WorkSize) -> u64 {
     let [_, vertices, instances] = ws.count;
     if job_type == Some(JobType::Vertex) && instances > 1 {
         crate::hw::attribute::padded_vertex_count(vertices).max(1)

@@ -4,8 +4,9 @@
 //! [`execute`] for every job header it reads. Each job type lives in its own
 //! file with one function of the shape
 //! `fn execute(ctx: &JobContext, job: &JobHeader) -> Result<(), JobFault>`:
-//! [`super::write_value`] and [`super::compute`] (COMPUTE and VERTEX jobs
-//! share the COMPUTE_JOB layout and run on the shader core). Jobs read and write only GPU memory, through `ctx.mmu`.
+//! [`super::write_value`], [`super::compute`] (COMPUTE and VERTEX jobs
+//! share the COMPUTE_JOB layout and run on the shader core),
+//! [`super::idvs`] (TILER and INDEXED_VERTEX jobs) and [`super::fragment`]. Jobs read and write only GPU memory, through `ctx.mmu`.
 
 use super::clock::SimClock;
 use super::mmu::{Mmu, MmuFault};
@@ -25,6 +26,8 @@ pub mod exception {
     pub const JOB_READ_FAULT: u32 = 0x42;
     /// A write of job data faulted.
     pub const JOB_WRITE_FAULT: u32 = 0x43;
+    /// The tiler ran out of heap memory (`DRM_PANFROST_EXCEPTION_OOM`).
+    pub const OUT_OF_MEMORY: u32 = 0x60;
     /// Codes above this are faults (`DRM_PANFROST_EXCEPTION_MAX_NON_FAULT`).
     pub const MAX_NON_FAULT: u32 = 0x3f;
 
@@ -43,7 +46,9 @@ pub mod exception {
             0x55 => "INSTR_BARRIER_FAULT",
             0x56 => "INSTR_ALIGN_FAULT",
             0x58 => "DATA_INVALID_FAULT",
+            0x59 => "TILE_RANGE_FAULT",
             0x5a => "ADDR_RANGE_FAULT",
+            OUT_OF_MEMORY => "OUT_OF_MEMORY",
             _ => "UNKNOWN",
         }
     }
@@ -137,9 +142,11 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
         Some(JobType::Null) => Ok(()),
         Some(JobType::WriteValue) => super::write_value::execute(ctx, job),
         Some(JobType::Compute) | Some(JobType::Vertex) => super::compute::execute(ctx, job),
+        Some(JobType::Tiler) | Some(JobType::IndexedVertex) => super::idvs::execute(ctx, job),
+        Some(JobType::Fragment) => super::fragment::execute(ctx, job),
         Some(other) => {
-            // TILER, FRAGMENT ... are not
-            // simulated yet: refuse them loudly instead of pretending.
+            // CACHE_FLUSH, GEOMETRY, FUSED ... are not simulated yet:
+            // refuse them loudly instead of pretending.
             log::error!(
                 "sim: {other:?} job at {:#x} is not simulated yet; faulting it",
                 job.va

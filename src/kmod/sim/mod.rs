@@ -7,7 +7,12 @@
 //! BOs), `mmu.rs` (GPU VA, checked access), `job_manager.rs` (two job slots,
 //! chain walking, exception status write-back), `jobs.rs` (per-job-type
 //! dispatch: the place to plug in new job types), `write_value.rs`,
-//! `compute.rs` (COMPUTE/VERTEX jobs) and `shader/` (the shader core),
+//! `compute.rs` (COMPUTE/VERTEX jobs), `idvs.rs` (TILER and IDVS jobs),
+//! `tiler.rs` (our polygon-list format in the tiler heap), `fragment.rs`
+//! (FRAGMENT jobs), `raster.rs` (coverage and interpolation),
+//! `framebuffer.rs` (MFBD, tile buffer, blending, writeback), `texture.rs`
+//! (texel lookups of VAR_TEX preloads) and `shader/`
+//! (the shader core),
 //! `clock.rs` (timestamp and cycle counter), `sync.rs` (fences, syncobjs).
 //! The `SimGpu` harness for shader and job tests is `crate::testing` (built
 //! only with the `testing` feature), so that kmod never depends on jm or
@@ -22,11 +27,17 @@
 pub mod bo;
 pub mod clock;
 pub mod compute;
+pub mod fragment;
+pub mod framebuffer;
+pub mod idvs;
 pub mod job_manager;
 pub mod jobs;
 pub mod mmu;
+pub mod raster;
 pub mod shader;
 pub mod sync;
+pub mod texture;
+pub mod tiler;
 pub mod write_value;
 
 use std::collections::HashMap;

@@ -296,10 +296,12 @@ pub fn read_src(
             None => op.constant_value().unwrap_or(0),
         },
         Operand::Special { index, high } => {
-            let v = super::fau::special(index, ctx).ok_or_else(|| {
-                log::error!("sim shader: FAU special {index} is not available in compute/vertex");
-                fault(status::INSTR_OPERAND_FAULT, cc.va)
-            })?;
+            let v = super::fau::special(index, ctx)
+                .or_else(|| super::fau::fragment_special(index, core.frag.as_ref()))
+                .ok_or_else(|| {
+                    log::error!("sim shader: FAU special {index} is not available in this job");
+                    fault(status::INSTR_OPERAND_FAULT, cc.va)
+                })?;
             if high { (v >> 32) as u32 } else { v as u32 }
         }
     })

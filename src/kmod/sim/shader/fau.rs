@@ -7,6 +7,11 @@
 //! values (lane id, warp id, core id). Embedded constants are resolved by
 //! the decoder and read in `exec`.
 //!
+//! Fragment shading adds the blend descriptors (specials 8..15: words 2–3,
+//! the "Internal" half, of render target i's Blend descriptor, which the
+//! BLEND instruction takes as its second and third sources, Mesa's
+//! `BIR_FAU_BLEND_0 + rt`).
+//!
 //! This module must never read GPU memory while a shader runs: the words
 //! are fetched once per job by `super::super::compute`.
 
@@ -26,6 +31,19 @@ pub fn special(index: u8, ctx: &LaneCtx) -> Option<u64> {
         1 => Some(u64::from(ctx.lane_id)),
         2 => Some(u64::from(ctx.warp_id)),
         3 => Some(u64::from(ctx.core_id)),
+        _ => None,
+    }
+}
+
+/// A fragment-only FAU special: 8 + i = render target i's blend
+/// descriptor (Internal words, low word first); None outside fragment jobs.
+pub fn fragment_special(index: u8, frag: Option<&super::FragmentIo>) -> Option<u64> {
+    let f = frag?;
+    match index {
+        8..=15 => f
+            .blend
+            .get(usize::from(index - 8))
+            .map(|b| u64::from(b[2]) | (u64::from(b[3]) << 32)),
         _ => None,
     }
 }

@@ -1,7 +1,8 @@
 //! Message instructions of the simulated shader core: memory loads and
 //! stores (global, workgroup-local, thread-local, UBO), atomics, workgroup
-//! barriers, and the attribute unit (LD_ATTR / LEA_ATTR, ST_CVT) vertex
-//! jobs use.
+//! barriers, the attribute unit (LD_ATTR / LEA_ATTR, ST_CVT) vertex
+//! jobs use; the fragment messages (ATEST, BLEND, LD_VAR) are dispatched
+//! from here to `super::fragment_message`.
 //!
 //! A message executes when it is issued: loads write their staging
 //! registers at once, stores read them at once (the scoreboard bookkeeping
@@ -20,7 +21,7 @@
 
 use super::exec::{Effects, Prepared, f32_to_f16};
 use super::warp::{Lane, LaneCtx};
-use super::{CachedClause, Core, fault, status};
+use super::{CachedClause, Core, fault, fragment_message, status};
 use crate::hw::attribute::{attribute_buffer as ab, attribute_desc as ad, attribute_type};
 use crate::hw::storage::uniform_buffer;
 use crate::kmod::sim::jobs::JobFault;
@@ -40,6 +41,12 @@ pub fn supported(name: &str) -> bool {
                 | "LEA_ATTR_IMM"
                 | "LEA_ATTR"
                 | "ST_CVT"
+                | "ATEST"
+                | "BLEND"
+                | "LD_VAR"
+                | "LD_VAR_IMM"
+                | "LD_VAR_FLAT"
+                | "LD_VAR_FLAT_IMM"
         )
 }
 
@@ -110,14 +117,14 @@ fn check_align(addr: u64, bytes: usize, cc: &CachedClause) -> Result<(), JobFaul
     Ok(())
 }
 
-fn staging_write(lane: &mut Lane, cc: &CachedClause, i: usize, v: u32) {
+pub(super) fn staging_write(lane: &mut Lane, cc: &CachedClause, i: usize, v: u32) {
     let r = (usize::from(cc.clause.header.staging_register) + i) & 63;
     lane.regs[r] = v;
     let slot = usize::from(cc.clause.header.dependency_slot & 7);
     lane.pending[slot] |= 1 << r;
 }
 
-fn staging_read(lane: &Lane, cc: &CachedClause, i: usize) -> u32 {
+pub(super) fn staging_read(lane: &Lane, cc: &CachedClause, i: usize) -> u32 {
     lane.regs[(usize::from(cc.clause.header.staging_register) + i) & 63]
 }
 
@@ -216,6 +223,11 @@ pub fn execute(
             Ok(0)
         }
         "ST_CVT" => st_cvt(core, p, lane, s, cc),
+        "ATEST" => fragment_message::atest(core, p, lane, s, cc),
+        "BLEND" => fragment_message::blend(core, lane, ctx, s, cc),
+        "LD_VAR" | "LD_VAR_IMM" | "LD_VAR_FLAT" | "LD_VAR_FLAT_IMM" => {
+            fragment_message::ld_var(core, p, lane, ctx, s, cc)
+        }
         _ => Err(fault(status::INSTR_INVALID_ENC, cc.va)),
     }
 }
@@ -322,7 +334,7 @@ fn exchange(
 }
 
 /// Register-format element count per register (f16/s16/u16 pack two).
-fn components(p: &Prepared) -> usize {
+pub(super) fn components(p: &Prepared) -> usize {
     match p.fields.modifier("vecsize").unwrap_or("none") {
         "v2" => 2,
         "v3" => 3,
@@ -339,7 +351,7 @@ fn components(p: &Prepared) -> usize {
 /// output-slot indices that overlap the input indices, so in a VERTEX job
 /// LEA_ATTR goes to the DCD's Varyings / Varying buffers; elsewhere to the
 /// attribute tables.
-fn attribute_address(
+pub(super) fn attribute_address(
     core: &Core<'_>,
     vertex: u32,
     instance: u32,
@@ -464,14 +476,14 @@ fn ld_attr(
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Value {
+pub(super) enum Value {
     F(f32),
     I(i32),
     U(u32),
 }
 
 /// Reads one element of the vertex format in `word` at `addr`, swizzled.
-fn read_format(
+pub(super) fn read_format(
     core: &Core<'_>,
     addr: u64,
     word: u32,
@@ -533,7 +545,13 @@ fn read_format(
 }
 
 /// ST_CVT: store staging registers at the address in s0/s1, converted to
-/// the format word in s2 (32-bit formats and 16-bit floats are simulated).
+/// the memory format of the conversion word in s2 (genxml "Internal
+/// Conversion": Memory Format bits 0..21, Register Format bits 24..26).
+/// Registers are read as 32-bit values (Register Format F32, or 0 as our
+/// LEA_ATTR returns the word); memory formats: 32-bit float/int/uint
+/// vertex formats, "Snap 4" (the position format: four f32 as the shader
+/// wrote them, snapping is the rasterizer's), and the 16-bit float formats
+/// R16F..RGBA16F (f32 → f16, round to nearest even).
 fn st_cvt(
     core: &mut Core<'_>,
     p: &Prepared,
@@ -544,14 +562,40 @@ fn st_cvt(
     use crate::hw::format::ComponentType as C;
     let addr = u64::from(s[0]) | (u64::from(s[1]) << 32);
     let formats = crate::hw::layouts(core.arch).formats;
-    let (fmt, _) = formats
-        .decode_attribute_format(u64::from(s[2]))
-        .ok_or_else(|| {
-            log::error!("sim shader: ST_CVT format {:#x} not understood", s[2]);
-            fault(status::DATA_INVALID_FAULT, cc.va)
-        })?;
-    let n = components(p).min(usize::from(fmt.components).max(1));
+    let regfmt = (s[2] >> 24) & 7;
+    if regfmt > 1 {
+        log::error!("sim shader: ST_CVT register format {regfmt} not simulated");
+        return Err(fault(status::DATA_INVALID_FAULT, cc.va));
+    }
+    let word = u64::from(s[2] & 0x3f_ffff);
+    let name = crate::hw::layout::enum_name(formats.table.formats, (word >> 12) & 0xff);
+    let half_components = match name {
+        "R16F" => Some(1),
+        "RG16F" => Some(2),
+        "RGB16F" => Some(3),
+        "RGBA16F" => Some(4),
+        _ => None,
+    };
     let mut out = Vec::new();
+    if name == "Snap 4" || half_components.is_some() {
+        let n = components(p).min(half_components.unwrap_or(4));
+        for i in 0..n {
+            let w = staging_read(lane, cc, i);
+            if half_components.is_some() {
+                out.extend_from_slice(&f32_to_f16(f32::from_bits(w), false).to_le_bytes());
+            } else {
+                out.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        check_align(addr, if half_components.is_some() { 2 } else { 4 }, cc)?;
+        core.mmu.write(addr, &out)?;
+        return Ok(0);
+    }
+    let (fmt, _) = formats.decode_attribute_format(word).ok_or_else(|| {
+        log::error!("sim shader: ST_CVT format {:#x} not understood", s[2]);
+        fault(status::DATA_INVALID_FAULT, cc.va)
+    })?;
+    let n = components(p).min(usize::from(fmt.components).max(1));
     for i in 0..n {
         let w = staging_read(lane, cc, i);
         match fmt.ty {

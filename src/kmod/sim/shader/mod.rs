@@ -46,6 +46,7 @@
 
 pub mod exec;
 pub mod fau;
+pub mod fragment_message;
 pub mod message;
 pub mod warp;
 
@@ -258,6 +259,35 @@ pub struct Resources {
     pub vertex: bool,
 }
 
+/// What fragment threads reach besides registers and memory (FRAGMENT
+/// jobs only, `super::fragment`): the tile buffer BLEND writes into, the
+/// Blend descriptors of the render targets, and each thread's pixel.
+#[derive(Clone, Debug)]
+pub struct FragmentIo {
+    pub tile: super::framebuffer::TileBuffer,
+    /// Per render target: its 4-word Blend descriptor (after the fragment
+    /// Renderer State). FAU specials 8 + i read words 2–3 of entry i.
+    pub blend: Vec<[u32; 4]>,
+    /// Per thread of the running group (`LaneCtx::thread`): its pixel and
+    /// the perspective-correct weights of the primitive's vertices there.
+    pub threads: Vec<FragThread>,
+    /// The primitive's vertices (element indices in the varying buffers),
+    /// how many it has (3, 2, 1), and which one provokes flat values.
+    pub vertices: [u32; 3],
+    pub corners: usize,
+    pub provoking: usize,
+    /// The renderer state's `Alpha test compare function` (genxml `Func`).
+    pub alpha_test: u64,
+}
+
+/// One fragment thread's place: pixel and interpolation weights.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FragThread {
+    pub x: u32,
+    pub y: u32,
+    pub bary: [f32; 3],
+}
+
 /// One program to run: code address, FAU words, resources.
 #[derive(Clone, Debug)]
 pub struct Program {
@@ -322,6 +352,8 @@ pub struct Core<'a> {
     pub clause_limit: u64,
     /// The shader core the next workgroup runs on (`core_id`, TLS slots).
     pub core_id: u32,
+    /// Fragment shading only: tile buffer, blend state, pixels.
+    pub frag: Option<FragmentIo>,
 }
 
 /// Bytes read ahead to decode a clause (a clause is at most 8 tuples and
@@ -339,6 +371,7 @@ impl<'a> Core<'a> {
             counters: Counters::default(),
             clause_limit: clause_limit(),
             core_id: 0,
+            frag: None,
         }
     }
 

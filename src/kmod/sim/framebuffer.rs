@@ -1,0 +1,532 @@
+//! The framebuffer side of a FRAGMENT job: the multi-target framebuffer
+//! descriptor (MFBD: genxml "Framebuffer Parameters", the optional "ZS CRC
+//! Extension", one "Render Target" per colour attachment) unpacked with the
+//! `hw` tables, the on-chip tile buffer (colour in the render target's
+//! internal format, depth as f32), clears, the fixed-function blend unit and
+//! the writeback of the tile buffer to memory (Tiled U-Interleaved or
+//! Linear blocks).
+//!
+//! What is simulated (anything else in the descriptors faults with
+//! JOB_CONFIG_FAULT, naming the descriptor): single-sampled framebuffers;
+//! colour internal format R8G8B8A8 written back as R8G8B8A8 with the
+//! identity swizzle, no sRGB, no YUV/AFBC; depth internal formats D16/D24/D32
+//! (kept as f32 in the tile buffer) written back as D32 (f32) or D16/D24
+//! UNORM through the ZS CRC Extension; no pre/post-frame shaders, no Z/S
+//! preload, no stencil writeback. `Dithering Enable` is not modelled: colour
+//! is rounded to nearest (what the Vulkan rules allow; dithering is an
+//! implementation choice the spec also allows).
+//!
+//! The u-interleaved layout (16x16-pixel tiles, tiles left to right, tile
+//! rows `Row Stride` bytes apart, the 8-bit index inside a tile with bit
+//! 2k+1 = y_k and bit 2k = x_k XOR y_k) is Mesa's `pan_tiling.c`
+//! description of "Tiled U-Interleaved".
+//!
+//! This module must never read or write memory except through the MMU, and
+//! never panic on descriptor contents.
+
+use super::jobs::JobFault;
+use super::mmu::Mmu;
+use crate::hw::Arch;
+use crate::hw::fbd::{FRAMEBUFFER_BYTES, framebuffer_parameters as fbp};
+use crate::hw::layout::Layout;
+
+/// Host bytes the simulated tile buffer may take (colour of every render
+/// target plus f32 depth, for the whole framebuffer): 8 render targets of
+/// 4096 x 4096 pixels (Vulkan's minimum `maxFramebufferWidth/Height`) fit.
+pub const TILE_BUFFER_BUDGET: u64 = 36 * 4096 * 4096;
+
+/// Byte offset of pixel (x, y) in a Tiled U-Interleaved surface with `bpp`
+/// bytes per pixel and `row_stride` bytes between rows of 16x16 tiles.
+pub fn u_interleaved_offset(x: u32, y: u32, row_stride: u64, bpp: u64) -> u64 {
+    let (lx, ly) = (x & 15, y & 15);
+    let mut i = 0u64;
+    for k in 0..4 {
+        let xk = u64::from((lx >> k) & 1);
+        let yk = u64::from((ly >> k) & 1);
+        i |= (yk << (2 * k + 1)) | ((xk ^ yk) << (2 * k));
+    }
+    u64::from(y >> 4) * row_stride + (u64::from(x >> 4) * 256 + i) * bpp
+}
+
+/// How a surface is laid out in memory (genxml `Block Format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Block {
+    TiledUInterleaved,
+    Linear,
+}
+
+impl Block {
+    fn from_raw(v: u64) -> Option<Block> {
+        match v {
+            1 => Some(Block::TiledUInterleaved),
+            2 => Some(Block::Linear),
+            _ => None,
+        }
+    }
+
+    /// Byte offset of pixel (x, y).
+    pub fn offset(self, x: u32, y: u32, row_stride: u64, bpp: u64) -> u64 {
+        match self {
+            Block::TiledUInterleaved => u_interleaved_offset(x, y, row_stride, bpp),
+            Block::Linear => u64::from(y) * row_stride + u64::from(x) * bpp,
+        }
+    }
+}
+
+/// One colour render target (only R8G8B8A8 is simulated).
+#[derive(Clone, Debug)]
+pub struct RenderTarget {
+    /// `Write Enable`: written back at the end of the job.
+    pub write: bool,
+    pub block: Block,
+    pub base: u64,
+    pub row_stride: u64,
+    /// Clear colour in the internal format (R8G8B8A8: bytes r, g, b, a).
+    pub clear: [u8; 4],
+}
+
+/// Depth writeback through the ZS CRC Extension.
+#[derive(Clone, Copy, Debug)]
+pub struct DepthTarget {
+    pub block: Block,
+    pub base: u64,
+    pub row_stride: u64,
+    /// Bytes per pixel written: 4 (D32 as f32, D24X8 UNORM) or 2 (D16).
+    pub format: DepthFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepthFormat {
+    D16,
+    D24X8,
+    D32,
+}
+
+/// What a FRAGMENT job needs from its framebuffer descriptor.
+#[derive(Clone, Debug)]
+pub struct Framebuffer {
+    pub width: u32,
+    pub height: u32,
+    /// Inclusive pixel bounds (`Bound Min/Max X/Y`).
+    pub bound: [u32; 4],
+    /// `Tie-Break Rule` (see `super::raster::TieBreak`).
+    pub tie_break: u64,
+    /// Effective tile edge in pixels (the job payload's bounds are in tiles).
+    pub tile_edge: u32,
+    pub tiler_context: u64,
+    pub z_clear: f32,
+    /// `Z Write Enable` with a ZS CRC Extension that writes depth back.
+    pub depth: Option<DepthTarget>,
+    pub rts: Vec<RenderTarget>,
+}
+
+fn config(va: u64, what: &str) -> JobFault {
+    log::error!("sim fragment: framebuffer descriptor at {va:#x}: {what}");
+    JobFault::config(va)
+}
+
+fn field(l: &Layout, w: &[u32], path: &str, va: u64) -> Result<u64, JobFault> {
+    l.get(w, path)
+        .ok_or_else(|| config(va, &format!("no field {path} in {}", l.name)))
+}
+
+impl Framebuffer {
+    /// Unpacks the MFBD at `fb` (the fragment payload's tagged pointer).
+    pub fn read(mmu: &Mmu, arch: Arch, tagged: u64) -> Result<Framebuffer, JobFault> {
+        use crate::hw::fbd::framebuffer_pointer as fp;
+        let l = crate::hw::layouts(arch);
+        let tw = [tagged as u32, (tagged >> 32) as u32];
+        let va = fp::POINTER.get(&tw);
+        if fp::TYPE.get(&tw) == 0 || va == 0 {
+            return Err(config(tagged, "not a multi-target framebuffer pointer"));
+        }
+        let tagged_zs = fp::ZS_CRC_EXTENSION_PRESENT.get(&tw) != 0;
+        let tagged_rts = fp::RENDER_TARGET_COUNT.get(&tw);
+        let w = mmu.read_words(va, l.framebuffer_parameters.words as usize)?;
+        if l.framebuffer_parameters.check_reserved(&w).is_err() {
+            return Err(config(va, "reserved bits set in Framebuffer Parameters"));
+        }
+        for (f, what) in [
+            (fbp::PRE_FRAME_0, "pre-frame shader 0"),
+            (fbp::PRE_FRAME_1, "pre-frame shader 1"),
+            (fbp::POST_FRAME, "post-frame shader"),
+        ] {
+            if f.get(&w) != crate::hw::fbd::FRAME_SHADER_NEVER {
+                return Err(config(va, &format!("{what} is not simulated")));
+            }
+        }
+        if fbp::SAMPLE_COUNT.get(&w) != 1 {
+            return Err(config(va, "multisampling is not simulated"));
+        }
+        for (f, what) in [
+            (fbp::Z_PRELOAD_ENABLE, "Z preload"),
+            (fbp::S_PRELOAD_ENABLE, "S preload"),
+            (fbp::S_WRITE_ENABLE, "stencil writeback"),
+            (fbp::CRC_READ_ENABLE, "CRC read"),
+            (fbp::CRC_WRITE_ENABLE, "CRC write"),
+        ] {
+            if f.get(&w) != 0 {
+                return Err(config(va, &format!("{what} is not simulated")));
+            }
+        }
+        let rt_count = fbp::RENDER_TARGET_COUNT.get(&w);
+        let has_zs = fbp::HAS_ZS_CRC_EXTENSION.get(&w) != 0;
+        if rt_count != tagged_rts || has_zs != tagged_zs || rt_count > 8 {
+            return Err(config(
+                va,
+                "framebuffer pointer tags disagree with the descriptor",
+            ));
+        }
+        let tile_area = fbp::EFFECTIVE_TILE_SIZE.get(&w);
+        let tile_edge = (tile_area as f64).sqrt() as u32;
+        if tile_edge == 0 || u64::from(tile_edge * tile_edge) != tile_area {
+            return Err(config(va, "effective tile size is not a square"));
+        }
+        let mut fb = Framebuffer {
+            width: fbp::WIDTH.get(&w) as u32,
+            height: fbp::HEIGHT.get(&w) as u32,
+            bound: [
+                fbp::BOUND_MIN_X.get(&w) as u32,
+                fbp::BOUND_MIN_Y.get(&w) as u32,
+                fbp::BOUND_MAX_X.get(&w) as u32,
+                fbp::BOUND_MAX_Y.get(&w) as u32,
+            ],
+            tie_break: fbp::TIE_BREAK_RULE.get(&w),
+            tile_edge,
+            tiler_context: fbp::TILER.get(&w),
+            z_clear: f32::from_bits(fbp::Z_CLEAR.get(&w) as u32),
+            depth: None,
+            rts: Vec::new(),
+        };
+        // The tile buffer covers the whole framebuffer (our model keeps it
+        // in host memory): refuse sizes whose buffer would not fit the
+        // model's budget instead of exhausting the host.
+        let pixels = u64::from(fb.width) * u64::from(fb.height);
+        if pixels * (4 * rt_count + 4) > TILE_BUFFER_BUDGET {
+            return Err(config(
+                va,
+                "framebuffer too large for the simulated tile buffer",
+            ));
+        }
+        let mut next = va + FRAMEBUFFER_BYTES;
+        if has_zs {
+            let zl = l.zs_crc_extension;
+            let z = mmu.read_words(next, zl.words as usize)?;
+            if zl.check_reserved(&z).is_err() {
+                return Err(config(next, "reserved bits set in ZS CRC Extension"));
+            }
+            if fbp::Z_WRITE_ENABLE.get(&w) != 0 {
+                let block = field(zl, &z, "ZS Block Format", next)?;
+                let format = match field(zl, &z, "ZS Write Format", next)? {
+                    1 => DepthFormat::D16,
+                    4 => DepthFormat::D24X8,
+                    14 => DepthFormat::D32,
+                    _ => return Err(config(next, "ZS write format not simulated")),
+                };
+                fb.depth = Some(DepthTarget {
+                    block: Block::from_raw(block)
+                        .ok_or_else(|| config(next, "ZS block format not simulated"))?,
+                    base: field(zl, &z, "ZS Writeback Base", next)?,
+                    row_stride: field(zl, &z, "ZS Writeback Row Stride", next)?,
+                    format,
+                });
+            }
+            next += u64::from(zl.words) * 4;
+        } else if fbp::Z_WRITE_ENABLE.get(&w) != 0 {
+            return Err(config(va, "Z write without a ZS CRC Extension"));
+        }
+        let rl = l.render_target;
+        for i in 0..rt_count {
+            let rva = next + i * u64::from(rl.words) * 4;
+            let r = mmu.read_words(rva, rl.words as usize)?;
+            if rl.check_reserved(&r).is_err() {
+                return Err(config(rva, "reserved bits set in Render Target"));
+            }
+            let get = |p: &str| field(rl, &r, p, rva);
+            // Internal R8G8B8A8 (1) → writeback R8G8B8A8 (19), RGBA swizzle
+            // (R=0, G=1, B=2, A=3 in 3-bit fields: 0o3210 = 1672).
+            if get("Internal Format")? != 1
+                || get("Writeback Format")? != 19
+                || get("Swizzle")? != 0o3210
+                || get("sRGB")? != 0
+                || get("YUV Enable")? != 0
+                || get("Writeback MSAA")? != 0
+            {
+                return Err(config(rva, "render target format not simulated"));
+            }
+            let clear = get("Clear.Color 0")? as u32;
+            fb.rts.push(RenderTarget {
+                write: get("Write Enable")? != 0,
+                block: Block::from_raw(get("Writeback Block Format")?)
+                    .ok_or_else(|| config(rva, "render target block format not simulated"))?,
+                base: get("RGB.Base")?,
+                row_stride: get("RGB.Row Stride")?,
+                clear: clear.to_le_bytes(),
+            });
+        }
+        Ok(fb)
+    }
+}
+
+/// The tile buffer of one FRAGMENT job: what the hardware keeps on chip
+/// while it renders, covering the whole framebuffer (tiles outside the
+/// job's bounds are never touched).
+#[derive(Clone, Debug)]
+pub struct TileBuffer {
+    pub width: u32,
+    pub height: u32,
+    /// Per render target, per pixel: R8G8B8A8 bytes.
+    pub colour: Vec<Vec<[u8; 4]>>,
+    pub depth: Vec<f32>,
+}
+
+impl TileBuffer {
+    /// A tile buffer holding the clear values.
+    pub fn cleared(fb: &Framebuffer) -> TileBuffer {
+        let n = (fb.width as usize) * (fb.height as usize);
+        TileBuffer {
+            width: fb.width,
+            height: fb.height,
+            colour: fb.rts.iter().map(|rt| vec![rt.clear; n]).collect(),
+            depth: vec![fb.z_clear; n],
+        }
+    }
+
+    pub fn index(&self, x: u32, y: u32) -> Option<usize> {
+        (x < self.width && y < self.height).then(|| y as usize * self.width as usize + x as usize)
+    }
+
+    /// Writes the pixels of `rect` (inclusive x0, y0, x1, y1) back to memory.
+    pub fn write_back(&self, mmu: &Mmu, fb: &Framebuffer, rect: [u32; 4]) -> Result<(), JobFault> {
+        let [x0, y0, x1, y1] = rect;
+        for (rt, colour) in fb.rts.iter().zip(&self.colour) {
+            if !rt.write {
+                continue;
+            }
+            for y in y0..=y1 {
+                for x in x0..=x1 {
+                    let Some(i) = self.index(x, y) else { continue };
+                    let off = rt.block.offset(x, y, rt.row_stride, 4);
+                    mmu.write(rt.base + off, &colour[i])?;
+                }
+            }
+        }
+        if let Some(d) = fb.depth {
+            for y in y0..=y1 {
+                for x in x0..=x1 {
+                    let Some(i) = self.index(x, y) else { continue };
+                    let z = self.depth[i].clamp(0.0, 1.0);
+                    let (bytes, bpp): (Vec<u8>, u64) = match d.format {
+                        DepthFormat::D32 => (self.depth[i].to_le_bytes().to_vec(), 4),
+                        DepthFormat::D24X8 => {
+                            let v = (f64::from(z) * f64::from((1u32 << 24) - 1)).round() as u32;
+                            (v.to_le_bytes().to_vec(), 4)
+                        }
+                        DepthFormat::D16 => {
+                            let v = (f64::from(z) * 65535.0).round() as u16;
+                            (v.to_le_bytes().to_vec(), 2)
+                        }
+                    };
+                    let off = d.block.offset(x, y, d.row_stride, bpp);
+                    mmu.write(d.base + off, &bytes)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// UNORM8 → float.
+pub fn unorm8(v: u8) -> f32 {
+    f32::from(v) / 255.0
+}
+
+/// Float → UNORM8: clamp to [0, 1], round to nearest (Vulkan's
+/// float-to-normalized conversion; NaN becomes 0).
+pub fn to_unorm8(v: f32) -> u8 {
+    let c = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+    (c * 255.0).round() as u8
+}
+
+/// One blend function of a fixed-function blend equation (genxml "Blend
+/// Function"): the hardware computes `±A + ±B × C'` per channel, where
+/// A ∈ {0, src, dst}, B ∈ {src − dst, src + dst, src, dst} and C' is C or
+/// (Invert C) 1 − C, C ∈ {0, src, dst, src α, dst α, constant}. (The
+/// reading of the fields as that formula is Mesa's `pan_blend.c`, which
+/// maps every Vulkan blend equation onto it; "Src x 2" is not simulated.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlendFunction {
+    pub a: u64,
+    pub negate_a: bool,
+    pub b: u64,
+    pub negate_b: bool,
+    pub c: u64,
+    pub invert_c: bool,
+}
+
+impl BlendFunction {
+    /// Unpacks a 12-bit Blend Function.
+    pub fn unpack(raw: u64) -> BlendFunction {
+        use crate::hw::blend::blend_function as bf;
+        let w = [raw as u32];
+        BlendFunction {
+            a: bf::A.get(&w),
+            negate_a: bf::NEGATE_A.get(&w) != 0,
+            b: bf::B.get(&w),
+            negate_b: bf::NEGATE_B.get(&w) != 0,
+            c: bf::C.get(&w),
+            invert_c: bf::INVERT_C.get(&w) != 0,
+        }
+    }
+
+    /// Whether every operand is one this model computes.
+    pub fn supported(&self) -> bool {
+        matches!(self.a, 1..=3) && self.b <= 3 && matches!(self.c, 1 | 2 | 3 | 5 | 6 | 7)
+    }
+
+    /// Blends one channel: `src`/`dst` the channel, `src_a`/`dst_a` the
+    /// alphas, `constant` the blend constant's channel.
+    pub fn apply(&self, src: f32, dst: f32, src_a: f32, dst_a: f32, constant: f32) -> f32 {
+        let a = match self.a {
+            2 => src,
+            3 => dst,
+            _ => 0.0,
+        };
+        let b = match self.b {
+            0 => src - dst,
+            1 => src + dst,
+            2 => src,
+            _ => dst,
+        };
+        let c = match self.c {
+            2 => src,
+            3 => dst,
+            5 => src_a,
+            6 => dst_a,
+            7 => constant,
+            _ => 0.0,
+        };
+        let c = if self.invert_c { 1.0 - c } else { c };
+        let a = if self.negate_a { -a } else { a };
+        let b = if self.negate_b { -b } else { b };
+        a + b * c
+    }
+}
+
+/// A render target's blend state as the BLEND instruction applies it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlendMode {
+    /// Source replaces destination (`Mode: Opaque`).
+    Opaque,
+    /// `Mode: Fixed-Function`: `rgb`/`alpha` equations, colour write mask.
+    FixedFunction {
+        rgb: BlendFunction,
+        alpha: BlendFunction,
+        mask: u8,
+        /// `Constant` (16-bit UNORM, Mesa's reading), as a float.
+        constant: u16,
+    },
+}
+
+/// Blends `src` (floats as the shader wrote them) into `dst` (R8G8B8A8).
+pub fn blend_rgba8(mode: &BlendMode, src: [f32; 4], dst: [u8; 4]) -> [u8; 4] {
+    match mode {
+        BlendMode::Opaque => src.map(to_unorm8),
+        BlendMode::FixedFunction {
+            rgb,
+            alpha,
+            mask,
+            constant,
+        } => {
+            // Source colours are clamped for a UNORM target before blending
+            // (Vulkan: "if the colour attachment is fixed-point, the
+            // components of the source and destination values ... are each
+            // clamped to [0,1]").
+            let s = src.map(|v| if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) });
+            let d = dst.map(unorm8);
+            let k = f32::from(*constant) / 65535.0;
+            let mut out = dst;
+            for ch in 0..4 {
+                if mask & (1 << ch) == 0 {
+                    continue;
+                }
+                let f = if ch == 3 { alpha } else { rgb };
+                out[ch] = to_unorm8(f.apply(s[ch], d[ch], s[3], d[3], k));
+            }
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn u_interleaved_matches_the_documented_bit_pattern() {
+        // Index bits: 2k+1 = y_k, 2k = x_k ^ y_k.
+        assert_eq!(u_interleaved_offset(0, 0, 4096, 4), 0);
+        assert_eq!(u_interleaved_offset(1, 0, 4096, 4), 4); // i = 1
+        assert_eq!(u_interleaved_offset(0, 1, 4096, 4), 3 * 4); // i = 0b11
+        assert_eq!(u_interleaved_offset(1, 1, 4096, 4), 2 * 4); // i = 0b10
+        assert_eq!(u_interleaved_offset(15, 15, 4096, 4), 0b1010_1010 * 4);
+        // Next tile to the right, next tile row.
+        assert_eq!(u_interleaved_offset(16, 0, 4096, 4), 256 * 4);
+        assert_eq!(u_interleaved_offset(0, 16, 4096, 4), 4096);
+        assert_eq!(
+            u_interleaved_offset(17, 33, 4096, 2),
+            2 * 4096 + (256 + 2) * 2
+        );
+        // Every pixel of a tile lands on its own slot.
+        let mut seen = [false; 256];
+        for y in 0..16 {
+            for x in 0..16 {
+                let i = (u_interleaved_offset(x, y, 0, 1)) as usize;
+                assert!(!seen[i]);
+                seen[i] = true;
+            }
+        }
+    }
+
+    fn f(a: u64, b: u64, c: u64, invert_c: bool) -> BlendFunction {
+        BlendFunction {
+            a,
+            negate_a: false,
+            b,
+            negate_b: false,
+            c,
+            invert_c,
+        }
+    }
+
+    #[test]
+    fn blend_equations_follow_a_plus_b_times_c() {
+        // Opaque as fixed function: A = Src, B = Src, C = Zero.
+        let opaque = f(2, 2, 1, false);
+        assert_eq!(opaque.apply(0.25, 0.75, 0.5, 1.0, 0.0), 0.25);
+        // SRC_ALPHA / ONE_MINUS_SRC_ALPHA: A = Dest, B = Src − Dest, C = Src α.
+        let over = f(3, 0, 5, false);
+        let (s, d, a) = (0.8f32, 0.2f32, 0.25f32);
+        assert!((over.apply(s, d, a, 1.0, 0.0) - (s * a + d * (1.0 - a))).abs() < 1e-6);
+        // ONE / ONE additive: A = Src, B = Dest, C = Zero inverted (= 1).
+        let add = f(2, 3, 1, true);
+        assert!((add.apply(0.3, 0.4, 0.0, 0.0, 0.0) - 0.7).abs() < 1e-6);
+        // Reverse subtract dst − src: A = Dest, B = Src, C = 1, B negated.
+        let mut rsub = f(3, 2, 1, true);
+        rsub.negate_b = true;
+        assert!((rsub.apply(0.3, 0.5, 0.0, 0.0, 0.0) - 0.2).abs() < 1e-6);
+        // Through the RGBA8 path, with the write mask and clamping.
+        let mode = BlendMode::FixedFunction {
+            rgb: over,
+            alpha: over,
+            mask: 0b0111,
+            constant: 0,
+        };
+        let out = blend_rgba8(&mode, [1.5, 0.0, 0.5, 0.5], [0, 255, 100, 7]);
+        assert_eq!(out, [128, 128, 114, 7]);
+        assert_eq!(
+            blend_rgba8(&BlendMode::Opaque, [2.0, -1.0, 0.5, f32::NAN], [9; 4]),
+            [255, 0, 128, 0]
+        );
+    }
+}

@@ -1,0 +1,401 @@
+//! The simulated rasterizer of FRAGMENT jobs: which pixels a triangle,
+//! point or line covers, and the weights its varyings are interpolated with.
+//!
+//! Inputs are the vertices' positions as the vertex shaders stored them
+//! (Mesa's Bifrost vertex shaders apply the viewport transform themselves:
+//! `(x_f, y_f, z_f, 1/w_c)` in framebuffer coordinates, see
+//! `nir_lower_viewport_transform` and the position store of the IDVS
+//! position shader). Rules, from the Vulkan rasterization chapter:
+//! - one sample per pixel at its centre (single-sampled only);
+//! - vertex x/y snapped to a 1/256-pixel grid (8 sub-pixel bits) and edge
+//!   functions evaluated exactly in integers;
+//! - a sample exactly on an edge is covered by the framebuffer's
+//!   `Tie-Break Rule` ([`TieBreak`]);
+//! - attributes interpolated perspective-correctly with the 1/w the
+//!   position carries; depth linearly in screen space;
+//! - points: a square of the point size centred on the vertex, covering
+//!   centres in `[c − s/2, c + s/2)` (left/top edges in, right/bottom out);
+//! - lines: Vulkan's non-strict lines (`strictLines` is false): a
+//!   parallelogram of the line width measured along the minor axis, covering
+//!   centres whose minor-axis distance to the segment is below half the
+//!   width (the lower tie in), over the half-open major-axis range
+//!   `[start, end)` so that strip vertices are drawn once.
+//!
+//! No clipping is simulated: a primitive with a non-finite coordinate or a
+//! vertex beyond ±2^20 pixels is dropped (our choice; the hardware clips).
+//!
+//! This module computes coverage only: it never reads memory.
+
+/// Sub-pixel bits of the snapped vertex grid.
+pub const SUBPIXEL_BITS: u32 = 8;
+const ONE: i64 = 1 << SUBPIXEL_BITS;
+const HALF: i64 = ONE / 2;
+/// Largest vertex coordinate (pixels) the rasterizer accepts.
+pub const GUARD_BAND: f32 = (1 << 20) as f32;
+
+/// A vertex as the position buffer holds it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Vertex {
+    pub x: f32,
+    pub y: f32,
+    pub z: f32,
+    /// 1 / w_clip.
+    pub inv_w: f32,
+}
+
+/// One covered pixel of a primitive.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fragment {
+    pub x: u32,
+    pub y: u32,
+    /// Perspective-correct weights of the primitive's vertices (points and
+    /// lines use the first one or two).
+    pub bary: [f32; 3],
+    /// Depth (framebuffer z, interpolated linearly).
+    pub z: f32,
+}
+
+/// The framebuffer's `Tie-Break Rule` (genxml enum, values 0..7).
+///
+/// Our reading of the names: each rule names an angle of an edge direction
+/// that is "in" and one that is "out"; the "in" set is the half-open
+/// semicircle of directions that starts at the "in" angle and ends at the
+/// "out" angle. Directions are measured in framebuffer coordinates (x right,
+/// y down; angle = atan2(dy, dx)), every edge oriented so that the
+/// primitive's interior is on its positive side (`cross(d, p − start) > 0`).
+/// A sample exactly on an edge is covered when that edge's direction is in
+/// the set. Any such set covers a sample on an edge shared by two
+/// primitives exactly once, since the edge has opposite directions in them.
+/// PanVk programs `MINUS_180_IN_0_OUT` (2): directions with dy < 0, or
+/// dy = 0 and dx < 0 — with our orientation the left and bottom edges
+/// (unverified on hardware; the Vulkan spec leaves the choice to the
+/// implementation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TieBreak(pub u64);
+
+impl TieBreak {
+    /// Whether a sample on an edge of direction (dx, dy) is covered.
+    pub fn includes(self, dx: i64, dy: i64) -> bool {
+        match self.0 {
+            0 => dy > 0 || (dy == 0 && dx > 0), // [0, 180)
+            1 => dy > 0 || (dy == 0 && dx < 0), // (0, 180]
+            2 => dy < 0 || (dy == 0 && dx < 0), // [-180, 0)
+            3 => dy < 0 || (dy == 0 && dx > 0), // (-180, 0]
+            4 => dx < 0 || (dx == 0 && dy > 0), // [90, 270)
+            5 => dx < 0 || (dx == 0 && dy < 0), // (90, 270]
+            6 => dx > 0 || (dx == 0 && dy < 0), // [-90, 90)
+            _ => dx > 0 || (dx == 0 && dy > 0), // (-90, 90]
+        }
+    }
+}
+
+fn snap(v: f32) -> Option<i64> {
+    (v.is_finite() && v.abs() <= GUARD_BAND).then(|| (f64::from(v) * ONE as f64).round() as i64)
+}
+
+/// Pixel centre in sub-pixel units.
+fn centre(p: u32) -> i64 {
+    i64::from(p) * ONE + HALF
+}
+
+/// Signed doubled area in framebuffer coordinates (y down): positive when
+/// the vertices run clockwise on screen (the Vulkan spec's area formula
+/// negates this, so its counter-clockwise means this is negative).
+pub fn doubled_area(v: &[Vertex; 3]) -> f64 {
+    let (a, b, c) = (v[0], v[1], v[2]);
+    f64::from(b.x - a.x) * f64::from(c.y - a.y) - f64::from(b.y - a.y) * f64::from(c.x - a.x)
+}
+
+fn perspective(linear: [f64; 3], inv_w: [f32; 3]) -> [f32; 3] {
+    let q: Vec<f64> = (0..3).map(|i| linear[i] * f64::from(inv_w[i])).collect();
+    let s: f64 = q.iter().sum();
+    if s == 0.0 || !s.is_finite() {
+        return linear.map(|l| l as f32);
+    }
+    [(q[0] / s) as f32, (q[1] / s) as f32, (q[2] / s) as f32]
+}
+
+/// An edge on the grid (start, end) and whether samples on it are covered.
+type Edge = ((i64, i64), (i64, i64), bool);
+
+/// Pixels of `rect` (inclusive x0, y0, x1, y1) covered by triangle `v`.
+pub fn triangle(v: &[Vertex; 3], rule: TieBreak, rect: [u32; 4], out: &mut Vec<Fragment>) {
+    let mut p = [(0i64, 0i64); 3];
+    for i in 0..3 {
+        match (snap(v[i].x), snap(v[i].y)) {
+            (Some(x), Some(y)) => p[i] = (x, y),
+            _ => return,
+        }
+    }
+    let cross = |a: (i64, i64), b: (i64, i64), c: (i64, i64)| {
+        (b.0 - a.0) as i128 * (c.1 - a.1) as i128 - (b.1 - a.1) as i128 * (c.0 - a.0) as i128
+    };
+    let area = cross(p[0], p[1], p[2]);
+    if area == 0 {
+        return;
+    }
+    let sign: i128 = if area > 0 { 1 } else { -1 };
+    // Edge i is opposite vertex i: from p[i+1] to p[i+2] (reversed when the
+    // triangle runs the other way, so the interior is on its positive side).
+    let edges: Vec<Edge> = (0..3)
+        .map(|i| {
+            let (s, e) = (p[(i + 1) % 3], p[(i + 2) % 3]);
+            let (dx, dy) = if sign > 0 {
+                (e.0 - s.0, e.1 - s.1)
+            } else {
+                (s.0 - e.0, s.1 - e.1)
+            };
+            (s, e, rule.includes(dx, dy))
+        })
+        .collect();
+    let min = |a: i64, b: i64, c: i64| a.min(b).min(c);
+    let max = |a: i64, b: i64, c: i64| a.max(b).max(c);
+    let to_px_lo = |s: i64| ((s - HALF).div_euclid(ONE)).max(0);
+    let x0 = to_px_lo(min(p[0].0, p[1].0, p[2].0)).max(i64::from(rect[0]));
+    let y0 = to_px_lo(min(p[0].1, p[1].1, p[2].1)).max(i64::from(rect[1]));
+    let x1 = (max(p[0].0, p[1].0, p[2].0).div_euclid(ONE)).min(i64::from(rect[2]));
+    let y1 = (max(p[0].1, p[1].1, p[2].1).div_euclid(ONE)).min(i64::from(rect[3]));
+    let area_abs = (area * sign) as f64;
+    let inv_w = [v[0].inv_w, v[1].inv_w, v[2].inv_w];
+    for py in y0..=y1 {
+        for px in x0..=x1 {
+            let c = (centre(px as u32), centre(py as u32));
+            let mut e = [0i128; 3];
+            let mut inside = true;
+            for (i, &(s, end, tie_in)) in edges.iter().enumerate() {
+                e[i] = cross(s, end, c) * sign;
+                if e[i] < 0 || (e[i] == 0 && !tie_in) {
+                    inside = false;
+                    break;
+                }
+            }
+            if !inside {
+                continue;
+            }
+            let linear = e.map(|ei| ei as f64 / area_abs);
+            let z = linear[0] * f64::from(v[0].z)
+                + linear[1] * f64::from(v[1].z)
+                + linear[2] * f64::from(v[2].z);
+            out.push(Fragment {
+                x: px as u32,
+                y: py as u32,
+                bary: perspective(linear, inv_w),
+                z: z as f32,
+            });
+        }
+    }
+}
+
+/// The pixels of `rect` whose centres can lie in the sub-pixel box
+/// [lo, hi] (empty ranges come out with x0 > x1 or y0 > y1).
+fn bbox(rect: [u32; 4], lo_x: i64, lo_y: i64, hi_x: i64, hi_y: i64) -> [u32; 4] {
+    let lo = |v: i64, r: u32| ((v - HALF).div_euclid(ONE)).max(i64::from(r)).max(0);
+    let hi = |v: i64, r: u32| (v.div_euclid(ONE)).min(i64::from(r));
+    let (x0, y0) = (lo(lo_x, rect[0]), lo(lo_y, rect[1]));
+    let (x1, y1) = (hi(hi_x, rect[2]), hi(hi_y, rect[3]));
+    if x0 > x1 || y0 > y1 {
+        return [1, 1, 0, 0];
+    }
+    [x0 as u32, y0 as u32, x1 as u32, y1 as u32]
+}
+
+/// Pixels of `rect` covered by a point of `size` pixels at `v`.
+pub fn point(v: &Vertex, size: f32, rect: [u32; 4], out: &mut Vec<Fragment>) {
+    let (Some(cx), Some(cy)) = (snap(v.x), snap(v.y)) else {
+        return;
+    };
+    if !(size.is_finite() && size > 0.0) {
+        return;
+    }
+    let half = (f64::from(size) * ONE as f64 / 2.0).round() as i64;
+    let [x0, y0, x1, y1] = bbox(rect, cx - half, cy - half, cx + half, cy + half);
+    for py in y0..=y1 {
+        let sy = centre(py);
+        if sy < cy - half || sy >= cy + half {
+            continue;
+        }
+        for px in x0..=x1 {
+            let sx = centre(px);
+            if sx < cx - half || sx >= cx + half {
+                continue;
+            }
+            out.push(Fragment {
+                x: px,
+                y: py,
+                bary: [1.0, 0.0, 0.0],
+                z: v.z,
+            });
+        }
+    }
+}
+
+/// Pixels of `rect` covered by the line from `a` to `b` of `width` pixels
+/// (non-strict rule, see the module docs).
+pub fn line(a: &Vertex, b: &Vertex, width: f32, rect: [u32; 4], out: &mut Vec<Fragment>) {
+    let (Some(ax), Some(ay), Some(bx), Some(by)) = (snap(a.x), snap(a.y), snap(b.x), snap(b.y))
+    else {
+        return;
+    };
+    if !(width.is_finite() && width > 0.0) || (ax == bx && ay == by) {
+        return;
+    }
+    let half = (f64::from(width) * ONE as f64 / 2.0).round() as i64;
+    let (dx, dy) = (bx - ax, by - ay);
+    let y_major = dy.abs() >= dx.abs();
+    let [x0, y0, x1, y1] = bbox(
+        rect,
+        ax.min(bx) - half,
+        ay.min(by) - half,
+        ax.max(bx) + half,
+        ay.max(by) + half,
+    );
+    for py in y0..=y1 {
+        for px in x0..=x1 {
+            let (sx, sy) = (centre(px), centre(py));
+            // Major axis position relative to the segment, as a fraction t.
+            let (major_s, major_a, major_d, minor_s, minor_a, minor_d) = if y_major {
+                (sy, ay, dy, sx, ax, dx)
+            } else {
+                (sx, ax, dx, sy, ay, dy)
+            };
+            let along = (major_s - major_a) * major_d.signum();
+            if along < 0 || along >= major_d.abs() {
+                continue;
+            }
+            let t = (major_s - major_a) as f64 / major_d as f64;
+            let minor_on_line = minor_a as f64 + t * minor_d as f64;
+            let dist = minor_s as f64 - minor_on_line;
+            if dist < -(half as f64) || dist >= half as f64 {
+                continue;
+            }
+            let linear = [1.0 - t, t, 0.0];
+            let z = (1.0 - t) * f64::from(a.z) + t * f64::from(b.z);
+            out.push(Fragment {
+                x: px,
+                y: py,
+                bary: perspective(linear, [a.inv_w, b.inv_w, 1.0]),
+                z: z as f32,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vx(x: f32, y: f32) -> Vertex {
+        Vertex {
+            x,
+            y,
+            z: 0.5,
+            inv_w: 1.0,
+        }
+    }
+
+    #[test]
+    fn tie_break_rule_2_takes_left_and_bottom_edges() {
+        let rule = TieBreak(2);
+        // A square of two triangles from (0,0) to (4,4) with the diagonal
+        // through pixel centres: every centre covered exactly once.
+        let rect = [0, 0, 7, 7];
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        triangle(
+            &[vx(0.5, 0.5), vx(4.5, 0.5), vx(4.5, 4.5)],
+            rule,
+            rect,
+            &mut a,
+        );
+        triangle(
+            &[vx(0.5, 0.5), vx(4.5, 4.5), vx(0.5, 4.5)],
+            rule,
+            rect,
+            &mut b,
+        );
+        let mut count = [[0u8; 8]; 8];
+        for f in a.iter().chain(&b) {
+            count[f.y as usize][f.x as usize] += 1;
+        }
+        for (y, row) in count.iter().enumerate() {
+            for (x, &n) in row.iter().enumerate() {
+                let inside = (0..=4).contains(&x) && (0..=4).contains(&y);
+                // The outer edges run through centres: rule 2 keeps the left
+                // (x = 0.5, interior to +x) and bottom (y = 4.5) edges, drops
+                // the top and right ones.
+                let expect = inside && x < 4 && y > 0;
+                assert_eq!(n, u8::from(expect), "pixel ({x}, {y})");
+            }
+        }
+        // Rule 0 (the complement for horizontal edges) takes the top edge
+        // instead of the bottom one.
+        let mut c = Vec::new();
+        triangle(
+            &[vx(0.5, 0.5), vx(4.5, 0.5), vx(4.5, 4.5)],
+            TieBreak(0),
+            rect,
+            &mut c,
+        );
+        assert!(c.iter().any(|f| f.y == 0));
+        assert!(!a.iter().any(|f| f.y == 0));
+        // Every rule covers a shared edge once, whatever the winding.
+        for r in 0..8 {
+            let rule = TieBreak(r);
+            for (dx, dy) in [(1, 0), (0, 1), (3, -2), (-5, 7)] {
+                assert_ne!(rule.includes(dx, dy), rule.includes(-dx, -dy), "rule {r}");
+            }
+        }
+    }
+
+    #[test]
+    fn interpolation_is_perspective_correct() {
+        // Vertex 1 has w = 4: at the screen-space midpoint of edge 0-1 the
+        // perspective weight of vertex 1 is (0.5/4) / (0.5 + 0.5/4) = 0.2.
+        let v = [
+            Vertex {
+                x: 0.0,
+                y: 0.0,
+                z: 0.0,
+                inv_w: 1.0,
+            },
+            Vertex {
+                x: 16.0,
+                y: 0.0,
+                z: 1.0,
+                inv_w: 0.25,
+            },
+            Vertex {
+                x: 0.0,
+                y: 16.0,
+                z: 0.0,
+                inv_w: 1.0,
+            },
+        ];
+        let mut out = Vec::new();
+        triangle(&v, TieBreak(2), [0, 0, 15, 15], &mut out);
+        let f = out.iter().find(|f| f.x == 7 && f.y == 0).unwrap();
+        // Centre (7.5, 0.5): linear weights (1 - 7.5/16 - 0.5/16, 7.5/16, 0.5/16).
+        let l = [0.5, 7.5 / 16.0, 0.5 / 16.0];
+        let q = [l[0], l[1] * 0.25, l[2]];
+        let s: f64 = q.iter().sum();
+        assert!((f64::from(f.bary[1]) - q[1] / s).abs() < 1e-6);
+        assert!((f64::from(f.z) - l[1]).abs() < 1e-6, "depth is linear");
+    }
+
+    #[test]
+    fn points_and_lines() {
+        let mut out = Vec::new();
+        point(&vx(8.0, 8.0), 4.0, [0, 0, 63, 63], &mut out);
+        let xs: Vec<u32> = out.iter().filter(|f| f.y == 6).map(|f| f.x).collect();
+        assert_eq!(xs, vec![6, 7, 8, 9]);
+        assert_eq!(out.len(), 16);
+        // A y-major line: one pixel per row over [y0, y1).
+        let mut l = Vec::new();
+        line(&vx(8.0, 32.0), &vx(24.0, 56.0), 1.0, [0, 0, 63, 63], &mut l);
+        assert_eq!(l.len(), 24);
+        for f in &l {
+            let x_on = 8.0 + (f64::from(f.y) + 0.5 - 32.0) * 16.0 / 24.0;
+            assert!((f64::from(f.x) + 0.5 - x_on).abs() <= 0.5, "{f:?}");
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! The fragment-job messages of the simulated shader core: ATEST, BLEND
+//! and the varying loads LD_VAR(_IMM) / LD_VAR_FLAT(_IMM). They reach the
+//! tile buffer, the render targets' blend descriptors and each thread's
+//! pixel and interpolation weights through `Core::frag`
+//! (`super::FragmentIo`, filled by `crate::kmod::sim::fragment`); outside
+//! a fragment job they fault (INSTR_INVALID_ENC). Dispatched from
+//! `super::message::execute`, with its staging-register and attribute
+//! helpers.
+//!
+//! This module must never touch memory except through the MMU and never
+//! write outside the staging registers and the tile buffer.
+
+use super::exec::{Prepared, f32_to_f16};
+use super::message::{
+    Value, attribute_address, components, read_format, staging_read, staging_write,
+};
+use super::warp::{Lane, LaneCtx};
+use super::{CachedClause, Core, fault, status};
+use crate::kmod::sim::jobs::JobFault;
+
+fn not_fragment(cc: &CachedClause, what: &str) -> JobFault {
+    log::error!(
+        "sim shader: {what} outside a fragment job (clause {:#x})",
+        cc.va
+    );
+    fault(status::INSTR_INVALID_ENC, cc.va)
+}
+
+/// ATEST (fragment jobs): source 0 the coverage mask, source 1 the alpha
+/// (f32, or an f16 half with `widen1`). Writes the coverage after the
+/// renderer state's alpha test to its staging register (and returns it):
+/// unchanged when the test passes, 0 when it fails. Only the compare
+/// functions Always and Never are simulated (the fragment job refuses
+/// others before running, since the reference value's source is not
+/// documented). A lane whose coverage is 0 writes nothing at BLEND.
+pub(super) fn atest(
+    core: &mut Core<'_>,
+    p: &Prepared,
+    lane: &mut Lane,
+    s: &[u32; 4],
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    let Some(f) = core.frag.as_ref() else {
+        return Err(not_fragment(cc, "ATEST"));
+    };
+    let _alpha = match p.fields.modifier("widen1").unwrap_or("none") {
+        "h0" => super::exec::f16_to_f32(s[1] as u16),
+        "h1" => super::exec::f16_to_f32((s[1] >> 16) as u16),
+        _ => f32::from_bits(s[1]),
+    };
+    let pass = match f.alpha_test {
+        7 => true,
+        0 => false,
+        _ => return Err(fault(status::INSTR_INVALID_ENC, cc.va)),
+    };
+    let coverage = if pass { s[0] } else { 0 };
+    staging_write(lane, cc, 0, coverage);
+    Ok(coverage)
+}
+
+/// BLEND (fragment jobs): source 0 the coverage mask, sources 1/2 the
+/// render target's blend descriptor (FAU specials 8 + rt: Internal Blend
+/// words). Staging registers hold the colour in the descriptor's
+/// `Register Format` (F32: one register per component; F16: two
+/// components per register, low half first), `Num Comps` of them (missing
+/// ones read G = B = 0, A = 1). With bit 0 of the coverage set, the colour
+/// is blended into render target `RT` of the tile buffer at the thread's
+/// pixel: `Mode` Opaque replaces it, Fixed-Function applies the Blend
+/// descriptor's equation (`framebuffer::blend_rgba8`); the equation's
+/// `Color Mask` applies to both; a descriptor with `Enable` false writes
+/// nothing. Modes Shader and Off and other register formats fault
+/// (INSTR_INVALID_ENC). The result (the destination register, a blend
+/// shader's return link on hardware) is 0.
+pub(super) fn blend(
+    core: &mut Core<'_>,
+    lane: &mut Lane,
+    ctx: &LaneCtx,
+    s: &[u32; 4],
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    use crate::hw::blend::{blend_desc, blend_equation, blend_fixed_function, internal_blend};
+    use crate::hw::genxml::v7::internal_conversion;
+    use crate::kmod::sim::framebuffer::{BlendFunction, BlendMode, blend_rgba8};
+    let Some(f) = core.frag.as_mut() else {
+        return Err(not_fragment(cc, "BLEND"));
+    };
+    let internal = [s[1], s[2]];
+    let mode = internal_blend::MODE.get(&internal);
+    let rt = blend_fixed_function::RT.get(&internal) as usize;
+    let regfmt = internal_conversion::REGISTER_FORMAT
+        .at(blend_fixed_function::CONVERSION.start)
+        .get(&internal);
+    let comps = blend_fixed_function::NUM_COMPS.get(&internal) as usize;
+    let bad = |what: &str| {
+        log::error!("sim shader: BLEND {what} (clause {:#x})", cc.va);
+        fault(status::INSTR_INVALID_ENC, cc.va)
+    };
+    let Some(desc) = f.blend.get(rt).copied() else {
+        return Err(bad("names a render target the framebuffer lacks"));
+    };
+    let mut colour = [0.0, 0.0, 0.0, 1.0];
+    for (i, c) in colour.iter_mut().enumerate().take(comps.min(4)) {
+        *c = match regfmt {
+            1 => f32::from_bits(staging_read(lane, cc, i)),
+            0 => {
+                let w = staging_read(lane, cc, i / 2);
+                super::exec::f16_to_f32((w >> (16 * (i % 2))) as u16)
+            }
+            _ => return Err(bad("register format not simulated")),
+        };
+    }
+    if s[0] & 1 == 0 || blend_desc::ENABLE.get(&desc) == 0 {
+        return Ok(0);
+    }
+    let equation = [desc[1]];
+    let mask = blend_equation::COLOR_MASK.get(&equation) as u8;
+    let mode = match mode {
+        1 => BlendMode::Opaque,
+        2 => {
+            let rgb = BlendFunction::unpack(blend_equation::RGB.get(&equation));
+            let alpha = BlendFunction::unpack(blend_equation::ALPHA.get(&equation));
+            if !rgb.supported() || !alpha.supported() {
+                return Err(bad("blend operand not simulated"));
+            }
+            BlendMode::FixedFunction {
+                rgb,
+                alpha,
+                mask,
+                constant: blend_desc::CONSTANT.get(&desc) as u16,
+            }
+        }
+        _ => return Err(bad("mode (blend shader / off) not simulated")),
+    };
+    let Some((x, y)) = f.threads.get(ctx.thread as usize).map(|t| (t.x, t.y)) else {
+        return Err(bad("from a thread without a pixel"));
+    };
+    let Some(i) = f.tile.index(x, y) else {
+        return Err(bad("outside the tile buffer"));
+    };
+    let Some(target) = f.tile.colour.get_mut(rt) else {
+        return Err(bad("names a render target the framebuffer lacks"));
+    };
+    let dst = target[i];
+    let blended = blend_rgba8(&mode, colour, dst);
+    let mut out = dst;
+    for ch in 0..4 {
+        if mask & (1 << ch) != 0 {
+            out[ch] = blended[ch];
+        }
+    }
+    target[i] = out;
+    Ok(0)
+}
+
+/// LD_VAR, LD_VAR_IMM (smooth) and LD_VAR_FLAT(_IMM) (fragment jobs):
+/// varying `index` (the `index` immediate, or LD_VAR's second source) of
+/// the Draw's Varyings table, `vecsize` components into the staging
+/// registers. Smooth: the primitive's vertices' values weighted
+/// perspective-correctly at the pixel centre (`sample` center, centroid or
+/// sample: one sample per pixel, all the same point; `explicit` and `none`
+/// fault); the first source (a sample position) is not read. Flat: the
+/// provoking vertex's value, `function` none only. Register formats: f32
+/// (one register per component), f16 (two per register, low half first),
+/// u32/s32 (flat), auto (the varying's own type). `update` (the varying
+/// cache's store/retrieve policy) does not change results and is ignored.
+pub(super) fn ld_var(
+    core: &mut Core<'_>,
+    p: &Prepared,
+    lane: &mut Lane,
+    ctx: &LaneCtx,
+    s: &[u32; 4],
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    let Some(f) = core.frag.as_ref() else {
+        return Err(not_fragment(cc, p.name));
+    };
+    let bad = |what: &str| {
+        log::error!("sim shader: {} {what} (clause {:#x})", p.name, cc.va);
+        fault(status::INSTR_INVALID_ENC, cc.va)
+    };
+    let flat = p.name.starts_with("LD_VAR_FLAT");
+    let index = if p.name.ends_with("_IMM") {
+        p.fields.immediate("index").unwrap_or(0)
+    } else {
+        s[1]
+    };
+    if flat {
+        if p.fields.modifier("function").unwrap_or("none") != "none" {
+            return Err(bad("with a combining function"));
+        }
+    } else if !matches!(
+        p.fields.modifier("sample").unwrap_or("none"),
+        "center" | "centroid" | "sample"
+    ) {
+        return Err(bad("sample mode not simulated"));
+    }
+    let Some(t) = f.threads.get(ctx.thread as usize).copied() else {
+        return Err(bad("from a thread without a pixel"));
+    };
+    let (vertices, corners, provoking) = (f.vertices, f.corners, f.provoking);
+    let mut values = [[Value::F(0.0); 4]; 3];
+    let sources: Vec<usize> = if flat {
+        vec![provoking]
+    } else {
+        (0..corners).collect()
+    };
+    for &k in &sources {
+        let (addr, format) = attribute_address(core, vertices[k], 0, index, true, cc)?;
+        values[k] = read_format(core, addr, format, cc)?;
+    }
+    let n = components(p);
+    let reg_format = p.fields.modifier("register_format").unwrap_or("auto");
+    let mut words = [0u32; 4];
+    for (c, w) in words.iter_mut().enumerate().take(n) {
+        let v = if flat {
+            values[provoking][c]
+        } else {
+            let mut acc = 0.0f32;
+            for (k, vk) in values.iter().enumerate().take(corners) {
+                match vk[c] {
+                    Value::F(x) => acc += t.bary[k] * x,
+                    _ => return Err(bad("interpolates an integer varying")),
+                }
+            }
+            Value::F(acc)
+        };
+        *w = match (reg_format, v) {
+            ("f16", Value::F(x)) => u32::from(f32_to_f16(x, false)),
+            ("f32" | "auto", Value::F(x)) => x.to_bits(),
+            ("u32" | "s32" | "auto", Value::U(u)) => u,
+            ("u32" | "s32" | "auto", Value::I(i)) => i as u32,
+            _ => return Err(bad("register format does not match the varying")),
+        };
+    }
+    if reg_format == "f16" {
+        for i in 0..n.div_ceil(2) {
+            let hi = if 2 * i + 1 < n {
+                words[2 * i + 1] << 16
+            } else {
+                0
+            };
+            staging_write(lane, cc, i, (words[2 * i] & 0xffff) | hi);
+        }
+    } else {
+        for (i, &w) in words.iter().enumerate().take(n) {
+            staging_write(lane, cc, i, w);
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,554 @@
+//! PanVk's own graphics job chains for a Mali-G52 (render passes recorded
+//! by Mesa 25.0.7's PanVk, see the reference folder's README) replayed on
+//! the simulated GPU: the vertex/tiler chain, then the fragment chain, and
+//! the colour (and depth) attachment read back from its Tiled U-Interleaved
+//! layout and compared with the images computed from the Vulkan rules
+//! (`expected/`, 1 LSB tolerance per channel). Skipped, with a note, when
+//! the reference data is missing.
+
+use bifrost_vk::hw::snapshot::Snapshot;
+use bifrost_vk::kmod::sim::SimModel;
+use bifrost_vk::kmod::sim::framebuffer::u_interleaved_offset;
+use bifrost_vk::kmod::sim::shader::Counters;
+use bifrost_vk::testing::SimGpu;
+
+const DIR: &str = "../shared/reference/mesa-g52/graphics";
+/// The tiler heap every snapshot omits (README §2.3): 128 MiB of zeros.
+const HEAP: (u64, u64) = (0xf800_0000, 0x800_0000);
+const SIZE: u32 = 64;
+
+fn path(rel: &str) -> String {
+    format!("{}/{DIR}/{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn snapshot(name: &str) -> Option<Snapshot> {
+    let data = std::fs::read(path(&format!("jobchains/{name}.snap"))).ok()?;
+    Some(Snapshot::parse(&data).expect("snapshot parses"))
+}
+
+fn expected(name: &str) -> Option<Vec<u8>> {
+    std::fs::read(path(&format!("expected/{name}"))).ok()
+}
+
+/// Loads `NAME.frag.snap` (its memory equals the `.vtc` one) plus the zero
+/// heap; returns the GPU and the chain heads (vtc, frag).
+fn load(model: SimModel, name: &str) -> Option<(SimGpu, Option<u64>, u64)> {
+    let frag = snapshot(&format!("{name}.frag"))?;
+    let vtc = snapshot(&format!("{name}.vtc")).map(|s| s.jc);
+    let mut gpu = SimGpu::new(model);
+    let jc = gpu.load_snapshot(&frag).expect("snapshot maps");
+    gpu.alloc_at(HEAP.0, HEAP.1).expect("tiler heap maps");
+    Some((gpu, vtc, jc))
+}
+
+fn skip(what: &str) {
+    eprintln!("skipped: reference data for {what} missing ({DIR})");
+}
+
+/// The 64x64 RGBA8 attachment at `base`, row-major.
+fn read_rgba8(gpu: &SimGpu, base: u64) -> Vec<u8> {
+    let raw = gpu.read(base, (SIZE * SIZE * 4) as usize);
+    let mut out = vec![0u8; raw.len()];
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            let o = u_interleaved_offset(x, y, 4096, 4) as usize;
+            let i = ((y * SIZE + x) * 4) as usize;
+            out[i..i + 4].copy_from_slice(&raw[o..o + 4]);
+        }
+    }
+    out
+}
+
+fn read_f32(gpu: &SimGpu, base: u64) -> Vec<f32> {
+    let raw = gpu.read(base, (SIZE * SIZE * 4) as usize);
+    let mut out = vec![0f32; (SIZE * SIZE) as usize];
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            let o = u_interleaved_offset(x, y, 4096, 4) as usize;
+            out[(y * SIZE + x) as usize] = f32::from_le_bytes(raw[o..o + 4].try_into().unwrap());
+        }
+    }
+    out
+}
+
+/// Pixels (x, y) where `got` and `want` differ by more than 1 in a channel
+/// (only where `only(x, y)`).
+fn mismatches(got: &[u8], want: &[u8], only: impl Fn(u32, u32) -> bool) -> Vec<String> {
+    let mut bad = Vec::new();
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            if !only(x, y) {
+                continue;
+            }
+            let i = ((y * SIZE + x) * 4) as usize;
+            let (g, w) = (&got[i..i + 4], &want[i..i + 4]);
+            if g.iter().zip(w).any(|(a, b)| a.abs_diff(*b) > 1) {
+                bad.push(format!("({x}, {y}): got {g:?}, want {w:?}"));
+            }
+        }
+    }
+    bad
+}
+
+/// Runs the vertex/tiler chain (if any), then the fragment chain; checks
+/// that no shader read a register before waiting for the message writing
+/// it, and returns the shader-core counters of both.
+fn run(gpu: &mut SimGpu, vtc: Option<u64>, frag: u64) -> Counters {
+    let mut counters = Counters::default();
+    if let Some(jc) = vtc {
+        counters.add(&gpu.submit(jc).expect("vertex/tiler chain runs").counters);
+    }
+    counters.add(&gpu.submit(frag).expect("fragment chain runs").counters);
+    assert_eq!(counters.hazards, 0, "reads before scoreboard waits");
+    counters
+}
+
+#[test]
+fn gfx_clear_only() {
+    let (Some((mut gpu, _, frag)), Some(want)) = (
+        load(SimModel::G52, "gfx_clear_only"),
+        expected("gfx_clear_only.expected.rgba"),
+    ) else {
+        return skip("gfx_clear_only");
+    };
+    run(&mut gpu, None, frag);
+    let got = read_rgba8(&gpu, 0xf7f3_0000);
+    let bad = mismatches(&got, &want, |_, _| true);
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+}
+
+#[test]
+fn gfx_triangle() {
+    let (Some((mut gpu, vtc, frag)), Some(want)) = (
+        load(SimModel::G52, "gfx_triangle"),
+        expected("gfx_triangle.expected.rgba"),
+    ) else {
+        return skip("gfx_triangle");
+    };
+    let counters = run(&mut gpu, vtc, frag);
+    let got = read_rgba8(&gpu, 0xf7ff_2000);
+    let bad = mismatches(&got, &want, |_, _| true);
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+    // Threads: 3 vertices × (position + varying shader) and one fragment
+    // per covered pixel (the pixels that are not the clear colour).
+    let covered = want.chunks(4).filter(|p| *p != [51, 102, 153, 255]).count() as u64;
+    assert_eq!(counters.threads, 6 + covered, "{counters:?}");
+    eprintln!("gfx_triangle: {counters:?}");
+    // The fragment job consumed the polygon list: running both chains
+    // again draws the same image, not the triangle twice.
+    run(&mut gpu, vtc, frag);
+    assert_eq!(read_rgba8(&gpu, 0xf7ff_2000), got);
+}
+
+#[test]
+fn gfx_indexed_depth() {
+    let (Some((mut gpu, vtc, frag)), Some(want), Some(want_depth)) = (
+        load(SimModel::G52, "gfx_indexed_depth"),
+        expected("gfx_indexed_depth.expected.rgba"),
+        expected("gfx_indexed_depth.expected-depth.f32"),
+    ) else {
+        return skip("gfx_indexed_depth");
+    };
+    run(&mut gpu, vtc, frag);
+    let got = read_rgba8(&gpu, 0xf7fb_d000);
+    let bad = mismatches(&got, &want, |_, _| true);
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+    let depth = read_f32(&gpu, 0xf7fb_9000);
+    for (i, (g, w)) in depth.iter().zip(want_depth.chunks(4)).enumerate() {
+        let w = f32::from_le_bytes(w.try_into().unwrap());
+        assert!(
+            (g - w).abs() <= 1e-6,
+            "depth at ({}, {}): {g} vs {w}",
+            i % 64,
+            i / 64
+        );
+    }
+}
+
+#[test]
+fn gfx_points_lines() {
+    let (Some((mut gpu, vtc, frag)), Some(want)) = (
+        load(SimModel::G52, "gfx_points_lines"),
+        expected("gfx_points_lines.points-only.expected.rgba"),
+    ) else {
+        return skip("gfx_points_lines");
+    };
+    run(&mut gpu, vtc, frag);
+    let got = read_rgba8(&gpu, 0xf7f0_c000);
+    // Points: only the 4x4 squares are compared (the lines are not in the
+    // image); they lie in rows 6..9, which no line reaches.
+    let bad = mismatches(&got, &want, |_, y| y < 16);
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+    // Lines (non-strict, width 1): every pixel that is not the clear
+    // colour below row 16 lies within one pixel of a segment of the strip,
+    // every row 32..55 has at least one, and the colour is yellow → cyan.
+    let strip = [(8.0, 32.0), (24.0, 56.0), (40.0, 32.0), (56.0, 56.0)];
+    let dist = |px: f64, py: f64| {
+        strip
+            .windows(2)
+            .map(|s| {
+                let ((ax, ay), (bx, by)) = (s[0], s[1]);
+                let (dx, dy) = (bx - ax, by - ay);
+                let t = (((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)).clamp(0.0, 1.0);
+                ((px - ax - t * dx).powi(2) + (py - ay - t * dy).powi(2)).sqrt()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let clear = [51u8, 102, 153, 255];
+    let mut rows = [0u32; 64];
+    for y in 16..SIZE {
+        for x in 0..SIZE {
+            let i = ((y * SIZE + x) * 4) as usize;
+            let px = &got[i..i + 4];
+            if px == clear {
+                continue;
+            }
+            rows[y as usize] += 1;
+            let d = dist(f64::from(x) + 0.5, f64::from(y) + 0.5);
+            assert!(d <= 1.0, "line pixel ({x}, {y}) is {d} px from the strip");
+            // Yellow (255, 255, 0) to cyan (0, 255, 255): red + blue = 255.
+            let rb = i32::from(px[0]) + i32::from(px[2]);
+            assert!(
+                px[1] >= 254 && (rb - 255).abs() <= 2 && px[3] == 255,
+                "({x}, {y}) {px:?}"
+            );
+        }
+    }
+    for (y, n) in rows.iter().enumerate().take(56).skip(32) {
+        assert!(*n >= 1, "row {y} has no line pixel");
+    }
+}
+
+#[test]
+fn a_bad_framebuffer_pointer_faults_and_the_gpu_carries_on() {
+    let Some((mut gpu, _, frag)) = load(SimModel::G52, "gfx_clear_only") else {
+        return skip("gfx_clear_only");
+    };
+    // Payload word 2/3: the tagged framebuffer pointer → unmapped memory.
+    let saved = gpu.read(frag + 32 + 8, 8);
+    gpu.write(frag + 32 + 8, &0x1234_0001u64.to_le_bytes());
+    let err = gpu.submit(frag).unwrap_err();
+    assert_eq!(err.fault().unwrap().status, 0x42, "{err}");
+    // An MFBD tag without the MFBD bit is a configuration fault.
+    gpu.write(
+        frag + 32 + 8,
+        &(u64::from_le_bytes(saved.clone().try_into().unwrap()) & !1).to_le_bytes(),
+    );
+    let err = gpu.submit(frag).unwrap_err();
+    assert_eq!(err.fault().unwrap().status, 0x40, "{err}");
+    // A 65536 x 65536 framebuffer (Framebuffer Parameters word 8 at
+    // 0xf7f10020) is refused instead of exhausting the host.
+    gpu.write(frag + 32 + 8, &saved);
+    let size = gpu.read_u32s(0xf7f1_0020, 1)[0];
+    gpu.write_u32s(0xf7f1_0020, &[0xffff_ffff]);
+    gpu.write(frag, &[0; 4]);
+    let f = gpu.submit(frag).unwrap_err().fault().unwrap();
+    assert_eq!((f.status, f.fault_va), (0x40, 0xf7f1_0000));
+    gpu.write_u32s(0xf7f1_0020, &[size]);
+    // Restored, the job runs.
+    gpu.write(frag, &[0; 4]);
+    gpu.submit(frag).expect("runs again");
+}
+
+#[test]
+fn a_full_tiler_heap_is_out_of_memory_and_the_gpu_carries_on() {
+    let Some((mut gpu, Some(vtc), frag)) = load(SimModel::G52, "gfx_triangle") else {
+        return skip("gfx_triangle");
+    };
+    // The Tiler Heap descriptor (at 0xf7fd2280, README §2.2): Top (words
+    // 6-7) 16 bytes above Bottom leaves no room for one primitive.
+    let heap = 0xf7fd_2280u64;
+    let top = gpu.read(heap + 24, 8);
+    gpu.write(heap + 24, &(HEAP.0 + 16).to_le_bytes());
+    let err = gpu.submit(vtc).unwrap_err();
+    assert_eq!(err.fault().unwrap().status, 0x60, "{err}");
+    // With the heap restored the same chains run and draw the triangle.
+    gpu.write(heap + 24, &top);
+    gpu.write(vtc, &[0; 4]);
+    run(&mut gpu, Some(vtc), frag);
+    let want = expected("gfx_triangle.expected.rgba").unwrap();
+    let got = read_rgba8(&gpu, 0xf7ff_2000);
+    assert!(mismatches(&got, &want, |_, _| true).is_empty());
+}
+
+#[test]
+fn unsupported_fragment_state_faults() {
+    let Some((mut gpu, Some(vtc), frag)) = load(SimModel::G52, "gfx_triangle") else {
+        return skip("gfx_triangle");
+    };
+    // Stencil enable (Renderer State word 9 bit 16) in the fragment RSD.
+    let rsd = 0xf7fd_2180u64;
+    let w9 = gpu.read_u32s(rsd + 36, 1)[0];
+    gpu.write_u32s(rsd + 36, &[w9 | 1 << 16]);
+    gpu.submit(vtc).expect("vertex/tiler chain runs");
+    let err = gpu.submit(frag).unwrap_err();
+    assert_eq!(err.fault().unwrap().status, 0x40, "{err}");
+    // The colour attachment was not touched.
+    assert!(gpu.read(0xf7ff_2000, 16 * 1024).iter().all(|&b| b == 0));
+}
+
+#[test]
+fn a_v6_gpu_refuses_v7_descriptors() {
+    // The snapshots hold v7 descriptors. On a G72 (v6) the Render Target,
+    // whose block-format bits differ between v6 and v7, is refused
+    // (JOB_CONFIG_FAULT at the render target, 0xf7f10080), and so is the
+    // IDVS job's renderer state with its v7-only bits.
+    let Some((mut gpu, _, frag)) = load(SimModel::G72, "gfx_clear_only") else {
+        return skip("gfx_clear_only");
+    };
+    let f = gpu.submit(frag).unwrap_err().fault().unwrap();
+    assert_eq!((f.status, f.fault_va), (0x40, 0xf7f1_0080));
+    let Some((mut gpu, Some(vtc), _)) = load(SimModel::G72, "gfx_triangle") else {
+        return;
+    };
+    let err = gpu.submit(vtc).unwrap_err();
+    assert_eq!(err.fault().unwrap().status, 0x40, "{err}");
+}
+
+/// Whether the centre of pixel (x, y) lies exactly on an edge of the
+/// triangle `p` (positions on the 1/256-pixel grid).
+fn centre_on_edge(p: &[(i64, i64); 3], x: u32, y: u32) -> bool {
+    let c = (i64::from(x) * 256 + 128, i64::from(y) * 256 + 128);
+    (0..3).any(|i| {
+        let (a, b) = (p[i], p[(i + 1) % 3]);
+        let e = (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0);
+        let within = |v: i64, lo: i64, hi: i64| v >= lo.min(hi) && v <= lo.max(hi);
+        e == 0 && within(c.0, a.0, b.0) && within(c.1, a.1, b.1)
+    })
+}
+
+#[test]
+fn random_triangles_match_the_reference_rasterizer() {
+    use bifrost_vk::testing::raster::{self, Interpolation, RasterState};
+    // PanVk's triangle pipeline with other vertices written into its vertex
+    // buffer (binding 0 at 0xf7ff6000, stride 20: vec2 NDC position, vec3
+    // colour): coverage and colours through the simulated IDVS, tiler and
+    // fragment jobs against `testing::raster` (the spec's rules, written
+    // independently). Pixels whose centre is exactly on an edge are left
+    // out: there the two use different tie rules (the FBD's rule vs
+    // top-left), both allowed by the spec.
+    let Some((mut gpu, Some(vtc), frag)) = load(SimModel::G52, "gfx_triangle") else {
+        return skip("gfx_triangle");
+    };
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let clear = [51u8, 102, 153, 255];
+    let mut compared = 0;
+    for round in 0..40 {
+        // Pixel positions on the 1/256 grid inside [-16, 80): some
+        // triangles leave the framebuffer.
+        let p: [(i64, i64); 3] = std::array::from_fn(|_| {
+            (
+                next(96 * 256) as i64 - 16 * 256,
+                next(96 * 256) as i64 - 16 * 256,
+            )
+        });
+        let colours: [[f32; 3]; 3] =
+            std::array::from_fn(|_| std::array::from_fn(|_| next(256) as f32 / 255.0));
+        let mut data = Vec::new();
+        for i in 0..3 {
+            // NDC = pixel / 32 - 1, exact in f32.
+            data.push(p[i].0 as f32 / (256.0 * 32.0) - 1.0);
+            data.push(p[i].1 as f32 / (256.0 * 32.0) - 1.0);
+            data.extend_from_slice(&colours[i]);
+        }
+        gpu.write_f32s(0xf7ff_6000, &data);
+        gpu.write(vtc, &[0; 4]);
+        gpu.write(frag, &[0; 4]);
+        run(&mut gpu, Some(vtc), frag);
+        let got = read_rgba8(&gpu, 0xf7ff_2000);
+        let vs: Vec<raster::Vertex> = (0..3)
+            .map(|i| raster::Vertex {
+                x: p[i].0 as f64 / 256.0,
+                y: p[i].1 as f64 / 256.0,
+                z: 0.0,
+                w: 1.0,
+                attrs: colours[i].iter().map(|&c| f64::from(c)).collect(),
+            })
+            .collect();
+        let frags = raster::rasterize_triangle(
+            [&vs[0], &vs[1], &vs[2]],
+            &RasterState::default(),
+            &[Interpolation::Smooth; 3],
+            SIZE,
+            SIZE,
+        );
+        let mut want = vec![None; (SIZE * SIZE) as usize];
+        for f in &frags {
+            want[(f.y * SIZE + f.x) as usize] = Some(f.attrs.clone());
+        }
+        for y in 0..SIZE {
+            for x in 0..SIZE {
+                if centre_on_edge(&p, x, y) {
+                    continue;
+                }
+                let i = ((y * SIZE + x) * 4) as usize;
+                let g = &got[i..i + 4];
+                match &want[(y * SIZE + x) as usize] {
+                    None => assert_eq!(g, clear, "round {round}: ({x}, {y}) {p:?}"),
+                    Some(a) => {
+                        compared += 1;
+                        for c in 0..3 {
+                            let w = (a[c].clamp(0.0, 1.0) * 255.0).round();
+                            assert!(
+                                (f64::from(g[c]) - w).abs() <= 1.0,
+                                "round {round}: ({x}, {y}) channel {c}: {} vs {w}",
+                                g[c]
+                            );
+                        }
+                        assert_eq!(g[3], 255);
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{compared} covered pixels compared");
+    assert!(compared > 10_000, "only {compared} covered pixels compared");
+}
+
+#[test]
+fn gfx_blend_textured() {
+    // The texture upload (README §2.3) is PanVk's buffer-to-image copy
+    // shader, which uses image stores (DTSEL_IMM + LEA_ATTR_TEX) the
+    // simulator does not run yet; the test stands in for it: the upload
+    // snapshot's staging texels (1 KiB, row-major at 0xf7ff6000) are
+    // written into the texture BO (0xf7fc1000, one 16x16 Tiled
+    // U-Interleaved tile, row stride 1024) by the CPU. Everything else —
+    // the descriptor-copy compute job, the IDVS job, VAR_TEX with the
+    // copied texture and sampler descriptors, bilinear filtering with
+    // CLAMP_TO_EDGE, the fixed-function blend — runs on the simulated GPU.
+    let (Some(upload), Some((mut gpu, vtc, frag)), Some(want)) = (
+        snapshot("gfx_blend_textured_upload.vtc"),
+        load(SimModel::G52, "gfx_blend_textured"),
+        expected("gfx_blend_textured.expected.rgba"),
+    ) else {
+        return skip("gfx_blend_textured");
+    };
+    let staging = upload
+        .blocks
+        .iter()
+        .find(|b| b.gpu_va == 0xf7ff_6000)
+        .expect("staging block");
+    for j in 0..16u32 {
+        for i in 0..16u32 {
+            let src = ((j * 16 + i) * 4) as usize;
+            let texel = &staging.bytes[src..src + 4];
+            assert_eq!(texel, [17 * i as u8, 17 * j as u8, 255 - 17 * i as u8, 128]);
+            gpu.write(0xf7fc_1000 + u_interleaved_offset(i, j, 1024, 4), texel);
+        }
+    }
+    run(&mut gpu, vtc, frag);
+    let got = read_rgba8(&gpu, 0xf7f6_4000);
+    let bad = mismatches(&got, &want, |_, _| true);
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+}
+
+/// PanVk's triangle fragment shader rewritten to load its varying with an
+/// instruction instead of the message preload.
+const LD_VAR_SHADER: &str = "clause_0:
+ds(0) nbb vary td ncph next_atest dwb(0) 
+{
+    *NOP t0
+    +LD_VAR_IMM.v3.store.f32.center t1, #0.y, index:0, @r0
+}
+
+clause_1:
+ds(0) nbb atest td ncph next_blend dwb(0, 6, 7) 
+{
+    *NOP t0
+    +MOV.i32 t1, 0x3f800000 /* 1.000000 */
+    *NOP t0
+    +ATEST r60:t1, r60, t1, @r60
+}
+
+clause_4:
+ds(0) eos blend td 
+{
+    *NOP t0
+    +MOV.i32 r3:t1, 0x3f800000 /* 1.000000 */
+    *NOP t0
+    +BLEND r48:t1, r60, blend_descriptor_0.x, blend_descriptor_0.y, @r0
+}
+";
+
+#[test]
+fn ld_var_instructions_interpolate_like_the_preload() {
+    use bifrost_vk::compiler::bifrost::asm::assemble;
+    use bifrost_vk::testing::binary_from_code;
+    let (Some((mut gpu, Some(vtc), frag)), Some(want)) = (
+        load(SimModel::G52, "gfx_triangle"),
+        expected("gfx_triangle.expected.rgba"),
+    ) else {
+        return skip("gfx_triangle");
+    };
+    let code = assemble(LD_VAR_SHADER).expect("assembles");
+    let shader = gpu.upload(&binary_from_code(&code, 0));
+    // Fragment RSD (0xf7fd2180): Shader address (words 0-1), Message
+    // Preload 1 (word 15, low half) disabled.
+    let rsd = 0xf7fd_2180u64;
+    gpu.write(rsd, &shader.to_le_bytes());
+    let w15 = gpu.read_u32s(rsd + 60, 1)[0];
+    gpu.write_u32s(rsd + 60, &[w15 & 0xffff_0000]);
+    run(&mut gpu, Some(vtc), frag);
+    let got = read_rgba8(&gpu, 0xf7ff_2000);
+    let bad = mismatches(&got, &want, |_, _| true);
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+    // The flat form gives every pixel the provoking (first) vertex's red.
+    let flat = LD_VAR_SHADER.replace(
+        "LD_VAR_IMM.v3.store.f32.center t1, #0.y,",
+        "LD_VAR_FLAT_IMM.v3.f32 t1,",
+    );
+    let code = assemble(&flat).expect("assembles");
+    let shader = gpu.upload(&binary_from_code(&code, 0));
+    gpu.write(rsd, &shader.to_le_bytes());
+    gpu.write(vtc, &[0; 4]);
+    gpu.write(frag, &[0; 4]);
+    run(&mut gpu, Some(vtc), frag);
+    let got = read_rgba8(&gpu, 0xf7ff_2000);
+    let clear = [51u8, 102, 153, 255];
+    let mut covered = 0;
+    for (i, px) in got.chunks(4).enumerate() {
+        if want[4 * i..4 * i + 4] == clear {
+            assert_eq!(px, clear);
+        } else {
+            assert_eq!(px, [255, 0, 0, 255], "pixel {i}");
+            covered += 1;
+        }
+    }
+    assert_eq!(covered, 1334);
+}
