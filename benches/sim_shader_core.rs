@@ -20,11 +20,7 @@ fn setup(
     bifrost_vk::compiler::bifrost::binary::ShaderBinary,
     Vec<u64>,
 )> {
-    let code = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/reference/mesa-g52/shaders/cs_loop.bin"
-    ))
-    .ok()?;
+    let code = std::fs::read(bifrost_vk::reference_path!("mesa-g52/shaders/cs_loop.bin")).ok()?;
     let mut gpu = SimGpu::new(model);
     let x = gpu.alloc(4096);
     let y = gpu.alloc(8192);

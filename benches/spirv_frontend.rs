@@ -9,7 +9,7 @@
 //!   vertex shaders;
 //! - `mesa_vectors`: the same for Mesa's G52 vector shaders `vs_ids`,
 //!   `vs_mvp` and `cs_loop` (issue 10's targets), read from
-//!   `../shared/reference/mesa-g52/shaders` beside the clone (skipped when
+//!   `mesa-g52/shaders` of the reference vectors (`bifrost_vk::reference_path!`; skipped when
 //!   it is absent).
 
 use std::collections::HashMap;
@@ -64,7 +64,7 @@ fn load(name: &str) -> (Vec<u8>, Stage) {
     let dir = if name.contains('.') {
         "tests/shaders"
     } else {
-        "../shared/reference/mesa-g52/shaders"
+        bifrost_vk::reference_path!("mesa-g52/shaders")
     };
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join(dir)
@@ -162,7 +162,7 @@ fn mesa_vectors_present() -> Vec<&'static str> {
         .copied()
         .filter(|n| {
             Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../shared/reference/mesa-g52/shaders")
+                .join(bifrost_vk::reference_path!("mesa-g52/shaders"))
                 .join(format!("{n}.spv"))
                 .exists()
         })

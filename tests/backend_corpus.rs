@@ -130,7 +130,7 @@ fn front_half_output_needs_no_reoptimisation() {
     let mut files: Vec<std::path::PathBuf> = Vec::new();
     for dir in [
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shaders"),
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/mesa-g52/shaders"),
+        Path::new(bifrost_vk::reference_path!("mesa-g52/shaders")).to_path_buf(),
     ] {
         let mut v: Vec<_> = std::fs::read_dir(&dir)
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))

@@ -7,10 +7,7 @@ use std::path::{Path, PathBuf};
 
 use bifrost_vk::compiler::bifrost::disasm;
 
-const SHADERS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/reference/mesa-g52/shaders"
-);
+const SHADERS: &str = bifrost_vk::reference_path!("mesa-g52/shaders");
 
 fn binaries() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = fs::read_dir(SHADERS)

@@ -11,10 +11,7 @@ use bifrost_vk::compiler::bifrost;
 use bifrost_vk::compiler::ir::Stage;
 use bifrost_vk::compiler::pipeline::compile_front;
 
-const SHADERS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/reference/mesa-g52/shaders"
-);
+const SHADERS: &str = bifrost_vk::reference_path!("mesa-g52/shaders");
 
 /// Σ tuples and Σ clauses of the stats file's lines whose stage is one of `stages`.
 fn mesa_sums(name: &str, stages: &[&str]) -> (u64, u64) {

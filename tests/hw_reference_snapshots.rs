@@ -32,10 +32,7 @@ use std::process::Command;
 use bifrost_vk::hw::decode::{Options, decode_snapshot};
 use bifrost_vk::hw::snapshot::Snapshot;
 
-const DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/reference/mesa-g52/jobchains/"
-);
+const DIR: &str = bifrost_vk::reference_path!("mesa-g52/jobchains/");
 
 fn read(name: &str) -> String {
     std::fs::read_to_string(format!("{DIR}{name}")).unwrap()
@@ -361,10 +358,7 @@ fn packing_reproduces_panvk_local_storage() {
 /// disassembled: every table they use comes from genxml (`hw::genxml`).
 #[test]
 fn graphics_chains_print_as_pandecode_did() {
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/reference/mesa-g52/graphics/jobchains/"
-    );
+    let dir = bifrost_vk::reference_path!("mesa-g52/graphics/jobchains/");
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| {

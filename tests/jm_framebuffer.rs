@@ -22,10 +22,7 @@ use bifrost_vk::jm::framebuffer::{
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::testing::SimGpu;
 
-const DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/reference/mesa-g52/graphics/jobchains/"
-);
+const DIR: &str = bifrost_vk::reference_path!("mesa-g52/graphics/jobchains/");
 
 /// Vulkan's float → UNORM8 conversion (round to nearest).
 fn unorm8(v: f32) -> u32 {

@@ -210,10 +210,7 @@ proptest::proptest! {
     /// Valid clauses with random fields: take Mesa's own code and flip bits.
     #[test]
     fn mutated_mesa_code_never_panics(flips in proptest::collection::vec((0usize..720 * 8, proptest::prelude::any::<bool>()), 1..8)) {
-        let Ok(mut code) = std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/reference/mesa-g52/shaders/cs_loop.bin"
-        )) else {
+        let Ok(mut code) = std::fs::read(bifrost_vk::reference_path!("mesa-g52/shaders/cs_loop.bin")) else {
             return Ok(());
         };
         for (bit, _) in &flips {

@@ -12,13 +12,13 @@ use bifrost_vk::kmod::sim::framebuffer::u_interleaved_offset;
 use bifrost_vk::kmod::sim::shader::Counters;
 use bifrost_vk::testing::SimGpu;
 
-const DIR: &str = "../shared/reference/mesa-g52/graphics";
+const DIR: &str = bifrost_vk::reference_path!("mesa-g52/graphics");
 /// The tiler heap every snapshot omits (README §2.3): 128 MiB of zeros.
 const HEAP: (u64, u64) = (0xf800_0000, 0x800_0000);
 const SIZE: u32 = 64;
 
 fn path(rel: &str) -> String {
-    format!("{}/{DIR}/{rel}", env!("CARGO_MANIFEST_DIR"))
+    format!("{DIR}/{rel}")
 }
 
 fn snapshot(name: &str) -> Option<Snapshot> {

@@ -12,8 +12,8 @@ use bifrost_vk::testing::{Buffer, Run, SimGpu, binary_from_code};
 
 fn code(name: &str) -> Option<Vec<u8>> {
     std::fs::read(format!(
-        "{}/../shared/reference/mesa-g52/shaders/{name}.bin",
-        env!("CARGO_MANIFEST_DIR")
+        "{}/{name}.bin",
+        bifrost_vk::reference_path!("mesa-g52/shaders")
     ))
     .ok()
 }

@@ -9,8 +9,8 @@ use bifrost_vk::testing::SimGpu;
 
 fn snapshot(name: &str) -> Option<Snapshot> {
     let path = format!(
-        "{}/../shared/reference/mesa-g52/jobchains/{name}.snap",
-        env!("CARGO_MANIFEST_DIR")
+        "{}/{name}.snap",
+        bifrost_vk::reference_path!("mesa-g52/jobchains")
     );
     let data = std::fs::read(&path).ok()?;
     Some(Snapshot::parse(&data).expect("snapshot parses"))

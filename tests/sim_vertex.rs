@@ -50,9 +50,8 @@ fn tables(
 
 #[test]
 fn vs_attribs_varying_shader_as_a_vertex_job() {
-    let Ok(code) = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/reference/mesa-g52/shaders/vs_attribs.varying.bin"
+    let Ok(code) = std::fs::read(bifrost_vk::reference_path!(
+        "mesa-g52/shaders/vs_attribs.varying.bin"
     )) else {
         eprintln!("skipped: reference data missing");
         return;
@@ -274,9 +273,8 @@ fn ld_attr_formats() {
 /// constants (view_proj, column-major).
 #[test]
 fn vs_instanced_ssbo_varying_shader() {
-    let Ok(code) = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/reference/mesa-g52/shaders/vs_instanced_ssbo.varying.bin"
+    let Ok(code) = std::fs::read(bifrost_vk::reference_path!(
+        "mesa-g52/shaders/vs_instanced_ssbo.varying.bin"
     )) else {
         eprintln!("skipped: reference data missing");
         return;

@@ -160,10 +160,7 @@ mod tests {
 
     #[test]
     fn reads_the_reference_snapshot() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/reference/mesa-g52/jobchains/jc_null_write_value.snap"
-        );
+        let path = crate::reference_path!("mesa-g52/jobchains/jc_null_write_value.snap");
         let snap = Snapshot::parse(&std::fs::read(path).unwrap()).unwrap();
         assert_eq!(
             (snap.gpu_id, snap.jc, snap.blocks.len()),

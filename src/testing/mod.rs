@@ -13,6 +13,9 @@
 //! - [`png`]: a PNG writer (stored deflate, CRC-32, Adler-32) for frames a
 //!   person can look at.
 //!
+//! - [`reference_path!`](crate::reference_path): where the reference
+//!   vectors are (the one place that says so).
+//!
 //! The compiler's test oracles stay beside the code they check, behind the
 //! same feature: `compiler::xfb_reference`, `compiler::ir::interp`,
 //! `compiler::ir::random`.
@@ -24,3 +27,15 @@ pub mod raster;
 pub mod sim_gpu;
 
 pub use sim_gpu::{Buffer, Run, RunError, SimGpu, binary_from_code};
+
+/// The path of `rel` in the reference vectors (Mesa's G52 binaries,
+/// disassembly and job chains, genxml, the Bifrost ISA description), as a
+/// `&'static str`: they live in `reference/` of the `shared` folder beside
+/// the crate's own, the layout CI provides. Tests that read them say
+/// "skipped" and return when the file is absent.
+#[macro_export]
+macro_rules! reference_path {
+    ($rel:literal) => {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/reference/", $rel)
+    };
+}

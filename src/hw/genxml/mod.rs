@@ -67,7 +67,7 @@ mod tests {
     #[test]
     fn generated_tables_are_up_to_date() {
         let root = env!("CARGO_MANIFEST_DIR");
-        let genxml = format!("{root}/../shared/reference/genxml");
+        let genxml = crate::reference_path!("genxml");
         if !std::path::Path::new(&format!("{genxml}/v7.xml")).exists() {
             eprintln!("skipped: {genxml} not found");
             return;

@@ -1492,10 +1492,7 @@ mod tests {
     }
 
     fn cs_loop() -> Vec<u8> {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/reference/mesa-g52/shaders/cs_loop.bin"
-        );
+        let path = crate::reference_path!("mesa-g52/shaders/cs_loop.bin");
         std::fs::read(path).expect("reference vector")
     }
 

@@ -449,7 +449,7 @@ mod tests {
     #[test]
     fn generated_tables_are_up_to_date() {
         let root = env!("CARGO_MANIFEST_DIR");
-        let xml = format!("{root}/../shared/reference/bifrost-ISA.xml");
+        let xml = crate::reference_path!("bifrost-ISA.xml");
         if !std::path::Path::new(&xml).exists() {
             eprintln!("skipped: {xml} not found");
             return;
