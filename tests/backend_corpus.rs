@@ -31,6 +31,8 @@ fn corpus_compiles_or_is_cleanly_unsupported() {
     for name in &names {
         let stage = if name.contains(".comp") {
             Stage::Compute
+        } else if name.contains(".frag") {
+            Stage::Fragment
         } else {
             Stage::Vertex
         };

@@ -2,8 +2,8 @@
 //! statistics of our Bifrost compiler.
 //!
 //! For every SPIR-V file and every variant the driver compiles (a compute
-//! shader; a vertex shader's rasterization variant and, when it has XFB
-//! outputs, its XFB variant) it prints instructions, tuples, clauses,
+//! or fragment shader; a vertex shader's rasterization variant and, when it
+//! has XFB outputs, its XFB variant) it prints instructions, tuples, clauses,
 //! quadwords (Mesa's convention: clauses plus the prefetch padding of
 //! `128 − last clause` bytes), work registers, threads per core (2 when
 //! ≤ 32 registers, as on v7), spills:fills and the compile time (median over
@@ -16,9 +16,10 @@
 //! set) and are printed beside ours with the ratios ours/Mesa. Mesa's figures
 //! for a shader are the sum of its `SHADER-DB:` lines of that stage: a
 //! vertex shader's POSITION and VARYING lines together (compared against our
-//! rasterization variant), a compute shader's COMPUTE line. FRAGMENT lines
-//! are skipped (fragment shaders do not compile yet; fragment modules are
-//! listed and skipped). The last line is then exactly
+//! rasterization variant), a compute shader's COMPUTE line, a fragment
+//! shader's FRAGMENT line. Mesa loads varyings through RSD message preloads
+//! and we with `LD_VAR` (see `compiler::bifrost::binary`), so a fragment
+//! shader's row counts more tuples and clauses than Mesa's. The last line is then exactly
 //! `TOTAL ours_tuples=N mesa_tuples=N ours_clauses=N mesa_clauses=N` over
 //! the shaders both compile. Without `--compare` it is
 //! `TOTAL instructions=N tuples=N clauses=N quadwords=N spills=N fills=N`
@@ -108,6 +109,7 @@ fn mesa_figures(stats: &str, stage: Stage) -> Option<Figures> {
     let wanted: &[&str] = match stage {
         Stage::Vertex => &["MESA_SHADER_POSITION", "MESA_SHADER_VARYING"],
         Stage::Compute => &["MESA_SHADER_COMPUTE"],
+        Stage::Fragment => &["MESA_SHADER_FRAGMENT"],
     };
     let mut sum = Figures::default();
     let mut any = false;
@@ -295,11 +297,12 @@ fn main() -> ExitCode {
         let Some((entry, stage)) = entries.iter().find_map(|(n, m)| match m {
             ExecutionModel::Vertex => Some((n.clone(), Stage::Vertex)),
             ExecutionModel::GLCompute => Some((n.clone(), Stage::Compute)),
+            ExecutionModel::Fragment => Some((n.clone(), Stage::Fragment)),
             _ => None,
         }) else {
             let models: Vec<String> = entries.iter().map(|(_, m)| format!("{m:?}")).collect();
             println!(
-                "{name:<28} {:<13} skipped: no vertex or compute entry point ({})",
+                "{name:<28} {:<13} skipped: no vertex, fragment or compute entry point ({})",
                 "-",
                 models.join(", ")
             );
@@ -313,6 +316,7 @@ fn main() -> ExitCode {
         };
         let variants: Vec<Variant> = match stage {
             Stage::Compute => vec![Variant::Compute],
+            Stage::Fragment => vec![Variant::Fragment],
             Stage::Vertex => {
                 // The XFB variant exists when the front half makes one.
                 let has_xfb = compile_front(&bytes, &entry, stage, &HashMap::new())

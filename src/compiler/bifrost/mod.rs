@@ -188,6 +188,7 @@ pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, C
         ubo_count: 0,
         buffers: prog.buffers,
         varyings: prog.varyings,
+        fragment: prog.fragment,
         stats,
     })
 }

@@ -140,7 +140,7 @@ impl Builder {
     }
 
     fn add(&mut self, block: usize, ins: Instr) -> Result<(), CompileError> {
-        let message = ins.op.message_type() != 0;
+        let message = ins.op.ends_clause();
         if ins.op.is_add_partner() {
             return self.add_partner(block, ins);
         }
@@ -278,7 +278,7 @@ impl Builder {
                 )));
             }
         }
-        if ins.op.message_type() != 0 {
+        if ins.op.ends_clause() {
             self.close(block)?;
         }
         Ok(())
@@ -337,7 +337,13 @@ impl Builder {
     }
 }
 
+/// Clause-header message types of the tile-buffer messages.
+const MESSAGE_BLEND: u8 = 9;
+const MESSAGE_Z_STENCIL: u8 = 12;
+const MESSAGE_ATEST: u8 = 13;
+
 pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
+    let fragment = p.fragment.is_some();
     let mut b = Builder {
         clauses: Vec::new(),
         cur: Vec::new(),
@@ -441,6 +447,17 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
             }
         }
     }
+    // Tile-buffer accesses wait for the fragment's older accesses: ATEST
+    // and ZS_EMIT on slot 6 (depth), BLEND on 6 and 7 (depth, colour), as
+    // Mesa's G52 fragment shaders show (the clause before a BLEND waits on
+    // 0, 6 and 7: `dwb(0, 6, 7)` in gfx_triangle.frag and fs_textured).
+    for (ci, d) in deps.iter_mut().enumerate() {
+        match message(ci) {
+            MESSAGE_BLEND => *d |= 0xc0,
+            MESSAGE_ATEST | MESSAGE_Z_STENCIL => *d |= 0x40,
+            _ => {}
+        }
+    }
     let mut clauses = Vec::with_capacity(n);
     for (ci, (blk, tuples, br)) in b.clauses.iter().enumerate() {
         let mt = message(ci);
@@ -468,14 +485,22 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
             .filter_map(|t| t.add.as_ref())
             .find(|a| a.op.staging().is_some())
             .and_then(|a| match (a.op, a.dst, a.srcs.first()) {
-                (Op::Store { .. } | Op::StCvt { .. }, _, Some(Src::Phys(r))) => Some(*r),
+                (Op::Store { .. } | Op::StCvt { .. } | Op::Blend { .. }, _, Some(Src::Phys(r))) => {
+                    Some(*r)
+                }
                 (_, Some(Dst::Phys(r)), _) => Some(r),
                 _ => None,
             })
             .unwrap_or(0);
+        // No prefetch of a BLEND clause (Mesa's G52 fragment shaders: the
+        // clause before it has `ncph`).
+        let before_blend = next.is_some_and(|c| message(c) == MESSAGE_BLEND);
         let header = ClauseHeader {
             flow_control: flow as u8,
-            next_clause_prefetch: !succ[ci].is_empty() && !ends_jump,
+            next_clause_prefetch: !succ[ci].is_empty() && !ends_jump && !before_blend,
+            // Fragment shaders: discarded threads stop at every clause
+            // boundary (Mesa sets it on all of them).
+            terminate_discarded_threads: fragment,
             staging_register: staging,
             dependency_wait: wait,
             dependency_slot: 0,
