@@ -17,9 +17,11 @@
 //! for a shader are the sum of its `SHADER-DB:` lines of that stage: a
 //! vertex shader's POSITION and VARYING lines together (compared against our
 //! rasterization variant), a compute shader's COMPUTE line, a fragment
-//! shader's FRAGMENT line. Mesa loads varyings through RSD message preloads
-//! and we with `LD_VAR` (see `compiler::bifrost::binary`), so a fragment
-//! shader's row counts more tuples and clauses than Mesa's. The last line is then exactly
+//! shader's FRAGMENT line (for `NAME.frag.spv` without its own stats file,
+//! the FRAGMENT line of `NAME.stats.txt`, the pipeline it was built in).
+//! Mesa loads varyings through RSD message preloads and we with `LD_VAR`
+//! (see `compiler::bifrost::binary`), so fragment rows are compared but
+//! left out of the totals. The last line is then exactly
 //! `TOTAL ours_tuples=N mesa_tuples=N ours_clauses=N mesa_clauses=N` over
 //! the shaders both compile. Without `--compare` it is
 //! `TOTAL instructions=N tuples=N clauses=N quadwords=N spills=N fills=N`
@@ -308,8 +310,14 @@ fn main() -> ExitCode {
             );
             continue;
         };
+        // A pipeline's fragment shader (`vs_ids.frag`, `gfx_triangle.frag`)
+        // has its FRAGMENT line in the pipeline's stats file.
         let mesa = match &args.compare {
             Some(dir) => std::fs::read_to_string(dir.join(format!("{name}.stats.txt")))
+                .or_else(|e| match name.strip_suffix(".frag") {
+                    Some(base) => std::fs::read_to_string(dir.join(format!("{base}.stats.txt"))),
+                    None => Err(e),
+                })
                 .ok()
                 .and_then(|text| mesa_figures(&text, stage)),
             None => None,
@@ -341,8 +349,13 @@ fn main() -> ExitCode {
                     if compare {
                         match (main, &mesa) {
                             (true, Some(m)) => {
-                                ours_total.add(&f);
-                                mesa_total.add(m);
+                                // Mesa's fragment shaders load varyings
+                                // through RSD message preloads, ours with
+                                // LD_VAR: compared per row, not summed.
+                                if stage != Stage::Fragment {
+                                    ours_total.add(&f);
+                                    mesa_total.add(m);
+                                }
                                 line += &format!(
                                     " | mesa {} | ratio {:>6} {:>7} {:>6} {:>5}",
                                     cols(m),

@@ -492,12 +492,9 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
                 _ => None,
             })
             .unwrap_or(0);
-        // No prefetch of a BLEND clause (Mesa's G52 fragment shaders: the
-        // clause before it has `ncph`).
-        let before_blend = next.is_some_and(|c| message(c) == MESSAGE_BLEND);
         let header = ClauseHeader {
             flow_control: flow as u8,
-            next_clause_prefetch: !succ[ci].is_empty() && !ends_jump && !before_blend,
+            next_clause_prefetch: !succ[ci].is_empty() && !ends_jump,
             // Fragment shaders: discarded threads stop at every clause
             // boundary (Mesa sets it on all of them).
             terminate_discarded_threads: fragment,

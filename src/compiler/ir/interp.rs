@@ -1007,6 +1007,74 @@ pub fn run_workgroup(
     results.into_iter().collect()
 }
 
+/// A fragment shader: `o = vec4(v.x + frag_coord.x, v.y, front_facing ?
+/// 1 : 0.5, 1/w)` where `v` is the varying at location 2, component 1;
+/// it discards when `v.x < 0` and stores a marker to memory after the
+/// test (which a discarded invocation never reaches).
+#[cfg(test)]
+pub(crate) fn fragment_test_shader() -> Shader {
+    use super::builder::Builder;
+    use super::shader::{ColorFormat, Input, Interpolation, Output, OutputSlot, Sampling, Stage};
+    let mut s = Shader::new(Stage::Fragment);
+    let f2 = ValueType::new(32, 2);
+    let f4 = ValueType::new(32, 4);
+    s.info.color_formats = vec![(0, ColorFormat::Float)];
+    s.inputs.push(Input {
+        name: "v".into(),
+        location: 2,
+        component: 1,
+        ty: f2,
+        interpolation: Interpolation::NoPerspective,
+        sampling: Sampling::Centroid,
+    });
+    s.outputs.push(Output {
+        name: "o".into(),
+        slot: OutputSlot::Location {
+            location: 0,
+            component: 0,
+        },
+        ty: f4,
+        xfb: None,
+    });
+    let mut b = Builder::new(&mut s);
+    let v = b.load(
+        Intrinsic::LoadInput {
+            location: 2,
+            component: 1,
+        },
+        f2,
+        &[],
+    );
+    let fc = b.sysval(SysVal::FragCoord, f4);
+    let ff = b.sysval(SysVal::FrontFacing, ValueType::BOOL);
+    let vx = b.channel(v, 0);
+    let vy = b.channel(v, 1);
+    let zero = b.imm_f32(0.0);
+    let neg = b.alu(AluOp::Flt, &[vx, zero]);
+    b.if_(
+        neg,
+        &[],
+        |b| {
+            b.store(Intrinsic::Discard, &[]);
+            vec![]
+        },
+        |_| vec![],
+    );
+    let marker = b.imm_u32(0x600d);
+    let addr = b.imm_u64(0x3000);
+    b.store(Intrinsic::StoreGlobal, &[marker, addr]);
+    let fx = b.channel(fc, 0);
+    let fw = b.channel(fc, 3);
+    let x = b.alu(AluOp::Fadd, &[vx, fx]);
+    let one = b.imm_f32(1.0);
+    let half = b.imm_f32(0.5);
+    let z = b.alu(AluOp::Bcsel, &[ff, one, half]);
+    let o = b.vec(&[x, vy, z, fw]);
+    b.store(Intrinsic::StoreOutput { output: 0 }, &[o]);
+    b.finish();
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::builder::Builder;
@@ -1320,5 +1388,55 @@ mod tests {
         )
         .unwrap();
         assert_eq!(sum[0], 0x4000);
+    }
+
+    #[test]
+    fn fragment_invocations_read_varyings_and_builtins_and_discard() {
+        let s = super::fragment_test_shader();
+        s.validate().unwrap();
+        let f = |x: f32| x.to_bits();
+        for (vx, front) in [(2.5f32, true), (0.0, false), (-1.0, true)] {
+            let mut state = DrawState::default();
+            state.varyings.insert(2, [f(9.0), f(vx), f(-3.25), f(7.0)]);
+            let ids = InvocationIds {
+                frag_coord: [f(10.5), f(3.5), f(0.25), f(0.125)],
+                front_facing: front,
+                ..Default::default()
+            };
+            let mut m = Memory::new();
+            m.map(0x3000, vec![0; 4]).unwrap();
+            let r = run_invocation(&s, &state, &mut m, ids).unwrap();
+            let stored = u32::from_le_bytes(m.read(0x3000, 4).unwrap().try_into().unwrap());
+            if vx < 0.0 {
+                // Discarded before the store and the output.
+                assert!(r.discarded);
+                assert_eq!(r.outputs, vec![None]);
+                assert_eq!(stored, 0);
+            } else {
+                assert!(!r.discarded);
+                assert_eq!(stored, 0x600d);
+                let want = [vx + 10.5, -3.25, if front { 1.0 } else { 0.5 }, 0.125];
+                let want: Vec<u64> = want.iter().map(|x| u64::from(x.to_bits())).collect();
+                assert_eq!(r.outputs, vec![Some(want)]);
+            }
+        }
+        // An unbound varying or a read past the record is an error value.
+        let e = run_invocation(
+            &s,
+            &DrawState::default(),
+            &mut Memory::new(),
+            InvocationIds::default(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                InterpError::Unbound {
+                    what: "varying",
+                    ..
+                }
+            ),
+            "{e}"
+        );
     }
 }
