@@ -439,7 +439,7 @@ fn fragment_inputs(var_form: &Shader, base: &DrawState, f: u32) -> (DrawState, I
     for input in &var_form.inputs {
         let words = std::array::from_fn(|k| {
             let k = k as u32 + 4 * input.location;
-            if f % 2 == 0 {
+            if f.is_multiple_of(2) {
                 (f + k) % 5
             } else {
                 (f as f32 * 0.37 - k as f32 * 0.21).to_bits()
@@ -454,7 +454,7 @@ fn fragment_inputs(var_form: &Shader, base: &DrawState, f: u32) -> (DrawState, I
             (f as f32 / 8.0).to_bits(),
             (1.0 / (f as f32 + 1.0)).to_bits(),
         ],
-        front_facing: f % 3 != 0,
+        front_facing: !f.is_multiple_of(3),
         point_coord: [(f as f32 / 8.0).to_bits(), 0.25f32.to_bits()],
         ..Default::default()
     };

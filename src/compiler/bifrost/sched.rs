@@ -12,8 +12,10 @@
 //!   instruction that writes one of its staging registers (the write lands
 //!   a tuple later); otherwise a new tuple starts.
 //! - A clause holds at most 8 tuples and the embedded constants its size
-//!   allows; a message instruction (LOAD/STORE/LD_ATTR/BARRIER) ends its
-//!   clause, so each clause has at most one message; the clause's last
+//!   allows; a message instruction (LOAD/STORE/LD_ATTR/LD_VAR/BARRIER/
+//!   ATEST/ZS_EMIT/BLEND …) ends its clause, so each clause has at most one
+//!   message, and so does `DISCARD` (nothing after it in its clause sends a
+//!   message for a discarded thread); the clause's last
 //!   tuple never writes two registers (the first tuple's block cannot
 //!   encode that).
 //! - A block's branch (`BRANCHZ.i32.eq` / `JUMP`) is a clause of its own,
@@ -26,7 +28,10 @@
 //!   Flow control: `eos` for the last clause, `nbb r_uncond` for the last
 //!   clause of a block with two successors or whose successor has several
 //!   predecessors, else `nbb`; next-clause prefetch unless the clause ends
-//!   in `JUMP`; the next clause's message type.
+//!   in `JUMP`; the next clause's message type. Fragment shaders: `td` on
+//!   every clause; ATEST and ZS_EMIT clauses also depend on slot 6, BLEND
+//!   clauses on 6 and 7 (tile-buffer depth and colour, as in Mesa's G52
+//!   fragment binaries).
 //!
 //! It must never reorder instructions or change registers.
 
