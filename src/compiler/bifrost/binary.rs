@@ -130,7 +130,16 @@ pub struct ShaderBinary {
 /// - **Clause headers**: every clause has `td` (terminate discarded
 ///   threads); the ATEST clause signals slot 0, BLEND clauses depend on
 ///   slots 0, 6 and 7 (tile-buffer depth and colour), ATEST and ZS_EMIT
-///   clauses on 6, as Mesa's G52 binaries show.
+///   clauses on 6, as Mesa's G52 binaries show. A first clause's own
+///   dependencies are the RSD's `Shader wait dependency 6/7`
+///   ([`FragmentInfo::wait_dependency_6`]).
+/// - **Other RSD fields** the emitter derives: `Shader modifies coverage`
+///   and the pixel-kill/ZS-update operations from
+///   [`FragmentInfo::can_discard`], [`FragmentInfo::writes_depth`] and
+///   [`FragmentInfo::early_z_allowed`]; `Depth source` = shader when
+///   `writes_depth`; `Varying count` = [`FragmentInfo::varying_count`];
+///   `Preload.Fragment` from [`FragmentInfo::preloads`]; `Preload.Uniform
+///   count` = [`ShaderBinary::uniform_words`] as for the other stages.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FragmentInfo {
     pub preloads: FragmentPreloads,
@@ -154,6 +163,11 @@ pub struct FragmentInfo {
     pub early_z_allowed: bool,
     /// The varyings loaded, ascending by location.
     pub varyings: Vec<VaryingLoad>,
+    /// RSD `Properties.Shader wait dependency 6` / `7`: the shader's first
+    /// clause is a tile-buffer access (ATEST or ZS_EMIT: 6; BLEND: 6 and 7)
+    /// and no earlier clause can wait for it (Mesa's `wait_6`/`wait_7`).
+    pub wait_dependency_6: bool,
+    pub wait_dependency_7: bool,
 }
 
 impl FragmentInfo {

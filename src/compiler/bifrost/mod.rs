@@ -185,6 +185,11 @@ pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, C
     }
     // v6 and v7 compile identically; the arch only matters to the emitter.
     let _ = options.arch;
+    let mut fragment = prog.fragment;
+    if let Some(f) = &mut fragment {
+        f.wait_dependency_6 = sched.entry_deps & 0x40 != 0;
+        f.wait_dependency_7 = sched.entry_deps & 0x80 != 0;
+    }
     Ok(ShaderBinary {
         code,
         work_registers: work,
@@ -197,7 +202,7 @@ pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, C
         ubo_count: 0,
         buffers: prog.buffers,
         varyings: prog.varyings,
-        fragment: prog.fragment,
+        fragment,
         stats,
     })
 }

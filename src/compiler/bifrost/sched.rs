@@ -48,6 +48,10 @@ pub struct Schedule {
     pub clauses: Vec<SClause>,
     /// Index of each block's first clause (the next clause for empty blocks).
     pub block_clause: Vec<usize>,
+    /// Scoreboard slots the first clause depends on. No clause before it
+    /// can wait for them: the RSD's `Shader wait dependency 6/7` say it
+    /// for slots 6 and 7.
+    pub entry_deps: u8,
 }
 
 /// Distinct constant sets of the clause's tuples (an upper bound of the
@@ -521,5 +525,6 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
     Ok(Schedule {
         clauses,
         block_clause,
+        entry_deps: deps.first().copied().unwrap_or(0),
     })
 }

@@ -736,6 +736,30 @@ fn fragment_shader_loads_varyings_and_ends_in_atest_and_blend() {
     );
     assert_eq!(f.varying_count(), 3);
     assert_eq!(bin.preloads, binary::Preloads::default());
+    // The first clause loads a varying: nothing for the RSD to wait for.
+    assert!(!f.wait_dependency_6 && !f.wait_dependency_7);
+}
+
+#[test]
+fn a_fragment_shader_starting_with_atest_asks_the_rsd_to_wait() {
+    // A constant colour: ATEST is in the first clause, which depends on
+    // slot 6; only the RSD can make the shader wait for it.
+    let text = r#"shader fragment "constant" {
+  info local_size 1 1 1 shared 0 push 0
+  color location 0 float
+  output "o" location 0 component 0 i32x4
+  values 3
+  %0:i32 = const 0x3f800000
+  %1:i32 = const 0x0
+  %2:i32x4 = vec %0, %1, %1, %0
+  store_output output=0 %2
+}"#;
+    let bin = check(text);
+    let clauses = decode_shader(&bin.code).unwrap();
+    assert_eq!(clauses[0].1.header.message_type, 13, "ATEST first");
+    let f = bin.fragment.unwrap();
+    assert!(f.wait_dependency_6 && !f.wait_dependency_7);
+    assert!(f.varyings.is_empty() && !f.preloads.sample_mask_id);
 }
 
 const FRAGMENT_MRT: &str = r#"shader fragment "mrt" {

@@ -328,6 +328,9 @@ impl Isel<'_> {
             early_fragment_tests: early,
             early_z_allowed: early || !(writes_depth || self.frag.can_discard),
             varyings: self.frag.varyings.values().copied().collect(),
+            // Known once the clauses are formed (`bifrost::compile`).
+            wait_dependency_6: false,
+            wait_dependency_7: false,
         })
     }
 }
