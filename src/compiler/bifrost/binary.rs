@@ -113,9 +113,11 @@ pub struct ShaderBinary {
 ///   so the producer must arrange it (PanVk does it outside the fragment
 ///   shader too); [`VaryingLoad::interpolation`] says which inputs need it.
 /// - **Epilogue**: one `ATEST` (coverage r60, alpha = render target 0's
-///   alpha when it is a written float vec4, else 1.0; the ATEST datum from
-///   FAU special slot 5, which the emitter fills as for Mesa: the RSD
-///   `Alpha test`/coverage word), then `ZS_EMIT` if the shader writes
+///   alpha when it is a written float vec4, else 1.0; the ATEST datum is
+///   FAU special slot 5, read implicitly as Mesa's compiler does: a value
+///   the hardware supplies, nothing the shader binary asks the emitter
+///   for; the alpha test and alpha-to-coverage it applies are the RSD's
+///   `Stencil Mask, Misc` fields), then `ZS_EMIT` if the shader writes
 ///   depth, then one `BLEND` per written render target in ascending order,
 ///   each the last instruction of its clause, the last one ending the
 ///   shader. BLEND `n` takes its 64-bit **blend descriptor** from FAU

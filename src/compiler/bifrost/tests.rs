@@ -863,3 +863,39 @@ fn unsupported_fragment_shapes_are_clean_errors() {
         Err(CompileError::Unsupported(_))
     ));
 }
+
+#[test]
+fn a_varying_colour_is_blended_from_the_load_registers() {
+    // o = vec4(v.xyz, 1.0): the LD_VAR's registers are BLEND's staging
+    // registers, only the fourth is written (the shape of Mesa's
+    // gfx_triangle.frag, which blends from its preloaded registers).
+    let text = r#"shader fragment "varying_colour" {
+  info local_size 1 1 1 shared 0 push 0
+  color location 0 float
+  input "v" location 0 component 0 i32x3
+  output "o" location 0 component 0 i32x4
+  values 3
+  %0:i32x3 = load_input location=0 component=0
+  %1:i32 = const 0x3f800000
+  %2:i32x4 = vec %0, %1
+  store_output output=0 %2
+}"#;
+    let bin = check(text);
+    let clauses = decode_shader(&bin.code).unwrap();
+    let vary = clauses
+        .iter()
+        .find(|(_, c)| c.header.message_type == 1)
+        .unwrap();
+    let blend = clauses.last().unwrap();
+    assert_eq!(blend.1.header.message_type, 9);
+    let base = vary.1.header.staging_register;
+    assert_eq!(blend.1.header.staging_register, base);
+    // Registers base..base+3 are written only by the load and one move
+    // (the 1.0 of the fourth component).
+    let writes: Vec<u8> = instructions(&bin)
+        .iter()
+        .filter_map(|(_, _, i)| i.dest.map(|d| d.reg))
+        .filter(|r| (base..base + 4).contains(r))
+        .collect();
+    assert_eq!(writes, [base + 3]);
+}

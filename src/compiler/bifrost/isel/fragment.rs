@@ -34,6 +34,10 @@ pub(super) struct FragState {
     pub reads_frag_coord: bool,
     pub reads_front_facing: bool,
     pub reads_point_coord: bool,
+    /// Four-register vectors `LD_VAR*` loaded (vreg → components written):
+    /// a render target's colour made of their first components is sent
+    /// from them, the rest filled in place, instead of copied (once each).
+    pub loaded: BTreeMap<u32, u8>,
 }
 
 /// Whether a region or one nested in it stores an output (`nested`: only
@@ -107,7 +111,9 @@ impl Isel<'_> {
         });
         entry.components = entry.components.max(n);
         self.frag.preloads.sample_mask_id = true;
-        let v = self.new_vreg(n);
+        // Four registers, whatever the load writes: BLEND may use them.
+        let v = self.new_vreg(4);
+        self.frag.loaded.insert(v, n);
         let dst = Some(Dst::Reg(Reg { index: v, comp: 0 }));
         let index = location as u8;
         let op = match interpolation {
@@ -257,6 +263,32 @@ impl Isel<'_> {
         }
     }
 
+    /// A varying load whose `n` loaded components are exactly the colour's
+    /// first `n` lanes (in order), and whose other registers nothing else
+    /// fills: its vector can be BLEND's staging. Each load serves once.
+    fn loaded_prefix(&mut self, lanes: &[Option<Src>; 4]) -> Option<(u32, u8)> {
+        let Some(Src::Reg(first)) = lanes[0] else {
+            return None;
+        };
+        let n = *self.frag.loaded.get(&first.index)?;
+        let prefix = (0..usize::from(n)).all(|c| {
+            lanes[c]
+                == Some(Src::Reg(Reg {
+                    index: first.index,
+                    comp: c as u8,
+                }))
+        });
+        // The rest must not read the load's own (undefined) registers.
+        let rest_ok = lanes[usize::from(n)..]
+            .iter()
+            .all(|l| !matches!(l, Some(Src::Reg(r)) if r.index == first.index));
+        if !(prefix && rest_ok) {
+            return None;
+        }
+        self.frag.loaded.remove(&first.index);
+        Some((first.index, n))
+    }
+
     /// The epilogue at the end of the shader: ATEST, ZS_EMIT, BLENDs.
     pub(super) fn fragment_epilogue(&mut self) -> Result<FragmentInfo, CompileError> {
         self.frag.preloads.coverage = true;
@@ -290,14 +322,31 @@ impl Isel<'_> {
         let mut render_targets = Vec::new();
         let colors = std::mem::take(&mut self.frag.colors);
         for (&rt, lanes) in &colors {
-            let v = self.new_vreg(4);
-            for (c, lane) in lanes.iter().enumerate() {
-                let r = Reg {
-                    index: v,
-                    comp: c as u8,
-                };
-                self.mov_to(r, lane.unwrap_or(ZERO), c > 0);
-            }
+            let v = match self.loaded_prefix(lanes) {
+                // The loaded components are the colour's first ones: fill
+                // the unloaded rest of the load's registers.
+                Some((v, n)) => {
+                    for (c, lane) in lanes.iter().enumerate().skip(usize::from(n)) {
+                        let r = Reg {
+                            index: v,
+                            comp: c as u8,
+                        };
+                        self.mov_to(r, lane.unwrap_or(ZERO), true);
+                    }
+                    v
+                }
+                None => {
+                    let v = self.new_vreg(4);
+                    for (c, lane) in lanes.iter().enumerate() {
+                        let r = Reg {
+                            index: v,
+                            comp: c as u8,
+                        };
+                        self.mov_to(r, lane.unwrap_or(ZERO), c > 0);
+                    }
+                    v
+                }
+            };
             let slot = 8 + rt as u8;
             self.push(Instr::new(
                 Op::Blend { rt: rt as u8 },
