@@ -56,6 +56,8 @@ fn xfb_variant() -> Shader {
         location: 0,
         component: 0,
         ty: ValueType::new(32, 4),
+        interpolation: Interpolation::Smooth,
+        sampling: Sampling::Center,
     }];
     s.outputs.push(Output {
         name: "gl_Position".into(),

@@ -29,6 +29,11 @@ const SHADERS: &[&str] = &[
     "angle_xfb_holes.vert.spv",
     "bitops.comp.spv",
     "builtins.comp.spv",
+    "builtins.frag.spv",
+    "color_varying.frag.spv",
+    "discard_mrt.frag.spv",
+    "kill_loop.frag.spv",
+    "vk13_demote.frag.spv",
     "builtins.vert.spv",
     "conversions.comp.spv",
     "dynamic_index.vert.spv",
@@ -76,6 +81,8 @@ fn load(name: &str) -> (Vec<u8>, Stage) {
     let bytes = std::fs::read(&path).expect("corpus shader");
     let stage = if name.contains(".comp") || name.starts_with("cs_") {
         Stage::Compute
+    } else if name.contains(".frag") || name.starts_with("fs_") {
+        Stage::Fragment
     } else {
         Stage::Vertex
     };

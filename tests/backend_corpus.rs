@@ -31,6 +31,8 @@ fn corpus_compiles_or_is_cleanly_unsupported() {
     for name in &names {
         let stage = if name.contains(".comp") {
             Stage::Compute
+        } else if name.contains(".frag") {
+            Stage::Fragment
         } else {
             Stage::Vertex
         };
@@ -169,4 +171,96 @@ fn front_half_output_needs_no_reoptimisation() {
         }
     }
     assert!(compared >= 50, "only {compared} variants compiled");
+}
+
+/// Our fragment shaders against Mesa's for the same SPIR-V (the G52
+/// reference set): the tile-buffer epilogue must be built the same way.
+/// Mesa loads varyings through RSD message preloads and we with LD_VAR,
+/// so varying clauses are left out; what must agree, read from Mesa's
+/// binaries with our decoder: the order of the ATEST and BLEND messages,
+/// their FAU slots (ATEST datum, blend descriptor 0) and destinations
+/// (r60, r48), BLEND ending the last clause (`eos`), `td` on every clause,
+/// and the header of the clause before BLEND (waits, no prefetch, next
+/// message type). Skipped without ../shared/reference.
+#[test]
+fn fragment_epilogue_matches_mesa() {
+    use bifrost_vk::compiler::pipeline::compile_front;
+    use bifrost_vk::hw::isa::{DecodedClause, decode_shader};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/mesa-g52");
+    let pairs = [
+        (
+            "graphics/shaders/gfx_triangle.frag.spv",
+            "graphics/shaders/gfx_triangle.frag.bin",
+        ),
+        ("shaders/vs_ids.frag.spv", "shaders/vs_ids.fragment.bin"),
+        (
+            "shaders/vs_attribs.frag.spv",
+            "shaders/vs_attribs.fragment.bin",
+        ),
+        (
+            "shaders/vs_instanced_ssbo.frag.spv",
+            "shaders/vs_instanced_ssbo.fragment.bin",
+        ),
+    ];
+    if !root.join(pairs[0].0).exists() {
+        eprintln!("skipped: no {}", root.display());
+        return;
+    }
+    /// (message type, FAU index, destination) of each tile-buffer message.
+    fn epilogue(clauses: &[(usize, DecodedClause)]) -> Vec<(u8, u8, Option<u8>)> {
+        let mut out = Vec::new();
+        for (_, c) in clauses {
+            for t in &c.tuples {
+                if matches!(t.add.name(), "ATEST" | "BLEND") {
+                    out.push((
+                        c.header.message_type,
+                        t.regs.fau_idx,
+                        t.add.dest.map(|d| d.reg),
+                    ));
+                }
+            }
+        }
+        out
+    }
+    /// The headers that must agree: every clause's `td`, the last clause's
+    /// flow and message, and the clause before it.
+    fn headers(clauses: &[(usize, DecodedClause)]) -> (bool, u8, u8, (u8, u8, bool)) {
+        let n = clauses.len();
+        let last = &clauses[n - 1].1.header;
+        let before = &clauses[n - 2].1.header;
+        (
+            clauses
+                .iter()
+                .all(|(_, c)| c.header.terminate_discarded_threads),
+            last.flow_control,
+            last.message_type,
+            (
+                before.dependency_wait,
+                before.next_message_type,
+                before.next_clause_prefetch,
+            ),
+        )
+    }
+    for (spv, bin) in pairs {
+        let bytes = std::fs::read(root.join(spv)).unwrap();
+        let front = compile_front(&bytes, "main", Stage::Fragment, &HashMap::new())
+            .unwrap_or_else(|e| panic!("{spv}: {e}"));
+        let ours = compile(
+            &front.main.shader,
+            Options {
+                push_uniform_words: Some(front.main.push_uniforms.words.len() as u32),
+                ..Options::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{spv}: {e}"));
+        let ours = decode_shader(&ours.code).unwrap();
+        let mesa = decode_shader(&std::fs::read(root.join(bin)).unwrap()).unwrap();
+        assert_eq!(epilogue(&ours), epilogue(&mesa), "{spv}");
+        assert_eq!(headers(&ours), headers(&mesa), "{spv}");
+        // The last instruction of both is the BLEND.
+        for c in [&ours, &mesa] {
+            let t = c.last().unwrap().1.tuples.last().unwrap();
+            assert_eq!(t.add.name(), "BLEND", "{spv}");
+        }
+    }
 }

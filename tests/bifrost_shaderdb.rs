@@ -138,8 +138,23 @@ fn compare_against_mesa_sums_per_stage() {
         *want.entry("ours_tuples").or_default() += ot;
         *want.entry("ours_clauses").or_default() += oc;
     }
-    // The fragment module is skipped, the unsupported one reported; neither counts.
-    assert!(row("vs_ids.frag", "-").contains(&"skipped:"));
+    // The fragment shader is compared with the FRAGMENT line of its
+    // pipeline's stats file but not summed; the unsupported one is reported.
+    let r = row("vs_ids.frag", "fragment");
+    let (mt, mc) = mesa_sums("vs_ids", &["MESA_SHADER_FRAGMENT"]);
+    assert_eq!(num(&r, col("tuples", true)), mt, "vs_ids.frag Mesa tuples");
+    assert_eq!(
+        num(&r, col("clauses", true)),
+        mc,
+        "vs_ids.frag Mesa clauses"
+    );
+    let (ot, oc) = ours("vs_ids.frag", Stage::Fragment);
+    assert_eq!(num(&r, col("tuples", false)), ot, "vs_ids.frag our tuples");
+    assert_eq!(
+        num(&r, col("clauses", false)),
+        oc,
+        "vs_ids.frag our clauses"
+    );
     assert!(row("cs_buffer_reference", "compute").contains(&"compiled:"));
 
     let last = lines.last().unwrap();

@@ -60,6 +60,8 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
 fn stage_of(name: &str) -> Stage {
     if name.contains(".comp") {
         Stage::Compute
+    } else if name.contains(".frag") {
+        Stage::Fragment
     } else {
         Stage::Vertex
     }
@@ -167,6 +169,9 @@ fn check_fully_lowered(s: &Shader) -> Result<(), String> {
                             | SysVal::LocalInvocationId
                             | SysVal::WorkgroupId
                             | SysVal::GlobalInvocationId
+                            | SysVal::FragCoord
+                            | SysVal::FrontFacing
+                            | SysVal::PointCoord
                     ) =>
                 {
                     bad.push(format!("{kind:?}"))
@@ -394,6 +399,9 @@ fn compare(name: &str, var_form: &Shader, front: &FrontShaders) -> Result<Option
             )),
         };
     }
+    if var_form.stage == Stage::Fragment {
+        return compare_fragments(name, var_form, &main.shader, &state, memory);
+    }
     let (by_location, by_index) = match attributes(var_form, main, &mut memory) {
         Ok(a) => a,
         Err(reason) => return Ok(Some(reason)),
@@ -429,6 +437,71 @@ fn compare(name: &str, var_form: &Shader, front: &FrontShaders) -> Result<Option
         compare_xfb(name, var_form, &want.0, xfb, &xfb_state, memory)?;
     }
     Ok(None)
+}
+
+/// Fragments per fragment shader: even ones get small integers in every
+/// varying word (loop counts of flat integer inputs stay short), odd ones
+/// floats; gl_FragCoord, gl_FrontFacing and gl_PointCoord vary too.
+const FRAGMENTS: u32 = 8;
+
+/// The varyings and built-ins of fragment `f`.
+fn fragment_inputs(var_form: &Shader, base: &DrawState, f: u32) -> (DrawState, InvocationIds) {
+    let mut state = base.clone();
+    for input in &var_form.inputs {
+        let words = std::array::from_fn(|k| {
+            let k = k as u32 + 4 * input.location;
+            if f.is_multiple_of(2) {
+                (f + k) % 5
+            } else {
+                (f as f32 * 0.37 - k as f32 * 0.21).to_bits()
+            }
+        });
+        state.varyings.insert(input.location, words);
+    }
+    let ids = InvocationIds {
+        frag_coord: [
+            (f as f32 + 0.5).to_bits(),
+            (2.0 * f as f32 + 0.5).to_bits(),
+            (f as f32 / 8.0).to_bits(),
+            (1.0 / (f as f32 + 1.0)).to_bits(),
+        ],
+        front_facing: !f.is_multiple_of(3),
+        point_coord: [(f as f32 / 8.0).to_bits(), 0.25f32.to_bits()],
+        ..Default::default()
+    };
+    (state, ids)
+}
+
+/// The var form and the lowered fragment shader on [`FRAGMENTS`]
+/// fragments: equal outputs, equal discards. A fragment the var form cannot
+/// run (a loop bound by a float's bits) is left out; at least one must run.
+fn compare_fragments(
+    name: &str,
+    var_form: &Shader,
+    lowered: &Shader,
+    state: &DrawState,
+    memory: Memory,
+) -> Result<Option<String>, String> {
+    let mut ran = 0;
+    for f in 0..FRAGMENTS {
+        let (st, ids) = fragment_inputs(var_form, state, f);
+        let Ok(want) = run_invocation(var_form, &st, &mut memory.clone(), ids) else {
+            continue;
+        };
+        let got = run_invocation(lowered, &st, &mut memory.clone(), ids);
+        let strip = |r: InvocationResult| InvocationResult { steps: 0, ..r };
+        match got {
+            Ok(g) if strip(g.clone()) == strip(want.clone()) => ran += 1,
+            g => {
+                return Err(format!(
+                    "{name}: fragment {f} differs
+var form: {want:?}
+lowered:  {g:?}"
+                ));
+            }
+        }
+    }
+    Ok((ran == 0).then(|| "no fragment runs in the var form".to_string()))
 }
 
 /// XFB variants [`compare_xfb`] checked.

@@ -28,6 +28,8 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
 fn stage_of(name: &str) -> Stage {
     if name.contains(".comp") {
         Stage::Compute
+    } else if name.contains(".frag") {
+        Stage::Fragment
     } else {
         Stage::Vertex
     }

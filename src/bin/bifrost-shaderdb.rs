@@ -2,8 +2,8 @@
 //! statistics of our Bifrost compiler.
 //!
 //! For every SPIR-V file and every variant the driver compiles (a compute
-//! shader; a vertex shader's rasterization variant and, when it has XFB
-//! outputs, its XFB variant) it prints instructions, tuples, clauses,
+//! or fragment shader; a vertex shader's rasterization variant and, when it
+//! has XFB outputs, its XFB variant) it prints instructions, tuples, clauses,
 //! quadwords (Mesa's convention: clauses plus the prefetch padding of
 //! `128 − last clause` bytes), work registers, threads per core (2 when
 //! ≤ 32 registers, as on v7), spills:fills and the compile time (median over
@@ -16,9 +16,12 @@
 //! set) and are printed beside ours with the ratios ours/Mesa. Mesa's figures
 //! for a shader are the sum of its `SHADER-DB:` lines of that stage: a
 //! vertex shader's POSITION and VARYING lines together (compared against our
-//! rasterization variant), a compute shader's COMPUTE line. FRAGMENT lines
-//! are skipped (fragment shaders do not compile yet; fragment modules are
-//! listed and skipped). The last line is then exactly
+//! rasterization variant), a compute shader's COMPUTE line, a fragment
+//! shader's FRAGMENT line (for `NAME.frag.spv` without its own stats file,
+//! the FRAGMENT line of `NAME.stats.txt`, the pipeline it was built in).
+//! Mesa loads varyings through RSD message preloads and we with `LD_VAR`
+//! (see `compiler::bifrost::binary`), so fragment rows are compared but
+//! left out of the totals. The last line is then exactly
 //! `TOTAL ours_tuples=N mesa_tuples=N ours_clauses=N mesa_clauses=N` over
 //! the shaders both compile. Without `--compare` it is
 //! `TOTAL instructions=N tuples=N clauses=N quadwords=N spills=N fills=N`
@@ -108,6 +111,7 @@ fn mesa_figures(stats: &str, stage: Stage) -> Option<Figures> {
     let wanted: &[&str] = match stage {
         Stage::Vertex => &["MESA_SHADER_POSITION", "MESA_SHADER_VARYING"],
         Stage::Compute => &["MESA_SHADER_COMPUTE"],
+        Stage::Fragment => &["MESA_SHADER_FRAGMENT"],
     };
     let mut sum = Figures::default();
     let mut any = false;
@@ -295,24 +299,32 @@ fn main() -> ExitCode {
         let Some((entry, stage)) = entries.iter().find_map(|(n, m)| match m {
             ExecutionModel::Vertex => Some((n.clone(), Stage::Vertex)),
             ExecutionModel::GLCompute => Some((n.clone(), Stage::Compute)),
+            ExecutionModel::Fragment => Some((n.clone(), Stage::Fragment)),
             _ => None,
         }) else {
             let models: Vec<String> = entries.iter().map(|(_, m)| format!("{m:?}")).collect();
             println!(
-                "{name:<28} {:<13} skipped: no vertex or compute entry point ({})",
+                "{name:<28} {:<13} skipped: no vertex, fragment or compute entry point ({})",
                 "-",
                 models.join(", ")
             );
             continue;
         };
+        // A pipeline's fragment shader (`vs_ids.frag`, `gfx_triangle.frag`)
+        // has its FRAGMENT line in the pipeline's stats file.
         let mesa = match &args.compare {
             Some(dir) => std::fs::read_to_string(dir.join(format!("{name}.stats.txt")))
+                .or_else(|e| match name.strip_suffix(".frag") {
+                    Some(base) => std::fs::read_to_string(dir.join(format!("{base}.stats.txt"))),
+                    None => Err(e),
+                })
                 .ok()
                 .and_then(|text| mesa_figures(&text, stage)),
             None => None,
         };
         let variants: Vec<Variant> = match stage {
             Stage::Compute => vec![Variant::Compute],
+            Stage::Fragment => vec![Variant::Fragment],
             Stage::Vertex => {
                 // The XFB variant exists when the front half makes one.
                 let has_xfb = compile_front(&bytes, &entry, stage, &HashMap::new())
@@ -337,8 +349,13 @@ fn main() -> ExitCode {
                     if compare {
                         match (main, &mesa) {
                             (true, Some(m)) => {
-                                ours_total.add(&f);
-                                mesa_total.add(m);
+                                // Mesa's fragment shaders load varyings
+                                // through RSD message preloads, ours with
+                                // LD_VAR: compared per row, not summed.
+                                if stage != Stage::Fragment {
+                                    ours_total.add(&f);
+                                    mesa_total.add(m);
+                                }
                                 line += &format!(
                                     " | mesa {} | ratio {:>6} {:>7} {:>6} {:>5}",
                                     cols(m),

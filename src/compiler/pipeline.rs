@@ -21,7 +21,7 @@
 //!
 //! Then per variant, on its own copy of the shader:
 //! 5. `strip_xfb` (rasterization variant of a vertex shader), `lower_xfb`
-//!    (XFB variant, only if the shader has XFB outputs), nothing for compute;
+//!    (XFB variant, only if the shader has XFB outputs), nothing for compute and fragment shaders;
 //! 6. `lower_sysvals` — push-uniform layout ([`PushUniformLayout`]);
 //! 7. `optimize` — cleans up what the lowering introduced (the XFB prologue's
 //!    constants, sysval arithmetic, duplicate uniform loads);
@@ -54,6 +54,8 @@ pub enum Variant {
     Rasterization,
     /// A vertex shader's transform-feedback capture job (`lower_xfb`).
     Xfb,
+    /// A fragment shader.
+    Fragment,
 }
 
 impl Variant {
@@ -62,6 +64,7 @@ impl Variant {
             Variant::Compute => "compute",
             Variant::Rasterization => "rasterization",
             Variant::Xfb => "xfb",
+            Variant::Fragment => "fragment",
         }
     }
 }
@@ -166,8 +169,13 @@ pub fn compile_front_observed(
     let io = s.lower_io();
     step(None, "lower_io", &s)?;
 
-    if stage == Stage::Compute {
-        let main = finish(Variant::Compute, s, io, &mut step)?;
+    if stage != Stage::Vertex {
+        let variant = if stage == Stage::Compute {
+            Variant::Compute
+        } else {
+            Variant::Fragment
+        };
+        let main = finish(variant, s, io, &mut step)?;
         return Ok(FrontShaders {
             main,
             xfb: None,

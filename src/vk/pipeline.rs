@@ -261,6 +261,12 @@ fn compile_stage(
             xfb_strides: f.xfb_strides,
             local_size: f.main.shader.info.local_size,
         },
+        // Never asked for: graphics pipelines do not compile fragment
+        // shaders yet (module doc).
+        Stage::Fragment => {
+            log::error!("{what}: fragment shaders are not compiled");
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
     };
     let compiled = Arc::new(compiled);
     if let (Some(cache), Some(key)) = (cache, key) {

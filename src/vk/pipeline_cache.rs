@@ -117,6 +117,7 @@ pub fn stage_key(arch: Arch, stage: Stage, spirv: &[u8], entry: &str, spec: &Spe
     field(match stage {
         Stage::Vertex => b"vertex",
         Stage::Compute => b"compute",
+        Stage::Fragment => b"fragment",
     });
     field(entry.as_bytes());
     field(spirv);
@@ -575,6 +576,8 @@ fn read_program(r: &mut Reader<'_>) -> Result<CompiledProgram, String> {
             ubo_count,
             buffers,
             varyings,
+            // Graphics pipelines do not compile fragment shaders yet.
+            fragment: None,
             stats,
         },
         push,
@@ -615,6 +618,7 @@ mod tests {
                 ubo_count: 0,
                 buffers: vec![(0, 1), (1, 0)],
                 varyings: vec![VaryingStore { index: 3, words: 4 }],
+                fragment: None,
                 stats: ShaderStats {
                     instructions: 1,
                     tuples: 2,

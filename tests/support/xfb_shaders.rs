@@ -65,12 +65,16 @@ pub fn build_shader(outs: &[OutSpec]) -> Shader {
             location: LOC_VERTEX,
             component: 0,
             ty: u32t,
+            interpolation: Interpolation::Smooth,
+            sampling: Sampling::Center,
         },
         Input {
             name: "a_instance".into(),
             location: LOC_INSTANCE,
             component: 0,
             ty: u32t,
+            interpolation: Interpolation::Smooth,
+            sampling: Sampling::Center,
         },
     ];
     s.outputs.push(Output {

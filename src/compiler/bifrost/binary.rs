@@ -22,6 +22,25 @@ pub struct Preloads {
     pub global_invocation: [bool; 3],
 }
 
+/// Registers a fragment job preloads (`Fragment Preload` in Mesa's
+/// src/panfrost/lib/genxml/v7.xml; register numbers from
+/// src/panfrost/compiler/bifrost_compile.c). Read in place, never allocated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FragmentPreloads {
+    /// r58 = primitive flags (`Primitive flags`, bit 10): 0 for a
+    /// front-facing primitive (what `gl_FrontFacing` compares against).
+    pub primitive_flags: bool,
+    /// r59 = fragment position (`Fragment position`, bit 11): pixel x in
+    /// the low, y in the high 16 bits.
+    pub fragment_position: bool,
+    /// r60 = coverage mask (`Coverage`, bit 7): ATEST, ZS_EMIT and BLEND
+    /// read it, ATEST and ZS_EMIT write the updated mask back. Always set.
+    pub coverage: bool,
+    /// r61 = sample mask/ID (`Sample mask/ID`, bit 13): the source operand
+    /// of `LD_VAR*`.
+    pub sample_mask_id: bool,
+}
+
 /// A compiled Bifrost shader.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ShaderBinary {
@@ -67,7 +86,131 @@ pub struct ShaderBinary {
     /// register format, and a 32-bit format of the registers' own type is
     /// stored bit for bit. See `jm::varying` for the emitter's side.
     pub varyings: Vec<VaryingStore>,
+    /// Fragment shaders: what the fragment RSD needs (`None` otherwise).
+    pub fragment: Option<FragmentInfo>,
     pub stats: ShaderStats,
+}
+
+/// What a compiled fragment shader needs from its renderer state
+/// descriptor and the draw (the contract with the job emitter).
+///
+/// - **Preloads** ([`FragmentInfo::preloads`]; [`ShaderBinary::preloads`]
+///   stays all false): `coverage` (r60) is always
+///   set, `sample_mask_id` (r61) whenever a varying is loaded,
+///   `fragment_position` (r59) when `gl_FragCoord.xy` is read,
+///   `primitive_flags` (r58) when `gl_FrontFacing` is.
+/// - **Varyings** ([`FragmentInfo::varyings`]): `LD_VAR_IMM` /
+///   `LD_VAR_FLAT_IMM` with immediate index = the input's **location**: the
+///   record `location` of the draw's varying table (`DRAW.Varyings`,
+///   the table the vertex stage wrote; `Varying count` =
+///   [`FragmentInfo::varying_count`]). Smooth inputs are loaded with
+///   register format `f32` (the record's format converts to f32),
+///   flat ones with `auto` (unconverted: the record must have a 32-bit
+///   format of the input's type, as the vertex stage's records have, see
+///   [`ShaderBinary::varyings`]). A load reads components 0 ..
+///   `components` of the record. The instruction has no perspective
+///   switch: a `NoPerspective` input is interpolated as the record says,
+///   so the producer must arrange it (PanVk does it outside the fragment
+///   shader too); [`VaryingLoad::interpolation`] says which inputs need it.
+/// - **Epilogue**: one `ATEST` (coverage r60, alpha = render target 0's
+///   alpha when it is a written float vec4, else 1.0; the ATEST datum is
+///   FAU special slot 5, read implicitly as Mesa's compiler does: a value
+///   the hardware supplies, nothing the shader binary asks the emitter
+///   for; the alpha test and alpha-to-coverage it applies are the RSD's
+///   `Stencil Mask, Misc` fields), then `ZS_EMIT` if the shader writes
+///   depth, then one `BLEND` per written render target in ascending order,
+///   each the last instruction of its clause, the last one ending the
+///   shader. BLEND `n` takes its 64-bit **blend descriptor** from FAU
+///   special slots `blend_descriptor_n` (`fau_idx` 8 + n; the hardware fills
+///   them from the RSD's blend array, one `Blend` descriptor per render
+///   target), reads the colour from four consecutive registers (unwritten
+///   components 0) in the register format of
+///   [`RenderTargetWrite::format`] (the blend descriptor's conversion
+///   `Register format` must say the same) and writes r48 (the return
+///   address a blend shader jumps back to; never allocated in fragment
+///   shaders). Only fixed-function blending has been reasoned about.
+/// - **Clause headers**: every clause has `td` (terminate discarded
+///   threads); the ATEST clause signals slot 0, BLEND clauses depend on
+///   slots 0, 6 and 7 (tile-buffer depth and colour), ATEST and ZS_EMIT
+///   clauses on 6, as Mesa's G52 binaries show. A first clause's own
+///   dependencies are the RSD's `Shader wait dependency 6/7`
+///   ([`FragmentInfo::wait_dependency_6`]).
+/// - **Other RSD fields** the emitter derives: `Shader modifies coverage`
+///   and the pixel-kill/ZS-update operations from
+///   [`FragmentInfo::can_discard`], [`FragmentInfo::writes_depth`] and
+///   [`FragmentInfo::early_z_allowed`]; `Depth source` = shader when
+///   `writes_depth`; `Varying count` = [`FragmentInfo::varying_count`];
+///   `Preload.Fragment` from [`FragmentInfo::preloads`]; `Preload.Uniform
+///   count` = [`ShaderBinary::uniform_words`] as for the other stages.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FragmentInfo {
+    pub preloads: FragmentPreloads,
+    /// Render targets written, ascending by index (`location`).
+    pub render_targets: Vec<RenderTargetWrite>,
+    /// `gl_FragDepth` is written (`ZS_EMIT.z`): RSD `Shader modifies coverage`
+    /// / depth source = shader.
+    pub writes_depth: bool,
+    /// The shader may discard (`DISCARD.f32`): RSD `Shader contains discard`.
+    pub can_discard: bool,
+    /// `gl_FragCoord` is read (xy from r59, z/w with `LD_VAR_SPECIAL`).
+    pub reads_frag_coord: bool,
+    pub reads_front_facing: bool,
+    pub reads_point_coord: bool,
+    /// The `EarlyFragmentTests` execution mode.
+    pub early_fragment_tests: bool,
+    /// Depth/stencil tests may run before the shader: requested by
+    /// `EarlyFragmentTests`, or harmless because the shader neither
+    /// discards nor writes depth (the job emitter still decides with the
+    /// pipeline's state, e.g. occlusion queries or stencil writes).
+    pub early_z_allowed: bool,
+    /// The varyings loaded, ascending by location.
+    pub varyings: Vec<VaryingLoad>,
+    /// RSD `Properties.Shader wait dependency 6` / `7`: the shader's first
+    /// clause is a tile-buffer access (ATEST or ZS_EMIT: 6; BLEND: 6 and 7)
+    /// and no earlier clause can wait for it (Mesa's `wait_6`/`wait_7`).
+    pub wait_dependency_6: bool,
+    pub wait_dependency_7: bool,
+}
+
+impl FragmentInfo {
+    /// The RSD's `Varying count`: one past the highest location loaded.
+    pub fn varying_count(&self) -> u32 {
+        self.varyings
+            .iter()
+            .map(|v| v.location + 1)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// The register format a `BLEND` hands its colour in (the blend
+/// descriptor's conversion must match).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BlendRegisterFormat {
+    F32,
+    S32,
+    U32,
+}
+
+/// One render target a fragment shader writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderTargetWrite {
+    /// Render target index (= output location), 0..8.
+    pub index: u32,
+    pub format: BlendRegisterFormat,
+    /// Components the shader writes (the rest are sent as 0).
+    pub components: u8,
+}
+
+/// One varying record a fragment shader loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VaryingLoad {
+    /// Record index in the varying table = the input's location.
+    pub location: u32,
+    /// Components 0..components of the record are read (1..=4).
+    pub components: u8,
+    pub interpolation: crate::compiler::ir::Interpolation,
+    pub sampling: crate::compiler::ir::Sampling,
 }
 
 /// One varying record a vertex shader writes (see [`ShaderBinary::varyings`]).

@@ -34,6 +34,7 @@ use super::ops::*;
 mod alu;
 mod atomics;
 mod float_math;
+mod fragment;
 mod memory;
 mod pack_unpack;
 mod program;
@@ -67,6 +68,8 @@ struct Isel<'a> {
     /// Every value some instruction reads (an atomic whose old value is not
     /// among them uses the non-returning form).
     used: std::collections::HashSet<Value>,
+    /// Fragment shaders: inputs, built-ins and outputs seen.
+    frag: fragment::FragState,
 }
 
 fn unsupported(what: impl Into<String>) -> CompileError {
@@ -131,8 +134,19 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         attribute_count: 0,
         varyings: BTreeMap::new(),
         used,
+        frag: fragment::FragState::default(),
     };
+    if s.stage == Stage::Fragment && fragment::stores_output_nested(&s.body) {
+        return Err(unsupported(
+            "a fragment output stored under control flow (outputs are sent once, at the end)",
+        ));
+    }
     isel.region(&s.body)?;
+    let fragment = if s.stage == Stage::Fragment {
+        Some(isel.fragment_epilogue()?)
+    } else {
+        None
+    };
     let last = isel.cur;
     isel.blocks[last].term = Term::End;
     // Renumber blocks in layout order.
@@ -170,6 +184,9 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
             .iter()
             .map(|(&index, &words)| VaryingStore { index, words })
             .collect(),
+        // BLEND writes r48 (see `Op::Blend`): nothing may live there.
+        reserved: if fragment.is_some() { 1 << 48 } else { 0 },
+        fragment,
     })
 }
 

@@ -37,6 +37,13 @@
 //!   from record 16 on) and `ST_CVT` of its 32-bit words, as Mesa's
 //!   non-IDVS vertex shaders do; [`ShaderBinary::varyings`] lists them.
 //!   The XFB variant has none (its captures are `store_global`).
+//! - **Fragment shaders** (`isel/fragment.rs`): inputs are `LD_VAR_IMM` /
+//!   `LD_VAR_FLAT_IMM` of varying record = location; the body is followed
+//!   by `ATEST`, `ZS_EMIT` (depth) and one `BLEND` per render target, with
+//!   coverage in r60, the ATEST datum and blend descriptors in special FAU
+//!   slots (5, 8 + n), r48 reserved for BLEND's return address;
+//!   [`ShaderBinary::fragment`] is the RSD's side (see
+//!   [`binary::FragmentInfo`]). Preloads r58–r61 are read in place.
 //!
 //! - **Float division, square roots, exp2/log2/sin/cos/pow**: sequences of
 //!   FMA/FADD and integer ops with exact semantics (`isel/float_math.rs`),
@@ -46,7 +53,9 @@
 //! Not supported (a [`CompileError::Unsupported`]): 16-bit and 64-bit float
 //! arithmetic (Bifrost has no fp64), 8/16-bit ALU ops beyond conversions
 //! (8/16-bit loads and stores are), 64-bit atomics, 8/16-bit outputs and
-//! outputs of more than four 32-bit words.
+//! outputs of more than four 32-bit words; in fragment shaders, outputs
+//! stored under control flow, render targets past 7, varying locations
+//! past 31, textures.
 //!
 //! Bit layouts live in `crate::hw::isa`; nothing in here packs bits by hand.
 //! Unsupported input is a [`CompileError`], never a panic.
@@ -176,6 +185,11 @@ pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, C
     }
     // v6 and v7 compile identically; the arch only matters to the emitter.
     let _ = options.arch;
+    let mut fragment = prog.fragment;
+    if let Some(f) = &mut fragment {
+        f.wait_dependency_6 = sched.entry_deps & 0x40 != 0;
+        f.wait_dependency_7 = sched.entry_deps & 0x80 != 0;
+    }
     Ok(ShaderBinary {
         code,
         work_registers: work,
@@ -188,6 +202,7 @@ pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, C
         ubo_count: 0,
         buffers: prog.buffers,
         varyings: prog.varyings,
+        fragment,
         stats,
     })
 }

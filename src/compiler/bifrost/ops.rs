@@ -32,6 +32,38 @@ pub enum Src {
     Imm(u32),
     /// Half of a 64-bit push-uniform (FAU) word.
     Uniform { word: u8, high: bool },
+    /// Half of a special FAU slot (`fau_idx` < 0x20): 8 + n = blend
+    /// descriptor of render target n (`blend_descriptor_n.x`/`.y`).
+    Special { slot: u8, high: bool },
+}
+
+/// Where a varying is sampled (`sample` modifier of `LD_VAR*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VarSample {
+    Center,
+    Centroid,
+    Sample,
+}
+
+impl VarSample {
+    pub fn name(self) -> &'static str {
+        match self {
+            VarSample::Center => "center",
+            VarSample::Centroid => "centroid",
+            VarSample::Sample => "sample",
+        }
+    }
+}
+
+/// The fixed-function values `LD_VAR_SPECIAL` reads (`varying_name`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VarSpecial {
+    /// `gl_PointCoord` (two floats).
+    Point,
+    /// Fragment depth (gl_FragCoord.z).
+    FragZ,
+    /// gl_FragCoord.w.
+    FragW,
 }
 
 /// A destination.
@@ -322,6 +354,50 @@ pub enum Op {
     SegAddWls {
         high: bool,
     },
+    /// `LD_VAR_IMM.f32.<sample>.store` (ADD, message `varying`): `comps`
+    /// interpolated 32-bit float components of varying record `index`
+    /// (source: r61, the sample mask/ID preload, which `centroid`/`sample`
+    /// read; as Mesa's `bi_emit_load_vary`).
+    LdVarImm {
+        index: u8,
+        comps: u8,
+        sample: VarSample,
+    },
+    /// `LD_VAR_FLAT_IMM.auto` (ADD, message `varying`): `comps` components
+    /// of the provoking vertex's varying record `index`, unconverted
+    /// (register format `auto`: the record's format).
+    LdVarFlatImm {
+        index: u8,
+        comps: u8,
+    },
+    /// `LD_VAR_SPECIAL.f32.center.clobber` (ADD, message `varying`): point
+    /// coordinate, fragment z or w (source: r61, ignored at the centre).
+    LdVarSpecial {
+        name: VarSpecial,
+    },
+    /// `ATEST` (ADD, message `atest`): the alpha/coverage test. Sources:
+    /// coverage (r60), alpha (float); the ATEST datum is the tuple's FAU
+    /// slot (special 5, implicit). Writes the updated coverage to r60
+    /// (staging register and destination).
+    Atest,
+    /// `ZS_EMIT` (ADD, message `z_stencil`): depth (`z`) and/or stencil
+    /// from the first two sources, coverage (r60) third; updated coverage
+    /// to r60.
+    ZsEmit {
+        z: bool,
+        stencil: bool,
+    },
+    /// `BLEND` (ADD, message `blend`, clause-terminal): the colour in four
+    /// staging registers (`srcs[0]`, as for `STORE`) to render target
+    /// `rt`, with coverage (r60) and the blend descriptor (FAU special
+    /// 8 + rt, both halves). Its destination is r48, the return address
+    /// the blend unit hands a blend shader (Mesa's convention).
+    Blend {
+        rt: u8,
+    },
+    /// `DISCARD.f32.eq a, b` (ADD): ends the invocation (the thread is
+    /// marked discarded) when a == b; with `#0, #0`, unconditionally.
+    DiscardF32,
     /// `BRANCHZ.i32.eq a, target` (ADD, clause-terminal): branch if a == 0.
     BranchzI32,
     /// `JUMP target` (ADD, clause-terminal).
@@ -403,6 +479,13 @@ impl Op {
             Op::Axchg { .. } => "AXCHG.i32",
             Op::Acmpxchg { .. } => "ACMPXCHG.i32",
             Op::SegAddWls { .. } => "SEG_ADD",
+            Op::LdVarImm { .. } => "LD_VAR_IMM",
+            Op::LdVarFlatImm { .. } => "LD_VAR_FLAT_IMM",
+            Op::LdVarSpecial { .. } => "LD_VAR_SPECIAL",
+            Op::Atest => "ATEST",
+            Op::ZsEmit { .. } => "ZS_EMIT",
+            Op::Blend { .. } => "BLEND",
+            Op::DiscardF32 => "DISCARD.f32",
             Op::BranchzI32 => "BRANCHZ.i32",
             Op::Jump => "JUMP",
         }
@@ -435,7 +518,10 @@ impl Op {
     /// Number of (non-staging) sources.
     pub fn num_srcs(&self) -> usize {
         match self {
-            Op::Barrier => 0,
+            Op::Barrier | Op::LdVarFlatImm { .. } => 0,
+            Op::LdVarImm { .. } | Op::LdVarSpecial { .. } => 1,
+            Op::ZsEmit { .. } => 3,
+            Op::Blend { .. } => 3,
             Op::MovI32
             | Op::MovI32Fma
             | Op::IabsS32
@@ -542,6 +628,43 @@ impl Op {
             // the format word from LEA_ATTR carries the conversion.
             Op::StCvt { comps } => vec![("vecsize", vecsize(comps))],
             Op::BranchzI32 => vec![("cmpf", "eq")],
+            Op::LdVarImm { comps, sample, .. } => vec![
+                ("register_format", "f32"),
+                ("sample", sample.name()),
+                ("update", "store"),
+                ("vecsize", vecsize(comps)),
+            ],
+            Op::LdVarFlatImm { comps, .. } => vec![
+                ("register_format", "auto"),
+                ("function", "none"),
+                ("vecsize", vecsize(comps)),
+            ],
+            Op::LdVarSpecial { name } => vec![
+                (
+                    "varying_name",
+                    match name {
+                        VarSpecial::Point => "point",
+                        VarSpecial::FragZ => "frag_z",
+                        VarSpecial::FragW => "frag_w",
+                    },
+                ),
+                ("register_format", "f32"),
+                ("sample", "center"),
+                ("update", "clobber"),
+                (
+                    "vecsize",
+                    if name == VarSpecial::Point {
+                        "v2"
+                    } else {
+                        "none"
+                    },
+                ),
+            ],
+            Op::ZsEmit { z, stencil } => vec![
+                ("z", if z { "z" } else { "none" }),
+                ("stencil", if stencil { "stencil" } else { "none" }),
+            ],
+            Op::DiscardF32 => vec![("cmpf", "eq")],
             _ => vec![],
         }
     }
@@ -556,14 +679,27 @@ impl Op {
             Op::StCvt { comps } => Some((comps, true, false)),
             Op::AtomCx | Op::Axchg { .. } => Some((1, true, true)),
             Op::Acmpxchg { .. } => Some((2, true, true)),
+            Op::LdVarImm { comps, .. } | Op::LdVarFlatImm { comps, .. } => {
+                Some((comps, false, true))
+            }
+            Op::LdVarSpecial { name } => {
+                Some((if name == VarSpecial::Point { 2 } else { 1 }, false, true))
+            }
+            Op::Atest | Op::ZsEmit { .. } => Some((1, false, true)),
+            Op::Blend { .. } => Some((4, true, false)),
             _ => None,
         }
     }
 
-    /// The clause-header message type (0 none, 2 attr, 5 load, 6 store, 8 barrier).
+    /// The clause-header message type (0 none, 1 varying, 2 attr, 5 load,
+    /// 6 store, 7 atomic, 8 barrier, 9 blend, 12 z/stencil, 13 atest).
     /// (`ST_CVT` is a `store` message: `vs_attribs.varying.disasm.txt`.)
     pub fn message_type(&self) -> u8 {
         match self {
+            Op::LdVarImm { .. } | Op::LdVarFlatImm { .. } | Op::LdVarSpecial { .. } => 1,
+            Op::Blend { .. } => 9,
+            Op::ZsEmit { .. } => 12,
+            Op::Atest => 13,
             Op::LdAttrImm { .. } | Op::LdAttr { .. } => 2,
             Op::LeaAttrImm { .. } | Op::LeaAttr => 2,
             Op::Load { .. } => 5,
@@ -577,6 +713,13 @@ impl Op {
 
     pub fn is_branch(&self) -> bool {
         matches!(self, Op::BranchzI32 | Op::Jump)
+    }
+
+    /// Whether the instruction ends its clause: a message (one per clause),
+    /// and `DISCARD` (so that nothing after it in the clause sends a
+    /// message for a discarded thread; the next clause's `td` ends it).
+    pub fn ends_clause(&self) -> bool {
+        self.message_type() != 0 || matches!(self, Op::DiscardF32)
     }
 
     /// Whether the instruction writes a register through the register block
@@ -598,6 +741,10 @@ impl Op {
                 | Op::AtomCx
                 | Op::Axchg { .. }
                 | Op::Acmpxchg { .. }
+                | Op::LdVarImm { .. }
+                | Op::LdVarFlatImm { .. }
+                | Op::LdVarSpecial { .. }
+                | Op::DiscardF32
         )
     }
 
@@ -800,6 +947,7 @@ impl Instr {
                 | Op::AtomCx
                 | Op::Axchg { .. }
                 | Op::Acmpxchg { .. }
+                | Op::Blend { .. }
         ) {
             &self.srcs[1..]
         } else {
@@ -815,6 +963,7 @@ impl fmt::Display for Src {
             Src::Phys(p) => write!(f, "r{p}"),
             Src::Imm(v) => write!(f, "{v:#x}"),
             Src::Uniform { word, high } => write!(f, "u{word}.w{}", u8::from(high)),
+            Src::Special { slot, high } => write!(f, "fau{slot}.w{}", u8::from(high)),
         }
     }
 }

@@ -59,7 +59,14 @@ pub enum FauNeed {
     Consts(Vec<u32>),
     /// A PC-relative branch offset (high half of the pair).
     Branch,
+    /// A special FAU slot (`fau_idx` below 0x20): 5 the ATEST datum,
+    /// 8 + n the blend descriptor of render target n.
+    Special(u8),
 }
+
+/// The special FAU slot holding the ATEST parameter datum, which `ATEST`
+/// reads without naming it (ISA.xml: "implicitly encoded into the tuple").
+pub const FAU_ATEST_DATUM: u8 = 5;
 
 /// Source selection of one tuple, before constants are laid out.
 #[derive(Clone, Debug)]
@@ -147,6 +154,13 @@ pub fn plan_tuple(
             }
             fau = FauNeed::Branch;
         }
+        if ins.op == Op::Atest {
+            match fau {
+                FauNeed::None => fau = FauNeed::Special(FAU_ATEST_DATUM),
+                FauNeed::Special(FAU_ATEST_DATUM) => {}
+                _ => return None,
+            }
+        }
         for (j, (&s, &mask)) in srcs.iter().zip(masks).enumerate() {
             let ok = |sel: u8| mask & (1 << sel) != 0;
             if ins.op.is_branch() && j + 1 == srcs.len() {
@@ -202,6 +216,14 @@ pub fn plan_tuple(
                     match fau {
                         FauNeed::None => fau = FauNeed::Uniform(word),
                         FauNeed::Uniform(w) if w == word => {}
+                        _ => return None,
+                    }
+                    (4 + u8::from(high), None)
+                }
+                Src::Special { slot, high } => {
+                    match fau {
+                        FauNeed::None => fau = FauNeed::Special(slot),
+                        FauNeed::Special(s) if s == slot => {}
                         _ => return None,
                     }
                     (4 + u8::from(high), None)
@@ -456,12 +478,15 @@ fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> 
                 ok = false;
             }
         }
-        if let Op::LdAttrImm { index, .. } | Op::LeaAttrImm { index } = op {
-            match row
-                .immediates
-                .iter()
-                .position(|i| i.name == "attribute_index")
-            {
+        let imm = match op {
+            Op::LdAttrImm { index, .. } | Op::LeaAttrImm { index } => {
+                Some(("attribute_index", index))
+            }
+            Op::LdVarImm { index, .. } | Op::LdVarFlatImm { index, .. } => Some(("index", index)),
+            _ => None,
+        };
+        if let Some((name, index)) = imm {
+            match row.immediates.iter().position(|i| i.name == name) {
                 Some(i) => f.imms[i] = u32::from(*index),
                 None => ok = false,
             }
@@ -530,6 +555,7 @@ pub fn build_clause(c: &SClause, branch_offset: i64) -> Result<DecodedClause, Co
         req.fau_idx = match plan.fau {
             FauNeed::None => 0,
             FauNeed::Uniform(w) => 0x80 | w,
+            FauNeed::Special(slot) => slot,
             FauNeed::Consts(_) | FauNeed::Branch => {
                 let s = slots[i].unwrap_or(0);
                 let bits = constant_fau_bits(s)

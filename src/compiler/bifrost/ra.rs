@@ -215,7 +215,10 @@ pub(super) fn colour(
                     }
                 }
             }
-            let free = |b: u8| b + size <= ALLOCATABLE && (b..b + size).all(|r| !busy[r as usize]);
+            let free = |b: u8| {
+                b + size <= ALLOCATABLE
+                    && (b..b + size).all(|r| !busy[r as usize] && p.reserved >> r & 1 == 0)
+            };
             let hinted = g.hint[v]
                 .and_then(|h| base[h.index as usize].map(|b| b + h.comp))
                 .filter(|&b| free(b));

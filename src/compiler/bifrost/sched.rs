@@ -12,8 +12,10 @@
 //!   instruction that writes one of its staging registers (the write lands
 //!   a tuple later); otherwise a new tuple starts.
 //! - A clause holds at most 8 tuples and the embedded constants its size
-//!   allows; a message instruction (LOAD/STORE/LD_ATTR/BARRIER) ends its
-//!   clause, so each clause has at most one message; the clause's last
+//!   allows; a message instruction (LOAD/STORE/LD_ATTR/LD_VAR/BARRIER/
+//!   ATEST/ZS_EMIT/BLEND …) ends its clause, so each clause has at most one
+//!   message, and so does `DISCARD` (nothing after it in its clause sends a
+//!   message for a discarded thread); the clause's last
 //!   tuple never writes two registers (the first tuple's block cannot
 //!   encode that).
 //! - A block's branch (`BRANCHZ.i32.eq` / `JUMP`) is a clause of its own,
@@ -26,7 +28,10 @@
 //!   Flow control: `eos` for the last clause, `nbb r_uncond` for the last
 //!   clause of a block with two successors or whose successor has several
 //!   predecessors, else `nbb`; next-clause prefetch unless the clause ends
-//!   in `JUMP`; the next clause's message type.
+//!   in `JUMP`; the next clause's message type. Fragment shaders: `td` on
+//!   every clause; ATEST and ZS_EMIT clauses also depend on slot 6, BLEND
+//!   clauses on 6 and 7 (tile-buffer depth and colour, as in Mesa's G52
+//!   fragment binaries).
 //!
 //! It must never reorder instructions or change registers.
 
@@ -43,6 +48,10 @@ pub struct Schedule {
     pub clauses: Vec<SClause>,
     /// Index of each block's first clause (the next clause for empty blocks).
     pub block_clause: Vec<usize>,
+    /// Scoreboard slots the first clause depends on. No clause before it
+    /// can wait for them: the RSD's `Shader wait dependency 6/7` say it
+    /// for slots 6 and 7.
+    pub entry_deps: u8,
 }
 
 /// Distinct constant sets of the clause's tuples (an upper bound of the
@@ -140,7 +149,7 @@ impl Builder {
     }
 
     fn add(&mut self, block: usize, ins: Instr) -> Result<(), CompileError> {
-        let message = ins.op.message_type() != 0;
+        let message = ins.op.ends_clause();
         if ins.op.is_add_partner() {
             return self.add_partner(block, ins);
         }
@@ -278,7 +287,7 @@ impl Builder {
                 )));
             }
         }
-        if ins.op.message_type() != 0 {
+        if ins.op.ends_clause() {
             self.close(block)?;
         }
         Ok(())
@@ -337,7 +346,13 @@ impl Builder {
     }
 }
 
+/// Clause-header message types of the tile-buffer messages.
+const MESSAGE_BLEND: u8 = 9;
+const MESSAGE_Z_STENCIL: u8 = 12;
+const MESSAGE_ATEST: u8 = 13;
+
 pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
+    let fragment = p.fragment.is_some();
     let mut b = Builder {
         clauses: Vec::new(),
         cur: Vec::new(),
@@ -441,6 +456,17 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
             }
         }
     }
+    // Tile-buffer accesses wait for the fragment's older accesses: ATEST
+    // and ZS_EMIT on slot 6 (depth), BLEND on 6 and 7 (depth, colour), as
+    // Mesa's G52 fragment shaders show (the clause before a BLEND waits on
+    // 0, 6 and 7: `dwb(0, 6, 7)` in gfx_triangle.frag and fs_textured).
+    for (ci, d) in deps.iter_mut().enumerate() {
+        match message(ci) {
+            MESSAGE_BLEND => *d |= 0xc0,
+            MESSAGE_ATEST | MESSAGE_Z_STENCIL => *d |= 0x40,
+            _ => {}
+        }
+    }
     let mut clauses = Vec::with_capacity(n);
     for (ci, (blk, tuples, br)) in b.clauses.iter().enumerate() {
         let mt = message(ci);
@@ -468,7 +494,9 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
             .filter_map(|t| t.add.as_ref())
             .find(|a| a.op.staging().is_some())
             .and_then(|a| match (a.op, a.dst, a.srcs.first()) {
-                (Op::Store { .. } | Op::StCvt { .. }, _, Some(Src::Phys(r))) => Some(*r),
+                (Op::Store { .. } | Op::StCvt { .. } | Op::Blend { .. }, _, Some(Src::Phys(r))) => {
+                    Some(*r)
+                }
                 (_, Some(Dst::Phys(r)), _) => Some(r),
                 _ => None,
             })
@@ -476,6 +504,9 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         let header = ClauseHeader {
             flow_control: flow as u8,
             next_clause_prefetch: !succ[ci].is_empty() && !ends_jump,
+            // Fragment shaders: discarded threads stop at every clause
+            // boundary (Mesa sets it on all of them).
+            terminate_discarded_threads: fragment,
             staging_register: staging,
             dependency_wait: wait,
             dependency_slot: 0,
@@ -494,5 +525,6 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
     Ok(Schedule {
         clauses,
         block_clause,
+        entry_deps: deps.first().copied().unwrap_or(0),
     })
 }

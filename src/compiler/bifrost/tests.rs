@@ -644,3 +644,258 @@ fn wide_atomics_and_f64_are_named_unsupported() {
         }
     }
 }
+
+/// Every decoded (clause, tuple index, instruction) of a binary.
+fn instructions(
+    bin: &ShaderBinary,
+) -> Vec<(crate::hw::isa::DecodedClause, usize, crate::hw::isa::Instr)> {
+    let mut out = Vec::new();
+    for (_, c) in decode_shader(&bin.code).unwrap() {
+        for (t, tuple) in c.tuples.iter().enumerate() {
+            for ins in [&tuple.fma, &tuple.add] {
+                if !ins.is_nop() {
+                    out.push((c.clone(), t, ins.clone()));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn fragment_shader_loads_varyings_and_ends_in_atest_and_blend() {
+    use crate::compiler::bifrost::binary::{BlendRegisterFormat, RenderTargetWrite};
+    use crate::compiler::ir::{Interpolation, Sampling};
+    let s = crate::compiler::ir::interp::fragment_test_shader();
+    let bin = check(&s.to_string());
+    let dis = disasm::disassemble(&bin.code).unwrap();
+    // The varying: record 2, components 0..3 (component 1 + two), centroid.
+    assert!(
+        dis.contains("LD_VAR_IMM.v3.store.f32.centroid") && dis.contains("index:2"),
+        "{dis}"
+    );
+    assert!(dis.contains("LD_VAR_SPECIAL.frag_w"), "{dis}");
+    assert!(dis.contains("DISCARD.f32"), "{dis}");
+    let ins = instructions(&bin);
+    let clauses = decode_shader(&bin.code).unwrap();
+    // Every clause terminates discarded threads.
+    assert!(
+        clauses
+            .iter()
+            .all(|(_, c)| c.header.terminate_discarded_threads)
+    );
+    // ATEST: coverage r60 in and out, the datum in FAU special slot 5.
+    let (atest_clause, t, atest) = ins.iter().find(|(_, _, i)| i.name() == "ATEST").unwrap();
+    assert_eq!(atest_clause.header.message_type, 13);
+    assert_eq!(atest_clause.tuples[*t].regs.fau_idx, 5);
+    assert_eq!(atest.dest.map(|d| d.reg), Some(60));
+    // BLEND: the shader's last instruction, in its last clause (`eos`),
+    // descriptor of render target 0 in FAU special 8, return address r48.
+    let (blend_clause, t, blend) = ins.last().unwrap();
+    assert_eq!(blend.name(), "BLEND");
+    assert_eq!(*t + 1, blend_clause.tuples.len());
+    assert_eq!(blend_clause.header.message_type, 9);
+    assert_eq!(blend_clause.header.flow(), crate::hw::isa::FlowControl::End);
+    assert_eq!(blend_clause.tuples[*t].regs.fau_idx, 8);
+    assert_eq!(blend.dest.map(|d| d.reg), Some(48));
+    // ATEST comes first; the clause before BLEND waits on slots 0, 6, 7.
+    let atest_at = clauses
+        .iter()
+        .position(|(_, c)| c.header.message_type == 13)
+        .unwrap();
+    let blend_at = clauses.len() - 1;
+    assert!(atest_at < blend_at);
+    let before = &clauses[blend_at - 1].1.header;
+    assert_eq!(before.dependency_wait & 0xc1, 0xc1);
+    assert_eq!(before.next_message_type, 9);
+    // No other instruction writes r48 (the allocator keeps it free).
+    assert!(
+        ins.iter()
+            .filter(|(_, _, i)| i.name() != "BLEND")
+            .all(|(_, _, i)| i.dest.is_none_or(|d| d.reg != 48))
+    );
+    let f = bin.fragment.as_ref().expect("fragment info");
+    assert!(f.preloads.coverage && f.preloads.sample_mask_id);
+    assert!(f.preloads.fragment_position && f.preloads.primitive_flags);
+    assert!(f.can_discard && f.reads_frag_coord && f.reads_front_facing);
+    assert!(!f.writes_depth && !f.early_z_allowed);
+    assert_eq!(
+        f.render_targets,
+        vec![RenderTargetWrite {
+            index: 0,
+            format: BlendRegisterFormat::F32,
+            components: 4
+        }]
+    );
+    assert_eq!(f.varyings.len(), 1);
+    let v = f.varyings[0];
+    assert_eq!((v.location, v.components), (2, 3));
+    assert_eq!(
+        (v.interpolation, v.sampling),
+        (Interpolation::NoPerspective, Sampling::Centroid)
+    );
+    assert_eq!(f.varying_count(), 3);
+    assert_eq!(bin.preloads, binary::Preloads::default());
+    // The first clause loads a varying: nothing for the RSD to wait for.
+    assert!(!f.wait_dependency_6 && !f.wait_dependency_7);
+}
+
+#[test]
+fn a_fragment_shader_starting_with_atest_asks_the_rsd_to_wait() {
+    // A constant colour: ATEST is in the first clause, which depends on
+    // slot 6; only the RSD can make the shader wait for it.
+    let text = r#"shader fragment "constant" {
+  info local_size 1 1 1 shared 0 push 0
+  color location 0 float
+  output "o" location 0 component 0 i32x4
+  values 3
+  %0:i32 = const 0x3f800000
+  %1:i32 = const 0x0
+  %2:i32x4 = vec %0, %1, %1, %0
+  store_output output=0 %2
+}"#;
+    let bin = check(text);
+    let clauses = decode_shader(&bin.code).unwrap();
+    assert_eq!(clauses[0].1.header.message_type, 13, "ATEST first");
+    let f = bin.fragment.unwrap();
+    assert!(f.wait_dependency_6 && !f.wait_dependency_7);
+    assert!(f.varyings.is_empty() && !f.preloads.sample_mask_id);
+}
+
+const FRAGMENT_MRT: &str = r#"shader fragment "mrt" {
+  info local_size 1 1 1 early_fragment_tests shared 0 push 0
+  color location 0 float
+  color location 3 uint
+  input "c" location 0 component 0 i32x4
+  input "id" location 1 component 0 i32 flat
+  output "o0" location 0 component 0 i32x4
+  output "o3" location 3 component 1 i32x2
+  output "depth" builtin frag_depth i32
+  values 8
+  %0:i32x4 = load_input location=0 component=0
+  %1:i32 = load_input location=1 component=0
+  %2:i32 = swizzle %0.x
+  %3:i32 = iadd %1, %1
+  %4:i32x2 = vec %1, %3
+  store_output output=0 %0
+  store_output output=1 %4
+  store_output output=2 %2
+}"#;
+
+#[test]
+fn fragment_shader_with_depth_and_two_render_targets() {
+    use crate::compiler::bifrost::binary::BlendRegisterFormat;
+    let bin = check(FRAGMENT_MRT);
+    let dis = disasm::disassemble(&bin.code).unwrap();
+    assert!(dis.contains("LD_VAR_FLAT_IMM"), "{dis}");
+    let names: Vec<&str> = instructions(&bin)
+        .iter()
+        .map(|(_, _, i)| i.name())
+        .filter(|n| ["ATEST", "ZS_EMIT", "BLEND"].contains(n))
+        .collect();
+    assert_eq!(names, ["ATEST", "ZS_EMIT", "BLEND", "BLEND"], "{dis}");
+    // One BLEND per render target, descriptor slot 8 + target.
+    let blends: Vec<u8> = instructions(&bin)
+        .iter()
+        .filter(|(_, _, i)| i.name() == "BLEND")
+        .map(|(c, t, _)| c.tuples[*t].regs.fau_idx)
+        .collect();
+    assert_eq!(blends, [8, 11]);
+    assert!(dis.contains("blend_descriptor_3"), "{dis}");
+    let f = bin.fragment.unwrap();
+    assert!(f.writes_depth && f.early_fragment_tests && f.early_z_allowed);
+    assert!(!f.can_discard);
+    let rts: Vec<_> = f
+        .render_targets
+        .iter()
+        .map(|r| (r.index, r.format, r.components))
+        .collect();
+    assert_eq!(
+        rts,
+        [
+            (0, BlendRegisterFormat::F32, 4),
+            (3, BlendRegisterFormat::U32, 3)
+        ]
+    );
+    assert_eq!(f.varying_count(), 2);
+}
+
+#[test]
+fn unsupported_fragment_shapes_are_clean_errors() {
+    let cases = [
+        // A render target past the eight blend descriptors.
+        FRAGMENT_MRT.replace("location 3 component 1", "location 8 component 1"),
+        // A varying beyond LD_VAR_IMM's 5-bit index.
+        FRAGMENT_MRT
+            .replace("\"id\" location 1", "\"id\" location 40")
+            .replace("location=1 component=0", "location=40 component=0"),
+    ];
+    for text in cases {
+        let s = Shader::parse(&text).unwrap();
+        assert!(
+            matches!(
+                compile(&s, Options::default()),
+                Err(CompileError::Unsupported(_))
+            ),
+            "{text}"
+        );
+    }
+    // An output stored under control flow.
+    let text = r#"shader fragment "cf" {
+  info local_size 1 1 1 shared 0 push 0
+  color location 0 float
+  input "c" location 0 component 0 i32
+  output "o" location 0 component 0 i32
+  values 4
+  %0:i32 = load_input location=0 component=0
+  %1:i32 = const 0x0
+  %2:b1 = flt %0, %1
+  if %2 {
+    store_output output=0 %0
+    yield
+  } else {
+    yield
+  }
+}"#;
+    let s = Shader::parse(text).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(matches!(
+        compile(&s, Options::default()),
+        Err(CompileError::Unsupported(_))
+    ));
+}
+
+#[test]
+fn a_varying_colour_is_blended_from_the_load_registers() {
+    // o = vec4(v.xyz, 1.0): the LD_VAR's registers are BLEND's staging
+    // registers, only the fourth is written (the shape of Mesa's
+    // gfx_triangle.frag, which blends from its preloaded registers).
+    let text = r#"shader fragment "varying_colour" {
+  info local_size 1 1 1 shared 0 push 0
+  color location 0 float
+  input "v" location 0 component 0 i32x3
+  output "o" location 0 component 0 i32x4
+  values 3
+  %0:i32x3 = load_input location=0 component=0
+  %1:i32 = const 0x3f800000
+  %2:i32x4 = vec %0, %1
+  store_output output=0 %2
+}"#;
+    let bin = check(text);
+    let clauses = decode_shader(&bin.code).unwrap();
+    let vary = clauses
+        .iter()
+        .find(|(_, c)| c.header.message_type == 1)
+        .unwrap();
+    let blend = clauses.last().unwrap();
+    assert_eq!(blend.1.header.message_type, 9);
+    let base = vary.1.header.staging_register;
+    assert_eq!(blend.1.header.staging_register, base);
+    // Registers base..base+3 are written only by the load and one move
+    // (the 1.0 of the fourth component).
+    let writes: Vec<u8> = instructions(&bin)
+        .iter()
+        .filter_map(|(_, _, i)| i.dest.map(|d| d.reg))
+        .filter(|r| (base..base + 4).contains(r))
+        .collect();
+    assert_eq!(writes, [base + 3]);
+}

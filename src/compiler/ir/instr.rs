@@ -296,6 +296,13 @@ pub enum SysVal {
     RawVertexOffset,
     /// 0-based instance number, as preloaded in r62.
     InstanceId,
+    /// Fragment shaders: `gl_FragCoord` (f32x4: window x, y of the pixel
+    /// centre, depth z, 1/w of the fragment).
+    FragCoord,
+    /// Fragment shaders: `gl_FrontFacing` (boolean).
+    FrontFacing,
+    /// Fragment shaders: `gl_PointCoord` (f32x2, point sprites).
+    PointCoord,
     LocalInvocationId,
     LocalInvocationIndex,
     WorkgroupId,
@@ -335,7 +342,9 @@ pub struct OpIntrinsic {
 /// (global memory) are 64-bit sources.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Intrinsic {
-    /// Read a vertex input: location and first component. No sources.
+    /// Read an input: location and first component. No sources. In a
+    /// vertex shader the attribute of this vertex; in a fragment shader the
+    /// varying interpolated as its `Input` declaration says.
     LoadInput {
         location: u32,
         component: u8,
@@ -402,6 +411,10 @@ pub enum Intrinsic {
     },
     /// Workgroup execution and memory barrier.
     Barrier,
+    /// Fragment shaders: the invocation ends here and writes nothing (no
+    /// colour, depth or coverage); `OpKill`, `OpTerminateInvocation` and
+    /// `OpDemoteToHelperInvocation` all become this. No sources.
+    Discard,
 }
 
 impl Instr {
@@ -451,6 +464,7 @@ impl Instr {
                     | Intrinsic::StoreShared
                     | Intrinsic::SharedAtomic { .. }
                     | Intrinsic::Barrier
+                    | Intrinsic::Discard
             ),
             Op::If(_) | Op::Loop(_) => true,
             op => op.is_terminator(),

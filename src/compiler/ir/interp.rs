@@ -34,6 +34,13 @@
 //!   raw_vertex_offset`, `instance_index = instance_id + base_instance`,
 //!   compute ids from the workgroup geometry.
 //! - **Outputs**: `store_output` records the value per output (last write wins).
+//! - **Fragment shaders**: `load_input` reads the already interpolated
+//!   varying of its location from [`DrawState::varyings`] (interpolation is
+//!   the rasterizer's job: `testing::raster` is its reference); `frag_coord`,
+//!   `front_facing` and `point_coord` come from [`InvocationIds`]. `discard`
+//!   ends the invocation: nothing it stored before to its outputs counts
+//!   ([`InvocationResult::discarded`], every output `None`), and nothing after
+//!   it runs.
 //! - **Compute workgroups** ([`run_workgroup`]): one OS thread per invocation,
 //!   synchronised at `barrier` by a barrier that counts only live invocations
 //!   (an invocation that returned or failed no longer holds the others back,
@@ -204,6 +211,9 @@ pub struct DrawState {
     pub attributes: BTreeMap<u32, AttributeBinding>,
     /// `DRAW.Offset start`: added to raw vertex ids by attribute fetch.
     pub offset_start: u32,
+    /// Fragment shaders: the interpolated varyings at this fragment, by
+    /// location (four 32-bit components each).
+    pub varyings: BTreeMap<u32, [u32; 4]>,
     pub sysvals: SysValues,
     /// Maximum instructions one invocation may execute.
     pub step_limit: u64,
@@ -218,6 +228,7 @@ impl Default for DrawState {
             ssbos: HashMap::new(),
             attributes: BTreeMap::new(),
             offset_start: 0,
+            varyings: BTreeMap::new(),
             sysvals: SysValues::default(),
             step_limit: 10_000_000,
         }
@@ -235,6 +246,11 @@ pub struct InvocationIds {
     pub xfb_invocation: u32,
     pub local_id: [u32; 3],
     pub workgroup_id: [u32; 3],
+    /// Fragment shaders: `gl_FragCoord` (x, y, z, 1/w as f32 bits).
+    pub frag_coord: [u32; 4],
+    pub front_facing: bool,
+    /// `gl_PointCoord` (s, t as f32 bits).
+    pub point_coord: [u32; 2],
 }
 
 /// What one invocation produced besides memory writes.
@@ -243,6 +259,8 @@ pub struct InvocationResult {
     /// Per output variable: the last stored components (bit patterns), if any.
     pub outputs: Vec<Option<Vec<u64>>>,
     pub steps: u64,
+    /// A fragment invocation that executed `discard` (its outputs are all `None`).
+    pub discarded: bool,
 }
 
 type Comps = [u64; 4];
@@ -328,6 +346,8 @@ enum Flow {
     Yield(Vec<Comps>),
     Break(Vec<Comps>),
     Continue(Vec<Comps>),
+    /// `discard`: the invocation ends.
+    Discard,
 }
 
 struct Exec<'a> {
@@ -512,6 +532,7 @@ impl Exec<'_> {
                 }
                 self.set(one(dst)?, out)?;
             }
+            Op::Intrinsic(i) if i.kind == Intrinsic::Discard => return Ok(Flow::Discard),
             Op::Intrinsic(i) => self.intrinsic(i, dst)?,
             Op::If(i) => {
                 let c = self.get(i.cond)?[0] & 1 != 0;
@@ -536,6 +557,7 @@ impl Exec<'_> {
                             self.set_all(&instr.dsts, &v)?;
                             break;
                         }
+                        Flow::Discard => return Ok(Flow::Discard),
                         _ => {
                             return Err(InterpError::Malformed("loop body fell through".into()));
                         }
@@ -563,6 +585,14 @@ impl Exec<'_> {
             SysVal::RawVertexId => u(ids.raw_vertex_id),
             SysVal::RawVertexOffset => u(s.raw_vertex_offset),
             SysVal::InstanceId => u(ids.instance_id),
+            SysVal::FragCoord => ids.frag_coord.map(u64::from),
+            SysVal::FrontFacing => u(u32::from(ids.front_facing)),
+            SysVal::PointCoord => [
+                u64::from(ids.point_coord[0]),
+                u64::from(ids.point_coord[1]),
+                0,
+                0,
+            ],
             SysVal::LocalInvocationId => v3(ids.local_id),
             SysVal::LocalInvocationIndex => {
                 u(ids.local_id[0].wrapping_add(ls[0].wrapping_mul(
@@ -690,6 +720,31 @@ impl Exec<'_> {
                 .ok_or_else(|| InterpError::Malformed("missing dst".into()))
         };
         match i.kind {
+            LoadInput {
+                location,
+                component,
+            } if self.shader.stage == super::shader::Stage::Fragment => {
+                let (d, ty) = need()?;
+                let v = self
+                    .state
+                    .varyings
+                    .get(&location)
+                    .ok_or_else(|| InterpError::Unbound {
+                        what: "varying",
+                        key: location.to_string(),
+                    })?;
+                let first = usize::from(component);
+                if ty.bits != 32 || first + usize::from(ty.comps) > 4 {
+                    return Err(InterpError::Unsupported(format!(
+                        "varying read of {ty} at component {component}"
+                    )));
+                }
+                let mut out = [0u64; 4];
+                for (i, o) in out.iter_mut().take(usize::from(ty.comps)).enumerate() {
+                    *o = u64::from(v[first + i]);
+                }
+                self.set(d, out)?;
+            }
             LoadInput {
                 location,
                 component,
@@ -846,6 +901,8 @@ impl Exec<'_> {
                     b.wait();
                 }
             }
+            // Handled by `instr` (it changes control flow).
+            Discard => return Err(InterpError::Malformed("discard outside `instr`".into())),
         }
         Ok(())
     }
@@ -879,6 +936,12 @@ fn run_one(
         Flow::Normal => Ok(InvocationResult {
             outputs: e.outputs,
             steps: e.steps,
+            discarded: false,
+        }),
+        Flow::Discard => Ok(InvocationResult {
+            outputs: vec![None; shader.outputs.len()],
+            steps: e.steps,
+            discarded: true,
         }),
         _ => Err(InterpError::Malformed(
             "terminator outside control flow".into(),
@@ -942,6 +1005,74 @@ pub fn run_workgroup(
     });
     *memory = mem.into_inner().unwrap_or_else(|e| e.into_inner());
     results.into_iter().collect()
+}
+
+/// A fragment shader: `o = vec4(v.x + frag_coord.x, v.y, front_facing ?
+/// 1 : 0.5, 1/w)` where `v` is the varying at location 2, component 1;
+/// it discards when `v.x < 0` and stores a marker to memory after the
+/// test (which a discarded invocation never reaches).
+#[cfg(test)]
+pub(crate) fn fragment_test_shader() -> Shader {
+    use super::builder::Builder;
+    use super::shader::{ColorFormat, Input, Interpolation, Output, OutputSlot, Sampling, Stage};
+    let mut s = Shader::new(Stage::Fragment);
+    let f2 = ValueType::new(32, 2);
+    let f4 = ValueType::new(32, 4);
+    s.info.color_formats = vec![(0, ColorFormat::Float)];
+    s.inputs.push(Input {
+        name: "v".into(),
+        location: 2,
+        component: 1,
+        ty: f2,
+        interpolation: Interpolation::NoPerspective,
+        sampling: Sampling::Centroid,
+    });
+    s.outputs.push(Output {
+        name: "o".into(),
+        slot: OutputSlot::Location {
+            location: 0,
+            component: 0,
+        },
+        ty: f4,
+        xfb: None,
+    });
+    let mut b = Builder::new(&mut s);
+    let v = b.load(
+        Intrinsic::LoadInput {
+            location: 2,
+            component: 1,
+        },
+        f2,
+        &[],
+    );
+    let fc = b.sysval(SysVal::FragCoord, f4);
+    let ff = b.sysval(SysVal::FrontFacing, ValueType::BOOL);
+    let vx = b.channel(v, 0);
+    let vy = b.channel(v, 1);
+    let zero = b.imm_f32(0.0);
+    let neg = b.alu(AluOp::Flt, &[vx, zero]);
+    b.if_(
+        neg,
+        &[],
+        |b| {
+            b.store(Intrinsic::Discard, &[]);
+            vec![]
+        },
+        |_| vec![],
+    );
+    let marker = b.imm_u32(0x600d);
+    let addr = b.imm_u64(0x3000);
+    b.store(Intrinsic::StoreGlobal, &[marker, addr]);
+    let fx = b.channel(fc, 0);
+    let fw = b.channel(fc, 3);
+    let x = b.alu(AluOp::Fadd, &[vx, fx]);
+    let one = b.imm_f32(1.0);
+    let half = b.imm_f32(0.5);
+    let z = b.alu(AluOp::Bcsel, &[ff, one, half]);
+    let o = b.vec(&[x, vy, z, fw]);
+    b.store(Intrinsic::StoreOutput { output: 0 }, &[o]);
+    b.finish();
+    s
 }
 
 #[cfg(test)]
@@ -1257,5 +1388,55 @@ mod tests {
         )
         .unwrap();
         assert_eq!(sum[0], 0x4000);
+    }
+
+    #[test]
+    fn fragment_invocations_read_varyings_and_builtins_and_discard() {
+        let s = super::fragment_test_shader();
+        s.validate().unwrap();
+        let f = |x: f32| x.to_bits();
+        for (vx, front) in [(2.5f32, true), (0.0, false), (-1.0, true)] {
+            let mut state = DrawState::default();
+            state.varyings.insert(2, [f(9.0), f(vx), f(-3.25), f(7.0)]);
+            let ids = InvocationIds {
+                frag_coord: [f(10.5), f(3.5), f(0.25), f(0.125)],
+                front_facing: front,
+                ..Default::default()
+            };
+            let mut m = Memory::new();
+            m.map(0x3000, vec![0; 4]).unwrap();
+            let r = run_invocation(&s, &state, &mut m, ids).unwrap();
+            let stored = u32::from_le_bytes(m.read(0x3000, 4).unwrap().try_into().unwrap());
+            if vx < 0.0 {
+                // Discarded before the store and the output.
+                assert!(r.discarded);
+                assert_eq!(r.outputs, vec![None]);
+                assert_eq!(stored, 0);
+            } else {
+                assert!(!r.discarded);
+                assert_eq!(stored, 0x600d);
+                let want = [vx + 10.5, -3.25, if front { 1.0 } else { 0.5 }, 0.125];
+                let want: Vec<u64> = want.iter().map(|x| u64::from(x.to_bits())).collect();
+                assert_eq!(r.outputs, vec![Some(want)]);
+            }
+        }
+        // An unbound varying or a read past the record is an error value.
+        let e = run_invocation(
+            &s,
+            &DrawState::default(),
+            &mut Memory::new(),
+            InvocationIds::default(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                InterpError::Unbound {
+                    what: "varying",
+                    ..
+                }
+            ),
+            "{e}"
+        );
     }
 }

@@ -420,9 +420,10 @@ impl Parser {
         self.shader.stage = match self.ident()?.as_str() {
             "vertex" => Stage::Vertex,
             "compute" => Stage::Compute,
+            "fragment" => Stage::Fragment,
             _ => {
                 self.pos -= 1;
-                return self.err("unknown stage (vertex or compute)");
+                return self.err("unknown stage (vertex, compute or fragment)");
             }
         };
         self.shader.info.name = self.string()?;
@@ -434,24 +435,54 @@ impl Parser {
             self.shader.info.local_size[i] = self.num_u32()?;
         }
         self.shader.info.xfb_mode = self.eat_keyword("xfb_mode");
+        self.shader.info.early_fragment_tests = self.eat_keyword("early_fragment_tests");
         self.keyword("shared")?;
         self.shader.info.shared_size = self.num_u32()?;
         self.keyword("push")?;
         self.shader.info.push_constant_size = self.num_u32()?;
         self.newline()?;
         loop {
-            if self.eat_keyword("input") {
+            if self.eat_keyword("color") {
+                self.keyword("location")?;
+                let location = self.num_u32()?;
+                let format = match self.ident()?.as_str() {
+                    "float" => ColorFormat::Float,
+                    "sint" => ColorFormat::Sint,
+                    "uint" => ColorFormat::Uint,
+                    _ => {
+                        self.pos -= 1;
+                        return self.err("unknown colour format (float, sint or uint)");
+                    }
+                };
+                self.shader.info.color_formats.push((location, format));
+            } else if self.eat_keyword("input") {
                 let name = self.string()?;
                 self.keyword("location")?;
                 let location = self.num_u32()?;
                 self.keyword("component")?;
                 let component = self.num_u8()?;
                 let ty = self.ty()?;
+                let interpolation = if self.eat_keyword("flat") {
+                    Interpolation::Flat
+                } else if self.eat_keyword("noperspective") {
+                    Interpolation::NoPerspective
+                } else {
+                    Interpolation::Smooth
+                };
+                let sampling = if self.eat_keyword("centroid") {
+                    Sampling::Centroid
+                } else if self.eat_keyword("sample") {
+                    Sampling::Sample
+                } else {
+                    Sampling::Center
+                };
                 self.shader.inputs.push(Input {
                     name,
                     location,
                     component,
                     ty,
+                    interpolation,
+                    sampling,
                 });
             } else if self.eat_keyword("output") {
                 let name = self.string()?;
@@ -538,6 +569,7 @@ impl Parser {
         let b = match name.as_str() {
             "position" => Some(BuiltIn::Position),
             "point_size" => Some(BuiltIn::PointSize),
+            "frag_depth" => Some(BuiltIn::FragDepth),
             _ => {
                 let idx = |p: &str| name.strip_prefix(p).and_then(|n| n.parse::<u8>().ok());
                 idx("clip_distance")
@@ -800,6 +832,7 @@ impl Parser {
                 op: atomic(self, get(self, "op")?)?,
             },
             "barrier" => Barrier,
+            "discard" => Discard,
             _ => {
                 self.pos = name_pos;
                 return self.err(format!("unknown operation '{name}'"));
@@ -813,7 +846,7 @@ impl Parser {
 }
 
 /// Every sysval without an argument (for name lookup).
-const SYSVALS: [SysVal; 14] = [
+const SYSVALS: [SysVal; 17] = [
     SysVal::VertexIndex,
     SysVal::InstanceIndex,
     SysVal::BaseVertex,
@@ -828,6 +861,9 @@ const SYSVALS: [SysVal; 14] = [
     SysVal::NumWorkgroups,
     SysVal::WorkgroupSize,
     SysVal::XfbInvocation,
+    SysVal::FragCoord,
+    SysVal::FrontFacing,
+    SysVal::PointCoord,
 ];
 
 #[cfg(test)]

@@ -49,6 +49,9 @@ impl SysVal {
             RawVertexId => ("raw_vertex_id", None),
             RawVertexOffset => ("raw_vertex_offset", None),
             InstanceId => ("instance_id", None),
+            FragCoord => ("frag_coord", None),
+            FrontFacing => ("front_facing", None),
+            PointCoord => ("point_coord", None),
             LocalInvocationId => ("local_invocation_id", None),
             LocalInvocationIndex => ("local_invocation_index", None),
             WorkgroupId => ("workgroup_id", None),
@@ -154,6 +157,7 @@ impl Intrinsic {
             StoreShared => ("store_shared", vec![]),
             SharedAtomic { op } => ("shared_atomic", vec![("op", op.name().into())]),
             Barrier => ("barrier", vec![]),
+            Discard => ("discard", vec![]),
         }
     }
 }
@@ -165,6 +169,7 @@ impl BuiltIn {
             BuiltIn::PointSize => "point_size".into(),
             BuiltIn::ClipDistance(i) => format!("clip_distance{i}"),
             BuiltIn::CullDistance(i) => format!("cull_distance{i}"),
+            BuiltIn::FragDepth => "frag_depth".into(),
         }
     }
 }
@@ -304,6 +309,7 @@ impl fmt::Display for Shader {
         let stage = match self.stage {
             Stage::Vertex => "vertex",
             Stage::Compute => "compute",
+            Stage::Fragment => "fragment",
         };
         let mut p = Printer {
             shader: self,
@@ -313,22 +319,40 @@ impl fmt::Display for Shader {
         let info = &self.info;
         let _ = writeln!(
             p.out,
-            "  info local_size {} {} {}{} shared {} push {}",
+            "  info local_size {} {} {}{}{} shared {} push {}",
             info.local_size[0],
             info.local_size[1],
             info.local_size[2],
             if info.xfb_mode { " xfb_mode" } else { "" },
+            if info.early_fragment_tests {
+                " early_fragment_tests"
+            } else {
+                ""
+            },
             info.shared_size,
             info.push_constant_size
         );
+        for (location, format) in &info.color_formats {
+            let _ = writeln!(p.out, "  color location {location} {}", format.name());
+        }
         for i in &self.inputs {
             let _ = writeln!(
                 p.out,
-                "  input {} location {} component {} {}",
+                "  input {} location {} component {} {}{}{}",
                 quote(&i.name),
                 i.location,
                 i.component,
-                i.ty
+                i.ty,
+                match i.interpolation {
+                    Interpolation::Smooth => "",
+                    Interpolation::Flat => " flat",
+                    Interpolation::NoPerspective => " noperspective",
+                },
+                match i.sampling {
+                    Sampling::Center => "",
+                    Sampling::Centroid => " centroid",
+                    Sampling::Sample => " sample",
+                }
             );
         }
         for o in &self.outputs {

@@ -7,6 +7,9 @@ use super::types::{Value, ValueType, VarId};
 pub enum Stage {
     Vertex,
     Compute,
+    /// A fragment shader: inputs are interpolated varyings, outputs colour
+    /// targets (`location` = render target) and `FragDepth`.
+    Fragment,
 }
 
 /// A sequence of instructions; `if`/`loop` instructions own nested regions.
@@ -80,6 +83,8 @@ pub enum BuiltIn {
     ClipDistance(u8),
     /// `gl_CullDistance[index]`.
     CullDistance(u8),
+    /// `gl_FragDepth` (fragment shaders; a 32-bit float).
+    FragDepth,
 }
 
 /// Where an output goes: a numbered location (with component) or a built-in.
@@ -100,13 +105,36 @@ pub struct Output {
     pub xfb: Option<Xfb>,
 }
 
-/// One flattened vertex input (a location, first component, type).
+/// How a fragment input is interpolated across the primitive (SPIR-V
+/// `Flat` / `NoPerspective` decorations; none = perspective-correct).
+/// Vertex inputs are always `Smooth` (the field means nothing there).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Interpolation {
+    #[default]
+    Smooth,
+    Flat,
+    NoPerspective,
+}
+
+/// Where a fragment input is sampled (SPIR-V `Centroid` / `Sample`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Sampling {
+    #[default]
+    Center,
+    Centroid,
+    Sample,
+}
+
+/// One flattened input (a location, first component, type): a vertex
+/// attribute, or a fragment shader's varying with its interpolation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Input {
     pub name: String,
     pub location: u32,
     pub component: u8,
     pub ty: ValueType,
+    pub interpolation: Interpolation,
+    pub sampling: Sampling,
 }
 
 /// A function-local variable (promoted to SSA values by `lower_vars_to_ssa`).
@@ -128,6 +156,33 @@ pub struct ShaderInfo {
     pub shared_size: u32,
     /// Bytes of user push constants the shader may read.
     pub push_constant_size: u32,
+    /// Fragment shaders: the `EarlyFragmentTests` execution mode (depth and
+    /// stencil tests before the shader runs, even if it discards or writes
+    /// depth).
+    pub early_fragment_tests: bool,
+    /// Fragment shaders: the number format of each colour output location
+    /// (render target), ascending by location, whether or not it is written.
+    pub color_formats: Vec<(u32, ColorFormat)>,
+}
+
+/// The component type of a fragment shader's colour output (SPIR-V
+/// `OpTypeFloat` / signed / unsigned `OpTypeInt`): what the blend unit
+/// converts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ColorFormat {
+    Float,
+    Sint,
+    Uint,
+}
+
+impl ColorFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            ColorFormat::Float => "float",
+            ColorFormat::Sint => "sint",
+            ColorFormat::Uint => "uint",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

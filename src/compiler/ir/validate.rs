@@ -611,6 +611,10 @@ impl<'a> Validator<'a> {
                 )
             }
             Barrier => (nd == 0 && src_tys.is_empty(), "no sources, no result"),
+            Discard => (
+                nd == 0 && src_tys.is_empty() && self.s.stage == super::Stage::Fragment,
+                "no sources, no result, in a fragment shader only",
+            ),
         };
         if ok {
             Ok(())

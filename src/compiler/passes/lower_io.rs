@@ -16,6 +16,9 @@
 //!   Outputs are not renumbered: `IoLayout::varyings[o]` belongs to
 //!   `Shader::outputs[o]`.
 //! - XFB decorations are left intact (the XFB variant and the reference need them).
+//! - **Fragment shaders** are left alone and get an empty layout: an input's
+//!   location is the index of its varying record and an output's location
+//!   its render target (`bifrost::binary` documents both).
 //!
 //! It never changes what a shader computes; only names of slots.
 
@@ -50,6 +53,9 @@ impl IoLayout {
 }
 
 pub fn lower_io(shader: &mut Shader) -> IoLayout {
+    if shader.stage == Stage::Fragment {
+        return IoLayout::default();
+    }
     let mut locations = BTreeSet::new();
     for i in &shader.inputs {
         locations.insert(i.location);
@@ -113,6 +119,9 @@ pub fn lower_io(shader: &mut Shader) -> IoLayout {
             OutputSlot::BuiltIn(BuiltIn::CullDistance(i)) => {
                 (VaryingSlot::Generic(n + 2 + u32::from(i) / 4), i % 4)
             }
+            // Only fragment shaders declare it (returned above); a vertex
+            // shader's front end never produces it.
+            OutputSlot::BuiltIn(BuiltIn::FragDepth) => (VaryingSlot::Generic(n + 4), 0),
         })
         .collect();
     IoLayout {

@@ -41,7 +41,8 @@
 //! - **Kept** as intrinsics for the backend (preloaded registers on Bifrost):
 //!   `raw_vertex_id` (r61), `instance_id` (r62), `xfb_invocation` (r61 of the
 //!   XFB job), `local_invocation_id` (r55/r56), `workgroup_id` (r57–r59),
-//!   `global_invocation_id` (r60–r62).
+//!   `global_invocation_id` (r60–r62); in fragment shaders `frag_coord`,
+//!   `front_facing`, `point_coord` (preloads and varying messages).
 //!
 //! Runs once, after every pass that creates sysvals (`lower_xfb`); it must
 //! never see a shader that already contains `load_uniform`.

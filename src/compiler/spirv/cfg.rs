@@ -70,10 +70,11 @@ fn has_result(op: Option<Op>) -> bool {
                 | Op::NoLine
                 | Op::Nop
                 | Op::Kill
+                | Op::TerminateInvocation
+                | Op::DemoteToHelperInvocation
                 | Op::Unreachable
                 | Op::LifetimeStart
                 | Op::LifetimeStop
-                | Op::TerminateInvocation
         )
     ) && op.is_some()
 }
@@ -485,7 +486,23 @@ impl<'m> Translator<'m> {
             }
             Some(Op::Unreachable) => Ok(Next::Stop),
             Some(Op::Kill) | Some(Op::TerminateInvocation) => {
-                Err(self.unsupported("fragment-only termination"))
+                if self.shader.stage != Stage::Fragment {
+                    return Err(
+                        self.invalid("OpKill/OpTerminateInvocation outside a fragment shader")
+                    );
+                }
+                // The discard ends the invocation (`Intrinsic::Discard`); the
+                // return keeps the IR's structure for the code after it. In a
+                // called function the caller would carry on, which the IR has
+                // no way to stop, so only the entry point may discard.
+                if self.frames.len() > 1 {
+                    return Err(
+                        self.unsupported("OpKill/OpTerminateInvocation in a called function")
+                    );
+                }
+                self.effect(Intrinsic::Discard, &[])?;
+                self.emit_return(None)?;
+                Ok(Next::Stop)
             }
             _ => Err(self.invalid(format!("block %{} does not end in a branch", block.label))),
         }

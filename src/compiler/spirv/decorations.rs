@@ -29,6 +29,11 @@ pub struct Decos {
     pub stream: Option<u32>,
     pub spec_id: Option<u32>,
     pub non_writable: bool,
+    /// Interpolation and sampling of fragment inputs.
+    pub flat: bool,
+    pub noperspective: bool,
+    pub centroid: bool,
+    pub sample: bool,
 }
 
 impl Decos {
@@ -66,6 +71,10 @@ impl Decos {
             Decoration::Stream => self.stream = Some(arg()?),
             Decoration::SpecId => self.spec_id = Some(arg()?),
             Decoration::NonWritable => self.non_writable = true,
+            Decoration::Flat => self.flat = true,
+            Decoration::NoPerspective => self.noperspective = true,
+            Decoration::Centroid => self.centroid = true,
+            Decoration::Sample => self.sample = true,
             _ => {}
         }
         Ok(())

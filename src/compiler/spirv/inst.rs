@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use spirv::{Op, StorageClass};
 
-use crate::compiler::ir::{AtomicOp, Intrinsic, ValueType};
+use crate::compiler::ir::{AtomicOp, Intrinsic, Stage, ValueType};
 
 use super::error::Result;
 use super::function::{Translator, Val};
@@ -105,6 +105,16 @@ impl<'m> Translator<'m> {
                 }
             }
             Op::ControlBarrier => self.effect(Intrinsic::Barrier, &[]),
+            // A demoted invocation only lives on as a helper for derivatives,
+            // which this compiler does not support: ending it is
+            // indistinguishable (its outputs and stores are discarded either way).
+            Op::DemoteToHelperInvocation => {
+                if self.shader.stage != Stage::Fragment {
+                    return Err(inst.invalid("OpDemoteToHelperInvocation outside a fragment shader"));
+                }
+                self.effect(Intrinsic::Discard, &[])
+            }
+            Op::IsHelperInvocationEXT => Err(inst.unsupported("OpIsHelperInvocationEXT")),
             Op::AtomicIAdd
             | Op::AtomicISub
             | Op::AtomicSMin

@@ -24,6 +24,36 @@ pub struct OutLeaf {
     pub written: bool,
 }
 
+/// Interpolation decorations inherited while flattening an input (a
+/// decoration on a variable or block member applies to everything in it).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct InterpCtx {
+    pub(super) flat: bool,
+    pub(super) noperspective: bool,
+    pub(super) centroid: bool,
+    pub(super) sample: bool,
+}
+
+impl InterpCtx {
+    pub(super) fn of(d: &super::decorations::Decos) -> InterpCtx {
+        InterpCtx {
+            flat: d.flat,
+            noperspective: d.noperspective,
+            centroid: d.centroid,
+            sample: d.sample,
+        }
+    }
+
+    fn merge(self, inner: &InterpCtx) -> InterpCtx {
+        InterpCtx {
+            flat: self.flat || inner.flat,
+            noperspective: self.noperspective || inner.noperspective,
+            centroid: self.centroid || inner.centroid,
+            sample: self.sample || inner.sample,
+        }
+    }
+}
+
 /// XFB decorations inherited while flattening an output.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct XfbCtx {
@@ -34,10 +64,59 @@ pub(super) struct XfbCtx {
 }
 
 impl<'m> Translator<'m> {
+    /// The interpolation of one flattened input. Vertex inputs ignore the
+    /// decorations (SPIR-V allows none there). Fragment inputs: 32-bit
+    /// scalars and vectors only (what `LD_VAR` loads); integer inputs must
+    /// be `Flat` (Vulkan's `Flat` rule for integer fragment inputs); `Flat`
+    /// with `NoPerspective`, or `Centroid` with `Sample`, is invalid.
+    fn interpolation_of(
+        &self,
+        name: &str,
+        vt: ValueType,
+        float: bool,
+        c: InterpCtx,
+    ) -> Result<(Interpolation, Sampling)> {
+        if self.shader.stage != Stage::Fragment {
+            return Ok((Interpolation::Smooth, Sampling::Center));
+        }
+        if vt.bits != 32 {
+            return Err(self.unsupported(format!(
+                "fragment input {name}: {}-bit components (only 32-bit varyings)",
+                vt.bits
+            )));
+        }
+        if c.flat && c.noperspective || c.centroid && c.sample {
+            return Err(self.invalid(format!(
+                "fragment input {name}: conflicting interpolation decorations"
+            )));
+        }
+        if !float && !c.flat {
+            return Err(self.invalid(format!(
+                "fragment input {name}: an integer input must be decorated Flat"
+            )));
+        }
+        let interpolation = if c.flat {
+            Interpolation::Flat
+        } else if c.noperspective {
+            Interpolation::NoPerspective
+        } else {
+            Interpolation::Smooth
+        };
+        let sampling = if c.sample {
+            Sampling::Sample
+        } else if c.centroid {
+            Sampling::Centroid
+        } else {
+            Sampling::Center
+        };
+        Ok((interpolation, sampling))
+    }
+
     pub(super) fn locations_of(vt: ValueType) -> u32 {
         if vt.bits == 64 && vt.comps > 2 { 2 } else { 1 }
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn input_node(
         &mut self,
         ty: u32,
@@ -45,6 +124,7 @@ impl<'m> Translator<'m> {
         loc: &mut Option<u32>,
         comp: u32,
         builtin: Option<SpvBuiltIn>,
+        interp: InterpCtx,
         depth: u32,
     ) -> Result<Node> {
         if depth > 64 {
@@ -55,7 +135,11 @@ impl<'m> Translator<'m> {
             let vt = m
                 .value_type(ty)
                 .ok_or_else(|| self.unsupported(format!("built-in {b:?} of a composite type")))?;
+            let fragment = self.shader.stage == Stage::Fragment;
             let sv = match b {
+                SpvBuiltIn::FragCoord if fragment => Some(SysVal::FragCoord),
+                SpvBuiltIn::FrontFacing if fragment => Some(SysVal::FrontFacing),
+                SpvBuiltIn::PointCoord if fragment => Some(SysVal::PointCoord),
                 SpvBuiltIn::VertexIndex => Some(SysVal::VertexIndex),
                 SpvBuiltIn::InstanceIndex => Some(SysVal::InstanceIndex),
                 SpvBuiltIn::BaseVertex => Some(SysVal::BaseVertex),
@@ -82,11 +166,15 @@ impl<'m> Translator<'m> {
             if comp > 3 || vt.is_bool() {
                 return Err(self.invalid(format!("input {name}: bad Component or boolean type")));
             }
+            let (interpolation, sampling) =
+                self.interpolation_of(name, vt, m.is_float(ty), interp)?;
             self.shader.inputs.push(Input {
                 name: name.to_string(),
                 location: l,
                 component: comp as u8,
                 ty: vt,
+                interpolation,
+                sampling,
             });
             *loc = Some(l.saturating_add(Self::locations_of(vt)));
             return Ok(Node::Leaf(Leaf::Input {
@@ -107,7 +195,7 @@ impl<'m> Translator<'m> {
             let c = m
                 .child_type(ty, i)
                 .ok_or_else(|| self.invalid("bad type"))?;
-            let (cname, cb, cc) = if is_struct {
+            let (cname, cb, cc, ci) = if is_struct {
                 let d = m.member_decos(ty, i).cloned().unwrap_or_default();
                 if let Some(l) = d.location {
                     *loc = Some(l);
@@ -117,11 +205,16 @@ impl<'m> Translator<'m> {
                     .get(&(ty, i))
                     .cloned()
                     .unwrap_or_else(|| format!("{name}.{i}"));
-                (mname, d.builtin, d.component.unwrap_or(0))
+                (
+                    mname,
+                    d.builtin,
+                    d.component.unwrap_or(0),
+                    interp.merge(&InterpCtx::of(&d)),
+                )
             } else {
-                (format!("{name}[{i}]"), None, comp)
+                (format!("{name}[{i}]"), None, comp, interp)
             };
-            out.push(self.input_node(c, &cname, loc, cc, cb, depth + 1)?);
+            out.push(self.input_node(c, &cname, loc, cc, cb, ci, depth + 1)?);
         }
         Ok(Node::Comp(out))
     }
@@ -174,6 +267,9 @@ impl<'m> Translator<'m> {
                         })
                         .collect()
                 }
+                SpvBuiltIn::FragDepth if self.shader.stage == Stage::Fragment => {
+                    vec![(BuiltIn::FragDepth, ty)]
+                }
                 other => {
                     return Ok(Node::Leaf(Leaf::Bad(format!("output built-in {other:?}"))));
                 }
@@ -208,6 +304,30 @@ impl<'m> Translator<'m> {
             };
             if comp > 3 || vt.is_bool() {
                 return Err(self.invalid(format!("output {name}: bad Component or boolean type")));
+            }
+            if self.shader.stage == Stage::Fragment {
+                let format = match m.ty(ty)? {
+                    Type::Vector { elem, .. } => m.ty(*elem)?,
+                    t => t,
+                };
+                let format = match format {
+                    Type::Float { .. } => ColorFormat::Float,
+                    Type::Int { signed: true, .. } => ColorFormat::Sint,
+                    _ => ColorFormat::Uint,
+                };
+                let info = &mut self.shader.info;
+                match info.color_formats.iter().find(|c| c.0 == l) {
+                    Some(c) if c.1 != format => {
+                        return Err(self.invalid(format!(
+                            "output {name}: components of location {l} of different types"
+                        )));
+                    }
+                    Some(_) => {}
+                    None => {
+                        info.color_formats.push((l, format));
+                        info.color_formats.sort_unstable_by_key(|c| c.0);
+                    }
+                }
             }
             *loc = Some(l.saturating_add(Self::locations_of(vt)));
             return self.out_leaf(

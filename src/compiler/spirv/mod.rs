@@ -127,6 +127,7 @@ fn translate(m: &Module, entry_point: &str, stage: Stage) -> Result<Shader, Spir
     let model = match stage {
         Stage::Vertex => ExecutionModel::Vertex,
         Stage::Compute => ExecutionModel::GLCompute,
+        Stage::Fragment => ExecutionModel::Fragment,
     };
     let ep = m
         .entry_points
@@ -152,6 +153,16 @@ fn translate(m: &Module, entry_point: &str, stage: Stage) -> Result<Shader, Spir
         };
         match mode {
             ExecutionMode::Xfb => t.shader.info.xfb_mode = true,
+            // Vulkan's window origin is the upper left (and its pixel
+            // centres at half-integers); the other conventions are GL-only.
+            ExecutionMode::OriginLowerLeft | ExecutionMode::PixelCenterInteger => {
+                return Err(SpirvError::Unsupported {
+                    op: format!("OpExecutionMode {mode:?}"),
+                    word: *word,
+                    what: "a GL-only fragment coordinate convention".into(),
+                });
+            }
+            ExecutionMode::EarlyFragmentTests => t.shader.info.early_fragment_tests = true,
             ExecutionMode::LocalSize | ExecutionMode::LocalSizeId => {
                 if operands.len() != 3 {
                     return Err(bad("needs 3 operands"));

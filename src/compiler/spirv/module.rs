@@ -123,6 +123,8 @@ const SUPPORTED_CAPS: &[Capability] = &[
     Capability::VulkanMemoryModelDeviceScope,
     Capability::ShaderNonUniform,
     Capability::RuntimeDescriptorArray,
+    Capability::DemoteToHelperInvocation,
+    Capability::SampleRateShading,
 ];
 
 impl<'a> Module<'a> {

@@ -170,3 +170,352 @@ fn layout_overflow_is_a_limit() {
         a.parse()
     );
 }
+
+/// What a one-input fragment module ([`fragment_module`]) is made of.
+#[derive(Clone)]
+struct FragSpec {
+    /// The input is a signed 32-bit integer (else a float).
+    int_input: bool,
+    /// The input is a 64-bit float (needs `Float64`).
+    double_input: bool,
+    /// Decorations of the input besides Location 0.
+    decorations: Vec<spirv::Decoration>,
+    /// The input is this built-in instead of a located varying.
+    builtin: Option<spirv::BuiltIn>,
+    /// Execution modes besides `OriginUpperLeft`.
+    modes: Vec<spirv::ExecutionMode>,
+    /// `OpKill` (or another terminator) instead of `OpReturn`.
+    terminator: Op,
+    /// The terminator is in a called function.
+    in_callee: bool,
+    /// Demote before the terminator.
+    demote: bool,
+    model: spirv::ExecutionModel,
+}
+
+impl Default for FragSpec {
+    fn default() -> FragSpec {
+        FragSpec {
+            int_input: false,
+            double_input: false,
+            decorations: vec![],
+            builtin: None,
+            modes: vec![],
+            terminator: Op::Return,
+            in_callee: false,
+            demote: false,
+            model: spirv::ExecutionModel::Fragment,
+        }
+    }
+}
+
+/// A fragment shader `main` that reads one scalar input (%10) and writes
+/// it, converted to float, to every component of a vec4 output (%11).
+fn fragment_module(f: &FragSpec) -> Vec<u32> {
+    use spirv::{Decoration as D, StorageClass as S};
+    let mut a = Asm::new(40);
+    a.op(Op::Capability, &[1]);
+    if f.double_input {
+        a.op(Op::Capability, &[spirv::Capability::Float64 as u32]);
+    }
+    if f.demote {
+        a.op(
+            Op::Capability,
+            &[spirv::Capability::DemoteToHelperInvocation as u32],
+        );
+    }
+    a.op(Op::MemoryModel, &[0, 1]);
+    a.op(
+        Op::EntryPoint,
+        &[f.model as u32, 1, u32::from_le_bytes(*b"main"), 0, 10, 11],
+    );
+    for &m in [spirv::ExecutionMode::OriginUpperLeft]
+        .iter()
+        .chain(&f.modes)
+    {
+        a.op(Op::ExecutionMode, &[1, m as u32]);
+    }
+    match f.builtin {
+        Some(b) => a.op(Op::Decorate, &[10, D::BuiltIn as u32, b as u32]),
+        None => a.op(Op::Decorate, &[10, D::Location as u32, 0]),
+    };
+    for &d in &f.decorations {
+        a.op(Op::Decorate, &[10, d as u32]);
+    }
+    a.op(Op::Decorate, &[11, D::Location as u32, 0]);
+    a.op(Op::TypeVoid, &[2]).op(Op::TypeFunction, &[3, 2]);
+    a.op(Op::TypeFloat, &[5, 32]);
+    let in_ty = if f.int_input {
+        a.op(Op::TypeInt, &[6, 32, 1]);
+        6
+    } else if f.double_input {
+        a.op(Op::TypeFloat, &[6, 64]);
+        6
+    } else {
+        5
+    };
+    a.op(Op::TypeVector, &[7, 5, 4])
+        .op(Op::TypePointer, &[8, S::Input as u32, in_ty])
+        .op(Op::TypePointer, &[9, S::Output as u32, 7])
+        .op(Op::Variable, &[8, 10, S::Input as u32])
+        .op(Op::Variable, &[9, 11, S::Output as u32]);
+    let end = |a: &mut Asm| {
+        if f.demote {
+            a.op(Op::DemoteToHelperInvocation, &[]);
+        }
+        a.op(f.terminator, &[]);
+    };
+    if f.in_callee {
+        a.op(Op::Function, &[2, 20, 0, 3]).op(Op::Label, &[21]);
+        end(&mut a);
+        a.op(Op::FunctionEnd, &[]);
+    }
+    a.op(Op::Function, &[2, 1, 0, 3])
+        .op(Op::Label, &[4])
+        .op(Op::Load, &[in_ty, 12, 10]);
+    let x = match (f.int_input, f.double_input) {
+        (true, _) => {
+            a.op(Op::ConvertSToF, &[5, 13, 12]);
+            13
+        }
+        (_, true) => {
+            a.op(Op::FConvert, &[5, 13, 12]);
+            13
+        }
+        _ => 12,
+    };
+    a.op(Op::CompositeConstruct, &[7, 14, x, x, x, x])
+        .op(Op::Store, &[11, 14]);
+    if f.in_callee {
+        a.op(Op::FunctionCall, &[2, 15, 20]).op(Op::Return, &[]);
+    } else {
+        end(&mut a);
+    }
+    a.op(Op::FunctionEnd, &[]);
+    a.words
+}
+
+fn parse_fragment(f: &FragSpec) -> Result<crate::compiler::ir::Shader, SpirvError> {
+    parse(
+        &fragment_module(f),
+        "main",
+        Stage::Fragment,
+        &HashMap::new(),
+    )
+}
+
+#[test]
+fn every_interpolation_decoration_is_kept() {
+    use crate::compiler::ir::{Interpolation as I, Sampling as Sm};
+    use spirv::Decoration as D;
+    let cases = [
+        (vec![], I::Smooth, Sm::Center),
+        (vec![D::Flat], I::Flat, Sm::Center),
+        (vec![D::NoPerspective], I::NoPerspective, Sm::Center),
+        (vec![D::Centroid], I::Smooth, Sm::Centroid),
+        (vec![D::Sample], I::Smooth, Sm::Sample),
+        (
+            vec![D::NoPerspective, D::Centroid],
+            I::NoPerspective,
+            Sm::Centroid,
+        ),
+        (vec![D::Flat, D::Sample], I::Flat, Sm::Sample),
+    ];
+    for (decorations, interpolation, sampling) in cases {
+        let f = FragSpec {
+            decorations: decorations.clone(),
+            ..FragSpec::default()
+        };
+        let s = parse_fragment(&f).unwrap_or_else(|e| panic!("{decorations:?}: {e}"));
+        assert_eq!(s.stage, Stage::Fragment);
+        assert_eq!(s.inputs.len(), 1);
+        assert_eq!(
+            (s.inputs[0].interpolation, s.inputs[0].sampling),
+            (interpolation, sampling),
+            "{decorations:?}"
+        );
+        assert_eq!(
+            s.info.color_formats,
+            vec![(0, crate::compiler::ir::ColorFormat::Float)]
+        );
+    }
+    // A flat integer input is fine.
+    let f = FragSpec {
+        int_input: true,
+        decorations: vec![D::Flat],
+        ..FragSpec::default()
+    };
+    assert_eq!(parse_fragment(&f).unwrap().inputs[0].interpolation, I::Flat);
+}
+
+#[test]
+fn fragment_builtins_and_modes() {
+    use crate::compiler::ir::{Intrinsic, Op as IrOp, SysVal};
+    use spirv::BuiltIn as B;
+    for (b, sv) in [
+        (B::FragCoord, SysVal::FragCoord),
+        (B::FrontFacing, SysVal::FrontFacing),
+        (B::PointCoord, SysVal::PointCoord),
+    ] {
+        // The scalar input type does not matter to the front end's
+        // built-in mapping (a float here).
+        let f = FragSpec {
+            builtin: Some(b),
+            ..FragSpec::default()
+        };
+        let s = parse_fragment(&f).unwrap_or_else(|e| panic!("{b:?}: {e}"));
+        let mut found = false;
+        s.body.for_each_instr(&mut |i| {
+            if let IrOp::Intrinsic(x) = &i.op {
+                found |= x.kind == Intrinsic::LoadSysVal(sv);
+            }
+        });
+        assert!(found, "{b:?}");
+        assert!(s.inputs.is_empty());
+    }
+    let f = FragSpec {
+        modes: vec![
+            spirv::ExecutionMode::EarlyFragmentTests,
+            spirv::ExecutionMode::DepthReplacing,
+        ],
+        ..FragSpec::default()
+    };
+    assert!(parse_fragment(&f).unwrap().info.early_fragment_tests);
+    assert!(
+        !parse_fragment(&FragSpec::default())
+            .unwrap()
+            .info
+            .early_fragment_tests
+    );
+}
+
+#[test]
+fn kill_terminate_and_demote_become_discard() {
+    use crate::compiler::ir::{Intrinsic, Op as IrOp};
+    let discards = |s: &crate::compiler::ir::Shader| {
+        let mut n = 0;
+        s.body.for_each_instr(&mut |i| {
+            if let IrOp::Intrinsic(x) = &i.op {
+                n += usize::from(x.kind == Intrinsic::Discard);
+            }
+        });
+        n
+    };
+    for (terminator, demote) in [
+        (Op::Kill, false),
+        (Op::TerminateInvocation, false),
+        (Op::Return, true),
+    ] {
+        let f = FragSpec {
+            terminator,
+            demote,
+            ..FragSpec::default()
+        };
+        let s = parse_fragment(&f).unwrap_or_else(|e| panic!("{terminator:?}: {e}"));
+        assert_eq!(discards(&s), 1, "{terminator:?}");
+        s.validate().unwrap();
+    }
+}
+
+#[test]
+fn malformed_fragment_modules_are_clean_errors() {
+    use spirv::Decoration as D;
+    let invalid = |f: FragSpec, what: &str| {
+        let e = parse_fragment(&f).unwrap_err();
+        assert!(matches!(e, SpirvError::Invalid { .. }), "{what}: {e}");
+    };
+    let unsupported = |f: FragSpec, what: &str| {
+        let e = parse_fragment(&f).unwrap_err();
+        assert!(matches!(e, SpirvError::Unsupported { .. }), "{what}: {e}");
+    };
+    invalid(
+        FragSpec {
+            int_input: true,
+            ..FragSpec::default()
+        },
+        "integer input without Flat",
+    );
+    invalid(
+        FragSpec {
+            decorations: vec![D::Flat, D::NoPerspective],
+            ..FragSpec::default()
+        },
+        "Flat and NoPerspective",
+    );
+    invalid(
+        FragSpec {
+            decorations: vec![D::Centroid, D::Sample],
+            ..FragSpec::default()
+        },
+        "Centroid and Sample",
+    );
+    unsupported(
+        FragSpec {
+            modes: vec![spirv::ExecutionMode::OriginLowerLeft],
+            ..FragSpec::default()
+        },
+        "OriginLowerLeft",
+    );
+    unsupported(
+        FragSpec {
+            modes: vec![spirv::ExecutionMode::PixelCenterInteger],
+            ..FragSpec::default()
+        },
+        "PixelCenterInteger",
+    );
+    unsupported(
+        FragSpec {
+            terminator: Op::Kill,
+            in_callee: true,
+            ..FragSpec::default()
+        },
+        "OpKill in a called function",
+    );
+    unsupported(
+        FragSpec {
+            double_input: true,
+            ..FragSpec::default()
+        },
+        "64-bit varying",
+    );
+    unsupported(
+        FragSpec {
+            builtin: Some(spirv::BuiltIn::SampleId),
+            ..FragSpec::default()
+        },
+        "SampleId",
+    );
+    // A vertex module asked for as a fragment shader, and the reverse.
+    let vertex = FragSpec {
+        model: spirv::ExecutionModel::Vertex,
+        ..FragSpec::default()
+    };
+    assert!(matches!(
+        parse_fragment(&vertex),
+        Err(SpirvError::NoEntryPoint { .. })
+    ));
+    // Fragment-only instructions and built-ins in a vertex shader.
+    let words = fragment_module(&FragSpec {
+        model: spirv::ExecutionModel::Vertex,
+        terminator: Op::Kill,
+        ..FragSpec::default()
+    });
+    let e = parse(&words, "main", Stage::Vertex, &HashMap::new()).unwrap_err();
+    assert!(matches!(e, SpirvError::Invalid { .. }), "{e}");
+    let words = fragment_module(&FragSpec {
+        model: spirv::ExecutionModel::Vertex,
+        builtin: Some(spirv::BuiltIn::FragCoord),
+        ..FragSpec::default()
+    });
+    let e = parse(&words, "main", Stage::Vertex, &HashMap::new()).unwrap_err();
+    assert!(matches!(e, SpirvError::Unsupported { .. }), "{e}");
+    // Every prefix of a fragment module is an error, never a panic.
+    let words = fragment_module(&FragSpec {
+        terminator: Op::Kill,
+        decorations: vec![D::Centroid],
+        ..FragSpec::default()
+    });
+    for n in 0..words.len() {
+        let _ = parse(&words[..n], "main", Stage::Fragment, &HashMap::new());
+    }
+}

@@ -173,6 +173,7 @@ impl<'m> Translator<'m> {
                     &mut loc,
                     decos.component.unwrap_or(0),
                     decos.builtin,
+                    super::io::InterpCtx::of(&decos),
                     0,
                 )?;
                 Root::Tree(Rc::new(node))

@@ -338,6 +338,17 @@ impl Isel<'_> {
                 }
                 self.define(d, lanes);
             }
+            Intrinsic::LoadSysVal(
+                sv @ (SysVal::FragCoord | SysVal::FrontFacing | SysVal::PointCoord),
+            ) => {
+                let d = need_dst()?;
+                if self.s.stage != Stage::Fragment {
+                    return Err(unsupported(format!("{sv:?} outside a fragment shader")));
+                }
+                let lanes = self.fragment_sysval(sv)?;
+                let n = self.s.ty(d).comps as usize;
+                self.define(d, lanes.into_iter().take(n).collect());
+            }
             Intrinsic::LoadSysVal(sv) => {
                 let d = need_dst()?;
                 let lanes = self.preload(sv)?;
@@ -424,6 +435,18 @@ impl Isel<'_> {
             Intrinsic::StoreOutput { output } if self.s.stage == Stage::Vertex => {
                 self.store_output(output, args[0].clone())?;
             }
+            Intrinsic::LoadInput {
+                location,
+                component,
+            } if self.s.stage == Stage::Fragment => {
+                let d = need_dst()?;
+                let lanes = self.load_varying(self.s.ty(d), location, component)?;
+                self.define(d, lanes);
+            }
+            Intrinsic::StoreOutput { output } if self.s.stage == Stage::Fragment => {
+                self.store_fragment_output(output, args[0].clone())?;
+            }
+            Intrinsic::Discard if self.s.stage == Stage::Fragment => self.discard(),
             k => return Err(unsupported(format!("intrinsic {k:?}"))),
         }
         Ok(())

@@ -37,6 +37,10 @@ pub struct Program {
     pub buffers: Vec<(u32, u32)>,
     /// Varying records written (`store_output`), ascending.
     pub varyings: Vec<VaryingStore>,
+    /// Fragment shaders: what the RSD needs (the epilogue is selected).
+    pub fragment: Option<crate::compiler::bifrost::binary::FragmentInfo>,
+    /// Physical registers (bit n = rn) the allocator must not hand out.
+    pub reserved: u64,
 }
 
 impl Program {

@@ -1,0 +1,385 @@
+//! Fragment shaders: varying loads, fragment built-ins, `discard`, and the
+//! epilogue that hands colour and depth to the tile buffer (`ATEST`,
+//! `ZS_EMIT`, one `BLEND` per render target), as Mesa's Bifrost compiler
+//! emits them on G52/G72 (src/panfrost/compiler/bifrost_compile.c:
+//! `bi_emit_load_vary`, `bi_emit_fragment_out`, `bi_emit_atest`,
+//! `bi_emit_blend_op`). The contract with the job emitter is
+//! [`FragmentInfo`]'s documentation in `binary.rs`.
+//!
+//! Outputs are collected as they are stored (the front end stores them
+//! once, at the end of the entry point) and sent after the body; a store
+//! under control flow is refused.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::compiler::bifrost::binary::{
+    BlendRegisterFormat, FragmentInfo, FragmentPreloads, RenderTargetWrite, VaryingLoad,
+};
+use crate::compiler::ir::{ColorFormat, Interpolation, OutputSlot, Sampling};
+
+/// Render targets a fragment shader may write (the blend descriptor FAU
+/// slots 8..15).
+pub const MAX_RENDER_TARGETS: u32 = 8;
+
+/// What instruction selection learns about a fragment shader.
+#[derive(Default)]
+pub(super) struct FragState {
+    pub preloads: FragmentPreloads,
+    pub varyings: BTreeMap<u32, VaryingLoad>,
+    /// Render target → its four component lanes as stored.
+    pub colors: BTreeMap<u32, [Option<Src>; 4]>,
+    pub depth: Option<Src>,
+    pub can_discard: bool,
+    pub reads_frag_coord: bool,
+    pub reads_front_facing: bool,
+    pub reads_point_coord: bool,
+    /// Four-register vectors `LD_VAR*` loaded (vreg → components written):
+    /// a render target's colour made of their first components is sent
+    /// from them, the rest filled in place, instead of copied (once each).
+    pub loaded: BTreeMap<u32, u8>,
+}
+
+/// Whether a region or one nested in it stores an output (`nested`: only
+/// count stores inside `if`/`loop` bodies).
+pub(super) fn stores_output_nested(r: &Region) -> bool {
+    let mut found = false;
+    for i in &r.instrs {
+        match &i.op {
+            IrOp::If(f) => {
+                f.then_region
+                    .for_each_instr(&mut |j| found |= is_store_output(j));
+                f.else_region
+                    .for_each_instr(&mut |j| found |= is_store_output(j));
+            }
+            IrOp::Loop(l) => l.body.for_each_instr(&mut |j| found |= is_store_output(j)),
+            _ => {}
+        }
+    }
+    found
+}
+
+fn is_store_output(i: &ir::Instr) -> bool {
+    matches!(
+        i.op,
+        IrOp::Intrinsic(ir::OpIntrinsic {
+            kind: Intrinsic::StoreOutput { .. },
+            ..
+        })
+    )
+}
+
+impl Isel<'_> {
+    /// `load_input` of a fragment shader: `LD_VAR_IMM` (smooth,
+    /// no-perspective) or `LD_VAR_FLAT_IMM` (flat) of record `location`.
+    pub(super) fn load_varying(
+        &mut self,
+        ty: ir::ValueType,
+        location: u32,
+        component: u8,
+    ) -> Result<Vec<Src>, CompileError> {
+        if ty.bits != 32 {
+            return Err(unsupported(format!("{}-bit varyings", ty.bits)));
+        }
+        if location >= 32 {
+            return Err(unsupported(format!(
+                "varying location {location} (LD_VAR_IMM indexes 0..31)"
+            )));
+        }
+        let n = component + ty.comps;
+        if n > 4 {
+            return Err(CompileError::Malformed(
+                "varying beyond 4 components".into(),
+            ));
+        }
+        // The declaration says how to interpolate (every input of a location
+        // shares it: Vulkan's interface matching by location).
+        let decl = self
+            .s
+            .inputs
+            .iter()
+            .find(|i| i.location == location)
+            .ok_or_else(|| {
+                CompileError::Malformed(format!("load_input of undeclared location {location}"))
+            })?;
+        let (interpolation, sampling) = (decl.interpolation, decl.sampling);
+        let entry = self.frag.varyings.entry(location).or_insert(VaryingLoad {
+            location,
+            components: n,
+            interpolation,
+            sampling,
+        });
+        entry.components = entry.components.max(n);
+        self.frag.preloads.sample_mask_id = true;
+        // Four registers, whatever the load writes: BLEND may use them.
+        let v = self.new_vreg(4);
+        self.frag.loaded.insert(v, n);
+        let dst = Some(Dst::Reg(Reg { index: v, comp: 0 }));
+        let index = location as u8;
+        let op = match interpolation {
+            Interpolation::Flat => Op::LdVarFlatImm { index, comps: n },
+            Interpolation::Smooth | Interpolation::NoPerspective => Op::LdVarImm {
+                index,
+                comps: n,
+                sample: match sampling {
+                    Sampling::Center => VarSample::Center,
+                    Sampling::Centroid => VarSample::Centroid,
+                    Sampling::Sample => VarSample::Sample,
+                },
+            },
+        };
+        let srcs = if op.num_srcs() == 1 {
+            vec![Src::Phys(61)]
+        } else {
+            vec![]
+        };
+        self.push(Instr::new(op, dst, srcs));
+        Ok((component..n)
+            .map(|c| Src::Reg(Reg { index: v, comp: c }))
+            .collect())
+    }
+
+    /// One `LD_VAR_SPECIAL` result register.
+    fn var_special(&mut self, name: VarSpecial) -> Vec<Src> {
+        self.frag.preloads.sample_mask_id = true;
+        let comps = if name == VarSpecial::Point { 2 } else { 1 };
+        let v = self.new_vreg(comps);
+        let dst = Some(Dst::Reg(Reg { index: v, comp: 0 }));
+        self.push(Instr::new(
+            Op::LdVarSpecial { name },
+            dst,
+            vec![Src::Phys(61)],
+        ));
+        (0..comps)
+            .map(|c| Src::Reg(Reg { index: v, comp: c }))
+            .collect()
+    }
+
+    /// The fragment built-ins (`frag_coord`, `front_facing`, `point_coord`).
+    pub(super) fn fragment_sysval(&mut self, sv: SysVal) -> Result<Vec<Src>, CompileError> {
+        Ok(match sv {
+            // x, y: the pixel position preloaded in r59 (16 bits each) plus
+            // the pixel centre's 0.5 (no per-sample shading); z and 1/w
+            // from the varying unit.
+            SysVal::FragCoord => {
+                self.frag.reads_frag_coord = true;
+                self.frag.preloads.fragment_position = true;
+                let mut lanes = Vec::with_capacity(4);
+                for lane in 0..2 {
+                    let f = self.emit(
+                        Op::SmallIntToF32 {
+                            signed: false,
+                            bits: 16,
+                            lane,
+                        },
+                        &[Src::Phys(59)],
+                    );
+                    lanes.push(self.emit(
+                        Op::FaddF32 {
+                            neg: [false; 2],
+                            abs: [false; 2],
+                            clamp01: false,
+                        },
+                        &[f, Src::Imm(0.5f32.to_bits())],
+                    ));
+                }
+                lanes.extend(self.var_special(VarSpecial::FragZ));
+                lanes.extend(self.var_special(VarSpecial::FragW));
+                lanes
+            }
+            // r58 == 0 for a front-facing primitive (Mesa's
+            // `load_front_face`); booleans are 0 / all ones.
+            SysVal::FrontFacing => {
+                self.frag.reads_front_facing = true;
+                self.frag.preloads.primitive_flags = true;
+                vec![self.emit(
+                    Op::Icmp {
+                        ty: IcmpType::I32,
+                        cmp: Cmp::Eq,
+                    },
+                    &[Src::Phys(58), ZERO],
+                )]
+            }
+            SysVal::PointCoord => {
+                self.frag.reads_point_coord = true;
+                self.var_special(VarSpecial::Point)
+            }
+            other => return Err(unsupported(format!("system value {other:?}"))),
+        })
+    }
+
+    /// `discard`: `DISCARD.f32.eq #0, #0` (always true).
+    pub(super) fn discard(&mut self) {
+        self.frag.can_discard = true;
+        self.push(Instr::new(Op::DiscardF32, None, vec![ZERO, ZERO]));
+    }
+
+    /// `store_output` of a fragment shader: remember the lanes.
+    pub(super) fn store_fragment_output(
+        &mut self,
+        output: u32,
+        data: Vec<Src>,
+    ) -> Result<(), CompileError> {
+        let o =
+            self.s.outputs.get(output as usize).ok_or_else(|| {
+                CompileError::Malformed(format!("output {output} does not exist"))
+            })?;
+        if o.ty.bits != 32 {
+            return Err(unsupported(format!("{}-bit fragment outputs", o.ty.bits)));
+        }
+        match o.slot {
+            OutputSlot::BuiltIn(ir::BuiltIn::FragDepth) => {
+                self.frag.depth = data.first().copied();
+            }
+            OutputSlot::Location {
+                location,
+                component,
+            } => {
+                if location >= MAX_RENDER_TARGETS {
+                    return Err(unsupported(format!(
+                        "render target {location} (at most {MAX_RENDER_TARGETS})"
+                    )));
+                }
+                let lanes = self.frag.colors.entry(location).or_default();
+                for (i, &d) in data.iter().enumerate() {
+                    let c = usize::from(component) + i;
+                    *lanes.get_mut(c).ok_or_else(|| {
+                        CompileError::Malformed("colour beyond 4 components".into())
+                    })? = Some(d);
+                }
+            }
+            OutputSlot::BuiltIn(b) => {
+                return Err(unsupported(format!("fragment output built-in {b:?}")));
+            }
+        }
+        Ok(())
+    }
+
+    fn color_format(&self, rt: u32) -> BlendRegisterFormat {
+        match self.s.info.color_formats.iter().find(|c| c.0 == rt) {
+            Some((_, ColorFormat::Sint)) => BlendRegisterFormat::S32,
+            Some((_, ColorFormat::Uint)) => BlendRegisterFormat::U32,
+            _ => BlendRegisterFormat::F32,
+        }
+    }
+
+    /// A varying load whose `n` loaded components are exactly the colour's
+    /// first `n` lanes (in order), and whose other registers nothing else
+    /// fills: its vector can be BLEND's staging. Each load serves once.
+    fn loaded_prefix(&mut self, lanes: &[Option<Src>; 4]) -> Option<(u32, u8)> {
+        let Some(Src::Reg(first)) = lanes[0] else {
+            return None;
+        };
+        let n = *self.frag.loaded.get(&first.index)?;
+        let prefix = (0..usize::from(n)).all(|c| {
+            lanes[c]
+                == Some(Src::Reg(Reg {
+                    index: first.index,
+                    comp: c as u8,
+                }))
+        });
+        // The rest must not read the load's own (undefined) registers.
+        let rest_ok = lanes[usize::from(n)..]
+            .iter()
+            .all(|l| !matches!(l, Some(Src::Reg(r)) if r.index == first.index));
+        if !(prefix && rest_ok) {
+            return None;
+        }
+        self.frag.loaded.remove(&first.index);
+        Some((first.index, n))
+    }
+
+    /// The epilogue at the end of the shader: ATEST, ZS_EMIT, BLENDs.
+    pub(super) fn fragment_epilogue(&mut self) -> Result<FragmentInfo, CompileError> {
+        self.frag.preloads.coverage = true;
+        let coverage = Src::Phys(60);
+        // Alpha for the alpha-to-coverage/alpha test: render target 0's
+        // when it is a float with alpha written, else 1.0 (passes).
+        let alpha = match self.frag.colors.get(&0) {
+            Some(lanes) if self.color_format(0) == BlendRegisterFormat::F32 => {
+                lanes[3].unwrap_or(Src::Imm(1.0f32.to_bits()))
+            }
+            _ => Src::Imm(1.0f32.to_bits()),
+        };
+        // The ATEST datum takes the tuple's FAU slot: alpha in a register.
+        let alpha = self.in_reg(alpha);
+        self.push(Instr::new(
+            Op::Atest,
+            Some(Dst::Phys(60)),
+            vec![coverage, alpha],
+        ));
+        if let Some(z) = self.frag.depth {
+            let z = self.in_reg(z);
+            self.push(Instr::new(
+                Op::ZsEmit {
+                    z: true,
+                    stencil: false,
+                },
+                Some(Dst::Phys(60)),
+                vec![z, z, coverage],
+            ));
+        }
+        let mut render_targets = Vec::new();
+        let colors = std::mem::take(&mut self.frag.colors);
+        for (&rt, lanes) in &colors {
+            let v = match self.loaded_prefix(lanes) {
+                // The loaded components are the colour's first ones: fill
+                // the unloaded rest of the load's registers.
+                Some((v, n)) => {
+                    for (c, lane) in lanes.iter().enumerate().skip(usize::from(n)) {
+                        let r = Reg {
+                            index: v,
+                            comp: c as u8,
+                        };
+                        self.mov_to(r, lane.unwrap_or(ZERO), true);
+                    }
+                    v
+                }
+                None => {
+                    let v = self.new_vreg(4);
+                    for (c, lane) in lanes.iter().enumerate() {
+                        let r = Reg {
+                            index: v,
+                            comp: c as u8,
+                        };
+                        self.mov_to(r, lane.unwrap_or(ZERO), c > 0);
+                    }
+                    v
+                }
+            };
+            let slot = 8 + rt as u8;
+            self.push(Instr::new(
+                Op::Blend { rt: rt as u8 },
+                Some(Dst::Phys(48)),
+                vec![
+                    Src::Reg(Reg { index: v, comp: 0 }),
+                    coverage,
+                    Src::Special { slot, high: false },
+                    Src::Special { slot, high: true },
+                ],
+            ));
+            render_targets.push(RenderTargetWrite {
+                index: rt,
+                format: self.color_format(rt),
+                components: lanes.iter().rposition(Option::is_some).map_or(0, |i| i + 1) as u8,
+            });
+        }
+        let writes_depth = self.frag.depth.is_some();
+        let early = self.s.info.early_fragment_tests;
+        Ok(FragmentInfo {
+            preloads: self.frag.preloads,
+            render_targets,
+            writes_depth,
+            can_discard: self.frag.can_discard,
+            reads_frag_coord: self.frag.reads_frag_coord,
+            reads_front_facing: self.frag.reads_front_facing,
+            reads_point_coord: self.frag.reads_point_coord,
+            early_fragment_tests: early,
+            early_z_allowed: early || !(writes_depth || self.frag.can_discard),
+            varyings: self.frag.varyings.values().copied().collect(),
+            // Known once the clauses are formed (`bifrost::compile`).
+            wait_dependency_6: false,
+            wait_dependency_7: false,
+        })
+    }
+}
