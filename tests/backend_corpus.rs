@@ -181,12 +181,12 @@ fn front_half_output_needs_no_reoptimisation() {
 /// their FAU slots (ATEST datum, blend descriptor 0) and destinations
 /// (r60, r48), BLEND ending the last clause (`eos`), `td` on every clause,
 /// and the header of the clause before BLEND (waits, no prefetch, next
-/// message type). Skipped without ../shared/reference.
+/// message type). Skipped without the reference vectors.
 #[test]
 fn fragment_epilogue_matches_mesa() {
     use bifrost_vk::compiler::pipeline::compile_front;
     use bifrost_vk::hw::isa::{DecodedClause, decode_shader};
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/mesa-g52");
+    let root = Path::new(bifrost_vk::reference_path!("mesa-g52"));
     let pairs = [
         (
             "graphics/shaders/gfx_triangle.frag.spv",

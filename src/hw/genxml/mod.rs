@@ -75,7 +75,7 @@ mod tests {
         let out = std::env::temp_dir().join(format!("bifrost-gen-hw-{}", std::process::id()));
         let Ok(run) = std::process::Command::new("python3")
             .arg(format!("{root}/tools/gen_hw.py"))
-            .arg(&genxml)
+            .arg(genxml)
             .arg(&out)
             .output()
         else {

@@ -456,7 +456,7 @@ mod tests {
         }
         let Ok(out) = std::process::Command::new("python3")
             .arg(format!("{root}/tools/gen_isa.py"))
-            .arg(&xml)
+            .arg(xml)
             .output()
         else {
             eprintln!("skipped: python3 not available");
