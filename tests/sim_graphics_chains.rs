@@ -90,6 +90,17 @@ fn mismatches(got: &[u8], want: &[u8], only: impl Fn(u32, u32) -> bool) -> Vec<S
     bad
 }
 
+/// Panics naming the first differing pixels unless [`mismatches`] finds none.
+fn assert_image(got: &[u8], want: &[u8], only: impl Fn(u32, u32) -> bool) {
+    let bad = mismatches(got, want, only);
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+}
+
 /// Runs the vertex/tiler chain (if any), then the fragment chain; checks
 /// that no shader read a register before waiting for the message writing
 /// it, and returns the shader-core counters of both.
@@ -113,13 +124,7 @@ fn gfx_clear_only() {
     };
     run(&mut gpu, None, frag);
     let got = read_rgba8(&gpu, 0xf7f3_0000);
-    let bad = mismatches(&got, &want, |_, _| true);
-    assert!(
-        bad.is_empty(),
-        "{} pixels differ: {:?}",
-        bad.len(),
-        &bad[..bad.len().min(8)]
-    );
+    assert_image(&got, &want, |_, _| true);
 }
 
 #[test]
@@ -132,13 +137,7 @@ fn gfx_triangle() {
     };
     let counters = run(&mut gpu, vtc, frag);
     let got = read_rgba8(&gpu, 0xf7ff_2000);
-    let bad = mismatches(&got, &want, |_, _| true);
-    assert!(
-        bad.is_empty(),
-        "{} pixels differ: {:?}",
-        bad.len(),
-        &bad[..bad.len().min(8)]
-    );
+    assert_image(&got, &want, |_, _| true);
     // Threads: 3 vertices × (position + varying shader) and one fragment
     // per covered pixel (the pixels that are not the clear colour).
     let covered = want.chunks(4).filter(|p| *p != [51, 102, 153, 255]).count() as u64;
@@ -161,13 +160,7 @@ fn gfx_indexed_depth() {
     };
     run(&mut gpu, vtc, frag);
     let got = read_rgba8(&gpu, 0xf7fb_d000);
-    let bad = mismatches(&got, &want, |_, _| true);
-    assert!(
-        bad.is_empty(),
-        "{} pixels differ: {:?}",
-        bad.len(),
-        &bad[..bad.len().min(8)]
-    );
+    assert_image(&got, &want, |_, _| true);
     let depth = read_f32(&gpu, 0xf7fb_9000);
     for (i, (g, w)) in depth.iter().zip(want_depth.chunks(4)).enumerate() {
         let w = f32::from_le_bytes(w.try_into().unwrap());
@@ -192,13 +185,7 @@ fn gfx_points_lines() {
     let got = read_rgba8(&gpu, 0xf7f0_c000);
     // Points: only the 4x4 squares are compared (the lines are not in the
     // image); they lie in rows 6..9, which no line reaches.
-    let bad = mismatches(&got, &want, |_, y| y < 16);
-    assert!(
-        bad.is_empty(),
-        "{} pixels differ: {:?}",
-        bad.len(),
-        &bad[..bad.len().min(8)]
-    );
+    assert_image(&got, &want, |_, y| y < 16);
     // Lines (non-strict, width 1): every pixel that is not the clear
     // colour below row 16 lies within one pixel of a segment of the strip,
     // every row 32..55 has at least one, and the colour is yellow → cyan.
@@ -464,13 +451,7 @@ fn gfx_blend_textured() {
     }
     run(&mut gpu, vtc, frag);
     let got = read_rgba8(&gpu, 0xf7f6_4000);
-    let bad = mismatches(&got, &want, |_, _| true);
-    assert!(
-        bad.is_empty(),
-        "{} pixels differ: {:?}",
-        bad.len(),
-        &bad[..bad.len().min(8)]
-    );
+    assert_image(&got, &want, |_, _| true);
 }
 
 /// PanVk's triangle fragment shader rewritten to load its varying with an
@@ -521,13 +502,7 @@ fn ld_var_instructions_interpolate_like_the_preload() {
     gpu.write_u32s(rsd + 60, &[w15 & 0xffff_0000]);
     run(&mut gpu, Some(vtc), frag);
     let got = read_rgba8(&gpu, 0xf7ff_2000);
-    let bad = mismatches(&got, &want, |_, _| true);
-    assert!(
-        bad.is_empty(),
-        "{} pixels differ: {:?}",
-        bad.len(),
-        &bad[..bad.len().min(8)]
-    );
+    assert_image(&got, &want, |_, _| true);
     // The flat form gives every pixel the provoking (first) vertex's red.
     let flat = LD_VAR_SHADER.replace(
         "LD_VAR_IMM.v3.store.f32.center t1, #0.y,",
@@ -614,11 +589,5 @@ fn our_compiled_fragment_shader_renders_the_triangle() {
         "{counters:?}"
     );
     let got = read_rgba8(&gpu, 0xf7ff_2000);
-    let bad = mismatches(&got, &want, |_, _| true);
-    assert!(
-        bad.is_empty(),
-        "{} pixels differ: {:?}",
-        bad.len(),
-        &bad[..bad.len().min(8)]
-    );
+    assert_image(&got, &want, |_, _| true);
 }
