@@ -273,14 +273,7 @@ pub(super) fn emit(
             | preload_mask << 8
             | u64::from(job.job_type as u8),
     ]);
-    let state_va = match pool.shared(&rsd_key) {
-        Some(va) => va,
-        None => {
-            let va = renderer_state(pool, arch, job)?;
-            pool.remember_shared(rsd_key, va);
-            va
-        }
-    };
+    let state_va = pool.shared(rsd_key, |pool| renderer_state(pool, arch, job))?;
 
     // Push uniforms.
     if job.push_uniforms.len() < b.uniform_words as usize {
@@ -324,16 +317,12 @@ pub(super) fn emit(
     // Local storage (`local_storage`); one shared descriptor for the jobs
     // that use no thread- or workgroup-local memory. A TLS buffer is not
     // shared: two jobs of a chain may run at once.
-    let empty_storage = b.tls_size == 0 && b.shared_size == 0;
-    let storage_va = match pool.shared(&SharedKey::EmptyLocalStorage) {
-        Some(va) if empty_storage => va,
-        _ => {
-            let va = local_storage(pool, arch, job)?;
-            if empty_storage {
-                pool.remember_shared(SharedKey::EmptyLocalStorage, va);
-            }
-            va
-        }
+    let storage_va = if b.tls_size == 0 && b.shared_size == 0 {
+        pool.shared(SharedKey::EmptyLocalStorage, |pool| {
+            local_storage(pool, arch, job)
+        })?
+    } else {
+        local_storage(pool, arch, job)?
     };
 
     // The job payload: Invocation, Parameters, Draw.

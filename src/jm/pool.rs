@@ -119,15 +119,19 @@ impl GpuPool {
         }
     }
 
-    /// The GPU VA of the shared descriptor `key`, if written since the
-    /// last reset.
-    pub fn shared(&self, key: &SharedKey) -> Option<u64> {
-        self.shared.get(key).copied()
-    }
-
-    /// Remember that the descriptor `key` is at `gpu_va` (pool memory).
-    pub fn remember_shared(&mut self, key: SharedKey, gpu_va: u64) {
-        self.shared.insert(key, gpu_va);
+    /// The GPU VA of the shared descriptor `key`: the one written since
+    /// the last reset, or the one `write` writes now (into this pool).
+    pub fn shared<E>(
+        &mut self,
+        key: SharedKey,
+        write: impl FnOnce(&mut GpuPool) -> Result<u64, E>,
+    ) -> Result<u64, E> {
+        if let Some(&va) = self.shared.get(&key) {
+            return Ok(va);
+        }
+        let va = write(self)?;
+        self.shared.insert(key, va);
+        Ok(va)
     }
 
     /// `size` bytes aligned to `align` (a power of two ≤ 4096).

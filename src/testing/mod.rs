@@ -30,12 +30,13 @@ pub use sim_gpu::{Buffer, Run, RunError, SimGpu, binary_from_code};
 
 /// The path of `rel` in the reference vectors (Mesa's G52 binaries,
 /// disassembly and job chains, genxml, the Bifrost ISA description), as a
-/// `&'static str`: they live in `reference/` of the `shared` folder beside
-/// the crate's own, the layout CI provides. Tests that read them say
+/// `&'static str`, under the folder the build variable
+/// `BIFROST_VK_REFERENCE` names (set in `.cargo/config.toml`, see
+/// docs/DESIGN.md "The reference vectors"). Tests that read them say
 /// "skipped" and return when the file is absent.
 #[macro_export]
 macro_rules! reference_path {
     ($rel:literal) => {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/reference/", $rel)
+        concat!(env!("BIFROST_VK_REFERENCE"), "/", $rel)
     };
 }

@@ -234,8 +234,7 @@ impl<'m> Translator<'m> {
             return Err(self.limit("type nesting deeper than 64"));
         }
         let m = self.m;
-        let xfb_at = |xfb: &XfbCtx, vt: ValueType| -> Option<Xfb> {
-            let _ = vt;
+        let xfb_at = |xfb: &XfbCtx| -> Option<Xfb> {
             Some(Xfb {
                 buffer: xfb.buffer?,
                 stride: xfb.stride.unwrap_or(0),
@@ -286,7 +285,7 @@ impl<'m> Translator<'m> {
                 } else {
                     name.to_string()
                 };
-                nodes.push(self.out_leaf(lname, OutputSlot::BuiltIn(*slot), vt, xfb_at(&x, vt))?);
+                nodes.push(self.out_leaf(lname, OutputSlot::BuiltIn(*slot), vt, xfb_at(&x))?);
             }
             return Ok(
                 if matches!(b, SpvBuiltIn::ClipDistance | SpvBuiltIn::CullDistance) {
@@ -337,7 +336,7 @@ impl<'m> Translator<'m> {
                     component: comp as u8,
                 },
                 vt,
-                xfb_at(&xfb, vt),
+                xfb_at(&xfb),
             );
         }
         let n = m
