@@ -57,13 +57,16 @@ fn simulated_g52_properties() {
                 | vk::MemoryPropertyFlags::HOST_COHERENT
         );
 
-        // Only the indirect-draw features are claimed (tests/xfb_loader.rs
-        // draws with a first instance from the indirect buffer).
+        // Only the indirect-draw features (tests/xfb_loader.rs draws with a
+        // first instance from the indirect buffer) and vertex-stage stores
+        // (tests/vertex_stores.rs) are claimed.
         let f = instance.get_physical_device_features(pds[0]);
         assert_eq!(f.robust_buffer_access, vk::FALSE);
         assert_eq!(f.geometry_shader, vk::FALSE);
         assert_eq!(f.multi_draw_indirect, vk::TRUE);
         assert_eq!(f.draw_indirect_first_instance, vk::TRUE);
+        assert_eq!(f.vertex_pipeline_stores_and_atomics, vk::TRUE);
+        assert_eq!(f.fragment_stores_and_atomics, vk::FALSE);
         let limits = instance.get_physical_device_properties(pds[0]).limits;
         assert_eq!(limits.max_draw_indirect_count, 65_535);
         let fmt =

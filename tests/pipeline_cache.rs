@@ -654,7 +654,11 @@ fn bad_initial_data_is_ignored() {
     check(&patched(12, &0x6221u32.to_le_bytes()), "another device");
     check(&patched(16, &[0x55; 16]), "another UUID");
     check(&patched(32, b"XXXX"), "another magic");
-    check(&patched(36, &2u32.to_le_bytes()), "another format version");
+    let format = u32::from_le_bytes(good[36..40].try_into().unwrap());
+    check(
+        &patched(36, &(format + 1).to_le_bytes()),
+        "another format version",
+    );
     let noise: Vec<u8> = (0..4096u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();

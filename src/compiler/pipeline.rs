@@ -21,7 +21,7 @@
 //!
 //! Then per variant, on its own copy of the shader:
 //! 5. `strip_xfb` (rasterization variant of a vertex shader), `lower_xfb`
-//!    (XFB variant, only if the shader has XFB outputs), nothing for compute and fragment shaders;
+//!    (XFB variant, only if the shader has XFB outputs or writes memory), nothing for compute and fragment shaders;
 //! 6. `lower_sysvals` — push-uniform layout ([`PushUniformLayout`]);
 //! 7. `optimize` — cleans up what the lowering introduced (the XFB prologue's
 //!    constants, sysval arithmetic, duplicate uniform loads);
@@ -37,7 +37,7 @@
 
 use crate::compiler::ir::validate::ValidationError;
 use crate::compiler::ir::{Shader, Stage};
-use crate::compiler::passes::lower_xfb::XFB_MAX_BUFFERS;
+use crate::compiler::passes::lower_xfb::{XFB_MAX_BUFFERS, lower_xfb_or_stores, writes_memory};
 use crate::compiler::passes::{IoLayout, PushUniformLayout, debug_flag};
 use crate::compiler::spirv::{self, SpecConstants, SpirvError};
 
@@ -104,11 +104,15 @@ pub struct LoweredShader {
 pub struct FrontShaders {
     /// The rasterization variant of a vertex shader, or the compute shader.
     pub main: LoweredShader,
-    /// The XFB variant, for vertex shaders with XFB outputs.
+    /// The XFB variant, for vertex shaders with XFB outputs or stores.
     pub xfb: Option<LoweredShader>,
     /// `XfbStride` of each XFB buffer the shader captures to, 0 for the
     /// others (what the per-draw offset advance needs).
     pub xfb_strides: [u32; XFB_MAX_BUFFERS as usize],
+    /// A vertex shader that writes memory (SSBO/global stores, atomics):
+    /// its XFB variant exists even without XFB outputs and is also its
+    /// vertex stage (`lower_xfb::lower_xfb_or_stores`).
+    pub vertex_stores: bool,
 }
 
 impl FrontShaders {
@@ -180,6 +184,7 @@ pub fn compile_front_observed(
             main,
             xfb: None,
             xfb_strides: [0; XFB_MAX_BUFFERS as usize],
+            vertex_stores: false,
         });
     }
     let mut xfb_strides = [0; XFB_MAX_BUFFERS as usize];
@@ -188,6 +193,7 @@ pub fn compile_front_observed(
             *stride = x.stride;
         }
     }
+    let vertex_stores = writes_memory(&s);
     let mut xfb_shader = s.clone();
     s.strip_xfb();
     step(Some(Variant::Rasterization), "strip_xfb", &s)?;
@@ -196,7 +202,7 @@ pub fn compile_front_observed(
         varyings: Vec::new(),
     };
     let main = finish(Variant::Rasterization, s, io, &mut step)?;
-    let xfb = if xfb_shader.lower_xfb() {
+    let xfb = if lower_xfb_or_stores(&mut xfb_shader, vertex_stores) {
         step(Some(Variant::Xfb), "lower_xfb", &xfb_shader)?;
         Some(finish(Variant::Xfb, xfb_shader, xfb_io, &mut step)?)
     } else {
@@ -206,6 +212,7 @@ pub fn compile_front_observed(
         main,
         xfb,
         xfb_strides,
+        vertex_stores,
     })
 }
 

@@ -245,11 +245,13 @@ impl PhysicalDevice {
     /// The optional features that work (docs/STATUS.md): indirect draws
     /// take `firstInstance` from the buffer and may be many per command
     /// (`vk::cmd::indirect`; a command buffer whose job chain fills up
-    /// continues in a new segment).
+    /// continues in a new segment); vertex shaders may write memory (every
+    /// draw runs their vertex stage, `vk::cmd::draw::vertex_stage`).
     pub fn features(&self) -> vk::PhysicalDeviceFeatures {
         vk::PhysicalDeviceFeatures {
             draw_indirect_first_instance: vk::TRUE,
             multi_draw_indirect: vk::TRUE,
+            vertex_pipeline_stores_and_atomics: vk::TRUE,
             ..Default::default()
         }
     }

@@ -3,10 +3,12 @@
 //! A graphics pipeline compiles its vertex shader through the front half
 //! (`compiler::pipeline::compile_front`) and the Bifrost backend. Until
 //! images and attachments exist (a later issue) nothing is rasterized, so
-//! the only program a draw runs is the vertex shader's **XFB variant**
-//! (when the shader has XFB outputs and transform feedback is active).
-//! The rasterization variant is not compiled: without attachments and
-//! without `vertexPipelineStoresAndAtomics` it has no visible effect.
+//! the only program a draw runs is the vertex shader's **XFB variant**:
+//! as the capture job when the shader has XFB outputs and transform
+//! feedback is active, and as the vertex stage (one invocation per vertex)
+//! when the shader writes memory (`vertexPipelineStoresAndAtomics`).
+//! The rasterization variant is not compiled: without attachments its
+//! outputs go nowhere, and its stores are the XFB variant's.
 //! Fragment shaders are accepted and not compiled, for the same reason
 //! (`fragmentStoresAndAtomics` is not advertised, so a fragment shader has
 //! no side effects, and no attachment receives its outputs).
@@ -157,15 +159,29 @@ pub fn vertex_format(f: vk::Format) -> Option<VertexFormat> {
 
 pub struct GraphicsPipeline {
     pub layout: LayoutInfo,
-    /// The vertex shader's XFB variant, if it has XFB outputs.
+    /// The vertex shader's XFB variant, if it has XFB outputs or writes
+    /// memory.
     pub xfb: Option<Program>,
     /// `XfbStride` per buffer (0: not captured).
     pub xfb_strides: [u32; XFB_MAX_BUFFERS as usize],
+    /// The vertex shader writes memory: every draw runs its vertex stage
+    /// (the XFB variant as a point list, `vk::cmd::draw`).
+    pub vertex_stores: bool,
     pub topology: XfbTopology,
     pub primitive_restart: bool,
     pub provoking: ProvokingVertex,
     pub bindings: Vec<VertexBinding>,
     pub attributes: Vec<VertexAttribute>,
+}
+
+impl GraphicsPipeline {
+    /// The XFB variant when the vertex shader has XFB outputs (the capture
+    /// job; a variant made only for stores captures nothing).
+    pub fn capture(&self) -> Option<&Program> {
+        self.xfb
+            .as_ref()
+            .filter(|_| self.xfb_strides.iter().any(|&s| s != 0))
+    }
 }
 
 pub struct ComputePipeline {
@@ -254,12 +270,14 @@ fn compile_stage(
                 .transpose()?,
             xfb_strides: f.xfb_strides,
             local_size: [0; 3],
+            vertex_stores: f.vertex_stores,
         },
         Stage::Compute => CompiledStage {
             main: Some(compile_program(core, &f.main, what)?),
             xfb: None,
             xfb_strides: f.xfb_strides,
             local_size: f.main.shader.info.local_size,
+            vertex_stores: false,
         },
         // Never asked for: graphics pipelines do not compile fragment
         // shaders yet (module doc).
@@ -287,6 +305,7 @@ impl GraphicsPipeline {
         let stages = unsafe { crate::util::c_slice(info.p_stages, info.stage_count) };
         let mut xfb = None;
         let mut xfb_strides = [0; XFB_MAX_BUFFERS as usize];
+        let mut vertex_stores = false;
         let mut have_vertex = false;
         for s in stages {
             match s.stage {
@@ -295,6 +314,7 @@ impl GraphicsPipeline {
                     if let Some(x) = &c.xfb {
                         xfb = Some(Program::upload(core, x, WHAT)?);
                         xfb_strides = c.xfb_strides;
+                        vertex_stores = c.vertex_stores;
                     }
                     have_vertex = true;
                 }
@@ -373,6 +393,7 @@ impl GraphicsPipeline {
             layout: LayoutInfo::of(info.layout)?,
             xfb,
             xfb_strides,
+            vertex_stores,
             topology,
             primitive_restart,
             provoking: if provoking_last {

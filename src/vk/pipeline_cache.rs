@@ -73,7 +73,7 @@ pub type Key = [u8; 32];
 /// Bump when the key's inputs change meaning.
 const KEY_VERSION: u32 = 1;
 /// Bump when the serialised entry format changes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 const MAGIC: &[u8; 4] = b"BVKC";
 /// `VkPipelineCacheHeaderVersionOne` is 32 bytes.
 pub const HEADER_SIZE: usize = 32;
@@ -95,10 +95,13 @@ pub struct CompiledStage {
     /// The compute shader. (A vertex shader's rasterization variant is not
     /// compiled yet: `vk::pipeline`'s module doc.)
     pub main: Option<CompiledProgram>,
-    /// A vertex shader's XFB variant, if it has XFB outputs.
+    /// A vertex shader's XFB variant, if it has XFB outputs or stores.
     pub xfb: Option<CompiledProgram>,
     pub xfb_strides: [u32; XFB_MAX_BUFFERS as usize],
     pub local_size: [u32; 3],
+    /// The vertex shader writes memory: its XFB variant is also its
+    /// vertex stage (`compiler::pipeline::FrontShaders::vertex_stores`).
+    pub vertex_stores: bool,
 }
 
 /// The key of a shader stage (see the module doc for what it covers).
@@ -378,7 +381,9 @@ impl<'a> Reader<'a> {
 }
 
 fn write_stage(w: &mut Writer, s: &CompiledStage) {
-    w.u8(u8::from(s.main.is_some()) | u8::from(s.xfb.is_some()) << 1);
+    w.u8(u8::from(s.main.is_some())
+        | u8::from(s.xfb.is_some()) << 1
+        | u8::from(s.vertex_stores) << 2);
     for v in s.xfb_strides.iter().chain(&s.local_size) {
         w.u32(*v);
     }
@@ -389,10 +394,13 @@ fn write_stage(w: &mut Writer, s: &CompiledStage) {
 
 fn read_stage(r: &mut Reader<'_>) -> Result<CompiledStage, String> {
     let flags = r.u8()?;
-    if flags > 3 {
+    if flags > 7 {
         return Err(format!("bad stage flags {flags:#x}"));
     }
-    let mut s = CompiledStage::default();
+    let mut s = CompiledStage {
+        vertex_stores: flags & 4 != 0,
+        ..CompiledStage::default()
+    };
     for v in s.xfb_strides.iter_mut().chain(&mut s.local_size) {
         *v = r.u32()?;
     }
@@ -645,6 +653,7 @@ mod tests {
             xfb: Some(program),
             xfb_strides: [32, 8, 0, u32::from(n)],
             local_size: [8, 1, 1],
+            vertex_stores: n == 1,
         }
     }
 

@@ -251,10 +251,12 @@ impl Gpu {
             info = info.push_next(&mut uint8);
         }
         // With VK_KHR_draw_indirect_count, also drawIndirectFirstInstance
-        // (the indirect-draw tests take first instances from the buffer).
+        // (the indirect-draw tests take first instances from the buffer)
+        // and vertexPipelineStoresAndAtomics (tests/vertex_stores.rs).
         let features = vk::PhysicalDeviceFeatures::default()
             .draw_indirect_first_instance(true)
-            .multi_draw_indirect(true);
+            .multi_draw_indirect(true)
+            .vertex_pipeline_stores_and_atomics(true);
         if extensions.contains(&c"VK_KHR_draw_indirect_count") {
             info = info.enabled_features(&features);
         }

@@ -111,7 +111,7 @@
 //! | 16 + 2b, 17 + 2b | BUFFER_ADDRESS(b) lo/hi | start of binding b (buffer + bind offset) | CPU |
 //! | 24 + b | BUFFER_SIZE(b) | effective bound size of binding b | CPU |
 //! | 28 | INPUT_RATES | bit i: attribute i (`IoLayout::attributes[i]`, the slot `lower_io` gave the input) is read per instance (from the pipeline's vertex input state) | CPU |
-//! | 29 | reserved (0) | – | – |
+//! | 29 | RESTART_VALUE | 0, or the restart value of an indexed draw run as a point list (the vertex stage of a shader with stores): an index equal to it (compared before `vertexOffset`) is no vertex and its invocation runs nothing. The capture itself resolves restart with the kernel below and passes 0 | CPU |
 //!
 //! # What the driver emits per draw (later work items)
 //! - CPU, O(1): the parameters above for direct draws without restart, the
@@ -174,6 +174,11 @@ pub mod xfb_param {
     }
     /// Bit i: attribute i (`IoLayout::attributes[i]`) is per instance.
     pub const INPUT_RATES: u16 = 28;
+    /// 0, or the primitive-restart value of an indexed draw whose
+    /// invocations are its vertices (the vertex-stage job of a shader with
+    /// stores, `vk::cmd::draw`): an index equal to it is no vertex, so its
+    /// invocation runs nothing.
+    pub const RESTART_VALUE: u16 = 29;
 
     /// TOPOLOGY_FLAGS bits.
     /// Lists: position = invocation (fast path).
@@ -505,9 +510,36 @@ impl Pro<'_, '_> {
     }
 }
 
+/// Whether the shader writes memory other than its outputs: SSBO or
+/// global stores and atomics (what `vertexPipelineStoresAndAtomics`
+/// allows in a vertex shader).
+pub fn writes_memory(shader: &Shader) -> bool {
+    let mut writes = false;
+    shader.body.for_each_instr(&mut |i| {
+        if let Op::Intrinsic(x) = &i.op {
+            writes |= matches!(
+                x.kind,
+                Intrinsic::StoreSsbo { .. }
+                    | Intrinsic::SsboAtomic { .. }
+                    | Intrinsic::StoreGlobal
+                    | Intrinsic::GlobalAtomic { .. }
+            );
+        }
+    });
+    writes
+}
+
 /// Make the XFB variant in place (see the module doc). Returns false, leaving
 /// the shader untouched, if it has no XFB output.
 pub fn lower_xfb(shader: &mut Shader) -> bool {
+    lower_xfb_or_stores(shader, false)
+}
+
+/// [`lower_xfb`], and with `stores` also for a shader without XFB outputs:
+/// the variant then captures nothing and is the shader's **vertex stage**,
+/// one invocation per vertex when run as a point list (a shader that
+/// writes memory must run even when nothing is captured or rasterized).
+pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool) -> bool {
     use xfb_param::*;
     // Captured buffers and their strides.
     let mut strides: BTreeMap<u32, u32> = BTreeMap::new();
@@ -518,7 +550,7 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
             strides.entry(x.buffer).or_insert(x.stride);
         }
     }
-    if strides.is_empty() {
+    if strides.is_empty() && !stores {
         return false;
     }
     let u32t = ValueType::U32;
@@ -693,7 +725,13 @@ pub fn lower_xfb(shader: &mut Shader) -> bool {
     // for the most primitives the index count allows; the resolved count
     // arrives in PRIMS_PER_INSTANCE): invocations past it write nothing.
     let per_instance = pro.op(AluOp::Imul, ppi, vpp);
-    let in_draw = pro.op(AluOp::Ult, slot, per_instance);
+    let in_grid = pro.op(AluOp::Ult, slot, per_instance);
+    // A restart index run as a vertex (RESTART_VALUE ≠ 0) is no vertex.
+    let restart_value = pro.param(RESTART_VALUE);
+    let no_restart = pro.op(AluOp::Ieq, restart_value, zero);
+    let not_restart_index = pro.op(AluOp::Ine, index, restart_value);
+    let vertex = pro.op(AluOp::Ior, no_restart, not_restart_index);
+    let in_draw = pro.op(AluOp::Iand, in_grid, vertex);
     let ok = pro.op(AluOp::Iand, fits, in_draw);
     let mut enable: BTreeMap<u32, (Value, Value)> = BTreeMap::new();
     for (b, (bound, vaddr)) in per_buffer {

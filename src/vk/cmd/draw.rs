@@ -1,10 +1,12 @@
 //! Draws, render passes and vertex/index buffer binding.
 //!
 //! Nothing is rasterized yet (no attachments exist), so a draw runs GPU
-//! work only when it has something visible to do: while transform feedback
-//! is active and the pipeline's vertex shader has XFB outputs, the capture
-//! job and the offset advance (`xfb.rs`). Otherwise it costs nothing on
-//! the GPU.
+//! work only when it has something visible to do: the vertex stage when
+//! the vertex shader writes memory (`Recording::vertex_stage`); while
+//! transform feedback is active and the vertex shader has XFB outputs,
+//! the capture job and the offset advance (`xfb.rs`); the count of an
+//! active primitives-generated query. Otherwise it costs nothing on the
+//! GPU.
 //!
 //! # Vertex input of the capture job
 //! The capture job computes each vertex index itself and fetches input i
@@ -51,6 +53,27 @@ struct VertexInput {
     tables: Option<AttributeTables>,
     /// The INPUT_RATES parameter: bit i, attribute i is per instance.
     rates: u32,
+}
+
+/// What one run of the XFB variant captures or covers ([`Recording::variant_job`]).
+struct VariantRun<'a> {
+    draw: &'a XfbDraw,
+    params: [u32; XFB_PARAM_COUNT as usize],
+    /// With primitive restart: the bound index range and where the
+    /// restart kernel writes the resolved list.
+    resolve: Option<(XfbIndexBuffer, u64)>,
+    /// The job the run waits for (0: none).
+    after: u16,
+}
+
+/// The restart value of an index size: all ones (Vulkan spec,
+/// "Primitive Restart").
+fn restart_value(index_size: u32) -> u32 {
+    match index_size {
+        1 => 0xFF,
+        2 => 0xFFFF,
+        _ => u32::MAX,
+    }
 }
 
 /// One draw's parameters: a direct draw's, or placeholders that an
@@ -114,6 +137,7 @@ impl Recording {
     /// vkCmdDraw / vkCmdDrawIndexed.
     pub fn draw(&mut self, d: DrawParams) {
         self.record(|r| {
+            r.vertex_stage(d, None)?;
             r.xfb_draw(d, None)?;
             r.count_generated(d, None)
         });
@@ -204,7 +228,7 @@ impl Recording {
             log::warn!("draw without a graphics pipeline (invalid usage)");
             return Ok(());
         };
-        let Some(prog) = &p.xfb else {
+        let Some(prog) = p.capture() else {
             return Ok(());
         };
         let restart_matters = matches!(
@@ -232,19 +256,8 @@ impl Recording {
                 });
             }
         }
-        let index = if d.indexed {
-            let Some(ix) = self.state.index else {
-                log::warn!("indexed draw without an index buffer (invalid usage)");
-                return Ok(());
-            };
-            self.rec.use_bo(ix.range.bo);
-            Some(XfbIndexBuffer {
-                address: ix.range.address,
-                count: u32::try_from(ix.range.size / u64::from(ix.size)).unwrap_or(u32::MAX),
-                size: ix.size,
-            })
-        } else {
-            None
+        let Some(index) = self.bound_index(d) else {
+            return Ok(());
         };
         let mut draw = XfbDraw {
             topology: p.topology,
@@ -280,8 +293,117 @@ impl Recording {
             );
             resolve = Some((ix, list.gpu_va));
         }
-        let input = self.vertex_input(&p, prog)?;
+        let params = draw.params();
+        let run = VariantRun {
+            draw: &draw,
+            params,
+            resolve,
+            after: active.last_job,
+        };
+        let (capture, block) = self.variant_job(&p, prog, d, run, indirect)?;
+        self.xfb_advance(
+            block,
+            params.len(),
+            p.xfb_strides,
+            capture.unwrap_or(active.last_job),
+        )
+    }
+
+    /// The vertex stage of a pipeline whose vertex shader writes memory
+    /// (`vertexPipelineStoresAndAtomics`): nothing is rasterized, but the
+    /// shader must still run at least once for every vertex of the draw
+    /// (Vulkan spec, Shaders › Vertex Shader Execution). Its XFB variant
+    /// runs as a **point list** over the draw's vertices, capturing
+    /// nothing: one invocation per vertex (per index of an indexed draw;
+    /// with primitive restart, restart indices are no vertices: the
+    /// RESTART_VALUE parameter), per instance. This job runs whether or
+    /// not transform feedback also captures the draw; the capture job
+    /// runs the shader again per captured vertex, which the spec allows
+    /// ("at least once"; how often is implementation-dependent, stores and
+    /// atomics included).
+    pub(super) fn vertex_stage(
+        &mut self,
+        d: DrawParams,
+        indirect: Option<&mut IndirectPatches>,
+    ) -> Result<(), Fail> {
+        let Some(p) = self.state.graphics.clone() else {
+            return Ok(());
+        };
+        let (true, Some(prog)) = (p.vertex_stores, &p.xfb) else {
+            return Ok(());
+        };
+        if indirect.is_none() && (d.instances == 0 || d.count == 0) {
+            return Ok(());
+        }
+        let Some(index) = self.bound_index(d) else {
+            return Ok(());
+        };
+        // The variant reads the write offsets of the buffers it declares
+        // even when none is bound.
+        let offsets = self.rec.alloc_zeroed(16, 16)?;
+        let draw = XfbDraw {
+            topology: XfbTopology::PointList,
+            count: d.count,
+            first: d.first,
+            vertex_offset: d.vertex_offset,
+            index,
+            buffers: [None; 4],
+            offsets_address: offsets.gpu_va,
+            resolved_prims: None,
+            provoking: p.provoking,
+        };
         let mut params = draw.params();
+        if let (true, Some(ix)) = (p.primitive_restart, index) {
+            params[xfb_param::RESTART_VALUE as usize] = restart_value(ix.size);
+        }
+        let run = VariantRun {
+            draw: &draw,
+            params,
+            resolve: None,
+            after: 0,
+        };
+        self.variant_job(&p, prog, d, run, indirect)?;
+        Ok(())
+    }
+
+    /// The index range of an indexed draw (`Some(None)` for a
+    /// non-indexed one); `None` when an indexed draw has no index buffer
+    /// bound (invalid usage: the draw is skipped).
+    fn bound_index(&mut self, d: DrawParams) -> Option<Option<XfbIndexBuffer>> {
+        if !d.indexed {
+            return Some(None);
+        }
+        let Some(ix) = self.state.index else {
+            log::warn!("indexed draw without an index buffer (invalid usage)");
+            return None;
+        };
+        self.rec.use_bo(ix.range.bo);
+        Some(Some(XfbIndexBuffer {
+            address: ix.range.address,
+            count: u32::try_from(ix.range.size / u64::from(ix.size)).unwrap_or(u32::MAX),
+            size: ix.size,
+        }))
+    }
+
+    /// Record one run of the pipeline's XFB variant: its parameter block,
+    /// push uniforms, the restart kernel when `run.resolve` asks, the job,
+    /// and an indirect draw's patches. Returns the job (`None` when the
+    /// recorder dropped an empty one) and the parameter block's address.
+    fn variant_job(
+        &mut self,
+        p: &GraphicsPipeline,
+        prog: &Program,
+        d: DrawParams,
+        run: VariantRun<'_>,
+        indirect: Option<&mut IndirectPatches>,
+    ) -> Result<(Option<u16>, u64), Fail> {
+        let VariantRun {
+            draw,
+            mut params,
+            resolve,
+            after,
+        } = run;
+        let input = self.vertex_input(p, prog)?;
         params[xfb_param::INPUT_RATES as usize] = input.rates;
         let block = self.xfb_params_block(&params, d.instances)?;
         let ppi_word = block + 4 * u64::from(xfb_param::PRIMS_PER_INSTANCE);
@@ -299,7 +421,7 @@ impl Recording {
         };
         let push = self.push_uniforms(prog, &p.layout, GRAPHICS, &mut sysvals)?;
         let push_buffer = self.rec.alloc(8 * push.len() as u64, 16)?;
-        let mut first_dep = active.last_job;
+        let mut first_dep = after;
         let mut second_dep = indirect.as_ref().map_or(0, |i| i.job);
         if let Some((ix, list)) = resolve {
             // The kernel writes the resolved primitive count into the
@@ -311,12 +433,7 @@ impl Recording {
                 ix,
                 d.first,
                 d.count,
-                // The all-ones value of the index size (Vulkan spec, "Primitive Restart").
-                match ix.size {
-                    1 => 0xFF,
-                    2 => 0xFFFF,
-                    _ => u32::MAX,
-                },
+                restart_value(ix.size),
                 list,
                 ppi_word,
             );
@@ -336,7 +453,7 @@ impl Recording {
             second_dep = 0;
         }
         self.rec.use_bo(prog.code.bo_handle());
-        let capture = self.rec.xfb(
+        let job = self.rec.xfb(
             &XfbJob {
                 binary: &prog.code.binary,
                 code: prog.code.va(),
@@ -356,15 +473,15 @@ impl Recording {
             [first_dep, second_dep],
         )?;
         if let Some(ind) = indirect {
-            let job = capture
+            let job_va = job
                 .and_then(|c| self.rec.job_va(c))
                 .ok_or(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN))?;
             let arch = self.rec.arch;
             ind.patches
-                .push(patch::job_type(job, draw_value::JOB_TYPE)?);
+                .push(patch::job_type(job_va, draw_value::JOB_TYPE)?);
             ind.patches.extend(patch::invocation(
                 arch,
-                job,
+                job_va,
                 [draw_value::INVOCATION_0, draw_value::INVOCATION_1],
             )?);
             let param = |i: u16| sysval_offset::XFB_PARAMS + 4 * u32::from(i);
@@ -399,12 +516,7 @@ impl Recording {
                 draw_value::INSTANCES,
             ));
         }
-        self.xfb_advance(
-            block,
-            params.len(),
-            p.xfb_strides,
-            capture.unwrap_or(active.last_job),
-        )
+        Ok((job, block))
     }
 
     /// The capture job's attribute tables and input rates (module docs).

@@ -20,9 +20,11 @@
 //! the buffer's current contents. CPU work per command is O(drawCount) and
 //! independent of the vertex and instance counts.
 //!
-//! Draws have GPU work only while transform feedback captures or a
-//! primitives-generated query counts (nothing is rasterized yet, see
-//! `draw.rs`); `drawCount` draws of a multi-draw command each get their
+//! Draws have GPU work only while transform feedback captures, a
+//! primitives-generated query counts or the vertex shader writes memory
+//! (nothing is rasterized yet, see `draw.rs`; the vertex stage runs the
+//! draw as a point list, so it gets a kernel run of its own that computes
+//! the point list's counts); `drawCount` draws of a multi-draw command each get their
 //! own kernel run (draw `i` reads `offset + i × stride`), and with a count
 //! buffer `maxDrawCount` are recorded and the kernel empties those at or
 //! past the count.
@@ -34,6 +36,7 @@ use crate::compiler::kernels::indirect::{
     DrawSource, IndirectDraw, VALUE_COUNT, dispatch_value, dispatch_words, draw_words,
 };
 use crate::compiler::passes::lower_sysvals::{SysvalBlock, sysval_offset};
+use crate::compiler::passes::lower_xfb::XfbTopology;
 use crate::jm::patch::{self, Patch};
 use crate::jm::{ComputeJob, GpuAlloc};
 use crate::vk::kernels::KernelId;
@@ -202,13 +205,10 @@ impl Recording {
 
     /// Whether a draw now has GPU work (module docs).
     fn draws_run_on_gpu(&self) -> bool {
-        let captures = self.xfb.active.is_some()
-            && self
-                .state
-                .graphics
-                .as_ref()
-                .is_some_and(|p| p.xfb.is_some());
-        captures || self.xfb.generated.is_some()
+        let p = self.state.graphics.as_ref();
+        let captures = self.xfb.active.is_some() && p.is_some_and(|p| p.capture().is_some());
+        let stores = p.is_some_and(|p| p.vertex_stores);
+        captures || stores || self.xfb.generated.is_some()
     }
 
     /// One draw of an indirect command (module docs).
@@ -259,6 +259,25 @@ impl Recording {
         };
         let words = draw_words(&draw, table, n, k.values.gpu_va);
         k.push.write_words(0, &halves(&words));
+        if p.vertex_stores {
+            // The vertex stage runs the draw as a point list: its own
+            // kernel run computes the point list's counts and grid.
+            let k = self.indirect_kernel(KernelId::IndirectDraw, draw_words::COUNT as usize)?;
+            let mut patches = IndirectPatches {
+                job: k.job,
+                patches: Vec::new(),
+            };
+            self.vertex_stage(d, Some(&mut patches))?;
+            let (table, n) = patch::write_table(&mut self.rec, &patches.patches)?;
+            let points = XfbTopology::PointList;
+            let draw = IndirectDraw {
+                topology: points as u32,
+                verts_per_prim: points.decode().verts_per_prim,
+                ..draw
+            };
+            let words = draw_words(&draw, table, n, k.values.gpu_va);
+            k.push.write_words(0, &halves(&words));
+        }
         Ok(())
     }
 }
