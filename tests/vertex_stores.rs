@@ -25,6 +25,7 @@ use common::*;
 use xfb_device::{a_pos, submit_and_wait};
 
 const STORES: &[u8] = include_bytes!("shaders/vk/vertex_stores.vert.spv");
+const IDS: &[u8] = include_bytes!("shaders/vk/vertex_ids.vert.spv");
 const SLOTS: usize = 256;
 const CANARY: u32 = 0xC5C5_C5C5;
 
@@ -106,16 +107,22 @@ struct Objects {
     ssbo: Buf,
     vertices: Buf,
     cmd_pool: vk::CommandPool,
+    /// Binding 0's stride.
+    stride: u32,
 }
 
 impl Objects {
     fn new(gpu: &Gpu) -> Objects {
+        Objects::with(gpu, STORES, 16)
+    }
+
+    fn with(gpu: &Gpu, spirv: &[u8], stride: u32) -> Objects {
         let d = &gpu.device;
         let vertex = vk::ShaderStageFlags::VERTEX;
         let ty = vk::DescriptorType::STORAGE_BUFFER;
         let set_layout = objects::set_layout(d, &[(0, ty)], vertex);
         let layout = objects::pipeline_layout(d, &[set_layout], 0, vertex);
-        let module = objects::shader_module(d, STORES);
+        let module = objects::shader_module(d, spirv);
         let (render_pass, framebuffer) = objects::attachmentless_pass(d);
         let ssbo = Buf::new(d, 8 * SLOTS as u64, vk::BufferUsageFlags::STORAGE_BUFFER);
         let (pool, set) =
@@ -133,6 +140,7 @@ impl Objects {
             ssbo,
             vertices,
             cmd_pool: gpu.command_pool(),
+            stride,
         }
     }
 
@@ -146,7 +154,7 @@ impl Objects {
             restart: c.restart,
             provoking: None,
         }
-        .create(d, vk::PipelineCache::null())
+        .create_with_stride(d, vk::PipelineCache::null(), self.stride)
     }
 
     fn destroy(&self, d: &ash::Device) {
@@ -165,9 +173,9 @@ impl Objects {
     }
 }
 
-/// Record and run one case; returns the captured `v_pos` records (16 bytes
-/// each) when transform feedback was active.
-fn run(gpu: &Gpu, o: &Objects, c: &Case) -> Vec<[f32; 4]> {
+/// Record and run one case; returns the XFB buffer's bytes (all of them,
+/// captured or not).
+fn run(gpu: &Gpu, o: &Objects, c: &Case) -> Vec<u8> {
     let d = &gpu.device;
     let xfb = ash::ext::transform_feedback::Device::new(&gpu.instance, d);
     let count_ext = ash::khr::draw_indirect_count::Device::new(&gpu.instance, d);
@@ -179,6 +187,7 @@ fn run(gpu: &Gpu, o: &Objects, c: &Case) -> Vec<[f32; 4]> {
         16 * 1024,
         vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT,
     );
+    captured.bytes().fill(0xC5);
     let instance_data = Buf::new(d, 64, vk::BufferUsageFlags::VERTEX_BUFFER);
     let indirect = Buf::new(d, 64, vk::BufferUsageFlags::INDIRECT_BUFFER);
     let index = Buf::new(d, 4 * 64, vk::BufferUsageFlags::INDEX_BUFFER);
@@ -303,13 +312,7 @@ fn run(gpu: &Gpu, o: &Objects, c: &Case) -> Vec<[f32; 4]> {
         d.end_command_buffer(cb).unwrap();
     }
     submit_and_wait(gpu, &[cb]);
-    let records = c.xfb_records();
-    let out = (0..records)
-        .map(|r| {
-            let b = &captured.bytes()[16 * r..16 * r + 16];
-            std::array::from_fn(|k| f32::from_le_bytes(b[4 * k..4 * k + 4].try_into().unwrap()))
-        })
-        .collect();
+    let out = captured.bytes().to_vec();
     // SAFETY: the GPU is idle.
     unsafe {
         d.free_command_buffers(o.cmd_pool, &[cb]);
@@ -336,7 +339,10 @@ impl Case {
 }
 
 fn check(gpu: &Gpu, o: &Objects, c: &Case) {
-    let captured = run(gpu, o, c);
+    let bytes = run(gpu, o, c);
+    let captured: Vec<[f32; 4]> = (0..c.xfb_records())
+        .map(|r| std::array::from_fn(|k| f32_at(&bytes, 16 * r + 4 * k)))
+        .collect();
     let hits: Vec<u32> = (0..SLOTS).map(|s| o.ssbo.u32_at(4 * s)).collect();
     let values: Vec<u32> = (0..SLOTS).map(|s| o.ssbo.u32_at(4 * (SLOTS + s))).collect();
     let mut expected = vec![0u32; SLOTS];
@@ -390,6 +396,14 @@ fn check(gpu: &Gpu, o: &Objects, c: &Case) {
             r += 1;
         }
     }
+}
+
+fn f32_at(bytes: &[u8], at: usize) -> f32 {
+    f32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
 }
 
 fn cases() -> Vec<Case> {
@@ -492,4 +506,81 @@ fn vertex_stores_g52() {
 #[test]
 fn vertex_stores_g72() {
     stores_on("g72");
+}
+
+/// `fullDrawIndexUint32`: 32-bit index values up to 2^32 − 2 (the
+/// restart value 2^32 − 1 excluded, Vulkan spec, `maxDrawIndexedIndexValue`)
+/// reach the shader as `gl_VertexIndex = index + vertexOffset`, in the
+/// vertex stage and in the capture, direct and indirect. The input's
+/// binding has stride 0, so every vertex reads element 0 whatever its
+/// index (Vulkan spec, "Vertex Input Address Calculation").
+fn full_u32_on(model: &str) {
+    let gpu = Gpu::with_xfb(model);
+    // SAFETY: valid physical device.
+    let (f, limits) = unsafe {
+        let i = &gpu.instance;
+        (
+            i.get_physical_device_features(gpu.physical_device),
+            i.get_physical_device_properties(gpu.physical_device).limits,
+        )
+    };
+    assert_eq!(f.full_draw_index_uint32, vk::TRUE);
+    assert_eq!(limits.max_draw_indexed_index_value, u32::MAX);
+    let o = Objects::with(&gpu, IDS, 0);
+    o.vertices.write(0, &[42.5f32, 1.0, 2.0, 3.0]);
+    let indices = vec![0xFFFF_FFFE, 0x8000_0000, 1 << 24, 0xFFFF_FFF0, 7];
+    for vertex_offset in [0, -7] {
+        for issue in [Issue::Direct, Issue::Indirect] {
+            for xfb in [false, true] {
+                let c = Case {
+                    topology: vk::PrimitiveTopology::POINT_LIST,
+                    indexed: Some((indices.clone(), 4, vertex_offset)),
+                    issue,
+                    xfb,
+                    ..Case::plain("full u32", 5, 1, 0, 0)
+                };
+                let what = format!("offset {vertex_offset}, {issue:?}, capture {xfb}");
+                let bytes = run(&gpu, &o, &c);
+                let want: Vec<u32> = indices[..c.count as usize]
+                    .iter()
+                    .map(|&i| (i64::from(i) + i64::from(vertex_offset)) as u32)
+                    .collect();
+                let n = o.ssbo.u32_at(0) as usize;
+                let runs = if xfb { 2 } else { 1 };
+                assert_eq!(n, runs * want.len(), "{what}: invocations");
+                let mut seen: Vec<u32> = (0..n).map(|k| o.ssbo.u32_at(4 + 4 * k)).collect();
+                let mut expected: Vec<u32> = (0..runs).flat_map(|_| want.clone()).collect();
+                seen.sort_unstable();
+                expected.sort_unstable();
+                assert_eq!(seen, expected, "{what}: gl_VertexIndex values");
+                for k in 0..n {
+                    assert_eq!(
+                        f32::from_bits(o.ssbo.u32_at(256 + 4 * k)),
+                        42.5,
+                        "{what}: input"
+                    );
+                }
+                if xfb {
+                    let got: Vec<u32> = (0..want.len()).map(|r| u32_at(&bytes, 4 * r)).collect();
+                    assert_eq!(got, want, "{what}: captured gl_VertexIndex");
+                    assert_eq!(
+                        u32_at(&bytes, 4 * want.len()),
+                        0xC5C5_C5C5,
+                        "{what}: past the capture"
+                    );
+                }
+            }
+        }
+    }
+    o.destroy(&gpu.device);
+}
+
+#[test]
+fn full_draw_index_uint32_g52() {
+    full_u32_on("g52");
+}
+
+#[test]
+fn full_draw_index_uint32_g72() {
+    full_u32_on("g72");
 }

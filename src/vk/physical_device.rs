@@ -188,7 +188,7 @@ impl PhysicalDevice {
             sub_pixel_precision_bits: 4,
             sub_texel_precision_bits: 4,
             mipmap_precision_bits: 4,
-            max_draw_indexed_index_value: (1 << 24) - 1,
+            max_draw_indexed_index_value: u32::MAX,
             max_draw_indirect_count: super::cmd::MAX_DRAW_INDIRECT_COUNT,
             max_sampler_lod_bias: 2.0,
             max_sampler_anisotropy: 1.0,
@@ -252,6 +252,7 @@ impl PhysicalDevice {
             draw_indirect_first_instance: vk::TRUE,
             multi_draw_indirect: vk::TRUE,
             vertex_pipeline_stores_and_atomics: vk::TRUE,
+            full_draw_index_uint32: vk::TRUE,
             ..Default::default()
         }
     }

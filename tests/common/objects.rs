@@ -174,6 +174,17 @@ pub struct XfbPipeline {
 
 impl XfbPipeline {
     pub fn create(&self, d: &ash::Device, cache: vk::PipelineCache) -> vk::Pipeline {
+        self.create_with_stride(d, cache, 16)
+    }
+
+    /// [`XfbPipeline::create`] with binding 0's stride as given (0: every
+    /// vertex reads element 0).
+    pub fn create_with_stride(
+        &self,
+        d: &ash::Device,
+        cache: vk::PipelineCache,
+        stride: u32,
+    ) -> vk::Pipeline {
         let stages = [vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::VERTEX)
             .module(self.module)
@@ -181,7 +192,7 @@ impl XfbPipeline {
         let vb = [
             vk::VertexInputBindingDescription {
                 binding: 0,
-                stride: 16,
+                stride,
                 input_rate: vk::VertexInputRate::VERTEX,
             },
             vk::VertexInputBindingDescription {
