@@ -27,6 +27,7 @@ fn main() {
 const SHADERS: &[&str] = &[
     "angle_xfb_block.vert.spv",
     "angle_xfb_holes.vert.spv",
+    "array_length.comp.spv",
     "bitops.comp.spv",
     "builtins.comp.spv",
     "builtins.frag.spv",

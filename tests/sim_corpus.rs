@@ -36,7 +36,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
+use bifrost_vk::compiler::bifrost::binary::{BUFFER_SIZE_WORD, ShaderBinary};
 use bifrost_vk::compiler::bifrost::{Options, compile};
 use bifrost_vk::compiler::ir::interp::{BufferRange, DrawState, Memory, run_workgroup};
 use bifrost_vk::compiler::ir::*;
@@ -264,8 +264,8 @@ struct Outcome {
     changed: usize,
 }
 
-/// The FAU words: the push-uniform area, then one address per binding of
-/// `binary.buffers`, starting at word `uniform_words − buffers.len()` — the
+/// The FAU words: the push-uniform area, then one address (or bound size)
+/// per entry of `binary.buffers`, starting at word `uniform_words − buffers.len()` — the
 /// backend's rule (one past the highest `load_uniform` word it still reads
 /// after its own optimisation). That can be *less* than the area's length
 /// when a trailing push-uniform word is dead (see
@@ -278,8 +278,13 @@ fn fau_words(
 ) -> Vec<u64> {
     let base = binary.uniform_words as usize - binary.buffers.len();
     words.resize(base, 0);
-    for b in &binary.buffers {
-        words.push(addresses[b]);
+    for &(set, binding) in &binary.buffers {
+        // A size word (every buffer here is BUFFER_BYTES long), or an address.
+        words.push(if set & BUFFER_SIZE_WORD != 0 {
+            BUFFER_BYTES as u64
+        } else {
+            addresses[&(set, binding)]
+        });
     }
     words
 }

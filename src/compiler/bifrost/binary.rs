@@ -4,6 +4,11 @@
 //! This is the contract between `compiler::bifrost` and `jm`: nothing else
 //! about a compiled shader crosses it.
 
+/// Flag in the set of a [`ShaderBinary::buffers`] entry: the word holds
+/// the binding's bound size, not its address (descriptor sets number
+/// fewer than 2^31, so no set has this bit).
+pub const BUFFER_SIZE_WORD: u32 = 1 << 31;
+
 /// Registers the hardware preloads before the first clause runs, requested
 /// through the renderer state's Preload word (`Preload` in Mesa's
 /// src/panfrost/lib/genxml/v7.xml; register assignment in
@@ -72,6 +77,9 @@ pub struct ShaderBinary {
     /// (the driver passes `PushUniformLayout::words.len()`), else it ends at
     /// the highest word the shader reads. Either way the first address word
     /// is `uniform_words - buffers.len()`, and `uniform_words` counts them.
+    /// An entry whose set has [`BUFFER_SIZE_WORD`] set is instead the byte
+    /// size of the range bound to (set without the flag, binding), in the
+    /// word's low 32 bits (the IR's `buffer_size`).
     pub buffers: Vec<(u32, u32)>,
     /// The varyings the shader writes (vertex shaders' `store_output`, as
     /// LEA_ATTR + ST_CVT), ascending by record index. **Convention**: the

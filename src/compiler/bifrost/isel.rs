@@ -28,7 +28,7 @@ use crate::compiler::ir::{
 use crate::hw::isa::Unit;
 
 use super::CompileError;
-use super::binary::{Preloads, VaryingStore};
+use super::binary::{BUFFER_SIZE_WORD, Preloads, VaryingStore};
 use super::ops::*;
 
 mod alu;

@@ -384,6 +384,12 @@ pub enum Intrinsic {
         set: u32,
         binding: u32,
     },
+    /// srcs = []: the size in bytes (u32) of the range bound to a UBO or
+    /// SSBO binding (what robust buffer access and `OpArrayLength` need).
+    BufferSize {
+        set: u32,
+        binding: u32,
+    },
     /// srcs = [value, byte offset].
     StoreSsbo {
         set: u32,

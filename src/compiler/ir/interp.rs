@@ -825,6 +825,19 @@ impl Exec<'_> {
                 let v = from_bytes(ty, lock(self.mem).read(addr, len)?);
                 self.set(d, v)?;
             }
+            BufferSize { set, binding } => {
+                let (d, _) = need()?;
+                let r = self
+                    .state
+                    .ssbos
+                    .get(&(set, binding))
+                    .or_else(|| self.state.ubos.get(&(set, binding)))
+                    .ok_or_else(|| InterpError::Unbound {
+                        what: "buffer",
+                        key: format!("set {set} binding {binding}"),
+                    })?;
+                self.set(d, [r.size.min(u64::from(u32::MAX)), 0, 0, 0])?;
+            }
             StoreSsbo { set, binding } => {
                 let ty = self.ty(src(0)?)?;
                 let bytes = to_bytes(ty, &self.get(src(0)?)?);

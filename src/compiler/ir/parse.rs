@@ -807,13 +807,14 @@ impl Parser {
             "load_uniform" => LoadUniform {
                 offset: num(self, get(self, "offset")?)?,
             },
-            "load_ubo" | "load_ssbo" | "store_ssbo" | "ssbo_atomic" => {
+            "load_ubo" | "load_ssbo" | "store_ssbo" | "ssbo_atomic" | "buffer_size" => {
                 let set = num(self, get(self, "set")?)?;
                 let binding = num(self, get(self, "binding")?)?;
                 match name {
                     "load_ubo" => LoadUbo { set, binding },
                     "load_ssbo" => LoadSsbo { set, binding },
                     "store_ssbo" => StoreSsbo { set, binding },
+                    "buffer_size" => BufferSize { set, binding },
                     _ => SsboAtomic {
                         set,
                         binding,

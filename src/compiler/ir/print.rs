@@ -139,6 +139,10 @@ impl Intrinsic {
             LoadSsbo { set, binding } => {
                 ("load_ssbo", vec![("set", n(set)), ("binding", n(binding))])
             }
+            BufferSize { set, binding } => (
+                "buffer_size",
+                vec![("set", n(set)), ("binding", n(binding))],
+            ),
             StoreSsbo { set, binding } => {
                 ("store_ssbo", vec![("set", n(set)), ("binding", n(binding))])
             }

@@ -586,6 +586,10 @@ impl<'a> Validator<'a> {
                 "a 32-bit byte offset, one result",
             ),
             LoadGlobal => (nd == 1 && srcs_are(&[u64t]), "a 64-bit address, one result"),
+            BufferSize { .. } => (
+                nd == 1 && src_tys.is_empty() && dst == Some(u32t),
+                "no sources, a 32-bit result",
+            ),
             StoreSsbo { .. } | StoreShared => (
                 nd == 0 && src_tys.len() == 2 && src_tys[1] == u32t && !src_tys[0].is_bool(),
                 "sources [value, 32-bit byte offset], no result",

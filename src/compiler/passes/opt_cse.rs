@@ -102,7 +102,8 @@ fn key(instr: &Instr, values: &[ValueType]) -> Option<Key> {
             | Intrinsic::LoadSysVal(_)
             | Intrinsic::LoadPushConstant { .. }
             | Intrinsic::LoadUniform { .. }
-            | Intrinsic::LoadUbo { .. } => Key::Load(i.kind, ty, vals(&i.srcs)),
+            | Intrinsic::LoadUbo { .. }
+            | Intrinsic::BufferSize { .. } => Key::Load(i.kind, ty, vals(&i.srcs)),
             _ => return None,
         },
         _ => return None,

@@ -52,7 +52,11 @@ impl<'m> Translator<'m> {
             Op::Store | Op::AtomicStore => {
                 inst.need(2)?;
                 let (_, ptr) = self.get(inst.word(0)?)?;
-                let vid = if op == Op::AtomicStore { inst.word(3)? } else { inst.word(1)? };
+                let vid = if op == Op::AtomicStore {
+                    inst.word(3)?
+                } else {
+                    inst.word(1)?
+                };
                 let (_, v) = self.get(vid)?;
                 self.store_ptr(&ptr, v)
             }
@@ -75,9 +79,13 @@ impl<'m> Translator<'m> {
                 self.bind(id, ty, p)
             }
             Op::PtrAccessChain => Err(inst.unsupported("OpPtrAccessChain")),
-            Op::ArrayLength => Err(inst.unsupported(
-                "length() of a runtime array needs the buffer size, which the IR has no intrinsic for",
-            )),
+            Op::ArrayLength => {
+                inst.need(4)?;
+                let (ty, id) = (inst.word(0)?, inst.word(1)?);
+                let (_, base) = self.get(inst.word(2)?)?;
+                let v = self.array_length(&base, inst.word(3)?)?;
+                self.bind(id, ty, Val::Ssa(v))
+            }
             Op::CopyObject | Op::CopyLogical => {
                 inst.need(3)?;
                 let (ty, id) = (inst.word(0)?, inst.word(1)?);
@@ -110,7 +118,9 @@ impl<'m> Translator<'m> {
             // indistinguishable (its outputs and stores are discarded either way).
             Op::DemoteToHelperInvocation => {
                 if self.shader.stage != Stage::Fragment {
-                    return Err(inst.invalid("OpDemoteToHelperInvocation outside a fragment shader"));
+                    return Err(
+                        inst.invalid("OpDemoteToHelperInvocation outside a fragment shader")
+                    );
                 }
                 self.effect(Intrinsic::Discard, &[])
             }
@@ -137,7 +147,9 @@ impl<'m> Translator<'m> {
                 }
             }
             Op::Phi => Err(inst.invalid("OpPhi after the start of a block")),
-            Op::SelectionMerge | Op::LoopMerge => Err(inst.invalid("merge instruction not before a terminator")),
+            Op::SelectionMerge | Op::LoopMerge => {
+                Err(inst.invalid("merge instruction not before a terminator"))
+            }
             Op::Branch
             | Op::BranchConditional
             | Op::Switch

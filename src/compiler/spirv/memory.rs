@@ -92,6 +92,48 @@ impl<'m> Translator<'m> {
         }
     }
 
+    /// `OpArrayLength`: the elements of the runtime array that is member
+    /// `member` of the SSBO block `base` points to, from the bound range's
+    /// size: `(size − start) / ArrayStride`, 0 when the range ends before
+    /// the array starts (SPIR-V spec, OpArrayLength; Vulkan spec, "Shader
+    /// Resource Interface": the length is computed from the bound range).
+    pub(super) fn array_length(&mut self, base: &Val, member: u32) -> Result<Value> {
+        let Val::Ptr(p) = base else {
+            return Err(self.invalid("OpArrayLength of a non-pointer"));
+        };
+        let Root::Mem(mem) = &p.root else {
+            return Err(self.invalid("OpArrayLength outside a storage buffer"));
+        };
+        let Space::Ssbo { set, binding } = mem.space else {
+            return Err(self.invalid("OpArrayLength outside a storage buffer"));
+        };
+        if mem.off_d.is_some() {
+            return Err(self.invalid("OpArrayLength of a dynamically indexed block"));
+        }
+        let array = match self.m.ty(p.ty)? {
+            Type::Struct { members } => members.get(member as usize).copied(),
+            _ => None,
+        };
+        let Some(array) = array.filter(|&a| matches!(self.m.ty(a), Ok(Type::RuntimeArray { .. })))
+        else {
+            return Err(self.invalid("OpArrayLength of a member that is no runtime array"));
+        };
+        let start = mem
+            .off_c
+            .checked_add(self.m.member_offset(p.ty, member)?)
+            .ok_or_else(|| self.invalid("runtime array offset overflows"))?;
+        let stride = self.m.array_stride(array)?.max(1);
+        let u32t = ValueType::U32;
+        let size = self.intrinsic(Intrinsic::BufferSize { set, binding }, u32t, &[])?;
+        let start = self.u32c(start)?;
+        let stride = self.u32c(stride)?;
+        let room = self.alu(AluOp::Isub, u32t, &[size, start])?;
+        let fits = self.alu(AluOp::Uge, ValueType::BOOL, &[size, start])?;
+        let zero = self.u32c(0)?;
+        let room = self.alu(AluOp::Bcsel, u32t, &[fits, room, zero])?;
+        self.alu(AluOp::Udiv, u32t, &[room, stride])
+    }
+
     pub(super) fn mem_load_leaf(&mut self, mem: &Mem, vt: ValueType) -> Result<Value> {
         let load_ty = if vt.is_bool() {
             ValueType::new(32, vt.comps)

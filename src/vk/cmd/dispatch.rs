@@ -4,6 +4,7 @@
 //! binding the shader addresses (`ShaderBinary::buffers`).
 
 use super::recording::{Fail, Recording};
+use crate::compiler::bifrost::binary::BUFFER_SIZE_WORD;
 use crate::compiler::passes::PushWord;
 use crate::compiler::passes::lower_sysvals::{SysvalBlock, sysval_offset};
 use crate::jm::ComputeJob;
@@ -32,11 +33,15 @@ impl Recording {
         let mut words = program
             .push
             .fill_words(sysvals, &self.state.push_constants.0);
-        for &(set, binding) in &program.code.binary.buffers {
+        for &(entry, binding) in &program.code.binary.buffers {
+            // An address word, or with the flag the bound range's size.
+            let size = entry & BUFFER_SIZE_WORD != 0;
+            let set = entry & !BUFFER_SIZE_WORD;
             let d = self
                 .state
                 .buffer_descriptor(bind_point, layout, set, binding);
             match d {
+                Some(d) if size => words.push(d.range.min(u64::from(u32::MAX))),
                 Some(d) => {
                     self.rec.use_bo(d.bo);
                     words.push(d.address);

@@ -96,8 +96,10 @@ impl State {
                 .get(lb.first_dynamic as usize)
                 .copied()
                 .unwrap_or(0);
+            // The range is the static size for every dynamic offset (Vulkan
+            // spec, VkDescriptorBufferInfo; VK_WHOLE_SIZE was resolved at
+            // the update, from the static offset).
             d.address += u64::from(off);
-            d.range = d.range.saturating_sub(u64::from(off));
         }
         Some(d)
     }

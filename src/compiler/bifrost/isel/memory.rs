@@ -40,6 +40,12 @@ impl Isel<'_> {
         })
     }
 
+    /// The FAU word holding the bound size of buffer (set, binding) (low
+    /// 32 bits; `ShaderBinary::buffers` marks it with `BUFFER_SIZE_WORD`).
+    pub(super) fn buffer_size(&mut self, set: u32, binding: u32) -> Result<Src, CompileError> {
+        Ok(self.buffer_address(set | BUFFER_SIZE_WORD, binding)?[0])
+    }
+
     /// The FAU word holding the base address of buffer (set, binding).
     pub(super) fn buffer_address(
         &mut self,
@@ -379,6 +385,11 @@ impl Isel<'_> {
                 let addr = self.add64(&base, &[args[0][0], ZERO]);
                 let lanes = self.load(self.s.ty(d), addr, Seg::None)?;
                 self.define(d, lanes);
+            }
+            Intrinsic::BufferSize { set, binding } => {
+                let d = need_dst()?;
+                let size = self.buffer_size(set, binding)?;
+                self.define(d, vec![size]);
             }
             Intrinsic::StoreSsbo { set, binding } => {
                 let ty = self.s.ty(intr.srcs[0]);
