@@ -58,10 +58,11 @@ fn simulated_g52_properties() {
         );
 
         // Only the indirect-draw features (tests/xfb_loader.rs draws with a
-        // first instance from the indirect buffer) and vertex-stage stores
-        // (tests/vertex_stores.rs) are claimed.
+        // first instance from the indirect buffer), vertex-stage stores
+        // (tests/vertex_stores.rs) and robust buffer access
+        // (tests/robust_access.rs) are claimed.
         let f = instance.get_physical_device_features(pds[0]);
-        assert_eq!(f.robust_buffer_access, vk::FALSE);
+        assert_eq!(f.robust_buffer_access, vk::TRUE);
         assert_eq!(f.geometry_shader, vk::FALSE);
         assert_eq!(f.multi_draw_indirect, vk::TRUE);
         assert_eq!(f.draw_indirect_first_instance, vk::TRUE);
@@ -151,7 +152,7 @@ fn device_creation_checks_queues_and_extensions() {
         .enabled_extension_names(&ext);
     let r = create_device(&gpu.instance, gpu.physical_device, &info);
     assert_eq!(r.err(), Some(vk::Result::ERROR_EXTENSION_NOT_PRESENT));
-    let features = vk::PhysicalDeviceFeatures::default().robust_buffer_access(true);
+    let features = vk::PhysicalDeviceFeatures::default().geometry_shader(true);
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
         .enabled_features(&features);

@@ -42,7 +42,8 @@ fn features2_and_properties2_chains() {
     assert_eq!(xfb.transform_feedback, vk::TRUE, "transform feedback works");
     assert_eq!(xfb.geometry_streams, vk::FALSE, "no geometry shaders");
     assert_eq!(unk.payload, [0xa5a5_a5a5; 4], "unknown structure untouched");
-    assert_eq!(f2.features.robust_buffer_access, vk::FALSE);
+    assert_eq!(f2.features.robust_buffer_access, vk::TRUE);
+    assert_eq!(f2.features.geometry_shader, vk::FALSE);
 
     // VK_EXT_primitives_generated_query: counts on stream 0, with or without
     // rasterizer discard.

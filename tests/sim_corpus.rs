@@ -918,7 +918,7 @@ fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
                     base_instance: 1,
                     push_constants_address: push_va,
                     num_workgroups: [0; 3],
-                    xfb_params: Default::default(),
+                    xfb_params: SysvalBlock::default().xfb_params,
                 };
                 let area = main.push_uniforms.fill_words(&sysvals, &push);
                 let words = fau_words(&binary, area, &addresses);

@@ -400,7 +400,7 @@ fn random_vertex_shaders_store_what_the_interpreter_stores() {
             base_instance: 3,
             push_constants_address: 0,
             num_workgroups: [0; 3],
-            xfb_params: Default::default(),
+            xfb_params: SysvalBlock::default().xfb_params,
         };
         let words = layout.fill_words(&sysvals, &[]);
         let state = DrawState {

@@ -17,7 +17,8 @@
 //! 3. `optimize` — fold, algebraic, copy-prop, CSE, DCE, if-merge until stable (it
 //!    turns push-constant offsets into constants, which `lower_sysvals` needs
 //!    to use FAU words instead of global loads);
-//! 4. `lower_io` — attribute and varying slots ([`IoLayout`]).
+//! 4. `lower_io` — attribute and varying slots ([`IoLayout`]), then
+//!    `lower_robust_buffers` only with [`FrontOptions::robust_buffer_access`].
 //!
 //! Then per variant, on its own copy of the shader:
 //! 5. `strip_xfb` (rasterization variant of a vertex shader), `lower_xfb`
@@ -122,6 +123,15 @@ impl FrontShaders {
     }
 }
 
+/// What the front half's output depends on besides the module.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FrontOptions {
+    /// The device enables `robustBufferAccess`: UBO/SSBO accesses are
+    /// bounds-checked (`lower_robust_buffers`, after `lower_io`) and the
+    /// XFB variant reads zeros for inputs past their bound range.
+    pub robust_buffer_access: bool,
+}
+
 /// Run the front half (see the module doc).
 pub fn compile_front(
     module: &[u8],
@@ -129,7 +139,18 @@ pub fn compile_front(
     stage: Stage,
     spec: &SpecConstants,
 ) -> Result<FrontShaders, FrontError> {
-    compile_front_observed(module, entry, stage, spec, &mut |_, _, _| {})
+    compile_front_with(module, entry, stage, spec, FrontOptions::default())
+}
+
+/// [`compile_front`] with options.
+pub fn compile_front_with(
+    module: &[u8],
+    entry: &str,
+    stage: Stage,
+    spec: &SpecConstants,
+    options: FrontOptions,
+) -> Result<FrontShaders, FrontError> {
+    compile_front_full(module, entry, stage, spec, options, &mut |_, _, _| {})
 }
 
 /// [`compile_front`], calling `observe(variant, pass, shader)` with the IR
@@ -141,6 +162,18 @@ pub fn compile_front_observed(
     entry: &str,
     stage: Stage,
     spec: &SpecConstants,
+    observe: &mut dyn FnMut(Option<Variant>, &'static str, &Shader),
+) -> Result<FrontShaders, FrontError> {
+    compile_front_full(module, entry, stage, spec, FrontOptions::default(), observe)
+}
+
+/// [`compile_front_observed`] with options.
+pub fn compile_front_full(
+    module: &[u8],
+    entry: &str,
+    stage: Stage,
+    spec: &SpecConstants,
+    options: FrontOptions,
     observe: &mut dyn FnMut(Option<Variant>, &'static str, &Shader),
 ) -> Result<FrontShaders, FrontError> {
     let mut s = spirv::parse(module, entry, stage, spec)?;
@@ -172,6 +205,10 @@ pub fn compile_front_observed(
     step(None, "optimize", &s)?;
     let io = s.lower_io();
     step(None, "lower_io", &s)?;
+    if options.robust_buffer_access {
+        s.lower_robust_buffers();
+        step(None, "lower_robust_buffers", &s)?;
+    }
 
     if stage != Stage::Vertex {
         let variant = if stage == Stage::Compute {
@@ -202,7 +239,8 @@ pub fn compile_front_observed(
         varyings: Vec::new(),
     };
     let main = finish(Variant::Rasterization, s, io, &mut step)?;
-    let xfb = if lower_xfb_or_stores(&mut xfb_shader, vertex_stores) {
+    let robust = options.robust_buffer_access;
+    let xfb = if lower_xfb_or_stores(&mut xfb_shader, vertex_stores, robust) {
         step(Some(Variant::Xfb), "lower_xfb", &xfb_shader)?;
         Some(finish(Variant::Xfb, xfb_shader, xfb_io, &mut step)?)
     } else {

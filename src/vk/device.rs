@@ -37,6 +37,9 @@ pub struct DeviceCore {
 pub struct Enabled {
     pub transform_feedback: bool,
     pub primitives_generated_query: bool,
+    /// `robustBufferAccess`: pipelines compile bounds-checked buffer and
+    /// vertex-input accesses (`compiler::pipeline::FrontOptions`).
+    pub robust_buffer_access: bool,
 }
 
 impl DeviceCore {
@@ -157,6 +160,7 @@ impl Device {
                 primitives_generated_query: extensions
                     .iter()
                     .any(|e| e.to_bytes() == b"VK_EXT_primitives_generated_query"),
+                robust_buffer_access: features.is_some_and(|f| f.robust_buffer_access != 0),
             },
             host_events: Default::default(),
         });

@@ -251,6 +251,7 @@ impl PhysicalDevice {
         vk::PhysicalDeviceFeatures {
             draw_indirect_first_instance: vk::TRUE,
             multi_draw_indirect: vk::TRUE,
+            robust_buffer_access: vk::TRUE,
             vertex_pipeline_stores_and_atomics: vk::TRUE,
             full_draw_index_uint32: vk::TRUE,
             ..Default::default()

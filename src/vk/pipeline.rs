@@ -32,7 +32,7 @@ use crate::compiler::bifrost::{Options, compile_optimized};
 use crate::compiler::ir::Stage;
 use crate::compiler::passes::lower_xfb::{ProvokingVertex, XFB_MAX_BUFFERS, XfbTopology};
 use crate::compiler::passes::{IoLayout, PushUniformLayout};
-use crate::compiler::pipeline::{LoweredShader, compile_front};
+use crate::compiler::pipeline::{FrontOptions, LoweredShader, compile_front_with};
 use crate::compiler::spirv::SpecConstants;
 use crate::hw::format::{ComponentType, VertexFormat};
 use crate::jm::ShaderCode;
@@ -249,13 +249,16 @@ fn compile_stage(
     let entry = stage_name(stage);
     // SAFETY: the specialization info of a valid stage, or null.
     let spec = spec_constants(unsafe { stage.p_specialization_info.as_ref() });
-    let key = cache.map(|_| stage_key(core.arch, ir_stage, &module.code, &entry, &spec));
+    let options = FrontOptions {
+        robust_buffer_access: core.enabled.robust_buffer_access,
+    };
+    let key = cache.map(|_| stage_key(core.arch, ir_stage, &module.code, &entry, &spec, options));
     if let (Some(cache), Some(key)) = (cache, &key)
         && let Some(hit) = cache.get(key)
     {
         return Ok(hit);
     }
-    let f = compile_front(&module.code, &entry, ir_stage, &spec).map_err(|e| {
+    let f = compile_front_with(&module.code, &entry, ir_stage, &spec, options).map_err(|e| {
         log::error!("{what}: shader \"{entry}\" cannot be compiled: {e}");
         vk::Result::ERROR_UNKNOWN
     })?;

@@ -13,7 +13,8 @@
 //! # The key
 //! [`stage_key`]: SHA-256 over the SPIR-V bytes, the entry point name, the
 //! stage, the specialization constants (by constant id, so the layout of
-//! `pData` does not matter) and the GPU architecture (v6/v7). That is every
+//! `pData` does not matter), the GPU architecture (v6/v7) and the front
+//! half's options (robust buffer access on the device). That is every
 //! input the compiled variants depend on **today**: the vertex variants do
 //! not depend on the pipeline layout, vertex input or topology (those are
 //! read at draw time from the layouts). When a variant comes to depend on
@@ -63,6 +64,7 @@ use crate::compiler::passes::lower_io::VaryingSlot;
 use crate::compiler::passes::lower_sysvals::PushWord;
 use crate::compiler::passes::lower_xfb::XFB_MAX_BUFFERS;
 use crate::compiler::passes::{IoLayout, PushUniformLayout};
+use crate::compiler::pipeline::FrontOptions;
 use crate::compiler::spirv::SpecConstants;
 use crate::hw::Arch;
 use crate::util::sha256::Sha256;
@@ -71,7 +73,7 @@ use crate::util::sha256::Sha256;
 pub type Key = [u8; 32];
 
 /// Bump when the key's inputs change meaning.
-const KEY_VERSION: u32 = 1;
+const KEY_VERSION: u32 = 2;
 /// Bump when the serialised entry format changes.
 pub const FORMAT_VERSION: u32 = 2;
 const MAGIC: &[u8; 4] = b"BVKC";
@@ -105,7 +107,14 @@ pub struct CompiledStage {
 }
 
 /// The key of a shader stage (see the module doc for what it covers).
-pub fn stage_key(arch: Arch, stage: Stage, spirv: &[u8], entry: &str, spec: &SpecConstants) -> Key {
+pub fn stage_key(
+    arch: Arch,
+    stage: Stage,
+    spirv: &[u8],
+    entry: &str,
+    spec: &SpecConstants,
+    options: FrontOptions,
+) -> Key {
     let mut h = Sha256::new();
     let mut field = |bytes: &[u8]| {
         h.update(&(bytes.len() as u64).to_le_bytes());
@@ -124,6 +133,7 @@ pub fn stage_key(arch: Arch, stage: Stage, spirv: &[u8], entry: &str, spec: &Spe
     });
     field(entry.as_bytes());
     field(spirv);
+    field(&[u8::from(options.robust_buffer_access)]);
     let mut ids: Vec<_> = spec.iter().collect();
     ids.sort_by_key(|(id, _)| **id);
     field(&(ids.len() as u64).to_le_bytes());
@@ -714,21 +724,28 @@ mod tests {
     #[test]
     fn keys_cover_every_input() {
         let spec = SpecConstants::new();
-        let base = stage_key(Arch::V7, Stage::Compute, b"spirv", "main", &spec);
+        const O: FrontOptions = FrontOptions {
+            robust_buffer_access: false,
+        };
+        let robust = FrontOptions {
+            robust_buffer_access: true,
+        };
+        let base = stage_key(Arch::V7, Stage::Compute, b"spirv", "main", &spec, O);
         assert_eq!(
             base,
-            stage_key(Arch::V7, Stage::Compute, b"spirv", "main", &spec)
+            stage_key(Arch::V7, Stage::Compute, b"spirv", "main", &spec, O)
         );
         let mut spec1 = SpecConstants::new();
         spec1.insert(0, vec![1, 0, 0, 0]);
         for other in [
-            stage_key(Arch::V6, Stage::Compute, b"spirv", "main", &spec),
-            stage_key(Arch::V7, Stage::Vertex, b"spirv", "main", &spec),
-            stage_key(Arch::V7, Stage::Compute, b"spirV", "main", &spec),
-            stage_key(Arch::V7, Stage::Compute, b"spirv", "main2", &spec),
-            stage_key(Arch::V7, Stage::Compute, b"spirv", "main", &spec1),
+            stage_key(Arch::V6, Stage::Compute, b"spirv", "main", &spec, O),
+            stage_key(Arch::V7, Stage::Vertex, b"spirv", "main", &spec, O),
+            stage_key(Arch::V7, Stage::Compute, b"spirV", "main", &spec, O),
+            stage_key(Arch::V7, Stage::Compute, b"spirv", "main2", &spec, O),
+            stage_key(Arch::V7, Stage::Compute, b"spirv", "main", &spec1, O),
+            stage_key(Arch::V7, Stage::Compute, b"spirv", "main", &spec, robust),
             // Field boundaries are part of the hash.
-            stage_key(Arch::V7, Stage::Compute, b"spirvm", "ain", &spec),
+            stage_key(Arch::V7, Stage::Compute, b"spirvm", "ain", &spec, O),
         ] {
             assert_ne!(base, other);
         }

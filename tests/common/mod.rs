@@ -208,6 +208,18 @@ impl Gpu {
         )
     }
 
+    /// [`Gpu::with_xfb`] with `robustBufferAccess` enabled as well.
+    pub fn with_xfb_robust(model: &str) -> Gpu {
+        let entry = entry();
+        // SAFETY: as in `model_with`.
+        unsafe { std::env::set_var("BIFROST_VK_SIM_GPU", model) };
+        Gpu::open_with(
+            entry,
+            &[c"VK_EXT_transform_feedback", c"VK_KHR_draw_indirect_count"],
+            true,
+        )
+    }
+
     fn model_with(model: &str, extensions: &[&CStr]) -> Gpu {
         let entry = entry();
         // SAFETY: loader-level tests run one at a time (the entry lock is
@@ -221,6 +233,10 @@ impl Gpu {
     }
 
     fn open(entry: TestEntry, extensions: &[&CStr]) -> Gpu {
+        Gpu::open_with(entry, extensions, false)
+    }
+
+    fn open_with(entry: TestEntry, extensions: &[&CStr], robust: bool) -> Gpu {
         let instance = create_instance(&entry, &[GPDP2]).expect("vkCreateInstance");
         // SAFETY: valid instance.
         let pds = unsafe { instance.enumerate_physical_devices() }.unwrap();
@@ -256,7 +272,8 @@ impl Gpu {
         let features = vk::PhysicalDeviceFeatures::default()
             .draw_indirect_first_instance(true)
             .multi_draw_indirect(true)
-            .vertex_pipeline_stores_and_atomics(true);
+            .vertex_pipeline_stores_and_atomics(true)
+            .robust_buffer_access(robust);
         if extensions.contains(&c"VK_KHR_draw_indirect_count") {
             info = info.enabled_features(&features);
         }

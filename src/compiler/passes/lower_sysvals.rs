@@ -63,7 +63,7 @@ pub mod sysval_offset {
 
 /// Number of `XfbParam(n)` words in the sysval block (what each means is
 /// `lower_xfb`'s `xfb_param` table).
-pub const XFB_PARAM_COUNT: u16 = 30;
+pub const XFB_PARAM_COUNT: u16 = 46;
 
 /// Size of the canonical sysval block in bytes (a whole number of words).
 pub const SYSVAL_BLOCK_SIZE: u32 = sysval_offset::XFB_PARAMS + 4 * XFB_PARAM_COUNT as u32;
@@ -72,7 +72,7 @@ pub const SYSVAL_BLOCK_SIZE: u32 = sysval_offset::XFB_PARAMS + 4 * XFB_PARAM_COU
 const PUSH_CONSTANT_SPACE: u32 = 1 << 20;
 
 /// The canonical sysval block, as the driver fills it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SysvalBlock {
     pub raw_vertex_offset: u32,
     pub base_vertex: u32,
@@ -80,6 +80,19 @@ pub struct SysvalBlock {
     pub push_constants_address: u64,
     pub num_workgroups: [u32; 3],
     pub xfb_params: [u32; XFB_PARAM_COUNT as usize],
+}
+
+impl Default for SysvalBlock {
+    fn default() -> SysvalBlock {
+        SysvalBlock {
+            raw_vertex_offset: 0,
+            base_vertex: 0,
+            base_instance: 0,
+            push_constants_address: 0,
+            num_workgroups: [0; 3],
+            xfb_params: [0; XFB_PARAM_COUNT as usize],
+        }
+    }
 }
 
 impl SysvalBlock {

@@ -111,6 +111,7 @@
 //! | 16 + 2b, 17 + 2b | BUFFER_ADDRESS(b) lo/hi | start of binding b (buffer + bind offset) | CPU |
 //! | 24 + b | BUFFER_SIZE(b) | effective bound size of binding b | CPU |
 //! | 28 | INPUT_RATES | bit i: attribute i (`IoLayout::attributes[i]`, the slot `lower_io` gave the input) is read per instance (from the pipeline's vertex input state) | CPU |
+//! | 30 + i | ATTRIBUTE_ELEMENTS(i) | elements of attribute i inside its bound range (`⌊(range − offset − format size) / stride⌋ + 1`, 0 when not even one fits, all ones for stride 0 when one fits): with robust buffer access the variant reads zeros for an element at or past it (Vulkan spec, "Robust Buffer Access": an out-of-bounds vertex attribute may read zeros) | CPU |
 //! | 29 | RESTART_VALUE | 0, or the restart value of an indexed draw run as a point list (the vertex stage of a shader with stores): an index equal to it (compared before `vertexOffset`) is no vertex and its invocation runs nothing. The capture itself resolves restart with the kernel below and passes 0 | CPU |
 //!
 //! # What the driver emits per draw (later work items)
@@ -179,6 +180,15 @@ pub mod xfb_param {
     /// stores, `vk::cmd::draw`): an index equal to it is no vertex, so its
     /// invocation runs nothing.
     pub const RESTART_VALUE: u16 = 29;
+    /// Elements of attribute i (`IoLayout::attributes[i]`) that lie wholly
+    /// inside its bound vertex-buffer range (robust buffer access: the
+    /// variant reads zeros for an element at or past it). Only variants
+    /// made with robustness read them.
+    pub const fn attribute_elements(i: u32) -> u16 {
+        30 + i as u16
+    }
+    /// Attributes with an ATTRIBUTE_ELEMENTS word (`maxVertexInputAttributes`).
+    pub const MAX_ATTRIBUTES: u32 = 16;
 
     /// TOPOLOGY_FLAGS bits.
     /// Lists: position = invocation (fast path).
@@ -532,14 +542,16 @@ pub fn writes_memory(shader: &Shader) -> bool {
 /// Make the XFB variant in place (see the module doc). Returns false, leaving
 /// the shader untouched, if it has no XFB output.
 pub fn lower_xfb(shader: &mut Shader) -> bool {
-    lower_xfb_or_stores(shader, false)
+    lower_xfb_or_stores(shader, false, false)
 }
 
 /// [`lower_xfb`], and with `stores` also for a shader without XFB outputs:
 /// the variant then captures nothing and is the shader's **vertex stage**,
 /// one invocation per vertex when run as a point list (a shader that
 /// writes memory must run even when nothing is captured or rasterized).
-pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool) -> bool {
+/// With `robust`, an input whose element lies past its bound range
+/// (ATTRIBUTE_ELEMENTS) reads zeros instead of being fetched.
+pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> bool {
     use xfb_param::*;
     // Captured buffers and their strides.
     let mut strides: BTreeMap<u32, u32> = BTreeMap::new();
@@ -683,6 +695,17 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool) -> bool {
     let instance_index = pro.e.sysval(SysVal::InstanceIndex, u32t);
     let rates = pro.param(INPUT_RATES);
     let zero_id = pro.u32(0);
+    let mut limits = BTreeMap::new();
+    if robust {
+        shader_inputs_for_each(&body, &mut |location| {
+            limits.entry(location).or_insert(());
+        });
+    }
+    let limits: BTreeMap<u32, Value> = limits
+        .into_keys()
+        .filter(|&l| l < MAX_ATTRIBUTES)
+        .map(|l| (l, pro.param(attribute_elements(l))))
+        .collect();
     // Record and room.
     let ppi = pro.param(PRIMS_PER_INSTANCE);
     let ippi = pro.op(AluOp::Imul, instance, ppi);
@@ -777,16 +800,38 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool) -> bool {
                     u32t,
                     &[per_instance, instance_index, vertex_index],
                 );
-                e.push(Instr::new(
-                    instr.dsts.clone(),
-                    Op::Intrinsic(OpIntrinsic {
-                        kind: Intrinsic::LoadAttribute {
-                            location,
-                            component,
-                        },
-                        srcs: vec![element, zero_id],
-                    }),
-                ))
+                let fetch = |dst: Value| {
+                    Instr::new(
+                        vec![dst],
+                        Op::Intrinsic(OpIntrinsic {
+                            kind: Intrinsic::LoadAttribute {
+                                location,
+                                component,
+                            },
+                            srcs: vec![element, zero_id],
+                        }),
+                    )
+                };
+                match limits.get(&location) {
+                    None => e.push(fetch(instr.dsts[0])),
+                    Some(&limit) => {
+                        // Robust: zeros for an element past the range.
+                        let dst = instr.dsts[0];
+                        let ty = e.ty(dst);
+                        let inside = e.alu_typed(AluOp::Ult, ValueType::BOOL, &[element, limit]);
+                        let v = e.if_(
+                            inside,
+                            &[ty],
+                            |b| {
+                                let v = b.new_value(ty);
+                                b.push(fetch(v));
+                                vec![v]
+                            },
+                            |b| vec![b.imm(ty, &vec![0; ty.comps as usize])],
+                        );
+                        e.mov(dst, v[0]);
+                    }
+                }
             }
             Intrinsic::StoreOutput { output } => {
                 if let Some(Some((we, addr))) = addrs.get(output as usize) {
@@ -832,6 +877,17 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool) -> bool {
     e.finish();
     shader.info.xfb_mode = false;
     true
+}
+
+/// Every input location the region (and its nested regions) loads.
+fn shader_inputs_for_each(region: &Region, f: &mut dyn FnMut(u32)) {
+    region.for_each_instr(&mut |i| {
+        if let Op::Intrinsic(x) = &i.op
+            && let Intrinsic::LoadInput { location, .. } = x.kind
+        {
+            f(location);
+        }
+    });
 }
 
 /// The rasterization variant: same shader, no capture (XFB decorations dropped).

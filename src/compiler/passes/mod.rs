@@ -20,6 +20,7 @@
 
 mod compact_values;
 pub mod lower_io;
+pub mod lower_robust;
 pub mod lower_sysvals;
 mod lower_vars_to_ssa;
 pub mod lower_xfb;

@@ -53,6 +53,23 @@ struct VertexInput {
     tables: Option<AttributeTables>,
     /// The INPUT_RATES parameter: bit i, attribute i is per instance.
     rates: u32,
+    /// The ATTRIBUTE_ELEMENTS parameters (robust buffer access).
+    elements: [u32; xfb_param::MAX_ATTRIBUTES as usize],
+}
+
+/// Elements of an attribute (`offset`, `bytes` per element) wholly inside
+/// a bound range of `range` bytes read with `stride` (the XFB parameter
+/// ATTRIBUTE_ELEMENTS; Vulkan spec, "Robust Buffer Access": an attribute
+/// is out of bounds when its offset plus its size passes the range).
+fn attribute_elements(range: u64, stride: u32, offset: u32, bytes: u32) -> u32 {
+    let end = u64::from(offset) + u64::from(bytes);
+    if range < end {
+        0
+    } else if stride == 0 {
+        u32::MAX
+    } else {
+        u32::try_from((range - end) / u64::from(stride) + 1).unwrap_or(u32::MAX)
+    }
 }
 
 /// What one run of the XFB variant captures or covers ([`Recording::variant_job`]).
@@ -405,6 +422,9 @@ impl Recording {
         } = run;
         let input = self.vertex_input(p, prog)?;
         params[xfb_param::INPUT_RATES as usize] = input.rates;
+        for (i, &n) in input.elements.iter().enumerate() {
+            params[xfb_param::attribute_elements(i as u32) as usize] = n;
+        }
         let block = self.xfb_params_block(&params, d.instances)?;
         let ppi_word = block + 4 * u64::from(xfb_param::PRIMS_PER_INSTANCE);
         let mut sysvals = SysvalBlock {
@@ -522,10 +542,12 @@ impl Recording {
     /// The capture job's attribute tables and input rates (module docs).
     fn vertex_input(&mut self, p: &GraphicsPipeline, prog: &Program) -> Result<VertexInput, Fail> {
         let locations = &prog.io.attributes;
+        let mut elements = [0; xfb_param::MAX_ATTRIBUTES as usize];
         if locations.is_empty() {
             return Ok(VertexInput {
                 tables: None,
                 rates: 0,
+                elements,
             });
         }
         let mut buffers = Vec::new();
@@ -547,6 +569,10 @@ impl Recording {
                 .ok_or(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN))?;
             if binding.per_instance {
                 rates |= 1 << i;
+            }
+            let range = self.state.vertex_buffers[a.binding as usize].map_or(0, |r| r.size);
+            if let Some(n) = elements.get_mut(i) {
+                *n = attribute_elements(range, binding.stride, a.offset, a.format.bytes());
             }
             let slot = match buffer_of_binding.iter().position(|&b| b == a.binding) {
                 Some(s) => s,
@@ -573,6 +599,7 @@ impl Recording {
         Ok(VertexInput {
             tables: Some(tables),
             rates,
+            elements,
         })
     }
 }
