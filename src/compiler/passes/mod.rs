@@ -22,6 +22,7 @@ mod compact_values;
 pub mod lower_io;
 pub mod lower_sysvals;
 mod lower_vars_to_ssa;
+mod lower_viewport;
 pub mod lower_xfb;
 mod opt_algebraic;
 mod opt_constant_fold;

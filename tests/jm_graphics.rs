@@ -1,0 +1,631 @@
+//! Our whole graphics path on the simulated G52: the reference vectors'
+//! GLSL (`gfx_*.vert/.frag.spv`, docs/DESIGN.md "The reference vectors")
+//! compiled by our compiler (the vertex shader lowered for the tiler by
+//! `pipeline::lower_for_tiler`), VERTEX + TILER jobs from `jm::graphics`,
+//! the framebuffer and FRAGMENT job from `jm::framebuffer`, submitted as
+//! two chains (the second with `JD_REQ_FS`). The attachments are compared
+//! with `testing::raster` (the Vulkan rules, written independently of the
+//! simulator): exact coverage, colours within 1 LSB, depth exactly.
+//!
+//! The vertex data are those of PanVk's vectors (the reference folder's
+//! `capture_graphics.c`), whose vertices put no pixel centre on an edge.
+
+use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
+use bifrost_vk::compiler::bifrost::{Options, compile_optimized};
+use bifrost_vk::compiler::ir::Stage;
+use bifrost_vk::compiler::pipeline::{LoweredShader, compile_front, lower_for_tiler};
+use bifrost_vk::hw::format::{ComponentType, VertexFormat};
+use bifrost_vk::jm::attributes::{
+    AttributeBuffer, AttributeRecord, write_attribute_tables_to_pool,
+};
+use bifrost_vk::jm::framebuffer::{
+    BlockFormat, ColorFormat, ColorTarget, DepthTarget, Framebuffer, SampleLocations,
+    add_fragment_job, write_framebuffer, write_tiler_context,
+};
+use bifrost_vk::jm::graphics::{
+    Blend, ColorTargetState, CompareOp, DepthState, Draw, DrawJobs, IndexBuffer, IndexType,
+    Program, RasterState, Scissor, Topology, Viewport, add_draw,
+};
+use bifrost_vk::jm::{Indexing, JobChain};
+use bifrost_vk::kmod::JD_REQ_FS;
+use bifrost_vk::kmod::sim::SimModel;
+use bifrost_vk::kmod::sim::framebuffer::u_interleaved_offset;
+use bifrost_vk::testing::SimGpu;
+use bifrost_vk::testing::raster::{self, Interpolation, ops};
+
+const SHADERS: &str = bifrost_vk::reference_path!("mesa-g52/graphics/shaders");
+const SIZE: u32 = 64;
+const CLEAR: [f32; 4] = [0.2, 0.4, 0.6, 1.0];
+
+fn spv(name: &str) -> Option<Vec<u8>> {
+    std::fs::read(format!("{SHADERS}/{name}")).ok()
+}
+
+fn skip(what: &str) {
+    eprintln!("skipped: {what} not found ({SHADERS})");
+}
+
+/// A compiled stage: the front half's output and the binary.
+struct Stage2 {
+    lowered: LoweredShader,
+    binary: ShaderBinary,
+}
+
+fn compile(spv: &[u8], stage: Stage) -> Stage2 {
+    let front = compile_front(spv, "main", stage, &Default::default()).expect("front half");
+    let mut lowered = front.main;
+    if stage == Stage::Vertex {
+        assert!(lower_for_tiler(&mut lowered).expect("lower_for_tiler"));
+    }
+    let binary = compile_optimized(
+        &lowered.shader,
+        Options {
+            push_uniform_words: Some(lowered.push_uniforms.fau_words()),
+            ..Options::default()
+        },
+    )
+    .expect("backend");
+    Stage2 { lowered, binary }
+}
+
+/// Vulkan's float → UNORM8 conversion.
+fn unorm8(v: f32) -> u32 {
+    (v.clamp(0.0, 1.0) * 255.0).round() as u32
+}
+
+/// One draw of a scene.
+#[derive(Clone)]
+struct DrawSpec {
+    topology: Topology,
+    count: u32,
+    first: u32,
+    /// u16 indices (the draw reads `count` of them from the start).
+    indices: Option<Vec<u16>>,
+    blend: Blend,
+    raster: RasterState,
+}
+
+/// A render pass: one vertex buffer, one pipeline (per scene), draws.
+struct Scene<'a> {
+    vs: &'a Stage2,
+    fs: &'a Stage2,
+    /// Vertex data (f32) and stride in bytes; attributes (format, offset).
+    data: Vec<f32>,
+    stride: u32,
+    attributes: Vec<(u8, u32)>,
+    depth: Option<DepthState>,
+    draws: Vec<DrawSpec>,
+    viewport: Viewport,
+    scissor: Scissor,
+}
+
+struct Rendered {
+    gpu: SimGpu,
+    color: Vec<u8>,
+    depth: Option<Vec<f32>>,
+    jobs: Vec<DrawJobs>,
+}
+
+fn viewport() -> Viewport {
+    Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: SIZE as f32,
+        height: SIZE as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    }
+}
+
+fn full_scissor() -> Scissor {
+    Scissor {
+        x: 0,
+        y: 0,
+        width: SIZE,
+        height: SIZE,
+    }
+}
+
+fn read_surface(gpu: &SimGpu, base: u64) -> Vec<[u8; 4]> {
+    let raw = gpu.read(base, (SIZE * SIZE * 4) as usize);
+    let mut out = vec![[0u8; 4]; (SIZE * SIZE) as usize];
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            let o = u_interleaved_offset(x, y, 4096, 4) as usize;
+            out[(y * SIZE + x) as usize] = raw[o..o + 4].try_into().unwrap();
+        }
+    }
+    out
+}
+
+/// Records the scene's two chains and runs them; `Err` is the first
+/// chain's fault.
+fn try_render(
+    scene: &Scene<'_>,
+    edit: impl FnOnce(&mut AttributeBuffer),
+) -> Result<Rendered, bifrost_vk::testing::sim_gpu::RunError> {
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let vs_code = gpu.upload(&scene.vs.binary);
+    let fs_code = gpu.upload(&scene.fs.binary);
+    let heap = gpu.alloc(1 << 20);
+    let locations = gpu.alloc(4096);
+    gpu.write_u32s(locations.va, &SampleLocations::single_sampled());
+    let vbytes = 4 * scene.data.len() as u64;
+    let vb = gpu.alloc(vbytes.max(64));
+    gpu.write_f32s(vb.va, &scene.data);
+    let color_buf = gpu.alloc(16 * 1024);
+    let depth_buf = gpu.alloc(16 * 1024);
+    let mut index_bufs = Vec::new();
+    for d in &scene.draws {
+        index_bufs.push(d.indices.as_ref().map(|ix| {
+            let b = gpu.alloc(64.max(2 * ix.len() as u64));
+            let bytes: Vec<u8> = ix.iter().flat_map(|i| i.to_le_bytes()).collect();
+            gpu.write(b.va, &bytes);
+            b.va
+        }));
+    }
+    let mut attr_buffer = AttributeBuffer {
+        address: vb.va,
+        size: vbytes,
+        stride: scene.stride,
+        indexing: Indexing::Linear,
+    };
+    edit(&mut attr_buffer);
+    let records: Vec<AttributeRecord> = scene
+        .attributes
+        .iter()
+        .map(|&(n, offset)| AttributeRecord {
+            buffer: 0,
+            format: VertexFormat::new(ComponentType::F32, n),
+            offset,
+        })
+        .collect();
+    let targets = [ColorTargetState {
+        format: ColorFormat::Rgba8Unorm,
+        blend: Blend::Opaque,
+        write_mask: 15,
+    }];
+    let mut frag_head = 0;
+    let mut jobs = Vec::new();
+    gpu.run_chain(|chain, pool, arch| {
+        let context = write_tiler_context(pool, SIZE, SIZE, heap.va, heap.size)?;
+        let attributes = write_attribute_tables_to_pool(pool, arch, &[attr_buffer], &records)?;
+        let mut previous = 0;
+        for (d, ib) in scene.draws.iter().zip(&index_bufs) {
+            let targets = [ColorTargetState {
+                blend: d.blend,
+                ..targets[0]
+            }];
+            let indices = ib.map(|address| {
+                let ix = d.indices.as_ref().unwrap();
+                IndexBuffer {
+                    address,
+                    ty: IndexType::U16,
+                    vertex_offset: 0,
+                    min_index: u32::from(*ix.iter().min().unwrap()),
+                    max_index: u32::from(*ix.iter().max().unwrap()),
+                    restart: false,
+                }
+            });
+            let draw = Draw {
+                vertex: Program {
+                    binary: &scene.vs.binary,
+                    code: vs_code,
+                    lowered: &scene.vs.lowered,
+                    buffers: &[],
+                },
+                fragment: Program {
+                    binary: &scene.fs.binary,
+                    code: fs_code,
+                    lowered: &scene.fs.lowered,
+                    buffers: &[],
+                },
+                attributes,
+                push_constants: &[],
+                push_constants_address: 0,
+                topology: d.topology,
+                count: d.count,
+                first_vertex: d.first,
+                indices,
+                raster: d.raster,
+                depth: scene.depth,
+                targets: &targets,
+                viewport: scene.viewport,
+                scissor: scene.scissor,
+                tiler_context: context,
+                previous_tiler: previous,
+            };
+            if let Some(j) = add_draw(chain, pool, arch, &draw)? {
+                previous = j.tiler;
+                jobs.push(j);
+            }
+        }
+        // The fragment chain: its own JobChain, submitted second.
+        let colors = [ColorTarget {
+            format: ColorFormat::Rgba8Unorm,
+            block: BlockFormat::TiledUInterleaved,
+            base: color_buf.va,
+            row_stride: 4096,
+            clear: Some(
+                [unorm8(CLEAR[0])
+                    | unorm8(CLEAR[1]) << 8
+                    | unorm8(CLEAR[2]) << 16
+                    | unorm8(CLEAR[3]) << 24; 4],
+            ),
+        }];
+        let pointer = write_framebuffer(
+            pool,
+            arch,
+            &Framebuffer {
+                width: SIZE,
+                height: SIZE,
+                colors: &colors,
+                depth: scene.depth.map(|_| DepthTarget {
+                    block: BlockFormat::TiledUInterleaved,
+                    base: depth_buf.va,
+                    row_stride: 4096,
+                    clear: 1.0,
+                    write: true,
+                }),
+                tiler_context: context,
+                sample_locations: locations.va,
+            },
+        )?;
+        let mut frag = JobChain::new();
+        add_fragment_job(&mut frag, pool, pointer, SIZE, SIZE, [0, 0])?;
+        frag_head = frag.head();
+        Ok(!chain.is_empty())
+    })?;
+    // The pool was reset after the first submit, not unmapped: the
+    // fragment chain and the tiler context are still in place.
+    gpu.submit_with(frag_head, JD_REQ_FS)?;
+    let color: Vec<u8> = read_surface(&gpu, color_buf.va)
+        .into_iter()
+        .flatten()
+        .collect();
+    let depth = scene.depth.map(|_| {
+        read_surface(&gpu, depth_buf.va)
+            .into_iter()
+            .map(f32::from_le_bytes)
+            .collect()
+    });
+    Ok(Rendered {
+        gpu,
+        color,
+        depth,
+        jobs,
+    })
+}
+
+fn render(scene: &Scene<'_>) -> Rendered {
+    try_render(scene, |_| {}).unwrap_or_else(|e| panic!("the chains must complete: {e}"))
+}
+
+/// The same scene by the Vulkan rules (`testing::raster`): clip → viewport
+/// transform, rasterization, depth test and blending per fragment.
+fn reference(scene: &Scene<'_>) -> ops::Target {
+    let clear = CLEAR.map(f64::from);
+    let mut target = ops::Target::new(SIZE, SIZE, 1, clear, 1.0);
+    let v = scene.viewport;
+    let vp = raster::Viewport {
+        x: f64::from(v.x),
+        y: f64::from(v.y),
+        width: f64::from(v.width),
+        height: f64::from(v.height),
+        min_depth: f64::from(v.min_depth),
+        max_depth: f64::from(v.max_depth),
+    };
+    let floats = scene.stride as usize / 4;
+    let (pos_n, pos_off) = scene.attributes[0];
+    let (col_n, col_off) = scene.attributes[1];
+    let vertex = |i: usize| {
+        let at = |off: u32, k: usize| f64::from(scene.data[i * floats + off as usize / 4 + k]);
+        let mut clip = [0.0, 0.0, 0.0, 1.0];
+        for (k, c) in clip.iter_mut().enumerate().take(pos_n as usize) {
+            *c = at(pos_off, k);
+        }
+        let attrs = (0..col_n as usize).map(|k| at(col_off, k)).collect();
+        raster::viewport_transform(clip, &vp, attrs)
+    };
+    let depth = match scene.depth {
+        Some(d) => ops::DepthState {
+            test: true,
+            write: d.write,
+            compare: ops::CompareOp::ALL[d.compare as usize],
+        },
+        None => ops::DepthState::default(),
+    };
+    for d in &scene.draws {
+        let index = |k: u32| -> usize {
+            match &d.indices {
+                Some(ix) => usize::from(ix[k as usize]),
+                None => (d.first + k) as usize,
+            }
+        };
+        let blend = match d.blend {
+            Blend::Opaque => ops::BlendState::default(),
+            Blend::SrcAlphaOver => ops::BlendState {
+                enable: true,
+                src_color: ops::BlendFactor::SrcAlpha,
+                dst_color: ops::BlendFactor::OneMinusSrcAlpha,
+                src_alpha: ops::BlendFactor::SrcAlpha,
+                dst_alpha: ops::BlendFactor::OneMinusSrcAlpha,
+                ..ops::BlendState::default()
+            },
+        };
+        let state = raster::RasterState {
+            cull_front: d.raster.cull_front,
+            cull_back: d.raster.cull_back,
+            front_ccw: d.raster.front_ccw,
+            line_width: f64::from(d.raster.line_width),
+            point_size: 4.0,
+            provoking_first: d.raster.first_provoking,
+            ..raster::RasterState::default()
+        };
+        let interp = [Interpolation::Smooth; 3];
+        let mut frags = Vec::new();
+        match d.topology {
+            Topology::TriangleList => {
+                for t in 0..d.count / 3 {
+                    let vs = [index(3 * t), index(3 * t + 1), index(3 * t + 2)].map(vertex);
+                    frags.extend(raster::rasterize_triangle(
+                        [&vs[0], &vs[1], &vs[2]],
+                        &state,
+                        &interp,
+                        SIZE,
+                        SIZE,
+                    ));
+                }
+            }
+            Topology::PointList => {
+                for k in 0..d.count {
+                    frags.extend(raster::rasterize_point(
+                        &vertex(index(k)),
+                        &state,
+                        SIZE,
+                        SIZE,
+                    ));
+                }
+            }
+            Topology::LineStrip => {
+                for k in 0..d.count.saturating_sub(1) {
+                    frags.extend(raster::rasterize_line(
+                        &vertex(index(k)),
+                        &vertex(index(k + 1)),
+                        &state,
+                        &interp,
+                        SIZE,
+                        SIZE,
+                    ));
+                }
+            }
+            t => panic!("reference for {t:?} not written"),
+        }
+        ops::shade_fragments(&mut target, &frags, &depth, &blend, |f| {
+            Some(([f.attrs[0], f.attrs[1], f.attrs[2], 1.0], [0.0; 4]))
+        });
+    }
+    target
+}
+
+/// Coverage exact (pixels the reference wrote vs pixels that are not the
+/// clear colour), colours within 1 LSB; returns the covered count.
+fn assert_matches(got: &[u8], want: &ops::Target, only: impl Fn(u32, u32) -> bool) -> usize {
+    let want_rgba = want.resolve_rgba8();
+    let clear: Vec<u8> = CLEAR.iter().map(|&c| unorm8(c) as u8).collect();
+    let mut bad = Vec::new();
+    let mut covered = 0;
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            if !only(x, y) {
+                continue;
+            }
+            let i = (y * SIZE + x) as usize;
+            let (g, w) = (&got[4 * i..4 * i + 4], &want_rgba[4 * i..4 * i + 4]);
+            let written = want.writes[i] > 0;
+            covered += usize::from(written);
+            let close = g.iter().zip(w).all(|(a, b)| a.abs_diff(*b) <= 1);
+            if !close || (!written && g != clear.as_slice()) {
+                bad.push(format!("({x}, {y}): got {g:?}, want {w:?}"));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+    covered
+}
+
+fn triangle_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
+    Scene {
+        vs,
+        fs,
+        data: vec![
+            -0.75, -0.875, 1.0, 0.0, 0.0, //
+            0.875, -0.375, 0.0, 1.0, 0.0, //
+            -0.375, 0.84375, 0.0, 0.0, 1.0,
+        ],
+        stride: 20,
+        attributes: vec![(2, 0), (3, 8)],
+        depth: None,
+        draws: vec![DrawSpec {
+            topology: Topology::TriangleList,
+            count: 3,
+            first: 0,
+            indices: None,
+            blend: Blend::Opaque,
+            raster: RasterState::default(),
+        }],
+        viewport: viewport(),
+        scissor: full_scissor(),
+    }
+}
+
+fn triangle_shaders() -> Option<(Stage2, Stage2)> {
+    let (Some(v), Some(f)) = (spv("gfx_triangle.vert.spv"), spv("gfx_triangle.frag.spv")) else {
+        skip("gfx_triangle.{vert,frag}.spv");
+        return None;
+    };
+    Some((compile(&v, Stage::Vertex), compile(&f, Stage::Fragment)))
+}
+
+#[test]
+fn our_triangle_renders_like_the_vulkan_rules() {
+    let Some((vs, fs)) = triangle_shaders() else {
+        return;
+    };
+    let scene = triangle_scene(&vs, &fs);
+    let r = render(&scene);
+    let covered = assert_matches(&r.color, &reference(&scene), |_, _| true);
+    // The reference folder's summary counts 1334 covered pixels.
+    assert_eq!(covered, 1334);
+    // Two jobs in the vertex/tiler chain, the tiler one after the vertex one.
+    assert_eq!(r.jobs.len(), 1);
+    assert_eq!((r.jobs[0].vertex, r.jobs[0].tiler), (1, 2));
+}
+
+#[test]
+fn indexed_depth_scene_renders_like_the_vulkan_rules() {
+    let (Some(v), Some(f)) = (
+        spv("gfx_indexed_depth.vert.spv"),
+        spv("gfx_triangle.frag.spv"),
+    ) else {
+        return skip("gfx_indexed_depth.vert.spv");
+    };
+    let (vs, fs) = (compile(&v, Stage::Vertex), compile(&f, Stage::Fragment));
+    let scene = Scene {
+        vs: &vs,
+        fs: &fs,
+        data: vec![
+            -0.875, -0.875, 0.75, 1.0, 0.0, 0.0, //
+            0.625, -0.875, 0.75, 1.0, 0.0, 0.0, //
+            -0.875, 0.59375, 0.75, 1.0, 0.0, 0.0, //
+            -0.5, -0.5, 0.25, 0.0, 1.0, 0.0, //
+            0.875, -0.25, 0.25, 0.0, 1.0, 0.0, //
+            -0.25, 0.90625, 0.25, 0.0, 1.0, 0.0,
+        ],
+        stride: 24,
+        attributes: vec![(3, 0), (3, 12)],
+        depth: Some(DepthState {
+            compare: CompareOp::Less,
+            write: true,
+        }),
+        draws: vec![DrawSpec {
+            topology: Topology::TriangleList,
+            count: 6,
+            first: 0,
+            indices: Some(vec![3, 4, 5, 0, 1, 2]),
+            blend: Blend::Opaque,
+            raster: RasterState::default(),
+        }],
+        viewport: viewport(),
+        scissor: full_scissor(),
+    };
+    let r = render(&scene);
+    let want = reference(&scene);
+    assert_matches(&r.color, &want, |_, _| true);
+    let depth = r.depth.unwrap();
+    for (i, (g, w)) in depth.iter().zip(&want.depth).enumerate() {
+        // Interpolated in f32 by the GPU, in f64 by the reference.
+        assert!(
+            (f64::from(*g) - w).abs() <= 1e-6,
+            "depth at ({}, {}): {g} vs {w}",
+            i as u32 % SIZE,
+            i as u32 / SIZE
+        );
+    }
+    // The summary's counts: 958 green, 935 red pixels.
+    let count = |c: [u8; 4]| r.color.chunks(4).filter(|p| *p == c).count();
+    assert_eq!(count([0, 255, 0, 255]), 958);
+    assert_eq!(count([255, 0, 0, 255]), 935);
+}
+
+#[test]
+fn points_and_lines_render_like_the_vulkan_rules() {
+    let (Some(v), Some(f)) = (
+        spv("gfx_points_lines.vert.spv"),
+        spv("gfx_triangle.frag.spv"),
+    ) else {
+        return skip("gfx_points_lines.vert.spv");
+    };
+    let (vs, fs) = (compile(&v, Stage::Vertex), compile(&f, Stage::Fragment));
+    let draw = |topology, count, first| DrawSpec {
+        topology,
+        count,
+        first,
+        indices: None,
+        blend: Blend::Opaque,
+        raster: RasterState::default(),
+    };
+    let scene = Scene {
+        vs: &vs,
+        fs: &fs,
+        data: vec![
+            -0.75, -0.75, 1.0, 0.0, 0.0, //
+            0.0, -0.75, 0.0, 1.0, 0.0, //
+            0.75, -0.75, 0.0, 0.0, 1.0, //
+            -0.75, 0.0, 1.0, 1.0, 0.0, //
+            -0.25, 0.75, 1.0, 1.0, 0.0, //
+            0.25, 0.0, 0.0, 1.0, 1.0, //
+            0.75, 0.75, 0.0, 1.0, 1.0,
+        ],
+        stride: 20,
+        attributes: vec![(2, 0), (3, 8)],
+        depth: None,
+        draws: vec![
+            draw(Topology::PointList, 3, 0),
+            draw(Topology::LineStrip, 4, 3),
+        ],
+        viewport: viewport(),
+        scissor: full_scissor(),
+    };
+    let r = render(&scene);
+    assert_eq!(r.jobs.len(), 2);
+    // The second draw's tiler job waits for its vertex job and the first
+    // draw's tiler job (primitives stay in API order).
+    assert_eq!((r.jobs[1].vertex, r.jobs[1].tiler), (3, 4));
+    let want = reference(&scene);
+    // Points (rows 0..16): exactly the reference's 4x4 squares.
+    let covered = assert_matches(&r.color, &want, |_, y| y < 16);
+    assert_eq!(covered, 3 * 16);
+    // Lines are non-strict (implementation-dependent pixels): every line
+    // pixel is within one pixel of the strip and yellow → cyan, every row
+    // 32..55 has one.
+    let strip = [(8.0, 32.0), (24.0, 56.0), (40.0, 32.0), (56.0, 56.0)];
+    let dist = |px: f64, py: f64| {
+        strip
+            .windows(2)
+            .map(|s| {
+                let ((ax, ay), (bx, by)) = (s[0], s[1]);
+                let (dx, dy) = (bx - ax, by - ay);
+                let t = (((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)).clamp(0.0, 1.0);
+                ((px - ax - t * dx).powi(2) + (py - ay - t * dy).powi(2)).sqrt()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let clear = [51u8, 102, 153, 255];
+    let mut rows = [0u32; 64];
+    for y in 16..SIZE {
+        for x in 0..SIZE {
+            let i = ((y * SIZE + x) * 4) as usize;
+            let px = &r.color[i..i + 4];
+            if px == clear {
+                continue;
+            }
+            rows[y as usize] += 1;
+            let d = dist(f64::from(x) + 0.5, f64::from(y) + 0.5);
+            assert!(d <= 1.0, "line pixel ({x}, {y}) is {d} px from the strip");
+            let rb = i32::from(px[0]) + i32::from(px[2]);
+            assert!(
+                px[1] >= 254 && (rb - 255).abs() <= 2 && px[3] == 255,
+                "({x}, {y}) {px:?}"
+            );
+        }
+    }
+    for (y, n) in rows.iter().enumerate().take(56).skip(32) {
+        assert!(*n >= 1, "row {y} has no line pixel");
+    }
+}
