@@ -58,7 +58,7 @@
 //!   and writes nothing, else "Force Early"; "Force Late" otherwise), the
 //!   depth function and write mask, near/far discard (depth clipping on),
 //!   depth range fixed, sample mask 0xffff, alpha test Always, stencil
-//!   masks 0xff and stencil off. One Blend descriptor per colour target
+//!   off (masks 0xff without a depth state, 0 with one, as PanVk). One Blend descriptor per colour target
 //!   follows it: "Opaque" (no blending) or fixed-function
 //!   `dst + (src − dst) · αs` for SRC_ALPHA / ONE_MINUS_SRC_ALPHA, register
 //!   format F32, conversion to the target's format.
@@ -542,6 +542,9 @@ pub fn add_draw(
         put(w, dcd::FRONT_FACE_CCW, u64::from(d.raster.front_ccw))?;
         put(w, dcd::CULL_FRONT_FACE, u64::from(d.raster.cull_front))?;
         put(w, dcd::CULL_BACK_FACE, u64::from(d.raster.cull_back))?;
+        // The vertex job's first vertex, repeated as PanVk does (the
+        // position and varying slots still start at the raw vertex id 0).
+        put(w, dcd::OFFSET_START, u64::from(offset_start))?;
         put(w, dcd::POSITION, vas[position.0])?;
         put(w, dcd::PUSH_UNIFORMS, frag_push_va)?;
         put(w, dcd::STATE, state)?;
@@ -783,9 +786,13 @@ fn fragment_renderer_state(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmRe
     put(&mut ms, msm::FIXED_FUNCTION_NEAR_DISCARD, 1)?;
     put(&mut ms, msm::FIXED_FUNCTION_FAR_DISCARD, 1)?;
     put(&mut w, rs::MULTISAMPLE_MISC, u64::from(ms[0]))?;
+    // Stencil is off; its masks are the pipeline's (0 from a depth-stencil
+    // state without stencil) or all ones without a depth-stencil state,
+    // as PanVk writes them.
+    let stencil_mask = if d.depth.is_some() { 0 } else { 0xff };
     let mut sm = [0u32];
-    put(&mut sm, smm::STENCIL_MASK_FRONT, 0xff)?;
-    put(&mut sm, smm::STENCIL_MASK_BACK, 0xff)?;
+    put(&mut sm, smm::STENCIL_MASK_FRONT, stencil_mask)?;
+    put(&mut sm, smm::STENCIL_MASK_BACK, stencil_mask)?;
     put(
         &mut sm,
         smm::ALPHA_TEST_COMPARE_FUNCTION,
@@ -793,7 +800,7 @@ fn fragment_renderer_state(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmRe
     )?;
     put(&mut w, rs::STENCIL_MASK_MISC, u64::from(sm[0]))?;
     for side in ["Stencil front", "Stencil back"] {
-        set(layout, &mut w, &format!("{side}.Mask"), 0xff)?;
+        set(layout, &mut w, &format!("{side}.Mask"), stencil_mask)?;
     }
     let p = fs.preloads;
     for (f, on) in [
