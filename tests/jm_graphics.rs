@@ -30,8 +30,8 @@ use bifrost_vk::jm::{Indexing, JobChain};
 use bifrost_vk::kmod::JD_REQ_FS;
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::kmod::sim::framebuffer::u_interleaved_offset;
-use bifrost_vk::testing::SimGpu;
 use bifrost_vk::testing::raster::{self, Interpolation, ops};
+use bifrost_vk::testing::{RunError, SimGpu};
 
 const SHADERS: &str = bifrost_vk::reference_path!("mesa-g52/graphics/shaders");
 const SIZE: u32 = 64;
@@ -99,6 +99,12 @@ struct Scene<'a> {
     scissor: Scissor,
 }
 
+struct Output {
+    color: Vec<u8>,
+    depth: Option<Vec<f32>>,
+    jobs: Vec<DrawJobs>,
+}
+
 struct Rendered {
     gpu: SimGpu,
     color: Vec<u8>,
@@ -140,11 +146,11 @@ fn read_surface(gpu: &SimGpu, base: u64) -> Vec<[u8; 4]> {
 
 /// Records the scene's two chains and runs them; `Err` is the first
 /// chain's fault.
-fn try_render(
+fn try_render_on(
+    gpu: &mut SimGpu,
     scene: &Scene<'_>,
     edit: impl FnOnce(&mut AttributeBuffer),
-) -> Result<Rendered, bifrost_vk::testing::sim_gpu::RunError> {
-    let mut gpu = SimGpu::new(SimModel::G52);
+) -> Result<Output, RunError> {
     let vs_code = gpu.upload(&scene.vs.binary);
     let fs_code = gpu.upload(&scene.fs.binary);
     let heap = gpu.alloc(1 << 20);
@@ -289,16 +295,19 @@ fn try_render(
             .map(f32::from_le_bytes)
             .collect()
     });
-    Ok(Rendered {
-        gpu,
-        color,
-        depth,
-        jobs,
-    })
+    Ok(Output { color, depth, jobs })
 }
 
 fn render(scene: &Scene<'_>) -> Rendered {
-    try_render(scene, |_| {}).unwrap_or_else(|e| panic!("the chains must complete: {e}"))
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let out = try_render_on(&mut gpu, scene, |_| {})
+        .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+    Rendered {
+        gpu,
+        color: out.color,
+        depth: out.depth,
+        jobs: out.jobs,
+    }
 }
 
 /// The same scene by the Vulkan rules (`testing::raster`): clip → viewport
@@ -960,4 +969,255 @@ fn alpha_blend_descriptor_matches_panvk() {
         Vec::<String>::new()
     );
     assert_eq!(ours, theirs.blend);
+}
+
+// ---- Random scenes and faults ---------------------------------------------
+
+const GRAPHICS_SHADERS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/shaders/graphics");
+
+/// Our clip-position vertex shader (vec4 position, vec3 colour) and the
+/// corpus's colour fragment shader.
+fn clip_shaders() -> (Stage2, Stage2) {
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_position.vert.spv")).unwrap();
+    let f = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/shaders/color_varying.frag.spv"
+    ))
+    .unwrap();
+    (compile(&v, Stage::Vertex), compile(&f, Stage::Fragment))
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// Random triangles (clip w a power of two, so the viewport transform is
+/// exact in f32 and coverage can be compared exactly; random depth, random
+/// colours; some triangles leave the framebuffer), depth LESS, random
+/// culling, viewport and scissor, through our whole chain, against
+/// `testing::raster`. Pixels are left out where a triangle edge passes
+/// exactly through the pixel centre (the FBD's tie-break rule and the
+/// reference's top-left rule are both allowed) or where two fragments'
+/// depths are within 1e-4 (f32 and f64 interpolation may order them
+/// differently).
+#[test]
+fn random_triangle_scenes_match_the_reference_rasterizer() {
+    let (vs, fs) = clip_shaders();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut compared = 0usize;
+    let mut covered_total = 0usize;
+    for round in 0..12 {
+        let vp_size = [32.0f32, 64.0][rng.next(2) as usize];
+        let vp_h = [32.0f32, 64.0][rng.next(2) as usize];
+        let viewport = Viewport {
+            x: [0.0, 8.0, 16.0][rng.next(3) as usize],
+            y: [0.0, 8.0, -8.0][rng.next(3) as usize],
+            width: vp_size,
+            height: vp_h,
+            min_depth: 0.25,
+            max_depth: 0.75,
+        };
+        let scissor = Scissor {
+            x: rng.next(8) as u32,
+            y: rng.next(8) as u32,
+            width: 40 + rng.next(25) as u32,
+            height: 40 + rng.next(25) as u32,
+        };
+        let scissor = Scissor {
+            width: scissor.width.min(SIZE - scissor.x),
+            height: scissor.height.min(SIZE - scissor.y),
+            ..scissor
+        };
+        let raster = RasterState {
+            cull_back: rng.next(3) == 0,
+            front_ccw: rng.next(2) == 0,
+            ..RasterState::default()
+        };
+        let triangles = 6;
+        let mut data = Vec::new();
+        for _ in 0..3 * triangles {
+            // NDC on the 1/8192 grid in [-1.5, 1.5), z in [0, 1).
+            let w = [0.5f32, 1.0, 2.0, 4.0][rng.next(4) as usize];
+            let ndc = |r: &mut Rng| (r.next(3 * 8192) as f32 - 1.5 * 8192.0) / 8192.0;
+            let (x, y) = (ndc(&mut rng), ndc(&mut rng));
+            let z = rng.next(1024) as f32 / 1024.0;
+            data.extend_from_slice(&[x * w, y * w, z * w, w]);
+            for _ in 0..3 {
+                data.push(rng.next(256) as f32 / 255.0);
+            }
+        }
+        let scene = Scene {
+            vs: &vs,
+            fs: &fs,
+            data,
+            stride: 28,
+            attributes: vec![(4, 0), (3, 16)],
+            depth: Some(DepthState {
+                compare: CompareOp::Less,
+                write: true,
+            }),
+            draws: vec![DrawSpec {
+                topology: Topology::TriangleList,
+                count: 3 * triangles,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                raster,
+            }],
+            viewport,
+            scissor,
+        };
+        let r = render(&scene);
+
+        // The reference: fragments per triangle, scissored.
+        let vpr = raster::Viewport {
+            x: f64::from(viewport.x),
+            y: f64::from(viewport.y),
+            width: f64::from(viewport.width),
+            height: f64::from(viewport.height),
+            min_depth: 0.25,
+            max_depth: 0.75,
+        };
+        let state = raster::RasterState {
+            cull_back: raster.cull_back,
+            front_ccw: raster.front_ccw,
+            ..raster::RasterState::default()
+        };
+        let mut target = ops::Target::new(SIZE, SIZE, 1, CLEAR.map(f64::from), 1.0);
+        let mut excluded = vec![false; (SIZE * SIZE) as usize];
+        let mut depths: Vec<Vec<f64>> = vec![Vec::new(); (SIZE * SIZE) as usize];
+        for t in 0..triangles {
+            let vs: Vec<raster::Vertex> = (0..3)
+                .map(|k| {
+                    let at = |c: usize| f64::from(scene.data[(3 * t as usize + k) * 7 + c]);
+                    raster::viewport_transform(
+                        [at(0), at(1), at(2), at(3)],
+                        &vpr,
+                        vec![at(4), at(5), at(6)],
+                    )
+                })
+                .collect();
+            let snapped: [(i64, i64); 3] = std::array::from_fn(|k| {
+                (
+                    (vs[k].x * 256.0).round() as i64,
+                    (vs[k].y * 256.0).round() as i64,
+                )
+            });
+            for y in 0..SIZE {
+                for x in 0..SIZE {
+                    if centre_on_edge(&snapped, x, y) {
+                        excluded[(y * SIZE + x) as usize] = true;
+                    }
+                }
+            }
+            let frags: Vec<raster::Fragment> = raster::rasterize_triangle(
+                [&vs[0], &vs[1], &vs[2]],
+                &state,
+                &[Interpolation::Smooth; 3],
+                SIZE,
+                SIZE,
+            )
+            .into_iter()
+            .filter(|f| {
+                f.x >= scissor.x
+                    && f.y >= scissor.y
+                    && f.x < scissor.x + scissor.width
+                    && f.y < scissor.y + scissor.height
+            })
+            .collect();
+            for f in &frags {
+                depths[(f.y * SIZE + f.x) as usize].push(f.depth[0]);
+            }
+            ops::shade_fragments(
+                &mut target,
+                &frags,
+                &ops::DepthState {
+                    test: true,
+                    write: true,
+                    compare: ops::CompareOp::Less,
+                },
+                &ops::BlendState::default(),
+                |f| Some(([f.attrs[0], f.attrs[1], f.attrs[2], 1.0], [0.0; 4])),
+            );
+        }
+        for (i, d) in depths.iter_mut().enumerate() {
+            d.sort_by(f64::total_cmp);
+            if d.windows(2).any(|w| w[1] - w[0] < 1e-4) {
+                excluded[i] = true;
+            }
+        }
+        let only = |x: u32, y: u32| !excluded[(y * SIZE + x) as usize];
+        covered_total += assert_matches(&r.color, &target, only);
+        let depth = r.depth.unwrap();
+        for i in 0..(SIZE * SIZE) as usize {
+            if excluded[i] {
+                continue;
+            }
+            compared += 1;
+            assert!(
+                (f64::from(depth[i]) - target.depth[i]).abs() <= 1e-6,
+                "round {round}: depth at ({}, {}): {} vs {}",
+                i as u32 % SIZE,
+                i as u32 / SIZE,
+                depth[i],
+                target.depth[i]
+            );
+        }
+    }
+    eprintln!("{compared} pixels compared, {covered_total} covered");
+    assert!(covered_total > 5_000, "only {covered_total} covered pixels");
+}
+
+/// Whether the centre of pixel (x, y) lies exactly on an edge of the
+/// triangle `p` (positions on the 1/256-pixel grid).
+fn centre_on_edge(p: &[(i64, i64); 3], x: u32, y: u32) -> bool {
+    let c = (i64::from(x) * 256 + 128, i64::from(y) * 256 + 128);
+    (0..3).any(|i| {
+        let (a, b) = (p[i], p[(i + 1) % 3]);
+        let e = (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0);
+        let within = |v: i64, lo: i64, hi: i64| v >= lo.min(hi) && v <= lo.max(hi);
+        e == 0 && within(c.0, a.0, b.0) && within(c.1, a.1, b.1)
+    })
+}
+
+/// A vertex buffer whose records point outside any BO: the VERTEX job
+/// faults (JOB_READ_FAULT at the unmapped address, job status set,
+/// the chain stopped, nothing drawn) and the next render pass on the same
+/// GPU renders correctly.
+#[test]
+fn a_vertex_buffer_outside_its_bo_faults_and_the_gpu_carries_on() {
+    let Some((vs, fs)) = triangle_shaders() else {
+        return;
+    };
+    let scene = triangle_scene(&vs, &fs);
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let unmapped = 0x7_0000_0000u64;
+    let err = match try_render_on(&mut gpu, &scene, |b| b.address = unmapped) {
+        Err(e) => e,
+        Ok(_) => panic!("a vertex buffer outside every BO must fault"),
+    };
+    let RunError::Fault { job_va, fault } = &err else {
+        panic!("expected a job fault, got {err}");
+    };
+    // JOB_READ_FAULT (0x42): the attribute fetch read unmapped memory.
+    assert_eq!(fault.status, 0x42, "{err}");
+    assert_eq!(fault.fault_va & !0xfff, unmapped, "{err}");
+    // The faulting job is the first of the chain (the VERTEX job).
+    let header = words(&gpu.read_gpu(*job_va, 32));
+    use bifrost_vk::hw::job::header as h;
+    assert_eq!(h::INDEX.get(&header), 1);
+    assert_eq!(
+        h::TYPE.get(&header),
+        bifrost_vk::hw::job::JobType::Vertex as u64
+    );
+    let out = try_render_on(&mut gpu, &scene, |_| {}).expect("the next chains run");
+    let covered = assert_matches(&out.color, &reference(&scene), |_, _| true);
+    assert_eq!(covered, 1334);
 }
