@@ -79,10 +79,65 @@ struct DrawSpec {
     topology: Topology,
     count: u32,
     first: u32,
-    /// u16 indices (the draw reads `count` of them from the start).
-    indices: Option<Vec<u16>>,
+    /// Indices (the draw reads `count` of them from the start).
+    indices: Option<Indices>,
     blend: Blend,
     raster: RasterState,
+}
+
+#[derive(Clone)]
+struct Indices {
+    ty: IndexType,
+    values: Vec<u32>,
+    vertex_offset: i32,
+    restart: bool,
+}
+
+impl Indices {
+    fn u16(values: &[u32]) -> Option<Indices> {
+        Some(Indices {
+            ty: IndexType::U16,
+            values: values.to_vec(),
+            vertex_offset: 0,
+            restart: false,
+        })
+    }
+
+    fn restart_value(&self) -> u32 {
+        match self.ty {
+            IndexType::U8 => 0xff,
+            IndexType::U16 => 0xffff,
+            IndexType::U32 => u32::MAX,
+        }
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        self.values
+            .iter()
+            .flat_map(|&i| match self.ty {
+                IndexType::U8 => vec![i as u8],
+                IndexType::U16 => (i as u16).to_le_bytes().to_vec(),
+                IndexType::U32 => i.to_le_bytes().to_vec(),
+            })
+            .collect()
+    }
+
+    /// The indices that are not restarts.
+    fn used(&self) -> impl Iterator<Item = u32> + '_ {
+        let r = self.restart_value();
+        self.values
+            .iter()
+            .copied()
+            .filter(move |&i| !self.restart || i != r)
+    }
+}
+
+/// The fragment shader's output for interpolated inputs `c` (what the
+/// reference shades with).
+type Shade = fn(&[f64]) -> [f64; 4];
+
+fn opaque_colour(c: &[f64]) -> [f64; 4] {
+    [c[0], c[1], c[2], 1.0]
 }
 
 /// A render pass: one vertex buffer, one pipeline (per scene), draws.
@@ -97,6 +152,9 @@ struct Scene<'a> {
     draws: Vec<DrawSpec>,
     viewport: Viewport,
     scissor: Scissor,
+    /// The fragment shader's function and how its input is interpolated.
+    shade: Shade,
+    interpolation: Interpolation,
 }
 
 struct Output {
@@ -164,8 +222,8 @@ fn try_render_on(
     let mut index_bufs = Vec::new();
     for d in &scene.draws {
         index_bufs.push(d.indices.as_ref().map(|ix| {
-            let b = gpu.alloc(64.max(2 * ix.len() as u64));
-            let bytes: Vec<u8> = ix.iter().flat_map(|i| i.to_le_bytes()).collect();
+            let bytes = ix.bytes();
+            let b = gpu.alloc(64.max(bytes.len() as u64));
             gpu.write(b.va, &bytes);
             b.va
         }));
@@ -206,11 +264,11 @@ fn try_render_on(
                 let ix = d.indices.as_ref().unwrap();
                 IndexBuffer {
                     address,
-                    ty: IndexType::U16,
-                    vertex_offset: 0,
-                    min_index: u32::from(*ix.iter().min().unwrap()),
-                    max_index: u32::from(*ix.iter().max().unwrap()),
-                    restart: false,
+                    ty: ix.ty,
+                    vertex_offset: ix.vertex_offset,
+                    min_index: ix.used().min().unwrap(),
+                    max_index: ix.used().max().unwrap(),
+                    restart: ix.restart,
                 }
             });
             let draw = Draw {
@@ -311,10 +369,15 @@ fn render(scene: &Scene<'_>) -> Rendered {
 }
 
 /// The same scene by the Vulkan rules (`testing::raster`): clip → viewport
-/// transform, rasterization, depth test and blending per fragment.
-fn reference(scene: &Scene<'_>) -> ops::Target {
+/// transform, primitive assembly ("Drawing Commands", "Primitive
+/// Topologies", primitive restart), rasterization, depth test and blending
+/// per fragment. Also returns the pixels whose centre lies exactly on a
+/// triangle edge (the FBD's tie-break rule and the reference's top-left
+/// rule may differ there, both allowed).
+fn reference(scene: &Scene<'_>) -> (ops::Target, Vec<bool>) {
     let clear = CLEAR.map(f64::from);
     let mut target = ops::Target::new(SIZE, SIZE, 1, clear, 1.0);
+    let mut on_edge = vec![false; (SIZE * SIZE) as usize];
     let v = scene.viewport;
     let vp = raster::Viewport {
         x: f64::from(v.x),
@@ -345,12 +408,22 @@ fn reference(scene: &Scene<'_>) -> ops::Target {
         None => ops::DepthState::default(),
     };
     for d in &scene.draws {
-        let index = |k: u32| -> usize {
+        // The vertex numbers of the draw, split at restart indices.
+        let mut segments: Vec<Vec<usize>> = vec![Vec::new()];
+        for k in 0..d.count {
             match &d.indices {
-                Some(ix) => usize::from(ix[k as usize]),
-                None => (d.first + k) as usize,
+                Some(ix) => {
+                    let i = ix.values[k as usize];
+                    if ix.restart && i == ix.restart_value() {
+                        segments.push(Vec::new());
+                    } else {
+                        let v = i64::from(i) + i64::from(ix.vertex_offset);
+                        segments.last_mut().unwrap().push(v as usize);
+                    }
+                }
+                None => segments.last_mut().unwrap().push((d.first + k) as usize),
             }
-        };
+        }
         let blend = match d.blend {
             Blend::Opaque => ops::BlendState::default(),
             Blend::SrcAlphaOver => ops::BlendState {
@@ -371,50 +444,72 @@ fn reference(scene: &Scene<'_>) -> ops::Target {
             provoking_first: d.raster.first_provoking,
             ..raster::RasterState::default()
         };
-        let interp = [Interpolation::Smooth; 3];
-        let mut frags = Vec::new();
-        match d.topology {
-            Topology::TriangleList => {
-                for t in 0..d.count / 3 {
-                    let vs = [index(3 * t), index(3 * t + 1), index(3 * t + 2)].map(vertex);
-                    frags.extend(raster::rasterize_triangle(
-                        [&vs[0], &vs[1], &vs[2]],
-                        &state,
-                        &interp,
-                        SIZE,
-                        SIZE,
-                    ));
+        let interp = [scene.interpolation; 3];
+        for seg in &segments {
+            let n = seg.len();
+            // Triangles in the spec's vertex order (first provoking vertex).
+            let triangles: Vec<[usize; 3]> = match d.topology {
+                Topology::TriangleList => (0..n / 3)
+                    .map(|t| [seg[3 * t], seg[3 * t + 1], seg[3 * t + 2]])
+                    .collect(),
+                Topology::TriangleStrip => (0..n.saturating_sub(2))
+                    .map(|i| [seg[i], seg[i + 1 + i % 2], seg[i + 2 - i % 2]])
+                    .collect(),
+                Topology::TriangleFan => (0..n.saturating_sub(2))
+                    .map(|i| [seg[i + 1], seg[i + 2], seg[0]])
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let mut frags = Vec::new();
+            for t in triangles {
+                let vs = t.map(vertex);
+                let snapped: [(i64, i64); 3] = std::array::from_fn(|k| {
+                    (
+                        (vs[k].x * 256.0).round() as i64,
+                        (vs[k].y * 256.0).round() as i64,
+                    )
+                });
+                for y in 0..SIZE {
+                    for x in 0..SIZE {
+                        if centre_on_edge(&snapped, x, y) {
+                            on_edge[(y * SIZE + x) as usize] = true;
+                        }
+                    }
                 }
+                frags.extend(raster::rasterize_triangle(
+                    [&vs[0], &vs[1], &vs[2]],
+                    &state,
+                    &interp,
+                    SIZE,
+                    SIZE,
+                ));
             }
-            Topology::PointList => {
-                for k in 0..d.count {
-                    frags.extend(raster::rasterize_point(
-                        &vertex(index(k)),
-                        &state,
-                        SIZE,
-                        SIZE,
-                    ));
+            match d.topology {
+                Topology::PointList => {
+                    for &i in seg {
+                        frags.extend(raster::rasterize_point(&vertex(i), &state, SIZE, SIZE));
+                    }
                 }
-            }
-            Topology::LineStrip => {
-                for k in 0..d.count.saturating_sub(1) {
-                    frags.extend(raster::rasterize_line(
-                        &vertex(index(k)),
-                        &vertex(index(k + 1)),
-                        &state,
-                        &interp,
-                        SIZE,
-                        SIZE,
-                    ));
+                Topology::LineStrip => {
+                    for w in seg.windows(2) {
+                        frags.extend(raster::rasterize_line(
+                            &vertex(w[0]),
+                            &vertex(w[1]),
+                            &state,
+                            &interp,
+                            SIZE,
+                            SIZE,
+                        ));
+                    }
                 }
+                _ => {}
             }
-            t => panic!("reference for {t:?} not written"),
+            ops::shade_fragments(&mut target, &frags, &depth, &blend, |f| {
+                Some(((scene.shade)(&f.attrs), [0.0; 4]))
+            });
         }
-        ops::shade_fragments(&mut target, &frags, &depth, &blend, |f| {
-            Some(([f.attrs[0], f.attrs[1], f.attrs[2], 1.0], [0.0; 4]))
-        });
     }
-    target
+    (target, on_edge)
 }
 
 /// Coverage exact (pixels the reference wrote vs pixels that are not the
@@ -470,6 +565,8 @@ fn triangle_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         }],
         viewport: viewport(),
         scissor: full_scissor(),
+        shade: opaque_colour,
+        interpolation: Interpolation::Smooth,
     }
 }
 
@@ -488,7 +585,7 @@ fn our_triangle_renders_like_the_vulkan_rules() {
     };
     let scene = triangle_scene(&vs, &fs);
     let r = render(&scene);
-    let covered = assert_matches(&r.color, &reference(&scene), |_, _| true);
+    let covered = assert_matches(&r.color, &reference(&scene).0, |_, _| true);
     // The reference folder's summary counts 1334 covered pixels.
     assert_eq!(covered, 1334);
     // Two jobs in the vertex/tiler chain, the tiler one after the vertex one.
@@ -507,7 +604,7 @@ fn indexed_depth_scene_renders_like_the_vulkan_rules() {
     let (vs, fs) = (compile(&v, Stage::Vertex), compile(&f, Stage::Fragment));
     let scene = depth_scene(&vs, &fs);
     let r = render(&scene);
-    let want = reference(&scene);
+    let (want, _) = reference(&scene);
     assert_matches(&r.color, &want, |_, _| true);
     let depth = r.depth.unwrap();
     for (i, (g, w)) in depth.iter().zip(&want.depth).enumerate() {
@@ -547,12 +644,14 @@ fn depth_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
             topology: Topology::TriangleList,
             count: 6,
             first: 0,
-            indices: Some(vec![3, 4, 5, 0, 1, 2]),
+            indices: Indices::u16(&[3, 4, 5, 0, 1, 2]),
             blend: Blend::Opaque,
             raster: RasterState::default(),
         }],
         viewport: viewport(),
         scissor: full_scissor(),
+        shade: opaque_colour,
+        interpolation: Interpolation::Smooth,
     }
 }
 
@@ -571,7 +670,7 @@ fn points_and_lines_render_like_the_vulkan_rules() {
     // The second draw's tiler job waits for its vertex job and the first
     // draw's tiler job (primitives stay in API order).
     assert_eq!((r.jobs[1].vertex, r.jobs[1].tiler), (3, 4));
-    let want = reference(&scene);
+    let (want, _) = reference(&scene);
     // Points (rows 0..16): exactly the reference's 4x4 squares.
     let covered = assert_matches(&r.color, &want, |_, y| y < 16);
     assert_eq!(covered, 3 * 16);
@@ -644,6 +743,8 @@ fn points_lines_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         ],
         viewport: viewport(),
         scissor: full_scissor(),
+        shade: opaque_colour,
+        interpolation: Interpolation::Smooth,
     }
 }
 
@@ -1073,6 +1174,8 @@ fn random_triangle_scenes_match_the_reference_rasterizer() {
             }],
             viewport,
             scissor,
+            shade: opaque_colour,
+            interpolation: Interpolation::Smooth,
         };
         let r = render(&scene);
 
@@ -1218,6 +1321,177 @@ fn a_vertex_buffer_outside_its_bo_faults_and_the_gpu_carries_on() {
         bifrost_vk::hw::job::JobType::Vertex as u64
     );
     let out = try_render_on(&mut gpu, &scene, |_| {}).expect("the next chains run");
-    let covered = assert_matches(&out.color, &reference(&scene), |_, _| true);
+    let covered = assert_matches(&out.color, &reference(&scene).0, |_, _| true);
     assert_eq!(covered, 1334);
+}
+
+// ---- Topologies, index types, restart, flat shading, blending --------------
+
+/// A 5x5 grid of vertices (vec4 clip position with w = 1, vec3 colour),
+/// vertex `5j + i` near pixel (4 + 14i, 4 + 14j), positions on the
+/// 1/256-pixel grid, colours random.
+fn grid_data(rng: &mut Rng) -> Vec<f32> {
+    let mut data = Vec::new();
+    for j in 0..5u64 {
+        for i in 0..5u64 {
+            let jitter = |r: &mut Rng| r.next(3 * 256) as f32 / 256.0;
+            let px = 4.0 + 14.0 * i as f32 + jitter(rng);
+            let py = 4.0 + 14.0 * j as f32 + jitter(rng);
+            data.extend_from_slice(&[px / 32.0 - 1.0, py / 32.0 - 1.0, 0.0, 1.0]);
+            for _ in 0..3 {
+                data.push(rng.next(256) as f32 / 255.0);
+            }
+        }
+    }
+    data
+}
+
+fn grid_scene<'a>(
+    vs: &'a Stage2,
+    fs: &'a Stage2,
+    data: Vec<f32>,
+    draws: Vec<DrawSpec>,
+) -> Scene<'a> {
+    Scene {
+        vs,
+        fs,
+        data,
+        stride: 28,
+        attributes: vec![(4, 0), (3, 16)],
+        depth: None,
+        draws,
+        viewport: viewport(),
+        scissor: full_scissor(),
+        shade: opaque_colour,
+        interpolation: Interpolation::Smooth,
+    }
+}
+
+fn render_and_compare(scene: &Scene<'_>) -> usize {
+    let r = render(scene);
+    let (want, on_edge) = reference(scene);
+    assert_matches(&r.color, &want, |x, y| !on_edge[(y * SIZE + x) as usize])
+}
+
+/// Triangle strips with u8 indices and restart (0xff), a fan with u32
+/// indices and a vertex offset, a list with u16 indices whose smallest
+/// index is not 0, back-face culling on the strip.
+#[test]
+fn strips_fans_index_types_and_restart_render_like_the_vulkan_rules() {
+    let (vs, fs) = clip_shaders();
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let data = grid_data(&mut rng);
+    let draws = vec![
+        DrawSpec {
+            topology: Topology::TriangleStrip,
+            count: 11,
+            first: 0,
+            indices: Some(Indices {
+                ty: IndexType::U8,
+                values: vec![0, 5, 1, 6, 2, 7, 0xff, 10, 15, 11, 16],
+                vertex_offset: 0,
+                restart: true,
+            }),
+            blend: Blend::Opaque,
+            raster: RasterState {
+                cull_back: true,
+                front_ccw: true,
+                ..RasterState::default()
+            },
+        },
+        DrawSpec {
+            topology: Topology::TriangleFan,
+            count: 6,
+            first: 0,
+            indices: Some(Indices {
+                ty: IndexType::U32,
+                values: [23, 24, 19, 18, 17, 22].map(|i| i - 2).to_vec(),
+                vertex_offset: 2,
+                restart: false,
+            }),
+            blend: Blend::Opaque,
+            raster: RasterState::default(),
+        },
+        DrawSpec {
+            topology: Topology::TriangleList,
+            count: 6,
+            first: 0,
+            indices: Indices::u16(&[3, 4, 8, 4, 9, 8]),
+            blend: Blend::Opaque,
+            raster: RasterState::default(),
+        },
+    ];
+    let scene = grid_scene(&vs, &fs, data, draws);
+    let covered = render_and_compare(&scene);
+    // Culling the other face leaves only the fan and the list: the six
+    // strip triangles (three 14x14 cells) all have one winding in the
+    // spec's vertex order, so they all survive or all go.
+    let mut other = grid_scene(&vs, &fs, scene.data.clone(), scene.draws.clone());
+    other.draws[0].raster.front_ccw = false;
+    let covered_other = render_and_compare(&other);
+    assert!(covered_other > 400, "{covered_other} pixels covered");
+    assert!(
+        covered > covered_other + 450,
+        "{covered} vs {covered_other}"
+    );
+}
+
+/// Flat shading: a strip with the first vertex provoking, a list with the
+/// last (`VK_EXT_provoking_vertex`'s rule), every pixel the provoking
+/// vertex's colour.
+#[test]
+fn flat_shading_takes_the_provoking_vertex() {
+    let (vs, _) = clip_shaders();
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/flat_color.frag.spv")).unwrap();
+    let fs = compile(&f, Stage::Fragment);
+    let mut rng = Rng(0x0bad_cafe_dead_beef);
+    let data = grid_data(&mut rng);
+    let draws = vec![
+        DrawSpec {
+            topology: Topology::TriangleStrip,
+            count: 6,
+            first: 0,
+            indices: Indices::u16(&[0, 5, 1, 6, 2, 7]),
+            blend: Blend::Opaque,
+            raster: RasterState::default(),
+        },
+        DrawSpec {
+            topology: Topology::TriangleList,
+            count: 6,
+            first: 0,
+            indices: Indices::u16(&[15, 16, 20, 16, 21, 20]),
+            blend: Blend::Opaque,
+            raster: RasterState {
+                first_provoking: false,
+                ..RasterState::default()
+            },
+        },
+    ];
+    let mut scene = grid_scene(&vs, &fs, data, draws);
+    scene.interpolation = Interpolation::Flat;
+    let covered = render_and_compare(&scene);
+    assert!(covered > 450, "{covered} pixels covered");
+}
+
+/// SRC_ALPHA / ONE_MINUS_SRC_ALPHA blending of overlapping translucent
+/// triangles over the clear colour and each other.
+#[test]
+fn alpha_blending_renders_like_the_vulkan_rules() {
+    let (vs, _) = clip_shaders();
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/translucent.frag.spv")).unwrap();
+    let fs = compile(&f, Stage::Fragment);
+    let mut rng = Rng(0x5555_aaaa_1234_4321);
+    let data = grid_data(&mut rng);
+    let draws = vec![DrawSpec {
+        topology: Topology::TriangleList,
+        count: 12,
+        first: 0,
+        indices: Indices::u16(&[0, 4, 20, 24, 4, 0, 2, 22, 10, 12, 14, 21]),
+        blend: Blend::SrcAlphaOver,
+        raster: RasterState::default(),
+    }];
+    let mut scene = grid_scene(&vs, &fs, data, draws);
+    scene.shade = |c| [c[0], c[1], 0.25, c[2]];
+    let covered = render_and_compare(&scene);
+    assert!(covered > 1500, "{covered} pixels covered");
 }

@@ -23,7 +23,7 @@ for src in *.vert *.frag *.comp reject/*.comp; do
         *) spirv-val --target-env "$env" "$src.spv" ;;
     esac
 done
-for src in graphics/*.vert; do
+for src in graphics/*.vert graphics/*.frag; do
     glslangValidator --quiet -V --target-env vulkan1.0 "$src" -o "$src.spv"
     spirv-val --target-env vulkan1.0 "$src.spv"
 done
