@@ -1495,3 +1495,52 @@ fn alpha_blending_renders_like_the_vulkan_rules() {
     let covered = render_and_compare(&scene);
     assert!(covered > 1500, "{covered} pixels covered");
 }
+
+// ---- The checked-in frame ---------------------------------------------------
+
+/// `examples/render_frame.rs`'s scene (a copy of its vertices and indices):
+/// rendered here through the same path, the PNG equals the checked-in
+/// `tests/shaders/graphics/render_frame.expected.png` (which the example
+/// wrote; `BLESS=1` rewrites it from this test) byte for byte, and the
+/// pixels equal the Vulkan rules.
+#[test]
+fn the_checked_in_frame_is_what_we_render() {
+    const VERTICES: [[f32; 7]; 6] = [
+        [-0.875, -0.875, 0.75, 1.0, 1.0, 0.0, 0.0],
+        [1.25, -0.5, 1.5, 2.0, 0.0, 1.0, 0.0],
+        [-0.875, 0.59375, 0.75, 1.0, 0.0, 0.0, 1.0],
+        [-0.5, -0.5, 0.25, 1.0, 0.0, 1.0, 0.0],
+        [0.875, -0.25, 0.25, 1.0, 0.0, 1.0, 0.0],
+        [-0.25, 0.90625, 0.25, 1.0, 0.0, 1.0, 0.0],
+    ];
+    let (vs, fs) = clip_shaders();
+    let mut scene = grid_scene(
+        &vs,
+        &fs,
+        VERTICES.iter().flatten().copied().collect(),
+        vec![DrawSpec {
+            topology: Topology::TriangleList,
+            count: 6,
+            first: 0,
+            indices: Indices::u16(&[3, 4, 5, 0, 1, 2]),
+            blend: Blend::Opaque,
+            raster: RasterState::default(),
+        }],
+    );
+    scene.depth = Some(DepthState {
+        compare: CompareOp::Less,
+        write: true,
+    });
+    let r = render(&scene);
+    let (want, on_edge) = reference(&scene);
+    assert!(on_edge.iter().all(|&e| !e), "a pixel centre on an edge");
+    let covered = assert_matches(&r.color, &want, |_, _| true);
+    assert_eq!(covered, 1620);
+    let png = bifrost_vk::testing::png::encode_rgba8(SIZE, SIZE, &r.color);
+    let path = format!("{GRAPHICS_SHADERS}/render_frame.expected.png");
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(&path, &png).unwrap();
+    }
+    let expected = std::fs::read(&path).expect("the checked-in frame");
+    assert!(expected == png, "{path} differs from the rendered frame");
+}
