@@ -52,6 +52,10 @@ struct Stage2 {
 }
 
 fn compile(spv: &[u8], stage: Stage) -> Stage2 {
+    compile_for(spv, stage, Options::default().arch)
+}
+
+fn compile_for(spv: &[u8], stage: Stage, arch: bifrost_vk::compiler::bifrost::Arch) -> Stage2 {
     let front = compile_front(spv, "main", stage, &Default::default()).expect("front half");
     let mut lowered = front.main;
     if stage == Stage::Vertex {
@@ -61,7 +65,7 @@ fn compile(spv: &[u8], stage: Stage) -> Stage2 {
         &lowered.shader,
         Options {
             push_uniform_words: Some(lowered.push_uniforms.fau_words()),
-            ..Options::default()
+            arch,
         },
     )
     .expect("backend");
@@ -1543,4 +1547,45 @@ fn the_checked_in_frame_is_what_we_render() {
     }
     let expected = std::fs::read(&path).expect("the checked-in frame");
     assert!(expected == png, "{path} differs from the rendered frame");
+}
+
+/// The same path on a v6 GPU (G72): shaders compiled for v6, v6
+/// descriptors (no Message Preload or register-allocation fields, the v6
+/// attribute and pixel formats), the same image.
+#[test]
+fn the_depth_scene_renders_on_a_v6_gpu() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_position.vert.spv")).unwrap();
+    let f = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/shaders/color_varying.frag.spv"
+    ))
+    .unwrap();
+    let vs = compile_for(&v, Stage::Vertex, IsaArch::V6);
+    let fs = compile_for(&f, Stage::Fragment, IsaArch::V6);
+    let mut rng = Rng(0x6666_0000_7777_1111);
+    let data = grid_data(&mut rng);
+    let mut scene = grid_scene(
+        &vs,
+        &fs,
+        data,
+        vec![DrawSpec {
+            topology: Topology::TriangleStrip,
+            count: 10,
+            first: 0,
+            indices: Indices::u16(&[0, 6, 1, 12, 2, 18, 8, 24, 14, 19]),
+            blend: Blend::Opaque,
+            raster: RasterState::default(),
+        }],
+    );
+    scene.depth = Some(DepthState {
+        compare: CompareOp::LessOrEqual,
+        write: true,
+    });
+    let mut gpu = SimGpu::new(SimModel::G72);
+    let out = try_render_on(&mut gpu, &scene, |_| {})
+        .unwrap_or_else(|e| panic!("the v6 chains must complete: {e}"));
+    let (want, on_edge) = reference(&scene);
+    let covered = assert_matches(&out.color, &want, |x, y| !on_edge[(y * SIZE + x) as usize]);
+    assert!(covered > 500, "{covered} pixels covered");
 }
