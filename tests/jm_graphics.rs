@@ -587,6 +587,10 @@ fn our_triangle_renders_like_the_vulkan_rules() {
     let Some((vs, fs)) = triangle_shaders() else {
         return;
     };
+    eprintln!(
+        "gfx_triangle.vert for the tiler: {:?}; gfx_triangle.frag: {:?}",
+        vs.binary.stats, fs.binary.stats
+    );
     let scene = triangle_scene(&vs, &fs);
     let r = render(&scene);
     let covered = assert_matches(&r.color, &reference(&scene).0, |_, _| true);
