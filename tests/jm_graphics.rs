@@ -347,12 +347,12 @@ fn try_render_on(
     // The pool was reset after the first submit, not unmapped: the
     // fragment chain and the tiler context are still in place.
     gpu.submit_with(frag_head, JD_REQ_FS)?;
-    let color: Vec<u8> = read_surface(&gpu, color_buf.va)
+    let color: Vec<u8> = read_surface(gpu, color_buf.va)
         .into_iter()
         .flatten()
         .collect();
     let depth = scene.depth.map(|_| {
-        read_surface(&gpu, depth_buf.va)
+        read_surface(gpu, depth_buf.va)
             .into_iter()
             .map(f32::from_le_bytes)
             .collect()

@@ -157,10 +157,10 @@ impl Recorder {
         draw: &super::graphics::Draw<'_>,
     ) -> JmResult<Option<super::graphics::DrawJobs>> {
         let jobs = super::graphics::add_draw(&mut self.chain, &mut self.pool, self.arch, draw)?;
-        Ok(jobs.map(|j| {
+        if let Some(j) = &jobs {
             self.added(j.vertex);
-            j
-        }))
+        }
+        Ok(jobs)
     }
 
     /// The XFB capture job; `None` (and no job) for an empty grid.
