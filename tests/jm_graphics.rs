@@ -1593,3 +1593,114 @@ fn the_depth_scene_renders_on_a_v6_gpu() {
     let covered = assert_matches(&out.color, &want, |x, y| !on_edge[(y * SIZE + x) as usize]);
     assert!(covered > 500, "{covered} pixels covered");
 }
+
+/// What `add_draw` refuses (an error, no job) or skips (no job).
+#[test]
+fn bad_draws_are_errors() {
+    let (vs, fs) = clip_shaders();
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let vs_code = gpu.upload(&vs.binary);
+    let fs_code = gpu.upload(&fs.binary);
+    let targets = [ColorTargetState {
+        format: ColorFormat::Rgba8Unorm,
+        blend: Blend::Opaque,
+        write_mask: 15,
+    }];
+    let r = gpu.run_chain(|chain, pool, arch| {
+        let base = Draw {
+            vertex: Program {
+                binary: &vs.binary,
+                code: vs_code,
+                lowered: &vs.lowered,
+                buffers: &[],
+            },
+            fragment: Program {
+                binary: &fs.binary,
+                code: fs_code,
+                lowered: &fs.lowered,
+                buffers: &[],
+            },
+            attributes: Default::default(),
+            push_constants: &[],
+            push_constants_address: 0,
+            topology: Topology::TriangleList,
+            count: 3,
+            first_vertex: 0,
+            indices: None,
+            raster: RasterState::default(),
+            depth: None,
+            targets: &targets,
+            viewport: viewport(),
+            scissor: full_scissor(),
+            tiler_context: 0x1000,
+            previous_tiler: 0,
+        };
+        // Nothing to draw: no jobs.
+        for d in [
+            Draw { count: 0, ..base },
+            Draw {
+                scissor: Scissor {
+                    width: 0,
+                    ..full_scissor()
+                },
+                ..base
+            },
+        ] {
+            assert_eq!(add_draw(chain, pool, arch, &d).unwrap(), None);
+        }
+        let vertex_as_fragment = Draw {
+            fragment: base.vertex,
+            ..base
+        };
+        let fragment_as_vertex = Draw {
+            vertex: base.fragment,
+            ..base
+        };
+        let misaligned = Draw {
+            fragment: Program {
+                code: fs_code + 64,
+                ..base.fragment
+            },
+            ..base
+        };
+        let no_targets = Draw {
+            targets: &[],
+            ..base
+        };
+        let empty_range = Draw {
+            indices: Some(IndexBuffer {
+                address: 0x1000,
+                ty: IndexType::U16,
+                vertex_offset: 0,
+                min_index: 5,
+                max_index: 4,
+                restart: false,
+            }),
+            ..base
+        };
+        let negative = Draw {
+            indices: Some(IndexBuffer {
+                address: 0x1000,
+                ty: IndexType::U32,
+                vertex_offset: -3,
+                min_index: 1,
+                max_index: 4,
+                restart: false,
+            }),
+            ..base
+        };
+        for (what, d) in [
+            ("a vertex shader as fragment program", vertex_as_fragment),
+            ("a fragment shader as vertex program", fragment_as_vertex),
+            ("misaligned fragment code", misaligned),
+            ("an output without a target", no_targets),
+            ("an empty index range", empty_range),
+            ("a negative first vertex", negative),
+        ] {
+            assert!(add_draw(chain, pool, arch, &d).is_err(), "{what}");
+        }
+        assert!(chain.is_empty(), "no job was appended");
+        Ok(false)
+    });
+    assert!(r.unwrap().is_none());
+}

@@ -323,7 +323,9 @@ pub fn push_uniform_words(
         return Err(JmError::Encoding("one address per buffer binding"));
     }
     if !p.binary.buffers.is_empty() {
-        let first = p.binary.uniform_words as usize - p.binary.buffers.len();
+        let first = (p.binary.uniform_words as usize)
+            .checked_sub(p.binary.buffers.len())
+            .ok_or(JmError::Encoding("fewer FAU words than buffer bindings"))?;
         if words.len() > first {
             return Err(JmError::Encoding("push-uniform area overlaps buffer words"));
         }
@@ -442,23 +444,6 @@ pub fn add_draw(
     let (scale, offset) = d.viewport.scale_offset();
     sysvals.set_viewport(scale, offset);
     let vertex_push = push_uniform_words(&d.vertex, &sysvals, d.push_constants)?;
-    let vertex = add_vertex_job(
-        chain,
-        pool,
-        arch,
-        &VertexJob {
-            binary: d.vertex.binary,
-            code: d.vertex.code,
-            push_uniforms: &vertex_push,
-            vertices,
-            instances: 1,
-            offset_start,
-            ubos: &[],
-            attributes: d.attributes,
-            varyings,
-        },
-        [0, 0],
-    )?;
 
     // The fragment side.
     let general = layout.buffer(VaryingBufferKind::General).map(|(i, _)| i);
@@ -555,6 +540,25 @@ pub fn add_draw(
         put(w, dcd::VIEWPORT, viewport)?;
         put(w, dcd::THREAD_STORAGE, storage)?;
     }
+    // The jobs, once every descriptor is packed (an error above leaves
+    // the chain as it was).
+    let vertex = add_vertex_job(
+        chain,
+        pool,
+        arch,
+        &VertexJob {
+            binary: d.vertex.binary,
+            code: d.vertex.code,
+            push_uniforms: &vertex_push,
+            vertices,
+            instances: 1,
+            offset_start,
+            ubos: &[],
+            attributes: d.attributes,
+            varyings,
+        },
+        [0, 0],
+    )?;
     let payload = &job[PAYLOAD_OFFSET as usize / 4..];
     let tiler = chain.add_job(
         pool,
