@@ -876,3 +876,199 @@ pub fn blend_words(arch: Arch, rt: u32, t: &ColorTargetState) -> JmResult<Vec<u3
     s(&mut w, &format!("{ff}.Conversion.Register Format"), 1)?;
     Ok(w)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::compiler::bifrost::binary::{
+        FragmentInfo, FragmentPreloads, RenderTargetWrite, VaryingLoad, VaryingStore,
+    };
+    use crate::compiler::ir::{BuiltIn, Output, Sampling, Shader, Stage, ValueType};
+    use crate::compiler::passes::IoLayout;
+    use crate::compiler::pipeline::Variant;
+    use crate::hw::job::header;
+    use crate::jm::Recorder;
+    use crate::kmod::Device;
+    use crate::kmod::sim::{SimDevice, SimModel};
+
+    /// A vertex program storing a position and location 2; a fragment
+    /// program loading location 2 (binaries never run: the words are read).
+    fn programs() -> (LoweredShader, ShaderBinary, LoweredShader, ShaderBinary) {
+        let f4 = ValueType::new(32, 4);
+        let mut vs = Shader::new(Stage::Vertex);
+        for slot in [
+            OutputSlot::BuiltIn(BuiltIn::Position),
+            OutputSlot::Location {
+                location: 2,
+                component: 0,
+            },
+        ] {
+            vs.outputs.push(Output {
+                name: "o".into(),
+                slot,
+                ty: f4,
+                xfb: None,
+            });
+        }
+        let lowered_vs = LoweredShader {
+            variant: Variant::Rasterization,
+            shader: vs,
+            io: IoLayout {
+                attributes: vec![],
+                varyings: vec![(VaryingSlot::Position, 0), (VaryingSlot::Generic(0), 0)],
+            },
+            push_uniforms: Default::default(),
+        };
+        let vs_binary = ShaderBinary {
+            varyings: vec![
+                VaryingStore { index: 0, words: 4 },
+                VaryingStore { index: 1, words: 3 },
+            ],
+            ..ShaderBinary::default()
+        };
+        let lowered_fs = LoweredShader {
+            variant: Variant::Fragment,
+            shader: Shader::new(Stage::Fragment),
+            io: IoLayout::default(),
+            push_uniforms: Default::default(),
+        };
+        let fs_binary = ShaderBinary {
+            fragment: Some(FragmentInfo {
+                preloads: FragmentPreloads {
+                    coverage: true,
+                    sample_mask_id: true,
+                    ..Default::default()
+                },
+                render_targets: vec![RenderTargetWrite {
+                    index: 0,
+                    format: BlendRegisterFormat::F32,
+                    components: 4,
+                }],
+                early_z_allowed: true,
+                varyings: vec![VaryingLoad {
+                    location: 2,
+                    components: 3,
+                    interpolation: Interpolation::Smooth,
+                    sampling: Sampling::Center,
+                }],
+                ..Default::default()
+            }),
+            ..ShaderBinary::default()
+        };
+        (lowered_vs, vs_binary, lowered_fs, fs_binary)
+    }
+
+    /// `Recorder::draw`: a VERTEX job then a TILER job depending on it
+    /// and on the previous draw's TILER job; a pending barrier lands on the
+    /// VERTEX job; the fragment varying table maps location 2 to the
+    /// vertex shader's generic slot 0 as F32 × 3.
+    #[test]
+    fn recorder_draws_are_vertex_then_tiler_jobs() {
+        let device = Arc::new(Device::with_dump_dir(
+            Box::new(SimDevice::new(SimModel::G52)),
+            None,
+        ));
+        let mut rec = Recorder::new(device, Arch::V7);
+        let (lvs, vs, lfs, fs) = programs();
+        let targets = [ColorTargetState {
+            format: ColorFormat::Rgba8Unorm,
+            blend: Blend::SrcAlphaOver,
+            write_mask: 15,
+        }];
+        let mut draw = Draw {
+            vertex: Program {
+                binary: &vs,
+                code: 0x10_0000,
+                lowered: &lvs,
+                buffers: &[],
+            },
+            fragment: Program {
+                binary: &fs,
+                code: 0x10_0080,
+                lowered: &lfs,
+                buffers: &[],
+            },
+            attributes: AttributeTables::default(),
+            push_constants: &[],
+            push_constants_address: 0,
+            topology: Topology::TriangleStrip,
+            count: 5,
+            first_vertex: 7,
+            indices: None,
+            raster: RasterState::default(),
+            depth: None,
+            targets: &targets,
+            viewport: Viewport {
+                x: 0.0,
+                y: 0.0,
+                width: 16.0,
+                height: 16.0,
+                min_depth: 0.0,
+                max_depth: 1.0,
+            },
+            scissor: Scissor {
+                x: 0,
+                y: 0,
+                width: 16,
+                height: 16,
+            },
+            tiler_context: 0x20_0000,
+            previous_tiler: 0,
+        };
+        let first = rec.draw(&draw).unwrap().unwrap();
+        assert_eq!((first.vertex, first.tiler), (1, 2));
+        rec.barrier();
+        draw.previous_tiler = first.tiler;
+        let second = rec.draw(&draw).unwrap().unwrap();
+        assert_eq!((second.vertex, second.tiler), (3, 4));
+        let headers: Vec<(u64, u64, u64, u64)> = (0..4)
+            .map(|i| {
+                rec.chain().read_header(i, |w| {
+                    (
+                        header::TYPE.get(w),
+                        header::DEPENDENCY_1.get(w),
+                        header::DEPENDENCY_2.get(w),
+                        header::BARRIER.get(w),
+                    )
+                })
+            })
+            .collect();
+        let (v, t) = (JobType::Vertex as u64, JobType::Tiler as u64);
+        assert_eq!(
+            headers,
+            vec![(v, 0, 0, 0), (t, 1, 0, 0), (v, 0, 0, 1), (t, 3, 2, 0)]
+        );
+        // The TILER job's Draw: offset start, a fragment varying table.
+        let dev = rec.device();
+        let read = |va: u64, n: usize| {
+            let k = dev.kernel();
+            let bo = k
+                .live_bos()
+                .into_iter()
+                .find(|b| va >= b.gpu_va && va + 4 * n as u64 <= b.gpu_va + b.size)
+                .expect("a BO holds the descriptor");
+            let mut b = vec![0u8; bo.size as usize];
+            k.bo_read(&bo, &mut b).unwrap();
+            let at = (va - bo.gpu_va) as usize;
+            crate::hw::layout::words_from_bytes(&b[at..at + 4 * n])
+        };
+        let w = read(second.draw, 32);
+        assert_eq!(dcd::OFFSET_START.get(&w), 7);
+        let table = dcd::VARYINGS.get(&w);
+        let rec2 = read(table + 16, 2);
+        let f = FormatArch::for_arch(Arch::V7);
+        assert_eq!(
+            f.decode_attribute_format(ad::FORMAT.get(&rec2)).unwrap().0,
+            VertexFormat::new(ComponentType::F32, 3)
+        );
+        assert_eq!(ad::OFFSET.get(&rec2), 0);
+        // The varying buffers: position (16 B), generic (16 B per slot).
+        let buffers = read(dcd::VARYING_BUFFERS.get(&w), 8);
+        use crate::hw::attribute::attribute_buffer as ab;
+        assert_eq!(ad::BUFFER_INDEX.get(&rec2), 1);
+        assert_eq!(ab::STRIDE.get(&buffers[4..8]), 16);
+        assert_eq!(ab::POINTER.get(&buffers[0..4]), dcd::POSITION.get(&w));
+    }
+}
