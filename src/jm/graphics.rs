@@ -65,6 +65,13 @@
 //! - Viewport: x/y bounds ±∞ (PanVk's choice: the scissor does the
 //!   clipping), depth min/max, the scissor rectangle (inclusive).
 //!
+//! Not encoded yet (the caller must not ask for them): instanced draws
+//! (one instance; the simulator does not run instanced tiler jobs either),
+//! stencil, depth bias, depth clamp, multisampling, blend factors other
+//! than the two above, blend constants, logic ops, colour formats other
+//! than RGBA8 UNORM, integer fragment outputs, IDVS jobs, clipping of
+//! primitives crossing w = 0.
+//!
 //! `tests/jm_graphics.rs` renders with these jobs on the simulated G52 and
 //! compares the descriptors field by field with PanVk's for the same
 //! render passes; where we differ on purpose, that test's module doc and
