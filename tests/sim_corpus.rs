@@ -398,6 +398,7 @@ fn run_both_with(
         push_constants_address: push_buf.va,
         num_workgroups: GROUPS,
         xfb_params: [0; lower_xfb::XFB_PARAM_COUNT as usize],
+        viewport: [0; 6],
     };
     let words = fau_words(binary, layout.fill_words(&sysvals, &push), &addresses);
 
@@ -718,6 +719,7 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
                 push_constants_address: push_va,
                 num_workgroups: [0; 3],
                 xfb_params: draw.params(),
+                viewport: [0; 6],
             };
             let area = layout.fill_words(&sysvals, &push);
             let fau = fau_words(&binary, area, &addresses);
@@ -919,6 +921,7 @@ fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
                     push_constants_address: push_va,
                     num_workgroups: [0; 3],
                     xfb_params: SysvalBlock::default().xfb_params,
+                    viewport: [0; 6],
                 };
                 let area = main.push_uniforms.fill_words(&sysvals, &push);
                 let words = fau_words(&binary, area, &addresses);

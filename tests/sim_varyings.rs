@@ -401,6 +401,7 @@ fn random_vertex_shaders_store_what_the_interpreter_stores() {
             push_constants_address: 0,
             num_workgroups: [0; 3],
             xfb_params: SysvalBlock::default().xfb_params,
+            viewport: [0; 6],
         };
         let words = layout.fill_words(&sysvals, &[]);
         let state = DrawState {

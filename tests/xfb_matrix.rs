@@ -279,6 +279,7 @@ fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
         push_constants_address: 0,
         num_workgroups: [0; 3],
         xfb_params: with_rates(draw.params(), variant.attr_instance),
+        viewport: [0; 6],
     };
     state.push_uniforms = variant.layout.fill(&sysvals, &[]);
     let per_instance = draw.invocations_per_instance();
@@ -738,6 +739,7 @@ fn variant_on_the_simulator_matches_the_reference() {
                 push_constants_address: 0,
                 num_workgroups: [0; 3],
                 xfb_params: with_rates(draw.params(), v.attr_instance),
+                viewport: [0; 6],
             };
             let uniforms = v.layout.fill_words(&sysvals, &[]);
             let code = gpu.upload(&binary);

@@ -292,6 +292,7 @@ fn check(gpu: &mut SimGpu, v: &Variant, outs: &[OutSpec], case: &Case) -> Option
         push_constants_address: 0,
         num_workgroups: [0; 3],
         xfb_params: params,
+        viewport: [0; 6],
     };
     let push = v.layout.fill_words(&sysvals, &[]);
     let code = gpu.upload(&v.binary);

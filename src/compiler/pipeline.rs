@@ -286,6 +286,45 @@ fn finish(
     })
 }
 
+/// Makes the rasterization variant of a vertex shader store what the tiler
+/// reads: `gl_Position` in framebuffer coordinates and 1/w
+/// (`passes/lower_viewport.rs`), the viewport's scale and offset appended
+/// to [`LoweredShader::push_uniforms`] as sysval words; then `optimize`
+/// and `compact_values` again. For vertex shaders whose draws rasterize
+/// (`jm::graphics`); [`compile_front`] leaves the variant in clip space
+/// because vertex jobs without a tiler (and their tests) read it so.
+/// Returns whether the shader stores a position.
+pub fn lower_for_tiler(shader: &mut LoweredShader) -> Result<bool, FrontError> {
+    let variant = shader.variant;
+    if variant != Variant::Rasterization {
+        return Ok(false);
+    }
+    let step = |pass: &'static str, s: &Shader| {
+        s.validate().map_err(|error| FrontError::InvalidIr {
+            variant: Some(variant),
+            pass,
+            error,
+        })
+    };
+    if !shader
+        .shader
+        .lower_viewport_transform(&mut shader.push_uniforms)
+    {
+        return Ok(false);
+    }
+    step("lower_viewport", &shader.shader)?;
+    if shader.push_uniforms.words.len() > MAX_FAU_WORDS {
+        return Err(FrontError::TooManyPushUniforms {
+            variant,
+            words: shader.push_uniforms.words.len(),
+        });
+    }
+    shader.shader.optimize();
+    shader.shader.compact_values();
+    step(LAST_STEP, &shader.shader)?;
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

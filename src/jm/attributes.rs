@@ -64,6 +64,36 @@ pub fn write_attribute_tables(
     records: &[AttributeRecord],
 ) -> JmResult<AttributeTables> {
     let arch = rec.arch;
+    write_attribute_tables_in(
+        &mut |size, align| rec.alloc(size, align),
+        arch,
+        buffers,
+        records,
+    )
+}
+
+/// [`write_attribute_tables`] into any pool (a chain built without a
+/// [`Recorder`], e.g. `jm::graphics` under a test harness).
+pub fn write_attribute_tables_to_pool(
+    pool: &mut super::pool::GpuPool,
+    arch: Arch,
+    buffers: &[AttributeBuffer],
+    records: &[AttributeRecord],
+) -> JmResult<AttributeTables> {
+    write_attribute_tables_in(
+        &mut |size, align| Ok(pool.alloc(size.max(1), align)?),
+        arch,
+        buffers,
+        records,
+    )
+}
+
+fn write_attribute_tables_in(
+    alloc: &mut dyn FnMut(u64, u64) -> JmResult<super::pool::GpuAlloc>,
+    arch: Arch,
+    buffers: &[AttributeBuffer],
+    records: &[AttributeRecord],
+) -> JmResult<AttributeTables> {
     // Buffer table: slot of each buffer, then the packed records.
     let mut slots = Vec::with_capacity(buffers.len());
     let mut used = 0usize;
@@ -78,7 +108,7 @@ pub fn write_attribute_tables(
         let size = u32::try_from(b.size + delta).unwrap_or(u32::MAX);
         pack_attribute_buffer(&mut bwords[4 * slot..], pointer, b.stride, size, b.indexing)?;
     }
-    let table = rec.alloc(4 * bwords.len() as u64, 64)?;
+    let table = alloc(4 * bwords.len() as u64, 64)?;
     table.write_words(0, &bwords);
 
     let templates = super::templates::templates(arch);
@@ -104,7 +134,7 @@ pub fn write_attribute_tables(
         let offset = u64::from(r.offset) + (b.address & 63);
         ad::OFFSET.set(w, offset).map_err(err)?;
     }
-    let attrs = rec.alloc(4 * awords.len() as u64, 64)?;
+    let attrs = alloc(4 * awords.len() as u64, 64)?;
     attrs.write_words(0, &awords);
     Ok(AttributeTables {
         attributes: attrs.gpu_va,

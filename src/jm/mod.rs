@@ -9,6 +9,7 @@ pub mod chain;
 pub mod compute;
 pub mod error;
 pub mod framebuffer;
+pub mod graphics;
 pub mod patch;
 pub mod pool;
 pub mod recorder;

@@ -150,6 +150,19 @@ impl Recorder {
         Ok(self.added(i))
     }
 
+    /// A draw's VERTEX and TILER jobs (`super::graphics`); `None` (and no
+    /// job) when it draws nothing.
+    pub fn draw(
+        &mut self,
+        draw: &super::graphics::Draw<'_>,
+    ) -> JmResult<Option<super::graphics::DrawJobs>> {
+        let jobs = super::graphics::add_draw(&mut self.chain, &mut self.pool, self.arch, draw)?;
+        if let Some(j) = &jobs {
+            self.added(j.vertex);
+        }
+        Ok(jobs)
+    }
+
     /// The XFB capture job; `None` (and no job) for an empty grid.
     pub fn xfb(&mut self, job: &XfbJob<'_>, deps: [u16; 2]) -> JmResult<Option<u16>> {
         let i = add_xfb_job(&mut self.chain, &mut self.pool, self.arch, job, deps)?;

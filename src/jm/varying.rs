@@ -30,10 +30,14 @@
 //!   not added for varyings (our reading of Mesa, which sizes varying
 //!   buffers by the vertex range alone; see `kmod/sim/shader/message.rs`).
 //!
-//! The position buffer holds `gl_Position` as the shader computed it (clip
-//! space). Mali's tiler expects the viewport transform already applied by
-//! the vertex shader (Mesa `src/panfrost/compiler/bifrost_compile.c`); that lowering and
-//! the tiler job do not exist yet, and the tests compare clip-space bytes.
+//! The position buffer holds `gl_Position` as the shader computed it:
+//! clip space for the plain rasterization variant (what these tables'
+//! tests compare), framebuffer coordinates and 1/w when the shader was
+//! lowered with `compiler::pipeline::lower_for_tiler`, which is what the
+//! tiler reads (Mesa applies the viewport transform in the vertex shader
+//! too, `src/panfrost/compiler/bifrost_compile.c`). `super::graphics`
+//! builds on these tables for draws that rasterize and gives the position
+//! record the "Snap 4" format.
 //!
 //! This module never allocates the buffers themselves (the caller owns
 //! them: scratch memory of the batch, or a test's buffers); it only writes

@@ -320,6 +320,12 @@ impl SimGpu {
     /// Submits the chain at `jc` with every harness and pool BO, waits, and
     /// reports the counters of the jobs it ran or the first fault.
     pub fn submit(&mut self, jc: u64) -> Result<Run, RunError> {
+        self.submit_with(jc, 0)
+    }
+
+    /// [`SimGpu::submit`] with SUBMIT `requirements` (e.g. `kmod::JD_REQ_FS`
+    /// for a chain of FRAGMENT jobs, as drivers submit render passes).
+    pub fn submit_with(&mut self, jc: u64, requirements: u32) -> Result<Run, RunError> {
         let before = self.sim.shader_counters().len();
         let k = self.dev.kernel();
         let sync = k.syncobj_create(false)?;
@@ -330,7 +336,7 @@ impl SimGpu {
             bo_handles: &handles,
             in_syncs: &[],
             out_sync: sync,
-            requirements: 0,
+            requirements,
         })?;
         let done = k.syncobj_wait(&[sync], crate::kmod::deadline_after(self.timeout_ns), true)?;
         let err = k.syncobj_fence_error(sync)?;

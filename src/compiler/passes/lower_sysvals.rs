@@ -26,6 +26,8 @@
 //! | 24, 28, 32 | number of workgroups x, y, z | CPU / indirect-dispatch kernel |
 //! | 36 | reserved (0) | – |
 //! | 40 + 4n | `XfbParam(n)`, n < [`XFB_PARAM_COUNT`] (see `lower_xfb.rs`) | see the XFB table |
+//! | 224, 228, 232 | viewport scale x, y, z (f32; `lower_viewport`) | CPU per draw (`jm::graphics`) |
+//! | 236, 240, 244 | viewport offset x, y, z (f32; `lower_viewport`) | CPU per draw (`jm::graphics`) |
 //!
 //! # What is lowered
 //! - `vertex_index` → `raw_vertex_id + uniform(raw vertex offset)`;
@@ -59,6 +61,11 @@ pub mod sysval_offset {
     pub const PUSH_CONSTANTS_ADDRESS: u32 = 16;
     pub const NUM_WORKGROUPS: u32 = 24;
     pub const XFB_PARAMS: u32 = 40;
+    /// Viewport scale x, y, z then offset x, y, z (six f32), the terms of
+    /// the viewport transform `lower_viewport` puts in vertex shaders;
+    /// right after the XFB parameters.
+    pub const VIEWPORT: u32 = XFB_PARAMS + 4 * super::XFB_PARAM_COUNT as u32;
+    const _: () = assert!(VIEWPORT.is_multiple_of(8), "64-bit push words");
 }
 
 /// Number of `XfbParam(n)` words in the sysval block (what each means is
@@ -66,7 +73,10 @@ pub mod sysval_offset {
 pub const XFB_PARAM_COUNT: u16 = 46;
 
 /// Size of the canonical sysval block in bytes (a whole number of words).
-pub const SYSVAL_BLOCK_SIZE: u32 = sysval_offset::XFB_PARAMS + 4 * XFB_PARAM_COUNT as u32;
+pub const SYSVAL_BLOCK_SIZE: u32 = sysval_offset::VIEWPORT + 4 * 6;
+
+const _: () =
+    assert!(sysval_offset::XFB_PARAMS + 4 * XFB_PARAM_COUNT as u32 == sysval_offset::VIEWPORT);
 
 /// Push constants live above this in the pass's intermediate numbering.
 const PUSH_CONSTANT_SPACE: u32 = 1 << 20;
@@ -80,6 +90,9 @@ pub struct SysvalBlock {
     pub push_constants_address: u64,
     pub num_workgroups: [u32; 3],
     pub xfb_params: [u32; XFB_PARAM_COUNT as usize],
+    /// Viewport scale x, y, z, offset x, y, z as f32 bits (see
+    /// [`SysvalBlock::set_viewport`]).
+    pub viewport: [u32; 6],
 }
 
 impl Default for SysvalBlock {
@@ -91,11 +104,21 @@ impl Default for SysvalBlock {
             push_constants_address: 0,
             num_workgroups: [0; 3],
             xfb_params: [0; XFB_PARAM_COUNT as usize],
+            viewport: [0; 6],
         }
     }
 }
 
 impl SysvalBlock {
+    /// The viewport terms: `scale` and `offset` of the transform
+    /// `x_fb = x_ndc * scale + offset` per axis.
+    pub fn set_viewport(&mut self, scale: [f32; 3], offset: [f32; 3]) {
+        for i in 0..3 {
+            self.viewport[i] = scale[i].to_bits();
+            self.viewport[3 + i] = offset[i].to_bits();
+        }
+    }
+
     pub fn to_bytes(&self) -> [u8; SYSVAL_BLOCK_SIZE as usize] {
         use sysval_offset::*;
         let mut b = [0u8; SYSVAL_BLOCK_SIZE as usize];
@@ -114,6 +137,9 @@ impl SysvalBlock {
         }
         for (i, p) in self.xfb_params.iter().enumerate() {
             put(XFB_PARAMS + 4 * i as u32, &p.to_le_bytes());
+        }
+        for (i, v) in self.viewport.iter().enumerate() {
+            put(VIEWPORT + 4 * i as u32, &v.to_le_bytes());
         }
         b
     }
@@ -460,6 +486,7 @@ mod tests {
             push_constants_address: PC_ADDR,
             num_workgroups: [5, 6, 7],
             xfb_params,
+            viewport: [0; 6],
         };
         let ids = InvocationIds {
             raw_vertex_id: 12,

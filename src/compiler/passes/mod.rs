@@ -23,6 +23,7 @@ pub mod lower_io;
 pub mod lower_robust;
 pub mod lower_sysvals;
 mod lower_vars_to_ssa;
+mod lower_viewport;
 pub mod lower_xfb;
 mod opt_algebraic;
 mod opt_constant_fold;

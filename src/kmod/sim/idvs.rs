@@ -26,7 +26,16 @@
 //! triangles (i+1, i+2, 0); last: (i+1, i, i+2) and (0, i+1, i+2)); the
 //! record says which vertex provokes flat varyings.
 //!
-//! Not simulated (JOB_CONFIG_FAULT): primitive restart, several instances,
+//! Primitive restart (the Primitive's `Primitive restart`: "Implicit" =
+//! the all-ones index of the index type, "Explicit" = `Primitive Restart
+//! Index`; indexed draws only) ends the strip, fan or list at each restart
+//! index and starts a new one after it, the Vulkan rule
+//! (`primitiveRestartEnable`); an incomplete primitive before it is
+//! dropped. Which value the hardware compares against for "Implicit" is
+//! our reading of genxml's names and of PanVk, which writes "Implicit"
+//! for Vulkan's all-ones restart.
+//!
+//! Not simulated (JOB_CONFIG_FAULT): several instances,
 //! "Polygon" and "Quads" draw modes, a null tiler context.
 //!
 //! This module must never pass anything to the fragment job except through
@@ -84,9 +93,6 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
     let ws = WorkSize::unpack(invocation);
     if ws.count[2] > 1 {
         return Err(config(job.va, "instanced tiler jobs are not simulated"));
-    }
-    if prim::PRIMITIVE_RESTART.get(primitive) != 0 {
-        return Err(config(prim_va, "primitive restart is not simulated"));
     }
     let position = dcd::POSITION.get(draw);
     if position == 0 {
@@ -220,21 +226,31 @@ fn assemble(
     if index_bytes != 0 && indices == 0 {
         return Err(config(prim_va, "indexed draw without indices"));
     }
+    let raw = |k: u32| -> Result<u32, JobFault> {
+        let mut b = [0u8; 4];
+        let n = index_bytes as usize;
+        mmu.read(indices + u64::from(k) * index_bytes, &mut b[..n])?;
+        Ok(u32::from_le_bytes(b))
+    };
     let slot = |k: u32| -> Result<u32, JobFault> {
         if index_bytes == 0 {
             return Ok(k);
         }
-        let mut b = [0u8; 4];
-        let n = index_bytes as usize;
-        mmu.read(indices + u64::from(k) * index_bytes, &mut b[..n])?;
-        let v = i64::from(u32::from_le_bytes(b)) + base_vertex;
+        let v = i64::from(raw(k)?) + base_vertex;
         u32::try_from(v).map_err(|_| config(prim_va, "index + base vertex is negative"))
+    };
+    let restart = match (prim::PRIMITIVE_RESTART.get(primitive), index_bytes) {
+        (0, _) => None,
+        (_, 0) => return Err(config(prim_va, "primitive restart without indices")),
+        (2, n) => Some(((1u64 << (8 * n)) - 1) as u32),
+        (3, _) => Some(prim::PRIMITIVE_RESTART_INDEX.get(primitive) as u32),
+        _ => return Err(config(prim_va, "primitive restart mode")),
     };
     let last = prim::FIRST_PROVOKING_VERTEX.get(primitive) == 0;
     let cull_front = dcd::CULL_FRONT_FACE.get(draw) != 0;
     let cull_back = dcd::CULL_BACK_FACE.get(draw) != 0;
     let ccw_front = dcd::FRONT_FACE_CCW.get(draw) != 0;
-    let mut push_triangle = |v: [u32; 3]| -> Result<(), JobFault> {
+    let push_triangle = |list: &mut ListWriter, v: [u32; 3]| -> Result<(), JobFault> {
         if cull_front || cull_back {
             let p = [
                 read_position(mmu, position, v[0])?,
@@ -261,98 +277,122 @@ fn assemble(
         )
     };
     let mode = prim::DRAW_MODE.get(primitive);
-    match mode {
-        // Triangles, strip, fan.
-        8 => {
-            for t in 0..count / 3 {
-                push_triangle([slot(3 * t)?, slot(3 * t + 1)?, slot(3 * t + 2)?])?;
+    // Segments between restart indices (one segment without restart).
+    let total = count;
+    let mut first = 0u32;
+    loop {
+        let mut end = total;
+        if let Some(r) = restart {
+            end = first;
+            while end < total && raw(end)? != r {
+                end += 1;
             }
         }
-        10 => {
-            for i in 0..count.saturating_sub(2) {
-                let (a, b, c) = (slot(i)?, slot(i + 1)?, slot(i + 2)?);
-                // Vulkan's order keeps the provoking vertex in place: odd
-                // triangles are (i, i+2, i+1) with the first vertex
-                // provoking, (i+1, i, i+2) with the last.
-                push_triangle(match (i % 2 == 0, last) {
-                    (true, _) => [a, b, c],
-                    (false, false) => [a, c, b],
-                    (false, true) => [b, a, c],
-                })?;
+        let slot = |k: u32| slot(first + k);
+        let count = end - first;
+        match mode {
+            // Triangles, strip, fan.
+            8 => {
+                for t in 0..count / 3 {
+                    push_triangle(
+                        &mut *list,
+                        [slot(3 * t)?, slot(3 * t + 1)?, slot(3 * t + 2)?],
+                    )?;
+                }
             }
-        }
-        12 => {
-            for i in 0..count.saturating_sub(2) {
-                let (a, b, c) = (slot(i + 1)?, slot(i + 2)?, slot(0)?);
-                push_triangle(if last { [c, a, b] } else { [a, b, c] })?;
+            10 => {
+                for i in 0..count.saturating_sub(2) {
+                    let (a, b, c) = (slot(i)?, slot(i + 1)?, slot(i + 2)?);
+                    // Vulkan's order keeps the provoking vertex in place: odd
+                    // triangles are (i, i+2, i+1) with the first vertex
+                    // provoking, (i+1, i, i+2) with the last.
+                    push_triangle(
+                        &mut *list,
+                        match (i % 2 == 0, last) {
+                            (true, _) => [a, b, c],
+                            (false, false) => [a, c, b],
+                            (false, true) => [b, a, c],
+                        },
+                    )?;
+                }
             }
-        }
-        // Points.
-        1 => {
-            let format = prim::POINT_SIZE_ARRAY_FORMAT.get(primitive);
-            let array = psize::SIZE_ARRAY.get(size);
-            for k in 0..count {
-                let s = slot(k)?;
-                let point_size = match format {
-                    0 => f32::from_bits(psize::CONSTANT.get(size) as u32),
+            12 => {
+                for i in 0..count.saturating_sub(2) {
+                    let (a, b, c) = (slot(i + 1)?, slot(i + 2)?, slot(0)?);
+                    push_triangle(&mut *list, if last { [c, a, b] } else { [a, b, c] })?;
+                }
+            }
+            // Points.
+            1 => {
+                let format = prim::POINT_SIZE_ARRAY_FORMAT.get(primitive);
+                let array = psize::SIZE_ARRAY.get(size);
+                for k in 0..count {
+                    let s = slot(k)?;
+                    let point_size = match format {
+                        0 => f32::from_bits(psize::CONSTANT.get(size) as u32),
+                        2 => {
+                            let mut b = [0u8; 2];
+                            mmu.read(array + 2 * u64::from(s), &mut b)?;
+                            super::shader::exec::f16_to_f32(u16::from_le_bytes(b))
+                        }
+                        3 => {
+                            let w = mmu.read_words(array + 4 * u64::from(s), 1)?;
+                            f32::from_bits(w[0])
+                        }
+                        _ => return Err(config(prim_va, "point size array format")),
+                    };
+                    list.push(
+                        mmu,
+                        &Record {
+                            kind: Kind::Point,
+                            size: point_size,
+                            draw: draw_va,
+                            vertices: [s, s, s],
+                            provoking_last: false,
+                        },
+                    )?;
+                }
+            }
+            // Lines, strip, loop.
+            2 | 4 | 6 => {
+                let width = f32::from_bits(psize::CONSTANT.get(size) as u32);
+                let mut segs = Vec::new();
+                match mode {
                     2 => {
-                        let mut b = [0u8; 2];
-                        mmu.read(array + 2 * u64::from(s), &mut b)?;
-                        super::shader::exec::f16_to_f32(u16::from_le_bytes(b))
+                        for i in 0..count / 2 {
+                            segs.push((2 * i, 2 * i + 1));
+                        }
                     }
-                    3 => {
-                        let w = mmu.read_words(array + 4 * u64::from(s), 1)?;
-                        f32::from_bits(w[0])
-                    }
-                    _ => return Err(config(prim_va, "point size array format")),
-                };
-                list.push(
-                    mmu,
-                    &Record {
-                        kind: Kind::Point,
-                        size: point_size,
-                        draw: draw_va,
-                        vertices: [s, s, s],
-                        provoking_last: false,
-                    },
-                )?;
-            }
-        }
-        // Lines, strip, loop.
-        2 | 4 | 6 => {
-            let width = f32::from_bits(psize::CONSTANT.get(size) as u32);
-            let mut segs = Vec::new();
-            match mode {
-                2 => {
-                    for i in 0..count / 2 {
-                        segs.push((2 * i, 2 * i + 1));
+                    _ => {
+                        for i in 0..count.saturating_sub(1) {
+                            segs.push((i, i + 1));
+                        }
+                        if mode == 6 && count > 2 {
+                            segs.push((count - 1, 0));
+                        }
                     }
                 }
-                _ => {
-                    for i in 0..count.saturating_sub(1) {
-                        segs.push((i, i + 1));
-                    }
-                    if mode == 6 && count > 2 {
-                        segs.push((count - 1, 0));
-                    }
+                for (a, b) in segs {
+                    let (a, b) = (slot(a)?, slot(b)?);
+                    list.push(
+                        mmu,
+                        &Record {
+                            kind: Kind::Line,
+                            size: width,
+                            draw: draw_va,
+                            vertices: [a, b, b],
+                            provoking_last: last,
+                        },
+                    )?;
                 }
             }
-            for (a, b) in segs {
-                let (a, b) = (slot(a)?, slot(b)?);
-                list.push(
-                    mmu,
-                    &Record {
-                        kind: Kind::Line,
-                        size: width,
-                        draw: draw_va,
-                        vertices: [a, b, b],
-                        provoking_last: last,
-                    },
-                )?;
-            }
+            0 => {}
+            _ => return Err(config(prim_va, "draw mode not simulated")),
         }
-        0 => {}
-        _ => return Err(config(prim_va, "draw mode not simulated")),
+        if end >= total {
+            break;
+        }
+        first = end + 1;
     }
     Ok(())
 }

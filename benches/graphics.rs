@@ -1,0 +1,223 @@
+//! Graphics draws of our own on the simulated G52 (`jm::graphics`,
+//! `jm::framebuffer`): recording one draw (VERTEX + TILER jobs and every
+//! descriptor they point at) and rendering the triangle frame (both chains
+//! on the simulator: 3 vertices, 1,334 fragments). Run with
+//! `cargo bench --bench graphics`.
+
+use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
+use bifrost_vk::compiler::bifrost::{Options, compile_optimized};
+use bifrost_vk::compiler::ir::Stage;
+use bifrost_vk::compiler::pipeline::{LoweredShader, compile_front, lower_for_tiler};
+use bifrost_vk::hw::format::{ComponentType, VertexFormat};
+use bifrost_vk::jm::JobChain;
+use bifrost_vk::jm::attributes::{
+    AttributeBuffer, AttributeRecord, write_attribute_tables_to_pool,
+};
+use bifrost_vk::jm::framebuffer::{
+    BlockFormat, ColorFormat, ColorTarget, Framebuffer, SampleLocations, add_fragment_job,
+    write_framebuffer, write_tiler_context,
+};
+use bifrost_vk::jm::graphics::{
+    Blend, ColorTargetState, Draw, Program, RasterState, Scissor, Topology, Viewport, add_draw,
+};
+use bifrost_vk::jm::vertex_input::Indexing;
+use bifrost_vk::kmod::JD_REQ_FS;
+use bifrost_vk::kmod::sim::SimModel;
+use bifrost_vk::testing::SimGpu;
+
+fn main() {
+    divan::main();
+}
+
+const VS: &[u8] = include_bytes!("../tests/shaders/graphics/clip_position.vert.spv");
+const FS: &[u8] = include_bytes!("../tests/shaders/color_varying.frag.spv");
+
+fn compile(spv: &[u8], stage: Stage) -> (LoweredShader, ShaderBinary) {
+    let mut lowered = compile_front(spv, "main", stage, &Default::default())
+        .unwrap()
+        .main;
+    if stage == Stage::Vertex {
+        lower_for_tiler(&mut lowered).unwrap();
+    }
+    let binary = compile_optimized(
+        &lowered.shader,
+        Options {
+            push_uniform_words: Some(lowered.push_uniforms.fau_words()),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    (lowered, binary)
+}
+
+struct Setup {
+    vs: (LoweredShader, ShaderBinary, u64),
+    fs: (LoweredShader, ShaderBinary, u64),
+    vb: u64,
+    heap: (u64, u64),
+    locations: u64,
+    color: u64,
+}
+
+fn setup() -> (SimGpu, Setup) {
+    let (lvs, vs) = compile(VS, Stage::Vertex);
+    let (lfs, fs) = compile(FS, Stage::Fragment);
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let vs_code = gpu.upload(&vs);
+    let fs_code = gpu.upload(&fs);
+    // gfx_triangle's vertices with w = 1.
+    let data: [f32; 21] = [
+        -0.75, -0.875, 0.0, 1.0, 1.0, 0.0, 0.0, //
+        0.875, -0.375, 0.0, 1.0, 0.0, 1.0, 0.0, //
+        -0.375, 0.84375, 0.0, 1.0, 0.0, 0.0, 1.0,
+    ];
+    let vb = gpu.alloc(128);
+    gpu.write_f32s(vb.va, &data);
+    let heap = gpu.alloc(1 << 20);
+    let locations = gpu.alloc(4096);
+    gpu.write_u32s(locations.va, &SampleLocations::single_sampled());
+    let color = gpu.alloc(16 * 1024);
+    let s = Setup {
+        vs: (lvs, vs, vs_code),
+        fs: (lfs, fs, fs_code),
+        vb: vb.va,
+        heap: (heap.va, heap.size),
+        locations: locations.va,
+        color: color.va,
+    };
+    (gpu, s)
+}
+
+/// Builds the vertex/tiler chain into `chain` and the fragment chain;
+/// returns the fragment chain's head.
+fn record(
+    s: &Setup,
+    chain: &mut JobChain,
+    pool: &mut bifrost_vk::jm::GpuPool,
+    arch: bifrost_vk::hw::Arch,
+) -> bifrost_vk::jm::JmResult<u64> {
+    let context = write_tiler_context(pool, 64, 64, s.heap.0, s.heap.1)?;
+    let attributes = write_attribute_tables_to_pool(
+        pool,
+        arch,
+        &[AttributeBuffer {
+            address: s.vb,
+            size: 84,
+            stride: 28,
+            indexing: Indexing::Linear,
+        }],
+        &[
+            AttributeRecord {
+                buffer: 0,
+                format: VertexFormat::new(ComponentType::F32, 4),
+                offset: 0,
+            },
+            AttributeRecord {
+                buffer: 0,
+                format: VertexFormat::new(ComponentType::F32, 3),
+                offset: 16,
+            },
+        ],
+    )?;
+    let targets = [ColorTargetState {
+        format: ColorFormat::Rgba8Unorm,
+        blend: Blend::Opaque,
+        write_mask: 15,
+    }];
+    add_draw(
+        chain,
+        pool,
+        arch,
+        &Draw {
+            vertex: Program {
+                binary: &s.vs.1,
+                code: s.vs.2,
+                lowered: &s.vs.0,
+                buffers: &[],
+            },
+            fragment: Program {
+                binary: &s.fs.1,
+                code: s.fs.2,
+                lowered: &s.fs.0,
+                buffers: &[],
+            },
+            attributes,
+            push_constants: &[],
+            push_constants_address: 0,
+            topology: Topology::TriangleList,
+            count: 3,
+            first_vertex: 0,
+            indices: None,
+            raster: RasterState::default(),
+            depth: None,
+            targets: &targets,
+            viewport: Viewport {
+                x: 0.0,
+                y: 0.0,
+                width: 64.0,
+                height: 64.0,
+                min_depth: 0.0,
+                max_depth: 1.0,
+            },
+            scissor: Scissor {
+                x: 0,
+                y: 0,
+                width: 64,
+                height: 64,
+            },
+            tiler_context: context,
+            previous_tiler: 0,
+        },
+    )?;
+    let colors = [ColorTarget {
+        format: ColorFormat::Rgba8Unorm,
+        block: BlockFormat::TiledUInterleaved,
+        base: s.color,
+        row_stride: 4096,
+        clear: Some([0xff99_6633; 4]),
+    }];
+    let pointer = write_framebuffer(
+        pool,
+        arch,
+        &Framebuffer {
+            width: 64,
+            height: 64,
+            colors: &colors,
+            depth: None,
+            tiler_context: context,
+            sample_locations: s.locations,
+        },
+    )?;
+    let mut frag = JobChain::new();
+    add_fragment_job(&mut frag, pool, pointer, 64, 64, [0, 0])?;
+    Ok(frag.head())
+}
+
+/// Recording only: the draw's jobs and descriptors, the framebuffer and
+/// the FRAGMENT job (nothing submitted; the pool is reset each time).
+#[divan::bench(sample_count = 200)]
+fn record_triangle_render_pass(bencher: divan::Bencher) {
+    let (mut gpu, s) = setup();
+    bencher.bench_local(|| {
+        gpu.run_chain(|chain, pool, arch| {
+            record(&s, chain, pool, arch)?;
+            Ok(false)
+        })
+        .unwrap()
+    });
+}
+
+/// Recording and rendering: both chains on the simulated G52.
+#[divan::bench(sample_count = 50)]
+fn render_triangle_frame(bencher: divan::Bencher) {
+    let (mut gpu, s) = setup();
+    bencher.bench_local(|| {
+        let mut frag = 0;
+        gpu.run_chain(|chain, pool, arch| {
+            frag = record(&s, chain, pool, arch)?;
+            Ok(true)
+        })
+        .unwrap();
+        gpu.submit_with(frag, JD_REQ_FS).unwrap();
+    });
+}

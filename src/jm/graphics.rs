@@ -1,0 +1,1081 @@
+//! A draw inside a render pass: from a compiled vertex and fragment shader,
+//! vertex input tables, topology, indices and the fixed-function state,
+//! write the VERTEX job (vertex shading into varying buffers) and the
+//! TILER job (primitive assembly into the tiler context's polygon list)
+//! with the fragment side's Draw, Renderer State, Blend and Viewport
+//! descriptors (genxml v6.xml/v7.xml "Tiler Job", "Primitive", "Primitive
+//! Size", "Draw", "Renderer State", "Blend", "Viewport").
+//!
+//! # Jobs and submission
+//! Every draw is a **VERTEX job followed by a TILER job** that depends on
+//! it and on the previous draw's TILER job ([`Draw::previous_tiler`]), so
+//! primitives reach the polygon list in API order. We do not use IDVS
+//! (INDEXED_VERTEX) jobs, which PanVk uses on v7 for triangles: v6 has
+//! none, PanVk itself falls back to VERTEX + TILER for points and for
+//! shaders writing `gl_PointSize` ("Bifrost cannot write gl_PointSize
+//! during IDVS", Mesa `src/panfrost/compiler/bifrost_compile.c`), and one
+//! path serves every topology on both generations; the cost is one more
+//! job and the varyings of every vertex in the range being shaded whether
+//! or not a primitive uses them. Indexed draws shade the index range
+//! [`IndexBuffer::min_index`] ..= [`IndexBuffer::max_index`] (PanVk reads
+//! the index buffer on the CPU for the same range).
+//!
+//! A render pass is two kernel submissions, as in PanVk and the panfrost
+//! kernel driver: the vertex/tiler chain (these jobs, `requirements` 0),
+//! then the chain with the FRAGMENT job of [`super::framebuffer`]
+//! (`requirements = JD_REQ_FS`, `kmod::JD_REQ_FS`), which must not start
+//! before the first has finished (the queue's syncobj orders them). The
+//! tiler context and heap ([`super::framebuffer::write_tiler_context`]) are
+//! shared by both chains.
+//!
+//! # The vertex shader's contract
+//! The vertex shader must be the rasterization variant lowered with
+//! `compiler::pipeline::lower_for_tiler`: it stores `gl_Position` as
+//! framebuffer x, y, depth and 1/w, computed from the viewport terms in
+//! its push-uniform area (filled here from [`Viewport`]). The position
+//! record has format "Snap 4" (what PanVk gives the tiler's position
+//! buffer), generic varyings U32 records in one interleaved buffer
+//! ([`super::varying`]), `gl_PointSize` an F32 record in its own buffer,
+//! which the Primitive Size's "Size Array" points at with "Point size array
+//! format" FP32. The fragment side's Varyings table has one record per
+//! location the fragment shader loads (the fragment shader's `LD_VAR`
+//! index is the location): F32 records of the loaded components for
+//! smooth inputs (the interpolator converts), U32 for flat ones.
+//!
+//! # Fixed-function state
+//! - Primitive: draw mode, index type (u8/u16/u32), restart (genxml
+//!   "Implicit": the all-ones index of the index type, what Vulkan's
+//!   `primitiveRestartEnable` means), first/last provoking vertex, index
+//!   count, base vertex offset, point size (array or constant 1.0), line
+//!   width (constant), "Low/High Depth Cull" on, job task split 6 (PanVk's
+//!   values).
+//! - Draw: cull front/back, front face CCW, position buffer, viewport,
+//!   fragment push uniforms, renderer state, varyings, thread storage.
+//! - Renderer state: the fragment shader's preloads, varying count,
+//!   register allocation, wait dependencies, early-ZS modes (Mesa
+//!   `src/panfrost/lib/pan_earlyzs.c`: shaders that neither discard nor
+//!   write depth test early; "Weak Early" when the depth test always passes
+//!   and writes nothing, else "Force Early"; "Force Late" otherwise), the
+//!   depth function and write mask, near/far discard (depth clipping on),
+//!   depth range fixed, sample mask 0xffff, alpha test Always, stencil
+//!   off (masks 0xff without a depth state, 0 with one, as PanVk). One Blend descriptor per colour target
+//!   follows it: "Opaque" (no blending) or fixed-function
+//!   `dst + (src − dst) · αs` for SRC_ALPHA / ONE_MINUS_SRC_ALPHA, register
+//!   format F32, conversion to the target's format.
+//! - Viewport: x/y bounds ±∞ (PanVk's choice: the scissor does the
+//!   clipping), depth min/max, the scissor rectangle (inclusive).
+//!
+//! Not encoded yet (the caller must not ask for them): instanced draws
+//! (one instance; the simulator does not run instanced tiler jobs either),
+//! stencil, depth bias, depth clamp, multisampling, blend factors other
+//! than the two above, blend constants, logic ops, colour formats other
+//! than RGBA8 UNORM, integer fragment outputs, IDVS jobs, clipping of
+//! primitives crossing w = 0.
+//!
+//! `tests/jm_graphics.rs` renders with these jobs on the simulated G52 and
+//! compares the descriptors field by field with PanVk's for the same
+//! render passes; where we differ on purpose, that test's module doc and
+//! docs/STATUS.md say why.
+//!
+//! This module encodes what it is given; what a Vulkan pipeline's state
+//! means is `vk/`'s business.
+
+use super::chain::JobChain;
+use super::compute::{AttributeTables, VertexJob, add_vertex_job};
+use super::error::{JmError, JmResult};
+use super::framebuffer::ColorFormat;
+use super::pool::{GpuPool, SharedKey};
+use super::varying::{VaryingBufferKind, VaryingLayout, varying_table_words};
+use crate::compiler::bifrost::binary::{BlendRegisterFormat, ShaderBinary};
+use crate::compiler::ir::{Interpolation, OutputSlot};
+use crate::compiler::passes::SysvalBlock;
+use crate::compiler::passes::lower_io::VaryingSlot;
+use crate::compiler::pipeline::LoweredShader;
+use crate::hw::attribute::attribute_desc as ad;
+use crate::hw::compute::WorkSize;
+use crate::hw::draw::{dcd, primitive as prim, primitive_size as psize, viewport as vp};
+use crate::hw::format::{ComponentType, FormatArch, VertexFormat};
+use crate::hw::job::{JobType, PAYLOAD_OFFSET, tiler_pointer};
+use crate::hw::layout::{Field, Layout};
+use crate::hw::shader::{
+    REGISTERS_32_PER_THREAD, REGISTERS_64_PER_THREAD, fragment_preload as fpl,
+    multisample_misc as msm, renderer_state as rs, stencil_mask_misc as smm,
+};
+use crate::hw::{Arch, layouts};
+
+/// A compiled program and where its code is.
+#[derive(Clone, Copy, Debug)]
+pub struct Program<'a> {
+    pub binary: &'a ShaderBinary,
+    /// GPU VA of `binary.code` (128-byte aligned, executable BO).
+    pub code: u64,
+    /// The front half's output for it (layouts, outputs).
+    pub lowered: &'a LoweredShader,
+    /// The 64-bit addresses of `binary.buffers`, in order.
+    pub buffers: &'a [u64],
+}
+
+/// Vulkan primitive topologies (the non-adjacency, non-patch ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Topology {
+    PointList,
+    LineList,
+    LineStrip,
+    TriangleList,
+    TriangleStrip,
+    TriangleFan,
+}
+
+impl Topology {
+    /// genxml "Draw Mode".
+    fn draw_mode(self) -> u64 {
+        match self {
+            Topology::PointList => 1,
+            Topology::LineList => 2,
+            Topology::LineStrip => 4,
+            Topology::TriangleList => 8,
+            Topology::TriangleStrip => 10,
+            Topology::TriangleFan => 12,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexType {
+    U8,
+    U16,
+    U32,
+}
+
+/// An indexed draw's indices.
+#[derive(Clone, Copy, Debug)]
+pub struct IndexBuffer {
+    /// GPU VA of the first index the draw reads (`firstIndex` applied).
+    pub address: u64,
+    pub ty: IndexType,
+    /// `vertexOffset`: added to every index.
+    pub vertex_offset: i32,
+    /// Smallest and largest index the draw reads (restart indices
+    /// excluded): the vertex job shades this range.
+    pub min_index: u32,
+    pub max_index: u32,
+    /// `primitiveRestartEnable`.
+    pub restart: bool,
+}
+
+/// Vulkan compare ops, in `VkCompareOp` order (= genxml "Func").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareOp {
+    Never = 0,
+    Less = 1,
+    Equal = 2,
+    LessOrEqual = 3,
+    Greater = 4,
+    NotEqual = 5,
+    GreaterOrEqual = 6,
+    Always = 7,
+}
+
+/// Depth test state (no stencil yet). `None` in [`Draw::depth`]: no depth
+/// attachment or the test disabled.
+#[derive(Clone, Copy, Debug)]
+pub struct DepthState {
+    pub compare: CompareOp,
+    pub write: bool,
+}
+
+/// Blending of one colour target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Blend {
+    /// `blendEnable = VK_FALSE`.
+    Opaque,
+    /// SRC_ALPHA / ONE_MINUS_SRC_ALPHA, op ADD, for colour and alpha.
+    SrcAlphaOver,
+}
+
+/// One colour target as the fragment side writes it.
+#[derive(Clone, Copy, Debug)]
+pub struct ColorTargetState {
+    pub format: ColorFormat,
+    pub blend: Blend,
+    /// `colorWriteMask` (bit 0 R … bit 3 A).
+    pub write_mask: u8,
+}
+
+/// Rasterization state.
+#[derive(Clone, Copy, Debug)]
+pub struct RasterState {
+    pub cull_front: bool,
+    pub cull_back: bool,
+    /// `frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE`.
+    pub front_ccw: bool,
+    /// Flat varyings take the first vertex's value (Vulkan's default) or
+    /// the last one's (`VK_EXT_provoking_vertex`).
+    pub first_provoking: bool,
+    pub line_width: f32,
+}
+
+impl Default for RasterState {
+    fn default() -> RasterState {
+        RasterState {
+            cull_front: false,
+            cull_back: false,
+            front_ccw: true,
+            first_provoking: true,
+            line_width: 1.0,
+        }
+    }
+}
+
+/// A Vulkan viewport.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Viewport {
+    pub x: f32,
+    pub y: f32,
+    pub width: f32,
+    pub height: f32,
+    pub min_depth: f32,
+    pub max_depth: f32,
+}
+
+impl Viewport {
+    /// The transform's scale and offset (Vulkan spec, "Controlling the
+    /// Viewport": x_f = (p_x / 2) x_d + o_x with o_x = x + width / 2, …,
+    /// z_f = p_z z_d + o_z with p_z = maxDepth − minDepth, o_z = minDepth).
+    pub fn scale_offset(&self) -> ([f32; 3], [f32; 3]) {
+        (
+            [
+                self.width / 2.0,
+                self.height / 2.0,
+                self.max_depth - self.min_depth,
+            ],
+            [
+                self.x + self.width / 2.0,
+                self.y + self.height / 2.0,
+                self.min_depth,
+            ],
+        )
+    }
+}
+
+/// A scissor rectangle (`offset` and `extent`, already clamped to the
+/// framebuffer by the caller).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scissor {
+    pub x: u32,
+    pub y: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// One draw.
+#[derive(Clone, Copy, Debug)]
+pub struct Draw<'a> {
+    pub vertex: Program<'a>,
+    pub fragment: Program<'a>,
+    /// Attribute tables for the vertex shader
+    /// (`super::attributes::write_attribute_tables*`).
+    pub attributes: AttributeTables,
+    /// Push-constant bytes and their GPU copy (for dynamically indexed
+    /// push constants; 0 if none).
+    pub push_constants: &'a [u8],
+    pub push_constants_address: u64,
+    pub topology: Topology,
+    /// Vertices (non-indexed: `vertexCount`) or indices to draw.
+    pub count: u32,
+    /// `firstVertex` of a non-indexed draw.
+    pub first_vertex: u32,
+    pub indices: Option<IndexBuffer>,
+    pub raster: RasterState,
+    pub depth: Option<DepthState>,
+    /// One per colour target of the framebuffer, in order.
+    pub targets: &'a [ColorTargetState],
+    pub viewport: Viewport,
+    pub scissor: Scissor,
+    /// GPU VA of the render pass's tiler context.
+    pub tiler_context: u64,
+    /// The previous draw's TILER job in this chain (0: none).
+    pub previous_tiler: u16,
+}
+
+/// The jobs one draw appended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrawJobs {
+    pub vertex: u16,
+    pub tiler: u16,
+    /// GPU VA of the TILER job's fragment-side Draw descriptor.
+    pub draw: u64,
+}
+
+fn put(words: &mut [u32], f: Field, v: u64) -> JmResult<()> {
+    f.set(words, v)
+        .map_err(|_| JmError::Encoding("graphics descriptor field overflow"))
+}
+
+fn set(layout: &Layout, words: &mut [u32], path: &str, v: u64) -> JmResult<()> {
+    layout
+        .set(words, path, v)
+        .map_err(|_| JmError::Encoding("graphics descriptor field overflow"))
+}
+
+/// The push-uniform words of `p`: its layout filled from `sysvals` and the
+/// push constants, then the buffer addresses (`ShaderBinary::buffers`).
+pub fn push_uniform_words(
+    p: &Program<'_>,
+    sysvals: &SysvalBlock,
+    push_constants: &[u8],
+) -> JmResult<Vec<u64>> {
+    let mut words = p.lowered.push_uniforms.fill_words(sysvals, push_constants);
+    if p.buffers.len() != p.binary.buffers.len() {
+        return Err(JmError::Encoding("one address per buffer binding"));
+    }
+    if !p.binary.buffers.is_empty() {
+        let first = (p.binary.uniform_words as usize)
+            .checked_sub(p.binary.buffers.len())
+            .ok_or(JmError::Encoding("fewer FAU words than buffer bindings"))?;
+        if words.len() > first {
+            return Err(JmError::Encoding("push-uniform area overlaps buffer words"));
+        }
+        words.resize(first, 0);
+        words.extend_from_slice(p.buffers);
+    }
+    if words.len() < p.binary.uniform_words as usize {
+        words.resize(p.binary.uniform_words as usize, 0);
+    }
+    Ok(words)
+}
+
+/// Writes the descriptors of `d` and appends its VERTEX and TILER jobs to
+/// `chain` (the vertex/tiler chain of the render pass). `None` when the
+/// draw produces nothing (no vertices, or an empty scissor).
+pub fn add_draw(
+    chain: &mut JobChain,
+    pool: &mut GpuPool,
+    arch: Arch,
+    d: &Draw<'_>,
+) -> JmResult<Option<DrawJobs>> {
+    let fs = d
+        .fragment
+        .binary
+        .fragment
+        .as_ref()
+        .ok_or(JmError::Encoding(
+            "the fragment program is not a fragment shader",
+        ))?;
+    if d.count == 0 || d.scissor.width == 0 || d.scissor.height == 0 {
+        return Ok(None);
+    }
+    if d.targets.len() > 8 {
+        return Err(JmError::Encoding("more than 8 colour targets"));
+    }
+    for rt in &fs.render_targets {
+        let t = d
+            .targets
+            .get(rt.index as usize)
+            .ok_or(JmError::Encoding("fragment output without a colour target"))?;
+        if rt.format != BlendRegisterFormat::F32 || t.format != ColorFormat::Rgba8Unorm {
+            return Err(JmError::Encoding(
+                "only float outputs to UNORM targets are encoded",
+            ));
+        }
+    }
+
+    // The vertex range the VERTEX job shades and how the tiler finds a
+    // vertex's slot in the varying buffers (vertex jobs store at the raw
+    // vertex id, which excludes `Offset start`: slot = index + base).
+    let (offset_start, vertices, base) = match d.indices {
+        None => (d.first_vertex, d.count, 0i64),
+        Some(ib) => {
+            if ib.min_index > ib.max_index {
+                return Err(JmError::Encoding("index range is empty"));
+            }
+            let first = i64::from(ib.min_index) + i64::from(ib.vertex_offset);
+            let first = u32::try_from(first)
+                .map_err(|_| JmError::Encoding("vertex offset makes an index negative"))?;
+            (
+                first,
+                ib.max_index - ib.min_index + 1,
+                i64::from(ib.vertex_offset) - i64::from(first),
+            )
+        }
+    };
+
+    // Varying buffers (scratch memory of the chain) and the vertex side's
+    // tables, the position record as "Snap 4".
+    let layout = VaryingLayout::new(d.vertex.binary, &d.vertex.lowered.io)?;
+    let position = layout
+        .buffer(VaryingBufferKind::Position)
+        .ok_or(JmError::Encoding(
+            "the vertex shader does not store gl_Position",
+        ))?;
+    let elements = u64::from(vertices);
+    let mut vas = Vec::with_capacity(layout.buffers.len());
+    for b in &layout.buffers {
+        let bytes = u64::from(b.stride) * elements;
+        vas.push(pool.alloc(bytes.max(1), 64)?.gpu_va);
+    }
+    let (mut records, buffer_words) = varying_table_words(arch, &layout, &vas, elements)?;
+    let formats = FormatArch::for_arch(arch);
+    let format_field = match arch {
+        Arch::V6 => ad::FORMAT_V6,
+        Arch::V7 => ad::FORMAT,
+    };
+    let snap4 = snap4_format(formats).ok_or(JmError::Encoding("no Snap 4 format"))?;
+    for (i, r) in layout.records.iter().enumerate() {
+        if let Some(r) = r
+            && r.buffer as usize == position.0
+        {
+            put(&mut records[2 * i..2 * i + 2], format_field, snap4)?;
+        }
+    }
+    let rec = pool.alloc(4 * records.len() as u64, 64)?;
+    rec.write_words(0, &records);
+    let buf = pool.alloc(4 * buffer_words.len() as u64, 64)?;
+    buf.write_words(0, &buffer_words);
+    let varyings = AttributeTables {
+        attributes: rec.gpu_va,
+        buffers: buf.gpu_va,
+        count: layout.records.len() as u32,
+    };
+
+    // Vertex push uniforms: draw sysvals and the viewport terms.
+    let mut sysvals = SysvalBlock {
+        raw_vertex_offset: offset_start,
+        base_vertex: match d.indices {
+            Some(ib) => ib.vertex_offset as u32,
+            None => d.first_vertex,
+        },
+        push_constants_address: d.push_constants_address,
+        ..SysvalBlock::default()
+    };
+    let (scale, offset) = d.viewport.scale_offset();
+    sysvals.set_viewport(scale, offset);
+    let vertex_push = push_uniform_words(&d.vertex, &sysvals, d.push_constants)?;
+
+    // The fragment side.
+    let general = layout.buffer(VaryingBufferKind::General).map(|(i, _)| i);
+    let frag_varyings =
+        fragment_varying_table(pool, arch, d, general, varyings.buffers, fs.varying_count())?;
+    let state = fragment_renderer_state(pool, arch, d)?;
+    let viewport = write_viewport(pool, arch, d)?;
+    let frag_push = push_uniform_words(&d.fragment, &sysvals, d.push_constants)?;
+    let frag_push_va = if frag_push.is_empty() {
+        0
+    } else {
+        let a = pool.alloc(8 * frag_push.len() as u64, 16)?;
+        a.write_u64s(0, &frag_push);
+        a.gpu_va
+    };
+    let storage = thread_storage(pool, arch, d.fragment.binary.tls_size)?;
+
+    // The TILER job.
+    let l = layouts(arch);
+    let agg = l.tiler_job;
+    let mut job = agg.defaults();
+    let section = |name: &str| {
+        agg.section(name)
+            .ok_or(JmError::Encoding("tiler job layout lacks a section"))
+    };
+    let invocation = WorkSize::vertices(vertices, 1)
+        .pack_graphics()
+        .map_err(|_| JmError::Encoding("vertex count does not fit the invocation encoding"))?;
+    section("Invocation")?
+        .words_mut(&mut job)
+        .copy_from_slice(&invocation);
+    let writes_point_size = layout.buffer(VaryingBufferKind::PointSize);
+    {
+        let p = section("Primitive")?.words_mut(&mut job);
+        put(p, prim::DRAW_MODE, d.topology.draw_mode())?;
+        put(
+            p,
+            prim::FIRST_PROVOKING_VERTEX,
+            u64::from(d.raster.first_provoking),
+        )?;
+        put(p, prim::JOB_TASK_SPLIT, 6)?;
+        put(p, prim::INDEX_COUNT, u64::from(d.count))?;
+        if let Some(ib) = d.indices {
+            let (ty, restart_index) = match ib.ty {
+                IndexType::U8 => (1, 0xff),
+                IndexType::U16 => (2, 0xffff),
+                IndexType::U32 => (3, 0xffff_ffff),
+            };
+            put(p, prim::INDEX_TYPE, ty)?;
+            put(p, prim::INDICES, ib.address)?;
+            put(p, prim::BASE_VERTEX_OFFSET, base as u64)?;
+            if ib.restart {
+                // genxml "Primitive restart" Implicit: the all-ones index.
+                put(p, prim::PRIMITIVE_RESTART, 2)?;
+                put(p, prim::PRIMITIVE_RESTART_INDEX, restart_index)?;
+            }
+        }
+        if d.topology == Topology::PointList && writes_point_size.is_some() {
+            // genxml "Point Size Array Format" FP32.
+            put(p, prim::POINT_SIZE_ARRAY_FORMAT, 3)?;
+        }
+    }
+    {
+        let s = section("Primitive Size")?.words_mut(&mut job);
+        match (d.topology, writes_point_size) {
+            (Topology::PointList, Some((i, _))) => put(s, psize::SIZE_ARRAY, vas[i])?,
+            (Topology::LineList | Topology::LineStrip, _) => {
+                put(s, psize::CONSTANT, u64::from(d.raster.line_width.to_bits()))?
+            }
+            _ => put(s, psize::CONSTANT, u64::from(1.0f32.to_bits()))?,
+        }
+    }
+    put(
+        section("Tiler")?.words_mut(&mut job),
+        tiler_pointer::ADDRESS,
+        d.tiler_context,
+    )?;
+    let draw_section = section("Draw")?;
+    {
+        let w = draw_section.words_mut(&mut job);
+        put(w, dcd::FRONT_FACE_CCW, u64::from(d.raster.front_ccw))?;
+        put(w, dcd::CULL_FRONT_FACE, u64::from(d.raster.cull_front))?;
+        put(w, dcd::CULL_BACK_FACE, u64::from(d.raster.cull_back))?;
+        // The vertex job's first vertex, repeated as PanVk does (the
+        // position and varying slots still start at the raw vertex id 0).
+        put(w, dcd::OFFSET_START, u64::from(offset_start))?;
+        put(w, dcd::POSITION, vas[position.0])?;
+        put(w, dcd::PUSH_UNIFORMS, frag_push_va)?;
+        put(w, dcd::STATE, state)?;
+        if let Some((table, buffers)) = frag_varyings {
+            put(w, dcd::VARYING_BUFFERS, buffers)?;
+            put(w, dcd::VARYINGS, table)?;
+        }
+        put(w, dcd::VIEWPORT, viewport)?;
+        put(w, dcd::THREAD_STORAGE, storage)?;
+    }
+    // The jobs, once every descriptor is packed (an error above leaves
+    // the chain as it was).
+    let vertex = add_vertex_job(
+        chain,
+        pool,
+        arch,
+        &VertexJob {
+            binary: d.vertex.binary,
+            code: d.vertex.code,
+            push_uniforms: &vertex_push,
+            vertices,
+            instances: 1,
+            offset_start,
+            ubos: &[],
+            attributes: d.attributes,
+            varyings,
+        },
+        [0, 0],
+    )?;
+    let payload = &job[PAYLOAD_OFFSET as usize / 4..];
+    let tiler = chain.add_job(
+        pool,
+        JobType::Tiler,
+        payload,
+        [vertex, d.previous_tiler],
+        false,
+    )?;
+    let draw_va = chain
+        .job_va(tiler)
+        .ok_or(JmError::Encoding("tiler job missing"))?
+        + draw_section.offset as u64;
+    Ok(Some(DrawJobs {
+        vertex,
+        tiler,
+        draw: draw_va,
+    }))
+}
+
+/// The attribute format word of "Snap 4" with four components.
+fn snap4_format(formats: &FormatArch) -> Option<u64> {
+    // A 4-component F32 vertex format gives the component order (v7) or
+    // swizzle (v6) for four components; swap its format for Snap 4.
+    let f32x4 = formats.attribute_format(VertexFormat::new(ComponentType::F32, 4))?;
+    Some(formats.format_value("Snap 4")? << 12 | (f32x4 & 0xfff))
+}
+
+/// The fragment side's varying records: location → the vertex shader's
+/// generic slot of that location; returns (records, buffer table).
+fn fragment_varying_table(
+    pool: &mut GpuPool,
+    arch: Arch,
+    d: &Draw<'_>,
+    general: Option<usize>,
+    buffer_table: u64,
+    count: u32,
+) -> JmResult<Option<(u64, u64)>> {
+    let Some(fs) = d.fragment.binary.fragment.as_ref() else {
+        return Ok(None);
+    };
+    if count == 0 {
+        return Ok(None);
+    }
+    let vs = &d.vertex.lowered;
+    let formats = FormatArch::for_arch(arch);
+    let format_field = match arch {
+        Arch::V6 => ad::FORMAT_V6,
+        Arch::V7 => ad::FORMAT,
+    };
+    let l = layouts(arch);
+    let mut words = vec![0u32; 2 * count as usize];
+    for load in &fs.varyings {
+        let slot = vs
+            .shader
+            .outputs
+            .iter()
+            .zip(&vs.io.varyings)
+            .find_map(|(o, &(slot, _))| match (o.slot, slot) {
+                (OutputSlot::Location { location, .. }, VaryingSlot::Generic(g))
+                    if location == load.location =>
+                {
+                    Some(g)
+                }
+                _ => None,
+            })
+            .ok_or(JmError::Encoding(
+                "the fragment shader reads a location the vertex shader does not write",
+            ))?;
+        let general = general.ok_or(JmError::Encoding("no generic varying buffer"))?;
+        let ty = if load.interpolation == Interpolation::Flat {
+            ComponentType::U32
+        } else {
+            ComponentType::F32
+        };
+        let format = formats
+            .attribute_format(VertexFormat::new(ty, load.components))
+            .ok_or(JmError::Encoding("varying format has no hardware format"))?;
+        let w = &mut words[2 * load.location as usize..2 * load.location as usize + 2];
+        w.copy_from_slice(&l.attribute.defaults());
+        put(w, ad::BUFFER_INDEX, general as u64)?;
+        put(w, format_field, format)?;
+        put(w, ad::OFFSET, 16 * u64::from(slot))?;
+    }
+    let table = pool.alloc(4 * words.len() as u64, 64)?;
+    table.write_words(0, &words);
+    Ok(Some((table.gpu_va, buffer_table)))
+}
+
+/// Local storage for the fragment shader (shared when it needs no TLS).
+fn thread_storage(pool: &mut GpuPool, arch: Arch, tls: u32) -> JmResult<u64> {
+    let write = |pool: &mut GpuPool| -> JmResult<u64> {
+        let t = super::templates::templates(arch);
+        let mut w = t.local_storage;
+        super::tls::emit_thread_storage(pool, arch, w.as_mut_slice(), tls)?;
+        let a = pool.alloc(4 * w.as_slice().len() as u64, 64)?;
+        a.write_words(0, w.as_slice());
+        Ok(a.gpu_va)
+    };
+    if tls == 0 {
+        pool.shared(SharedKey::EmptyLocalStorage, write)
+    } else {
+        write(pool)
+    }
+}
+
+fn write_viewport(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmResult<u64> {
+    let l = layouts(arch);
+    let mut w = l.viewport.defaults();
+    let v = &d.viewport;
+    put(
+        &mut w,
+        vp::MINIMUM_Z,
+        u64::from(v.min_depth.min(v.max_depth).to_bits()),
+    )?;
+    put(
+        &mut w,
+        vp::MAXIMUM_Z,
+        u64::from(v.min_depth.max(v.max_depth).to_bits()),
+    )?;
+    let s = &d.scissor;
+    let max = |o: u32, e: u32| -> JmResult<u64> {
+        let m = u64::from(o) + u64::from(e) - 1;
+        if m > 0xffff {
+            return Err(JmError::Encoding("scissor beyond 65536 pixels"));
+        }
+        Ok(m)
+    };
+    put(&mut w, vp::SCISSOR_MINIMUM_X, u64::from(s.x))?;
+    put(&mut w, vp::SCISSOR_MINIMUM_Y, u64::from(s.y))?;
+    put(&mut w, vp::SCISSOR_MAXIMUM_X, max(s.x, s.width)?)?;
+    put(&mut w, vp::SCISSOR_MAXIMUM_Y, max(s.y, s.height)?)?;
+    let a = pool.alloc(4 * w.len() as u64, 64)?;
+    a.write_words(0, &w);
+    Ok(a.gpu_va)
+}
+
+/// The fragment Renderer State followed by one Blend descriptor per
+/// colour target.
+fn fragment_renderer_state(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmResult<u64> {
+    let l = layouts(arch);
+    let b = d.fragment.binary;
+    let fs = b
+        .fragment
+        .as_ref()
+        .ok_or(JmError::Encoding("not a fragment shader"))?;
+    if d.fragment.code == 0 || !d.fragment.code.is_multiple_of(128) {
+        return Err(JmError::Encoding(
+            "shader code address not 128-byte aligned",
+        ));
+    }
+    let layout = l.renderer_state;
+    let mut w = layout.defaults();
+    put(&mut w, rs::SHADER_ADDRESS, d.fragment.code)?;
+    put(&mut w, rs::VARYING_COUNT, u64::from(fs.varying_count()))?;
+    put(
+        &mut w,
+        rs::PRELOAD_UNIFORM_COUNT,
+        u64::from(b.uniform_words),
+    )?;
+    let props = |name: &str| format!("Properties.{name}");
+    // genxml "Depth Source": Fixed function 2, Shader 3.
+    set(
+        layout,
+        &mut w,
+        &props("Depth source"),
+        if fs.writes_depth { 3 } else { 2 },
+    )?;
+    if arch == Arch::V7 {
+        let alloc = if b.work_registers <= 32 {
+            REGISTERS_32_PER_THREAD
+        } else {
+            REGISTERS_64_PER_THREAD
+        };
+        set(layout, &mut w, &props("Shader register allocation"), alloc)?;
+        set(
+            layout,
+            &mut w,
+            &props("Shader wait dependency 6"),
+            u64::from(fs.wait_dependency_6),
+        )?;
+        set(
+            layout,
+            &mut w,
+            &props("Shader wait dependency 7"),
+            u64::from(fs.wait_dependency_7),
+        )?;
+    }
+    let reads_dest = d.targets.iter().any(|t| t.blend != Blend::Opaque);
+    let modifies_coverage = fs.can_discard || fs.writes_depth;
+    set(
+        layout,
+        &mut w,
+        &props("Shader modifies coverage"),
+        u64::from(modifies_coverage),
+    )?;
+    set(
+        layout,
+        &mut w,
+        &props("Allow forward pixel to kill"),
+        u64::from(!modifies_coverage && !reads_dest),
+    )?;
+    set(
+        layout,
+        &mut w,
+        &props("Allow forward pixel to be killed"),
+        u64::from(!fs.writes_depth),
+    )?;
+    // genxml "Pixel Kill": Force Early 0, Weak Early 2, Force Late 3.
+    let (func, write) = match d.depth {
+        Some(s) => (s.compare as u64, s.write),
+        None => (CompareOp::Always as u64, false),
+    };
+    let early = if !fs.early_z_allowed {
+        3
+    } else if func == CompareOp::Always as u64 && !write {
+        2
+    } else {
+        0
+    };
+    set(layout, &mut w, &props("Pixel kill operation"), early)?;
+    set(layout, &mut w, &props("ZS update operation"), early)?;
+
+    let mut ms = [0u32];
+    put(&mut ms, msm::SAMPLE_MASK, 0xffff)?;
+    put(&mut ms, msm::FIXED_FUNCTION_DEPTH_RANGE_FIXED, 1)?;
+    put(&mut ms, msm::SHADER_DEPTH_RANGE_FIXED, 1)?;
+    put(&mut ms, msm::DEPTH_FUNCTION, func)?;
+    put(&mut ms, msm::DEPTH_WRITE_MASK, u64::from(write))?;
+    put(&mut ms, msm::FIXED_FUNCTION_NEAR_DISCARD, 1)?;
+    put(&mut ms, msm::FIXED_FUNCTION_FAR_DISCARD, 1)?;
+    put(&mut w, rs::MULTISAMPLE_MISC, u64::from(ms[0]))?;
+    // Stencil is off; its masks are the pipeline's (0 from a depth-stencil
+    // state without stencil) or all ones without a depth-stencil state,
+    // as PanVk writes them.
+    let stencil_mask = if d.depth.is_some() { 0 } else { 0xff };
+    let mut sm = [0u32];
+    put(&mut sm, smm::STENCIL_MASK_FRONT, stencil_mask)?;
+    put(&mut sm, smm::STENCIL_MASK_BACK, stencil_mask)?;
+    put(
+        &mut sm,
+        smm::ALPHA_TEST_COMPARE_FUNCTION,
+        CompareOp::Always as u64,
+    )?;
+    put(&mut w, rs::STENCIL_MASK_MISC, u64::from(sm[0]))?;
+    for side in ["Stencil front", "Stencil back"] {
+        set(layout, &mut w, &format!("{side}.Mask"), stencil_mask)?;
+    }
+    let p = fs.preloads;
+    for (f, on) in [
+        (fpl::COVERAGE, p.coverage),
+        (fpl::PRIMITIVE_FLAGS, p.primitive_flags),
+        (fpl::FRAGMENT_POSITION, p.fragment_position),
+        (fpl::SAMPLE_MASK_ID, p.sample_mask_id),
+    ] {
+        put(&mut w, f.at(rs::PRELOAD.start), u64::from(on))?;
+    }
+
+    let rsd_bytes = 4 * w.len() as u64;
+    let total = rsd_bytes + 16 * d.targets.len() as u64;
+    let a = pool.alloc(total, 64)?;
+    a.write_words(0, &w);
+    for (i, t) in d.targets.iter().enumerate() {
+        let bw = blend_words(arch, i as u32, t)?;
+        a.write_words(rsd_bytes + 16 * i as u64, &bw);
+    }
+    Ok(a.gpu_va)
+}
+
+/// The Blend descriptor of colour target `rt`.
+pub fn blend_words(arch: Arch, rt: u32, t: &ColorTargetState) -> JmResult<Vec<u32>> {
+    let layout = crate::hw::blend::blend(arch);
+    let mut w = layout.defaults();
+    let s = |w: &mut Vec<u32>, path: &str, v: u64| set(layout, w, path, v);
+    s(&mut w, "Round to FB precision", 1)?;
+    // Blend Operand A: Zero 1, Src 2, Dest 3; B: Src Minus Dest 0, Src 2;
+    // C: Zero 1, Src Alpha 5.
+    let (a, b, c, mode, load) = match t.blend {
+        // src = Src + Src · 0 ... as PanVk writes an opaque equation.
+        Blend::Opaque => (2, 2, 1, 1, false),
+        Blend::SrcAlphaOver => (3, 0, 5, 2, true),
+    };
+    s(&mut w, "Load Destination", u64::from(load))?;
+    for part in ["RGB", "Alpha"] {
+        s(&mut w, &format!("Equation.{part}.A"), a)?;
+        s(&mut w, &format!("Equation.{part}.B"), b)?;
+        s(&mut w, &format!("Equation.{part}.C"), c)?;
+    }
+    s(&mut w, "Equation.Color Mask", u64::from(t.write_mask & 15))?;
+    s(&mut w, "Internal.Mode", mode)?;
+    let ff = "Internal.Fixed-Function";
+    s(&mut w, &format!("{ff}.Num Comps"), 4)?;
+    s(&mut w, &format!("{ff}.RT"), u64::from(rt))?;
+    if t.blend == Blend::SrcAlphaOver {
+        // Mesa sets both when the equation leaves the destination alone
+        // for alpha 0 and overwrites it for alpha 1 (`pan_blend.c`).
+        s(&mut w, &format!("{ff}.Alpha Zero NOP"), 1)?;
+        s(&mut w, &format!("{ff}.Alpha One Store"), 1)?;
+    }
+    let formats = FormatArch::for_arch(arch);
+    let ColorFormat::Rgba8Unorm = t.format;
+    let rgba8 = formats
+        .format_value("RGBA8 TB")
+        .ok_or(JmError::Encoding("no RGBA8 pixel format"))?;
+    let order = match arch {
+        // v7: component order RGBA; v6: swizzle R, G, B, A.
+        Arch::V7 => crate::hw::format::ORDER_RGBA,
+        Arch::V6 => crate::hw::format::v6_swizzle(0, 1, 2, 3),
+    };
+    s(
+        &mut w,
+        &format!("{ff}.Conversion.Memory Format"),
+        rgba8 << 12 | order,
+    )?;
+    // genxml "Register File Format" F32.
+    s(&mut w, &format!("{ff}.Conversion.Register Format"), 1)?;
+    Ok(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::compiler::bifrost::binary::{
+        FragmentInfo, FragmentPreloads, RenderTargetWrite, VaryingLoad, VaryingStore,
+    };
+    use crate::compiler::ir::{BuiltIn, Output, Sampling, Shader, Stage, ValueType};
+    use crate::compiler::passes::IoLayout;
+    use crate::compiler::pipeline::Variant;
+    use crate::hw::job::header;
+    use crate::jm::Recorder;
+    use crate::kmod::Device;
+    use crate::kmod::sim::{SimDevice, SimModel};
+
+    /// A vertex program storing a position and location 2; a fragment
+    /// program loading location 2 (binaries never run: the words are read).
+    fn programs() -> (LoweredShader, ShaderBinary, LoweredShader, ShaderBinary) {
+        let f4 = ValueType::new(32, 4);
+        let mut vs = Shader::new(Stage::Vertex);
+        for slot in [
+            OutputSlot::BuiltIn(BuiltIn::Position),
+            OutputSlot::Location {
+                location: 2,
+                component: 0,
+            },
+        ] {
+            vs.outputs.push(Output {
+                name: "o".into(),
+                slot,
+                ty: f4,
+                xfb: None,
+            });
+        }
+        let lowered_vs = LoweredShader {
+            variant: Variant::Rasterization,
+            shader: vs,
+            io: IoLayout {
+                attributes: vec![],
+                varyings: vec![(VaryingSlot::Position, 0), (VaryingSlot::Generic(0), 0)],
+            },
+            push_uniforms: Default::default(),
+        };
+        let vs_binary = ShaderBinary {
+            varyings: vec![
+                VaryingStore { index: 0, words: 4 },
+                VaryingStore { index: 1, words: 3 },
+            ],
+            ..ShaderBinary::default()
+        };
+        let lowered_fs = LoweredShader {
+            variant: Variant::Fragment,
+            shader: Shader::new(Stage::Fragment),
+            io: IoLayout::default(),
+            push_uniforms: Default::default(),
+        };
+        let fs_binary = ShaderBinary {
+            fragment: Some(FragmentInfo {
+                preloads: FragmentPreloads {
+                    coverage: true,
+                    sample_mask_id: true,
+                    ..Default::default()
+                },
+                render_targets: vec![RenderTargetWrite {
+                    index: 0,
+                    format: BlendRegisterFormat::F32,
+                    components: 4,
+                }],
+                early_z_allowed: true,
+                varyings: vec![VaryingLoad {
+                    location: 2,
+                    components: 3,
+                    interpolation: Interpolation::Smooth,
+                    sampling: Sampling::Center,
+                }],
+                ..Default::default()
+            }),
+            ..ShaderBinary::default()
+        };
+        (lowered_vs, vs_binary, lowered_fs, fs_binary)
+    }
+
+    /// `Recorder::draw`: a VERTEX job then a TILER job depending on it
+    /// and on the previous draw's TILER job; a pending barrier lands on the
+    /// VERTEX job; the fragment varying table maps location 2 to the
+    /// vertex shader's generic slot 0 as F32 × 3.
+    #[test]
+    fn recorder_draws_are_vertex_then_tiler_jobs() {
+        let device = Arc::new(Device::with_dump_dir(
+            Box::new(SimDevice::new(SimModel::G52)),
+            None,
+        ));
+        let mut rec = Recorder::new(device, Arch::V7);
+        let (lvs, vs, lfs, fs) = programs();
+        let targets = [ColorTargetState {
+            format: ColorFormat::Rgba8Unorm,
+            blend: Blend::SrcAlphaOver,
+            write_mask: 15,
+        }];
+        let mut draw = Draw {
+            vertex: Program {
+                binary: &vs,
+                code: 0x10_0000,
+                lowered: &lvs,
+                buffers: &[],
+            },
+            fragment: Program {
+                binary: &fs,
+                code: 0x10_0080,
+                lowered: &lfs,
+                buffers: &[],
+            },
+            attributes: AttributeTables::default(),
+            push_constants: &[],
+            push_constants_address: 0,
+            topology: Topology::TriangleStrip,
+            count: 5,
+            first_vertex: 7,
+            indices: None,
+            raster: RasterState::default(),
+            depth: None,
+            targets: &targets,
+            viewport: Viewport {
+                x: 0.0,
+                y: 0.0,
+                width: 16.0,
+                height: 16.0,
+                min_depth: 0.0,
+                max_depth: 1.0,
+            },
+            scissor: Scissor {
+                x: 0,
+                y: 0,
+                width: 16,
+                height: 16,
+            },
+            tiler_context: 0x20_0000,
+            previous_tiler: 0,
+        };
+        let first = rec.draw(&draw).unwrap().unwrap();
+        assert_eq!((first.vertex, first.tiler), (1, 2));
+        rec.barrier();
+        draw.previous_tiler = first.tiler;
+        let second = rec.draw(&draw).unwrap().unwrap();
+        assert_eq!((second.vertex, second.tiler), (3, 4));
+        let headers: Vec<(u64, u64, u64, u64)> = (0..4)
+            .map(|i| {
+                rec.chain().read_header(i, |w| {
+                    (
+                        header::TYPE.get(w),
+                        header::DEPENDENCY_1.get(w),
+                        header::DEPENDENCY_2.get(w),
+                        header::BARRIER.get(w),
+                    )
+                })
+            })
+            .collect();
+        let (v, t) = (JobType::Vertex as u64, JobType::Tiler as u64);
+        assert_eq!(
+            headers,
+            vec![(v, 0, 0, 0), (t, 1, 0, 0), (v, 0, 0, 1), (t, 3, 2, 0)]
+        );
+        // The TILER job's Draw: offset start, a fragment varying table.
+        let dev = rec.device();
+        let read = |va: u64, n: usize| {
+            let k = dev.kernel();
+            let bo = k
+                .live_bos()
+                .into_iter()
+                .find(|b| va >= b.gpu_va && va + 4 * n as u64 <= b.gpu_va + b.size)
+                .expect("a BO holds the descriptor");
+            let mut b = vec![0u8; bo.size as usize];
+            k.bo_read(&bo, &mut b).unwrap();
+            let at = (va - bo.gpu_va) as usize;
+            crate::hw::layout::words_from_bytes(&b[at..at + 4 * n])
+        };
+        let w = read(second.draw, 32);
+        assert_eq!(dcd::OFFSET_START.get(&w), 7);
+        let table = dcd::VARYINGS.get(&w);
+        let rec2 = read(table + 16, 2);
+        let f = FormatArch::for_arch(Arch::V7);
+        assert_eq!(
+            f.decode_attribute_format(ad::FORMAT.get(&rec2)).unwrap().0,
+            VertexFormat::new(ComponentType::F32, 3)
+        );
+        assert_eq!(ad::OFFSET.get(&rec2), 0);
+        // The varying buffers: position (16 B), generic (16 B per slot).
+        let buffers = read(dcd::VARYING_BUFFERS.get(&w), 8);
+        use crate::hw::attribute::attribute_buffer as ab;
+        assert_eq!(ad::BUFFER_INDEX.get(&rec2), 1);
+        assert_eq!(ab::STRIDE.get(&buffers[4..8]), 16);
+        assert_eq!(ab::POINTER.get(&buffers[0..4]), dcd::POSITION.get(&w));
+    }
+}

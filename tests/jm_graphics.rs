@@ -1,0 +1,1761 @@
+//! Our whole graphics path on the simulated G52: the reference vectors'
+//! GLSL (`gfx_*.vert/.frag.spv`, docs/DESIGN.md "The reference vectors")
+//! compiled by our compiler (the vertex shader lowered for the tiler by
+//! `pipeline::lower_for_tiler`), VERTEX + TILER jobs from `jm::graphics`,
+//! the framebuffer and FRAGMENT job from `jm::framebuffer`, submitted as
+//! two chains (the second with `JD_REQ_FS`). The attachments are compared
+//! with `testing::raster` (the Vulkan rules, written independently of the
+//! simulator): exact coverage, colours within 1 LSB, depth exactly.
+//!
+//! The vertex data are those of PanVk's vectors (the reference folder's
+//! `capture_graphics.c`), whose vertices put no pixel centre on an edge.
+
+use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
+use bifrost_vk::compiler::bifrost::{Options, compile_optimized};
+use bifrost_vk::compiler::ir::Stage;
+use bifrost_vk::compiler::pipeline::{LoweredShader, compile_front, lower_for_tiler};
+use bifrost_vk::hw::format::{ComponentType, VertexFormat};
+use bifrost_vk::jm::attributes::{
+    AttributeBuffer, AttributeRecord, write_attribute_tables_to_pool,
+};
+use bifrost_vk::jm::framebuffer::{
+    BlockFormat, ColorFormat, ColorTarget, DepthTarget, Framebuffer, SampleLocations,
+    add_fragment_job, write_framebuffer, write_tiler_context,
+};
+use bifrost_vk::jm::graphics::{
+    Blend, ColorTargetState, CompareOp, DepthState, Draw, DrawJobs, IndexBuffer, IndexType,
+    Program, RasterState, Scissor, Topology, Viewport, add_draw,
+};
+use bifrost_vk::jm::{Indexing, JobChain};
+use bifrost_vk::kmod::JD_REQ_FS;
+use bifrost_vk::kmod::sim::SimModel;
+use bifrost_vk::kmod::sim::framebuffer::u_interleaved_offset;
+use bifrost_vk::testing::raster::{self, Interpolation, ops};
+use bifrost_vk::testing::{RunError, SimGpu};
+
+const SHADERS: &str = bifrost_vk::reference_path!("mesa-g52/graphics/shaders");
+const SIZE: u32 = 64;
+const CLEAR: [f32; 4] = [0.2, 0.4, 0.6, 1.0];
+
+fn spv(name: &str) -> Option<Vec<u8>> {
+    std::fs::read(format!("{SHADERS}/{name}")).ok()
+}
+
+fn skip(what: &str) {
+    eprintln!("skipped: {what} not found ({SHADERS})");
+}
+
+/// A compiled stage: the front half's output and the binary.
+struct Stage2 {
+    lowered: LoweredShader,
+    binary: ShaderBinary,
+}
+
+fn compile(spv: &[u8], stage: Stage) -> Stage2 {
+    compile_for(spv, stage, Options::default().arch)
+}
+
+fn compile_for(spv: &[u8], stage: Stage, arch: bifrost_vk::compiler::bifrost::Arch) -> Stage2 {
+    let front = compile_front(spv, "main", stage, &Default::default()).expect("front half");
+    let mut lowered = front.main;
+    if stage == Stage::Vertex {
+        assert!(lower_for_tiler(&mut lowered).expect("lower_for_tiler"));
+    }
+    let binary = compile_optimized(
+        &lowered.shader,
+        Options {
+            push_uniform_words: Some(lowered.push_uniforms.fau_words()),
+            arch,
+        },
+    )
+    .expect("backend");
+    Stage2 { lowered, binary }
+}
+
+/// Vulkan's float → UNORM8 conversion.
+fn unorm8(v: f32) -> u32 {
+    (v.clamp(0.0, 1.0) * 255.0).round() as u32
+}
+
+/// One draw of a scene.
+#[derive(Clone)]
+struct DrawSpec {
+    topology: Topology,
+    count: u32,
+    first: u32,
+    /// Indices (the draw reads `count` of them from the start).
+    indices: Option<Indices>,
+    blend: Blend,
+    raster: RasterState,
+}
+
+#[derive(Clone)]
+struct Indices {
+    ty: IndexType,
+    values: Vec<u32>,
+    vertex_offset: i32,
+    restart: bool,
+}
+
+impl Indices {
+    fn u16(values: &[u32]) -> Option<Indices> {
+        Some(Indices {
+            ty: IndexType::U16,
+            values: values.to_vec(),
+            vertex_offset: 0,
+            restart: false,
+        })
+    }
+
+    fn restart_value(&self) -> u32 {
+        match self.ty {
+            IndexType::U8 => 0xff,
+            IndexType::U16 => 0xffff,
+            IndexType::U32 => u32::MAX,
+        }
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        self.values
+            .iter()
+            .flat_map(|&i| match self.ty {
+                IndexType::U8 => vec![i as u8],
+                IndexType::U16 => (i as u16).to_le_bytes().to_vec(),
+                IndexType::U32 => i.to_le_bytes().to_vec(),
+            })
+            .collect()
+    }
+
+    /// The indices that are not restarts.
+    fn used(&self) -> impl Iterator<Item = u32> + '_ {
+        let r = self.restart_value();
+        self.values
+            .iter()
+            .copied()
+            .filter(move |&i| !self.restart || i != r)
+    }
+}
+
+/// The fragment shader's output for interpolated inputs `c` (what the
+/// reference shades with).
+type Shade = fn(&[f64]) -> [f64; 4];
+
+fn opaque_colour(c: &[f64]) -> [f64; 4] {
+    [c[0], c[1], c[2], 1.0]
+}
+
+/// A render pass: one vertex buffer, one pipeline (per scene), draws.
+struct Scene<'a> {
+    vs: &'a Stage2,
+    fs: &'a Stage2,
+    /// Vertex data (f32) and stride in bytes; attributes (format, offset).
+    data: Vec<f32>,
+    stride: u32,
+    attributes: Vec<(u8, u32)>,
+    depth: Option<DepthState>,
+    draws: Vec<DrawSpec>,
+    viewport: Viewport,
+    scissor: Scissor,
+    /// The fragment shader's function and how its input is interpolated.
+    shade: Shade,
+    interpolation: Interpolation,
+}
+
+struct Output {
+    color: Vec<u8>,
+    depth: Option<Vec<f32>>,
+    jobs: Vec<DrawJobs>,
+}
+
+struct Rendered {
+    gpu: SimGpu,
+    color: Vec<u8>,
+    depth: Option<Vec<f32>>,
+    jobs: Vec<DrawJobs>,
+}
+
+fn viewport() -> Viewport {
+    Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: SIZE as f32,
+        height: SIZE as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    }
+}
+
+fn full_scissor() -> Scissor {
+    Scissor {
+        x: 0,
+        y: 0,
+        width: SIZE,
+        height: SIZE,
+    }
+}
+
+fn read_surface(gpu: &SimGpu, base: u64) -> Vec<[u8; 4]> {
+    let raw = gpu.read(base, (SIZE * SIZE * 4) as usize);
+    let mut out = vec![[0u8; 4]; (SIZE * SIZE) as usize];
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            let o = u_interleaved_offset(x, y, 4096, 4) as usize;
+            out[(y * SIZE + x) as usize] = raw[o..o + 4].try_into().unwrap();
+        }
+    }
+    out
+}
+
+/// Records the scene's two chains and runs them; `Err` is the first
+/// chain's fault.
+fn try_render_on(
+    gpu: &mut SimGpu,
+    scene: &Scene<'_>,
+    edit: impl FnOnce(&mut AttributeBuffer),
+) -> Result<Output, RunError> {
+    let vs_code = gpu.upload(&scene.vs.binary);
+    let fs_code = gpu.upload(&scene.fs.binary);
+    let heap = gpu.alloc(1 << 20);
+    let locations = gpu.alloc(4096);
+    gpu.write_u32s(locations.va, &SampleLocations::single_sampled());
+    let vbytes = 4 * scene.data.len() as u64;
+    let vb = gpu.alloc(vbytes.max(64));
+    gpu.write_f32s(vb.va, &scene.data);
+    let color_buf = gpu.alloc(16 * 1024);
+    let depth_buf = gpu.alloc(16 * 1024);
+    let mut index_bufs = Vec::new();
+    for d in &scene.draws {
+        index_bufs.push(d.indices.as_ref().map(|ix| {
+            let bytes = ix.bytes();
+            let b = gpu.alloc(64.max(bytes.len() as u64));
+            gpu.write(b.va, &bytes);
+            b.va
+        }));
+    }
+    let mut attr_buffer = AttributeBuffer {
+        address: vb.va,
+        size: vbytes,
+        stride: scene.stride,
+        indexing: Indexing::Linear,
+    };
+    edit(&mut attr_buffer);
+    let records: Vec<AttributeRecord> = scene
+        .attributes
+        .iter()
+        .map(|&(n, offset)| AttributeRecord {
+            buffer: 0,
+            format: VertexFormat::new(ComponentType::F32, n),
+            offset,
+        })
+        .collect();
+    let targets = [ColorTargetState {
+        format: ColorFormat::Rgba8Unorm,
+        blend: Blend::Opaque,
+        write_mask: 15,
+    }];
+    let mut frag_head = 0;
+    let mut jobs = Vec::new();
+    gpu.run_chain(|chain, pool, arch| {
+        let context = write_tiler_context(pool, SIZE, SIZE, heap.va, heap.size)?;
+        let attributes = write_attribute_tables_to_pool(pool, arch, &[attr_buffer], &records)?;
+        let mut previous = 0;
+        for (d, ib) in scene.draws.iter().zip(&index_bufs) {
+            let targets = [ColorTargetState {
+                blend: d.blend,
+                ..targets[0]
+            }];
+            let indices = ib.map(|address| {
+                let ix = d.indices.as_ref().unwrap();
+                IndexBuffer {
+                    address,
+                    ty: ix.ty,
+                    vertex_offset: ix.vertex_offset,
+                    min_index: ix.used().min().unwrap(),
+                    max_index: ix.used().max().unwrap(),
+                    restart: ix.restart,
+                }
+            });
+            let draw = Draw {
+                vertex: Program {
+                    binary: &scene.vs.binary,
+                    code: vs_code,
+                    lowered: &scene.vs.lowered,
+                    buffers: &[],
+                },
+                fragment: Program {
+                    binary: &scene.fs.binary,
+                    code: fs_code,
+                    lowered: &scene.fs.lowered,
+                    buffers: &[],
+                },
+                attributes,
+                push_constants: &[],
+                push_constants_address: 0,
+                topology: d.topology,
+                count: d.count,
+                first_vertex: d.first,
+                indices,
+                raster: d.raster,
+                depth: scene.depth,
+                targets: &targets,
+                viewport: scene.viewport,
+                scissor: scene.scissor,
+                tiler_context: context,
+                previous_tiler: previous,
+            };
+            if let Some(j) = add_draw(chain, pool, arch, &draw)? {
+                previous = j.tiler;
+                jobs.push(j);
+            }
+        }
+        // The fragment chain: its own JobChain, submitted second.
+        let colors = [ColorTarget {
+            format: ColorFormat::Rgba8Unorm,
+            block: BlockFormat::TiledUInterleaved,
+            base: color_buf.va,
+            row_stride: 4096,
+            clear: Some(
+                [unorm8(CLEAR[0])
+                    | unorm8(CLEAR[1]) << 8
+                    | unorm8(CLEAR[2]) << 16
+                    | unorm8(CLEAR[3]) << 24; 4],
+            ),
+        }];
+        let pointer = write_framebuffer(
+            pool,
+            arch,
+            &Framebuffer {
+                width: SIZE,
+                height: SIZE,
+                colors: &colors,
+                depth: scene.depth.map(|_| DepthTarget {
+                    block: BlockFormat::TiledUInterleaved,
+                    base: depth_buf.va,
+                    row_stride: 4096,
+                    clear: 1.0,
+                    write: true,
+                }),
+                tiler_context: context,
+                sample_locations: locations.va,
+            },
+        )?;
+        let mut frag = JobChain::new();
+        add_fragment_job(&mut frag, pool, pointer, SIZE, SIZE, [0, 0])?;
+        frag_head = frag.head();
+        Ok(!chain.is_empty())
+    })?;
+    // The pool was reset after the first submit, not unmapped: the
+    // fragment chain and the tiler context are still in place.
+    gpu.submit_with(frag_head, JD_REQ_FS)?;
+    let color: Vec<u8> = read_surface(gpu, color_buf.va)
+        .into_iter()
+        .flatten()
+        .collect();
+    let depth = scene.depth.map(|_| {
+        read_surface(gpu, depth_buf.va)
+            .into_iter()
+            .map(f32::from_le_bytes)
+            .collect()
+    });
+    Ok(Output { color, depth, jobs })
+}
+
+fn render(scene: &Scene<'_>) -> Rendered {
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let out = try_render_on(&mut gpu, scene, |_| {})
+        .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+    Rendered {
+        gpu,
+        color: out.color,
+        depth: out.depth,
+        jobs: out.jobs,
+    }
+}
+
+/// The same scene by the Vulkan rules (`testing::raster`): clip → viewport
+/// transform, primitive assembly ("Drawing Commands", "Primitive
+/// Topologies", primitive restart), rasterization, depth test and blending
+/// per fragment. Also returns the pixels whose centre lies exactly on a
+/// triangle edge (the FBD's tie-break rule and the reference's top-left
+/// rule may differ there, both allowed).
+fn reference(scene: &Scene<'_>) -> (ops::Target, Vec<bool>) {
+    let clear = CLEAR.map(f64::from);
+    let mut target = ops::Target::new(SIZE, SIZE, 1, clear, 1.0);
+    let mut on_edge = vec![false; (SIZE * SIZE) as usize];
+    let v = scene.viewport;
+    let vp = raster::Viewport {
+        x: f64::from(v.x),
+        y: f64::from(v.y),
+        width: f64::from(v.width),
+        height: f64::from(v.height),
+        min_depth: f64::from(v.min_depth),
+        max_depth: f64::from(v.max_depth),
+    };
+    let floats = scene.stride as usize / 4;
+    let (pos_n, pos_off) = scene.attributes[0];
+    let (col_n, col_off) = scene.attributes[1];
+    let vertex = |i: usize| {
+        let at = |off: u32, k: usize| f64::from(scene.data[i * floats + off as usize / 4 + k]);
+        let mut clip = [0.0, 0.0, 0.0, 1.0];
+        for (k, c) in clip.iter_mut().enumerate().take(pos_n as usize) {
+            *c = at(pos_off, k);
+        }
+        let attrs = (0..col_n as usize).map(|k| at(col_off, k)).collect();
+        raster::viewport_transform(clip, &vp, attrs)
+    };
+    let depth = match scene.depth {
+        Some(d) => ops::DepthState {
+            test: true,
+            write: d.write,
+            compare: ops::CompareOp::ALL[d.compare as usize],
+        },
+        None => ops::DepthState::default(),
+    };
+    for d in &scene.draws {
+        // The vertex numbers of the draw, split at restart indices.
+        let mut segments: Vec<Vec<usize>> = vec![Vec::new()];
+        for k in 0..d.count {
+            match &d.indices {
+                Some(ix) => {
+                    let i = ix.values[k as usize];
+                    if ix.restart && i == ix.restart_value() {
+                        segments.push(Vec::new());
+                    } else {
+                        let v = i64::from(i) + i64::from(ix.vertex_offset);
+                        segments.last_mut().unwrap().push(v as usize);
+                    }
+                }
+                None => segments.last_mut().unwrap().push((d.first + k) as usize),
+            }
+        }
+        let blend = match d.blend {
+            Blend::Opaque => ops::BlendState::default(),
+            Blend::SrcAlphaOver => ops::BlendState {
+                enable: true,
+                src_color: ops::BlendFactor::SrcAlpha,
+                dst_color: ops::BlendFactor::OneMinusSrcAlpha,
+                src_alpha: ops::BlendFactor::SrcAlpha,
+                dst_alpha: ops::BlendFactor::OneMinusSrcAlpha,
+                ..ops::BlendState::default()
+            },
+        };
+        let state = raster::RasterState {
+            cull_front: d.raster.cull_front,
+            cull_back: d.raster.cull_back,
+            front_ccw: d.raster.front_ccw,
+            line_width: f64::from(d.raster.line_width),
+            point_size: 4.0,
+            provoking_first: d.raster.first_provoking,
+            ..raster::RasterState::default()
+        };
+        let interp = [scene.interpolation; 3];
+        for seg in &segments {
+            let n = seg.len();
+            // Triangles in the spec's vertex order (first provoking vertex).
+            let triangles: Vec<[usize; 3]> = match d.topology {
+                Topology::TriangleList => (0..n / 3)
+                    .map(|t| [seg[3 * t], seg[3 * t + 1], seg[3 * t + 2]])
+                    .collect(),
+                Topology::TriangleStrip => (0..n.saturating_sub(2))
+                    .map(|i| [seg[i], seg[i + 1 + i % 2], seg[i + 2 - i % 2]])
+                    .collect(),
+                Topology::TriangleFan => (0..n.saturating_sub(2))
+                    .map(|i| [seg[i + 1], seg[i + 2], seg[0]])
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let mut frags = Vec::new();
+            for t in triangles {
+                let vs = t.map(vertex);
+                let snapped: [(i64, i64); 3] = std::array::from_fn(|k| {
+                    (
+                        (vs[k].x * 256.0).round() as i64,
+                        (vs[k].y * 256.0).round() as i64,
+                    )
+                });
+                for y in 0..SIZE {
+                    for x in 0..SIZE {
+                        if centre_on_edge(&snapped, x, y) {
+                            on_edge[(y * SIZE + x) as usize] = true;
+                        }
+                    }
+                }
+                frags.extend(raster::rasterize_triangle(
+                    [&vs[0], &vs[1], &vs[2]],
+                    &state,
+                    &interp,
+                    SIZE,
+                    SIZE,
+                ));
+            }
+            match d.topology {
+                Topology::PointList => {
+                    for &i in seg {
+                        frags.extend(raster::rasterize_point(&vertex(i), &state, SIZE, SIZE));
+                    }
+                }
+                Topology::LineStrip => {
+                    for w in seg.windows(2) {
+                        frags.extend(raster::rasterize_line(
+                            &vertex(w[0]),
+                            &vertex(w[1]),
+                            &state,
+                            &interp,
+                            SIZE,
+                            SIZE,
+                        ));
+                    }
+                }
+                _ => {}
+            }
+            ops::shade_fragments(&mut target, &frags, &depth, &blend, |f| {
+                Some(((scene.shade)(&f.attrs), [0.0; 4]))
+            });
+        }
+    }
+    (target, on_edge)
+}
+
+/// Coverage exact (pixels the reference wrote vs pixels that are not the
+/// clear colour), colours within 1 LSB; returns the covered count.
+fn assert_matches(got: &[u8], want: &ops::Target, only: impl Fn(u32, u32) -> bool) -> usize {
+    let want_rgba = want.resolve_rgba8();
+    let clear: Vec<u8> = CLEAR.iter().map(|&c| unorm8(c) as u8).collect();
+    let mut bad = Vec::new();
+    let mut covered = 0;
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            if !only(x, y) {
+                continue;
+            }
+            let i = (y * SIZE + x) as usize;
+            let (g, w) = (&got[4 * i..4 * i + 4], &want_rgba[4 * i..4 * i + 4]);
+            let written = want.writes[i] > 0;
+            covered += usize::from(written);
+            let close = g.iter().zip(w).all(|(a, b)| a.abs_diff(*b) <= 1);
+            if !close || (!written && g != clear.as_slice()) {
+                bad.push(format!("({x}, {y}): got {g:?}, want {w:?}"));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+    covered
+}
+
+fn triangle_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
+    Scene {
+        vs,
+        fs,
+        data: vec![
+            -0.75, -0.875, 1.0, 0.0, 0.0, //
+            0.875, -0.375, 0.0, 1.0, 0.0, //
+            -0.375, 0.84375, 0.0, 0.0, 1.0,
+        ],
+        stride: 20,
+        attributes: vec![(2, 0), (3, 8)],
+        depth: None,
+        draws: vec![DrawSpec {
+            topology: Topology::TriangleList,
+            count: 3,
+            first: 0,
+            indices: None,
+            blend: Blend::Opaque,
+            raster: RasterState::default(),
+        }],
+        viewport: viewport(),
+        scissor: full_scissor(),
+        shade: opaque_colour,
+        interpolation: Interpolation::Smooth,
+    }
+}
+
+fn triangle_shaders() -> Option<(Stage2, Stage2)> {
+    let (Some(v), Some(f)) = (spv("gfx_triangle.vert.spv"), spv("gfx_triangle.frag.spv")) else {
+        skip("gfx_triangle.{vert,frag}.spv");
+        return None;
+    };
+    Some((compile(&v, Stage::Vertex), compile(&f, Stage::Fragment)))
+}
+
+#[test]
+fn our_triangle_renders_like_the_vulkan_rules() {
+    let Some((vs, fs)) = triangle_shaders() else {
+        return;
+    };
+    eprintln!(
+        "gfx_triangle.vert for the tiler: {:?}; gfx_triangle.frag: {:?}",
+        vs.binary.stats, fs.binary.stats
+    );
+    let scene = triangle_scene(&vs, &fs);
+    let r = render(&scene);
+    let covered = assert_matches(&r.color, &reference(&scene).0, |_, _| true);
+    // The reference folder's summary counts 1334 covered pixels.
+    assert_eq!(covered, 1334);
+    // Two jobs in the vertex/tiler chain, the tiler one after the vertex one.
+    assert_eq!(r.jobs.len(), 1);
+    assert_eq!((r.jobs[0].vertex, r.jobs[0].tiler), (1, 2));
+}
+
+#[test]
+fn indexed_depth_scene_renders_like_the_vulkan_rules() {
+    let (Some(v), Some(f)) = (
+        spv("gfx_indexed_depth.vert.spv"),
+        spv("gfx_triangle.frag.spv"),
+    ) else {
+        return skip("gfx_indexed_depth.vert.spv");
+    };
+    let (vs, fs) = (compile(&v, Stage::Vertex), compile(&f, Stage::Fragment));
+    let scene = depth_scene(&vs, &fs);
+    let r = render(&scene);
+    let (want, _) = reference(&scene);
+    assert_matches(&r.color, &want, |_, _| true);
+    let depth = r.depth.unwrap();
+    for (i, (g, w)) in depth.iter().zip(&want.depth).enumerate() {
+        // Interpolated in f32 by the GPU, in f64 by the reference.
+        assert!(
+            (f64::from(*g) - w).abs() <= 1e-6,
+            "depth at ({}, {}): {g} vs {w}",
+            i as u32 % SIZE,
+            i as u32 / SIZE
+        );
+    }
+    // The summary's counts: 958 green, 935 red pixels.
+    let count = |c: [u8; 4]| r.color.chunks(4).filter(|p| *p == c).count();
+    assert_eq!(count([0, 255, 0, 255]), 958);
+    assert_eq!(count([255, 0, 0, 255]), 935);
+}
+
+fn depth_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
+    Scene {
+        vs,
+        fs,
+        data: vec![
+            -0.875, -0.875, 0.75, 1.0, 0.0, 0.0, //
+            0.625, -0.875, 0.75, 1.0, 0.0, 0.0, //
+            -0.875, 0.59375, 0.75, 1.0, 0.0, 0.0, //
+            -0.5, -0.5, 0.25, 0.0, 1.0, 0.0, //
+            0.875, -0.25, 0.25, 0.0, 1.0, 0.0, //
+            -0.25, 0.90625, 0.25, 0.0, 1.0, 0.0,
+        ],
+        stride: 24,
+        attributes: vec![(3, 0), (3, 12)],
+        depth: Some(DepthState {
+            compare: CompareOp::Less,
+            write: true,
+        }),
+        draws: vec![DrawSpec {
+            topology: Topology::TriangleList,
+            count: 6,
+            first: 0,
+            indices: Indices::u16(&[3, 4, 5, 0, 1, 2]),
+            blend: Blend::Opaque,
+            raster: RasterState::default(),
+        }],
+        viewport: viewport(),
+        scissor: full_scissor(),
+        shade: opaque_colour,
+        interpolation: Interpolation::Smooth,
+    }
+}
+
+#[test]
+fn points_and_lines_render_like_the_vulkan_rules() {
+    let (Some(v), Some(f)) = (
+        spv("gfx_points_lines.vert.spv"),
+        spv("gfx_triangle.frag.spv"),
+    ) else {
+        return skip("gfx_points_lines.vert.spv");
+    };
+    let (vs, fs) = (compile(&v, Stage::Vertex), compile(&f, Stage::Fragment));
+    let scene = points_lines_scene(&vs, &fs);
+    let r = render(&scene);
+    assert_eq!(r.jobs.len(), 2);
+    // The second draw's tiler job waits for its vertex job and the first
+    // draw's tiler job (primitives stay in API order).
+    assert_eq!((r.jobs[1].vertex, r.jobs[1].tiler), (3, 4));
+    let (want, _) = reference(&scene);
+    // Points (rows 0..16): exactly the reference's 4x4 squares.
+    let covered = assert_matches(&r.color, &want, |_, y| y < 16);
+    assert_eq!(covered, 3 * 16);
+    // Lines are non-strict (implementation-dependent pixels): every line
+    // pixel is within one pixel of the strip and yellow → cyan, every row
+    // 32..55 has one.
+    let strip = [(8.0, 32.0), (24.0, 56.0), (40.0, 32.0), (56.0, 56.0)];
+    let dist = |px: f64, py: f64| {
+        strip
+            .windows(2)
+            .map(|s| {
+                let ((ax, ay), (bx, by)) = (s[0], s[1]);
+                let (dx, dy) = (bx - ax, by - ay);
+                let t = (((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)).clamp(0.0, 1.0);
+                ((px - ax - t * dx).powi(2) + (py - ay - t * dy).powi(2)).sqrt()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let clear = [51u8, 102, 153, 255];
+    let mut rows = [0u32; 64];
+    for y in 16..SIZE {
+        for x in 0..SIZE {
+            let i = ((y * SIZE + x) * 4) as usize;
+            let px = &r.color[i..i + 4];
+            if px == clear {
+                continue;
+            }
+            rows[y as usize] += 1;
+            let d = dist(f64::from(x) + 0.5, f64::from(y) + 0.5);
+            assert!(d <= 1.0, "line pixel ({x}, {y}) is {d} px from the strip");
+            let rb = i32::from(px[0]) + i32::from(px[2]);
+            assert!(
+                px[1] >= 254 && (rb - 255).abs() <= 2 && px[3] == 255,
+                "({x}, {y}) {px:?}"
+            );
+        }
+    }
+    for (y, n) in rows.iter().enumerate().take(56).skip(32) {
+        assert!(*n >= 1, "row {y} has no line pixel");
+    }
+}
+
+fn points_lines_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
+    let draw = |topology, count, first| DrawSpec {
+        topology,
+        count,
+        first,
+        indices: None,
+        blend: Blend::Opaque,
+        raster: RasterState::default(),
+    };
+    Scene {
+        vs,
+        fs,
+        data: vec![
+            -0.75, -0.75, 1.0, 0.0, 0.0, //
+            0.0, -0.75, 0.0, 1.0, 0.0, //
+            0.75, -0.75, 0.0, 0.0, 1.0, //
+            -0.75, 0.0, 1.0, 1.0, 0.0, //
+            -0.25, 0.75, 1.0, 1.0, 0.0, //
+            0.25, 0.0, 0.0, 1.0, 1.0, //
+            0.75, 0.75, 0.0, 1.0, 1.0,
+        ],
+        stride: 20,
+        attributes: vec![(2, 0), (3, 8)],
+        depth: None,
+        draws: vec![
+            draw(Topology::PointList, 3, 0),
+            draw(Topology::LineStrip, 4, 3),
+        ],
+        viewport: viewport(),
+        scissor: full_scissor(),
+        shade: opaque_colour,
+        interpolation: Interpolation::Smooth,
+    }
+}
+
+// ---- Our descriptors against PanVk's --------------------------------------
+
+use bifrost_vk::hw::layout::Layout;
+use bifrost_vk::hw::snapshot::Snapshot;
+use bifrost_vk::hw::{Arch, layouts};
+
+const CHAINS: &str = bifrost_vk::reference_path!("mesa-g52/graphics/jobchains");
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// The leaves of `layout` whose values differ, except `ignore` (addresses
+/// of memory each driver allocates itself).
+fn differing(layout: &Layout, ours: &[u32], theirs: &[u32], ignore: &[&str]) -> Vec<String> {
+    layout
+        .leaves()
+        .into_iter()
+        .filter(|(p, _)| !ignore.contains(&p.as_str()))
+        .filter(|(_, f)| f.get_raw(ours) != f.get_raw(theirs))
+        .map(|(p, f)| {
+            format!(
+                "{p}: ours {:#x}, PanVk {:#x}",
+                f.get_raw(ours),
+                f.get_raw(theirs)
+            )
+        })
+        .collect()
+}
+
+/// One PanVk draw's descriptors: (job words, RSD + blend words, viewport).
+struct Descriptors {
+    job: Vec<u32>,
+    rsd: Vec<u32>,
+    blend: Vec<u32>,
+    viewport: Vec<u32>,
+}
+
+fn read_descriptors(read: &dyn Fn(u64, usize) -> Vec<u32>, job_va: u64, idvs: bool) -> Descriptors {
+    let l = layouts(Arch::V7);
+    let agg = if idvs {
+        l.indexed_vertex_job
+    } else {
+        l.tiler_job
+    };
+    let job = read(job_va, agg.bytes);
+    let draw = agg
+        .section(if idvs { "Fragment Draw" } else { "Draw" })
+        .unwrap()
+        .words(&job)
+        .to_vec();
+    use bifrost_vk::hw::draw::dcd;
+    let state = dcd::STATE.get(&draw);
+    let rsd = read(state, l.renderer_state.bytes());
+    let blend = read(state + l.renderer_state.bytes() as u64, l.blend.bytes());
+    let viewport = read(dcd::VIEWPORT.get(&draw), l.viewport.bytes());
+    Descriptors {
+        job,
+        rsd,
+        blend,
+        viewport,
+    }
+}
+
+/// Fields where our descriptors differ from PanVk's on purpose (prefix of
+/// the leaf path, why). docs/STATUS.md ("Graphics job emission") repeats
+/// the list.
+const CHOSEN: &[(&str, &str)] = &[
+    (
+        "Primitive.Secondary Shader",
+        "PanVk's IDVS job runs a varying shader after the position shader; \
+         our VERTEX job runs the whole vertex shader",
+    ),
+    (
+        "Primitive.Point size array format",
+        "our point sizes are an F32 varying (FP32 array), PanVk's FP16",
+    ),
+    (
+        "Renderer State.Preload.",
+        "the fragment binary's own preloads (our shader loads its varying \
+         with LD_VAR and needs r61; PanVk's uses a message preload and 2 FAU words)",
+    ),
+    (
+        "Renderer State.Properties.Shader wait dependency",
+        "the binary's: our first clause is LD_VAR, PanVk's is ATEST",
+    ),
+    (
+        "Renderer State.Message Preload",
+        "no message preloads: our fragment shaders load varyings themselves",
+    ),
+    (
+        "Draw.Flat Shading Vertex",
+        "PanVk sets it in its line-strip draw only; we give the provoking \
+         vertex in Primitive.First provoking vertex (what the simulator \
+         reads) and leave this 0",
+    ),
+    (
+        "Renderer State.Secondary shader",
+        "v7.xml overlaps it with the Message Preload word (README 2.3)",
+    ),
+];
+
+/// Compares our descriptors for `scene`'s draw `draw` with PanVk's job at
+/// `panvk_job`: every differing field must be in [`CHOSEN`], and the
+/// fields that come from the fragment binary must say what it asks for.
+/// Returns the differing fields.
+fn compare_with_panvk(
+    name: &str,
+    panvk_job: u64,
+    idvs: bool,
+    scene: &Scene<'_>,
+    draw: usize,
+) -> Option<Vec<String>> {
+    let Ok(file) = std::fs::read(format!("{CHAINS}/{name}.vtc.snap")) else {
+        skip(name);
+        return None;
+    };
+    let snap = Snapshot::parse(&file).unwrap();
+    let theirs = read_descriptors(&|va, n| words(snap.read(va, n).unwrap()), panvk_job, idvs);
+    let r = render(scene);
+    let tiler_va = r.jobs[draw].draw - 128;
+    let ours = read_descriptors(&|va, n| words(&r.gpu.read_gpu(va, n)), tiler_va, false);
+    let l = layouts(Arch::V7);
+    let theirs_agg = if idvs {
+        l.indexed_vertex_job
+    } else {
+        l.tiler_job
+    };
+    let ours_agg = l.tiler_job;
+    let sec = |agg: &bifrost_vk::hw::layout::Aggregate, job: &[u32], s: &str| {
+        agg.section(s).unwrap().words(job).to_vec()
+    };
+    let fd = if idvs { "Fragment Draw" } else { "Draw" };
+    let mut report = Vec::new();
+    for (what, layout, a, b, ignore) in [
+        (
+            "Invocation",
+            l.invocation,
+            sec(ours_agg, &ours.job, "Invocation"),
+            sec(theirs_agg, &theirs.job, "Invocation"),
+            &[][..],
+        ),
+        (
+            "Primitive",
+            l.primitive,
+            sec(ours_agg, &ours.job, "Primitive"),
+            sec(theirs_agg, &theirs.job, "Primitive"),
+            &["Indices"][..],
+        ),
+        (
+            "Primitive Size",
+            l.primitive_size,
+            sec(ours_agg, &ours.job, "Primitive Size"),
+            sec(theirs_agg, &theirs.job, "Primitive Size"),
+            // A pointer for point-size arrays (then "Constant" overlaps it).
+            if scene.draws[draw].topology == Topology::PointList {
+                &["Size Array", "Constant"][..]
+            } else {
+                &[][..]
+            },
+        ),
+        (
+            "Draw",
+            l.draw,
+            sec(ours_agg, &ours.job, "Draw"),
+            sec(theirs_agg, &theirs.job, fd),
+            &[
+                "Position",
+                "Push uniforms",
+                "State",
+                "Varying buffers",
+                "Varyings",
+                "Viewport",
+                "Thread Storage",
+            ][..],
+        ),
+        (
+            "Renderer State",
+            l.renderer_state,
+            ours.rsd.clone(),
+            theirs.rsd.clone(),
+            &["Shader.Shader"][..],
+        ),
+        (
+            "Blend",
+            l.blend,
+            ours.blend.clone(),
+            theirs.blend.clone(),
+            &[][..],
+        ),
+        (
+            "Viewport",
+            l.viewport,
+            ours.viewport.clone(),
+            theirs.viewport.clone(),
+            &[][..],
+        ),
+    ] {
+        for d in differing(layout, &a, &b, ignore) {
+            report.push(format!("{what}.{d}"));
+        }
+    }
+    let unexplained: Vec<&String> = report
+        .iter()
+        .filter(|d| !CHOSEN.iter().any(|(p, _)| d.starts_with(p)))
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "{name}: fields differ from PanVk's without a reason: {unexplained:#?}"
+    );
+    // The binary-derived fields are the binary's.
+    let rsd = l.renderer_state;
+    let f = scene.fs.binary.fragment.as_ref().unwrap();
+    let get = |path: &str| rsd.get(&ours.rsd, path).unwrap();
+    assert_eq!(
+        get("Properties.Shader wait dependency 6"),
+        u64::from(f.wait_dependency_6)
+    );
+    assert_eq!(
+        get("Properties.Shader wait dependency 7"),
+        u64::from(f.wait_dependency_7)
+    );
+    assert_eq!(
+        get("Preload.Fragment.Sample mask/ID"),
+        u64::from(f.preloads.sample_mask_id)
+    );
+    assert_eq!(
+        get("Preload.Fragment.Coverage"),
+        u64::from(f.preloads.coverage)
+    );
+    assert_eq!(
+        get("Preload.Uniform count"),
+        u64::from(scene.fs.binary.uniform_words)
+    );
+    assert_eq!(get("Message Preload 1.Type"), 0);
+    assert_eq!(get("Message Preload 2.Type"), 0);
+    Some(report)
+}
+
+/// gfx_triangle and gfx_indexed_depth (IDVS in PanVk, VERTEX + TILER
+/// here) and gfx_points_lines (TILER jobs in both): the primitive, draw,
+/// fragment renderer state, blend and viewport descriptors agree with
+/// PanVk's except for the fields in [`CHOSEN`].
+#[test]
+fn descriptors_match_panvk() {
+    let Some((vs, fs)) = triangle_shaders() else {
+        return;
+    };
+    let Some(report) = compare_with_panvk(
+        "gfx_triangle",
+        0xf7fd_2380,
+        true,
+        &triangle_scene(&vs, &fs),
+        0,
+    ) else {
+        return;
+    };
+    // The IDVS-only bit and the binary-derived fields do differ: the
+    // comparison sees the descriptors.
+    assert!(
+        report
+            .iter()
+            .any(|d| d.starts_with("Primitive.Secondary Shader"))
+    );
+    assert!(report.iter().any(|d| d.contains("Sample mask/ID")));
+    eprintln!("gfx_triangle: {report:#?}");
+
+    let (Some(v), Some(f)) = (
+        spv("gfx_indexed_depth.vert.spv"),
+        spv("gfx_triangle.frag.spv"),
+    ) else {
+        return;
+    };
+    let (dvs, dfs) = (compile(&v, Stage::Vertex), compile(&f, Stage::Fragment));
+    let scene = depth_scene(&dvs, &dfs);
+    let report = compare_with_panvk("gfx_indexed_depth", 0xf7f9_93c0, true, &scene, 0).unwrap();
+    eprintln!("gfx_indexed_depth: {report:#?}");
+
+    let Some(v) = spv("gfx_points_lines.vert.spv") else {
+        return;
+    };
+    let pvs = compile(&v, Stage::Vertex);
+    let scene = points_lines_scene(&pvs, &dfs);
+    let report = compare_with_panvk("gfx_points_lines", 0xf7ee_c440, false, &scene, 0).unwrap();
+    assert!(
+        report
+            .iter()
+            .any(|d| d.starts_with("Primitive.Point size array format"))
+    );
+    eprintln!("gfx_points_lines (points): {report:#?}");
+    let report = compare_with_panvk("gfx_points_lines", 0xf7ee_c740, false, &scene, 1).unwrap();
+    eprintln!("gfx_points_lines (lines): {report:#?}");
+}
+
+/// PanVk's SRC_ALPHA / ONE_MINUS_SRC_ALPHA blend descriptor
+/// (gfx_blend_textured, IDVS job 2) equals ours word for word.
+#[test]
+fn alpha_blend_descriptor_matches_panvk() {
+    let Ok(file) = std::fs::read(format!("{CHAINS}/gfx_blend_textured.vtc.snap")) else {
+        return skip("gfx_blend_textured.vtc.snap");
+    };
+    let snap = Snapshot::parse(&file).unwrap();
+    let theirs = read_descriptors(&|va, n| words(snap.read(va, n).unwrap()), 0xf7f4_4540, true);
+    let ours = bifrost_vk::jm::graphics::blend_words(
+        Arch::V7,
+        0,
+        &ColorTargetState {
+            format: ColorFormat::Rgba8Unorm,
+            blend: Blend::SrcAlphaOver,
+            write_mask: 15,
+        },
+    )
+    .unwrap();
+    let l = layouts(Arch::V7);
+    assert_eq!(
+        differing(l.blend, &ours, &theirs.blend, &[]),
+        Vec::<String>::new()
+    );
+    assert_eq!(ours, theirs.blend);
+}
+
+// ---- Random scenes and faults ---------------------------------------------
+
+const GRAPHICS_SHADERS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/shaders/graphics");
+
+/// Our clip-position vertex shader (vec4 position, vec3 colour) and the
+/// corpus's colour fragment shader.
+fn clip_shaders() -> (Stage2, Stage2) {
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_position.vert.spv")).unwrap();
+    let f = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/shaders/color_varying.frag.spv"
+    ))
+    .unwrap();
+    (compile(&v, Stage::Vertex), compile(&f, Stage::Fragment))
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// Random triangles (clip w a power of two, so the viewport transform is
+/// exact in f32 and coverage can be compared exactly; random depth, random
+/// colours; some triangles leave the framebuffer), depth LESS, random
+/// culling, viewport and scissor, through our whole chain, against
+/// `testing::raster`. Pixels are left out where a triangle edge passes
+/// exactly through the pixel centre (the FBD's tie-break rule and the
+/// reference's top-left rule are both allowed) or where two fragments'
+/// depths are within 1e-4 (f32 and f64 interpolation may order them
+/// differently).
+#[test]
+fn random_triangle_scenes_match_the_reference_rasterizer() {
+    let (vs, fs) = clip_shaders();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut compared = 0usize;
+    let mut covered_total = 0usize;
+    for round in 0..12 {
+        let vp_size = [32.0f32, 64.0][rng.next(2) as usize];
+        let vp_h = [32.0f32, 64.0][rng.next(2) as usize];
+        let viewport = Viewport {
+            x: [0.0, 8.0, 16.0][rng.next(3) as usize],
+            y: [0.0, 8.0, -8.0][rng.next(3) as usize],
+            width: vp_size,
+            height: vp_h,
+            min_depth: 0.25,
+            max_depth: 0.75,
+        };
+        let scissor = Scissor {
+            x: rng.next(8) as u32,
+            y: rng.next(8) as u32,
+            width: 40 + rng.next(25) as u32,
+            height: 40 + rng.next(25) as u32,
+        };
+        let scissor = Scissor {
+            width: scissor.width.min(SIZE - scissor.x),
+            height: scissor.height.min(SIZE - scissor.y),
+            ..scissor
+        };
+        let raster = RasterState {
+            cull_back: rng.next(3) == 0,
+            front_ccw: rng.next(2) == 0,
+            ..RasterState::default()
+        };
+        let triangles = 6;
+        let mut data = Vec::new();
+        for _ in 0..3 * triangles {
+            // NDC on the 1/8192 grid in [-1.5, 1.5), z in [0, 1).
+            let w = [0.5f32, 1.0, 2.0, 4.0][rng.next(4) as usize];
+            let ndc = |r: &mut Rng| (r.next(3 * 8192) as f32 - 1.5 * 8192.0) / 8192.0;
+            let (x, y) = (ndc(&mut rng), ndc(&mut rng));
+            let z = rng.next(1024) as f32 / 1024.0;
+            data.extend_from_slice(&[x * w, y * w, z * w, w]);
+            for _ in 0..3 {
+                data.push(rng.next(256) as f32 / 255.0);
+            }
+        }
+        let scene = Scene {
+            vs: &vs,
+            fs: &fs,
+            data,
+            stride: 28,
+            attributes: vec![(4, 0), (3, 16)],
+            depth: Some(DepthState {
+                compare: CompareOp::Less,
+                write: true,
+            }),
+            draws: vec![DrawSpec {
+                topology: Topology::TriangleList,
+                count: 3 * triangles,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                raster,
+            }],
+            viewport,
+            scissor,
+            shade: opaque_colour,
+            interpolation: Interpolation::Smooth,
+        };
+        let r = render(&scene);
+
+        // The reference: fragments per triangle, scissored.
+        let vpr = raster::Viewport {
+            x: f64::from(viewport.x),
+            y: f64::from(viewport.y),
+            width: f64::from(viewport.width),
+            height: f64::from(viewport.height),
+            min_depth: 0.25,
+            max_depth: 0.75,
+        };
+        let state = raster::RasterState {
+            cull_back: raster.cull_back,
+            front_ccw: raster.front_ccw,
+            ..raster::RasterState::default()
+        };
+        let mut target = ops::Target::new(SIZE, SIZE, 1, CLEAR.map(f64::from), 1.0);
+        let mut excluded = vec![false; (SIZE * SIZE) as usize];
+        let mut depths: Vec<Vec<f64>> = vec![Vec::new(); (SIZE * SIZE) as usize];
+        for t in 0..triangles {
+            let vs: Vec<raster::Vertex> = (0..3)
+                .map(|k| {
+                    let at = |c: usize| f64::from(scene.data[(3 * t as usize + k) * 7 + c]);
+                    raster::viewport_transform(
+                        [at(0), at(1), at(2), at(3)],
+                        &vpr,
+                        vec![at(4), at(5), at(6)],
+                    )
+                })
+                .collect();
+            let snapped: [(i64, i64); 3] = std::array::from_fn(|k| {
+                (
+                    (vs[k].x * 256.0).round() as i64,
+                    (vs[k].y * 256.0).round() as i64,
+                )
+            });
+            for y in 0..SIZE {
+                for x in 0..SIZE {
+                    if centre_on_edge(&snapped, x, y) {
+                        excluded[(y * SIZE + x) as usize] = true;
+                    }
+                }
+            }
+            let frags: Vec<raster::Fragment> = raster::rasterize_triangle(
+                [&vs[0], &vs[1], &vs[2]],
+                &state,
+                &[Interpolation::Smooth; 3],
+                SIZE,
+                SIZE,
+            )
+            .into_iter()
+            .filter(|f| {
+                f.x >= scissor.x
+                    && f.y >= scissor.y
+                    && f.x < scissor.x + scissor.width
+                    && f.y < scissor.y + scissor.height
+            })
+            .collect();
+            for f in &frags {
+                depths[(f.y * SIZE + f.x) as usize].push(f.depth[0]);
+            }
+            ops::shade_fragments(
+                &mut target,
+                &frags,
+                &ops::DepthState {
+                    test: true,
+                    write: true,
+                    compare: ops::CompareOp::Less,
+                },
+                &ops::BlendState::default(),
+                |f| Some(([f.attrs[0], f.attrs[1], f.attrs[2], 1.0], [0.0; 4])),
+            );
+        }
+        for (i, d) in depths.iter_mut().enumerate() {
+            d.sort_by(f64::total_cmp);
+            if d.windows(2).any(|w| w[1] - w[0] < 1e-4) {
+                excluded[i] = true;
+            }
+        }
+        let only = |x: u32, y: u32| !excluded[(y * SIZE + x) as usize];
+        covered_total += assert_matches(&r.color, &target, only);
+        let depth = r.depth.unwrap();
+        for i in 0..(SIZE * SIZE) as usize {
+            if excluded[i] {
+                continue;
+            }
+            compared += 1;
+            assert!(
+                (f64::from(depth[i]) - target.depth[i]).abs() <= 1e-6,
+                "round {round}: depth at ({}, {}): {} vs {}",
+                i as u32 % SIZE,
+                i as u32 / SIZE,
+                depth[i],
+                target.depth[i]
+            );
+        }
+    }
+    eprintln!("{compared} pixels compared, {covered_total} covered");
+    assert!(covered_total > 5_000, "only {covered_total} covered pixels");
+}
+
+/// Whether the centre of pixel (x, y) lies exactly on an edge of the
+/// triangle `p` (positions on the 1/256-pixel grid).
+fn centre_on_edge(p: &[(i64, i64); 3], x: u32, y: u32) -> bool {
+    let c = (i64::from(x) * 256 + 128, i64::from(y) * 256 + 128);
+    (0..3).any(|i| {
+        let (a, b) = (p[i], p[(i + 1) % 3]);
+        let e = (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0);
+        let within = |v: i64, lo: i64, hi: i64| v >= lo.min(hi) && v <= lo.max(hi);
+        e == 0 && within(c.0, a.0, b.0) && within(c.1, a.1, b.1)
+    })
+}
+
+/// A vertex buffer whose records point outside any BO: the VERTEX job
+/// faults (JOB_READ_FAULT at the unmapped address, job status set,
+/// the chain stopped, nothing drawn) and the next render pass on the same
+/// GPU renders correctly.
+#[test]
+fn a_vertex_buffer_outside_its_bo_faults_and_the_gpu_carries_on() {
+    let Some((vs, fs)) = triangle_shaders() else {
+        return;
+    };
+    let scene = triangle_scene(&vs, &fs);
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let unmapped = 0x7_0000_0000u64;
+    let err = match try_render_on(&mut gpu, &scene, |b| b.address = unmapped) {
+        Err(e) => e,
+        Ok(_) => panic!("a vertex buffer outside every BO must fault"),
+    };
+    let RunError::Fault { job_va, fault } = &err else {
+        panic!("expected a job fault, got {err}");
+    };
+    // JOB_READ_FAULT (0x42): the attribute fetch read unmapped memory.
+    assert_eq!(fault.status, 0x42, "{err}");
+    assert_eq!(fault.fault_va & !0xfff, unmapped, "{err}");
+    // The faulting job is the first of the chain (the VERTEX job).
+    let header = words(&gpu.read_gpu(*job_va, 32));
+    use bifrost_vk::hw::job::header as h;
+    assert_eq!(h::INDEX.get(&header), 1);
+    assert_eq!(
+        h::TYPE.get(&header),
+        bifrost_vk::hw::job::JobType::Vertex as u64
+    );
+    let out = try_render_on(&mut gpu, &scene, |_| {}).expect("the next chains run");
+    let covered = assert_matches(&out.color, &reference(&scene).0, |_, _| true);
+    assert_eq!(covered, 1334);
+}
+
+// ---- Topologies, index types, restart, flat shading, blending --------------
+
+/// A 5x5 grid of vertices (vec4 clip position with w = 1, vec3 colour),
+/// vertex `5j + i` near pixel (4 + 14i, 4 + 14j), positions on the
+/// 1/256-pixel grid, colours random.
+fn grid_data(rng: &mut Rng) -> Vec<f32> {
+    let mut data = Vec::new();
+    for j in 0..5u64 {
+        for i in 0..5u64 {
+            let jitter = |r: &mut Rng| r.next(3 * 256) as f32 / 256.0;
+            let px = 4.0 + 14.0 * i as f32 + jitter(rng);
+            let py = 4.0 + 14.0 * j as f32 + jitter(rng);
+            data.extend_from_slice(&[px / 32.0 - 1.0, py / 32.0 - 1.0, 0.0, 1.0]);
+            for _ in 0..3 {
+                data.push(rng.next(256) as f32 / 255.0);
+            }
+        }
+    }
+    data
+}
+
+fn grid_scene<'a>(
+    vs: &'a Stage2,
+    fs: &'a Stage2,
+    data: Vec<f32>,
+    draws: Vec<DrawSpec>,
+) -> Scene<'a> {
+    Scene {
+        vs,
+        fs,
+        data,
+        stride: 28,
+        attributes: vec![(4, 0), (3, 16)],
+        depth: None,
+        draws,
+        viewport: viewport(),
+        scissor: full_scissor(),
+        shade: opaque_colour,
+        interpolation: Interpolation::Smooth,
+    }
+}
+
+fn render_and_compare(scene: &Scene<'_>) -> usize {
+    let r = render(scene);
+    let (want, on_edge) = reference(scene);
+    assert_matches(&r.color, &want, |x, y| !on_edge[(y * SIZE + x) as usize])
+}
+
+/// Triangle strips with u8 indices and restart (0xff), a fan with u32
+/// indices and a vertex offset, a list with u16 indices whose smallest
+/// index is not 0, back-face culling on the strip.
+#[test]
+fn strips_fans_index_types_and_restart_render_like_the_vulkan_rules() {
+    let (vs, fs) = clip_shaders();
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let data = grid_data(&mut rng);
+    let draws = vec![
+        DrawSpec {
+            topology: Topology::TriangleStrip,
+            count: 11,
+            first: 0,
+            indices: Some(Indices {
+                ty: IndexType::U8,
+                values: vec![0, 5, 1, 6, 2, 7, 0xff, 10, 15, 11, 16],
+                vertex_offset: 0,
+                restart: true,
+            }),
+            blend: Blend::Opaque,
+            raster: RasterState {
+                cull_back: true,
+                front_ccw: true,
+                ..RasterState::default()
+            },
+        },
+        DrawSpec {
+            topology: Topology::TriangleFan,
+            count: 6,
+            first: 0,
+            indices: Some(Indices {
+                ty: IndexType::U32,
+                values: [23, 24, 19, 18, 17, 22].map(|i| i - 2).to_vec(),
+                vertex_offset: 2,
+                restart: false,
+            }),
+            blend: Blend::Opaque,
+            raster: RasterState::default(),
+        },
+        DrawSpec {
+            topology: Topology::TriangleList,
+            count: 6,
+            first: 0,
+            indices: Indices::u16(&[3, 4, 8, 4, 9, 8]),
+            blend: Blend::Opaque,
+            raster: RasterState::default(),
+        },
+    ];
+    let scene = grid_scene(&vs, &fs, data, draws);
+    let covered = render_and_compare(&scene);
+    // Culling the other face leaves only the fan and the list: the six
+    // strip triangles (three 14x14 cells) all have one winding in the
+    // spec's vertex order, so they all survive or all go.
+    let mut other = grid_scene(&vs, &fs, scene.data.clone(), scene.draws.clone());
+    other.draws[0].raster.front_ccw = false;
+    let covered_other = render_and_compare(&other);
+    assert!(covered_other > 400, "{covered_other} pixels covered");
+    assert!(
+        covered > covered_other + 450,
+        "{covered} vs {covered_other}"
+    );
+}
+
+/// Flat shading: a strip with the first vertex provoking, a list with the
+/// last (`VK_EXT_provoking_vertex`'s rule), every pixel the provoking
+/// vertex's colour.
+#[test]
+fn flat_shading_takes_the_provoking_vertex() {
+    let (vs, _) = clip_shaders();
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/flat_color.frag.spv")).unwrap();
+    let fs = compile(&f, Stage::Fragment);
+    let mut rng = Rng(0x0bad_cafe_dead_beef);
+    let data = grid_data(&mut rng);
+    let draws = vec![
+        DrawSpec {
+            topology: Topology::TriangleStrip,
+            count: 6,
+            first: 0,
+            indices: Indices::u16(&[0, 5, 1, 6, 2, 7]),
+            blend: Blend::Opaque,
+            raster: RasterState::default(),
+        },
+        DrawSpec {
+            topology: Topology::TriangleList,
+            count: 6,
+            first: 0,
+            indices: Indices::u16(&[15, 16, 20, 16, 21, 20]),
+            blend: Blend::Opaque,
+            raster: RasterState {
+                first_provoking: false,
+                ..RasterState::default()
+            },
+        },
+    ];
+    let mut scene = grid_scene(&vs, &fs, data, draws);
+    scene.interpolation = Interpolation::Flat;
+    let covered = render_and_compare(&scene);
+    assert!(covered > 450, "{covered} pixels covered");
+}
+
+/// SRC_ALPHA / ONE_MINUS_SRC_ALPHA blending of overlapping translucent
+/// triangles over the clear colour and each other.
+#[test]
+fn alpha_blending_renders_like_the_vulkan_rules() {
+    let (vs, _) = clip_shaders();
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/translucent.frag.spv")).unwrap();
+    let fs = compile(&f, Stage::Fragment);
+    let mut rng = Rng(0x5555_aaaa_1234_4321);
+    let data = grid_data(&mut rng);
+    let draws = vec![DrawSpec {
+        topology: Topology::TriangleList,
+        count: 12,
+        first: 0,
+        indices: Indices::u16(&[0, 4, 20, 24, 4, 0, 2, 22, 10, 12, 14, 21]),
+        blend: Blend::SrcAlphaOver,
+        raster: RasterState::default(),
+    }];
+    let mut scene = grid_scene(&vs, &fs, data, draws);
+    scene.shade = |c| [c[0], c[1], 0.25, c[2]];
+    let covered = render_and_compare(&scene);
+    assert!(covered > 1500, "{covered} pixels covered");
+}
+
+// ---- The checked-in frame ---------------------------------------------------
+
+/// `examples/render_frame.rs`'s scene (a copy of its vertices and indices):
+/// rendered here through the same path, the PNG equals the checked-in
+/// `tests/shaders/graphics/render_frame.expected.png` (which the example
+/// wrote; `BLESS=1` rewrites it from this test) byte for byte, and the
+/// pixels equal the Vulkan rules.
+#[test]
+fn the_checked_in_frame_is_what_we_render() {
+    const VERTICES: [[f32; 7]; 6] = [
+        [-0.875, -0.875, 0.75, 1.0, 1.0, 0.0, 0.0],
+        [1.25, -0.5, 1.5, 2.0, 0.0, 1.0, 0.0],
+        [-0.875, 0.59375, 0.75, 1.0, 0.0, 0.0, 1.0],
+        [-0.5, -0.5, 0.25, 1.0, 0.0, 1.0, 0.0],
+        [0.875, -0.25, 0.25, 1.0, 0.0, 1.0, 0.0],
+        [-0.25, 0.90625, 0.25, 1.0, 0.0, 1.0, 0.0],
+    ];
+    let (vs, fs) = clip_shaders();
+    let mut scene = grid_scene(
+        &vs,
+        &fs,
+        VERTICES.iter().flatten().copied().collect(),
+        vec![DrawSpec {
+            topology: Topology::TriangleList,
+            count: 6,
+            first: 0,
+            indices: Indices::u16(&[3, 4, 5, 0, 1, 2]),
+            blend: Blend::Opaque,
+            raster: RasterState::default(),
+        }],
+    );
+    scene.depth = Some(DepthState {
+        compare: CompareOp::Less,
+        write: true,
+    });
+    let r = render(&scene);
+    let (want, on_edge) = reference(&scene);
+    assert!(on_edge.iter().all(|&e| !e), "a pixel centre on an edge");
+    let covered = assert_matches(&r.color, &want, |_, _| true);
+    assert_eq!(covered, 1620);
+    let png = bifrost_vk::testing::png::encode_rgba8(SIZE, SIZE, &r.color);
+    let path = format!("{GRAPHICS_SHADERS}/render_frame.expected.png");
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(&path, &png).unwrap();
+    }
+    let expected = std::fs::read(&path).expect("the checked-in frame");
+    assert!(expected == png, "{path} differs from the rendered frame");
+}
+
+/// The same path on a v6 GPU (G72): shaders compiled for v6, v6
+/// descriptors (no Message Preload or register-allocation fields, the v6
+/// attribute and pixel formats), the same image.
+#[test]
+fn the_depth_scene_renders_on_a_v6_gpu() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_position.vert.spv")).unwrap();
+    let f = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/shaders/color_varying.frag.spv"
+    ))
+    .unwrap();
+    let vs = compile_for(&v, Stage::Vertex, IsaArch::V6);
+    let fs = compile_for(&f, Stage::Fragment, IsaArch::V6);
+    let mut rng = Rng(0x6666_0000_7777_1111);
+    let data = grid_data(&mut rng);
+    let mut scene = grid_scene(
+        &vs,
+        &fs,
+        data,
+        vec![DrawSpec {
+            topology: Topology::TriangleStrip,
+            count: 10,
+            first: 0,
+            indices: Indices::u16(&[0, 6, 1, 12, 2, 18, 8, 24, 14, 19]),
+            blend: Blend::Opaque,
+            raster: RasterState::default(),
+        }],
+    );
+    scene.depth = Some(DepthState {
+        compare: CompareOp::LessOrEqual,
+        write: true,
+    });
+    let mut gpu = SimGpu::new(SimModel::G72);
+    let out = try_render_on(&mut gpu, &scene, |_| {})
+        .unwrap_or_else(|e| panic!("the v6 chains must complete: {e}"));
+    let (want, on_edge) = reference(&scene);
+    let covered = assert_matches(&out.color, &want, |x, y| !on_edge[(y * SIZE + x) as usize]);
+    assert!(covered > 500, "{covered} pixels covered");
+}
+
+/// What `add_draw` refuses (an error, no job) or skips (no job).
+#[test]
+fn bad_draws_are_errors() {
+    let (vs, fs) = clip_shaders();
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let vs_code = gpu.upload(&vs.binary);
+    let fs_code = gpu.upload(&fs.binary);
+    let targets = [ColorTargetState {
+        format: ColorFormat::Rgba8Unorm,
+        blend: Blend::Opaque,
+        write_mask: 15,
+    }];
+    let r = gpu.run_chain(|chain, pool, arch| {
+        let base = Draw {
+            vertex: Program {
+                binary: &vs.binary,
+                code: vs_code,
+                lowered: &vs.lowered,
+                buffers: &[],
+            },
+            fragment: Program {
+                binary: &fs.binary,
+                code: fs_code,
+                lowered: &fs.lowered,
+                buffers: &[],
+            },
+            attributes: Default::default(),
+            push_constants: &[],
+            push_constants_address: 0,
+            topology: Topology::TriangleList,
+            count: 3,
+            first_vertex: 0,
+            indices: None,
+            raster: RasterState::default(),
+            depth: None,
+            targets: &targets,
+            viewport: viewport(),
+            scissor: full_scissor(),
+            tiler_context: 0x1000,
+            previous_tiler: 0,
+        };
+        // Nothing to draw: no jobs.
+        for d in [
+            Draw { count: 0, ..base },
+            Draw {
+                scissor: Scissor {
+                    width: 0,
+                    ..full_scissor()
+                },
+                ..base
+            },
+        ] {
+            assert_eq!(add_draw(chain, pool, arch, &d).unwrap(), None);
+        }
+        let vertex_as_fragment = Draw {
+            fragment: base.vertex,
+            ..base
+        };
+        let fragment_as_vertex = Draw {
+            vertex: base.fragment,
+            ..base
+        };
+        let misaligned = Draw {
+            fragment: Program {
+                code: fs_code + 64,
+                ..base.fragment
+            },
+            ..base
+        };
+        let no_targets = Draw {
+            targets: &[],
+            ..base
+        };
+        let empty_range = Draw {
+            indices: Some(IndexBuffer {
+                address: 0x1000,
+                ty: IndexType::U16,
+                vertex_offset: 0,
+                min_index: 5,
+                max_index: 4,
+                restart: false,
+            }),
+            ..base
+        };
+        let negative = Draw {
+            indices: Some(IndexBuffer {
+                address: 0x1000,
+                ty: IndexType::U32,
+                vertex_offset: -3,
+                min_index: 1,
+                max_index: 4,
+                restart: false,
+            }),
+            ..base
+        };
+        for (what, d) in [
+            ("a vertex shader as fragment program", vertex_as_fragment),
+            ("a fragment shader as vertex program", fragment_as_vertex),
+            ("misaligned fragment code", misaligned),
+            ("an output without a target", no_targets),
+            ("an empty index range", empty_range),
+            ("a negative first vertex", negative),
+        ] {
+            assert!(add_draw(chain, pool, arch, &d).is_err(), "{what}");
+        }
+        assert!(chain.is_empty(), "no job was appended");
+        Ok(false)
+    });
+    assert!(r.unwrap().is_none());
+}
+
+/// Random index streams on the grid: list, strip or fan, u8/u16/u32
+/// indices with a random vertex offset, restarts in strips and fans,
+/// random culling, several draws per render pass, against the reference.
+#[test]
+fn random_indexed_draws_match_the_reference_rasterizer() {
+    let (vs, fs) = clip_shaders();
+    let mut rng = Rng(0x7f4a_7c15_9e37_79b9);
+    let mut covered = 0;
+    for _ in 0..10 {
+        let data = grid_data(&mut rng);
+        let mut draws = Vec::new();
+        for _ in 0..3 {
+            let topology = [
+                Topology::TriangleList,
+                Topology::TriangleStrip,
+                Topology::TriangleFan,
+            ][rng.next(3) as usize];
+            let ty = [IndexType::U8, IndexType::U16, IndexType::U32][rng.next(3) as usize];
+            let vertex_offset = rng.next(4) as i32;
+            let restart = topology != Topology::TriangleList && rng.next(2) == 0;
+            let n = 6 + rng.next(9) as usize;
+            let mut ix = Indices {
+                ty,
+                values: Vec::new(),
+                vertex_offset,
+                restart,
+            };
+            for k in 0..n {
+                if restart && k > 0 && rng.next(5) == 0 {
+                    ix.values.push(ix.restart_value());
+                } else {
+                    ix.values.push(rng.next(25 - vertex_offset as u64) as u32);
+                }
+            }
+            if ix.used().next().is_none() {
+                ix.values[0] = 0;
+            }
+            draws.push(DrawSpec {
+                topology,
+                count: n as u32,
+                first: 0,
+                indices: Some(ix),
+                blend: Blend::Opaque,
+                raster: RasterState {
+                    cull_back: rng.next(3) == 0,
+                    front_ccw: rng.next(2) == 0,
+                    ..RasterState::default()
+                },
+            });
+        }
+        covered += render_and_compare(&grid_scene(&vs, &fs, data, draws));
+    }
+    assert!(covered > 3000, "{covered} pixels covered");
+}
