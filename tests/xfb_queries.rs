@@ -845,3 +845,148 @@ fn xfb_query_results_g52() {
 fn xfb_query_results_g72() {
     results_on("g72");
 }
+
+/// Primitives-generated queries over indexed strips and fans with
+/// primitive restart count the primitives of each run between restart
+/// indices (Vulkan spec, "Primitive Restart": a restart index starts a new
+/// primitive sequence), outside transform feedback and while capturing,
+/// u16 and u32 indices, with instances.
+fn generated_with_restart_on(model_name: &str) {
+    let gpu = Gpu::with_xfb_and_generated(model_name);
+    let d = &gpu.device;
+    let s = Setup::new(&gpu);
+    let ext = Ext::new(&gpu);
+    let t = Targets::new(d, [64, 64]);
+    let cases: [(vk::PrimitiveTopology, vk::IndexType, &[u32], u32, bool); 5] = [
+        (
+            vk::PrimitiveTopology::TRIANGLE_STRIP,
+            vk::IndexType::UINT32,
+            &[0, 1, 2, 3, u32::MAX, 4, 5, 6, u32::MAX, 7, 8],
+            2,
+            false,
+        ),
+        (
+            vk::PrimitiveTopology::TRIANGLE_STRIP,
+            vk::IndexType::UINT16,
+            &[0, 1, 0xFFFF, 2, 3, 4, 5, 6],
+            1,
+            true,
+        ),
+        (
+            vk::PrimitiveTopology::TRIANGLE_FAN,
+            vk::IndexType::UINT32,
+            &[9, 1, 2, 3, u32::MAX, 9, 4, 5],
+            3,
+            false,
+        ),
+        (
+            vk::PrimitiveTopology::LINE_STRIP,
+            vk::IndexType::UINT16,
+            &[1, 2, 3, 0xFFFF, 0xFFFF, 4, 5, 0xFFFF, 6],
+            2,
+            true,
+        ),
+        (
+            vk::PrimitiveTopology::LINE_STRIP,
+            vk::IndexType::UINT32,
+            &[u32::MAX, u32::MAX],
+            1,
+            false,
+        ),
+    ];
+    for (topology, ty, indices, instances, capture) in cases {
+        let what =
+            format!("{model_name} {topology:?} {ty:?} {indices:?} x{instances} capture {capture}");
+        let pipeline = s.pipeline_with_restart(d, topology, true);
+        let pool = create_pool_of(d, vk::QueryType::PRIMITIVES_GENERATED_EXT, 1);
+        let ib = Buf::new(d, 64, vk::BufferUsageFlags::INDEX_BUFFER);
+        let cut = if ty == vk::IndexType::UINT16 {
+            let v: Vec<u16> = indices.iter().map(|&i| i as u16).collect();
+            ib.write(0, &v);
+            0xFFFF
+        } else {
+            ib.write(0, indices);
+            u32::MAX
+        };
+        // The spec's count: primitives of every run between restart indices.
+        let per_instance: u64 = indices
+            .split(|&i| i == cut)
+            .map(|run| primitives(topology, run.len() as u32).len() as u64)
+            .sum();
+        let cb = gpu.command_buffer(s.cmd_pool);
+        let fp = ext.xfb.fp();
+        // SAFETY: valid handles throughout.
+        unsafe {
+            d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+                .unwrap();
+            d.cmd_reset_query_pool(cb, pool, 0, 1);
+            d.cmd_begin_render_pass(
+                cb,
+                &vk::RenderPassBeginInfo::default()
+                    .render_pass(s.render_pass)
+                    .framebuffer(s.framebuffer),
+                vk::SubpassContents::INLINE,
+            );
+            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+            d.cmd_bind_descriptor_sets(
+                cb,
+                vk::PipelineBindPoint::GRAPHICS,
+                s.layout,
+                0,
+                &[s.set],
+                &[],
+            );
+            d.cmd_push_constants(
+                cb,
+                s.layout,
+                vk::ShaderStageFlags::VERTEX,
+                0,
+                &2.0f32.to_le_bytes(),
+            );
+            d.cmd_bind_vertex_buffers(cb, 0, &[s.vertices.buffer], &[4]);
+            d.cmd_bind_vertex_buffers(cb, 3, &[s.instances.buffer], &[0]);
+            d.cmd_bind_index_buffer(cb, ib.buffer, 0, ty);
+            let bufs = [t.bufs[0].buffer, t.bufs[1].buffer];
+            (fp.cmd_bind_transform_feedback_buffers_ext)(
+                cb,
+                0,
+                2,
+                bufs.as_ptr(),
+                [0u64, 0].as_ptr(),
+                std::ptr::null(),
+            );
+            ext.begin(d, cb, pool, 0, Api::Core);
+            if capture {
+                (fp.cmd_begin_transform_feedback_ext)(cb, 0, 0, std::ptr::null(), std::ptr::null());
+            }
+            d.cmd_draw_indexed(cb, indices.len() as u32, instances, 0, 0, 0);
+            if capture {
+                (fp.cmd_end_transform_feedback_ext)(cb, 0, 0, std::ptr::null(), std::ptr::null());
+            }
+            ext.end(d, cb, pool, 0, Api::Core);
+            d.cmd_end_render_pass(cb);
+            d.end_command_buffer(cb).unwrap();
+        }
+        submit_and_wait(&gpu, &[cb]);
+        check_generated(d, pool, &[per_instance * u64::from(instances)], &what);
+        // SAFETY: the GPU is idle.
+        unsafe {
+            d.free_command_buffers(s.cmd_pool, &[cb]);
+            d.destroy_query_pool(pool, None);
+            d.destroy_pipeline(pipeline, None);
+        }
+        ib.destroy(d);
+    }
+    t.destroy(d);
+    s.destroy(d);
+}
+
+#[test]
+fn primitives_generated_with_restart_g52() {
+    generated_with_restart_on("g52");
+}
+
+#[test]
+fn primitives_generated_with_restart_g72() {
+    generated_with_restart_on("g72");
+}

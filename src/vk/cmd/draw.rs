@@ -186,9 +186,10 @@ impl Recording {
                 | XfbTopology::LineStripWithAdjacency
                 | XfbTopology::TriangleStripWithAdjacency
         );
-        if d.indexed && p.primitive_restart && restart_matters {
+        let restart = d.indexed && p.primitive_restart && restart_matters;
+        if restart && indirect.is_some() {
             log::error!(
-                "primitives-generated query over an indexed strip/fan draw with primitive restart is not implemented yet"
+                "primitives-generated query over an indirect strip/fan draw with primitive restart is not implemented yet"
             );
             return Err(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN));
         }
@@ -212,6 +213,37 @@ impl Recording {
         let instances_at = block.gpu_va + 4 * XFB_PARAM_COUNT as u64;
         block.write_words(4 * XFB_PARAM_COUNT as u64, &[d.instances]);
         let mut deps = [q.zeroed, 0];
+        if restart {
+            // Primitive restart: the restart kernel counts the primitives
+            // of the index stream (resolving it into a scratch list, as
+            // for a capture) and writes the count where the advance
+            // kernel reads PRIMS_PER_INSTANCE.
+            let Some(Some(ix)) = self.bound_index(d) else {
+                return Ok(());
+            };
+            let vpp = p.topology.decode().verts_per_prim;
+            let max_prims = draw.prims_per_instance();
+            let list = self
+                .rec
+                .alloc(4 * u64::from(max_prims.max(1)) * u64::from(vpp), 16)?;
+            let ppi_at = block.gpu_va + 4 * u64::from(xfb_param::PRIMS_PER_INSTANCE);
+            let words = restart_words(
+                p.topology,
+                p.provoking,
+                ix,
+                d.first,
+                d.count,
+                restart_value(ix.size),
+                list.gpu_va,
+                ppi_at,
+            );
+            let resolved = self.run_kernel(KernelId::XfbRestart, &words, [0, 0])?;
+            deps = if q.zeroed == 0 {
+                [resolved, 0]
+            } else {
+                [q.zeroed, resolved]
+            };
+        }
         if let Some(ind) = indirect {
             let ppi_at = block.gpu_va + 4 * u64::from(xfb_param::PRIMS_PER_INSTANCE);
             ind.patches.extend([
