@@ -62,6 +62,7 @@
 
 pub mod asm;
 pub mod binary;
+pub mod dag;
 pub mod disasm;
 pub mod fp16;
 pub mod isel;
