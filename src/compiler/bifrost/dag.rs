@@ -7,7 +7,9 @@
 //! instruction in program order: a register read after a write (RAW), a
 //! write after a read (WAR), two writes of one register (WAW), and the
 //! program order of clause-ending instructions (messages and `DISCARD`:
-//! memory, tile-buffer and discard order stay as written). Registers are
+//! memory, tile-buffer and discard order stay as written; the fragment
+//! epilogue's `ATEST`, `ZS_EMIT` and `BLEND` also follow every instruction
+//! before them). Registers are
 //! the 64 physical ones, as bit masks; a message's staging registers count
 //! as read or written as `Op::staging` says.
 //!
@@ -15,7 +17,7 @@
 //! instructions that touch one register, one of them writing it, are
 //! connected by a path.
 
-use super::ops::{Dst, Instr, Src};
+use super::ops::{Dst, Instr, Op, Src};
 
 /// Kinds of an edge (bit set: one edge may carry several).
 pub const RAW: u8 = 1;
@@ -151,6 +153,15 @@ pub fn build(instrs: &[Instr]) -> Vec<Node> {
             }
             last_ordered = Some(n);
         }
+        // The fragment epilogue's tile-buffer messages stay after
+        // everything before them, as in Mesa's binaries (the body's last
+        // instructions share the ATEST clause; the BLEND clause follows).
+        if matches!(
+            nodes[n].first.op,
+            Op::Atest | Op::ZsEmit { .. } | Op::Blend { .. }
+        ) {
+            edges.extend((0..n).map(|p| (p, n, ORDER)));
+        }
     }
     // Merge the edges between one pair of nodes.
     edges.sort_unstable();
@@ -181,7 +192,6 @@ pub fn build(instrs: &[Instr]) -> Vec<Node> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compiler::bifrost::ops::Op;
 
     fn phys(op: Op, d: u8, s: &[u8]) -> Instr {
         Instr::new(
