@@ -26,11 +26,11 @@ pub const WAW: u8 = 4;
 pub const ORDER: u8 = 8;
 
 /// One schedulable unit: an instruction, or an FMA half with its ADD partner.
-pub struct Node {
+pub struct Node<'a> {
     /// The instruction, or the FMA half of a pair.
-    pub first: Instr,
+    pub first: &'a Instr,
     /// The ADD half of a pair.
-    pub partner: Option<Instr>,
+    pub partner: Option<&'a Instr>,
     /// Successors with the kinds of the edge.
     pub succs: Vec<(usize, u8)>,
     /// Number of predecessor edges.
@@ -80,20 +80,28 @@ pub fn reads_writes(ins: &Instr) -> (u64, u64) {
     (reads, writes)
 }
 
+/// Adds an edge from `p` (kinds `k`) to the node being built, merged with
+/// an earlier edge from `p`.
+fn add_edge(edges: &mut Vec<(usize, u8)>, p: usize, k: u8) {
+    match edges.iter_mut().find(|e| e.0 == p) {
+        Some(e) => e.1 |= k,
+        None => edges.push((p, k)),
+    }
+}
+
 /// Builds the graph of a block's instructions (in program order).
-pub fn build(instrs: &[Instr]) -> Vec<Node> {
+pub fn build(instrs: &[Instr]) -> Vec<Node<'_>> {
     let mut nodes: Vec<Node> = Vec::with_capacity(instrs.len());
     let mut i = 0;
     while i < instrs.len() {
         let ins = &instrs[i];
         let partner = (ins.op.needs_add_partner()
             && instrs.get(i + 1).is_some_and(|p| p.op.is_add_partner()))
-        .then(|| instrs[i + 1].clone());
+        .then(|| &instrs[i + 1]);
         i += 1 + usize::from(partner.is_some());
-        let ends_clause =
-            ins.op.ends_clause() || partner.as_ref().is_some_and(|p| p.op.ends_clause());
+        let ends_clause = ins.op.ends_clause() || partner.is_some_and(|p| p.op.ends_clause());
         nodes.push(Node {
-            first: ins.clone(),
+            first: ins,
             partner,
             succs: Vec::new(),
             npreds: 0,
@@ -105,10 +113,12 @@ pub fn build(instrs: &[Instr]) -> Vec<Node> {
     let mut last_write: [Option<usize>; 64] = [None; 64];
     let mut readers: Vec<Vec<usize>> = vec![Vec::new(); 64];
     let mut last_ordered: Option<usize> = None;
-    let mut edges: Vec<(usize, usize, u8)> = Vec::new();
+    // This node's incoming edges (merged per predecessor).
+    let mut edges: Vec<(usize, u8)> = Vec::new();
     for n in 0..nodes.len() {
-        let (mut reads, mut writes) = reads_writes(&nodes[n].first);
-        if let Some(p) = &nodes[n].partner {
+        edges.clear();
+        let (mut reads, mut writes) = reads_writes(nodes[n].first);
+        if let Some(p) = nodes[n].partner {
             let (r, w) = reads_writes(p);
             reads |= r;
             writes |= w;
@@ -121,15 +131,15 @@ pub fn build(instrs: &[Instr]) -> Vec<Node> {
             if reads & bit != 0
                 && let Some(w) = last_write[r]
             {
-                edges.push((w, n, RAW));
+                add_edge(&mut edges, w, RAW);
             }
             if writes & bit != 0 {
                 if let Some(w) = last_write[r] {
-                    edges.push((w, n, WAW));
+                    add_edge(&mut edges, w, WAW);
                 }
                 for &rd in &readers[r] {
                     if rd != n {
-                        edges.push((rd, n, WAR));
+                        add_edge(&mut edges, rd, WAR);
                     }
                 }
             }
@@ -149,7 +159,7 @@ pub fn build(instrs: &[Instr]) -> Vec<Node> {
         }
         if nodes[n].ends_clause {
             if let Some(p) = last_ordered {
-                edges.push((p, n, ORDER));
+                add_edge(&mut edges, p, ORDER);
             }
             last_ordered = Some(n);
         }
@@ -160,21 +170,15 @@ pub fn build(instrs: &[Instr]) -> Vec<Node> {
             nodes[n].first.op,
             Op::Atest | Op::ZsEmit { .. } | Op::Blend { .. }
         ) {
-            edges.extend((0..n).map(|p| (p, n, ORDER)));
+            for p in 0..n {
+                add_edge(&mut edges, p, ORDER);
+            }
         }
-    }
-    // Merge the edges between one pair of nodes.
-    edges.sort_unstable();
-    let mut merged: Vec<(usize, usize, u8)> = Vec::with_capacity(edges.len());
-    for (a, b, k) in edges {
-        match merged.last_mut() {
-            Some(e) if e.0 == a && e.1 == b => e.2 |= k,
-            _ => merged.push((a, b, k)),
+        // Nodes are visited in order, so successor lists come out sorted.
+        for &(p, k) in &edges {
+            nodes[p].succs.push((n, k));
         }
-    }
-    for (a, b, k) in merged {
-        nodes[a].succs.push((b, k));
-        nodes[b].npreds += 1;
+        nodes[n].npreds = edges.len();
     }
     // Heights, from the end (edges point forward in program order).
     for n in (0..nodes.len()).rev() {

@@ -330,8 +330,12 @@ fn spread_colouring(p: &Program, g: &Interference) -> Option<Vec<Option<u8>>> {
             })
             .count()
     };
+    let spread_moves = moves(&spread);
+    if spread_moves == 0 {
+        return Some(spread);
+    }
     match colour(p, g, None) {
-        Ok(first_fit) if moves(&first_fit) < moves(&spread) => None,
+        Ok(first_fit) if moves(&first_fit) < spread_moves => None,
         _ => Some(spread),
     }
 }

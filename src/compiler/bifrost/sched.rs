@@ -60,11 +60,17 @@ pub struct Schedule {
 }
 
 /// Distinct constant sets of the clause's tuples (an upper bound of the
-/// 64-bit constant slots the packer needs).
+/// 64-bit constant slots the packer needs). A tuple needing more than two
+/// constants does not encode anyway (`plan_tuple`); it counts as its own
+/// set. Nothing is allocated: the scheduler asks for every candidate.
 fn const_count(tuples: &[STuple]) -> usize {
-    let mut distinct: Vec<Vec<u32>> = Vec::new();
+    let mut distinct: [(u32, u32); 8] = [(0, 0); 8];
+    let mut n = 0usize;
+    let mut extra = 0usize;
     for t in tuples {
-        let mut c: Vec<u32> = Vec::new();
+        let mut c = [0u32; 2];
+        let mut k = 0usize;
+        let mut over = false;
         for (ins, fma) in [(&t.fma, true), (&t.add, false)] {
             let Some(ins) = ins else { continue };
             if ins.op.is_branch() {
@@ -73,18 +79,37 @@ fn const_count(tuples: &[STuple]) -> usize {
             for s in ins.encoded_srcs() {
                 if let Src::Imm(v) = *s
                     && !(fma && v == 0)
-                    && !c.contains(&v)
+                    && !c[..k].contains(&v)
                 {
-                    c.push(v);
+                    if k == 2 {
+                        over = true;
+                    } else {
+                        c[k] = v;
+                        k += 1;
+                    }
                 }
             }
         }
-        c.sort_unstable();
-        if !c.is_empty() && !distinct.contains(&c) {
-            distinct.push(c);
+        if over {
+            extra += 1;
+            continue;
+        }
+        // A set as a sorted pair; a single constant pairs with itself.
+        let set = match k {
+            0 => continue,
+            1 => (c[0], c[0]),
+            _ => (c[0].min(c[1]), c[0].max(c[1])),
+        };
+        if !distinct[..n].contains(&set) {
+            if n == distinct.len() {
+                extra += 1;
+            } else {
+                distinct[n] = set;
+                n += 1;
+            }
         }
     }
-    distinct.len()
+    n + extra
 }
 
 /// Whether the clause (as it stands) can be encoded, the last tuple's
@@ -118,6 +143,8 @@ type Formed = (usize, Vec<STuple>, Option<(Instr, usize)>);
 struct Builder {
     clauses: Vec<Formed>,
     cur: Vec<STuple>,
+    /// Reused buffer of the list scheduler's candidate order.
+    scratch: Vec<usize>,
 }
 
 impl Builder {
@@ -229,6 +256,7 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
     let mut b = Builder {
         clauses: Vec::new(),
         cur: Vec::new(),
+        scratch: Vec::new(),
     };
     let mut block_clause = Vec::with_capacity(p.blocks.len());
     for (bi, block) in p.blocks.iter().enumerate() {
@@ -424,15 +452,15 @@ fn fma_form(ins: &Instr) -> Option<Instr> {
 }
 
 /// The list scheduler's state over one block's graph.
-struct Ready {
-    nodes: Vec<Node>,
+struct Ready<'a> {
+    nodes: Vec<Node<'a>>,
     preds_left: Vec<usize>,
     ready: Vec<usize>,
     left: usize,
 }
 
-impl Ready {
-    fn new(instrs: &[Instr]) -> Ready {
+impl<'a> Ready<'a> {
+    fn new(instrs: &'a [Instr]) -> Ready<'a> {
         let nodes = dag::build(instrs);
         let preds_left: Vec<usize> = nodes.iter().map(|n| n.npreds).collect();
         let ready = (0..nodes.len()).filter(|&i| preds_left[i] == 0).collect();
@@ -459,12 +487,13 @@ impl Ready {
     }
 
     /// Ready instructions by priority: longest path to the block's end
-    /// first, then program order.
-    fn by_priority(&mut self) -> Vec<usize> {
+    /// first, then program order (in `buf`, reused between calls).
+    fn by_priority(&mut self, buf: &mut Vec<usize>) {
         let nodes = &self.nodes;
         self.ready
             .sort_unstable_by_key(|&i| (std::cmp::Reverse(nodes[i].height), i));
-        self.ready.clone()
+        buf.clear();
+        buf.extend_from_slice(&self.ready);
     }
 
     /// Nodes that may run as the ADD instruction beside FMA instruction
@@ -541,36 +570,39 @@ impl Builder {
     /// node `a`, with a ready FMA instruction independent of it (both are
     /// ready, so neither reads or writes what the other writes), never one
     /// writing a staging register `a` reads (that write lands a tuple later).
-    fn fill_fma(&mut self, g: &mut Ready, a: usize) {
-        let add = g.nodes[a].first.clone();
+    fn fill_fma(&mut self, g: &mut Ready<'_>, a: usize) {
+        let add = g.nodes[a].first;
         if add.op.is_branch() {
             return;
         }
         let mut tries = 0;
-        for f in g.by_priority() {
+        let mut order = std::mem::take(&mut self.scratch);
+        g.by_priority(&mut order);
+        for &f in &order {
             if f == a || g.nodes[f].ends_clause || g.nodes[f].partner.is_some() {
                 continue;
             }
             let Some(ins) = fma_form(&g.nodes[f].first) else {
                 continue;
             };
-            if reads_staging_of(&add, Some(&ins)) {
+            if reads_staging_of(add, Some(&ins)) {
                 continue;
             }
             if self.try_fma(ins) {
                 g.done(f);
-                return;
+                break;
             }
             tries += 1;
             if tries == TRIES {
-                return;
+                break;
             }
         }
+        self.scratch = order;
     }
 
     /// Fills the empty ADD slot of the last tuple, whose FMA instruction is
     /// node `f`.
-    fn fill_add(&mut self, g: &mut Ready, f: usize) -> Option<usize> {
+    fn fill_add(&mut self, g: &mut Ready<'_>, f: usize) -> Option<usize> {
         for (tries, a) in g.add_candidates(f).into_iter().enumerate() {
             if tries == TRIES {
                 break;
@@ -587,9 +619,14 @@ impl Builder {
     /// (not beside the FMA instruction that writes one of its staging
     /// registers or a register it writes), else in a tuple of its own
     /// (which a ready FMA instruction may share), else in a new clause.
-    fn place_ending(&mut self, block: usize, g: &mut Ready, m: usize) -> Result<(), CompileError> {
+    fn place_ending(
+        &mut self,
+        block: usize,
+        g: &mut Ready<'_>,
+        m: usize,
+    ) -> Result<(), CompileError> {
         let node = &g.nodes[m];
-        let (first, partner) = (node.first.clone(), node.partner.clone());
+        let (first, partner) = (node.first.clone(), node.partner.cloned());
         if let Some(add) = partner {
             let pair = STuple {
                 fma: Some(first),
@@ -643,8 +680,9 @@ impl Builder {
     /// independent work fills the clause it ends.
     fn list_schedule(&mut self, block: usize, instrs: &[Instr]) -> Result<(), CompileError> {
         let mut g = Ready::new(instrs);
+        let mut order = Vec::new();
         while g.left > 0 {
-            let order = g.by_priority();
+            g.by_priority(&mut order);
             let ending = order.iter().copied().find(|&i| g.nodes[i].ends_clause);
             let mut placed: Option<(usize, Unit)> = None;
             if ending.is_none() || self.cur.len() < 7 {
@@ -657,7 +695,7 @@ impl Builder {
                     let t = match &node.partner {
                         Some(p) => STuple {
                             fma: Some(node.first.clone()),
-                            add: Some(p.clone()),
+                            add: Some((*p).clone()),
                         },
                         None if node.first.op.unit() == Unit::Fma => STuple {
                             fma: Some(node.first.clone()),
