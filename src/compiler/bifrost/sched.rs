@@ -525,10 +525,12 @@ impl<'a> Ready<'a> {
 }
 
 impl Builder {
-    /// Pushes tuple `t` if the clause still encodes with it.
+    /// Pushes tuple `t` if the clause still encodes with it (a pair that
+    /// writes two registers never becomes a full clause's last tuple:
+    /// `close` could not split it).
     fn try_push(&mut self, t: STuple) -> bool {
         self.cur.push(t);
-        if clause_ok(&self.cur) {
+        if !self.full_with_two_writes() && clause_ok(&self.cur) {
             return true;
         }
         self.cur.pop();
@@ -582,7 +584,7 @@ impl Builder {
             if f == a || g.nodes[f].ends_clause || g.nodes[f].partner.is_some() {
                 continue;
             }
-            let Some(ins) = fma_form(&g.nodes[f].first) else {
+            let Some(ins) = fma_form(g.nodes[f].first) else {
                 continue;
             };
             if reads_staging_of(add, Some(&ins)) {
@@ -712,7 +714,7 @@ impl Builder {
                         Some(node.first.op.unit())
                     };
                     let alt = (unit == Some(Unit::Add))
-                        .then(|| fma_form(&node.first))
+                        .then(|| fma_form(node.first))
                         .flatten();
                     if self.try_push(t) {
                         placed = unit.map(|u| (c, u));
