@@ -31,6 +31,7 @@ fn run_pass(s: &mut Shader, name: &str) -> bool {
         "opt_cse" => s.opt_cse(),
         "opt_algebraic" => s.opt_algebraic(),
         "opt_if_merge" => s.opt_if_merge(),
+        "opt_peephole_select" => s.opt_peephole_select(),
         "compact_values" => s.compact_values(),
         "optimize" => s.optimize(),
         "lower_vars_to_ssa+optimize" => s.lower_vars_to_ssa() | s.optimize(),
@@ -46,6 +47,7 @@ const PASSES: &[&str] = &[
     "opt_cse",
     "opt_algebraic",
     "opt_if_merge",
+    "opt_peephole_select",
     "compact_values",
 ];
 

@@ -62,6 +62,7 @@
 
 pub mod asm;
 pub mod binary;
+pub mod dag;
 pub mod disasm;
 pub mod fp16;
 pub mod isel;
@@ -70,6 +71,7 @@ pub mod pack;
 pub mod ra;
 pub mod sched;
 pub mod spill;
+pub mod verify;
 
 use thiserror::Error;
 
@@ -166,6 +168,13 @@ pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, C
     }
     let sched = sched::schedule(&prog)?;
     let (code, decoded) = pack::encode_program(&sched.clauses, &sched.block_clause)?;
+    // Debug builds (every test) re-check the clause rules on the bytes.
+    if cfg!(debug_assertions) {
+        let clauses = crate::hw::isa::decode_shader(&code)
+            .map_err(|e| CompileError::Encode(format!("our binary does not decode: {e}")))?;
+        verify::check_clauses(&clauses)
+            .map_err(|e| CompileError::Encode(format!("clause rules: {e}")))?;
+    }
     let mut stats = ShaderStats {
         clauses: decoded.len() as u32,
         spills: alloc.spills,

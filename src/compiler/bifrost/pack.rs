@@ -260,6 +260,7 @@ pub fn plan_tuple(
         }
         slots
     });
+    let mut fallback: Option<TuplePlan> = None;
     for slots in std::iter::once(conv).chain(every) {
         let used = &slots[..n];
         if (0..n).any(|i| (i + 1..n).any(|j| used[i] == used[j])) {
@@ -300,14 +301,59 @@ pub fn plan_tuple(
                 }
             }
         }
-        return Some(TuplePlan {
+        let plan = TuplePlan {
             sel,
-            consts,
+            consts: consts.clone(),
             req,
             fau: fau.clone(),
-        });
+        };
+        if n == 3 && !assembler_agrees(t, &plan) {
+            // Valid, but the disassembly would reassemble with other
+            // ports: kept only if no assignment agrees.
+            fallback.get_or_insert(plan);
+            continue;
+        }
+        return Some(plan);
     }
-    None
+    fallback
+}
+
+/// Whether the assembler (`asm.rs`: the first two registers read in the
+/// printed source order on ports 0/1, the lower on port 0, the third on
+/// port 2) would choose the plan's ports. A comparison whose encoding
+/// exists only with its sources swapped (`build_fields` mirrors it) prints
+/// them swapped; every other instruction prints its sources in order.
+fn assembler_agrees(t: &STuple, plan: &TuplePlan) -> bool {
+    let mut printed: [u8; 3] = [0; 3];
+    let mut count = 0usize;
+    for (k, ins) in [&t.fma, &t.add].into_iter().enumerate() {
+        let Some(ins) = ins else { continue };
+        let sel = &plan.sel[k];
+        let swapped = matches!(ins.op, Op::Icmp { .. } | Op::Fcmp { .. })
+            && sel.len() == 2
+            && build_fields_exact(&ins.op, sel).is_err();
+        let srcs = ins.encoded_srcs();
+        let order: [usize; 2] = if swapped { [1, 0] } else { [0, 1] };
+        let indices = order
+            .into_iter()
+            .take(srcs.len().min(2))
+            .chain(2..srcs.len());
+        for j in indices {
+            if let Src::Phys(r) = srcs[j]
+                && sel[j] <= 2
+                && !printed[..count].contains(&r)
+                && count < 3
+            {
+                printed[count] = r;
+                count += 1;
+            }
+        }
+    }
+    if count != 3 {
+        return true;
+    }
+    let (lo, hi) = (printed[0].min(printed[1]), printed[0].max(printed[1]));
+    plan.req.port0 == Some(lo) && plan.req.port1 == Some(hi) && plan.req.read2 == Some(printed[2])
 }
 
 /// The 64-bit constant pairs of a clause and, per tuple, its pair index.

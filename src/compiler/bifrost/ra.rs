@@ -1,12 +1,18 @@
 //! Register allocation: virtual registers → r0..r54 by liveness analysis
-//! over the block graph, an interference graph and greedy first-fit
-//! colouring in definition order (vectors take contiguous ranges).
+//! over the block graph, an interference graph and greedy colouring in
+//! definition order (vectors take contiguous ranges, a move's destination
+//! prefers its source's register). Two colourings: *spread*, where each
+//! value takes the first free register after the previous value's, cycling
+//! through r0–r31 (a register is reused late, so neighbouring
+//! instructions rarely have write-after-read dependencies the scheduler
+//! would have to respect), used when it needs no spilling, fits r0–r31 and
+//! keeps no more moves than the other; else *first fit* (lowest registers
+//! first), with spilling.
 //!
 //! r55–r63 are never allocated: they hold the preloaded ids (r55–r62),
 //! which isel reads in place. The budget is 55 registers on every
 //! architecture; on v7 the result uses the 32-registers-per-thread mode
-//! when it fits in r0–r31, which first-fit colouring favours (lowest
-//! registers first).
+//! when it fits in r0–r31, which both colourings favour.
 //!
 //! [`allocate_with_spilling`] (what `compile` uses) spills to thread-local
 //! storage when the budget is exceeded: whenever a value cannot be
@@ -201,9 +207,40 @@ pub(super) fn colour(
     g: &Interference,
     costs: Option<&super::spill::SpillCosts>,
 ) -> Result<Vec<Option<u8>>, Uncoloured> {
+    colour_from(p, g, costs, false)
+}
+
+/// Registers the rotating colouring cycles through: the 32-register mode.
+const SPREAD_WINDOW: u8 = 32;
+
+/// Colours the values; with `spread`, each value takes the first free
+/// register at or after the one following the previous value's (cycling
+/// through r0–r31, then r32 and up), so that a register is reused as late
+/// as possible: fewer write-after-read and write-after-write dependencies
+/// between neighbouring instructions, which the scheduler may then reorder
+/// and pair (as Mesa's allocator leaves them). Without, first fit.
+fn colour_from(
+    p: &Program,
+    g: &Interference,
+    costs: Option<&super::spill::SpillCosts>,
+    spread: bool,
+) -> Result<Vec<Option<u8>>, Uncoloured> {
     let n = p.vreg_sizes.len();
     let mut base: Vec<Option<u8>> = vec![None; n];
     let mut evicted: Vec<u32> = Vec::new();
+    let mut cursor = 0u8;
+    // Moves whose destination is coloured before their source (a phi's
+    // copies): the source then prefers the destination's register.
+    let mut copied_to: Vec<Vec<(u32, u8)>> = vec![Vec::new(); if spread { n } else { 0 }];
+    if spread {
+        for (d, h) in g.hint.iter().enumerate() {
+            if let Some(h) = h
+                && (h.index as usize) > d
+            {
+                copied_to[h.index as usize].push((d as u32, h.comp));
+            }
+        }
+    }
     for v in 0..n {
         let size = p.vreg_sizes[v];
         loop {
@@ -222,8 +259,25 @@ pub(super) fn colour(
             let hinted = g.hint[v]
                 .and_then(|h| base[h.index as usize].map(|b| b + h.comp))
                 .filter(|&b| free(b));
-            if let Some(b) = hinted.or_else(|| (0..=ALLOCATABLE - size).find(|&b| free(b))) {
+            let window = SPREAD_WINDOW.saturating_sub(size - 1);
+            let rotated = (cursor.min(window)..window)
+                .chain(0..cursor.min(window))
+                .chain(window..=ALLOCATABLE - size);
+            let found = if spread {
+                rotated.into_iter().find(|&b| free(b))
+            } else {
+                (0..=ALLOCATABLE - size).find(|&b| free(b))
+            };
+            let copy = || {
+                copied_to.get(v)?.iter().find_map(|&(d, comp)| {
+                    base[d as usize]
+                        .and_then(|b| b.checked_sub(comp))
+                        .filter(|&b| free(b))
+                })
+            };
+            if let Some(b) = hinted.or_else(copy).or(found) {
                 base[v] = Some(b);
+                cursor = (b + size) % SPREAD_WINDOW;
                 break;
             }
             let pressure = CompileError::RegisterPressure {
@@ -255,6 +309,44 @@ pub(super) fn colour(
     } else {
         Err(Uncoloured::Spill(evicted))
     }
+}
+
+/// The spread colouring, when it needs no spilling, stays in the
+/// 32-register mode and keeps no more moves than first fit (which often
+/// gives a phi's copies one register by chance).
+fn spread_colouring(p: &Program, g: &Interference) -> Option<Vec<Option<u8>>> {
+    let spread = colour_from(p, g, None, true).ok()?;
+    if max_register(p, &spread) > u32::from(SPREAD_WINDOW) {
+        return None;
+    }
+    let moves = |base: &[Option<u8>]| {
+        let phys = |r: super::ops::Reg| base[r.index as usize].map(|b| b + r.comp);
+        p.blocks
+            .iter()
+            .flat_map(|b| &b.instrs)
+            .filter(|ins| match (ins.op, ins.dst, &ins.srcs[..]) {
+                (super::ops::Op::MovI32, Some(Dst::Reg(d)), [Src::Reg(s)]) => phys(d) != phys(*s),
+                _ => false,
+            })
+            .count()
+    };
+    let spread_moves = moves(&spread);
+    if spread_moves == 0 {
+        return Some(spread);
+    }
+    match colour(p, g, None) {
+        Ok(first_fit) if moves(&first_fit) < spread_moves => None,
+        _ => Some(spread),
+    }
+}
+
+/// Highest register a colouring uses + 1.
+fn max_register(p: &Program, base: &[Option<u8>]) -> u32 {
+    base.iter()
+        .zip(&p.vreg_sizes)
+        .filter_map(|(b, &size)| b.map(|b| u32::from(b + size)))
+        .max()
+        .unwrap_or(0)
 }
 
 /// Rewrites every operand to its physical register; returns the number of
@@ -296,6 +388,9 @@ fn rewrite(p: &mut Program, base: &[Option<u8>]) -> u32 {
 /// without spilling. Returns the number of work registers used (highest + 1).
 pub fn allocate(p: &mut Program) -> Result<u32, CompileError> {
     let g = interference(p);
+    if let Some(base) = spread_colouring(p, &g) {
+        return Ok(rewrite(p, &base));
+    }
     match colour(p, &g, None) {
         Ok(base) => Ok(rewrite(p, &base)),
         Err(Uncoloured::Error(e)) => Err(e),
@@ -330,6 +425,16 @@ pub fn allocate_with_spilling(p: &mut Program) -> Result<Allocation, CompileErro
     loop {
         rounds += 1;
         let g = interference(p);
+        // Spread colouring when it fits without spilling, else first fit.
+        if rounds == 1
+            && let Some(base) = spread_colouring(p, &g)
+        {
+            let work_registers = rewrite(p, &base);
+            return Ok(Allocation {
+                rounds,
+                ..spiller.finish(work_registers)
+            });
+        }
         let costs = spiller.costs(p, &g);
         match colour(p, &g, Some(&costs)) {
             Ok(base) => {

@@ -1,21 +1,24 @@
 //! Clause formation: blocks of allocated instructions → clauses of tuples,
 //! with their headers.
 //!
-//! Rules (correctness first, a simple in-order schedule):
-//! - Instructions stay in program order, except that an FMA instruction may
-//!   join the previous tuple's lone ADD instruction when neither reads the
-//!   other's result (moves and MUX selects turn into their FMA forms, `MOV`
-//!   and `CSEL`, for that). An ADD-unit instruction joins the previous tuple when
-//!   that tuple holds only an FMA instruction. Either way the pair must be
-//!   encodable (ports, one FAU slot, `t` for a same-tuple result) and the
-//!   two must write different registers, and a message never joins the FMA
-//!   instruction that writes one of its staging registers (the write lands
-//!   a tuple later); otherwise a new tuple starts.
+//! Rules (a list schedule per block over `dag.rs`'s dependency graph):
+//! - Each tuple takes the ready instruction with the longest path to the
+//!   block's end that still encodes in the clause (ties: program order;
+//!   moves and MUX selects may take their FMA forms, `MOV` and `CSEL`),
+//!   then the best instruction for the other unit. Within a tuple the FMA
+//!   instruction runs first: the ADD instruction may read its result (the
+//!   `t` passthrough) or overwrite a register it reads, never the
+//!   converse, and the two never write one register. The pair must be
+//!   encodable (ports, one FAU slot, `t` for a same-tuple result), and a
+//!   message never joins the FMA instruction that writes one of its
+//!   staging registers (the write lands a tuple later).
 //! - A clause holds at most 8 tuples and the embedded constants its size
 //!   allows; a message instruction (LOAD/STORE/LD_ATTR/LD_VAR/BARRIER/
 //!   ATEST/ZS_EMIT/BLEND …) ends its clause, so each clause has at most one
 //!   message, and so does `DISCARD` (nothing after it in its clause sends a
-//!   message for a discarded thread); the clause's last
+//!   message for a discarded thread). Such an instruction waits until no
+//!   other ready instruction fits in its clause (or the clause is nearly
+//!   full), so the independent work fills the clause it ends. The clause's last
 //!   tuple never writes two registers (the first tuple's block cannot
 //!   encode that).
 //! - A block's branch (`BRANCHZ.i32.eq` / `JUMP`) is a clause of its own,
@@ -33,12 +36,14 @@
 //!   clauses on 6 and 7 (tile-buffer depth and colour, as in Mesa's G52
 //!   fragment binaries).
 //!
-//! It must never reorder instructions or change registers.
+//! It must never change registers, nor order two instructions against an
+//! edge of the dependency graph.
 
 use crate::hw::isa::Unit;
 use crate::hw::isa::clause::{ClauseHeader, FlowControl, max_constants};
 
 use super::CompileError;
+use super::dag::{self, Node, ORDER, WAW};
 use super::isel::{Program, Term};
 use super::ops::{Dst, Instr, Op, Src};
 use super::pack::{FauNeed, SClause, STuple, plan_tuple};
@@ -55,11 +60,17 @@ pub struct Schedule {
 }
 
 /// Distinct constant sets of the clause's tuples (an upper bound of the
-/// 64-bit constant slots the packer needs).
+/// 64-bit constant slots the packer needs). A tuple needing more than two
+/// constants does not encode anyway (`plan_tuple`); it counts as its own
+/// set. Nothing is allocated: the scheduler asks for every candidate.
 fn const_count(tuples: &[STuple]) -> usize {
-    let mut distinct: Vec<Vec<u32>> = Vec::new();
+    let mut distinct: [(u32, u32); 8] = [(0, 0); 8];
+    let mut n = 0usize;
+    let mut extra = 0usize;
     for t in tuples {
-        let mut c: Vec<u32> = Vec::new();
+        let mut c = [0u32; 2];
+        let mut k = 0usize;
+        let mut over = false;
         for (ins, fma) in [(&t.fma, true), (&t.add, false)] {
             let Some(ins) = ins else { continue };
             if ins.op.is_branch() {
@@ -68,18 +79,37 @@ fn const_count(tuples: &[STuple]) -> usize {
             for s in ins.encoded_srcs() {
                 if let Src::Imm(v) = *s
                     && !(fma && v == 0)
-                    && !c.contains(&v)
+                    && !c[..k].contains(&v)
                 {
-                    c.push(v);
+                    if k == 2 {
+                        over = true;
+                    } else {
+                        c[k] = v;
+                        k += 1;
+                    }
                 }
             }
         }
-        c.sort_unstable();
-        if !c.is_empty() && !distinct.contains(&c) {
-            distinct.push(c);
+        if over {
+            extra += 1;
+            continue;
+        }
+        // A set as a sorted pair; a single constant pairs with itself.
+        let set = match k {
+            0 => continue,
+            1 => (c[0], c[0]),
+            _ => (c[0].min(c[1]), c[0].max(c[1])),
+        };
+        if !distinct[..n].contains(&set) {
+            if n == distinct.len() {
+                extra += 1;
+            } else {
+                distinct[n] = set;
+                n += 1;
+            }
         }
     }
-    distinct.len()
+    n + extra
 }
 
 /// Whether the clause (as it stands) can be encoded, the last tuple's
@@ -113,6 +143,8 @@ type Formed = (usize, Vec<STuple>, Option<(Instr, usize)>);
 struct Builder {
     clauses: Vec<Formed>,
     cur: Vec<STuple>,
+    /// Reused buffer of the list scheduler's candidate order.
+    scratch: Vec<usize>,
 }
 
 impl Builder {
@@ -147,105 +179,6 @@ impl Builder {
         self.clauses.push((block, tuples, None));
         Ok(())
     }
-
-    fn add(&mut self, block: usize, ins: Instr) -> Result<(), CompileError> {
-        let message = ins.op.ends_clause();
-        if ins.op.is_add_partner() {
-            return self.add_partner(block, ins);
-        }
-        // Try pairing with the previous tuple's lone FMA instruction.
-        if ins.op.unit() == Unit::Add
-            && let Some(last) = self.cur.last()
-            && last.add.is_none()
-            && last.fma.as_ref().is_some_and(|f| !f.op.needs_add_partner())
-        {
-            let same_dst = matches!(
-                (&last.fma.as_ref().and_then(|f| f.dst), &ins.dst),
-                (Some(Dst::Phys(a)), Some(Dst::Phys(b))) if a == b
-            );
-            if !same_dst && !reads_staging_of(&ins, last.fma.as_ref()) {
-                // Tried in place (no copy of the clause), undone if it fails.
-                self.cur.last_mut().expect("non-empty").add = Some(ins.clone());
-                if clause_ok(&self.cur) {
-                    if message {
-                        self.close(block)?;
-                    }
-                    return Ok(());
-                }
-                self.cur.last_mut().expect("non-empty").add = None;
-            }
-        }
-        // An FMA instruction may also join the previous tuple's lone ADD
-        // instruction (it then runs alongside it): only when neither reads
-        // the other's result and they write different registers. A move
-        // can run on either unit.
-        let as_fma = match ins.op {
-            Op::MovI32 => Instr {
-                op: Op::MovI32Fma,
-                ..ins.clone()
-            },
-            // MUX(if_zero, if_nonzero, c) = CSEL.eq(c, #0, if_zero, if_nonzero)
-            Op::MuxI32 => Instr {
-                op: Op::CselI32Eq,
-                srcs: vec![ins.srcs[2], Src::Imm(0), ins.srcs[0], ins.srcs[1]],
-                ..ins.clone()
-            },
-            _ => ins.clone(),
-        };
-        let ins_fma = &as_fma;
-        if ins_fma.op.unit() == Unit::Fma
-            && !ins_fma.op.needs_add_partner()
-            && let Some(last) = self.cur.last()
-            && last.fma.is_none()
-            && let Some(add) = &last.add
-        {
-            let reg = |d: &Option<Dst>| match d {
-                Some(Dst::Phys(r)) => Some(*r),
-                _ => None,
-            };
-            let reads =
-                |i: &Instr, r: Option<u8>| r.is_some_and(|r| i.srcs.contains(&Src::Phys(r)));
-            let (fd, ad) = (reg(&ins_fma.dst), reg(&add.dst));
-            let independent = !reads(ins_fma, ad)
-                && !reads(add, fd)
-                && (fd.is_none() || fd != ad)
-                && add.op.message_type() == 0
-                && !add.op.is_branch();
-            if independent {
-                self.cur.last_mut().expect("non-empty").fma = Some(ins_fma.clone());
-                if clause_ok(&self.cur) {
-                    return Ok(());
-                }
-                self.cur.last_mut().expect("non-empty").fma = None;
-            }
-        }
-        let t = match ins.op.unit() {
-            Unit::Fma => STuple {
-                fma: Some(ins),
-                add: None,
-            },
-            Unit::Add => STuple {
-                fma: None,
-                add: Some(ins),
-            },
-        };
-        self.cur.push(t);
-        if !clause_ok(&self.cur) {
-            let t = self.cur.pop().expect("pushed above");
-            self.close(block)?;
-            self.cur.push(t);
-            if !clause_ok(&self.cur) {
-                return Err(CompileError::Encode(format!(
-                    "instruction cannot be encoded alone: {:?}",
-                    self.cur[0]
-                )));
-            }
-        }
-        if message {
-            self.close(block)?;
-        }
-        Ok(())
-    }
 }
 
 /// Whether message `ins` reads a staging register that `fma` (same tuple)
@@ -259,39 +192,6 @@ fn reads_staging_of(ins: &Instr, fma: Option<&Instr>) -> bool {
         return false;
     };
     (*first..first.saturating_add(count)).contains(&w)
-}
-
-impl Builder {
-    /// The ADD half of a pair joins the tuple of its FMA half (the last
-    /// one, left alone by `add`); if the clause has no room for the pair,
-    /// the pair starts the next clause.
-    fn add_partner(&mut self, block: usize, ins: Instr) -> Result<(), CompileError> {
-        let lone_partner = self.cur.last().is_some_and(|t| {
-            t.add.is_none() && t.fma.as_ref().is_some_and(|f| f.op.needs_add_partner())
-        });
-        if !lone_partner {
-            return Err(CompileError::Encode(format!(
-                "{} without its FMA half",
-                ins.op.name()
-            )));
-        }
-        self.cur.last_mut().expect("non-empty").add = Some(ins.clone());
-        if !clause_ok(&self.cur) {
-            let pair = self.cur.pop().expect("non-empty");
-            self.close(block)?;
-            self.cur.push(pair);
-            if !clause_ok(&self.cur) {
-                return Err(CompileError::Encode(format!(
-                    "{} pair cannot be encoded",
-                    ins.op.name()
-                )));
-            }
-        }
-        if ins.op.ends_clause() {
-            self.close(block)?;
-        }
-        Ok(())
-    }
 }
 
 /// Whether every tuple of a closed clause plans (as `pack::build_clause`
@@ -356,13 +256,12 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
     let mut b = Builder {
         clauses: Vec::new(),
         cur: Vec::new(),
+        scratch: Vec::new(),
     };
     let mut block_clause = Vec::with_capacity(p.blocks.len());
     for (bi, block) in p.blocks.iter().enumerate() {
         block_clause.push(b.clauses.len());
-        for ins in &block.instrs {
-            b.add(bi, ins.clone())?;
-        }
+        b.list_schedule(bi, &block.instrs)?;
         b.close(bi)?;
         match block.term {
             Term::Jump(t) => b.branch(
@@ -527,4 +426,374 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         block_clause,
         entry_deps: deps.first().copied().unwrap_or(0),
     })
+}
+
+/// How many ready instructions the list scheduler tries for one slot
+/// before giving up on it (bounds compile time on wide blocks).
+const TRIES: usize = 24;
+
+/// The FMA form of an instruction: itself on the FMA unit, the FMA
+/// forms of a move (`MOV`) and a MUX (`CSEL.eq c, #0, …`), else none.
+fn fma_form(ins: &Instr) -> Option<Instr> {
+    match ins.op {
+        Op::MovI32 => Some(Instr {
+            op: Op::MovI32Fma,
+            ..ins.clone()
+        }),
+        // MUX(if_zero, if_nonzero, c) = CSEL.eq(c, #0, if_zero, if_nonzero)
+        Op::MuxI32 => Some(Instr {
+            op: Op::CselI32Eq,
+            srcs: vec![ins.srcs[2], Src::Imm(0), ins.srcs[0], ins.srcs[1]],
+            ..ins.clone()
+        }),
+        _ if ins.op.unit() == Unit::Fma && !ins.op.needs_add_partner() => Some(ins.clone()),
+        _ => None,
+    }
+}
+
+/// The list scheduler's state over one block's graph.
+struct Ready<'a> {
+    nodes: Vec<Node<'a>>,
+    preds_left: Vec<usize>,
+    ready: Vec<usize>,
+    left: usize,
+}
+
+impl<'a> Ready<'a> {
+    fn new(instrs: &'a [Instr]) -> Ready<'a> {
+        let nodes = dag::build(instrs);
+        let preds_left: Vec<usize> = nodes.iter().map(|n| n.npreds).collect();
+        let ready = (0..nodes.len()).filter(|&i| preds_left[i] == 0).collect();
+        let left = nodes.len();
+        Ready {
+            nodes,
+            preds_left,
+            ready,
+            left,
+        }
+    }
+
+    /// Marks node `i` scheduled: its successors may become ready.
+    fn done(&mut self, i: usize) {
+        self.ready.retain(|&r| r != i);
+        self.left -= 1;
+        for k in 0..self.nodes[i].succs.len() {
+            let s = self.nodes[i].succs[k].0;
+            self.preds_left[s] -= 1;
+            if self.preds_left[s] == 0 {
+                self.ready.push(s);
+            }
+        }
+    }
+
+    /// Ready instructions by priority: longest path to the block's end
+    /// first, then program order (in `buf`, reused between calls).
+    fn by_priority(&mut self, buf: &mut Vec<usize>) {
+        let nodes = &self.nodes;
+        self.ready
+            .sort_unstable_by_key(|&i| (std::cmp::Reverse(nodes[i].height), i));
+        buf.clear();
+        buf.extend_from_slice(&self.ready);
+    }
+
+    /// Nodes that may run as the ADD instruction beside FMA instruction
+    /// `f` (scheduled in this tuple): ready ones, and those waiting only
+    /// for `f` through a read of its result (a passthrough) or a write of
+    /// a register it reads (it reads first). Never a message (it would end
+    /// the clause early) nor a pair.
+    fn add_candidates(&self, f: usize) -> Vec<usize> {
+        let mut c: Vec<usize> = self
+            .ready
+            .iter()
+            .copied()
+            .filter(|&i| i != f)
+            .chain(
+                self.nodes[f]
+                    .succs
+                    .iter()
+                    .filter(|&&(s, k)| self.preds_left[s] == 1 && k & (WAW | ORDER) == 0)
+                    .map(|&(s, _)| s),
+            )
+            .filter(|&i| {
+                let n = &self.nodes[i];
+                !n.ends_clause && n.partner.is_none() && n.first.op.unit() == Unit::Add
+            })
+            .collect();
+        c.sort_unstable_by_key(|&i| (std::cmp::Reverse(self.nodes[i].height), i));
+        c
+    }
+}
+
+impl Builder {
+    /// Pushes tuple `t` if the clause still encodes with it (a pair that
+    /// writes two registers never becomes a full clause's last tuple:
+    /// `close` could not split it).
+    fn try_push(&mut self, t: STuple) -> bool {
+        self.cur.push(t);
+        if !self.full_with_two_writes() && clause_ok(&self.cur) {
+            return true;
+        }
+        self.cur.pop();
+        false
+    }
+
+    /// Whether a full clause's last tuple writes two registers (the
+    /// first tuple's block cannot encode that, and `close` would have to
+    /// move its ADD instruction into a clause of its own).
+    fn full_with_two_writes(&self) -> bool {
+        self.cur.len() == 8
+            && self
+                .cur
+                .last()
+                .is_some_and(|t| t.writes().iter().flatten().count() == 2)
+    }
+
+    /// Sets the last tuple's FMA instruction if the clause still encodes.
+    fn try_fma(&mut self, ins: Instr) -> bool {
+        self.cur.last_mut().expect("non-empty").fma = Some(ins);
+        if !self.full_with_two_writes() && clause_ok(&self.cur) {
+            return true;
+        }
+        self.cur.last_mut().expect("non-empty").fma = None;
+        false
+    }
+
+    /// Sets the last tuple's ADD instruction if the clause still encodes.
+    fn try_add(&mut self, ins: Instr) -> bool {
+        self.cur.last_mut().expect("non-empty").add = Some(ins);
+        if !self.full_with_two_writes() && clause_ok(&self.cur) {
+            return true;
+        }
+        self.cur.last_mut().expect("non-empty").add = None;
+        false
+    }
+
+    /// Fills the empty FMA slot of the last tuple, whose ADD instruction is
+    /// node `a`, with a ready FMA instruction independent of it (both are
+    /// ready, so neither reads or writes what the other writes), never one
+    /// writing a staging register `a` reads (that write lands a tuple later).
+    fn fill_fma(&mut self, g: &mut Ready<'_>, a: usize) {
+        let add = g.nodes[a].first;
+        if add.op.is_branch() {
+            return;
+        }
+        let mut tries = 0;
+        let mut order = std::mem::take(&mut self.scratch);
+        g.by_priority(&mut order);
+        for &f in &order {
+            if f == a || g.nodes[f].ends_clause || g.nodes[f].partner.is_some() {
+                continue;
+            }
+            let Some(ins) = fma_form(g.nodes[f].first) else {
+                continue;
+            };
+            if reads_staging_of(add, Some(&ins)) {
+                continue;
+            }
+            if self.try_fma(ins) {
+                g.done(f);
+                break;
+            }
+            tries += 1;
+            if tries == TRIES {
+                break;
+            }
+        }
+        self.scratch = order;
+    }
+
+    /// Fills the empty ADD slot of the last tuple, whose FMA instruction is
+    /// node `f`.
+    fn fill_add(&mut self, g: &mut Ready<'_>, f: usize) -> Option<usize> {
+        for (tries, a) in g.add_candidates(f).into_iter().enumerate() {
+            if tries == TRIES {
+                break;
+            }
+            if self.try_add(g.nodes[a].first.clone()) {
+                return Some(a);
+            }
+        }
+        None
+    }
+
+    /// Places clause-ending node `m` (a message or `DISCARD`) and closes
+    /// the clause: in the last tuple's free ADD slot when it encodes there
+    /// (not beside the FMA instruction that writes one of its staging
+    /// registers or a register it writes), else in a tuple of its own
+    /// (which a ready FMA instruction may share), else in a new clause.
+    fn place_ending(
+        &mut self,
+        block: usize,
+        g: &mut Ready<'_>,
+        m: usize,
+    ) -> Result<(), CompileError> {
+        let node = &g.nodes[m];
+        let (first, partner) = (node.first.clone(), node.partner.cloned());
+        if let Some(add) = partner {
+            let pair = STuple {
+                fma: Some(first),
+                add: Some(add),
+            };
+            if !self.try_push(pair.clone()) {
+                self.close(block)?;
+                if !self.try_push(pair) {
+                    return Err(CompileError::Encode("pair cannot be encoded".into()));
+                }
+            }
+            g.done(m);
+            return self.close(block);
+        }
+        if let Some(last) = self.cur.last()
+            && last.add.is_none()
+            && let Some(f) = &last.fma
+            && !f.op.needs_add_partner()
+            && !reads_staging_of(&first, Some(f))
+            && !writes_same(f, &first)
+            && self.try_add(first.clone())
+        {
+            g.done(m);
+            return self.close(block);
+        }
+        let alone = STuple {
+            fma: None,
+            add: Some(first.clone()),
+        };
+        if !self.try_push(alone.clone()) {
+            self.close(block)?;
+            if !self.try_push(alone) {
+                return Err(CompileError::Encode(format!(
+                    "instruction cannot be encoded alone: {first:?}"
+                )));
+            }
+        }
+        // The FMA instruction runs first: it must not be one of `m`'s
+        // successors, so it is chosen before `m` counts as scheduled.
+        self.fill_fma(g, m);
+        g.done(m);
+        self.close(block)
+    }
+
+    /// Dependency-aware list scheduling of one block into tuples and
+    /// clauses (rules in the module comment): each tuple takes the ready
+    /// instruction with the longest path to the block's end that still
+    /// encodes in the clause, then the best one for the other unit. A
+    /// message (or `DISCARD`) ends its clause, so it waits until nothing
+    /// else ready fits in the clause (or the clause is nearly full): the
+    /// independent work fills the clause it ends.
+    fn list_schedule(&mut self, block: usize, instrs: &[Instr]) -> Result<(), CompileError> {
+        let mut g = Ready::new(instrs);
+        let mut order = Vec::new();
+        while g.left > 0 {
+            g.by_priority(&mut order);
+            let ending = order.iter().copied().find(|&i| g.nodes[i].ends_clause);
+            let mut placed: Option<(usize, Unit)> = None;
+            if ending.is_none() || self.cur.len() < 7 {
+                let mut tries = 0;
+                for &c in &order {
+                    let node = &g.nodes[c];
+                    if node.ends_clause {
+                        continue;
+                    }
+                    let t = match &node.partner {
+                        Some(p) => STuple {
+                            fma: Some(node.first.clone()),
+                            add: Some((*p).clone()),
+                        },
+                        None if node.first.op.unit() == Unit::Fma => STuple {
+                            fma: Some(node.first.clone()),
+                            add: None,
+                        },
+                        None => STuple {
+                            fma: None,
+                            add: Some(node.first.clone()),
+                        },
+                    };
+                    let unit = if node.partner.is_some() {
+                        None
+                    } else {
+                        Some(node.first.op.unit())
+                    };
+                    let alt = (unit == Some(Unit::Add))
+                        .then(|| fma_form(node.first))
+                        .flatten();
+                    if self.try_push(t) {
+                        placed = unit.map(|u| (c, u));
+                        if unit.is_none() {
+                            g.done(c);
+                            placed = None;
+                            tries = usize::MAX;
+                        }
+                        break;
+                    }
+                    if let Some(f) = alt
+                        && self.try_push(STuple {
+                            fma: Some(f),
+                            add: None,
+                        })
+                    {
+                        placed = Some((c, Unit::Fma));
+                        break;
+                    }
+                    tries += 1;
+                    if tries == TRIES {
+                        break;
+                    }
+                }
+                if tries == usize::MAX {
+                    // A pair took the whole tuple.
+                    if self.cur.len() == 8 {
+                        self.close(block)?;
+                    }
+                    continue;
+                }
+            }
+            let Some((c, unit)) = placed else {
+                if let Some(m) = ending {
+                    self.place_ending(block, &mut g, m)?;
+                    continue;
+                }
+                if self.cur.is_empty() {
+                    return Err(CompileError::Encode(format!(
+                        "no ready instruction encodes alone: {:?}",
+                        order.first().map(|&i| &g.nodes[i].first)
+                    )));
+                }
+                self.close(block)?;
+                continue;
+            };
+            match unit {
+                Unit::Fma => {
+                    let a = self.fill_add(&mut g, c);
+                    g.done(c);
+                    if let Some(a) = a {
+                        g.done(a);
+                    }
+                }
+                Unit::Add => {
+                    self.fill_fma(&mut g, c);
+                    g.done(c);
+                }
+            }
+            if self.cur.len() == 8 {
+                // A message ready now may still take a free ADD slot.
+                let last_add_free = self.cur.last().is_some_and(|t| t.add.is_none());
+                let ending = g
+                    .ready
+                    .iter()
+                    .copied()
+                    .find(|&i| g.nodes[i].ends_clause && g.nodes[i].partner.is_none());
+                if last_add_free && let Some(m) = ending {
+                    self.place_ending(block, &mut g, m)?;
+                } else {
+                    self.close(block)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether two instructions write a common register.
+fn writes_same(a: &Instr, b: &Instr) -> bool {
+    dag::reads_writes(a).1 & dag::reads_writes(b).1 != 0
 }

@@ -3,7 +3,7 @@
 //!
 //! ```ignore
 //! s.lower_vars_to_ssa();
-//! s.optimize(); // opt_constant_fold, opt_algebraic, opt_copy_prop, opt_cse, opt_dce, opt_if_merge until stable
+//! s.optimize(); // opt_constant_fold, opt_algebraic, opt_copy_prop, opt_cse, opt_dce, opt_if_merge, opt_peephole_select until stable
 //! ```
 //!
 //! Adding a pass: create `passes/my_pass.rs` with
@@ -31,6 +31,7 @@ mod opt_copy_prop;
 mod opt_cse;
 mod opt_dce;
 mod opt_if_merge;
+mod opt_peephole_select;
 
 pub use lower_io::{IoLayout, lower_io};
 pub use lower_sysvals::{PushUniformLayout, PushWord, SysvalBlock, lower_sysvals};
@@ -85,6 +86,7 @@ impl Shader {
             progress |= self.opt_cse();
             progress |= self.opt_dce();
             progress |= self.opt_if_merge();
+            progress |= self.opt_peephole_select();
             any |= progress;
             if !progress {
                 break;
