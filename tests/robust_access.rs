@@ -220,34 +220,10 @@ fn vertex_input_on(model: &str) {
     let vertex_offset = 4 + 16 * u64::from(VERTS - 5);
     let first_vertex_there = VERTS - 5;
     let instance_offset = 60;
-    let cb = gpu.command_buffer(s.cmd_pool);
+    let cb = s.begin_pass(&gpu, pipeline);
     // SAFETY: valid handles throughout.
     unsafe {
-        d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
-        d.cmd_begin_render_pass(
-            cb,
-            &vk::RenderPassBeginInfo::default()
-                .render_pass(s.render_pass)
-                .framebuffer(s.framebuffer),
-            vk::SubpassContents::INLINE,
-        );
-        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-        d.cmd_bind_descriptor_sets(
-            cb,
-            vk::PipelineBindPoint::GRAPHICS,
-            s.layout,
-            0,
-            &[s.set],
-            &[],
-        );
-        d.cmd_push_constants(
-            cb,
-            s.layout,
-            vk::ShaderStageFlags::VERTEX,
-            0,
-            &SCALE.to_le_bytes(),
-        );
+        // Rebound near the ends of their buffers.
         d.cmd_bind_vertex_buffers(cb, 0, &[s.vertices.buffer], &[vertex_offset]);
         d.cmd_bind_vertex_buffers(cb, 3, &[s.instances.buffer], &[instance_offset]);
         let fp = xfb.fp();

@@ -172,19 +172,9 @@ fn begin_capture(
 ) -> vk::CommandBuffer {
     let d = &gpu.device;
     let xfb = ash::ext::transform_feedback::Device::new(&gpu.instance, d);
-    let cb = gpu.command_buffer(s.cmd_pool);
+    let cb = s.begin_pass(gpu, pipeline);
     // SAFETY: valid handles throughout.
     unsafe {
-        d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
-        d.cmd_begin_render_pass(
-            cb,
-            &vk::RenderPassBeginInfo::default()
-                .render_pass(s.render_pass)
-                .framebuffer(s.framebuffer),
-            vk::SubpassContents::INLINE,
-        );
-        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
         d.cmd_set_viewport(
             cb,
             0,
@@ -195,23 +185,6 @@ fn begin_capture(
                 ..Default::default()
             }],
         );
-        d.cmd_bind_descriptor_sets(
-            cb,
-            vk::PipelineBindPoint::GRAPHICS,
-            s.layout,
-            0,
-            &[s.set],
-            &[],
-        );
-        d.cmd_push_constants(
-            cb,
-            s.layout,
-            vk::ShaderStageFlags::VERTEX,
-            0,
-            &SCALE.to_le_bytes(),
-        );
-        d.cmd_bind_vertex_buffers(cb, 0, &[s.vertices.buffer], &[4]);
-        d.cmd_bind_vertex_buffers(cb, 3, &[s.instances.buffer], &[0]);
         let fp = xfb.fp();
         let bufs = [t.bufs[0].buffer, t.bufs[1].buffer];
         (fp.cmd_bind_transform_feedback_buffers_ext)(

@@ -259,7 +259,6 @@ fn record(
                 .framebuffer(s.framebuffer),
             vk::SubpassContents::INLINE,
         );
-        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
         d.cmd_set_viewport(
             cb,
             0,
@@ -270,23 +269,7 @@ fn record(
                 ..Default::default()
             }],
         );
-        d.cmd_bind_descriptor_sets(
-            cb,
-            vk::PipelineBindPoint::GRAPHICS,
-            s.layout,
-            0,
-            &[s.set],
-            &[],
-        );
-        d.cmd_push_constants(
-            cb,
-            s.layout,
-            vk::ShaderStageFlags::VERTEX,
-            0,
-            &2.0f32.to_le_bytes(),
-        );
-        d.cmd_bind_vertex_buffers(cb, 0, &[s.vertices.buffer], &[4]);
-        d.cmd_bind_vertex_buffers(cb, 3, &[s.instances.buffer], &[0]);
+        s.bind(d, cb, pipeline);
         if let Some(ib) = index_buffer {
             d.cmd_bind_index_buffer(cb, ib.buffer, 0, vk::IndexType::UINT32);
         }
@@ -927,24 +910,7 @@ fn generated_with_restart_on(model_name: &str) {
                     .framebuffer(s.framebuffer),
                 vk::SubpassContents::INLINE,
             );
-            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-            d.cmd_bind_descriptor_sets(
-                cb,
-                vk::PipelineBindPoint::GRAPHICS,
-                s.layout,
-                0,
-                &[s.set],
-                &[],
-            );
-            d.cmd_push_constants(
-                cb,
-                s.layout,
-                vk::ShaderStageFlags::VERTEX,
-                0,
-                &2.0f32.to_le_bytes(),
-            );
-            d.cmd_bind_vertex_buffers(cb, 0, &[s.vertices.buffer], &[4]);
-            d.cmd_bind_vertex_buffers(cb, 3, &[s.instances.buffer], &[0]);
+            s.bind(d, cb, pipeline);
             d.cmd_bind_index_buffer(cb, ib.buffer, 0, ty);
             let bufs = [t.bufs[0].buffer, t.bufs[1].buffer];
             (fp.cmd_bind_transform_feedback_buffers_ext)(

@@ -102,7 +102,12 @@ pub enum SharedKey {
     RendererState([u64; 3]),
     /// Local storage with neither thread- nor workgroup-local memory.
     EmptyLocalStorage,
+    /// [`ZEROS_BYTES`] of zeros that no job writes.
+    Zeros,
 }
+
+/// Size of the shared read-only zero block (`SharedKey::Zeros`).
+pub const ZEROS_BYTES: u64 = 64;
 
 // SAFETY: the pool's BOs are plain shared memory; command buffers are
 // externally synchronised per the Vulkan spec.

@@ -88,6 +88,16 @@ impl Recorder {
     }
 
     /// The jobs touch `bo` (memory bound to a buffer, a query pool, shader code).
+    /// The address of `pool::ZEROS_BYTES` zero bytes, one block per
+    /// recording, for jobs that read a block they never write.
+    pub fn zeros(&mut self) -> JmResult<u64> {
+        self.pool.shared(super::pool::SharedKey::Zeros, |pool| {
+            let a = pool.alloc(super::pool::ZEROS_BYTES, 64)?;
+            a.zero(0, a.size);
+            Ok(a.gpu_va)
+        })
+    }
+
     pub fn use_bo(&mut self, bo: BoHandle) {
         if bo != 0 {
             self.extra_bos.insert(bo);

@@ -175,6 +175,54 @@ impl Setup {
         .create(d, vk::PipelineCache::null())
     }
 
+    /// A command buffer from the setup's pool, recording inside the
+    /// render pass with `pipeline`, the descriptor set, the push constant
+    /// [`SCALE`] and both vertex buffers (vertices at offset 4, instances
+    /// on binding 3) bound.
+    pub fn begin_pass(&self, gpu: &Gpu, pipeline: vk::Pipeline) -> vk::CommandBuffer {
+        let d = &gpu.device;
+        let cb = gpu.command_buffer(self.cmd_pool);
+        // SAFETY: valid handles throughout.
+        unsafe {
+            d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+                .unwrap();
+            d.cmd_begin_render_pass(
+                cb,
+                &vk::RenderPassBeginInfo::default()
+                    .render_pass(self.render_pass)
+                    .framebuffer(self.framebuffer),
+                vk::SubpassContents::INLINE,
+            );
+            self.bind(d, cb, pipeline);
+        }
+        cb
+    }
+
+    /// Bind what [`Setup::begin_pass`] binds, in a recording command buffer.
+    pub fn bind(&self, d: &ash::Device, cb: vk::CommandBuffer, pipeline: vk::Pipeline) {
+        // SAFETY: valid handles; `cb` is recording.
+        unsafe {
+            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+            d.cmd_bind_descriptor_sets(
+                cb,
+                vk::PipelineBindPoint::GRAPHICS,
+                self.layout,
+                0,
+                &[self.set],
+                &[],
+            );
+            d.cmd_push_constants(
+                cb,
+                self.layout,
+                vk::ShaderStageFlags::VERTEX,
+                0,
+                &SCALE.to_le_bytes(),
+            );
+            d.cmd_bind_vertex_buffers(cb, 0, &[self.vertices.buffer], &[4]);
+            d.cmd_bind_vertex_buffers(cb, 3, &[self.instances.buffer], &[0]);
+        }
+    }
+
     pub fn destroy(&self, d: &ash::Device) {
         // SAFETY: the GPU is idle.
         unsafe {

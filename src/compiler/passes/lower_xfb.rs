@@ -111,8 +111,8 @@
 //! | 16 + 2b, 17 + 2b | BUFFER_ADDRESS(b) lo/hi | start of binding b (buffer + bind offset) | CPU |
 //! | 24 + b | BUFFER_SIZE(b) | effective bound size of binding b | CPU |
 //! | 28 | INPUT_RATES | bit i: attribute i (`IoLayout::attributes[i]`, the slot `lower_io` gave the input) is read per instance (from the pipeline's vertex input state) | CPU |
-//! | 30 + i | ATTRIBUTE_ELEMENTS(i) | elements of attribute i inside its bound range (`⌊(range − offset − format size) / stride⌋ + 1`, 0 when not even one fits, all ones for stride 0 when one fits): with robust buffer access the variant reads zeros for an element at or past it (Vulkan spec, "Robust Buffer Access": an out-of-bounds vertex attribute may read zeros) | CPU |
 //! | 29 | RESTART_VALUE | 0, or the restart value of an indexed draw run as a point list (the vertex stage of a shader with stores): an index equal to it (compared before `vertexOffset`) is no vertex and its invocation runs nothing. The capture itself resolves restart with the kernel below and passes 0 | CPU |
+//! | 30 + i | ATTRIBUTE_ELEMENTS(i) | elements of attribute i inside its bound range (`⌊(range − offset − format size) / stride⌋ + 1`, 0 when not even one fits, all ones for stride 0 when one fits): with robust buffer access the variant reads zeros for an element at or past it (Vulkan spec, "Robust Buffer Access": an out-of-bounds vertex attribute may read zeros) | CPU |
 //!
 //! # What the driver emits per draw (later work items)
 //! - CPU, O(1): the parameters above for direct draws without restart, the
@@ -137,7 +137,7 @@
 //! and written by the shader (never-written captured outputs store whatever
 //! the value was, 0 in the interpreter: undefined per spec).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::compiler::ir::*;
 
@@ -695,15 +695,20 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
     let instance_index = pro.e.sysval(SysVal::InstanceIndex, u32t);
     let rates = pro.param(INPUT_RATES);
     let zero_id = pro.u32(0);
-    let mut limits = BTreeMap::new();
+    // With robustness, the element limit of every input the body loads.
+    let mut inputs = BTreeSet::new();
     if robust {
-        shader_inputs_for_each(&body, &mut |location| {
-            limits.entry(location).or_insert(());
+        body.for_each_instr(&mut |i| {
+            if let Op::Intrinsic(x) = &i.op
+                && let Intrinsic::LoadInput { location, .. } = x.kind
+                && location < MAX_ATTRIBUTES
+            {
+                inputs.insert(location);
+            }
         });
     }
-    let limits: BTreeMap<u32, Value> = limits
-        .into_keys()
-        .filter(|&l| l < MAX_ATTRIBUTES)
+    let limits: BTreeMap<u32, Value> = inputs
+        .into_iter()
         .map(|l| (l, pro.param(attribute_elements(l))))
         .collect();
     // Record and room.
@@ -877,17 +882,6 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
     e.finish();
     shader.info.xfb_mode = false;
     true
-}
-
-/// Every input location the region (and its nested regions) loads.
-fn shader_inputs_for_each(region: &Region, f: &mut dyn FnMut(u32)) {
-    region.for_each_instr(&mut |i| {
-        if let Op::Intrinsic(x) = &i.op
-            && let Intrinsic::LoadInput { location, .. } = x.kind
-        {
-            f(location);
-        }
-    });
 }
 
 /// The rasterization variant: same shader, no capture (XFB decorations dropped).

@@ -83,6 +83,24 @@ struct VariantRun<'a> {
     after: u16,
 }
 
+/// Whether primitive restart splits the draw's index stream: an indexed
+/// draw of a strip or fan topology with restart enabled (lists take
+/// restart only with VK_EXT_primitive_topology_list_restart, which is not
+/// offered).
+fn restart_applies(p: &GraphicsPipeline, d: DrawParams) -> bool {
+    use XfbTopology::*;
+    d.indexed
+        && p.primitive_restart
+        && matches!(
+            p.topology,
+            LineStrip
+                | TriangleStrip
+                | TriangleFan
+                | LineStripWithAdjacency
+                | TriangleStripWithAdjacency
+        )
+}
+
 /// The restart value of an index size: all ones (Vulkan spec,
 /// "Primitive Restart").
 fn restart_value(index_size: u32) -> u32 {
@@ -178,15 +196,7 @@ impl Recording {
         let Some(p) = self.state.graphics.clone() else {
             return Ok(());
         };
-        let restart_matters = matches!(
-            p.topology,
-            XfbTopology::LineStrip
-                | XfbTopology::TriangleStrip
-                | XfbTopology::TriangleFan
-                | XfbTopology::LineStripWithAdjacency
-                | XfbTopology::TriangleStripWithAdjacency
-        );
-        let restart = d.indexed && p.primitive_restart && restart_matters;
+        let restart = restart_applies(&p, d);
         if restart && indirect.is_some() {
             log::error!(
                 "primitives-generated query over an indirect strip/fan draw with primitive restart is not implemented yet"
@@ -280,15 +290,7 @@ impl Recording {
         let Some(prog) = p.capture() else {
             return Ok(());
         };
-        let restart_matters = matches!(
-            p.topology,
-            XfbTopology::LineStrip
-                | XfbTopology::TriangleStrip
-                | XfbTopology::TriangleFan
-                | XfbTopology::LineStripWithAdjacency
-                | XfbTopology::TriangleStripWithAdjacency
-        );
-        let restart = d.indexed && p.primitive_restart && restart_matters;
+        let restart = restart_applies(&p, d);
         if restart && indirect.is_some() {
             log::error!(
                 "indirect captured strip/fan draws with primitive restart are not implemented yet"
@@ -388,8 +390,8 @@ impl Recording {
             return Ok(());
         };
         // The variant reads the write offsets of the buffers it declares
-        // even when none is bound.
-        let offsets = self.rec.alloc_zeroed(16, 16)?;
+        // even when none is bound: the recording's shared zeros.
+        let offsets = self.rec.zeros()?;
         let draw = XfbDraw {
             topology: XfbTopology::PointList,
             count: d.count,
@@ -397,7 +399,7 @@ impl Recording {
             vertex_offset: d.vertex_offset,
             index,
             buffers: [None; 4],
-            offsets_address: offsets.gpu_va,
+            offsets_address: offsets,
             resolved_prims: None,
             provoking: p.provoking,
         };

@@ -205,10 +205,40 @@ impl Recording {
 
     /// Whether a draw now has GPU work (module docs).
     fn draws_run_on_gpu(&self) -> bool {
+        let stores = self
+            .state
+            .graphics
+            .as_ref()
+            .is_some_and(|p| p.vertex_stores);
+        stores || self.captures_or_counts()
+    }
+
+    /// Whether a draw now captures or counts primitives: the jobs the
+    /// pipeline topology's kernel run patches.
+    fn captures_or_counts(&self) -> bool {
         let p = self.state.graphics.as_ref();
         let captures = self.xfb.active.is_some() && p.is_some_and(|p| p.capture().is_some());
-        let stores = p.is_some_and(|p| p.vertex_stores);
-        captures || stores || self.xfb.generated.is_some()
+        captures || self.xfb.generated.is_some()
+    }
+
+    /// One run of the indirect-draw kernel for `draw`: `record` appends
+    /// the jobs it patches (and their patches), then the kernel's patch
+    /// table and push words are written.
+    fn patched_by_kernel(
+        &mut self,
+        draw: IndirectDraw,
+        record: impl FnOnce(&mut Recording, &mut IndirectPatches) -> Result<(), Fail>,
+    ) -> Result<(), Fail> {
+        let k = self.indirect_kernel(KernelId::IndirectDraw, draw_words::COUNT as usize)?;
+        let mut patches = IndirectPatches {
+            job: k.job,
+            patches: Vec::new(),
+        };
+        record(self, &mut patches)?;
+        let (table, n) = patch::write_table(&mut self.rec, &patches.patches)?;
+        let words = draw_words(&draw, table, n, k.values.gpu_va);
+        k.push.write_words(0, &halves(&words));
+        Ok(())
     }
 
     /// One draw of an indirect command (module docs).
@@ -233,11 +263,6 @@ impl Recording {
         } else {
             0
         };
-        let k = self.indirect_kernel(KernelId::IndirectDraw, draw_words::COUNT as usize)?;
-        let mut patches = IndirectPatches {
-            job: k.job,
-            patches: Vec::new(),
-        };
         // Placeholders: the kernel writes the real values.
         let d = DrawParams {
             count: 0,
@@ -247,9 +272,6 @@ impl Recording {
             vertex_offset: 0,
             indexed,
         };
-        self.xfb_draw(d, Some(&mut patches))?;
-        self.count_generated(d, Some(&mut patches))?;
-        let (table, n) = patch::write_table(&mut self.rec, &patches.patches)?;
         let draw = IndirectDraw {
             source,
             topology: p.topology as u32,
@@ -257,26 +279,22 @@ impl Recording {
             index_size,
             draw_count,
         };
-        let words = draw_words(&draw, table, n, k.values.gpu_va);
-        k.push.write_words(0, &halves(&words));
+        if self.captures_or_counts() {
+            self.patched_by_kernel(draw, |r, patches| {
+                r.xfb_draw(d, Some(&mut *patches))?;
+                r.count_generated(d, Some(patches))
+            })?;
+        }
         if p.vertex_stores {
             // The vertex stage runs the draw as a point list: its own
             // kernel run computes the point list's counts and grid.
-            let k = self.indirect_kernel(KernelId::IndirectDraw, draw_words::COUNT as usize)?;
-            let mut patches = IndirectPatches {
-                job: k.job,
-                patches: Vec::new(),
-            };
-            self.vertex_stage(d, Some(&mut patches))?;
-            let (table, n) = patch::write_table(&mut self.rec, &patches.patches)?;
             let points = XfbTopology::PointList;
             let draw = IndirectDraw {
                 topology: points as u32,
                 verts_per_prim: points.decode().verts_per_prim,
                 ..draw
             };
-            let words = draw_words(&draw, table, n, k.values.gpu_va);
-            k.push.write_words(0, &halves(&words));
+            self.patched_by_kernel(draw, |r, patches| r.vertex_stage(d, Some(patches)))?;
         }
         Ok(())
     }
