@@ -191,7 +191,30 @@ impl Field {
     }
 
     /// Logical value → raw bits, or an error if it does not fit.
+    #[inline(always)]
     pub fn encode(&self, value: u64) -> Result<u64, PackError> {
+        // The common case (plain unsigned fields and addresses) without
+        // the general path's matches: recording packs a few of these per job.
+        if matches!(self.modifier, Modifier::None)
+            && !matches!(
+                self.kind,
+                Kind::Int | Kind::Lod { signed: true } | Kind::Padded
+            )
+        {
+            return if value & !self.mask() == 0 {
+                Ok(value)
+            } else {
+                Err(PackError {
+                    field: self.name,
+                    value,
+                })
+            };
+        }
+        self.encode_general(value)
+    }
+
+    #[inline(never)]
+    fn encode_general(&self, value: u64) -> Result<u64, PackError> {
         let err = || PackError {
             field: self.name,
             value,
@@ -263,6 +286,7 @@ impl Field {
     }
 
     /// Write the logical value of this field.
+    #[inline(always)]
     pub fn set(&self, words: &mut [u32], value: u64) -> Result<(), PackError> {
         let raw = self.encode(value)?;
         set_bits(words, self.start, self.width.min(64), raw);
@@ -323,7 +347,31 @@ pub fn get_bits(words: &[u32], start: u32, width: u32) -> u64 {
 }
 
 /// Write `width` bits at absolute bit `start`; bits beyond `words` are dropped.
+#[inline(always)]
 pub fn set_bits(words: &mut [u32], start: u32, width: u32, value: u64) {
+    let shift = start % 32;
+    let at = (start / 32) as usize;
+    // One word, or a word-aligned 64-bit pointer: the shapes of nearly
+    // every field a job emitter packs.
+    if shift + width <= 32 {
+        if let Some(word) = words.get_mut(at) {
+            let mask = (((1u64 << width) - 1) as u32) << shift;
+            *word = (*word & !mask) | (((value as u32) << shift) & mask);
+        }
+        return;
+    }
+    if shift == 0 && width == 64 {
+        if let Some(pair) = words.get_mut(at..at + 2) {
+            pair[0] = value as u32;
+            pair[1] = (value >> 32) as u32;
+            return;
+        }
+    }
+    set_bits_general(words, start, width, value);
+}
+
+#[inline(never)]
+fn set_bits_general(words: &mut [u32], start: u32, width: u32, value: u64) {
     let mut done = 0;
     while done < width {
         let bit = start + done;

@@ -5,6 +5,9 @@ use super::error::{JmError, JmResult};
 use super::pool::{GpuAlloc, GpuPool};
 use crate::hw::job::{self, JOB_HEADER, JobType, header, write_value};
 
+/// Words of a job header (`hw::job::JOB_HEADER`).
+const HEADER_WORDS: usize = (job::PAYLOAD_OFFSET / 4) as usize;
+
 /// Job headers are 64-byte aligned.
 pub const JOB_ALIGN: u64 = 64;
 
@@ -12,6 +15,9 @@ pub const JOB_ALIGN: u64 = 64;
 pub struct JobChain {
     /// Every job's allocation, in list order.
     jobs: Vec<GpuAlloc>,
+    /// The next job added waits for every job before it
+    /// ([`JobChain::barrier_next`]).
+    barrier_next: bool,
 }
 
 impl JobChain {
@@ -45,6 +51,15 @@ impl JobChain {
 
     pub fn clear(&mut self) {
         self.jobs.clear();
+        self.barrier_next = false;
+    }
+
+    /// Make the next job added wait for every earlier job (its header's
+    /// `Barrier` bit); nothing when the chain is empty.
+    pub fn barrier_next(&mut self) {
+        if !self.jobs.is_empty() {
+            self.barrier_next = true;
+        }
     }
 
     /// Append a job of `job_type` with `payload` words after the header.
@@ -64,8 +79,13 @@ impl JobChain {
         let size = job::PAYLOAD_OFFSET + payload.len() as u64 * 4;
         let alloc = pool.alloc(size.next_multiple_of(JOB_ALIGN), JOB_ALIGN)?;
         // The job header is the same on v6 and v7.
-        let mut header_words = super::templates::templates(crate::hw::Arch::V7).job_header;
+        let mut header_words = [0u32; HEADER_WORDS];
         let words = header_words.as_mut_slice();
+        words.copy_from_slice(
+            super::templates::templates(crate::hw::Arch::V7)
+                .job_header
+                .as_slice(),
+        );
         let pack = |w: &mut [u32], f: &crate::hw::layout::Field, v: u64| {
             f.set(w, v)
                 .map_err(|_| JmError::Encoding("job header field overflow"))
@@ -74,6 +94,7 @@ impl JobChain {
         pack(words, &header::INDEX, u64::from(index))?;
         pack(words, &header::DEPENDENCY_1, u64::from(dependencies[0]))?;
         pack(words, &header::DEPENDENCY_2, u64::from(dependencies[1]))?;
+        let barrier = barrier || std::mem::take(&mut self.barrier_next);
         pack(words, &header::BARRIER, u64::from(barrier))?;
         alloc.write_words(0, words);
         alloc.write_words(job::PAYLOAD_OFFSET, payload);

@@ -102,9 +102,6 @@ pub fn add_compute_job(
         size: job.local_size,
         count: job.groups,
     };
-    let invocation = ws
-        .pack_compute()
-        .map_err(|_| JmError::Encoding("work size does not fit the invocation encoding"))?;
     emit(
         chain,
         pool,
@@ -118,7 +115,9 @@ pub fn add_compute_job(
             attributes: job.attributes,
             varyings: None,
             preloads: &preloads,
-            invocation,
+            work: ws,
+            graphics: false,
+            invocation_error: "work size does not fit the invocation encoding",
             task_split: ws.compute_job_task_split(),
             job_type: JobType::Compute,
             groups: wls_instances(job.groups),
@@ -147,9 +146,6 @@ pub fn add_vertex_job(
         (vertex_preload::VERTEX_ID, p.vertex_id),
         (vertex_preload::INSTANCE_ID, p.instance_id),
     ];
-    let invocation = WorkSize::vertices(job.vertices, job.instances)
-        .pack_graphics()
-        .map_err(|_| JmError::Encoding("vertex count does not fit the invocation encoding"))?;
     emit(
         chain,
         pool,
@@ -163,7 +159,9 @@ pub fn add_vertex_job(
             attributes: Some(job.attributes),
             varyings: Some(job.varyings),
             preloads: &preloads,
-            invocation,
+            work: WorkSize::vertices(job.vertices, job.instances),
+            graphics: true,
+            invocation_error: "vertex count does not fit the invocation encoding",
             task_split: parameters::VERTEX_JOB_TASK_SPLIT as u32,
             job_type: JobType::Vertex,
             groups: 1,
@@ -231,7 +229,11 @@ pub(super) struct Emit<'a> {
     pub(super) attributes: Option<AttributeTables>,
     pub(super) varyings: Option<AttributeTables>,
     pub(super) preloads: &'a [(Field, bool)],
-    pub(super) invocation: [u32; 2],
+    /// The grid, packed the graphics way (vertex-typed jobs) or the
+    /// compute way, and what to say when it does not fit.
+    pub(super) work: WorkSize,
+    pub(super) graphics: bool,
+    pub(super) invocation_error: &'static str,
     pub(super) task_split: u32,
     pub(super) job_type: JobType,
     /// Workgroup-local storage instances per shader core the grid needs
@@ -249,7 +251,6 @@ pub(super) fn emit(
     dependencies: [u16; 2],
 ) -> JmResult<u16> {
     let b = job.binary;
-    let invocation = job.invocation;
 
     // Shader code: uploaded once by its owner into an executable BO
     // (command-buffer pools are NOEXEC, as PanVk's are).
@@ -258,22 +259,6 @@ pub(super) fn emit(
             "shader code address not 128-byte aligned",
         ));
     }
-
-    // Renderer state: a function of the program and the counts below, so
-    // written once per recording and shared (`GpuPool::shared`).
-    let t = super::templates::templates(arch);
-    let mut preload_mask = 0u64;
-    for (i, &(_, on)) in job.preloads.iter().enumerate() {
-        preload_mask |= u64::from(on) << i;
-    }
-    let rsd_key = SharedKey::RendererState([
-        job.code,
-        (job.ubos.len() as u64) << 32 | u64::from(job.attributes.map_or(0, |a| a.count)),
-        job.varyings.map_or(0, |v| u64::from(v.count) + 1) << 32
-            | preload_mask << 8
-            | u64::from(job.job_type as u8),
-    ]);
-    let state_va = pool.shared(rsd_key, |pool| renderer_state(pool, arch, job))?;
 
     // Push uniforms.
     if job.push_uniforms.len() < b.uniform_words as usize {
@@ -298,6 +283,108 @@ pub(super) fn emit(
         push.gpu_va
     };
 
+    // The renderer state is a function of the program and the counts
+    // below, so written once per recording and shared (`GpuPool::shared`).
+    let mut preload_mask = 0u64;
+    for (i, &(_, on)) in job.preloads.iter().enumerate() {
+        preload_mask |= u64::from(on) << i;
+    }
+    let rsd = [
+        job.code,
+        (job.ubos.len() as u64) << 32 | u64::from(job.attributes.map_or(0, |a| a.count)),
+        job.varyings.map_or(0, |v| u64::from(v.count) + 1) << 32
+            | preload_mask << 8
+            | u64::from(job.job_type as u8),
+    ];
+    // The job payload: Invocation, Parameters, Draw. Consecutive jobs of
+    // one program (a draw's capture job, the advance kernel after it) pack
+    // the same words but for the push-uniform pointer: the pool's memo
+    // keeps the last few payloads by what they are made of. Jobs with a
+    // UBO table or local memory of their own get fresh descriptors.
+    let memo = job.ubos.is_empty() && b.tls_size == 0 && b.shared_size == 0;
+    let key = PayloadKey {
+        arch,
+        rsd,
+        work: job.work,
+        graphics: job.graphics,
+        task_split: job.task_split,
+        attributes: job.attributes.map_or([0; 2], |a| [a.attributes, a.buffers]),
+        varyings: job.varyings.map_or([0; 2], |v| [v.attributes, v.buffers]),
+        offset_start: job.offset_start,
+        instance_size: job.instance_size,
+    };
+    let remembered = if memo { pool.payloads.get(&key) } else { None };
+    let mut job_words = match remembered {
+        Some(w) => w,
+        None => {
+            let w = pack_payload(pool, arch, job, &key)?;
+            if memo {
+                pool.payloads.put(key, w);
+            }
+            w
+        }
+    };
+    let t = super::templates::templates(arch);
+    let words = job_words.as_mut_slice();
+    pack(t.draw.words_mut(words), dcd::PUSH_UNIFORMS, push_va)?;
+    let payload = &words[crate::hw::job::PAYLOAD_OFFSET as usize / 4..];
+    chain.add_job(pool, job.job_type, payload, dependencies, false)
+}
+
+/// Everything a compute/vertex job payload is packed from but the
+/// push-uniform pointer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct PayloadKey {
+    arch: Arch,
+    /// The renderer state's key (`SharedKey::RendererState`).
+    rsd: [u64; 3],
+    work: WorkSize,
+    graphics: bool,
+    task_split: u32,
+    attributes: [u64; 2],
+    varyings: [u64; 2],
+    offset_start: u32,
+    instance_size: u64,
+}
+
+/// The last [`PayloadMemo::SLOTS`] payloads packed, by key. The renderer
+/// state a payload points to is the pool's shared one, so the pool
+/// forgets its payloads on reset, with that memory.
+#[derive(Default)]
+pub(super) struct PayloadMemo {
+    slots: [Option<(PayloadKey, super::templates::Words)>; PayloadMemo::SLOTS],
+    next: usize,
+}
+
+impl PayloadMemo {
+    const SLOTS: usize = 4;
+
+    fn get(&self, key: &PayloadKey) -> Option<super::templates::Words> {
+        self.slots
+            .iter()
+            .flatten()
+            .find(|(k, _)| k == key)
+            .map(|(_, w)| *w)
+    }
+
+    fn put(&mut self, key: PayloadKey, words: super::templates::Words) {
+        self.slots[self.next] = Some((key, words));
+        self.next = (self.next + 1) % Self::SLOTS;
+    }
+}
+
+/// The payload words of `job` (push-uniform pointer 0), and the
+/// descriptors they point to.
+fn pack_payload(
+    pool: &mut GpuPool,
+    arch: Arch,
+    job: &Emit<'_>,
+    key: &PayloadKey,
+) -> JmResult<super::templates::Words> {
+    let b = job.binary;
+    let state_va = pool.shared(SharedKey::RendererState(key.rsd), |pool| {
+        renderer_state(pool, arch, job)
+    })?;
     // UBO table.
     let ubo_va = if job.ubos.is_empty() {
         0
@@ -313,7 +400,6 @@ pub(super) fn emit(
         table.write_words(0, &words);
         table.gpu_va
     };
-
     // Local storage (`local_storage`); one shared descriptor for the jobs
     // that use no thread- or workgroup-local memory. A TLS buffer is not
     // shared: two jobs of a chain may run at once.
@@ -324,19 +410,24 @@ pub(super) fn emit(
     } else {
         local_storage(pool, arch, job)?
     };
+    let invocation = if key.graphics {
+        key.work.pack_graphics()
+    } else {
+        key.work.pack_compute()
+    }
+    .map_err(|_| JmError::Encoding(job.invocation_error))?;
 
-    // The job payload: Invocation, Parameters, Draw.
+    let t = super::templates::templates(arch);
     let mut job_words = t.compute_job;
     let words = job_words.as_mut_slice();
     t.invocation.words_mut(words).copy_from_slice(&invocation);
     pack(
         t.parameters.words_mut(words),
         parameters::JOB_TASK_SPLIT,
-        u64::from(job.task_split),
+        u64::from(key.task_split),
     )?;
     let draw = t.draw.words_mut(words);
     pack(draw, dcd::STATE, state_va)?;
-    pack(draw, dcd::PUSH_UNIFORMS, push_va)?;
     pack(draw, dcd::UNIFORM_BUFFERS, ubo_va)?;
     pack(draw, dcd::THREAD_STORAGE, storage_va)?;
     if let Some(a) = job.attributes {
@@ -347,10 +438,9 @@ pub(super) fn emit(
         pack(draw, dcd::VARYINGS, v.attributes)?;
         pack(draw, dcd::VARYING_BUFFERS, v.buffers)?;
     }
-    pack(draw, dcd::OFFSET_START, u64::from(job.offset_start))?;
-    pack(draw, dcd::INSTANCE_SIZE, job.instance_size)?;
-    let payload = &words[crate::hw::job::PAYLOAD_OFFSET as usize / 4..];
-    chain.add_job(pool, job.job_type, payload, dependencies, false)
+    pack(draw, dcd::OFFSET_START, u64::from(key.offset_start))?;
+    pack(draw, dcd::INSTANCE_SIZE, key.instance_size)?;
+    Ok(job_words)
 }
 
 /// Writes `job`'s local-storage descriptor: TLS sized by the binary and the

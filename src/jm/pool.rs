@@ -93,6 +93,8 @@ pub struct GpuPool {
     /// descriptor): key → GPU VA. They live in the pool's memory, so a
     /// reset forgets them with it.
     shared: FxHashMap<SharedKey, u64>,
+    /// Job payloads packed lately (`super::compute::PayloadMemo`).
+    pub(super) payloads: super::compute::PayloadMemo,
 }
 
 /// What a shared descriptor's words are a function of (`jm::compute`).
@@ -121,6 +123,7 @@ impl GpuPool {
             current: 0,
             used: 0,
             shared: FxHashMap::default(),
+            payloads: super::compute::PayloadMemo::default(),
         }
     }
 
@@ -177,6 +180,7 @@ impl GpuPool {
         self.current = 0;
         self.used = 0;
         self.shared.clear();
+        self.payloads = super::compute::PayloadMemo::default();
     }
 
     /// Handles of the pool's BOs (SUBMIT's BO list).

@@ -20,17 +20,22 @@ use super::error::JmResult;
 use super::pool::{GpuAlloc, GpuPool};
 use super::xfb::{XfbJob, add_xfb_job};
 use crate::hw::Arch;
-use crate::hw::job::{JobType, header};
+use crate::hw::job::JobType;
 use crate::kmod::{BoHandle, Device};
 
 pub struct Recorder {
     pub arch: Arch,
+    /// Changes whenever the pool's memory and the BO set are forgotten
+    /// (new recorder, reset): what a caller remembers of this recorder's
+    /// allocations is valid while the epoch is the same.
+    epoch: u64,
     chain: JobChain,
     pool: GpuPool,
     /// BOs outside the pool that the jobs read or write.
     extra_bos: FxHashSet<BoHandle>,
-    /// The next job waits for all earlier ones.
-    barrier_pending: bool,
+    /// The last few handles [`Recorder::use_bo`] inserted (a draw names
+    /// the same handful of BOs again and again).
+    recent_bos: [BoHandle; 8],
     /// The attribute tables written last and what they describe
     /// (`super::attributes::shared_attribute_tables`).
     pub(super) last_attributes: Option<(
@@ -40,25 +45,37 @@ pub struct Recorder {
     )>,
 }
 
+fn next_epoch() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 impl Recorder {
     pub fn new(device: Arc<Device>, arch: Arch) -> Recorder {
         Recorder {
             arch,
+            epoch: next_epoch(),
             chain: JobChain::new(),
             pool: GpuPool::new(device),
             extra_bos: FxHashSet::default(),
-            barrier_pending: false,
+            recent_bos: [0; 8],
             last_attributes: None,
         }
     }
 
     /// Forget every job and allocation (the pool keeps its BOs for reuse).
     pub fn reset(&mut self) {
+        self.epoch = next_epoch();
         self.chain.clear();
         self.pool.reset();
         self.extra_bos.clear();
-        self.barrier_pending = false;
+        self.recent_bos = [0; 8];
         self.last_attributes = None;
+    }
+
+    /// See the field: unique per recorder and reset, process-wide.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
     }
 
     pub fn chain(&self) -> &JobChain {
@@ -87,7 +104,6 @@ impl Recorder {
         Ok(a)
     }
 
-    /// The jobs touch `bo` (memory bound to a buffer, a query pool, shader code).
     /// The address of `pool::ZEROS_BYTES` zero bytes, one block per
     /// recording, for jobs that read a block they never write.
     pub fn zeros(&mut self) -> JmResult<u64> {
@@ -98,9 +114,12 @@ impl Recorder {
         })
     }
 
+    /// The jobs touch `bo` (memory bound to a buffer, a query pool, shader code).
     pub fn use_bo(&mut self, bo: BoHandle) {
-        if bo != 0 {
+        if bo != 0 && !self.recent_bos.contains(&bo) {
             self.extra_bos.insert(bo);
+            self.recent_bos.rotate_right(1);
+            self.recent_bos[0] = bo;
         }
     }
 
@@ -115,26 +134,12 @@ impl Recorder {
 
     /// The next job waits for every job recorded before it.
     pub fn barrier(&mut self) {
-        if !self.chain.is_empty() {
-            self.barrier_pending = true;
-        }
-    }
-
-    /// Sets the pending barrier on the job just added (index `i`).
-    fn added(&mut self, i: u16) -> u16 {
-        if std::mem::take(&mut self.barrier_pending) {
-            self.chain.patch_header(usize::from(i) - 1, |w| {
-                let _ = header::BARRIER.set(w, 1);
-            });
-        }
-        i
+        self.chain.barrier_next();
     }
 
     pub fn job(&mut self, job_type: JobType, payload: &[u32], deps: [u16; 2]) -> JmResult<u16> {
-        let i = self
-            .chain
-            .add_job(&mut self.pool, job_type, payload, deps, false)?;
-        Ok(self.added(i))
+        self.chain
+            .add_job(&mut self.pool, job_type, payload, deps, false)
     }
 
     pub fn write_value(
@@ -144,20 +149,16 @@ impl Recorder {
         immediate: u64,
         deps: [u16; 2],
     ) -> JmResult<u16> {
-        let i = self
-            .chain
-            .add_write_value(&mut self.pool, address, kind, immediate, deps)?;
-        Ok(self.added(i))
+        self.chain
+            .add_write_value(&mut self.pool, address, kind, immediate, deps)
     }
 
     pub fn compute(&mut self, job: &ComputeJob<'_>, deps: [u16; 2]) -> JmResult<u16> {
-        let i = add_compute_job(&mut self.chain, &mut self.pool, self.arch, job, deps)?;
-        Ok(self.added(i))
+        add_compute_job(&mut self.chain, &mut self.pool, self.arch, job, deps)
     }
 
     pub fn vertex(&mut self, job: &VertexJob<'_>, deps: [u16; 2]) -> JmResult<u16> {
-        let i = add_vertex_job(&mut self.chain, &mut self.pool, self.arch, job, deps)?;
-        Ok(self.added(i))
+        add_vertex_job(&mut self.chain, &mut self.pool, self.arch, job, deps)
     }
 
     /// A draw's VERTEX and TILER jobs (`super::graphics`); `None` (and no
@@ -166,16 +167,11 @@ impl Recorder {
         &mut self,
         draw: &super::graphics::Draw<'_>,
     ) -> JmResult<Option<super::graphics::DrawJobs>> {
-        let jobs = super::graphics::add_draw(&mut self.chain, &mut self.pool, self.arch, draw)?;
-        if let Some(j) = &jobs {
-            self.added(j.vertex);
-        }
-        Ok(jobs)
+        super::graphics::add_draw(&mut self.chain, &mut self.pool, self.arch, draw)
     }
 
     /// The XFB capture job; `None` (and no job) for an empty grid.
     pub fn xfb(&mut self, job: &XfbJob<'_>, deps: [u16; 2]) -> JmResult<Option<u16>> {
-        let i = add_xfb_job(&mut self.chain, &mut self.pool, self.arch, job, deps)?;
-        Ok(i.map(|i| self.added(i)))
+        add_xfb_job(&mut self.chain, &mut self.pool, self.arch, job, deps)
     }
 }

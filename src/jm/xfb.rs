@@ -89,9 +89,6 @@ pub fn add_xfb_job(
             "fewer push-uniform words than the XFB variant preloads",
         ));
     }
-    let invocation = WorkSize::vertices(job.invocations_per_instance, job.instance_count)
-        .pack_graphics()
-        .map_err(|_| JmError::Encoding("XFB grid does not fit the invocation encoding"))?;
     let preloads = [
         (vertex_preload::VERTEX_ID, b.preloads.vertex_id),
         (vertex_preload::INSTANCE_ID, b.preloads.instance_id),
@@ -109,7 +106,9 @@ pub fn add_xfb_job(
             attributes: job.attributes,
             varyings: None,
             preloads: &preloads,
-            invocation,
+            work: WorkSize::vertices(job.invocations_per_instance, job.instance_count),
+            graphics: true,
+            invocation_error: "XFB grid does not fit the invocation encoding",
             task_split: parameters::VERTEX_JOB_TASK_SPLIT as u32,
             job_type: JobType::Vertex,
             groups: 1,

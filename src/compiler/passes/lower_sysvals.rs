@@ -173,6 +173,19 @@ impl PushUniformLayout {
     /// (little-endian, word `i` = bytes `8i..8i+8`); bytes past the end of
     /// the push constants read as zero.
     pub fn fill_words(&self, sysvals: &SysvalBlock, push_constants: &[u8]) -> Vec<u64> {
+        let mut words = Vec::with_capacity(self.words.len());
+        self.fill_words_into(sysvals, push_constants, &mut words);
+        words
+    }
+
+    /// [`PushUniformLayout::fill_words`] appended to `out` (a vector the
+    /// caller reuses).
+    pub fn fill_words_into(
+        &self,
+        sysvals: &SysvalBlock,
+        push_constants: &[u8],
+        out: &mut Vec<u64>,
+    ) {
         let block = sysvals.to_bytes();
         let word = |src: &[u8], i: u32| {
             let at = 8 * i as usize;
@@ -187,13 +200,10 @@ impl PushUniformLayout {
                 }
             }
         };
-        self.words
-            .iter()
-            .map(|w| match *w {
-                PushWord::Sysval(i) => word(&block, i),
-                PushWord::PushConstant(i) => word(push_constants, i),
-            })
-            .collect()
+        out.extend(self.words.iter().map(|w| match *w {
+            PushWord::Sysval(i) => word(&block, i),
+            PushWord::PushConstant(i) => word(push_constants, i),
+        }));
     }
 
     /// Byte offset in this shader's push-uniform area of canonical sysval

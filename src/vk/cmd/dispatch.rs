@@ -14,7 +14,9 @@ use crate::vk::pipeline::{LayoutInfo, Program};
 pub const COMPUTE: usize = 1;
 
 impl Recording {
-    /// The FAU words of one job of `program` (see the module docs).
+    /// The FAU words of one job of `program` (see the module docs), in
+    /// the recording's reusable vector: give it back with
+    /// [`Recording::recycle_push`] once the job is written.
     pub fn push_uniforms(
         &mut self,
         program: &Program,
@@ -30,9 +32,11 @@ impl Recording {
             copy.write_bytes(0, &bytes);
             sysvals.push_constants_address = copy.gpu_va;
         }
-        let mut words = program
+        let mut words = std::mem::take(&mut self.push_scratch);
+        words.clear();
+        program
             .push
-            .fill_words(sysvals, &self.state.push_constants.0);
+            .fill_words_into(sysvals, &self.state.push_constants.0, &mut words);
         for &(entry, binding) in &program.code.binary.buffers {
             // An address word, or with the flag the bound range's size.
             let size = entry & BUFFER_SIZE_WORD != 0;
@@ -55,6 +59,11 @@ impl Recording {
             }
         }
         Ok(words)
+    }
+
+    /// Keep `words` (from [`Recording::push_uniforms`]) for the next job.
+    pub fn recycle_push(&mut self, words: Vec<u64>) {
+        self.push_scratch = words;
     }
 
     /// vkCmdDispatch.

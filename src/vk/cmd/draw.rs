@@ -49,13 +49,32 @@ pub struct IndirectPatches {
 }
 
 /// The capture job's vertex input (module docs).
-struct VertexInput {
+#[derive(Clone, Copy)]
+pub struct VertexInput {
     tables: Option<AttributeTables>,
     /// The INPUT_RATES parameter: bit i, attribute i is per instance.
     rates: u32,
     /// The ATTRIBUTE_ELEMENTS parameters (robust buffer access).
     elements: [u32; xfb_param::MAX_ATTRIBUTES as usize],
 }
+
+/// The last vertex input built and what it was built from: a recorder
+/// epoch (its tables live in that recorder's pool), the pipeline, the
+/// program and the vertex buffers bound. Consecutive draws with the same
+/// pipeline and vertex buffers reuse it.
+pub struct VertexInputMemo {
+    epoch: u64,
+    pipeline: std::sync::Arc<GraphicsPipeline>,
+    program: *const Program,
+    buffers: [Option<BoundRange>; crate::vk::pipeline::MAX_VERTEX_BINDINGS as usize],
+    input: VertexInput,
+}
+
+// SAFETY: `program` is only compared, never dereferenced; it points into
+// `pipeline`, which the memo keeps alive.
+unsafe impl Send for VertexInputMemo {}
+// SAFETY: as above.
+unsafe impl Sync for VertexInputMemo {}
 
 /// Elements of an attribute (`offset`, `bytes` per element) wholly inside
 /// a bound range of `range` bytes read with `stride` (the XFB parameter
@@ -442,7 +461,7 @@ impl Recording {
     /// recorder dropped an empty one) and the parameter block's address.
     fn variant_job(
         &mut self,
-        p: &GraphicsPipeline,
+        p: &std::sync::Arc<GraphicsPipeline>,
         prog: &Program,
         d: DrawParams,
         run: VariantRun<'_>,
@@ -526,6 +545,7 @@ impl Recording {
             },
             [first_dep, second_dep],
         )?;
+        self.recycle_push(push);
         if let Some(ind) = indirect {
             let job_va = job
                 .and_then(|c| self.rec.job_va(c))
@@ -573,8 +593,38 @@ impl Recording {
         Ok((job, block))
     }
 
-    /// The capture job's attribute tables and input rates (module docs).
-    fn vertex_input(&mut self, p: &GraphicsPipeline, prog: &Program) -> Result<VertexInput, Fail> {
+    /// The capture job's attribute tables and input rates (module docs),
+    /// those of the previous draw when nothing they depend on changed.
+    fn vertex_input(
+        &mut self,
+        p: &std::sync::Arc<GraphicsPipeline>,
+        prog: &Program,
+    ) -> Result<VertexInput, Fail> {
+        let epoch = self.rec.epoch();
+        if let Some(m) = &self.vertex_input_memo
+            && m.epoch == epoch
+            && std::sync::Arc::ptr_eq(&m.pipeline, p)
+            && std::ptr::eq(m.program, prog)
+            && m.buffers == self.state.vertex_buffers
+        {
+            return Ok(m.input);
+        }
+        let input = self.build_vertex_input(p, prog)?;
+        self.vertex_input_memo = Some(VertexInputMemo {
+            epoch,
+            pipeline: p.clone(),
+            program: prog,
+            buffers: self.state.vertex_buffers,
+            input,
+        });
+        Ok(input)
+    }
+
+    fn build_vertex_input(
+        &mut self,
+        p: &GraphicsPipeline,
+        prog: &Program,
+    ) -> Result<VertexInput, Fail> {
         let locations = &prog.io.attributes;
         let mut elements = [0; xfb_param::MAX_ATTRIBUTES as usize];
         if locations.is_empty() {

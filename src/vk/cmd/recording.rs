@@ -54,6 +54,10 @@ pub struct Recording {
     pub error: Option<vk::Result>,
     pub state: State,
     pub xfb: XfbState,
+    /// The last draw's vertex input (`draw.rs`).
+    pub vertex_input_memo: Option<super::draw::VertexInputMemo>,
+    /// A push-uniform vector to reuse (`Recording::push_uniforms`).
+    pub push_scratch: Vec<u64>,
 }
 
 impl Recording {
@@ -75,6 +79,8 @@ impl Recording {
             error: None,
             state: State::default(),
             xfb: XfbState::default(),
+            vertex_input_memo: None,
+            push_scratch: Vec::new(),
         }
     }
 
@@ -89,6 +95,7 @@ impl Recording {
         self.error = None;
         self.state = State::default();
         self.xfb = XfbState::default();
+        self.vertex_input_memo = None;
     }
 
     /// vkEndCommandBuffer's checks: the first recording error, and no
