@@ -324,8 +324,20 @@ fn restart_kernel_resolves_index_streams_like_the_model() {
             // or starts beyond it.
             let first = rng.below(available.max(1) + 4);
             let count = rng.below(available + 8);
-            let (want_list, want_prims) =
-                restart_kernel_model(topology, provoking, &indices, first, count, restart);
+            // Indirect draws give the bound range as CAP: the count is
+            // clamped to the positions inside it. LIST = 0 only counts.
+            let capped = case % 3 == 1;
+            let count_only = case % 4 == 3;
+            let kernel_count = if capped {
+                count.min(available.saturating_sub(first))
+            } else {
+                count
+            };
+            let (mut want_list, want_prims) =
+                restart_kernel_model(topology, provoking, &indices, first, kernel_count, restart);
+            if count_only {
+                want_list.clear();
+            }
 
             let bytes: Vec<u8> = indices
                 .iter()
@@ -341,7 +353,7 @@ fn restart_kernel_resolves_index_streams_like_the_model() {
             let out = gpu.alloc(4 * words as u64);
             gpu.write_u32s(out.va, &vec![SENTINEL; words]);
             let prims_va = out.va + 4 * (room as u64 + 2);
-            let uniforms = xfb::restart_words(
+            let mut uniforms = xfb::restart_words(
                 topology,
                 provoking,
                 XfbIndexBuffer {
@@ -352,14 +364,18 @@ fn restart_kernel_resolves_index_streams_like_the_model() {
                 first,
                 count,
                 restart,
-                out.va,
+                if count_only { 0 } else { out.va },
                 prims_va,
             );
+            if capped {
+                let w = &mut uniforms[xfb::restart_words::MIN_VERTICES as usize];
+                *w = (*w & u64::from(u32::MAX)) | u64::from(available) << 32;
+            }
             gpu.run_compute(&binary, &uniforms, [1, 1, 1], [1, 1, 1])
                 .unwrap_or_else(|e| panic!("{model:?} {topology:?}: {e}"));
             let got = gpu.read_u32s(out.va, words);
             let ctx = format!(
-                "{model:?} {topology:?} {provoking:?} size {size} first {first} count {count} indices {indices:?}"
+                "{model:?} {topology:?} {provoking:?} size {size} first {first} count {count} capped {capped} count only {count_only} indices {indices:?}"
             );
             assert_eq!(got[room + 2], want_prims, "{ctx}");
             assert_eq!(&got[..want_list.len()], &want_list[..], "{ctx}");

@@ -826,8 +826,8 @@ fn descriptor_pool_exhaustion() {
 
 /// Primitive restart while capturing: strips and fans (and line strips) of
 /// 16- and 32-bit indexed draws with restart values inside, at the start,
-/// doubled and at the end, instanced, with overflow; resolved on the GPU by
-/// the restart kernel.
+/// doubled and at the end, instanced, with overflow, direct and indirect;
+/// resolved on the GPU by the restart kernel.
 fn restart_on(model: &str) {
     let gpu = Gpu::with_xfb(model);
     let d = &gpu.device;
@@ -871,17 +871,24 @@ fn restart_on(model: &str) {
             indexed: Some((vec![3, 4, 5, 0xFF, 6, 7, 8, 9, 0xFF, 0xFF, 10], 1, 2)),
         });
         for records in [[200, 200], [40, 9]] {
-            let t = Targets::new(d, records);
-            let cb = record(&gpu, &s, &t, pipeline, &draws, false);
-            submit_and_wait(&gpu, &[cb]);
-            check(topology, true, &t, &draws, [0, 0], model);
-            // Again, from the same command buffer: the same bytes.
-            for b in &t.bufs {
-                b.bytes().fill(CANARY);
+            // Direct, and indirect with the parameters (and, for the
+            // `Count` form, the count) in GPU memory: the restart kernel
+            // then reads its first index and count from the indirect
+            // kernel's patches.
+            for mode in [Mode::Direct, Mode::Indirect, Mode::Count(1)] {
+                let label = format!("{model} {mode:?}");
+                let t = Targets::new(d, records);
+                let cb = record_as(&gpu, &s, &t, pipeline, &draws, false, mode);
+                submit_and_wait(&gpu, &[cb]);
+                check(topology, true, &t, &draws, [0, 0], &label);
+                // Again, from the same command buffer: the same bytes.
+                for b in &t.bufs {
+                    b.bytes().fill(CANARY);
+                }
+                submit_and_wait(&gpu, &[cb]);
+                check(topology, true, &t, &draws, [0, 0], &label);
+                t.destroy(d);
             }
-            submit_and_wait(&gpu, &[cb]);
-            check(topology, true, &t, &draws, [0, 0], model);
-            t.destroy(d);
         }
         free_index_buffers(d);
         // SAFETY: the GPU is idle.

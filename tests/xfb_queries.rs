@@ -833,7 +833,7 @@ fn xfb_query_results_g72() {
 /// primitive restart count the primitives of each run between restart
 /// indices (Vulkan spec, "Primitive Restart": a restart index starts a new
 /// primitive sequence), outside transform feedback and while capturing,
-/// u16 and u32 indices, with instances.
+/// u16 and u32 indices, with instances, direct and indirect.
 fn generated_with_restart_on(model_name: &str) {
     let gpu = Gpu::with_xfb_and_generated(model_name);
     let d = &gpu.device;
@@ -877,9 +877,17 @@ fn generated_with_restart_on(model_name: &str) {
             false,
         ),
     ];
-    for (topology, ty, indices, instances, capture) in cases {
-        let what =
-            format!("{model_name} {topology:?} {ty:?} {indices:?} x{instances} capture {capture}");
+    let runs = cases
+        .into_iter()
+        .flat_map(|case| [(case, false), (case, true)]);
+    for ((topology, ty, indices, instances, capture), indirect) in runs {
+        let what = format!(
+            "{model_name} {topology:?} {ty:?} {indices:?} x{instances} capture {capture} indirect {indirect}"
+        );
+        // vkCmdDrawIndexedIndirect's record at byte 4, garbage around it.
+        let params = Buf::new(d, 32, vk::BufferUsageFlags::INDIRECT_BUFFER);
+        params.bytes().fill(0x5A);
+        params.write(4, &[indices.len() as u32, instances, 0, 0, 0]);
         let pipeline = s.pipeline_with_restart(d, topology, true);
         let pool = create_pool_of(d, vk::QueryType::PRIMITIVES_GENERATED_EXT, 1);
         let ib = Buf::new(d, 64, vk::BufferUsageFlags::INDEX_BUFFER);
@@ -925,7 +933,11 @@ fn generated_with_restart_on(model_name: &str) {
             if capture {
                 (fp.cmd_begin_transform_feedback_ext)(cb, 0, 0, std::ptr::null(), std::ptr::null());
             }
-            d.cmd_draw_indexed(cb, indices.len() as u32, instances, 0, 0, 0);
+            if indirect {
+                d.cmd_draw_indexed_indirect(cb, params.buffer, 4, 1, 20);
+            } else {
+                d.cmd_draw_indexed(cb, indices.len() as u32, instances, 0, 0, 0);
+            }
             if capture {
                 (fp.cmd_end_transform_feedback_ext)(cb, 0, 0, std::ptr::null(), std::ptr::null());
             }
@@ -942,6 +954,7 @@ fn generated_with_restart_on(model_name: &str) {
             d.destroy_pipeline(pipeline, None);
         }
         ib.destroy(d);
+        params.destroy(d);
     }
     t.destroy(d);
     s.destroy(d);

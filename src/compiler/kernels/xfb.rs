@@ -225,9 +225,16 @@ pub mod restart_words {
     /// lo: PRIM_FIRST; hi: SLOT_SCALE.
     pub const SLOTS: u32 = 5;
     /// lo: vertices of the first primitive (a run shorter than this has no
-    /// primitive; each further primitive needs PRIM_STEP more).
+    /// primitive; each further primitive needs PRIM_STEP more); hi: CAP,
+    /// the stream positions the kernel reads at most: the count is
+    /// clamped to `CAP − firstIndex` (0 when `firstIndex` ≥ CAP; u32::MAX:
+    /// no clamp). An
+    /// indirect draw's count is not known when its list is allocated: it
+    /// gives the bound range's index count, so the list's size follows the
+    /// index buffer; direct draws give u32::MAX.
     pub const MIN_VERTICES: u32 = 6;
-    /// Where the u32 list goes: room for `vpp × count` words.
+    /// Where the u32 list goes: room for `vpp × count` words (`vpp ×` the
+    /// count clamped by CAP); 0 counts the primitives and writes no list.
     pub const LIST: u32 = 7;
     /// Where the u32 primitive count goes.
     pub const PRIMS: u32 = 8;
@@ -255,13 +262,14 @@ pub fn restart_words(
         .find(|&n| topology.primitive_count(n) > 0)
         .unwrap_or(1);
     let mut w = [0u64; COUNT as usize];
+    w[MIN_VERTICES as usize] = u64::from(u32::MAX) << 32;
     w[INDEX_ADDRESS as usize] = index.address;
     w[INDEX_FORMAT as usize] = pair(index.size, index.count);
     w[RANGE as usize] = pair(first, count);
     w[RESTART as usize] = pair(restart, t.flags);
     w[SHAPE as usize] = pair(t.verts_per_prim, t.prim_step);
     w[SLOTS as usize] = pair(t.prim_first, t.slot_scale);
-    w[MIN_VERTICES as usize] = u64::from(min_vertices);
+    w[MIN_VERTICES as usize] |= u64::from(min_vertices);
     w[LIST as usize] = list;
     w[PRIMS as usize] = prims;
     w
@@ -329,6 +337,8 @@ struct RestartCtx {
     scale: Value,
     min_vertices: Value,
     list: Value,
+    /// LIST ≠ 0: the kernel writes the list (else it only counts).
+    write_list: Value,
     fan: Value,
     fan_last: Value,
     odd_swap: Value,
@@ -415,7 +425,15 @@ fn emit_run(
             let byte = b.alu(AluOp::Imul, &[w, four]);
             let byte = b.alu_typed(AluOp::U2u, ValueType::U64, &[byte]);
             let dst = b.alu(AluOp::Iadd, &[c.list, byte]);
-            b.store(Intrinsic::StoreGlobal, &[value, dst]);
+            b.if_(
+                c.write_list,
+                &[],
+                |b| {
+                    b.store(Intrinsic::StoreGlobal, &[value, dst]);
+                    vec![]
+                },
+                |_| vec![],
+            );
             let k = b.alu(AluOp::Iadd, &[k, one]);
             let w = b.alu(AluOp::Iadd, &[w, one]);
             vec![k, w]
@@ -443,6 +461,9 @@ pub fn restart() -> Kernel {
     };
     let (fan, fan_last) = (flag(FLAG_FAN), flag(FLAG_FAN_LAST));
     let (odd_swap, odd_swap_last) = (flag(FLAG_ODD_SWAP), flag(FLAG_ODD_SWAP_LAST));
+    let list = uniform(&mut b, ValueType::U64, 8 * LIST);
+    let zero64 = b.imm_u64(0);
+    let write_list = b.alu(AluOp::Ine, &[list, zero64]);
     let c = RestartCtx {
         address: uniform(&mut b, ValueType::U64, 8 * INDEX_ADDRESS),
         size: half(&mut b, INDEX_FORMAT, false),
@@ -453,13 +474,22 @@ pub fn restart() -> Kernel {
         prim_first: half(&mut b, SLOTS, false),
         scale: half(&mut b, SLOTS, true),
         min_vertices: half(&mut b, MIN_VERTICES, false),
-        list: uniform(&mut b, ValueType::U64, 8 * LIST),
+        list,
+        write_list,
         fan,
         fan_last,
         odd_swap,
         odd_swap_last,
     };
     let count = half(&mut b, RANGE, true);
+    let cap = half(&mut b, MIN_VERTICES, true);
+    let inside = b.alu(AluOp::Ult, &[c.first, cap]);
+    let room = b.alu(AluOp::Isub, &[cap, c.first]);
+    let room = b.alu(AluOp::Bcsel, &[inside, room, zero]);
+    let all = b.imm_u32(u32::MAX);
+    let unclamped = b.alu(AluOp::Ieq, &[cap, all]);
+    let room = b.alu(AluOp::Bcsel, &[unclamped, all, room]);
+    let count = b.alu(AluOp::Umin, &[count, room]);
     let restart = half(&mut b, RESTART, false);
     // One pass over positions 0..=count; position `count` ends the last run.
     let out = b.loop_(&[zero, zero, zero, zero], &[u32t], |b, p| {

@@ -40,6 +40,12 @@ use crate::vk::pipeline::{GraphicsPipeline, Program};
 /// Graphics bind point index in `State::sets`.
 pub const GRAPHICS: usize = 0;
 
+/// The largest restart-resolved index list a captured draw may allocate:
+/// an indirect draw's list is sized by its bound index range (12 bytes
+/// per index of a triangle strip), so a huge range fails the recording
+/// with VK_ERROR_OUT_OF_DEVICE_MEMORY instead of taking the memory.
+const MAX_RESOLVED_LIST_BYTES: u64 = 256 << 20;
+
 /// An indirect draw being recorded (`indirect.rs`): the kernel job that
 /// computes its parameters on the GPU, and where they must go in the jobs
 /// recorded after it.
@@ -207,7 +213,7 @@ impl Recording {
     pub(super) fn count_generated(
         &mut self,
         d: DrawParams,
-        indirect: Option<&mut IndirectPatches>,
+        mut indirect: Option<&mut IndirectPatches>,
     ) -> Result<(), Fail> {
         let Some(mut q) = self.xfb.generated else {
             return Ok(());
@@ -216,12 +222,6 @@ impl Recording {
             return Ok(());
         };
         let restart = restart_applies(&p, d);
-        if restart && indirect.is_some() {
-            log::error!(
-                "primitives-generated query over an indirect strip/fan draw with primitive restart is not implemented yet"
-            );
-            return Err(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN));
-        }
         let scratch = self.rec.alloc_zeroed(16, 16)?;
         let draw = XfbDraw {
             topology: p.topology,
@@ -241,21 +241,16 @@ impl Recording {
         block.write_words(0, &draw.params());
         let instances_at = block.gpu_va + 4 * XFB_PARAM_COUNT as u64;
         block.write_words(4 * XFB_PARAM_COUNT as u64, &[d.instances]);
-        let mut deps = [q.zeroed, 0];
+        let ppi_at = block.gpu_va + 4 * u64::from(xfb_param::PRIMS_PER_INSTANCE);
+        // The job the advance kernel waits for besides the query's zeroing.
+        let mut after = 0;
         if restart {
             // Primitive restart: the restart kernel counts the primitives
-            // of the index stream (resolving it into a scratch list, as
-            // for a capture) and writes the count where the advance
-            // kernel reads PRIMS_PER_INSTANCE.
+            // of the index stream (no list) and writes the count where the
+            // advance kernel reads PRIMS_PER_INSTANCE.
             let Some(Some(ix)) = self.bound_index(d) else {
                 return Ok(());
             };
-            let vpp = p.topology.decode().verts_per_prim;
-            let max_prims = draw.prims_per_instance();
-            let list = self
-                .rec
-                .alloc(4 * u64::from(max_prims.max(1)) * u64::from(vpp), 16)?;
-            let ppi_at = block.gpu_va + 4 * u64::from(xfb_param::PRIMS_PER_INSTANCE);
             let words = restart_words(
                 p.topology,
                 p.provoking,
@@ -263,28 +258,27 @@ impl Recording {
                 d.first,
                 d.count,
                 restart_value(ix.size),
-                list.gpu_va,
+                0,
                 ppi_at,
             );
-            let resolved = self.run_kernel(KernelId::XfbRestart, &words, [0, 0])?;
-            deps = if q.zeroed == 0 {
-                [resolved, 0]
-            } else {
-                [q.zeroed, resolved]
-            };
+            after = self.restart_kernel(words, ix, indirect.as_deref_mut())?;
         }
         if let Some(ind) = indirect {
-            let ppi_at = block.gpu_va + 4 * u64::from(xfb_param::PRIMS_PER_INSTANCE);
-            ind.patches.extend([
-                Patch::word(ppi_at, draw_value::PRIMS_PER_INSTANCE),
-                Patch::word(instances_at, draw_value::INSTANCES),
-            ]);
-            deps = if q.zeroed == 0 {
-                [ind.job, 0]
-            } else {
-                [q.zeroed, ind.job]
-            };
+            if !restart {
+                ind.patches
+                    .push(Patch::word(ppi_at, draw_value::PRIMS_PER_INSTANCE));
+            }
+            ind.patches
+                .push(Patch::word(instances_at, draw_value::INSTANCES));
+            if after == 0 {
+                after = ind.job;
+            }
         }
+        let deps = if q.zeroed == 0 {
+            [after, 0]
+        } else {
+            [q.zeroed, after]
+        };
         let mut words = [0u64; advance_words::COUNT as usize];
         words[advance_words::PARAMS as usize] = block.gpu_va;
         words[advance_words::INSTANCES as usize] = instances_at;
@@ -310,12 +304,6 @@ impl Recording {
             return Ok(());
         };
         let restart = restart_applies(&p, d);
-        if restart && indirect.is_some() {
-            log::error!(
-                "indirect captured strip/fan draws with primitive restart are not implemented yet"
-            );
-            return Err(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN));
-        }
         let mut buffers = [None; 4];
         for (b, binding) in self.xfb.bindings.iter().enumerate() {
             if let Some(range) = binding {
@@ -348,11 +336,22 @@ impl Recording {
         // for the most primitives the count allows.
         let mut resolve = None;
         if restart && let Some(ix) = index {
-            let max_prims = draw.prims_per_instance();
+            // An indirect draw's count is on the GPU: room for every
+            // primitive of the bound index range, the restart kernel's CAP.
+            let max_prims = if indirect.is_some() {
+                p.topology.primitive_count(ix.count)
+            } else {
+                draw.prims_per_instance()
+            };
             let vpp = p.topology.decode().verts_per_prim;
-            let list = self
-                .rec
-                .alloc(4 * u64::from(max_prims) * u64::from(vpp), 16)?;
+            let bytes = 4 * u64::from(max_prims) * u64::from(vpp);
+            if bytes > MAX_RESOLVED_LIST_BYTES {
+                log::error!(
+                    "a captured draw with primitive restart needs a {bytes}-byte resolved index list (limit {MAX_RESOLVED_LIST_BYTES})"
+                );
+                return Err(Fail::Vk(ash::vk::Result::ERROR_OUT_OF_DEVICE_MEMORY));
+            }
+            let list = self.rec.alloc(bytes, 16)?;
             draw = XfbDraw::resolved(
                 p.topology,
                 list.gpu_va,
@@ -436,6 +435,36 @@ impl Recording {
         Ok(())
     }
 
+    /// A run of the restart kernel with `words`; for an indirect draw it
+    /// waits for the draw's indirect kernel, which patches its first
+    /// index and count, and reads at most the bound index range (CAP).
+    fn restart_kernel(
+        &mut self,
+        mut words: [u64; restart_words::COUNT as usize],
+        ix: XfbIndexBuffer,
+        indirect: Option<&mut IndirectPatches>,
+    ) -> Result<u16, Fail> {
+        let Some(ind) = indirect else {
+            return self.run_kernel(KernelId::XfbRestart, &words, [0, 0]);
+        };
+        let cap = &mut words[restart_words::MIN_VERTICES as usize];
+        *cap = (*cap & u64::from(u32::MAX)) | u64::from(ix.count) << 32;
+        let push = self.rec.alloc(8 * words.len() as u64, 16)?;
+        let job = self.run_kernel_into(
+            KernelId::XfbRestart,
+            &words,
+            ([1, 1, 1], [1, 1, 1]),
+            [ind.job, 0],
+            Some(push),
+        )?;
+        let range = push.gpu_va + 8 * u64::from(restart_words::RANGE);
+        ind.patches.extend([
+            Patch::word(range, draw_value::FIRST),
+            Patch::word(range + 4, draw_value::COUNT),
+        ]);
+        Ok(job)
+    }
+
     /// The index range of an indexed draw (`Some(None)` for a
     /// non-indexed one); `None` when an indexed draw has no index buffer
     /// bound (invalid usage: the draw is skipped).
@@ -465,7 +494,7 @@ impl Recording {
         prog: &Program,
         d: DrawParams,
         run: VariantRun<'_>,
-        indirect: Option<&mut IndirectPatches>,
+        mut indirect: Option<&mut IndirectPatches>,
     ) -> Result<(Option<u16>, u64), Fail> {
         let VariantRun {
             draw,
@@ -510,7 +539,7 @@ impl Recording {
                 list,
                 ppi_word,
             );
-            let resolved = self.run_kernel(KernelId::XfbRestart, &words, [0, 0])?;
+            let resolved = self.restart_kernel(words, ix, indirect.as_deref_mut())?;
             let at = prog
                 .push
                 .sysval_offset(
@@ -559,29 +588,32 @@ impl Recording {
                 [draw_value::INVOCATION_0, draw_value::INVOCATION_1],
             )?);
             let param = |i: u16| sysval_offset::XFB_PARAMS + 4 * u32::from(i);
-            for (sysval, value) in [
-                (
-                    param(xfb_param::PRIMS_PER_INSTANCE),
-                    draw_value::PRIMS_PER_INSTANCE,
-                ),
-                (param(xfb_param::FIRST), draw_value::FIRST),
-                (param(xfb_param::VERTEX_OFFSET), draw_value::VERTEX_OFFSET),
-                (sysval_offset::BASE_VERTEX, draw_value::BASE_VERTEX),
-                (sysval_offset::BASE_INSTANCE, draw_value::FIRST_INSTANCE),
-            ] {
-                if let Some(at) = prog.push.sysval_offset(sysval) {
-                    ind.patches
-                        .push(Patch::word(push_buffer.gpu_va + u64::from(at), value));
-                }
-            }
-            for (i, value) in [
+            // A restart-resolved draw reads its list from 0, and the
+            // restart kernel writes its primitive count (above).
+            let resolved = resolve.is_some();
+            let draw_params = [
                 (
                     xfb_param::PRIMS_PER_INSTANCE,
                     draw_value::PRIMS_PER_INSTANCE,
                 ),
                 (xfb_param::FIRST, draw_value::FIRST),
                 (xfb_param::VERTEX_OFFSET, draw_value::VERTEX_OFFSET),
-            ] {
+            ];
+            let draw_params = &draw_params[if resolved { 2 } else { 0 }..];
+            let sysvals = draw_params
+                .iter()
+                .map(|&(i, value)| (param(i), value))
+                .chain([
+                    (sysval_offset::BASE_VERTEX, draw_value::BASE_VERTEX),
+                    (sysval_offset::BASE_INSTANCE, draw_value::FIRST_INSTANCE),
+                ]);
+            for (sysval, value) in sysvals {
+                if let Some(at) = prog.push.sysval_offset(sysval) {
+                    ind.patches
+                        .push(Patch::word(push_buffer.gpu_va + u64::from(at), value));
+                }
+            }
+            for &(i, value) in draw_params {
                 ind.patches
                     .push(Patch::word(block + 4 * u64::from(i), value));
             }
