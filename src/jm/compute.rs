@@ -88,16 +88,16 @@ pub fn add_compute_job(
     dependencies: [u16; 2],
 ) -> JmResult<u16> {
     let p = &job.binary.preloads;
-    let preloads = [
-        (compute_preload::LOCAL_INVOCATION_XY, p.local_invocation_xy),
-        (compute_preload::LOCAL_INVOCATION_Z, p.local_invocation_z),
-        (compute_preload::WORK_GROUP_X, p.workgroup[0]),
-        (compute_preload::WORK_GROUP_Y, p.workgroup[1]),
-        (compute_preload::WORK_GROUP_Z, p.workgroup[2]),
-        (compute_preload::GLOBAL_INVOCATION_X, p.global_invocation[0]),
-        (compute_preload::GLOBAL_INVOCATION_Y, p.global_invocation[1]),
-        (compute_preload::GLOBAL_INVOCATION_Z, p.global_invocation[2]),
-    ];
+    let preload_mask = preload_mask(&[
+        p.local_invocation_xy,
+        p.local_invocation_z,
+        p.workgroup[0],
+        p.workgroup[1],
+        p.workgroup[2],
+        p.global_invocation[0],
+        p.global_invocation[1],
+        p.global_invocation[2],
+    ]);
     let ws = WorkSize {
         size: job.local_size,
         count: job.groups,
@@ -114,7 +114,8 @@ pub fn add_compute_job(
             ubos: job.ubos,
             attributes: job.attributes,
             varyings: None,
-            preloads: &preloads,
+            preload_fields: &COMPUTE_PRELOADS,
+            preload_mask,
             work: ws,
             graphics: false,
             invocation_error: "work size does not fit the invocation encoding",
@@ -142,10 +143,7 @@ pub fn add_vertex_job(
         ));
     }
     let p = &job.binary.preloads;
-    let preloads = [
-        (vertex_preload::VERTEX_ID, p.vertex_id),
-        (vertex_preload::INSTANCE_ID, p.instance_id),
-    ];
+    let preload_mask = preload_mask(&[p.vertex_id, p.instance_id]);
     emit(
         chain,
         pool,
@@ -158,7 +156,8 @@ pub fn add_vertex_job(
             ubos: job.ubos,
             attributes: Some(job.attributes),
             varyings: Some(job.varyings),
-            preloads: &preloads,
+            preload_fields: &VERTEX_PRELOADS,
+            preload_mask,
             work: WorkSize::vertices(job.vertices, job.instances),
             graphics: true,
             invocation_error: "vertex count does not fit the invocation encoding",
@@ -216,6 +215,29 @@ fn core_id_range(device: &crate::kmod::Device) -> JmResult<u64> {
     Ok(u64::from(64 - present.leading_zeros()))
 }
 
+/// The compute preloads, in the order of [`preload_mask`]'s bits.
+static COMPUTE_PRELOADS: [Field; 8] = [
+    compute_preload::LOCAL_INVOCATION_XY,
+    compute_preload::LOCAL_INVOCATION_Z,
+    compute_preload::WORK_GROUP_X,
+    compute_preload::WORK_GROUP_Y,
+    compute_preload::WORK_GROUP_Z,
+    compute_preload::GLOBAL_INVOCATION_X,
+    compute_preload::GLOBAL_INVOCATION_Y,
+    compute_preload::GLOBAL_INVOCATION_Z,
+];
+
+/// The vertex preloads (vertex and capture jobs).
+pub(super) static VERTEX_PRELOADS: [Field; 2] =
+    [vertex_preload::VERTEX_ID, vertex_preload::INSTANCE_ID];
+
+/// Bit i set when preload i is wanted.
+pub(super) fn preload_mask(on: &[bool]) -> u64 {
+    on.iter()
+        .enumerate()
+        .fold(0, |m, (i, &b)| m | u64::from(b) << i)
+}
+
 /// What one shader job needs, however its caller describes it (compute,
 /// vertex, and the XFB capture job of `super::xfb`).
 pub(super) struct Emit<'a> {
@@ -228,7 +250,10 @@ pub(super) struct Emit<'a> {
     pub(super) ubos: &'a [(u64, u32)],
     pub(super) attributes: Option<AttributeTables>,
     pub(super) varyings: Option<AttributeTables>,
-    pub(super) preloads: &'a [(Field, bool)],
+    /// The renderer state's preload fields and which of them are set (bit
+    /// i: `preload_fields[i]`).
+    pub(super) preload_fields: &'static [Field],
+    pub(super) preload_mask: u64,
     /// The grid, packed the graphics way (vertex-typed jobs) or the
     /// compute way, and what to say when it does not fit.
     pub(super) work: WorkSize,
@@ -285,10 +310,7 @@ pub(super) fn emit(
 
     // The renderer state is a function of the program and the counts
     // below, so written once per recording and shared (`GpuPool::shared`).
-    let mut preload_mask = 0u64;
-    for (i, &(_, on)) in job.preloads.iter().enumerate() {
-        preload_mask |= u64::from(on) << i;
-    }
+    let preload_mask = job.preload_mask;
     let rsd = [
         job.code,
         (job.ubos.len() as u64) << 32 | u64::from(job.attributes.map_or(0, |a| a.count)),
@@ -511,8 +533,9 @@ fn renderer_state(pool: &mut GpuPool, arch: Arch, job: &Emit<'_>) -> JmResult<u6
     if let Some(v) = job.varyings {
         pack(rsd, rs::VARYING_COUNT, u64::from(v.count))?;
     }
-    for &(f, on) in job.preloads {
-        pack(rsd, f.at(rs::PRELOAD.start), u64::from(on))?;
+    for (i, &f) in job.preload_fields.iter().enumerate() {
+        let on = job.preload_mask >> i & 1;
+        pack(rsd, f.at(rs::PRELOAD.start), on)?;
     }
     let state = pool.alloc(l.renderer_state.bytes() as u64, 64)?;
     state.write_words(0, rsd);

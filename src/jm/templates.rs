@@ -23,8 +23,9 @@ pub struct Words {
     len: usize,
 }
 
-/// The largest template (the compute job is 48 words).
-const MAX_WORDS: usize = 96;
+/// The largest template: the compute job (header, Invocation,
+/// Parameters, Draw: 48 words, `templates_fit`).
+const MAX_WORDS: usize = 48;
 
 impl Words {
     fn new(v: Vec<u32>) -> Words {
@@ -126,6 +127,24 @@ pub fn templates(arch: Arch) -> &'static Templates {
 mod tests {
     use super::*;
     use crate::hw::format::ComponentType;
+
+    #[test]
+    fn templates_fit() {
+        for arch in [Arch::V6, Arch::V7] {
+            let l = layouts(arch);
+            let biggest = [
+                l.renderer_state.bytes(),
+                l.local_storage.bytes(),
+                l.compute_job.bytes,
+                JOB_HEADER.bytes(),
+                l.attribute.bytes(),
+            ]
+            .into_iter()
+            .max()
+            .unwrap();
+            assert_eq!(biggest, 4 * MAX_WORDS, "{arch:?}");
+        }
+    }
 
     #[test]
     fn templates_are_the_layouts_defaults() {

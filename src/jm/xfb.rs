@@ -26,14 +26,13 @@
 //! resolution are the caller's).
 
 use super::chain::JobChain;
-use super::compute::{AttributeTables, Emit, emit};
+use super::compute::{AttributeTables, Emit, VERTEX_PRELOADS, emit, preload_mask};
 use super::error::{JmError, JmResult};
 use super::pool::GpuPool;
 use crate::compiler::bifrost::binary::ShaderBinary;
 use crate::hw::Arch;
 use crate::hw::compute::{WorkSize, parameters};
 use crate::hw::job::JobType;
-use crate::hw::shader::vertex_preload;
 
 /// One XFB capture job (one per draw).
 #[derive(Clone, Copy, Debug)]
@@ -89,10 +88,7 @@ pub fn add_xfb_job(
             "fewer push-uniform words than the XFB variant preloads",
         ));
     }
-    let preloads = [
-        (vertex_preload::VERTEX_ID, b.preloads.vertex_id),
-        (vertex_preload::INSTANCE_ID, b.preloads.instance_id),
-    ];
+    let preload_mask = preload_mask(&[b.preloads.vertex_id, b.preloads.instance_id]);
     emit(
         chain,
         pool,
@@ -105,7 +101,8 @@ pub fn add_xfb_job(
             ubos: &[],
             attributes: job.attributes,
             varyings: None,
-            preloads: &preloads,
+            preload_fields: &VERTEX_PRELOADS,
+            preload_mask,
             work: WorkSize::vertices(job.invocations_per_instance, job.instance_count),
             graphics: true,
             invocation_error: "XFB grid does not fit the invocation encoding",
