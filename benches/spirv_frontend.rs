@@ -42,6 +42,7 @@ const SHADERS: &[&str] = &[
     "functions.vert.spv",
     "glsl450_math.comp.spv",
     "int64_double.comp.spv",
+    "int64_ops.comp.spv",
     "loops.vert.spv",
     "matrices.vert.spv",
     "push_constants.vert.spv",

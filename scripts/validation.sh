@@ -22,7 +22,7 @@ test -f "$layer_json" || {
     echo "validation.sh: $layer_json missing (scripts/install-deps.sh installs vulkan-validationlayers)" >&2
     exit 1
 }
-tests=(sync query xfb_loader xfb_queries transfer vk_lifetimes vk_extensions secondary events timeline vertex_stores array_length robust_access)
+tests=(sync query xfb_loader xfb_queries transfer vk_lifetimes vk_extensions secondary events timeline vertex_stores array_length robust_access int64)
 args=()
 for t in "${tests[@]}"; do args+=(--test "$t"); done
 log=$(mktemp)

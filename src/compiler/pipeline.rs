@@ -18,7 +18,9 @@
 //!    turns push-constant offsets into constants, which `lower_sysvals` needs
 //!    to use FAU words instead of global loads);
 //! 4. `lower_io` — attribute and varying slots ([`IoLayout`]), then
-//!    `lower_robust_buffers` only with [`FrontOptions::robust_buffer_access`].
+//!    `lower_robust_buffers` only with [`FrontOptions::robust_buffer_access`],
+//!    then `lower_int64` (64-bit division, remainder, abs, sign and
+//!    int → float conversions the backend has no sequence for).
 //!
 //! Then per variant, on its own copy of the shader:
 //! 5. `strip_xfb` (rasterization variant of a vertex shader), `lower_xfb`
@@ -208,6 +210,9 @@ pub fn compile_front_full(
     if options.robust_buffer_access {
         s.lower_robust_buffers();
         step(None, "lower_robust_buffers", &s)?;
+    }
+    if s.lower_int64() {
+        step(None, "lower_int64", &s)?;
     }
 
     if stage != Stage::Vertex {

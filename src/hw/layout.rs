@@ -360,12 +360,13 @@ pub fn set_bits(words: &mut [u32], start: u32, width: u32, value: u64) {
         }
         return;
     }
-    if shift == 0 && width == 64 {
-        if let Some(pair) = words.get_mut(at..at + 2) {
-            pair[0] = value as u32;
-            pair[1] = (value >> 32) as u32;
-            return;
-        }
+    if shift == 0
+        && width == 64
+        && let Some(pair) = words.get_mut(at..at + 2)
+    {
+        pair[0] = value as u32;
+        pair[1] = (value >> 32) as u32;
+        return;
     }
     set_bits_general(words, start, width, value);
 }

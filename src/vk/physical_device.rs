@@ -246,7 +246,9 @@ impl PhysicalDevice {
     /// take `firstInstance` from the buffer and may be many per command
     /// (`vk::cmd::indirect`; a command buffer whose job chain fills up
     /// continues in a new segment); vertex shaders may write memory (every
-    /// draw runs their vertex stage, `vk::cmd::draw::vertex_stage`).
+    /// draw runs their vertex stage, `vk::cmd::draw::vertex_stage`);
+    /// 64-bit integers compile (`compiler::passes::lower_int64` for what
+    /// the backend has no sequence of its own for).
     pub fn features(&self) -> vk::PhysicalDeviceFeatures {
         vk::PhysicalDeviceFeatures {
             draw_indirect_first_instance: vk::TRUE,
@@ -254,6 +256,7 @@ impl PhysicalDevice {
             robust_buffer_access: vk::TRUE,
             vertex_pipeline_stores_and_atomics: vk::TRUE,
             full_draw_index_uint32: vk::TRUE,
+            shader_int64: vk::TRUE,
             ..Default::default()
         }
     }

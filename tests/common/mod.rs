@@ -168,6 +168,14 @@ pub fn destroy_device(device: &ash::Device) {
 }
 
 /// An instance, the simulated physical device, a device and its queue.
+/// Optional 1.0 features a test device enables besides the defaults of
+/// `Gpu::open_with` (with VK_KHR_draw_indirect_count in the list).
+#[derive(Clone, Copy, Default)]
+struct Features {
+    robust: bool,
+    int64: bool,
+}
+
 pub struct Gpu {
     pub entry: TestEntry,
     pub instance: ash::Instance,
@@ -216,7 +224,10 @@ impl Gpu {
         Gpu::open_with(
             entry,
             &[c"VK_EXT_transform_feedback", c"VK_KHR_draw_indirect_count"],
-            true,
+            Features {
+                robust: true,
+                ..Features::default()
+            },
         )
     }
 
@@ -233,10 +244,26 @@ impl Gpu {
     }
 
     fn open(entry: TestEntry, extensions: &[&CStr]) -> Gpu {
-        Gpu::open_with(entry, extensions, false)
+        Gpu::open_with(entry, extensions, Features::default())
     }
 
-    fn open_with(entry: TestEntry, extensions: &[&CStr], robust: bool) -> Gpu {
+    /// [`Gpu::with_xfb`]'s device (without the indexed-draw extensions)
+    /// with `shaderInt64` enabled.
+    pub fn with_int64(model: &str) -> Gpu {
+        let entry = entry();
+        // SAFETY: as in `model_with`.
+        unsafe { std::env::set_var("BIFROST_VK_SIM_GPU", model) };
+        Gpu::open_with(
+            entry,
+            &[c"VK_EXT_transform_feedback", c"VK_KHR_draw_indirect_count"],
+            Features {
+                int64: true,
+                ..Features::default()
+            },
+        )
+    }
+
+    fn open_with(entry: TestEntry, extensions: &[&CStr], extra: Features) -> Gpu {
         let instance = create_instance(&entry, &[GPDP2]).expect("vkCreateInstance");
         // SAFETY: valid instance.
         let pds = unsafe { instance.enumerate_physical_devices() }.unwrap();
@@ -273,7 +300,8 @@ impl Gpu {
             .draw_indirect_first_instance(true)
             .multi_draw_indirect(true)
             .vertex_pipeline_stores_and_atomics(true)
-            .robust_buffer_access(robust);
+            .robust_buffer_access(extra.robust)
+            .shader_int64(extra.int64);
         if extensions.contains(&c"VK_KHR_draw_indirect_count") {
             info = info.enabled_features(&features);
         }

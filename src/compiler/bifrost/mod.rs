@@ -137,12 +137,13 @@ pub enum CompileError {
 
 /// Compiles a (driver-lowered) shader to Bifrost machine code. The shader
 /// may still have variables and need optimising (hand-written IR, the
-/// driver's kernels): a copy goes through `lower_vars_to_ssa` and
-/// `optimize` first. For the front half's output, which already has,
+/// driver's kernels): a copy goes through `lower_vars_to_ssa`,
+/// `lower_int64` and `optimize` first. For the front half's output, which already has,
 /// [`compile_optimized`] skips the copy and the passes.
 pub fn compile(shader: &Shader, options: Options) -> Result<ShaderBinary, CompileError> {
     let mut s = shader.clone();
     s.lower_vars_to_ssa();
+    s.lower_int64();
     s.optimize();
     compile_optimized(&s, options)
 }

@@ -19,6 +19,7 @@
 //! Bifrost details.
 
 mod compact_values;
+mod lower_int64;
 pub mod lower_io;
 pub mod lower_robust;
 pub mod lower_sysvals;
