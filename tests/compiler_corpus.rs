@@ -23,7 +23,8 @@ use bifrost_vk::compiler::passes::lower_xfb::{
 };
 use bifrost_vk::compiler::passes::{ProvokingVertex, PushUniformLayout, SysvalBlock};
 use bifrost_vk::compiler::pipeline::{
-    FrontShaders, LoweredShader, Variant, compile_front, compile_front_observed,
+    FrontOptions, FrontShaders, LoweredShader, Variant, compile_front, compile_front_observed,
+    compile_vertex_capture,
 };
 use bifrost_vk::compiler::spirv::SpecConstants;
 
@@ -90,6 +91,51 @@ fn compile_recorded_with(
     })
     .unwrap_or_else(|e| panic!("{name}: {e}"));
     (steps, front)
+}
+
+/// The capture-only front half (what a pipeline that rasterizes nothing
+/// runs) makes the same XFB variant, strides and store flag as the full
+/// one, for every vertex shader of the corpus, with and without robust
+/// buffer access.
+#[test]
+fn capture_only_front_half_matches_the_full_one() {
+    let mut vertex = 0;
+    for (name, bytes) in corpus() {
+        if stage_of(&name) != Stage::Vertex {
+            continue;
+        }
+        vertex += 1;
+        for robust in [false, true] {
+            let options = FrontOptions {
+                robust_buffer_access: robust,
+            };
+            let spec = SpecConstants::new();
+            let full = bifrost_vk::compiler::pipeline::compile_front_with(
+                &bytes,
+                "main",
+                Stage::Vertex,
+                &spec,
+                options,
+            )
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let capture = compile_vertex_capture(&bytes, "main", &spec, options)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let text = |x: &Option<LoweredShader>| x.as_ref().map(|l| l.shader.to_string());
+            assert_eq!(
+                text(&capture.xfb),
+                text(&full.xfb),
+                "{name} robust {robust}"
+            );
+            let layout = |x: &Option<LoweredShader>| {
+                x.as_ref()
+                    .map(|l| (l.io.clone(), l.push_uniforms.words.clone()))
+            };
+            assert_eq!(layout(&capture.xfb), layout(&full.xfb), "{name}");
+            assert_eq!(capture.xfb_strides, full.xfb_strides, "{name}");
+            assert_eq!(capture.vertex_stores, full.vertex_stores, "{name}");
+        }
+    }
+    assert!(vertex >= 20, "only {vertex} vertex shaders in the corpus");
 }
 
 #[test]

@@ -178,43 +178,10 @@ pub fn compile_front_full(
     options: FrontOptions,
     observe: &mut dyn FnMut(Option<Variant>, &'static str, &Shader),
 ) -> Result<FrontShaders, FrontError> {
-    let mut s = spirv::parse(module, entry, stage, spec)?;
     let mut step = |variant: Option<Variant>, pass: &'static str, s: &Shader| {
-        // Debug builds (and so the tests) validate after every step; release
-        // builds once per variant, after its last step (an error then names
-        // `compact_values`, whichever pass broke the IR).
-        if cfg!(debug_assertions) || pass == LAST_STEP {
-            s.validate().map_err(|error| FrontError::InvalidIr {
-                variant,
-                pass,
-                error,
-            })?;
-        }
-        // The optimisation passes print themselves (`Shader::run_pass`);
-        // the SPIR-V translation and the lowering passes are printed here.
-        if !matches!(pass, "lower_vars_to_ssa" | "optimize" | "compact_values") && debug_flag("ir")
-        {
-            let v = variant.map_or("shared", Variant::name);
-            eprintln!("// IR after {pass} ({v})\n{s}");
-        }
-        observe(variant, pass, s);
-        Ok::<(), FrontError>(())
+        check_step(variant, pass, s, observe)
     };
-    step(None, "spirv", &s)?;
-    s.lower_vars_to_ssa();
-    step(None, "lower_vars_to_ssa", &s)?;
-    s.optimize();
-    step(None, "optimize", &s)?;
-    let io = s.lower_io();
-    step(None, "lower_io", &s)?;
-    if options.robust_buffer_access {
-        s.lower_robust_buffers();
-        step(None, "lower_robust_buffers", &s)?;
-    }
-    if s.lower_int64() {
-        step(None, "lower_int64", &s)?;
-    }
-
+    let (mut s, io) = shared_steps(module, entry, stage, spec, options, &mut step)?;
     if stage != Stage::Vertex {
         let variant = if stage == Stage::Compute {
             Variant::Compute
@@ -229,30 +196,130 @@ pub fn compile_front_full(
             vertex_stores: false,
         });
     }
+    // The rasterization variant's steps come first (what observers see).
+    let xfb_source = s.clone();
+    let xfb_attributes = io.attributes.clone();
+    s.strip_xfb();
+    step(Some(Variant::Rasterization), "strip_xfb", &s)?;
+    let main = finish(Variant::Rasterization, s, io, &mut step)?;
+    let capture = capture_variant(xfb_source, xfb_attributes, options, &mut step)?;
+    Ok(FrontShaders {
+        main,
+        xfb: capture.xfb,
+        xfb_strides: capture.xfb_strides,
+        vertex_stores: capture.vertex_stores,
+    })
+}
+
+/// What a vertex pipeline that rasterizes nothing runs: the XFB variant
+/// alone ([`compile_vertex_capture`]).
+#[derive(Clone, Debug)]
+pub struct VertexCapture {
+    /// As [`FrontShaders::xfb`].
+    pub xfb: Option<LoweredShader>,
+    pub xfb_strides: [u32; XFB_MAX_BUFFERS as usize],
+    pub vertex_stores: bool,
+}
+
+/// The front half of a vertex shader for a pipeline that rasterizes
+/// nothing (rasterizer discard, or no attachments): steps 1–4 and the XFB
+/// variant, without the rasterization variant nobody would run. Its XFB
+/// variant is the same IR [`compile_front_with`] gives.
+pub fn compile_vertex_capture(
+    module: &[u8],
+    entry: &str,
+    spec: &SpecConstants,
+    options: FrontOptions,
+) -> Result<VertexCapture, FrontError> {
+    let mut step = |variant: Option<Variant>, pass: &'static str, s: &Shader| {
+        check_step(variant, pass, s, &mut |_, _, _| {})
+    };
+    let (s, io) = shared_steps(module, entry, Stage::Vertex, spec, options, &mut step)?;
+    capture_variant(s, io.attributes, options, &mut step)
+}
+
+/// One step's checks: validation (every step in debug builds, the last of
+/// a variant in release builds: an error then names `compact_values`,
+/// whichever pass broke the IR), the `BIFROST_VK_DEBUG=ir` dump, `observe`.
+fn check_step(
+    variant: Option<Variant>,
+    pass: &'static str,
+    s: &Shader,
+    observe: &mut dyn FnMut(Option<Variant>, &'static str, &Shader),
+) -> Result<(), FrontError> {
+    if cfg!(debug_assertions) || pass == LAST_STEP {
+        s.validate().map_err(|error| FrontError::InvalidIr {
+            variant,
+            pass,
+            error,
+        })?;
+    }
+    // The optimisation passes print themselves (`Shader::run_pass`);
+    // the SPIR-V translation and the lowering passes are printed here.
+    if !matches!(pass, "lower_vars_to_ssa" | "optimize" | "compact_values") && debug_flag("ir") {
+        let v = variant.map_or("shared", Variant::name);
+        eprintln!("// IR after {pass} ({v})\n{s}");
+    }
+    observe(variant, pass, s);
+    Ok(())
+}
+
+/// Steps 1–4, shared by every variant.
+fn shared_steps(
+    module: &[u8],
+    entry: &str,
+    stage: Stage,
+    spec: &SpecConstants,
+    options: FrontOptions,
+    step: &mut Step<'_>,
+) -> Result<(Shader, IoLayout), FrontError> {
+    let mut s = spirv::parse(module, entry, stage, spec)?;
+    step(None, "spirv", &s)?;
+    s.lower_vars_to_ssa();
+    step(None, "lower_vars_to_ssa", &s)?;
+    s.optimize();
+    step(None, "optimize", &s)?;
+    let io = s.lower_io();
+    step(None, "lower_io", &s)?;
+    if options.robust_buffer_access {
+        s.lower_robust_buffers();
+        step(None, "lower_robust_buffers", &s)?;
+    }
+    if s.lower_int64() {
+        step(None, "lower_int64", &s)?;
+    }
+    Ok((s, io))
+}
+
+/// A vertex shader's XFB variant (steps 5–8 on `s`, the shared steps'
+/// output), its strides and whether it writes memory; `attributes` are
+/// the shared steps' attribute slots.
+fn capture_variant(
+    mut xfb_shader: Shader,
+    attributes: Vec<u32>,
+    options: FrontOptions,
+    step: &mut Step<'_>,
+) -> Result<VertexCapture, FrontError> {
+    let s = &xfb_shader;
     let mut xfb_strides = [0; XFB_MAX_BUFFERS as usize];
     for x in s.outputs.iter().filter_map(|o| o.xfb) {
         if let Some(stride) = xfb_strides.get_mut(x.buffer as usize) {
             *stride = x.stride;
         }
     }
-    let vertex_stores = writes_memory(&s);
-    let mut xfb_shader = s.clone();
-    s.strip_xfb();
-    step(Some(Variant::Rasterization), "strip_xfb", &s)?;
+    let vertex_stores = writes_memory(s);
     let xfb_io = IoLayout {
-        attributes: io.attributes.clone(),
+        attributes,
         varyings: Vec::new(),
     };
-    let main = finish(Variant::Rasterization, s, io, &mut step)?;
     let robust = options.robust_buffer_access;
     let xfb = if lower_xfb_or_stores(&mut xfb_shader, vertex_stores, robust) {
         step(Some(Variant::Xfb), "lower_xfb", &xfb_shader)?;
-        Some(finish(Variant::Xfb, xfb_shader, xfb_io, &mut step)?)
+        Some(finish(Variant::Xfb, xfb_shader, xfb_io, step)?)
     } else {
         None
     };
-    Ok(FrontShaders {
-        main,
+    Ok(VertexCapture {
         xfb,
         xfb_strides,
         vertex_stores,

@@ -1,14 +1,15 @@
 //! VkPipeline: graphics and compute pipelines, compiled at creation.
 //!
 //! A graphics pipeline compiles its vertex shader through the front half
-//! (`compiler::pipeline::compile_front`) and the Bifrost backend. Until
+//! (`compiler::pipeline::compile_vertex_capture`) and the Bifrost backend. Until
 //! images and attachments exist (a later issue) nothing is rasterized, so
 //! the only program a draw runs is the vertex shader's **XFB variant**:
 //! as the capture job when the shader has XFB outputs and transform
 //! feedback is active, and as the vertex stage (one invocation per vertex)
 //! when the shader writes memory (`vertexPipelineStoresAndAtomics`).
-//! The rasterization variant is not compiled: without attachments its
-//! outputs go nowhere, and its stores are the XFB variant's.
+//! The rasterization variant is neither made nor compiled: without
+//! attachments its outputs go nowhere, and its stores are the XFB
+//! variant's.
 //! Fragment shaders are accepted and not compiled, for the same reason
 //! (`fragmentStoresAndAtomics` is not advertised, so a fragment shader has
 //! no side effects, and no attachment receives its outputs).
@@ -32,7 +33,9 @@ use crate::compiler::bifrost::{Options, compile_optimized};
 use crate::compiler::ir::Stage;
 use crate::compiler::passes::lower_xfb::{ProvokingVertex, XFB_MAX_BUFFERS, XfbTopology};
 use crate::compiler::passes::{IoLayout, PushUniformLayout};
-use crate::compiler::pipeline::{FrontOptions, LoweredShader, compile_front_with};
+use crate::compiler::pipeline::{
+    FrontError, FrontOptions, LoweredShader, compile_front_with, compile_vertex_capture,
+};
 use crate::compiler::spirv::SpecConstants;
 use crate::hw::format::{ComponentType, VertexFormat};
 use crate::jm::ShaderCode;
@@ -258,30 +261,37 @@ fn compile_stage(
     {
         return Ok(hit);
     }
-    let f = compile_front_with(&module.code, &entry, ir_stage, &spec, options).map_err(|e| {
+    let failed = |e: FrontError| {
         log::error!("{what}: shader \"{entry}\" cannot be compiled: {e}");
         vk::Result::ERROR_UNKNOWN
-    })?;
+    };
     let compiled = match ir_stage {
-        // Only the XFB variant is compiled (module doc).
-        Stage::Vertex => CompiledStage {
-            main: None,
-            xfb: f
-                .xfb
-                .as_ref()
-                .map(|x| compile_program(core, x, what))
-                .transpose()?,
-            xfb_strides: f.xfb_strides,
-            local_size: [0; 3],
-            vertex_stores: f.vertex_stores,
-        },
-        Stage::Compute => CompiledStage {
-            main: Some(compile_program(core, &f.main, what)?),
-            xfb: None,
-            xfb_strides: f.xfb_strides,
-            local_size: f.main.shader.info.local_size,
-            vertex_stores: false,
-        },
+        // Only the XFB variant is made and compiled (module doc).
+        Stage::Vertex => {
+            let f = compile_vertex_capture(&module.code, &entry, &spec, options).map_err(failed)?;
+            CompiledStage {
+                main: None,
+                xfb: f
+                    .xfb
+                    .as_ref()
+                    .map(|x| compile_program(core, x, what))
+                    .transpose()?,
+                xfb_strides: f.xfb_strides,
+                local_size: [0; 3],
+                vertex_stores: f.vertex_stores,
+            }
+        }
+        Stage::Compute => {
+            let f = compile_front_with(&module.code, &entry, ir_stage, &spec, options)
+                .map_err(failed)?;
+            CompiledStage {
+                main: Some(compile_program(core, &f.main, what)?),
+                xfb: None,
+                xfb_strides: f.xfb_strides,
+                local_size: f.main.shader.info.local_size,
+                vertex_stores: false,
+            }
+        }
         // Never asked for: graphics pipelines do not compile fragment
         // shaders yet (module doc).
         Stage::Fragment => {
