@@ -14,7 +14,7 @@
 use crate::hw::isa::clause::{ClauseHeader, constant_fau_bits, max_constants};
 use crate::hw::isa::opcode::{InstrFields, OpInfo, encode_instr, variants};
 use crate::hw::isa::{DecodedClause, Instr as HwInstr, PortRequest, Tuple, Unit, WriteHalf};
-use crate::hw::isa::{encode_clause, rebuild_views};
+use crate::hw::isa::{encode_clause_words, rebuild_views};
 
 use super::CompileError;
 use super::ops::{Dst, Instr, Op, Src};
@@ -51,12 +51,12 @@ pub struct SClause {
 }
 
 /// What a tuple reads through the FAU.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FauNeed {
     None,
     Uniform(u8),
     /// Up to two distinct 32-bit constants.
-    Consts(Vec<u32>),
+    Consts(Consts),
     /// A PC-relative branch offset (high half of the pair).
     Branch,
     /// A special FAU slot (`fau_idx` below 0x20): 5 the ATEST datum,
@@ -68,16 +68,75 @@ pub enum FauNeed {
 /// reads without naming it (ISA.xml: "implicitly encoded into the tuple").
 pub const FAU_ATEST_DATUM: u8 = 5;
 
+/// The distinct 32-bit constants a tuple reads (at most two), held inline:
+/// the scheduler plans every candidate tuple, so planning allocates nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Consts {
+    len: u8,
+    vals: [u32; 2],
+}
+
+impl Consts {
+    fn one(v: u32) -> Consts {
+        Consts {
+            len: 1,
+            vals: [v, 0],
+        }
+    }
+
+    /// The constants, in first-use order.
+    pub fn as_slice(&self) -> &[u32] {
+        &self.vals[..usize::from(self.len)]
+    }
+
+    /// Adds `v` unless present; false when that would make three.
+    fn insert(&mut self, v: u32) -> bool {
+        if self.as_slice().contains(&v) {
+            return true;
+        }
+        if self.len == 2 {
+            return false;
+        }
+        self.vals[usize::from(self.len)] = v;
+        self.len += 1;
+        true
+    }
+}
+
+impl std::ops::Deref for Consts {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        self.as_slice()
+    }
+}
+
+/// Most sources an instruction encodes (the tables' widest rows have 4).
+const MAX_SRCS: usize = 4;
+
 /// Source selection of one tuple, before constants are laid out.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct TuplePlan {
-    /// Selectors per instruction (FMA, ADD); constant operands hold
-    /// `CONST_LO` + their value index until the layout is known.
-    pub sel: [Vec<u8>; 2],
+    /// Selectors per instruction (FMA, ADD), the first `nsrc[k]` valid;
+    /// constant operands hold `CONST_LO` + their value index until the
+    /// layout is known.
+    sel: [[u8; MAX_SRCS]; 2],
     /// Constant value of each operand that reads one (per instruction).
-    pub consts: [Vec<Option<u32>>; 2],
+    consts: [[Option<u32>; MAX_SRCS]; 2],
+    nsrc: [u8; 2],
     pub req: PortRequest,
     pub fau: FauNeed,
+}
+
+impl TuplePlan {
+    /// Selectors of instruction `k` (0 FMA, 1 ADD).
+    pub fn sel(&self, k: usize) -> &[u8] {
+        &self.sel[k][..usize::from(self.nsrc[k])]
+    }
+
+    /// Constant value of each source of instruction `k` that reads one.
+    pub fn consts(&self, k: usize) -> &[Option<u32>] {
+        &self.consts[k][..usize::from(self.nsrc[k])]
+    }
 }
 
 /// The table rows of `name` on `unit`, and the selectors each source of
@@ -135,8 +194,9 @@ pub fn plan_tuple(
     // candidate tuple).
     let mut reads = [(0u8, 0u8); 3];
     let mut nreads = 0usize;
-    let mut sel: [Vec<u8>; 2] = [vec![], vec![]];
-    let mut consts: [Vec<Option<u32>>; 2] = [vec![], vec![]];
+    let mut sel = [[0u8; MAX_SRCS]; 2];
+    let mut consts = [[None::<u32>; MAX_SRCS]; 2];
+    let mut nsrc = [0u8; 2];
     let fma_dst = t.writes()[0];
     for (k, ins) in [&t.fma, &t.add].into_iter().enumerate() {
         let Some(ins) = ins else { continue };
@@ -144,9 +204,10 @@ pub fn plan_tuple(
         let op_rows = op_rows(ins.op.unit(), ins.op.name());
         let masks = op_rows.masks.as_deref()?;
         let srcs = ins.encoded_srcs();
-        if masks.len() != srcs.len() {
+        if masks.len() != srcs.len() || srcs.len() > MAX_SRCS {
             return None;
         }
+        nsrc[k] = srcs.len() as u8;
         let is_add = k == 1;
         if ins.op.is_branch() {
             if fau != FauNeed::None {
@@ -165,8 +226,8 @@ pub fn plan_tuple(
             let ok = |sel: u8| mask & (1 << sel) != 0;
             if ins.op.is_branch() && j + 1 == srcs.len() {
                 // The PC-relative offset: high half of the branch constant.
-                sel[k].push(5);
-                consts[k].push(None);
+                sel[k][j] = 5;
+                consts[k][j] = None;
                 continue;
             }
             let (selector, c) = match s {
@@ -199,12 +260,9 @@ pub fn plan_tuple(
                 Src::Imm(0) if !is_add && ok(3) => (3, None),
                 Src::Imm(v) => {
                     match &mut fau {
-                        FauNeed::None => fau = FauNeed::Consts(vec![v]),
+                        FauNeed::None => fau = FauNeed::Consts(Consts::one(v)),
                         FauNeed::Consts(c) => {
-                            if !c.contains(&v) {
-                                c.push(v);
-                            }
-                            if c.len() > 2 {
+                            if !c.insert(v) {
                                 return None;
                             }
                         }
@@ -236,8 +294,8 @@ pub fn plan_tuple(
             if c.is_some() && !ok(4) && !ok(5) {
                 return None;
             }
-            sel[k].push(selector);
-            consts[k].push(c);
+            sel[k][j] = selector;
+            consts[k][j] = c;
         }
     }
     let reads = &reads[..nreads];
@@ -289,7 +347,7 @@ pub fn plan_tuple(
             continue;
         }
         // Resolve register selectors.
-        let mut sel = sel.clone();
+        let mut sel = sel;
         for (k, ins) in [&t.fma, &t.add].into_iter().enumerate() {
             let Some(ins) = ins else { continue };
             for (j, s) in ins.encoded_srcs().iter().enumerate() {
@@ -303,9 +361,10 @@ pub fn plan_tuple(
         }
         let plan = TuplePlan {
             sel,
-            consts: consts.clone(),
+            consts,
+            nsrc,
             req,
-            fau: fau.clone(),
+            fau,
         };
         if n == 3 && !assembler_agrees(t, &plan) {
             // Valid, but the disassembly would reassemble with other
@@ -328,10 +387,10 @@ fn assembler_agrees(t: &STuple, plan: &TuplePlan) -> bool {
     let mut count = 0usize;
     for (k, ins) in [&t.fma, &t.add].into_iter().enumerate() {
         let Some(ins) = ins else { continue };
-        let sel = &plan.sel[k];
+        let sel = plan.sel(k);
         let swapped = matches!(ins.op, Op::Icmp { .. } | Op::Fcmp { .. })
             && sel.len() == 2
-            && build_fields_exact(&ins.op, sel).is_err();
+            && !encodes_exactly(&ins.op, sel);
         let srcs = ins.encoded_srcs();
         let order: [usize; 2] = if swapped { [1, 0] } else { [0, 1] };
         let indices = order
@@ -468,14 +527,16 @@ fn layout_constants(needs: &[FauNeed], n: usize) -> Option<ConstLayout> {
 
 /// Some comparison encodings exist only with the sources in one order
 /// (the table orders them by selector): try the mirrored comparison too.
-fn build_fields(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
+/// The fields and their instruction word (`encode_instr`).
+fn build_fields(op: &Op, sel: &[u8]) -> Result<(InstrFields, u32), CompileError> {
     use rustc_hash::FxHashMap;
     use std::cell::RefCell;
     type Key = (Op, [u8; 4]);
     thread_local! {
         // The same op with the same selectors always gets the same fields:
         // the matching rows are scanned once per thread.
-        static CACHE: RefCell<FxHashMap<Key, InstrFields>> = RefCell::new(FxHashMap::default());
+        static CACHE: RefCell<FxHashMap<Key, (InstrFields, u32)>> =
+            RefCell::new(FxHashMap::default());
     }
     if sel.len() > 4 {
         return build_fields_uncached(op, sel);
@@ -491,7 +552,30 @@ fn build_fields(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
     Ok(f)
 }
 
-fn build_fields_uncached(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
+/// Whether `build_fields_exact(op, sel)` succeeds (memoised per thread:
+/// the scheduler asks for candidate tuples reading three registers).
+fn encodes_exactly(op: &Op, sel: &[u8]) -> bool {
+    use rustc_hash::FxHashMap;
+    use std::cell::RefCell;
+    thread_local! {
+        static CACHE: RefCell<FxHashMap<(Op, [u8; 4]), bool>> =
+            RefCell::new(FxHashMap::default());
+    }
+    if sel.len() > 4 {
+        return build_fields_exact(op, sel).is_ok();
+    }
+    let mut key_sel = [u8::MAX; 4];
+    key_sel[..sel.len()].copy_from_slice(sel);
+    let key = (*op, key_sel);
+    if let Some(ok) = CACHE.with(|c| c.borrow().get(&key).copied()) {
+        return ok;
+    }
+    let ok = build_fields_exact(op, sel).is_ok();
+    CACHE.with(|c| c.borrow_mut().insert(key, ok));
+    ok
+}
+
+fn build_fields_uncached(op: &Op, sel: &[u8]) -> Result<(InstrFields, u32), CompileError> {
     let first = build_fields_exact(op, sel);
     if first.is_ok() {
         return first;
@@ -512,7 +596,7 @@ fn build_fields_uncached(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileErro
     }
 }
 
-fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
+fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<(InstrFields, u32), CompileError> {
     let mut last_err = None;
     for &row in &rows(op.unit(), op.name()).rows {
         let mut f = InstrFields::new(row, sel);
@@ -541,7 +625,7 @@ fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> 
             continue;
         }
         match encode_instr(&f) {
-            Ok(_) => return Ok(f),
+            Ok(word) => return Ok((f, word)),
             Err(e) => last_err = Some(e.to_string()),
         }
     }
@@ -552,17 +636,27 @@ fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> 
     )))
 }
 
-fn nop(unit: Unit) -> Result<InstrFields, CompileError> {
-    rows(unit, "NOP")
+fn nop(unit: Unit) -> Result<(InstrFields, u32), CompileError> {
+    let f = rows(unit, "NOP")
         .rows
         .first()
         .map(|r| InstrFields::new(r, &[]))
-        .ok_or_else(|| CompileError::Encode("no NOP row".into()))
+        .ok_or_else(|| CompileError::Encode("no NOP row".into()))?;
+    let word = encode_instr(&f).map_err(|e| CompileError::Encode(e.to_string()))?;
+    Ok((f, word))
 }
 
 /// Builds the neutral form of a clause; `branch_offset` is the byte offset
 /// from this clause to its branch target.
 pub fn build_clause(c: &SClause, branch_offset: i64) -> Result<DecodedClause, CompileError> {
+    build_clause_words(c, branch_offset).map(|(d, _)| d)
+}
+
+/// [`build_clause`] and each tuple's instruction words (FMA, ADD).
+fn build_clause_words(
+    c: &SClause,
+    branch_offset: i64,
+) -> Result<(DecodedClause, Vec<[u32; 2]>), CompileError> {
     let n = c.tuples.len();
     let mut plans = Vec::with_capacity(n);
     for (i, t) in c.tuples.iter().enumerate() {
@@ -572,7 +666,7 @@ pub fn build_clause(c: &SClause, branch_offset: i64) -> Result<DecodedClause, Co
             CompileError::Encode(format!("no register port assignment for tuple {i}"))
         })?);
     }
-    let needs: Vec<FauNeed> = plans.iter().map(|p| p.fau.clone()).collect();
+    let needs: Vec<FauNeed> = plans.iter().map(|p| p.fau).collect();
     let mut m_field = 0;
     let (constants, slots) = if needs.contains(&FauNeed::Branch) {
         // Branch clauses: the offset alone, high half, M1 = 4 (PC-relative
@@ -596,6 +690,7 @@ pub fn build_clause(c: &SClause, branch_offset: i64) -> Result<DecodedClause, Co
         (l.pairs, l.slot)
     };
     let mut tuples = Vec::with_capacity(n);
+    let mut words = Vec::with_capacity(n);
     for (i, (t, plan)) in c.tuples.iter().zip(&plans).enumerate() {
         let mut req = plan.req;
         req.fau_idx = match plan.fau {
@@ -614,28 +709,31 @@ pub fn build_clause(c: &SClause, branch_offset: i64) -> Result<DecodedClause, Co
             .pack(i == 0)
             .ok_or_else(|| CompileError::Encode(format!("register block of tuple {i}")))?;
         let mut instrs = Vec::with_capacity(2);
+        let mut word = [0u32; 2];
         for (k, (ins, unit)) in [(&t.fma, Unit::Fma), (&t.add, Unit::Add)]
             .into_iter()
             .enumerate()
         {
-            let fields = match ins {
+            let (fields, w) = match ins {
                 None => nop(unit)?,
                 Some(ins) => {
-                    let mut sel = plan.sel[k].clone();
-                    for (j, cv) in plan.consts[k].iter().enumerate() {
+                    let mut sel = plan.sel[k];
+                    for (j, cv) in plan.consts(k).iter().enumerate() {
                         if let Some(v) = cv {
                             sel[j] = if (pair >> 32) as u32 == *v { 5 } else { 4 };
                         }
                     }
-                    build_fields(&ins.op, &sel)?
+                    build_fields(&ins.op, &sel[..usize::from(plan.nsrc[k])])?
                 }
             };
+            word[k] = w;
             instrs.push(HwInstr {
                 fields,
                 srcs: vec![],
                 dest: None,
             });
         }
+        words.push(word);
         let add = instrs.pop().expect("two");
         let fma = instrs.pop().expect("two");
         tuples.push(Tuple {
@@ -656,7 +754,7 @@ pub fn build_clause(c: &SClause, branch_offset: i64) -> Result<DecodedClause, Co
         m_field,
     };
     rebuild_views(&mut clause).map_err(|e| CompileError::Encode(e.to_string()))?;
-    Ok(clause)
+    Ok((clause, words))
 }
 
 /// Encodes every clause, resolving branch targets (`block_clause[b]` is the
@@ -665,13 +763,15 @@ pub fn encode_program(
     clauses: &[SClause],
     block_clause: &[usize],
 ) -> Result<(Vec<u8>, Vec<DecodedClause>), CompileError> {
-    let enc = |d: &DecodedClause| encode_clause(d).map_err(|e| CompileError::Encode(e.to_string()));
+    let enc = |d: &DecodedClause, words: &[[u32; 2]]| {
+        encode_clause_words(d, words).map_err(|e| CompileError::Encode(e.to_string()))
+    };
     // Sizes do not depend on branch offsets: encode once; only branch
     // clauses are encoded again with their offsets.
     let mut built = Vec::with_capacity(clauses.len());
     for c in clauses {
-        let d = build_clause(c, 0)?;
-        let bytes = enc(&d)?;
+        let (d, words) = build_clause_words(c, 0)?;
+        let bytes = enc(&d, &words)?;
         built.push((d, bytes));
     }
     let mut offsets = Vec::with_capacity(clauses.len() + 1);
@@ -688,8 +788,8 @@ pub fn encode_program(
             Some(b) => {
                 let t = block_clause.get(b).copied().unwrap_or(clauses.len());
                 let rel = offsets[t.min(clauses.len())] as i64 - offsets[i] as i64;
-                let d = build_clause(c, rel)?;
-                let bytes = enc(&d)?;
+                let (d, words) = build_clause_words(c, rel)?;
+                let bytes = enc(&d, &words)?;
                 (d, bytes)
             }
             None => (d, bytes),

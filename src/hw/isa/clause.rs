@@ -1215,7 +1215,7 @@ pub fn encode_clause(clause: &DecodedClause) -> Result<Vec<u8>, EncodeError> {
     if count == 0 || count > MAX_TUPLES {
         return Err(EncodeError::TupleCount(count));
     }
-    let mut tuples = Vec::with_capacity(count);
+    let mut words = Vec::with_capacity(count);
     for (i, t) in clause.tuples.iter().enumerate() {
         let fma = encode_instr(&t.fma.fields).map_err(|source| EncodeError::Instr {
             tuple: i,
@@ -1227,6 +1227,26 @@ pub fn encode_clause(clause: &DecodedClause) -> Result<Vec<u8>, EncodeError> {
             unit: Unit::Add,
             source,
         })?;
+        words.push([fma, add]);
+    }
+    encode_clause_words(clause, &words)
+}
+
+/// [`encode_clause`] with each tuple's instruction words (FMA, ADD) already
+/// encoded by [`encode_instr`] from its fields (a compiler that built the
+/// fields from a few memoised rows has them; debug builds check them).
+pub fn encode_clause_words(
+    clause: &DecodedClause,
+    words: &[[u32; 2]],
+) -> Result<Vec<u8>, EncodeError> {
+    let count = clause.tuples.len();
+    if count == 0 || count > MAX_TUPLES || words.len() != count {
+        return Err(EncodeError::TupleCount(count));
+    }
+    let mut tuples = Vec::with_capacity(count);
+    for (t, &[fma, add]) in clause.tuples.iter().zip(words) {
+        debug_assert_eq!(encode_instr(&t.fma.fields).ok(), Some(fma));
+        debug_assert_eq!(encode_instr(&t.add.fields).ok(), Some(add));
         tuples
             .push(u128::from(t.regs.to_bits()) | (u128::from(fma) << 35) | (u128::from(add) << 58));
     }
