@@ -14,7 +14,8 @@
 use crate::hw::isa::clause::{ClauseHeader, constant_fau_bits, max_constants};
 use crate::hw::isa::opcode::{InstrFields, OpInfo, encode_instr, variants};
 use crate::hw::isa::{DecodedClause, Instr as HwInstr, PortRequest, Tuple, Unit, WriteHalf};
-use crate::hw::isa::{encode_clause_words, rebuild_views};
+use crate::hw::isa::{RegBlock, encode_clause_parts, rebuild_views};
+use std::rc::Rc;
 
 use super::CompileError;
 use super::ops::{Dst, Instr, Op, Src};
@@ -527,19 +528,22 @@ fn layout_constants(needs: &[FauNeed], n: usize) -> Option<ConstLayout> {
 
 /// Some comparison encodings exist only with the sources in one order
 /// (the table orders them by selector): try the mirrored comparison too.
+/// The fields and their instruction word (`encode_instr`), shared.
+type Built = (Rc<InstrFields>, u32);
+
 /// The fields and their instruction word (`encode_instr`).
-fn build_fields(op: &Op, sel: &[u8]) -> Result<(InstrFields, u32), CompileError> {
+fn build_fields(op: &Op, sel: &[u8]) -> Result<Built, CompileError> {
     use rustc_hash::FxHashMap;
     use std::cell::RefCell;
     type Key = (Op, [u8; 4]);
     thread_local! {
         // The same op with the same selectors always gets the same fields:
         // the matching rows are scanned once per thread.
-        static CACHE: RefCell<FxHashMap<Key, (InstrFields, u32)>> =
-            RefCell::new(FxHashMap::default());
+        static CACHE: RefCell<FxHashMap<Key, Built>> = RefCell::new(FxHashMap::default());
     }
+    let fresh = || build_fields_uncached(op, sel).map(|(f, w)| (Rc::new(f), w));
     if sel.len() > 4 {
-        return build_fields_uncached(op, sel);
+        return fresh();
     }
     let mut key_sel = [u8::MAX; 4];
     key_sel[..sel.len()].copy_from_slice(sel);
@@ -547,7 +551,7 @@ fn build_fields(op: &Op, sel: &[u8]) -> Result<(InstrFields, u32), CompileError>
     if let Some(f) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
         return Ok(f);
     }
-    let f = build_fields_uncached(op, sel)?;
+    let f = fresh()?;
     CACHE.with(|c| c.borrow_mut().insert(key, f.clone()));
     Ok(f)
 }
@@ -636,27 +640,102 @@ fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<(InstrFields, u32), Compile
     )))
 }
 
-fn nop(unit: Unit) -> Result<(InstrFields, u32), CompileError> {
+fn nop(unit: Unit) -> Result<Built, CompileError> {
+    use std::cell::RefCell;
+    thread_local! {
+        // Per unit (FMA, ADD).
+        static CACHE: RefCell<[Option<Built>; 2]> = const { RefCell::new([None, None]) };
+    }
+    let k = usize::from(unit == Unit::Add);
+    if let Some(b) = CACHE.with(|c| c.borrow()[k].clone()) {
+        return Ok(b);
+    }
     let f = rows(unit, "NOP")
         .rows
         .first()
         .map(|r| InstrFields::new(r, &[]))
         .ok_or_else(|| CompileError::Encode("no NOP row".into()))?;
     let word = encode_instr(&f).map_err(|e| CompileError::Encode(e.to_string()))?;
-    Ok((f, word))
+    let b = (Rc::new(f), word);
+    CACHE.with(|c| c.borrow_mut()[k] = Some(b.clone()));
+    Ok(b)
 }
 
 /// Builds the neutral form of a clause; `branch_offset` is the byte offset
 /// from this clause to its branch target.
 pub fn build_clause(c: &SClause, branch_offset: i64) -> Result<DecodedClause, CompileError> {
-    build_clause_words(c, branch_offset).map(|(d, _)| d)
+    let p = pack_clause(c, branch_offset)?;
+    let tuples = p
+        .tuples
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let instr = |b: &Built| HwInstr {
+                fields: (*b.0).clone(),
+                srcs: vec![],
+                dest: None,
+            };
+            Ok(Tuple {
+                regs: t.regs,
+                ports: t
+                    .regs
+                    .ports(i == 0)
+                    .ok_or_else(|| CompileError::Encode("reserved register mode".into()))?,
+                fma: instr(&t.instrs[0]),
+                add: instr(&t.instrs[1]),
+            })
+        })
+        .collect::<Result<Vec<_>, CompileError>>()?;
+    let mut clause = DecodedClause {
+        header: c.header,
+        tuples,
+        constants: p.constants,
+        const_mods: vec![],
+        m_field: p.m_field,
+    };
+    rebuild_views(&mut clause).map_err(|e| CompileError::Encode(e.to_string()))?;
+    Ok(clause)
 }
 
-/// [`build_clause`] and each tuple's instruction words (FMA, ADD).
-fn build_clause_words(
-    c: &SClause,
-    branch_offset: i64,
-) -> Result<(DecodedClause, Vec<[u32; 2]>), CompileError> {
+/// A tuple as packed: its register block and, per unit, the fields and
+/// instruction word.
+struct PackedTuple {
+    regs: RegBlock,
+    instrs: [Built; 2],
+}
+
+/// A clause's stored parts (without the decoded views `build_clause`
+/// derives).
+struct PackedClause {
+    tuples: Vec<PackedTuple>,
+    /// Embedded constants, low 4 bits clear (they are in the FAU indices).
+    constants: Vec<u64>,
+    m_field: u16,
+}
+
+impl PackedClause {
+    fn encode(&self, header: &ClauseHeader) -> Result<Vec<u8>, CompileError> {
+        let parts: Vec<(RegBlock, [u32; 2])> = self
+            .tuples
+            .iter()
+            .map(|t| (t.regs, [t.instrs[0].1, t.instrs[1].1]))
+            .collect();
+        encode_clause_parts(header, &parts, &self.constants, self.m_field)
+            .map_err(|e| CompileError::Encode(e.to_string()))
+    }
+
+    /// Instructions that are not NOPs (`DecodedClause::instruction_count`).
+    fn instruction_count(&self) -> usize {
+        self.tuples
+            .iter()
+            .flat_map(|t| &t.instrs)
+            .filter(|b| b.0.op.name != "NOP")
+            .count()
+    }
+}
+
+/// Plans, lays out the constants of and builds the fields of one clause.
+fn pack_clause(c: &SClause, branch_offset: i64) -> Result<PackedClause, CompileError> {
     let n = c.tuples.len();
     let mut plans = Vec::with_capacity(n);
     for (i, t) in c.tuples.iter().enumerate() {
@@ -690,7 +769,6 @@ fn build_clause_words(
         (l.pairs, l.slot)
     };
     let mut tuples = Vec::with_capacity(n);
-    let mut words = Vec::with_capacity(n);
     for (i, (t, plan)) in c.tuples.iter().zip(&plans).enumerate() {
         let mut req = plan.req;
         req.fau_idx = match plan.fau {
@@ -708,13 +786,17 @@ fn build_clause_words(
         let regs = req
             .pack(i == 0)
             .ok_or_else(|| CompileError::Encode(format!("register block of tuple {i}")))?;
-        let mut instrs = Vec::with_capacity(2);
-        let mut word = [0u32; 2];
+        // The block must decode (`RegBlock::ports`, as `build_clause`'s
+        // views and the decoder read it).
+        if regs.ports(i == 0).is_none() {
+            return Err(CompileError::Encode("reserved register mode".into()));
+        }
+        let mut built: [Option<Built>; 2] = [None, None];
         for (k, (ins, unit)) in [(&t.fma, Unit::Fma), (&t.add, Unit::Add)]
             .into_iter()
             .enumerate()
         {
-            let (fields, w) = match ins {
+            built[k] = Some(match ins {
                 None => nop(unit)?,
                 Some(ins) => {
                     let mut sel = plan.sel[k];
@@ -725,36 +807,30 @@ fn build_clause_words(
                     }
                     build_fields(&ins.op, &sel[..usize::from(plan.nsrc[k])])?
                 }
-            };
-            word[k] = w;
-            instrs.push(HwInstr {
-                fields,
-                srcs: vec![],
-                dest: None,
             });
         }
-        words.push(word);
-        let add = instrs.pop().expect("two");
-        let fma = instrs.pop().expect("two");
-        tuples.push(Tuple {
+        let [Some(fma), Some(add)] = built else {
+            unreachable!("both units built above")
+        };
+        tuples.push(PackedTuple {
             regs,
-            ports: regs
-                .ports(i == 0)
-                .ok_or_else(|| CompileError::Encode("reserved register mode".into()))?,
-            fma,
-            add,
+            instrs: [fma, add],
         });
     }
-    let stored: Vec<u64> = constants.iter().map(|c| c & !0xf).collect();
-    let mut clause = DecodedClause {
-        header: c.header,
+    Ok(PackedClause {
         tuples,
-        constants: stored,
-        const_mods: vec![],
+        constants: constants.iter().map(|c| c & !0xf).collect(),
         m_field,
-    };
-    rebuild_views(&mut clause).map_err(|e| CompileError::Encode(e.to_string()))?;
-    Ok((clause, words))
+    })
+}
+
+/// What [`encode_program`] counts of the clauses it encoded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CodeCounts {
+    pub clauses: u32,
+    pub tuples: u32,
+    /// Instructions that are not NOPs.
+    pub instructions: u32,
 }
 
 /// Encodes every clause, resolving branch targets (`block_clause[b]` is the
@@ -762,41 +838,38 @@ fn build_clause_words(
 pub fn encode_program(
     clauses: &[SClause],
     block_clause: &[usize],
-) -> Result<(Vec<u8>, Vec<DecodedClause>), CompileError> {
-    let enc = |d: &DecodedClause, words: &[[u32; 2]]| {
-        encode_clause_words(d, words).map_err(|e| CompileError::Encode(e.to_string()))
-    };
+) -> Result<(Vec<u8>, CodeCounts), CompileError> {
     // Sizes do not depend on branch offsets: encode once; only branch
     // clauses are encoded again with their offsets.
     let mut built = Vec::with_capacity(clauses.len());
+    let mut counts = CodeCounts {
+        clauses: clauses.len() as u32,
+        ..CodeCounts::default()
+    };
     for c in clauses {
-        let (d, words) = build_clause_words(c, 0)?;
-        let bytes = enc(&d, &words)?;
-        built.push((d, bytes));
+        let p = pack_clause(c, 0)?;
+        counts.tuples += p.tuples.len() as u32;
+        counts.instructions += p.instruction_count() as u32;
+        built.push(p.encode(&c.header)?);
     }
     let mut offsets = Vec::with_capacity(clauses.len() + 1);
     let mut off = 0usize;
-    for (_, b) in &built {
+    for b in &built {
         offsets.push(off);
         off += b.len();
     }
     offsets.push(off);
     let mut code = Vec::with_capacity(off + 128);
-    let mut decoded = Vec::with_capacity(clauses.len());
-    for (i, (c, (d, bytes))) in clauses.iter().zip(built).enumerate() {
-        let (d, bytes) = match c.target {
+    for (i, (c, bytes)) in clauses.iter().zip(built).enumerate() {
+        match c.target {
             Some(b) => {
                 let t = block_clause.get(b).copied().unwrap_or(clauses.len());
                 let rel = offsets[t.min(clauses.len())] as i64 - offsets[i] as i64;
-                let (d, words) = build_clause_words(c, rel)?;
-                let bytes = enc(&d, &words)?;
-                (d, bytes)
+                code.extend(pack_clause(c, rel)?.encode(&c.header)?);
             }
-            None => (d, bytes),
-        };
-        code.extend(bytes);
-        decoded.push(d);
+            None => code.extend(bytes),
+        }
     }
     code.extend(std::iter::repeat_n(0u8, 128));
-    Ok((code, decoded))
+    Ok((code, counts))
 }
