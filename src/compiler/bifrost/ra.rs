@@ -59,7 +59,12 @@ impl BitSet {
     }
     /// The members in ascending order (one step per member, not per bit).
     fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| {
+        BitSet::members(&self.0)
+    }
+
+    /// The members of the set whose words are `words`, ascending.
+    fn members(words: &[u64]) -> impl Iterator<Item = u32> + '_ {
+        words.iter().enumerate().flat_map(|(w, &bits)| {
             let mut rest = bits;
             std::iter::from_fn(move || {
                 if rest == 0 {
@@ -140,12 +145,16 @@ pub fn interference(p: &Program) -> Interference {
             live_out[b] = out;
         }
     }
-    // Interference.
-    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
+    // Interference, as a bit matrix (row `a` holds `a`'s neighbours): each
+    // edge is recorded once however often it is found, and the rows give
+    // the neighbour lists sorted.
+    let words = n.div_ceil(64);
+    let mut matrix = vec![0u64; n * words];
     let mut add_edge = |a: u32, b: u32| {
         if a != b {
-            adj[a as usize].push(b);
-            adj[b as usize].push(a);
+            let (a, b) = (a as usize, b as usize);
+            matrix[a * words + b / 64] |= 1 << (b % 64);
+            matrix[b * words + a / 64] |= 1 << (a % 64);
         }
     };
     for (b, block) in p.blocks.iter().enumerate() {
@@ -177,10 +186,14 @@ pub fn interference(p: &Program) -> Interference {
             }
         }
     }
-    for a in &mut adj {
-        a.sort_unstable();
-        a.dedup();
-    }
+    let adj: Vec<Vec<u32>> = (0..n)
+        .map(|a| {
+            let row = &matrix[a * words..(a + 1) * words];
+            let mut list = Vec::with_capacity(row.iter().map(|w| w.count_ones() as usize).sum());
+            list.extend(BitSet::members(row));
+            list
+        })
+        .collect();
     // Copy hints: a register defined by a move prefers its source's register.
     let mut hint: Vec<Option<super::ops::Reg>> = vec![None; n];
     for block in &p.blocks {

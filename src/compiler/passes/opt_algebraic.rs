@@ -26,8 +26,9 @@ impl Shader {
 struct Algebraic<'a> {
     shader: &'a mut Shader,
     consts: Vec<Option<Vec<u64>>>,
-    /// Defining ALU op and sources of every ALU result seen so far.
-    alu_defs: Vec<Option<(AluOp, Vec<Value>)>>,
+    /// Defining ALU op and (first four) sources of every ALU result seen
+    /// so far, held inline (the patterns look at ops of at most two).
+    alu_defs: Vec<Option<(AluOp, [Value; 4])>>,
     subst: Subst,
     progress: bool,
 }
@@ -110,8 +111,12 @@ impl Algebraic<'_> {
                         }
                         None => {}
                     }
-                    if let Op::Alu(alu) = &instr.op {
-                        self.alu_defs[d.index()] = Some((alu.op, alu.srcs.clone()));
+                    if let Op::Alu(alu) = &instr.op
+                        && alu.srcs.len() <= 4
+                    {
+                        let mut srcs = [Value(0); 4];
+                        srcs[..alu.srcs.len()].copy_from_slice(&alu.srcs);
+                        self.alu_defs[d.index()] = Some((alu.op, srcs));
                     }
                 }
                 _ => {}
