@@ -264,18 +264,16 @@ fn colour_from(
     for v in 0..n {
         let size = p.vreg_sizes[v];
         loop {
-            let mut busy = [false; 64];
+            // Registers taken by coloured neighbours or reserved (bit n = rn;
+            // every colour lies below ALLOCATABLE < 64).
+            let lanes = |size: u8| 1u64.checked_shl(u32::from(size)).map_or(u64::MAX, |m| m - 1);
+            let mut blocked = p.reserved;
             for &o in &g.adj[v] {
                 if let Some(b) = base[o as usize] {
-                    for r in b..b + p.vreg_sizes[o as usize] {
-                        busy[r as usize] = true;
-                    }
+                    blocked |= lanes(p.vreg_sizes[o as usize]) << b;
                 }
             }
-            let free = |b: u8| {
-                b + size <= ALLOCATABLE
-                    && (b..b + size).all(|r| !busy[r as usize] && p.reserved >> r & 1 == 0)
-            };
+            let free = |b: u8| b + size <= ALLOCATABLE && blocked >> b & lanes(size) == 0;
             let hinted = g.hint[v]
                 .and_then(|h| base[h.index as usize].map(|b| b + h.comp))
                 .filter(|&b| free(b));
