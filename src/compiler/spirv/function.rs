@@ -10,7 +10,7 @@
 //! out of scope (`lower_vars_to_ssa` rebuilds SSA). Emission helpers here never
 //! panic: callers check operand types first and get errors from `check_*`.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::rc::Rc;
 
 use crate::compiler::ir::*;
@@ -109,17 +109,17 @@ impl<'m> Translator<'m> {
             shader: Shader::new(stage),
             stack: vec![(0, Region::new())],
             next_region: 1,
-            region_alias: HashMap::new(),
-            binds: HashMap::new(),
-            globals: HashMap::new(),
-            spills: HashMap::new(),
+            region_alias: HashMap::default(),
+            binds: HashMap::default(),
+            globals: HashMap::default(),
+            spills: HashMap::default(),
             frames: Vec::new(),
-            phi_vars: HashMap::new(),
+            phi_vars: HashMap::default(),
             instrs: 0,
             blocks_walked: 0,
             word: 0,
             op_name: String::new(),
-            escaping_cache: HashMap::new(),
+            escaping_cache: HashMap::default(),
             out_leaves: Vec::new(),
         }
     }
