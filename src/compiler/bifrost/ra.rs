@@ -266,7 +266,10 @@ fn colour_from(
         loop {
             // Registers taken by coloured neighbours or reserved (bit n = rn;
             // every colour lies below ALLOCATABLE < 64).
-            let lanes = |size: u8| 1u64.checked_shl(u32::from(size)).map_or(u64::MAX, |m| m - 1);
+            let lanes = |size: u8| {
+                1u64.checked_shl(u32::from(size))
+                    .map_or(u64::MAX, |m| m - 1)
+            };
             let mut blocked = p.reserved;
             for &o in &g.adj[v] {
                 if let Some(b) = base[o as usize] {
