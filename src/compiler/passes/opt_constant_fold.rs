@@ -136,7 +136,7 @@ impl Fold {
                 let srcs: Vec<&[u64]> = a
                     .srcs
                     .iter()
-                    .map(|&s| self.konst(s).map(|v| &v[..]))
+                    .map(|&s| self.konst(s))
                     .collect::<Option<_>>()?;
                 let tys: Vec<ValueType> = a.srcs.iter().map(|s| self.values[s.index()]).collect();
                 Some(eval_alu(a.op, dst_ty, &tys, &srcs))
