@@ -206,3 +206,51 @@ fn without_compare_lists_xfb_variants_and_totals() {
     assert!(last.starts_with("TOTAL instructions="), "{last}");
     assert!(last.contains(&format!(" tuples={tuples} ")), "{last}");
 }
+
+/// `--dump-code` prints every variant's bytes, which equal the library's
+/// binary of that variant (through `compile`, the optimising path); `--min`
+/// keeps the rows and the TOTAL line as they are.
+#[test]
+fn dump_code_gives_the_library_bytes() {
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/shaders");
+    let file = format!("{corpus}/zink_xfb_position_clip.vert.spv");
+    let out = Command::new(env!("CARGO_BIN_EXE_bifrost-shaderdb"))
+        .args(["--runs", "2", "--min", "--dump-code"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let bytes = fs::read(&file).unwrap();
+    let front = compile_front(&bytes, "main", Stage::Vertex, &HashMap::new()).unwrap();
+    let mut seen = 0;
+    for l in front.variants() {
+        let options = bifrost::Options {
+            arch: bifrost::Arch::V7,
+            push_uniform_words: Some(l.push_uniforms.fau_words()),
+        };
+        let code = bifrost::compile(&l.shader, options).unwrap().code;
+        let hex: String = code.iter().map(|b| format!("{b:02x}")).collect();
+        let want = format!(
+            "code zink_xfb_position_clip.vert {} {hex}",
+            l.variant.name()
+        );
+        assert!(
+            text.lines().any(|line| line == want),
+            "no line {want:.80}… in\n{text}"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, 2, "rasterization and XFB variants");
+    assert_eq!(text.lines().filter(|l| l.starts_with("code ")).count(), 2);
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .starts_with("TOTAL instructions=")
+    );
+}

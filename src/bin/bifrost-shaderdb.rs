@@ -1,4 +1,4 @@
-//! `bifrost-shaderdb [--compare DIR] [--runs N] FILE.spv...`: shader-db-like
+//! `bifrost-shaderdb [--compare DIR] [--runs N] [--min] [--dump-code] FILE.spv...`: shader-db-like
 //! statistics of our Bifrost compiler.
 //!
 //! For every SPIR-V file and every variant the driver compiles (a compute
@@ -9,7 +9,8 @@
 //! ≤ 32 registers, as on v7), spills:fills and the compile time (median over
 //! `--runs` compiles, default 5, of SPIR-V → binary for that variant: the
 //! whole front half plus the backend of that variant; build with `--release`
-//! for meaningful times).
+//! for meaningful times; `--min` gives the shortest run instead of the
+//! median).
 //!
 //! With `--compare DIR`, Mesa's figures for `NAME.spv` come from
 //! `DIR/NAME.stats.txt` (Mesa's shader-db lines, as in the mesa-g52 reference
@@ -26,6 +27,10 @@
 //! the shaders both compile. Without `--compare` it is
 //! `TOTAL instructions=N tuples=N clauses=N quadwords=N spills=N fills=N`
 //! over every variant we compile.
+//!
+//! `--dump-code` adds a line `code NAME VARIANT HEX` after each row: the
+//! variant's bytes (identical bytes are the proof that a compile-speed
+//! change left the code alone).
 //!
 //! A shader we do not compile (an unsupported feature) is reported on its
 //! row and left out of the totals. Exit status: 0, or 2 on usage errors and
@@ -146,21 +151,31 @@ fn mesa_figures(stats: &str, stage: Stage) -> Option<Figures> {
 struct Args {
     compare: Option<PathBuf>,
     runs: usize,
+    /// Print each variant's code as hex (to check that a compiler change
+    /// leaves the bytes alone).
+    dump_code: bool,
+    /// Report the fastest run instead of the median (steadier on a loaded
+    /// machine, where other processes preempt some runs).
+    min: bool,
     files: Vec<PathBuf>,
 }
 
-const USAGE: &str = "usage: bifrost-shaderdb [--compare MESA_SHADER_DIR] [--runs N] FILE.spv...";
+const USAGE: &str = "usage: bifrost-shaderdb [--compare MESA_SHADER_DIR] [--runs N] [--min] [--dump-code] FILE.spv...";
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         compare: None,
         runs: 5,
+        dump_code: false,
+        min: false,
         files: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "-h" | "--help" => return Err(String::new()),
+            "--dump-code" => args.dump_code = true,
+            "--min" => args.min = true,
             "--compare" => {
                 args.compare = Some(it.next().ok_or("--compare needs a directory")?.into())
             }
@@ -197,13 +212,15 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-/// SPIR-V → binary of one variant, `runs` times; the binary and the median time.
+/// SPIR-V → binary of one variant, `runs` times; the binary and the median
+/// (with `min`, the shortest) time.
 fn compile_variant(
     bytes: &[u8],
     entry: &str,
     stage: Stage,
     variant: Variant,
     runs: usize,
+    min: bool,
 ) -> Result<(ShaderBinary, Duration), String> {
     let spec = HashMap::new();
     let once = || -> Result<ShaderBinary, String> {
@@ -229,7 +246,12 @@ fn compile_variant(
         times.push(start.elapsed());
         binary = Some(b);
     }
-    Ok((binary.expect("runs > 0"), median(times)))
+    let time = if min {
+        times.iter().copied().min().unwrap_or_default()
+    } else {
+        median(times)
+    };
+    Ok((binary.expect("runs > 0"), time))
 }
 
 fn cols(f: &Figures) -> String {
@@ -339,7 +361,7 @@ fn main() -> ExitCode {
         };
         for variant in variants {
             let main = variant != Variant::Xfb;
-            match compile_variant(&bytes, &entry, stage, variant, args.runs) {
+            match compile_variant(&bytes, &entry, stage, variant, args.runs, args.min) {
                 Ok((binary, time)) => {
                     let f = ours(&binary);
                     all_total.add(&f);
@@ -369,6 +391,10 @@ fn main() -> ExitCode {
                         }
                     }
                     println!("{line}");
+                    if args.dump_code {
+                        let hex: String = binary.code.iter().map(|b| format!("{b:02x}")).collect();
+                        println!("code {name} {} {hex}", variant.name());
+                    }
                 }
                 Err(e) => {
                     let mesa_note = match (&mesa, main) {

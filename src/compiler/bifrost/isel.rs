@@ -20,7 +20,7 @@
 //! of FAU use (one 64-bit slot); anything beyond is copied into registers.
 //! Anything unsupported is a [`CompileError`], never a panic.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use crate::compiler::ir::{
     self, AluOp, AtomicOp, Intrinsic, Op as IrOp, Region, Shader, Stage, SysVal, Value,
@@ -55,7 +55,8 @@ struct Isel<'a> {
     blocks: Vec<Block>,
     order: Vec<usize>,
     cur: usize,
-    vals: HashMap<Value, Vec<Src>>,
+    /// The lanes of every value defined so far, by value index.
+    vals: Vec<Option<Vec<Src>>>,
     vreg_sizes: Vec<u8>,
     loops: Vec<LoopCtx>,
     preloads: Preloads,
@@ -67,9 +68,26 @@ struct Isel<'a> {
     varyings: BTreeMap<u32, u8>,
     /// Every value some instruction reads (an atomic whose old value is not
     /// among them uses the non-returning form).
-    used: std::collections::HashSet<Value>,
+    used: ValueSet,
     /// Fragment shaders: inputs, built-ins and outputs seen.
     frag: fragment::FragState,
+}
+
+/// A set of values as a dense bit per value index (ids are dense after
+/// `compact_values`).
+struct ValueSet(Vec<bool>);
+
+impl ValueSet {
+    fn insert(&mut self, v: Value) {
+        if v.index() >= self.0.len() {
+            self.0.resize(v.index() + 1, false);
+        }
+        self.0[v.index()] = true;
+    }
+
+    fn contains(&self, v: &Value) -> bool {
+        self.0.get(v.index()).copied().unwrap_or(false)
+    }
 }
 
 fn unsupported(what: impl Into<String>) -> CompileError {
@@ -104,8 +122,12 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         }
     });
     let read_words = max_word.map_or(0, |m| m + 1);
-    let mut used = std::collections::HashSet::new();
-    s.body.for_each_instr(&mut |i| used.extend(i.srcs()));
+    let mut used = ValueSet(vec![false; s.values.len()]);
+    s.body.for_each_instr(&mut |i| {
+        for &v in i.srcs() {
+            used.insert(v);
+        }
+    });
     let uniform_base = match push_uniform_words {
         Some(n) if n < read_words => {
             return Err(CompileError::Unsupported(format!(
@@ -124,7 +146,7 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         }],
         order: vec![0],
         cur: 0,
-        vals: HashMap::new(),
+        vals: vec![None; s.values.len()],
         vreg_sizes: Vec::new(),
         loops: Vec::new(),
         preloads: Preloads::default(),
@@ -222,8 +244,8 @@ impl Isel<'_> {
 
     fn src(&self, v: Value) -> Result<Vec<Src>, CompileError> {
         self.vals
-            .get(&v)
-            .cloned()
+            .get(v.index())
+            .and_then(|l| l.clone())
             .ok_or_else(|| CompileError::Malformed(format!("{v} used before definition")))
     }
 
@@ -296,7 +318,10 @@ impl Isel<'_> {
     }
 
     fn define(&mut self, v: Value, lanes: Vec<Src>) {
-        self.vals.insert(v, lanes);
+        if v.index() >= self.vals.len() {
+            self.vals.resize(v.index() + 1, None);
+        }
+        self.vals[v.index()] = Some(lanes);
     }
 
     /// Fresh registers for every lane of a list of values (if/loop results).

@@ -168,7 +168,7 @@ pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, C
         );
     }
     let sched = sched::schedule(&prog)?;
-    let (code, decoded) = pack::encode_program(&sched.clauses, &sched.block_clause)?;
+    let (code, counts) = pack::encode_program(&sched.clauses, &sched.block_clause)?;
     // Debug builds (every test) re-check the clause rules on the bytes.
     if cfg!(debug_assertions) {
         let clauses = crate::hw::isa::decode_shader(&code)
@@ -177,15 +177,13 @@ pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, C
             .map_err(|e| CompileError::Encode(format!("clause rules: {e}")))?;
     }
     let mut stats = ShaderStats {
-        clauses: decoded.len() as u32,
+        clauses: counts.clauses,
+        tuples: counts.tuples,
+        instructions: counts.instructions,
         spills: alloc.spills,
         fills: alloc.fills,
         ..ShaderStats::default()
     };
-    for c in &decoded {
-        stats.tuples += c.tuples.len() as u32;
-        stats.instructions += c.instruction_count() as u32;
-    }
     stats.quadwords = ((code.len() - 128) / 16) as u32;
     if debug {
         match disasm::disassemble(&code) {

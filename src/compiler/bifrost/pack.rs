@@ -14,7 +14,8 @@
 use crate::hw::isa::clause::{ClauseHeader, constant_fau_bits, max_constants};
 use crate::hw::isa::opcode::{InstrFields, OpInfo, encode_instr, variants};
 use crate::hw::isa::{DecodedClause, Instr as HwInstr, PortRequest, Tuple, Unit, WriteHalf};
-use crate::hw::isa::{encode_clause, rebuild_views};
+use crate::hw::isa::{RegBlock, encode_clause_parts, rebuild_views};
+use std::rc::Rc;
 
 use super::CompileError;
 use super::ops::{Dst, Instr, Op, Src};
@@ -51,12 +52,12 @@ pub struct SClause {
 }
 
 /// What a tuple reads through the FAU.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FauNeed {
     None,
     Uniform(u8),
     /// Up to two distinct 32-bit constants.
-    Consts(Vec<u32>),
+    Consts(Consts),
     /// A PC-relative branch offset (high half of the pair).
     Branch,
     /// A special FAU slot (`fau_idx` below 0x20): 5 the ATEST datum,
@@ -68,16 +69,75 @@ pub enum FauNeed {
 /// reads without naming it (ISA.xml: "implicitly encoded into the tuple").
 pub const FAU_ATEST_DATUM: u8 = 5;
 
+/// The distinct 32-bit constants a tuple reads (at most two), held inline:
+/// the scheduler plans every candidate tuple, so planning allocates nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Consts {
+    len: u8,
+    vals: [u32; 2],
+}
+
+impl Consts {
+    fn one(v: u32) -> Consts {
+        Consts {
+            len: 1,
+            vals: [v, 0],
+        }
+    }
+
+    /// The constants, in first-use order.
+    pub fn as_slice(&self) -> &[u32] {
+        &self.vals[..usize::from(self.len)]
+    }
+
+    /// Adds `v` unless present; false when that would make three.
+    fn insert(&mut self, v: u32) -> bool {
+        if self.as_slice().contains(&v) {
+            return true;
+        }
+        if self.len == 2 {
+            return false;
+        }
+        self.vals[usize::from(self.len)] = v;
+        self.len += 1;
+        true
+    }
+}
+
+impl std::ops::Deref for Consts {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        self.as_slice()
+    }
+}
+
+/// Most sources an instruction encodes (the tables' widest rows have 4).
+const MAX_SRCS: usize = 4;
+
 /// Source selection of one tuple, before constants are laid out.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct TuplePlan {
-    /// Selectors per instruction (FMA, ADD); constant operands hold
-    /// `CONST_LO` + their value index until the layout is known.
-    pub sel: [Vec<u8>; 2],
+    /// Selectors per instruction (FMA, ADD), the first `nsrc[k]` valid;
+    /// constant operands hold `CONST_LO` + their value index until the
+    /// layout is known.
+    sel: [[u8; MAX_SRCS]; 2],
     /// Constant value of each operand that reads one (per instruction).
-    pub consts: [Vec<Option<u32>>; 2],
+    consts: [[Option<u32>; MAX_SRCS]; 2],
+    nsrc: [u8; 2],
     pub req: PortRequest,
     pub fau: FauNeed,
+}
+
+impl TuplePlan {
+    /// Selectors of instruction `k` (0 FMA, 1 ADD).
+    pub fn sel(&self, k: usize) -> &[u8] {
+        &self.sel[k][..usize::from(self.nsrc[k])]
+    }
+
+    /// Constant value of each source of instruction `k` that reads one.
+    pub fn consts(&self, k: usize) -> &[Option<u32>] {
+        &self.consts[k][..usize::from(self.nsrc[k])]
+    }
 }
 
 /// The table rows of `name` on `unit`, and the selectors each source of
@@ -135,8 +195,9 @@ pub fn plan_tuple(
     // candidate tuple).
     let mut reads = [(0u8, 0u8); 3];
     let mut nreads = 0usize;
-    let mut sel: [Vec<u8>; 2] = [vec![], vec![]];
-    let mut consts: [Vec<Option<u32>>; 2] = [vec![], vec![]];
+    let mut sel = [[0u8; MAX_SRCS]; 2];
+    let mut consts = [[None::<u32>; MAX_SRCS]; 2];
+    let mut nsrc = [0u8; 2];
     let fma_dst = t.writes()[0];
     for (k, ins) in [&t.fma, &t.add].into_iter().enumerate() {
         let Some(ins) = ins else { continue };
@@ -144,9 +205,10 @@ pub fn plan_tuple(
         let op_rows = op_rows(ins.op.unit(), ins.op.name());
         let masks = op_rows.masks.as_deref()?;
         let srcs = ins.encoded_srcs();
-        if masks.len() != srcs.len() {
+        if masks.len() != srcs.len() || srcs.len() > MAX_SRCS {
             return None;
         }
+        nsrc[k] = srcs.len() as u8;
         let is_add = k == 1;
         if ins.op.is_branch() {
             if fau != FauNeed::None {
@@ -165,8 +227,8 @@ pub fn plan_tuple(
             let ok = |sel: u8| mask & (1 << sel) != 0;
             if ins.op.is_branch() && j + 1 == srcs.len() {
                 // The PC-relative offset: high half of the branch constant.
-                sel[k].push(5);
-                consts[k].push(None);
+                sel[k][j] = 5;
+                consts[k][j] = None;
                 continue;
             }
             let (selector, c) = match s {
@@ -199,12 +261,9 @@ pub fn plan_tuple(
                 Src::Imm(0) if !is_add && ok(3) => (3, None),
                 Src::Imm(v) => {
                     match &mut fau {
-                        FauNeed::None => fau = FauNeed::Consts(vec![v]),
+                        FauNeed::None => fau = FauNeed::Consts(Consts::one(v)),
                         FauNeed::Consts(c) => {
-                            if !c.contains(&v) {
-                                c.push(v);
-                            }
-                            if c.len() > 2 {
+                            if !c.insert(v) {
                                 return None;
                             }
                         }
@@ -236,8 +295,8 @@ pub fn plan_tuple(
             if c.is_some() && !ok(4) && !ok(5) {
                 return None;
             }
-            sel[k].push(selector);
-            consts[k].push(c);
+            sel[k][j] = selector;
+            consts[k][j] = c;
         }
     }
     let reads = &reads[..nreads];
@@ -289,7 +348,7 @@ pub fn plan_tuple(
             continue;
         }
         // Resolve register selectors.
-        let mut sel = sel.clone();
+        let mut sel = sel;
         for (k, ins) in [&t.fma, &t.add].into_iter().enumerate() {
             let Some(ins) = ins else { continue };
             for (j, s) in ins.encoded_srcs().iter().enumerate() {
@@ -303,9 +362,10 @@ pub fn plan_tuple(
         }
         let plan = TuplePlan {
             sel,
-            consts: consts.clone(),
+            consts,
+            nsrc,
             req,
-            fau: fau.clone(),
+            fau,
         };
         if n == 3 && !assembler_agrees(t, &plan) {
             // Valid, but the disassembly would reassemble with other
@@ -328,10 +388,10 @@ fn assembler_agrees(t: &STuple, plan: &TuplePlan) -> bool {
     let mut count = 0usize;
     for (k, ins) in [&t.fma, &t.add].into_iter().enumerate() {
         let Some(ins) = ins else { continue };
-        let sel = &plan.sel[k];
+        let sel = plan.sel(k);
         let swapped = matches!(ins.op, Op::Icmp { .. } | Op::Fcmp { .. })
             && sel.len() == 2
-            && build_fields_exact(&ins.op, sel).is_err();
+            && !encodes_exactly(&ins.op, sel);
         let srcs = ins.encoded_srcs();
         let order: [usize; 2] = if swapped { [1, 0] } else { [0, 1] };
         let indices = order
@@ -468,17 +528,22 @@ fn layout_constants(needs: &[FauNeed], n: usize) -> Option<ConstLayout> {
 
 /// Some comparison encodings exist only with the sources in one order
 /// (the table orders them by selector): try the mirrored comparison too.
-fn build_fields(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
+/// The fields and their instruction word (`encode_instr`), shared.
+type Built = (Rc<InstrFields>, u32);
+
+/// The fields and their instruction word (`encode_instr`).
+fn build_fields(op: &Op, sel: &[u8]) -> Result<Built, CompileError> {
     use rustc_hash::FxHashMap;
     use std::cell::RefCell;
     type Key = (Op, [u8; 4]);
     thread_local! {
         // The same op with the same selectors always gets the same fields:
         // the matching rows are scanned once per thread.
-        static CACHE: RefCell<FxHashMap<Key, InstrFields>> = RefCell::new(FxHashMap::default());
+        static CACHE: RefCell<FxHashMap<Key, Built>> = RefCell::new(FxHashMap::default());
     }
+    let fresh = || build_fields_uncached(op, sel).map(|(f, w)| (Rc::new(f), w));
     if sel.len() > 4 {
-        return build_fields_uncached(op, sel);
+        return fresh();
     }
     let mut key_sel = [u8::MAX; 4];
     key_sel[..sel.len()].copy_from_slice(sel);
@@ -486,12 +551,35 @@ fn build_fields(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
     if let Some(f) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
         return Ok(f);
     }
-    let f = build_fields_uncached(op, sel)?;
+    let f = fresh()?;
     CACHE.with(|c| c.borrow_mut().insert(key, f.clone()));
     Ok(f)
 }
 
-fn build_fields_uncached(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
+/// Whether `build_fields_exact(op, sel)` succeeds (memoised per thread:
+/// the scheduler asks for candidate tuples reading three registers).
+fn encodes_exactly(op: &Op, sel: &[u8]) -> bool {
+    use rustc_hash::FxHashMap;
+    use std::cell::RefCell;
+    thread_local! {
+        static CACHE: RefCell<FxHashMap<(Op, [u8; 4]), bool>> =
+            RefCell::new(FxHashMap::default());
+    }
+    if sel.len() > 4 {
+        return build_fields_exact(op, sel).is_ok();
+    }
+    let mut key_sel = [u8::MAX; 4];
+    key_sel[..sel.len()].copy_from_slice(sel);
+    let key = (*op, key_sel);
+    if let Some(ok) = CACHE.with(|c| c.borrow().get(&key).copied()) {
+        return ok;
+    }
+    let ok = build_fields_exact(op, sel).is_ok();
+    CACHE.with(|c| c.borrow_mut().insert(key, ok));
+    ok
+}
+
+fn build_fields_uncached(op: &Op, sel: &[u8]) -> Result<(InstrFields, u32), CompileError> {
     let first = build_fields_exact(op, sel);
     if first.is_ok() {
         return first;
@@ -512,7 +600,7 @@ fn build_fields_uncached(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileErro
     }
 }
 
-fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> {
+fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<(InstrFields, u32), CompileError> {
     let mut last_err = None;
     for &row in &rows(op.unit(), op.name()).rows {
         let mut f = InstrFields::new(row, sel);
@@ -541,7 +629,7 @@ fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> 
             continue;
         }
         match encode_instr(&f) {
-            Ok(_) => return Ok(f),
+            Ok(word) => return Ok((f, word)),
             Err(e) => last_err = Some(e.to_string()),
         }
     }
@@ -552,17 +640,102 @@ fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<InstrFields, CompileError> 
     )))
 }
 
-fn nop(unit: Unit) -> Result<InstrFields, CompileError> {
-    rows(unit, "NOP")
+fn nop(unit: Unit) -> Result<Built, CompileError> {
+    use std::cell::RefCell;
+    thread_local! {
+        // Per unit (FMA, ADD).
+        static CACHE: RefCell<[Option<Built>; 2]> = const { RefCell::new([None, None]) };
+    }
+    let k = usize::from(unit == Unit::Add);
+    if let Some(b) = CACHE.with(|c| c.borrow()[k].clone()) {
+        return Ok(b);
+    }
+    let f = rows(unit, "NOP")
         .rows
         .first()
         .map(|r| InstrFields::new(r, &[]))
-        .ok_or_else(|| CompileError::Encode("no NOP row".into()))
+        .ok_or_else(|| CompileError::Encode("no NOP row".into()))?;
+    let word = encode_instr(&f).map_err(|e| CompileError::Encode(e.to_string()))?;
+    let b = (Rc::new(f), word);
+    CACHE.with(|c| c.borrow_mut()[k] = Some(b.clone()));
+    Ok(b)
 }
 
 /// Builds the neutral form of a clause; `branch_offset` is the byte offset
 /// from this clause to its branch target.
 pub fn build_clause(c: &SClause, branch_offset: i64) -> Result<DecodedClause, CompileError> {
+    let p = pack_clause(c, branch_offset)?;
+    let tuples = p
+        .tuples
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let instr = |b: &Built| HwInstr {
+                fields: (*b.0).clone(),
+                srcs: vec![],
+                dest: None,
+            };
+            Ok(Tuple {
+                regs: t.regs,
+                ports: t
+                    .regs
+                    .ports(i == 0)
+                    .ok_or_else(|| CompileError::Encode("reserved register mode".into()))?,
+                fma: instr(&t.instrs[0]),
+                add: instr(&t.instrs[1]),
+            })
+        })
+        .collect::<Result<Vec<_>, CompileError>>()?;
+    let mut clause = DecodedClause {
+        header: c.header,
+        tuples,
+        constants: p.constants,
+        const_mods: vec![],
+        m_field: p.m_field,
+    };
+    rebuild_views(&mut clause).map_err(|e| CompileError::Encode(e.to_string()))?;
+    Ok(clause)
+}
+
+/// A tuple as packed: its register block and, per unit, the fields and
+/// instruction word.
+struct PackedTuple {
+    regs: RegBlock,
+    instrs: [Built; 2],
+}
+
+/// A clause's stored parts (without the decoded views `build_clause`
+/// derives).
+struct PackedClause {
+    tuples: Vec<PackedTuple>,
+    /// Embedded constants, low 4 bits clear (they are in the FAU indices).
+    constants: Vec<u64>,
+    m_field: u16,
+}
+
+impl PackedClause {
+    fn encode(&self, header: &ClauseHeader) -> Result<Vec<u8>, CompileError> {
+        let parts: Vec<(RegBlock, [u32; 2])> = self
+            .tuples
+            .iter()
+            .map(|t| (t.regs, [t.instrs[0].1, t.instrs[1].1]))
+            .collect();
+        encode_clause_parts(header, &parts, &self.constants, self.m_field)
+            .map_err(|e| CompileError::Encode(e.to_string()))
+    }
+
+    /// Instructions that are not NOPs (`DecodedClause::instruction_count`).
+    fn instruction_count(&self) -> usize {
+        self.tuples
+            .iter()
+            .flat_map(|t| &t.instrs)
+            .filter(|b| b.0.op.name != "NOP")
+            .count()
+    }
+}
+
+/// Plans, lays out the constants of and builds the fields of one clause.
+fn pack_clause(c: &SClause, branch_offset: i64) -> Result<PackedClause, CompileError> {
     let n = c.tuples.len();
     let mut plans = Vec::with_capacity(n);
     for (i, t) in c.tuples.iter().enumerate() {
@@ -572,7 +745,7 @@ pub fn build_clause(c: &SClause, branch_offset: i64) -> Result<DecodedClause, Co
             CompileError::Encode(format!("no register port assignment for tuple {i}"))
         })?);
     }
-    let needs: Vec<FauNeed> = plans.iter().map(|p| p.fau.clone()).collect();
+    let needs: Vec<FauNeed> = plans.iter().map(|p| p.fau).collect();
     let mut m_field = 0;
     let (constants, slots) = if needs.contains(&FauNeed::Branch) {
         // Branch clauses: the offset alone, high half, M1 = 4 (PC-relative
@@ -613,50 +786,51 @@ pub fn build_clause(c: &SClause, branch_offset: i64) -> Result<DecodedClause, Co
         let regs = req
             .pack(i == 0)
             .ok_or_else(|| CompileError::Encode(format!("register block of tuple {i}")))?;
-        let mut instrs = Vec::with_capacity(2);
+        // The block must decode (`RegBlock::ports`, as `build_clause`'s
+        // views and the decoder read it).
+        if regs.ports(i == 0).is_none() {
+            return Err(CompileError::Encode("reserved register mode".into()));
+        }
+        let mut built: [Option<Built>; 2] = [None, None];
         for (k, (ins, unit)) in [(&t.fma, Unit::Fma), (&t.add, Unit::Add)]
             .into_iter()
             .enumerate()
         {
-            let fields = match ins {
+            built[k] = Some(match ins {
                 None => nop(unit)?,
                 Some(ins) => {
-                    let mut sel = plan.sel[k].clone();
-                    for (j, cv) in plan.consts[k].iter().enumerate() {
+                    let mut sel = plan.sel[k];
+                    for (j, cv) in plan.consts(k).iter().enumerate() {
                         if let Some(v) = cv {
                             sel[j] = if (pair >> 32) as u32 == *v { 5 } else { 4 };
                         }
                     }
-                    build_fields(&ins.op, &sel)?
+                    build_fields(&ins.op, &sel[..usize::from(plan.nsrc[k])])?
                 }
-            };
-            instrs.push(HwInstr {
-                fields,
-                srcs: vec![],
-                dest: None,
             });
         }
-        let add = instrs.pop().expect("two");
-        let fma = instrs.pop().expect("two");
-        tuples.push(Tuple {
+        let [Some(fma), Some(add)] = built else {
+            unreachable!("both units built above")
+        };
+        tuples.push(PackedTuple {
             regs,
-            ports: regs
-                .ports(i == 0)
-                .ok_or_else(|| CompileError::Encode("reserved register mode".into()))?,
-            fma,
-            add,
+            instrs: [fma, add],
         });
     }
-    let stored: Vec<u64> = constants.iter().map(|c| c & !0xf).collect();
-    let mut clause = DecodedClause {
-        header: c.header,
+    Ok(PackedClause {
         tuples,
-        constants: stored,
-        const_mods: vec![],
+        constants: constants.iter().map(|c| c & !0xf).collect(),
         m_field,
-    };
-    rebuild_views(&mut clause).map_err(|e| CompileError::Encode(e.to_string()))?;
-    Ok(clause)
+    })
+}
+
+/// What [`encode_program`] counts of the clauses it encoded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CodeCounts {
+    pub clauses: u32,
+    pub tuples: u32,
+    /// Instructions that are not NOPs.
+    pub instructions: u32,
 }
 
 /// Encodes every clause, resolving branch targets (`block_clause[b]` is the
@@ -664,39 +838,38 @@ pub fn build_clause(c: &SClause, branch_offset: i64) -> Result<DecodedClause, Co
 pub fn encode_program(
     clauses: &[SClause],
     block_clause: &[usize],
-) -> Result<(Vec<u8>, Vec<DecodedClause>), CompileError> {
-    let enc = |d: &DecodedClause| encode_clause(d).map_err(|e| CompileError::Encode(e.to_string()));
+) -> Result<(Vec<u8>, CodeCounts), CompileError> {
     // Sizes do not depend on branch offsets: encode once; only branch
     // clauses are encoded again with their offsets.
     let mut built = Vec::with_capacity(clauses.len());
+    let mut counts = CodeCounts {
+        clauses: clauses.len() as u32,
+        ..CodeCounts::default()
+    };
     for c in clauses {
-        let d = build_clause(c, 0)?;
-        let bytes = enc(&d)?;
-        built.push((d, bytes));
+        let p = pack_clause(c, 0)?;
+        counts.tuples += p.tuples.len() as u32;
+        counts.instructions += p.instruction_count() as u32;
+        built.push(p.encode(&c.header)?);
     }
     let mut offsets = Vec::with_capacity(clauses.len() + 1);
     let mut off = 0usize;
-    for (_, b) in &built {
+    for b in &built {
         offsets.push(off);
         off += b.len();
     }
     offsets.push(off);
     let mut code = Vec::with_capacity(off + 128);
-    let mut decoded = Vec::with_capacity(clauses.len());
-    for (i, (c, (d, bytes))) in clauses.iter().zip(built).enumerate() {
-        let (d, bytes) = match c.target {
+    for (i, (c, bytes)) in clauses.iter().zip(built).enumerate() {
+        match c.target {
             Some(b) => {
                 let t = block_clause.get(b).copied().unwrap_or(clauses.len());
                 let rel = offsets[t.min(clauses.len())] as i64 - offsets[i] as i64;
-                let d = build_clause(c, rel)?;
-                let bytes = enc(&d)?;
-                (d, bytes)
+                code.extend(pack_clause(c, rel)?.encode(&c.header)?);
             }
-            None => (d, bytes),
-        };
-        code.extend(bytes);
-        decoded.push(d);
+            None => code.extend(bytes),
+        }
     }
     code.extend(std::iter::repeat_n(0u8, 128));
-    Ok((code, decoded))
+    Ok((code, counts))
 }

@@ -57,11 +57,23 @@ impl BitSet {
         }
         changed
     }
+    /// The members in ascending order (one step per member, not per bit).
     fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| {
-            (0..64)
-                .filter(move |b| bits & (1 << b) != 0)
-                .map(move |b| (w * 64 + b) as u32)
+        BitSet::members(&self.0)
+    }
+
+    /// The members of the set whose words are `words`, ascending.
+    fn members(words: &[u64]) -> impl Iterator<Item = u32> + '_ {
+        words.iter().enumerate().flat_map(|(w, &bits)| {
+            let mut rest = bits;
+            std::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let b = rest.trailing_zeros();
+                rest &= rest - 1;
+                Some(w as u32 * 64 + b)
+            })
         })
     }
 }
@@ -133,12 +145,16 @@ pub fn interference(p: &Program) -> Interference {
             live_out[b] = out;
         }
     }
-    // Interference.
-    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
+    // Interference, as a bit matrix (row `a` holds `a`'s neighbours): each
+    // edge is recorded once however often it is found, and the rows give
+    // the neighbour lists sorted.
+    let words = n.div_ceil(64);
+    let mut matrix = vec![0u64; n * words];
     let mut add_edge = |a: u32, b: u32| {
         if a != b {
-            adj[a as usize].push(b);
-            adj[b as usize].push(a);
+            let (a, b) = (a as usize, b as usize);
+            matrix[a * words + b / 64] |= 1 << (b % 64);
+            matrix[b * words + a / 64] |= 1 << (a % 64);
         }
     };
     for (b, block) in p.blocks.iter().enumerate() {
@@ -170,10 +186,14 @@ pub fn interference(p: &Program) -> Interference {
             }
         }
     }
-    for a in &mut adj {
-        a.sort_unstable();
-        a.dedup();
-    }
+    let adj: Vec<Vec<u32>> = (0..n)
+        .map(|a| {
+            let row = &matrix[a * words..(a + 1) * words];
+            let mut list = Vec::with_capacity(row.iter().map(|w| w.count_ones() as usize).sum());
+            list.extend(BitSet::members(row));
+            list
+        })
+        .collect();
     // Copy hints: a register defined by a move prefers its source's register.
     let mut hint: Vec<Option<super::ops::Reg>> = vec![None; n];
     for block in &p.blocks {
@@ -244,18 +264,19 @@ fn colour_from(
     for v in 0..n {
         let size = p.vreg_sizes[v];
         loop {
-            let mut busy = [false; 64];
+            // Registers taken by coloured neighbours or reserved (bit n = rn;
+            // every colour lies below ALLOCATABLE < 64).
+            let lanes = |size: u8| {
+                1u64.checked_shl(u32::from(size))
+                    .map_or(u64::MAX, |m| m - 1)
+            };
+            let mut blocked = p.reserved;
             for &o in &g.adj[v] {
                 if let Some(b) = base[o as usize] {
-                    for r in b..b + p.vreg_sizes[o as usize] {
-                        busy[r as usize] = true;
-                    }
+                    blocked |= lanes(p.vreg_sizes[o as usize]) << b;
                 }
             }
-            let free = |b: u8| {
-                b + size <= ALLOCATABLE
-                    && (b..b + size).all(|r| !busy[r as usize] && p.reserved >> r & 1 == 0)
-            };
+            let free = |b: u8| b + size <= ALLOCATABLE && blocked >> b & lanes(size) == 0;
             let hinted = g.hint[v]
                 .and_then(|h| base[h.index as usize].map(|b| b + h.comp))
                 .filter(|&b| free(b));

@@ -337,15 +337,19 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
             preds[c] += 1;
         }
     }
-    let message = |ci: usize| -> u8 {
-        b.clauses[ci]
-            .1
-            .iter()
-            .filter_map(|t| t.add.as_ref())
-            .map(|a| a.op.message_type())
-            .find(|&m| m != 0)
-            .unwrap_or(0)
-    };
+    let messages: Vec<u8> = b
+        .clauses
+        .iter()
+        .map(|(_, tuples, _)| {
+            tuples
+                .iter()
+                .filter_map(|t| t.add.as_ref())
+                .map(|a| a.op.message_type())
+                .find(|&m| m != 0)
+                .unwrap_or(0)
+        })
+        .collect();
+    let message = |ci: usize| -> u8 { messages[ci] };
     // A clause depends on slot 0 when a predecessor sends a message.
     let mut deps = vec![0u8; n];
     for (ci, s) in succ.iter().enumerate() {
@@ -367,13 +371,15 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         }
     }
     let mut clauses = Vec::with_capacity(n);
-    for (ci, (blk, tuples, br)) in b.clauses.iter().enumerate() {
+    let blocks_of: Vec<usize> = b.clauses.iter().map(|c| c.0).collect();
+    for (ci, (blk, tuples, br)) in b.clauses.into_iter().enumerate() {
+        let blk = &blk;
         let mt = message(ci);
         let mut wait = succ[ci].iter().fold(0u8, |w, &c| w | deps[c]);
         if mt == 8 {
             wait |= 0x80;
         }
-        let last_of_block = ci + 1 == n || b.clauses[ci + 1].0 != *blk;
+        let last_of_block = ci + 1 == n || blocks_of[ci + 1] != *blk;
         let ends_jump = br.as_ref().is_some_and(|(i, _)| i.op == Op::Jump);
         let flow = if succ[ci].is_empty() {
             FlowControl::End
@@ -415,7 +421,7 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         };
         clauses.push(SClause {
             header,
-            tuples: tuples.clone(),
+            tuples,
             target: br.as_ref().map(|(_, t)| *t),
         });
     }

@@ -76,6 +76,7 @@ impl<'s> Builder<'s> {
     /// form (not appended anywhere).
     pub fn rewrite_region(&mut self, region: Region, f: &mut Rewrite<'_, 's>) -> Region {
         self.build_region(|b| {
+            b.region().instrs.reserve(region.instrs.len());
             for mut instr in region.instrs {
                 match &mut instr.op {
                     Op::If(i) => {

@@ -173,14 +173,43 @@ pub fn use_counts(shader: &Shader) -> Vec<u32> {
     counts
 }
 
+/// The components of values defined by a `const`, by value id: one pool
+/// of components and a (start, length) slot per value, not a vector each.
+pub struct ConstTable {
+    slots: Vec<Option<(u32, u32)>>,
+    pool: Vec<u64>,
+}
+
+impl ConstTable {
+    /// The components of `v`, if it is a known constant.
+    pub fn get(&self, v: Value) -> Option<&[u64]> {
+        let (start, len) = (*self.slots.get(v.index())?)?;
+        Some(&self.pool[start as usize..(start + len) as usize])
+    }
+
+    /// Records `v` as the constant `values` (growing the table for ids
+    /// allocated after it was built).
+    pub fn set(&mut self, v: Value, values: &[u64]) {
+        if v.index() >= self.slots.len() {
+            self.slots.resize(v.index() + 1, None);
+        }
+        let start = self.pool.len() as u32;
+        self.pool.extend_from_slice(values);
+        self.slots[v.index()] = Some((start, values.len() as u32));
+    }
+}
+
 /// The components of every value defined by a `const`.
-pub fn const_values(shader: &Shader) -> Vec<Option<Vec<u64>>> {
-    let mut consts = vec![None; shader.values.len()];
+pub fn const_values(shader: &Shader) -> ConstTable {
+    let mut consts = ConstTable {
+        slots: vec![None; shader.values.len()],
+        pool: Vec::new(),
+    };
     shader.body.for_each_instr(&mut |instr| {
         if let (Op::Const(c), [d]) = (&instr.op, &instr.dsts[..])
-            && let Some(slot) = consts.get_mut(d.index())
+            && d.index() < consts.slots.len()
         {
-            *slot = Some(c.values.clone());
+            consts.set(*d, &c.values);
         }
     });
     consts

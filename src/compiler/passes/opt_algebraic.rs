@@ -13,7 +13,7 @@
 //! - `i2b (b2i c) → c`, `ine (b2i c),0 → c`, `bcsel c,true,false → c` (booleans);
 //! - `iadd (iadd x,c1),c2 → iadd x,(c1+c2)` (the new constant goes right before).
 
-use super::{Subst, const_values};
+use super::{ConstTable, Subst, const_values};
 use crate::compiler::ir::eval::eval_alu;
 use crate::compiler::ir::*;
 
@@ -25,9 +25,10 @@ impl Shader {
 
 struct Algebraic<'a> {
     shader: &'a mut Shader,
-    consts: Vec<Option<Vec<u64>>>,
-    /// Defining ALU op and sources of every ALU result seen so far.
-    alu_defs: Vec<Option<(AluOp, Vec<Value>)>>,
+    consts: ConstTable,
+    /// Defining ALU op and (first four) sources of every ALU result seen
+    /// so far, held inline (the patterns look at ops of at most two).
+    alu_defs: Vec<Option<(AluOp, [Value; 4])>>,
     subst: Subst,
     progress: bool,
 }
@@ -59,7 +60,7 @@ fn opt_algebraic(s: &mut Shader) -> bool {
 
 impl Algebraic<'_> {
     fn konst(&self, v: Value) -> Option<&[u64]> {
-        self.consts.get(v.index())?.as_deref()
+        self.consts.get(v)
     }
 
     /// `v` is a constant whose every component is `want` (masked to its type).
@@ -94,13 +95,13 @@ impl Algebraic<'_> {
                             continue;
                         }
                         Some(Rewrite::Const(values)) => {
-                            self.consts[d.index()] = Some(values.clone());
+                            self.consts.set(d, &values);
                             instr.op = Op::Const(OpConst { values });
                             self.progress = true;
                         }
                         Some(Rewrite::AddConst(x, values)) => {
                             let c = self.shader.new_value(self.shader.ty(d));
-                            self.consts.push(Some(values.clone()));
+                            self.consts.set(c, &values);
                             self.alu_defs.push(None);
                             region
                                 .instrs
@@ -110,8 +111,12 @@ impl Algebraic<'_> {
                         }
                         None => {}
                     }
-                    if let Op::Alu(alu) = &instr.op {
-                        self.alu_defs[d.index()] = Some((alu.op, alu.srcs.clone()));
+                    if let Op::Alu(alu) = &instr.op
+                        && alu.srcs.len() <= 4
+                    {
+                        let mut srcs = [Value(0); 4];
+                        srcs[..alu.srcs.len()].copy_from_slice(&alu.srcs);
+                        self.alu_defs[d.index()] = Some((alu.op, srcs));
                     }
                 }
                 _ => {}

@@ -5,7 +5,7 @@
 //! that always leaves through the `break` at its end on the first iteration.
 //! The folded instruction keeps its result id, so scoping is unchanged.
 
-use super::{Subst, const_values, for_each_loop_exit, truncate_after_end};
+use super::{ConstTable, Subst, const_values, for_each_loop_exit, truncate_after_end};
 use crate::compiler::ir::eval::eval_alu;
 use crate::compiler::ir::*;
 
@@ -17,7 +17,7 @@ impl Shader {
 
 struct Fold {
     values: Vec<ValueType>,
-    consts: Vec<Option<Vec<u64>>>,
+    consts: ConstTable,
     subst: Subst,
     progress: bool,
 }
@@ -36,8 +36,8 @@ fn opt_constant_fold(s: &mut Shader) -> bool {
 }
 
 impl Fold {
-    fn konst(&self, v: Value) -> Option<&Vec<u64>> {
-        self.consts.get(self.subst.get(v).index())?.as_ref()
+    fn konst(&self, v: Value) -> Option<&[u64]> {
+        self.consts.get(self.subst.get(v))
     }
 
     fn region(&mut self, region: Region) -> Region {
@@ -47,7 +47,7 @@ impl Fold {
                 *src = self.subst.get(*src);
             }
             if let Some(values) = self.fold(&instr) {
-                self.consts[instr.dsts[0].index()] = Some(values.clone());
+                self.consts.set(instr.dsts[0], &values);
                 instr.op = Op::Const(OpConst { values });
                 self.progress = true;
             }
@@ -136,7 +136,7 @@ impl Fold {
                 let srcs: Vec<&[u64]> = a
                     .srcs
                     .iter()
-                    .map(|&s| self.konst(s).map(|v| &v[..]))
+                    .map(|&s| self.konst(s))
                     .collect::<Option<_>>()?;
                 let tys: Vec<ValueType> = a.srcs.iter().map(|s| self.values[s.index()]).collect();
                 Some(eval_alu(a.op, dst_ty, &tys, &srcs))

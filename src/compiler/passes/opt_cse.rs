@@ -120,7 +120,7 @@ fn opt_cse(s: &mut Shader) -> bool {
     let mut body = std::mem::take(&mut s.body);
     let mut cse = Cse {
         values: &s.values,
-        table: FxHashMap::default(),
+        table: FxHashMap::with_capacity_and_hasher(s.values.len(), Default::default()),
         subst: Subst::new(s),
     };
     cse.region(&mut body, false);

@@ -54,9 +54,12 @@ fn is_pure(region: &Region) -> bool {
     })
 }
 
-/// Walk backwards so chains die in one sweep.
+/// Walk backwards so chains die in one sweep. Dead instructions are
+/// marked and dropped together at the end (the walk never returns to the
+/// instructions after one it removes), not moved out one by one.
 fn dce_region(region: &mut Region, counts: &mut Vec<u32>) -> bool {
     let mut progress = false;
+    let mut removed = vec![false; region.instrs.len()];
     let mut i = region.instrs.len();
     while i > 0 {
         i -= 1;
@@ -90,8 +93,8 @@ fn dce_region(region: &mut Region, counts: &mut Vec<u32>) -> bool {
                     && is_empty_branch(&f.then_region)
                     && is_empty_branch(&f.else_region)
                 {
-                    let removed = region.instrs.remove(i);
-                    decrement(&removed, counts);
+                    decrement(&region.instrs[i], counts);
+                    removed[i] = true;
                     progress = true;
                 }
             }
@@ -155,8 +158,8 @@ fn dce_region(region: &mut Region, counts: &mut Vec<u32>) -> bool {
                 }
                 progress |= dce_region(&mut l.body, counts);
                 if instr.dsts.is_empty() && is_pure(&l.body) {
-                    let removed = region.instrs.remove(i);
-                    decrement(&removed, counts);
+                    decrement(&region.instrs[i], counts);
+                    removed[i] = true;
                     progress = true;
                 }
             }
@@ -164,12 +167,19 @@ fn dce_region(region: &mut Region, counts: &mut Vec<u32>) -> bool {
                 let dead =
                     !instr.has_side_effects() && instr.dsts.iter().all(|d| unused(d, counts));
                 if dead {
-                    let removed = region.instrs.remove(i);
-                    decrement(&removed, counts);
+                    decrement(&region.instrs[i], counts);
+                    removed[i] = true;
                     progress = true;
                 }
             }
         }
+    }
+    if removed.contains(&true) {
+        let mut k = 0;
+        region.instrs.retain(|_| {
+            k += 1;
+            !removed[k - 1]
+        });
     }
     progress
 }

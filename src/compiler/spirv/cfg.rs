@@ -18,7 +18,7 @@
 //! The walker must terminate on any input: blocks revisited without a loop
 //! header are an error, nesting is bounded, and so is the emitted size.
 
-use std::collections::HashSet;
+use rustc_hash::{FxHashMap, FxHashSet as HashSet};
 use std::rc::Rc;
 
 use spirv::Op;
@@ -82,7 +82,7 @@ fn has_result(op: Option<Op>) -> bool {
 /// Ids used in a block other than the one defining them. Ids of the entry
 /// block are exempt: its region encloses the whole function body.
 fn escaping_ids(f: &Function) -> HashSet<u32> {
-    let mut def_block = std::collections::HashMap::new();
+    let mut def_block = FxHashMap::default();
     for (b, block) in f.blocks.iter().enumerate() {
         for inst in &block.insts {
             if b > 0
@@ -93,7 +93,7 @@ fn escaping_ids(f: &Function) -> HashSet<u32> {
             }
         }
     }
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     for (b, block) in f.blocks.iter().enumerate() {
         for inst in &block.insts {
             if inst.op == Some(Op::Phi) {
@@ -234,7 +234,7 @@ impl<'m> Translator<'m> {
 
     fn walk(&mut self, start: u32, t: Targets) -> Result<()> {
         let mut label = start;
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         loop {
             if self.region_ended() {
                 return Ok(());

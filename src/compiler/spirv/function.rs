@@ -10,7 +10,7 @@
 //! out of scope (`lower_vars_to_ssa` rebuilds SSA). Emission helpers here never
 //! panic: callers check operand types first and get errors from `check_*`.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::rc::Rc;
 
 use crate::compiler::ir::*;
@@ -81,6 +81,29 @@ pub struct Frame<'m> {
     pub escaping: Rc<HashSet<u32>>,
 }
 
+/// The name of the instruction being translated, for error messages (as
+/// `Inst::name` gives it; formatting it for every instruction cost a
+/// string per instruction).
+#[derive(Clone, Copy, Debug)]
+pub enum OpName {
+    /// A SPIR-V instruction: its opcode, known or not.
+    Inst(Option<spirv::Op>, u32),
+    /// An extended instruction of GLSL.std.450.
+    Glsl(spirv::GlslStd450Op),
+    Text(&'static str),
+}
+
+impl std::fmt::Display for OpName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            OpName::Inst(Some(op), _) => write!(f, "Op{op:?}"),
+            OpName::Inst(None, opcode) => write!(f, "opcode {opcode}"),
+            OpName::Glsl(op) => write!(f, "GLSL.std.450 {op:?}"),
+            OpName::Text(t) => f.write_str(t),
+        }
+    }
+}
+
 pub struct Translator<'m> {
     pub m: &'m Module<'m>,
     pub shader: Shader,
@@ -96,7 +119,8 @@ pub struct Translator<'m> {
     pub blocks_walked: usize,
     /// The instruction being translated (for error messages).
     pub word: usize,
-    pub op_name: String,
+    /// Its name, formatted only when an error needs it.
+    pub op_name: OpName,
     pub escaping_cache: HashMap<u32, Rc<HashSet<u32>>>,
     /// Output leaves (see `variables.rs`).
     pub out_leaves: Vec<super::io::OutLeaf>,
@@ -109,17 +133,17 @@ impl<'m> Translator<'m> {
             shader: Shader::new(stage),
             stack: vec![(0, Region::new())],
             next_region: 1,
-            region_alias: HashMap::new(),
-            binds: HashMap::new(),
-            globals: HashMap::new(),
-            spills: HashMap::new(),
+            region_alias: HashMap::default(),
+            binds: HashMap::default(),
+            globals: HashMap::default(),
+            spills: HashMap::default(),
             frames: Vec::new(),
-            phi_vars: HashMap::new(),
+            phi_vars: HashMap::default(),
             instrs: 0,
             blocks_walked: 0,
             word: 0,
-            op_name: String::new(),
-            escaping_cache: HashMap::new(),
+            op_name: OpName::Text(""),
+            escaping_cache: HashMap::default(),
             out_leaves: Vec::new(),
         }
     }
@@ -135,7 +159,7 @@ impl<'m> Translator<'m> {
 
     pub fn invalid(&self, rule: impl Into<String>) -> SpirvError {
         SpirvError::Invalid {
-            op: self.op_name.clone(),
+            op: self.op_name.to_string(),
             word: self.word,
             rule: rule.into(),
         }
@@ -143,7 +167,7 @@ impl<'m> Translator<'m> {
 
     pub fn unsupported(&self, what: impl Into<String>) -> SpirvError {
         SpirvError::Unsupported {
-            op: self.op_name.clone(),
+            op: self.op_name.to_string(),
             word: self.word,
             what: what.into(),
         }
@@ -158,7 +182,7 @@ impl<'m> Translator<'m> {
 
     pub fn set_inst(&mut self, inst: &Inst) {
         self.word = inst.word;
-        self.op_name = inst.name();
+        self.op_name = OpName::Inst(inst.op, inst.opcode);
     }
 
     // ---- regions ----

@@ -97,7 +97,7 @@ impl<'m> Translator<'m> {
         let num = inst.word(3)?;
         let op = G::from_u32(num)
             .ok_or_else(|| inst.invalid(format!("unknown GLSL.std.450 instruction {num}")))?;
-        self.op_name = format!("GLSL.std.450 {op:?}");
+        self.op_name = super::function::OpName::Glsl(op);
         let args = inst.rest(4);
         let arg = |s: &mut Self, i: usize| -> Result<Value> {
             let id = *args

@@ -6,7 +6,7 @@
 //! blocks; that is the job of `function.rs` and `cfg.rs`. Every id is
 //! checked against the header's bound before it is used as an index.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use spirv::{Capability, ExecutionMode, ExecutionModel, Op, StorageClass};
 
@@ -169,13 +169,13 @@ impl<'a> Module<'a> {
         let mut m = Module {
             header,
             defs: vec![Def::None; header.bound as usize],
-            decos: HashMap::new(),
-            member_decos: HashMap::new(),
-            names: HashMap::new(),
-            member_names: HashMap::new(),
+            decos: HashMap::default(),
+            member_decos: HashMap::default(),
+            names: HashMap::default(),
+            member_names: HashMap::default(),
             entry_points: Vec::new(),
             exec_modes: Vec::new(),
-            functions: HashMap::new(),
+            functions: HashMap::default(),
             globals: Vec::new(),
             applied_spec_ids: Vec::new(),
         };
@@ -233,7 +233,7 @@ impl<'a> Module<'a> {
                         fn_ty: inst.word(3)?,
                         params: Vec::new(),
                         blocks: Vec::new(),
-                        block_index: HashMap::new(),
+                        block_index: HashMap::default(),
                     });
                 }
                 Some(Op::FunctionEnd) => {

@@ -136,7 +136,7 @@ impl<'m> Translator<'m> {
                 continue;
             };
             self.word = word;
-            self.op_name = "OpVariable".into();
+            self.op_name = super::function::OpName::Text("OpVariable");
             self.instantiate_global(id, ptr_ty, class, init, interface, &mut shared_at)
                 .map_err(|e| e.at(word))?;
         }

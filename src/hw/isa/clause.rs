@@ -1215,7 +1215,7 @@ pub fn encode_clause(clause: &DecodedClause) -> Result<Vec<u8>, EncodeError> {
     if count == 0 || count > MAX_TUPLES {
         return Err(EncodeError::TupleCount(count));
     }
-    let mut tuples = Vec::with_capacity(count);
+    let mut words = Vec::with_capacity(count);
     for (i, t) in clause.tuples.iter().enumerate() {
         let fma = encode_instr(&t.fma.fields).map_err(|source| EncodeError::Instr {
             tuple: i,
@@ -1227,19 +1227,42 @@ pub fn encode_clause(clause: &DecodedClause) -> Result<Vec<u8>, EncodeError> {
             unit: Unit::Add,
             source,
         })?;
-        tuples
-            .push(u128::from(t.regs.to_bits()) | (u128::from(fma) << 35) | (u128::from(add) << 58));
+        words.push((t.regs, [fma, add]));
     }
-    let mut constants = clause.constants.clone();
+    encode_clause_parts(&clause.header, &words, &clause.constants, clause.m_field)
+}
+
+/// [`encode_clause`] from a clause's stored parts: the header, each tuple's
+/// register block and instruction words (FMA, ADD) as [`encode_instr`]
+/// gives them, the constants (low 4 bits zero) and the M field. For a
+/// compiler that has the words already (memoised with the fields it built
+/// them from) and needs no decoded views.
+pub fn encode_clause_parts(
+    header: &ClauseHeader,
+    tuples: &[(RegBlock, [u32; 2])],
+    constants: &[u64],
+    m_field: u16,
+) -> Result<Vec<u8>, EncodeError> {
+    let count = tuples.len();
+    if count == 0 || count > MAX_TUPLES {
+        return Err(EncodeError::TupleCount(count));
+    }
+    let tuples = tuples
+        .iter()
+        .map(|(regs, [fma, add])| {
+            u128::from(regs.to_bits()) | (u128::from(*fma) << 35) | (u128::from(*add) << 58)
+        })
+        .collect();
+    let mut constants = constants.to_vec();
     let packed = usize::from(ec0_packed(count));
     if constants.len() > packed && (constants.len() - packed) % 2 == 1 {
         constants.push(0);
     }
     join_clause(&RawClause {
-        header: clause.header.to_bits(),
+        header: header.to_bits(),
         tuples,
         constants,
-        m_field: clause.m_field,
+        m_field,
         quadwords: 0,
     })
 }

@@ -398,12 +398,34 @@ pub fn encode_instr(fields: &InstrFields) -> Result<u32, OpError> {
         base |= v << i.start;
     }
     let width: u8 = op.derived.iter().map(|d| d.size).sum();
+    // The modifiers held in derived fields are looked up as `fields_of`
+    // does (`lut[ordering | derived value]`): a value whose lookup differs
+    // cannot decode to `fields`, and is skipped before the costlier
+    // decoding check below.
+    let ordering =
+        if op.ordered && fields.selectors.len() >= 2 && fields.selectors[0] > fields.selectors[1] {
+            1u32 << width
+        } else {
+            0
+        };
     for value in 0..(1u32 << width) {
         let mut bits = base;
         let mut shift = 0;
         for d in op.derived {
             bits |= field(value, shift, d.size) << d.start;
             shift += d.size;
+        }
+        let mut decoded = 0u32;
+        let mut shift = 0;
+        for d in op.derived {
+            decoded |= field(bits, d.start, d.size) << shift;
+            shift += d.size;
+        }
+        let lut_ok = op.mods.iter().zip(&fields.mods).all(|(m, &v)| {
+            m.start.is_some() || m.lut.get((ordering | decoded) as usize) == Some(&v)
+        });
+        if !lut_ok {
+            continue;
         }
         if match_op(op.unit, bits).is_some_and(|m| std::ptr::eq(m, op))
             && fields_of(op, bits).is_ok_and(|f| f == *fields)

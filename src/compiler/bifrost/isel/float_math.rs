@@ -370,6 +370,7 @@ mod tests {
     use super::super::select;
     use super::*;
     use crate::compiler::ir::Shader;
+    use std::collections::HashMap;
 
     /// A straight-line selected program in a form that evaluates quickly.
     struct Straight {
