@@ -59,16 +59,23 @@
 //!   depth function and write mask, near/far discard (depth clipping on),
 //!   depth range fixed, sample mask 0xffff, alpha test Always, stencil
 //!   off (masks 0xff without a depth state, 0 with one, as PanVk). One Blend descriptor per colour target
-//!   follows it: "Opaque" (no blending) or fixed-function
-//!   `dst + (src − dst) · αs` for SRC_ALPHA / ONE_MINUS_SRC_ALPHA, register
-//!   format F32, conversion to the target's format.
+//!   follows it: "Opaque" without blending and with every channel written,
+//!   else the fixed-function equation of [`super::blend`] (every factor
+//!   and op the unit can express, else a [`JmError`]), the colour write
+//!   mask, the blend constant as a UNORM8 in the top bits, "Load
+//!   Destination" when the equation or a partial mask reads the
+//!   destination, "Enable" off for an empty mask, "Alpha Zero NOP" / "Alpha
+//!   One Store" where they hold; register format F32, conversion to the
+//!   target's format.
 //! - Viewport: x/y bounds ±∞ (PanVk's choice: the scissor does the
 //!   clipping), depth min/max, the scissor rectangle (inclusive).
 //!
 //! Not encoded yet (the caller must not ask for them): instanced draws
 //! (one instance; the simulator does not run instanced tiler jobs either),
-//! stencil, depth bias, depth clamp, multisampling, blend factors other
-//! than the two above, blend constants, logic ops, colour formats other
+//! stencil, depth bias, depth clamp, multisampling, blend equations that
+//! need a blend shader (MIN/MAX, dual source, SRC_ALPHA_SATURATE for
+//! colour, two different non-trivial factors, two different constants),
+//! logic ops, colour formats other
 //! than RGBA8 UNORM, integer fragment outputs, IDVS jobs, clipping of
 //! primitives crossing w = 0.
 //!
@@ -80,6 +87,7 @@
 //! This module encodes what it is given; what a Vulkan pipeline's state
 //! means is `vk/`'s business.
 
+use super::blend::{self as ff, BlendEquation};
 use super::chain::JobChain;
 use super::compute::{AttributeTables, VertexJob, add_vertex_job};
 use super::error::{JmError, JmResult};
@@ -185,12 +193,28 @@ pub struct DepthState {
 }
 
 /// Blending of one colour target.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Blend {
     /// `blendEnable = VK_FALSE`.
     Opaque,
-    /// SRC_ALPHA / ONE_MINUS_SRC_ALPHA, op ADD, for colour and alpha.
+    /// SRC_ALPHA / ONE_MINUS_SRC_ALPHA, op ADD, for colour and alpha
+    /// ([`BlendEquation::SRC_ALPHA_OVER`]).
     SrcAlphaOver,
+    /// `blendEnable = VK_TRUE` with these factors, ops and constants; what
+    /// the fixed-function unit cannot do is a [`JmError`]
+    /// ([`super::blend`]).
+    Equation(BlendEquation),
+}
+
+impl Blend {
+    /// The blend equation, `None` without blending.
+    pub fn equation(&self) -> Option<BlendEquation> {
+        match *self {
+            Blend::Opaque => None,
+            Blend::SrcAlphaOver => Some(BlendEquation::SRC_ALPHA_OVER),
+            Blend::Equation(e) => Some(e),
+        }
+    }
 }
 
 /// One colour target as the fragment side writes it.
@@ -753,7 +777,10 @@ fn fragment_renderer_state(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmRe
             u64::from(fs.wait_dependency_7),
         )?;
     }
-    let reads_dest = d.targets.iter().any(|t| t.blend != Blend::Opaque);
+    let mut reads_dest = false;
+    for t in d.targets {
+        reads_dest |= target_blend(t)?.load_destination;
+    }
     let modifies_coverage = fs.can_discard || fs.writes_depth;
     set(
         layout,
@@ -834,38 +861,104 @@ fn fragment_renderer_state(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmRe
     Ok(a.gpu_va)
 }
 
+/// How a colour target's Blend descriptor blends.
+struct TargetBlend {
+    /// `Mode`: Opaque 1, Fixed-Function 2.
+    mode: u64,
+    /// `Enable`: false when no channel is written.
+    enable: bool,
+    load_destination: bool,
+    rgb: ff::Function,
+    alpha: ff::Function,
+    constant: f32,
+    alpha_zero_nop: bool,
+    alpha_one_store: bool,
+}
+
+/// The blend unit's settings for `t` (Mesa's choices in `pan_blend.c` for
+/// the modes: "Opaque" only without blending and with every channel
+/// written, else fixed function, reading the destination when the
+/// equation or a partial write mask needs it).
+fn target_blend(t: &ColorTargetState) -> JmResult<TargetBlend> {
+    let mask = t.write_mask & 15;
+    let mut b = TargetBlend {
+        mode: 2,
+        enable: mask != 0,
+        load_destination: mask != 0 && mask != 15,
+        rgb: ff::Function::REPLACE,
+        alpha: ff::Function::REPLACE,
+        constant: 0.0,
+        alpha_zero_nop: false,
+        alpha_one_store: false,
+    };
+    match t.blend.equation() {
+        None if mask == 15 => b.mode = 1,
+        None => {}
+        Some(eq) => {
+            let f = ff::fixed_function(&eq, mask)?;
+            b.rgb = f.rgb;
+            b.alpha = f.alpha;
+            b.constant = f.constant;
+            if mask != 0 {
+                b.load_destination |= f.rgb.reads_dest() || f.alpha.reads_dest();
+                b.alpha_zero_nop = f.alpha_zero_nop;
+                b.alpha_one_store = f.alpha_one_store;
+            }
+        }
+    }
+    Ok(b)
+}
+
 /// The Blend descriptor of colour target `rt`.
 pub fn blend_words(arch: Arch, rt: u32, t: &ColorTargetState) -> JmResult<Vec<u32>> {
     let layout = crate::hw::blend::blend(arch);
     let mut w = layout.defaults();
     let s = |w: &mut Vec<u32>, path: &str, v: u64| set(layout, w, path, v);
+    let b = target_blend(t)?;
     s(&mut w, "Round to FB precision", 1)?;
-    // Blend Operand A: Zero 1, Src 2, Dest 3; B: Src Minus Dest 0, Src 2;
-    // C: Zero 1, Src Alpha 5.
-    let (a, b, c, mode, load) = match t.blend {
-        // src = Src + Src · 0 ... as PanVk writes an opaque equation.
-        Blend::Opaque => (2, 2, 1, 1, false),
-        Blend::SrcAlphaOver => (3, 0, 5, 2, true),
-    };
-    s(&mut w, "Load Destination", u64::from(load))?;
-    for part in ["RGB", "Alpha"] {
-        s(&mut w, &format!("Equation.{part}.A"), a)?;
-        s(&mut w, &format!("Equation.{part}.B"), b)?;
-        s(&mut w, &format!("Equation.{part}.C"), c)?;
+    s(&mut w, "Enable", u64::from(b.enable))?;
+    s(&mut w, "Load Destination", u64::from(b.load_destination))?;
+    for (part, f) in [("RGB", &b.rgb), ("Alpha", &b.alpha)] {
+        s(&mut w, &format!("Equation.{part}.A"), f.a)?;
+        s(
+            &mut w,
+            &format!("Equation.{part}.Negate A"),
+            u64::from(f.negate_a),
+        )?;
+        s(&mut w, &format!("Equation.{part}.B"), f.b)?;
+        s(
+            &mut w,
+            &format!("Equation.{part}.Negate B"),
+            u64::from(f.negate_b),
+        )?;
+        s(&mut w, &format!("Equation.{part}.C"), f.c)?;
+        s(
+            &mut w,
+            &format!("Equation.{part}.Invert C"),
+            u64::from(f.invert_c),
+        )?;
     }
     s(&mut w, "Equation.Color Mask", u64::from(t.write_mask & 15))?;
-    s(&mut w, "Internal.Mode", mode)?;
+    s(&mut w, "Internal.Mode", b.mode)?;
     let ff = "Internal.Fixed-Function";
     s(&mut w, &format!("{ff}.Num Comps"), 4)?;
     s(&mut w, &format!("{ff}.RT"), u64::from(rt))?;
-    if t.blend == Blend::SrcAlphaOver {
-        // Mesa sets both when the equation leaves the destination alone
-        // for alpha 0 and overwrites it for alpha 1 (`pan_blend.c`).
-        s(&mut w, &format!("{ff}.Alpha Zero NOP"), 1)?;
-        s(&mut w, &format!("{ff}.Alpha One Store"), 1)?;
-    }
+    // Set when the equation leaves the destination alone for alpha 0 and
+    // overwrites it for alpha 1 (`blend::alpha_zero_nop`/`alpha_one_store`).
+    s(
+        &mut w,
+        &format!("{ff}.Alpha Zero NOP"),
+        u64::from(b.alpha_zero_nop),
+    )?;
+    s(
+        &mut w,
+        &format!("{ff}.Alpha One Store"),
+        u64::from(b.alpha_one_store),
+    )?;
     let formats = FormatArch::for_arch(arch);
     let ColorFormat::Rgba8Unorm = t.format;
+    // RGBA8 UNORM: 8-bit channels.
+    s(&mut w, "Constant", ff::pack_constant(b.constant, 8))?;
     let rgba8 = formats
         .format_value("RGBA8 TB")
         .ok_or(JmError::Encoding("no RGBA8 pixel format"))?;

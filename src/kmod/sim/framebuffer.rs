@@ -351,9 +351,10 @@ pub fn to_unorm8(v: f32) -> u8 {
 /// One blend function of a fixed-function blend equation (genxml "Blend
 /// Function"): the hardware computes `±A + ±B × C'` per channel, where
 /// A ∈ {0, src, dst}, B ∈ {src − dst, src + dst, src, dst} and C' is C or
-/// (Invert C) 1 − C, C ∈ {0, src, dst, src α, dst α, constant}. (The
-/// reading of the fields as that formula is Mesa's `pan_blend.c`, which
-/// maps every Vulkan blend equation onto it; "Src x 2" is not simulated.)
+/// (Invert C) 1 − C, C ∈ {0, src, dst, 2·src ("Src x 2"), src α, dst α,
+/// constant}. (The reading of the fields as that formula is Mesa's
+/// `pan_blend.c`, which maps every Vulkan blend equation it can onto it;
+/// "Src x 2" is its `src·dst + dst·src = dst × (2·src)`.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlendFunction {
     pub a: u64,
@@ -381,7 +382,7 @@ impl BlendFunction {
 
     /// Whether every operand is one this model computes.
     pub fn supported(&self) -> bool {
-        matches!(self.a, 1..=3) && self.b <= 3 && matches!(self.c, 1 | 2 | 3 | 5 | 6 | 7)
+        matches!(self.a, 1..=3) && self.b <= 3 && matches!(self.c, 1..=7)
     }
 
     /// Blends one channel: `src`/`dst` the channel, `src_a`/`dst_a` the
@@ -401,6 +402,7 @@ impl BlendFunction {
         let c = match self.c {
             2 => src,
             3 => dst,
+            4 => 2.0 * src,
             5 => src_a,
             6 => dst_a,
             7 => constant,
@@ -423,8 +425,14 @@ pub enum BlendMode {
         rgb: BlendFunction,
         alpha: BlendFunction,
         mask: u8,
-        /// `Constant` (16-bit UNORM, Mesa's reading), as a float.
+        /// `Constant`: a UNORM of the target's channel size in the top
+        /// bits (Mesa's reading, `pan_pack_blend_constant`; R8G8B8A8: the
+        /// top 8 bits).
         constant: u16,
+        /// `Alpha Zero NOP`: a source alpha of 0 writes nothing.
+        alpha_zero_nop: bool,
+        /// `Alpha One Store`: a source alpha of 1 stores the source.
+        alpha_one_store: bool,
     },
 }
 
@@ -437,14 +445,25 @@ pub fn blend_rgba8(mode: &BlendMode, src: [f32; 4], dst: [u8; 4]) -> [u8; 4] {
             alpha,
             mask,
             constant,
+            alpha_zero_nop,
+            alpha_one_store,
         } => {
             // Source colours are clamped for a UNORM target before blending
             // (Vulkan: "if the colour attachment is fixed-point, the
             // components of the source and destination values ... are each
             // clamped to [0,1]").
             let s = src.map(|v| if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) });
+            // The shortcuts look at the clamped source alpha (our reading:
+            // they are the hints Mesa derives from the equation, exact
+            // whenever the driver sets them as Mesa does).
+            if *alpha_zero_nop && s[3] == 0.0 {
+                return dst;
+            }
+            if *alpha_one_store && s[3] == 1.0 {
+                return s.map(to_unorm8);
+            }
             let d = dst.map(unorm8);
-            let k = f32::from(*constant) / 65535.0;
+            let k = f32::from(*constant >> 8) / 255.0;
             let mut out = dst;
             for ch in 0..4 {
                 if mask & (1 << ch) == 0 {
@@ -521,12 +540,43 @@ mod tests {
             alpha: over,
             mask: 0b0111,
             constant: 0,
+            alpha_zero_nop: false,
+            alpha_one_store: false,
         };
         let out = blend_rgba8(&mode, [1.5, 0.0, 0.5, 0.5], [0, 255, 100, 7]);
         assert_eq!(out, [128, 128, 114, 7]);
         assert_eq!(
             blend_rgba8(&BlendMode::Opaque, [2.0, -1.0, 0.5, f32::NAN], [9; 4]),
             [255, 0, 128, 0]
+        );
+        // 0 + Dest × (Src x 2) = 2·s·d; the constant is the top 8 bits.
+        let twice = f(1, 3, 4, false);
+        assert!((twice.apply(0.25, 0.5, 0.0, 0.0, 0.0) - 0.25).abs() < 1e-6);
+        let konst = |c: u16| BlendMode::FixedFunction {
+            rgb: f(1, 2, 7, false),
+            alpha: f(1, 2, 7, false),
+            mask: 15,
+            constant: c,
+            alpha_zero_nop: false,
+            alpha_one_store: false,
+        };
+        assert_eq!(
+            blend_rgba8(&konst(51 << 8 | 0xff), [1.0; 4], [0; 4]),
+            [51; 4]
+        );
+        // The shortcuts: alpha 0 keeps the destination, alpha 1 stores.
+        let hinted = BlendMode::FixedFunction {
+            rgb: f(2, 3, 1, true),
+            alpha: f(2, 3, 1, true),
+            mask: 15,
+            constant: 0,
+            alpha_zero_nop: true,
+            alpha_one_store: true,
+        };
+        assert_eq!(blend_rgba8(&hinted, [0.5, 0.5, 0.5, 0.0], [9; 4]), [9; 4]);
+        assert_eq!(
+            blend_rgba8(&hinted, [0.5, 0.5, 0.5, 1.0], [9; 4]),
+            [128, 128, 128, 255]
         );
     }
 }

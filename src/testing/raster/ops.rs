@@ -254,6 +254,12 @@ pub struct Target {
     pub depth: Vec<f64>,
     /// The colour attachment is fixed-point (clamps in blending).
     pub unorm: bool,
+    /// `Some(b)`: the attachment stores `b`-bit UNORM channels, so every
+    /// written colour (and the clear colour) is converted to that and back
+    /// ("Conversion from Floating-Point to Normalized Fixed-Point", round
+    /// to nearest) and later blends read the stored value. `None`: colours
+    /// are kept exactly.
+    pub unorm_bits: Option<u32>,
     /// How many times each sample was written (tests count double writes).
     pub writes: Vec<u32>,
 }
@@ -268,7 +274,30 @@ impl Target {
             color: vec![clear; n],
             depth: vec![clear_depth; n],
             unorm: true,
+            unorm_bits: None,
             writes: vec![0; n],
+        }
+    }
+
+    /// The target as a `bits`-bit UNORM attachment (see `unorm_bits`).
+    pub fn with_unorm_bits(mut self, bits: u32) -> Target {
+        self.unorm_bits = Some(bits);
+        let color = self.color.iter().map(|&c| self.store(c)).collect();
+        self.color = color;
+        self
+    }
+
+    /// What the attachment holds after `c` is written to it.
+    pub fn store(&self, c: [f64; 4]) -> [f64; 4] {
+        match self.unorm_bits {
+            None => c,
+            Some(b) => {
+                let max = f64::from((1u32 << b) - 1);
+                c.map(|x| {
+                    let x = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+                    (x * max).round() / max
+                })
+            }
         }
     }
 
@@ -345,7 +374,8 @@ pub fn shade_fragments(
             if depth.test && depth.write {
                 target.depth[i] = z;
             }
-            target.color[i] = blend(blend_state, src, src1, target.color[i], target.unorm);
+            let out = blend(blend_state, src, src1, target.color[i], target.unorm);
+            target.color[i] = target.store(out);
             target.writes[i] += 1;
         }
     }
