@@ -50,15 +50,23 @@
 //!   width (constant), "Low/High Depth Cull" on, job task split 6 (PanVk's
 //!   values).
 //! - Draw: cull front/back, front face CCW, position buffer, viewport,
-//!   fragment push uniforms, renderer state, varyings, thread storage.
+//!   fragment push uniforms, renderer state, varyings, thread storage,
+//!   and with [`DrawExtras::occlusion`] "Occlusion query" Counter with the
+//!   counter's address (a precise occlusion query).
 //! - Renderer state: the fragment shader's preloads, varying count,
 //!   register allocation, wait dependencies, early-ZS modes (Mesa
 //!   `src/panfrost/lib/pan_earlyzs.c`: shaders that neither discard nor
 //!   write depth test early; "Weak Early" when the depth test always passes
 //!   and writes nothing, else "Force Early"; "Force Late" otherwise), the
 //!   depth function and write mask, near/far discard (depth clipping on),
-//!   depth range fixed, sample mask 0xffff, alpha test Always, stencil
-//!   off (masks 0xff without a depth state, 0 with one, as PanVk). One Blend descriptor per colour target
+//!   depth range fixed, sample mask 0xffff, alpha test Always; the
+//!   stencil test ([`DrawExtras::stencil`]: per face reference, compare
+//!   mask, compare function, fail/depth-fail/pass ops, write mask in
+//!   `Stencil Mask, Misc`; off: masks 0xff without a depth state, 0 with
+//!   one, as PanVk) and depth bias ([`DrawExtras::depth_bias`]: both
+//!   faces, `Depth units` = 2 × constant as PanVk on Bifrost, `Depth
+//!   factor`, `Depth bias clamp`); a stencil test forces early ZS instead
+//!   of "Weak Early". One Blend descriptor per colour target
 //!   follows it: "Opaque" without blending and with every channel written,
 //!   else the fixed-function equation of [`super::blend`] (every factor
 //!   and op the unit can express, else a [`JmError`]), the colour write
@@ -72,7 +80,7 @@
 //!
 //! Not encoded yet (the caller must not ask for them): instanced draws
 //! (one instance; the simulator does not run instanced tiler jobs either),
-//! stencil, depth bias, depth clamp, multisampling, blend equations that
+//! depth clamp, multisampling, occlusion predicates, blend equations that
 //! need a blend shader (MIN/MAX, dual source, SRC_ALPHA_SATURATE for
 //! colour, two different non-trivial factors, two different constants),
 //! logic ops, colour formats other
@@ -184,12 +192,107 @@ pub enum CompareOp {
     Always = 7,
 }
 
-/// Depth test state (no stencil yet). `None` in [`Draw::depth`]: no depth
+impl CompareOp {
+    /// Every op, in `VkCompareOp` order.
+    pub const ALL_OPS: [CompareOp; 8] = [
+        CompareOp::Never,
+        CompareOp::Less,
+        CompareOp::Equal,
+        CompareOp::LessOrEqual,
+        CompareOp::Greater,
+        CompareOp::NotEqual,
+        CompareOp::GreaterOrEqual,
+        CompareOp::Always,
+    ];
+}
+
+/// Depth test state (stencil and depth bias: [`DrawExtras`]). `None` in [`Draw::depth`]: no depth
 /// attachment or the test disabled.
 #[derive(Clone, Copy, Debug)]
 pub struct DepthState {
     pub compare: CompareOp,
     pub write: bool,
+}
+
+/// `VkStencilOp`, in Vulkan's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StencilOp {
+    Keep,
+    Zero,
+    Replace,
+    IncrementAndClamp,
+    DecrementAndClamp,
+    Invert,
+    IncrementAndWrap,
+    DecrementAndWrap,
+}
+
+impl StencilOp {
+    pub const ALL: [StencilOp; 8] = [
+        StencilOp::Keep,
+        StencilOp::Zero,
+        StencilOp::Replace,
+        StencilOp::IncrementAndClamp,
+        StencilOp::DecrementAndClamp,
+        StencilOp::Invert,
+        StencilOp::IncrementAndWrap,
+        StencilOp::DecrementAndWrap,
+    ];
+
+    /// genxml "Stencil Op".
+    fn raw(self) -> u64 {
+        match self {
+            StencilOp::Keep => 0,
+            StencilOp::Replace => 1,
+            StencilOp::Zero => 2,
+            StencilOp::Invert => 3,
+            StencilOp::IncrementAndWrap => 4,
+            StencilOp::DecrementAndWrap => 5,
+            StencilOp::IncrementAndClamp => 6,
+            StencilOp::DecrementAndClamp => 7,
+        }
+    }
+}
+
+/// `VkStencilOpState` of one face, with the dynamic reference and masks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StencilFace {
+    pub fail: StencilOp,
+    pub pass: StencilOp,
+    pub depth_fail: StencilOp,
+    pub compare: CompareOp,
+    pub compare_mask: u8,
+    pub write_mask: u8,
+    pub reference: u8,
+}
+
+/// The stencil test (`stencilTestEnable`): the framebuffer needs a
+/// stencil attachment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StencilState {
+    pub front: StencilFace,
+    pub back: StencilFace,
+}
+
+/// `depthBiasEnable` with its three terms.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DepthBias {
+    pub constant: f32,
+    pub slope: f32,
+    pub clamp: f32,
+}
+
+/// Fixed-function state a [`Draw`] does not carry (kept apart so that
+/// `Draw` literals stay valid): stencil, depth bias and an occlusion
+/// counter. [`add_draw`] is [`add_draw_with`] with none of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DrawExtras {
+    pub stencil: Option<StencilState>,
+    pub depth_bias: Option<DepthBias>,
+    /// GPU VA of a 64-bit counter (8-byte aligned) the draw's samples that
+    /// pass the depth and stencil tests are added to (genxml Draw
+    /// "Occlusion query" Counter, `Occlusion`): a precise occlusion query.
+    pub occlusion: Option<u64>,
 }
 
 /// Blending of one colour target.
@@ -378,6 +481,17 @@ pub fn add_draw(
     arch: Arch,
     d: &Draw<'_>,
 ) -> JmResult<Option<DrawJobs>> {
+    add_draw_with(chain, pool, arch, d, &DrawExtras::default())
+}
+
+/// [`add_draw`] with stencil, depth bias or an occlusion counter.
+pub fn add_draw_with(
+    chain: &mut JobChain,
+    pool: &mut GpuPool,
+    arch: Arch,
+    d: &Draw<'_>,
+    x: &DrawExtras,
+) -> JmResult<Option<DrawJobs>> {
     let fs = d
         .fragment
         .binary
@@ -480,7 +594,7 @@ pub fn add_draw(
     let general = layout.buffer(VaryingBufferKind::General).map(|(i, _)| i);
     let frag_varyings =
         fragment_varying_table(pool, arch, d, general, varyings.buffers, fs.varying_count())?;
-    let state = fragment_renderer_state(pool, arch, d)?;
+    let state = fragment_renderer_state(pool, arch, d, x)?;
     let viewport = write_viewport(pool, arch, d)?;
     let frag_push = push_uniform_words(&d.fragment, &sysvals, d.push_constants)?;
     let frag_push_va = if frag_push.is_empty() {
@@ -570,6 +684,16 @@ pub fn add_draw(
         }
         put(w, dcd::VIEWPORT, viewport)?;
         put(w, dcd::THREAD_STORAGE, storage)?;
+        if let Some(counter) = x.occlusion {
+            if counter == 0 || !counter.is_multiple_of(8) {
+                return Err(JmError::Encoding(
+                    "occlusion counter address null or not 8-byte aligned",
+                ));
+            }
+            // genxml "Occlusion Mode" Counter.
+            put(w, dcd::OCCLUSION_QUERY, 3)?;
+            put(w, dcd::OCCLUSION, counter)?;
+        }
     }
     // The jobs, once every descriptor is packed (an error above leaves
     // the chain as it was).
@@ -728,7 +852,12 @@ fn write_viewport(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmResult<u64>
 
 /// The fragment Renderer State followed by one Blend descriptor per
 /// colour target.
-fn fragment_renderer_state(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmResult<u64> {
+fn fragment_renderer_state(
+    pool: &mut GpuPool,
+    arch: Arch,
+    d: &Draw<'_>,
+    x: &DrawExtras,
+) -> JmResult<u64> {
     let l = layouts(arch);
     let b = d.fragment.binary;
     let fs = b
@@ -807,7 +936,7 @@ fn fragment_renderer_state(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmRe
     };
     let early = if !fs.early_z_allowed {
         3
-    } else if func == CompareOp::Always as u64 && !write {
+    } else if func == CompareOp::Always as u64 && !write && x.stencil.is_none() {
         2
     } else {
         0
@@ -824,22 +953,70 @@ fn fragment_renderer_state(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmRe
     put(&mut ms, msm::FIXED_FUNCTION_NEAR_DISCARD, 1)?;
     put(&mut ms, msm::FIXED_FUNCTION_FAR_DISCARD, 1)?;
     put(&mut w, rs::MULTISAMPLE_MISC, u64::from(ms[0]))?;
-    // Stencil is off; its masks are the pipeline's (0 from a depth-stencil
-    // state without stencil) or all ones without a depth-stencil state,
-    // as PanVk writes them.
-    let stencil_mask = if d.depth.is_some() { 0 } else { 0xff };
     let mut sm = [0u32];
-    put(&mut sm, smm::STENCIL_MASK_FRONT, stencil_mask)?;
-    put(&mut sm, smm::STENCIL_MASK_BACK, stencil_mask)?;
     put(
         &mut sm,
         smm::ALPHA_TEST_COMPARE_FUNCTION,
         CompareOp::Always as u64,
     )?;
-    put(&mut w, rs::STENCIL_MASK_MISC, u64::from(sm[0]))?;
-    for side in ["Stencil front", "Stencil back"] {
-        set(layout, &mut w, &format!("{side}.Mask"), stencil_mask)?;
+    if let Some(b) = x.depth_bias {
+        put(&mut sm, smm::FRONT_FACING_DEPTH_BIAS, 1)?;
+        put(&mut sm, smm::BACK_FACING_DEPTH_BIAS, 1)?;
+        // Bifrost's `Depth units` counts half the spec's r: PanVk writes
+        // `depthBiasConstantFactor * 2` on v6/v7 (Mesa
+        // `src/panfrost/vulkan/jm/panvk_vX_cmd_draw.c`; the Gallium driver
+        // does the same with `offset_units`), and the simulator reads it so.
+        set(
+            layout,
+            &mut w,
+            "Depth units",
+            u64::from((2.0 * b.constant).to_bits()),
+        )?;
+        set(layout, &mut w, "Depth factor", u64::from(b.slope.to_bits()))?;
+        set(
+            layout,
+            &mut w,
+            "Depth bias clamp",
+            u64::from(b.clamp.to_bits()),
+        )?;
     }
+    match x.stencil {
+        Some(st) => {
+            put(&mut sm, smm::STENCIL_ENABLE, 1)?;
+            put(
+                &mut sm,
+                smm::STENCIL_MASK_FRONT,
+                u64::from(st.front.write_mask),
+            )?;
+            put(
+                &mut sm,
+                smm::STENCIL_MASK_BACK,
+                u64::from(st.back.write_mask),
+            )?;
+            for (side, f) in [("Stencil front", st.front), ("Stencil back", st.back)] {
+                let mut f_set =
+                    |field: &str, v: u64| set(layout, &mut w, &format!("{side}.{field}"), v);
+                f_set("Reference Value", u64::from(f.reference))?;
+                f_set("Mask", u64::from(f.compare_mask))?;
+                f_set("Compare Function", f.compare as u64)?;
+                f_set("Stencil Fail", f.fail.raw())?;
+                f_set("Depth Fail", f.depth_fail.raw())?;
+                f_set("Depth Pass", f.pass.raw())?;
+            }
+        }
+        None => {
+            // Stencil is off; its masks are the pipeline's (0 from a
+            // depth-stencil state without stencil) or all ones without a
+            // depth-stencil state, as PanVk writes them.
+            let stencil_mask = if d.depth.is_some() { 0 } else { 0xff };
+            put(&mut sm, smm::STENCIL_MASK_FRONT, stencil_mask)?;
+            put(&mut sm, smm::STENCIL_MASK_BACK, stencil_mask)?;
+            for side in ["Stencil front", "Stencil back"] {
+                set(layout, &mut w, &format!("{side}.Mask"), stencil_mask)?;
+            }
+        }
+    }
+    put(&mut w, rs::STENCIL_MASK_MISC, u64::from(sm[0]))?;
     let p = fs.preloads;
     for (f, on) in [
         (fpl::COVERAGE, p.coverage),

@@ -11,8 +11,8 @@
 //! colour internal format R8G8B8A8 written back as R8G8B8A8 with the
 //! identity swizzle, no sRGB, no YUV/AFBC; depth internal formats D16/D24/D32
 //! (kept as f32 in the tile buffer) written back as D32 (f32) or D16/D24
-//! UNORM through the ZS CRC Extension; no pre/post-frame shaders, no Z/S
-//! preload, no stencil writeback. `Dithering Enable` is not modelled: colour
+//! UNORM through the ZS CRC Extension, stencil kept as u8 and written back
+//! as S8; no pre/post-frame shaders, no Z/S preload. `Dithering Enable` is not modelled: colour
 //! is rounded to nearest (what the Vulkan rules allow; dithering is an
 //! implementation choice the spec also allows).
 //!
@@ -31,9 +31,10 @@ use crate::hw::fbd::{FRAMEBUFFER_BYTES, framebuffer_parameters as fbp};
 use crate::hw::layout::Layout;
 
 /// Host bytes the simulated tile buffer may take (colour of every render
-/// target plus f32 depth, for the whole framebuffer): 8 render targets of
-/// 4096 x 4096 pixels (Vulkan's minimum `maxFramebufferWidth/Height`) fit.
-pub const TILE_BUFFER_BUDGET: u64 = 36 * 4096 * 4096;
+/// target plus f32 depth and u8 stencil, for the whole framebuffer): 8
+/// render targets of 4096 x 4096 pixels (Vulkan's minimum
+/// `maxFramebufferWidth/Height`) fit.
+pub const TILE_BUFFER_BUDGET: u64 = 37 * 4096 * 4096;
 
 /// Byte offset of pixel (x, y) in a Tiled U-Interleaved surface with `bpp`
 /// bytes per pixel and `row_stride` bytes between rows of 16x16 tiles.
@@ -95,6 +96,14 @@ pub struct DepthTarget {
     pub format: DepthFormat,
 }
 
+/// Stencil writeback (S8) through the ZS CRC Extension.
+#[derive(Clone, Copy, Debug)]
+pub struct StencilTarget {
+    pub block: Block,
+    pub base: u64,
+    pub row_stride: u64,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DepthFormat {
     D16,
@@ -117,6 +126,13 @@ pub struct Framebuffer {
     pub z_clear: f32,
     /// `Z Write Enable` with a ZS CRC Extension that writes depth back.
     pub depth: Option<DepthTarget>,
+    /// `Z Internal Format`: the tile buffer's depth precision (what the
+    /// depth bias's r is for).
+    pub z_internal: DepthFormat,
+    /// `S Clear`.
+    pub s_clear: u8,
+    /// `S Write Enable` with the ZS CRC Extension's S8 writeback.
+    pub stencil: Option<StencilTarget>,
     pub rts: Vec<RenderTarget>,
 }
 
@@ -161,7 +177,6 @@ impl Framebuffer {
         for (f, what) in [
             (fbp::Z_PRELOAD_ENABLE, "Z preload"),
             (fbp::S_PRELOAD_ENABLE, "S preload"),
-            (fbp::S_WRITE_ENABLE, "stencil writeback"),
             (fbp::CRC_READ_ENABLE, "CRC read"),
             (fbp::CRC_WRITE_ENABLE, "CRC write"),
         ] {
@@ -196,13 +211,21 @@ impl Framebuffer {
             tiler_context: fbp::TILER.get(&w),
             z_clear: f32::from_bits(fbp::Z_CLEAR.get(&w) as u32),
             depth: None,
+            z_internal: match fbp::Z_INTERNAL_FORMAT.get(&w) {
+                0 => DepthFormat::D16,
+                1 => DepthFormat::D24X8,
+                2 => DepthFormat::D32,
+                _ => return Err(config(va, "Z internal format not simulated")),
+            },
+            s_clear: fbp::S_CLEAR.get(&w) as u8,
+            stencil: None,
             rts: Vec::new(),
         };
         // The tile buffer covers the whole framebuffer (our model keeps it
         // in host memory): refuse sizes whose buffer would not fit the
         // model's budget instead of exhausting the host.
         let pixels = u64::from(fb.width) * u64::from(fb.height);
-        if pixels * (4 * rt_count + 4) > TILE_BUFFER_BUDGET {
+        if pixels * (4 * rt_count + 5) > TILE_BUFFER_BUDGET {
             return Err(config(
                 va,
                 "framebuffer too large for the simulated tile buffer",
@@ -231,9 +254,20 @@ impl Framebuffer {
                     format,
                 });
             }
+            if fbp::S_WRITE_ENABLE.get(&w) != 0 {
+                if field(zl, &z, "S Write Format", next)? != 1 {
+                    return Err(config(next, "S write format not simulated (S8 only)"));
+                }
+                fb.stencil = Some(StencilTarget {
+                    block: Block::from_raw(field(zl, &z, "S Block Format", next)?)
+                        .ok_or_else(|| config(next, "S block format not simulated"))?,
+                    base: field(zl, &z, "S Writeback Base", next)?,
+                    row_stride: field(zl, &z, "S Writeback Row Stride", next)?,
+                });
+            }
             next += u64::from(zl.words) * 4;
-        } else if fbp::Z_WRITE_ENABLE.get(&w) != 0 {
-            return Err(config(va, "Z write without a ZS CRC Extension"));
+        } else if fbp::Z_WRITE_ENABLE.get(&w) != 0 || fbp::S_WRITE_ENABLE.get(&w) != 0 {
+            return Err(config(va, "Z/S write without a ZS CRC Extension"));
         }
         let rl = l.render_target;
         for i in 0..rt_count {
@@ -278,6 +312,7 @@ pub struct TileBuffer {
     /// Per render target, per pixel: R8G8B8A8 bytes.
     pub colour: Vec<Vec<[u8; 4]>>,
     pub depth: Vec<f32>,
+    pub stencil: Vec<u8>,
 }
 
 impl TileBuffer {
@@ -289,6 +324,7 @@ impl TileBuffer {
             height: fb.height,
             colour: fb.rts.iter().map(|rt| vec![rt.clear; n]).collect(),
             depth: vec![fb.z_clear; n],
+            stencil: vec![fb.s_clear; n],
         }
     }
 
@@ -329,6 +365,15 @@ impl TileBuffer {
                     };
                     let off = d.block.offset(x, y, d.row_stride, bpp);
                     mmu.write(d.base + off, &bytes)?;
+                }
+            }
+        }
+        if let Some(st) = fb.stencil {
+            for y in y0..=y1 {
+                for x in x0..=x1 {
+                    let Some(i) = self.index(x, y) else { continue };
+                    let off = st.block.offset(x, y, st.row_stride, 1);
+                    mmu.write(st.base + off, &[self.stencil[i]])?;
                 }
             }
         }
