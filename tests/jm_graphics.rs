@@ -168,6 +168,8 @@ struct Scene<'a> {
     interpolation: Interpolation,
     /// A stencil attachment (S8) cleared to this value.
     stencil_clear: Option<u8>,
+    /// The colour attachment's format.
+    format: ColorFormat,
 }
 
 struct Output {
@@ -263,11 +265,6 @@ fn try_render_on(
             offset,
         })
         .collect();
-    let targets = [ColorTargetState {
-        format: ColorFormat::Rgba8Unorm,
-        blend: Blend::Opaque,
-        write_mask: 15,
-    }];
     let mut frag_head = 0;
     let mut jobs = Vec::new();
     gpu.run_chain(|chain, pool, arch| {
@@ -276,9 +273,9 @@ fn try_render_on(
         let mut previous = 0;
         for (k, (d, ib)) in scene.draws.iter().zip(&index_bufs).enumerate() {
             let targets = [ColorTargetState {
+                format: scene.format,
                 blend: d.blend,
                 write_mask: d.write_mask,
-                ..targets[0]
             }];
             let indices = ib.map(|address| {
                 let ix = d.indices.as_ref().unwrap();
@@ -330,10 +327,10 @@ fn try_render_on(
         }
         // The fragment chain: its own JobChain, submitted second.
         let colors = [ColorTarget {
-            format: ColorFormat::Rgba8Unorm,
+            format: scene.format,
             block: BlockFormat::TiledUInterleaved,
             base: color_buf.va,
-            row_stride: 4096,
+            row_stride: 1024 * scene.format.memory_bytes_per_pixel(),
             clear: Some(
                 [unorm8(CLEAR[0])
                     | unorm8(CLEAR[1]) << 8
@@ -378,10 +375,17 @@ fn try_render_on(
     // The pool was reset after the first submit, not unmapped: the
     // fragment chain and the tiler context are still in place.
     gpu.submit_with(frag_head, JD_REQ_FS)?;
-    let color: Vec<u8> = read_surface(gpu, color_buf.va)
-        .into_iter()
-        .flatten()
-        .collect();
+    // RGBA per pixel; channels the format lacks read 0.
+    let bpp = scene.format.memory_bytes_per_pixel();
+    let raw = gpu.read(color_buf.va, (SIZE * SIZE * bpp) as usize);
+    let mut color = vec![0u8; (4 * SIZE * SIZE) as usize];
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            let o = u_interleaved_offset(x, y, u64::from(1024 * bpp), u64::from(bpp)) as usize;
+            let i = 4 * (y * SIZE + x) as usize;
+            color[i..i + bpp as usize].copy_from_slice(&raw[o..o + bpp as usize]);
+        }
+    }
     let depth = scene.depth.map(|_| {
         read_surface(gpu, depth_buf.va)
             .into_iter()
@@ -439,6 +443,7 @@ fn reference_counted(scene: &Scene<'_>) -> (ops::Target, Vec<bool>, Vec<u64>) {
     if let Some(s) = scene.stencil_clear {
         target.stencil.fill(s);
     }
+    target.components = scene.format.components();
     let mut on_edge = vec![false; (SIZE * SIZE) as usize];
     let v = scene.viewport;
     let vp = raster::Viewport {
@@ -658,11 +663,12 @@ fn assert_matches_within(
                 continue;
             }
             let i = (y * SIZE + x) as usize;
-            let (g, w) = (&got[4 * i..4 * i + 4], &want_rgba[4 * i..4 * i + 4]);
+            let n = want.components as usize;
+            let (g, w) = (&got[4 * i..4 * i + n], &want_rgba[4 * i..4 * i + n]);
             let written = want.writes[i] > 0;
             covered += usize::from(written);
             let close = g.iter().zip(w).all(|(a, b)| a.abs_diff(*b) <= lsb);
-            if !close || (!written && g != clear.as_slice()) {
+            if !close || (!written && g != &clear[..n]) {
                 bad.push(format!("({x}, {y}): got {g:?}, want {w:?}"));
             }
         }
@@ -703,6 +709,7 @@ fn triangle_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         shade: opaque_colour,
         interpolation: Interpolation::Smooth,
         stencil_clear: None,
+        format: ColorFormat::Rgba8Unorm,
     }
 }
 
@@ -795,6 +802,7 @@ fn depth_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         shade: opaque_colour,
         interpolation: Interpolation::Smooth,
         stencil_clear: None,
+        format: ColorFormat::Rgba8Unorm,
     }
 }
 
@@ -891,6 +899,7 @@ fn points_lines_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         shade: opaque_colour,
         interpolation: Interpolation::Smooth,
         stencil_clear: None,
+        format: ColorFormat::Rgba8Unorm,
     }
 }
 
@@ -1325,6 +1334,7 @@ fn random_triangle_scenes_match_the_reference_rasterizer() {
             shade: opaque_colour,
             interpolation: Interpolation::Smooth,
             stencil_clear: None,
+            format: ColorFormat::Rgba8Unorm,
         };
         let r = render(&scene);
 
@@ -1514,6 +1524,7 @@ fn grid_scene<'a>(
         shade: opaque_colour,
         interpolation: Interpolation::Smooth,
         stencil_clear: None,
+        format: ColorFormat::Rgba8Unorm,
     }
 }
 
@@ -2005,6 +2016,7 @@ fn rgba_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng, cell: u32) -> S
         shade: rgba_output,
         interpolation: Interpolation::Smooth,
         stencil_clear: None,
+        format: ColorFormat::Rgba8Unorm,
     }
 }
 
@@ -2430,4 +2442,38 @@ fn random_stencil_depth_bias_and_occlusion_scenes_match_the_reference() {
         "{scenes_done} scenes, {counted} samples counted, {stencil_changed} stencil values changed"
     );
     assert!(counted > 2000 && stencil_changed > 1000);
+}
+
+/// R8 and RG8 UNORM targets (internal R8G8B8A8, written back as one or two
+/// bytes per pixel): random blended scenes as above, on the G52 and a v6
+/// G72; the channels the format has equal the reference's exactly, where
+/// blending reads the missing destination alpha as 1 (our emitter turns
+/// destination-alpha factors into ONE/ZERO for these targets).
+#[test]
+fn r8_and_rg8_targets_blend_like_the_vulkan_rules() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x0088_0808_1234_5678);
+    let mut blended = 0;
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let (vs, fs) = flat_rgba_shaders(arch);
+        for format in [ColorFormat::R8Unorm, ColorFormat::Rg8Unorm] {
+            for _ in 0..3 {
+                let mut scene = random_blend_scene(&vs, &fs, &mut rng);
+                scene.format = format;
+                // Make destination alpha matter: DST_ALPHA factors often.
+                for d in &mut scene.draws[1..] {
+                    if let Blend::Equation(eq) = &mut d.blend
+                        && rng.next(2) == 0
+                    {
+                        eq.dst_color = BlendFactor::OneMinusDstAlpha;
+                        eq.src_color = BlendFactor::DstAlpha;
+                        eq.color_op = BlendOp::Add;
+                    }
+                }
+                blended += blend_scene_matches(model, &scene);
+            }
+        }
+    }
+    eprintln!("{blended} pixels drawn over by blended triangles");
+    assert!(blended > 1500, "{blended}");
 }

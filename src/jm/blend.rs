@@ -388,6 +388,34 @@ pub fn fixed_function(eq: &BlendEquation, write_mask: u8) -> JmResult<FixedFunct
     })
 }
 
+/// `eq` for a colour attachment without an alpha component, whose
+/// destination alpha blending reads as 1 (Vulkan "Blending": "if the
+/// color attachment format has no alpha component, the destination alpha
+/// ... 1.0" is what we implement, as Mesa's `util_blend_dst_alpha_to_one`
+/// does before choosing fixed function): DST_ALPHA (and DST_COLOR in the
+/// alpha equation) → ONE, their inverses → ZERO, SRC_ALPHA_SATURATE in
+/// the colour equation (min(A_s, 1 − 1)) → ZERO.
+pub fn without_destination_alpha(eq: &BlendEquation) -> BlendEquation {
+    use BlendFactor::*;
+    let rgb = |f: BlendFactor| match f {
+        DstAlpha => One,
+        OneMinusDstAlpha | SrcAlphaSaturate => Zero,
+        f => f,
+    };
+    let alpha = |f: BlendFactor| match f {
+        DstAlpha | DstColor => One,
+        OneMinusDstAlpha | OneMinusDstColor => Zero,
+        f => f,
+    };
+    BlendEquation {
+        src_color: rgb(eq.src_color),
+        dst_color: rgb(eq.dst_color),
+        src_alpha: alpha(eq.src_alpha),
+        dst_alpha: alpha(eq.dst_alpha),
+        ..*eq
+    }
+}
+
 /// The value of factor `f` when the source alpha is `a` (0 or 1), if it
 /// does not depend on anything else.
 fn factor_at_alpha(f: BlendFactor, alpha_eq: bool, a: f32) -> Option<f32> {

@@ -63,23 +63,46 @@ impl BlockFormat {
 pub enum ColorFormat {
     /// `VK_FORMAT_R8G8B8A8_UNORM`: internal R8G8B8A8, written back R8G8B8A8.
     Rgba8Unorm,
+    /// `VK_FORMAT_R8_UNORM`: internal R8G8B8A8, written back R8 (Mesa's
+    /// `panfrost_blendable_formats`, `src/panfrost/lib/pan_format.c`).
+    R8Unorm,
+    /// `VK_FORMAT_R8G8_UNORM`: internal R8G8B8A8, written back R8G8.
+    Rg8Unorm,
 }
 
 impl ColorFormat {
+    /// Bytes per pixel in the tile buffer (the internal format).
     pub const fn bytes_per_pixel(self) -> u32 {
+        4
+    }
+
+    /// Bytes per pixel in memory (the writeback format).
+    pub const fn memory_bytes_per_pixel(self) -> u32 {
+        self.components()
+    }
+
+    /// Components of the format (R, RG or RGBA); a format without alpha
+    /// reads its destination alpha as 1 when blending.
+    pub const fn components(self) -> u32 {
         match self {
             ColorFormat::Rgba8Unorm => 4,
+            ColorFormat::R8Unorm => 1,
+            ColorFormat::Rg8Unorm => 2,
         }
     }
 
     /// (`Internal Format`, `Writeback Format`, `Swizzle`) raw values.
     fn raw(self) -> (u64, u64, u64) {
-        match self {
-            // genxml "Color Buffer Internal Format" R8G8B8A8 = 1, "Color
-            // Format" R8G8B8A8 = 19 (v6.xml/v7.xml); swizzle RGBA = R
-            // | G << 3 | B << 6 | A << 9.
-            ColorFormat::Rgba8Unorm => (1, 19, 0x688),
-        }
+        // genxml "Color Buffer Internal Format" R8G8B8A8 = 1, "Color
+        // Format" R8 = 16, R8G8 = 17, R8G8B8A8 = 19 (v6.xml/v7.xml);
+        // swizzle RGBA = R | G << 3 | B << 6 | A << 9 (the writeback keeps
+        // the leading channels).
+        let writeback = match self {
+            ColorFormat::Rgba8Unorm => 19,
+            ColorFormat::R8Unorm => 16,
+            ColorFormat::Rg8Unorm => 17,
+        };
+        (1, writeback, 0x688)
     }
 }
 

@@ -84,7 +84,7 @@
 //! need a blend shader (MIN/MAX, dual source, SRC_ALPHA_SATURATE for
 //! colour, two different non-trivial factors, two different constants),
 //! logic ops, colour formats other
-//! than RGBA8 UNORM, integer fragment outputs, IDVS jobs, clipping of
+//! than RGBA8/RG8/R8 UNORM, integer fragment outputs, IDVS jobs, clipping of
 //! primitives crossing w = 0.
 //!
 //! `tests/jm_graphics.rs` renders with these jobs on the simulated G52 and
@@ -507,11 +507,10 @@ pub fn add_draw_with(
         return Err(JmError::Encoding("more than 8 colour targets"));
     }
     for rt in &fs.render_targets {
-        let t = d
-            .targets
-            .get(rt.index as usize)
-            .ok_or(JmError::Encoding("fragment output without a colour target"))?;
-        if rt.format != BlendRegisterFormat::F32 || t.format != ColorFormat::Rgba8Unorm {
+        if d.targets.get(rt.index as usize).is_none() {
+            return Err(JmError::Encoding("fragment output without a colour target"));
+        }
+        if rt.format != BlendRegisterFormat::F32 {
             return Err(JmError::Encoding(
                 "only float outputs to UNORM targets are encoded",
             ));
@@ -1072,6 +1071,11 @@ fn target_blend(t: &ColorTargetState) -> JmResult<TargetBlend> {
         None if mask == 15 => b.mode = 1,
         None => {}
         Some(eq) => {
+            let eq = if t.format.components() < 4 {
+                ff::without_destination_alpha(&eq)
+            } else {
+                eq
+            };
             let f = ff::fixed_function(&eq, mask)?;
             b.rgb = f.rgb;
             b.alpha = f.alpha;
@@ -1133,8 +1137,9 @@ pub fn blend_words(arch: Arch, rt: u32, t: &ColorTargetState) -> JmResult<Vec<u3
         u64::from(b.alpha_one_store),
     )?;
     let formats = FormatArch::for_arch(arch);
-    let ColorFormat::Rgba8Unorm = t.format;
-    // RGBA8 UNORM: 8-bit channels.
+    // Every colour format has 8-bit UNORM channels and the R8G8B8A8
+    // internal format.
+    let (ColorFormat::Rgba8Unorm | ColorFormat::R8Unorm | ColorFormat::Rg8Unorm) = t.format;
     s(&mut w, "Constant", ff::pack_constant(b.constant, 8))?;
     let rgba8 = formats
         .format_value("RGBA8 TB")

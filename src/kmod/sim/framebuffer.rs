@@ -8,8 +8,8 @@
 //!
 //! What is simulated (anything else in the descriptors faults with
 //! JOB_CONFIG_FAULT, naming the descriptor): single-sampled framebuffers;
-//! colour internal format R8G8B8A8 written back as R8G8B8A8 with the
-//! identity swizzle, no sRGB, no YUV/AFBC; depth internal formats D16/D24/D32
+//! colour internal format R8G8B8A8 written back as R8G8B8A8, R8G8 or R8
+//! with the identity swizzle, no sRGB, no YUV/AFBC; depth internal formats D16/D24/D32
 //! (kept as f32 in the tile buffer) written back as D32 (f32) or D16/D24
 //! UNORM through the ZS CRC Extension, stencil kept as u8 and written back
 //! as S8; no pre/post-frame shaders, no Z/S preload. `Dithering Enable` is not modelled: colour
@@ -77,6 +77,8 @@ impl Block {
 /// One colour render target (only R8G8B8A8 is simulated).
 #[derive(Clone, Debug)]
 pub struct RenderTarget {
+    /// Bytes per pixel written back: the leading 1, 2 or 4 channels.
+    pub bytes: u64,
     /// `Write Enable`: written back at the end of the job.
     pub write: bool,
     pub block: Block,
@@ -277,10 +279,16 @@ impl Framebuffer {
                 return Err(config(rva, "reserved bits set in Render Target"));
             }
             let get = |p: &str| field(rl, &r, p, rva);
-            // Internal R8G8B8A8 (1) → writeback R8G8B8A8 (19), RGBA swizzle
-            // (R=0, G=1, B=2, A=3 in 3-bit fields: 0o3210 = 1672).
+            // Internal R8G8B8A8 (1) → writeback R8 (16), R8G8 (17) or
+            // R8G8B8A8 (19), the leading channels, RGBA swizzle (R=0, G=1,
+            // B=2, A=3 in 3-bit fields: 0o3210 = 1672).
+            let bytes = match get("Writeback Format")? {
+                16 => 1,
+                17 => 2,
+                19 => 4,
+                _ => return Err(config(rva, "render target format not simulated")),
+            };
             if get("Internal Format")? != 1
-                || get("Writeback Format")? != 19
                 || get("Swizzle")? != 0o3210
                 || get("sRGB")? != 0
                 || get("YUV Enable")? != 0
@@ -290,6 +298,7 @@ impl Framebuffer {
             }
             let clear = get("Clear.Color 0")? as u32;
             fb.rts.push(RenderTarget {
+                bytes,
                 write: get("Write Enable")? != 0,
                 block: Block::from_raw(get("Writeback Block Format")?)
                     .ok_or_else(|| config(rva, "render target block format not simulated"))?,
@@ -342,8 +351,8 @@ impl TileBuffer {
             for y in y0..=y1 {
                 for x in x0..=x1 {
                     let Some(i) = self.index(x, y) else { continue };
-                    let off = rt.block.offset(x, y, rt.row_stride, 4);
-                    mmu.write(rt.base + off, &colour[i])?;
+                    let off = rt.block.offset(x, y, rt.row_stride, rt.bytes);
+                    mmu.write(rt.base + off, &colour[i][..rt.bytes as usize])?;
                 }
             }
         }

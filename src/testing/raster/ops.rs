@@ -262,6 +262,9 @@ pub struct Target {
     /// to nearest) and later blends read the stored value. `None`: colours
     /// are kept exactly.
     pub unorm_bits: Option<u32>,
+    /// Components the attachment's format has (1 R, 2 RG, 3 RGB, 4 RGBA):
+    /// without alpha, blending reads the destination alpha as 1.
+    pub components: u32,
     /// How many times each sample was written (tests count double writes).
     pub writes: Vec<u32>,
 }
@@ -278,6 +281,7 @@ impl Target {
             stencil: vec![0; n],
             unorm: true,
             unorm_bits: None,
+            components: 4,
             writes: vec![0; n],
         }
     }
@@ -538,7 +542,11 @@ pub fn shade_fragments_zs(
                 target.depth[i] = z;
             }
             passed += 1;
-            let out = blend(blend_state, src, src1, target.color[i], target.unorm);
+            let mut dst = target.color[i];
+            if target.components < 4 {
+                dst[3] = 1.0;
+            }
+            let out = blend(blend_state, src, src1, dst, target.unorm);
             target.color[i] = target.store(out);
             target.writes[i] += 1;
         }
