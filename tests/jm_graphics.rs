@@ -20,8 +20,9 @@ use bifrost_vk::jm::attributes::{
 };
 use bifrost_vk::jm::blend::{BlendEquation, BlendFactor, BlendOp};
 use bifrost_vk::jm::framebuffer::{
-    BlockFormat, ColorFormat, ColorTarget, DepthTarget, Framebuffer, SampleLocations,
-    StencilTarget, ZsOptions, add_fragment_job, write_framebuffer_with, write_tiler_context,
+    BlockFormat, ColorFormat, ColorTarget, DepthFormat as ZDepthFormat, DepthTarget, Framebuffer,
+    SampleLocations, StencilTarget, ZsOptions, add_fragment_job, write_framebuffer_with,
+    write_tiler_context,
 };
 use bifrost_vk::jm::graphics::{
     Blend, ColorTargetState, CompareOp, DepthBias, DepthState, Draw, DrawExtras, DrawJobs,
@@ -170,6 +171,8 @@ struct Scene<'a> {
     stencil_clear: Option<u8>,
     /// The colour attachment's format.
     format: ColorFormat,
+    /// The depth attachment's format (with `depth`).
+    depth_format: ZDepthFormat,
 }
 
 struct Output {
@@ -346,7 +349,7 @@ fn try_render_on(
                 clear,
                 write: true,
             }),
-            ..ZsOptions::default()
+            depth_format: scene.depth_format,
         };
         let pointer = write_framebuffer_with(
             pool,
@@ -389,7 +392,15 @@ fn try_render_on(
     let depth = scene.depth.map(|_| {
         read_surface(gpu, depth_buf.va)
             .into_iter()
-            .map(f32::from_le_bytes)
+            .map(|b| match scene.depth_format {
+                ZDepthFormat::D32 => f32::from_le_bytes(b),
+                // X8_D24: the UNORM value in the low 24 bits.
+                ZDepthFormat::D24X8 => {
+                    (f64::from(u32::from_le_bytes(b) & 0xff_ffff) / f64::from((1u32 << 24) - 1))
+                        as f32
+                }
+                ZDepthFormat::D16 => unreachable!("no D16 scene"),
+            })
             .collect()
     });
     let stencil = scene.stencil_clear.map(|_| {
@@ -444,6 +455,17 @@ fn reference_counted(scene: &Scene<'_>) -> (ops::Target, Vec<bool>, Vec<u64>) {
         target.stencil.fill(s);
     }
     target.components = scene.format.components();
+    let resolution = match scene.depth_format {
+        ZDepthFormat::D32 => ops::DepthResolution::Float32,
+        ZDepthFormat::D24X8 => {
+            target.depth_bits = Some(24);
+            ops::DepthResolution::Unorm(24)
+        }
+        ZDepthFormat::D16 => {
+            target.depth_bits = Some(16);
+            ops::DepthResolution::Unorm(16)
+        }
+    };
     let mut on_edge = vec![false; (SIZE * SIZE) as usize];
     let v = scene.viewport;
     let vp = raster::Viewport {
@@ -549,7 +571,7 @@ fn reference_counted(scene: &Scene<'_>) -> (ops::Target, Vec<bool>, Vec<u64>) {
                         f64::from(b.constant),
                         f64::from(b.slope),
                         f64::from(b.clamp),
-                        ops::DepthResolution::Float32,
+                        resolution,
                     )
                 });
                 let zs = ops::ZsState {
@@ -710,6 +732,7 @@ fn triangle_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         interpolation: Interpolation::Smooth,
         stencil_clear: None,
         format: ColorFormat::Rgba8Unorm,
+        depth_format: ZDepthFormat::D32,
     }
 }
 
@@ -803,6 +826,7 @@ fn depth_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         interpolation: Interpolation::Smooth,
         stencil_clear: None,
         format: ColorFormat::Rgba8Unorm,
+        depth_format: ZDepthFormat::D32,
     }
 }
 
@@ -900,6 +924,7 @@ fn points_lines_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         interpolation: Interpolation::Smooth,
         stencil_clear: None,
         format: ColorFormat::Rgba8Unorm,
+        depth_format: ZDepthFormat::D32,
     }
 }
 
@@ -1335,6 +1360,7 @@ fn random_triangle_scenes_match_the_reference_rasterizer() {
             interpolation: Interpolation::Smooth,
             stencil_clear: None,
             format: ColorFormat::Rgba8Unorm,
+            depth_format: ZDepthFormat::D32,
         };
         let r = render(&scene);
 
@@ -1525,6 +1551,7 @@ fn grid_scene<'a>(
         interpolation: Interpolation::Smooth,
         stencil_clear: None,
         format: ColorFormat::Rgba8Unorm,
+        depth_format: ZDepthFormat::D32,
     }
 }
 
@@ -2017,6 +2044,7 @@ fn rgba_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng, cell: u32) -> S
         interpolation: Interpolation::Smooth,
         stencil_clear: None,
         format: ColorFormat::Rgba8Unorm,
+        depth_format: ZDepthFormat::D32,
     }
 }
 
@@ -2385,7 +2413,8 @@ fn random_zs_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng) -> Scene<'
 
 /// Random scenes with stencil (every `VkStencilOp` and `VkCompareOp`,
 /// front and back faces, compare and write masks, references), depth bias
-/// (constant, slope, clamp; D32, so r = 2^(e − 23)) and a precise
+/// (constant, slope, clamp; D32, r = 2^(e − 23), and X8_D24, r = 2^-24,
+/// depth tested and stored at 24 bits) and a precise
 /// occlusion counter per draw, on the G52 and a v6 G72: colours and
 /// stencil exactly as the Vulkan rules say, depth within 1e-6, every
 /// draw's counter equal to the reference's samples passing both tests.
@@ -2403,7 +2432,11 @@ fn random_stencil_depth_bias_and_occlusion_scenes_match_the_reference() {
         let (vs, fs) = flat_rgba_shaders(arch);
         let mut done = 0;
         while done < scenes {
-            let scene = random_zs_scene(&vs, &fs, &mut rng);
+            let mut scene = random_zs_scene(&vs, &fs, &mut rng);
+            // Every other scene on X8_D24 (r = 2^-24, depth at 24 bits).
+            if done % 2 == 1 {
+                scene.depth_format = ZDepthFormat::D24X8;
+            }
             let (want, on_edge, passed) = reference_counted(&scene);
             if on_edge.iter().any(|&e| e) {
                 continue;

@@ -141,7 +141,7 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
             Kind::Line => raster::line(&v(0)?, &v(1)?, r.size, clip, &mut frags),
         }
         frags.retain(|f| d.inside_bounds(f));
-        let passed = depth_stencil_test(d, &mut tile, &mut frags, front, offset);
+        let passed = depth_stencil_test(d, &mut tile, &mut frags, front, offset, fb.z_internal);
         if let Some(counter) = d.occlusion {
             let old = ctx.mmu.read_words(counter, 2)?;
             let n = (u64::from(old[0]) | u64::from(old[1]) << 32).wrapping_add(passed);
@@ -497,6 +497,24 @@ pub fn depth_bias(v: &[raster::Vertex; 3], terms: [f32; 3], format: DepthFormat)
     }
 }
 
+/// Depth as the tile buffer holds it: D24 and D16 keep the nearest
+/// 24/16-bit UNORM value (tested and written at that precision, as the
+/// Vulkan spec's depth test does for fixed-point attachments), D32 the
+/// f32.
+pub fn quantize_depth(z: f32, format: DepthFormat) -> f32 {
+    let max = match format {
+        DepthFormat::D32 => return z,
+        DepthFormat::D24X8 => f64::from((1u32 << 24) - 1),
+        DepthFormat::D16 => 65535.0,
+    };
+    let z = if z.is_nan() {
+        0.0
+    } else {
+        f64::from(z).clamp(0.0, 1.0)
+    };
+    ((z * max).round() / max) as f32
+}
+
 /// Early depth/stencil: discard outside the depth range, add the depth
 /// bias `offset`, clamp, then the stencil test (the `front` or back face's
 /// state), the depth test, the stencil ops and the depth write, in the
@@ -508,6 +526,7 @@ fn depth_stencil_test(
     frags: &mut Vec<Fragment>,
     front: bool,
     offset: f32,
+    format: DepthFormat,
 ) -> u64 {
     let [lo, hi] = d.depth_range;
     let (lo, hi) = (lo.min(hi), lo.max(hi));
@@ -517,7 +536,7 @@ fn depth_stencil_test(
         if (d.near_discard && f.z < lo) || (d.far_discard && f.z > hi) {
             return false;
         }
-        f.z = (f.z + offset).clamp(lo, hi);
+        f.z = quantize_depth((f.z + offset).clamp(lo, hi), format);
         let Some(i) = tile.index(f.x, f.y) else {
             return false;
         };

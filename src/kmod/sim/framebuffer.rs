@@ -10,7 +10,8 @@
 //! JOB_CONFIG_FAULT, naming the descriptor): single-sampled framebuffers;
 //! colour internal format R8G8B8A8 written back as R8G8B8A8, R8G8 or R8
 //! with the identity swizzle, no sRGB, no YUV/AFBC; depth internal formats D16/D24/D32
-//! (kept as f32 in the tile buffer) written back as D32 (f32) or D16/D24
+//! (kept as f32 in the tile buffer, D16/D24 rounded to their UNORM
+//! precision: `fragment::quantize_depth`) written back as D32 (f32) or D16/D24
 //! UNORM through the ZS CRC Extension, stencil kept as u8 and written back
 //! as S8; no pre/post-frame shaders, no Z/S preload. `Dithering Enable` is not modelled: colour
 //! is rounded to nearest (what the Vulkan rules allow; dithering is an
@@ -332,7 +333,7 @@ impl TileBuffer {
             width: fb.width,
             height: fb.height,
             colour: fb.rts.iter().map(|rt| vec![rt.clear; n]).collect(),
-            depth: vec![fb.z_clear; n],
+            depth: vec![super::fragment::quantize_depth(fb.z_clear, fb.z_internal); n],
             stencil: vec![fb.s_clear; n],
         }
     }

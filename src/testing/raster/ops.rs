@@ -262,6 +262,9 @@ pub struct Target {
     /// to nearest) and later blends read the stored value. `None`: colours
     /// are kept exactly.
     pub unorm_bits: Option<u32>,
+    /// `Some(n)`: the depth attachment is n-bit UNORM: each sample's depth
+    /// is converted to it (nearest) before the test and the write.
+    pub depth_bits: Option<u32>,
     /// Components the attachment's format has (1 R, 2 RG, 3 RGB, 4 RGBA):
     /// without alpha, blending reads the destination alpha as 1.
     pub components: u32,
@@ -281,6 +284,7 @@ impl Target {
             stencil: vec![0; n],
             unorm: true,
             unorm_bits: None,
+            depth_bits: None,
             components: 4,
             writes: vec![0; n],
         }
@@ -519,7 +523,11 @@ pub fn shade_fragments_zs(
                 continue;
             }
             let i = target.index(f.x, f.y, s);
-            let z = (f.depth[s as usize] + zs.depth_offset).clamp(0.0, 1.0);
+            let mut z = (f.depth[s as usize] + zs.depth_offset).clamp(0.0, 1.0);
+            if let Some(n) = target.depth_bits {
+                let max = f64::from((1u32 << n) - 1);
+                z = (z * max).round() / max;
+            }
             if let Some(face) = &face {
                 let st = target.stencil[i];
                 let write = |new: u8| (st & !face.write_mask) | (new & face.write_mask);
