@@ -1,8 +1,10 @@
 //! Graphics draws of our own on the simulated G52 (`jm::graphics`,
 //! `jm::framebuffer`): recording one draw (VERTEX + TILER jobs and every
 //! descriptor they point at) and rendering the triangle frame (both chains
-//! on the simulator: 3 vertices, 1,334 fragments). Run with
-//! `cargo bench --bench graphics`.
+//! on the simulator: 3 vertices, 1,334 fragments), and fragments shaded per
+//! second on the simulator: a full-screen quad at 256×256 (65,536
+//! fragments) and a soup of 10^4 small triangles at 256×256 (the fragment
+//! count is printed once). Run with `cargo bench --bench graphics`.
 
 use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
 use bifrost_vk::compiler::bifrost::{Options, compile_optimized};
@@ -57,26 +59,37 @@ struct Setup {
     heap: (u64, u64),
     locations: u64,
     color: u64,
+    /// Vertices, framebuffer side, vertex-buffer bytes.
+    vertices: u32,
+    size: u32,
+    vb_bytes: u64,
 }
 
 fn setup() -> (SimGpu, Setup) {
-    let (lvs, vs) = compile(VS, Stage::Vertex);
-    let (lfs, fs) = compile(FS, Stage::Fragment);
-    let mut gpu = SimGpu::new(SimModel::G52);
-    let vs_code = gpu.upload(&vs);
-    let fs_code = gpu.upload(&fs);
     // gfx_triangle's vertices with w = 1.
     let data: [f32; 21] = [
         -0.75, -0.875, 0.0, 1.0, 1.0, 0.0, 0.0, //
         0.875, -0.375, 0.0, 1.0, 0.0, 1.0, 0.0, //
         -0.375, 0.84375, 0.0, 1.0, 0.0, 0.0, 1.0,
     ];
-    let vb = gpu.alloc(128);
-    gpu.write_f32s(vb.va, &data);
-    let heap = gpu.alloc(1 << 20);
+    setup_with(&data, 64)
+}
+
+/// The programs, `data` (clip x, y, z, w and an RGB colour per vertex, a
+/// triangle list) and a `size`×`size` RGBA8 target on a simulated G52.
+fn setup_with(data: &[f32], size: u32) -> (SimGpu, Setup) {
+    let (lvs, vs) = compile(VS, Stage::Vertex);
+    let (lfs, fs) = compile(FS, Stage::Fragment);
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let vs_code = gpu.upload(&vs);
+    let fs_code = gpu.upload(&fs);
+    let vb_bytes = 4 * data.len() as u64;
+    let vb = gpu.alloc(vb_bytes.max(128));
+    gpu.write_f32s(vb.va, data);
+    let heap = gpu.alloc(1 << 22);
     let locations = gpu.alloc(4096);
     gpu.write_u32s(locations.va, &SampleLocations::single_sampled());
-    let color = gpu.alloc(16 * 1024);
+    let color = gpu.alloc(u64::from(size * size * 4).max(16 * 1024));
     let s = Setup {
         vs: (lvs, vs, vs_code),
         fs: (lfs, fs, fs_code),
@@ -84,8 +97,51 @@ fn setup() -> (SimGpu, Setup) {
         heap: (heap.va, heap.size),
         locations: locations.va,
         color: color.va,
+        vertices: (data.len() / 7) as u32,
+        size,
+        vb_bytes,
     };
     (gpu, s)
+}
+
+/// A triangle list covering the whole framebuffer (two triangles).
+fn full_screen_quad() -> Vec<f32> {
+    let mut d = Vec::new();
+    for (x, y) in [
+        (-1.0, -1.0),
+        (1.0, -1.0),
+        (-1.0, 1.0),
+        (-1.0, 1.0),
+        (1.0, -1.0),
+        (1.0, 1.0),
+    ] {
+        d.extend_from_slice(&[x, y, 0.0, 1.0, (x + 1.0) / 2.0, (y + 1.0) / 2.0, 0.5]);
+    }
+    d
+}
+
+/// `n` small triangles (legs of 2–4 pixels) at pseudo-random places of a
+/// `size`×`size` framebuffer.
+fn triangle_soup(n: u32, size: u32) -> Vec<f32> {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |m: u32| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % u64::from(m)) as f32
+    };
+    let half = size as f32 / 2.0;
+    let mut d = Vec::new();
+    for _ in 0..n {
+        let (x, y) = (next(size * 16) / 16.0, next(size * 16) / 16.0);
+        let (a, b) = (2.0 + next(32) / 16.0, 2.0 + next(32) / 16.0);
+        let c = [next(256) / 255.0, next(256) / 255.0, next(256) / 255.0];
+        for (px, py) in [(x, y), (x + a, y), (x, y + b)] {
+            d.extend_from_slice(&[px / half - 1.0, py / half - 1.0, 0.0, 1.0]);
+            d.extend_from_slice(&c);
+        }
+    }
+    d
 }
 
 /// Builds the vertex/tiler chain into `chain` and the fragment chain;
@@ -96,13 +152,14 @@ fn record(
     pool: &mut bifrost_vk::jm::GpuPool,
     arch: bifrost_vk::hw::Arch,
 ) -> bifrost_vk::jm::JmResult<u64> {
-    let context = write_tiler_context(pool, 64, 64, s.heap.0, s.heap.1)?;
+    let size = s.size;
+    let context = write_tiler_context(pool, size, size, s.heap.0, s.heap.1)?;
     let attributes = write_attribute_tables_to_pool(
         pool,
         arch,
         &[AttributeBuffer {
             address: s.vb,
-            size: 84,
+            size: s.vb_bytes,
             stride: 28,
             indexing: Indexing::Linear,
         }],
@@ -145,7 +202,7 @@ fn record(
             push_constants: &[],
             push_constants_address: 0,
             topology: Topology::TriangleList,
-            count: 3,
+            count: s.vertices,
             first_vertex: 0,
             indices: None,
             raster: RasterState::default(),
@@ -154,16 +211,16 @@ fn record(
             viewport: Viewport {
                 x: 0.0,
                 y: 0.0,
-                width: 64.0,
-                height: 64.0,
+                width: size as f32,
+                height: size as f32,
                 min_depth: 0.0,
                 max_depth: 1.0,
             },
             scissor: Scissor {
                 x: 0,
                 y: 0,
-                width: 64,
-                height: 64,
+                width: size,
+                height: size,
             },
             tiler_context: context,
             previous_tiler: 0,
@@ -173,15 +230,15 @@ fn record(
         format: ColorFormat::Rgba8Unorm,
         block: BlockFormat::TiledUInterleaved,
         base: s.color,
-        row_stride: 4096,
+        row_stride: size.div_ceil(16) * 16 * 16 * 4,
         clear: Some([0xff99_6633; 4]),
     }];
     let pointer = write_framebuffer(
         pool,
         arch,
         &Framebuffer {
-            width: 64,
-            height: 64,
+            width: size,
+            height: size,
             colors: &colors,
             depth: None,
             tiler_context: context,
@@ -189,7 +246,7 @@ fn record(
         },
     )?;
     let mut frag = JobChain::new();
-    add_fragment_job(&mut frag, pool, pointer, 64, 64, [0, 0])?;
+    add_fragment_job(&mut frag, pool, pointer, size, size, [0, 0])?;
     Ok(frag.head())
 }
 
@@ -220,4 +277,40 @@ fn render_triangle_frame(bencher: divan::Bencher) {
         .unwrap();
         gpu.submit_with(frag, JD_REQ_FS).unwrap();
     });
+}
+
+/// Renders the pass of `s` once; returns the fragment threads the
+/// FRAGMENT job started.
+fn render(gpu: &mut SimGpu, s: &Setup) -> u64 {
+    let mut frag = 0;
+    gpu.run_chain(|chain, pool, arch| {
+        frag = record(s, chain, pool, arch)?;
+        Ok(true)
+    })
+    .unwrap();
+    gpu.submit_with(frag, JD_REQ_FS).unwrap().counters.threads
+}
+
+/// Fragments shaded per second: a full-screen quad at 256×256 (65,536
+/// fragments of `color_varying.frag`), recording and both chains.
+#[divan::bench(sample_count = 20)]
+fn render_full_screen_quad_256(bencher: divan::Bencher) {
+    let (mut gpu, s) = setup_with(&full_screen_quad(), 256);
+    let fragments = render(&mut gpu, &s);
+    assert_eq!(fragments, 256 * 256);
+    bencher
+        .counter(divan::counter::ItemsCount::new(fragments))
+        .bench_local(|| render(&mut gpu, &s));
+}
+
+/// Fragments shaded per second: 10^4 small triangles at 256×256 (one
+/// draw; the fragment count is printed).
+#[divan::bench(sample_count = 10)]
+fn render_triangle_soup_10k(bencher: divan::Bencher) {
+    let (mut gpu, s) = setup_with(&triangle_soup(10_000, 256), 256);
+    let fragments = render(&mut gpu, &s);
+    eprintln!("triangle soup: {fragments} fragments");
+    bencher
+        .counter(divan::counter::ItemsCount::new(fragments))
+        .bench_local(|| render(&mut gpu, &s));
 }

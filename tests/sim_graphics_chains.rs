@@ -283,10 +283,11 @@ fn unsupported_fragment_state_faults() {
     let Some((mut gpu, Some(vtc), frag)) = load(SimModel::G52, "gfx_triangle") else {
         return skip("gfx_triangle");
     };
-    // Stencil enable (Renderer State word 9 bit 16) in the fragment RSD.
+    // Alpha-to-coverage (Renderer State word 9 bit 17) in the fragment RSD
+    // (stencil, bit 16, is simulated: tests/jm_graphics.rs).
     let rsd = 0xf7fd_2180u64;
     let w9 = gpu.read_u32s(rsd + 36, 1)[0];
-    gpu.write_u32s(rsd + 36, &[w9 | 1 << 16]);
+    gpu.write_u32s(rsd + 36, &[w9 | 1 << 17]);
     gpu.submit(vtc).expect("vertex/tiler chain runs");
     let err = gpu.submit(frag).unwrap_err();
     assert_eq!(err.fault().unwrap().status, 0x40, "{err}");

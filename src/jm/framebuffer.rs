@@ -63,23 +63,46 @@ impl BlockFormat {
 pub enum ColorFormat {
     /// `VK_FORMAT_R8G8B8A8_UNORM`: internal R8G8B8A8, written back R8G8B8A8.
     Rgba8Unorm,
+    /// `VK_FORMAT_R8_UNORM`: internal R8G8B8A8, written back R8 (Mesa's
+    /// `panfrost_blendable_formats`, `src/panfrost/lib/pan_format.c`).
+    R8Unorm,
+    /// `VK_FORMAT_R8G8_UNORM`: internal R8G8B8A8, written back R8G8.
+    Rg8Unorm,
 }
 
 impl ColorFormat {
+    /// Bytes per pixel in the tile buffer (the internal format).
     pub const fn bytes_per_pixel(self) -> u32 {
+        4
+    }
+
+    /// Bytes per pixel in memory (the writeback format).
+    pub const fn memory_bytes_per_pixel(self) -> u32 {
+        self.components()
+    }
+
+    /// Components of the format (R, RG or RGBA); a format without alpha
+    /// reads its destination alpha as 1 when blending.
+    pub const fn components(self) -> u32 {
         match self {
             ColorFormat::Rgba8Unorm => 4,
+            ColorFormat::R8Unorm => 1,
+            ColorFormat::Rg8Unorm => 2,
         }
     }
 
     /// (`Internal Format`, `Writeback Format`, `Swizzle`) raw values.
     fn raw(self) -> (u64, u64, u64) {
-        match self {
-            // genxml "Color Buffer Internal Format" R8G8B8A8 = 1, "Color
-            // Format" R8G8B8A8 = 19 (v6.xml/v7.xml); swizzle RGBA = R
-            // | G << 3 | B << 6 | A << 9.
-            ColorFormat::Rgba8Unorm => (1, 19, 0x688),
-        }
+        // genxml "Color Buffer Internal Format" R8G8B8A8 = 1, "Color
+        // Format" R8 = 16, R8G8 = 17, R8G8B8A8 = 19 (v6.xml/v7.xml);
+        // swizzle RGBA = R | G << 3 | B << 6 | A << 9 (the writeback keeps
+        // the leading channels).
+        let writeback = match self {
+            ColorFormat::Rgba8Unorm => 19,
+            ColorFormat::R8Unorm => 16,
+            ColorFormat::Rg8Unorm => 17,
+        };
+        (1, writeback, 0x688)
     }
 }
 
@@ -107,6 +130,52 @@ pub struct DepthTarget {
     pub clear: f32,
     /// Whether the result is stored (storeOp STORE).
     pub write: bool,
+}
+
+/// How the depth attachment is stored (the tile buffer's `Z Internal
+/// Format` and the writeback's `ZS Write Format`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DepthFormat {
+    /// `VK_FORMAT_D32_SFLOAT`.
+    #[default]
+    D32,
+    /// `VK_FORMAT_X8_D24_UNORM_PACK32` (24-bit UNORM in the low bits).
+    D24X8,
+    /// `VK_FORMAT_D16_UNORM`.
+    D16,
+}
+
+impl DepthFormat {
+    /// (`Z Internal Format`, `ZS Write Format`) raw values.
+    fn raw(self) -> (u64, u64) {
+        match self {
+            DepthFormat::D32 => (2, 14),
+            DepthFormat::D24X8 => (1, 4),
+            DepthFormat::D16 => (0, 1),
+        }
+    }
+}
+
+/// An 8-bit stencil attachment (`VK_FORMAT_S8_UINT`, or the stencil plane
+/// of a depth/stencil image), written back as "S8".
+#[derive(Clone, Copy, Debug)]
+pub struct StencilTarget {
+    pub block: BlockFormat,
+    pub base: u64,
+    pub row_stride: u32,
+    /// Stencil every pixel starts with (loadOp CLEAR).
+    pub clear: u8,
+    /// Whether the result is stored (storeOp STORE).
+    pub write: bool,
+}
+
+/// Depth/stencil choices a [`Framebuffer`] does not carry (kept apart so
+/// that `Framebuffer` literals stay valid): [`write_framebuffer`] is
+/// [`write_framebuffer_with`] with a D32 depth target and no stencil.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ZsOptions {
+    pub depth_format: DepthFormat,
+    pub stencil: Option<StencilTarget>,
 }
 
 /// One framebuffer: size, attachments, and the tiler context its draws
@@ -193,6 +262,17 @@ fn check_size(width: u32, height: u32) -> JmResult<()> {
 /// Writes the framebuffer descriptors; returns the tagged "Framebuffer
 /// pointer" of the FRAGMENT payload.
 pub fn write_framebuffer(pool: &mut GpuPool, arch: Arch, fb: &Framebuffer<'_>) -> JmResult<u64> {
+    write_framebuffer_with(pool, arch, fb, &ZsOptions::default())
+}
+
+/// [`write_framebuffer`] with another depth format or a stencil target.
+pub fn write_framebuffer_with(
+    pool: &mut GpuPool,
+    arch: Arch,
+    fb: &Framebuffer<'_>,
+    zs_options: &ZsOptions,
+) -> JmResult<u64> {
+    let has_zs = fb.depth.is_some() || zs_options.stencil.is_some();
     check_size(fb.width, fb.height)?;
     if fb.colors.is_empty() || fb.colors.len() > 8 {
         return Err(JmError::Encoding(
@@ -226,9 +306,17 @@ pub fn write_framebuffer(pool: &mut GpuPool, arch: Arch, fb: &Framebuffer<'_>) -
     put(&mut p, fp::RENDER_TARGET_COUNT, fb.colors.len() as u64)?;
     put(&mut p, fp::COLOR_BUFFER_ALLOCATION, u64::from(allocation))?;
     put(&mut p, fp::TILER, fb.tiler_context)?;
+    if let Some(st) = zs_options.stencil {
+        put(&mut p, fp::S_CLEAR, u64::from(st.clear))?;
+        put(&mut p, fp::S_WRITE_ENABLE, u64::from(st.write))?;
+        put(&mut p, fp::HAS_ZS_CRC_EXTENSION, 1)?;
+    }
     if let Some(d) = fb.depth {
-        // genxml "Z Internal Format" D32 = 2.
-        put(&mut p, fp::Z_INTERNAL_FORMAT, 2)?;
+        put(
+            &mut p,
+            fp::Z_INTERNAL_FORMAT,
+            zs_options.depth_format.raw().0,
+        )?;
         put(&mut p, fp::Z_WRITE_ENABLE, u64::from(d.write))?;
         put(&mut p, fp::Z_CLEAR, u64::from(d.clear.to_bits()))?;
         put(&mut p, fp::HAS_ZS_CRC_EXTENSION, 1)?;
@@ -238,7 +326,7 @@ pub fn write_framebuffer(pool: &mut GpuPool, arch: Arch, fb: &Framebuffer<'_>) -
     }
 
     let head = fbd::FRAMEBUFFER_BYTES;
-    let zs_bytes = if fb.depth.is_some() {
+    let zs_bytes = if has_zs {
         fbd::zs_crc_extension(arch).bytes() as u64
     } else {
         0
@@ -250,11 +338,28 @@ pub fn write_framebuffer(pool: &mut GpuPool, arch: Arch, fb: &Framebuffer<'_>) -
     block.zero(0, total);
     block.write_words(0, &p);
 
+    let zs = fbd::zs_crc_extension(arch);
+    let mut z = zs.defaults();
+    if let Some(st) = zs_options.stencil {
+        // genxml "S Format" S8 = 1.
+        set(zs, &mut z, "S Write Format", 1)?;
+        let sblock = if st.write { st.block.raw() } else { 0 };
+        set(zs, &mut z, "S Block Format", sblock)?;
+        set(zs, &mut z, "S Writeback Base", st.base)?;
+        set(
+            zs,
+            &mut z,
+            "S Writeback Row Stride",
+            u64::from(st.row_stride),
+        )?;
+    }
     if let Some(d) = fb.depth {
-        let zs = fbd::zs_crc_extension(arch);
-        let mut z = zs.defaults();
-        // genxml "ZS Format" D32 = 14.
-        set(zs, &mut z, "ZS Write Format", 14)?;
+        set(
+            zs,
+            &mut z,
+            "ZS Write Format",
+            zs_options.depth_format.raw().1,
+        )?;
         let zblock = if d.write { d.block.raw() } else { 0 };
         set(zs, &mut z, "ZS Block Format", zblock)?;
         set(
@@ -270,6 +375,8 @@ pub fn write_framebuffer(pool: &mut GpuPool, arch: Arch, fb: &Framebuffer<'_>) -
             "ZS Writeback Row Stride",
             u64::from(d.row_stride),
         )?;
+    }
+    if has_zs {
         block.write_words(head, &z);
     }
 
@@ -313,7 +420,7 @@ pub fn write_framebuffer(pool: &mut GpuPool, arch: Arch, fb: &Framebuffer<'_>) -
     put(
         &mut fp_words,
         ptr::ZS_CRC_EXTENSION_PRESENT,
-        u64::from(fb.depth.is_some()),
+        u64::from(has_zs),
     )?;
     put(
         &mut fp_words,

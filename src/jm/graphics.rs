@@ -50,26 +50,41 @@
 //!   width (constant), "Low/High Depth Cull" on, job task split 6 (PanVk's
 //!   values).
 //! - Draw: cull front/back, front face CCW, position buffer, viewport,
-//!   fragment push uniforms, renderer state, varyings, thread storage.
+//!   fragment push uniforms, renderer state, varyings, thread storage,
+//!   and with [`DrawExtras::occlusion`] "Occlusion query" Counter with the
+//!   counter's address (a precise occlusion query).
 //! - Renderer state: the fragment shader's preloads, varying count,
 //!   register allocation, wait dependencies, early-ZS modes (Mesa
 //!   `src/panfrost/lib/pan_earlyzs.c`: shaders that neither discard nor
 //!   write depth test early; "Weak Early" when the depth test always passes
 //!   and writes nothing, else "Force Early"; "Force Late" otherwise), the
 //!   depth function and write mask, near/far discard (depth clipping on),
-//!   depth range fixed, sample mask 0xffff, alpha test Always, stencil
-//!   off (masks 0xff without a depth state, 0 with one, as PanVk). One Blend descriptor per colour target
-//!   follows it: "Opaque" (no blending) or fixed-function
-//!   `dst + (src − dst) · αs` for SRC_ALPHA / ONE_MINUS_SRC_ALPHA, register
-//!   format F32, conversion to the target's format.
+//!   depth range fixed, sample mask 0xffff, alpha test Always; the
+//!   stencil test ([`DrawExtras::stencil`]: per face reference, compare
+//!   mask, compare function, fail/depth-fail/pass ops, write mask in
+//!   `Stencil Mask, Misc`; off: masks 0xff without a depth state, 0 with
+//!   one, as PanVk) and depth bias ([`DrawExtras::depth_bias`]: both
+//!   faces, `Depth units` = 2 × constant as PanVk on Bifrost, `Depth
+//!   factor`, `Depth bias clamp`); a stencil test forces early ZS instead
+//!   of "Weak Early". One Blend descriptor per colour target
+//!   follows it: "Opaque" without blending and with every channel written,
+//!   else the fixed-function equation of [`super::blend`] (every factor
+//!   and op the unit can express, else a [`JmError`]), the colour write
+//!   mask, the blend constant as a UNORM8 in the top bits, "Load
+//!   Destination" when the equation or a partial mask reads the
+//!   destination, "Enable" off for an empty mask, "Alpha Zero NOP" / "Alpha
+//!   One Store" where they hold; register format F32, conversion to the
+//!   target's format.
 //! - Viewport: x/y bounds ±∞ (PanVk's choice: the scissor does the
 //!   clipping), depth min/max, the scissor rectangle (inclusive).
 //!
 //! Not encoded yet (the caller must not ask for them): instanced draws
 //! (one instance; the simulator does not run instanced tiler jobs either),
-//! stencil, depth bias, depth clamp, multisampling, blend factors other
-//! than the two above, blend constants, logic ops, colour formats other
-//! than RGBA8 UNORM, integer fragment outputs, IDVS jobs, clipping of
+//! depth clamp, multisampling, occlusion predicates, blend equations that
+//! need a blend shader (MIN/MAX, dual source, SRC_ALPHA_SATURATE for
+//! colour, two different non-trivial factors, two different constants),
+//! logic ops, colour formats other
+//! than RGBA8/RG8/R8 UNORM, integer fragment outputs, IDVS jobs, clipping of
 //! primitives crossing w = 0.
 //!
 //! `tests/jm_graphics.rs` renders with these jobs on the simulated G52 and
@@ -80,6 +95,7 @@
 //! This module encodes what it is given; what a Vulkan pipeline's state
 //! means is `vk/`'s business.
 
+use super::blend::{self as ff, BlendEquation};
 use super::chain::JobChain;
 use super::compute::{AttributeTables, VertexJob, add_vertex_job};
 use super::error::{JmError, JmResult};
@@ -176,7 +192,21 @@ pub enum CompareOp {
     Always = 7,
 }
 
-/// Depth test state (no stencil yet). `None` in [`Draw::depth`]: no depth
+impl CompareOp {
+    /// Every op, in `VkCompareOp` order.
+    pub const ALL_OPS: [CompareOp; 8] = [
+        CompareOp::Never,
+        CompareOp::Less,
+        CompareOp::Equal,
+        CompareOp::LessOrEqual,
+        CompareOp::Greater,
+        CompareOp::NotEqual,
+        CompareOp::GreaterOrEqual,
+        CompareOp::Always,
+    ];
+}
+
+/// Depth test state (stencil and depth bias: [`DrawExtras`]). `None` in [`Draw::depth`]: no depth
 /// attachment or the test disabled.
 #[derive(Clone, Copy, Debug)]
 pub struct DepthState {
@@ -184,13 +214,110 @@ pub struct DepthState {
     pub write: bool,
 }
 
-/// Blending of one colour target.
+/// `VkStencilOp`, in Vulkan's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StencilOp {
+    Keep,
+    Zero,
+    Replace,
+    IncrementAndClamp,
+    DecrementAndClamp,
+    Invert,
+    IncrementAndWrap,
+    DecrementAndWrap,
+}
+
+impl StencilOp {
+    pub const ALL: [StencilOp; 8] = [
+        StencilOp::Keep,
+        StencilOp::Zero,
+        StencilOp::Replace,
+        StencilOp::IncrementAndClamp,
+        StencilOp::DecrementAndClamp,
+        StencilOp::Invert,
+        StencilOp::IncrementAndWrap,
+        StencilOp::DecrementAndWrap,
+    ];
+
+    /// genxml "Stencil Op".
+    fn raw(self) -> u64 {
+        match self {
+            StencilOp::Keep => 0,
+            StencilOp::Replace => 1,
+            StencilOp::Zero => 2,
+            StencilOp::Invert => 3,
+            StencilOp::IncrementAndWrap => 4,
+            StencilOp::DecrementAndWrap => 5,
+            StencilOp::IncrementAndClamp => 6,
+            StencilOp::DecrementAndClamp => 7,
+        }
+    }
+}
+
+/// `VkStencilOpState` of one face, with the dynamic reference and masks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StencilFace {
+    pub fail: StencilOp,
+    pub pass: StencilOp,
+    pub depth_fail: StencilOp,
+    pub compare: CompareOp,
+    pub compare_mask: u8,
+    pub write_mask: u8,
+    pub reference: u8,
+}
+
+/// The stencil test (`stencilTestEnable`): the framebuffer needs a
+/// stencil attachment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StencilState {
+    pub front: StencilFace,
+    pub back: StencilFace,
+}
+
+/// `depthBiasEnable` with its three terms.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DepthBias {
+    pub constant: f32,
+    pub slope: f32,
+    pub clamp: f32,
+}
+
+/// Fixed-function state a [`Draw`] does not carry (kept apart so that
+/// `Draw` literals stay valid): stencil, depth bias and an occlusion
+/// counter. [`add_draw`] is [`add_draw_with`] with none of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DrawExtras {
+    pub stencil: Option<StencilState>,
+    pub depth_bias: Option<DepthBias>,
+    /// GPU VA of a 64-bit counter (8-byte aligned) the draw's samples that
+    /// pass the depth and stencil tests are added to (genxml Draw
+    /// "Occlusion query" Counter, `Occlusion`): a precise occlusion query.
+    pub occlusion: Option<u64>,
+}
+
+/// Blending of one colour target.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Blend {
     /// `blendEnable = VK_FALSE`.
     Opaque,
-    /// SRC_ALPHA / ONE_MINUS_SRC_ALPHA, op ADD, for colour and alpha.
+    /// SRC_ALPHA / ONE_MINUS_SRC_ALPHA, op ADD, for colour and alpha
+    /// ([`BlendEquation::SRC_ALPHA_OVER`]).
     SrcAlphaOver,
+    /// `blendEnable = VK_TRUE` with these factors, ops and constants; what
+    /// the fixed-function unit cannot do is a [`JmError`]
+    /// ([`super::blend`]).
+    Equation(BlendEquation),
+}
+
+impl Blend {
+    /// The blend equation, `None` without blending.
+    pub fn equation(&self) -> Option<BlendEquation> {
+        match *self {
+            Blend::Opaque => None,
+            Blend::SrcAlphaOver => Some(BlendEquation::SRC_ALPHA_OVER),
+            Blend::Equation(e) => Some(e),
+        }
+    }
 }
 
 /// One colour target as the fragment side writes it.
@@ -354,6 +481,17 @@ pub fn add_draw(
     arch: Arch,
     d: &Draw<'_>,
 ) -> JmResult<Option<DrawJobs>> {
+    add_draw_with(chain, pool, arch, d, &DrawExtras::default())
+}
+
+/// [`add_draw`] with stencil, depth bias or an occlusion counter.
+pub fn add_draw_with(
+    chain: &mut JobChain,
+    pool: &mut GpuPool,
+    arch: Arch,
+    d: &Draw<'_>,
+    x: &DrawExtras,
+) -> JmResult<Option<DrawJobs>> {
     let fs = d
         .fragment
         .binary
@@ -369,11 +507,10 @@ pub fn add_draw(
         return Err(JmError::Encoding("more than 8 colour targets"));
     }
     for rt in &fs.render_targets {
-        let t = d
-            .targets
-            .get(rt.index as usize)
-            .ok_or(JmError::Encoding("fragment output without a colour target"))?;
-        if rt.format != BlendRegisterFormat::F32 || t.format != ColorFormat::Rgba8Unorm {
+        if d.targets.get(rt.index as usize).is_none() {
+            return Err(JmError::Encoding("fragment output without a colour target"));
+        }
+        if rt.format != BlendRegisterFormat::F32 {
             return Err(JmError::Encoding(
                 "only float outputs to UNORM targets are encoded",
             ));
@@ -456,7 +593,7 @@ pub fn add_draw(
     let general = layout.buffer(VaryingBufferKind::General).map(|(i, _)| i);
     let frag_varyings =
         fragment_varying_table(pool, arch, d, general, varyings.buffers, fs.varying_count())?;
-    let state = fragment_renderer_state(pool, arch, d)?;
+    let state = fragment_renderer_state(pool, arch, d, x)?;
     let viewport = write_viewport(pool, arch, d)?;
     let frag_push = push_uniform_words(&d.fragment, &sysvals, d.push_constants)?;
     let frag_push_va = if frag_push.is_empty() {
@@ -546,6 +683,16 @@ pub fn add_draw(
         }
         put(w, dcd::VIEWPORT, viewport)?;
         put(w, dcd::THREAD_STORAGE, storage)?;
+        if let Some(counter) = x.occlusion {
+            if counter == 0 || !counter.is_multiple_of(8) {
+                return Err(JmError::Encoding(
+                    "occlusion counter address null or not 8-byte aligned",
+                ));
+            }
+            // genxml "Occlusion Mode" Counter.
+            put(w, dcd::OCCLUSION_QUERY, 3)?;
+            put(w, dcd::OCCLUSION, counter)?;
+        }
     }
     // The jobs, once every descriptor is packed (an error above leaves
     // the chain as it was).
@@ -704,7 +851,12 @@ fn write_viewport(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmResult<u64>
 
 /// The fragment Renderer State followed by one Blend descriptor per
 /// colour target.
-fn fragment_renderer_state(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmResult<u64> {
+fn fragment_renderer_state(
+    pool: &mut GpuPool,
+    arch: Arch,
+    d: &Draw<'_>,
+    x: &DrawExtras,
+) -> JmResult<u64> {
     let l = layouts(arch);
     let b = d.fragment.binary;
     let fs = b
@@ -753,7 +905,10 @@ fn fragment_renderer_state(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmRe
             u64::from(fs.wait_dependency_7),
         )?;
     }
-    let reads_dest = d.targets.iter().any(|t| t.blend != Blend::Opaque);
+    let mut reads_dest = false;
+    for t in d.targets {
+        reads_dest |= target_blend(t)?.load_destination;
+    }
     let modifies_coverage = fs.can_discard || fs.writes_depth;
     set(
         layout,
@@ -780,7 +935,7 @@ fn fragment_renderer_state(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmRe
     };
     let early = if !fs.early_z_allowed {
         3
-    } else if func == CompareOp::Always as u64 && !write {
+    } else if func == CompareOp::Always as u64 && !write && x.stencil.is_none() {
         2
     } else {
         0
@@ -797,22 +952,70 @@ fn fragment_renderer_state(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmRe
     put(&mut ms, msm::FIXED_FUNCTION_NEAR_DISCARD, 1)?;
     put(&mut ms, msm::FIXED_FUNCTION_FAR_DISCARD, 1)?;
     put(&mut w, rs::MULTISAMPLE_MISC, u64::from(ms[0]))?;
-    // Stencil is off; its masks are the pipeline's (0 from a depth-stencil
-    // state without stencil) or all ones without a depth-stencil state,
-    // as PanVk writes them.
-    let stencil_mask = if d.depth.is_some() { 0 } else { 0xff };
     let mut sm = [0u32];
-    put(&mut sm, smm::STENCIL_MASK_FRONT, stencil_mask)?;
-    put(&mut sm, smm::STENCIL_MASK_BACK, stencil_mask)?;
     put(
         &mut sm,
         smm::ALPHA_TEST_COMPARE_FUNCTION,
         CompareOp::Always as u64,
     )?;
-    put(&mut w, rs::STENCIL_MASK_MISC, u64::from(sm[0]))?;
-    for side in ["Stencil front", "Stencil back"] {
-        set(layout, &mut w, &format!("{side}.Mask"), stencil_mask)?;
+    if let Some(b) = x.depth_bias {
+        put(&mut sm, smm::FRONT_FACING_DEPTH_BIAS, 1)?;
+        put(&mut sm, smm::BACK_FACING_DEPTH_BIAS, 1)?;
+        // Bifrost's `Depth units` counts half the spec's r: PanVk writes
+        // `depthBiasConstantFactor * 2` on v6/v7 (Mesa
+        // `src/panfrost/vulkan/jm/panvk_vX_cmd_draw.c`; the Gallium driver
+        // does the same with `offset_units`), and the simulator reads it so.
+        set(
+            layout,
+            &mut w,
+            "Depth units",
+            u64::from((2.0 * b.constant).to_bits()),
+        )?;
+        set(layout, &mut w, "Depth factor", u64::from(b.slope.to_bits()))?;
+        set(
+            layout,
+            &mut w,
+            "Depth bias clamp",
+            u64::from(b.clamp.to_bits()),
+        )?;
     }
+    match x.stencil {
+        Some(st) => {
+            put(&mut sm, smm::STENCIL_ENABLE, 1)?;
+            put(
+                &mut sm,
+                smm::STENCIL_MASK_FRONT,
+                u64::from(st.front.write_mask),
+            )?;
+            put(
+                &mut sm,
+                smm::STENCIL_MASK_BACK,
+                u64::from(st.back.write_mask),
+            )?;
+            for (side, f) in [("Stencil front", st.front), ("Stencil back", st.back)] {
+                let mut f_set =
+                    |field: &str, v: u64| set(layout, &mut w, &format!("{side}.{field}"), v);
+                f_set("Reference Value", u64::from(f.reference))?;
+                f_set("Mask", u64::from(f.compare_mask))?;
+                f_set("Compare Function", f.compare as u64)?;
+                f_set("Stencil Fail", f.fail.raw())?;
+                f_set("Depth Fail", f.depth_fail.raw())?;
+                f_set("Depth Pass", f.pass.raw())?;
+            }
+        }
+        None => {
+            // Stencil is off; its masks are the pipeline's (0 from a
+            // depth-stencil state without stencil) or all ones without a
+            // depth-stencil state, as PanVk writes them.
+            let stencil_mask = if d.depth.is_some() { 0 } else { 0xff };
+            put(&mut sm, smm::STENCIL_MASK_FRONT, stencil_mask)?;
+            put(&mut sm, smm::STENCIL_MASK_BACK, stencil_mask)?;
+            for side in ["Stencil front", "Stencil back"] {
+                set(layout, &mut w, &format!("{side}.Mask"), stencil_mask)?;
+            }
+        }
+    }
+    put(&mut w, rs::STENCIL_MASK_MISC, u64::from(sm[0]))?;
     let p = fs.preloads;
     for (f, on) in [
         (fpl::COVERAGE, p.coverage),
@@ -834,38 +1037,110 @@ fn fragment_renderer_state(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmRe
     Ok(a.gpu_va)
 }
 
+/// How a colour target's Blend descriptor blends.
+struct TargetBlend {
+    /// `Mode`: Opaque 1, Fixed-Function 2.
+    mode: u64,
+    /// `Enable`: false when no channel is written.
+    enable: bool,
+    load_destination: bool,
+    rgb: ff::Function,
+    alpha: ff::Function,
+    constant: f32,
+    alpha_zero_nop: bool,
+    alpha_one_store: bool,
+}
+
+/// The blend unit's settings for `t` (Mesa's choices in `pan_blend.c` for
+/// the modes: "Opaque" only without blending and with every channel
+/// written, else fixed function, reading the destination when the
+/// equation or a partial write mask needs it).
+fn target_blend(t: &ColorTargetState) -> JmResult<TargetBlend> {
+    let mask = t.write_mask & 15;
+    let mut b = TargetBlend {
+        mode: 2,
+        enable: mask != 0,
+        load_destination: mask != 0 && mask != 15,
+        rgb: ff::Function::REPLACE,
+        alpha: ff::Function::REPLACE,
+        constant: 0.0,
+        alpha_zero_nop: false,
+        alpha_one_store: false,
+    };
+    match t.blend.equation() {
+        None if mask == 15 => b.mode = 1,
+        None => {}
+        Some(eq) => {
+            let eq = if t.format.components() < 4 {
+                ff::without_destination_alpha(&eq)
+            } else {
+                eq
+            };
+            let f = ff::fixed_function(&eq, mask)?;
+            b.rgb = f.rgb;
+            b.alpha = f.alpha;
+            b.constant = f.constant;
+            if mask != 0 {
+                b.load_destination |= f.rgb.reads_dest() || f.alpha.reads_dest();
+                b.alpha_zero_nop = f.alpha_zero_nop;
+                b.alpha_one_store = f.alpha_one_store;
+            }
+        }
+    }
+    Ok(b)
+}
+
 /// The Blend descriptor of colour target `rt`.
 pub fn blend_words(arch: Arch, rt: u32, t: &ColorTargetState) -> JmResult<Vec<u32>> {
     let layout = crate::hw::blend::blend(arch);
     let mut w = layout.defaults();
     let s = |w: &mut Vec<u32>, path: &str, v: u64| set(layout, w, path, v);
+    let b = target_blend(t)?;
     s(&mut w, "Round to FB precision", 1)?;
-    // Blend Operand A: Zero 1, Src 2, Dest 3; B: Src Minus Dest 0, Src 2;
-    // C: Zero 1, Src Alpha 5.
-    let (a, b, c, mode, load) = match t.blend {
-        // src = Src + Src · 0 ... as PanVk writes an opaque equation.
-        Blend::Opaque => (2, 2, 1, 1, false),
-        Blend::SrcAlphaOver => (3, 0, 5, 2, true),
-    };
-    s(&mut w, "Load Destination", u64::from(load))?;
-    for part in ["RGB", "Alpha"] {
-        s(&mut w, &format!("Equation.{part}.A"), a)?;
-        s(&mut w, &format!("Equation.{part}.B"), b)?;
-        s(&mut w, &format!("Equation.{part}.C"), c)?;
+    s(&mut w, "Enable", u64::from(b.enable))?;
+    s(&mut w, "Load Destination", u64::from(b.load_destination))?;
+    for (part, f) in [("RGB", &b.rgb), ("Alpha", &b.alpha)] {
+        s(&mut w, &format!("Equation.{part}.A"), f.a)?;
+        s(
+            &mut w,
+            &format!("Equation.{part}.Negate A"),
+            u64::from(f.negate_a),
+        )?;
+        s(&mut w, &format!("Equation.{part}.B"), f.b)?;
+        s(
+            &mut w,
+            &format!("Equation.{part}.Negate B"),
+            u64::from(f.negate_b),
+        )?;
+        s(&mut w, &format!("Equation.{part}.C"), f.c)?;
+        s(
+            &mut w,
+            &format!("Equation.{part}.Invert C"),
+            u64::from(f.invert_c),
+        )?;
     }
     s(&mut w, "Equation.Color Mask", u64::from(t.write_mask & 15))?;
-    s(&mut w, "Internal.Mode", mode)?;
+    s(&mut w, "Internal.Mode", b.mode)?;
     let ff = "Internal.Fixed-Function";
     s(&mut w, &format!("{ff}.Num Comps"), 4)?;
     s(&mut w, &format!("{ff}.RT"), u64::from(rt))?;
-    if t.blend == Blend::SrcAlphaOver {
-        // Mesa sets both when the equation leaves the destination alone
-        // for alpha 0 and overwrites it for alpha 1 (`pan_blend.c`).
-        s(&mut w, &format!("{ff}.Alpha Zero NOP"), 1)?;
-        s(&mut w, &format!("{ff}.Alpha One Store"), 1)?;
-    }
+    // Set when the equation leaves the destination alone for alpha 0 and
+    // overwrites it for alpha 1 (`blend::alpha_zero_nop`/`alpha_one_store`).
+    s(
+        &mut w,
+        &format!("{ff}.Alpha Zero NOP"),
+        u64::from(b.alpha_zero_nop),
+    )?;
+    s(
+        &mut w,
+        &format!("{ff}.Alpha One Store"),
+        u64::from(b.alpha_one_store),
+    )?;
     let formats = FormatArch::for_arch(arch);
-    let ColorFormat::Rgba8Unorm = t.format;
+    // Every colour format has 8-bit UNORM channels and the R8G8B8A8
+    // internal format.
+    let (ColorFormat::Rgba8Unorm | ColorFormat::R8Unorm | ColorFormat::Rg8Unorm) = t.format;
+    s(&mut w, "Constant", ff::pack_constant(b.constant, 8))?;
     let rgba8 = formats
         .format_value("RGBA8 TB")
         .ok_or(JmError::Encoding("no RGBA8 pixel format"))?;

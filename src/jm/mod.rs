@@ -5,6 +5,7 @@
 //! module never submits anything (that is `vk::queue` through `kmod`).
 
 pub mod attributes;
+pub mod blend;
 pub mod chain;
 pub mod compute;
 pub mod error;

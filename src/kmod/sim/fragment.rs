@@ -23,20 +23,27 @@
 //! Preload 1 and r4.. for Message Preload 2 (r0 is what Mesa's binaries
 //! read after a first preload; r4 for the second is our reading).
 //!
-//! Depth/stencil: the depth test and write happen before the shader
-//! (the early modes of `Pixel kill` / `ZS update`), against the tile
-//! buffer's depth (initialised from `Z Clear`); fragments outside the
-//! viewport's depth range are discarded when the fixed-function near/far
-//! discard bits are set, and depth is clamped to it. Refused with
-//! JOB_CONFIG_FAULT: stencil, depth from the shader, `Force Late` ZS update
-//! with depth test or write, alpha-to-coverage, alpha tests other than
+//! Depth/stencil: the tests and writes happen before the shader (the
+//! early modes of `Pixel kill` / `ZS update`), against the tile buffer's
+//! depth and stencil (initialised from `Z Clear`, `S Clear`); fragments
+//! outside the viewport's depth range are discarded when the
+//! fixed-function near/far discard bits are set, the depth bias of the
+//! triangle's face is added (`depth_bias`) and depth is clamped to the
+//! range; then the stencil test of the primitive's face (front/back from
+//! its winding and the Draw's `Front face CCW`), the depth test, the
+//! stencil op (`stencil_op`) and the depth write, Vulkan's order. With the
+//! Draw's `Occlusion query` Counter, the fragments passing both tests (one
+//! sample each) are added to the 64-bit counter at `Occlusion` after each
+//! primitive. Refused with JOB_CONFIG_FAULT: depth from the shader, `Force
+//! Late` ZS update with depth test or write or stencil, occlusion
+//! Predicate mode, alpha-to-coverage, alpha tests other than
 //! Always/Never, VAR_TEX preloads, preloads other than those above,
 //! multisampling, tile enable maps.
 //!
 //! This module must never learn anything except through GPU memory.
 
 use super::compute::load_resources;
-use super::framebuffer::{Framebuffer, TileBuffer};
+use super::framebuffer::{DepthFormat, Framebuffer, TileBuffer};
 use super::idvs::read_position;
 use super::jobs::{JobContext, JobFault, JobHeader};
 use super::raster::{self, Fragment, TieBreak};
@@ -44,6 +51,7 @@ use super::shader::warp::ThreadSpec;
 use super::shader::{Core, FragThread, FragmentIo, Program};
 use super::tiler::{self, Kind, Record};
 use crate::hw::draw::{dcd, viewport as vp};
+use crate::hw::genxml::common::stencil as stc;
 use crate::hw::job::fragment as payload;
 use crate::hw::layouts;
 use crate::hw::shader::{
@@ -114,16 +122,31 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
             continue;
         }
         let v = |i: usize| read_position(ctx.mmu, d.position, r.vertices[i]);
+        // Points and lines are front-facing (Vulkan "Basic Polygon
+        // Rasterization" applies to polygons only); depth bias applies to
+        // polygons.
+        let mut front = true;
+        let mut offset = 0.0f32;
         match r.kind {
             Kind::Triangle => {
                 let vs = [v(0)?, v(1)?, v(2)?];
+                // As the tiler culls: positive spec area = counter-clockwise.
+                front = (-raster::doubled_area(&vs) > 0.0) == d.front_ccw;
+                if let Some(terms) = d.bias[usize::from(!front)] {
+                    offset = depth_bias(&vs, terms, fb.z_internal);
+                }
                 raster::triangle(&vs, TieBreak(fb.tie_break), clip, &mut frags);
             }
             Kind::Point => raster::point(&v(0)?, r.size, clip, &mut frags),
             Kind::Line => raster::line(&v(0)?, &v(1)?, r.size, clip, &mut frags),
         }
         frags.retain(|f| d.inside_bounds(f));
-        depth_test(d, &mut tile, &mut frags);
+        let passed = depth_stencil_test(d, &mut tile, &mut frags, front, offset, fb.z_internal);
+        if let Some(counter) = d.occlusion {
+            let old = ctx.mmu.read_words(counter, 2)?;
+            let n = (u64::from(old[0]) | u64::from(old[1]) << 32).wrapping_add(passed);
+            ctx.mmu.write(counter, &n.to_le_bytes())?;
+        }
         if frags.is_empty() {
             continue;
         }
@@ -164,6 +187,14 @@ struct DrawState {
     near_discard: bool,
     far_discard: bool,
     alpha_test: u64,
+    /// Stencil test: front and back faces (`Stencil Mask, Misc` enable).
+    stencil: Option<[StencilFace; 2]>,
+    /// Depth bias per face (front, back): units, factor, clamp.
+    bias: [Option<[f32; 3]>; 2],
+    /// `Front face CCW` of the Draw.
+    front_ccw: bool,
+    /// Occlusion counter address (Draw `Occlusion query` Counter).
+    occlusion: Option<u64>,
     /// Message preloads 1 and 2, in order.
     messages: Vec<Message>,
     preload: [bool; 3],
@@ -189,9 +220,44 @@ impl DrawState {
         let sm = [rs::STENCIL_MASK_MISC.get(&rsd) as u32];
         let depth_func = msm::DEPTH_FUNCTION.get(&ms);
         let depth_write = msm::DEPTH_WRITE_MASK.get(&ms) != 0;
-        if smm::STENCIL_ENABLE.get(&sm) != 0 {
-            return Err(config(state, "stencil is not simulated"));
-        }
+        let stencil = if smm::STENCIL_ENABLE.get(&sm) != 0 {
+            let face = |word: u64, write_mask: u64| StencilFace {
+                reference: stc::REFERENCE_VALUE.get(&[word as u32]) as u8,
+                compare_mask: stc::MASK.get(&[word as u32]) as u8,
+                func: stc::COMPARE_FUNCTION.get(&[word as u32]),
+                fail: stc::STENCIL_FAIL.get(&[word as u32]),
+                depth_fail: stc::DEPTH_FAIL.get(&[word as u32]),
+                pass: stc::DEPTH_PASS.get(&[word as u32]),
+                write_mask: write_mask as u8,
+            };
+            Some([
+                face(get("Stencil front"), smm::STENCIL_MASK_FRONT.get(&sm)),
+                face(get("Stencil back"), smm::STENCIL_MASK_BACK.get(&sm)),
+            ])
+        } else {
+            None
+        };
+        let bias_terms = [
+            f32::from_bits(get("Depth units") as u32),
+            f32::from_bits(get("Depth factor") as u32),
+            f32::from_bits(get("Depth bias clamp") as u32),
+        ];
+        let bias = [
+            (smm::FRONT_FACING_DEPTH_BIAS.get(&sm) != 0).then_some(bias_terms),
+            (smm::BACK_FACING_DEPTH_BIAS.get(&sm) != 0).then_some(bias_terms),
+        ];
+        let front_ccw = dcd::FRONT_FACE_CCW.get(&draw) != 0;
+        let occlusion = match dcd::OCCLUSION_QUERY.get(&draw) {
+            0 => None,
+            3 => {
+                let va = dcd::OCCLUSION.get(&draw);
+                if va == 0 || !va.is_multiple_of(8) {
+                    return Err(config(draw_va, "occlusion counter null or misaligned"));
+                }
+                Some(va)
+            }
+            _ => return Err(config(draw_va, "occlusion predicate not simulated")),
+        };
         if smm::ALPHA_TO_COVERAGE.get(&sm) != 0 {
             return Err(config(state, "alpha-to-coverage is not simulated"));
         }
@@ -202,8 +268,10 @@ impl DrawState {
         if get("Properties.Depth source") == 3 {
             return Err(config(state, "depth from the shader is not simulated"));
         }
-        if get("Properties.ZS update operation") == 3 && (depth_func != 7 || depth_write) {
-            return Err(config(state, "late depth test is not simulated"));
+        if get("Properties.ZS update operation") == 3
+            && (depth_func != 7 || depth_write || stencil.is_some())
+        {
+            return Err(config(state, "late depth/stencil test is not simulated"));
         }
         let pre = |f: crate::hw::layout::Field| f.at(rs::PRELOAD.start).get(&rsd) != 0;
         for (f, what) in [
@@ -324,6 +392,10 @@ impl DrawState {
             near_discard: msm::FIXED_FUNCTION_NEAR_DISCARD.get(&ms) != 0,
             far_discard: msm::FIXED_FUNCTION_FAR_DISCARD.get(&ms) != 0,
             alpha_test,
+            stencil,
+            bias,
+            front_ccw,
+            occlusion,
             messages,
             preload,
         })
@@ -349,26 +421,152 @@ pub fn depth_passes(func: u64, z: f32, stored: f32) -> bool {
     }
 }
 
-/// Early depth: discard, clamp, test and write; drops failing fragments.
-fn depth_test(d: &DrawState, tile: &mut TileBuffer, frags: &mut Vec<Fragment>) {
+/// One face's stencil state (genxml "Stencil", write mask from `Stencil
+/// Mask, Misc`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StencilFace {
+    pub reference: u8,
+    pub compare_mask: u8,
+    /// genxml `Func`.
+    pub func: u64,
+    /// genxml "Stencil Op" for stencil fail, depth fail, depth pass.
+    pub fail: u64,
+    pub depth_fail: u64,
+    pub pass: u64,
+    pub write_mask: u8,
+}
+
+/// A stencil operation (genxml "Stencil Op": Keep, Replace, Zero, Invert,
+/// Incr Wrap, Decr Wrap, Incr Sat, Decr Sat) on `s`, written through the
+/// face's write mask.
+pub fn stencil_op(op: u64, s: u8, face: &StencilFace) -> u8 {
+    let v = match op {
+        0 => s,
+        1 => face.reference,
+        2 => 0,
+        3 => !s,
+        4 => s.wrapping_add(1),
+        5 => s.wrapping_sub(1),
+        6 => s.saturating_add(1),
+        _ => s.saturating_sub(1),
+    };
+    (s & !face.write_mask) | (v & face.write_mask)
+}
+
+/// The depth bias of a triangle (Vulkan "Depth Bias": o = m × slope + r ×
+/// constant, clamped): m = max(|∂z/∂x|, |∂z/∂y|) of the triangle's plane in
+/// framebuffer coordinates (the spec allows this approximation of the
+/// gradient's length); r = 2^-24 for a D24 tile buffer, 2^-16 for D16,
+/// 2^(e − 23) for D32 with e the exponent of the largest |z| of the
+/// vertices. `terms` are the Renderer State's `Depth units` (counted in
+/// r / 2, what PanVk's `constantFactor × 2` implies), `Depth factor`,
+/// `Depth bias clamp`.
+pub fn depth_bias(v: &[raster::Vertex; 3], terms: [f32; 3], format: DepthFormat) -> f32 {
+    let [units, factor, clamp] = terms;
+    let (x1, y1, z1) = (v[1].x - v[0].x, v[1].y - v[0].y, v[1].z - v[0].z);
+    let (x2, y2, z2) = (v[2].x - v[0].x, v[2].y - v[0].y, v[2].z - v[0].z);
+    let det = x1 * y2 - x2 * y1;
+    let m = if det == 0.0 {
+        0.0
+    } else {
+        let dzdx = (z1 * y2 - z2 * y1) / det;
+        let dzdy = (x1 * z2 - x2 * z1) / det;
+        dzdx.abs().max(dzdy.abs())
+    };
+    let r = match format {
+        DepthFormat::D24X8 => (2.0f32).powi(-24),
+        DepthFormat::D16 => (2.0f32).powi(-16),
+        DepthFormat::D32 => {
+            let zmax = v.iter().map(|p| p.z.abs()).fold(0.0f32, f32::max);
+            if zmax == 0.0 || !zmax.is_finite() {
+                (2.0f32).powi(-149)
+            } else {
+                // The exponent e of zmax: 2^e <= zmax < 2^(e + 1).
+                let e = ((zmax.to_bits() >> 23) & 0xff) as i32 - 127;
+                (2.0f32).powi(e - 23)
+            }
+        }
+    };
+    let o = m * factor + r * units / 2.0;
+    if clamp > 0.0 {
+        o.min(clamp)
+    } else if clamp < 0.0 {
+        o.max(clamp)
+    } else {
+        o
+    }
+}
+
+/// Depth as the tile buffer holds it: D24 and D16 keep the nearest
+/// 24/16-bit UNORM value (tested and written at that precision, as the
+/// Vulkan spec's depth test does for fixed-point attachments), D32 the
+/// f32.
+pub fn quantize_depth(z: f32, format: DepthFormat) -> f32 {
+    let max = match format {
+        DepthFormat::D32 => return z,
+        DepthFormat::D24X8 => f64::from((1u32 << 24) - 1),
+        DepthFormat::D16 => 65535.0,
+    };
+    let z = if z.is_nan() {
+        0.0
+    } else {
+        f64::from(z).clamp(0.0, 1.0)
+    };
+    ((z * max).round() / max) as f32
+}
+
+/// Early depth/stencil: discard outside the depth range, add the depth
+/// bias `offset`, clamp, then the stencil test (the `front` or back face's
+/// state), the depth test, the stencil ops and the depth write, in the
+/// order of the Vulkan spec's "Stencil Test" and "Depth Test"; drops the
+/// fragments that fail and returns how many passed (one sample each).
+fn depth_stencil_test(
+    d: &DrawState,
+    tile: &mut TileBuffer,
+    frags: &mut Vec<Fragment>,
+    front: bool,
+    offset: f32,
+    format: DepthFormat,
+) -> u64 {
     let [lo, hi] = d.depth_range;
     let (lo, hi) = (lo.min(hi), lo.max(hi));
+    let face = d.stencil.map(|f| f[usize::from(!front)]);
+    let mut passed = 0;
     frags.retain_mut(|f| {
         if (d.near_discard && f.z < lo) || (d.far_discard && f.z > hi) {
             return false;
         }
-        f.z = f.z.clamp(lo, hi);
+        f.z = quantize_depth((f.z + offset).clamp(lo, hi), format);
         let Some(i) = tile.index(f.x, f.y) else {
             return false;
         };
-        if !depth_passes(d.depth_func, f.z, tile.depth[i]) {
+        if let Some(face) = &face {
+            let s = tile.stencil[i];
+            let pass = depth_passes(
+                face.func,
+                f32::from(face.reference & face.compare_mask),
+                f32::from(s & face.compare_mask),
+            );
+            if !pass {
+                tile.stencil[i] = stencil_op(face.fail, s, face);
+                return false;
+            }
+        }
+        let depth_ok = depth_passes(d.depth_func, f.z, tile.depth[i]);
+        if let Some(face) = &face {
+            let op = if depth_ok { face.pass } else { face.depth_fail };
+            tile.stencil[i] = stencil_op(op, tile.stencil[i], face);
+        }
+        if !depth_ok {
             return false;
         }
         if d.depth_write {
             tile.depth[i] = f.z;
         }
+        passed += 1;
         true
     });
+    passed
 }
 
 /// Reads varying `index` of the Draw for element `slot`: up to 4 f32.
@@ -537,7 +735,67 @@ fn shade(
 
 #[cfg(test)]
 mod tests {
-    use super::depth_passes;
+    use super::{DepthFormat, StencilFace, depth_bias, depth_passes, stencil_op};
+    use crate::kmod::sim::raster::Vertex;
+
+    /// r per tile-buffer format, the slope term, the clamp; `Depth units`
+    /// counts r / 2.
+    #[test]
+    fn depth_bias_terms() {
+        let v = |x: f32, y: f32, z: f32| Vertex {
+            x,
+            y,
+            z,
+            inv_w: 1.0,
+        };
+        // z = 0.5 + x / 64 (m = 1/64), largest z 0.5 + 8/64 = 0.625 (e = -1).
+        let tri = [v(0.0, 0.0, 0.5), v(8.0, 0.0, 0.625), v(0.0, 8.0, 0.5)];
+        let r24 = 2f32.powi(-24);
+        assert_eq!(depth_bias(&tri, [2.0, 0.0, 0.0], DepthFormat::D24X8), r24);
+        assert_eq!(
+            depth_bias(&tri, [2.0, 0.0, 0.0], DepthFormat::D16),
+            2f32.powi(-16)
+        );
+        assert_eq!(
+            depth_bias(&tri, [2.0, 0.0, 0.0], DepthFormat::D32),
+            2f32.powi(-24)
+        );
+        assert_eq!(
+            depth_bias(&tri, [0.0, 2.0, 0.0], DepthFormat::D32),
+            2.0 / 64.0
+        );
+        assert_eq!(depth_bias(&tri, [0.0, 2.0, 0.01], DepthFormat::D32), 0.01);
+        assert_eq!(
+            depth_bias(&tri, [0.0, -2.0, -0.01], DepthFormat::D32),
+            -0.01
+        );
+        assert_eq!(
+            depth_bias(&tri, [0.0, -2.0, 0.01], DepthFormat::D32),
+            -2.0 / 64.0
+        );
+    }
+
+    #[test]
+    fn stencil_ops_follow_the_genxml_order() {
+        let face = StencilFace {
+            reference: 0x5a,
+            compare_mask: 0xff,
+            func: 7,
+            fail: 0,
+            depth_fail: 0,
+            pass: 0,
+            write_mask: 0xff,
+        };
+        let got: Vec<u8> = (0..8).map(|op| stencil_op(op, 0xff, &face)).collect();
+        assert_eq!(got, [0xff, 0x5a, 0, 0, 0, 0xfe, 0xff, 0xfe]);
+        let got: Vec<u8> = (0..8).map(|op| stencil_op(op, 0, &face)).collect();
+        assert_eq!(got, [0, 0x5a, 0, 0xff, 1, 0xff, 1, 0]);
+        let masked = StencilFace {
+            write_mask: 0x0f,
+            ..face
+        };
+        assert_eq!(stencil_op(1, 0xf0, &masked), 0xfa);
+    }
 
     #[test]
     fn depth_functions() {

@@ -8,11 +8,12 @@
 //!
 //! What is simulated (anything else in the descriptors faults with
 //! JOB_CONFIG_FAULT, naming the descriptor): single-sampled framebuffers;
-//! colour internal format R8G8B8A8 written back as R8G8B8A8 with the
-//! identity swizzle, no sRGB, no YUV/AFBC; depth internal formats D16/D24/D32
-//! (kept as f32 in the tile buffer) written back as D32 (f32) or D16/D24
-//! UNORM through the ZS CRC Extension; no pre/post-frame shaders, no Z/S
-//! preload, no stencil writeback. `Dithering Enable` is not modelled: colour
+//! colour internal format R8G8B8A8 written back as R8G8B8A8, R8G8 or R8
+//! with the identity swizzle, no sRGB, no YUV/AFBC; depth internal formats D16/D24/D32
+//! (kept as f32 in the tile buffer, D16/D24 rounded to their UNORM
+//! precision: `fragment::quantize_depth`) written back as D32 (f32) or D16/D24
+//! UNORM through the ZS CRC Extension, stencil kept as u8 and written back
+//! as S8; no pre/post-frame shaders, no Z/S preload. `Dithering Enable` is not modelled: colour
 //! is rounded to nearest (what the Vulkan rules allow; dithering is an
 //! implementation choice the spec also allows).
 //!
@@ -31,9 +32,10 @@ use crate::hw::fbd::{FRAMEBUFFER_BYTES, framebuffer_parameters as fbp};
 use crate::hw::layout::Layout;
 
 /// Host bytes the simulated tile buffer may take (colour of every render
-/// target plus f32 depth, for the whole framebuffer): 8 render targets of
-/// 4096 x 4096 pixels (Vulkan's minimum `maxFramebufferWidth/Height`) fit.
-pub const TILE_BUFFER_BUDGET: u64 = 36 * 4096 * 4096;
+/// target plus f32 depth and u8 stencil, for the whole framebuffer): 8
+/// render targets of 4096 x 4096 pixels (Vulkan's minimum
+/// `maxFramebufferWidth/Height`) fit.
+pub const TILE_BUFFER_BUDGET: u64 = 37 * 4096 * 4096;
 
 /// Byte offset of pixel (x, y) in a Tiled U-Interleaved surface with `bpp`
 /// bytes per pixel and `row_stride` bytes between rows of 16x16 tiles.
@@ -76,6 +78,8 @@ impl Block {
 /// One colour render target (only R8G8B8A8 is simulated).
 #[derive(Clone, Debug)]
 pub struct RenderTarget {
+    /// Bytes per pixel written back: the leading 1, 2 or 4 channels.
+    pub bytes: u64,
     /// `Write Enable`: written back at the end of the job.
     pub write: bool,
     pub block: Block,
@@ -93,6 +97,14 @@ pub struct DepthTarget {
     pub row_stride: u64,
     /// Bytes per pixel written: 4 (D32 as f32, D24X8 UNORM) or 2 (D16).
     pub format: DepthFormat,
+}
+
+/// Stencil writeback (S8) through the ZS CRC Extension.
+#[derive(Clone, Copy, Debug)]
+pub struct StencilTarget {
+    pub block: Block,
+    pub base: u64,
+    pub row_stride: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,6 +129,13 @@ pub struct Framebuffer {
     pub z_clear: f32,
     /// `Z Write Enable` with a ZS CRC Extension that writes depth back.
     pub depth: Option<DepthTarget>,
+    /// `Z Internal Format`: the tile buffer's depth precision (what the
+    /// depth bias's r is for).
+    pub z_internal: DepthFormat,
+    /// `S Clear`.
+    pub s_clear: u8,
+    /// `S Write Enable` with the ZS CRC Extension's S8 writeback.
+    pub stencil: Option<StencilTarget>,
     pub rts: Vec<RenderTarget>,
 }
 
@@ -161,7 +180,6 @@ impl Framebuffer {
         for (f, what) in [
             (fbp::Z_PRELOAD_ENABLE, "Z preload"),
             (fbp::S_PRELOAD_ENABLE, "S preload"),
-            (fbp::S_WRITE_ENABLE, "stencil writeback"),
             (fbp::CRC_READ_ENABLE, "CRC read"),
             (fbp::CRC_WRITE_ENABLE, "CRC write"),
         ] {
@@ -196,13 +214,21 @@ impl Framebuffer {
             tiler_context: fbp::TILER.get(&w),
             z_clear: f32::from_bits(fbp::Z_CLEAR.get(&w) as u32),
             depth: None,
+            z_internal: match fbp::Z_INTERNAL_FORMAT.get(&w) {
+                0 => DepthFormat::D16,
+                1 => DepthFormat::D24X8,
+                2 => DepthFormat::D32,
+                _ => return Err(config(va, "Z internal format not simulated")),
+            },
+            s_clear: fbp::S_CLEAR.get(&w) as u8,
+            stencil: None,
             rts: Vec::new(),
         };
         // The tile buffer covers the whole framebuffer (our model keeps it
         // in host memory): refuse sizes whose buffer would not fit the
         // model's budget instead of exhausting the host.
         let pixels = u64::from(fb.width) * u64::from(fb.height);
-        if pixels * (4 * rt_count + 4) > TILE_BUFFER_BUDGET {
+        if pixels * (4 * rt_count + 5) > TILE_BUFFER_BUDGET {
             return Err(config(
                 va,
                 "framebuffer too large for the simulated tile buffer",
@@ -231,9 +257,20 @@ impl Framebuffer {
                     format,
                 });
             }
+            if fbp::S_WRITE_ENABLE.get(&w) != 0 {
+                if field(zl, &z, "S Write Format", next)? != 1 {
+                    return Err(config(next, "S write format not simulated (S8 only)"));
+                }
+                fb.stencil = Some(StencilTarget {
+                    block: Block::from_raw(field(zl, &z, "S Block Format", next)?)
+                        .ok_or_else(|| config(next, "S block format not simulated"))?,
+                    base: field(zl, &z, "S Writeback Base", next)?,
+                    row_stride: field(zl, &z, "S Writeback Row Stride", next)?,
+                });
+            }
             next += u64::from(zl.words) * 4;
-        } else if fbp::Z_WRITE_ENABLE.get(&w) != 0 {
-            return Err(config(va, "Z write without a ZS CRC Extension"));
+        } else if fbp::Z_WRITE_ENABLE.get(&w) != 0 || fbp::S_WRITE_ENABLE.get(&w) != 0 {
+            return Err(config(va, "Z/S write without a ZS CRC Extension"));
         }
         let rl = l.render_target;
         for i in 0..rt_count {
@@ -243,10 +280,16 @@ impl Framebuffer {
                 return Err(config(rva, "reserved bits set in Render Target"));
             }
             let get = |p: &str| field(rl, &r, p, rva);
-            // Internal R8G8B8A8 (1) → writeback R8G8B8A8 (19), RGBA swizzle
-            // (R=0, G=1, B=2, A=3 in 3-bit fields: 0o3210 = 1672).
+            // Internal R8G8B8A8 (1) → writeback R8 (16), R8G8 (17) or
+            // R8G8B8A8 (19), the leading channels, RGBA swizzle (R=0, G=1,
+            // B=2, A=3 in 3-bit fields: 0o3210 = 1672).
+            let bytes = match get("Writeback Format")? {
+                16 => 1,
+                17 => 2,
+                19 => 4,
+                _ => return Err(config(rva, "render target format not simulated")),
+            };
             if get("Internal Format")? != 1
-                || get("Writeback Format")? != 19
                 || get("Swizzle")? != 0o3210
                 || get("sRGB")? != 0
                 || get("YUV Enable")? != 0
@@ -256,6 +299,7 @@ impl Framebuffer {
             }
             let clear = get("Clear.Color 0")? as u32;
             fb.rts.push(RenderTarget {
+                bytes,
                 write: get("Write Enable")? != 0,
                 block: Block::from_raw(get("Writeback Block Format")?)
                     .ok_or_else(|| config(rva, "render target block format not simulated"))?,
@@ -278,6 +322,7 @@ pub struct TileBuffer {
     /// Per render target, per pixel: R8G8B8A8 bytes.
     pub colour: Vec<Vec<[u8; 4]>>,
     pub depth: Vec<f32>,
+    pub stencil: Vec<u8>,
 }
 
 impl TileBuffer {
@@ -288,7 +333,8 @@ impl TileBuffer {
             width: fb.width,
             height: fb.height,
             colour: fb.rts.iter().map(|rt| vec![rt.clear; n]).collect(),
-            depth: vec![fb.z_clear; n],
+            depth: vec![super::fragment::quantize_depth(fb.z_clear, fb.z_internal); n],
+            stencil: vec![fb.s_clear; n],
         }
     }
 
@@ -306,8 +352,8 @@ impl TileBuffer {
             for y in y0..=y1 {
                 for x in x0..=x1 {
                     let Some(i) = self.index(x, y) else { continue };
-                    let off = rt.block.offset(x, y, rt.row_stride, 4);
-                    mmu.write(rt.base + off, &colour[i])?;
+                    let off = rt.block.offset(x, y, rt.row_stride, rt.bytes);
+                    mmu.write(rt.base + off, &colour[i][..rt.bytes as usize])?;
                 }
             }
         }
@@ -332,6 +378,15 @@ impl TileBuffer {
                 }
             }
         }
+        if let Some(st) = fb.stencil {
+            for y in y0..=y1 {
+                for x in x0..=x1 {
+                    let Some(i) = self.index(x, y) else { continue };
+                    let off = st.block.offset(x, y, st.row_stride, 1);
+                    mmu.write(st.base + off, &[self.stencil[i]])?;
+                }
+            }
+        }
         Ok(())
     }
 }
@@ -351,9 +406,10 @@ pub fn to_unorm8(v: f32) -> u8 {
 /// One blend function of a fixed-function blend equation (genxml "Blend
 /// Function"): the hardware computes `±A + ±B × C'` per channel, where
 /// A ∈ {0, src, dst}, B ∈ {src − dst, src + dst, src, dst} and C' is C or
-/// (Invert C) 1 − C, C ∈ {0, src, dst, src α, dst α, constant}. (The
-/// reading of the fields as that formula is Mesa's `pan_blend.c`, which
-/// maps every Vulkan blend equation onto it; "Src x 2" is not simulated.)
+/// (Invert C) 1 − C, C ∈ {0, src, dst, 2·src ("Src x 2"), src α, dst α,
+/// constant}. (The reading of the fields as that formula is Mesa's
+/// `pan_blend.c`, which maps every Vulkan blend equation it can onto it;
+/// "Src x 2" is its `src·dst + dst·src = dst × (2·src)`.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlendFunction {
     pub a: u64,
@@ -381,7 +437,7 @@ impl BlendFunction {
 
     /// Whether every operand is one this model computes.
     pub fn supported(&self) -> bool {
-        matches!(self.a, 1..=3) && self.b <= 3 && matches!(self.c, 1 | 2 | 3 | 5 | 6 | 7)
+        matches!(self.a, 1..=3) && self.b <= 3 && matches!(self.c, 1..=7)
     }
 
     /// Blends one channel: `src`/`dst` the channel, `src_a`/`dst_a` the
@@ -401,6 +457,7 @@ impl BlendFunction {
         let c = match self.c {
             2 => src,
             3 => dst,
+            4 => 2.0 * src,
             5 => src_a,
             6 => dst_a,
             7 => constant,
@@ -423,8 +480,14 @@ pub enum BlendMode {
         rgb: BlendFunction,
         alpha: BlendFunction,
         mask: u8,
-        /// `Constant` (16-bit UNORM, Mesa's reading), as a float.
+        /// `Constant`: a UNORM of the target's channel size in the top
+        /// bits (Mesa's reading, `pan_pack_blend_constant`; R8G8B8A8: the
+        /// top 8 bits).
         constant: u16,
+        /// `Alpha Zero NOP`: a source alpha of 0 writes nothing.
+        alpha_zero_nop: bool,
+        /// `Alpha One Store`: a source alpha of 1 stores the source.
+        alpha_one_store: bool,
     },
 }
 
@@ -437,14 +500,25 @@ pub fn blend_rgba8(mode: &BlendMode, src: [f32; 4], dst: [u8; 4]) -> [u8; 4] {
             alpha,
             mask,
             constant,
+            alpha_zero_nop,
+            alpha_one_store,
         } => {
             // Source colours are clamped for a UNORM target before blending
             // (Vulkan: "if the colour attachment is fixed-point, the
             // components of the source and destination values ... are each
             // clamped to [0,1]").
             let s = src.map(|v| if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) });
+            // The shortcuts look at the clamped source alpha (our reading:
+            // they are the hints Mesa derives from the equation, exact
+            // whenever the driver sets them as Mesa does).
+            if *alpha_zero_nop && s[3] == 0.0 {
+                return dst;
+            }
+            if *alpha_one_store && s[3] == 1.0 {
+                return s.map(to_unorm8);
+            }
             let d = dst.map(unorm8);
-            let k = f32::from(*constant) / 65535.0;
+            let k = f32::from(*constant >> 8) / 255.0;
             let mut out = dst;
             for ch in 0..4 {
                 if mask & (1 << ch) == 0 {
@@ -521,12 +595,43 @@ mod tests {
             alpha: over,
             mask: 0b0111,
             constant: 0,
+            alpha_zero_nop: false,
+            alpha_one_store: false,
         };
         let out = blend_rgba8(&mode, [1.5, 0.0, 0.5, 0.5], [0, 255, 100, 7]);
         assert_eq!(out, [128, 128, 114, 7]);
         assert_eq!(
             blend_rgba8(&BlendMode::Opaque, [2.0, -1.0, 0.5, f32::NAN], [9; 4]),
             [255, 0, 128, 0]
+        );
+        // 0 + Dest × (Src x 2) = 2·s·d; the constant is the top 8 bits.
+        let twice = f(1, 3, 4, false);
+        assert!((twice.apply(0.25, 0.5, 0.0, 0.0, 0.0) - 0.25).abs() < 1e-6);
+        let konst = |c: u16| BlendMode::FixedFunction {
+            rgb: f(1, 2, 7, false),
+            alpha: f(1, 2, 7, false),
+            mask: 15,
+            constant: c,
+            alpha_zero_nop: false,
+            alpha_one_store: false,
+        };
+        assert_eq!(
+            blend_rgba8(&konst(51 << 8 | 0xff), [1.0; 4], [0; 4]),
+            [51; 4]
+        );
+        // The shortcuts: alpha 0 keeps the destination, alpha 1 stores.
+        let hinted = BlendMode::FixedFunction {
+            rgb: f(2, 3, 1, true),
+            alpha: f(2, 3, 1, true),
+            mask: 15,
+            constant: 0,
+            alpha_zero_nop: true,
+            alpha_one_store: true,
+        };
+        assert_eq!(blend_rgba8(&hinted, [0.5, 0.5, 0.5, 0.0], [9; 4]), [9; 4]);
+        assert_eq!(
+            blend_rgba8(&hinted, [0.5, 0.5, 0.5, 1.0], [9; 4]),
+            [128, 128, 128, 255]
         );
     }
 }

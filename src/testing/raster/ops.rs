@@ -252,8 +252,22 @@ pub struct Target {
     pub samples: u32,
     pub color: Vec<[f64; 4]>,
     pub depth: Vec<f64>,
+    /// The stencil aspect (8 bits), cleared to 0.
+    pub stencil: Vec<u8>,
     /// The colour attachment is fixed-point (clamps in blending).
     pub unorm: bool,
+    /// `Some(b)`: the attachment stores `b`-bit UNORM channels, so every
+    /// written colour (and the clear colour) is converted to that and back
+    /// ("Conversion from Floating-Point to Normalized Fixed-Point", round
+    /// to nearest) and later blends read the stored value. `None`: colours
+    /// are kept exactly.
+    pub unorm_bits: Option<u32>,
+    /// `Some(n)`: the depth attachment is n-bit UNORM: each sample's depth
+    /// is converted to it (nearest) before the test and the write.
+    pub depth_bits: Option<u32>,
+    /// Components the attachment's format has (1 R, 2 RG, 3 RGB, 4 RGBA):
+    /// without alpha, blending reads the destination alpha as 1.
+    pub components: u32,
     /// How many times each sample was written (tests count double writes).
     pub writes: Vec<u32>,
 }
@@ -267,8 +281,34 @@ impl Target {
             samples,
             color: vec![clear; n],
             depth: vec![clear_depth; n],
+            stencil: vec![0; n],
             unorm: true,
+            unorm_bits: None,
+            depth_bits: None,
+            components: 4,
             writes: vec![0; n],
+        }
+    }
+
+    /// The target as a `bits`-bit UNORM attachment (see `unorm_bits`).
+    pub fn with_unorm_bits(mut self, bits: u32) -> Target {
+        self.unorm_bits = Some(bits);
+        let color = self.color.iter().map(|&c| self.store(c)).collect();
+        self.color = color;
+        self
+    }
+
+    /// What the attachment holds after `c` is written to it.
+    pub fn store(&self, c: [f64; 4]) -> [f64; 4] {
+        match self.unorm_bits {
+            None => c,
+            Some(b) => {
+                let max = f64::from((1u32 << b) - 1);
+                c.map(|x| {
+                    let x = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+                    (x * max).round() / max
+                })
+            }
         }
     }
 
@@ -317,6 +357,114 @@ impl Default for DepthState {
     }
 }
 
+/// `VkStencilOp`, in Vulkan's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StencilOp {
+    Keep,
+    Zero,
+    Replace,
+    IncrementAndClamp,
+    DecrementAndClamp,
+    Invert,
+    IncrementAndWrap,
+    DecrementAndWrap,
+}
+
+impl StencilOp {
+    pub const ALL: [StencilOp; 8] = [
+        StencilOp::Keep,
+        StencilOp::Zero,
+        StencilOp::Replace,
+        StencilOp::IncrementAndClamp,
+        StencilOp::DecrementAndClamp,
+        StencilOp::Invert,
+        StencilOp::IncrementAndWrap,
+        StencilOp::DecrementAndWrap,
+    ];
+
+    /// The new stencil value (the "Stencil Test" table, 8-bit attachment:
+    /// clamping at 0 and 255, wrapping modulo 256).
+    pub fn apply(self, s: u8, reference: u8) -> u8 {
+        match self {
+            StencilOp::Keep => s,
+            StencilOp::Zero => 0,
+            StencilOp::Replace => reference,
+            StencilOp::IncrementAndClamp => s.saturating_add(1),
+            StencilOp::DecrementAndClamp => s.saturating_sub(1),
+            StencilOp::Invert => !s,
+            StencilOp::IncrementAndWrap => s.wrapping_add(1),
+            StencilOp::DecrementAndWrap => s.wrapping_sub(1),
+        }
+    }
+}
+
+/// `VkStencilOpState`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StencilFace {
+    pub fail: StencilOp,
+    pub pass: StencilOp,
+    pub depth_fail: StencilOp,
+    pub compare: CompareOp,
+    pub compare_mask: u8,
+    pub write_mask: u8,
+    pub reference: u8,
+}
+
+/// `stencilTestEnable` with the front and back faces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StencilState {
+    pub front: StencilFace,
+    pub back: StencilFace,
+}
+
+/// How the depth attachment resolves depth (the "Depth Bias" section's r).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepthResolution {
+    /// An n-bit UNORM format: r = 2^-n.
+    Unorm(u32),
+    /// A 32-bit float format: r = 2^(e − 23), e the exponent of the
+    /// largest |z| in the primitive.
+    Float32,
+}
+
+/// Vulkan "Depth Bias" for a polygon with framebuffer-coordinate vertices
+/// `v` (x, y, z): o = m × slope + r × constant, m = max(|∂z/∂x|, |∂z/∂y|)
+/// (the spec's allowed approximation of the gradient's length), then the
+/// clamp (0 or NaN: none; positive: min; negative: max).
+pub fn depth_bias(
+    v: [[f64; 3]; 3],
+    constant: f64,
+    slope: f64,
+    clamp: f64,
+    resolution: DepthResolution,
+) -> f64 {
+    let (x1, y1, z1) = (v[1][0] - v[0][0], v[1][1] - v[0][1], v[1][2] - v[0][2]);
+    let (x2, y2, z2) = (v[2][0] - v[0][0], v[2][1] - v[0][1], v[2][2] - v[0][2]);
+    let det = x1 * y2 - x2 * y1;
+    let m = if det == 0.0 {
+        0.0
+    } else {
+        ((z1 * y2 - z2 * y1) / det)
+            .abs()
+            .max(((x1 * z2 - x2 * z1) / det).abs())
+    };
+    let r = match resolution {
+        DepthResolution::Unorm(n) => 2f64.powi(-(n as i32)),
+        DepthResolution::Float32 => {
+            let zmax = v.iter().map(|p| p[2].abs()).fold(0.0, f64::max);
+            2f64.powi(zmax.log2().floor() as i32 - 23)
+        }
+    };
+    let o = m * slope + r * constant;
+    if clamp > 0.0 {
+        o.min(clamp)
+    } else if clamp < 0.0 {
+        o.max(clamp)
+    } else {
+        o
+    }
+}
+
 /// Run the per-sample operations for fragments: the fragment shader
 /// `shade` gives a colour (and second source) or `None` (discard); then for
 /// each covered sample the depth test (depth clamped to [0, 1] first, as
@@ -327,9 +475,46 @@ pub fn shade_fragments(
     fragments: &[Fragment],
     depth: &DepthState,
     blend_state: &BlendState,
-    mut shade: impl FnMut(&Fragment) -> Option<([f64; 4], [f64; 4])>,
+    shade: impl FnMut(&Fragment) -> Option<([f64; 4], [f64; 4])>,
 ) {
+    let zs = ZsState {
+        depth: *depth,
+        ..ZsState::default()
+    };
+    shade_fragments_zs(target, fragments, &zs, blend_state, shade);
+}
+
+/// Depth/stencil state of a primitive's fragments.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ZsState {
+    pub depth: DepthState,
+    pub stencil: Option<StencilState>,
+    /// The depth bias o added to every sample's depth ([`depth_bias`]).
+    pub depth_offset: f64,
+}
+
+/// [`shade_fragments`] with the stencil test and depth bias ("Stencil
+/// Test", "Depth Test", "Depth Bias"): per covered sample (the front or
+/// back stencil state by the fragment's facing), depth + o
+/// clamped to [0, 1]; the stencil test `(reference & compareMask) op
+/// (stored & compareMask)`, failing → `failOp`; the depth test, →
+/// `depthFailOp` or `passOp` (written through `writeMask`); the depth write;
+/// blending. Returns the samples that passed both tests (what a precise
+/// occlusion query counts).
+pub fn shade_fragments_zs(
+    target: &mut Target,
+    fragments: &[Fragment],
+    zs: &ZsState,
+    blend_state: &BlendState,
+    mut shade: impl FnMut(&Fragment) -> Option<([f64; 4], [f64; 4])>,
+) -> u64 {
+    let depth = &zs.depth;
+    let mut passed = 0;
     for f in fragments {
+        // The fragment's facing picks the stencil state ("Stencil Test").
+        let face = zs
+            .stencil
+            .map(|s| if f.front_facing { s.front } else { s.back });
         let Some((src, src1)) = shade(f) else {
             continue;
         };
@@ -338,15 +523,41 @@ pub fn shade_fragments(
                 continue;
             }
             let i = target.index(f.x, f.y, s);
-            let z = f.depth[s as usize].clamp(0.0, 1.0);
+            let mut z = (f.depth[s as usize] + zs.depth_offset).clamp(0.0, 1.0);
+            if let Some(n) = target.depth_bits {
+                let max = f64::from((1u32 << n) - 1);
+                z = (z * max).round() / max;
+            }
+            if let Some(face) = &face {
+                let st = target.stencil[i];
+                let write = |new: u8| (st & !face.write_mask) | (new & face.write_mask);
+                let pass = face.compare.test(
+                    f64::from(face.reference & face.compare_mask),
+                    f64::from(st & face.compare_mask),
+                );
+                if !pass {
+                    target.stencil[i] = write(face.fail.apply(st, face.reference));
+                    continue;
+                }
+                let depth_ok = !depth.test || depth.compare.test(z, target.depth[i]);
+                let op = if depth_ok { face.pass } else { face.depth_fail };
+                target.stencil[i] = write(op.apply(st, face.reference));
+            }
             if depth.test && !depth.compare.test(z, target.depth[i]) {
                 continue;
             }
             if depth.test && depth.write {
                 target.depth[i] = z;
             }
-            target.color[i] = blend(blend_state, src, src1, target.color[i], target.unorm);
+            passed += 1;
+            let mut dst = target.color[i];
+            if target.components < 4 {
+                dst[3] = 1.0;
+            }
+            let out = blend(blend_state, src, src1, dst, target.unorm);
+            target.color[i] = target.store(out);
             target.writes[i] += 1;
         }
     }
+    passed
 }

@@ -638,3 +638,85 @@ fn a_resolved_frame_encodes_as_png() {
         crate::testing::png::write_rgba8(&path, 64, 48, &rgba).unwrap();
     }
 }
+
+/// "Stencil Test": ops worked by hand; a failing test applies failOp, a
+/// passing one with a failing depth test depthFailOp, through the write
+/// mask; the count is of samples passing both tests. "Depth Bias": r and m
+/// by hand.
+#[test]
+fn stencil_and_depth_bias_by_hand() {
+    use super::ops::{
+        DepthResolution, StencilFace, StencilOp, StencilState, ZsState, depth_bias,
+        shade_fragments_zs,
+    };
+    assert_eq!(StencilOp::IncrementAndClamp.apply(255, 0), 255);
+    assert_eq!(StencilOp::IncrementAndWrap.apply(255, 0), 0);
+    assert_eq!(StencilOp::DecrementAndClamp.apply(0, 0), 0);
+    assert_eq!(StencilOp::DecrementAndWrap.apply(0, 0), 255);
+    assert_eq!(StencilOp::Invert.apply(0x0f, 0), 0xf0);
+    assert_eq!(StencilOp::Replace.apply(3, 9), 9);
+    let face = StencilFace {
+        fail: StencilOp::Replace,
+        pass: StencilOp::IncrementAndWrap,
+        depth_fail: StencilOp::Zero,
+        compare: CompareOp::Equal,
+        compare_mask: 0x0f,
+        write_mask: 0x3f,
+        reference: 0xa5,
+    };
+    let mut t = Target::new(3, 1, 1, [0.0; 4], 0.5);
+    t.stencil = vec![0x45, 0x15, 0x45];
+    t.depth = vec![0.5, 0.5, 0.25];
+    let frags: Vec<Fragment> = (0..3)
+        .map(|x| Fragment {
+            x,
+            y: 0,
+            mask: 1,
+            depth: vec![0.375],
+            front_facing: true,
+            attrs: vec![],
+            point_coord: None,
+        })
+        .collect();
+    let zs = ZsState {
+        depth: DepthState {
+            test: true,
+            write: false,
+            compare: CompareOp::Less,
+        },
+        stencil: Some(StencilState {
+            front: face,
+            back: face,
+        }),
+        ..ZsState::default()
+    };
+    let passed = shade_fragments_zs(&mut t, &frags, &zs, &BlendState::default(), |_| {
+        Some(([1.0; 4], [0.0; 4]))
+    });
+    // x 0: 5 == 5, depth passes: 0x45 + 1 = 0x46. x 1: 5 == 5 → same:
+    // 0x16. x 2: depth fails: zero through 0x3f → 0x40.
+    assert_eq!(t.stencil, [0x46, 0x16, 0x40]);
+    assert_eq!(passed, 2);
+    t.stencil = vec![0xc4; 3];
+    shade_fragments_zs(&mut t, &frags, &zs, &BlendState::default(), |_| {
+        Some(([1.0; 4], [0.0; 4]))
+    });
+    // 5 != 4: replace with 0xa5 through 0x3f → 0xc0 | 0x25.
+    assert_eq!(t.stencil, [0xe5; 3]);
+    // z = x / 4 + y / 8: m = 1/4; largest |z| 0.75 → e = -1, r = 2^-24.
+    let v = [[0.0, 0.0, 0.0], [3.0, 0.0, 0.75], [0.0, 2.0, 0.25]];
+    let r = 2f64.powi(-24);
+    assert_eq!(
+        depth_bias(v, 3.0, 0.0, 0.0, DepthResolution::Float32),
+        3.0 * r
+    );
+    assert_eq!(depth_bias(v, 0.0, 2.0, 0.0, DepthResolution::Float32), 0.5);
+    assert_eq!(
+        depth_bias(v, 0.0, 2.0, 0.25, DepthResolution::Float32),
+        0.25
+    );
+    assert_eq!(
+        depth_bias(v, 1.0, 0.0, 0.0, DepthResolution::Unorm(16)),
+        2f64.powi(-16)
+    );
+}

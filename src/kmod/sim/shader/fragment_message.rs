@@ -66,9 +66,10 @@ pub(super) fn atest(
 /// ones read G = B = 0, A = 1). With bit 0 of the coverage set, the colour
 /// is blended into render target `RT` of the tile buffer at the thread's
 /// pixel: `Mode` Opaque replaces it, Fixed-Function applies the Blend
-/// descriptor's equation (`framebuffer::blend_rgba8`); the equation's
-/// `Color Mask` applies to both; a descriptor with `Enable` false writes
-/// nothing. Modes Shader and Off and other register formats fault
+/// descriptor's equation, constant and the Fixed-Function `Alpha Zero
+/// NOP` / `Alpha One Store` shortcuts (`framebuffer::blend_rgba8`); the
+/// equation's `Color Mask` applies to both; a descriptor with `Enable`
+/// false writes nothing. Modes Shader and Off and other register formats fault
 /// (INSTR_INVALID_ENC). The result (the destination register, a blend
 /// shader's return link on hardware) is 0.
 pub(super) fn blend(
@@ -127,6 +128,8 @@ pub(super) fn blend(
                 alpha,
                 mask,
                 constant: blend_desc::CONSTANT.get(&desc) as u16,
+                alpha_zero_nop: blend_fixed_function::ALPHA_ZERO_NOP.get(&internal) != 0,
+                alpha_one_store: blend_fixed_function::ALPHA_ONE_STORE.get(&internal) != 0,
             }
         }
         _ => return Err(bad("mode (blend shader / off) not simulated")),
