@@ -90,21 +90,9 @@ fn run_on(model: &str) {
                 (1, b_ty, b.buffer, c.b.0, c.b.1.unwrap_or(whole)),
             ],
         );
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(compute)
-            .module(module)
-            .name(c"main");
+        let pipeline = objects::compute_pipeline(d, module, layout, model);
         // SAFETY: valid handles throughout; the GPU is idle at the end.
         unsafe {
-            let pipeline = d
-                .create_compute_pipelines(
-                    vk::PipelineCache::null(),
-                    &[vk::ComputePipelineCreateInfo::default()
-                        .stage(stage)
-                        .layout(layout)],
-                    None,
-                )
-                .unwrap()[0];
             let cmd_pool = gpu.command_pool();
             let cb = gpu.command_buffer(cmd_pool);
             d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())

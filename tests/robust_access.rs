@@ -73,21 +73,7 @@ fn compute_on(model: &str) {
         .collect();
     let (pool, set) = objects::buffer_set(d, set_layout, &writes);
     let module = objects::shader_module(d, ROBUST);
-    let stage = vk::PipelineShaderStageCreateInfo::default()
-        .stage(compute)
-        .module(module)
-        .name(c"main");
-    // SAFETY: valid handles.
-    let pipeline = unsafe {
-        d.create_compute_pipelines(
-            vk::PipelineCache::null(),
-            &[vk::ComputePipelineCreateInfo::default()
-                .stage(stage)
-                .layout(layout)],
-            None,
-        )
-    }
-    .unwrap()[0];
+    let pipeline = objects::compute_pipeline(d, module, layout, model);
     let cmd_pool = gpu.command_pool();
     for base in [0u32, 5, 100] {
         for (b, buf) in bindings.iter().zip(&bufs) {

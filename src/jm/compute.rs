@@ -87,17 +87,7 @@ pub fn add_compute_job(
     job: &ComputeJob<'_>,
     dependencies: [u16; 2],
 ) -> JmResult<u16> {
-    let p = &job.binary.preloads;
-    let preload_mask = preload_mask(&[
-        p.local_invocation_xy,
-        p.local_invocation_z,
-        p.workgroup[0],
-        p.workgroup[1],
-        p.workgroup[2],
-        p.global_invocation[0],
-        p.global_invocation[1],
-        p.global_invocation[2],
-    ]);
+    let preload_mask = job.binary.preloads.compute_bits();
     let ws = WorkSize {
         size: job.local_size,
         count: job.groups,
@@ -142,8 +132,7 @@ pub fn add_vertex_job(
             "fewer varying records than the shader writes",
         ));
     }
-    let p = &job.binary.preloads;
-    let preload_mask = preload_mask(&[p.vertex_id, p.instance_id]);
+    let preload_mask = job.binary.preloads.vertex_bits();
     emit(
         chain,
         pool,
@@ -215,7 +204,7 @@ fn core_id_range(device: &crate::kmod::Device) -> JmResult<u64> {
     Ok(u64::from(64 - present.leading_zeros()))
 }
 
-/// The compute preloads, in the order of [`preload_mask`]'s bits.
+/// The compute preloads, in the order of `Preloads::compute_bits`.
 static COMPUTE_PRELOADS: [Field; 8] = [
     compute_preload::LOCAL_INVOCATION_XY,
     compute_preload::LOCAL_INVOCATION_Z,
@@ -227,16 +216,10 @@ static COMPUTE_PRELOADS: [Field; 8] = [
     compute_preload::GLOBAL_INVOCATION_Z,
 ];
 
-/// The vertex preloads (vertex and capture jobs).
+/// The vertex preloads (vertex and capture jobs), in the order of
+/// `Preloads::vertex_bits`.
 pub(super) static VERTEX_PRELOADS: [Field; 2] =
     [vertex_preload::VERTEX_ID, vertex_preload::INSTANCE_ID];
-
-/// Bit i set when preload i is wanted.
-pub(super) fn preload_mask(on: &[bool]) -> u64 {
-    on.iter()
-        .enumerate()
-        .fold(0, |m, (i, &b)| m | u64::from(b) << i)
-}
 
 /// What one shader job needs, however its caller describes it (compute,
 /// vertex, and the XFB capture job of `super::xfb`).

@@ -26,7 +26,7 @@
 //! resolution are the caller's).
 
 use super::chain::JobChain;
-use super::compute::{AttributeTables, Emit, VERTEX_PRELOADS, emit, preload_mask};
+use super::compute::{AttributeTables, Emit, VERTEX_PRELOADS, emit};
 use super::error::{JmError, JmResult};
 use super::pool::GpuPool;
 use crate::compiler::bifrost::binary::ShaderBinary;
@@ -88,7 +88,7 @@ pub fn add_xfb_job(
             "fewer push-uniform words than the XFB variant preloads",
         ));
     }
-    let preload_mask = preload_mask(&[b.preloads.vertex_id, b.preloads.instance_id]);
+    let preload_mask = b.preloads.vertex_bits();
     emit(
         chain,
         pool,

@@ -423,22 +423,9 @@ fn read_stage(r: &mut Reader<'_>) -> Result<CompiledStage, String> {
     Ok(s)
 }
 
+/// Bits 0–1 the vertex preloads, 2–9 the compute ones.
 fn preload_bits(p: &Preloads) -> u32 {
-    let bits = [
-        p.vertex_id,
-        p.instance_id,
-        p.local_invocation_xy,
-        p.local_invocation_z,
-        p.workgroup[0],
-        p.workgroup[1],
-        p.workgroup[2],
-        p.global_invocation[0],
-        p.global_invocation[1],
-        p.global_invocation[2],
-    ];
-    bits.iter()
-        .enumerate()
-        .fold(0, |acc, (i, &b)| acc | u32::from(b) << i)
+    (p.vertex_bits() | p.compute_bits() << 2) as u32
 }
 
 fn preloads_of(bits: u32) -> Result<Preloads, String> {

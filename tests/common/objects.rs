@@ -73,6 +73,31 @@ pub fn pipeline_layout(
     .unwrap()
 }
 
+/// The compute pipeline of `module`'s `main` under `layout`, no cache;
+/// panics with `what` when creation fails.
+pub fn compute_pipeline(
+    d: &ash::Device,
+    module: vk::ShaderModule,
+    layout: vk::PipelineLayout,
+    what: &str,
+) -> vk::Pipeline {
+    let stage = vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::COMPUTE)
+        .module(module)
+        .name(c"main");
+    // SAFETY: valid handles.
+    unsafe {
+        d.create_compute_pipelines(
+            vk::PipelineCache::null(),
+            &[vk::ComputePipelineCreateInfo::default()
+                .stage(stage)
+                .layout(layout)],
+            None,
+        )
+    }
+    .unwrap_or_else(|(_, e)| panic!("{what}: vkCreateComputePipelines: {e:?}"))[0]
+}
+
 /// A pool with one set of `layout`, its buffer descriptors written: one
 /// `(binding, type, buffer, offset, range)` each.
 pub fn buffer_set(

@@ -27,6 +27,37 @@ pub struct Preloads {
     pub global_invocation: [bool; 3],
 }
 
+impl Preloads {
+    /// The vertex preloads as bits: 0 vertex id, 1 instance id.
+    pub fn vertex_bits(&self) -> u64 {
+        bits(&[self.vertex_id, self.instance_id])
+    }
+
+    /// The compute preloads as bits: 0 local invocation xy, 1 local
+    /// invocation z, 2..=4 workgroup x..z, 5..=7 global invocation x..z.
+    pub fn compute_bits(&self) -> u64 {
+        let [wx, wy, wz] = self.workgroup;
+        let [gx, gy, gz] = self.global_invocation;
+        bits(&[
+            self.local_invocation_xy,
+            self.local_invocation_z,
+            wx,
+            wy,
+            wz,
+            gx,
+            gy,
+            gz,
+        ])
+    }
+}
+
+/// Bit i set when `on[i]`.
+fn bits(on: &[bool]) -> u64 {
+    on.iter()
+        .enumerate()
+        .fold(0, |m, (i, &b)| m | u64::from(b) << i)
+}
+
 /// Registers a fragment job preloads (`Fragment Preload` in Mesa's
 /// src/panfrost/lib/genxml/v7.xml; register numbers from
 /// src/panfrost/compiler/bifrost_compile.c). Read in place, never allocated.

@@ -45,18 +45,21 @@ pub fn lower_int64(shader: &mut Shader) -> bool {
         let op = a.op;
         let src_ty = e.ty(a.srcs[0]);
         let dst_ty = e.ty(dst);
-        let wanted = match op {
-            AluOp::Udiv
-            | AluOp::Umod
-            | AluOp::Idiv
-            | AluOp::Irem
-            | AluOp::Imod
-            | AluOp::Iabs
-            | AluOp::Isign => dst_ty.bits == 64,
-            AluOp::I2f | AluOp::U2f => src_ty.bits == 64 && dst_ty.bits == 32,
-            AluOp::F2i | AluOp::F2u => src_ty.bits == 32 && dst_ty.bits == 64,
-            _ => false,
-        };
+        // (Operand counts are the validator's to check: an instruction
+        // with the wrong count is left for it and the backend to refuse.)
+        let wanted = a.srcs.len() == op.num_srcs()
+            && match op {
+                AluOp::Udiv
+                | AluOp::Umod
+                | AluOp::Idiv
+                | AluOp::Irem
+                | AluOp::Imod
+                | AluOp::Iabs
+                | AluOp::Isign => dst_ty.bits == 64,
+                AluOp::I2f | AluOp::U2f => src_ty.bits == 64 && dst_ty.bits == 32,
+                AluOp::F2i | AluOp::F2u => src_ty.bits == 32 && dst_ty.bits == 64,
+                _ => false,
+            };
         if !wanted {
             e.push(instr);
             return;
@@ -79,20 +82,21 @@ pub fn lower_int64(shader: &mut Shader) -> bool {
     changed
 }
 
-/// One component of `op` (a 64-bit source).
+/// One component of `op`; `y` is the second source of the binary ones
+/// (`lower_int64` checked the count), else `x`.
 fn lower_scalar(e: &mut Builder<'_>, op: AluOp, x: Value, y: Option<Value>) -> Value {
-    let y = || y.expect("binary operation has two sources");
+    let y = y.unwrap_or(x);
     match op {
-        AluOp::Udiv => udivmod(e, x, y()).0,
-        AluOp::Umod => udivmod(e, x, y()).1,
-        AluOp::Idiv | AluOp::Irem | AluOp::Imod => signed_divmod(e, op, x, y()),
+        AluOp::Udiv => udivmod(e, x, y).0,
+        AluOp::Umod => udivmod(e, x, y).1,
+        AluOp::Idiv | AluOp::Irem | AluOp::Imod => signed_divmod(e, op, x, y),
         AluOp::Iabs => {
-            let (neg, _) = sign_of(e, x);
+            let neg = is_negative(e, x);
             let minus = negate(e, x);
             e.alu_typed(AluOp::Bcsel, ValueType::U64, &[neg, minus, x])
         }
         AluOp::Isign => {
-            let (neg, _) = sign_of(e, x);
+            let neg = is_negative(e, x);
             let zero = e.imm_u64(0);
             let nonzero = e.alu_typed(AluOp::Ine, ValueType::BOOL, &[x, zero]);
             let one = e.imm_u64(1);
@@ -102,7 +106,7 @@ fn lower_scalar(e: &mut Builder<'_>, op: AluOp, x: Value, y: Option<Value>) -> V
         }
         AluOp::U2f => u64_to_f32(e, x),
         AluOp::I2f => {
-            let (neg, _) = sign_of(e, x);
+            let neg = is_negative(e, x);
             let minus = negate(e, x);
             let magnitude = e.alu_typed(AluOp::Bcsel, ValueType::U64, &[neg, minus, x]);
             let f = u64_to_f32(e, magnitude);
@@ -116,11 +120,10 @@ fn lower_scalar(e: &mut Builder<'_>, op: AluOp, x: Value, y: Option<Value>) -> V
     }
 }
 
-/// (x < 0 as a signed 64-bit value, its low 32 bits).
-fn sign_of(e: &mut Builder<'_>, x: Value) -> (Value, Value) {
+/// x < 0 as a signed 64-bit value.
+fn is_negative(e: &mut Builder<'_>, x: Value) -> Value {
     let zero = e.imm_u64(0);
-    let neg = e.alu_typed(AluOp::Ilt, ValueType::BOOL, &[x, zero]);
-    (neg, zero)
+    e.alu_typed(AluOp::Ilt, ValueType::BOOL, &[x, zero])
 }
 
 fn negate(e: &mut Builder<'_>, x: Value) -> Value {
@@ -170,8 +173,9 @@ fn udivmod(e: &mut Builder<'_>, n: Value, d: Value) -> (Value, Value) {
 fn signed_divmod(e: &mut Builder<'_>, op: AluOp, x: Value, y: Value) -> Value {
     let u64t = ValueType::U64;
     let bool_t = ValueType::BOOL;
-    let (xneg, zero) = sign_of(e, x);
-    let (yneg, _) = sign_of(e, y);
+    let zero = e.imm_u64(0);
+    let xneg = is_negative(e, x);
+    let yneg = is_negative(e, y);
     let nx = negate(e, x);
     let ny = negate(e, y);
     let ax = e.alu_typed(AluOp::Bcsel, u64t, &[xneg, nx, x]);
@@ -197,7 +201,7 @@ fn signed_divmod(e: &mut Builder<'_>, op: AluOp, x: Value, y: Value) -> Value {
             // The modulo takes the divisor's: a nonzero remainder of the
             // other sign moves by one divisor.
             let nonzero = e.alu_typed(AluOp::Ine, bool_t, &[rem, zero]);
-            let (rneg, _) = sign_of(e, rem);
+            let rneg = is_negative(e, rem);
             let differ = e.alu_typed(AluOp::Ine, bool_t, &[rneg, yneg]);
             let fix = e.alu_typed(AluOp::Iand, bool_t, &[nonzero, differ]);
             let moved = e.alu_typed(AluOp::Iadd, u64t, &[rem, y]);

@@ -588,10 +588,10 @@ impl Recording {
                 [draw_value::INVOCATION_0, draw_value::INVOCATION_1],
             )?);
             let param = |i: u16| sysval_offset::XFB_PARAMS + 4 * u32::from(i);
-            // A restart-resolved draw reads its list from 0, and the
-            // restart kernel writes its primitive count (above).
+            // A restart-resolved draw reads its list from 0 (FIRST), and
+            // the restart kernel writes its primitive count (above).
             let resolved = resolve.is_some();
-            let draw_params = [
+            let all_params = [
                 (
                     xfb_param::PRIMS_PER_INSTANCE,
                     draw_value::PRIMS_PER_INSTANCE,
@@ -599,7 +599,10 @@ impl Recording {
                 (xfb_param::FIRST, draw_value::FIRST),
                 (xfb_param::VERTEX_OFFSET, draw_value::VERTEX_OFFSET),
             ];
-            let draw_params = &draw_params[if resolved { 2 } else { 0 }..];
+            let draw_params: Vec<(u16, u8)> = all_params
+                .into_iter()
+                .filter(|&(i, _)| !resolved || i == xfb_param::VERTEX_OFFSET)
+                .collect();
             let sysvals = draw_params
                 .iter()
                 .map(|&(i, value)| (param(i), value))
@@ -613,7 +616,7 @@ impl Recording {
                         .push(Patch::word(push_buffer.gpu_va + u64::from(at), value));
                 }
             }
-            for &(i, value) in draw_params {
+            for &(i, value) in &draw_params {
                 ind.patches
                     .push(Patch::word(block + 4 * u64::from(i), value));
             }
