@@ -105,6 +105,7 @@ fn simulated_g52_properties() {
                 c"VK_KHR_draw_indirect_count",
                 c"VK_EXT_provoking_vertex",
                 c"VK_KHR_timeline_semaphore",
+                c"VK_EXT_host_query_reset",
             ]
         );
         instance.destroy_instance(None);

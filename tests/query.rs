@@ -1,4 +1,5 @@
-//! Timestamp queries: WRITE_VALUE jobs of the system-timestamp kind.
+//! Timestamp queries: WRITE_VALUE jobs of the system-timestamp kind, and
+//! host resets (VK_EXT_host_query_reset).
 
 mod common;
 
@@ -125,4 +126,106 @@ fn only_timestamp_queries_exist() {
     // SAFETY: valid handles.
     let r = unsafe { gpu.device.create_query_pool(&info, None) };
     assert!(r.is_err());
+}
+
+/// VK_EXT_host_query_reset: `hostQueryReset` is reported, and
+/// vkResetQueryPool on the host makes exactly the named queries unavailable
+/// again; a later submit that writes them (without a GPU reset) makes them
+/// available with new values. A range past the pool's end changes nothing.
+#[test]
+fn host_reset_makes_queries_unavailable_again() {
+    let gpu = Gpu::with_extensions(&[c"VK_EXT_host_query_reset"]);
+    let d = &gpu.device;
+    let hqr = ash::ext::host_query_reset::Device::new(&gpu.instance, d);
+    // SAFETY: a valid device and pool; the queries are not in use on the GPU.
+    let host_reset = |qp: vk::QueryPool, first: u32, count: u32| unsafe {
+        (hqr.fp().reset_query_pool_ext)(d.handle(), qp, first, count)
+    };
+    let mut reset_features = vk::PhysicalDeviceHostQueryResetFeatures::default();
+    let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut reset_features);
+    // SAFETY: valid handles throughout; objects destroyed after the GPU is idle.
+    unsafe {
+        gpu.instance
+            .get_physical_device_features2(gpu.physical_device, &mut features);
+        assert_eq!(reset_features.host_query_reset, vk::TRUE);
+
+        let qp = d
+            .create_query_pool(
+                &vk::QueryPoolCreateInfo::default()
+                    .query_type(vk::QueryType::TIMESTAMP)
+                    .query_count(4),
+                None,
+            )
+            .unwrap();
+        // Host reset before first use, instead of vkCmdResetQueryPool.
+        host_reset(qp, 0, 4);
+        let pool = gpu.command_pool();
+        let all = gpu.command_buffer(pool);
+        let middle = gpu.command_buffer(pool);
+        d.begin_command_buffer(all, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        for q in 0..4 {
+            d.cmd_write_timestamp(all, vk::PipelineStageFlags::BOTTOM_OF_PIPE, qp, q);
+        }
+        d.end_command_buffer(all).unwrap();
+        d.begin_command_buffer(middle, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        for q in 1..3 {
+            d.cmd_write_timestamp(middle, vk::PipelineStageFlags::BOTTOM_OF_PIPE, qp, q);
+        }
+        d.end_command_buffer(middle).unwrap();
+        let fence = d
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
+        let run = |cb: vk::CommandBuffer| {
+            d.reset_fences(&[fence]).unwrap();
+            d.queue_submit(
+                gpu.queue,
+                &[vk::SubmitInfo::default().command_buffers(&[cb])],
+                fence,
+            )
+            .unwrap();
+            d.wait_for_fences(&[fence], true, 5_000_000_000).unwrap();
+        };
+        let read = || {
+            let mut r = [[0u64; 2]; 4];
+            let status = d.get_query_pool_results(
+                qp,
+                0,
+                &mut r,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY,
+            );
+            (status, r)
+        };
+
+        run(all);
+        let (status, first) = read();
+        assert_eq!(status, Ok(()));
+        assert!(first.iter().all(|q| q[1] == 1 && q[0] > 0), "{first:?}");
+
+        host_reset(qp, 1, 2);
+        let (status, after) = read();
+        assert_eq!(status, Err(vk::Result::NOT_READY));
+        assert_eq!(after[0], first[0], "query 0 untouched");
+        assert_eq!(after[3], first[3], "query 3 untouched");
+        assert_eq!((after[1][1], after[2][1]), (0, 0), "1 and 2 unavailable");
+
+        // Past the end: ignored (logged), nothing changes.
+        host_reset(qp, 3, 5);
+        assert_eq!(read().1[3], first[3]);
+
+        run(middle);
+        let (status, again) = read();
+        assert_eq!(status, Ok(()));
+        assert_eq!(again[0], first[0]);
+        assert_eq!(again[3], first[3]);
+        for q in 1..3 {
+            assert_eq!(again[q][1], 1);
+            assert!(again[q][0] >= first[3][0], "rewritten later: {again:?}");
+        }
+
+        d.destroy_fence(fence, None);
+        d.destroy_command_pool(pool, None);
+        d.destroy_query_pool(qp, None);
+    }
 }

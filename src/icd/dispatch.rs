@@ -170,6 +170,8 @@ pub static ENTRIES: &[Entry] = entries! {
     Device "vkDestroyDescriptorUpdateTemplateKHR" => pipeline::vkDestroyDescriptorUpdateTemplateKHR, PFN_vkDestroyDescriptorUpdateTemplate;
     Device "vkUpdateDescriptorSetWithTemplateKHR" => pipeline::vkUpdateDescriptorSetWithTemplateKHR, PFN_vkUpdateDescriptorSetWithTemplate;
     Device "vkTrimCommandPoolKHR" => cmd::vkTrimCommandPoolKHR, PFN_vkTrimCommandPool;
+    // VK_EXT_host_query_reset
+    Device "vkResetQueryPoolEXT" => query::vkResetQueryPoolEXT, PFN_vkResetQueryPool;
     // VK_KHR_draw_indirect_count
     Device "vkCmdDrawIndirectCountKHR" => cmd::vkCmdDrawIndirectCountKHR, PFN_vkCmdDrawIndirectCount;
     Device "vkCmdDrawIndexedIndirectCountKHR" => cmd::vkCmdDrawIndexedIndirectCountKHR, PFN_vkCmdDrawIndexedIndirectCount;

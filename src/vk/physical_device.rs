@@ -26,6 +26,7 @@ pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[
     (c"VK_KHR_draw_indirect_count", 1),
     (c"VK_EXT_provoking_vertex", 1),
     (c"VK_KHR_timeline_semaphore", 2),
+    (c"VK_EXT_host_query_reset", 1),
 ];
 
 pub struct PhysicalDevice {

@@ -126,6 +126,26 @@ impl QueryPool {
         (v, available)
     }
 
+    /// vkResetQueryPool (VK_EXT_host_query_reset): the slots of queries
+    /// `first..first + count` go back to zero, availability included, as
+    /// vkCmdResetQueryPool leaves them on the GPU. A range outside the pool
+    /// is ignored and logged (the command returns nothing).
+    pub fn host_reset(&self, first: u32, count: u32) {
+        if first.checked_add(count).is_none_or(|e| e > self.count) {
+            log::warn!(
+                "vkResetQueryPool: queries {first}..+{count} outside a pool of {}",
+                self.count
+            );
+            return;
+        }
+        let start = u64::from(first) * self.slot_size();
+        let zeros = vec![0u8; (u64::from(count) * self.slot_size()) as usize];
+        // Results before availability: a reader never sees a slot
+        // available with a stale value.
+        self.bo().write(start, &zeros);
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
+    }
+
     /// vkGetQueryPoolResults.
     pub fn results(
         &self,

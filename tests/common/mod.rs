@@ -274,15 +274,15 @@ impl Gpu {
             .queue_family_index(0)
             .queue_priorities(&prio)];
         let names: Vec<_> = extensions.iter().map(|e| e.as_ptr()).collect();
-        let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default()
-            .transform_feedback(!extensions.is_empty());
+        let mut xfb =
+            vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default().transform_feedback(true);
         let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&names);
         let mut generated = vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT::default()
             .primitives_generated_query(true)
             .primitives_generated_query_with_rasterizer_discard(true);
-        if !extensions.is_empty() {
+        if extensions.contains(&c"VK_EXT_transform_feedback") {
             info = info.push_next(&mut xfb);
         }
         if extensions.contains(&c"VK_EXT_primitives_generated_query") {
@@ -315,6 +315,11 @@ impl Gpu {
             vk::PhysicalDeviceTimelineSemaphoreFeatures::default().timeline_semaphore(true);
         if extensions.contains(&c"VK_KHR_timeline_semaphore") {
             info = info.push_next(&mut timeline);
+        }
+        let mut host_reset =
+            vk::PhysicalDeviceHostQueryResetFeatures::default().host_query_reset(true);
+        if extensions.contains(&c"VK_EXT_host_query_reset") {
+            info = info.push_next(&mut host_reset);
         }
         let device = create_device(&instance, physical_device, &info).expect("vkCreateDevice");
         // SAFETY: family 0 index 0 exists.

@@ -51,6 +51,11 @@ unsafe fn fill_features_chain(pd: &PhysicalDevice, p_next: *mut std::ffi::c_void
             let f = unsafe { &mut *s.cast::<vk::PhysicalDeviceTimelineSemaphoreFeatures<'_>>() };
             // Emulated on binary syncobjs (`vk::sync`).
             f.timeline_semaphore = vk::TRUE;
+        } else if ty == vk::StructureType::PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES {
+            // SAFETY: sType identifies the structure.
+            let f = unsafe { &mut *s.cast::<vk::PhysicalDeviceHostQueryResetFeatures<'_>>() };
+            // Query slots live in a host-visible BO (`vk::query`).
+            f.host_query_reset = vk::TRUE;
         } else if ty == vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT {
             // SAFETY: sType identifies the structure.
             let f = unsafe { &mut *s.cast::<vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>>() };
@@ -275,6 +280,7 @@ crate::vk_entry_points! {
                 vk::StructureType::PHYSICAL_DEVICE_INDEX_TYPE_UINT8_FEATURES_EXT,
                 vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT,
                 vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+                vk::StructureType::PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES,
             ],
         );
         let features = features2

@@ -30,6 +30,13 @@ crate::vk_entry_points! {
         drop(handle::free_handle::<QueryPool>(query_pool.as_raw()));
     }
 
+    // VK_EXT_host_query_reset (`hostQueryReset`).
+    fn vkResetQueryPoolEXT(_device: vk::Device, query_pool: vk::QueryPool, first_query: u32, query_count: u32) {
+        if let Ok(pool) = handle::handle::<QueryPool>(query_pool.as_raw()) {
+            pool.host_reset(first_query, query_count);
+        }
+    }
+
     fn vkGetQueryPoolResults(
         _device: vk::Device,
         query_pool: vk::QueryPool,
