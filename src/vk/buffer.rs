@@ -1,6 +1,6 @@
 //! VkBuffer: a size, a usage and (once bound) a GPU address.
 
-use std::sync::Mutex;
+use std::sync::OnceLock;
 
 use ash::vk;
 
@@ -17,8 +17,10 @@ pub struct Buffer {
     pub size: u64,
     pub usage: vk::BufferUsageFlags,
     /// Once bound: GPU VA of the first byte, and the memory's BO (what a
-    /// submit lists when recorded jobs touch the buffer).
-    binding: Mutex<Option<(u64, BoHandle)>>,
+    /// submit lists when recorded jobs touch the buffer). Set once
+    /// (vkBindBufferMemory), read lock-free by every command that names the
+    /// buffer.
+    binding: OnceLock<(u64, BoHandle)>,
 }
 
 impl Object for Buffer {
@@ -38,7 +40,7 @@ impl Buffer {
         Ok(Buffer {
             size: info.size,
             usage: info.usage,
-            binding: Mutex::new(None),
+            binding: OnceLock::new(),
         })
     }
 
@@ -59,18 +61,20 @@ impl Buffer {
             log::warn!("vkBindBufferMemory: offset {offset} does not fit (invalid usage)");
             return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
         }
-        let mut binding = self.binding.lock().unwrap();
-        if binding.is_some() {
+        if self
+            .binding
+            .set((memory.gpu_va() + offset, memory.bo().handle()))
+            .is_err()
+        {
             log::warn!("vkBindBufferMemory: buffer already bound (invalid usage)");
             return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
         }
-        *binding = Some((memory.gpu_va() + offset, memory.bo().handle()));
         Ok(())
     }
 
     /// GPU VA of the first byte and the BO, once bound.
     pub fn bound(&self) -> Option<(u64, BoHandle)> {
-        *self.binding.lock().unwrap()
+        self.binding.get().copied()
     }
 
     /// The bytes `[offset, offset + size)` of the buffer (`size` may be

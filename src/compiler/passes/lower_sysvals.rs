@@ -119,6 +119,23 @@ impl SysvalBlock {
         }
     }
 
+    /// The block as 32-bit words (word `k` = bytes `4k..4k + 4` of
+    /// [`SysvalBlock::to_bytes`]).
+    pub fn to_words(&self) -> [u32; SYSVAL_BLOCK_SIZE as usize / 4] {
+        use sysval_offset::*;
+        let mut w = [0u32; SYSVAL_BLOCK_SIZE as usize / 4];
+        let at = |offset: u32| offset as usize / 4;
+        w[at(RAW_VERTEX_OFFSET)] = self.raw_vertex_offset;
+        w[at(BASE_VERTEX)] = self.base_vertex;
+        w[at(BASE_INSTANCE)] = self.base_instance;
+        w[at(PUSH_CONSTANTS_ADDRESS)] = self.push_constants_address as u32;
+        w[at(PUSH_CONSTANTS_ADDRESS) + 1] = (self.push_constants_address >> 32) as u32;
+        w[at(NUM_WORKGROUPS)..at(NUM_WORKGROUPS) + 3].copy_from_slice(&self.num_workgroups);
+        w[at(XFB_PARAMS)..at(VIEWPORT)].copy_from_slice(&self.xfb_params);
+        w[at(VIEWPORT)..].copy_from_slice(&self.viewport);
+        w
+    }
+
     pub fn to_bytes(&self) -> [u8; SYSVAL_BLOCK_SIZE as usize] {
         use sysval_offset::*;
         let mut b = [0u8; SYSVAL_BLOCK_SIZE as usize];
@@ -186,7 +203,12 @@ impl PushUniformLayout {
         push_constants: &[u8],
         out: &mut Vec<u64>,
     ) {
-        let block = sysvals.to_bytes();
+        let block = sysvals.to_words();
+        let sysval = |i: u32| {
+            let lo = block.get(2 * i as usize).copied().unwrap_or(0);
+            let hi = block.get(2 * i as usize + 1).copied().unwrap_or(0);
+            u64::from(lo) | u64::from(hi) << 32
+        };
         let word = |src: &[u8], i: u32| {
             let at = 8 * i as usize;
             match src.get(at..at + 8) {
@@ -201,7 +223,7 @@ impl PushUniformLayout {
             }
         };
         out.extend(self.words.iter().map(|w| match *w {
-            PushWord::Sysval(i) => word(&block, i),
+            PushWord::Sysval(i) => sysval(i),
             PushWord::PushConstant(i) => word(push_constants, i),
         }));
     }
@@ -409,6 +431,30 @@ impl Shader {
 mod tests {
     use super::*;
     use crate::compiler::ir::interp::*;
+
+    /// `SysvalBlock::to_words` holds each word where `to_bytes` puts it.
+    #[test]
+    fn words_match_the_byte_block() {
+        let mut b = SysvalBlock {
+            raw_vertex_offset: 0x1111_0001,
+            base_vertex: 0x2222_0002,
+            base_instance: 0x3333_0003,
+            push_constants_address: 0x4444_0004_5555_0005,
+            num_workgroups: [0x66, 0x77, 0x88],
+            ..SysvalBlock::default()
+        };
+        for (i, p) in b.xfb_params.iter_mut().enumerate() {
+            *p = 0x1000_0000 + i as u32;
+        }
+        b.set_viewport([1.5, -2.0, 0.5], [3.0, 4.0, 0.25]);
+        let bytes = b.to_bytes();
+        let words = b.to_words();
+        assert_eq!(4 * words.len(), bytes.len());
+        for (k, w) in words.iter().enumerate() {
+            let want = u32::from_le_bytes(bytes[4 * k..4 * k + 4].try_into().unwrap());
+            assert_eq!(*w, want, "word {k}");
+        }
+    }
 
     const PC_ADDR: u64 = 0x9000;
     const OUT_ADDR: u64 = 0xA000;
