@@ -106,6 +106,9 @@ fn simulated_g52_properties() {
                 c"VK_EXT_provoking_vertex",
                 c"VK_KHR_timeline_semaphore",
                 c"VK_EXT_host_query_reset",
+                c"VK_KHR_multiview",
+                c"VK_KHR_maintenance2",
+                c"VK_KHR_create_renderpass2",
             ]
         );
         instance.destroy_instance(None);

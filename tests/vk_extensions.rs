@@ -1,8 +1,8 @@
 //! The small device extensions, through the loader:
 //! VK_KHR_descriptor_update_template (a compute dispatch whose descriptors
 //! were written by a template from application data with a stride) and
-//! VK_KHR_maintenance1 (vkTrimCommandPool). VK_KHR_create_renderpass2 is
-//! not offered: it requires VK_KHR_multiview and VK_KHR_maintenance2.
+//! VK_KHR_maintenance1 (vkTrimCommandPool). VK_KHR_create_renderpass2 and
+//! VK_KHR_multiview have their own file, `multiview.rs`.
 
 mod common;
 #[path = "support/fill_compute.rs"]

@@ -276,6 +276,7 @@ fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
             case.first
         },
         base_instance: case.first_instance,
+        view_index: 0,
         push_constants_address: 0,
         num_workgroups: [0; 3],
         xfb_params: with_rates(draw.params(), variant.attr_instance),
@@ -736,6 +737,7 @@ fn variant_on_the_simulator_matches_the_reference() {
                 raw_vertex_offset: 0,
                 base_vertex: 0,
                 base_instance: 0,
+                view_index: 0,
                 push_constants_address: 0,
                 num_workgroups: [0; 3],
                 xfb_params: with_rates(draw.params(), v.attr_instance),

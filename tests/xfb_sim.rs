@@ -289,6 +289,7 @@ fn check(gpu: &mut SimGpu, v: &Variant, outs: &[OutSpec], case: &Case) -> Option
             case.first
         },
         base_instance: case.first_instance,
+        view_index: 0,
         push_constants_address: 0,
         num_workgroups: [0; 3],
         xfb_params: params,

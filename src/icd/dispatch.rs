@@ -170,6 +170,11 @@ pub static ENTRIES: &[Entry] = entries! {
     Device "vkDestroyDescriptorUpdateTemplateKHR" => pipeline::vkDestroyDescriptorUpdateTemplateKHR, PFN_vkDestroyDescriptorUpdateTemplate;
     Device "vkUpdateDescriptorSetWithTemplateKHR" => pipeline::vkUpdateDescriptorSetWithTemplateKHR, PFN_vkUpdateDescriptorSetWithTemplate;
     Device "vkTrimCommandPoolKHR" => cmd::vkTrimCommandPoolKHR, PFN_vkTrimCommandPool;
+    // VK_KHR_create_renderpass2
+    Device "vkCreateRenderPass2KHR" => pipeline::vkCreateRenderPass2KHR, PFN_vkCreateRenderPass2;
+    Device "vkCmdBeginRenderPass2KHR" => cmd::vkCmdBeginRenderPass2KHR, PFN_vkCmdBeginRenderPass2;
+    Device "vkCmdNextSubpass2KHR" => cmd::vkCmdNextSubpass2KHR, PFN_vkCmdNextSubpass2;
+    Device "vkCmdEndRenderPass2KHR" => cmd::vkCmdEndRenderPass2KHR, PFN_vkCmdEndRenderPass2;
     // VK_EXT_host_query_reset
     Device "vkResetQueryPoolEXT" => query::vkResetQueryPoolEXT, PFN_vkResetQueryPool;
     // VK_KHR_draw_indirect_count

@@ -27,6 +27,9 @@ pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[
     (c"VK_EXT_provoking_vertex", 1),
     (c"VK_KHR_timeline_semaphore", 2),
     (c"VK_EXT_host_query_reset", 1),
+    (c"VK_KHR_multiview", 1),
+    (c"VK_KHR_maintenance2", 1),
+    (c"VK_KHR_create_renderpass2", 1),
 ];
 
 pub struct PhysicalDevice {

@@ -247,6 +247,24 @@ impl Gpu {
         Gpu::open_with(entry, extensions, Features::default())
     }
 
+    /// The simulated `model` with VK_KHR_multiview (feature `multiview`),
+    /// VK_KHR_create_renderpass2 and what it requires, and the
+    /// extensions of the queries a multiview subpass changes; the 1.0
+    /// features of [`Gpu::with_xfb`] (vertex-shader stores among them).
+    pub fn with_multiview(model: &str) -> Gpu {
+        Gpu::model_with(
+            model,
+            &[
+                c"VK_KHR_multiview",
+                c"VK_KHR_maintenance2",
+                c"VK_KHR_create_renderpass2",
+                c"VK_EXT_transform_feedback",
+                c"VK_EXT_primitives_generated_query",
+                c"VK_KHR_draw_indirect_count",
+            ],
+        )
+    }
+
     /// [`Gpu::with_xfb`]'s device (without the indexed-draw extensions)
     /// with `shaderInt64` enabled.
     pub fn with_int64(model: &str) -> Gpu {
@@ -315,6 +333,10 @@ impl Gpu {
             vk::PhysicalDeviceTimelineSemaphoreFeatures::default().timeline_semaphore(true);
         if extensions.contains(&c"VK_KHR_timeline_semaphore") {
             info = info.push_next(&mut timeline);
+        }
+        let mut multiview = vk::PhysicalDeviceMultiviewFeatures::default().multiview(true);
+        if extensions.contains(&c"VK_KHR_multiview") {
+            info = info.push_next(&mut multiview);
         }
         let mut host_reset =
             vk::PhysicalDeviceHostQueryResetFeatures::default().host_query_reset(true);

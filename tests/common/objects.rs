@@ -210,6 +210,18 @@ impl XfbPipeline {
         cache: vk::PipelineCache,
         stride: u32,
     ) -> vk::Pipeline {
+        self.create_for_subpass(d, cache, stride, 0)
+    }
+
+    /// [`XfbPipeline::create_with_stride`] for subpass `subpass` of the
+    /// render pass.
+    pub fn create_for_subpass(
+        &self,
+        d: &ash::Device,
+        cache: vk::PipelineCache,
+        stride: u32,
+        subpass: u32,
+    ) -> vk::Pipeline {
         let stages = [vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::VERTEX)
             .module(self.module)
@@ -267,7 +279,8 @@ impl XfbPipeline {
             .rasterization_state(&rs)
             .dynamic_state(&ds)
             .layout(self.layout)
-            .render_pass(self.render_pass);
+            .render_pass(self.render_pass)
+            .subpass(subpass);
         // SAFETY: valid create info.
         unsafe { d.create_graphics_pipelines(cache, &[info], None) }.unwrap()[0]
     }

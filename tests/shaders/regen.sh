@@ -7,7 +7,8 @@
 # GLSL sources compile for Vulkan 1.0 (SPIR-V 1.0) unless their name starts
 # with vk13_ (Vulkan 1.3, SPIR-V 1.6); hand-written *.spvasm files are
 # assembled for the environment named on their first line ("; env: vulkan1.0").
-# graphics/ holds shaders of the graphics-job tests (not the corpus).
+# graphics/ holds shaders of the graphics-job tests (not the corpus), vk/
+# those of the loader-level tests.
 # reject/ holds valid modules the front end must reject with a clear error.
 set -eu
 cd "$(dirname "$0")"
@@ -24,6 +25,11 @@ for src in *.vert *.frag *.comp reject/*.comp; do
     esac
 done
 for src in graphics/*.vert graphics/*.frag; do
+    glslangValidator --quiet -V --target-env vulkan1.0 "$src" -o "$src.spv"
+    spirv-val --target-env vulkan1.0 "$src.spv"
+done
+# vk/ holds the shaders of the loader-level tests (not the corpus).
+for src in vk/*.vert vk/*.comp; do
     glslangValidator --quiet -V --target-env vulkan1.0 "$src" -o "$src.spv"
     spirv-val --target-env vulkan1.0 "$src.spv"
 done

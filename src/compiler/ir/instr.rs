@@ -290,6 +290,9 @@ pub enum SysVal {
     InstanceIndex,
     BaseVertex,
     BaseInstance,
+    /// gl_ViewIndex (VK_KHR_multiview): the view a vertex shader runs
+    /// for; 0 outside a multiview subpass.
+    ViewIndex,
     /// Vertex id relative to the draw's `Offset start`, as preloaded in r61.
     RawVertexId,
     /// The draw's `Offset start` (raw vertex offset).

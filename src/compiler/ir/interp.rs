@@ -196,6 +196,7 @@ pub struct SysValues {
     pub raw_vertex_offset: u32,
     pub base_vertex: u32,
     pub base_instance: u32,
+    pub view_index: u32,
     pub num_workgroups: [u32; 3],
     /// `XfbParam(n)` before `lower_sysvals`.
     pub xfb_params: Vec<u32>,
@@ -582,6 +583,7 @@ impl Exec<'_> {
             SysVal::InstanceIndex => u(ids.instance_id.wrapping_add(s.base_instance)),
             SysVal::BaseVertex => u(s.base_vertex),
             SysVal::BaseInstance => u(s.base_instance),
+            SysVal::ViewIndex => u(s.view_index),
             SysVal::RawVertexId => u(ids.raw_vertex_id),
             SysVal::RawVertexOffset => u(s.raw_vertex_offset),
             SysVal::InstanceId => u(ids.instance_id),

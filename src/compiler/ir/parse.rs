@@ -847,11 +847,12 @@ impl Parser {
 }
 
 /// Every sysval without an argument (for name lookup).
-const SYSVALS: [SysVal; 17] = [
+const SYSVALS: [SysVal; 18] = [
     SysVal::VertexIndex,
     SysVal::InstanceIndex,
     SysVal::BaseVertex,
     SysVal::BaseInstance,
+    SysVal::ViewIndex,
     SysVal::RawVertexId,
     SysVal::RawVertexOffset,
     SysVal::InstanceId,

@@ -46,6 +46,7 @@ impl SysVal {
             InstanceIndex => ("instance_index", None),
             BaseVertex => ("base_vertex", None),
             BaseInstance => ("base_instance", None),
+            ViewIndex => ("view_index", None),
             RawVertexId => ("raw_vertex_id", None),
             RawVertexOffset => ("raw_vertex_offset", None),
             InstanceId => ("instance_id", None),

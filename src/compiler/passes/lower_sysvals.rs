@@ -58,6 +58,8 @@ pub mod sysval_offset {
     pub const RAW_VERTEX_OFFSET: u32 = 0;
     pub const BASE_VERTEX: u32 = 4;
     pub const BASE_INSTANCE: u32 = 8;
+    /// gl_ViewIndex (VK_KHR_multiview).
+    pub const VIEW_INDEX: u32 = 12;
     pub const PUSH_CONSTANTS_ADDRESS: u32 = 16;
     pub const NUM_WORKGROUPS: u32 = 24;
     pub const XFB_PARAMS: u32 = 40;
@@ -87,6 +89,7 @@ pub struct SysvalBlock {
     pub raw_vertex_offset: u32,
     pub base_vertex: u32,
     pub base_instance: u32,
+    pub view_index: u32,
     pub push_constants_address: u64,
     pub num_workgroups: [u32; 3],
     pub xfb_params: [u32; XFB_PARAM_COUNT as usize],
@@ -101,6 +104,7 @@ impl Default for SysvalBlock {
             raw_vertex_offset: 0,
             base_vertex: 0,
             base_instance: 0,
+            view_index: 0,
             push_constants_address: 0,
             num_workgroups: [0; 3],
             xfb_params: [0; XFB_PARAM_COUNT as usize],
@@ -128,6 +132,7 @@ impl SysvalBlock {
         w[at(RAW_VERTEX_OFFSET)] = self.raw_vertex_offset;
         w[at(BASE_VERTEX)] = self.base_vertex;
         w[at(BASE_INSTANCE)] = self.base_instance;
+        w[at(VIEW_INDEX)] = self.view_index;
         w[at(PUSH_CONSTANTS_ADDRESS)] = self.push_constants_address as u32;
         w[at(PUSH_CONSTANTS_ADDRESS) + 1] = (self.push_constants_address >> 32) as u32;
         w[at(NUM_WORKGROUPS)..at(NUM_WORKGROUPS) + 3].copy_from_slice(&self.num_workgroups);
@@ -145,6 +150,7 @@ impl SysvalBlock {
         put(RAW_VERTEX_OFFSET, &self.raw_vertex_offset.to_le_bytes());
         put(BASE_VERTEX, &self.base_vertex.to_le_bytes());
         put(BASE_INSTANCE, &self.base_instance.to_le_bytes());
+        put(VIEW_INDEX, &self.view_index.to_le_bytes());
         put(
             PUSH_CONSTANTS_ADDRESS,
             &self.push_constants_address.to_le_bytes(),
@@ -285,6 +291,7 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
                     }
                     SysVal::BaseVertex => uni(e, BASE_VERTEX),
                     SysVal::BaseInstance => uni(e, BASE_INSTANCE),
+                    SysVal::ViewIndex => uni(e, VIEW_INDEX),
                     SysVal::RawVertexOffset => uni(e, RAW_VERTEX_OFFSET),
                     SysVal::XfbParam(n) => uni(e, XFB_PARAMS + 4 * u32::from(n)),
                     SysVal::NumWorkgroups => {
@@ -439,6 +446,7 @@ mod tests {
             raw_vertex_offset: 0x1111_0001,
             base_vertex: 0x2222_0002,
             base_instance: 0x3333_0003,
+            view_index: 0x7777_0007,
             push_constants_address: 0x4444_0004_5555_0005,
             num_workgroups: [0x66, 0x77, 0x88],
             ..SysvalBlock::default()
@@ -472,6 +480,7 @@ mod tests {
             SysVal::InstanceIndex,
             SysVal::BaseVertex,
             SysVal::BaseInstance,
+            SysVal::ViewIndex,
             SysVal::RawVertexOffset,
             SysVal::LocalInvocationIndex,
             SysVal::XfbParam(0),
@@ -539,6 +548,7 @@ mod tests {
             raw_vertex_offset: 100,
             base_vertex: 7,
             base_instance: 3,
+            view_index: 5,
             push_constants_address: PC_ADDR,
             num_workgroups: [5, 6, 7],
             xfb_params,
@@ -556,6 +566,7 @@ mod tests {
                 raw_vertex_offset: block.raw_vertex_offset,
                 base_vertex: block.base_vertex,
                 base_instance: block.base_instance,
+                view_index: block.view_index,
                 num_workgroups: block.num_workgroups,
                 xfb_params: xfb_params.to_vec(),
             },

@@ -144,6 +144,9 @@ impl<'m> Translator<'m> {
                 SpvBuiltIn::InstanceIndex => Some(SysVal::InstanceIndex),
                 SpvBuiltIn::BaseVertex => Some(SysVal::BaseVertex),
                 SpvBuiltIn::BaseInstance => Some(SysVal::BaseInstance),
+                SpvBuiltIn::ViewIndex if self.shader.stage != Stage::Compute => {
+                    Some(SysVal::ViewIndex)
+                }
                 SpvBuiltIn::LocalInvocationId => Some(SysVal::LocalInvocationId),
                 SpvBuiltIn::LocalInvocationIndex => Some(SysVal::LocalInvocationIndex),
                 SpvBuiltIn::GlobalInvocationId => Some(SysVal::GlobalInvocationId),

@@ -109,6 +109,7 @@ const SUPPORTED_CAPS: &[Capability] = &[
     Capability::ClipDistance,
     Capability::CullDistance,
     Capability::DrawParameters,
+    Capability::MultiView,
     Capability::StorageBuffer16BitAccess,
     Capability::UniformAndStorageBuffer16BitAccess,
     Capability::StoragePushConstant16,

@@ -154,6 +154,7 @@ unsafe fn begin_info(cb: &CommandBuffer, info: &vk::CommandBufferBeginInfo<'_>) 
                 begin.continues = Some(ActivePass {
                     subpass: inh.subpass.min(rp.subpasses.saturating_sub(1)),
                     subpasses: rp.subpasses,
+                    view_masks: rp.view_masks.clone(),
                 })
             }
             Err(_) => log::warn!(
@@ -383,7 +384,7 @@ crate::vk_entry_points! {
     fn vkCmdBeginRenderPass(command_buffer: vk::CommandBuffer, p_begin: *const vk::RenderPassBeginInfo<'_>, _contents: vk::SubpassContents) {
         let Ok(info) = input(p_begin) else { return };
         if let Ok(rp) = handle::handle::<RenderPass>(info.render_pass.as_raw()) {
-            with(command_buffer, |r| r.begin_render_pass(rp.subpasses));
+            with(command_buffer, |r| r.begin_render_pass(rp));
         }
     }
 
@@ -392,6 +393,32 @@ crate::vk_entry_points! {
     }
 
     fn vkCmdEndRenderPass(command_buffer: vk::CommandBuffer) {
+        with(command_buffer, |r| r.end_render_pass());
+    }
+
+    // VK_KHR_create_renderpass2: the same commands; the subpass begin/end
+    // infos carry only `contents` and (without extensions we offer)
+    // nothing else.
+    fn vkCmdBeginRenderPass2KHR(
+        command_buffer: vk::CommandBuffer,
+        p_begin: *const vk::RenderPassBeginInfo<'_>,
+        _p_subpass_begin_info: *const vk::SubpassBeginInfo<'_>,
+    ) {
+        let Ok(info) = input(p_begin) else { return };
+        if let Ok(rp) = handle::handle::<RenderPass>(info.render_pass.as_raw()) {
+            with(command_buffer, |r| r.begin_render_pass(rp));
+        }
+    }
+
+    fn vkCmdNextSubpass2KHR(
+        command_buffer: vk::CommandBuffer,
+        _p_subpass_begin_info: *const vk::SubpassBeginInfo<'_>,
+        _p_subpass_end_info: *const vk::SubpassEndInfo<'_>,
+    ) {
+        with(command_buffer, |r| r.next_subpass());
+    }
+
+    fn vkCmdEndRenderPass2KHR(command_buffer: vk::CommandBuffer, _p_subpass_end_info: *const vk::SubpassEndInfo<'_>) {
         with(command_buffer, |r| r.end_render_pass());
     }
 

@@ -51,6 +51,14 @@ unsafe fn fill_features_chain(pd: &PhysicalDevice, p_next: *mut std::ffi::c_void
             let f = unsafe { &mut *s.cast::<vk::PhysicalDeviceTimelineSemaphoreFeatures<'_>>() };
             // Emulated on binary syncobjs (`vk::sync`).
             f.timeline_semaphore = vk::TRUE;
+        } else if ty == vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_FEATURES {
+            // SAFETY: sType identifies the structure.
+            let f = unsafe { &mut *s.cast::<vk::PhysicalDeviceMultiviewFeatures<'_>>() };
+            // A draw's vertex stage runs once per view (`vk::cmd::draw`);
+            // there are no geometry or tessellation shaders.
+            f.multiview = vk::TRUE;
+            f.multiview_geometry_shader = vk::FALSE;
+            f.multiview_tessellation_shader = vk::FALSE;
         } else if ty == vk::StructureType::PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES {
             // SAFETY: sType identifies the structure.
             let f = unsafe { &mut *s.cast::<vk::PhysicalDeviceHostQueryResetFeatures<'_>>() };
@@ -98,6 +106,17 @@ crate::vk_entry_points! {
                 } else if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_PROPERTIES {
                     // The emulation keeps u64 values: any difference works.
                     (*s.cast::<vk::PhysicalDeviceTimelineSemaphoreProperties<'_>>()).max_timeline_semaphore_value_difference = u64::MAX;
+                } else if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES {
+                    let m = &mut *s.cast::<vk::PhysicalDeviceMultiviewProperties<'_>>();
+                    m.max_multiview_view_count = crate::vk::render_pass::MAX_MULTIVIEW_VIEWS;
+                    // The spec's minimum; instances are not limited by views.
+                    m.max_multiview_instance_index = (1 << 27) - 1;
+                } else if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES {
+                    // VK_KHR_maintenance2. Nothing is rasterized yet; a
+                    // point is kept or dropped by its position alone, as
+                    // the tiler culls primitives by their vertices.
+                    (*s.cast::<vk::PhysicalDevicePointClippingProperties<'_>>()).point_clipping_behavior =
+                        vk::PointClippingBehavior::ALL_CLIP_PLANES;
                 } else if (*s).s_type == vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_PROPERTIES_EXT {
                     let pv = &mut *s.cast::<vk::PhysicalDeviceProvokingVertexPropertiesEXT<'_>>();
                     // The mode is a pipeline property of the XFB variant;
@@ -267,6 +286,10 @@ crate::vk_entry_points! {
         let too_much = too_much
             || chain::find_in::<vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT<'_>>(info.p_next)
                 .is_some_and(|x| x.primitives_generated_query_with_non_zero_streams != vk::FALSE && !pg_streams);
+        let too_much = too_much
+            || chain::find_in::<vk::PhysicalDeviceMultiviewFeatures<'_>>(info.p_next).is_some_and(|x| {
+                x.multiview_geometry_shader != vk::FALSE || x.multiview_tessellation_shader != vk::FALSE
+            });
         if too_much {
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
@@ -281,6 +304,7 @@ crate::vk_entry_points! {
                 vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT,
                 vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
                 vk::StructureType::PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES,
+                vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_FEATURES,
             ],
         );
         let features = features2

@@ -313,7 +313,29 @@ crate::vk_entry_points! {
         p_render_pass: *mut vk::RenderPass,
     ) -> vk::Result {
         let info = input(p_create_info)?;
-        make(p_render_pass, RenderPass::new(info.attachment_count, info.subpass_count)?)
+        // VK_KHR_multiview: the subpasses' view masks (the correlation
+        // masks are a hint about attachments, which do not exist).
+        let masks = match chain::find_in::<vk::RenderPassMultiviewCreateInfo<'_>>(info.p_next) {
+            Some(m) => slice(m.p_view_masks, m.subpass_count),
+            None => &[],
+        };
+        make(p_render_pass, RenderPass::new(info.attachment_count, info.subpass_count, masks)?)
+    }
+
+    // VK_KHR_create_renderpass2: the subpasses carry their view masks.
+    fn vkCreateRenderPass2KHR(
+        _device: vk::Device,
+        p_create_info: *const vk::RenderPassCreateInfo2<'_>,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_render_pass: *mut vk::RenderPass,
+    ) -> vk::Result {
+        let info = input(p_create_info)?;
+        let masks: Vec<u32> = slice(info.p_subpasses, info.subpass_count)
+            .iter()
+            .map(|s| s.view_mask)
+            .collect();
+        let masks = if masks.iter().all(|&m| m == 0) { &[][..] } else { &masks[..] };
+        make(p_render_pass, RenderPass::new(info.attachment_count, info.subpass_count, masks)?)
     }
 
     fn vkCreateDescriptorUpdateTemplateKHR(

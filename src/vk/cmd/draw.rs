@@ -23,7 +23,7 @@
 //! instance count.
 
 use super::recording::{Fail, Recording};
-use super::state::{ActivePass, BoundRange, IndexBinding};
+use super::state::{ActivePass, BoundRange, IndexBinding, view_indices};
 use crate::compiler::kernels::indirect::draw_value;
 use crate::compiler::kernels::transfer::{copy_grid, copy_words};
 use crate::compiler::kernels::xfb::{advance_words, restart_words};
@@ -36,6 +36,7 @@ use crate::jm::patch::{self, Patch};
 use crate::jm::{AttributeTables, Indexing, XfbJob};
 use crate::vk::kernels::KernelId;
 use crate::vk::pipeline::{GraphicsPipeline, Program};
+use crate::vk::render_pass::RenderPass;
 
 /// Graphics bind point index in `State::sets`.
 pub const GRAPHICS: usize = 0;
@@ -150,12 +151,14 @@ pub struct DrawParams {
 }
 
 impl Recording {
-    pub fn begin_render_pass(&mut self, subpasses: u32) {
+    pub fn begin_render_pass(&mut self, pass: &RenderPass) {
+        let active = ActivePass {
+            subpass: 0,
+            subpasses: pass.subpasses,
+            view_masks: pass.view_masks.clone(),
+        };
         self.record(|r| {
-            r.state.render_pass = Some(ActivePass {
-                subpass: 0,
-                subpasses,
-            });
+            r.state.render_pass = Some(active);
             Ok(())
         });
     }
@@ -195,11 +198,22 @@ impl Recording {
     }
 
     /// vkCmdDraw / vkCmdDrawIndexed.
+    /// vkCmdDraw / vkCmdDrawIndexed. In a multiview subpass the vertex
+    /// stage and the primitives-generated count run once per view
+    /// (`view_indices`); transform feedback cannot be active there
+    /// (VUID-vkCmdBeginTransformFeedbackEXT-None-02373).
     pub fn draw(&mut self, d: DrawParams) {
         self.record(|r| {
-            r.vertex_stage(d, None)?;
+            for view in view_indices(r.view_mask()) {
+                r.view_index = view;
+                r.vertex_stage(d, None)?;
+            }
+            r.view_index = 0;
             r.xfb_draw(d, None)?;
-            r.count_generated(d, None)
+            for _ in view_indices(r.view_mask()) {
+                r.count_generated(d, None)?;
+            }
+            Ok(())
         });
     }
 
@@ -518,6 +532,7 @@ impl Recording {
                 d.first
             },
             base_instance: d.first_instance,
+            view_index: self.view_index,
             xfb_params: params,
             ..SysvalBlock::default()
         };

@@ -32,7 +32,7 @@ pub use draw::DrawParams;
 pub use indirect::MAX_DRAW_INDIRECT_COUNT;
 pub use recording::{Recording, Status};
 pub use segment::{Piece, Segment};
-pub use state::{ActivePass, BoundRange, IndexBinding, bind_point_index};
+pub use state::{ActivePass, BoundRange, IndexBinding, bind_point_index, view_indices};
 pub use xfb::Counter;
 
 use super::RawHandle;
@@ -119,7 +119,7 @@ pub struct CommandBuffer {
 }
 
 /// What vkBeginCommandBuffer says about the recording.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct BeginInfo {
     pub usage: vk::CommandBufferUsageFlags,
     /// A secondary with RENDER_PASS_CONTINUE: the render pass instance it

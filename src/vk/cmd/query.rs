@@ -29,10 +29,18 @@
 //! primitives ("needed"; `vk::cmd::draw`). Those kernels form a chain of
 //! their own (each depends on the previous one).
 //!
+//! In a multiview subpass with N views (VK_KHR_multiview) a query or
+//! timestamp uses N consecutive queries (Vulkan spec, "Queries" and
+//! "Multiview"): the first holds the total over every view (draws count
+//! once per view, `vk::cmd::draw`) or the timestamp, the others are made
+//! available with zero results when the first one is, which the spec
+//! allows ("some implementations may write the total result to the first
+//! query and write zero to the other queries").
+//!
 //! Only stream 0 exists (`maxTransformFeedbackStreams` = 1): a Begin or End
 //! of another index is invalid usage, logged and ignored.
 
-use super::recording::Recording;
+use super::recording::{Fail, Recording};
 use crate::hw::job::write_value;
 use crate::vk::query::QueryPool;
 use ash::vk;
@@ -62,11 +70,48 @@ impl Recording {
             let i =
                 r.rec
                     .write_value(qp.value_va(query), write_value::SYSTEM_TIMESTAMP, 0, [0, 0])?;
-            r.rec
-                .write_value(qp.available_va(query), write_value::IMMEDIATE_64, 1, [i, 0])?;
+            let done =
+                r.rec
+                    .write_value(qp.available_va(query), write_value::IMMEDIATE_64, 1, [i, 0])?;
+            r.other_views_available(qp, query, done)?;
             r.uses_timestamps = true;
             Ok(())
         });
+    }
+
+    /// In a multiview subpass of N views: queries `query + 1 ..
+    /// query + N` get zero results and become available (module docs).
+    /// Those past the pool's end are invalid usage, logged and skipped.
+    /// The writes follow job `after` (the first query's availability).
+    fn other_views_available(
+        &mut self,
+        qp: &QueryPool,
+        query: u32,
+        after: u16,
+    ) -> Result<(), Fail> {
+        let views = self.view_mask().count_ones();
+        let mut last = after;
+        for q in (query + 1)..query.saturating_add(views) {
+            if q >= qp.count {
+                log::warn!(
+                    "a query in a multiview subpass of {views} views needs queries {query}..{}, beyond the pool (invalid usage)",
+                    query + views
+                );
+                break;
+            }
+            for k in 0..u64::from(qp.words_before_availability()) {
+                last =
+                    self.rec
+                        .write_value(qp.slot_va(q) + 8 * k, write_value::ZERO, 0, [last, 0])?;
+            }
+            last = self.rec.write_value(
+                qp.available_va(q),
+                write_value::IMMEDIATE_64,
+                1,
+                [last, 0],
+            )?;
+        }
+        Ok(())
     }
 
     /// A WRITE_VALUE of a 32-bit immediate to any GPU address (test hook only:
@@ -167,9 +212,10 @@ impl Recording {
             // Every advance that adds to the pair is done before the
             // availability word says so.
             r.rec.barrier();
-            r.rec
-                .write_value(qp.available_va(query), write_value::IMMEDIATE_64, 1, [0, 0])?;
-            Ok(())
+            let done =
+                r.rec
+                    .write_value(qp.available_va(query), write_value::IMMEDIATE_64, 1, [0, 0])?;
+            r.other_views_available(qp, query, done)
         });
     }
 

@@ -58,6 +58,9 @@ pub struct Recording {
     pub vertex_input_memo: Option<super::draw::VertexInputMemo>,
     /// A push-uniform vector to reuse (`Recording::push_uniforms`).
     pub push_scratch: Vec<u64>,
+    /// The view the vertex-stage job being recorded runs for
+    /// (`gl_ViewIndex`; VK_KHR_multiview, `draw.rs`).
+    pub view_index: u32,
 }
 
 impl Recording {
@@ -81,6 +84,7 @@ impl Recording {
             xfb: XfbState::default(),
             vertex_input_memo: None,
             push_scratch: Vec::new(),
+            view_index: 0,
         }
     }
 
@@ -96,10 +100,17 @@ impl Recording {
         self.state = State::default();
         self.xfb = XfbState::default();
         self.vertex_input_memo = None;
+        self.view_index = 0;
     }
 
     /// vkEndCommandBuffer's checks: the first recording error, and no
     /// transform feedback left active (invalid usage; reported, not run).
+    /// The current subpass's view mask (0: no multiview, or outside a
+    /// render pass).
+    pub fn view_mask(&self) -> u32 {
+        self.state.render_pass.as_ref().map_or(0, |p| p.view_mask())
+    }
+
     pub fn finish(&mut self) -> VkResult<()> {
         if let Some(e) = self.error {
             return Err(e);

@@ -35,10 +35,30 @@ pub struct IndexBinding {
 }
 
 /// An active render pass instance.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ActivePass {
     pub subpass: u32,
     pub subpasses: u32,
+    /// The render pass's view mask per subpass (VK_KHR_multiview).
+    pub view_masks: Arc<[u32]>,
+}
+
+impl ActivePass {
+    /// The current subpass's view mask (0: no multiview).
+    pub fn view_mask(&self) -> u32 {
+        self.view_masks
+            .get(self.subpass as usize)
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+/// The views a draw runs for under `mask`: its set bits in increasing
+/// order, or view 0 alone when multiview is off (Vulkan spec,
+/// "Multiview": `ViewIndex` is 0 outside multiview).
+pub fn view_indices(mask: u32) -> impl Iterator<Item = u32> {
+    let mask = if mask == 0 { 1 } else { mask };
+    (0..32).filter(move |v| mask & (1 << v) != 0)
 }
 
 #[derive(Default)]

@@ -132,6 +132,12 @@ impl Recording {
                 log::warn!("vkCmdBeginTransformFeedbackEXT while active (invalid usage)");
                 return Ok(());
             }
+            if r.view_mask() != 0 {
+                log::warn!(
+                    "vkCmdBeginTransformFeedbackEXT in a multiview subpass (VUID-vkCmdBeginTransformFeedbackEXT-None-02373), ignored"
+                );
+                return Ok(());
+            }
             for c in counters.iter().flatten() {
                 r.rec.use_bo(c.1);
             }
