@@ -1090,77 +1090,139 @@ fn xfb_byte_count_draws_g72() {
 #[test]
 fn dispatch_indirect() {
     const SPV: &[u8] = include_bytes!("shaders/vk/groups.comp.spv");
-    const WORDS: usize = 2 * 8 * 64;
     for model in ["g52", "g72"] {
-        let gpu = Gpu::with_xfb(model);
-        let d = &gpu.device;
-        // SAFETY: valid handles and create infos throughout.
-        unsafe {
-            let compute = vk::ShaderStageFlags::COMPUTE;
-            let ssbo = vk::DescriptorType::STORAGE_BUFFER;
-            let module = objects::shader_module(d, SPV);
-            let set_layout = objects::set_layout(d, &[(0, ssbo)], compute);
-            let layout = objects::pipeline_layout(d, &[set_layout], 0, compute);
-            let stage = vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::COMPUTE)
-                .module(module)
-                .name(c"main");
-            let pipeline = d
-                .create_compute_pipelines(
-                    vk::PipelineCache::null(),
-                    &[vk::ComputePipelineCreateInfo::default()
-                        .stage(stage)
-                        .layout(layout)],
-                    None,
-                )
-                .unwrap()[0];
-            let out = Buf::new(d, 4 * WORDS as u64, vk::BufferUsageFlags::STORAGE_BUFFER);
-            let args = Buf::new(d, 64, vk::BufferUsageFlags::INDIRECT_BUFFER);
-            let (pool, set) =
-                objects::buffer_set(d, set_layout, &[(0, ssbo, out.buffer, 0, vk::WHOLE_SIZE)]);
-            let cmd_pool = gpu.command_pool();
+        dispatch_indirect_on(model, SPV, |_, i| i + 1, false);
+    }
+}
+
+/// vkCmdDispatchIndirect of a shader with workgroup memory: the memory is
+/// sized for the grid when the command runs (`vk::cmd::indirect`), each
+/// workgroup sees only its own shared words (a neighbour's marker after a
+/// barrier), and counts written on the GPU earlier in the same command
+/// buffer (vkCmdUpdateBuffer, then a barrier) are the ones used. Too few
+/// workgroup-memory instances fault on the simulator (`sim_wls.rs`).
+#[test]
+fn dispatch_indirect_with_workgroup_memory() {
+    const SPV: &[u8] = include_bytes!("shaders/vk/groups_shared.comp.spv");
+    for model in ["g52", "g72"] {
+        let marker = |group: u32, i: u32| group * 16 + (i % 8 + 1) % 8 + 1;
+        dispatch_indirect_on(model, SPV, marker, false);
+        dispatch_indirect_on(model, SPV, marker, true);
+    }
+}
+
+/// One recording of vkCmdDispatchIndirect over `spv` (local size 4×2,
+/// writing `value(workgroup, invocation)` and the packed counts for each
+/// invocation), submitted once per grid; with `gpu_args` the recording
+/// writes the counts itself first (vkCmdUpdateBuffer), from a buffer the
+/// test fills between submits.
+fn dispatch_indirect_on(model: &str, spv: &[u8], value: impl Fn(u32, u32) -> u32, gpu_args: bool) {
+    const WORDS: usize = 2 * 8 * 64;
+    let gpu = Gpu::with_xfb(model);
+    let d = &gpu.device;
+    // SAFETY: valid handles and create infos throughout.
+    unsafe {
+        let compute = vk::ShaderStageFlags::COMPUTE;
+        let ssbo = vk::DescriptorType::STORAGE_BUFFER;
+        let module = objects::shader_module(d, spv);
+        let set_layout = objects::set_layout(d, &[(0, ssbo)], compute);
+        let layout = objects::pipeline_layout(d, &[set_layout], 0, compute);
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main");
+        let pipeline = d
+            .create_compute_pipelines(
+                vk::PipelineCache::null(),
+                &[vk::ComputePipelineCreateInfo::default()
+                    .stage(stage)
+                    .layout(layout)],
+                None,
+            )
+            .unwrap()[0];
+        let out = Buf::new(d, 4 * WORDS as u64, vk::BufferUsageFlags::STORAGE_BUFFER);
+        let args = Buf::new(
+            d,
+            64,
+            vk::BufferUsageFlags::INDIRECT_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
+        );
+        let (pool, set) =
+            objects::buffer_set(d, set_layout, &[(0, ssbo, out.buffer, 0, vk::WHOLE_SIZE)]);
+        let cmd_pool = gpu.command_pool();
+        let grids = [[1u32, 1, 1], [3, 2, 2], [0, 4, 4], [5, 1, 3], [2, 0, 1]];
+        // With `gpu_args`: one recording per grid, each updating the
+        // counts on the GPU from a stale host value.
+        let record = |groups: Option<[u32; 3]>| {
             let cb = gpu.command_buffer(cmd_pool);
             d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
                 .unwrap();
+            if let Some(g) = groups {
+                let bytes: Vec<u8> = g.iter().flat_map(|v| v.to_le_bytes()).collect();
+                d.cmd_update_buffer(cb, args.buffer, 4, &bytes);
+                let barrier = vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                    .dst_access_mask(vk::AccessFlags::INDIRECT_COMMAND_READ);
+                d.cmd_pipeline_barrier(
+                    cb,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::PipelineStageFlags::DRAW_INDIRECT,
+                    vk::DependencyFlags::empty(),
+                    &[barrier],
+                    &[],
+                    &[],
+                );
+            }
             d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
             d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
             d.cmd_dispatch_indirect(cb, args.buffer, 4);
             d.end_command_buffer(cb).unwrap();
-            for groups in [[1u32, 1, 1], [3, 2, 2], [0, 4, 4], [5, 1, 3], [2, 0, 1]] {
-                args.bytes().fill(0x55);
-                args.write(4, &groups);
-                out.bytes().fill(CANARY);
-                let cbs = [cb];
-                let submit = [vk::SubmitInfo::default().command_buffers(&cbs)];
-                d.queue_submit(gpu.queue, &submit, vk::Fence::null())
-                    .unwrap();
-                d.queue_wait_idle(gpu.queue).unwrap();
-                let got: Vec<u32> = (0..WORDS).map(|w| out.u32_at(4 * w)).collect();
-                let n = (8 * groups[0] * groups[1] * groups[2]) as usize;
-                let packed = groups[0] | groups[1] << 8 | groups[2] << 16;
-                let canary = u32::from_le_bytes([CANARY; 4]);
-                for i in 0..WORDS / 2 {
-                    let want = if i < n {
-                        [i as u32 + 1, packed]
-                    } else {
-                        [canary, canary]
-                    };
-                    assert_eq!(
-                        [got[2 * i], got[2 * i + 1]],
-                        want,
-                        "{model} groups {groups:?} invocation {i}"
-                    );
+            cb
+        };
+        let shared_cb = (!gpu_args).then(|| record(None));
+        for groups in grids {
+            args.bytes().fill(0x55);
+            let cb = match shared_cb {
+                Some(cb) => {
+                    args.write(4, &groups);
+                    cb
                 }
+                None => {
+                    args.write(4, &[7u32, 7, 7]);
+                    record(Some(groups))
+                }
+            };
+            out.bytes().fill(CANARY);
+            let cbs = [cb];
+            let submit = [vk::SubmitInfo::default().command_buffers(&cbs)];
+            d.queue_submit(gpu.queue, &submit, vk::Fence::null())
+                .unwrap();
+            d.queue_wait_idle(gpu.queue).unwrap();
+            let got: Vec<u32> = (0..WORDS).map(|w| out.u32_at(4 * w)).collect();
+            let n = 8 * groups[0] * groups[1] * groups[2];
+            let packed = groups[0] | groups[1] << 8 | groups[2] << 16;
+            let canary = u32::from_le_bytes([CANARY; 4]);
+            for i in 0..WORDS as u32 / 2 {
+                let want = if i < n {
+                    [value(i / 8, i), packed]
+                } else {
+                    [canary, canary]
+                };
+                let at = 2 * i as usize;
+                assert_eq!(
+                    [got[at], got[at + 1]],
+                    want,
+                    "{model} groups {groups:?} invocation {i} (counts from the GPU: {gpu_args})"
+                );
             }
-            out.destroy(d);
-            args.destroy(d);
-            d.destroy_command_pool(cmd_pool, None);
-            d.destroy_descriptor_pool(pool, None);
-            d.destroy_pipeline(pipeline, None);
-            d.destroy_pipeline_layout(layout, None);
-            d.destroy_descriptor_set_layout(set_layout, None);
-            d.destroy_shader_module(module, None);
         }
+        out.destroy(d);
+        args.destroy(d);
+        d.destroy_command_pool(cmd_pool, None);
+        d.destroy_descriptor_pool(pool, None);
+        d.destroy_pipeline(pipeline, None);
+        d.destroy_pipeline_layout(layout, None);
+        d.destroy_descriptor_set_layout(set_layout, None);
+        d.destroy_shader_module(module, None);
     }
 }
 

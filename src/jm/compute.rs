@@ -462,31 +462,86 @@ fn local_storage(pool: &mut GpuPool, arch: Arch, job: &Emit<'_>) -> JmResult<u64
     let lsw = lsw_words.as_mut_slice();
     super::tls::emit_thread_storage(pool, arch, lsw, b.tls_size)?;
     if b.shared_size > 0 {
-        let size = u64::from(b.shared_size).max(128).next_power_of_two();
-        let instances = job.groups.max(1);
+        let w = WlsLayout::new(pool.device(), b.shared_size, job.groups)?;
+        let wls = pool.alloc(w.total, 4096)?;
+        wls.zero(0, w.total);
+        w.pack(lsw, wls.gpu_va)?;
+    }
+    let storage = pool.alloc(l.local_storage.bytes() as u64, 64)?;
+    storage.write_words(0, lsw);
+    pool.last_local_storage = storage.gpu_va;
+    Ok(storage.gpu_va)
+}
+
+/// How much workgroup-local storage a grid needs ([`local_storage`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WlsLayout {
+    /// Bytes per instance: next_pow2(max(shared bytes, 128)).
+    size: u64,
+    /// Instances per shader core ([`wls_instances`]).
+    instances: u64,
+    /// Bytes of the whole buffer (one block of instances per core id).
+    pub total: u64,
+}
+
+impl WlsLayout {
+    /// For `shared_size` bytes per workgroup and `instances` instances per
+    /// core on `device`.
+    pub fn new(device: &crate::kmod::Device, shared_size: u32, instances: u64) -> JmResult<Self> {
+        let size = u64::from(shared_size).max(128).next_power_of_two();
+        let instances = instances.max(1);
         if instances >= ls::NO_WORKGROUP_MEM {
             return Err(JmError::Encoding(
                 "too many workgroup-local storage instances",
             ));
         }
-        let cores = core_id_range(pool.device())?;
+        let cores = core_id_range(device)?;
         let total = size
             .checked_mul(instances)
             .and_then(|b| b.checked_mul(cores))
             .ok_or(JmError::Encoding("workgroup-local storage too large"))?;
-        let wls = pool.alloc(total, 4096)?;
-        wls.zero(0, total);
-        pack(lsw, ls::WLS_INSTANCES, instances)?;
+        Ok(WlsLayout {
+            size,
+            instances,
+            total,
+        })
+    }
+
+    /// Write the WLS fields of a local-storage descriptor's words.
+    fn pack(&self, lsw: &mut [u32], base: u64) -> JmResult<()> {
+        pack(lsw, ls::WLS_INSTANCES, self.instances)?;
         pack(
             lsw,
             ls::WLS_SIZE_SCALE,
-            u64::from(size.trailing_zeros()) + 1,
+            u64::from(self.size.trailing_zeros()) + 1,
         )?;
-        pack(lsw, ls::WLS_BASE_POINTER, wls.gpu_va)?;
+        pack(lsw, ls::WLS_BASE_POINTER, base)
     }
-    let storage = pool.alloc(l.local_storage.bytes() as u64, 64)?;
-    storage.write_words(0, lsw);
-    Ok(storage.gpu_va)
+
+    /// Rewrite the WLS fields of the local-storage descriptor at
+    /// `descriptor` (GPU VA, in a BO of `device`) for a buffer at `base`:
+    /// how a dispatch whose grid is known only when it runs
+    /// (vkCmdDispatchIndirect) gets its workgroup memory
+    /// (`Recorder::compute_deferred_wls`).
+    pub fn patch(
+        &self,
+        device: &crate::kmod::Device,
+        arch: Arch,
+        descriptor: u64,
+        base: u64,
+    ) -> JmResult<()> {
+        let bytes = layouts(arch).local_storage.bytes();
+        let mut raw = vec![0u8; bytes];
+        device.read_va(descriptor, &mut raw)?;
+        let mut words: Vec<u32> = raw
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        self.pack(&mut words, base)?;
+        let raw: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        device.write_va(descriptor, &raw)?;
+        Ok(())
+    }
 }
 
 /// Writes the renderer state of `job`'s program (the pool caches it).

@@ -95,6 +95,9 @@ pub struct GpuPool {
     shared: FxHashMap<SharedKey, u64>,
     /// Job payloads packed lately (`super::compute::PayloadMemo`).
     pub(super) payloads: super::compute::PayloadMemo,
+    /// GPU VA of the local-storage descriptor written last
+    /// (`Recorder::compute_deferred_wls` reads it).
+    pub(super) last_local_storage: u64,
 }
 
 /// What a shared descriptor's words are a function of (`jm::compute`).
@@ -124,6 +127,7 @@ impl GpuPool {
             used: 0,
             shared: FxHashMap::default(),
             payloads: super::compute::PayloadMemo::default(),
+            last_local_storage: 0,
         }
     }
 
@@ -181,6 +185,7 @@ impl GpuPool {
         self.used = 0;
         self.shared.clear();
         self.payloads = super::compute::PayloadMemo::default();
+        self.last_local_storage = 0;
     }
 
     /// Handles of the pool's BOs (SUBMIT's BO list).

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use super::chain::JobChain;
 use super::compute::{ComputeJob, VertexJob, add_compute_job, add_vertex_job};
-use super::error::JmResult;
+use super::error::{JmError, JmResult};
 use super::pool::{GpuAlloc, GpuPool};
 use super::xfb::{XfbJob, add_xfb_job};
 use crate::hw::Arch;
@@ -155,6 +155,24 @@ impl Recorder {
 
     pub fn compute(&mut self, job: &ComputeJob<'_>, deps: [u16; 2]) -> JmResult<u16> {
         add_compute_job(&mut self.chain, &mut self.pool, self.arch, job, deps)
+    }
+
+    /// A compute job whose workgroup-local storage is sized when it runs:
+    /// recorded for a one-workgroup grid, and returns the GPU VA of its
+    /// local-storage descriptor, whose WLS fields
+    /// [`super::compute::WlsLayout::patch`] rewrites before the SUBMIT.
+    pub fn compute_deferred_wls(
+        &mut self,
+        job: &ComputeJob<'_>,
+        deps: [u16; 2],
+    ) -> JmResult<(u16, u64)> {
+        if job.binary.shared_size == 0 || job.groups != [1, 1, 1] {
+            return Err(JmError::Encoding(
+                "a deferred-WLS job uses workgroup memory and is recorded for one workgroup",
+            ));
+        }
+        let index = add_compute_job(&mut self.chain, &mut self.pool, self.arch, job, deps)?;
+        Ok((index, self.pool.last_local_storage))
     }
 
     pub fn vertex(&mut self, job: &VertexJob<'_>, deps: [u16; 2]) -> JmResult<u16> {

@@ -372,6 +372,38 @@ impl Device {
         self.backend.bo_close(bo.info.handle);
     }
 
+    /// The CPU address of `[va, va + len)` when one BO made through this
+    /// `Device` holds all of it; calls `f` with it under the registry lock
+    /// (no BO can be destroyed meanwhile).
+    fn with_mapping<R>(&self, va: u64, len: u64, f: impl FnOnce(*mut u8) -> R) -> KmodResult<R> {
+        let bos = self.bos.lock().unwrap();
+        let end = va
+            .checked_add(len)
+            .ok_or(KmodError::Invalid("address range overflows"))?;
+        for &(bo_va, size, ptr) in bos.values() {
+            if va >= bo_va && end <= bo_va + size {
+                return Ok(f((ptr + (va - bo_va) as usize) as *mut u8));
+            }
+        }
+        Err(KmodError::Invalid("no mapped BO holds the address range"))
+    }
+
+    /// Host read of GPU memory by address (a BO made through this `Device`).
+    pub fn read_va(&self, va: u64, out: &mut [u8]) -> KmodResult<()> {
+        self.with_mapping(va, out.len() as u64, |p| {
+            // SAFETY: `p` maps `out.len()` bytes of a live BO (with_mapping).
+            unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), out.len()) }
+        })
+    }
+
+    /// Host write of GPU memory by address (a BO made through this `Device`).
+    pub fn write_va(&self, va: u64, bytes: &[u8]) -> KmodResult<()> {
+        self.with_mapping(va, bytes.len() as u64, |p| {
+            // SAFETY: `p` maps `bytes.len()` bytes of a live BO (with_mapping).
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) }
+        })
+    }
+
     /// SUBMIT, writing a PANSNAP1 dump first when `BIFROST_VK_DUMP` is set.
     pub fn submit(&self, submit: &Submit<'_>) -> KmodResult<()> {
         if let Some(dir) = &self.dump_dir {

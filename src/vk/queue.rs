@@ -24,6 +24,11 @@
 //! in-sync on the event's syncobj (`src/panfrost/vulkan/jm/panvk_vX_queue.c`),
 //! which cannot wait for a host signal that comes after the submit.
 //!
+//! A segment holding an indirect dispatch with workgroup memory
+//! (`vk::cmd::indirect::DeferredWls`) is submitted only once everything
+//! before it has completed: the memory is sized from the counts in the
+//! buffer, read then.
+//!
 //! A chain's job headers carry status words the GPU writes; they are
 //! cleared before each SUBMIT (as PanVk does for a batch issued again). A
 //! segment submitted again while its previous run may still be queued (a
@@ -337,13 +342,24 @@ impl Shared {
         waits: &[SyncobjHandle],
     ) -> VkResult<()> {
         self.wait_for(st, seg.last_submit.load(Ordering::Acquire))?;
+        let mut bos = seg.bo_handles();
+        if !seg.deferred_wls.is_empty() {
+            // An indirect dispatch with workgroup memory: its group counts
+            // are read once everything before has run
+            // (`vk::cmd::indirect`).
+            self.wait_for(st, st.serial)?;
+            self.core.check_syncobj(self.syncobj)?;
+            for wls in &seg.deferred_wls {
+                bos.push(wls.resolve()?);
+            }
+        }
         seg.reset_status();
         let req = if seg.uses_timestamps {
             kmod::JD_REQ_CYCLE_COUNT
         } else {
             0
         };
-        self.submit_chain(st, seg.head(), &seg.bo_handles(), waits, req)?;
+        self.submit_chain(st, seg.head(), &bos, waits, req)?;
         seg.last_submit.store(st.serial, Ordering::Release);
         Ok(())
     }

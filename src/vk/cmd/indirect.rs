@@ -28,6 +28,22 @@
 //! own kernel run (draw `i` reads `offset + i × stride`), and with a count
 //! buffer `maxDrawCount` are recorded and the kernel empties those at or
 //! past the count.
+//!
+//! One exception reads parameters on the host: a dispatch whose shader
+//! uses workgroup memory. Bifrost sizes that memory by the grid
+//! (`jm::compute::wls_instances`: one instance per workgroup id per shader
+//! core, as Mesa's `pan_wls_instances` does), and no GPU kernel can
+//! allocate memory. Such a dispatch starts a segment of its own
+//! (`segment.rs`) carrying a [`DeferredWls`]; when the queue reaches that
+//! segment it waits for the GPU to finish everything before it, reads the
+//! group counts from the buffer, allocates the workgroup memory and
+//! rewrites the job's local-storage descriptor (`vk::queue`), then submits.
+//! This is what Mesa's panfrost gallium driver does for indirect compute
+//! on Bifrost (it maps the indirect buffer on the CPU,
+//! `src/gallium/drivers/panfrost/pan_cmdstream.c`), and it costs a wait for
+//! the GPU per such dispatch.
+
+use std::sync::{Arc, Mutex};
 
 use super::draw::{DrawParams, IndirectPatches};
 use super::recording::{Fail, Recording};
@@ -37,9 +53,73 @@ use crate::compiler::kernels::indirect::{
 };
 use crate::compiler::passes::lower_sysvals::{SysvalBlock, sysval_offset};
 use crate::compiler::passes::lower_xfb::XfbTopology;
+use crate::jm::compute::{WlsLayout, wls_instances};
 use crate::jm::patch::{self, Patch};
 use crate::jm::{ComputeJob, GpuAlloc};
+use crate::kmod::{BO_NOEXEC, Bo, BoHandle};
+use crate::vk::VkResult;
+use crate::vk::device::DeviceCore;
 use crate::vk::kernels::KernelId;
+
+/// The workgroup memory of one indirect dispatch, sized when the queue
+/// submits its segment (module docs).
+pub struct DeferredWls {
+    core: Arc<DeviceCore>,
+    /// GPU VA of the `VkDispatchIndirectCommand`.
+    command: u64,
+    /// Workgroup memory bytes of the shader.
+    shared_size: u32,
+    /// GPU VA of the dispatch job's local-storage descriptor.
+    descriptor: u64,
+    /// The memory of the latest run (replaced by the next one, which
+    /// starts only once the GPU is idle).
+    memory: Mutex<Option<Bo>>,
+}
+
+impl DeferredWls {
+    /// With every earlier SUBMIT complete: read the group counts, allocate
+    /// the workgroup memory they need and point the descriptor at it.
+    /// Returns the BO the SUBMIT must list. A grid whose memory cannot be
+    /// allocated loses the device (logged): the command has no way left
+    /// to report an error.
+    pub fn resolve(&self) -> VkResult<BoHandle> {
+        let kdev = &self.core.kdev;
+        let mut raw = [0u8; 12];
+        kdev.read_va(self.command, &mut raw)
+            .map_err(|e| self.core.mark_lost(&format!("vkCmdDispatchIndirect: {e}")))?;
+        let groups: [u32; 3] = std::array::from_fn(|i| {
+            u32::from_le_bytes(raw[4 * i..4 * i + 4].try_into().unwrap_or_default())
+        });
+        let layout =
+            WlsLayout::new(kdev, self.shared_size, wls_instances(groups)).map_err(|e| {
+                self.core.mark_lost(&format!(
+                    "vkCmdDispatchIndirect of {groups:?} workgroups: workgroup memory: {e}"
+                ))
+            })?;
+        let bo = kdev.bo_create(layout.total, BO_NOEXEC).map_err(|e| {
+            self.core.mark_lost(&format!(
+                "vkCmdDispatchIndirect of {groups:?} workgroups needs {} bytes of workgroup memory: {e}",
+                layout.total
+            ))
+        })?;
+        let handle = bo.handle();
+        layout
+            .patch(kdev, self.core.arch, self.descriptor, bo.gpu_va())
+            .map_err(|e| self.core.mark_lost(&format!("vkCmdDispatchIndirect: {e}")))?;
+        if let Some(old) = self.memory.lock().unwrap().replace(bo) {
+            kdev.bo_destroy(old);
+        }
+        Ok(handle)
+    }
+}
+
+impl Drop for DeferredWls {
+    fn drop(&mut self) {
+        if let Some(bo) = self.memory.get_mut().unwrap().take() {
+            self.core.kdev.bo_destroy(bo);
+        }
+    }
+}
 
 /// `maxDrawIndirectCount`: the count a count buffer may hold, and the most
 /// draws of one command. `drawCount` above it is invalid usage; the `Count`
@@ -80,36 +160,50 @@ impl Recording {
                 log::warn!("vkCmdDispatchIndirect without a compute pipeline (invalid usage)");
                 return Ok(());
             };
-            if p.program.code.binary.shared_size > 0 {
-                // Workgroup memory is sized by the workgroup counts
-                // (`jm::compute::wls_instances`), which are not known here.
-                log::error!(
-                    "vkCmdDispatchIndirect with a shader that uses workgroup memory is not implemented"
-                );
-                return Err(Fail::Vk(ash::vk::Result::ERROR_UNKNOWN));
+            let shared_size = p.program.code.binary.shared_size;
+            if shared_size > 0 {
+                // Workgroup memory is sized by the queue (module docs):
+                // everything recorded before runs in an earlier SUBMIT.
+                r.close_segment();
             }
             r.rec.use_bo(command.bo);
-            let k = r.indirect_kernel(KernelId::IndirectDispatch, dispatch_words::COUNT as usize)?;
+            let k =
+                r.indirect_kernel(KernelId::IndirectDispatch, dispatch_words::COUNT as usize)?;
             let mut sysvals = SysvalBlock {
                 num_workgroups: [1, 1, 1],
                 ..SysvalBlock::default()
             };
-            let push = r.push_uniforms(&p.program, &p.layout, super::dispatch::COMPUTE, &mut sysvals)?;
+            let push = r.push_uniforms(
+                &p.program,
+                &p.layout,
+                super::dispatch::COMPUTE,
+                &mut sysvals,
+            )?;
             let push_buffer = r.rec.alloc(8 * push.len().max(1) as u64, 16)?;
             r.rec.use_bo(p.program.code.bo_handle());
-            let job = r.rec.compute(
-                &ComputeJob {
-                    binary: &p.program.code.binary,
-                    code: p.program.code.va(),
-                    push_uniforms: &push,
-                    local_size: p.local_size,
-                    groups: [1, 1, 1],
-                    ubos: &[],
-                    attributes: None,
-                    push_buffer: Some(push_buffer),
-                },
-                [k.job, 0],
-            )?;
+            let job = ComputeJob {
+                binary: &p.program.code.binary,
+                code: p.program.code.va(),
+                push_uniforms: &push,
+                local_size: p.local_size,
+                groups: [1, 1, 1],
+                ubos: &[],
+                attributes: None,
+                push_buffer: Some(push_buffer),
+            };
+            let job = if shared_size > 0 {
+                let (job, descriptor) = r.rec.compute_deferred_wls(&job, [k.job, 0])?;
+                r.segment_wls.push(Arc::new(DeferredWls {
+                    core: r.core.clone(),
+                    command: command.address,
+                    shared_size,
+                    descriptor,
+                    memory: Mutex::new(None),
+                }));
+                job
+            } else {
+                r.rec.compute(&job, [k.job, 0])?
+            };
             let va = r
                 .rec
                 .job_va(job)

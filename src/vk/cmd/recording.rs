@@ -48,6 +48,9 @@ pub struct Recording {
     pub uses_timestamps: bool,
     /// Events the open segment's jobs write (the segment keeps them alive).
     pub segment_events: Vec<Arc<crate::vk::event::EventBo>>,
+    /// Workgroup memory the queue sizes before submitting the open segment
+    /// (`indirect.rs`).
+    pub segment_wls: Vec<Arc<super::indirect::DeferredWls>>,
     /// The last vkCmdSetEvent (true) or vkCmdResetEvent (false) recorded
     /// per event (`EventBo::key`), executed secondaries included.
     pub event_ops: HashMap<usize, bool>,
@@ -78,6 +81,7 @@ impl Recording {
             submitted: false,
             uses_timestamps: false,
             segment_events: Vec::new(),
+            segment_wls: Vec::new(),
             event_ops: HashMap::new(),
             error: None,
             state: State::default(),

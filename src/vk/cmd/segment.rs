@@ -23,6 +23,7 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
+use super::indirect::DeferredWls;
 use super::recording::Recording;
 use crate::jm::Recorder;
 use crate::kmod::BoHandle;
@@ -38,6 +39,9 @@ pub struct Segment {
     pub uses_timestamps: bool,
     /// Events its jobs write (kept alive with it).
     _events: Vec<Arc<EventBo>>,
+    /// Workgroup memory the queue sizes and allocates before each SUBMIT
+    /// of this segment (`indirect.rs`).
+    pub deferred_wls: Vec<Arc<DeferredWls>>,
     /// The queue's serial number of its latest SUBMIT (0: never), so that
     /// the queue resets the chain's status words only once the previous run
     /// is done (`vk::queue`).
@@ -97,6 +101,7 @@ impl Recording {
             owner: self.id,
             uses_timestamps: std::mem::take(&mut self.uses_timestamps),
             _events: std::mem::take(&mut self.segment_events),
+            deferred_wls: std::mem::take(&mut self.segment_wls),
             last_submit: AtomicU64::new(0),
         })));
         // Job indices name jobs of the closed chain; the next chain runs
@@ -163,6 +168,7 @@ impl Recording {
             }
         }
         self.segment_events.clear();
+        self.segment_wls.clear();
         self.rec.reset();
         if !recovered.is_empty() {
             let first = recovered.remove(0);
