@@ -12,6 +12,8 @@
 //!   simulator.
 //! - [`png`]: a PNG writer (stored deflate, CRC-32, Adler-32) for frames a
 //!   person can look at.
+//! - [`fuzz`]: the whole compiler as one fuzz target, and a deterministic
+//!   SPIR-V mutator (`bifrost-fuzz`, `fuzz/`).
 //!
 //! - [`reference_path!`](crate::reference_path): where the reference
 //!   vectors are (the one place that says so).
@@ -22,6 +24,7 @@
 //!
 //! Nothing in the driver may use this module.
 
+pub mod fuzz;
 pub mod png;
 pub mod raster;
 pub mod sim_gpu;
