@@ -312,6 +312,7 @@ fn environment(var_form: &Shader) -> (Memory, DrawState) {
         base_vertex: RAW_VERTEX_OFFSET,
         base_instance: BASE_INSTANCE,
         view_index: 0,
+        draw_index: 0,
         num_workgroups: NUM_WORKGROUPS,
         xfb_params: Vec::new(),
     };

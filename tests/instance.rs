@@ -109,6 +109,7 @@ fn simulated_g52_properties() {
                 c"VK_KHR_multiview",
                 c"VK_KHR_maintenance2",
                 c"VK_KHR_create_renderpass2",
+                c"VK_KHR_shader_draw_parameters",
             ]
         );
         instance.destroy_instance(None);

@@ -399,6 +399,7 @@ fn random_vertex_shaders_store_what_the_interpreter_stores() {
             base_vertex: offset_start,
             base_instance: 3,
             view_index: 0,
+            draw_index: 0,
             push_constants_address: 0,
             num_workgroups: [0; 3],
             xfb_params: SysvalBlock::default().xfb_params,

@@ -290,6 +290,7 @@ fn check(gpu: &mut SimGpu, v: &Variant, outs: &[OutSpec], case: &Case) -> Option
         },
         base_instance: case.first_instance,
         view_index: 0,
+        draw_index: 0,
         push_constants_address: 0,
         num_workgroups: [0; 3],
         xfb_params: params,

@@ -30,6 +30,7 @@ pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[
     (c"VK_KHR_multiview", 1),
     (c"VK_KHR_maintenance2", 1),
     (c"VK_KHR_create_renderpass2", 1),
+    (c"VK_KHR_shader_draw_parameters", 1),
 ];
 
 pub struct PhysicalDevice {

@@ -231,7 +231,9 @@ impl Gpu {
         )
     }
 
-    fn model_with(model: &str, extensions: &[&CStr]) -> Gpu {
+    /// The simulated `model` with `extensions` (and the features
+    /// `open_with` enables for them).
+    pub fn model_with(model: &str, extensions: &[&CStr]) -> Gpu {
         let entry = entry();
         // SAFETY: loader-level tests run one at a time (the entry lock is
         // held), and the variable is read when the instance probes devices.

@@ -293,6 +293,9 @@ pub enum SysVal {
     /// gl_ViewIndex (VK_KHR_multiview): the view a vertex shader runs
     /// for; 0 outside a multiview subpass.
     ViewIndex,
+    /// gl_DrawID (VK_KHR_shader_draw_parameters): the index of the draw
+    /// in a multi-draw command; 0 for single draws.
+    DrawIndex,
     /// Vertex id relative to the draw's `Offset start`, as preloaded in r61.
     RawVertexId,
     /// The draw's `Offset start` (raw vertex offset).

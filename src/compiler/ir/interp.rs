@@ -197,6 +197,7 @@ pub struct SysValues {
     pub base_vertex: u32,
     pub base_instance: u32,
     pub view_index: u32,
+    pub draw_index: u32,
     pub num_workgroups: [u32; 3],
     /// `XfbParam(n)` before `lower_sysvals`.
     pub xfb_params: Vec<u32>,
@@ -584,6 +585,7 @@ impl Exec<'_> {
             SysVal::BaseVertex => u(s.base_vertex),
             SysVal::BaseInstance => u(s.base_instance),
             SysVal::ViewIndex => u(s.view_index),
+            SysVal::DrawIndex => u(s.draw_index),
             SysVal::RawVertexId => u(ids.raw_vertex_id),
             SysVal::RawVertexOffset => u(s.raw_vertex_offset),
             SysVal::InstanceId => u(ids.instance_id),

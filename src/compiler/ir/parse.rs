@@ -847,12 +847,13 @@ impl Parser {
 }
 
 /// Every sysval without an argument (for name lookup).
-const SYSVALS: [SysVal; 18] = [
+const SYSVALS: [SysVal; 19] = [
     SysVal::VertexIndex,
     SysVal::InstanceIndex,
     SysVal::BaseVertex,
     SysVal::BaseInstance,
     SysVal::ViewIndex,
+    SysVal::DrawIndex,
     SysVal::RawVertexId,
     SysVal::RawVertexOffset,
     SysVal::InstanceId,

@@ -47,6 +47,7 @@ impl SysVal {
             BaseVertex => ("base_vertex", None),
             BaseInstance => ("base_instance", None),
             ViewIndex => ("view_index", None),
+            DrawIndex => ("draw_index", None),
             RawVertexId => ("raw_vertex_id", None),
             RawVertexOffset => ("raw_vertex_offset", None),
             InstanceId => ("instance_id", None),

@@ -62,6 +62,8 @@ pub mod sysval_offset {
     pub const VIEW_INDEX: u32 = 12;
     pub const PUSH_CONSTANTS_ADDRESS: u32 = 16;
     pub const NUM_WORKGROUPS: u32 = 24;
+    /// gl_DrawID (VK_KHR_shader_draw_parameters).
+    pub const DRAW_INDEX: u32 = 36;
     pub const XFB_PARAMS: u32 = 40;
     /// Viewport scale x, y, z then offset x, y, z (six f32), the terms of
     /// the viewport transform `lower_viewport` puts in vertex shaders;
@@ -90,6 +92,7 @@ pub struct SysvalBlock {
     pub base_vertex: u32,
     pub base_instance: u32,
     pub view_index: u32,
+    pub draw_index: u32,
     pub push_constants_address: u64,
     pub num_workgroups: [u32; 3],
     pub xfb_params: [u32; XFB_PARAM_COUNT as usize],
@@ -105,6 +108,7 @@ impl Default for SysvalBlock {
             base_vertex: 0,
             base_instance: 0,
             view_index: 0,
+            draw_index: 0,
             push_constants_address: 0,
             num_workgroups: [0; 3],
             xfb_params: [0; XFB_PARAM_COUNT as usize],
@@ -133,6 +137,7 @@ impl SysvalBlock {
         w[at(BASE_VERTEX)] = self.base_vertex;
         w[at(BASE_INSTANCE)] = self.base_instance;
         w[at(VIEW_INDEX)] = self.view_index;
+        w[at(DRAW_INDEX)] = self.draw_index;
         w[at(PUSH_CONSTANTS_ADDRESS)] = self.push_constants_address as u32;
         w[at(PUSH_CONSTANTS_ADDRESS) + 1] = (self.push_constants_address >> 32) as u32;
         w[at(NUM_WORKGROUPS)..at(NUM_WORKGROUPS) + 3].copy_from_slice(&self.num_workgroups);
@@ -151,6 +156,7 @@ impl SysvalBlock {
         put(BASE_VERTEX, &self.base_vertex.to_le_bytes());
         put(BASE_INSTANCE, &self.base_instance.to_le_bytes());
         put(VIEW_INDEX, &self.view_index.to_le_bytes());
+        put(DRAW_INDEX, &self.draw_index.to_le_bytes());
         put(
             PUSH_CONSTANTS_ADDRESS,
             &self.push_constants_address.to_le_bytes(),
@@ -292,6 +298,7 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
                     SysVal::BaseVertex => uni(e, BASE_VERTEX),
                     SysVal::BaseInstance => uni(e, BASE_INSTANCE),
                     SysVal::ViewIndex => uni(e, VIEW_INDEX),
+                    SysVal::DrawIndex => uni(e, DRAW_INDEX),
                     SysVal::RawVertexOffset => uni(e, RAW_VERTEX_OFFSET),
                     SysVal::XfbParam(n) => uni(e, XFB_PARAMS + 4 * u32::from(n)),
                     SysVal::NumWorkgroups => {
@@ -447,6 +454,7 @@ mod tests {
             base_vertex: 0x2222_0002,
             base_instance: 0x3333_0003,
             view_index: 0x7777_0007,
+            draw_index: 0x0999_0009,
             push_constants_address: 0x4444_0004_5555_0005,
             num_workgroups: [0x66, 0x77, 0x88],
             ..SysvalBlock::default()
@@ -481,6 +489,7 @@ mod tests {
             SysVal::BaseVertex,
             SysVal::BaseInstance,
             SysVal::ViewIndex,
+            SysVal::DrawIndex,
             SysVal::RawVertexOffset,
             SysVal::LocalInvocationIndex,
             SysVal::XfbParam(0),
@@ -549,6 +558,7 @@ mod tests {
             base_vertex: 7,
             base_instance: 3,
             view_index: 5,
+            draw_index: 11,
             push_constants_address: PC_ADDR,
             num_workgroups: [5, 6, 7],
             xfb_params,
@@ -567,6 +577,7 @@ mod tests {
                 base_vertex: block.base_vertex,
                 base_instance: block.base_instance,
                 view_index: block.view_index,
+                draw_index: block.draw_index,
                 num_workgroups: block.num_workgroups,
                 xfb_params: xfb_params.to_vec(),
             },

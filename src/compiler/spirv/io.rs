@@ -147,6 +147,9 @@ impl<'m> Translator<'m> {
                 SpvBuiltIn::ViewIndex if self.shader.stage != Stage::Compute => {
                     Some(SysVal::ViewIndex)
                 }
+                SpvBuiltIn::DrawIndex if self.shader.stage == Stage::Vertex => {
+                    Some(SysVal::DrawIndex)
+                }
                 SpvBuiltIn::LocalInvocationId => Some(SysVal::LocalInvocationId),
                 SpvBuiltIn::LocalInvocationIndex => Some(SysVal::LocalInvocationIndex),
                 SpvBuiltIn::GlobalInvocationId => Some(SysVal::GlobalInvocationId),

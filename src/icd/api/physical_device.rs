@@ -59,6 +59,12 @@ unsafe fn fill_features_chain(pd: &PhysicalDevice, p_next: *mut std::ffi::c_void
             f.multiview = vk::TRUE;
             f.multiview_geometry_shader = vk::FALSE;
             f.multiview_tessellation_shader = vk::FALSE;
+        } else if ty == vk::StructureType::PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES {
+            // SAFETY: sType identifies the structure.
+            let f = unsafe { &mut *s.cast::<vk::PhysicalDeviceShaderDrawParametersFeatures<'_>>() };
+            // BaseVertex, BaseInstance and DrawIndex are push-uniform
+            // sysvals (`lower_sysvals`); VK_KHR_shader_draw_parameters.
+            f.shader_draw_parameters = vk::TRUE;
         } else if ty == vk::StructureType::PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES {
             // SAFETY: sType identifies the structure.
             let f = unsafe { &mut *s.cast::<vk::PhysicalDeviceHostQueryResetFeatures<'_>>() };
@@ -305,6 +311,7 @@ crate::vk_entry_points! {
                 vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
                 vk::StructureType::PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES,
                 vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_FEATURES,
+                vk::StructureType::PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES,
             ],
         );
         let features = features2

@@ -533,6 +533,7 @@ impl Recording {
             },
             base_instance: d.first_instance,
             view_index: self.view_index,
+            draw_index: self.draw_index,
             xfb_params: params,
             ..SysvalBlock::default()
         };

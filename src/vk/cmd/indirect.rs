@@ -262,7 +262,11 @@ impl Recording {
                     DrawSource::Draw(at)
                 };
                 let draw_count = count.map(|c| (c.address, i, draw_count));
-                r.indirect_draw(source, draw_count, indexed)?;
+                // gl_DrawID: draw `i` of the command (each has its jobs).
+                r.draw_index = i;
+                let drawn = r.indirect_draw(source, draw_count, indexed);
+                r.draw_index = 0;
+                drawn?;
             }
             Ok(())
         });

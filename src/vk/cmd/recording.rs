@@ -64,6 +64,9 @@ pub struct Recording {
     /// The view the vertex-stage job being recorded runs for
     /// (`gl_ViewIndex`; VK_KHR_multiview, `draw.rs`).
     pub view_index: u32,
+    /// The draw's index in its multi-draw command (`gl_DrawID`;
+    /// VK_KHR_shader_draw_parameters, `indirect.rs`).
+    pub draw_index: u32,
 }
 
 impl Recording {
@@ -89,6 +92,7 @@ impl Recording {
             vertex_input_memo: None,
             push_scratch: Vec::new(),
             view_index: 0,
+            draw_index: 0,
         }
     }
 
@@ -105,6 +109,7 @@ impl Recording {
         self.xfb = XfbState::default();
         self.vertex_input_memo = None;
         self.view_index = 0;
+        self.draw_index = 0;
     }
 
     /// vkEndCommandBuffer's checks: the first recording error, and no
