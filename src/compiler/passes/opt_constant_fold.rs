@@ -48,7 +48,9 @@ impl Fold {
             }
             if let Some(values) = self.fold(&instr) {
                 self.consts.set(instr.dsts[0], &values);
-                instr.op = Op::Const(OpConst { values });
+                instr.op = Op::Const(OpConst {
+                    values: values.into(),
+                });
                 self.progress = true;
             }
             match instr.op {

@@ -130,19 +130,19 @@ fn flatten_region(
                 let v = Value((first_new + new_values.len()) as u32);
                 new_values.push(ValueType::new(1, comps));
                 region.instrs.push(Instr {
-                    dsts: vec![v],
+                    dsts: [v].into(),
                     op: Op::Swizzle(OpSwizzle {
                         src: cond,
-                        comps: vec![0; usize::from(comps)],
+                        comps: std::iter::repeat_n(0, usize::from(comps)).collect(),
                     }),
                 });
                 v
             };
             region.instrs.push(Instr {
-                dsts: vec![*d],
+                dsts: [*d].into(),
                 op: Op::Alu(OpAlu {
                     op: AluOp::Bcsel,
-                    srcs: vec![c, *a, *b],
+                    srcs: [c, *a, *b].into(),
                 }),
             });
         }
