@@ -201,7 +201,9 @@ mod tests {
         Instr::new(
             op,
             Some(Dst::Phys(d)),
-            s.iter().map(|&r| Src::Phys(r)).collect(),
+            s.iter()
+                .map(|&r| Src::Phys(r))
+                .collect::<super::super::ops::SrcList>(),
         )
     }
 

@@ -266,14 +266,14 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         match block.term {
             Term::Jump(t) => b.branch(
                 bi,
-                Instr::new(Op::Jump, None, vec![Src::Imm(0)]),
-                Instr::new(Op::Jump, None, vec![]),
+                Instr::new(Op::Jump, None, [Src::Imm(0)]),
+                Instr::new(Op::Jump, None, []),
                 t,
             ),
             Term::BranchZ(c, t) => b.branch(
                 bi,
-                Instr::new(Op::BranchzI32, None, vec![c, Src::Imm(0)]),
-                Instr::new(Op::BranchzI32, None, vec![]),
+                Instr::new(Op::BranchzI32, None, [c, Src::Imm(0)]),
+                Instr::new(Op::BranchzI32, None, []),
                 t,
             ),
             _ => {}
@@ -449,7 +449,7 @@ fn fma_form(ins: &Instr) -> Option<Instr> {
         // MUX(if_zero, if_nonzero, c) = CSEL.eq(c, #0, if_zero, if_nonzero)
         Op::MuxI32 => Some(Instr {
             op: Op::CselI32Eq,
-            srcs: vec![ins.srcs[2], Src::Imm(0), ins.srcs[0], ins.srcs[1]],
+            srcs: [ins.srcs[2], Src::Imm(0), ins.srcs[0], ins.srcs[1]].into(),
             ..ins.clone()
         }),
         _ if ins.op.unit() == Unit::Fma && !ins.op.needs_add_partner() => Some(ins.clone()),
