@@ -76,6 +76,7 @@ impl Algebraic<'_> {
 
     fn region(&mut self, region: &mut Region) {
         let old = std::mem::take(&mut region.instrs);
+        region.instrs.reserve(old.len());
         for mut instr in old {
             for src in instr.srcs_mut() {
                 *src = self.subst.get(*src);

@@ -98,6 +98,7 @@ fn flatten_region(
     }
     let mut progress = false;
     let old = std::mem::take(&mut region.instrs);
+    region.instrs.reserve(old.len());
     for instr in old {
         let Op::If(f) = &instr.op else {
             region.instrs.push(instr);
