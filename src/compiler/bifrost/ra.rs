@@ -94,10 +94,24 @@ fn term_use(t: &Term) -> Option<u32> {
 
 /// Liveness-derived interference between virtual registers.
 pub struct Interference {
-    /// Neighbours of each vreg (deduplicated).
-    pub adj: Vec<Vec<u32>>,
+    /// Neighbours of each vreg (deduplicated, ascending): `adj[v]`.
+    pub adj: Adjacency,
     /// Copy hints: a register defined by a move prefers its source's register.
     pub hint: Vec<Option<super::ops::Reg>>,
+}
+
+/// Every vreg's neighbour list in one vector (`start[v]..start[v + 1]`),
+/// not a vector per vreg: indexing gives the list as a slice.
+pub struct Adjacency {
+    start: Vec<u32>,
+    list: Vec<u32>,
+}
+
+impl std::ops::Index<usize> for Adjacency {
+    type Output = [u32];
+    fn index(&self, v: usize) -> &[u32] {
+        &self.list[self.start[v] as usize..self.start[v + 1] as usize]
+    }
 }
 
 /// Computes liveness over the block graph and the interference graph.
@@ -186,14 +200,17 @@ pub fn interference(p: &Program) -> Interference {
             }
         }
     }
-    let adj: Vec<Vec<u32>> = (0..n)
-        .map(|a| {
-            let row = &matrix[a * words..(a + 1) * words];
-            let mut list = Vec::with_capacity(row.iter().map(|w| w.count_ones() as usize).sum());
-            list.extend(BitSet::members(row));
-            list
-        })
-        .collect();
+    let total: usize = matrix.iter().map(|w| w.count_ones() as usize).sum();
+    let mut adj = Adjacency {
+        start: Vec::with_capacity(n + 1),
+        list: Vec::with_capacity(total),
+    };
+    adj.start.push(0);
+    for a in 0..n {
+        adj.list
+            .extend(BitSet::members(&matrix[a * words..(a + 1) * words]));
+        adj.start.push(adj.list.len() as u32);
+    }
     // Copy hints: a register defined by a move prefers its source's register.
     let mut hint: Vec<Option<super::ops::Reg>> = vec![None; n];
     for block in &p.blocks {
