@@ -127,12 +127,18 @@ pub fn build(instrs: &[Instr]) -> Graph<'_> {
     }
     // Per register: the last writer and the readers since.
     let mut last_write: [Option<usize>; 64] = [None; 64];
-    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); 64];
+    // Readers as linked lists in one pool (`reader_head[r]` the newest
+    // entry, each entry its node and the entry before it); the order they
+    // are visited in does not matter (edges from one node are merged and
+    // the successor lists are built in program order below).
+    const NONE: u32 = u32::MAX;
+    let mut reader_head = [NONE; 64];
+    let mut reader_pool: Vec<(usize, u32)> = Vec::with_capacity(instrs.len() * 2);
     let mut last_ordered: Option<usize> = None;
     // This node's incoming edges (merged per predecessor).
     let mut edges: Vec<(usize, u8)> = Vec::new();
     // Every edge (from, to, kinds), in the order of `to`.
-    let mut all: Vec<(usize, usize, u8)> = Vec::new();
+    let mut all: Vec<(usize, usize, u8)> = Vec::with_capacity(instrs.len() * 4);
     for n in 0..nodes.len() {
         edges.clear();
         let (mut reads, mut writes) = reads_writes(nodes[n].first);
@@ -155,10 +161,13 @@ pub fn build(instrs: &[Instr]) -> Graph<'_> {
                 if let Some(w) = last_write[r] {
                     add_edge(&mut edges, w, WAW);
                 }
-                for &rd in &readers[r] {
+                let mut e = reader_head[r];
+                while e != NONE {
+                    let (rd, before) = reader_pool[e as usize];
                     if rd != n {
                         add_edge(&mut edges, rd, WAR);
                     }
+                    e = before;
                 }
             }
         }
@@ -169,10 +178,11 @@ pub fn build(instrs: &[Instr]) -> Graph<'_> {
             let bit = 1u64 << r;
             if writes & bit != 0 {
                 last_write[r] = Some(n);
-                readers[r].clear();
+                reader_head[r] = NONE;
             }
             if reads & bit != 0 && writes & bit == 0 {
-                readers[r].push(n);
+                reader_pool.push((n, reader_head[r]));
+                reader_head[r] = (reader_pool.len() - 1) as u32;
             }
         }
         if nodes[n].ends_clause {

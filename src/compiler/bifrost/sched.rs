@@ -145,6 +145,8 @@ struct Builder {
     cur: Vec<STuple>,
     /// Reused buffer of the list scheduler's candidate order.
     scratch: Vec<usize>,
+    /// Reused buffer of ADD candidates.
+    add_scratch: Vec<usize>,
 }
 
 impl Builder {
@@ -257,6 +259,7 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         clauses: Vec::new(),
         cur: Vec::new(),
         scratch: Vec::new(),
+        add_scratch: Vec::new(),
     };
     let mut block_clause = Vec::with_capacity(p.blocks.len());
     for (bi, block) in p.blocks.iter().enumerate() {
@@ -509,26 +512,26 @@ impl<'a> Ready<'a> {
     /// for `f` through a read of its result (a passthrough) or a write of
     /// a register it reads (it reads first). Never a message (it would end
     /// the clause early) nor a pair.
-    fn add_candidates(&self, f: usize) -> Vec<usize> {
-        let mut c: Vec<usize> = self
-            .ready
-            .iter()
-            .copied()
-            .filter(|&i| i != f)
-            .chain(
-                self.graph
-                    .succs(f)
-                    .iter()
-                    .filter(|&&(s, k)| self.preds_left[s] == 1 && k & (WAW | ORDER) == 0)
-                    .map(|&(s, _)| s),
-            )
-            .filter(|&i| {
-                let n = &self.graph.nodes[i];
-                !n.ends_clause && n.partner.is_none() && n.first.op.unit() == Unit::Add
-            })
-            .collect();
+    fn add_candidates(&self, f: usize, c: &mut Vec<usize>) {
+        c.clear();
+        c.extend(
+            self.ready
+                .iter()
+                .copied()
+                .filter(|&i| i != f)
+                .chain(
+                    self.graph
+                        .succs(f)
+                        .iter()
+                        .filter(|&&(s, k)| self.preds_left[s] == 1 && k & (WAW | ORDER) == 0)
+                        .map(|&(s, _)| s),
+                )
+                .filter(|&i| {
+                    let n = &self.graph.nodes[i];
+                    !n.ends_clause && n.partner.is_none() && n.first.op.unit() == Unit::Add
+                }),
+        );
         c.sort_unstable_by_key(|&i| (std::cmp::Reverse(self.graph.nodes[i].height), i));
-        c
     }
 }
 
@@ -613,15 +616,20 @@ impl Builder {
     /// Fills the empty ADD slot of the last tuple, whose FMA instruction is
     /// node `f`.
     fn fill_add(&mut self, g: &mut Ready<'_>, f: usize) -> Option<usize> {
-        for (tries, a) in g.add_candidates(f).into_iter().enumerate() {
+        let mut candidates = std::mem::take(&mut self.add_scratch);
+        g.add_candidates(f, &mut candidates);
+        let mut found = None;
+        for (tries, &a) in candidates.iter().enumerate() {
             if tries == TRIES {
                 break;
             }
             if self.try_add(g.graph.nodes[a].first.clone()) {
-                return Some(a);
+                found = Some(a);
+                break;
             }
         }
-        None
+        self.add_scratch = candidates;
+        found
     }
 
     /// Places clause-ending node `m` (a message or `DISCARD`) and closes
