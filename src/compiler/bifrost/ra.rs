@@ -298,13 +298,31 @@ fn colour_from(
                 .and_then(|h| base[h.index as usize].map(|b| b + h.comp))
                 .filter(|&b| free(b));
             let window = SPREAD_WINDOW.saturating_sub(size - 1);
-            let rotated = (cursor.min(window)..window)
-                .chain(0..cursor.min(window))
-                .chain(window..=ALLOCATABLE - size);
-            let found = if spread {
-                rotated.into_iter().find(|&b| free(b))
-            } else {
-                (0..=ALLOCATABLE - size).find(|&b| free(b))
+            // The first free base in the search order (spread: from the
+            // cursor to the window's end, the window's start, then above
+            // the window; else ascending).
+            let found = || {
+                if size > ALLOCATABLE {
+                    return None; // no base fits (what `free` says of every one)
+                }
+                // Bit b set: bases b..b + size free and b + size <= ALLOCATABLE.
+                let mut taken = blocked;
+                for k in 1..u32::from(size) {
+                    taken |= blocked.checked_shr(k).unwrap_or(0);
+                }
+                let ok = !taken & lanes(ALLOCATABLE - size + 1);
+                let first_in = |lo: u8, hi: u8| {
+                    let m = ok & lanes(hi) & !lanes(lo);
+                    (m != 0).then(|| m.trailing_zeros() as u8)
+                };
+                if spread {
+                    let c = cursor.min(window);
+                    first_in(c, window)
+                        .or_else(|| first_in(0, c))
+                        .or_else(|| first_in(window, ALLOCATABLE - size + 1))
+                } else {
+                    first_in(0, ALLOCATABLE - size + 1)
+                }
             };
             let copy = || {
                 copied_to.get(v)?.iter().find_map(|&(d, comp)| {
@@ -313,7 +331,7 @@ fn colour_from(
                         .filter(|&b| free(b))
                 })
             };
-            if let Some(b) = hinted.or_else(copy).or(found) {
+            if let Some(b) = hinted.or_else(copy).or_else(found) {
                 base[v] = Some(b);
                 cursor = (b + size) % SPREAD_WINDOW;
                 break;
