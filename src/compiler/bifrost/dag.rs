@@ -139,10 +139,10 @@ pub fn build(instrs: &[Instr]) -> Graph<'_> {
     let mut edges: Vec<(usize, u8)> = Vec::new();
     // Every edge (from, to, kinds), in the order of `to`.
     let mut all: Vec<(usize, usize, u8)> = Vec::with_capacity(instrs.len() * 4);
-    for n in 0..nodes.len() {
+    for (n, node) in nodes.iter_mut().enumerate() {
         edges.clear();
-        let (mut reads, mut writes) = reads_writes(nodes[n].first);
-        if let Some(p) = nodes[n].partner {
+        let (mut reads, mut writes) = reads_writes(node.first);
+        if let Some(p) = node.partner {
             let (r, w) = reads_writes(p);
             reads |= r;
             writes |= w;
@@ -185,7 +185,7 @@ pub fn build(instrs: &[Instr]) -> Graph<'_> {
                 reader_head[r] = (reader_pool.len() - 1) as u32;
             }
         }
-        if nodes[n].ends_clause {
+        if node.ends_clause {
             if let Some(p) = last_ordered {
                 add_edge(&mut edges, p, ORDER);
             }
@@ -195,7 +195,7 @@ pub fn build(instrs: &[Instr]) -> Graph<'_> {
         // everything before them, as in Mesa's binaries (the body's last
         // instructions share the ATEST clause; the BLEND clause follows).
         if matches!(
-            nodes[n].first.op,
+            node.first.op,
             Op::Atest | Op::ZsEmit { .. } | Op::Blend { .. }
         ) {
             for p in 0..n {
@@ -203,7 +203,7 @@ pub fn build(instrs: &[Instr]) -> Graph<'_> {
             }
         }
         all.extend(edges.iter().map(|&(p, k)| (p, n, k)));
-        nodes[n].npreds = edges.len();
+        node.npreds = edges.len();
     }
     // Successor lists by counting sort on `from`: `all` is in the order of
     // `to`, so each list comes out sorted.
