@@ -248,7 +248,7 @@ mod tests {
             Some(Dst::Phys(d)),
             s.iter()
                 .map(|&r| Src::Phys(r))
-                .collect::<super::super::ops::SrcList>(),
+                .collect::<crate::compiler::bifrost::ops::SrcList>(),
         )
     }
 
