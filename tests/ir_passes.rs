@@ -164,7 +164,7 @@ impl Exec<'_> {
             assert!(self.steps < 1_000_000, "runaway program");
             let d = instr.dsts.first().copied();
             match &instr.op {
-                Op::Const(c) => self.set(d.unwrap(), c.values.clone()),
+                Op::Const(c) => self.set(d.unwrap(), c.values.to_vec()),
                 Op::Undef => {
                     let n = self.s.ty(d.unwrap()).comps as usize;
                     self.set(d.unwrap(), vec![0; n]);

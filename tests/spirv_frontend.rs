@@ -240,7 +240,7 @@ fn intrinsics(s: &Shader, pred: impl Fn(&Intrinsic) -> bool) -> Vec<(Intrinsic, 
         if let Op::Intrinsic(x) = &i.op
             && pred(&x.kind)
         {
-            out.push((x.kind, x.srcs.clone()));
+            out.push((x.kind, x.srcs.to_vec()));
         }
     });
     out

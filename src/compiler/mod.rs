@@ -9,6 +9,7 @@
 //! Vulkan objects or the kernel.
 
 pub mod bifrost;
+pub mod inline_vec;
 pub mod ir;
 pub mod kernels;
 pub mod passes;

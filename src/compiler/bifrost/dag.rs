@@ -31,8 +31,9 @@ pub struct Node<'a> {
     pub first: &'a Instr,
     /// The ADD half of a pair.
     pub partner: Option<&'a Instr>,
-    /// Successors with the kinds of the edge.
-    pub succs: Vec<(usize, u8)>,
+    /// Where its successors (with the kinds of the edge) lie in
+    /// [`Graph::edges`]: see [`Graph::succs`].
+    succs: std::ops::Range<u32>,
     /// Number of predecessor edges.
     pub npreds: usize,
     /// Longest path (in nodes) from this node to the end of the block.
@@ -89,8 +90,23 @@ fn add_edge(edges: &mut Vec<(usize, u8)>, p: usize, k: u8) {
     }
 }
 
+/// A block's nodes and their edges (every node's successor list in one
+/// vector, not a vector per node).
+pub struct Graph<'a> {
+    pub nodes: Vec<Node<'a>>,
+    edges: Vec<(usize, u8)>,
+}
+
+impl Graph<'_> {
+    /// Successors of node `n` with the kinds of the edge, in program order.
+    pub fn succs(&self, n: usize) -> &[(usize, u8)] {
+        let r = &self.nodes[n].succs;
+        &self.edges[r.start as usize..r.end as usize]
+    }
+}
+
 /// Builds the graph of a block's instructions (in program order).
-pub fn build(instrs: &[Instr]) -> Vec<Node<'_>> {
+pub fn build(instrs: &[Instr]) -> Graph<'_> {
     let mut nodes: Vec<Node> = Vec::with_capacity(instrs.len());
     let mut i = 0;
     while i < instrs.len() {
@@ -103,7 +119,7 @@ pub fn build(instrs: &[Instr]) -> Vec<Node<'_>> {
         nodes.push(Node {
             first: ins,
             partner,
-            succs: Vec::new(),
+            succs: 0..0,
             npreds: 0,
             height: 1,
             ends_clause,
@@ -111,14 +127,22 @@ pub fn build(instrs: &[Instr]) -> Vec<Node<'_>> {
     }
     // Per register: the last writer and the readers since.
     let mut last_write: [Option<usize>; 64] = [None; 64];
-    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); 64];
+    // Readers as linked lists in one pool (`reader_head[r]` the newest
+    // entry, each entry its node and the entry before it); the order they
+    // are visited in does not matter (edges from one node are merged and
+    // the successor lists are built in program order below).
+    const NONE: u32 = u32::MAX;
+    let mut reader_head = [NONE; 64];
+    let mut reader_pool: Vec<(usize, u32)> = Vec::with_capacity(instrs.len() * 2);
     let mut last_ordered: Option<usize> = None;
     // This node's incoming edges (merged per predecessor).
     let mut edges: Vec<(usize, u8)> = Vec::new();
-    for n in 0..nodes.len() {
+    // Every edge (from, to, kinds), in the order of `to`.
+    let mut all: Vec<(usize, usize, u8)> = Vec::with_capacity(instrs.len() * 4);
+    for (n, node) in nodes.iter_mut().enumerate() {
         edges.clear();
-        let (mut reads, mut writes) = reads_writes(nodes[n].first);
-        if let Some(p) = nodes[n].partner {
+        let (mut reads, mut writes) = reads_writes(node.first);
+        if let Some(p) = node.partner {
             let (r, w) = reads_writes(p);
             reads |= r;
             writes |= w;
@@ -137,10 +161,13 @@ pub fn build(instrs: &[Instr]) -> Vec<Node<'_>> {
                 if let Some(w) = last_write[r] {
                     add_edge(&mut edges, w, WAW);
                 }
-                for &rd in &readers[r] {
+                let mut e = reader_head[r];
+                while e != NONE {
+                    let (rd, before) = reader_pool[e as usize];
                     if rd != n {
                         add_edge(&mut edges, rd, WAR);
                     }
+                    e = before;
                 }
             }
         }
@@ -151,13 +178,14 @@ pub fn build(instrs: &[Instr]) -> Vec<Node<'_>> {
             let bit = 1u64 << r;
             if writes & bit != 0 {
                 last_write[r] = Some(n);
-                readers[r].clear();
+                reader_head[r] = NONE;
             }
             if reads & bit != 0 && writes & bit == 0 {
-                readers[r].push(n);
+                reader_pool.push((n, reader_head[r]));
+                reader_head[r] = (reader_pool.len() - 1) as u32;
             }
         }
-        if nodes[n].ends_clause {
+        if node.ends_clause {
             if let Some(p) = last_ordered {
                 add_edge(&mut edges, p, ORDER);
             }
@@ -167,30 +195,47 @@ pub fn build(instrs: &[Instr]) -> Vec<Node<'_>> {
         // everything before them, as in Mesa's binaries (the body's last
         // instructions share the ATEST clause; the BLEND clause follows).
         if matches!(
-            nodes[n].first.op,
+            node.first.op,
             Op::Atest | Op::ZsEmit { .. } | Op::Blend { .. }
         ) {
             for p in 0..n {
                 add_edge(&mut edges, p, ORDER);
             }
         }
-        // Nodes are visited in order, so successor lists come out sorted.
-        for &(p, k) in &edges {
-            nodes[p].succs.push((n, k));
-        }
-        nodes[n].npreds = edges.len();
+        all.extend(edges.iter().map(|&(p, k)| (p, n, k)));
+        node.npreds = edges.len();
     }
+    // Successor lists by counting sort on `from`: `all` is in the order of
+    // `to`, so each list comes out sorted.
+    let mut count = vec![0u32; nodes.len() + 1];
+    for &(p, _, _) in &all {
+        count[p + 1] += 1;
+    }
+    for i in 0..nodes.len() {
+        count[i + 1] += count[i];
+        nodes[i].succs = count[i]..count[i + 1];
+    }
+    let mut succ_edges = vec![(0usize, 0u8); all.len()];
+    let mut next = count;
+    for &(p, n, k) in &all {
+        succ_edges[next[p] as usize] = (n, k);
+        next[p] += 1;
+    }
+    let mut g = Graph {
+        nodes,
+        edges: succ_edges,
+    };
     // Heights, from the end (edges point forward in program order).
-    for n in (0..nodes.len()).rev() {
-        let h = nodes[n]
-            .succs
+    for n in (0..g.nodes.len()).rev() {
+        let h = g
+            .succs(n)
             .iter()
-            .map(|&(s, _)| nodes[s].height)
+            .map(|&(s, _)| g.nodes[s].height)
             .max()
             .unwrap_or(0);
-        nodes[n].height = h + 1;
+        g.nodes[n].height = h + 1;
     }
-    nodes
+    g
 }
 
 #[cfg(test)]
@@ -201,7 +246,9 @@ mod tests {
         Instr::new(
             op,
             Some(Dst::Phys(d)),
-            s.iter().map(|&r| Src::Phys(r)).collect(),
+            s.iter()
+                .map(|&r| Src::Phys(r))
+                .collect::<crate::compiler::bifrost::ops::SrcList>(),
         )
     }
 
@@ -216,11 +263,17 @@ mod tests {
             phys(Op::IaddS32, 1, &[3, 3]),
         ];
         let g = build(&code);
-        assert_eq!(g[0].succs, vec![(1, RAW), (2, WAR), (3, WAW)]);
-        assert_eq!(g[1].succs, vec![(2, WAR), (3, WAR)]);
-        assert!(g[2].succs.is_empty() && g[3].succs.is_empty());
-        assert_eq!(g.iter().map(|n| n.npreds).collect::<Vec<_>>(), [0, 1, 2, 2]);
-        assert_eq!(g.iter().map(|n| n.height).collect::<Vec<_>>(), [3, 2, 1, 1]);
+        assert_eq!(g.succs(0), [(1, RAW), (2, WAR), (3, WAW)]);
+        assert_eq!(g.succs(1), [(2, WAR), (3, WAR)]);
+        assert!(g.succs(2).is_empty() && g.succs(3).is_empty());
+        assert_eq!(
+            g.nodes.iter().map(|n| n.npreds).collect::<Vec<_>>(),
+            [0, 1, 2, 2]
+        );
+        assert_eq!(
+            g.nodes.iter().map(|n| n.height).collect::<Vec<_>>(),
+            [3, 2, 1, 1]
+        );
     }
 
     #[test]
@@ -253,10 +306,10 @@ mod tests {
             store(8),
         ];
         let g = build(&code);
-        assert_eq!(g[0].succs, vec![(1, RAW), (2, RAW | ORDER), (3, WAW)]);
+        assert_eq!(g.succs(0), [(1, RAW), (2, RAW | ORDER), (3, WAW)]);
         // The add writing r5 waits for the store reading it.
-        assert!(g[2].succs.contains(&(3, WAR)));
-        assert!(g[2].succs.contains(&(4, ORDER)));
-        assert!(g[0].ends_clause && g[2].ends_clause && !g[1].ends_clause);
+        assert!(g.succs(2).contains(&(3, WAR)));
+        assert!(g.succs(2).contains(&(4, ORDER)));
+        assert!(g.nodes[0].ends_clause && g.nodes[2].ends_clause && !g.nodes[1].ends_clause);
     }
 }

@@ -22,6 +22,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::compiler::inline_vec::InlineVec;
 use crate::compiler::ir::{
     self, AluOp, AtomicOp, Intrinsic, Op as IrOp, Region, Shader, Stage, SysVal, Value,
 };
@@ -56,7 +57,7 @@ struct Isel<'a> {
     order: Vec<usize>,
     cur: usize,
     /// The lanes of every value defined so far, by value index.
-    vals: Vec<Option<Vec<Src>>>,
+    vals: Vec<Option<SrcList>>,
     vreg_sizes: Vec<u8>,
     loops: Vec<LoopCtx>,
     preloads: Preloads,
@@ -242,7 +243,7 @@ impl Isel<'_> {
         self.blocks[self.cur].instrs.push(i);
     }
 
-    fn src(&self, v: Value) -> Result<Vec<Src>, CompileError> {
+    fn src(&self, v: Value) -> Result<SrcList, CompileError> {
         self.vals
             .get(v.index())
             .and_then(|l| l.clone())
@@ -262,7 +263,7 @@ impl Isel<'_> {
     }
 
     fn mov_to(&mut self, dst: Reg, src: Src, partial: bool) {
-        let mut i = Instr::new(Op::MovI32, Some(Dst::Reg(dst)), vec![src]);
+        let mut i = Instr::new(Op::MovI32, Some(Dst::Reg(dst)), [src]);
         i.partial = partial;
         self.push(i);
     }
@@ -277,11 +278,11 @@ impl Isel<'_> {
 
     /// Keep at most one 64-bit FAU slot per instruction: the first uniform
     /// word, or up to two distinct immediates (`#0` is free on the FMA unit).
-    fn legalize(&mut self, op: Op, srcs: &[Src]) -> Vec<Src> {
+    fn legalize(&mut self, op: Op, srcs: &[Src]) -> SrcList {
         let fma = op.unit() == Unit::Fma;
         let mut word: Option<u8> = None;
-        let mut imms: Vec<u32> = Vec::new();
-        let mut out = Vec::with_capacity(srcs.len());
+        let mut imms: InlineVec<u32, 2> = InlineVec::new();
+        let mut out = SrcList::new();
         for &s in srcs {
             let keep = match s {
                 Src::Imm(0) if fma => true,
@@ -317,11 +318,11 @@ impl Isel<'_> {
         Ok(())
     }
 
-    fn define(&mut self, v: Value, lanes: Vec<Src>) {
+    fn define(&mut self, v: Value, lanes: impl Into<SrcList>) {
         if v.index() >= self.vals.len() {
             self.vals.resize(v.index() + 1, None);
         }
-        self.vals[v.index()] = Some(lanes);
+        self.vals[v.index()] = Some(lanes.into());
     }
 
     /// Fresh registers for every lane of a list of values (if/loop results).
@@ -385,7 +386,7 @@ impl Isel<'_> {
                 let d = dst.ok_or_else(|| CompileError::Malformed("undef without dst".into()))?;
                 let ty = self.s.ty(d);
                 let n = lanes_per_comp(ty)? * ty.comps as usize;
-                self.define(d, vec![ZERO; n]);
+                self.define(d, std::iter::repeat_n(ZERO, n).collect::<SrcList>());
             }
             IrOp::Vec(v) => {
                 let mut lanes = Vec::new();
@@ -443,7 +444,7 @@ impl Isel<'_> {
                 }
                 self.start_block(join);
                 for (d, regs) in i.dsts.iter().zip(results) {
-                    self.define(*d, regs.into_iter().map(Src::Reg).collect());
+                    self.define(*d, regs.into_iter().map(Src::Reg).collect::<SrcList>());
                 }
             }
             IrOp::Loop(l) => {
@@ -451,7 +452,7 @@ impl Isel<'_> {
                 let results = self.lane_regs(&i.dsts)?;
                 self.copy_values(&params, &l.inits)?;
                 for (p, regs) in l.params.iter().zip(&params) {
-                    self.define(*p, regs.iter().copied().map(Src::Reg).collect());
+                    self.define(*p, regs.iter().copied().map(Src::Reg).collect::<SrcList>());
                 }
                 let header = self.new_block();
                 let exit = self.new_block();
@@ -466,7 +467,7 @@ impl Isel<'_> {
                 self.loops.pop();
                 self.start_block(exit);
                 for (d, regs) in i.dsts.iter().zip(results) {
-                    self.define(*d, regs.into_iter().map(Src::Reg).collect());
+                    self.define(*d, regs.into_iter().map(Src::Reg).collect::<SrcList>());
                 }
             }
             IrOp::Yield(_) => {} // handled by the enclosing `if`

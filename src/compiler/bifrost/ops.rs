@@ -11,6 +11,7 @@
 use std::fmt;
 
 use super::fp16;
+use crate::compiler::inline_vec::InlineVec;
 use crate::hw::isa::Unit;
 
 /// A virtual register component: vector `index`, component `comp`.
@@ -20,6 +21,9 @@ pub struct Reg {
     pub index: u32,
     pub comp: u8,
 }
+
+/// An instruction's sources: up to four in place, more on the heap.
+pub type SrcList = InlineVec<Src, 4>;
 
 /// A source operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -35,6 +39,13 @@ pub enum Src {
     /// Half of a special FAU slot (`fau_idx` < 0x20): 8 + n = blend
     /// descriptor of render target n (`blend_descriptor_n.x`/`.y`).
     Special { slot: u8, high: bool },
+}
+
+/// What the unused slots of a [`SrcList`] hold (never read as a source).
+impl Default for Src {
+    fn default() -> Src {
+        Src::Imm(0)
+    }
 }
 
 /// Where a varying is sampled (`sample` modifier of `LD_VAR*`).
@@ -921,19 +932,20 @@ pub struct Instr {
     /// Register result (or the first staging register of a load).
     pub dst: Option<Dst>,
     /// Sources in ISA order; for `STORE` and `ST_CVT`, `srcs[0]` is the
-    /// first staging (data) register and the address follows.
-    pub srcs: Vec<Src>,
+    /// first staging (data) register and the address follows. Up to four
+    /// in place (`InlineVec`: no allocation per instruction).
+    pub srcs: SrcList,
     /// The write defines only part of a vector being built (liveness must
     /// not treat it as killing the whole vector).
     pub partial: bool,
 }
 
 impl Instr {
-    pub fn new(op: Op, dst: Option<Dst>, srcs: Vec<Src>) -> Instr {
+    pub fn new(op: Op, dst: Option<Dst>, srcs: impl Into<SrcList>) -> Instr {
         Instr {
             op,
             dst,
-            srcs,
+            srcs: srcs.into(),
             partial: false,
         }
     }

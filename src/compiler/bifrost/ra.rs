@@ -94,10 +94,24 @@ fn term_use(t: &Term) -> Option<u32> {
 
 /// Liveness-derived interference between virtual registers.
 pub struct Interference {
-    /// Neighbours of each vreg (deduplicated).
-    pub adj: Vec<Vec<u32>>,
+    /// Neighbours of each vreg (deduplicated, ascending): `adj[v]`.
+    pub adj: Adjacency,
     /// Copy hints: a register defined by a move prefers its source's register.
     pub hint: Vec<Option<super::ops::Reg>>,
+}
+
+/// Every vreg's neighbour list in one vector (`start[v]..start[v + 1]`),
+/// not a vector per vreg: indexing gives the list as a slice.
+pub struct Adjacency {
+    start: Vec<u32>,
+    list: Vec<u32>,
+}
+
+impl std::ops::Index<usize> for Adjacency {
+    type Output = [u32];
+    fn index(&self, v: usize) -> &[u32] {
+        &self.list[self.start[v] as usize..self.start[v + 1] as usize]
+    }
 }
 
 /// Computes liveness over the block graph and the interference graph.
@@ -186,14 +200,17 @@ pub fn interference(p: &Program) -> Interference {
             }
         }
     }
-    let adj: Vec<Vec<u32>> = (0..n)
-        .map(|a| {
-            let row = &matrix[a * words..(a + 1) * words];
-            let mut list = Vec::with_capacity(row.iter().map(|w| w.count_ones() as usize).sum());
-            list.extend(BitSet::members(row));
-            list
-        })
-        .collect();
+    let total: usize = matrix.iter().map(|w| w.count_ones() as usize).sum();
+    let mut adj = Adjacency {
+        start: Vec::with_capacity(n + 1),
+        list: Vec::with_capacity(total),
+    };
+    adj.start.push(0);
+    for a in 0..n {
+        adj.list
+            .extend(BitSet::members(&matrix[a * words..(a + 1) * words]));
+        adj.start.push(adj.list.len() as u32);
+    }
     // Copy hints: a register defined by a move prefers its source's register.
     let mut hint: Vec<Option<super::ops::Reg>> = vec![None; n];
     for block in &p.blocks {
@@ -281,13 +298,31 @@ fn colour_from(
                 .and_then(|h| base[h.index as usize].map(|b| b + h.comp))
                 .filter(|&b| free(b));
             let window = SPREAD_WINDOW.saturating_sub(size - 1);
-            let rotated = (cursor.min(window)..window)
-                .chain(0..cursor.min(window))
-                .chain(window..=ALLOCATABLE - size);
-            let found = if spread {
-                rotated.into_iter().find(|&b| free(b))
-            } else {
-                (0..=ALLOCATABLE - size).find(|&b| free(b))
+            // The first free base in the search order (spread: from the
+            // cursor to the window's end, the window's start, then above
+            // the window; else ascending).
+            let found = || {
+                if size > ALLOCATABLE {
+                    return None; // no base fits (what `free` says of every one)
+                }
+                // Bit b set: bases b..b + size free and b + size <= ALLOCATABLE.
+                let mut taken = blocked;
+                for k in 1..u32::from(size) {
+                    taken |= blocked.checked_shr(k).unwrap_or(0);
+                }
+                let ok = !taken & lanes(ALLOCATABLE - size + 1);
+                let first_in = |lo: u8, hi: u8| {
+                    let m = ok & lanes(hi) & !lanes(lo);
+                    (m != 0).then(|| m.trailing_zeros() as u8)
+                };
+                if spread {
+                    let c = cursor.min(window);
+                    first_in(c, window)
+                        .or_else(|| first_in(0, c))
+                        .or_else(|| first_in(window, ALLOCATABLE - size + 1))
+                } else {
+                    first_in(0, ALLOCATABLE - size + 1)
+                }
             };
             let copy = || {
                 copied_to.get(v)?.iter().find_map(|&(d, comp)| {
@@ -296,7 +331,7 @@ fn colour_from(
                         .filter(|&b| free(b))
                 })
             };
-            if let Some(b) = hinted.or_else(copy).or(found) {
+            if let Some(b) = hinted.or_else(copy).or_else(found) {
                 base[v] = Some(b);
                 cursor = (b + size) % SPREAD_WINDOW;
                 break;

@@ -43,7 +43,7 @@ use crate::hw::isa::Unit;
 use crate::hw::isa::clause::{ClauseHeader, FlowControl, max_constants};
 
 use super::CompileError;
-use super::dag::{self, Node, ORDER, WAW};
+use super::dag::{self, ORDER, WAW};
 use super::isel::{Program, Term};
 use super::ops::{Dst, Instr, Op, Src};
 use super::pack::{FauNeed, SClause, STuple, plan_tuple};
@@ -145,6 +145,8 @@ struct Builder {
     cur: Vec<STuple>,
     /// Reused buffer of the list scheduler's candidate order.
     scratch: Vec<usize>,
+    /// Reused buffer of ADD candidates.
+    add_scratch: Vec<usize>,
 }
 
 impl Builder {
@@ -257,6 +259,7 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         clauses: Vec::new(),
         cur: Vec::new(),
         scratch: Vec::new(),
+        add_scratch: Vec::new(),
     };
     let mut block_clause = Vec::with_capacity(p.blocks.len());
     for (bi, block) in p.blocks.iter().enumerate() {
@@ -266,14 +269,14 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         match block.term {
             Term::Jump(t) => b.branch(
                 bi,
-                Instr::new(Op::Jump, None, vec![Src::Imm(0)]),
-                Instr::new(Op::Jump, None, vec![]),
+                Instr::new(Op::Jump, None, [Src::Imm(0)]),
+                Instr::new(Op::Jump, None, []),
                 t,
             ),
             Term::BranchZ(c, t) => b.branch(
                 bi,
-                Instr::new(Op::BranchzI32, None, vec![c, Src::Imm(0)]),
-                Instr::new(Op::BranchzI32, None, vec![]),
+                Instr::new(Op::BranchzI32, None, [c, Src::Imm(0)]),
+                Instr::new(Op::BranchzI32, None, []),
                 t,
             ),
             _ => {}
@@ -449,7 +452,7 @@ fn fma_form(ins: &Instr) -> Option<Instr> {
         // MUX(if_zero, if_nonzero, c) = CSEL.eq(c, #0, if_zero, if_nonzero)
         Op::MuxI32 => Some(Instr {
             op: Op::CselI32Eq,
-            srcs: vec![ins.srcs[2], Src::Imm(0), ins.srcs[0], ins.srcs[1]],
+            srcs: [ins.srcs[2], Src::Imm(0), ins.srcs[0], ins.srcs[1]].into(),
             ..ins.clone()
         }),
         _ if ins.op.unit() == Unit::Fma && !ins.op.needs_add_partner() => Some(ins.clone()),
@@ -459,7 +462,7 @@ fn fma_form(ins: &Instr) -> Option<Instr> {
 
 /// The list scheduler's state over one block's graph.
 struct Ready<'a> {
-    nodes: Vec<Node<'a>>,
+    graph: dag::Graph<'a>,
     preds_left: Vec<usize>,
     ready: Vec<usize>,
     left: usize,
@@ -467,12 +470,14 @@ struct Ready<'a> {
 
 impl<'a> Ready<'a> {
     fn new(instrs: &'a [Instr]) -> Ready<'a> {
-        let nodes = dag::build(instrs);
-        let preds_left: Vec<usize> = nodes.iter().map(|n| n.npreds).collect();
-        let ready = (0..nodes.len()).filter(|&i| preds_left[i] == 0).collect();
-        let left = nodes.len();
+        let graph = dag::build(instrs);
+        let preds_left: Vec<usize> = graph.nodes.iter().map(|n| n.npreds).collect();
+        let ready = (0..graph.nodes.len())
+            .filter(|&i| preds_left[i] == 0)
+            .collect();
+        let left = graph.nodes.len();
         Ready {
-            nodes,
+            graph,
             preds_left,
             ready,
             left,
@@ -483,8 +488,8 @@ impl<'a> Ready<'a> {
     fn done(&mut self, i: usize) {
         self.ready.retain(|&r| r != i);
         self.left -= 1;
-        for k in 0..self.nodes[i].succs.len() {
-            let s = self.nodes[i].succs[k].0;
+        for k in 0..self.graph.succs(i).len() {
+            let s = self.graph.succs(i)[k].0;
             self.preds_left[s] -= 1;
             if self.preds_left[s] == 0 {
                 self.ready.push(s);
@@ -495,7 +500,7 @@ impl<'a> Ready<'a> {
     /// Ready instructions by priority: longest path to the block's end
     /// first, then program order (in `buf`, reused between calls).
     fn by_priority(&mut self, buf: &mut Vec<usize>) {
-        let nodes = &self.nodes;
+        let nodes = &self.graph.nodes;
         self.ready
             .sort_unstable_by_key(|&i| (std::cmp::Reverse(nodes[i].height), i));
         buf.clear();
@@ -507,26 +512,26 @@ impl<'a> Ready<'a> {
     /// for `f` through a read of its result (a passthrough) or a write of
     /// a register it reads (it reads first). Never a message (it would end
     /// the clause early) nor a pair.
-    fn add_candidates(&self, f: usize) -> Vec<usize> {
-        let mut c: Vec<usize> = self
-            .ready
-            .iter()
-            .copied()
-            .filter(|&i| i != f)
-            .chain(
-                self.nodes[f]
-                    .succs
-                    .iter()
-                    .filter(|&&(s, k)| self.preds_left[s] == 1 && k & (WAW | ORDER) == 0)
-                    .map(|&(s, _)| s),
-            )
-            .filter(|&i| {
-                let n = &self.nodes[i];
-                !n.ends_clause && n.partner.is_none() && n.first.op.unit() == Unit::Add
-            })
-            .collect();
-        c.sort_unstable_by_key(|&i| (std::cmp::Reverse(self.nodes[i].height), i));
-        c
+    fn add_candidates(&self, f: usize, c: &mut Vec<usize>) {
+        c.clear();
+        c.extend(
+            self.ready
+                .iter()
+                .copied()
+                .filter(|&i| i != f)
+                .chain(
+                    self.graph
+                        .succs(f)
+                        .iter()
+                        .filter(|&&(s, k)| self.preds_left[s] == 1 && k & (WAW | ORDER) == 0)
+                        .map(|&(s, _)| s),
+                )
+                .filter(|&i| {
+                    let n = &self.graph.nodes[i];
+                    !n.ends_clause && n.partner.is_none() && n.first.op.unit() == Unit::Add
+                }),
+        );
+        c.sort_unstable_by_key(|&i| (std::cmp::Reverse(self.graph.nodes[i].height), i));
     }
 }
 
@@ -579,7 +584,7 @@ impl Builder {
     /// ready, so neither reads or writes what the other writes), never one
     /// writing a staging register `a` reads (that write lands a tuple later).
     fn fill_fma(&mut self, g: &mut Ready<'_>, a: usize) {
-        let add = g.nodes[a].first;
+        let add = g.graph.nodes[a].first;
         if add.op.is_branch() {
             return;
         }
@@ -587,10 +592,10 @@ impl Builder {
         let mut order = std::mem::take(&mut self.scratch);
         g.by_priority(&mut order);
         for &f in &order {
-            if f == a || g.nodes[f].ends_clause || g.nodes[f].partner.is_some() {
+            if f == a || g.graph.nodes[f].ends_clause || g.graph.nodes[f].partner.is_some() {
                 continue;
             }
-            let Some(ins) = fma_form(g.nodes[f].first) else {
+            let Some(ins) = fma_form(g.graph.nodes[f].first) else {
                 continue;
             };
             if reads_staging_of(add, Some(&ins)) {
@@ -611,15 +616,20 @@ impl Builder {
     /// Fills the empty ADD slot of the last tuple, whose FMA instruction is
     /// node `f`.
     fn fill_add(&mut self, g: &mut Ready<'_>, f: usize) -> Option<usize> {
-        for (tries, a) in g.add_candidates(f).into_iter().enumerate() {
+        let mut candidates = std::mem::take(&mut self.add_scratch);
+        g.add_candidates(f, &mut candidates);
+        let mut found = None;
+        for (tries, &a) in candidates.iter().enumerate() {
             if tries == TRIES {
                 break;
             }
-            if self.try_add(g.nodes[a].first.clone()) {
-                return Some(a);
+            if self.try_add(g.graph.nodes[a].first.clone()) {
+                found = Some(a);
+                break;
             }
         }
-        None
+        self.add_scratch = candidates;
+        found
     }
 
     /// Places clause-ending node `m` (a message or `DISCARD`) and closes
@@ -633,7 +643,7 @@ impl Builder {
         g: &mut Ready<'_>,
         m: usize,
     ) -> Result<(), CompileError> {
-        let node = &g.nodes[m];
+        let node = &g.graph.nodes[m];
         let (first, partner) = (node.first.clone(), node.partner.cloned());
         if let Some(add) = partner {
             let pair = STuple {
@@ -691,12 +701,15 @@ impl Builder {
         let mut order = Vec::new();
         while g.left > 0 {
             g.by_priority(&mut order);
-            let ending = order.iter().copied().find(|&i| g.nodes[i].ends_clause);
+            let ending = order
+                .iter()
+                .copied()
+                .find(|&i| g.graph.nodes[i].ends_clause);
             let mut placed: Option<(usize, Unit)> = None;
             if ending.is_none() || self.cur.len() < 7 {
                 let mut tries = 0;
                 for &c in &order {
-                    let node = &g.nodes[c];
+                    let node = &g.graph.nodes[c];
                     if node.ends_clause {
                         continue;
                     }
@@ -761,7 +774,7 @@ impl Builder {
                 if self.cur.is_empty() {
                     return Err(CompileError::Encode(format!(
                         "no ready instruction encodes alone: {:?}",
-                        order.first().map(|&i| &g.nodes[i].first)
+                        order.first().map(|&i| &g.graph.nodes[i].first)
                     )));
                 }
                 self.close(block)?;
@@ -783,11 +796,10 @@ impl Builder {
             if self.cur.len() == 8 {
                 // A message ready now may still take a free ADD slot.
                 let last_add_free = self.cur.last().is_some_and(|t| t.add.is_none());
-                let ending = g
-                    .ready
-                    .iter()
-                    .copied()
-                    .find(|&i| g.nodes[i].ends_clause && g.nodes[i].partner.is_none());
+                let ending =
+                    g.ready.iter().copied().find(|&i| {
+                        g.graph.nodes[i].ends_clause && g.graph.nodes[i].partner.is_none()
+                    });
                 if last_add_free && let Some(m) = ending {
                     self.place_ending(block, &mut g, m)?;
                 } else {

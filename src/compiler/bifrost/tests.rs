@@ -460,8 +460,8 @@ fn atomic_pairs_round_trip() {
                     Some(Dst::Phys(5)),
                     vec![Src::Imm(0)],
                 ),
-                Instr::new(Op::AtomC { opc, ret }, None, vec![lo, hi, data]),
-                Instr::new(Op::AtomCx, Some(Dst::Phys(7)), vec![data, lo, hi, data]),
+                Instr::new(Op::AtomC { opc, ret }, None, [lo, hi, data]),
+                Instr::new(Op::AtomCx, Some(Dst::Phys(7)), [data, lo, hi, data]),
             ];
             let p = Program {
                 blocks: vec![Block {
@@ -570,7 +570,7 @@ fn lane_selecting_conversions_read_registers() {
                 Some(Dst::Phys(1)),
                 vec![Src::Phys(2), Src::Phys(3)],
             ),
-            Instr::new(conv, Some(Dst::Phys(4)), vec![Src::Phys(1)]),
+            Instr::new(conv, Some(Dst::Phys(4)), [Src::Phys(1)]),
         ];
         instrs.extend(tail);
         Program {

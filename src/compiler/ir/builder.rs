@@ -116,7 +116,7 @@ impl<'s> Builder<'s> {
     /// Append an op defining one value of type `ty`.
     pub fn emit(&mut self, ty: ValueType, op: Op) -> Value {
         let v = self.new_value(ty);
-        self.push(Instr::new(vec![v], op));
+        self.push(Instr::new([v], op));
         v
     }
 
@@ -131,7 +131,7 @@ impl<'s> Builder<'s> {
             vec![dst],
             Op::Alu(OpAlu {
                 op: AluOp::Mov,
-                srcs: vec![src],
+                srcs: [src].into(),
             }),
         ));
     }
@@ -190,7 +190,7 @@ impl<'s> Builder<'s> {
             ty,
             Op::Alu(OpAlu {
                 op,
-                srcs: srcs.to_vec(),
+                srcs: srcs.into(),
             }),
         )
     }
@@ -200,9 +200,7 @@ impl<'s> Builder<'s> {
         let comps = srcs.iter().map(|&s| self.ty(s).comps).sum();
         self.emit(
             first.with_comps(comps),
-            Op::Vec(OpVec {
-                srcs: srcs.to_vec(),
-            }),
+            Op::Vec(OpVec { srcs: srcs.into() }),
         )
     }
 
@@ -212,7 +210,7 @@ impl<'s> Builder<'s> {
             ty,
             Op::Swizzle(OpSwizzle {
                 src,
-                comps: comps.to_vec(),
+                comps: comps.into(),
             }),
         )
     }
@@ -233,7 +231,7 @@ impl<'s> Builder<'s> {
             ty,
             Op::Intrinsic(OpIntrinsic {
                 kind,
-                srcs: srcs.to_vec(),
+                srcs: srcs.into(),
             }),
         )
     }
@@ -244,7 +242,7 @@ impl<'s> Builder<'s> {
             vec![],
             Op::Intrinsic(OpIntrinsic {
                 kind,
-                srcs: srcs.to_vec(),
+                srcs: srcs.into(),
             }),
         ));
     }
@@ -355,7 +353,7 @@ impl<'s> Builder<'s> {
         let region = self.region();
         let ends = region.instrs.last().is_some_and(|i| i.op.is_terminator()) || region.diverges();
         if !ends {
-            region.instrs.push(Instr::new(vec![], make(values)));
+            region.instrs.push(Instr::new([], make(values)));
         }
     }
 }

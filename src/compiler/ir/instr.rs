@@ -9,12 +9,17 @@
 
 use super::shader::Region;
 use super::types::{Value, VarId};
+use crate::compiler::inline_vec::InlineVec;
+
+/// An instruction's defined values or value sources: up to six in place
+/// (all but `if`/`loop` results and vectors of vectors), more on the heap.
+pub type ValueList = InlineVec<Value, 6>;
 
 /// One instruction: the values it defines and what it does.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Instr {
     /// Defined values (one for most ops; any number for `if`/`loop`; none for stores).
-    pub dsts: Vec<Value>,
+    pub dsts: ValueList,
     pub op: Op,
 }
 
@@ -49,24 +54,24 @@ impl Op {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct OpConst {
-    pub values: Vec<u64>,
+    pub values: InlineVec<u64, 4>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct OpAlu {
     pub op: AluOp,
-    pub srcs: Vec<Value>,
+    pub srcs: ValueList,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct OpVec {
-    pub srcs: Vec<Value>,
+    pub srcs: ValueList,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct OpSwizzle {
     pub src: Value,
-    pub comps: Vec<u8>,
+    pub comps: InlineVec<u8, 4>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -341,7 +346,7 @@ pub enum AtomicOp {
 #[derive(Clone, Debug, PartialEq)]
 pub struct OpIntrinsic {
     pub kind: Intrinsic,
-    pub srcs: Vec<Value>,
+    pub srcs: ValueList,
 }
 
 /// Intrinsic kinds. Byte offsets are u32 sources unless stated; addresses
@@ -430,8 +435,11 @@ pub enum Intrinsic {
 }
 
 impl Instr {
-    pub fn new(dsts: Vec<Value>, op: Op) -> Instr {
-        Instr { dsts, op }
+    pub fn new(dsts: impl Into<ValueList>, op: Op) -> Instr {
+        Instr {
+            dsts: dsts.into(),
+            op,
+        }
     }
 
     /// Value sources read directly by this instruction (not by nested regions).

@@ -621,11 +621,13 @@ impl Parser {
                 while let Tok::Num(_) = self.peek() {
                     values.push(self.num()?);
                 }
-                Op::Const(OpConst { values })
+                Op::Const(OpConst {
+                    values: values.into(),
+                })
             }
             "undef" => Op::Undef,
             "vec" => Op::Vec(OpVec {
-                srcs: self.value_list()?,
+                srcs: self.value_list()?.into(),
             }),
             "swizzle" => {
                 let src = self.value()?;
@@ -641,7 +643,10 @@ impl Parser {
                         }
                     }
                 }
-                Op::Swizzle(OpSwizzle { src, comps: out })
+                Op::Swizzle(OpSwizzle {
+                    src,
+                    comps: out.into(),
+                })
             }
             "yield" => Op::Yield(OpValues {
                 values: self.value_list()?,
@@ -697,18 +702,18 @@ impl Parser {
                 if let Some(op) = AluOp::from_name(&name) {
                     Op::Alu(OpAlu {
                         op,
-                        srcs: self.value_list()?,
+                        srcs: self.value_list()?.into(),
                     })
                 } else {
                     let kind = self.intrinsic(&name)?;
                     Op::Intrinsic(OpIntrinsic {
                         kind,
-                        srcs: self.value_list()?,
+                        srcs: self.value_list()?.into(),
                     })
                 }
             }
         };
-        Ok(Instr { dsts, op })
+        Ok(Instr::new(dsts, op))
     }
 
     /// Intrinsic name already read; parses `key=value` parameters.

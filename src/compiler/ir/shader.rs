@@ -24,7 +24,7 @@ impl Region {
     }
 
     /// Visit every instruction in this region and all nested regions, in program order.
-    pub fn for_each_instr<'a>(&'a self, f: &mut dyn FnMut(&'a Instr)) {
+    pub fn for_each_instr<'a, F: FnMut(&'a Instr) + ?Sized>(&'a self, f: &mut F) {
         for instr in &self.instrs {
             f(instr);
             match &instr.op {
@@ -39,7 +39,7 @@ impl Region {
     }
 
     /// Visit every region (this one first, then nested ones) mutably.
-    pub fn for_each_region_mut(&mut self, f: &mut dyn FnMut(&mut Region)) {
+    pub fn for_each_region_mut<F: FnMut(&mut Region) + ?Sized>(&mut self, f: &mut F) {
         f(self);
         for instr in &mut self.instrs {
             match &mut instr.op {

@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// An SSA value: an index into [`crate::compiler::ir::Shader::values`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Value(pub u32);
 
 impl Value {

@@ -710,7 +710,9 @@ mod tests {
         let mut b = Builder::new(&mut s);
         let v = b.emit(
             ValueType::new(8, 1),
-            Op::Const(OpConst { values: vec![256] }),
+            Op::Const(OpConst {
+                values: [256].into(),
+            }),
         );
         b.finish();
         assert!(s.validate().is_err());

@@ -70,7 +70,7 @@ pub fn lower_robust_buffers(shader: &mut Shader) -> bool {
                     |b| {
                         let v = b.new_value(ty);
                         let mut access = instr;
-                        access.dsts = vec![v];
+                        access.dsts = [v].into();
                         b.push(access);
                         vec![v]
                     },

@@ -302,8 +302,7 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
                     SysVal::RawVertexOffset => uni(e, RAW_VERTEX_OFFSET),
                     SysVal::XfbParam(n) => uni(e, XFB_PARAMS + 4 * u32::from(n)),
                     SysVal::NumWorkgroups => {
-                        let c: Vec<Value> =
-                            (0..3).map(|k| uni(e, NUM_WORKGROUPS + 4 * k)).collect();
+                        let c: ValueList = (0..3).map(|k| uni(e, NUM_WORKGROUPS + 4 * k)).collect();
                         e.emit(ValueType::new(32, 3), Op::Vec(OpVec { srcs: c }))
                     }
                     SysVal::WorkgroupSize => {
@@ -322,7 +321,7 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
                                     u32t,
                                     Op::Swizzle(OpSwizzle {
                                         src: id,
-                                        comps: vec![k],
+                                        comps: [k].into(),
                                     }),
                                 )
                             })
@@ -371,14 +370,18 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
                         if comps.len() == 1 {
                             comps[0]
                         } else {
-                            e.emit(ty, Op::Vec(OpVec { srcs: comps }))
+                            e.emit(ty, Op::Vec(OpVec { srcs: comps.into() }))
                         }
                     }
                     _ => {
                         let lo = uni(e, PUSH_CONSTANTS_ADDRESS);
                         let hi = uni(e, PUSH_CONSTANTS_ADDRESS + 4);
-                        let pair =
-                            e.emit(ValueType::new(32, 2), Op::Vec(OpVec { srcs: vec![lo, hi] }));
+                        let pair = e.emit(
+                            ValueType::new(32, 2),
+                            Op::Vec(OpVec {
+                                srcs: [lo, hi].into(),
+                            }),
+                        );
                         let addr = e.alu_typed(AluOp::Bitcast, ValueType::U64, &[pair]);
                         let b = e.imm(u32t, &[u64::from(base)]);
                         let off = e.alu_typed(AluOp::Iadd, u32t, &[src, b]);

@@ -85,7 +85,7 @@ impl Lower<'_> {
             Some(v) => v,
             None => {
                 let v = self.shader.new_value(self.var_ty(var));
-                out.push(Instr::new(vec![v], Op::Undef));
+                out.push(Instr::new([v], Op::Undef));
                 v
             }
         }
@@ -131,7 +131,7 @@ impl Lower<'_> {
         Region { instrs: out }
     }
 
-    fn if_(&mut self, mut dsts: Vec<Value>, f: If, cur: &mut Current, out: &mut Vec<Instr>) {
+    fn if_(&mut self, mut dsts: ValueList, f: If, cur: &mut Current, out: &mut Vec<Instr>) {
         let stored = {
             let mut v = stored_vars(&f.then_region, cur.len());
             v.extend(stored_vars(&f.else_region, cur.len()));
@@ -178,7 +178,7 @@ impl Lower<'_> {
         ));
     }
 
-    fn loop_(&mut self, mut dsts: Vec<Value>, l: Loop, cur: &mut Current, out: &mut Vec<Instr>) {
+    fn loop_(&mut self, mut dsts: ValueList, l: Loop, cur: &mut Current, out: &mut Vec<Instr>) {
         let stored = stored_vars(&l.body, cur.len());
         let mut params = l.params;
         let mut inits = l.inits;

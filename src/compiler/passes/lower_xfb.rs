@@ -467,9 +467,12 @@ impl Pro<'_, '_> {
     fn param64(&mut self, n: u16) -> Value {
         let lo = self.param(n);
         let hi = self.param(n + 1);
-        let v = self
-            .e
-            .emit(ValueType::new(32, 2), Op::Vec(OpVec { srcs: vec![lo, hi] }));
+        let v = self.e.emit(
+            ValueType::new(32, 2),
+            Op::Vec(OpVec {
+                srcs: [lo, hi].into(),
+            }),
+        );
         self.e.alu_typed(AluOp::Bitcast, ValueType::U64, &[v])
     }
     fn u32(&mut self, v: u32) -> Value {
@@ -813,7 +816,7 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
                                 location,
                                 component,
                             },
-                            srcs: vec![element, zero_id],
+                            srcs: [element, zero_id].into(),
                         }),
                     )
                 };
@@ -844,10 +847,10 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
                         vec![],
                         Op::Intrinsic(OpIntrinsic {
                             kind: Intrinsic::StoreGlobal,
-                            srcs: vec![i.srcs[0], *addr],
+                            srcs: [i.srcs[0], *addr].into(),
                         }),
                     );
-                    let yield_ = || Instr::new(vec![], Op::Yield(OpValues { values: vec![] }));
+                    let yield_ = || Instr::new([], Op::Yield(OpValues { values: vec![] }));
                     e.push(Instr::new(
                         vec![],
                         Op::If(If {
@@ -868,14 +871,14 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
     // Invocations past the draw (an upper-bound grid) run nothing: their
     // vertex index is not meaningful, so not even the inputs are fetched.
     body.instrs
-        .push(Instr::new(vec![], Op::Yield(OpValues { values: vec![] })));
+        .push(Instr::new([], Op::Yield(OpValues { values: vec![] })));
     e.push(Instr::new(
         vec![],
         Op::If(If {
             cond: in_draw,
             then_region: body,
             else_region: Region {
-                instrs: vec![Instr::new(vec![], Op::Yield(OpValues { values: vec![] }))],
+                instrs: vec![Instr::new([], Op::Yield(OpValues { values: vec![] }))],
             },
         }),
     ));

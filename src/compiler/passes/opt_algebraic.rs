@@ -76,6 +76,7 @@ impl Algebraic<'_> {
 
     fn region(&mut self, region: &mut Region) {
         let old = std::mem::take(&mut region.instrs);
+        region.instrs.reserve(old.len());
         for mut instr in old {
             for src in instr.srcs_mut() {
                 *src = self.subst.get(*src);
@@ -96,17 +97,22 @@ impl Algebraic<'_> {
                         }
                         Some(Rewrite::Const(values)) => {
                             self.consts.set(d, &values);
-                            instr.op = Op::Const(OpConst { values });
+                            instr.op = Op::Const(OpConst {
+                                values: values.into(),
+                            });
                             self.progress = true;
                         }
                         Some(Rewrite::AddConst(x, values)) => {
                             let c = self.shader.new_value(self.shader.ty(d));
                             self.consts.set(c, &values);
                             self.alu_defs.push(None);
-                            region
-                                .instrs
-                                .push(Instr::new(vec![c], Op::Const(OpConst { values })));
-                            alu.srcs = vec![x, c];
+                            region.instrs.push(Instr::new(
+                                [c],
+                                Op::Const(OpConst {
+                                    values: values.into(),
+                                }),
+                            ));
+                            alu.srcs = [x, c].into();
                             self.progress = true;
                         }
                         None => {}

@@ -48,7 +48,9 @@ impl Fold {
             }
             if let Some(values) = self.fold(&instr) {
                 self.consts.set(instr.dsts[0], &values);
-                instr.op = Op::Const(OpConst { values });
+                instr.op = Op::Const(OpConst {
+                    values: values.into(),
+                });
                 self.progress = true;
             }
             match instr.op {
@@ -133,6 +135,10 @@ impl Fold {
         let dst_ty = *self.values.get(dst.index())?;
         match &instr.op {
             Op::Alu(a) => {
+                // Most sources are not constants: ask before collecting (no allocation).
+                if !a.srcs.iter().all(|&s| self.konst(s).is_some()) {
+                    return None;
+                }
                 let srcs: Vec<&[u64]> = a
                     .srcs
                     .iter()

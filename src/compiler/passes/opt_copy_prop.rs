@@ -9,6 +9,7 @@
 //! one visible wherever it is used; leaves dead definitions to `opt_dce`.
 
 use super::{Subst, defined_in, for_each_loop_exit};
+use crate::compiler::inline_vec::InlineVec;
 use crate::compiler::ir::*;
 
 impl Shader {
@@ -20,8 +21,8 @@ impl Shader {
 /// What a value's defining instruction is, for the patterns above.
 #[derive(Clone)]
 enum Def {
-    Swizzle(Value, Vec<u8>),
-    Vec(Vec<Value>),
+    Swizzle(Value, InlineVec<u8, 4>),
+    Vec(ValueList),
 }
 
 struct CopyProp<'a> {

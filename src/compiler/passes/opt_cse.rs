@@ -6,6 +6,8 @@
 //! enclosing region); a definition inside a branch or loop body is forgotten
 //! when the region ends. Commutative ALU ops match either source order.
 
+use std::collections::hash_map::Entry;
+
 use rustc_hash::FxHashMap;
 
 use super::Subst;
@@ -147,14 +149,14 @@ impl Cse<'_> {
                 Op::Loop(l) => self.region(&mut l.body, true),
                 _ => {
                     if let Some(k) = key(instr, self.values) {
-                        match self.table.get(&k) {
-                            Some(&prev) => self.subst.replace(instr.dsts[0], prev),
-                            None if nested => {
-                                self.table.insert(k.clone(), instr.dsts[0]);
-                                added.push(k);
-                            }
-                            None => {
-                                self.table.insert(k, instr.dsts[0]);
+                        // One hash and probe per instruction (entry, not get + insert).
+                        match self.table.entry(k) {
+                            Entry::Occupied(prev) => self.subst.replace(instr.dsts[0], *prev.get()),
+                            Entry::Vacant(slot) => {
+                                if nested {
+                                    added.push(slot.key().clone());
+                                }
+                                slot.insert(instr.dsts[0]);
                             }
                         }
                     }

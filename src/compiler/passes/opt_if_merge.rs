@@ -51,6 +51,7 @@ fn merge_region(region: &mut Region) -> bool {
     }
     let mut progress = false;
     let old = std::mem::take(&mut region.instrs);
+    region.instrs.reserve(old.len());
     for instr in old {
         let same_cond = match (region.instrs.last().and_then(fusable), fusable(&instr)) {
             (Some(prev), Some(next)) => prev.cond == next.cond,

@@ -98,6 +98,7 @@ fn flatten_region(
     }
     let mut progress = false;
     let old = std::mem::take(&mut region.instrs);
+    region.instrs.reserve(old.len());
     for instr in old {
         let Op::If(f) = &instr.op else {
             region.instrs.push(instr);
@@ -130,19 +131,19 @@ fn flatten_region(
                 let v = Value((first_new + new_values.len()) as u32);
                 new_values.push(ValueType::new(1, comps));
                 region.instrs.push(Instr {
-                    dsts: vec![v],
+                    dsts: [v].into(),
                     op: Op::Swizzle(OpSwizzle {
                         src: cond,
-                        comps: vec![0; usize::from(comps)],
+                        comps: std::iter::repeat_n(0, usize::from(comps)).collect(),
                     }),
                 });
                 v
             };
             region.instrs.push(Instr {
-                dsts: vec![*d],
+                dsts: [*d].into(),
                 op: Op::Alu(OpAlu {
                     op: AluOp::Bcsel,
-                    srcs: vec![c, *a, *b],
+                    srcs: [c, *a, *b].into(),
                 }),
             });
         }

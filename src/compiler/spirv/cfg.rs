@@ -190,7 +190,7 @@ impl<'m> Translator<'m> {
             let ends = body.instrs.last().is_some_and(|i| i.op.is_terminator()) || body.diverges();
             if !ends {
                 body.instrs
-                    .push(Instr::new(vec![], Op_::Break(OpValues { values: vec![] })));
+                    .push(Instr::new([], Op_::Break(OpValues { values: vec![] })));
             }
             if let Some(flag) = frame.ret_flag {
                 let f = self.konst(ValueType::BOOL, &[0])?;

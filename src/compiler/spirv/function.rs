@@ -263,7 +263,7 @@ impl<'m> Translator<'m> {
 
     pub fn emit(&mut self, ty: ValueType, op: Op) -> Result<Value> {
         let v = self.shader.new_value(ty);
-        self.push(Instr::new(vec![v], op))?;
+        self.push(Instr::new([v], op))?;
         Ok(v)
     }
 
@@ -299,7 +299,7 @@ impl<'m> Translator<'m> {
             ty,
             Op::Alu(OpAlu {
                 op,
-                srcs: srcs.to_vec(),
+                srcs: srcs.into(),
             }),
         )
     }
@@ -365,9 +365,7 @@ impl<'m> Translator<'m> {
         }
         self.emit(
             ValueType::new(bits, comps as u8),
-            Op::Vec(OpVec {
-                srcs: srcs.to_vec(),
-            }),
+            Op::Vec(OpVec { srcs: srcs.into() }),
         )
     }
 
@@ -385,7 +383,7 @@ impl<'m> Translator<'m> {
             ty.with_comps(comps.len() as u8),
             Op::Swizzle(OpSwizzle {
                 src,
-                comps: comps.to_vec(),
+                comps: comps.into(),
             }),
         )
     }
@@ -409,7 +407,7 @@ impl<'m> Translator<'m> {
             ty,
             Op::Intrinsic(OpIntrinsic {
                 kind,
-                srcs: srcs.to_vec(),
+                srcs: srcs.into(),
             }),
         )
     }
@@ -419,7 +417,7 @@ impl<'m> Translator<'m> {
             vec![],
             Op::Intrinsic(OpIntrinsic {
                 kind,
-                srcs: srcs.to_vec(),
+                srcs: srcs.into(),
             }),
         ))
     }
@@ -483,13 +481,13 @@ impl<'m> Translator<'m> {
     /// Append `op` unless the current region already ends.
     pub fn end_with(&mut self, op: Op) -> Result<()> {
         if !self.region_ended() {
-            self.push(Instr::new(vec![], op))?;
+            self.push(Instr::new([], op))?;
         }
         Ok(())
     }
 
     pub fn emit_break(&mut self) -> Result<()> {
-        self.push(Instr::new(vec![], Op::Break(OpValues { values: vec![] })))
+        self.push(Instr::new([], Op::Break(OpValues { values: vec![] })))
     }
 
     pub fn emit_continue(&mut self) -> Result<()> {

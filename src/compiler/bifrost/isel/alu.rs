@@ -9,17 +9,17 @@ impl Isel<'_> {
         op: AluOp,
         d: Value,
         srcs: &[Value],
-    ) -> Result<Vec<Src>, CompileError> {
+    ) -> Result<SrcList, CompileError> {
         let dty = self.s.ty(d);
         let sty = srcs.first().map(|s| self.s.ty(*s)).unwrap_or(dty);
-        let args: Vec<Vec<Src>> = srcs
+        let args: Vec<SrcList> = srcs
             .iter()
             .map(|s| self.src(*s))
             .collect::<Result<_, _>>()?;
         if let Some(first) = args.first()
             && let Some(lanes) = self.pack_unpack(op, first)?
         {
-            return Ok(lanes);
+            return Ok(lanes.into());
         }
         let comps = dty.comps as usize;
         let small = |b: u8| matches!(b, 8 | 16);
@@ -51,13 +51,13 @@ impl Isel<'_> {
                 )));
             }
         }
-        let mut out = Vec::new();
+        let mut out = SrcList::new();
         for c in 0..comps {
-            let a = |k: usize| -> Vec<Src> {
+            let a = |k: usize| -> SrcList {
                 let p = per[k];
                 // Scalar sources broadcast (shift counts).
                 let cc = if args[k].len() / p > c { c } else { 0 };
-                args[k][cc * p..cc * p + p].to_vec()
+                SrcList::from(&args[k][cc * p..cc * p + p])
             };
             out.extend(self.alu_comp(op, dty, sty, &a)?);
         }
@@ -72,7 +72,7 @@ impl Isel<'_> {
         dty: ir::ValueType,
         sty: ir::ValueType,
         src: &[Src],
-    ) -> Result<Vec<Src>, CompileError> {
+    ) -> Result<SrcList, CompileError> {
         let per = lanes_per_comp(sty)?;
         let bad = || {
             unsupported(format!(
@@ -82,7 +82,7 @@ impl Isel<'_> {
                 dty.bits
             ))
         };
-        let mut out = Vec::new();
+        let mut out = SrcList::new();
         for c in 0..dty.comps as usize {
             let x = *src.get(c * per).ok_or_else(|| {
                 CompileError::Malformed(format!("{}: source too short", op.name()))
@@ -160,8 +160,8 @@ impl Isel<'_> {
         op: AluOp,
         dty: ir::ValueType,
         sty: ir::ValueType,
-        a: &dyn Fn(usize) -> Vec<Src>,
-    ) -> Result<Vec<Src>, CompileError> {
+        a: &dyn Fn(usize) -> SrcList,
+    ) -> Result<SrcList, CompileError> {
         use AluOp::*;
         let wide = sty.bits == 64;
         let bits_ok = |b: u8| matches!(b, 1 | 32);
@@ -223,27 +223,27 @@ impl Isel<'_> {
         }
         if wide {
             return Ok(match op {
-                Iadd => self.add64(&x, &a(1)),
-                Isub => self.sub64(&x, &a(1)),
-                Ineg => self.sub64(&[ZERO, ZERO], &x),
-                Imul => self.mul64(&x, &a(1)),
-                Ishl | Ishr | Ushr => self.shift64(op, &x, a(1)[0]),
+                Iadd => self.add64(&x, &a(1)).into(),
+                Isub => self.sub64(&x, &a(1)).into(),
+                Ineg => self.sub64(&[ZERO, ZERO], &x).into(),
+                Imul => self.mul64(&x, &a(1)).into(),
+                Ishl | Ishr | Ushr => self.shift64(op, &x, a(1)[0]).into(),
                 Ieq | Ine => {
                     let y = a(1);
                     let lo = self.icmp(IcmpType::I32, Cmp::Eq, x[0], y[0]);
                     let hi = self.icmp(IcmpType::I32, Cmp::Eq, x[1], y[1]);
                     let both = self.shift(ShiftOp::LshiftAnd, lo, hi, ZERO);
                     if op == Ieq {
-                        vec![both]
+                        SrcList::from([both])
                     } else {
-                        vec![self.emit(
+                        SrcList::from([self.emit(
                             Op::Shift {
                                 op: ShiftOp::LshiftOr,
                                 not1: false,
                                 not_result: true,
                             },
                             &[both, ZERO, ZERO],
-                        )]
+                        )])
                     }
                 }
                 Imin | Imax | Umin | Umax => {
@@ -254,31 +254,31 @@ impl Isel<'_> {
                     } else {
                         (y, x)
                     };
-                    vec![
+                    SrcList::from([
                         self.mux(if_not[0], if_lt[0], lt),
                         self.mux(if_not[1], if_lt[1], lt),
-                    ]
+                    ])
                 }
                 Ult | Uge | Ilt | Ige => {
                     let lt = self.lt64(&x, &a(1), matches!(op, Ilt | Ige));
                     if matches!(op, Ult | Ilt) {
-                        vec![lt]
+                        SrcList::from([lt])
                     } else {
-                        vec![self.emit(
+                        SrcList::from([self.emit(
                             Op::Shift {
                                 op: ShiftOp::LshiftOr,
                                 not1: false,
                                 not_result: true,
                             },
                             &[lt, ZERO, ZERO],
-                        )]
+                        )])
                     }
                 }
-                I2i | U2u if dty.bits == 32 => vec![x[0]],
+                I2i | U2u if dty.bits == 32 => SrcList::from([x[0]]),
                 I2i | U2u if dty.bits == 64 => x,
                 I2b => {
                     let or = self.shift(ShiftOp::LshiftOr, x[0], x[1], ZERO);
-                    vec![self.icmp(IcmpType::I32, Cmp::Ne, or, ZERO)]
+                    SrcList::from([self.icmp(IcmpType::I32, Cmp::Ne, or, ZERO)])
                 }
                 _ => return Err(bad()),
             });
@@ -507,15 +507,15 @@ impl Isel<'_> {
             F2f | I2i | U2u if dty.bits == 32 => s0,
             I2i if dty.bits == 64 => {
                 let hi = self.emit(Op::ArshiftI32, &[s0, ZERO, Src::Imm(31)]);
-                return Ok(vec![s0, hi]);
+                return Ok(SrcList::from([s0, hi]));
             }
-            U2u if dty.bits == 64 => return Ok(vec![s0, ZERO]),
+            U2u if dty.bits == 64 => return Ok(SrcList::from([s0, ZERO])),
             B2i if dty.bits == 32 => self.shift(ShiftOp::LshiftAnd, s0, Src::Imm(1), ZERO),
             B2i if dty.bits == 64 => {
-                return Ok(vec![
+                return Ok(SrcList::from([
                     self.shift(ShiftOp::LshiftAnd, s0, Src::Imm(1), ZERO),
                     ZERO,
-                ]);
+                ]));
             }
             B2f if dty.bits == 32 => {
                 self.shift(ShiftOp::LshiftAnd, s0, Src::Imm(0x3f80_0000), ZERO)
@@ -530,6 +530,6 @@ impl Isel<'_> {
                 )));
             }
         };
-        Ok(vec![r])
+        Ok(SrcList::from([r]))
     }
 }

@@ -43,7 +43,7 @@ impl Isel<'_> {
         &mut self,
         op: AtomicOp,
         addr: AtomicAddress,
-        data: &[Vec<Src>],
+        data: &[SrcList],
         data_bits: u8,
         dst: Option<Value>,
     ) -> Result<(), CompileError> {
@@ -64,13 +64,13 @@ impl Isel<'_> {
             }
         };
         if let Some(d) = dst {
-            self.define(d, vec![Src::Reg(staging)]);
+            self.define(d, [Src::Reg(staging)]);
         }
         Ok(())
     }
 
     /// `AXCHG`/`ACMPXCHG`; returns the staging register (the old value).
-    fn exchange(&mut self, op: AtomicOp, addr: AtomicAddress, data: &[Vec<Src>]) -> Reg {
+    fn exchange(&mut self, op: AtomicOp, addr: AtomicAddress, data: &[SrcList]) -> Reg {
         let (seg, a) = match addr {
             AtomicAddress::Global(a) => (Seg::None, vec![self.in_reg(a[0]), self.in_reg(a[1])]),
             AtomicAddress::Shared(off) => (Seg::Wls, vec![self.in_reg(off), ZERO]),
@@ -120,7 +120,7 @@ impl Isel<'_> {
         let staging = self.new_reg();
         self.mov_to(staging, arg, false);
         let s = Src::Reg(staging);
-        self.push(Instr::new(Op::AtomC { opc, ret }, None, vec![lo, hi, s]));
+        self.push(Instr::new(Op::AtomC { opc, ret }, None, [lo, hi, s]));
         self.push(Instr::new(
             Op::AtomCx,
             Some(Dst::Reg(staging)),

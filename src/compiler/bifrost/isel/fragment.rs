@@ -211,7 +211,7 @@ impl Isel<'_> {
     /// `discard`: `DISCARD.f32.eq #0, #0` (always true).
     pub(super) fn discard(&mut self) {
         self.frag.can_discard = true;
-        self.push(Instr::new(Op::DiscardF32, None, vec![ZERO, ZERO]));
+        self.push(Instr::new(Op::DiscardF32, None, [ZERO, ZERO]));
     }
 
     /// `store_output` of a fragment shader: remember the lanes.

@@ -223,7 +223,7 @@ impl Isel<'_> {
                 index: location as u8,
                 comps: n,
             };
-            self.push(Instr::new(op, dst, vec![vertex, instance]));
+            self.push(Instr::new(op, dst, [vertex, instance]));
         } else {
             let idx = self.in_reg(Src::Imm(location));
             self.push(Instr::new(
@@ -312,7 +312,7 @@ impl Isel<'_> {
         dst: Option<Value>,
     ) -> Result<(), CompileError> {
         let need_dst = || dst.ok_or_else(|| CompileError::Malformed("load without dst".into()));
-        let args: Vec<Vec<Src>> = intr
+        let args: Vec<SrcList> = intr
             .srcs
             .iter()
             .map(|s| self.src(*s))
@@ -353,22 +353,22 @@ impl Isel<'_> {
                 }
                 let lanes = self.fragment_sysval(sv)?;
                 let n = self.s.ty(d).comps as usize;
-                self.define(d, lanes.into_iter().take(n).collect());
+                self.define(d, lanes.into_iter().take(n).collect::<SrcList>());
             }
             Intrinsic::LoadSysVal(sv) => {
                 let d = need_dst()?;
                 let lanes = self.preload(sv)?;
                 let n = self.s.ty(d).comps as usize;
-                self.define(d, lanes.into_iter().take(n).collect());
+                self.define(d, lanes.into_iter().take(n).collect::<SrcList>());
             }
             Intrinsic::LoadGlobal => {
                 let d = need_dst()?;
-                let lanes = self.load(self.s.ty(d), args[0].clone(), Seg::None)?;
+                let lanes = self.load(self.s.ty(d), args[0].to_vec(), Seg::None)?;
                 self.define(d, lanes);
             }
             Intrinsic::StoreGlobal => {
                 let ty = self.s.ty(intr.srcs[0]);
-                self.store(ty, args[0].clone(), args[1].clone(), Seg::None)?;
+                self.store(ty, args[0].to_vec(), args[1].to_vec(), Seg::None)?;
             }
             Intrinsic::LoadShared => {
                 let d = need_dst()?;
@@ -377,7 +377,7 @@ impl Isel<'_> {
             }
             Intrinsic::StoreShared => {
                 let ty = self.s.ty(intr.srcs[0]);
-                self.store(ty, args[0].clone(), vec![args[1][0], ZERO], Seg::Wls)?;
+                self.store(ty, args[0].to_vec(), vec![args[1][0], ZERO], Seg::Wls)?;
             }
             Intrinsic::LoadUbo { set, binding } | Intrinsic::LoadSsbo { set, binding } => {
                 let d = need_dst()?;
@@ -389,13 +389,13 @@ impl Isel<'_> {
             Intrinsic::BufferSize { set, binding } => {
                 let d = need_dst()?;
                 let size = self.buffer_size(set, binding)?;
-                self.define(d, vec![size]);
+                self.define(d, [size]);
             }
             Intrinsic::StoreSsbo { set, binding } => {
                 let ty = self.s.ty(intr.srcs[0]);
                 let base = self.buffer_address(set, binding)?;
                 let addr = self.add64(&base, &[args[1][0], ZERO]);
-                self.store(ty, args[0].clone(), addr, Seg::None)?;
+                self.store(ty, args[0].to_vec(), addr, Seg::None)?;
             }
             Intrinsic::SsboAtomic { set, binding, op } => {
                 let base = self.buffer_address(set, binding)?;
@@ -406,7 +406,7 @@ impl Isel<'_> {
             }
             Intrinsic::GlobalAtomic { op } => {
                 let bits = self.atomic_bits(intr)?;
-                let addr = atomics::AtomicAddress::Global(args[0].clone());
+                let addr = atomics::AtomicAddress::Global(args[0].to_vec());
                 self.atomic(op, addr, &args[1..], bits, dst)?;
             }
             Intrinsic::SharedAtomic { op } => {
@@ -416,7 +416,7 @@ impl Isel<'_> {
             }
             Intrinsic::Barrier => {
                 self.uses_barrier = true;
-                self.push(Instr::new(Op::Barrier, None, vec![]));
+                self.push(Instr::new(Op::Barrier, None, []));
             }
             Intrinsic::LoadAttribute {
                 location,
@@ -444,7 +444,7 @@ impl Isel<'_> {
                 self.define(d, lanes);
             }
             Intrinsic::StoreOutput { output } if self.s.stage == Stage::Vertex => {
-                self.store_output(output, args[0].clone())?;
+                self.store_output(output, args[0].to_vec())?;
             }
             Intrinsic::LoadInput {
                 location,
@@ -455,7 +455,7 @@ impl Isel<'_> {
                 self.define(d, lanes);
             }
             Intrinsic::StoreOutput { output } if self.s.stage == Stage::Fragment => {
-                self.store_fragment_output(output, args[0].clone())?;
+                self.store_fragment_output(output, args[0].to_vec())?;
             }
             Intrinsic::Discard if self.s.stage == Stage::Fragment => self.discard(),
             k => return Err(unsupported(format!("intrinsic {k:?}"))),
