@@ -153,7 +153,7 @@ fn record(
     arch: bifrost_vk::hw::Arch,
 ) -> bifrost_vk::jm::JmResult<u64> {
     let size = s.size;
-    let context = write_tiler_context(pool, size, size, s.heap.0, s.heap.1)?;
+    let context = write_tiler_context(pool, size, size, 1, s.heap.0, s.heap.1)?;
     let attributes = write_attribute_tables_to_pool(
         pool,
         arch,
@@ -227,6 +227,7 @@ fn record(
         },
     )?;
     let colors = [ColorTarget {
+        sample_stride: None,
         format: ColorFormat::Rgba8Unorm,
         block: BlockFormat::TiledUInterleaved,
         base: s.color,
@@ -242,6 +243,7 @@ fn record(
             colors: &colors,
             depth: None,
             tiler_context: context,
+            samples: 1,
             sample_locations: s.locations,
         },
     )?;

@@ -271,7 +271,7 @@ fn try_render_on(
     let mut frag_head = 0;
     let mut jobs = Vec::new();
     gpu.run_chain(|chain, pool, arch| {
-        let context = write_tiler_context(pool, SIZE, SIZE, heap.va, heap.size)?;
+        let context = write_tiler_context(pool, SIZE, SIZE, 1, heap.va, heap.size)?;
         let attributes = write_attribute_tables_to_pool(pool, arch, &[attr_buffer], &records)?;
         let mut previous = 0;
         for (k, (d, ib)) in scene.draws.iter().zip(&index_bufs).enumerate() {
@@ -330,6 +330,7 @@ fn try_render_on(
         }
         // The fragment chain: its own JobChain, submitted second.
         let colors = [ColorTarget {
+            sample_stride: None,
             format: scene.format,
             block: BlockFormat::TiledUInterleaved,
             base: color_buf.va,
@@ -343,6 +344,7 @@ fn try_render_on(
         }];
         let zs = ZsOptions {
             stencil: scene.stencil_clear.map(|clear| StencilTarget {
+                sample_stride: None,
                 block: BlockFormat::TiledUInterleaved,
                 base: stencil_buf.va,
                 row_stride: 1024,
@@ -359,6 +361,7 @@ fn try_render_on(
                 height: SIZE,
                 colors: &colors,
                 depth: scene.depth.map(|_| DepthTarget {
+                    sample_stride: None,
                     block: BlockFormat::TiledUInterleaved,
                     base: depth_buf.va,
                     row_stride: 4096,
@@ -366,6 +369,7 @@ fn try_render_on(
                     write: true,
                 }),
                 tiler_context: context,
+                samples: 1,
                 sample_locations: locations.va,
             },
             &zs,
@@ -2401,6 +2405,7 @@ fn random_zs_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng) -> Scene<'
                 stencil,
                 depth_bias,
                 occlusion: Some(0),
+                ..DrawExtras::default()
             },
             raster: RasterState {
                 front_ccw: rng.next(2) == 0,

@@ -7,12 +7,28 @@
 //! Field choices follow what PanVk writes on a G52 for the same render
 //! pass (Mesa `src/panfrost/lib/pan_desc.c`, `pan_emit_fbd` and friends):
 //! 16×16-pixel tiles (`Effective Tile Size` 256), the colour buffer
-//! allocation rounded up to 1 KiB, single-sampled sample pattern with the
-//! sample locations table of [`SampleLocations`], tie-break rule
+//! allocation rounded up to 1 KiB, the sample count and pattern of
+//! Mesa's `pan_sample_pattern` (1: Single-sampled, 4: Rotated 4x Grid, in
+//! the framebuffer and the tiler context) with the sample locations table
+//! of [`SampleLocations`], tie-break rule
 //! `MINUS_180_IN_0_OUT`, pre/post frame shaders "Never", every enabled
 //! colour target written back with clean-pixel write enabled.
 //! `tests/jm_framebuffer.rs` compares the words with PanVk's for the
 //! reference render passes.
+//!
+//! Multisampling (4 samples per pixel; the only other count is 1): the
+//! tile buffer holds every sample, so the colour allocation and each
+//! target's `Internal Buffer Offset` grow fourfold (Mesa's
+//! `pan_cbuf_bytes_per_pixel` counts samples the same way). Each surface is
+//! written back resolved or per sample (genxml "MSAA", Mesa's
+//! `mali_sampling_mode`): a colour target without a sample stride gets
+//! "Average" (one surface holding the samples' mean, what a Vulkan resolve
+//! attachment with `VK_RESOLVE_MODE_AVERAGE_BIT` asks), one with a sample
+//! stride "Layered" (sample s at `base + s × stride`, `Surface Stride`, as
+//! Mesa writes multisampled images). Depth and stencil are only written per
+//! sample (a resolved depth/stencil writeback is not documented: refused).
+//! "Multiple" (one surface holding every sample, its order undocumented) is
+//! never written.
 //!
 //! This module encodes what it is given; which attachments a Vulkan render
 //! pass has and what their clear values convert to is `vk/`'s business.
@@ -114,6 +130,10 @@ pub struct ColorTarget {
     /// GPU address of pixel (0, 0) (64-byte aligned).
     pub base: u64,
     pub row_stride: u32,
+    /// With a multisampled framebuffer, `Some(stride)` writes every sample
+    /// (sample s at `base + s × stride`); `None` writes their average.
+    /// Must be `None` for one sample per pixel.
+    pub sample_stride: Option<u32>,
     /// The clear colour as the four `Clear` words (the value packed in the
     /// internal format: RGBA8 repeats its 32-bit pixel), or `None` to load
     /// nothing (the targets start undefined: we have no preload yet).
@@ -130,6 +150,9 @@ pub struct DepthTarget {
     pub clear: f32,
     /// Whether the result is stored (storeOp STORE).
     pub write: bool,
+    /// With a multisampled framebuffer, where sample s is stored (`base +
+    /// s × stride`; required when `write`); `None` for one sample.
+    pub sample_stride: Option<u32>,
 }
 
 /// How the depth attachment is stored (the tile buffer's `Z Internal
@@ -167,6 +190,8 @@ pub struct StencilTarget {
     pub clear: u8,
     /// Whether the result is stored (storeOp STORE).
     pub write: bool,
+    /// As [`DepthTarget::sample_stride`].
+    pub sample_stride: Option<u32>,
 }
 
 /// Depth/stencil choices a [`Framebuffer`] does not carry (kept apart so
@@ -184,18 +209,22 @@ pub struct ZsOptions {
 pub struct Framebuffer<'a> {
     pub width: u32,
     pub height: u32,
+    /// Samples per pixel (`rasterizationSamples`): 1 or 4.
+    pub samples: u32,
     pub colors: &'a [ColorTarget],
     pub depth: Option<DepthTarget>,
     /// GPU VA of the tiler context ([`write_tiler_context`]).
     pub tiler_context: u64,
-    /// GPU VA of the sample locations table ([`SampleLocations`]).
+    /// GPU VA of the sample locations table of `samples`
+    /// ([`SampleLocations::for_samples`]).
     pub sample_locations: u64,
 }
 
-/// The sample locations table a framebuffer points at: signed 16-bit
-/// (x, y) pairs in 1/256 pixel with (128, 128) the pixel centre, 33 pairs
-/// (as the table Mesa builds in `src/panfrost/lib/pan_samples.c`); for one
-/// sample per pixel, the centre first and last and zero between.
+/// The sample locations table a framebuffer points at: 16-bit (x, y)
+/// pairs in 1/256 pixel from the pixel's upper-left corner, (128, 128) the
+/// centre, 33 pairs: the samples in index order, zero after them, the
+/// origin (the centre) last (the table Mesa builds in
+/// `src/panfrost/lib/pan_samples.c`).
 pub struct SampleLocations;
 
 impl SampleLocations {
@@ -203,12 +232,78 @@ impl SampleLocations {
 
     /// The single-sampled table's words.
     pub fn single_sampled() -> [u32; Self::PAIRS] {
-        let centre = 128u32 | 128 << 16;
+        Self::table(&[(128, 128)])
+    }
+
+    /// The 4× table: Vulkan's standard locations for 4 samples ("Standard
+    /// sample locations": (0.375, 0.125), (0.875, 0.375), (0.125, 0.625),
+    /// (0.625, 0.875)), which are Mesa's "Rotated 4x Grid".
+    pub fn rotated_4x() -> [u32; Self::PAIRS] {
+        Self::table(&[(96, 32), (224, 96), (32, 160), (160, 224)])
+    }
+
+    /// The table for `samples` per pixel (1 or 4).
+    pub fn for_samples(samples: u32) -> JmResult<[u32; Self::PAIRS]> {
+        match samples {
+            1 => Ok(Self::single_sampled()),
+            4 => Ok(Self::rotated_4x()),
+            _ => Err(JmError::Encoding("sample count other than 1 or 4")),
+        }
+    }
+
+    fn table(samples: &[(u32, u32)]) -> [u32; Self::PAIRS] {
         let mut w = [0u32; Self::PAIRS];
-        w[0] = centre;
-        w[Self::PAIRS - 1] = centre;
+        for (word, &(x, y)) in w.iter_mut().zip(samples) {
+            *word = x | y << 16;
+        }
+        w[Self::PAIRS - 1] = 128 | 128 << 16;
         w
     }
+}
+
+/// genxml "Sample Pattern" for `samples` per pixel (Mesa's
+/// `pan_sample_pattern`: Single-sampled 0, Rotated 4x Grid 2).
+fn sample_pattern(samples: u32) -> JmResult<u64> {
+    match samples {
+        1 => Ok(0),
+        4 => Ok(2),
+        _ => Err(JmError::Encoding("sample count other than 1 or 4")),
+    }
+}
+
+/// genxml "MSAA" and "Surface Stride" of a surface of a framebuffer of
+/// `samples` that stores `stride` apart per sample (`Some`) or resolved
+/// (`None`; `resolvable` false: not allowed). `surface_bytes` is how far one
+/// sample's surface reaches, which a stride must not be below.
+fn msaa(
+    samples: u32,
+    stride: Option<u32>,
+    resolvable: bool,
+    surface_bytes: u64,
+) -> JmResult<(u64, u64)> {
+    match (samples, stride) {
+        (1, None) => Ok((0, 0)),
+        (1, Some(_)) => Err(JmError::Encoding(
+            "a per-sample surface in a single-sampled framebuffer",
+        )),
+        (_, None) if resolvable => Ok((1, 0)),
+        (_, None) => Err(JmError::Encoding(
+            "a multisampled depth/stencil surface is only stored per sample",
+        )),
+        (_, Some(s)) if u64::from(s) < surface_bytes || s % 64 != 0 => Err(JmError::Encoding(
+            "sample surfaces overlap or are not 64-byte aligned",
+        )),
+        (_, Some(s)) => Ok((3, u64::from(s))),
+    }
+}
+
+/// Bytes one sample's surface of `height` rows spans.
+fn surface_bytes(block: BlockFormat, height: u32, row_stride: u32) -> u64 {
+    let rows = match block {
+        BlockFormat::Linear => height,
+        BlockFormat::TiledUInterleaved => height.div_ceil(TILE_SIZE),
+    };
+    u64::from(rows) * u64::from(row_stride)
 }
 
 fn set(layout: &Layout, words: &mut [u32], path: &str, value: u64) -> JmResult<()> {
@@ -223,16 +318,19 @@ fn put(words: &mut [u32], f: Field, value: u64) -> JmResult<()> {
 }
 
 /// Writes a tiler heap descriptor for `heap` (`size` bytes at `base`) and a
-/// tiler context for a `width`×`height` framebuffer; returns the context's
-/// GPU VA (what tiler/IDVS jobs and the framebuffer point at).
+/// tiler context for a `width`×`height` framebuffer of `samples` per pixel
+/// (1 or 4); returns the context's GPU VA (what tiler/IDVS jobs and the
+/// framebuffer point at).
 pub fn write_tiler_context(
     pool: &mut GpuPool,
     width: u32,
     height: u32,
+    samples: u32,
     heap_base: u64,
     heap_size: u64,
 ) -> JmResult<u64> {
     check_size(width, height)?;
+    let pattern = sample_pattern(samples)?;
     let mut hw = TILER_HEAP.defaults();
     put(&mut hw, tiler_heap::SIZE, heap_size)?;
     put(&mut hw, tiler_heap::BASE, heap_base)?;
@@ -244,6 +342,7 @@ pub fn write_tiler_context(
     let mut cw = TILER_CONTEXT.defaults();
     // Every hierarchy level allowed, as PanVk writes on Bifrost.
     put(&mut cw, tiler_context::HIERARCHY_MASK, 0xff)?;
+    put(&mut cw, tiler_context::SAMPLE_PATTERN, pattern)?;
     put(&mut cw, tiler_context::FB_WIDTH, u64::from(width))?;
     put(&mut cw, tiler_context::FB_HEIGHT, u64::from(height))?;
     put(&mut cw, tiler_context::HEAP, heap.gpu_va)?;
@@ -279,8 +378,9 @@ pub fn write_framebuffer_with(
             "a framebuffer has 1 to 8 render targets (an unused one is write-disabled)",
         ));
     }
+    let pattern = sample_pattern(fb.samples)?;
     let bytes_per_pixel: u32 = fb.colors.iter().map(|c| c.format.bytes_per_pixel()).sum();
-    let allocation = (bytes_per_pixel * TILE_SIZE * TILE_SIZE).next_multiple_of(1024);
+    let allocation = (bytes_per_pixel * fb.samples * TILE_SIZE * TILE_SIZE).next_multiple_of(1024);
     if allocation > MAX_COLOR_BUFFER_ALLOCATION {
         return Err(JmError::Encoding(
             "colour targets need more tile buffer than 16x16 tiles allow",
@@ -295,7 +395,8 @@ pub fn write_framebuffer_with(
     put(&mut p, fp::HEIGHT, u64::from(fb.height))?;
     put(&mut p, fp::BOUND_MAX_X, u64::from(fb.width - 1))?;
     put(&mut p, fp::BOUND_MAX_Y, u64::from(fb.height - 1))?;
-    put(&mut p, fp::SAMPLE_COUNT, 1)?;
+    put(&mut p, fp::SAMPLE_COUNT, u64::from(fb.samples))?;
+    put(&mut p, fp::SAMPLE_PATTERN, pattern)?;
     // genxml "Tie-Break Rule" MINUS_180_IN_0_OUT, PanVk's choice.
     put(&mut p, fp::TIE_BREAK_RULE, 2)?;
     put(
@@ -345,6 +446,18 @@ pub fn write_framebuffer_with(
         set(zs, &mut z, "S Write Format", 1)?;
         let sblock = if st.write { st.block.raw() } else { 0 };
         set(zs, &mut z, "S Block Format", sblock)?;
+        let (mode, stride) = if st.write || st.sample_stride.is_some() {
+            msaa(
+                fb.samples,
+                st.sample_stride,
+                false,
+                surface_bytes(st.block, fb.height, st.row_stride),
+            )?
+        } else {
+            (0, 0)
+        };
+        set(zs, &mut z, "S MSAA", mode)?;
+        set(zs, &mut z, "S Writeback Surface Stride", stride)?;
         set(zs, &mut z, "S Writeback Base", st.base)?;
         set(
             zs,
@@ -368,6 +481,18 @@ pub fn write_framebuffer_with(
             "ZS Clean Pixel Write Enable",
             u64::from(d.write),
         )?;
+        let (mode, stride) = if d.write || d.sample_stride.is_some() {
+            msaa(
+                fb.samples,
+                d.sample_stride,
+                false,
+                surface_bytes(d.block, fb.height, d.row_stride),
+            )?
+        } else {
+            (0, 0)
+        };
+        set(zs, &mut z, "ZS MSAA", mode)?;
+        set(zs, &mut z, "ZS Writeback Surface Stride", stride)?;
         set(zs, &mut z, "ZS Writeback Base", d.base)?;
         set(
             zs,
@@ -394,6 +519,14 @@ pub fn write_framebuffer_with(
         set(rt_layout, &mut r, "Write Enable", 1)?;
         set(rt_layout, &mut r, "Writeback Format", writeback)?;
         set(rt_layout, &mut r, "Writeback Block Format", c.block.raw())?;
+        let (mode, stride) = msaa(
+            fb.samples,
+            c.sample_stride,
+            true,
+            surface_bytes(c.block, fb.height, c.row_stride),
+        )?;
+        set(rt_layout, &mut r, "Writeback MSAA", mode)?;
+        set(rt_layout, &mut r, "RGB.Surface Stride", stride)?;
         set(rt_layout, &mut r, "Dithering Enable", 1)?;
         set(rt_layout, &mut r, "Swizzle", swizzle)?;
         set(rt_layout, &mut r, "Clean Pixel Write Enable", 1)?;
@@ -410,7 +543,7 @@ pub fn write_framebuffer_with(
             }
         }
         block.write_words(head + zs_bytes + rt_bytes * i as u64, &r);
-        offset += c.format.bytes_per_pixel() * TILE_SIZE * TILE_SIZE;
+        offset += c.format.bytes_per_pixel() * fb.samples * TILE_SIZE * TILE_SIZE;
     }
 
     let pointer = &fbd::FRAMEBUFFER_POINTER;

@@ -59,7 +59,8 @@
 //!   write depth test early; "Weak Early" when the depth test always passes
 //!   and writes nothing, else "Force Early"; "Force Late" otherwise), the
 //!   depth function and write mask, near/far discard (depth clipping on),
-//!   depth range fixed, sample mask 0xffff, alpha test Always; the
+//!   depth range fixed, `Multisample enable` with 4 samples and the
+//!   sample mask ([`DrawExtras::multisample`]), alpha test Always; the
 //!   stencil test ([`DrawExtras::stencil`]: per face reference, compare
 //!   mask, compare function, fail/depth-fail/pass ops, write mask in
 //!   `Stencil Mask, Misc`; off: masks 0xff without a depth state, 0 with
@@ -282,11 +283,33 @@ pub struct DepthBias {
     pub clamp: f32,
 }
 
+/// `VkPipelineMultisampleStateCreateInfo` as far as it is encoded: the
+/// sample count (the framebuffer's: 1 or 4) and `pSampleMask` (bits beyond
+/// the sample count are ignored). Sample shading, alpha-to-coverage and
+/// alpha-to-one are not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Multisample {
+    pub samples: u32,
+    pub sample_mask: u32,
+}
+
+impl Default for Multisample {
+    fn default() -> Multisample {
+        Multisample {
+            samples: 1,
+            sample_mask: u32::MAX,
+        }
+    }
+}
+
 /// Fixed-function state a [`Draw`] does not carry (kept apart so that
-/// `Draw` literals stay valid): stencil, depth bias and an occlusion
-/// counter. [`add_draw`] is [`add_draw_with`] with none of them.
+/// `Draw` literals stay valid): stencil, depth bias, an occlusion
+/// counter, multisampling. [`add_draw`] is [`add_draw_with`] with none of
+/// them (single-sampled).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DrawExtras {
+    /// Renderer State `Multisample enable` (samples > 1) and `Sample mask`.
+    pub multisample: Multisample,
     pub stencil: Option<StencilState>,
     pub depth_bias: Option<DepthBias>,
     /// GPU VA of a 64-bit counter (8-byte aligned) the draw's samples that
@@ -505,6 +528,9 @@ pub fn add_draw_with(
     }
     if d.targets.len() > 8 {
         return Err(JmError::Encoding("more than 8 colour targets"));
+    }
+    if !matches!(x.multisample.samples, 1 | 4) {
+        return Err(JmError::Encoding("sample count other than 1 or 4"));
     }
     for rt in &fs.render_targets {
         if d.targets.get(rt.index as usize).is_none() {
@@ -944,7 +970,15 @@ fn fragment_renderer_state(
     set(layout, &mut w, &props("ZS update operation"), early)?;
 
     let mut ms = [0u32];
-    put(&mut ms, msm::SAMPLE_MASK, 0xffff)?;
+    // `Sample mask` is pSampleMask (the default all ones, what PanVk
+    // writes); the simulator ANDs it with each pixel's coverage.
+    let multisampled = x.multisample.samples > 1;
+    put(
+        &mut ms,
+        msm::SAMPLE_MASK,
+        u64::from(x.multisample.sample_mask & 0xffff),
+    )?;
+    put(&mut ms, msm::MULTISAMPLE_ENABLE, u64::from(multisampled))?;
     put(&mut ms, msm::FIXED_FUNCTION_DEPTH_RANGE_FIXED, 1)?;
     put(&mut ms, msm::SHADER_DEPTH_RANGE_FIXED, 1)?;
     put(&mut ms, msm::DEPTH_FUNCTION, func)?;

@@ -7,7 +7,8 @@
 //! Linear blocks).
 //!
 //! What is simulated (anything else in the descriptors faults with
-//! JOB_CONFIG_FAULT, naming the descriptor): single-sampled framebuffers;
+//! JOB_CONFIG_FAULT, naming the descriptor): 1 or 4 samples per pixel
+//! (see "Multisampling" below);
 //! colour internal format R8G8B8A8 written back as R8G8B8A8, R8G8 or R8
 //! with the identity swizzle, no sRGB, no YUV/AFBC; depth internal formats D16/D24/D32
 //! (kept as f32 in the tile buffer, D16/D24 rounded to their UNORM
@@ -21,6 +22,27 @@
 //! rows `Row Stride` bytes apart, the 8-bit index inside a tile with bit
 //! 2k+1 = y_k and bit 2k = x_k XOR y_k) is Mesa's `pan_tiling.c`
 //! description of "Tiled U-Interleaved".
+//!
+//! Multisampling. `Sample Count` 1 with `Sample Pattern` Single-sampled
+//! (one sample at the pixel centre; the Sample Locations table is not
+//! read), or 4 with "Rotated 4x Grid" (Mesa's `pan_sample_pattern` for 4
+//! samples): the four samples sit where the first four entries of the
+//! `Sample Locations` table put them (16-bit x, y in 1/256 pixel from the
+//! pixel's upper-left corner, Mesa's `src/panfrost/lib/pan_samples.c`,
+//! which says the table gives "the sample position when indexed by the
+//! sample index"; that the rasterizer itself reads it, rather than a fixed
+//! pattern, is our reading: with Mesa's table both agree). Other counts
+//! and patterns fault, and so does a Tiler Context whose `Sample Pattern`
+//! differs (the list was binned for another pattern). The tile buffer holds
+//! every sample's colour, depth and stencil. Writeback per surface, from
+//! `Writeback MSAA` / `ZS MSAA` / `S MSAA` (genxml "MSAA"): Single (one
+//! sample per pixel only), Average for colour ("N samples, 1 surface,
+//! resolved": the mean of the samples' UNORM8 values, rounded to nearest,
+//! ties up, in integers — Vulkan lets the conversion return either
+//! neighbour of a value between two), Layered ("N surfaces": sample s at
+//! the surface's address + s × `Surface Stride`, as Mesa writes
+//! multisampled images). "Multiple" (one surface, the in-memory order of
+//! its samples undocumented) and Average for depth/stencil fault.
 //!
 //! This module must never read or write memory except through the MMU, and
 //! never panic on descriptor contents.
@@ -75,6 +97,42 @@ impl Block {
     }
 }
 
+/// How a surface stores a multisampled tile buffer (genxml "MSAA").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Msaa {
+    /// One sample per pixel (a single-sampled framebuffer).
+    Single,
+    /// The samples' average, one value per pixel (colour only).
+    Average,
+    /// Sample s in its own surface, `surface stride` bytes after the
+    /// previous one.
+    Layered(u64),
+}
+
+impl Msaa {
+    /// The mode of a surface from its `MSAA` field and surface stride, for
+    /// a framebuffer of `samples`; `colour` allows Average.
+    fn from_raw(raw: u64, surface_stride: u64, samples: u32, colour: bool) -> Option<Msaa> {
+        match (raw, samples) {
+            (0, 1) => Some(Msaa::Single),
+            (1, 4) if colour => Some(Msaa::Average),
+            (3, 4) => Some(Msaa::Layered(surface_stride)),
+            _ => None,
+        }
+    }
+
+    /// The surface (its address offset) and the samples it stores: one
+    /// entry per surface, with the samples averaged into it.
+    fn surfaces(self, samples: u32) -> Vec<(u64, std::ops::Range<u32>)> {
+        match self {
+            Msaa::Single | Msaa::Average => vec![(0, 0..samples)],
+            Msaa::Layered(stride) => (0..samples)
+                .map(|s| (u64::from(s) * stride, s..s + 1))
+                .collect(),
+        }
+    }
+}
+
 /// One colour render target (only R8G8B8A8 is simulated).
 #[derive(Clone, Debug)]
 pub struct RenderTarget {
@@ -85,6 +143,8 @@ pub struct RenderTarget {
     pub block: Block,
     pub base: u64,
     pub row_stride: u64,
+    /// `Writeback MSAA` with `RGB.Surface Stride`.
+    pub msaa: Msaa,
     /// Clear colour in the internal format (R8G8B8A8: bytes r, g, b, a).
     pub clear: [u8; 4],
 }
@@ -97,6 +157,8 @@ pub struct DepthTarget {
     pub row_stride: u64,
     /// Bytes per pixel written: 4 (D32 as f32, D24X8 UNORM) or 2 (D16).
     pub format: DepthFormat,
+    /// `ZS MSAA` with `ZS Writeback Surface Stride` (Single or Layered).
+    pub msaa: Msaa,
 }
 
 /// Stencil writeback (S8) through the ZS CRC Extension.
@@ -105,6 +167,8 @@ pub struct StencilTarget {
     pub block: Block,
     pub base: u64,
     pub row_stride: u64,
+    /// `S MSAA` with `S Writeback Surface Stride` (Single or Layered).
+    pub msaa: Msaa,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,6 +189,11 @@ pub struct Framebuffer {
     pub tie_break: u64,
     /// Effective tile edge in pixels (the job payload's bounds are in tiles).
     pub tile_edge: u32,
+    /// Samples per pixel (1 or 4).
+    pub samples: u32,
+    /// Where they are: offsets in 1/256 pixel from the pixel's upper-left
+    /// corner (`raster::Samples`).
+    pub sample_offsets: Vec<(i64, i64)>,
     pub tiler_context: u64,
     pub z_clear: f32,
     /// `Z Write Enable` with a ZS CRC Extension that writes depth back.
@@ -174,8 +243,40 @@ impl Framebuffer {
                 return Err(config(va, &format!("{what} is not simulated")));
             }
         }
-        if fbp::SAMPLE_COUNT.get(&w) != 1 {
-            return Err(config(va, "multisampling is not simulated"));
+        let samples = fbp::SAMPLE_COUNT.get(&w) as u32;
+        let pattern = fbp::SAMPLE_PATTERN.get(&w);
+        let sample_offsets = match (samples, pattern) {
+            (1, 0) => super::raster::CENTRE.to_vec(),
+            (4, 2) => {
+                let table = fbp::SAMPLE_LOCATIONS.get(&w);
+                let words = mmu.read_words(table, 4)?;
+                let mut offsets = Vec::new();
+                for p in words {
+                    let (x, y) = (i64::from(p & 0xffff), i64::from(p >> 16));
+                    if x >= 256 || y >= 256 {
+                        return Err(config(table, "a sample location outside its pixel"));
+                    }
+                    offsets.push((x, y));
+                }
+                offsets
+            }
+            _ => {
+                return Err(config(
+                    va,
+                    "sample count/pattern not simulated (1 single-sampled, 4 rotated grid)",
+                ));
+            }
+        };
+        let tiler = fbp::TILER.get(&w);
+        if tiler != 0 {
+            use crate::hw::tiler::tiler_context as tc;
+            let t = mmu.read_words(tiler, 3)?;
+            if tc::SAMPLE_PATTERN.get(&t) != pattern {
+                return Err(config(
+                    tiler,
+                    "tiler context sample pattern differs from the framebuffer's",
+                ));
+            }
         }
         for (f, what) in [
             (fbp::Z_PRELOAD_ENABLE, "Z preload"),
@@ -211,7 +312,9 @@ impl Framebuffer {
             ],
             tie_break: fbp::TIE_BREAK_RULE.get(&w),
             tile_edge,
-            tiler_context: fbp::TILER.get(&w),
+            samples,
+            sample_offsets,
+            tiler_context: tiler,
             z_clear: f32::from_bits(fbp::Z_CLEAR.get(&w) as u32),
             depth: None,
             z_internal: match fbp::Z_INTERNAL_FORMAT.get(&w) {
@@ -227,7 +330,7 @@ impl Framebuffer {
         // The tile buffer covers the whole framebuffer (our model keeps it
         // in host memory): refuse sizes whose buffer would not fit the
         // model's budget instead of exhausting the host.
-        let pixels = u64::from(fb.width) * u64::from(fb.height);
+        let pixels = u64::from(fb.width) * u64::from(fb.height) * u64::from(samples);
         if pixels * (4 * rt_count + 5) > TILE_BUFFER_BUDGET {
             return Err(config(
                 va,
@@ -255,6 +358,13 @@ impl Framebuffer {
                     base: field(zl, &z, "ZS Writeback Base", next)?,
                     row_stride: field(zl, &z, "ZS Writeback Row Stride", next)?,
                     format,
+                    msaa: Msaa::from_raw(
+                        field(zl, &z, "ZS MSAA", next)?,
+                        field(zl, &z, "ZS Writeback Surface Stride", next)?,
+                        samples,
+                        false,
+                    )
+                    .ok_or_else(|| config(next, "ZS MSAA mode not simulated"))?,
                 });
             }
             if fbp::S_WRITE_ENABLE.get(&w) != 0 {
@@ -266,6 +376,13 @@ impl Framebuffer {
                         .ok_or_else(|| config(next, "S block format not simulated"))?,
                     base: field(zl, &z, "S Writeback Base", next)?,
                     row_stride: field(zl, &z, "S Writeback Row Stride", next)?,
+                    msaa: Msaa::from_raw(
+                        field(zl, &z, "S MSAA", next)?,
+                        field(zl, &z, "S Writeback Surface Stride", next)?,
+                        samples,
+                        false,
+                    )
+                    .ok_or_else(|| config(next, "S MSAA mode not simulated"))?,
                 });
             }
             next += u64::from(zl.words) * 4;
@@ -293,7 +410,6 @@ impl Framebuffer {
                 || get("Swizzle")? != 0o3210
                 || get("sRGB")? != 0
                 || get("YUV Enable")? != 0
-                || get("Writeback MSAA")? != 0
             {
                 return Err(config(rva, "render target format not simulated"));
             }
@@ -305,6 +421,13 @@ impl Framebuffer {
                     .ok_or_else(|| config(rva, "render target block format not simulated"))?,
                 base: get("RGB.Base")?,
                 row_stride: get("RGB.Row Stride")?,
+                msaa: Msaa::from_raw(
+                    get("Writeback MSAA")?,
+                    get("RGB.Surface Stride")?,
+                    samples,
+                    true,
+                )
+                .ok_or_else(|| config(rva, "render target MSAA mode not simulated"))?,
                 clear: clear.to_le_bytes(),
             });
         }
@@ -319,7 +442,10 @@ impl Framebuffer {
 pub struct TileBuffer {
     pub width: u32,
     pub height: u32,
-    /// Per render target, per pixel: R8G8B8A8 bytes.
+    /// Samples per pixel: every vector below holds pixel i's sample s at
+    /// `i * samples + s` ([`TileBuffer::sample`]).
+    pub samples: u32,
+    /// Per render target, per sample: R8G8B8A8 bytes.
     pub colour: Vec<Vec<[u8; 4]>>,
     pub depth: Vec<f32>,
     pub stencil: Vec<u8>,
@@ -328,62 +454,84 @@ pub struct TileBuffer {
 impl TileBuffer {
     /// A tile buffer holding the clear values.
     pub fn cleared(fb: &Framebuffer) -> TileBuffer {
-        let n = (fb.width as usize) * (fb.height as usize);
+        let n = (fb.width as usize) * (fb.height as usize) * fb.samples as usize;
         TileBuffer {
             width: fb.width,
             height: fb.height,
+            samples: fb.samples,
             colour: fb.rts.iter().map(|rt| vec![rt.clear; n]).collect(),
             depth: vec![super::fragment::quantize_depth(fb.z_clear, fb.z_internal); n],
             stencil: vec![fb.s_clear; n],
         }
     }
 
+    /// Pixel (x, y)'s index (its samples are at [`TileBuffer::sample`]).
     pub fn index(&self, x: u32, y: u32) -> Option<usize> {
         (x < self.width && y < self.height).then(|| y as usize * self.width as usize + x as usize)
+    }
+
+    /// Where sample `s` of pixel `i` is kept.
+    pub fn sample(&self, i: usize, s: u32) -> usize {
+        i * self.samples as usize + s as usize
     }
 
     /// Writes the pixels of `rect` (inclusive x0, y0, x1, y1) back to memory.
     pub fn write_back(&self, mmu: &Mmu, fb: &Framebuffer, rect: [u32; 4]) -> Result<(), JobFault> {
         let [x0, y0, x1, y1] = rect;
+        let pixels = || (y0..=y1).flat_map(move |y| (x0..=x1).map(move |x| (x, y)));
         for (rt, colour) in fb.rts.iter().zip(&self.colour) {
             if !rt.write {
                 continue;
             }
-            for y in y0..=y1 {
-                for x in x0..=x1 {
+            for (surface, range) in rt.msaa.surfaces(self.samples) {
+                let n = range.len() as u32;
+                for (x, y) in pixels() {
                     let Some(i) = self.index(x, y) else { continue };
+                    // The mean of the samples, rounded to nearest, ties up.
+                    let mut sum = [0u32; 4];
+                    for s in range.clone() {
+                        for (acc, v) in sum.iter_mut().zip(colour[self.sample(i, s)]) {
+                            *acc += u32::from(v);
+                        }
+                    }
+                    let pixel = sum.map(|v| ((v + n / 2) / n) as u8);
                     let off = rt.block.offset(x, y, rt.row_stride, rt.bytes);
-                    mmu.write(rt.base + off, &colour[i][..rt.bytes as usize])?;
+                    mmu.write(rt.base + surface + off, &pixel[..rt.bytes as usize])?;
                 }
             }
         }
         if let Some(d) = fb.depth {
-            for y in y0..=y1 {
-                for x in x0..=x1 {
+            for (surface, range) in d.msaa.surfaces(self.samples) {
+                for (x, y) in pixels() {
                     let Some(i) = self.index(x, y) else { continue };
-                    let z = self.depth[i].clamp(0.0, 1.0);
+                    // Single or Layered: one sample per surface.
+                    let z = self.depth[self.sample(i, range.start)];
+                    let zc = z.clamp(0.0, 1.0);
                     let (bytes, bpp): (Vec<u8>, u64) = match d.format {
-                        DepthFormat::D32 => (self.depth[i].to_le_bytes().to_vec(), 4),
+                        DepthFormat::D32 => (z.to_le_bytes().to_vec(), 4),
                         DepthFormat::D24X8 => {
-                            let v = (f64::from(z) * f64::from((1u32 << 24) - 1)).round() as u32;
+                            let v = (f64::from(zc) * f64::from((1u32 << 24) - 1)).round() as u32;
                             (v.to_le_bytes().to_vec(), 4)
                         }
                         DepthFormat::D16 => {
-                            let v = (f64::from(z) * 65535.0).round() as u16;
+                            let v = (f64::from(zc) * 65535.0).round() as u16;
                             (v.to_le_bytes().to_vec(), 2)
                         }
                     };
                     let off = d.block.offset(x, y, d.row_stride, bpp);
-                    mmu.write(d.base + off, &bytes)?;
+                    mmu.write(d.base + surface + off, &bytes)?;
                 }
             }
         }
         if let Some(st) = fb.stencil {
-            for y in y0..=y1 {
-                for x in x0..=x1 {
+            for (surface, range) in st.msaa.surfaces(self.samples) {
+                for (x, y) in pixels() {
                     let Some(i) = self.index(x, y) else { continue };
                     let off = st.block.offset(x, y, st.row_stride, 1);
-                    mmu.write(st.base + off, &[self.stencil[i]])?;
+                    mmu.write(
+                        st.base + surface + off,
+                        &[self.stencil[self.sample(i, range.start)]],
+                    )?;
                 }
             }
         }

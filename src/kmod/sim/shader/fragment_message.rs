@@ -63,9 +63,10 @@ pub(super) fn atest(
 /// words). Staging registers hold the colour in the descriptor's
 /// `Register Format` (F32: one register per component; F16: two
 /// components per register, low half first), `Num Comps` of them (missing
-/// ones read G = B = 0, A = 1). With bit 0 of the coverage set, the colour
-/// is blended into render target `RT` of the tile buffer at the thread's
-/// pixel: `Mode` Opaque replaces it, Fixed-Function applies the Blend
+/// ones read G = B = 0, A = 1). The colour is blended into each sample s
+/// of render target `RT` at the thread's pixel whose coverage bit s is set
+/// (the samples of the framebuffer; one blend per sample, each with its
+/// own destination): `Mode` Opaque replaces it, Fixed-Function applies the Blend
 /// descriptor's equation, constant and the Fixed-Function `Alpha Zero
 /// NOP` / `Alpha One Store` shortcuts (`framebuffer::blend_rgba8`); the
 /// equation's `Color Mask` applies to both; a descriptor with `Enable`
@@ -110,7 +111,9 @@ pub(super) fn blend(
             _ => return Err(bad("register format not simulated")),
         };
     }
-    if s[0] & 1 == 0 || blend_desc::ENABLE.get(&desc) == 0 {
+    let samples = f.tile.samples;
+    let covered = s[0] & ((1u32 << samples) - 1);
+    if covered == 0 || blend_desc::ENABLE.get(&desc) == 0 {
         return Ok(0);
     }
     let equation = [desc[1]];
@@ -140,18 +143,25 @@ pub(super) fn blend(
     let Some(i) = f.tile.index(x, y) else {
         return Err(bad("outside the tile buffer"));
     };
+    let first = f.tile.sample(i, 0);
     let Some(target) = f.tile.colour.get_mut(rt) else {
         return Err(bad("names a render target the framebuffer lacks"));
     };
-    let dst = target[i];
-    let blended = blend_rgba8(&mode, colour, dst);
-    let mut out = dst;
-    for ch in 0..4 {
-        if mask & (1 << ch) != 0 {
-            out[ch] = blended[ch];
+    // Each covered sample blends with its own destination.
+    for sample in 0..samples as usize {
+        if covered & (1 << sample) == 0 {
+            continue;
         }
+        let dst = target[first + sample];
+        let blended = blend_rgba8(&mode, colour, dst);
+        let mut out = dst;
+        for ch in 0..4 {
+            if mask & (1 << ch) != 0 {
+                out[ch] = blended[ch];
+            }
+        }
+        target[first + sample] = out;
     }
-    target[i] = out;
     Ok(0)
 }
 
@@ -159,9 +169,9 @@ pub(super) fn blend(
 /// varying `index` (the `index` immediate, or LD_VAR's second source) of
 /// the Draw's Varyings table, `vecsize` components into the staging
 /// registers. Smooth: the primitive's vertices' values weighted
-/// perspective-correctly at the pixel centre (`sample` center, centroid or
-/// sample: one sample per pixel, all the same point; `explicit` and `none`
-/// fault); the first source (a sample position) is not read. Flat: the
+/// perspective-correctly at the pixel centre (`sample` center; centroid
+/// and sample too in a single-sampled framebuffer, where they are the same
+/// point; otherwise, and `explicit` and `none`, fault); the first source (a sample position) is not read. Flat: the
 /// provoking vertex's value, `function` none only. Register formats: f32
 /// (one register per component), f16 (two per register, low half first),
 /// u32/s32 (flat), auto (the varying's own type). `update` (the varying
@@ -191,11 +201,16 @@ pub(super) fn ld_var(
         if p.fields.modifier("function").unwrap_or("none") != "none" {
             return Err(bad("with a combining function"));
         }
-    } else if !matches!(
-        p.fields.modifier("sample").unwrap_or("none"),
-        "center" | "centroid" | "sample"
-    ) {
-        return Err(bad("sample mode not simulated"));
+    } else {
+        match (
+            p.fields.modifier("sample").unwrap_or("none"),
+            f.tile.samples,
+        ) {
+            ("center", _) | ("centroid" | "sample", 1) => {}
+            // Centroid and sample positions differ from the centre when a
+            // pixel has several samples: not simulated.
+            _ => return Err(bad("sample mode not simulated")),
+        }
     }
     let Some(t) = f.threads.get(ctx.thread as usize).copied() else {
         return Err(bad("from a thread without a pixel"));
