@@ -470,4 +470,97 @@ mod tests {
             assert!((f64::from(f.x) + 0.5 - x_on).abs() <= 0.5, "{f:?}");
         }
     }
+
+    /// Vulkan's standard 4× locations in 1/256 pixel (what
+    /// `jm::framebuffer::SampleLocations::rotated_4x` puts in the table).
+    const FOUR: [(i64, i64); 4] = [(96, 32), (224, 96), (32, 160), (160, 224)];
+
+    /// Random meshes at 4×: a 6×6 grid of cells over a 24×24-pixel square,
+    /// interior vertices jittered by up to half a pixel (every cell stays
+    /// convex) on the 1/8-pixel grid (the grid the
+    /// samples lie on, so edges and vertices fall on samples), each cell
+    /// split by a random diagonal, random winding: every sample of the
+    /// square is covered exactly once, whatever the tie-break rule, and
+    /// depth is the plane's at each sample.
+    #[test]
+    fn meshes_cover_every_4x_sample_once() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let (cells, side) = (6usize, 4.0f32);
+        let mut on_sample = 0;
+        for round in 0..40 {
+            let rule = TieBreak(round % 8);
+            let n = cells + 1;
+            let mut grid = vec![(0.0f32, 0.0f32); n * n];
+            for j in 0..n {
+                for i in 0..n {
+                    let jitter = |k: usize, r: &mut dyn FnMut(u64) -> u64| {
+                        if k == 0 || k == cells {
+                            0.0
+                        } else {
+                            (r(9) as f32 - 4.0) / 8.0
+                        }
+                    };
+                    grid[j * n + i] = (
+                        i as f32 * side + jitter(i, &mut next),
+                        j as f32 * side + jitter(j, &mut next),
+                    );
+                }
+            }
+            let mut count = vec![0u8; 24 * 24 * 4];
+            for j in 0..cells {
+                for i in 0..cells {
+                    let c = [
+                        j * n + i,
+                        j * n + i + 1,
+                        (j + 1) * n + i + 1,
+                        (j + 1) * n + i,
+                    ];
+                    let tris = if next(2) == 0 {
+                        [[c[0], c[1], c[2]], [c[0], c[2], c[3]]]
+                    } else {
+                        [[c[0], c[1], c[3]], [c[1], c[2], c[3]]]
+                    };
+                    for mut t in tris {
+                        if next(2) == 0 {
+                            t.swap(1, 2);
+                        }
+                        let v = t.map(|k| Vertex {
+                            x: grid[k].0,
+                            y: grid[k].1,
+                            z: 0.25 + grid[k].0 / 64.0,
+                            inv_w: 1.0,
+                        });
+                        let mut out = Vec::new();
+                        triangle(&v, rule, &FOUR, [0, 0, 23, 23], &mut out);
+                        for f in &out {
+                            for (s, &(ox, oy)) in FOUR.iter().enumerate() {
+                                if f.mask & (1 << s) == 0 {
+                                    continue;
+                                }
+                                count[((f.y * 24 + f.x) * 4) as usize + s] += 1;
+                                let sx = f.x as f32 + ox as f32 / 256.0;
+                                assert!((f.z[s] - (0.25 + sx / 64.0)).abs() < 1e-6);
+                                let (px, py) =
+                                    (i64::from(f.x) * 256 + ox, i64::from(f.y) * 256 + oy);
+                                let snapped =
+                                    v.map(|p| ((p.x * 256.0) as i64, (p.y * 256.0) as i64));
+                                on_sample += usize::from((0..3).any(|e| {
+                                    let (a, b) = (snapped[e], snapped[(e + 1) % 3]);
+                                    (b.0 - a.0) * (py - a.1) == (b.1 - a.1) * (px - a.0)
+                                }));
+                            }
+                        }
+                    }
+                }
+            }
+            assert!(count.iter().all(|&c| c == 1), "round {round}: {count:?}");
+        }
+        assert!(on_sample > 500, "only {on_sample} samples on edges");
+    }
 }
