@@ -2762,8 +2762,8 @@ fn msaa_scene_matches(model: SimModel, scene: &Scene<'_>, lsb: u8, bound: f64) -
     let mut counts = MsaaCounts::default();
     let mut bad = Vec::new();
     counts.on_edges = samples_on_edges(scene);
-    for p in 0..(SIZE * SIZE) as usize {
-        if on_edge[p] {
+    for (p, &edge) in on_edge.iter().enumerate() {
+        if edge {
             counts.left_out += 1;
             continue;
         }
