@@ -133,11 +133,162 @@ impl Msaa {
     }
 }
 
-/// One colour render target (only R8G8B8A8 is simulated).
+/// A render target's tile-buffer format (its `Internal Format`): UNORM
+/// channels of `bits` each (0: the channel is absent; a missing alpha
+/// reads 1 when blending, Vulkan's rule), the RGB channels sRGB-encoded
+/// with `srgb`. The tile buffer holds each channel's integer code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnormFormat {
+    pub bits: [u32; 4],
+    pub srgb: bool,
+}
+
+impl UnormFormat {
+    pub const RGBA8: UnormFormat = UnormFormat {
+        bits: [8; 4],
+        srgb: false,
+    };
+
+    /// genxml "Color Buffer Internal Format" R8G8B8A8 (1), R10G10B10A2
+    /// (2), R5G6B5A0 (5).
+    fn from_internal(raw: u64, srgb: bool) -> Option<UnormFormat> {
+        let bits = match raw {
+            1 => [8, 8, 8, 8],
+            2 => [10, 10, 10, 2],
+            5 if !srgb => [5, 6, 5, 0],
+            _ => return None,
+        };
+        Some(UnormFormat { bits, srgb })
+    }
+
+    fn max(self, c: usize) -> f32 {
+        ((1u32 << self.bits[c]) - 1) as f32
+    }
+
+    /// The values the codes stand for (sRGB channels linearized).
+    pub fn decode(self, code: [u32; 4]) -> [f32; 4] {
+        std::array::from_fn(|c| {
+            if self.bits[c] == 0 {
+                return if c == 3 { 1.0 } else { 0.0 };
+            }
+            let v = code[c] as f32 / self.max(c);
+            if self.srgb && c < 3 {
+                srgb_to_linear(v)
+            } else {
+                v
+            }
+        })
+    }
+
+    /// Values → codes: clamped to [0, 1] (NaN → 0), sRGB-encoded, rounded
+    /// to the nearest code (Vulkan's conversion to normalized fixed point).
+    pub fn encode(self, v: [f32; 4]) -> [u32; 4] {
+        std::array::from_fn(|c| {
+            if self.bits[c] == 0 {
+                return 0;
+            }
+            let x = if v[c].is_nan() {
+                0.0
+            } else {
+                v[c].clamp(0.0, 1.0)
+            };
+            let x = if self.srgb && c < 3 {
+                linear_to_srgb(x)
+            } else {
+                x
+            };
+            (x * self.max(c)).round() as u32
+        })
+    }
+
+    /// The codes of a `Clear Color 0` word packed as the tile buffer holds
+    /// the format (Mesa's `src/panfrost/lib/pan_lower_framebuffer.c`:
+    /// channels of at most 8 bits each in a byte, in its top bits; RGB10_A2
+    /// as the top 8 bits of R, G, B in bytes 0–2 and their low 2 bits, then
+    /// A, in byte 3).
+    fn unpack_clear(self, w: u32) -> [u32; 4] {
+        let byte = |c: usize| (w >> (8 * c)) & 0xff;
+        if self.bits == [10, 10, 10, 2] {
+            return std::array::from_fn(|c| {
+                if c == 3 {
+                    w >> 30
+                } else {
+                    byte(c) << 2 | ((w >> (24 + 2 * c)) & 3)
+                }
+            });
+        }
+        std::array::from_fn(|c| {
+            if self.bits[c] == 0 {
+                0
+            } else {
+                byte(c) >> (8 - self.bits[c])
+            }
+        })
+    }
+}
+
+/// The sRGB EOTF (Khronos Data Format Specification, "sRGB transfer
+/// functions", which Vulkan's sRGB formats refer to): encoded → linear.
+pub fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// The inverse: linear → sRGB-encoded.
+pub fn linear_to_srgb(l: f32) -> f32 {
+    if l <= 0.003_130_8 {
+        l * 12.92
+    } else {
+        1.055 * l.powf(1.0 / 2.4) - 0.055
+    }
+}
+
+/// How a render target's pixels are packed in memory (`Writeback Format`):
+/// memory channel i holds tile channel `swizzle[i]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Writeback {
+    /// R8 (1), R8G8 (2), R8G8B8A8 (4): one byte per channel.
+    Bytes(u64),
+    /// R5G6B5: a 16-bit word, channel 0 in bits 0–4, 1 in 5–10, 2 in
+    /// 11–15 (our reading: the genxml names list channels from the least
+    /// significant bits, as R8G8B8A8 puts R in byte 0).
+    R5G6B5,
+    /// R10G10B10A2: a 32-bit word, channels at bits 0, 10, 20, 30.
+    R10G10B10A2,
+}
+
+impl Writeback {
+    fn bytes(self) -> u64 {
+        match self {
+            Writeback::Bytes(n) => n,
+            Writeback::R5G6B5 => 2,
+            Writeback::R10G10B10A2 => 4,
+        }
+    }
+
+    fn pack(self, m: [u32; 4]) -> Vec<u8> {
+        match self {
+            Writeback::Bytes(n) => m[..n as usize].iter().map(|&v| v as u8).collect(),
+            Writeback::R5G6B5 => ((m[0] | m[1] << 5 | m[2] << 11) as u16)
+                .to_le_bytes()
+                .to_vec(),
+            Writeback::R10G10B10A2 => (m[0] | m[1] << 10 | m[2] << 20 | m[3] << 30)
+                .to_le_bytes()
+                .to_vec(),
+        }
+    }
+}
+
+/// One colour render target: UNORM internal formats only.
 #[derive(Clone, Debug)]
 pub struct RenderTarget {
-    /// Bytes per pixel written back: the leading 1, 2 or 4 channels.
-    pub bytes: u64,
+    pub format: UnormFormat,
+    pub writeback: Writeback,
+    /// `Swizzle`: memory channel i holds tile channel `swizzle[i]`.
+    pub swizzle: [usize; 4],
     /// `Write Enable`: written back at the end of the job.
     pub write: bool,
     pub block: Block,
@@ -145,8 +296,8 @@ pub struct RenderTarget {
     pub row_stride: u64,
     /// `Writeback MSAA` with `RGB.Surface Stride`.
     pub msaa: Msaa,
-    /// Clear colour in the internal format (R8G8B8A8: bytes r, g, b, a).
-    pub clear: [u8; 4],
+    /// Clear colour: the channels' codes.
+    pub clear: [u32; 4],
 }
 
 /// Depth writeback through the ZS CRC Extension.
@@ -397,38 +548,51 @@ impl Framebuffer {
                 return Err(config(rva, "reserved bits set in Render Target"));
             }
             let get = |p: &str| field(rl, &r, p, rva);
-            // Internal R8G8B8A8 (1) → writeback R8 (16), R8G8 (17) or
-            // R8G8B8A8 (19), the leading channels, RGBA swizzle (R=0, G=1,
-            // B=2, A=3 in 3-bit fields: 0o3210 = 1672).
-            let bytes = match get("Writeback Format")? {
-                16 => 1,
-                17 => 2,
-                19 => 4,
+            // Internal R8G8B8A8 (1) → writeback R8 (16), R8G8 (17),
+            // R8G8B8A8 (19), sRGB or not; R5G6B5A0 (5) → R5G6B5 (21);
+            // R10G10B10A2 (2) → R10G10B10A2 (24) (Mesa's
+            // `panfrost_blendable_formats`). Swizzle: 3-bit fields, R=0,
+            // G=1, B=2, A=3 (identity 0o3210).
+            let internal = get("Internal Format")?;
+            let srgb = get("sRGB")? != 0;
+            let format = UnormFormat::from_internal(internal, srgb)
+                .ok_or_else(|| config(rva, "render target internal format not simulated"))?;
+            let writeback = match (get("Writeback Format")?, internal) {
+                (16, 1) => Writeback::Bytes(1),
+                (17, 1) => Writeback::Bytes(2),
+                (19, 1) => Writeback::Bytes(4),
+                (21, 5) => Writeback::R5G6B5,
+                (24, 2) => Writeback::R10G10B10A2,
                 _ => return Err(config(rva, "render target format not simulated")),
             };
-            if get("Internal Format")? != 1
-                || get("Swizzle")? != 0o3210
-                || get("sRGB")? != 0
-                || get("YUV Enable")? != 0
-            {
-                return Err(config(rva, "render target format not simulated"));
+            let raw_swizzle = get("Swizzle")?;
+            let swizzle: [usize; 4] =
+                std::array::from_fn(|i| (raw_swizzle >> (3 * i) & 7) as usize);
+            if swizzle.iter().any(|&c| c > 3) || get("YUV Enable")? != 0 {
+                return Err(config(rva, "render target swizzle not simulated"));
             }
-            let clear = get("Clear.Color 0")? as u32;
+            let clear = format.unpack_clear(get("Clear.Color 0")? as u32);
+            let msaa = Msaa::from_raw(
+                get("Writeback MSAA")?,
+                get("RGB.Surface Stride")?,
+                samples,
+                true,
+            )
+            .ok_or_else(|| config(rva, "render target MSAA mode not simulated"))?;
+            if srgb && msaa == Msaa::Average {
+                return Err(config(rva, "resolving an sRGB target is not simulated"));
+            }
             fb.rts.push(RenderTarget {
-                bytes,
+                format,
+                writeback,
+                swizzle,
                 write: get("Write Enable")? != 0,
                 block: Block::from_raw(get("Writeback Block Format")?)
                     .ok_or_else(|| config(rva, "render target block format not simulated"))?,
                 base: get("RGB.Base")?,
                 row_stride: get("RGB.Row Stride")?,
-                msaa: Msaa::from_raw(
-                    get("Writeback MSAA")?,
-                    get("RGB.Surface Stride")?,
-                    samples,
-                    true,
-                )
-                .ok_or_else(|| config(rva, "render target MSAA mode not simulated"))?,
-                clear: clear.to_le_bytes(),
+                msaa,
+                clear,
             });
         }
         Ok(fb)
@@ -445,8 +609,10 @@ pub struct TileBuffer {
     /// Samples per pixel: every vector below holds pixel i's sample s at
     /// `i * samples + s` ([`TileBuffer::sample`]).
     pub samples: u32,
-    /// Per render target, per sample: R8G8B8A8 bytes.
-    pub colour: Vec<Vec<[u8; 4]>>,
+    /// Per render target, per sample: the channels' codes.
+    pub colour: Vec<Vec<[u32; 4]>>,
+    /// Per render target: what the codes mean.
+    pub formats: Vec<UnormFormat>,
     pub depth: Vec<f32>,
     pub stencil: Vec<u8>,
 }
@@ -460,6 +626,7 @@ impl TileBuffer {
             height: fb.height,
             samples: fb.samples,
             colour: fb.rts.iter().map(|rt| vec![rt.clear; n]).collect(),
+            formats: fb.rts.iter().map(|rt| rt.format).collect(),
             depth: vec![super::fragment::quantize_depth(fb.z_clear, fb.z_internal); n],
             stencil: vec![fb.s_clear; n],
         }
@@ -491,12 +658,14 @@ impl TileBuffer {
                     let mut sum = [0u32; 4];
                     for s in range.clone() {
                         for (acc, v) in sum.iter_mut().zip(colour[self.sample(i, s)]) {
-                            *acc += u32::from(v);
+                            *acc += v;
                         }
                     }
-                    let pixel = sum.map(|v| ((v + n / 2) / n) as u8);
-                    let off = rt.block.offset(x, y, rt.row_stride, rt.bytes);
-                    mmu.write(rt.base + surface + off, &pixel[..rt.bytes as usize])?;
+                    let pixel = sum.map(|v| (v + n / 2) / n);
+                    let memory = rt.swizzle.map(|c| pixel[c]);
+                    let bytes = rt.writeback.bytes();
+                    let off = rt.block.offset(x, y, rt.row_stride, bytes);
+                    mmu.write(rt.base + surface + off, &rt.writeback.pack(memory))?;
                 }
             }
         }
@@ -639,10 +808,17 @@ pub enum BlendMode {
     },
 }
 
-/// Blends `src` (floats as the shader wrote them) into `dst` (R8G8B8A8).
-pub fn blend_rgba8(mode: &BlendMode, src: [f32; 4], dst: [u8; 4]) -> [u8; 4] {
+/// Blends `src` (floats as the shader wrote them) into `dst` (codes of
+/// `format`): sources clamped for a UNORM target, the destination decoded
+/// (sRGB linearized), the equation in f32, the result encoded.
+pub fn blend_unorm(
+    mode: &BlendMode,
+    src: [f32; 4],
+    dst: [u32; 4],
+    format: UnormFormat,
+) -> [u32; 4] {
     match mode {
-        BlendMode::Opaque => src.map(to_unorm8),
+        BlendMode::Opaque => format.encode(src),
         BlendMode::FixedFunction {
             rgb,
             alpha,
@@ -663,21 +839,36 @@ pub fn blend_rgba8(mode: &BlendMode, src: [f32; 4], dst: [u8; 4]) -> [u8; 4] {
                 return dst;
             }
             if *alpha_one_store && s[3] == 1.0 {
-                return s.map(to_unorm8);
+                return format.encode(s);
             }
-            let d = dst.map(unorm8);
-            let k = f32::from(*constant >> 8) / 255.0;
-            let mut out = dst;
+            let d = format.decode(dst);
+            // `Constant`: a UNORM of the widest channel's size in the top
+            // bits (Mesa's `pan_pack_blend_constant` takes channel 0's).
+            let k_bits = format.bits[0];
+            let k = f32::from(*constant >> (16 - k_bits)) / ((1u32 << k_bits) - 1) as f32;
+            let mut out = d;
             for ch in 0..4 {
                 if mask & (1 << ch) == 0 {
                     continue;
                 }
                 let f = if ch == 3 { alpha } else { rgb };
-                out[ch] = to_unorm8(f.apply(s[ch], d[ch], s[3], d[3], k));
+                out[ch] = f.apply(s[ch], d[ch], s[3], d[3], k);
             }
-            out
+            let coded = format.encode(out);
+            std::array::from_fn(|ch| {
+                if mask & (1 << ch) != 0 {
+                    coded[ch]
+                } else {
+                    dst[ch]
+                }
+            })
         }
     }
+}
+
+/// [`blend_unorm`] for R8G8B8A8.
+pub fn blend_rgba8(mode: &BlendMode, src: [f32; 4], dst: [u8; 4]) -> [u8; 4] {
+    blend_unorm(mode, src, dst.map(u32::from), UnormFormat::RGBA8).map(|v| v as u8)
 }
 
 #[cfg(test)]

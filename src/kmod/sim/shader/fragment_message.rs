@@ -68,7 +68,9 @@ pub(super) fn atest(
 /// (the samples of the framebuffer; one blend per sample, each with its
 /// own destination): `Mode` Opaque replaces it, Fixed-Function applies the Blend
 /// descriptor's equation, constant and the Fixed-Function `Alpha Zero
-/// NOP` / `Alpha One Store` shortcuts (`framebuffer::blend_rgba8`); the
+/// NOP` / `Alpha One Store` shortcuts (`framebuffer::blend_unorm`, in the
+/// target's internal format: codes decoded, sRGB linearized, the result
+/// encoded); the conversion's `Memory Format` must match the target; the
 /// equation's `Color Mask` applies to both; a descriptor with `Enable`
 /// false writes nothing. Modes Shader and Off and other register formats fault
 /// (INSTR_INVALID_ENC). The result (the destination register, a blend
@@ -82,7 +84,7 @@ pub(super) fn blend(
 ) -> Result<u32, JobFault> {
     use crate::hw::blend::{blend_desc, blend_equation, blend_fixed_function, internal_blend};
     use crate::hw::genxml::v7::internal_conversion;
-    use crate::kmod::sim::framebuffer::{BlendFunction, BlendMode, blend_rgba8};
+    use crate::kmod::sim::framebuffer::{BlendFunction, BlendMode, blend_unorm};
     let Some(f) = core.frag.as_mut() else {
         return Err(not_fragment(cc, "BLEND"));
     };
@@ -144,6 +146,25 @@ pub(super) fn blend(
         return Err(bad("outside the tile buffer"));
     };
     let first = f.tile.sample(i, 0);
+    let Some(&format) = f.tile.formats.get(rt) else {
+        return Err(bad("names a render target the framebuffer lacks"));
+    };
+    // The conversion's `Memory Format` must be the one Mesa pairs with the
+    // target's internal format (`panfrost_blendable_formats`: "RGBA8 TB",
+    // "RGB10 A2 TB", "R5G6B5 AU/PU"), sRGB (bit 20) as the target.
+    let memory = internal_conversion::MEMORY_FORMAT
+        .at(blend_fixed_function::CONVERSION.start)
+        .get(&internal);
+    let expected: &[u64] = match format.bits {
+        [8, 8, 8, 8] => &[237],
+        [10, 10, 10, 2] => &[238],
+        _ => &[226, 227],
+    };
+    if !expected.contains(&(memory >> 12 & 0xff)) || (memory >> 20 & 1 == 1) != format.srgb {
+        return Err(bad(
+            "conversion memory format differs from the render target's",
+        ));
+    }
     let Some(target) = f.tile.colour.get_mut(rt) else {
         return Err(bad("names a render target the framebuffer lacks"));
     };
@@ -153,7 +174,7 @@ pub(super) fn blend(
             continue;
         }
         let dst = target[first + sample];
-        let blended = blend_rgba8(&mode, colour, dst);
+        let blended = blend_unorm(&mode, colour, dst, format);
         let mut out = dst;
         for ch in 0..4 {
             if mask & (1 << ch) != 0 {
