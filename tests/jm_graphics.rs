@@ -183,8 +183,12 @@ struct Scene<'a> {
 }
 
 struct Output {
-    /// RGBA per pixel, or per sample (sample-minor) with `per_sample`.
+    /// RGBA per pixel, or per sample (sample-minor) with `per_sample`: the
+    /// leading bytes of each pixel in memory (8-bit formats).
     color: Vec<u8>,
+    /// The same pixels' channel codes as the Vulkan format defines its
+    /// layout (`format_codes`); channels the format lacks read 0.
+    codes: Vec<[u32; 4]>,
     /// Per sample (sample-minor).
     depth: Option<Vec<f32>>,
     /// Per sample (sample-minor).
@@ -358,12 +362,7 @@ fn try_render_on(
             block: BlockFormat::TiledUInterleaved,
             base: color_buf.va,
             row_stride: 1024 * scene.format.memory_bytes_per_pixel(),
-            clear: Some(
-                [unorm8(CLEAR[0])
-                    | unorm8(CLEAR[1]) << 8
-                    | unorm8(CLEAR[2]) << 16
-                    | unorm8(CLEAR[3]) << 24; 4],
-            ),
+            clear: Some(scene.format.clear_words(CLEAR)),
         }];
         let zs = ZsOptions {
             stencil: scene.stencil_clear.map(|clear| StencilTarget {
@@ -410,6 +409,7 @@ fn try_render_on(
     let bpp = scene.format.memory_bytes_per_pixel();
     let surface = u64::from(4096 * bpp);
     let mut color = vec![0u8; (4 * SIZE * SIZE * colour_samples) as usize];
+    let mut codes = vec![[0u32; 4]; (SIZE * SIZE * colour_samples) as usize];
     for s in 0..colour_samples {
         let raw = gpu.read(
             color_buf.va + u64::from(s) * surface,
@@ -420,6 +420,7 @@ fn try_render_on(
                 let o = u_interleaved_offset(x, y, u64::from(1024 * bpp), u64::from(bpp)) as usize;
                 let i = 4 * ((y * SIZE + x) * colour_samples + s) as usize;
                 color[i..i + bpp as usize].copy_from_slice(&raw[o..o + bpp as usize]);
+                codes[i / 4] = format_codes(scene.format, &raw[o..o + bpp as usize]);
             }
         }
     }
@@ -470,11 +471,31 @@ fn try_render_on(
         .collect();
     Ok(Output {
         color,
+        codes,
         depth,
         stencil,
         occlusion,
         jobs,
     })
+}
+
+/// A pixel's channel codes from its bytes in memory, by the Vulkan
+/// format's definition ("Formats": `VK_FORMAT_R5G6B5_UNORM_PACK16` has R in
+/// bits 11..15, G in 5..10, B in 0..4; `VK_FORMAT_A2B10G10R10_UNORM_PACK32`
+/// R in 0..9, G in 10..19, B in 20..29, A in 30..31; the 8-bit formats one
+/// byte per component in order).
+fn format_codes(format: ColorFormat, bytes: &[u8]) -> [u32; 4] {
+    match format {
+        ColorFormat::R5g6b5UnormPack16 => {
+            let v = u32::from(u16::from_le_bytes([bytes[0], bytes[1]]));
+            [v >> 11, (v >> 5) & 63, v & 31, 0]
+        }
+        ColorFormat::A2b10g10r10UnormPack32 => {
+            let v = u32::from_le_bytes(bytes.try_into().unwrap());
+            [v & 1023, (v >> 10) & 1023, (v >> 20) & 1023, v >> 30]
+        }
+        _ => std::array::from_fn(|c| bytes.get(c).map_or(0, |&b| u32::from(b))),
+    }
 }
 
 fn render(scene: &Scene<'_>) -> Rendered {
@@ -506,7 +527,8 @@ fn reference_counted(scene: &Scene<'_>) -> (ops::Target, Vec<bool>, Vec<u64>) {
     let mut passed = Vec::new();
     let clear = CLEAR.map(f64::from);
     // The attachment is RGBA8 UNORM: blends read the stored 8-bit values.
-    let mut target = ops::Target::new(SIZE, SIZE, scene.samples, clear, 1.0).with_unorm_bits(8);
+    let mut target = ops::Target::new(SIZE, SIZE, scene.samples, clear, 1.0)
+        .with_unorm_format(scene.format.channel_bits(), scene.format.srgb());
     if let Some(s) = scene.stencil_clear {
         target.stencil.fill(s);
     }
@@ -2928,7 +2950,9 @@ fn msaa_4x_depth_tested_scene_matches_the_reference_rasterizer() {
 /// 0, 2, 3, 8, 16 samples; a per-sample surface needs a multisampled
 /// framebuffer; stored multisampled depth or stencil needs a sample stride
 /// (a resolved Z/S writeback is not documented); sample surfaces must not
-/// overlap and must be 64-byte aligned. The same framebuffers with good
+/// overlap and must be 64-byte aligned; an sRGB target is not resolved
+/// (the hardware's average of encoded values is undocumented). The same
+/// framebuffers with good
 /// values encode.
 #[test]
 fn bad_sample_counts_and_msaa_surfaces_are_errors() {
@@ -2975,6 +2999,10 @@ fn bad_sample_counts_and_msaa_surfaces_are_errors() {
             ..colour
         }]));
         let two: &'static [ColorTarget] = Box::leak(Box::new([colour, colour]));
+        let srgb: &'static [ColorTarget] = Box::leak(Box::new([ColorTarget {
+            format: ColorFormat::Rgba8Srgb,
+            ..colour
+        }]));
         for samples in [0, 2, 3, 8, 16] {
             assert!(
                 write_framebuffer(pool, arch, &fb(colours, None, samples)).is_err(),
@@ -2998,6 +3026,8 @@ fn bad_sample_counts_and_msaa_surfaces_are_errors() {
             ("misaligned sample surfaces", fb(misaligned, None, 4)),
             // Two RGBA8 targets at 4x need 8 KiB of tile buffer per tile.
             ("too much tile buffer", fb(two, None, 4)),
+            // Averaging sRGB-encoded samples is not what Vulkan asks.
+            ("a resolved sRGB target", fb(srgb, None, 4)),
         ] {
             assert!(write_framebuffer(pool, arch, &f).is_err(), "{what}");
         }
@@ -3088,4 +3118,81 @@ fn msaa_4x_stencil_depth_bias_and_occlusion_scenes_match_the_reference() {
         "{counted} samples counted, {stencil_changed} stencil samples changed, {partial} pixels with differing stencil samples"
     );
     assert!(counted > 8000 && stencil_changed > 4000 && partial > 500);
+}
+
+/// More colour formats (`VK_FORMAT_R8G8B8A8_SRGB`,
+/// `VK_FORMAT_R5G6B5_UNORM_PACK16`, `VK_FORMAT_A2B10G10R10_UNORM_PACK32`):
+/// random blended scenes as above (blend constants on the format's
+/// constant grid, k / (2^b − 1), since the unit holds the constant at that
+/// precision), on the G52 and a v6 G72, read back by the Vulkan format's
+/// layout and compared with the reference, which stores each channel at
+/// the format's size and blends sRGB destinations linearized: every
+/// channel code exactly for the UNORM formats; within 1 code for sRGB (the
+/// simulator's f32 sRGB conversions against the reference's f64 may round
+/// a value near a code boundary the other way; Vulkan allows sRGB
+/// conversions that inexact).
+#[test]
+fn more_colour_formats_blend_like_the_vulkan_rules() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x5e6b_1010_2a2b_0565);
+    let mut compared = 0usize;
+    let mut off_by_one = 0usize;
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let (vs, fs) = flat_rgba_shaders(arch);
+        for format in [
+            ColorFormat::Rgba8Srgb,
+            ColorFormat::R5g6b5UnormPack16,
+            ColorFormat::A2b10g10r10UnormPack32,
+        ] {
+            let kmax = ((1u32 << format.constant_bits()) - 1) as f32;
+            for _ in 0..3 {
+                let mut scene = random_blend_scene(&vs, &fs, &mut rng);
+                scene.format = format;
+                for d in &mut scene.draws {
+                    if let Blend::Equation(eq) = &mut d.blend {
+                        eq.constants = eq.constants.map(|k| (k * kmax).round() / kmax);
+                    }
+                }
+                let mut gpu = SimGpu::new(model);
+                let out = try_render_on(&mut gpu, &scene, |_| {})
+                    .unwrap_or_else(|e| panic!("{format:?}: the chains must complete: {e}"));
+                let (want, on_edge) = reference(&scene);
+                let bits = format.channel_bits();
+                let lsb = u32::from(format.srgb());
+                let mut bad = Vec::new();
+                for (i, got) in out.codes.iter().enumerate() {
+                    if on_edge[i] {
+                        continue;
+                    }
+                    let w: [u32; 4] = std::array::from_fn(|c| {
+                        (want.color[i][c] * f64::from((1u32 << bits[c]) - 1)).round() as u32
+                    });
+                    for c in 0..4 {
+                        if bits[c] == 0 {
+                            continue;
+                        }
+                        compared += 1;
+                        let d = got[c].abs_diff(w[c]);
+                        off_by_one += usize::from(d == 1);
+                        if d > lsb {
+                            bad.push(format!(
+                                "{format:?} ({}, {}): got {got:?}, want {w:?}",
+                                i as u32 % SIZE,
+                                i as u32 / SIZE
+                            ));
+                            break;
+                        }
+                    }
+                }
+                assert!(
+                    bad.is_empty(),
+                    "{} differ: {:?}",
+                    bad.len(),
+                    &bad[..bad.len().min(6)]
+                );
+            }
+        }
+    }
+    eprintln!("{compared} channels compared, {off_by_one} one code apart (sRGB only)");
+    assert!(compared > 100_000, "{compared}");
 }

@@ -74,16 +74,28 @@ impl BlockFormat {
     }
 }
 
-/// Colour formats a render target can be written back in.
+/// Colour formats a render target can be written back in: UNORM formats
+/// the fixed-function blend unit handles (Mesa's
+/// `panfrost_blendable_formats`, `src/panfrost/lib/pan_format.c`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColorFormat {
     /// `VK_FORMAT_R8G8B8A8_UNORM`: internal R8G8B8A8, written back R8G8B8A8.
     Rgba8Unorm,
-    /// `VK_FORMAT_R8_UNORM`: internal R8G8B8A8, written back R8 (Mesa's
-    /// `panfrost_blendable_formats`, `src/panfrost/lib/pan_format.c`).
+    /// `VK_FORMAT_R8_UNORM`: internal R8G8B8A8, written back R8.
     R8Unorm,
     /// `VK_FORMAT_R8G8_UNORM`: internal R8G8B8A8, written back R8G8.
     Rg8Unorm,
+    /// `VK_FORMAT_R8G8B8A8_SRGB`: internal R8G8B8A8 holding sRGB-encoded
+    /// RGB (the render target's and the blend conversion's `sRGB` bits),
+    /// written back R8G8B8A8.
+    Rgba8Srgb,
+    /// `VK_FORMAT_R5G6B5_UNORM_PACK16` (R in bits 11–15, B in 0–4): internal
+    /// R5G6B5A0, written back R5G6B5 with the swizzle B, G, R (Mesa's
+    /// `PIPE_FORMAT_B5G6R5_UNORM`, the inverse of its format swizzle).
+    R5g6b5UnormPack16,
+    /// `VK_FORMAT_A2B10G10R10_UNORM_PACK32` (R in bits 0–9): internal and
+    /// writeback R10G10B10A2.
+    A2b10g10r10UnormPack32,
 }
 
 impl ColorFormat {
@@ -94,31 +106,124 @@ impl ColorFormat {
 
     /// Bytes per pixel in memory (the writeback format).
     pub const fn memory_bytes_per_pixel(self) -> u32 {
-        self.components()
+        match self {
+            ColorFormat::R8Unorm => 1,
+            ColorFormat::Rg8Unorm | ColorFormat::R5g6b5UnormPack16 => 2,
+            _ => 4,
+        }
     }
 
-    /// Components of the format (R, RG or RGBA); a format without alpha
-    /// reads its destination alpha as 1 when blending.
+    /// Components of the format (R, RG, RGB or RGBA); a format without
+    /// alpha reads its destination alpha as 1 when blending.
     pub const fn components(self) -> u32 {
         match self {
-            ColorFormat::Rgba8Unorm => 4,
             ColorFormat::R8Unorm => 1,
             ColorFormat::Rg8Unorm => 2,
+            ColorFormat::R5g6b5UnormPack16 => 3,
+            _ => 4,
+        }
+    }
+
+    /// Bits of each RGBA channel in the tile buffer (0: absent).
+    pub const fn channel_bits(self) -> [u32; 4] {
+        match self {
+            ColorFormat::R5g6b5UnormPack16 => [5, 6, 5, 0],
+            ColorFormat::A2b10g10r10UnormPack32 => [10, 10, 10, 2],
+            _ => [8; 4],
+        }
+    }
+
+    /// Whether RGB is sRGB-encoded.
+    pub const fn srgb(self) -> bool {
+        matches!(self, ColorFormat::Rgba8Srgb)
+    }
+
+    /// Bits of the blend constant (Mesa's `pan_pack_blend_constant`: the
+    /// size of the format's channel 0).
+    pub const fn constant_bits(self) -> u32 {
+        match self {
+            ColorFormat::R5g6b5UnormPack16 => 5,
+            ColorFormat::A2b10g10r10UnormPack32 => 10,
+            _ => 8,
+        }
+    }
+
+    /// The genxml pixel-format name of the blend unit's conversion (Mesa's
+    /// `MALI_BLEND_AU_*`: dithered, as our render targets enable
+    /// dithering; "TB" has one form).
+    pub const fn blend_memory_format(self) -> &'static str {
+        match self {
+            ColorFormat::R5g6b5UnormPack16 => "R5G6B5 AU",
+            ColorFormat::A2b10g10r10UnormPack32 => "RGB10 A2 TB",
+            _ => "RGBA8 TB",
         }
     }
 
     /// (`Internal Format`, `Writeback Format`, `Swizzle`) raw values.
     fn raw(self) -> (u64, u64, u64) {
-        // genxml "Color Buffer Internal Format" R8G8B8A8 = 1, "Color
-        // Format" R8 = 16, R8G8 = 17, R8G8B8A8 = 19 (v6.xml/v7.xml);
-        // swizzle RGBA = R | G << 3 | B << 6 | A << 9 (the writeback keeps
-        // the leading channels).
-        let writeback = match self {
-            ColorFormat::Rgba8Unorm => 19,
-            ColorFormat::R8Unorm => 16,
-            ColorFormat::Rg8Unorm => 17,
+        // genxml "Color Buffer Internal Format" R8G8B8A8 = 1, R10G10B10A2
+        // = 2, R5G6B5A0 = 5; "Color Format" R8 = 16, R8G8 = 17, R8G8B8A8
+        // = 19, R5G6B5 = 21, R10G10B10A2 = 24 (v6.xml/v7.xml); swizzle:
+        // memory channel i from tile channel (3 bits each, R = 0 … A = 3),
+        // identity 0o3210 (the writeback keeps the leading channels).
+        match self {
+            ColorFormat::Rgba8Unorm | ColorFormat::Rgba8Srgb => (1, 19, 0o3210),
+            ColorFormat::R8Unorm => (1, 16, 0o3210),
+            ColorFormat::Rg8Unorm => (1, 17, 0o3210),
+            ColorFormat::R5g6b5UnormPack16 => (5, 21, 0o3012),
+            ColorFormat::A2b10g10r10UnormPack32 => (2, 24, 0o3210),
+        }
+    }
+
+    /// The `Clear` words for the clear colour `rgba` (floats, linear):
+    /// converted to the channels' UNORM codes (sRGB-encoded for an sRGB
+    /// format, as Mesa's `pan_pack_color` does; round to nearest) and
+    /// packed as the tile buffer holds the internal format (Mesa's
+    /// `src/panfrost/lib/pan_lower_framebuffer.c`: channels of up to 8
+    /// bits in the top bits of a byte each; R10G10B10A2 as the top 8 bits
+    /// of R, G, B in bytes 0–2 and the low 2 bits of each, then A, in
+    /// byte 3), repeated in the four words.
+    pub fn clear_words(self, rgba: [f32; 4]) -> [u32; 4] {
+        let bits = self.channel_bits();
+        let code: [u32; 4] = std::array::from_fn(|c| {
+            if bits[c] == 0 {
+                return 0;
+            }
+            let v = if rgba[c].is_nan() {
+                0.0
+            } else {
+                f64::from(rgba[c]).clamp(0.0, 1.0)
+            };
+            let v = if self.srgb() && c < 3 {
+                if v <= 0.003_130_8 {
+                    v * 12.92
+                } else {
+                    1.055 * v.powf(1.0 / 2.4) - 0.055
+                }
+            } else {
+                v
+            };
+            (v * f64::from((1u32 << bits[c]) - 1)).round() as u32
+        });
+        let word = if bits == [10, 10, 10, 2] {
+            (code[0] >> 2)
+                | (code[1] >> 2) << 8
+                | (code[2] >> 2) << 16
+                | (code[0] & 3) << 24
+                | (code[1] & 3) << 26
+                | (code[2] & 3) << 28
+                | code[3] << 30
+        } else {
+            (0..4).fold(0, |w, c| {
+                let byte = if bits[c] == 0 {
+                    0
+                } else {
+                    code[c] << (8 - bits[c])
+                };
+                w | byte << (8 * c)
+            })
         };
-        (1, writeback, 0x688)
+        [word; 4]
     }
 }
 
@@ -529,6 +634,12 @@ pub fn write_framebuffer_with(
         set(rt_layout, &mut r, "RGB.Surface Stride", stride)?;
         set(rt_layout, &mut r, "Dithering Enable", 1)?;
         set(rt_layout, &mut r, "Swizzle", swizzle)?;
+        set(rt_layout, &mut r, "sRGB", u64::from(c.format.srgb()))?;
+        if c.format.srgb() && fb.samples > 1 && c.sample_stride.is_none() {
+            return Err(JmError::Encoding(
+                "resolving an sRGB target (averaging encoded values) is not encoded",
+            ));
+        }
         set(rt_layout, &mut r, "Clean Pixel Write Enable", 1)?;
         set(rt_layout, &mut r, "RGB.Base", c.base)?;
         set(rt_layout, &mut r, "RGB.Row Stride", u64::from(c.row_stride))?;

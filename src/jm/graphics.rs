@@ -1171,13 +1171,17 @@ pub fn blend_words(arch: Arch, rt: u32, t: &ColorTargetState) -> JmResult<Vec<u3
         u64::from(b.alpha_one_store),
     )?;
     let formats = FormatArch::for_arch(arch);
-    // Every colour format has 8-bit UNORM channels and the R8G8B8A8
-    // internal format.
-    let (ColorFormat::Rgba8Unorm | ColorFormat::R8Unorm | ColorFormat::Rg8Unorm) = t.format;
-    s(&mut w, "Constant", ff::pack_constant(b.constant, 8))?;
-    let rgba8 = formats
-        .format_value("RGBA8 TB")
-        .ok_or(JmError::Encoding("no RGBA8 pixel format"))?;
+    // The constant as a UNORM of the format's constant size, the
+    // conversion to the target's internal format (Mesa's
+    // `panfrost_blendable_formats` memory formats, sRGB in bit 20).
+    s(
+        &mut w,
+        "Constant",
+        ff::pack_constant(b.constant, t.format.constant_bits()),
+    )?;
+    let pixel = formats
+        .format_value(t.format.blend_memory_format())
+        .ok_or(JmError::Encoding("no blend memory format"))?;
     let order = match arch {
         // v7: component order RGBA; v6: swizzle R, G, B, A.
         Arch::V7 => crate::hw::format::ORDER_RGBA,
@@ -1186,7 +1190,7 @@ pub fn blend_words(arch: Arch, rt: u32, t: &ColorTargetState) -> JmResult<Vec<u3
     s(
         &mut w,
         &format!("{ff}.Conversion.Memory Format"),
-        rgba8 << 12 | order,
+        pixel << 12 | order | u64::from(t.format.srgb()) << 20,
     )?;
     // genxml "Register File Format" F32.
     s(&mut w, &format!("{ff}.Conversion.Register Format"), 1)?;

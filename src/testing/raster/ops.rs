@@ -265,6 +265,16 @@ pub struct Target {
     /// `Some(n)`: the depth attachment is n-bit UNORM: each sample's depth
     /// is converted to it (nearest) before the test and the write.
     pub depth_bits: Option<u32>,
+    /// `Some(bits)`: the attachment's channels are UNORM of these sizes
+    /// (0: absent, stored as 0), overriding `unorm_bits`.
+    pub channel_bits: Option<[u32; 4]>,
+    /// The attachment is sRGB: `color` holds the stored (encoded) values,
+    /// blending reads R, G, B linearized and writes them encoded ("Blend
+    /// Operations": "the R, G, and B destination color values ... are
+    /// considered to be encoded for the sRGB color space and hence are
+    /// linearized prior to their use in blending", and the result is
+    /// converted back).
+    pub srgb: bool,
     /// Components the attachment's format has (1 R, 2 RG, 3 RGB, 4 RGBA):
     /// without alpha, blending reads the destination alpha as 1.
     pub components: u32,
@@ -284,6 +294,8 @@ impl Target {
             stencil: vec![0; n],
             unorm: true,
             unorm_bits: None,
+            channel_bits: None,
+            srgb: false,
             depth_bits: None,
             components: 4,
             writes: vec![0; n],
@@ -298,8 +310,49 @@ impl Target {
         self
     }
 
-    /// What the attachment holds after `c` is written to it.
+    /// The target as a UNORM attachment of per-channel `bits` (0: absent),
+    /// sRGB-encoded with `srgb` (see `channel_bits`, `srgb`); the clear
+    /// colour is taken as linear and stored.
+    pub fn with_unorm_format(mut self, bits: [u32; 4], srgb: bool) -> Target {
+        self.channel_bits = Some(bits);
+        self.srgb = srgb;
+        let color = self.color.iter().map(|&c| self.store(c)).collect();
+        self.color = color;
+        self
+    }
+
+    /// The value blending reads from a stored colour (RGB linearized for
+    /// an sRGB attachment).
+    pub fn decode(&self, c: [f64; 4]) -> [f64; 4] {
+        if !self.srgb {
+            return c;
+        }
+        std::array::from_fn(|i| if i < 3 { srgb_to_linear(c[i]) } else { c[i] })
+    }
+
+    /// What the attachment holds after `c` is written to it ("Conversion
+    /// from Floating-Point to Normalized Fixed-Point", round to nearest;
+    /// RGB sRGB-encoded first for an sRGB attachment).
     pub fn store(&self, c: [f64; 4]) -> [f64; 4] {
+        if let Some(bits) = self.channel_bits {
+            return std::array::from_fn(|i| {
+                if bits[i] == 0 {
+                    return 0.0;
+                }
+                let x = if c[i].is_nan() {
+                    0.0
+                } else {
+                    c[i].clamp(0.0, 1.0)
+                };
+                let x = if self.srgb && i < 3 {
+                    linear_to_srgb(x)
+                } else {
+                    x
+                };
+                let max = f64::from((1u32 << bits[i]) - 1);
+                (x * max).round() / max
+            });
+        }
         match self.unorm_bits {
             None => c,
             Some(b) => {
@@ -336,6 +389,26 @@ impl Target {
                 })
             })
             .collect()
+    }
+}
+
+/// The sRGB EOTF (Khronos Data Format Specification, "sRGB transfer
+/// functions", which the Vulkan spec's sRGB formats refer to): an encoded
+/// value in [0, 1] → linear.
+pub fn srgb_to_linear(c: f64) -> f64 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// The inverse EOTF: linear → sRGB-encoded.
+pub fn linear_to_srgb(l: f64) -> f64 {
+    if l <= 0.003_130_8 {
+        l * 12.92
+    } else {
+        1.055 * l.powf(1.0 / 2.4) - 0.055
     }
 }
 
@@ -550,7 +623,7 @@ pub fn shade_fragments_zs(
                 target.depth[i] = z;
             }
             passed += 1;
-            let mut dst = target.color[i];
+            let mut dst = target.decode(target.color[i]);
             if target.components < 4 {
                 dst[3] = 1.0;
             }
