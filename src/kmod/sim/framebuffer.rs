@@ -246,6 +246,18 @@ pub fn linear_to_srgb(l: f32) -> f32 {
     }
 }
 
+/// What a render target's tile buffer holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TileFormat {
+    /// UNORM channel codes.
+    Unorm(UnormFormat),
+    /// `Internal Format` RAW32/RAW64/RAW128: the pixel's bytes in its
+    /// memory format, as the blend unit's conversion wrote them, in
+    /// `words` 32-bit words (Mesa's `pan_rt_init_format` for formats the
+    /// blend unit cannot blend: float and integer formats).
+    Raw { words: u32 },
+}
+
 /// How a render target's pixels are packed in memory (`Writeback Format`):
 /// memory channel i holds tile channel `swizzle[i]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,6 +270,8 @@ pub enum Writeback {
     R5G6B5,
     /// R10G10B10A2: a 32-bit word, channels at bits 0, 10, 20, 30.
     R10G10B10A2,
+    /// RAW32/RAW64/RAW128: the tile buffer's words as they are.
+    Raw(u32),
 }
 
 impl Writeback {
@@ -266,6 +280,7 @@ impl Writeback {
             Writeback::Bytes(n) => n,
             Writeback::R5G6B5 => 2,
             Writeback::R10G10B10A2 => 4,
+            Writeback::Raw(words) => 4 * u64::from(words),
         }
     }
 
@@ -278,14 +293,18 @@ impl Writeback {
             Writeback::R10G10B10A2 => (m[0] | m[1] << 10 | m[2] << 20 | m[3] << 30)
                 .to_le_bytes()
                 .to_vec(),
+            Writeback::Raw(words) => m[..words as usize]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect(),
         }
     }
 }
 
-/// One colour render target: UNORM internal formats only.
+/// One colour render target.
 #[derive(Clone, Debug)]
 pub struct RenderTarget {
-    pub format: UnormFormat,
+    pub format: TileFormat,
     pub writeback: Writeback,
     /// `Swizzle`: memory channel i holds tile channel `swizzle[i]`.
     pub swizzle: [usize; 4],
@@ -553,25 +572,49 @@ impl Framebuffer {
             // R10G10B10A2 (2) → R10G10B10A2 (24) (Mesa's
             // `panfrost_blendable_formats`). Swizzle: 3-bit fields, R=0,
             // G=1, B=2, A=3 (identity 0o3210).
+            // RAW32 (34) / RAW64 (35) / RAW128 (36) → writeback RAW32 (3),
+            // RAW64 (5), RAW128 (7), identity swizzle, no sRGB.
             let internal = get("Internal Format")?;
             let srgb = get("sRGB")? != 0;
-            let format = UnormFormat::from_internal(internal, srgb)
-                .ok_or_else(|| config(rva, "render target internal format not simulated"))?;
+            let format = match (internal, srgb) {
+                (34, false) => TileFormat::Raw { words: 1 },
+                (35, false) => TileFormat::Raw { words: 2 },
+                (36, false) => TileFormat::Raw { words: 4 },
+                _ => TileFormat::Unorm(
+                    UnormFormat::from_internal(internal, srgb).ok_or_else(|| {
+                        config(rva, "render target internal format not simulated")
+                    })?,
+                ),
+            };
             let writeback = match (get("Writeback Format")?, internal) {
                 (16, 1) => Writeback::Bytes(1),
                 (17, 1) => Writeback::Bytes(2),
                 (19, 1) => Writeback::Bytes(4),
                 (21, 5) => Writeback::R5G6B5,
                 (24, 2) => Writeback::R10G10B10A2,
+                (3, 34) => Writeback::Raw(1),
+                (5, 35) => Writeback::Raw(2),
+                (7, 36) => Writeback::Raw(4),
                 _ => return Err(config(rva, "render target format not simulated")),
             };
             let raw_swizzle = get("Swizzle")?;
             let swizzle: [usize; 4] =
                 std::array::from_fn(|i| (raw_swizzle >> (3 * i) & 7) as usize);
-            if swizzle.iter().any(|&c| c > 3) || get("YUV Enable")? != 0 {
+            if swizzle.iter().any(|&c| c > 3)
+                || get("YUV Enable")? != 0
+                || (matches!(format, TileFormat::Raw { .. }) && raw_swizzle != 0o3210)
+            {
                 return Err(config(rva, "render target swizzle not simulated"));
             }
-            let clear = format.unpack_clear(get("Clear.Color 0")? as u32);
+            let clear = match format {
+                TileFormat::Unorm(f) => f.unpack_clear(get("Clear.Color 0")? as u32),
+                TileFormat::Raw { .. } => [
+                    get("Clear.Color 0")? as u32,
+                    get("Clear.Color 1")? as u32,
+                    get("Clear.Color 2")? as u32,
+                    get("Clear.Color 3")? as u32,
+                ],
+            };
             let msaa = Msaa::from_raw(
                 get("Writeback MSAA")?,
                 get("RGB.Surface Stride")?,
@@ -579,8 +622,11 @@ impl Framebuffer {
                 true,
             )
             .ok_or_else(|| config(rva, "render target MSAA mode not simulated"))?;
-            if srgb && msaa == Msaa::Average {
-                return Err(config(rva, "resolving an sRGB target is not simulated"));
+            if (srgb || matches!(format, TileFormat::Raw { .. })) && msaa == Msaa::Average {
+                return Err(config(
+                    rva,
+                    "resolving an sRGB, float or integer target is not simulated",
+                ));
             }
             fb.rts.push(RenderTarget {
                 format,
@@ -611,8 +657,8 @@ pub struct TileBuffer {
     pub samples: u32,
     /// Per render target, per sample: the channels' codes.
     pub colour: Vec<Vec<[u32; 4]>>,
-    /// Per render target: what the codes mean.
-    pub formats: Vec<UnormFormat>,
+    /// Per render target: what the words mean.
+    pub formats: Vec<TileFormat>,
     pub depth: Vec<f32>,
     pub stencil: Vec<u8>,
 }

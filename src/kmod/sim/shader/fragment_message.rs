@@ -84,7 +84,8 @@ pub(super) fn blend(
 ) -> Result<u32, JobFault> {
     use crate::hw::blend::{blend_desc, blend_equation, blend_fixed_function, internal_blend};
     use crate::hw::genxml::v7::internal_conversion;
-    use crate::kmod::sim::framebuffer::{BlendFunction, BlendMode, blend_unorm};
+    use crate::kmod::sim::framebuffer::{BlendFunction, BlendMode, TileFormat, blend_unorm};
+    let arch = core.arch;
     let Some(f) = core.frag.as_mut() else {
         return Err(not_fragment(cc, "BLEND"));
     };
@@ -102,13 +103,20 @@ pub(super) fn blend(
     let Some(desc) = f.blend.get(rt).copied() else {
         return Err(bad("names a render target the framebuffer lacks"));
     };
+    // The colour as f32 (register formats F32, F16), or the integers
+    // (I32, U32) as they are.
     let mut colour = [0.0, 0.0, 0.0, 1.0];
+    let mut ints = [0u32; 4];
     for (i, c) in colour.iter_mut().enumerate().take(comps.min(4)) {
         *c = match regfmt {
             1 => f32::from_bits(staging_read(lane, cc, i)),
             0 => {
                 let w = staging_read(lane, cc, i / 2);
                 super::exec::f16_to_f32((w >> (16 * (i % 2))) as u16)
+            }
+            2 | 3 => {
+                ints[i] = staging_read(lane, cc, i);
+                0.0
             }
             _ => return Err(bad("register format not simulated")),
         };
@@ -146,27 +154,50 @@ pub(super) fn blend(
         return Err(bad("outside the tile buffer"));
     };
     let first = f.tile.sample(i, 0);
-    let Some(&format) = f.tile.formats.get(rt) else {
+    let Some(&tile_format) = f.tile.formats.get(rt) else {
         return Err(bad("names a render target the framebuffer lacks"));
     };
-    // The conversion's `Memory Format` must be the one Mesa pairs with the
-    // target's internal format (`panfrost_blendable_formats`: "RGBA8 TB",
-    // "RGB10 A2 TB", "R5G6B5 AU/PU"), sRGB (bit 20) as the target.
     let memory = internal_conversion::MEMORY_FORMAT
         .at(blend_fixed_function::CONVERSION.start)
         .get(&internal);
-    let expected: &[u64] = match format.bits {
-        [8, 8, 8, 8] => &[237],
-        [10, 10, 10, 2] => &[238],
-        _ => &[226, 227],
-    };
-    if !expected.contains(&(memory >> 12 & 0xff)) || (memory >> 20 & 1 == 1) != format.srgb {
-        return Err(bad(
-            "conversion memory format differs from the render target's",
-        ));
-    }
     let Some(target) = f.tile.colour.get_mut(rt) else {
         return Err(bad("names a render target the framebuffer lacks"));
+    };
+    let format = match tile_format {
+        TileFormat::Unorm(format) => {
+            // The conversion's `Memory Format` must be the one Mesa pairs
+            // with the target's internal format
+            // (`panfrost_blendable_formats`: "RGBA8 TB", "RGB10 A2 TB",
+            // "R5G6B5 AU/PU"), sRGB (bit 20) as the target.
+            let expected: &[u64] = match format.bits {
+                [8, 8, 8, 8] => &[237],
+                [10, 10, 10, 2] => &[238],
+                _ => &[226, 227],
+            };
+            if !expected.contains(&(memory >> 12 & 0xff))
+                || (memory >> 20 & 1 == 1) != format.srgb
+                || regfmt > 1
+            {
+                return Err(bad("conversion differs from the render target's format"));
+            }
+            format
+        }
+        TileFormat::Raw { words } => {
+            // RAW targets: Opaque only (blending them takes a blend
+            // shader), the colour converted to the conversion's memory
+            // format and stored as its bytes.
+            if mode != BlendMode::Opaque || mask & 15 != 15 {
+                return Err(bad("blending a RAW (float/integer) target"));
+            }
+            let raw = raw_pixel(arch, memory, regfmt, colour, ints, words)
+                .ok_or_else(|| bad("conversion to a RAW target not simulated"))?;
+            for sample in 0..samples as usize {
+                if covered & (1 << sample) != 0 {
+                    target[first + sample] = raw;
+                }
+            }
+            return Ok(0);
+        }
     };
     // Each covered sample blends with its own destination.
     for sample in 0..samples as usize {
@@ -184,6 +215,41 @@ pub(super) fn blend(
         target[first + sample] = out;
     }
     Ok(0)
+}
+
+/// The words a RAW render target holds for a colour (`colour` from F32/F16
+/// registers, `ints` from I32/U32 ones): the conversion's memory format
+/// RGBA16F (f32 → binary16, round to nearest even), RGBA32F / R32F (the
+/// f32 bits), R32UI / R32I / RGBA32UI / RGBA32I (the 32-bit integers as
+/// they are, from I32/U32 registers only); `None` for anything else or a
+/// size other than the target's `words`.
+fn raw_pixel(
+    arch: crate::hw::Arch,
+    memory: u64,
+    regfmt: u64,
+    colour: [f32; 4],
+    ints: [u32; 4],
+    words: u32,
+) -> Option<[u32; 4]> {
+    let formats = crate::hw::layouts(arch).formats;
+    let value = memory >> 12 & 0xff;
+    let is = |name: &str| formats.format_value(name) == Some(value);
+    let float = matches!(regfmt, 0 | 1);
+    let (out, n) = if is("RGBA16F") && float {
+        let h = colour.map(|v| u32::from(f32_to_f16(v, false)));
+        ([h[0] | h[1] << 16, h[2] | h[3] << 16, 0, 0], 2)
+    } else if is("RGBA32F") && float {
+        (colour.map(f32::to_bits), 4)
+    } else if is("R32F") && float {
+        ([colour[0].to_bits(), 0, 0, 0], 1)
+    } else if (is("R32UI") || is("R32I")) && !float {
+        ([ints[0], 0, 0, 0], 1)
+    } else if (is("RGBA32UI") || is("RGBA32I")) && !float {
+        (ints, 4)
+    } else {
+        return None;
+    };
+    (n == words).then_some(out)
 }
 
 /// LD_VAR, LD_VAR_IMM (smooth) and LD_VAR_FLAT(_IMM) (fragment jobs):
