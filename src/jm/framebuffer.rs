@@ -96,12 +96,55 @@ pub enum ColorFormat {
     /// `VK_FORMAT_A2B10G10R10_UNORM_PACK32` (R in bits 0–9): internal and
     /// writeback R10G10B10A2.
     A2b10g10r10UnormPack32,
+    /// `VK_FORMAT_R16G16B16A16_SFLOAT`, and the formats below: not
+    /// blendable by the fixed-function unit, so (Mesa's
+    /// `pan_rt_init_format`) internal and writeback RAW of the pixel's size
+    /// (RAW64 here, RAW128 for 128-bit, RAW32 for 32-bit pixels), the blend
+    /// unit's conversion writing the pixel in its memory format; stored
+    /// without blending (Opaque) only.
+    Rgba16Sfloat,
+    /// `VK_FORMAT_R32G32B32A32_SFLOAT` (RAW128).
+    Rgba32Sfloat,
+    /// `VK_FORMAT_R32_UINT` (RAW32).
+    R32Uint,
+    /// `VK_FORMAT_R32_SINT` (RAW32).
+    R32Sint,
+    /// `VK_FORMAT_R32G32B32A32_UINT` (RAW128).
+    Rgba32Uint,
+    /// `VK_FORMAT_R32G32B32A32_SINT` (RAW128).
+    Rgba32Sint,
+}
+
+/// What a colour format's channels are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorKind {
+    /// Normalized fixed point: blendable, shader outputs float.
+    Unorm,
+    /// Floating point: shader outputs float, no blending.
+    Float,
+    /// Unsigned / signed integers: shader outputs uint / int, no blending.
+    Uint,
+    Sint,
 }
 
 impl ColorFormat {
+    /// What the channels are.
+    pub const fn kind(self) -> ColorKind {
+        match self {
+            ColorFormat::Rgba16Sfloat | ColorFormat::Rgba32Sfloat => ColorKind::Float,
+            ColorFormat::R32Uint | ColorFormat::Rgba32Uint => ColorKind::Uint,
+            ColorFormat::R32Sint | ColorFormat::Rgba32Sint => ColorKind::Sint,
+            _ => ColorKind::Unorm,
+        }
+    }
+
     /// Bytes per pixel in the tile buffer (the internal format).
     pub const fn bytes_per_pixel(self) -> u32 {
-        4
+        match self {
+            ColorFormat::Rgba16Sfloat => 8,
+            ColorFormat::Rgba32Sfloat | ColorFormat::Rgba32Uint | ColorFormat::Rgba32Sint => 16,
+            _ => 4,
+        }
     }
 
     /// Bytes per pixel in memory (the writeback format).
@@ -109,7 +152,7 @@ impl ColorFormat {
         match self {
             ColorFormat::R8Unorm => 1,
             ColorFormat::Rg8Unorm | ColorFormat::R5g6b5UnormPack16 => 2,
-            _ => 4,
+            _ => self.bytes_per_pixel(),
         }
     }
 
@@ -117,14 +160,15 @@ impl ColorFormat {
     /// alpha reads its destination alpha as 1 when blending.
     pub const fn components(self) -> u32 {
         match self {
-            ColorFormat::R8Unorm => 1,
+            ColorFormat::R8Unorm | ColorFormat::R32Uint | ColorFormat::R32Sint => 1,
             ColorFormat::Rg8Unorm => 2,
             ColorFormat::R5g6b5UnormPack16 => 3,
             _ => 4,
         }
     }
 
-    /// Bits of each RGBA channel in the tile buffer (0: absent).
+    /// Bits of each RGBA channel in the tile buffer (0: absent); UNORM
+    /// formats only (8 for the others, whose tile buffer holds raw pixels).
     pub const fn channel_bits(self) -> [u32; 4] {
         match self {
             ColorFormat::R5g6b5UnormPack16 => [5, 6, 5, 0],
@@ -151,10 +195,19 @@ impl ColorFormat {
     /// The genxml pixel-format name of the blend unit's conversion (Mesa's
     /// `MALI_BLEND_AU_*`: dithered, as our render targets enable
     /// dithering; "TB" has one form).
+    /// For the RAW formats, the pixel format itself (Mesa's
+    /// `panfrost_format_to_bifrost_blend` for formats that are not
+    /// blendable).
     pub const fn blend_memory_format(self) -> &'static str {
         match self {
             ColorFormat::R5g6b5UnormPack16 => "R5G6B5 AU",
             ColorFormat::A2b10g10r10UnormPack32 => "RGB10 A2 TB",
+            ColorFormat::Rgba16Sfloat => "RGBA16F",
+            ColorFormat::Rgba32Sfloat => "RGBA32F",
+            ColorFormat::R32Uint => "R32UI",
+            ColorFormat::R32Sint => "R32I",
+            ColorFormat::Rgba32Uint => "RGBA32UI",
+            ColorFormat::Rgba32Sint => "RGBA32I",
             _ => "RGBA8 TB",
         }
     }
@@ -172,6 +225,22 @@ impl ColorFormat {
             ColorFormat::Rg8Unorm => (1, 17, 0o3210),
             ColorFormat::R5g6b5UnormPack16 => (5, 21, 0o3012),
             ColorFormat::A2b10g10r10UnormPack32 => (2, 24, 0o3210),
+            // RAW32 = 34 / 3, RAW64 = 35 / 5, RAW128 = 36 / 7 (internal /
+            // writeback), the pixel's bytes as they are.
+            ColorFormat::R32Uint | ColorFormat::R32Sint => (34, 3, 0o3210),
+            ColorFormat::Rgba16Sfloat => (35, 5, 0o3210),
+            ColorFormat::Rgba32Sfloat | ColorFormat::Rgba32Uint | ColorFormat::Rgba32Sint => {
+                (36, 7, 0o3210)
+            }
+        }
+    }
+
+    /// The `Clear` words of an integer format for `VkClearColorValue`'s
+    /// `uint32`/`int32` (the pixel's words: R32 uses the first).
+    pub fn clear_words_integer(self, values: [u32; 4]) -> [u32; 4] {
+        match self.components() {
+            1 => [values[0], 0, 0, 0],
+            _ => values,
         }
     }
 
@@ -183,7 +252,21 @@ impl ColorFormat {
     /// bits in the top bits of a byte each; R10G10B10A2 as the top 8 bits
     /// of R, G, B in bytes 0–2 and the low 2 bits of each, then A, in
     /// byte 3), repeated in the four words.
+    /// Float formats: the pixel's words (binary16 rounded to nearest even,
+    /// or the f32 bits); integer formats: the values converted to integers
+    /// (exact up to 2^24: [`ColorFormat::clear_words_integer`] takes the
+    /// integers themselves).
     pub fn clear_words(self, rgba: [f32; 4]) -> [u32; 4] {
+        match self.kind() {
+            ColorKind::Unorm => {}
+            ColorKind::Float if self.bytes_per_pixel() == 8 => {
+                let h = rgba.map(|v| u32::from(half::f16::from_f32(v).to_bits()));
+                return [h[0] | h[1] << 16, h[2] | h[3] << 16, 0, 0];
+            }
+            ColorKind::Float => return rgba.map(f32::to_bits),
+            ColorKind::Uint => return self.clear_words_integer(rgba.map(|v| v as u32)),
+            ColorKind::Sint => return self.clear_words_integer(rgba.map(|v| v as i32 as u32)),
+        }
         let bits = self.channel_bits();
         let code: [u32; 4] = std::array::from_fn(|c| {
             if bits[c] == 0 {
@@ -635,9 +718,12 @@ pub fn write_framebuffer_with(
         set(rt_layout, &mut r, "Dithering Enable", 1)?;
         set(rt_layout, &mut r, "Swizzle", swizzle)?;
         set(rt_layout, &mut r, "sRGB", u64::from(c.format.srgb()))?;
-        if c.format.srgb() && fb.samples > 1 && c.sample_stride.is_none() {
+        if (c.format.srgb() || c.format.kind() != ColorKind::Unorm)
+            && fb.samples > 1
+            && c.sample_stride.is_none()
+        {
             return Err(JmError::Encoding(
-                "resolving an sRGB target (averaging encoded values) is not encoded",
+                "resolving an sRGB, float or integer target is not encoded",
             ));
         }
         set(rt_layout, &mut r, "Clean Pixel Write Enable", 1)?;

@@ -100,7 +100,7 @@ use super::blend::{self as ff, BlendEquation};
 use super::chain::JobChain;
 use super::compute::{AttributeTables, VertexJob, add_vertex_job};
 use super::error::{JmError, JmResult};
-use super::framebuffer::ColorFormat;
+use super::framebuffer::{ColorFormat, ColorKind};
 use super::pool::{GpuPool, SharedKey};
 use super::varying::{VaryingBufferKind, VaryingLayout, varying_table_words};
 use crate::compiler::bifrost::binary::{BlendRegisterFormat, ShaderBinary};
@@ -533,12 +533,17 @@ pub fn add_draw_with(
         return Err(JmError::Encoding("sample count other than 1 or 4"));
     }
     for rt in &fs.render_targets {
-        if d.targets.get(rt.index as usize).is_none() {
+        let Some(t) = d.targets.get(rt.index as usize) else {
             return Err(JmError::Encoding("fragment output without a colour target"));
-        }
-        if rt.format != BlendRegisterFormat::F32 {
+        };
+        let wanted = match t.format.kind() {
+            ColorKind::Unorm | ColorKind::Float => BlendRegisterFormat::F32,
+            ColorKind::Uint => BlendRegisterFormat::U32,
+            ColorKind::Sint => BlendRegisterFormat::S32,
+        };
+        if rt.format != wanted {
             return Err(JmError::Encoding(
-                "only float outputs to UNORM targets are encoded",
+                "the output's type does not match its colour target's format",
             ));
         }
     }
@@ -1065,7 +1070,12 @@ fn fragment_renderer_state(
     let a = pool.alloc(total, 64)?;
     a.write_words(0, &w);
     for (i, t) in d.targets.iter().enumerate() {
-        let bw = blend_words(arch, i as u32, t)?;
+        let register = fs
+            .render_targets
+            .iter()
+            .find(|r| r.index == i as u32)
+            .map_or(BlendRegisterFormat::F32, |r| r.format);
+        let bw = blend_words_with(arch, i as u32, t, register)?;
         a.write_words(rsd_bytes + 16 * i as u64, &bw);
     }
     Ok(a.gpu_va)
@@ -1090,6 +1100,33 @@ struct TargetBlend {
 /// written, else fixed function, reading the destination when the
 /// equation or a partial write mask needs it).
 fn target_blend(t: &ColorTargetState) -> JmResult<TargetBlend> {
+    if t.format.kind() != ColorKind::Unorm {
+        // Float and integer targets are RAW to the blend unit: stored as
+        // the conversion writes them, Opaque (a blend shader would do the
+        // rest: not encoded).
+        let all = (1u8 << t.format.components()) - 1;
+        let mask = t.write_mask & all;
+        if t.blend.equation().is_some() {
+            return Err(JmError::Encoding(
+                "blending a float or integer target needs a blend shader",
+            ));
+        }
+        if mask != 0 && mask != all {
+            return Err(JmError::Encoding(
+                "a partial write mask on a float or integer target needs a blend shader",
+            ));
+        }
+        return Ok(TargetBlend {
+            mode: 1,
+            enable: mask != 0,
+            load_destination: false,
+            rgb: ff::Function::REPLACE,
+            alpha: ff::Function::REPLACE,
+            constant: 0.0,
+            alpha_zero_nop: false,
+            alpha_one_store: false,
+        });
+    }
     let mask = t.write_mask & 15;
     let mut b = TargetBlend {
         mode: 2,
@@ -1124,8 +1161,19 @@ fn target_blend(t: &ColorTargetState) -> JmResult<TargetBlend> {
     Ok(b)
 }
 
-/// The Blend descriptor of colour target `rt`.
+/// The Blend descriptor of colour target `rt` written by a float output.
 pub fn blend_words(arch: Arch, rt: u32, t: &ColorTargetState) -> JmResult<Vec<u32>> {
+    blend_words_with(arch, rt, t, BlendRegisterFormat::F32)
+}
+
+/// The Blend descriptor of colour target `rt` written by an output of
+/// `register` format.
+pub fn blend_words_with(
+    arch: Arch,
+    rt: u32,
+    t: &ColorTargetState,
+    register: BlendRegisterFormat,
+) -> JmResult<Vec<u32>> {
     let layout = crate::hw::blend::blend(arch);
     let mut w = layout.defaults();
     let s = |w: &mut Vec<u32>, path: &str, v: u64| set(layout, w, path, v);
@@ -1153,7 +1201,14 @@ pub fn blend_words(arch: Arch, rt: u32, t: &ColorTargetState) -> JmResult<Vec<u3
             u64::from(f.invert_c),
         )?;
     }
-    s(&mut w, "Equation.Color Mask", u64::from(t.write_mask & 15))?;
+    // A RAW target is written whole (Opaque; `target_blend` refused a
+    // partial mask).
+    let color_mask = if t.format.kind() != ColorKind::Unorm && b.enable {
+        15
+    } else {
+        t.write_mask & 15
+    };
+    s(&mut w, "Equation.Color Mask", u64::from(color_mask))?;
     s(&mut w, "Internal.Mode", b.mode)?;
     let ff = "Internal.Fixed-Function";
     s(&mut w, &format!("{ff}.Num Comps"), 4)?;
@@ -1182,18 +1237,33 @@ pub fn blend_words(arch: Arch, rt: u32, t: &ColorTargetState) -> JmResult<Vec<u3
     let pixel = formats
         .format_value(t.format.blend_memory_format())
         .ok_or(JmError::Encoding("no blend memory format"))?;
-    let order = match arch {
-        // v7: component order RGBA; v6: swizzle R, G, B, A.
-        Arch::V7 => crate::hw::format::ORDER_RGBA,
-        Arch::V6 => crate::hw::format::v6_swizzle(0, 1, 2, 3),
+    use crate::hw::format::channel;
+    let order = match (arch, t.format.components()) {
+        // v7: component order RGBA (RGB1 for a one-channel RAW format,
+        // Mesa's R001); v6: swizzle R, G, B, A (R, 0, 0, 1).
+        (Arch::V7, 1) if t.format.kind() != ColorKind::Unorm => crate::hw::format::ORDER_RGB1,
+        (Arch::V7, _) => crate::hw::format::ORDER_RGBA,
+        (Arch::V6, 1) if t.format.kind() != ColorKind::Unorm => {
+            crate::hw::format::v6_swizzle(channel::R, channel::ZERO, channel::ZERO, channel::ONE)
+        }
+        (Arch::V6, _) => crate::hw::format::v6_swizzle(0, 1, 2, 3),
     };
     s(
         &mut w,
         &format!("{ff}.Conversion.Memory Format"),
         pixel << 12 | order | u64::from(t.format.srgb()) << 20,
     )?;
-    // genxml "Register File Format" F32.
-    s(&mut w, &format!("{ff}.Conversion.Register Format"), 1)?;
+    // genxml "Register File Format" F32 1, I32 2, U32 3.
+    let register = match register {
+        BlendRegisterFormat::F32 => 1,
+        BlendRegisterFormat::S32 => 2,
+        BlendRegisterFormat::U32 => 3,
+    };
+    s(
+        &mut w,
+        &format!("{ff}.Conversion.Register Format"),
+        register,
+    )?;
     Ok(w)
 }
 

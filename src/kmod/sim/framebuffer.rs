@@ -576,16 +576,15 @@ impl Framebuffer {
             // RAW64 (5), RAW128 (7), identity swizzle, no sRGB.
             let internal = get("Internal Format")?;
             let srgb = get("sRGB")? != 0;
-            let format = match (internal, srgb) {
-                (34, false) => TileFormat::Raw { words: 1 },
-                (35, false) => TileFormat::Raw { words: 2 },
-                (36, false) => TileFormat::Raw { words: 4 },
-                _ => TileFormat::Unorm(
-                    UnormFormat::from_internal(internal, srgb).ok_or_else(|| {
-                        config(rva, "render target internal format not simulated")
-                    })?,
-                ),
-            };
+            let format =
+                match (internal, srgb) {
+                    (34, false) => TileFormat::Raw { words: 1 },
+                    (35, false) => TileFormat::Raw { words: 2 },
+                    (36, false) => TileFormat::Raw { words: 4 },
+                    _ => TileFormat::Unorm(UnormFormat::from_internal(internal, srgb).ok_or_else(
+                        || config(rva, "render target internal format not simulated"),
+                    )?),
+                };
             let writeback = match (get("Writeback Format")?, internal) {
                 (16, 1) => Writeback::Bytes(1),
                 (17, 1) => Writeback::Bytes(2),

@@ -268,6 +268,10 @@ pub struct Target {
     /// `Some(bits)`: the attachment's channels are UNORM of these sizes
     /// (0: absent, stored as 0), overriding `unorm_bits`.
     pub channel_bits: Option<[u32; 4]>,
+    /// `Some(16 | 32)`: a floating-point attachment of that size (no
+    /// clamping; `unorm` false): every stored value is rounded to it
+    /// ([`round_to_f16`], or to f32).
+    pub float_bits: Option<u32>,
     /// The attachment is sRGB: `color` holds the stored (encoded) values,
     /// blending reads R, G, B linearized and writes them encoded ("Blend
     /// Operations": "the R, G, and B destination color values ... are
@@ -295,6 +299,7 @@ impl Target {
             unorm: true,
             unorm_bits: None,
             channel_bits: None,
+            float_bits: None,
             srgb: false,
             depth_bits: None,
             components: 4,
@@ -321,6 +326,22 @@ impl Target {
         self
     }
 
+    /// The target as a float attachment of `bits` (16 or 32), or an
+    /// integer one (`None`: values stored as they are; 32-bit integer
+    /// formats hold every value the tests write): no clamping, no
+    /// normalization ("Fragment Output Interface": outputs are written
+    /// to float and integer attachments as they are, converted to the
+    /// attachment's size).
+    pub fn with_float_or_int(mut self, bits: Option<u32>) -> Target {
+        self.unorm = false;
+        self.unorm_bits = None;
+        self.channel_bits = None;
+        self.float_bits = bits;
+        let color = self.color.iter().map(|&c| self.store(c)).collect();
+        self.color = color;
+        self
+    }
+
     /// The value blending reads from a stored colour (RGB linearized for
     /// an sRGB attachment).
     pub fn decode(&self, c: [f64; 4]) -> [f64; 4] {
@@ -334,6 +355,11 @@ impl Target {
     /// from Floating-Point to Normalized Fixed-Point", round to nearest;
     /// RGB sRGB-encoded first for an sRGB attachment).
     pub fn store(&self, c: [f64; 4]) -> [f64; 4] {
+        match self.float_bits {
+            Some(16) => return c.map(round_to_f16),
+            Some(_) => return c.map(|x| f64::from(x as f32)),
+            None => {}
+        }
         if let Some(bits) = self.channel_bits {
             return std::array::from_fn(|i| {
                 if bits[i] == 0 {
@@ -390,6 +416,25 @@ impl Target {
             })
             .collect()
     }
+}
+
+/// `x` rounded to the nearest IEEE binary16 value (the Vulkan spec's
+/// "16-bit floating-point numbers": 1 sign bit, 5 exponent bits with bias
+/// 15, 10 mantissa bits, denormals below 2^-14), ties to even; values from
+/// 65520 up (half a unit above the largest finite 65504) become infinite.
+pub fn round_to_f16(x: f64) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    let a = x.abs();
+    if a >= 65520.0 {
+        return f64::INFINITY.copysign(x);
+    }
+    let e = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    // The spacing of binary16 values around `a`: 2^(e - 10), or 2^-24
+    // among the denormals.
+    let q = 2f64.powi(e.max(-14) - 10);
+    ((a / q).round_ties_even() * q).copysign(x)
 }
 
 /// The sRGB EOTF (Khronos Data Format Specification, "sRGB transfer

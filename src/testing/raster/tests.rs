@@ -778,3 +778,22 @@ fn srgb_and_packed_unorm_targets_by_hand() {
     assert_eq!(t.color[0][0], want);
     assert!(want > 188.0 / 255.0);
 }
+
+/// binary16 rounding by hand: exact values stay, ties go to the even
+/// mantissa (1 + 2^-11 → 1; 1 + 3 × 2^-11 → 1 + 2^-9), the spacing is
+/// 2^-24 among denormals, and 65520 is the first value that overflows.
+#[test]
+fn binary16_rounding_by_hand() {
+    assert_eq!(round_to_f16(1.0), 1.0);
+    assert_eq!(round_to_f16(-2.5), -2.5);
+    assert_eq!(round_to_f16(1.0 + 2f64.powi(-11)), 1.0);
+    assert_eq!(
+        round_to_f16(1.0 + 3.0 * 2f64.powi(-11)),
+        1.0 + 2f64.powi(-9)
+    );
+    assert_eq!(round_to_f16(0.1), 1638.0 / 16384.0);
+    assert_eq!(round_to_f16(3.0 * 2f64.powi(-26)), 2f64.powi(-24));
+    assert_eq!(round_to_f16(65504.0), 65504.0);
+    assert_eq!(round_to_f16(65519.0), 65504.0);
+    assert_eq!(round_to_f16(-65520.0), f64::NEG_INFINITY);
+}
