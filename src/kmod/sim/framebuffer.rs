@@ -9,8 +9,13 @@
 //! What is simulated (anything else in the descriptors faults with
 //! JOB_CONFIG_FAULT, naming the descriptor): 1 or 4 samples per pixel
 //! (see "Multisampling" below);
-//! colour internal format R8G8B8A8 written back as R8G8B8A8, R8G8 or R8
-//! with the identity swizzle, no sRGB, no YUV/AFBC; depth internal formats D16/D24/D32
+//! colour internal formats R8G8B8A8 (written back as R8G8B8A8, R8G8 or
+//! R8, sRGB or not), R5G6B5A0 (→ R5G6B5), R10G10B10A2 (→ R10G10B10A2) —
+//! the tile buffer holding each channel's UNORM code, blended by the
+//! fixed-function unit — and RAW32/RAW64/RAW128 (→ the same RAW size:
+//! float and integer formats, the pixel's bytes as the blend unit's
+//! conversion wrote them, Opaque only), any swizzle of R, G, B, A (the
+//! identity for RAW), no YUV/AFBC; depth internal formats D16/D24/D32
 //! (kept as f32 in the tile buffer, D16/D24 rounded to their UNORM
 //! precision: `fragment::quantize_depth`) written back as D32 (f32) or D16/D24
 //! UNORM through the ZS CRC Extension, stencil kept as u8 and written back
