@@ -3403,3 +3403,50 @@ fn msaa_4x_packed_unorm_formats_resolve_like_the_vulkan_rules() {
         "{total:?}"
     );
 }
+
+/// `gfx_points_lines` at 4× with every sample stored: the three 4×4
+/// points cover every sample of their pixels, and every sample of the line
+/// strip's rows equals the reference's non-strict lines at the standard 4×
+/// locations (coverage exactly, colour within 1 LSB: interpolated with the
+/// spec's t at the pixel centre).
+#[test]
+fn points_and_lines_at_4x_render_like_the_vulkan_rules() {
+    let (Some(v), Some(f)) = (
+        spv("gfx_points_lines.vert.spv"),
+        spv("gfx_triangle.frag.spv"),
+    ) else {
+        return skip("gfx_points_lines.vert.spv");
+    };
+    let (vs, fs) = (compile(&v, Stage::Vertex), compile(&f, Stage::Fragment));
+    let mut scene = points_lines_scene(&vs, &fs);
+    scene.samples = 4;
+    scene.per_sample = true;
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let out = try_render_on(&mut gpu, &scene, |_| {})
+        .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+    let (want, _) = reference(&scene);
+    let (mut points, mut line_samples, mut differ) = (0, 0, Vec::new());
+    for i in 0..(SIZE * SIZE * 4) as usize {
+        let (p, s) = (i / 4, i % 4);
+        let (x, y) = (p as u32 % SIZE, p as u32 / SIZE);
+        let got = out.codes[i];
+        let stored: [u32; 4] = std::array::from_fn(|c| (want.color[i][c] * 255.0).round() as u32);
+        let close = (0..4).all(|c| got[c].abs_diff(stored[c]) <= 1);
+        if y < 16 {
+            assert!(close, "point sample ({x}, {y}) {s}: {got:?} vs {stored:?}");
+            points += usize::from(want.writes[i] > 0);
+        } else {
+            line_samples += usize::from(want.writes[i] > 0);
+            if !close {
+                differ.push((x, y, s, got, stored));
+            }
+        }
+    }
+    eprintln!(
+        "{points} point samples, {line_samples} line samples, {} line samples differ: {:?}",
+        differ.len(),
+        &differ[..differ.len().min(8)]
+    );
+    assert_eq!(points, 3 * 16 * 4);
+    assert!(differ.is_empty());
+}

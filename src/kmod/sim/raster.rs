@@ -23,7 +23,8 @@
 //!   parallelogram of the line width measured along the minor axis, covering
 //!   centres whose minor-axis distance to the segment is below half the
 //!   width (the lower tie in), over the half-open major-axis range
-//!   `[start, end)` so that strip vertices are drawn once.
+//!   `[start, end)` so that strip vertices are drawn once; attributes and
+//!   depth with the spec's t = ((p − a)·(b − a)) / |b − a|² (clamped).
 //!
 //! No clipping is simulated: a primitive with a non-finite coordinate or a
 //! vertex beyond ±2^20 pixels is dropped (our choice; the hardware clips).
@@ -272,8 +273,8 @@ pub fn point(v: &Vertex, size: f32, samples: Samples<'_>, rect: [u32; 4], out: &
 
 /// Pixels of `rect` with a sample covered by the line from `a` to `b` of
 /// `width` pixels (non-strict rule, see the module docs); the weights at
-/// the pixel centre's position along the line (clamped to the segment),
-/// depth at each sample's.
+/// the pixel centre's projection on the segment (the spec's t, clamped to
+/// [0, 1]), depth at each sample's.
 pub fn line(
     a: &Vertex,
     b: &Vertex,
@@ -299,9 +300,9 @@ pub fn line(
         ax.max(bx) + half,
         ay.max(by) + half,
     );
-    // The fraction t along the major axis at (sx, sy), and whether the
-    // point is covered.
-    let at = |sx: i64, sy: i64| {
+    // Whether (sx, sy) is covered: its fraction along the major axis in
+    // [0, 1), its minor-axis distance to the segment below half the width.
+    let covered = |sx: i64, sy: i64| {
         let (major_s, major_a, major_d, minor_s, minor_a, minor_d) = if y_major {
             (sy, ay, dy, sx, ax, dx)
         } else {
@@ -311,9 +312,13 @@ pub fn line(
         let t = (major_s - major_a) as f64 / major_d as f64;
         let minor_on_line = minor_a as f64 + t * minor_d as f64;
         let dist = minor_s as f64 - minor_on_line;
-        let covered =
-            along >= 0 && along < major_d.abs() && dist >= -(half as f64) && dist < half as f64;
-        (t, covered)
+        along >= 0 && along < major_d.abs() && dist >= -(half as f64) && dist < half as f64
+    };
+    // Attributes and depth use the spec's t = ((p − a)·(b − a)) / |b − a|²
+    // ("Basic Line Segment Rasterization"), clamped to the segment.
+    let length2 = (dx as f64) * (dx as f64) + (dy as f64) * (dy as f64);
+    let project = |sx: i64, sy: i64| {
+        (((sx - ax) as f64 * dx as f64 + (sy - ay) as f64 * dy as f64) / length2).clamp(0.0, 1.0)
     };
     let depth = |t: f64| ((1.0 - t) * f64::from(a.z) + t * f64::from(b.z)) as f32;
     for py in y0..=y1 {
@@ -321,16 +326,16 @@ pub fn line(
             let mut mask = 0u32;
             let mut z = [0.0f32; MAX_SAMPLES];
             for (s, &(ox, oy)) in samples.iter().enumerate().take(MAX_SAMPLES) {
-                let (t, covered) = at(i64::from(px) * ONE + ox, i64::from(py) * ONE + oy);
-                if covered {
+                let (sx, sy) = (i64::from(px) * ONE + ox, i64::from(py) * ONE + oy);
+                if covered(sx, sy) {
                     mask |= 1 << s;
-                    z[s] = depth(t);
+                    z[s] = depth(project(sx, sy));
                 }
             }
             if mask == 0 {
                 continue;
             }
-            let t = at(centre(px), centre(py)).0.clamp(0.0, 1.0);
+            let t = project(centre(px), centre(py));
             out.push(Fragment {
                 x: px,
                 y: py,
