@@ -553,13 +553,15 @@ fn reference_counted(scene: &Scene<'_>) -> (ops::Target, Vec<bool>, Vec<u64>) {
         ColorKind::Unorm => {
             target.with_unorm_format(scene.format.channel_bits(), scene.format.srgb())
         }
-        ColorKind::Float => {
-            target.with_float_or_int(Some(if scene.format == ColorFormat::Rgba16Sfloat {
+        ColorKind::Float => target.with_float_or_int(Some(
+            if scene.format == ColorFormat::B10g11r11UfloatPack32 {
+                11
+            } else if scene.format == ColorFormat::Rgba16Sfloat {
                 16
             } else {
                 32
-            }))
-        }
+            },
+        )),
         ColorKind::Uint | ColorKind::Sint => target.with_float_or_int(None),
     };
     if let Some(s) = scene.stencil_clear {
@@ -3271,6 +3273,21 @@ fn int_shaders(arch: bifrost_vk::compiler::bifrost::Arch, signed: bool) -> (Stag
 /// from the words `format_codes` read.
 fn stored_value(format: ColorFormat, words: [u32; 4], c: usize) -> f64 {
     match format {
+        // B10G11R11_UFLOAT_PACK32: R bits 0..10, G 11..21 (6-bit
+        // mantissas), B 22..31 (5-bit); 5-bit exponents, bias 15 ("Unsigned
+        // 11-Bit / 10-Bit Floating-Point Numbers").
+        ColorFormat::B10g11r11UfloatPack32 => {
+            let (shift, m) = [(0, 6), (11, 6), (22, 5)][c];
+            let code = (words[0] >> shift) & ((1 << (m + 5)) - 1);
+            let (e, f) = ((code >> m) as i32, f64::from(code & ((1 << m) - 1)));
+            let scale = f64::from(1u32 << m);
+            match e {
+                0 => f / scale * 2f64.powi(-14),
+                31 if f == 0.0 => f64::INFINITY,
+                31 => f64::NAN,
+                _ => (1.0 + f / scale) * 2f64.powi(e - 15),
+            }
+        }
         ColorFormat::Rgba16Sfloat => half::f16::from_bits(words[c] as u16).to_f64(),
         ColorFormat::Rgba32Sfloat => f64::from(f32::from_bits(words[c])),
         ColorFormat::R32Sint | ColorFormat::Rgba32Sint => f64::from(words[c] as i32),
@@ -3302,6 +3319,7 @@ fn float_and_integer_targets_store_like_the_vulkan_rules() {
         for format in [
             ColorFormat::Rgba16Sfloat,
             ColorFormat::Rgba32Sfloat,
+            ColorFormat::B10g11r11UfloatPack32,
             ColorFormat::R32Uint,
             ColorFormat::R32Sint,
             ColorFormat::Rgba32Uint,

@@ -105,6 +105,10 @@ pub enum ColorFormat {
     Rgba16Sfloat,
     /// `VK_FORMAT_R32G32B32A32_SFLOAT` (RAW128).
     Rgba32Sfloat,
+    /// `VK_FORMAT_B10G11R11_UFLOAT_PACK32` (R in bits 0–10, G 11–21, B
+    /// 22–31: unsigned 11/11/10-bit floats; RAW32, memory format "R11F
+    /// G11F B10F").
+    B10g11r11UfloatPack32,
     /// `VK_FORMAT_R32_UINT` (RAW32).
     R32Uint,
     /// `VK_FORMAT_R32_SINT` (RAW32).
@@ -131,7 +135,9 @@ impl ColorFormat {
     /// What the channels are.
     pub const fn kind(self) -> ColorKind {
         match self {
-            ColorFormat::Rgba16Sfloat | ColorFormat::Rgba32Sfloat => ColorKind::Float,
+            ColorFormat::Rgba16Sfloat
+            | ColorFormat::Rgba32Sfloat
+            | ColorFormat::B10g11r11UfloatPack32 => ColorKind::Float,
             ColorFormat::R32Uint | ColorFormat::Rgba32Uint => ColorKind::Uint,
             ColorFormat::R32Sint | ColorFormat::Rgba32Sint => ColorKind::Sint,
             _ => ColorKind::Unorm,
@@ -162,7 +168,7 @@ impl ColorFormat {
         match self {
             ColorFormat::R8Unorm | ColorFormat::R32Uint | ColorFormat::R32Sint => 1,
             ColorFormat::Rg8Unorm => 2,
-            ColorFormat::R5g6b5UnormPack16 => 3,
+            ColorFormat::R5g6b5UnormPack16 | ColorFormat::B10g11r11UfloatPack32 => 3,
             _ => 4,
         }
     }
@@ -204,6 +210,7 @@ impl ColorFormat {
             ColorFormat::A2b10g10r10UnormPack32 => "RGB10 A2 TB",
             ColorFormat::Rgba16Sfloat => "RGBA16F",
             ColorFormat::Rgba32Sfloat => "RGBA32F",
+            ColorFormat::B10g11r11UfloatPack32 => "R11F G11F B10F",
             ColorFormat::R32Uint => "R32UI",
             ColorFormat::R32Sint => "R32I",
             ColorFormat::Rgba32Uint => "RGBA32UI",
@@ -227,7 +234,9 @@ impl ColorFormat {
             ColorFormat::A2b10g10r10UnormPack32 => (2, 24, 0o3210),
             // RAW32 = 34 / 3, RAW64 = 35 / 5, RAW128 = 36 / 7 (internal /
             // writeback), the pixel's bytes as they are.
-            ColorFormat::R32Uint | ColorFormat::R32Sint => (34, 3, 0o3210),
+            ColorFormat::R32Uint | ColorFormat::R32Sint | ColorFormat::B10g11r11UfloatPack32 => {
+                (34, 3, 0o3210)
+            }
             ColorFormat::Rgba16Sfloat => (35, 5, 0o3210),
             ColorFormat::Rgba32Sfloat | ColorFormat::Rgba32Uint | ColorFormat::Rgba32Sint => {
                 (36, 7, 0o3210)
@@ -259,6 +268,12 @@ impl ColorFormat {
     pub fn clear_words(self, rgba: [f32; 4]) -> [u32; 4] {
         match self.kind() {
             ColorKind::Unorm => {}
+            ColorKind::Float if self == ColorFormat::B10g11r11UfloatPack32 => {
+                let w = small_float(rgba[0], 6)
+                    | small_float(rgba[1], 6) << 11
+                    | small_float(rgba[2], 5) << 22;
+                return [w, 0, 0, 0];
+            }
             ColorKind::Float if self.bytes_per_pixel() == 8 => {
                 let h = rgba.map(|v| u32::from(half::f16::from_f32(v).to_bits()));
                 return [h[0] | h[1] << 16, h[2] | h[3] << 16, 0, 0];
@@ -308,6 +323,31 @@ impl ColorFormat {
         };
         [word; 4]
     }
+}
+
+/// `v` as an unsigned float of 5 exponent bits (bias 15) and `mantissa`
+/// bits (the 11- and 10-bit floats of `B10G11R11_UFLOAT_PACK32`): rounded
+/// to nearest, ties to even; negative values become 0 (Vulkan's rule for
+/// unsigned destination formats), NaN stays NaN, values past the largest
+/// finite one by half a unit or more become infinity.
+fn small_float(v: f32, mantissa: u32) -> u32 {
+    let inf = 31 << mantissa;
+    if v.is_nan() {
+        return inf | 1;
+    }
+    if v <= 0.0 {
+        return 0;
+    }
+    if v.is_infinite() {
+        return inf;
+    }
+    let e = (((v.to_bits() >> 23) & 0xff) as i32 - 127).max(-14);
+    let units = (f64::from(v) / f64::from(e - mantissa as i32).exp2()).round_ties_even() as u32;
+    // Denormals (e = -14) are `units` as they are; a normal's exponent
+    // field adds (e + 14) << mantissa (a carry into the next binade works
+    // out the same).
+    let code = (((e + 14) as u32) << mantissa) + units;
+    code.min(inf)
 }
 
 /// One colour attachment.

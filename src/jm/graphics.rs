@@ -1238,13 +1238,18 @@ pub fn blend_words_with(
         .format_value(t.format.blend_memory_format())
         .ok_or(JmError::Encoding("no blend memory format"))?;
     use crate::hw::format::channel;
+    let raw = t.format.kind() != ColorKind::Unorm;
     let order = match (arch, t.format.components()) {
-        // v7: component order RGBA (RGB1 for a one-channel RAW format,
-        // Mesa's R001); v6: swizzle R, G, B, A (R, 0, 0, 1).
-        (Arch::V7, 1) if t.format.kind() != ColorKind::Unorm => crate::hw::format::ORDER_RGB1,
+        // v7: component order RGBA (RGB1 for a RAW format without alpha,
+        // Mesa's R001 / RGB1); v6: swizzle R, G, B, A (R, 0, 0, 1 or
+        // R, G, B, 1).
+        (Arch::V7, n) if raw && n < 4 => crate::hw::format::ORDER_RGB1,
         (Arch::V7, _) => crate::hw::format::ORDER_RGBA,
-        (Arch::V6, 1) if t.format.kind() != ColorKind::Unorm => {
+        (Arch::V6, 1) if raw => {
             crate::hw::format::v6_swizzle(channel::R, channel::ZERO, channel::ZERO, channel::ONE)
+        }
+        (Arch::V6, 3) if raw => {
+            crate::hw::format::v6_swizzle(channel::R, channel::G, channel::B, channel::ONE)
         }
         (Arch::V6, _) => crate::hw::format::v6_swizzle(0, 1, 2, 3),
     };

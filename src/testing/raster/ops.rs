@@ -270,7 +270,9 @@ pub struct Target {
     pub channel_bits: Option<[u32; 4]>,
     /// `Some(16 | 32)`: a floating-point attachment of that size (no
     /// clamping; `unorm` false): every stored value is rounded to it
-    /// ([`round_to_f16`], or to f32).
+    /// ([`round_to_f16`], or to f32); `Some(11)`: R, G unsigned 11-bit and
+    /// B unsigned 10-bit floats ([`round_to_unsigned_float`]), the
+    /// `B10G11R11_UFLOAT_PACK32` layout.
     pub float_bits: Option<u32>,
     /// The attachment is sRGB: `color` holds the stored (encoded) values,
     /// blending reads R, G, B linearized and writes them encoded ("Blend
@@ -357,6 +359,14 @@ impl Target {
     pub fn store(&self, c: [f64; 4]) -> [f64; 4] {
         match self.float_bits {
             Some(16) => return c.map(round_to_f16),
+            Some(11) => {
+                return [
+                    round_to_unsigned_float(c[0], 6),
+                    round_to_unsigned_float(c[1], 6),
+                    round_to_unsigned_float(c[2], 5),
+                    c[3],
+                ];
+            }
             Some(_) => return c.map(|x| f64::from(x as f32)),
             None => {}
         }
@@ -435,6 +445,34 @@ pub fn round_to_f16(x: f64) -> f64 {
     // among the denormals.
     let q = 2f64.powi(e.max(-14) - 10);
     ((a / q).round_ties_even() * q).copysign(x)
+}
+
+/// `x` as an unsigned float of 5 exponent bits (bias 15) and `mantissa`
+/// bits (the spec's "Unsigned 11-Bit Floating-Point Numbers" with 6,
+/// "Unsigned 10-Bit Floating-Point Numbers" with 5): negative values (and
+/// −0) become 0 ("for unsigned destination formats any negative values
+/// are converted to zero", "Floating-Point Format Conversions"); others
+/// are rounded to nearest, ties to even (the spec leaves the rounding
+/// mode open: our choice); past the largest finite value, 2^15 × (2 −
+/// 2^-mantissa), they become infinite (also allowed).
+pub fn round_to_unsigned_float(x: f64, mantissa: i32) -> f64 {
+    if x.is_nan() {
+        return x;
+    }
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x.is_infinite() {
+        return x;
+    }
+    let e = (((x.to_bits() >> 52) & 0x7ff) as i32 - 1023).max(-14);
+    let q = 2f64.powi(e - mantissa);
+    let r = (x / q).round_ties_even() * q;
+    if r > 2f64.powi(15) * (2.0 - 2f64.powi(-mantissa)) {
+        f64::INFINITY
+    } else {
+        r
+    }
 }
 
 /// The sRGB EOTF (Khronos Data Format Specification, "sRGB transfer

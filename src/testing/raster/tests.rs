@@ -797,3 +797,28 @@ fn binary16_rounding_by_hand() {
     assert_eq!(round_to_f16(65519.0), 65504.0);
     assert_eq!(round_to_f16(-65520.0), f64::NEG_INFINITY);
 }
+
+/// Unsigned 11- and 10-bit floats by hand: 1.0 and the largest finite
+/// values stay, ties to even (1 + 2^-7 → 1 with 6 mantissa bits), the
+/// denormal spacing 2^-20 / 2^-19, negative values to 0, overflow past
+/// half a unit above the largest finite value to infinity.
+#[test]
+fn unsigned_small_floats_by_hand() {
+    assert_eq!(round_to_unsigned_float(1.0, 6), 1.0);
+    assert_eq!(round_to_unsigned_float(1.0 + 2f64.powi(-7), 6), 1.0);
+    assert_eq!(
+        round_to_unsigned_float(1.0 + 3.0 * 2f64.powi(-7), 6),
+        1.0 + 2f64.powi(-5)
+    );
+    assert_eq!(round_to_unsigned_float(1.0 + 2f64.powi(-6), 5), 1.0);
+    assert_eq!(round_to_unsigned_float(65024.0, 6), 65024.0);
+    assert_eq!(round_to_unsigned_float(64512.0, 5), 64512.0);
+    assert_eq!(round_to_unsigned_float(65280.0, 6), f64::INFINITY);
+    assert_eq!(round_to_unsigned_float(65279.0, 6), 65024.0);
+    assert_eq!(
+        round_to_unsigned_float(1.6 * 2f64.powi(-20), 6),
+        2f64.powi(-19)
+    );
+    assert_eq!(round_to_unsigned_float(0.4 * 2f64.powi(-19), 5), 0.0);
+    assert_eq!(round_to_unsigned_float(-3.0, 6), 0.0);
+}
