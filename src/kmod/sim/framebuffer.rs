@@ -58,11 +58,12 @@ use crate::hw::Arch;
 use crate::hw::fbd::{FRAMEBUFFER_BYTES, framebuffer_parameters as fbp};
 use crate::hw::layout::Layout;
 
-/// Host bytes the simulated tile buffer may take (colour of every render
-/// target plus f32 depth and u8 stencil, for the whole framebuffer): 8
-/// render targets of 4096 x 4096 pixels (Vulkan's minimum
-/// `maxFramebufferWidth/Height`) fit.
-pub const TILE_BUFFER_BUDGET: u64 = 37 * 4096 * 4096;
+/// Host bytes the simulated tile buffer may take (per sample: 16 bytes of
+/// colour words for every render target plus f32 depth and u8 stencil,
+/// for the whole framebuffer): 8 single-sampled render targets of 4096 x
+/// 4096 pixels (Vulkan's minimum `maxFramebufferWidth/Height`) fit, about
+/// 2.2 GB of host memory.
+pub const TILE_BUFFER_BUDGET: u64 = (16 * 8 + 5) * 4096 * 4096;
 
 /// Byte offset of pixel (x, y) in a Tiled U-Interleaved surface with `bpp`
 /// bytes per pixel and `row_stride` bytes between rows of 16x16 tiles.
@@ -506,7 +507,7 @@ impl Framebuffer {
         // in host memory): refuse sizes whose buffer would not fit the
         // model's budget instead of exhausting the host.
         let pixels = u64::from(fb.width) * u64::from(fb.height) * u64::from(samples);
-        if pixels * (4 * rt_count + 5) > TILE_BUFFER_BUDGET {
+        if pixels * (16 * rt_count + 5) > TILE_BUFFER_BUDGET {
             return Err(config(
                 va,
                 "framebuffer too large for the simulated tile buffer",
@@ -715,7 +716,10 @@ impl TileBuffer {
                     let memory = rt.swizzle.map(|c| pixel[c]);
                     let bytes = rt.writeback.bytes();
                     let off = rt.block.offset(x, y, rt.row_stride, bytes);
-                    mmu.write(rt.base + surface + off, &rt.writeback.pack(memory))?;
+                    mmu.write(
+                        rt.base.wrapping_add(surface).wrapping_add(off),
+                        &rt.writeback.pack(memory),
+                    )?;
                 }
             }
         }
@@ -738,7 +742,7 @@ impl TileBuffer {
                         }
                     };
                     let off = d.block.offset(x, y, d.row_stride, bpp);
-                    mmu.write(d.base + surface + off, &bytes)?;
+                    mmu.write(d.base.wrapping_add(surface).wrapping_add(off), &bytes)?;
                 }
             }
         }
@@ -748,7 +752,7 @@ impl TileBuffer {
                     let Some(i) = self.index(x, y) else { continue };
                     let off = st.block.offset(x, y, st.row_stride, 1);
                     mmu.write(
-                        st.base + surface + off,
+                        st.base.wrapping_add(surface).wrapping_add(off),
                         &[self.stencil[self.sample(i, range.start)]],
                     )?;
                 }
