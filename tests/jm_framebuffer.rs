@@ -356,3 +356,28 @@ fn our_clear_framebuffer_renders_on_the_simulator() {
         "depth written past the surface"
     );
 }
+
+/// The 4× sample-locations table holds Vulkan's standard 4× locations
+/// (`testing::raster::sample_locations(4)`, from the spec's table) in
+/// 1/256 pixel, zero after them, and the pixel centre as the origin in
+/// entry 32 (Mesa's `pan_samples.c` layout); the single-sampled table
+/// the centre in entries 0 and 32.
+#[test]
+fn sample_location_tables_hold_the_standard_locations() {
+    use bifrost_vk::testing::raster::sample_locations;
+    for (samples, table) in [
+        (1, SampleLocations::single_sampled()),
+        (4, SampleLocations::rotated_4x()),
+    ] {
+        assert_eq!(SampleLocations::for_samples(samples).unwrap(), table);
+        let standard = sample_locations(samples);
+        for (i, &w) in table.iter().enumerate() {
+            let (x, y) = (f64::from(w & 0xffff) / 256.0, f64::from(w >> 16) / 256.0);
+            match (i, standard.get(i)) {
+                (32, _) => assert_eq!((x, y), (0.5, 0.5), "origin"),
+                (_, Some(&s)) => assert_eq!((x, y), s, "{samples}x sample {i}"),
+                (_, None) => assert_eq!(w, 0, "{samples}x entry {i}"),
+            }
+        }
+    }
+}
