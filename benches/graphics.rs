@@ -4,7 +4,8 @@
 //! on the simulator: 3 vertices, 1,334 fragments), and fragments shaded per
 //! second on the simulator: a full-screen quad at 256×256 (65,536
 //! fragments) and a soup of 10^4 small triangles at 256×256 (the fragment
-//! count is printed once). Run with `cargo bench --bench graphics`.
+//! count is printed once), and the quad again at 4× MSAA with the resolve.
+//! Run with `cargo bench --bench graphics`.
 
 use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
 use bifrost_vk::compiler::bifrost::{Options, compile_optimized};
@@ -20,7 +21,8 @@ use bifrost_vk::jm::framebuffer::{
     write_framebuffer, write_tiler_context,
 };
 use bifrost_vk::jm::graphics::{
-    Blend, ColorTargetState, Draw, Program, RasterState, Scissor, Topology, Viewport, add_draw,
+    Blend, ColorTargetState, Draw, DrawExtras, Multisample, Program, RasterState, Scissor,
+    Topology, Viewport, add_draw_with,
 };
 use bifrost_vk::jm::vertex_input::Indexing;
 use bifrost_vk::kmod::JD_REQ_FS;
@@ -63,6 +65,8 @@ struct Setup {
     vertices: u32,
     size: u32,
     vb_bytes: u64,
+    /// Samples per pixel (1, or 4 with an averaged colour target).
+    samples: u32,
 }
 
 fn setup() -> (SimGpu, Setup) {
@@ -100,6 +104,7 @@ fn setup_with(data: &[f32], size: u32) -> (SimGpu, Setup) {
         vertices: (data.len() / 7) as u32,
         size,
         vb_bytes,
+        samples: 1,
     };
     (gpu, s)
 }
@@ -153,7 +158,7 @@ fn record(
     arch: bifrost_vk::hw::Arch,
 ) -> bifrost_vk::jm::JmResult<u64> {
     let size = s.size;
-    let context = write_tiler_context(pool, size, size, s.heap.0, s.heap.1)?;
+    let context = write_tiler_context(pool, size, size, s.samples, s.heap.0, s.heap.1)?;
     let attributes = write_attribute_tables_to_pool(
         pool,
         arch,
@@ -181,7 +186,7 @@ fn record(
         blend: Blend::Opaque,
         write_mask: 15,
     }];
-    add_draw(
+    add_draw_with(
         chain,
         pool,
         arch,
@@ -225,8 +230,16 @@ fn record(
             tiler_context: context,
             previous_tiler: 0,
         },
+        &DrawExtras {
+            multisample: Multisample {
+                samples: s.samples,
+                sample_mask: u32::MAX,
+            },
+            ..DrawExtras::default()
+        },
     )?;
     let colors = [ColorTarget {
+        sample_stride: None,
         format: ColorFormat::Rgba8Unorm,
         block: BlockFormat::TiledUInterleaved,
         base: s.color,
@@ -242,6 +255,7 @@ fn record(
             colors: &colors,
             depth: None,
             tiler_context: context,
+            samples: s.samples,
             sample_locations: s.locations,
         },
     )?;
@@ -310,6 +324,22 @@ fn render_triangle_soup_10k(bencher: divan::Bencher) {
     let (mut gpu, s) = setup_with(&triangle_soup(10_000, 256), 256);
     let fragments = render(&mut gpu, &s);
     eprintln!("triangle soup: {fragments} fragments");
+    bencher
+        .counter(divan::counter::ItemsCount::new(fragments))
+        .bench_local(|| render(&mut gpu, &s));
+}
+
+/// The full-screen quad at 4× MSAA (every sample covered, the shader once
+/// per pixel, four samples blended and averaged on writeback).
+#[divan::bench(sample_count = 20)]
+fn render_full_screen_quad_256_msaa4(bencher: divan::Bencher) {
+    let (mut gpu, mut s) = setup_with(&full_screen_quad(), 256);
+    s.samples = 4;
+    gpu.write_u32s(s.locations, &SampleLocations::rotated_4x());
+    // Pixels on the shared diagonal have samples in both triangles: each
+    // shades them once (256 more threads than pixels).
+    let fragments = render(&mut gpu, &s);
+    assert_eq!(fragments, 256 * 256 + 256);
     bencher
         .counter(divan::counter::ItemsCount::new(fragments))
         .bench_local(|| render(&mut gpu, &s));

@@ -115,7 +115,7 @@ fn render() -> Result<Vec<u8>, String> {
 
     let mut frag_head = 0;
     gpu.run_chain(|chain, pool, arch| {
-        let context = write_tiler_context(pool, SIZE, SIZE, heap.va, heap.size)?;
+        let context = write_tiler_context(pool, SIZE, SIZE, 1, heap.va, heap.size)?;
         let attributes = write_attribute_tables_to_pool(
             pool,
             arch,
@@ -200,6 +200,7 @@ fn render() -> Result<Vec<u8>, String> {
         )?;
         // Clear colour (0.2, 0.4, 0.6, 1.0) as UNORM8 bytes 51, 102, 153, 255.
         let colors = [ColorTarget {
+            sample_stride: None,
             format: ColorFormat::Rgba8Unorm,
             block: BlockFormat::TiledUInterleaved,
             base: color.va,
@@ -214,6 +215,7 @@ fn render() -> Result<Vec<u8>, String> {
                 height: SIZE,
                 colors: &colors,
                 depth: Some(DepthTarget {
+                    sample_stride: None,
                     block: BlockFormat::TiledUInterleaved,
                     base: depth.va,
                     row_stride: 4096,
@@ -221,6 +223,7 @@ fn render() -> Result<Vec<u8>, String> {
                     write: true,
                 }),
                 tiler_context: context,
+                samples: 1,
                 sample_locations: locations.va,
             },
         )?;

@@ -83,7 +83,7 @@ fn emit(colors: &[ColorTarget], depth: Option<DepthTarget>) -> Emitted {
     let (mut pointer, mut context, mut job_va) = (0, 0, 0);
     // The FRAGMENT job is built, not run: only its words are compared.
     let _ = gpu.run_chain(|chain, pool, arch| {
-        context = write_tiler_context(pool, 64, 64, heap.va, heap.size)?;
+        context = write_tiler_context(pool, 64, 64, 1, heap.va, heap.size)?;
         pointer = write_framebuffer(
             pool,
             arch,
@@ -93,6 +93,7 @@ fn emit(colors: &[ColorTarget], depth: Option<DepthTarget>) -> Emitted {
                 colors,
                 depth,
                 tiler_context: context,
+                samples: 1,
                 sample_locations: locations.va,
             },
         )?;
@@ -199,6 +200,7 @@ fn compare(name: &str, colors: &[ColorTarget], depth: Option<DepthTarget>) {
 
 fn color() -> ColorTarget {
     ColorTarget {
+        sample_stride: None,
         format: ColorFormat::Rgba8Unorm,
         block: BlockFormat::TiledUInterleaved,
         base: 0x10_0000,
@@ -218,6 +220,7 @@ fn colour_and_depth_framebuffer_matches_panvk() {
         "gfx_indexed_depth",
         &[color()],
         Some(DepthTarget {
+            sample_stride: None,
             block: BlockFormat::TiledUInterleaved,
             base: 0x20_0000,
             row_stride: 4096,
@@ -246,6 +249,7 @@ fn bad_framebuffers_are_errors() {
                 colors: &colors,
                 depth: None,
                 tiler_context: 0,
+                samples: 1,
                 sample_locations: 0,
             };
             assert!(
@@ -253,7 +257,7 @@ fn bad_framebuffers_are_errors() {
                 "{w}x{h}, {n} targets"
             );
         }
-        assert!(write_tiler_context(pool, 0, 1, 0, 4096).is_err());
+        assert!(write_tiler_context(pool, 0, 1, 1, 0, 4096).is_err());
         Ok(false)
     });
     assert!(r.unwrap().is_none());
@@ -293,8 +297,9 @@ fn our_clear_framebuffer_renders_on_the_simulator() {
     let clear = [0.25f32, 0.5, 0.75, 1.0];
     let run = gpu
         .run_chain(|chain, pool, arch| {
-            let context = write_tiler_context(pool, w, h, heap.va, heap.size)?;
+            let context = write_tiler_context(pool, w, h, 1, heap.va, heap.size)?;
             let colors = [ColorTarget {
+                sample_stride: None,
                 base: color_buf.va,
                 row_stride,
                 clear: Some(rgba8_clear(clear)),
@@ -308,6 +313,7 @@ fn our_clear_framebuffer_renders_on_the_simulator() {
                     height: h,
                     colors: &colors,
                     depth: Some(DepthTarget {
+                        sample_stride: None,
                         block: BlockFormat::TiledUInterleaved,
                         base: depth_buf.va,
                         row_stride,
@@ -315,6 +321,7 @@ fn our_clear_framebuffer_renders_on_the_simulator() {
                         write: true,
                     }),
                     tiler_context: context,
+                    samples: 1,
                     sample_locations: locations.va,
                 },
             )?;
@@ -348,4 +355,29 @@ fn our_clear_framebuffer_renders_on_the_simulator() {
         depth[surface as usize..].iter().all(|&b| b == 0xCD),
         "depth written past the surface"
     );
+}
+
+/// The 4× sample-locations table holds Vulkan's standard 4× locations
+/// (`testing::raster::sample_locations(4)`, from the spec's table) in
+/// 1/256 pixel, zero after them, and the pixel centre as the origin in
+/// entry 32 (Mesa's `pan_samples.c` layout); the single-sampled table
+/// the centre in entries 0 and 32.
+#[test]
+fn sample_location_tables_hold_the_standard_locations() {
+    use bifrost_vk::testing::raster::sample_locations;
+    for (samples, table) in [
+        (1, SampleLocations::single_sampled()),
+        (4, SampleLocations::rotated_4x()),
+    ] {
+        assert_eq!(SampleLocations::for_samples(samples).unwrap(), table);
+        let standard = sample_locations(samples);
+        for (i, &w) in table.iter().enumerate() {
+            let (x, y) = (f64::from(w & 0xffff) / 256.0, f64::from(w >> 16) / 256.0);
+            match (i, standard.get(i)) {
+                (32, _) => assert_eq!((x, y), (0.5, 0.5), "origin"),
+                (_, Some(&s)) => assert_eq!((x, y), s, "{samples}x sample {i}"),
+                (_, None) => assert_eq!(w, 0, "{samples}x entry {i}"),
+            }
+        }
+    }
 }

@@ -20,14 +20,14 @@ use bifrost_vk::jm::attributes::{
 };
 use bifrost_vk::jm::blend::{BlendEquation, BlendFactor, BlendOp};
 use bifrost_vk::jm::framebuffer::{
-    BlockFormat, ColorFormat, ColorTarget, DepthFormat as ZDepthFormat, DepthTarget, Framebuffer,
-    SampleLocations, StencilTarget, ZsOptions, add_fragment_job, write_framebuffer_with,
-    write_tiler_context,
+    BlockFormat, ColorFormat, ColorKind, ColorTarget, DepthFormat as ZDepthFormat, DepthTarget,
+    Framebuffer, SampleLocations, StencilTarget, ZsOptions, add_fragment_job, write_framebuffer,
+    write_framebuffer_with, write_tiler_context,
 };
 use bifrost_vk::jm::graphics::{
     Blend, ColorTargetState, CompareOp, DepthBias, DepthState, Draw, DrawExtras, DrawJobs,
-    IndexBuffer, IndexType, Program, RasterState, Scissor, StencilFace, StencilOp, StencilState,
-    Topology, Viewport, add_draw, add_draw_with,
+    IndexBuffer, IndexType, Multisample, Program, RasterState, Scissor, StencilFace, StencilOp,
+    StencilState, Topology, Viewport, add_draw, add_draw_with,
 };
 use bifrost_vk::jm::{Indexing, JobChain};
 use bifrost_vk::kmod::JD_REQ_FS;
@@ -173,11 +173,25 @@ struct Scene<'a> {
     format: ColorFormat,
     /// The depth attachment's format (with `depth`).
     depth_format: ZDepthFormat,
+    /// Samples per pixel (1 or 4); with 4, depth and stencil are stored
+    /// per sample.
+    samples: u32,
+    /// With 4 samples: the colour target stores every sample ("Layered";
+    /// `Output::color` then holds them, sample-minor) instead of their
+    /// average.
+    per_sample: bool,
 }
 
 struct Output {
+    /// RGBA per pixel, or per sample (sample-minor) with `per_sample`: the
+    /// leading bytes of each pixel in memory (8-bit formats).
     color: Vec<u8>,
+    /// The same pixels' channel codes as the Vulkan format defines its
+    /// layout (`format_codes`); channels the format lacks read 0.
+    codes: Vec<[u32; 4]>,
+    /// Per sample (sample-minor).
     depth: Option<Vec<f32>>,
+    /// Per sample (sample-minor).
     stencil: Option<Vec<u8>>,
     /// Each draw's occlusion counter (0 for draws without one).
     occlusion: Vec<u64>,
@@ -234,13 +248,21 @@ fn try_render_on(
     let fs_code = gpu.upload(&scene.fs.binary);
     let heap = gpu.alloc(1 << 20);
     let locations = gpu.alloc(4096);
-    gpu.write_u32s(locations.va, &SampleLocations::single_sampled());
+    gpu.write_u32s(
+        locations.va,
+        &SampleLocations::for_samples(scene.samples).unwrap(),
+    );
+    let n = scene.samples;
+    // One 64x64 surface per stored sample: 16 KiB at 4 bytes per pixel.
+    let colour_samples = if scene.per_sample { n } else { 1 };
     let vbytes = 4 * scene.data.len() as u64;
     let vb = gpu.alloc(vbytes.max(64));
     gpu.write_f32s(vb.va, &scene.data);
-    let color_buf = gpu.alloc(16 * 1024);
-    let depth_buf = gpu.alloc(16 * 1024);
-    let stencil_buf = gpu.alloc(4 * 1024);
+    let color_buf = gpu
+        .alloc(4096 * u64::from(scene.format.memory_bytes_per_pixel()) * u64::from(colour_samples));
+    let depth_buf = gpu.alloc(16 * 1024 * u64::from(n));
+    let stencil_buf = gpu.alloc(4 * 1024 * u64::from(n));
+    let per_sample = |stride: u32| (n > 1).then_some(stride);
     let counters = gpu.alloc(8 * scene.draws.len().max(1) as u64);
     gpu.write(counters.va, &vec![0u8; 8 * scene.draws.len()]);
     let mut index_bufs = Vec::new();
@@ -271,7 +293,7 @@ fn try_render_on(
     let mut frag_head = 0;
     let mut jobs = Vec::new();
     gpu.run_chain(|chain, pool, arch| {
-        let context = write_tiler_context(pool, SIZE, SIZE, heap.va, heap.size)?;
+        let context = write_tiler_context(pool, SIZE, SIZE, n, heap.va, heap.size)?;
         let attributes = write_attribute_tables_to_pool(pool, arch, &[attr_buffer], &records)?;
         let mut previous = 0;
         for (k, (d, ib)) in scene.draws.iter().zip(&index_bufs).enumerate() {
@@ -321,6 +343,10 @@ fn try_render_on(
             };
             let extras = DrawExtras {
                 occlusion: d.extras.occlusion.map(|_| counters.va + 8 * k as u64),
+                multisample: Multisample {
+                    samples: n,
+                    ..d.extras.multisample
+                },
                 ..d.extras
             };
             if let Some(j) = add_draw_with(chain, pool, arch, &draw, &extras)? {
@@ -330,19 +356,18 @@ fn try_render_on(
         }
         // The fragment chain: its own JobChain, submitted second.
         let colors = [ColorTarget {
+            sample_stride: scene
+                .per_sample
+                .then_some(16 * 1024 * scene.format.memory_bytes_per_pixel() / 4),
             format: scene.format,
             block: BlockFormat::TiledUInterleaved,
             base: color_buf.va,
             row_stride: 1024 * scene.format.memory_bytes_per_pixel(),
-            clear: Some(
-                [unorm8(CLEAR[0])
-                    | unorm8(CLEAR[1]) << 8
-                    | unorm8(CLEAR[2]) << 16
-                    | unorm8(CLEAR[3]) << 24; 4],
-            ),
+            clear: Some(scene.format.clear_words(clear_colour(scene.format))),
         }];
         let zs = ZsOptions {
             stencil: scene.stencil_clear.map(|clear| StencilTarget {
+                sample_stride: per_sample(4 * 1024),
                 block: BlockFormat::TiledUInterleaved,
                 base: stencil_buf.va,
                 row_stride: 1024,
@@ -359,6 +384,7 @@ fn try_render_on(
                 height: SIZE,
                 colors: &colors,
                 depth: scene.depth.map(|_| DepthTarget {
+                    sample_stride: per_sample(16 * 1024),
                     block: BlockFormat::TiledUInterleaved,
                     base: depth_buf.va,
                     row_stride: 4096,
@@ -366,6 +392,7 @@ fn try_render_on(
                     write: true,
                 }),
                 tiler_context: context,
+                samples: n,
                 sample_locations: locations.va,
             },
             &zs,
@@ -378,35 +405,67 @@ fn try_render_on(
     // The pool was reset after the first submit, not unmapped: the
     // fragment chain and the tiler context are still in place.
     gpu.submit_with(frag_head, JD_REQ_FS)?;
-    // RGBA per pixel; channels the format lacks read 0.
+    // RGBA per pixel (or per sample, sample-minor); channels the format
+    // lacks read 0.
     let bpp = scene.format.memory_bytes_per_pixel();
-    let raw = gpu.read(color_buf.va, (SIZE * SIZE * bpp) as usize);
-    let mut color = vec![0u8; (4 * SIZE * SIZE) as usize];
-    for y in 0..SIZE {
-        for x in 0..SIZE {
-            let o = u_interleaved_offset(x, y, u64::from(1024 * bpp), u64::from(bpp)) as usize;
-            let i = 4 * (y * SIZE + x) as usize;
-            color[i..i + bpp as usize].copy_from_slice(&raw[o..o + bpp as usize]);
+    let surface = u64::from(4096 * bpp);
+    let mut color = vec![0u8; (4 * SIZE * SIZE * colour_samples) as usize];
+    let mut codes = vec![[0u32; 4]; (SIZE * SIZE * colour_samples) as usize];
+    for s in 0..colour_samples {
+        let raw = gpu.read(
+            color_buf.va + u64::from(s) * surface,
+            (SIZE * SIZE * bpp) as usize,
+        );
+        for y in 0..SIZE {
+            for x in 0..SIZE {
+                let o = u_interleaved_offset(x, y, u64::from(1024 * bpp), u64::from(bpp)) as usize;
+                let i = 4 * ((y * SIZE + x) * colour_samples + s) as usize;
+                let n = bpp.min(4) as usize;
+                color[i..i + n].copy_from_slice(&raw[o..o + n]);
+                codes[i / 4] = format_codes(scene.format, &raw[o..o + bpp as usize]);
+            }
         }
     }
+    let sample_minor = |surfaces: Vec<Vec<u32>>| -> Vec<u32> {
+        (0..(SIZE * SIZE * n) as usize)
+            .map(|i| surfaces[i % n as usize][i / n as usize])
+            .collect()
+    };
     let depth = scene.depth.map(|_| {
-        read_surface(gpu, depth_buf.va)
+        let surfaces = (0..n)
+            .map(|s| {
+                read_surface(gpu, depth_buf.va + 16 * 1024 * u64::from(s))
+                    .into_iter()
+                    .map(u32::from_le_bytes)
+                    .collect()
+            })
+            .collect();
+        sample_minor(surfaces)
             .into_iter()
             .map(|b| match scene.depth_format {
-                ZDepthFormat::D32 => f32::from_le_bytes(b),
+                ZDepthFormat::D32 => f32::from_bits(b),
                 // X8_D24: the UNORM value in the low 24 bits.
                 ZDepthFormat::D24X8 => {
-                    (f64::from(u32::from_le_bytes(b) & 0xff_ffff) / f64::from((1u32 << 24) - 1))
-                        as f32
+                    (f64::from(b & 0xff_ffff) / f64::from((1u32 << 24) - 1)) as f32
                 }
                 ZDepthFormat::D16 => unreachable!("no D16 scene"),
             })
             .collect()
     });
     let stencil = scene.stencil_clear.map(|_| {
-        let raw = gpu.read(stencil_buf.va, (SIZE * SIZE) as usize);
-        (0..SIZE * SIZE)
-            .map(|i| raw[u_interleaved_offset(i % SIZE, i / SIZE, 1024, 1) as usize])
+        let surfaces = (0..n)
+            .map(|s| {
+                let raw = gpu.read(stencil_buf.va + 4096 * u64::from(s), (SIZE * SIZE) as usize);
+                (0..SIZE * SIZE)
+                    .map(|i| {
+                        u32::from(raw[u_interleaved_offset(i % SIZE, i / SIZE, 1024, 1) as usize])
+                    })
+                    .collect()
+            })
+            .collect();
+        sample_minor(surfaces)
+            .into_iter()
+            .map(|v| v as u8)
             .collect()
     });
     let occlusion = (0..scene.draws.len())
@@ -414,11 +473,50 @@ fn try_render_on(
         .collect();
     Ok(Output {
         color,
+        codes,
         depth,
         stencil,
         occlusion,
         jobs,
     })
+}
+
+/// A pixel's channel codes from its bytes in memory, by the Vulkan
+/// format's definition ("Formats": `VK_FORMAT_R5G6B5_UNORM_PACK16` has R in
+/// bits 11..15, G in 5..10, B in 0..4; `VK_FORMAT_A2B10G10R10_UNORM_PACK32`
+/// R in 0..9, G in 10..19, B in 20..29, A in 30..31; the 8-bit formats one
+/// byte per component in order).
+fn format_codes(format: ColorFormat, bytes: &[u8]) -> [u32; 4] {
+    match format {
+        ColorFormat::R5g6b5UnormPack16 => {
+            let v = u32::from(u16::from_le_bytes([bytes[0], bytes[1]]));
+            [v >> 11, (v >> 5) & 63, v & 31, 0]
+        }
+        ColorFormat::A2b10g10r10UnormPack32 => {
+            let v = u32::from_le_bytes(bytes.try_into().unwrap());
+            [v & 1023, (v >> 10) & 1023, (v >> 20) & 1023, v >> 30]
+        }
+        // R16G16B16A16_SFLOAT: four binary16 values.
+        ColorFormat::Rgba16Sfloat => {
+            std::array::from_fn(|c| u32::from(u16::from_le_bytes([bytes[2 * c], bytes[2 * c + 1]])))
+        }
+        // 32-bit components: the words.
+        _ if format.kind() != ColorKind::Unorm => std::array::from_fn(|c| {
+            bytes
+                .get(4 * c..4 * c + 4)
+                .map_or(0, |b| u32::from_le_bytes(b.try_into().unwrap()))
+        }),
+        _ => std::array::from_fn(|c| bytes.get(c).map_or(0, |&b| u32::from(b))),
+    }
+}
+
+/// The clear colour of a scene's target: [`CLEAR`], or for an integer
+/// format the integers 255 × `CLEAR`.
+fn clear_colour(format: ColorFormat) -> [f32; 4] {
+    match format.kind() {
+        ColorKind::Uint | ColorKind::Sint => CLEAR.map(|c| (c * 255.0).round()),
+        _ => CLEAR,
+    }
 }
 
 fn render(scene: &Scene<'_>) -> Rendered {
@@ -448,9 +546,24 @@ fn reference(scene: &Scene<'_>) -> (ops::Target, Vec<bool>) {
 /// and stencil tests (what a precise occlusion query counts).
 fn reference_counted(scene: &Scene<'_>) -> (ops::Target, Vec<bool>, Vec<u64>) {
     let mut passed = Vec::new();
-    let clear = CLEAR.map(f64::from);
+    let clear = clear_colour(scene.format).map(f64::from);
     // The attachment is RGBA8 UNORM: blends read the stored 8-bit values.
-    let mut target = ops::Target::new(SIZE, SIZE, 1, clear, 1.0).with_unorm_bits(8);
+    let target = ops::Target::new(SIZE, SIZE, scene.samples, clear, 1.0);
+    let mut target = match scene.format.kind() {
+        ColorKind::Unorm => {
+            target.with_unorm_format(scene.format.channel_bits(), scene.format.srgb())
+        }
+        ColorKind::Float => target.with_float_or_int(Some(
+            if scene.format == ColorFormat::B10g11r11UfloatPack32 {
+                11
+            } else if scene.format == ColorFormat::Rgba16Sfloat {
+                16
+            } else {
+                32
+            },
+        )),
+        ColorKind::Uint | ColorKind::Sint => target.with_float_or_int(None),
+    };
     if let Some(s) = scene.stencil_clear {
         target.stencil.fill(s);
     }
@@ -523,7 +636,19 @@ fn reference_counted(scene: &Scene<'_>) -> (ops::Target, Vec<bool>, Vec<u64>) {
             line_width: f64::from(d.raster.line_width),
             point_size: 4.0,
             provoking_first: d.raster.first_provoking,
+            samples: scene.samples,
             ..raster::RasterState::default()
+        };
+        // The sample mask ("Sample Mask Test") drops samples first.
+        let sample_mask = d.extras.multisample.sample_mask;
+        let masked = |frags: Vec<raster::Fragment>| -> Vec<raster::Fragment> {
+            frags
+                .into_iter()
+                .filter_map(|mut f| {
+                    f.mask &= sample_mask;
+                    (f.mask != 0).then_some(f)
+                })
+                .collect()
         };
         let interp = vec![scene.interpolation; col_n as usize];
         for seg in &segments {
@@ -552,18 +677,18 @@ fn reference_counted(scene: &Scene<'_>) -> (ops::Target, Vec<bool>, Vec<u64>) {
                 });
                 for y in 0..SIZE {
                     for x in 0..SIZE {
-                        if centre_on_edge(&snapped, x, y) {
+                        if sample_on_edge(&snapped, x, y, scene.samples) {
                             on_edge[(y * SIZE + x) as usize] = true;
                         }
                     }
                 }
-                let tri = raster::rasterize_triangle(
+                let tri = masked(raster::rasterize_triangle(
                     [&vs[0], &vs[1], &vs[2]],
                     &state,
                     &interp,
                     SIZE,
                     SIZE,
-                );
+                ));
                 // Depth bias is per polygon ("Depth Bias").
                 let depth_offset = d.extras.depth_bias.map_or(0.0, |b| {
                     ops::depth_bias(
@@ -603,6 +728,7 @@ fn reference_counted(scene: &Scene<'_>) -> (ops::Target, Vec<bool>, Vec<u64>) {
                 }
                 _ => {}
             }
+            let frags = masked(frags);
             // Points and lines are front-facing and have no depth bias.
             let zs = ops::ZsState {
                 depth,
@@ -733,6 +859,8 @@ fn triangle_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         stencil_clear: None,
         format: ColorFormat::Rgba8Unorm,
         depth_format: ZDepthFormat::D32,
+        samples: 1,
+        per_sample: false,
     }
 }
 
@@ -827,6 +955,8 @@ fn depth_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         stencil_clear: None,
         format: ColorFormat::Rgba8Unorm,
         depth_format: ZDepthFormat::D32,
+        samples: 1,
+        per_sample: false,
     }
 }
 
@@ -925,6 +1055,8 @@ fn points_lines_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         stencil_clear: None,
         format: ColorFormat::Rgba8Unorm,
         depth_format: ZDepthFormat::D32,
+        samples: 1,
+        per_sample: false,
     }
 }
 
@@ -1361,6 +1493,8 @@ fn random_triangle_scenes_match_the_reference_rasterizer() {
             stencil_clear: None,
             format: ColorFormat::Rgba8Unorm,
             depth_format: ZDepthFormat::D32,
+            samples: 1,
+            per_sample: false,
         };
         let r = render(&scene);
 
@@ -1466,7 +1600,31 @@ fn random_triangle_scenes_match_the_reference_rasterizer() {
 /// Whether the centre of pixel (x, y) lies exactly on an edge of the
 /// triangle `p` (positions on the 1/256-pixel grid).
 fn centre_on_edge(p: &[(i64, i64); 3], x: u32, y: u32) -> bool {
-    let c = (i64::from(x) * 256 + 128, i64::from(y) * 256 + 128);
+    point_on_edge(p, (i64::from(x) * 256 + 128, i64::from(y) * 256 + 128))
+}
+
+/// Whether one of the standard sample locations of `samples` in pixel
+/// (x, y) lies exactly on a horizontal edge of the triangle `p`: the only
+/// edges where the FBD's `MINUS_180_IN_0_OUT` (left and bottom edges,
+/// `kmod::sim::raster::TieBreak`) and the reference's top-left rule
+/// disagree — both take a sample on an edge running upwards (dy < 0 with
+/// the interior on the edge's positive side) and leave one running
+/// downwards.
+fn sample_on_edge(p: &[(i64, i64); 3], x: u32, y: u32, samples: u32) -> bool {
+    raster::sample_locations(samples).iter().any(|&(sx, sy)| {
+        let c = (
+            i64::from(x) * 256 + (sx * 256.0) as i64,
+            i64::from(y) * 256 + (sy * 256.0) as i64,
+        );
+        (0..3).any(|i| {
+            let (a, b) = (p[i], p[(i + 1) % 3]);
+            a.1 == b.1 && a.1 == c.1 && c.0 >= a.0.min(b.0) && c.0 <= a.0.max(b.0)
+        })
+    })
+}
+
+/// Whether the point `c` (on the 1/256-pixel grid) lies on an edge of `p`.
+fn point_on_edge(p: &[(i64, i64); 3], c: (i64, i64)) -> bool {
     (0..3).any(|i| {
         let (a, b) = (p[i], p[(i + 1) % 3]);
         let e = (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0);
@@ -1552,6 +1710,8 @@ fn grid_scene<'a>(
         stencil_clear: None,
         format: ColorFormat::Rgba8Unorm,
         depth_format: ZDepthFormat::D32,
+        samples: 1,
+        per_sample: false,
     }
 }
 
@@ -1913,6 +2073,38 @@ fn bad_draws_are_errors() {
         ] {
             assert!(add_draw(chain, pool, arch, &d).is_err(), "{what}");
         }
+        // Float and integer targets: no blending, no partial masks, and the
+        // output's type must match.
+        let raw_targets = [
+            (ColorFormat::Rgba16Sfloat, Blend::SrcAlphaOver, 15),
+            (ColorFormat::Rgba32Sfloat, Blend::Opaque, 0b0111),
+            (ColorFormat::Rgba32Uint, Blend::Opaque, 15),
+            (ColorFormat::R32Sint, Blend::Opaque, 1),
+        ]
+        .map(|(format, blend, write_mask)| {
+            [ColorTargetState {
+                format,
+                blend,
+                write_mask,
+            }]
+        });
+        for t in &raw_targets {
+            let d = Draw { targets: t, ..base };
+            assert!(add_draw(chain, pool, arch, &d).is_err(), "{:?}", t[0]);
+        }
+        for samples in [0, 2, 3, 8, 16] {
+            let extras = DrawExtras {
+                multisample: Multisample {
+                    samples,
+                    sample_mask: u32::MAX,
+                },
+                ..DrawExtras::default()
+            };
+            assert!(
+                add_draw_with(chain, pool, arch, &base, &extras).is_err(),
+                "{samples} samples"
+            );
+        }
         assert!(chain.is_empty(), "no job was appended");
         Ok(false)
     });
@@ -2045,6 +2237,8 @@ fn rgba_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng, cell: u32) -> S
         stencil_clear: None,
         format: ColorFormat::Rgba8Unorm,
         depth_format: ZDepthFormat::D32,
+        samples: 1,
+        per_sample: false,
     }
 }
 
@@ -2401,6 +2595,7 @@ fn random_zs_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng) -> Scene<'
                 stencil,
                 depth_bias,
                 occlusion: Some(0),
+                ..DrawExtras::default()
             },
             raster: RasterState {
                 front_ccw: rng.next(2) == 0,
@@ -2509,4 +2704,767 @@ fn r8_and_rg8_targets_blend_like_the_vulkan_rules() {
     }
     eprintln!("{blended} pixels drawn over by blended triangles");
     assert!(blended > 1500, "{blended}");
+}
+
+// ---- Multisampling ----------------------------------------------------------
+
+/// Random triangles for a 4× scene: clip position (x, y, z, w) and RGBA per
+/// vertex (stride 32), NDC x/y on the 1/256 grid in [-1.25, 1.25) (1/8
+/// pixel, the grid the standard 4× sample locations lie on, so edges and
+/// vertices fall on sample points often), each triangle in its
+/// own depth band (`bands` shuffled: the depth test, not f32 against f64,
+/// decides which triangle is in front), clip w from `ws`.
+fn msaa_triangles(rng: &mut Rng, triangles: usize, ws: &[f32]) -> Vec<f32> {
+    let mut bands: Vec<usize> = (0..triangles).collect();
+    for i in (1..triangles).rev() {
+        bands.swap(i, rng.next(i as u64 + 1) as usize);
+    }
+    let mut data = Vec::new();
+    for &band in &bands {
+        let colour: Vec<f32> = (0..4).map(|_| rng.next(256) as f32 / 255.0).collect();
+        for _ in 0..3 {
+            let w = ws[rng.next(ws.len() as u64) as usize];
+            let ndc = |r: &mut Rng| (r.next(640) as f32 - 320.0) / 256.0;
+            let (x, y) = (ndc(rng), ndc(rng));
+            let z = (band as f32 + 0.1 + 0.8 * rng.next(1024) as f32 / 1024.0) / triangles as f32;
+            data.extend_from_slice(&[x * w, y * w, z * w, w]);
+            data.extend_from_slice(&colour);
+        }
+    }
+    data
+}
+
+fn msaa_scene<'a>(
+    vs: &'a Stage2,
+    fs: &'a Stage2,
+    data: Vec<f32>,
+    rng: &mut Rng,
+    interpolation: Interpolation,
+) -> Scene<'a> {
+    let count = (data.len() / 8) as u32;
+    // Mostly every sample; one scene in three a random non-empty mask.
+    let sample_mask = if rng.next(3) == 0 {
+        1 + rng.next(15) as u32
+    } else {
+        u32::MAX
+    };
+    Scene {
+        vs,
+        fs,
+        data,
+        stride: 32,
+        attributes: vec![(4, 0), (4, 16)],
+        depth: Some(DepthState {
+            compare: CompareOp::Less,
+            write: true,
+        }),
+        draws: vec![DrawSpec {
+            topology: Topology::TriangleList,
+            count,
+            first: 0,
+            indices: None,
+            blend: Blend::Opaque,
+            write_mask: 15,
+            extras: DrawExtras {
+                multisample: Multisample {
+                    samples: 4,
+                    sample_mask,
+                },
+                ..DrawExtras::default()
+            },
+            raster: RasterState {
+                cull_back: rng.next(4) == 0,
+                front_ccw: rng.next(2) == 0,
+                ..RasterState::default()
+            },
+        }],
+        viewport: viewport(),
+        scissor: full_scissor(),
+        shade: rgba_output,
+        interpolation,
+        stencil_clear: None,
+        format: ColorFormat::Rgba8Unorm,
+        depth_format: ZDepthFormat::D32,
+        samples: 4,
+        per_sample: true,
+    }
+}
+
+/// What a 4× comparison saw.
+#[derive(Default, Debug)]
+struct MsaaCounts {
+    samples_compared: usize,
+    samples_covered: usize,
+    /// Pixels with some but not all samples covered by the last writer or
+    /// covered by several triangles: where a resolve averages different
+    /// values.
+    mixed_pixels: usize,
+    /// Largest |resolved − 255 × mean of the reference's samples| seen.
+    worst_resolve: f64,
+    /// Pixels left out (a sample on a horizontal edge).
+    left_out: usize,
+    /// Samples on a (non-horizontal) edge of some triangle, compared.
+    on_edges: usize,
+}
+
+/// Renders `scene` (4×) on `model` twice — every sample stored, then the
+/// resolved surface — and compares both with the reference (pixels with a
+/// sample on a triangle edge left out: the FBD's tie-break rule and the
+/// reference's top-left rule may give such a sample to different
+/// triangles, both allowed): per sample coverage exactly (a sample differs
+/// from the clear colour exactly when the reference wrote it), colour
+/// within `lsb`, depth within 1e-6; the resolved pixel within `bound` of
+/// 255 × the mean of the reference's samples, and equal to the mean of the
+/// stored samples rounded to nearest, ties up (the simulator's documented
+/// choice, which the per-sample surface lets us check).
+fn msaa_scene_matches(model: SimModel, scene: &Scene<'_>, lsb: u8, bound: f64) -> MsaaCounts {
+    let mut gpu = SimGpu::new(model);
+    let samples = try_render_on(&mut gpu, scene, |_| {})
+        .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+    let resolved_scene = Scene {
+        per_sample: false,
+        data: scene.data.clone(),
+        attributes: scene.attributes.clone(),
+        draws: scene.draws.clone(),
+        ..*scene
+    };
+    let mut gpu = SimGpu::new(model);
+    let resolved = try_render_on(&mut gpu, &resolved_scene, |_| {})
+        .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+    let (want, on_edge) = reference(scene);
+    let n = scene.samples as usize;
+    let bits = scene.format.channel_bits();
+    let max: [f64; 4] = bits.map(|b| f64::from((1u32 << b) - 1));
+    let depth = samples.depth.as_ref().unwrap();
+    let mut counts = MsaaCounts::default();
+    let mut bad = Vec::new();
+    counts.on_edges = samples_on_edges(scene);
+    for (p, &edge) in on_edge.iter().enumerate() {
+        if edge {
+            counts.left_out += 1;
+            continue;
+        }
+        let (x, y) = (p as u32 % SIZE, p as u32 / SIZE);
+        let mut sum = [0u32; 4];
+        let mut mean = [0.0f64; 4];
+        let mut written = 0;
+        for s in 0..n {
+            let i = p * n + s;
+            // Channel codes; a sample the reference did not write holds
+            // the stored clear colour, exactly.
+            let got = samples.codes[i];
+            let stored: [u32; 4] =
+                std::array::from_fn(|c| (want.color[i][c] * max[c]).round() as u32);
+            counts.samples_compared += 1;
+            let tolerance = if want.writes[i] > 0 {
+                counts.samples_covered += 1;
+                written += 1;
+                u32::from(lsb)
+            } else {
+                0
+            };
+            if !(0..4).all(|c| bits[c] == 0 || got[c].abs_diff(stored[c]) <= tolerance) {
+                bad.push(format!(
+                    "({x}, {y}) sample {s}: {got:?}, want {stored:?} (written {})",
+                    want.writes[i]
+                ));
+            }
+            if (f64::from(depth[i]) - want.depth[i]).abs() > 1e-6 {
+                bad.push(format!(
+                    "({x}, {y}) sample {s}: depth {} want {}",
+                    depth[i], want.depth[i]
+                ));
+            }
+            for c in 0..4 {
+                sum[c] += got[c];
+                mean[c] += want.color[i][c] * max[c] / n as f64;
+            }
+        }
+        let distinct = (0..n)
+            .map(|s| want.color[p * n + s].map(f64::to_bits))
+            .collect::<std::collections::HashSet<_>>()
+            .len();
+        counts.mixed_pixels += usize::from(distinct > 1 || (written > 0 && written < n));
+        let got = resolved.codes[p];
+        for c in (0..4).filter(|&c| bits[c] > 0) {
+            let err = (f64::from(got[c]) - mean[c]).abs();
+            counts.worst_resolve = counts.worst_resolve.max(err);
+            let ties_up = (sum[c] + n as u32 / 2) / n as u32;
+            if err > bound || got[c] != ties_up {
+                bad.push(format!(
+                    "({x}, {y}) resolved {got:?}: channel {c} {err} from the mean {}",
+                    mean[c]
+                ));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} differences: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+    counts
+}
+
+/// Samples of the framebuffer lying exactly on an edge of one of the
+/// scene's triangles (x/y from clip position / w, as the viewport of
+/// [`viewport`] maps them).
+fn samples_on_edges(scene: &Scene<'_>) -> usize {
+    let floats = scene.stride as usize / 4;
+    let vertex = |i: usize| {
+        let at = |k: usize| f64::from(scene.data[i * floats + k]);
+        let w = at(3);
+        let px = |ndc: f64| ((ndc * 32.0 + 32.0) * 256.0).round() as i64;
+        (px(at(0) / w), px(at(1) / w))
+    };
+    let mut n = 0;
+    for t in 0..scene.data.len() / floats / 3 {
+        let p = [vertex(3 * t), vertex(3 * t + 1), vertex(3 * t + 2)];
+        for y in 0..SIZE {
+            for x in 0..SIZE {
+                for &(sx, sy) in raster::sample_locations(scene.samples) {
+                    let c = (
+                        i64::from(x) * 256 + (sx * 256.0) as i64,
+                        i64::from(y) * 256 + (sy * 256.0) as i64,
+                    );
+                    n += usize::from(point_on_edge(&p, c));
+                }
+            }
+        }
+    }
+    n
+}
+
+/// Random flat-coloured triangles at 4× (random winding, culling, sample
+/// mask; depth LESS, each triangle in its own depth band), through our
+/// chains on the simulated G52 and a v6 G72, against `testing::raster` at
+/// 4× with the standard sample locations: every sample's coverage, colour
+/// and depth exactly; the resolved (Average) surface within the Vulkan
+/// conversion's freedom: a flat colour makes every sample exact, so the
+/// resolved value must be one of the two integers nearest 255 × the mean
+/// ("Conversion from Floating-Point to Normalized Fixed-Point": either
+/// neighbour may be returned), i.e. less than 1 LSB away.
+#[test]
+fn msaa_4x_random_triangles_match_the_reference_rasterizer() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x4a5a_11ce_0bad_cafe);
+    let mut total = MsaaCounts::default();
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 8),
+        (SimModel::G72, IsaArch::V6, 4),
+    ] {
+        let (vs, fs) = flat_rgba_shaders(arch);
+        for _ in 0..scenes {
+            let data = msaa_triangles(&mut rng, 24, &[1.0]);
+            let scene = msaa_scene(&vs, &fs, data, &mut rng, Interpolation::Flat);
+            let c = msaa_scene_matches(model, &scene, 0, 0.999_999);
+            total.samples_compared += c.samples_compared;
+            total.samples_covered += c.samples_covered;
+            total.mixed_pixels += c.mixed_pixels;
+            total.worst_resolve = total.worst_resolve.max(c.worst_resolve);
+            total.left_out += c.left_out;
+            total.on_edges += c.on_edges;
+        }
+    }
+    eprintln!("{total:?}");
+    assert!(total.samples_covered > 40_000, "{total:?}");
+    assert!(total.mixed_pixels > 2_000, "{total:?}");
+}
+
+/// A depth-tested 4× scene with perspective (clip w 0.5–4) and colours
+/// interpolated at the pixel centre: per sample coverage and depth exactly
+/// (within 1e-6), colours within 1 LSB (the shader's f32 interpolation
+/// against the reference's f64, then rounding to UNORM8); resolved within
+/// 1.5 LSB of 255 × the mean of the reference's samples: each stored sample
+/// is within 1 LSB of the reference's, so their mean is, and rounding the
+/// mean adds at most 0.5.
+#[test]
+fn msaa_4x_depth_tested_scene_matches_the_reference_rasterizer() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x0dee_b0a7_5ca1_ab1e);
+    let mut total = MsaaCounts::default();
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 4),
+        (SimModel::G72, IsaArch::V6, 2),
+    ] {
+        let (vs, fs) = rgba_shaders(arch);
+        for _ in 0..scenes {
+            let data = msaa_triangles(&mut rng, 16, &[0.5, 1.0, 2.0, 4.0]);
+            let scene = msaa_scene(&vs, &fs, data, &mut rng, Interpolation::Smooth);
+            let c = msaa_scene_matches(model, &scene, 1, 1.5);
+            total.samples_compared += c.samples_compared;
+            total.samples_covered += c.samples_covered;
+            total.mixed_pixels += c.mixed_pixels;
+            total.worst_resolve = total.worst_resolve.max(c.worst_resolve);
+            total.left_out += c.left_out;
+            total.on_edges += c.on_edges;
+        }
+    }
+    eprintln!("{total:?}");
+    assert!(total.samples_covered > 20_000, "{total:?}");
+    assert!(total.mixed_pixels > 1_000, "{total:?}");
+}
+
+/// Sample counts other than 1 and 4, and multisampled surfaces the
+/// hardware's documented modes cannot store, are `JmError`s: the
+/// framebuffer, the tiler context and the sample-locations table refuse
+/// 0, 2, 3, 8, 16 samples; a per-sample surface needs a multisampled
+/// framebuffer; stored multisampled depth or stencil needs a sample stride
+/// (a resolved Z/S writeback is not documented); sample surfaces must not
+/// overlap and must be 64-byte aligned; an sRGB target is not resolved
+/// (the hardware's average of encoded values is undocumented). The same
+/// framebuffers with good
+/// values encode.
+#[test]
+fn bad_sample_counts_and_msaa_surfaces_are_errors() {
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let r = gpu.run_chain(|_, pool, arch| {
+        let colour = ColorTarget {
+            sample_stride: None,
+            format: ColorFormat::Rgba8Unorm,
+            block: BlockFormat::TiledUInterleaved,
+            base: 0x10_0000,
+            row_stride: 4096,
+            clear: None,
+        };
+        let depth = DepthTarget {
+            sample_stride: Some(16 * 1024),
+            block: BlockFormat::TiledUInterleaved,
+            base: 0x20_0000,
+            row_stride: 4096,
+            clear: 1.0,
+            write: true,
+        };
+        let fb = |colors: &'static [ColorTarget], depth: Option<DepthTarget>, samples: u32| {
+            Framebuffer {
+                width: SIZE,
+                height: SIZE,
+                colors,
+                depth,
+                tiler_context: 0,
+                samples,
+                sample_locations: 0x30_0000,
+            }
+        };
+        let colours: &'static [ColorTarget] = Box::leak(Box::new([colour]));
+        let per_sample: &'static [ColorTarget] = Box::leak(Box::new([ColorTarget {
+            sample_stride: Some(16 * 1024),
+            ..colour
+        }]));
+        let overlapping: &'static [ColorTarget] = Box::leak(Box::new([ColorTarget {
+            sample_stride: Some(4096),
+            ..colour
+        }]));
+        let misaligned: &'static [ColorTarget] = Box::leak(Box::new([ColorTarget {
+            sample_stride: Some(16 * 1024 + 4),
+            ..colour
+        }]));
+        let two: &'static [ColorTarget] = Box::leak(Box::new([colour, colour]));
+        let srgb: &'static [ColorTarget] = Box::leak(Box::new([ColorTarget {
+            format: ColorFormat::Rgba8Srgb,
+            ..colour
+        }]));
+        for samples in [0, 2, 3, 8, 16] {
+            assert!(
+                write_framebuffer(pool, arch, &fb(colours, None, samples)).is_err(),
+                "{samples} samples"
+            );
+            assert!(write_tiler_context(pool, SIZE, SIZE, samples, 0x1000, 4096).is_err());
+            assert!(SampleLocations::for_samples(samples).is_err());
+        }
+        let resolved_depth = DepthTarget {
+            sample_stride: None,
+            ..depth
+        };
+        for (what, f) in [
+            ("a per-sample surface at 1x", fb(per_sample, None, 1)),
+            ("a depth sample stride at 1x", fb(colours, Some(depth), 1)),
+            (
+                "stored 4x depth without a stride",
+                fb(colours, Some(resolved_depth), 4),
+            ),
+            ("overlapping sample surfaces", fb(overlapping, None, 4)),
+            ("misaligned sample surfaces", fb(misaligned, None, 4)),
+            // Two RGBA8 targets at 4x need 8 KiB of tile buffer per tile.
+            ("too much tile buffer", fb(two, None, 4)),
+            // Averaging sRGB-encoded samples is not what Vulkan asks.
+            ("a resolved sRGB target", fb(srgb, None, 4)),
+        ] {
+            assert!(write_framebuffer(pool, arch, &f).is_err(), "{what}");
+        }
+        for f in [
+            fb(colours, None, 1),
+            fb(colours, None, 4),
+            fb(per_sample, Some(depth), 4),
+            fb(
+                colours,
+                Some(DepthTarget {
+                    write: false,
+                    ..resolved_depth
+                }),
+                4,
+            ),
+        ] {
+            write_framebuffer(pool, arch, &f).unwrap();
+        }
+        assert!(write_tiler_context(pool, SIZE, SIZE, 4, 0x1000, 4096).is_ok());
+        Ok(false)
+    });
+    assert!(r.unwrap().is_none());
+}
+
+/// The stencil, depth-bias and occlusion scenes above at 4× with a random
+/// sample mask per draw: every sample's colour, stencil value and depth
+/// exactly as the reference's (D32 within 1e-6, every other scene D24),
+/// each draw's occlusion counter equal to the reference's samples passing
+/// both tests (a precise query counts samples). Scenes with a sample on a
+/// horizontal edge are drawn again.
+#[test]
+fn msaa_4x_stencil_depth_bias_and_occlusion_scenes_match_the_reference() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x4a5a_57e4_c115_0004);
+    let (mut counted, mut stencil_changed, mut partial) = (0u64, 0usize, 0usize);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 6),
+        (SimModel::G72, IsaArch::V6, 2),
+    ] {
+        let (vs, fs) = flat_rgba_shaders(arch);
+        let mut done = 0;
+        while done < scenes {
+            let mut scene = random_zs_scene(&vs, &fs, &mut rng);
+            scene.samples = 4;
+            scene.per_sample = true;
+            if done % 2 == 1 {
+                scene.depth_format = ZDepthFormat::D24X8;
+            }
+            for d in &mut scene.draws {
+                if rng.next(2) == 0 {
+                    d.extras.multisample.sample_mask = 1 + rng.next(15) as u32;
+                }
+            }
+            let (want, on_edge, passed) = reference_counted(&scene);
+            if on_edge.iter().any(|&e| e) {
+                continue;
+            }
+            done += 1;
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            let clear = scene.stencil_clear.unwrap();
+            let stencil = out.stencil.unwrap();
+            let depth = out.depth.unwrap();
+            for i in 0..(SIZE * SIZE * 4) as usize {
+                let (p, s) = (i / 4, i % 4);
+                let at = format!("({}, {}) sample {s}", p as u32 % SIZE, p as u32 / SIZE);
+                let stored = want.color[i].map(|c| (c * 255.0).round() as u8);
+                assert_eq!(out.color[4 * i..4 * i + 4], stored, "colour at {at}");
+                assert_eq!(stencil[i], want.stencil[i], "stencil at {at}");
+                assert!(
+                    (f64::from(depth[i]) - want.depth[i]).abs() <= 1e-6,
+                    "depth at {at}: {} vs {}",
+                    depth[i],
+                    want.depth[i]
+                );
+                stencil_changed += usize::from(want.stencil[i] != clear);
+            }
+            for p in 0..(SIZE * SIZE) as usize {
+                let s = &want.stencil[4 * p..4 * p + 4];
+                partial += usize::from(s.iter().any(|&v| v != s[0]));
+            }
+            assert_eq!(out.occlusion, passed, "occlusion counters");
+            counted += passed.iter().sum::<u64>();
+        }
+    }
+    eprintln!(
+        "{counted} samples counted, {stencil_changed} stencil samples changed, {partial} pixels with differing stencil samples"
+    );
+    assert!(counted > 8000 && stencil_changed > 4000 && partial > 500);
+}
+
+/// More colour formats (`VK_FORMAT_R8G8B8A8_SRGB`,
+/// `VK_FORMAT_R5G6B5_UNORM_PACK16`, `VK_FORMAT_A2B10G10R10_UNORM_PACK32`):
+/// random blended scenes as above (blend constants on the format's
+/// constant grid, k / (2^b − 1), since the unit holds the constant at that
+/// precision), on the G52 and a v6 G72, read back by the Vulkan format's
+/// layout and compared with the reference, which stores each channel at
+/// the format's size and blends sRGB destinations linearized: every
+/// channel code exactly for the UNORM formats; within 1 code for sRGB (the
+/// simulator's f32 sRGB conversions against the reference's f64 may round
+/// a value near a code boundary the other way; Vulkan allows sRGB
+/// conversions that inexact).
+#[test]
+fn more_colour_formats_blend_like_the_vulkan_rules() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x5e6b_1010_2a2b_0565);
+    let mut compared = 0usize;
+    let mut off_by_one = 0usize;
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let (vs, fs) = flat_rgba_shaders(arch);
+        for format in [
+            ColorFormat::Rgba8Srgb,
+            ColorFormat::R5g6b5UnormPack16,
+            ColorFormat::A2b10g10r10UnormPack32,
+        ] {
+            let kmax = ((1u32 << format.constant_bits()) - 1) as f32;
+            for _ in 0..3 {
+                let mut scene = random_blend_scene(&vs, &fs, &mut rng);
+                scene.format = format;
+                for d in &mut scene.draws {
+                    if let Blend::Equation(eq) = &mut d.blend {
+                        eq.constants = eq.constants.map(|k| (k * kmax).round() / kmax);
+                    }
+                }
+                let mut gpu = SimGpu::new(model);
+                let out = try_render_on(&mut gpu, &scene, |_| {})
+                    .unwrap_or_else(|e| panic!("{format:?}: the chains must complete: {e}"));
+                let (want, on_edge) = reference(&scene);
+                let bits = format.channel_bits();
+                let lsb = u32::from(format.srgb());
+                let mut bad = Vec::new();
+                for (i, got) in out.codes.iter().enumerate() {
+                    if on_edge[i] {
+                        continue;
+                    }
+                    let w: [u32; 4] = std::array::from_fn(|c| {
+                        (want.color[i][c] * f64::from((1u32 << bits[c]) - 1)).round() as u32
+                    });
+                    for c in 0..4 {
+                        if bits[c] == 0 {
+                            continue;
+                        }
+                        compared += 1;
+                        let d = got[c].abs_diff(w[c]);
+                        off_by_one += usize::from(d == 1);
+                        if d > lsb {
+                            bad.push(format!(
+                                "{format:?} ({}, {}): got {got:?}, want {w:?}",
+                                i as u32 % SIZE,
+                                i as u32 / SIZE
+                            ));
+                            break;
+                        }
+                    }
+                }
+                assert!(
+                    bad.is_empty(),
+                    "{} differ: {:?}",
+                    bad.len(),
+                    &bad[..bad.len().min(6)]
+                );
+            }
+        }
+    }
+    eprintln!("{compared} channels compared, {off_by_one} one code apart (sRGB only)");
+    assert!(compared > 100_000, "{compared}");
+}
+
+fn int_shaders(arch: bifrost_vk::compiler::bifrost::Arch, signed: bool) -> (Stage2, Stage2) {
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_int.vert.spv")).unwrap();
+    let name = if signed { "flat_int" } else { "flat_uint" };
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/{name}.frag.spv")).unwrap();
+    (
+        compile_for(&v, Stage::Vertex, arch),
+        compile_for(&f, Stage::Fragment, arch),
+    )
+}
+
+/// A value of a float or integer target as the Vulkan format defines it,
+/// from the words `format_codes` read.
+fn stored_value(format: ColorFormat, words: [u32; 4], c: usize) -> f64 {
+    match format {
+        // B10G11R11_UFLOAT_PACK32: R bits 0..10, G 11..21 (6-bit
+        // mantissas), B 22..31 (5-bit); 5-bit exponents, bias 15 ("Unsigned
+        // 11-Bit / 10-Bit Floating-Point Numbers").
+        ColorFormat::B10g11r11UfloatPack32 => {
+            let (shift, m) = [(0, 6), (11, 6), (22, 5)][c];
+            let code = (words[0] >> shift) & ((1 << (m + 5)) - 1);
+            let (e, f) = ((code >> m) as i32, f64::from(code & ((1 << m) - 1)));
+            let scale = f64::from(1u32 << m);
+            match e {
+                0 => f / scale * 2f64.powi(-14),
+                31 if f == 0.0 => f64::INFINITY,
+                31 => f64::NAN,
+                _ => (1.0 + f / scale) * 2f64.powi(e - 15),
+            }
+        }
+        ColorFormat::Rgba16Sfloat => half::f16::from_bits(words[c] as u16).to_f64(),
+        ColorFormat::Rgba32Sfloat => f64::from(f32::from_bits(words[c])),
+        ColorFormat::R32Sint | ColorFormat::Rgba32Sint => f64::from(words[c] as i32),
+        _ => f64::from(words[c]),
+    }
+}
+
+/// Float and 32-bit integer colour targets (`R16G16B16A16_SFLOAT`,
+/// `R32G32B32A32_SFLOAT`, `R32_UINT`, `R32_SINT`, `R32G32B32A32_UINT`,
+/// `R32G32B32A32_SINT`: RAW tile-buffer formats, the blend unit's
+/// conversion writing each pixel): random opaque scenes of flat values
+/// (floats from −64 to 64 on a 2^-16 grid, some beyond binary16's
+/// precision, some tiny or large; integers of up to 24 bits, negative for
+/// the signed formats) on the G52 and a v6 G72, read back by the Vulkan
+/// format's layout: every component exactly as the reference stores it
+/// (floats unclamped and rounded to binary16 to nearest even or kept as
+/// f32; integers as written). Blending and partial write masks on these
+/// targets are `JmError`s (they take a blend shader).
+#[test]
+fn float_and_integer_targets_store_like_the_vulkan_rules() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0xf10a_7132_1a7e_6e55);
+    let mut compared = 0usize;
+    let mut rounded = 0usize;
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let float = flat_rgba_shaders(arch);
+        let uint = int_shaders(arch, false);
+        let sint = int_shaders(arch, true);
+        for format in [
+            ColorFormat::Rgba16Sfloat,
+            ColorFormat::Rgba32Sfloat,
+            ColorFormat::B10g11r11UfloatPack32,
+            ColorFormat::R32Uint,
+            ColorFormat::R32Sint,
+            ColorFormat::Rgba32Uint,
+            ColorFormat::Rgba32Sint,
+        ] {
+            let (vs, fs) = match format.kind() {
+                ColorKind::Uint => (&uint.0, &uint.1),
+                ColorKind::Sint => (&sint.0, &sint.1),
+                _ => (&float.0, &float.1),
+            };
+            for _ in 0..2 {
+                let mut scene = random_blend_scene(vs, fs, &mut rng);
+                scene.format = format;
+                // Replace every colour with a value of the format's kind.
+                for v in 0..scene.data.len() / 8 {
+                    for c in 0..4 {
+                        scene.data[8 * v + 4 + c] = match format.kind() {
+                            ColorKind::Uint => rng.next(1 << 24) as f32,
+                            ColorKind::Sint => rng.next(1 << 24) as f32 - (1 << 23) as f32,
+                            _ => match rng.next(8) {
+                                0 => (rng.next(1 << 20) as f32 + 0.5) * 2f32.powi(-30),
+                                1 => rng.next(1 << 20) as f32 * 8.0,
+                                _ => (rng.next(1 << 23) as f32 - (1 << 22) as f32) / 65536.0,
+                            },
+                        };
+                    }
+                }
+                for d in &mut scene.draws {
+                    d.blend = Blend::Opaque;
+                    d.write_mask = 15;
+                }
+                let mut gpu = SimGpu::new(model);
+                let out = try_render_on(&mut gpu, &scene, |_| {})
+                    .unwrap_or_else(|e| panic!("{format:?}: the chains must complete: {e}"));
+                let (want, on_edge) = reference(&scene);
+                let mut bad = Vec::new();
+                for (i, words) in out.codes.iter().enumerate() {
+                    if on_edge[i] {
+                        continue;
+                    }
+                    for c in 0..format.components() as usize {
+                        compared += 1;
+                        let got = stored_value(format, *words, c);
+                        let w = want.color[i][c];
+                        if got != w {
+                            bad.push(format!(
+                                "{format:?} ({}, {}) component {c}: got {got}, want {w}",
+                                i as u32 % SIZE,
+                                i as u32 / SIZE
+                            ));
+                        }
+                        let exact = scene.data.iter().any(|&v| f64::from(v) == w);
+                        rounded += usize::from(want.writes[i] > 0 && !exact);
+                    }
+                }
+                assert!(
+                    bad.is_empty(),
+                    "{} differ: {:?}",
+                    bad.len(),
+                    &bad[..bad.len().min(6)]
+                );
+            }
+        }
+    }
+    eprintln!("{compared} components compared, {rounded} of them rounded on the way");
+    assert!(compared > 150_000, "{compared}");
+}
+
+/// 4× with the packed UNORM formats (`R5G6B5_UNORM_PACK16`,
+/// `A2B10G10R10_UNORM_PACK32`): random flat-coloured triangles as in
+/// `msaa_4x_random_triangles_match_the_reference_rasterizer`, stored per
+/// sample and resolved, read back by the Vulkan layout: every sample's
+/// channel codes exactly, the resolved codes less than one code from the
+/// mean of the reference's samples (in codes of each channel's size).
+#[test]
+fn msaa_4x_packed_unorm_formats_resolve_like_the_vulkan_rules() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x0565_1010_2a4f_5eed);
+    let (vs, fs) = flat_rgba_shaders(IsaArch::V7);
+    let mut total = MsaaCounts::default();
+    for format in [
+        ColorFormat::R5g6b5UnormPack16,
+        ColorFormat::A2b10g10r10UnormPack32,
+    ] {
+        for _ in 0..3 {
+            let data = msaa_triangles(&mut rng, 24, &[1.0]);
+            let mut scene = msaa_scene(&vs, &fs, data, &mut rng, Interpolation::Flat);
+            scene.format = format;
+            let c = msaa_scene_matches(SimModel::G52, &scene, 0, 0.999_999);
+            total.samples_compared += c.samples_compared;
+            total.samples_covered += c.samples_covered;
+            total.mixed_pixels += c.mixed_pixels;
+            total.worst_resolve = total.worst_resolve.max(c.worst_resolve);
+        }
+    }
+    eprintln!("{total:?}");
+    assert!(
+        total.samples_covered > 30_000 && total.mixed_pixels > 3_000,
+        "{total:?}"
+    );
+}
+
+/// `gfx_points_lines` at 4× with every sample stored: the three 4×4
+/// points cover every sample of their pixels, and every sample of the line
+/// strip's rows equals the reference's non-strict lines at the standard 4×
+/// locations (coverage exactly, colour within 1 LSB: interpolated with the
+/// spec's t at the pixel centre).
+#[test]
+fn points_and_lines_at_4x_render_like_the_vulkan_rules() {
+    let (Some(v), Some(f)) = (
+        spv("gfx_points_lines.vert.spv"),
+        spv("gfx_triangle.frag.spv"),
+    ) else {
+        return skip("gfx_points_lines.vert.spv");
+    };
+    let (vs, fs) = (compile(&v, Stage::Vertex), compile(&f, Stage::Fragment));
+    let mut scene = points_lines_scene(&vs, &fs);
+    scene.samples = 4;
+    scene.per_sample = true;
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let out = try_render_on(&mut gpu, &scene, |_| {})
+        .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+    let (want, _) = reference(&scene);
+    let (mut points, mut line_samples, mut differ) = (0, 0, Vec::new());
+    for i in 0..(SIZE * SIZE * 4) as usize {
+        let (p, s) = (i / 4, i % 4);
+        let (x, y) = (p as u32 % SIZE, p as u32 / SIZE);
+        let got = out.codes[i];
+        let stored: [u32; 4] = std::array::from_fn(|c| (want.color[i][c] * 255.0).round() as u32);
+        let close = (0..4).all(|c| got[c].abs_diff(stored[c]) <= 1);
+        if y < 16 {
+            assert!(close, "point sample ({x}, {y}) {s}: {got:?} vs {stored:?}");
+            points += usize::from(want.writes[i] > 0);
+        } else {
+            line_samples += usize::from(want.writes[i] > 0);
+            if !close {
+                differ.push((x, y, s, got, stored));
+            }
+        }
+    }
+    eprintln!(
+        "{points} point samples, {line_samples} line samples, {} line samples differ: {:?}",
+        differ.len(),
+        &differ[..differ.len().min(8)]
+    );
+    assert_eq!(points, 3 * 16 * 4);
+    assert!(differ.is_empty());
 }

@@ -592,3 +592,89 @@ fn our_compiled_fragment_shader_renders_the_triangle() {
     let got = read_rgba8(&gpu, 0xf7ff_2000);
     assert_image(&got, &want, |_, _| true);
 }
+
+/// PanVk's clear-only render pass made multisampled by hand: the FBD's
+/// `Sample Count`/`Sample Pattern`, the render target's `Writeback MSAA`
+/// and the Tiler Context's `Sample Pattern` must agree on 1 sample or on 4
+/// with the rotated grid, else the FRAGMENT job stops with
+/// JOB_CONFIG_FAULT (0x40) and writes nothing; 4 samples with "Average"
+/// and a sample-locations table in memory run, and resolve the clear colour
+/// to itself; "Multiple" (one surface, undocumented order) and 2 samples
+/// fault.
+#[test]
+fn multisampled_framebuffers_fault_unless_consistent() {
+    use bifrost_vk::hw::fbd::{self, FRAMEBUFFER_BYTES, framebuffer_parameters as fbp};
+    use bifrost_vk::hw::{Arch, tiler::tiler_context as tc};
+    let (Some((mut gpu, _, frag)), Some(want)) = (
+        load(SimModel::G52, "gfx_clear_only"),
+        expected("gfx_clear_only.expected.rgba"),
+    ) else {
+        return skip("gfx_clear_only");
+    };
+    let fbd_va = 0xf7f1_0000u64;
+    let tagged = u64::from_le_bytes(gpu.read(frag + 32 + 8, 8).try_into().unwrap());
+    let tag = [tagged as u32, (tagged >> 32) as u32];
+    assert_eq!(fbd::framebuffer_pointer::POINTER.get(&tag), fbd_va);
+    let zs = fbd::framebuffer_pointer::ZS_CRC_EXTENSION_PRESENT.get(&tag) != 0;
+    let rt_va = fbd_va
+        + FRAMEBUFFER_BYTES
+        + if zs {
+            fbd::zs_crc_extension(Arch::V7).bytes() as u64
+        } else {
+            0
+        };
+    let rt_layout = fbd::render_target(Arch::V7);
+    let params = gpu.read_u32s(fbd_va, 16);
+    let rt = gpu.read_u32s(rt_va, 16);
+    let tiler_va = fbp::TILER.get(&params);
+    let tiler = (tiler_va != 0).then(|| gpu.read_u32s(tiler_va, 3));
+    let locations = gpu.alloc(4096);
+    gpu.write_u32s(
+        locations.va,
+        &bifrost_vk::jm::framebuffer::SampleLocations::rotated_4x(),
+    );
+    let colour = 0xf7f3_0000u64;
+    // (samples, FBD pattern, Writeback MSAA, tiler pattern, runs)
+    let cases = [
+        (4, 0, 1, 0, false),
+        (2, 2, 1, 2, false),
+        (4, 2, 0, 2, false),
+        (4, 2, 2, 2, false),
+        (1, 0, 1, 0, false),
+        (4, 2, 1, 0, tiler.is_none()),
+        (4, 2, 1, 2, true),
+    ];
+    for (samples, pattern, msaa, tiler_pattern, runs) in cases {
+        let mut p = params.clone();
+        fbp::SAMPLE_COUNT.set(&mut p, samples).unwrap();
+        fbp::SAMPLE_PATTERN.set(&mut p, pattern).unwrap();
+        fbp::SAMPLE_LOCATIONS.set(&mut p, locations.va).unwrap();
+        let mut r = rt.clone();
+        rt_layout.set(&mut r, "Writeback MSAA", msaa).unwrap();
+        gpu.write_u32s(fbd_va, &p);
+        gpu.write_u32s(rt_va, &r);
+        if let (Some(t), true) = (&tiler, tiler_va != 0) {
+            let mut t = t.clone();
+            tc::SAMPLE_PATTERN.set(&mut t, tiler_pattern).unwrap();
+            gpu.write_u32s(tiler_va, &t);
+        }
+        gpu.write(colour, &vec![0u8; 16 * 1024]);
+        gpu.write(frag, &[0; 4]);
+        let what =
+            format!("{samples} samples, pattern {pattern}, MSAA {msaa}, tiler {tiler_pattern}");
+        match gpu.submit(frag) {
+            Ok(_) => {
+                assert!(runs, "{what} ran");
+                assert_image(&read_rgba8(&gpu, colour), &want, |_, _| true);
+            }
+            Err(e) => {
+                assert!(!runs, "{what}: {e}");
+                assert_eq!(e.fault().unwrap().status, 0x40, "{what}: {e}");
+                assert!(
+                    gpu.read(colour, 16 * 1024).iter().all(|&b| b == 0),
+                    "{what}"
+                );
+            }
+        }
+    }
+}

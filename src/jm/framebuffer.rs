@@ -7,12 +7,28 @@
 //! Field choices follow what PanVk writes on a G52 for the same render
 //! pass (Mesa `src/panfrost/lib/pan_desc.c`, `pan_emit_fbd` and friends):
 //! 16×16-pixel tiles (`Effective Tile Size` 256), the colour buffer
-//! allocation rounded up to 1 KiB, single-sampled sample pattern with the
-//! sample locations table of [`SampleLocations`], tie-break rule
+//! allocation rounded up to 1 KiB, the sample count and pattern of
+//! Mesa's `pan_sample_pattern` (1: Single-sampled, 4: Rotated 4x Grid, in
+//! the framebuffer and the tiler context) with the sample locations table
+//! of [`SampleLocations`], tie-break rule
 //! `MINUS_180_IN_0_OUT`, pre/post frame shaders "Never", every enabled
 //! colour target written back with clean-pixel write enabled.
 //! `tests/jm_framebuffer.rs` compares the words with PanVk's for the
 //! reference render passes.
+//!
+//! Multisampling (4 samples per pixel; the only other count is 1): the
+//! tile buffer holds every sample, so the colour allocation and each
+//! target's `Internal Buffer Offset` grow fourfold (Mesa's
+//! `pan_cbuf_bytes_per_pixel` counts samples the same way). Each surface is
+//! written back resolved or per sample (genxml "MSAA", Mesa's
+//! `mali_sampling_mode`): a colour target without a sample stride gets
+//! "Average" (one surface holding the samples' mean, what a Vulkan resolve
+//! attachment with `VK_RESOLVE_MODE_AVERAGE_BIT` asks), one with a sample
+//! stride "Layered" (sample s at `base + s × stride`, `Surface Stride`, as
+//! Mesa writes multisampled images). Depth and stencil are only written per
+//! sample (a resolved depth/stencil writeback is not documented: refused).
+//! "Multiple" (one surface holding every sample, its order undocumented) is
+//! never written.
 //!
 //! This module encodes what it is given; which attachments a Vulkan render
 //! pass has and what their clear values convert to is `vk/`'s business.
@@ -58,52 +74,280 @@ impl BlockFormat {
     }
 }
 
-/// Colour formats a render target can be written back in.
+/// Colour formats a render target can be written back in: UNORM formats
+/// the fixed-function blend unit handles (Mesa's
+/// `panfrost_blendable_formats`, `src/panfrost/lib/pan_format.c`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColorFormat {
     /// `VK_FORMAT_R8G8B8A8_UNORM`: internal R8G8B8A8, written back R8G8B8A8.
     Rgba8Unorm,
-    /// `VK_FORMAT_R8_UNORM`: internal R8G8B8A8, written back R8 (Mesa's
-    /// `panfrost_blendable_formats`, `src/panfrost/lib/pan_format.c`).
+    /// `VK_FORMAT_R8_UNORM`: internal R8G8B8A8, written back R8.
     R8Unorm,
     /// `VK_FORMAT_R8G8_UNORM`: internal R8G8B8A8, written back R8G8.
     Rg8Unorm,
+    /// `VK_FORMAT_R8G8B8A8_SRGB`: internal R8G8B8A8 holding sRGB-encoded
+    /// RGB (the render target's and the blend conversion's `sRGB` bits),
+    /// written back R8G8B8A8.
+    Rgba8Srgb,
+    /// `VK_FORMAT_R5G6B5_UNORM_PACK16` (R in bits 11–15, B in 0–4): internal
+    /// R5G6B5A0, written back R5G6B5 with the swizzle B, G, R (Mesa's
+    /// `PIPE_FORMAT_B5G6R5_UNORM`, the inverse of its format swizzle).
+    R5g6b5UnormPack16,
+    /// `VK_FORMAT_A2B10G10R10_UNORM_PACK32` (R in bits 0–9): internal and
+    /// writeback R10G10B10A2.
+    A2b10g10r10UnormPack32,
+    /// `VK_FORMAT_R16G16B16A16_SFLOAT`, and the formats below: not
+    /// blendable by the fixed-function unit, so (Mesa's
+    /// `pan_rt_init_format`) internal and writeback RAW of the pixel's size
+    /// (RAW64 here, RAW128 for 128-bit, RAW32 for 32-bit pixels), the blend
+    /// unit's conversion writing the pixel in its memory format; stored
+    /// without blending (Opaque) only.
+    Rgba16Sfloat,
+    /// `VK_FORMAT_R32G32B32A32_SFLOAT` (RAW128).
+    Rgba32Sfloat,
+    /// `VK_FORMAT_B10G11R11_UFLOAT_PACK32` (R in bits 0–10, G 11–21, B
+    /// 22–31: unsigned 11/11/10-bit floats; RAW32, memory format "R11F
+    /// G11F B10F").
+    B10g11r11UfloatPack32,
+    /// `VK_FORMAT_R32_UINT` (RAW32).
+    R32Uint,
+    /// `VK_FORMAT_R32_SINT` (RAW32).
+    R32Sint,
+    /// `VK_FORMAT_R32G32B32A32_UINT` (RAW128).
+    Rgba32Uint,
+    /// `VK_FORMAT_R32G32B32A32_SINT` (RAW128).
+    Rgba32Sint,
+}
+
+/// What a colour format's channels are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorKind {
+    /// Normalized fixed point: blendable, shader outputs float.
+    Unorm,
+    /// Floating point: shader outputs float, no blending.
+    Float,
+    /// Unsigned / signed integers: shader outputs uint / int, no blending.
+    Uint,
+    Sint,
 }
 
 impl ColorFormat {
+    /// What the channels are.
+    pub const fn kind(self) -> ColorKind {
+        match self {
+            ColorFormat::Rgba16Sfloat
+            | ColorFormat::Rgba32Sfloat
+            | ColorFormat::B10g11r11UfloatPack32 => ColorKind::Float,
+            ColorFormat::R32Uint | ColorFormat::Rgba32Uint => ColorKind::Uint,
+            ColorFormat::R32Sint | ColorFormat::Rgba32Sint => ColorKind::Sint,
+            _ => ColorKind::Unorm,
+        }
+    }
+
     /// Bytes per pixel in the tile buffer (the internal format).
     pub const fn bytes_per_pixel(self) -> u32 {
-        4
+        match self {
+            ColorFormat::Rgba16Sfloat => 8,
+            ColorFormat::Rgba32Sfloat | ColorFormat::Rgba32Uint | ColorFormat::Rgba32Sint => 16,
+            _ => 4,
+        }
     }
 
     /// Bytes per pixel in memory (the writeback format).
     pub const fn memory_bytes_per_pixel(self) -> u32 {
-        self.components()
+        match self {
+            ColorFormat::R8Unorm => 1,
+            ColorFormat::Rg8Unorm | ColorFormat::R5g6b5UnormPack16 => 2,
+            _ => self.bytes_per_pixel(),
+        }
     }
 
-    /// Components of the format (R, RG or RGBA); a format without alpha
-    /// reads its destination alpha as 1 when blending.
+    /// Components of the format (R, RG, RGB or RGBA); a format without
+    /// alpha reads its destination alpha as 1 when blending.
     pub const fn components(self) -> u32 {
         match self {
-            ColorFormat::Rgba8Unorm => 4,
-            ColorFormat::R8Unorm => 1,
+            ColorFormat::R8Unorm | ColorFormat::R32Uint | ColorFormat::R32Sint => 1,
             ColorFormat::Rg8Unorm => 2,
+            ColorFormat::R5g6b5UnormPack16 | ColorFormat::B10g11r11UfloatPack32 => 3,
+            _ => 4,
+        }
+    }
+
+    /// Bits of each RGBA channel in the tile buffer (0: absent); UNORM
+    /// formats only (8 for the others, whose tile buffer holds raw pixels).
+    pub const fn channel_bits(self) -> [u32; 4] {
+        match self {
+            ColorFormat::R5g6b5UnormPack16 => [5, 6, 5, 0],
+            ColorFormat::A2b10g10r10UnormPack32 => [10, 10, 10, 2],
+            _ => [8; 4],
+        }
+    }
+
+    /// Whether RGB is sRGB-encoded.
+    pub const fn srgb(self) -> bool {
+        matches!(self, ColorFormat::Rgba8Srgb)
+    }
+
+    /// Bits of the blend constant (Mesa's `pan_pack_blend_constant`: the
+    /// size of the format's channel 0).
+    pub const fn constant_bits(self) -> u32 {
+        match self {
+            ColorFormat::R5g6b5UnormPack16 => 5,
+            ColorFormat::A2b10g10r10UnormPack32 => 10,
+            _ => 8,
+        }
+    }
+
+    /// The genxml pixel-format name of the blend unit's conversion (Mesa's
+    /// `MALI_BLEND_AU_*`: dithered, as our render targets enable
+    /// dithering; "TB" has one form).
+    /// For the RAW formats, the pixel format itself (Mesa's
+    /// `panfrost_format_to_bifrost_blend` for formats that are not
+    /// blendable).
+    pub const fn blend_memory_format(self) -> &'static str {
+        match self {
+            ColorFormat::R5g6b5UnormPack16 => "R5G6B5 AU",
+            ColorFormat::A2b10g10r10UnormPack32 => "RGB10 A2 TB",
+            ColorFormat::Rgba16Sfloat => "RGBA16F",
+            ColorFormat::Rgba32Sfloat => "RGBA32F",
+            ColorFormat::B10g11r11UfloatPack32 => "R11F G11F B10F",
+            ColorFormat::R32Uint => "R32UI",
+            ColorFormat::R32Sint => "R32I",
+            ColorFormat::Rgba32Uint => "RGBA32UI",
+            ColorFormat::Rgba32Sint => "RGBA32I",
+            _ => "RGBA8 TB",
         }
     }
 
     /// (`Internal Format`, `Writeback Format`, `Swizzle`) raw values.
     fn raw(self) -> (u64, u64, u64) {
-        // genxml "Color Buffer Internal Format" R8G8B8A8 = 1, "Color
-        // Format" R8 = 16, R8G8 = 17, R8G8B8A8 = 19 (v6.xml/v7.xml);
-        // swizzle RGBA = R | G << 3 | B << 6 | A << 9 (the writeback keeps
-        // the leading channels).
-        let writeback = match self {
-            ColorFormat::Rgba8Unorm => 19,
-            ColorFormat::R8Unorm => 16,
-            ColorFormat::Rg8Unorm => 17,
-        };
-        (1, writeback, 0x688)
+        // genxml "Color Buffer Internal Format" R8G8B8A8 = 1, R10G10B10A2
+        // = 2, R5G6B5A0 = 5; "Color Format" R8 = 16, R8G8 = 17, R8G8B8A8
+        // = 19, R5G6B5 = 21, R10G10B10A2 = 24 (v6.xml/v7.xml); swizzle:
+        // memory channel i from tile channel (3 bits each, R = 0 … A = 3),
+        // identity 0o3210 (the writeback keeps the leading channels).
+        match self {
+            ColorFormat::Rgba8Unorm | ColorFormat::Rgba8Srgb => (1, 19, 0o3210),
+            ColorFormat::R8Unorm => (1, 16, 0o3210),
+            ColorFormat::Rg8Unorm => (1, 17, 0o3210),
+            ColorFormat::R5g6b5UnormPack16 => (5, 21, 0o3012),
+            ColorFormat::A2b10g10r10UnormPack32 => (2, 24, 0o3210),
+            // RAW32 = 34 / 3, RAW64 = 35 / 5, RAW128 = 36 / 7 (internal /
+            // writeback), the pixel's bytes as they are.
+            ColorFormat::R32Uint | ColorFormat::R32Sint | ColorFormat::B10g11r11UfloatPack32 => {
+                (34, 3, 0o3210)
+            }
+            ColorFormat::Rgba16Sfloat => (35, 5, 0o3210),
+            ColorFormat::Rgba32Sfloat | ColorFormat::Rgba32Uint | ColorFormat::Rgba32Sint => {
+                (36, 7, 0o3210)
+            }
+        }
     }
+
+    /// The `Clear` words of an integer format for `VkClearColorValue`'s
+    /// `uint32`/`int32` (the pixel's words: R32 uses the first).
+    pub fn clear_words_integer(self, values: [u32; 4]) -> [u32; 4] {
+        match self.components() {
+            1 => [values[0], 0, 0, 0],
+            _ => values,
+        }
+    }
+
+    /// The `Clear` words for the clear colour `rgba` (floats, linear):
+    /// converted to the channels' UNORM codes (sRGB-encoded for an sRGB
+    /// format, as Mesa's `pan_pack_color` does; round to nearest) and
+    /// packed as the tile buffer holds the internal format (Mesa's
+    /// `src/panfrost/lib/pan_lower_framebuffer.c`: channels of up to 8
+    /// bits in the top bits of a byte each; R10G10B10A2 as the top 8 bits
+    /// of R, G, B in bytes 0–2 and the low 2 bits of each, then A, in
+    /// byte 3), repeated in the four words.
+    /// Float formats: the pixel's words (binary16 rounded to nearest even,
+    /// or the f32 bits); integer formats: the values converted to integers
+    /// (exact up to 2^24: [`ColorFormat::clear_words_integer`] takes the
+    /// integers themselves).
+    pub fn clear_words(self, rgba: [f32; 4]) -> [u32; 4] {
+        match self.kind() {
+            ColorKind::Unorm => {}
+            ColorKind::Float if self == ColorFormat::B10g11r11UfloatPack32 => {
+                let w = small_float(rgba[0], 6)
+                    | small_float(rgba[1], 6) << 11
+                    | small_float(rgba[2], 5) << 22;
+                return [w, 0, 0, 0];
+            }
+            ColorKind::Float if self.bytes_per_pixel() == 8 => {
+                let h = rgba.map(|v| u32::from(half::f16::from_f32(v).to_bits()));
+                return [h[0] | h[1] << 16, h[2] | h[3] << 16, 0, 0];
+            }
+            ColorKind::Float => return rgba.map(f32::to_bits),
+            ColorKind::Uint => return self.clear_words_integer(rgba.map(|v| v as u32)),
+            ColorKind::Sint => return self.clear_words_integer(rgba.map(|v| v as i32 as u32)),
+        }
+        let bits = self.channel_bits();
+        let code: [u32; 4] = std::array::from_fn(|c| {
+            if bits[c] == 0 {
+                return 0;
+            }
+            let v = if rgba[c].is_nan() {
+                0.0
+            } else {
+                f64::from(rgba[c]).clamp(0.0, 1.0)
+            };
+            let v = if self.srgb() && c < 3 {
+                if v <= 0.003_130_8 {
+                    v * 12.92
+                } else {
+                    1.055 * v.powf(1.0 / 2.4) - 0.055
+                }
+            } else {
+                v
+            };
+            (v * f64::from((1u32 << bits[c]) - 1)).round() as u32
+        });
+        let word = if bits == [10, 10, 10, 2] {
+            (code[0] >> 2)
+                | (code[1] >> 2) << 8
+                | (code[2] >> 2) << 16
+                | (code[0] & 3) << 24
+                | (code[1] & 3) << 26
+                | (code[2] & 3) << 28
+                | code[3] << 30
+        } else {
+            (0..4).fold(0, |w, c| {
+                let byte = if bits[c] == 0 {
+                    0
+                } else {
+                    code[c] << (8 - bits[c])
+                };
+                w | byte << (8 * c)
+            })
+        };
+        [word; 4]
+    }
+}
+
+/// `v` as an unsigned float of 5 exponent bits (bias 15) and `mantissa`
+/// bits (the 11- and 10-bit floats of `B10G11R11_UFLOAT_PACK32`): rounded
+/// to nearest, ties to even; negative values become 0 (Vulkan's rule for
+/// unsigned destination formats), NaN stays NaN, values past the largest
+/// finite one by half a unit or more become infinity.
+fn small_float(v: f32, mantissa: u32) -> u32 {
+    let inf = 31 << mantissa;
+    if v.is_nan() {
+        return inf | 1;
+    }
+    if v <= 0.0 {
+        return 0;
+    }
+    if v.is_infinite() {
+        return inf;
+    }
+    let e = (((v.to_bits() >> 23) & 0xff) as i32 - 127).max(-14);
+    let units = (f64::from(v) / f64::from(e - mantissa as i32).exp2()).round_ties_even() as u32;
+    // Denormals (e = -14) are `units` as they are; a normal's exponent
+    // field adds (e + 14) << mantissa (a carry into the next binade works
+    // out the same).
+    let code = (((e + 14) as u32) << mantissa) + units;
+    code.min(inf)
 }
 
 /// One colour attachment.
@@ -114,6 +358,10 @@ pub struct ColorTarget {
     /// GPU address of pixel (0, 0) (64-byte aligned).
     pub base: u64,
     pub row_stride: u32,
+    /// With a multisampled framebuffer, `Some(stride)` writes every sample
+    /// (sample s at `base + s × stride`); `None` writes their average.
+    /// Must be `None` for one sample per pixel.
+    pub sample_stride: Option<u32>,
     /// The clear colour as the four `Clear` words (the value packed in the
     /// internal format: RGBA8 repeats its 32-bit pixel), or `None` to load
     /// nothing (the targets start undefined: we have no preload yet).
@@ -130,6 +378,9 @@ pub struct DepthTarget {
     pub clear: f32,
     /// Whether the result is stored (storeOp STORE).
     pub write: bool,
+    /// With a multisampled framebuffer, where sample s is stored (`base +
+    /// s × stride`; required when `write`); `None` for one sample.
+    pub sample_stride: Option<u32>,
 }
 
 /// How the depth attachment is stored (the tile buffer's `Z Internal
@@ -167,6 +418,8 @@ pub struct StencilTarget {
     pub clear: u8,
     /// Whether the result is stored (storeOp STORE).
     pub write: bool,
+    /// As [`DepthTarget::sample_stride`].
+    pub sample_stride: Option<u32>,
 }
 
 /// Depth/stencil choices a [`Framebuffer`] does not carry (kept apart so
@@ -184,18 +437,22 @@ pub struct ZsOptions {
 pub struct Framebuffer<'a> {
     pub width: u32,
     pub height: u32,
+    /// Samples per pixel (`rasterizationSamples`): 1 or 4.
+    pub samples: u32,
     pub colors: &'a [ColorTarget],
     pub depth: Option<DepthTarget>,
     /// GPU VA of the tiler context ([`write_tiler_context`]).
     pub tiler_context: u64,
-    /// GPU VA of the sample locations table ([`SampleLocations`]).
+    /// GPU VA of the sample locations table of `samples`
+    /// ([`SampleLocations::for_samples`]).
     pub sample_locations: u64,
 }
 
-/// The sample locations table a framebuffer points at: signed 16-bit
-/// (x, y) pairs in 1/256 pixel with (128, 128) the pixel centre, 33 pairs
-/// (as the table Mesa builds in `src/panfrost/lib/pan_samples.c`); for one
-/// sample per pixel, the centre first and last and zero between.
+/// The sample locations table a framebuffer points at: 16-bit (x, y)
+/// pairs in 1/256 pixel from the pixel's upper-left corner, (128, 128) the
+/// centre, 33 pairs: the samples in index order, zero after them, the
+/// origin (the centre) last (the table Mesa builds in
+/// `src/panfrost/lib/pan_samples.c`).
 pub struct SampleLocations;
 
 impl SampleLocations {
@@ -203,12 +460,78 @@ impl SampleLocations {
 
     /// The single-sampled table's words.
     pub fn single_sampled() -> [u32; Self::PAIRS] {
-        let centre = 128u32 | 128 << 16;
+        Self::table(&[(128, 128)])
+    }
+
+    /// The 4× table: Vulkan's standard locations for 4 samples ("Standard
+    /// sample locations": (0.375, 0.125), (0.875, 0.375), (0.125, 0.625),
+    /// (0.625, 0.875)), which are Mesa's "Rotated 4x Grid".
+    pub fn rotated_4x() -> [u32; Self::PAIRS] {
+        Self::table(&[(96, 32), (224, 96), (32, 160), (160, 224)])
+    }
+
+    /// The table for `samples` per pixel (1 or 4).
+    pub fn for_samples(samples: u32) -> JmResult<[u32; Self::PAIRS]> {
+        match samples {
+            1 => Ok(Self::single_sampled()),
+            4 => Ok(Self::rotated_4x()),
+            _ => Err(JmError::Encoding("sample count other than 1 or 4")),
+        }
+    }
+
+    fn table(samples: &[(u32, u32)]) -> [u32; Self::PAIRS] {
         let mut w = [0u32; Self::PAIRS];
-        w[0] = centre;
-        w[Self::PAIRS - 1] = centre;
+        for (word, &(x, y)) in w.iter_mut().zip(samples) {
+            *word = x | y << 16;
+        }
+        w[Self::PAIRS - 1] = 128 | 128 << 16;
         w
     }
+}
+
+/// genxml "Sample Pattern" for `samples` per pixel (Mesa's
+/// `pan_sample_pattern`: Single-sampled 0, Rotated 4x Grid 2).
+fn sample_pattern(samples: u32) -> JmResult<u64> {
+    match samples {
+        1 => Ok(0),
+        4 => Ok(2),
+        _ => Err(JmError::Encoding("sample count other than 1 or 4")),
+    }
+}
+
+/// genxml "MSAA" and "Surface Stride" of a surface of a framebuffer of
+/// `samples` that stores `stride` apart per sample (`Some`) or resolved
+/// (`None`; `resolvable` false: not allowed). `surface_bytes` is how far one
+/// sample's surface reaches, which a stride must not be below.
+fn msaa(
+    samples: u32,
+    stride: Option<u32>,
+    resolvable: bool,
+    surface_bytes: u64,
+) -> JmResult<(u64, u64)> {
+    match (samples, stride) {
+        (1, None) => Ok((0, 0)),
+        (1, Some(_)) => Err(JmError::Encoding(
+            "a per-sample surface in a single-sampled framebuffer",
+        )),
+        (_, None) if resolvable => Ok((1, 0)),
+        (_, None) => Err(JmError::Encoding(
+            "a multisampled depth/stencil surface is only stored per sample",
+        )),
+        (_, Some(s)) if u64::from(s) < surface_bytes || s % 64 != 0 => Err(JmError::Encoding(
+            "sample surfaces overlap or are not 64-byte aligned",
+        )),
+        (_, Some(s)) => Ok((3, u64::from(s))),
+    }
+}
+
+/// Bytes one sample's surface of `height` rows spans.
+fn surface_bytes(block: BlockFormat, height: u32, row_stride: u32) -> u64 {
+    let rows = match block {
+        BlockFormat::Linear => height,
+        BlockFormat::TiledUInterleaved => height.div_ceil(TILE_SIZE),
+    };
+    u64::from(rows) * u64::from(row_stride)
 }
 
 fn set(layout: &Layout, words: &mut [u32], path: &str, value: u64) -> JmResult<()> {
@@ -223,16 +546,19 @@ fn put(words: &mut [u32], f: Field, value: u64) -> JmResult<()> {
 }
 
 /// Writes a tiler heap descriptor for `heap` (`size` bytes at `base`) and a
-/// tiler context for a `width`×`height` framebuffer; returns the context's
-/// GPU VA (what tiler/IDVS jobs and the framebuffer point at).
+/// tiler context for a `width`×`height` framebuffer of `samples` per pixel
+/// (1 or 4); returns the context's GPU VA (what tiler/IDVS jobs and the
+/// framebuffer point at).
 pub fn write_tiler_context(
     pool: &mut GpuPool,
     width: u32,
     height: u32,
+    samples: u32,
     heap_base: u64,
     heap_size: u64,
 ) -> JmResult<u64> {
     check_size(width, height)?;
+    let pattern = sample_pattern(samples)?;
     let mut hw = TILER_HEAP.defaults();
     put(&mut hw, tiler_heap::SIZE, heap_size)?;
     put(&mut hw, tiler_heap::BASE, heap_base)?;
@@ -244,6 +570,7 @@ pub fn write_tiler_context(
     let mut cw = TILER_CONTEXT.defaults();
     // Every hierarchy level allowed, as PanVk writes on Bifrost.
     put(&mut cw, tiler_context::HIERARCHY_MASK, 0xff)?;
+    put(&mut cw, tiler_context::SAMPLE_PATTERN, pattern)?;
     put(&mut cw, tiler_context::FB_WIDTH, u64::from(width))?;
     put(&mut cw, tiler_context::FB_HEIGHT, u64::from(height))?;
     put(&mut cw, tiler_context::HEAP, heap.gpu_va)?;
@@ -279,8 +606,9 @@ pub fn write_framebuffer_with(
             "a framebuffer has 1 to 8 render targets (an unused one is write-disabled)",
         ));
     }
+    let pattern = sample_pattern(fb.samples)?;
     let bytes_per_pixel: u32 = fb.colors.iter().map(|c| c.format.bytes_per_pixel()).sum();
-    let allocation = (bytes_per_pixel * TILE_SIZE * TILE_SIZE).next_multiple_of(1024);
+    let allocation = (bytes_per_pixel * fb.samples * TILE_SIZE * TILE_SIZE).next_multiple_of(1024);
     if allocation > MAX_COLOR_BUFFER_ALLOCATION {
         return Err(JmError::Encoding(
             "colour targets need more tile buffer than 16x16 tiles allow",
@@ -295,7 +623,8 @@ pub fn write_framebuffer_with(
     put(&mut p, fp::HEIGHT, u64::from(fb.height))?;
     put(&mut p, fp::BOUND_MAX_X, u64::from(fb.width - 1))?;
     put(&mut p, fp::BOUND_MAX_Y, u64::from(fb.height - 1))?;
-    put(&mut p, fp::SAMPLE_COUNT, 1)?;
+    put(&mut p, fp::SAMPLE_COUNT, u64::from(fb.samples))?;
+    put(&mut p, fp::SAMPLE_PATTERN, pattern)?;
     // genxml "Tie-Break Rule" MINUS_180_IN_0_OUT, PanVk's choice.
     put(&mut p, fp::TIE_BREAK_RULE, 2)?;
     put(
@@ -345,6 +674,18 @@ pub fn write_framebuffer_with(
         set(zs, &mut z, "S Write Format", 1)?;
         let sblock = if st.write { st.block.raw() } else { 0 };
         set(zs, &mut z, "S Block Format", sblock)?;
+        let (mode, stride) = if st.write || st.sample_stride.is_some() {
+            msaa(
+                fb.samples,
+                st.sample_stride,
+                false,
+                surface_bytes(st.block, fb.height, st.row_stride),
+            )?
+        } else {
+            (0, 0)
+        };
+        set(zs, &mut z, "S MSAA", mode)?;
+        set(zs, &mut z, "S Writeback Surface Stride", stride)?;
         set(zs, &mut z, "S Writeback Base", st.base)?;
         set(
             zs,
@@ -368,6 +709,18 @@ pub fn write_framebuffer_with(
             "ZS Clean Pixel Write Enable",
             u64::from(d.write),
         )?;
+        let (mode, stride) = if d.write || d.sample_stride.is_some() {
+            msaa(
+                fb.samples,
+                d.sample_stride,
+                false,
+                surface_bytes(d.block, fb.height, d.row_stride),
+            )?
+        } else {
+            (0, 0)
+        };
+        set(zs, &mut z, "ZS MSAA", mode)?;
+        set(zs, &mut z, "ZS Writeback Surface Stride", stride)?;
         set(zs, &mut z, "ZS Writeback Base", d.base)?;
         set(
             zs,
@@ -394,8 +747,25 @@ pub fn write_framebuffer_with(
         set(rt_layout, &mut r, "Write Enable", 1)?;
         set(rt_layout, &mut r, "Writeback Format", writeback)?;
         set(rt_layout, &mut r, "Writeback Block Format", c.block.raw())?;
+        let (mode, stride) = msaa(
+            fb.samples,
+            c.sample_stride,
+            true,
+            surface_bytes(c.block, fb.height, c.row_stride),
+        )?;
+        set(rt_layout, &mut r, "Writeback MSAA", mode)?;
+        set(rt_layout, &mut r, "RGB.Surface Stride", stride)?;
         set(rt_layout, &mut r, "Dithering Enable", 1)?;
         set(rt_layout, &mut r, "Swizzle", swizzle)?;
+        set(rt_layout, &mut r, "sRGB", u64::from(c.format.srgb()))?;
+        if (c.format.srgb() || c.format.kind() != ColorKind::Unorm)
+            && fb.samples > 1
+            && c.sample_stride.is_none()
+        {
+            return Err(JmError::Encoding(
+                "resolving an sRGB, float or integer target is not encoded",
+            ));
+        }
         set(rt_layout, &mut r, "Clean Pixel Write Enable", 1)?;
         set(rt_layout, &mut r, "RGB.Base", c.base)?;
         set(rt_layout, &mut r, "RGB.Row Stride", u64::from(c.row_stride))?;
@@ -410,7 +780,7 @@ pub fn write_framebuffer_with(
             }
         }
         block.write_words(head + zs_bytes + rt_bytes * i as u64, &r);
-        offset += c.format.bytes_per_pixel() * TILE_SIZE * TILE_SIZE;
+        offset += c.format.bytes_per_pixel() * fb.samples * TILE_SIZE * TILE_SIZE;
     }
 
     let pointer = &fbd::FRAMEBUFFER_POINTER;

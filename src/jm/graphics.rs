@@ -59,7 +59,8 @@
 //!   write depth test early; "Weak Early" when the depth test always passes
 //!   and writes nothing, else "Force Early"; "Force Late" otherwise), the
 //!   depth function and write mask, near/far discard (depth clipping on),
-//!   depth range fixed, sample mask 0xffff, alpha test Always; the
+//!   depth range fixed, `Multisample enable` with 4 samples and the
+//!   sample mask ([`DrawExtras::multisample`]), alpha test Always; the
 //!   stencil test ([`DrawExtras::stencil`]: per face reference, compare
 //!   mask, compare function, fail/depth-fail/pass ops, write mask in
 //!   `Stencil Mask, Misc`; off: masks 0xff without a depth state, 0 with
@@ -99,7 +100,7 @@ use super::blend::{self as ff, BlendEquation};
 use super::chain::JobChain;
 use super::compute::{AttributeTables, VertexJob, add_vertex_job};
 use super::error::{JmError, JmResult};
-use super::framebuffer::ColorFormat;
+use super::framebuffer::{ColorFormat, ColorKind};
 use super::pool::{GpuPool, SharedKey};
 use super::varying::{VaryingBufferKind, VaryingLayout, varying_table_words};
 use crate::compiler::bifrost::binary::{BlendRegisterFormat, ShaderBinary};
@@ -282,11 +283,33 @@ pub struct DepthBias {
     pub clamp: f32,
 }
 
+/// `VkPipelineMultisampleStateCreateInfo` as far as it is encoded: the
+/// sample count (the framebuffer's: 1 or 4) and `pSampleMask` (bits beyond
+/// the sample count are ignored). Sample shading, alpha-to-coverage and
+/// alpha-to-one are not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Multisample {
+    pub samples: u32,
+    pub sample_mask: u32,
+}
+
+impl Default for Multisample {
+    fn default() -> Multisample {
+        Multisample {
+            samples: 1,
+            sample_mask: u32::MAX,
+        }
+    }
+}
+
 /// Fixed-function state a [`Draw`] does not carry (kept apart so that
-/// `Draw` literals stay valid): stencil, depth bias and an occlusion
-/// counter. [`add_draw`] is [`add_draw_with`] with none of them.
+/// `Draw` literals stay valid): stencil, depth bias, an occlusion
+/// counter, multisampling. [`add_draw`] is [`add_draw_with`] with none of
+/// them (single-sampled).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DrawExtras {
+    /// Renderer State `Multisample enable` (samples > 1) and `Sample mask`.
+    pub multisample: Multisample,
     pub stencil: Option<StencilState>,
     pub depth_bias: Option<DepthBias>,
     /// GPU VA of a 64-bit counter (8-byte aligned) the draw's samples that
@@ -506,13 +529,21 @@ pub fn add_draw_with(
     if d.targets.len() > 8 {
         return Err(JmError::Encoding("more than 8 colour targets"));
     }
+    if !matches!(x.multisample.samples, 1 | 4) {
+        return Err(JmError::Encoding("sample count other than 1 or 4"));
+    }
     for rt in &fs.render_targets {
-        if d.targets.get(rt.index as usize).is_none() {
+        let Some(t) = d.targets.get(rt.index as usize) else {
             return Err(JmError::Encoding("fragment output without a colour target"));
-        }
-        if rt.format != BlendRegisterFormat::F32 {
+        };
+        let wanted = match t.format.kind() {
+            ColorKind::Unorm | ColorKind::Float => BlendRegisterFormat::F32,
+            ColorKind::Uint => BlendRegisterFormat::U32,
+            ColorKind::Sint => BlendRegisterFormat::S32,
+        };
+        if rt.format != wanted {
             return Err(JmError::Encoding(
-                "only float outputs to UNORM targets are encoded",
+                "the output's type does not match its colour target's format",
             ));
         }
     }
@@ -944,7 +975,15 @@ fn fragment_renderer_state(
     set(layout, &mut w, &props("ZS update operation"), early)?;
 
     let mut ms = [0u32];
-    put(&mut ms, msm::SAMPLE_MASK, 0xffff)?;
+    // `Sample mask` is pSampleMask (the default all ones, what PanVk
+    // writes); the simulator ANDs it with each pixel's coverage.
+    let multisampled = x.multisample.samples > 1;
+    put(
+        &mut ms,
+        msm::SAMPLE_MASK,
+        u64::from(x.multisample.sample_mask & 0xffff),
+    )?;
+    put(&mut ms, msm::MULTISAMPLE_ENABLE, u64::from(multisampled))?;
     put(&mut ms, msm::FIXED_FUNCTION_DEPTH_RANGE_FIXED, 1)?;
     put(&mut ms, msm::SHADER_DEPTH_RANGE_FIXED, 1)?;
     put(&mut ms, msm::DEPTH_FUNCTION, func)?;
@@ -1031,7 +1070,12 @@ fn fragment_renderer_state(
     let a = pool.alloc(total, 64)?;
     a.write_words(0, &w);
     for (i, t) in d.targets.iter().enumerate() {
-        let bw = blend_words(arch, i as u32, t)?;
+        let register = fs
+            .render_targets
+            .iter()
+            .find(|r| r.index == i as u32)
+            .map_or(BlendRegisterFormat::F32, |r| r.format);
+        let bw = blend_words_with(arch, i as u32, t, register)?;
         a.write_words(rsd_bytes + 16 * i as u64, &bw);
     }
     Ok(a.gpu_va)
@@ -1056,6 +1100,33 @@ struct TargetBlend {
 /// written, else fixed function, reading the destination when the
 /// equation or a partial write mask needs it).
 fn target_blend(t: &ColorTargetState) -> JmResult<TargetBlend> {
+    if t.format.kind() != ColorKind::Unorm {
+        // Float and integer targets are RAW to the blend unit: stored as
+        // the conversion writes them, Opaque (a blend shader would do the
+        // rest: not encoded).
+        let all = (1u8 << t.format.components()) - 1;
+        let mask = t.write_mask & all;
+        if t.blend.equation().is_some() {
+            return Err(JmError::Encoding(
+                "blending a float or integer target needs a blend shader",
+            ));
+        }
+        if mask != 0 && mask != all {
+            return Err(JmError::Encoding(
+                "a partial write mask on a float or integer target needs a blend shader",
+            ));
+        }
+        return Ok(TargetBlend {
+            mode: 1,
+            enable: mask != 0,
+            load_destination: false,
+            rgb: ff::Function::REPLACE,
+            alpha: ff::Function::REPLACE,
+            constant: 0.0,
+            alpha_zero_nop: false,
+            alpha_one_store: false,
+        });
+    }
     let mask = t.write_mask & 15;
     let mut b = TargetBlend {
         mode: 2,
@@ -1090,8 +1161,19 @@ fn target_blend(t: &ColorTargetState) -> JmResult<TargetBlend> {
     Ok(b)
 }
 
-/// The Blend descriptor of colour target `rt`.
+/// The Blend descriptor of colour target `rt` written by a float output.
 pub fn blend_words(arch: Arch, rt: u32, t: &ColorTargetState) -> JmResult<Vec<u32>> {
+    blend_words_with(arch, rt, t, BlendRegisterFormat::F32)
+}
+
+/// The Blend descriptor of colour target `rt` written by an output of
+/// `register` format.
+pub fn blend_words_with(
+    arch: Arch,
+    rt: u32,
+    t: &ColorTargetState,
+    register: BlendRegisterFormat,
+) -> JmResult<Vec<u32>> {
     let layout = crate::hw::blend::blend(arch);
     let mut w = layout.defaults();
     let s = |w: &mut Vec<u32>, path: &str, v: u64| set(layout, w, path, v);
@@ -1119,7 +1201,14 @@ pub fn blend_words(arch: Arch, rt: u32, t: &ColorTargetState) -> JmResult<Vec<u3
             u64::from(f.invert_c),
         )?;
     }
-    s(&mut w, "Equation.Color Mask", u64::from(t.write_mask & 15))?;
+    // A RAW target is written whole (Opaque; `target_blend` refused a
+    // partial mask).
+    let color_mask = if t.format.kind() != ColorKind::Unorm && b.enable {
+        15
+    } else {
+        t.write_mask & 15
+    };
+    s(&mut w, "Equation.Color Mask", u64::from(color_mask))?;
     s(&mut w, "Internal.Mode", b.mode)?;
     let ff = "Internal.Fixed-Function";
     s(&mut w, &format!("{ff}.Num Comps"), 4)?;
@@ -1137,25 +1226,49 @@ pub fn blend_words(arch: Arch, rt: u32, t: &ColorTargetState) -> JmResult<Vec<u3
         u64::from(b.alpha_one_store),
     )?;
     let formats = FormatArch::for_arch(arch);
-    // Every colour format has 8-bit UNORM channels and the R8G8B8A8
-    // internal format.
-    let (ColorFormat::Rgba8Unorm | ColorFormat::R8Unorm | ColorFormat::Rg8Unorm) = t.format;
-    s(&mut w, "Constant", ff::pack_constant(b.constant, 8))?;
-    let rgba8 = formats
-        .format_value("RGBA8 TB")
-        .ok_or(JmError::Encoding("no RGBA8 pixel format"))?;
-    let order = match arch {
-        // v7: component order RGBA; v6: swizzle R, G, B, A.
-        Arch::V7 => crate::hw::format::ORDER_RGBA,
-        Arch::V6 => crate::hw::format::v6_swizzle(0, 1, 2, 3),
+    // The constant as a UNORM of the format's constant size, the
+    // conversion to the target's internal format (Mesa's
+    // `panfrost_blendable_formats` memory formats, sRGB in bit 20).
+    s(
+        &mut w,
+        "Constant",
+        ff::pack_constant(b.constant, t.format.constant_bits()),
+    )?;
+    let pixel = formats
+        .format_value(t.format.blend_memory_format())
+        .ok_or(JmError::Encoding("no blend memory format"))?;
+    use crate::hw::format::channel;
+    let raw = t.format.kind() != ColorKind::Unorm;
+    let order = match (arch, t.format.components()) {
+        // v7: component order RGBA (RGB1 for a RAW format without alpha,
+        // Mesa's R001 / RGB1); v6: swizzle R, G, B, A (R, 0, 0, 1 or
+        // R, G, B, 1).
+        (Arch::V7, n) if raw && n < 4 => crate::hw::format::ORDER_RGB1,
+        (Arch::V7, _) => crate::hw::format::ORDER_RGBA,
+        (Arch::V6, 1) if raw => {
+            crate::hw::format::v6_swizzle(channel::R, channel::ZERO, channel::ZERO, channel::ONE)
+        }
+        (Arch::V6, 3) if raw => {
+            crate::hw::format::v6_swizzle(channel::R, channel::G, channel::B, channel::ONE)
+        }
+        (Arch::V6, _) => crate::hw::format::v6_swizzle(0, 1, 2, 3),
     };
     s(
         &mut w,
         &format!("{ff}.Conversion.Memory Format"),
-        rgba8 << 12 | order,
+        pixel << 12 | order | u64::from(t.format.srgb()) << 20,
     )?;
-    // genxml "Register File Format" F32.
-    s(&mut w, &format!("{ff}.Conversion.Register Format"), 1)?;
+    // genxml "Register File Format" F32 1, I32 2, U32 3.
+    let register = match register {
+        BlendRegisterFormat::F32 => 1,
+        BlendRegisterFormat::S32 => 2,
+        BlendRegisterFormat::U32 => 3,
+    };
+    s(
+        &mut w,
+        &format!("{ff}.Conversion.Register Format"),
+        register,
+    )?;
     Ok(w)
 }
 

@@ -10,12 +10,18 @@
 //! (vertex positions as the vertex shaders stored them), `Varyings` /
 //! `Varying buffers` (LD_VAR message preloads), `Push uniforms`.
 //!
-//! Fragment threads: one per covered pixel (single-sampled), in groups of
-//! at most the core's thread count, primitives in list order. Preloads
-//! (Mesa's Bifrost fragment registers, `bifrost_compile.c`): r60 = the
-//! coverage mask (bit 0: the one sample; Fragment Preload "Coverage"), r59
-//! = pixel x | y << 16 ("Fragment position"), r61 = sample mask (bits
-//! 0..15) | sample id 0 << 16 ("Sample mask/ID"). Message preloads (v7
+//! Fragment threads: one per pixel with a covered sample (1 or 4 samples
+//! per pixel, the framebuffer's; the shader runs once per pixel, Vulkan's
+//! rule without sample shading), in groups of at most the core's thread
+//! count, primitives in list order. A sample is covered when the
+//! rasterizer covers it, it lies inside the viewport's x/y bounds, its bit
+//! of the Renderer State's `Sample mask` is set and it passes the
+//! depth/stencil tests. Preloads (Mesa's Bifrost fragment registers,
+//! `bifrost_compile.c`): r60 = the coverage mask (bit s: sample s; Fragment
+//! Preload "Coverage"), r59 = pixel x | y << 16 ("Fragment position"), r61
+//! = the same mask (bits 0..15) | sample id 0 << 16 ("Sample mask/ID"; our
+//! reading: gl_SampleMaskIn is the covered samples). BLEND writes the
+//! samples whose bit its coverage source has. Message preloads (v7
 //! Renderer State words 15): an `LD_VAR` preload writes the varying
 //! (`Varying Index` in the Draw's Varyings table), interpolated
 //! perspective-correctly at the pixel centre, `Num Components` of it as F32
@@ -31,14 +37,16 @@
 //! triangle's face is added (`depth_bias`) and depth is clamped to the
 //! range; then the stencil test of the primitive's face (front/back from
 //! its winding and the Draw's `Front face CCW`), the depth test, the
-//! stencil op (`stencil_op`) and the depth write, Vulkan's order. With the
-//! Draw's `Occlusion query` Counter, the fragments passing both tests (one
-//! sample each) are added to the 64-bit counter at `Occlusion` after each
+//! stencil op (`stencil_op`) and the depth write, Vulkan's order, per
+//! sample with the sample's own depth. With the
+//! Draw's `Occlusion query` Counter, the samples passing both tests
+//! are added to the 64-bit counter at `Occlusion` after each
 //! primitive. Refused with JOB_CONFIG_FAULT: depth from the shader, `Force
 //! Late` ZS update with depth test or write or stencil, occlusion
 //! Predicate mode, alpha-to-coverage, alpha tests other than
 //! Always/Never, VAR_TEX preloads, preloads other than those above,
-//! multisampling, tile enable maps.
+//! tile enable maps; with a multisampled framebuffer, `Multisample enable`
+//! off, `Evaluate per-sample` and `Multisample late coverage`.
 //!
 //! This module must never learn anything except through GPU memory.
 
@@ -111,6 +119,7 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
             }
         };
         let d = &draws[state].1;
+        let samples = &fb.sample_offsets[..];
         frags.clear();
         let clip = [
             rect[0].max(d.scissor[0]),
@@ -135,12 +144,17 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
                 if let Some(terms) = d.bias[usize::from(!front)] {
                     offset = depth_bias(&vs, terms, fb.z_internal);
                 }
-                raster::triangle(&vs, TieBreak(fb.tie_break), clip, &mut frags);
+                raster::triangle(&vs, TieBreak(fb.tie_break), samples, clip, &mut frags);
             }
-            Kind::Point => raster::point(&v(0)?, r.size, clip, &mut frags),
-            Kind::Line => raster::line(&v(0)?, &v(1)?, r.size, clip, &mut frags),
+            Kind::Point => raster::point(&v(0)?, r.size, samples, clip, &mut frags),
+            Kind::Line => raster::line(&v(0)?, &v(1)?, r.size, samples, clip, &mut frags),
         }
-        frags.retain(|f| d.inside_bounds(f));
+        // The viewport's x/y bounds and the Vulkan sample mask ("Sample Mask
+        // Test") drop samples before the depth/stencil tests.
+        frags.retain_mut(|f| {
+            f.mask &= d.sample_mask & d.inside_bounds(f, samples);
+            f.mask != 0
+        });
         let passed = depth_stencil_test(d, &mut tile, &mut frags, front, offset, fb.z_internal);
         if let Some(counter) = d.occlusion {
             let old = ctx.mmu.read_words(counter, 2)?;
@@ -197,6 +211,8 @@ struct DrawState {
     occlusion: Option<u64>,
     /// Message preloads 1 and 2, in order.
     messages: Vec<Message>,
+    /// `Sample mask` (bit s: sample s may be covered).
+    sample_mask: u32,
     preload: [bool; 3],
 }
 
@@ -258,6 +274,22 @@ impl DrawState {
             }
             _ => return Err(config(draw_va, "occlusion predicate not simulated")),
         };
+        if fb.samples > 1 {
+            if msm::MULTISAMPLE_ENABLE.get(&ms) == 0 {
+                return Err(config(
+                    state,
+                    "single-sampled rasterization into a multisampled framebuffer is not simulated",
+                ));
+            }
+            if msm::EVALUATE_PER_SAMPLE.get(&ms) != 0
+                || msm::MULTISAMPLE_LATE_COVERAGE.get(&ms) != 0
+            {
+                return Err(config(
+                    state,
+                    "per-sample shading and late coverage are not simulated",
+                ));
+            }
+        }
         if smm::ALPHA_TO_COVERAGE.get(&sm) != 0 {
             return Err(config(state, "alpha-to-coverage is not simulated"));
         }
@@ -397,13 +429,26 @@ impl DrawState {
             front_ccw,
             occlusion,
             messages,
+            sample_mask: msm::SAMPLE_MASK.get(&ms) as u32,
             preload,
         })
     }
 
-    fn inside_bounds(&self, f: &Fragment) -> bool {
-        let (cx, cy) = (f.x as f32 + 0.5, f.y as f32 + 0.5);
-        cx >= self.bounds[0] && cy >= self.bounds[1] && cx <= self.bounds[2] && cy <= self.bounds[3]
+    /// The samples of `f`'s pixel inside the viewport's x/y bounds.
+    fn inside_bounds(&self, f: &Fragment, samples: raster::Samples<'_>) -> u32 {
+        let mut mask = 0;
+        for (s, &(ox, oy)) in samples.iter().enumerate() {
+            let sx = f.x as f32 + ox as f32 / 256.0;
+            let sy = f.y as f32 + oy as f32 / 256.0;
+            if sx >= self.bounds[0]
+                && sy >= self.bounds[1]
+                && sx <= self.bounds[2]
+                && sy <= self.bounds[3]
+            {
+                mask |= 1 << s;
+            }
+        }
+        mask
     }
 }
 
@@ -515,11 +560,12 @@ pub fn quantize_depth(z: f32, format: DepthFormat) -> f32 {
     ((z * max).round() / max) as f32
 }
 
-/// Early depth/stencil: discard outside the depth range, add the depth
-/// bias `offset`, clamp, then the stencil test (the `front` or back face's
-/// state), the depth test, the stencil ops and the depth write, in the
-/// order of the Vulkan spec's "Stencil Test" and "Depth Test"; drops the
-/// fragments that fail and returns how many passed (one sample each).
+/// Early depth/stencil, per covered sample: discard outside the depth
+/// range, add the depth bias `offset`, clamp, then the stencil test (the
+/// `front` or back face's state), the depth test, the stencil ops and the
+/// depth write, in the order of the Vulkan spec's "Stencil Test" and
+/// "Depth Test"; clears the samples that fail from each fragment's mask,
+/// drops fragments left without one, and returns how many samples passed.
 fn depth_stencil_test(
     d: &DrawState,
     tile: &mut TileBuffer,
@@ -533,38 +579,50 @@ fn depth_stencil_test(
     let face = d.stencil.map(|f| f[usize::from(!front)]);
     let mut passed = 0;
     frags.retain_mut(|f| {
-        if (d.near_discard && f.z < lo) || (d.far_discard && f.z > hi) {
-            return false;
-        }
-        f.z = quantize_depth((f.z + offset).clamp(lo, hi), format);
-        let Some(i) = tile.index(f.x, f.y) else {
+        let Some(pixel) = tile.index(f.x, f.y) else {
             return false;
         };
-        if let Some(face) = &face {
-            let s = tile.stencil[i];
-            let pass = depth_passes(
-                face.func,
-                f32::from(face.reference & face.compare_mask),
-                f32::from(s & face.compare_mask),
-            );
-            if !pass {
-                tile.stencil[i] = stencil_op(face.fail, s, face);
-                return false;
+        for s in 0..tile.samples.min(raster::MAX_SAMPLES as u32) {
+            let bit = 1u32 << s;
+            if f.mask & bit == 0 {
+                continue;
             }
+            let z = f.z[s as usize];
+            if (d.near_discard && z < lo) || (d.far_discard && z > hi) {
+                f.mask &= !bit;
+                continue;
+            }
+            let z = quantize_depth((z + offset).clamp(lo, hi), format);
+            f.z[s as usize] = z;
+            let i = tile.sample(pixel, s);
+            if let Some(face) = &face {
+                let st = tile.stencil[i];
+                let pass = depth_passes(
+                    face.func,
+                    f32::from(face.reference & face.compare_mask),
+                    f32::from(st & face.compare_mask),
+                );
+                if !pass {
+                    tile.stencil[i] = stencil_op(face.fail, st, face);
+                    f.mask &= !bit;
+                    continue;
+                }
+            }
+            let depth_ok = depth_passes(d.depth_func, z, tile.depth[i]);
+            if let Some(face) = &face {
+                let op = if depth_ok { face.pass } else { face.depth_fail };
+                tile.stencil[i] = stencil_op(op, tile.stencil[i], face);
+            }
+            if !depth_ok {
+                f.mask &= !bit;
+                continue;
+            }
+            if d.depth_write {
+                tile.depth[i] = z;
+            }
+            passed += 1;
         }
-        let depth_ok = depth_passes(d.depth_func, f.z, tile.depth[i]);
-        if let Some(face) = &face {
-            let op = if depth_ok { face.pass } else { face.depth_fail };
-            tile.stencil[i] = stencil_op(op, tile.stencil[i], face);
-        }
-        if !depth_ok {
-            return false;
-        }
-        if d.depth_write {
-            tile.depth[i] = f.z;
-        }
-        passed += 1;
-        true
+        f.mask != 0
     });
     passed
 }
@@ -674,13 +732,13 @@ fn shade(
         for (t, f) in chunk.iter().enumerate() {
             let mut pre: Vec<(u8, u32)> = Vec::new();
             if d.preload[0] {
-                pre.push((60, 1));
+                pre.push((60, f.mask));
             }
             if d.preload[1] {
                 pre.push((59, f.x | (f.y << 16)));
             }
             if d.preload[2] {
-                pre.push((61, 1));
+                pre.push((61, f.mask));
             }
             for (m, msg) in d.messages.iter().enumerate() {
                 let mut out = [0.0f32; 4];

@@ -7,9 +7,15 @@
 //! Linear blocks).
 //!
 //! What is simulated (anything else in the descriptors faults with
-//! JOB_CONFIG_FAULT, naming the descriptor): single-sampled framebuffers;
-//! colour internal format R8G8B8A8 written back as R8G8B8A8, R8G8 or R8
-//! with the identity swizzle, no sRGB, no YUV/AFBC; depth internal formats D16/D24/D32
+//! JOB_CONFIG_FAULT, naming the descriptor): 1 or 4 samples per pixel
+//! (see "Multisampling" below);
+//! colour internal formats R8G8B8A8 (written back as R8G8B8A8, R8G8 or
+//! R8, sRGB or not), R5G6B5A0 (→ R5G6B5), R10G10B10A2 (→ R10G10B10A2) —
+//! the tile buffer holding each channel's UNORM code, blended by the
+//! fixed-function unit — and RAW32/RAW64/RAW128 (→ the same RAW size:
+//! float and integer formats, the pixel's bytes as the blend unit's
+//! conversion wrote them, Opaque only), any swizzle of R, G, B, A (the
+//! identity for RAW), no YUV/AFBC; depth internal formats D16/D24/D32
 //! (kept as f32 in the tile buffer, D16/D24 rounded to their UNORM
 //! precision: `fragment::quantize_depth`) written back as D32 (f32) or D16/D24
 //! UNORM through the ZS CRC Extension, stencil kept as u8 and written back
@@ -22,6 +28,27 @@
 //! 2k+1 = y_k and bit 2k = x_k XOR y_k) is Mesa's `pan_tiling.c`
 //! description of "Tiled U-Interleaved".
 //!
+//! Multisampling. `Sample Count` 1 with `Sample Pattern` Single-sampled
+//! (one sample at the pixel centre; the Sample Locations table is not
+//! read), or 4 with "Rotated 4x Grid" (Mesa's `pan_sample_pattern` for 4
+//! samples): the four samples sit where the first four entries of the
+//! `Sample Locations` table put them (16-bit x, y in 1/256 pixel from the
+//! pixel's upper-left corner, Mesa's `src/panfrost/lib/pan_samples.c`,
+//! which says the table gives "the sample position when indexed by the
+//! sample index"; that the rasterizer itself reads it, rather than a fixed
+//! pattern, is our reading: with Mesa's table both agree). Other counts
+//! and patterns fault, and so does a Tiler Context whose `Sample Pattern`
+//! differs (the list was binned for another pattern). The tile buffer holds
+//! every sample's colour, depth and stencil. Writeback per surface, from
+//! `Writeback MSAA` / `ZS MSAA` / `S MSAA` (genxml "MSAA"): Single (one
+//! sample per pixel only), Average for colour ("N samples, 1 surface,
+//! resolved": the mean of the samples' UNORM8 values, rounded to nearest,
+//! ties up, in integers — Vulkan lets the conversion return either
+//! neighbour of a value between two), Layered ("N surfaces": sample s at
+//! the surface's address + s × `Surface Stride`, as Mesa writes
+//! multisampled images). "Multiple" (one surface, the in-memory order of
+//! its samples undocumented) and Average for depth/stencil fault.
+//!
 //! This module must never read or write memory except through the MMU, and
 //! never panic on descriptor contents.
 
@@ -31,11 +58,12 @@ use crate::hw::Arch;
 use crate::hw::fbd::{FRAMEBUFFER_BYTES, framebuffer_parameters as fbp};
 use crate::hw::layout::Layout;
 
-/// Host bytes the simulated tile buffer may take (colour of every render
-/// target plus f32 depth and u8 stencil, for the whole framebuffer): 8
-/// render targets of 4096 x 4096 pixels (Vulkan's minimum
-/// `maxFramebufferWidth/Height`) fit.
-pub const TILE_BUFFER_BUDGET: u64 = 37 * 4096 * 4096;
+/// Host bytes the simulated tile buffer may take (per sample: 16 bytes of
+/// colour words for every render target plus f32 depth and u8 stencil,
+/// for the whole framebuffer): 8 single-sampled render targets of 4096 x
+/// 4096 pixels (Vulkan's minimum `maxFramebufferWidth/Height`) fit, about
+/// 2.2 GB of host memory.
+pub const TILE_BUFFER_BUDGET: u64 = (16 * 8 + 5) * 4096 * 4096;
 
 /// Byte offset of pixel (x, y) in a Tiled U-Interleaved surface with `bpp`
 /// bytes per pixel and `row_stride` bytes between rows of 16x16 tiles.
@@ -75,18 +103,226 @@ impl Block {
     }
 }
 
-/// One colour render target (only R8G8B8A8 is simulated).
+/// How a surface stores a multisampled tile buffer (genxml "MSAA").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Msaa {
+    /// One sample per pixel (a single-sampled framebuffer).
+    Single,
+    /// The samples' average, one value per pixel (colour only).
+    Average,
+    /// Sample s in its own surface, `surface stride` bytes after the
+    /// previous one.
+    Layered(u64),
+}
+
+impl Msaa {
+    /// The mode of a surface from its `MSAA` field and surface stride, for
+    /// a framebuffer of `samples`; `colour` allows Average.
+    fn from_raw(raw: u64, surface_stride: u64, samples: u32, colour: bool) -> Option<Msaa> {
+        match (raw, samples) {
+            (0, 1) => Some(Msaa::Single),
+            (1, 4) if colour => Some(Msaa::Average),
+            (3, 4) => Some(Msaa::Layered(surface_stride)),
+            _ => None,
+        }
+    }
+
+    /// The surface (its address offset) and the samples it stores: one
+    /// entry per surface, with the samples averaged into it.
+    fn surfaces(self, samples: u32) -> Vec<(u64, std::ops::Range<u32>)> {
+        match self {
+            Msaa::Single | Msaa::Average => vec![(0, 0..samples)],
+            Msaa::Layered(stride) => (0..samples)
+                .map(|s| (u64::from(s) * stride, s..s + 1))
+                .collect(),
+        }
+    }
+}
+
+/// A render target's tile-buffer format (its `Internal Format`): UNORM
+/// channels of `bits` each (0: the channel is absent; a missing alpha
+/// reads 1 when blending, Vulkan's rule), the RGB channels sRGB-encoded
+/// with `srgb`. The tile buffer holds each channel's integer code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnormFormat {
+    pub bits: [u32; 4],
+    pub srgb: bool,
+}
+
+impl UnormFormat {
+    pub const RGBA8: UnormFormat = UnormFormat {
+        bits: [8; 4],
+        srgb: false,
+    };
+
+    /// genxml "Color Buffer Internal Format" R8G8B8A8 (1), R10G10B10A2
+    /// (2), R5G6B5A0 (5).
+    fn from_internal(raw: u64, srgb: bool) -> Option<UnormFormat> {
+        let bits = match raw {
+            1 => [8, 8, 8, 8],
+            2 => [10, 10, 10, 2],
+            5 if !srgb => [5, 6, 5, 0],
+            _ => return None,
+        };
+        Some(UnormFormat { bits, srgb })
+    }
+
+    fn max(self, c: usize) -> f32 {
+        ((1u32 << self.bits[c]) - 1) as f32
+    }
+
+    /// The values the codes stand for (sRGB channels linearized).
+    pub fn decode(self, code: [u32; 4]) -> [f32; 4] {
+        std::array::from_fn(|c| {
+            if self.bits[c] == 0 {
+                return if c == 3 { 1.0 } else { 0.0 };
+            }
+            let v = code[c] as f32 / self.max(c);
+            if self.srgb && c < 3 {
+                srgb_to_linear(v)
+            } else {
+                v
+            }
+        })
+    }
+
+    /// Values → codes: clamped to [0, 1] (NaN → 0), sRGB-encoded, rounded
+    /// to the nearest code (Vulkan's conversion to normalized fixed point).
+    pub fn encode(self, v: [f32; 4]) -> [u32; 4] {
+        std::array::from_fn(|c| {
+            if self.bits[c] == 0 {
+                return 0;
+            }
+            let x = if v[c].is_nan() {
+                0.0
+            } else {
+                v[c].clamp(0.0, 1.0)
+            };
+            let x = if self.srgb && c < 3 {
+                linear_to_srgb(x)
+            } else {
+                x
+            };
+            (x * self.max(c)).round() as u32
+        })
+    }
+
+    /// The codes of a `Clear Color 0` word packed as the tile buffer holds
+    /// the format (Mesa's `src/panfrost/lib/pan_lower_framebuffer.c`:
+    /// channels of at most 8 bits each in a byte, in its top bits; RGB10_A2
+    /// as the top 8 bits of R, G, B in bytes 0–2 and their low 2 bits, then
+    /// A, in byte 3).
+    fn unpack_clear(self, w: u32) -> [u32; 4] {
+        let byte = |c: usize| (w >> (8 * c)) & 0xff;
+        if self.bits == [10, 10, 10, 2] {
+            return std::array::from_fn(|c| {
+                if c == 3 {
+                    w >> 30
+                } else {
+                    byte(c) << 2 | ((w >> (24 + 2 * c)) & 3)
+                }
+            });
+        }
+        std::array::from_fn(|c| {
+            if self.bits[c] == 0 {
+                0
+            } else {
+                byte(c) >> (8 - self.bits[c])
+            }
+        })
+    }
+}
+
+/// The sRGB EOTF (Khronos Data Format Specification, "sRGB transfer
+/// functions", which Vulkan's sRGB formats refer to): encoded → linear.
+pub fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// The inverse: linear → sRGB-encoded.
+pub fn linear_to_srgb(l: f32) -> f32 {
+    if l <= 0.003_130_8 {
+        l * 12.92
+    } else {
+        1.055 * l.powf(1.0 / 2.4) - 0.055
+    }
+}
+
+/// What a render target's tile buffer holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TileFormat {
+    /// UNORM channel codes.
+    Unorm(UnormFormat),
+    /// `Internal Format` RAW32/RAW64/RAW128: the pixel's bytes in its
+    /// memory format, as the blend unit's conversion wrote them, in
+    /// `words` 32-bit words (Mesa's `pan_rt_init_format` for formats the
+    /// blend unit cannot blend: float and integer formats).
+    Raw { words: u32 },
+}
+
+/// How a render target's pixels are packed in memory (`Writeback Format`):
+/// memory channel i holds tile channel `swizzle[i]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Writeback {
+    /// R8 (1), R8G8 (2), R8G8B8A8 (4): one byte per channel.
+    Bytes(u64),
+    /// R5G6B5: a 16-bit word, channel 0 in bits 0–4, 1 in 5–10, 2 in
+    /// 11–15 (our reading: the genxml names list channels from the least
+    /// significant bits, as R8G8B8A8 puts R in byte 0).
+    R5G6B5,
+    /// R10G10B10A2: a 32-bit word, channels at bits 0, 10, 20, 30.
+    R10G10B10A2,
+    /// RAW32/RAW64/RAW128: the tile buffer's words as they are.
+    Raw(u32),
+}
+
+impl Writeback {
+    fn bytes(self) -> u64 {
+        match self {
+            Writeback::Bytes(n) => n,
+            Writeback::R5G6B5 => 2,
+            Writeback::R10G10B10A2 => 4,
+            Writeback::Raw(words) => 4 * u64::from(words),
+        }
+    }
+
+    fn pack(self, m: [u32; 4]) -> Vec<u8> {
+        match self {
+            Writeback::Bytes(n) => m[..n as usize].iter().map(|&v| v as u8).collect(),
+            Writeback::R5G6B5 => ((m[0] | m[1] << 5 | m[2] << 11) as u16)
+                .to_le_bytes()
+                .to_vec(),
+            Writeback::R10G10B10A2 => (m[0] | m[1] << 10 | m[2] << 20 | m[3] << 30)
+                .to_le_bytes()
+                .to_vec(),
+            Writeback::Raw(words) => m[..words as usize]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect(),
+        }
+    }
+}
+
+/// One colour render target.
 #[derive(Clone, Debug)]
 pub struct RenderTarget {
-    /// Bytes per pixel written back: the leading 1, 2 or 4 channels.
-    pub bytes: u64,
+    pub format: TileFormat,
+    pub writeback: Writeback,
+    /// `Swizzle`: memory channel i holds tile channel `swizzle[i]`.
+    pub swizzle: [usize; 4],
     /// `Write Enable`: written back at the end of the job.
     pub write: bool,
     pub block: Block,
     pub base: u64,
     pub row_stride: u64,
-    /// Clear colour in the internal format (R8G8B8A8: bytes r, g, b, a).
-    pub clear: [u8; 4],
+    /// `Writeback MSAA` with `RGB.Surface Stride`.
+    pub msaa: Msaa,
+    /// Clear colour: the channels' codes.
+    pub clear: [u32; 4],
 }
 
 /// Depth writeback through the ZS CRC Extension.
@@ -97,6 +333,8 @@ pub struct DepthTarget {
     pub row_stride: u64,
     /// Bytes per pixel written: 4 (D32 as f32, D24X8 UNORM) or 2 (D16).
     pub format: DepthFormat,
+    /// `ZS MSAA` with `ZS Writeback Surface Stride` (Single or Layered).
+    pub msaa: Msaa,
 }
 
 /// Stencil writeback (S8) through the ZS CRC Extension.
@@ -105,6 +343,8 @@ pub struct StencilTarget {
     pub block: Block,
     pub base: u64,
     pub row_stride: u64,
+    /// `S MSAA` with `S Writeback Surface Stride` (Single or Layered).
+    pub msaa: Msaa,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,6 +365,11 @@ pub struct Framebuffer {
     pub tie_break: u64,
     /// Effective tile edge in pixels (the job payload's bounds are in tiles).
     pub tile_edge: u32,
+    /// Samples per pixel (1 or 4).
+    pub samples: u32,
+    /// Where they are: offsets in 1/256 pixel from the pixel's upper-left
+    /// corner (`raster::Samples`).
+    pub sample_offsets: Vec<(i64, i64)>,
     pub tiler_context: u64,
     pub z_clear: f32,
     /// `Z Write Enable` with a ZS CRC Extension that writes depth back.
@@ -174,8 +419,40 @@ impl Framebuffer {
                 return Err(config(va, &format!("{what} is not simulated")));
             }
         }
-        if fbp::SAMPLE_COUNT.get(&w) != 1 {
-            return Err(config(va, "multisampling is not simulated"));
+        let samples = fbp::SAMPLE_COUNT.get(&w) as u32;
+        let pattern = fbp::SAMPLE_PATTERN.get(&w);
+        let sample_offsets = match (samples, pattern) {
+            (1, 0) => super::raster::CENTRE.to_vec(),
+            (4, 2) => {
+                let table = fbp::SAMPLE_LOCATIONS.get(&w);
+                let words = mmu.read_words(table, 4)?;
+                let mut offsets = Vec::new();
+                for p in words {
+                    let (x, y) = (i64::from(p & 0xffff), i64::from(p >> 16));
+                    if x >= 256 || y >= 256 {
+                        return Err(config(table, "a sample location outside its pixel"));
+                    }
+                    offsets.push((x, y));
+                }
+                offsets
+            }
+            _ => {
+                return Err(config(
+                    va,
+                    "sample count/pattern not simulated (1 single-sampled, 4 rotated grid)",
+                ));
+            }
+        };
+        let tiler = fbp::TILER.get(&w);
+        if tiler != 0 {
+            use crate::hw::tiler::tiler_context as tc;
+            let t = mmu.read_words(tiler, 3)?;
+            if tc::SAMPLE_PATTERN.get(&t) != pattern {
+                return Err(config(
+                    tiler,
+                    "tiler context sample pattern differs from the framebuffer's",
+                ));
+            }
         }
         for (f, what) in [
             (fbp::Z_PRELOAD_ENABLE, "Z preload"),
@@ -211,7 +488,9 @@ impl Framebuffer {
             ],
             tie_break: fbp::TIE_BREAK_RULE.get(&w),
             tile_edge,
-            tiler_context: fbp::TILER.get(&w),
+            samples,
+            sample_offsets,
+            tiler_context: tiler,
             z_clear: f32::from_bits(fbp::Z_CLEAR.get(&w) as u32),
             depth: None,
             z_internal: match fbp::Z_INTERNAL_FORMAT.get(&w) {
@@ -227,8 +506,8 @@ impl Framebuffer {
         // The tile buffer covers the whole framebuffer (our model keeps it
         // in host memory): refuse sizes whose buffer would not fit the
         // model's budget instead of exhausting the host.
-        let pixels = u64::from(fb.width) * u64::from(fb.height);
-        if pixels * (4 * rt_count + 5) > TILE_BUFFER_BUDGET {
+        let pixels = u64::from(fb.width) * u64::from(fb.height) * u64::from(samples);
+        if pixels * (16 * rt_count + 5) > TILE_BUFFER_BUDGET {
             return Err(config(
                 va,
                 "framebuffer too large for the simulated tile buffer",
@@ -255,6 +534,13 @@ impl Framebuffer {
                     base: field(zl, &z, "ZS Writeback Base", next)?,
                     row_stride: field(zl, &z, "ZS Writeback Row Stride", next)?,
                     format,
+                    msaa: Msaa::from_raw(
+                        field(zl, &z, "ZS MSAA", next)?,
+                        field(zl, &z, "ZS Writeback Surface Stride", next)?,
+                        samples,
+                        false,
+                    )
+                    .ok_or_else(|| config(next, "ZS MSAA mode not simulated"))?,
                 });
             }
             if fbp::S_WRITE_ENABLE.get(&w) != 0 {
@@ -266,6 +552,13 @@ impl Framebuffer {
                         .ok_or_else(|| config(next, "S block format not simulated"))?,
                     base: field(zl, &z, "S Writeback Base", next)?,
                     row_stride: field(zl, &z, "S Writeback Row Stride", next)?,
+                    msaa: Msaa::from_raw(
+                        field(zl, &z, "S MSAA", next)?,
+                        field(zl, &z, "S Writeback Surface Stride", next)?,
+                        samples,
+                        false,
+                    )
+                    .ok_or_else(|| config(next, "S MSAA mode not simulated"))?,
                 });
             }
             next += u64::from(zl.words) * 4;
@@ -280,32 +573,77 @@ impl Framebuffer {
                 return Err(config(rva, "reserved bits set in Render Target"));
             }
             let get = |p: &str| field(rl, &r, p, rva);
-            // Internal R8G8B8A8 (1) → writeback R8 (16), R8G8 (17) or
-            // R8G8B8A8 (19), the leading channels, RGBA swizzle (R=0, G=1,
-            // B=2, A=3 in 3-bit fields: 0o3210 = 1672).
-            let bytes = match get("Writeback Format")? {
-                16 => 1,
-                17 => 2,
-                19 => 4,
+            // Internal R8G8B8A8 (1) → writeback R8 (16), R8G8 (17),
+            // R8G8B8A8 (19), sRGB or not; R5G6B5A0 (5) → R5G6B5 (21);
+            // R10G10B10A2 (2) → R10G10B10A2 (24) (Mesa's
+            // `panfrost_blendable_formats`). Swizzle: 3-bit fields, R=0,
+            // G=1, B=2, A=3 (identity 0o3210).
+            // RAW32 (34) / RAW64 (35) / RAW128 (36) → writeback RAW32 (3),
+            // RAW64 (5), RAW128 (7), identity swizzle, no sRGB.
+            let internal = get("Internal Format")?;
+            let srgb = get("sRGB")? != 0;
+            let format =
+                match (internal, srgb) {
+                    (34, false) => TileFormat::Raw { words: 1 },
+                    (35, false) => TileFormat::Raw { words: 2 },
+                    (36, false) => TileFormat::Raw { words: 4 },
+                    _ => TileFormat::Unorm(UnormFormat::from_internal(internal, srgb).ok_or_else(
+                        || config(rva, "render target internal format not simulated"),
+                    )?),
+                };
+            let writeback = match (get("Writeback Format")?, internal) {
+                (16, 1) => Writeback::Bytes(1),
+                (17, 1) => Writeback::Bytes(2),
+                (19, 1) => Writeback::Bytes(4),
+                (21, 5) => Writeback::R5G6B5,
+                (24, 2) => Writeback::R10G10B10A2,
+                (3, 34) => Writeback::Raw(1),
+                (5, 35) => Writeback::Raw(2),
+                (7, 36) => Writeback::Raw(4),
                 _ => return Err(config(rva, "render target format not simulated")),
             };
-            if get("Internal Format")? != 1
-                || get("Swizzle")? != 0o3210
-                || get("sRGB")? != 0
+            let raw_swizzle = get("Swizzle")?;
+            let swizzle: [usize; 4] =
+                std::array::from_fn(|i| (raw_swizzle >> (3 * i) & 7) as usize);
+            if swizzle.iter().any(|&c| c > 3)
                 || get("YUV Enable")? != 0
-                || get("Writeback MSAA")? != 0
+                || (matches!(format, TileFormat::Raw { .. }) && raw_swizzle != 0o3210)
             {
-                return Err(config(rva, "render target format not simulated"));
+                return Err(config(rva, "render target swizzle not simulated"));
             }
-            let clear = get("Clear.Color 0")? as u32;
+            let clear = match format {
+                TileFormat::Unorm(f) => f.unpack_clear(get("Clear.Color 0")? as u32),
+                TileFormat::Raw { .. } => [
+                    get("Clear.Color 0")? as u32,
+                    get("Clear.Color 1")? as u32,
+                    get("Clear.Color 2")? as u32,
+                    get("Clear.Color 3")? as u32,
+                ],
+            };
+            let msaa = Msaa::from_raw(
+                get("Writeback MSAA")?,
+                get("RGB.Surface Stride")?,
+                samples,
+                true,
+            )
+            .ok_or_else(|| config(rva, "render target MSAA mode not simulated"))?;
+            if (srgb || matches!(format, TileFormat::Raw { .. })) && msaa == Msaa::Average {
+                return Err(config(
+                    rva,
+                    "resolving an sRGB, float or integer target is not simulated",
+                ));
+            }
             fb.rts.push(RenderTarget {
-                bytes,
+                format,
+                writeback,
+                swizzle,
                 write: get("Write Enable")? != 0,
                 block: Block::from_raw(get("Writeback Block Format")?)
                     .ok_or_else(|| config(rva, "render target block format not simulated"))?,
                 base: get("RGB.Base")?,
                 row_stride: get("RGB.Row Stride")?,
-                clear: clear.to_le_bytes(),
+                msaa,
+                clear,
             });
         }
         Ok(fb)
@@ -319,8 +657,13 @@ impl Framebuffer {
 pub struct TileBuffer {
     pub width: u32,
     pub height: u32,
-    /// Per render target, per pixel: R8G8B8A8 bytes.
-    pub colour: Vec<Vec<[u8; 4]>>,
+    /// Samples per pixel: every vector below holds pixel i's sample s at
+    /// `i * samples + s` ([`TileBuffer::sample`]).
+    pub samples: u32,
+    /// Per render target, per sample: the channels' codes.
+    pub colour: Vec<Vec<[u32; 4]>>,
+    /// Per render target: what the words mean.
+    pub formats: Vec<TileFormat>,
     pub depth: Vec<f32>,
     pub stencil: Vec<u8>,
 }
@@ -328,62 +671,90 @@ pub struct TileBuffer {
 impl TileBuffer {
     /// A tile buffer holding the clear values.
     pub fn cleared(fb: &Framebuffer) -> TileBuffer {
-        let n = (fb.width as usize) * (fb.height as usize);
+        let n = (fb.width as usize) * (fb.height as usize) * fb.samples as usize;
         TileBuffer {
             width: fb.width,
             height: fb.height,
+            samples: fb.samples,
             colour: fb.rts.iter().map(|rt| vec![rt.clear; n]).collect(),
+            formats: fb.rts.iter().map(|rt| rt.format).collect(),
             depth: vec![super::fragment::quantize_depth(fb.z_clear, fb.z_internal); n],
             stencil: vec![fb.s_clear; n],
         }
     }
 
+    /// Pixel (x, y)'s index (its samples are at [`TileBuffer::sample`]).
     pub fn index(&self, x: u32, y: u32) -> Option<usize> {
         (x < self.width && y < self.height).then(|| y as usize * self.width as usize + x as usize)
+    }
+
+    /// Where sample `s` of pixel `i` is kept.
+    pub fn sample(&self, i: usize, s: u32) -> usize {
+        i * self.samples as usize + s as usize
     }
 
     /// Writes the pixels of `rect` (inclusive x0, y0, x1, y1) back to memory.
     pub fn write_back(&self, mmu: &Mmu, fb: &Framebuffer, rect: [u32; 4]) -> Result<(), JobFault> {
         let [x0, y0, x1, y1] = rect;
+        let pixels = || (y0..=y1).flat_map(move |y| (x0..=x1).map(move |x| (x, y)));
         for (rt, colour) in fb.rts.iter().zip(&self.colour) {
             if !rt.write {
                 continue;
             }
-            for y in y0..=y1 {
-                for x in x0..=x1 {
+            for (surface, range) in rt.msaa.surfaces(self.samples) {
+                let n = range.len() as u32;
+                for (x, y) in pixels() {
                     let Some(i) = self.index(x, y) else { continue };
-                    let off = rt.block.offset(x, y, rt.row_stride, rt.bytes);
-                    mmu.write(rt.base + off, &colour[i][..rt.bytes as usize])?;
+                    // The mean of the samples, rounded to nearest, ties up.
+                    let mut sum = [0u32; 4];
+                    for s in range.clone() {
+                        for (acc, v) in sum.iter_mut().zip(colour[self.sample(i, s)]) {
+                            *acc += v;
+                        }
+                    }
+                    let pixel = sum.map(|v| (v + n / 2) / n);
+                    let memory = rt.swizzle.map(|c| pixel[c]);
+                    let bytes = rt.writeback.bytes();
+                    let off = rt.block.offset(x, y, rt.row_stride, bytes);
+                    mmu.write(
+                        rt.base.wrapping_add(surface).wrapping_add(off),
+                        &rt.writeback.pack(memory),
+                    )?;
                 }
             }
         }
         if let Some(d) = fb.depth {
-            for y in y0..=y1 {
-                for x in x0..=x1 {
+            for (surface, range) in d.msaa.surfaces(self.samples) {
+                for (x, y) in pixels() {
                     let Some(i) = self.index(x, y) else { continue };
-                    let z = self.depth[i].clamp(0.0, 1.0);
+                    // Single or Layered: one sample per surface.
+                    let z = self.depth[self.sample(i, range.start)];
+                    let zc = z.clamp(0.0, 1.0);
                     let (bytes, bpp): (Vec<u8>, u64) = match d.format {
-                        DepthFormat::D32 => (self.depth[i].to_le_bytes().to_vec(), 4),
+                        DepthFormat::D32 => (z.to_le_bytes().to_vec(), 4),
                         DepthFormat::D24X8 => {
-                            let v = (f64::from(z) * f64::from((1u32 << 24) - 1)).round() as u32;
+                            let v = (f64::from(zc) * f64::from((1u32 << 24) - 1)).round() as u32;
                             (v.to_le_bytes().to_vec(), 4)
                         }
                         DepthFormat::D16 => {
-                            let v = (f64::from(z) * 65535.0).round() as u16;
+                            let v = (f64::from(zc) * 65535.0).round() as u16;
                             (v.to_le_bytes().to_vec(), 2)
                         }
                     };
                     let off = d.block.offset(x, y, d.row_stride, bpp);
-                    mmu.write(d.base + off, &bytes)?;
+                    mmu.write(d.base.wrapping_add(surface).wrapping_add(off), &bytes)?;
                 }
             }
         }
         if let Some(st) = fb.stencil {
-            for y in y0..=y1 {
-                for x in x0..=x1 {
+            for (surface, range) in st.msaa.surfaces(self.samples) {
+                for (x, y) in pixels() {
                     let Some(i) = self.index(x, y) else { continue };
                     let off = st.block.offset(x, y, st.row_stride, 1);
-                    mmu.write(st.base + off, &[self.stencil[i]])?;
+                    mmu.write(
+                        st.base.wrapping_add(surface).wrapping_add(off),
+                        &[self.stencil[self.sample(i, range.start)]],
+                    )?;
                 }
             }
         }
@@ -491,10 +862,17 @@ pub enum BlendMode {
     },
 }
 
-/// Blends `src` (floats as the shader wrote them) into `dst` (R8G8B8A8).
-pub fn blend_rgba8(mode: &BlendMode, src: [f32; 4], dst: [u8; 4]) -> [u8; 4] {
+/// Blends `src` (floats as the shader wrote them) into `dst` (codes of
+/// `format`): sources clamped for a UNORM target, the destination decoded
+/// (sRGB linearized), the equation in f32, the result encoded.
+pub fn blend_unorm(
+    mode: &BlendMode,
+    src: [f32; 4],
+    dst: [u32; 4],
+    format: UnormFormat,
+) -> [u32; 4] {
     match mode {
-        BlendMode::Opaque => src.map(to_unorm8),
+        BlendMode::Opaque => format.encode(src),
         BlendMode::FixedFunction {
             rgb,
             alpha,
@@ -515,21 +893,36 @@ pub fn blend_rgba8(mode: &BlendMode, src: [f32; 4], dst: [u8; 4]) -> [u8; 4] {
                 return dst;
             }
             if *alpha_one_store && s[3] == 1.0 {
-                return s.map(to_unorm8);
+                return format.encode(s);
             }
-            let d = dst.map(unorm8);
-            let k = f32::from(*constant >> 8) / 255.0;
-            let mut out = dst;
+            let d = format.decode(dst);
+            // `Constant`: a UNORM of the widest channel's size in the top
+            // bits (Mesa's `pan_pack_blend_constant` takes channel 0's).
+            let k_bits = format.bits[0];
+            let k = f32::from(*constant >> (16 - k_bits)) / ((1u32 << k_bits) - 1) as f32;
+            let mut out = d;
             for ch in 0..4 {
                 if mask & (1 << ch) == 0 {
                     continue;
                 }
                 let f = if ch == 3 { alpha } else { rgb };
-                out[ch] = to_unorm8(f.apply(s[ch], d[ch], s[3], d[3], k));
+                out[ch] = f.apply(s[ch], d[ch], s[3], d[3], k);
             }
-            out
+            let coded = format.encode(out);
+            std::array::from_fn(|ch| {
+                if mask & (1 << ch) != 0 {
+                    coded[ch]
+                } else {
+                    dst[ch]
+                }
+            })
         }
     }
+}
+
+/// [`blend_unorm`] for R8G8B8A8.
+pub fn blend_rgba8(mode: &BlendMode, src: [f32; 4], dst: [u8; 4]) -> [u8; 4] {
+    blend_unorm(mode, src, dst.map(u32::from), UnormFormat::RGBA8).map(|v| v as u8)
 }
 
 #[cfg(test)]

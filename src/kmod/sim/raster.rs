@@ -6,7 +6,11 @@
 //! `(x_f, y_f, z_f, 1/w_c)` in framebuffer coordinates, see
 //! `nir_lower_viewport_transform` and the position store of the IDVS
 //! position shader). Rules, from the Vulkan rasterization chapter:
-//! - one sample per pixel at its centre (single-sampled only);
+//! - coverage at each of the pixel's sample positions ([`Samples`]: one
+//!   at the centre for single-sampled framebuffers, the four of the
+//!   framebuffer's sample-locations table at 4×), depth per sample, the
+//!   varying weights at the pixel centre (the shader runs once per pixel,
+//!   Vulkan's rule without sample shading);
 //! - vertex x/y snapped to a 1/256-pixel grid (8 sub-pixel bits) and edge
 //!   functions evaluated exactly in integers;
 //! - a sample exactly on an edge is covered by the framebuffer's
@@ -19,7 +23,8 @@
 //!   parallelogram of the line width measured along the minor axis, covering
 //!   centres whose minor-axis distance to the segment is below half the
 //!   width (the lower tie in), over the half-open major-axis range
-//!   `[start, end)` so that strip vertices are drawn once.
+//!   `[start, end)` so that strip vertices are drawn once; attributes and
+//!   depth with the spec's t = ((p − a)·(b − a)) / |b − a|² (clamped).
 //!
 //! No clipping is simulated: a primitive with a non-finite coordinate or a
 //! vertex beyond ±2^20 pixels is dropped (our choice; the hardware clips).
@@ -33,6 +38,16 @@ const HALF: i64 = ONE / 2;
 /// Largest vertex coordinate (pixels) the rasterizer accepts.
 pub const GUARD_BAND: f32 = (1 << 20) as f32;
 
+/// The most samples per pixel the rasterizer evaluates.
+pub const MAX_SAMPLES: usize = 4;
+
+/// A pixel's sample positions: offsets in 1/256 pixel from its upper-left
+/// corner, in sample-index order (at most [`MAX_SAMPLES`]).
+pub type Samples<'a> = &'a [(i64, i64)];
+
+/// The single sample of a single-sampled framebuffer: the pixel centre.
+pub const CENTRE: [(i64, i64); 1] = [(HALF, HALF)];
+
 /// A vertex as the position buffer holds it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Vertex {
@@ -43,16 +58,19 @@ pub struct Vertex {
     pub inv_w: f32,
 }
 
-/// One covered pixel of a primitive.
+/// One pixel with at least one covered sample.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Fragment {
     pub x: u32,
     pub y: u32,
-    /// Perspective-correct weights of the primitive's vertices (points and
-    /// lines use the first one or two).
+    /// Perspective-correct weights of the primitive's vertices at the pixel
+    /// centre (points and lines use the first one or two).
     pub bary: [f32; 3],
-    /// Depth (framebuffer z, interpolated linearly).
-    pub z: f32,
+    /// Bit s: sample s covered.
+    pub mask: u32,
+    /// Depth at each sample (framebuffer z, interpolated linearly; only
+    /// covered samples' entries mean anything).
+    pub z: [f32; MAX_SAMPLES],
 }
 
 /// The framebuffer's `Tie-Break Rule` (genxml enum, values 0..7).
@@ -118,8 +136,15 @@ fn perspective(linear: [f64; 3], inv_w: [f32; 3]) -> [f32; 3] {
 /// An edge on the grid (start, end) and whether samples on it are covered.
 type Edge = ((i64, i64), (i64, i64), bool);
 
-/// Pixels of `rect` (inclusive x0, y0, x1, y1) covered by triangle `v`.
-pub fn triangle(v: &[Vertex; 3], rule: TieBreak, rect: [u32; 4], out: &mut Vec<Fragment>) {
+/// Pixels of `rect` (inclusive x0, y0, x1, y1) with a sample covered by
+/// triangle `v`.
+pub fn triangle(
+    v: &[Vertex; 3],
+    rule: TieBreak,
+    samples: Samples<'_>,
+    rect: [u32; 4],
+    out: &mut Vec<Fragment>,
+) {
     let mut p = [(0i64, 0i64); 3];
     for i in 0..3 {
         match (snap(v[i].x), snap(v[i].y)) {
@@ -150,46 +175,60 @@ pub fn triangle(v: &[Vertex; 3], rule: TieBreak, rect: [u32; 4], out: &mut Vec<F
         .collect();
     let min = |a: i64, b: i64, c: i64| a.min(b).min(c);
     let max = |a: i64, b: i64, c: i64| a.max(b).max(c);
-    let to_px_lo = |s: i64| ((s - HALF).div_euclid(ONE)).max(0);
-    let x0 = to_px_lo(min(p[0].0, p[1].0, p[2].0)).max(i64::from(rect[0]));
-    let y0 = to_px_lo(min(p[0].1, p[1].1, p[2].1)).max(i64::from(rect[1]));
-    let x1 = (max(p[0].0, p[1].0, p[2].0).div_euclid(ONE)).min(i64::from(rect[2]));
-    let y1 = (max(p[0].1, p[1].1, p[2].1).div_euclid(ONE)).min(i64::from(rect[3]));
+    let [x0, y0, x1, y1] = bbox(
+        rect,
+        min(p[0].0, p[1].0, p[2].0),
+        min(p[0].1, p[1].1, p[2].1),
+        max(p[0].0, p[1].0, p[2].0),
+        max(p[0].1, p[1].1, p[2].1),
+    );
     let area_abs = (area * sign) as f64;
     let inv_w = [v[0].inv_w, v[1].inv_w, v[2].inv_w];
+    let weights = |c: (i64, i64)| -> [i128; 3] {
+        std::array::from_fn(|i| cross(edges[i].0, edges[i].1, c) * sign)
+    };
+    let depth = |e: [i128; 3]| {
+        let l = e.map(|ei| ei as f64 / area_abs);
+        (l[0] * f64::from(v[0].z) + l[1] * f64::from(v[1].z) + l[2] * f64::from(v[2].z)) as f32
+    };
     for py in y0..=y1 {
         for px in x0..=x1 {
-            let c = (centre(px as u32), centre(py as u32));
-            let mut e = [0i128; 3];
-            let mut inside = true;
-            for (i, &(s, end, tie_in)) in edges.iter().enumerate() {
-                e[i] = cross(s, end, c) * sign;
-                if e[i] < 0 || (e[i] == 0 && !tie_in) {
-                    inside = false;
-                    break;
+            let corner = (i64::from(px) * ONE, i64::from(py) * ONE);
+            let mut mask = 0u32;
+            let mut z = [0.0f32; MAX_SAMPLES];
+            for (s, &(ox, oy)) in samples.iter().enumerate().take(MAX_SAMPLES) {
+                let e = weights((corner.0 + ox, corner.1 + oy));
+                let inside = e
+                    .iter()
+                    .zip(&edges)
+                    .all(|(&ei, &(_, _, tie_in))| ei > 0 || (ei == 0 && tie_in));
+                if inside {
+                    mask |= 1 << s;
+                    z[s] = depth(e);
                 }
             }
-            if !inside {
+            if mask == 0 {
                 continue;
             }
-            let linear = e.map(|ei| ei as f64 / area_abs);
-            let z = linear[0] * f64::from(v[0].z)
-                + linear[1] * f64::from(v[1].z)
-                + linear[2] * f64::from(v[2].z);
+            // Varyings at the pixel centre, covered or not (the plane
+            // equations extend past the edges).
+            let linear = weights((centre(px), centre(py))).map(|ei| ei as f64 / area_abs);
             out.push(Fragment {
-                x: px as u32,
-                y: py as u32,
+                x: px,
+                y: py,
                 bary: perspective(linear, inv_w),
-                z: z as f32,
+                mask,
+                z,
             });
         }
     }
 }
 
-/// The pixels of `rect` whose centres can lie in the sub-pixel box
-/// [lo, hi] (empty ranges come out with x0 > x1 or y0 > y1).
+/// The pixels of `rect` any of whose samples (anywhere in the pixel) can
+/// lie in the sub-pixel box [lo, hi] (empty ranges come out with x0 > x1
+/// or y0 > y1).
 fn bbox(rect: [u32; 4], lo_x: i64, lo_y: i64, hi_x: i64, hi_y: i64) -> [u32; 4] {
-    let lo = |v: i64, r: u32| ((v - HALF).div_euclid(ONE)).max(i64::from(r)).max(0);
+    let lo = |v: i64, r: u32| ((v - ONE + 1).div_euclid(ONE)).max(i64::from(r)).max(0);
     let hi = |v: i64, r: u32| (v.div_euclid(ONE)).min(i64::from(r));
     let (x0, y0) = (lo(lo_x, rect[0]), lo(lo_y, rect[1]));
     let (x1, y1) = (hi(hi_x, rect[2]), hi(hi_y, rect[3]));
@@ -199,8 +238,9 @@ fn bbox(rect: [u32; 4], lo_x: i64, lo_y: i64, hi_x: i64, hi_y: i64) -> [u32; 4] 
     [x0 as u32, y0 as u32, x1 as u32, y1 as u32]
 }
 
-/// Pixels of `rect` covered by a point of `size` pixels at `v`.
-pub fn point(v: &Vertex, size: f32, rect: [u32; 4], out: &mut Vec<Fragment>) {
+/// Pixels of `rect` with a sample covered by a point of `size` pixels at
+/// `v`.
+pub fn point(v: &Vertex, size: f32, samples: Samples<'_>, rect: [u32; 4], out: &mut Vec<Fragment>) {
     let (Some(cx), Some(cy)) = (snap(v.x), snap(v.y)) else {
         return;
     };
@@ -210,28 +250,39 @@ pub fn point(v: &Vertex, size: f32, rect: [u32; 4], out: &mut Vec<Fragment>) {
     let half = (f64::from(size) * ONE as f64 / 2.0).round() as i64;
     let [x0, y0, x1, y1] = bbox(rect, cx - half, cy - half, cx + half, cy + half);
     for py in y0..=y1 {
-        let sy = centre(py);
-        if sy < cy - half || sy >= cy + half {
-            continue;
-        }
         for px in x0..=x1 {
-            let sx = centre(px);
-            if sx < cx - half || sx >= cx + half {
-                continue;
+            let mut mask = 0u32;
+            for (s, &(ox, oy)) in samples.iter().enumerate().take(MAX_SAMPLES) {
+                let (sx, sy) = (i64::from(px) * ONE + ox, i64::from(py) * ONE + oy);
+                if sx >= cx - half && sx < cx + half && sy >= cy - half && sy < cy + half {
+                    mask |= 1 << s;
+                }
             }
-            out.push(Fragment {
-                x: px,
-                y: py,
-                bary: [1.0, 0.0, 0.0],
-                z: v.z,
-            });
+            if mask != 0 {
+                out.push(Fragment {
+                    x: px,
+                    y: py,
+                    bary: [1.0, 0.0, 0.0],
+                    mask,
+                    z: [v.z; MAX_SAMPLES],
+                });
+            }
         }
     }
 }
 
-/// Pixels of `rect` covered by the line from `a` to `b` of `width` pixels
-/// (non-strict rule, see the module docs).
-pub fn line(a: &Vertex, b: &Vertex, width: f32, rect: [u32; 4], out: &mut Vec<Fragment>) {
+/// Pixels of `rect` with a sample covered by the line from `a` to `b` of
+/// `width` pixels (non-strict rule, see the module docs); the weights at
+/// the pixel centre's projection on the segment (the spec's t, clamped to
+/// [0, 1]), depth at each sample's.
+pub fn line(
+    a: &Vertex,
+    b: &Vertex,
+    width: f32,
+    samples: Samples<'_>,
+    rect: [u32; 4],
+    out: &mut Vec<Fragment>,
+) {
     let (Some(ax), Some(ay), Some(bx), Some(by)) = (snap(a.x), snap(a.y), snap(b.x), snap(b.y))
     else {
         return;
@@ -249,32 +300,48 @@ pub fn line(a: &Vertex, b: &Vertex, width: f32, rect: [u32; 4], out: &mut Vec<Fr
         ax.max(bx) + half,
         ay.max(by) + half,
     );
+    // Whether (sx, sy) is covered: its fraction along the major axis in
+    // [0, 1), its minor-axis distance to the segment below half the width.
+    let covered = |sx: i64, sy: i64| {
+        let (major_s, major_a, major_d, minor_s, minor_a, minor_d) = if y_major {
+            (sy, ay, dy, sx, ax, dx)
+        } else {
+            (sx, ax, dx, sy, ay, dy)
+        };
+        let along = (major_s - major_a) * major_d.signum();
+        let t = (major_s - major_a) as f64 / major_d as f64;
+        let minor_on_line = minor_a as f64 + t * minor_d as f64;
+        let dist = minor_s as f64 - minor_on_line;
+        along >= 0 && along < major_d.abs() && dist >= -(half as f64) && dist < half as f64
+    };
+    // Attributes and depth use the spec's t = ((p − a)·(b − a)) / |b − a|²
+    // ("Basic Line Segment Rasterization"), clamped to the segment.
+    let length2 = (dx as f64) * (dx as f64) + (dy as f64) * (dy as f64);
+    let project = |sx: i64, sy: i64| {
+        (((sx - ax) as f64 * dx as f64 + (sy - ay) as f64 * dy as f64) / length2).clamp(0.0, 1.0)
+    };
+    let depth = |t: f64| ((1.0 - t) * f64::from(a.z) + t * f64::from(b.z)) as f32;
     for py in y0..=y1 {
         for px in x0..=x1 {
-            let (sx, sy) = (centre(px), centre(py));
-            // Major axis position relative to the segment, as a fraction t.
-            let (major_s, major_a, major_d, minor_s, minor_a, minor_d) = if y_major {
-                (sy, ay, dy, sx, ax, dx)
-            } else {
-                (sx, ax, dx, sy, ay, dy)
-            };
-            let along = (major_s - major_a) * major_d.signum();
-            if along < 0 || along >= major_d.abs() {
+            let mut mask = 0u32;
+            let mut z = [0.0f32; MAX_SAMPLES];
+            for (s, &(ox, oy)) in samples.iter().enumerate().take(MAX_SAMPLES) {
+                let (sx, sy) = (i64::from(px) * ONE + ox, i64::from(py) * ONE + oy);
+                if covered(sx, sy) {
+                    mask |= 1 << s;
+                    z[s] = depth(project(sx, sy));
+                }
+            }
+            if mask == 0 {
                 continue;
             }
-            let t = (major_s - major_a) as f64 / major_d as f64;
-            let minor_on_line = minor_a as f64 + t * minor_d as f64;
-            let dist = minor_s as f64 - minor_on_line;
-            if dist < -(half as f64) || dist >= half as f64 {
-                continue;
-            }
-            let linear = [1.0 - t, t, 0.0];
-            let z = (1.0 - t) * f64::from(a.z) + t * f64::from(b.z);
+            let t = project(centre(px), centre(py));
             out.push(Fragment {
                 x: px,
                 y: py,
-                bary: perspective(linear, [a.inv_w, b.inv_w, 1.0]),
-                z: z as f32,
+                bary: perspective([1.0 - t, t, 0.0], [a.inv_w, b.inv_w, 1.0]),
+                mask,
+                z,
             });
         }
     }
@@ -304,12 +371,14 @@ mod tests {
         triangle(
             &[vx(0.5, 0.5), vx(4.5, 0.5), vx(4.5, 4.5)],
             rule,
+            &CENTRE,
             rect,
             &mut a,
         );
         triangle(
             &[vx(0.5, 0.5), vx(4.5, 4.5), vx(0.5, 4.5)],
             rule,
+            &CENTRE,
             rect,
             &mut b,
         );
@@ -333,6 +402,7 @@ mod tests {
         triangle(
             &[vx(0.5, 0.5), vx(4.5, 0.5), vx(4.5, 4.5)],
             TieBreak(0),
+            &CENTRE,
             rect,
             &mut c,
         );
@@ -372,30 +442,130 @@ mod tests {
             },
         ];
         let mut out = Vec::new();
-        triangle(&v, TieBreak(2), [0, 0, 15, 15], &mut out);
+        triangle(&v, TieBreak(2), &CENTRE, [0, 0, 15, 15], &mut out);
         let f = out.iter().find(|f| f.x == 7 && f.y == 0).unwrap();
         // Centre (7.5, 0.5): linear weights (1 - 7.5/16 - 0.5/16, 7.5/16, 0.5/16).
         let l = [0.5, 7.5 / 16.0, 0.5 / 16.0];
         let q = [l[0], l[1] * 0.25, l[2]];
         let s: f64 = q.iter().sum();
         assert!((f64::from(f.bary[1]) - q[1] / s).abs() < 1e-6);
-        assert!((f64::from(f.z) - l[1]).abs() < 1e-6, "depth is linear");
+        assert!((f64::from(f.z[0]) - l[1]).abs() < 1e-6, "depth is linear");
     }
 
     #[test]
     fn points_and_lines() {
         let mut out = Vec::new();
-        point(&vx(8.0, 8.0), 4.0, [0, 0, 63, 63], &mut out);
+        point(&vx(8.0, 8.0), 4.0, &CENTRE, [0, 0, 63, 63], &mut out);
         let xs: Vec<u32> = out.iter().filter(|f| f.y == 6).map(|f| f.x).collect();
         assert_eq!(xs, vec![6, 7, 8, 9]);
         assert_eq!(out.len(), 16);
         // A y-major line: one pixel per row over [y0, y1).
         let mut l = Vec::new();
-        line(&vx(8.0, 32.0), &vx(24.0, 56.0), 1.0, [0, 0, 63, 63], &mut l);
+        line(
+            &vx(8.0, 32.0),
+            &vx(24.0, 56.0),
+            1.0,
+            &CENTRE,
+            [0, 0, 63, 63],
+            &mut l,
+        );
         assert_eq!(l.len(), 24);
         for f in &l {
             let x_on = 8.0 + (f64::from(f.y) + 0.5 - 32.0) * 16.0 / 24.0;
             assert!((f64::from(f.x) + 0.5 - x_on).abs() <= 0.5, "{f:?}");
         }
+    }
+
+    /// Vulkan's standard 4× locations in 1/256 pixel (what
+    /// `jm::framebuffer::SampleLocations::rotated_4x` puts in the table).
+    const FOUR: [(i64, i64); 4] = [(96, 32), (224, 96), (32, 160), (160, 224)];
+
+    /// Random meshes at 4×: a 6×6 grid of cells over a 24×24-pixel square,
+    /// interior vertices jittered by up to half a pixel (every cell stays
+    /// convex) on the 1/8-pixel grid (the grid the
+    /// samples lie on, so edges and vertices fall on samples), each cell
+    /// split by a random diagonal, random winding: every sample of the
+    /// square is covered exactly once, whatever the tie-break rule, and
+    /// depth is the plane's at each sample.
+    #[test]
+    fn meshes_cover_every_4x_sample_once() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let (cells, side) = (6usize, 4.0f32);
+        let mut on_sample = 0;
+        for round in 0..40 {
+            let rule = TieBreak(round % 8);
+            let n = cells + 1;
+            let mut grid = vec![(0.0f32, 0.0f32); n * n];
+            for j in 0..n {
+                for i in 0..n {
+                    let jitter = |k: usize, r: &mut dyn FnMut(u64) -> u64| {
+                        if k == 0 || k == cells {
+                            0.0
+                        } else {
+                            (r(9) as f32 - 4.0) / 8.0
+                        }
+                    };
+                    grid[j * n + i] = (
+                        i as f32 * side + jitter(i, &mut next),
+                        j as f32 * side + jitter(j, &mut next),
+                    );
+                }
+            }
+            let mut count = vec![0u8; 24 * 24 * 4];
+            for j in 0..cells {
+                for i in 0..cells {
+                    let c = [
+                        j * n + i,
+                        j * n + i + 1,
+                        (j + 1) * n + i + 1,
+                        (j + 1) * n + i,
+                    ];
+                    let tris = if next(2) == 0 {
+                        [[c[0], c[1], c[2]], [c[0], c[2], c[3]]]
+                    } else {
+                        [[c[0], c[1], c[3]], [c[1], c[2], c[3]]]
+                    };
+                    for mut t in tris {
+                        if next(2) == 0 {
+                            t.swap(1, 2);
+                        }
+                        let v = t.map(|k| Vertex {
+                            x: grid[k].0,
+                            y: grid[k].1,
+                            z: 0.25 + grid[k].0 / 64.0,
+                            inv_w: 1.0,
+                        });
+                        let mut out = Vec::new();
+                        triangle(&v, rule, &FOUR, [0, 0, 23, 23], &mut out);
+                        for f in &out {
+                            for (s, &(ox, oy)) in FOUR.iter().enumerate() {
+                                if f.mask & (1 << s) == 0 {
+                                    continue;
+                                }
+                                count[((f.y * 24 + f.x) * 4) as usize + s] += 1;
+                                let sx = f.x as f32 + ox as f32 / 256.0;
+                                assert!((f.z[s] - (0.25 + sx / 64.0)).abs() < 1e-6);
+                                let (px, py) =
+                                    (i64::from(f.x) * 256 + ox, i64::from(f.y) * 256 + oy);
+                                let snapped =
+                                    v.map(|p| ((p.x * 256.0) as i64, (p.y * 256.0) as i64));
+                                on_sample += usize::from((0..3).any(|e| {
+                                    let (a, b) = (snapped[e], snapped[(e + 1) % 3]);
+                                    (b.0 - a.0) * (py - a.1) == (b.1 - a.1) * (px - a.0)
+                                }));
+                            }
+                        }
+                    }
+                }
+            }
+            assert!(count.iter().all(|&c| c == 1), "round {round}: {count:?}");
+        }
+        assert!(on_sample > 500, "only {on_sample} samples on edges");
     }
 }

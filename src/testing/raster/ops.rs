@@ -265,6 +265,22 @@ pub struct Target {
     /// `Some(n)`: the depth attachment is n-bit UNORM: each sample's depth
     /// is converted to it (nearest) before the test and the write.
     pub depth_bits: Option<u32>,
+    /// `Some(bits)`: the attachment's channels are UNORM of these sizes
+    /// (0: absent, stored as 0), overriding `unorm_bits`.
+    pub channel_bits: Option<[u32; 4]>,
+    /// `Some(16 | 32)`: a floating-point attachment of that size (no
+    /// clamping; `unorm` false): every stored value is rounded to it
+    /// ([`round_to_f16`], or to f32); `Some(11)`: R, G unsigned 11-bit and
+    /// B unsigned 10-bit floats ([`round_to_unsigned_float`]), the
+    /// `B10G11R11_UFLOAT_PACK32` layout.
+    pub float_bits: Option<u32>,
+    /// The attachment is sRGB: `color` holds the stored (encoded) values,
+    /// blending reads R, G, B linearized and writes them encoded ("Blend
+    /// Operations": "the R, G, and B destination color values ... are
+    /// considered to be encoded for the sRGB color space and hence are
+    /// linearized prior to their use in blending", and the result is
+    /// converted back).
+    pub srgb: bool,
     /// Components the attachment's format has (1 R, 2 RG, 3 RGB, 4 RGBA):
     /// without alpha, blending reads the destination alpha as 1.
     pub components: u32,
@@ -284,6 +300,9 @@ impl Target {
             stencil: vec![0; n],
             unorm: true,
             unorm_bits: None,
+            channel_bits: None,
+            float_bits: None,
+            srgb: false,
             depth_bits: None,
             components: 4,
             writes: vec![0; n],
@@ -298,8 +317,78 @@ impl Target {
         self
     }
 
-    /// What the attachment holds after `c` is written to it.
+    /// The target as a UNORM attachment of per-channel `bits` (0: absent),
+    /// sRGB-encoded with `srgb` (see `channel_bits`, `srgb`); the clear
+    /// colour is taken as linear and stored.
+    pub fn with_unorm_format(mut self, bits: [u32; 4], srgb: bool) -> Target {
+        self.channel_bits = Some(bits);
+        self.srgb = srgb;
+        let color = self.color.iter().map(|&c| self.store(c)).collect();
+        self.color = color;
+        self
+    }
+
+    /// The target as a float attachment of `bits` (16 or 32), or an
+    /// integer one (`None`: values stored as they are; 32-bit integer
+    /// formats hold every value the tests write): no clamping, no
+    /// normalization ("Fragment Output Interface": outputs are written
+    /// to float and integer attachments as they are, converted to the
+    /// attachment's size).
+    pub fn with_float_or_int(mut self, bits: Option<u32>) -> Target {
+        self.unorm = false;
+        self.unorm_bits = None;
+        self.channel_bits = None;
+        self.float_bits = bits;
+        let color = self.color.iter().map(|&c| self.store(c)).collect();
+        self.color = color;
+        self
+    }
+
+    /// The value blending reads from a stored colour (RGB linearized for
+    /// an sRGB attachment).
+    pub fn decode(&self, c: [f64; 4]) -> [f64; 4] {
+        if !self.srgb {
+            return c;
+        }
+        std::array::from_fn(|i| if i < 3 { srgb_to_linear(c[i]) } else { c[i] })
+    }
+
+    /// What the attachment holds after `c` is written to it ("Conversion
+    /// from Floating-Point to Normalized Fixed-Point", round to nearest;
+    /// RGB sRGB-encoded first for an sRGB attachment).
     pub fn store(&self, c: [f64; 4]) -> [f64; 4] {
+        match self.float_bits {
+            Some(16) => return c.map(round_to_f16),
+            Some(11) => {
+                return [
+                    round_to_unsigned_float(c[0], 6),
+                    round_to_unsigned_float(c[1], 6),
+                    round_to_unsigned_float(c[2], 5),
+                    c[3],
+                ];
+            }
+            Some(_) => return c.map(|x| f64::from(x as f32)),
+            None => {}
+        }
+        if let Some(bits) = self.channel_bits {
+            return std::array::from_fn(|i| {
+                if bits[i] == 0 {
+                    return 0.0;
+                }
+                let x = if c[i].is_nan() {
+                    0.0
+                } else {
+                    c[i].clamp(0.0, 1.0)
+                };
+                let x = if self.srgb && i < 3 {
+                    linear_to_srgb(x)
+                } else {
+                    x
+                };
+                let max = f64::from((1u32 << bits[i]) - 1);
+                (x * max).round() / max
+            });
+        }
         match self.unorm_bits {
             None => c,
             Some(b) => {
@@ -336,6 +425,73 @@ impl Target {
                 })
             })
             .collect()
+    }
+}
+
+/// `x` rounded to the nearest IEEE binary16 value (the Vulkan spec's
+/// "16-bit floating-point numbers": 1 sign bit, 5 exponent bits with bias
+/// 15, 10 mantissa bits, denormals below 2^-14), ties to even; values from
+/// 65520 up (half a unit above the largest finite 65504) become infinite.
+pub fn round_to_f16(x: f64) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    let a = x.abs();
+    if a >= 65520.0 {
+        return f64::INFINITY.copysign(x);
+    }
+    let e = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    // The spacing of binary16 values around `a`: 2^(e - 10), or 2^-24
+    // among the denormals.
+    let q = 2f64.powi(e.max(-14) - 10);
+    ((a / q).round_ties_even() * q).copysign(x)
+}
+
+/// `x` as an unsigned float of 5 exponent bits (bias 15) and `mantissa`
+/// bits (the spec's "Unsigned 11-Bit Floating-Point Numbers" with 6,
+/// "Unsigned 10-Bit Floating-Point Numbers" with 5): negative values (and
+/// −0) become 0 ("for unsigned destination formats any negative values
+/// are converted to zero", "Floating-Point Format Conversions"); others
+/// are rounded to nearest, ties to even (the spec leaves the rounding
+/// mode open: our choice); past the largest finite value, 2^15 × (2 −
+/// 2^-mantissa), they become infinite (also allowed).
+pub fn round_to_unsigned_float(x: f64, mantissa: i32) -> f64 {
+    if x.is_nan() {
+        return x;
+    }
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x.is_infinite() {
+        return x;
+    }
+    let e = (((x.to_bits() >> 52) & 0x7ff) as i32 - 1023).max(-14);
+    let q = 2f64.powi(e - mantissa);
+    let r = (x / q).round_ties_even() * q;
+    if r > 2f64.powi(15) * (2.0 - 2f64.powi(-mantissa)) {
+        f64::INFINITY
+    } else {
+        r
+    }
+}
+
+/// The sRGB EOTF (Khronos Data Format Specification, "sRGB transfer
+/// functions", which the Vulkan spec's sRGB formats refer to): an encoded
+/// value in [0, 1] → linear.
+pub fn srgb_to_linear(c: f64) -> f64 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// The inverse EOTF: linear → sRGB-encoded.
+pub fn linear_to_srgb(l: f64) -> f64 {
+    if l <= 0.003_130_8 {
+        l * 12.92
+    } else {
+        1.055 * l.powf(1.0 / 2.4) - 0.055
     }
 }
 
@@ -550,7 +706,7 @@ pub fn shade_fragments_zs(
                 target.depth[i] = z;
             }
             passed += 1;
-            let mut dst = target.color[i];
+            let mut dst = target.decode(target.color[i]);
             if target.components < 4 {
                 dst[3] = 1.0;
             }

@@ -720,3 +720,105 @@ fn stencil_and_depth_bias_by_hand() {
         2f64.powi(-16)
     );
 }
+
+/// The sRGB transfer functions at values worked by hand from the Khronos
+/// Data Format Specification's formulas (0.5 encoded is
+/// ((0.5 + 0.055) / 1.055)^2.4 = 0.21404...; 0.5 linear encodes to
+/// 1.055 × 0.5^(1/2.4) − 0.055 = 0.73535...), the linear segment, the
+/// end points, and a round trip; UNORM formats of mixed channel sizes and
+/// sRGB store what "Conversion from Floating-Point to Normalized
+/// Fixed-Point" gives, and blending reads an sRGB destination linearized.
+#[test]
+fn srgb_and_packed_unorm_targets_by_hand() {
+    assert!((srgb_to_linear(0.5) - 0.214_041_140_5).abs() < 1e-9);
+    assert!((linear_to_srgb(0.5) - 0.735_356_983_1).abs() < 1e-9);
+    assert_eq!(srgb_to_linear(0.04), 0.04 / 12.92);
+    assert_eq!(linear_to_srgb(0.003), 0.003 * 12.92);
+    assert_eq!(srgb_to_linear(0.0), 0.0);
+    assert!((srgb_to_linear(1.0) - 1.0).abs() < 1e-12);
+    for i in 0..=255 {
+        let c = f64::from(i) / 255.0;
+        assert!((linear_to_srgb(srgb_to_linear(c)) - c).abs() < 1e-9);
+    }
+    // R5G6B5: 0.5 → 16/31 (15.5 rounds up), 32/63 (31.5 up), 16/31; no
+    // alpha (stored 0, read as 1 when blending).
+    let t = Target::new(1, 1, 1, [0.5, 0.5, 0.5, 0.5], 1.0).with_unorm_format([5, 6, 5, 0], false);
+    assert_eq!(t.color[0], [16.0 / 31.0, 32.0 / 63.0, 16.0 / 31.0, 0.0]);
+    // 10-bit RGB and 2-bit alpha: 0.3 → 307/1023 (306.9), alpha 0.5 → 2/3
+    // (1.5 rounds up).
+    let t =
+        Target::new(1, 1, 1, [0.3, 0.3, 0.3, 0.5], 1.0).with_unorm_format([10, 10, 10, 2], false);
+    assert_eq!(
+        t.color[0],
+        [307.0 / 1023.0, 307.0 / 1023.0, 307.0 / 1023.0, 2.0 / 3.0]
+    );
+    // sRGB: linear 0.5 is stored as round(0.73536 × 255) = 188; blending
+    // ONE + ONE of 0.1 onto it reads 188/255 linearized.
+    let mut t = Target::new(1, 1, 1, [0.5, 0.5, 0.5, 1.0], 1.0).with_unorm_format([8; 4], true);
+    assert_eq!(t.color[0][0], 188.0 / 255.0);
+    let add = BlendState {
+        enable: true,
+        src_color: BlendFactor::One,
+        dst_color: BlendFactor::One,
+        ..BlendState::default()
+    };
+    let f = Fragment {
+        x: 0,
+        y: 0,
+        mask: 1,
+        depth: vec![0.5],
+        front_facing: true,
+        attrs: vec![],
+        point_coord: None,
+    };
+    shade_fragments(&mut t, &[f], &DepthState::default(), &add, |_| {
+        Some(([0.1, 0.1, 0.1, 1.0], [0.0; 4]))
+    });
+    let want = (linear_to_srgb(srgb_to_linear(188.0 / 255.0) + 0.1) * 255.0).round() / 255.0;
+    assert_eq!(t.color[0][0], want);
+    assert!(want > 188.0 / 255.0);
+}
+
+/// binary16 rounding by hand: exact values stay, ties go to the even
+/// mantissa (1 + 2^-11 → 1; 1 + 3 × 2^-11 → 1 + 2^-9), the spacing is
+/// 2^-24 among denormals, and 65520 is the first value that overflows.
+#[test]
+fn binary16_rounding_by_hand() {
+    assert_eq!(round_to_f16(1.0), 1.0);
+    assert_eq!(round_to_f16(-2.5), -2.5);
+    assert_eq!(round_to_f16(1.0 + 2f64.powi(-11)), 1.0);
+    assert_eq!(
+        round_to_f16(1.0 + 3.0 * 2f64.powi(-11)),
+        1.0 + 2f64.powi(-9)
+    );
+    assert_eq!(round_to_f16(0.1), 1638.0 / 16384.0);
+    assert_eq!(round_to_f16(3.0 * 2f64.powi(-26)), 2f64.powi(-24));
+    assert_eq!(round_to_f16(65504.0), 65504.0);
+    assert_eq!(round_to_f16(65519.0), 65504.0);
+    assert_eq!(round_to_f16(-65520.0), f64::NEG_INFINITY);
+}
+
+/// Unsigned 11- and 10-bit floats by hand: 1.0 and the largest finite
+/// values stay, ties to even (1 + 2^-7 → 1 with 6 mantissa bits), the
+/// denormal spacing 2^-20 / 2^-19, negative values to 0, overflow past
+/// half a unit above the largest finite value to infinity.
+#[test]
+fn unsigned_small_floats_by_hand() {
+    assert_eq!(round_to_unsigned_float(1.0, 6), 1.0);
+    assert_eq!(round_to_unsigned_float(1.0 + 2f64.powi(-7), 6), 1.0);
+    assert_eq!(
+        round_to_unsigned_float(1.0 + 3.0 * 2f64.powi(-7), 6),
+        1.0 + 2f64.powi(-5)
+    );
+    assert_eq!(round_to_unsigned_float(1.0 + 2f64.powi(-6), 5), 1.0);
+    assert_eq!(round_to_unsigned_float(65024.0, 6), 65024.0);
+    assert_eq!(round_to_unsigned_float(64512.0, 5), 64512.0);
+    assert_eq!(round_to_unsigned_float(65280.0, 6), f64::INFINITY);
+    assert_eq!(round_to_unsigned_float(65279.0, 6), 65024.0);
+    assert_eq!(
+        round_to_unsigned_float(1.6 * 2f64.powi(-20), 6),
+        2f64.powi(-19)
+    );
+    assert_eq!(round_to_unsigned_float(0.4 * 2f64.powi(-19), 5), 0.0);
+    assert_eq!(round_to_unsigned_float(-3.0, 6), 0.0);
+}

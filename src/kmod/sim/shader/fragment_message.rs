@@ -63,11 +63,14 @@ pub(super) fn atest(
 /// words). Staging registers hold the colour in the descriptor's
 /// `Register Format` (F32: one register per component; F16: two
 /// components per register, low half first), `Num Comps` of them (missing
-/// ones read G = B = 0, A = 1). With bit 0 of the coverage set, the colour
-/// is blended into render target `RT` of the tile buffer at the thread's
-/// pixel: `Mode` Opaque replaces it, Fixed-Function applies the Blend
+/// ones read G = B = 0, A = 1). The colour is blended into each sample s
+/// of render target `RT` at the thread's pixel whose coverage bit s is set
+/// (the samples of the framebuffer; one blend per sample, each with its
+/// own destination): `Mode` Opaque replaces it, Fixed-Function applies the Blend
 /// descriptor's equation, constant and the Fixed-Function `Alpha Zero
-/// NOP` / `Alpha One Store` shortcuts (`framebuffer::blend_rgba8`); the
+/// NOP` / `Alpha One Store` shortcuts (`framebuffer::blend_unorm`, in the
+/// target's internal format: codes decoded, sRGB linearized, the result
+/// encoded); the conversion's `Memory Format` must match the target; the
 /// equation's `Color Mask` applies to both; a descriptor with `Enable`
 /// false writes nothing. Modes Shader and Off and other register formats fault
 /// (INSTR_INVALID_ENC). The result (the destination register, a blend
@@ -81,7 +84,8 @@ pub(super) fn blend(
 ) -> Result<u32, JobFault> {
     use crate::hw::blend::{blend_desc, blend_equation, blend_fixed_function, internal_blend};
     use crate::hw::genxml::v7::internal_conversion;
-    use crate::kmod::sim::framebuffer::{BlendFunction, BlendMode, blend_rgba8};
+    use crate::kmod::sim::framebuffer::{BlendFunction, BlendMode, TileFormat, blend_unorm};
+    let arch = core.arch;
     let Some(f) = core.frag.as_mut() else {
         return Err(not_fragment(cc, "BLEND"));
     };
@@ -99,7 +103,10 @@ pub(super) fn blend(
     let Some(desc) = f.blend.get(rt).copied() else {
         return Err(bad("names a render target the framebuffer lacks"));
     };
+    // The colour as f32 (register formats F32, F16), or the integers
+    // (I32, U32) as they are.
     let mut colour = [0.0, 0.0, 0.0, 1.0];
+    let mut ints = [0u32; 4];
     for (i, c) in colour.iter_mut().enumerate().take(comps.min(4)) {
         *c = match regfmt {
             1 => f32::from_bits(staging_read(lane, cc, i)),
@@ -107,10 +114,16 @@ pub(super) fn blend(
                 let w = staging_read(lane, cc, i / 2);
                 super::exec::f16_to_f32((w >> (16 * (i % 2))) as u16)
             }
+            2 | 3 => {
+                ints[i] = staging_read(lane, cc, i);
+                0.0
+            }
             _ => return Err(bad("register format not simulated")),
         };
     }
-    if s[0] & 1 == 0 || blend_desc::ENABLE.get(&desc) == 0 {
+    let samples = f.tile.samples;
+    let covered = s[0] & ((1u32 << samples) - 1);
+    if covered == 0 || blend_desc::ENABLE.get(&desc) == 0 {
         return Ok(0);
     }
     let equation = [desc[1]];
@@ -140,28 +153,147 @@ pub(super) fn blend(
     let Some(i) = f.tile.index(x, y) else {
         return Err(bad("outside the tile buffer"));
     };
+    let first = f.tile.sample(i, 0);
+    let Some(&tile_format) = f.tile.formats.get(rt) else {
+        return Err(bad("names a render target the framebuffer lacks"));
+    };
+    let memory = internal_conversion::MEMORY_FORMAT
+        .at(blend_fixed_function::CONVERSION.start)
+        .get(&internal);
     let Some(target) = f.tile.colour.get_mut(rt) else {
         return Err(bad("names a render target the framebuffer lacks"));
     };
-    let dst = target[i];
-    let blended = blend_rgba8(&mode, colour, dst);
-    let mut out = dst;
-    for ch in 0..4 {
-        if mask & (1 << ch) != 0 {
-            out[ch] = blended[ch];
+    let format = match tile_format {
+        TileFormat::Unorm(format) => {
+            // The conversion's `Memory Format` must be the one Mesa pairs
+            // with the target's internal format
+            // (`panfrost_blendable_formats`: "RGBA8 TB", "RGB10 A2 TB",
+            // "R5G6B5 AU/PU"), sRGB (bit 20) as the target.
+            let expected: &[u64] = match format.bits {
+                [8, 8, 8, 8] => &[237],
+                [10, 10, 10, 2] => &[238],
+                _ => &[226, 227],
+            };
+            if !expected.contains(&(memory >> 12 & 0xff))
+                || (memory >> 20 & 1 == 1) != format.srgb
+                || regfmt > 1
+            {
+                return Err(bad("conversion differs from the render target's format"));
+            }
+            format
         }
+        TileFormat::Raw { words } => {
+            // RAW targets: Opaque only (blending them takes a blend
+            // shader), the colour converted to the conversion's memory
+            // format and stored as its bytes.
+            if mode != BlendMode::Opaque || mask & 15 != 15 {
+                return Err(bad("blending a RAW (float/integer) target"));
+            }
+            let raw = raw_pixel(arch, memory, regfmt, colour, ints, words)
+                .ok_or_else(|| bad("conversion to a RAW target not simulated"))?;
+            for sample in 0..samples as usize {
+                if covered & (1 << sample) != 0 {
+                    target[first + sample] = raw;
+                }
+            }
+            return Ok(0);
+        }
+    };
+    // Each covered sample blends with its own destination.
+    for sample in 0..samples as usize {
+        if covered & (1 << sample) == 0 {
+            continue;
+        }
+        let dst = target[first + sample];
+        let blended = blend_unorm(&mode, colour, dst, format);
+        let mut out = dst;
+        for ch in 0..4 {
+            if mask & (1 << ch) != 0 {
+                out[ch] = blended[ch];
+            }
+        }
+        target[first + sample] = out;
     }
-    target[i] = out;
     Ok(0)
+}
+
+/// The words a RAW render target holds for a colour (`colour` from F32/F16
+/// registers, `ints` from I32/U32 ones): the conversion's memory format
+/// RGBA16F (f32 → binary16, round to nearest even), RGBA32F / R32F (the
+/// f32 bits), R11F G11F B10F (R, G, B at bits 0, 11, 22: `small_float`),
+/// R32UI / R32I / RGBA32UI / RGBA32I (the 32-bit integers as
+/// they are, from I32/U32 registers only); `None` for anything else or a
+/// size other than the target's `words`.
+fn raw_pixel(
+    arch: crate::hw::Arch,
+    memory: u64,
+    regfmt: u64,
+    colour: [f32; 4],
+    ints: [u32; 4],
+    words: u32,
+) -> Option<[u32; 4]> {
+    let formats = crate::hw::layouts(arch).formats;
+    let value = memory >> 12 & 0xff;
+    let is = |name: &str| formats.format_value(name) == Some(value);
+    let float = matches!(regfmt, 0 | 1);
+    let (out, n) = if is("RGBA16F") && float {
+        let h = colour.map(|v| u32::from(f32_to_f16(v, false)));
+        ([h[0] | h[1] << 16, h[2] | h[3] << 16, 0, 0], 2)
+    } else if is("RGBA32F") && float {
+        (colour.map(f32::to_bits), 4)
+    } else if is("R32F") && float {
+        ([colour[0].to_bits(), 0, 0, 0], 1)
+    } else if is("R11F G11F B10F") && float {
+        let w = small_float(colour[0], 6)
+            | small_float(colour[1], 6) << 11
+            | small_float(colour[2], 5) << 22;
+        ([w, 0, 0, 0], 1)
+    } else if (is("R32UI") || is("R32I")) && !float {
+        ([ints[0], 0, 0, 0], 1)
+    } else if (is("RGBA32UI") || is("RGBA32I")) && !float {
+        (ints, 4)
+    } else {
+        return None;
+    };
+    (n == words).then_some(out)
+}
+
+/// `v` as an unsigned float of 5 exponent bits (bias 15) and `mantissa`
+/// bits (the 11- and 10-bit floats of R11F_G11F_B10F): rounded to nearest,
+/// ties to even; negative values and −0 become 0 (Vulkan: "for unsigned
+/// destination formats any negative values are converted to zero"), NaN
+/// stays NaN, values from the largest finite + half a unit up become
+/// infinity (the spec allows that or the largest finite value: our
+/// choice, as for binary16).
+fn small_float(v: f32, mantissa: u32) -> u32 {
+    let inf = 31 << mantissa;
+    if v.is_nan() {
+        return inf | 1;
+    }
+    if v <= 0.0 {
+        return 0;
+    }
+    if v.is_infinite() {
+        return inf;
+    }
+    let e = (((v.to_bits() >> 23) & 0xff) as i32 - 127).max(-14);
+    // Units of the spacing 2^(e − mantissa) around v; the code of the
+    // value `units` × spacing is (e + 15) << mantissa + units − 2^mantissa
+    // for normals, `units` for denormals (e = −14: the same formula), and
+    // a carry into the next binade works out.
+    let q = f64::from(e - mantissa as i32);
+    let units = (f64::from(v) / q.exp2()).round_ties_even() as u32;
+    let code = (((e + 15) as u32) << mantissa) + units - (1 << mantissa);
+    code.min(inf)
 }
 
 /// LD_VAR, LD_VAR_IMM (smooth) and LD_VAR_FLAT(_IMM) (fragment jobs):
 /// varying `index` (the `index` immediate, or LD_VAR's second source) of
 /// the Draw's Varyings table, `vecsize` components into the staging
 /// registers. Smooth: the primitive's vertices' values weighted
-/// perspective-correctly at the pixel centre (`sample` center, centroid or
-/// sample: one sample per pixel, all the same point; `explicit` and `none`
-/// fault); the first source (a sample position) is not read. Flat: the
+/// perspective-correctly at the pixel centre (`sample` center; centroid
+/// and sample too in a single-sampled framebuffer, where they are the same
+/// point; otherwise, and `explicit` and `none`, fault); the first source (a sample position) is not read. Flat: the
 /// provoking vertex's value, `function` none only. Register formats: f32
 /// (one register per component), f16 (two per register, low half first),
 /// u32/s32 (flat), auto (the varying's own type). `update` (the varying
@@ -191,11 +323,16 @@ pub(super) fn ld_var(
         if p.fields.modifier("function").unwrap_or("none") != "none" {
             return Err(bad("with a combining function"));
         }
-    } else if !matches!(
-        p.fields.modifier("sample").unwrap_or("none"),
-        "center" | "centroid" | "sample"
-    ) {
-        return Err(bad("sample mode not simulated"));
+    } else {
+        match (
+            p.fields.modifier("sample").unwrap_or("none"),
+            f.tile.samples,
+        ) {
+            ("center", _) | ("centroid" | "sample", 1) => {}
+            // Centroid and sample positions differ from the centre when a
+            // pixel has several samples: not simulated.
+            _ => return Err(bad("sample mode not simulated")),
+        }
     }
     let Some(t) = f.threads.get(ctx.thread as usize).copied() else {
         return Err(bad("from a thread without a pixel"));

@@ -1,0 +1,9 @@
+#version 450
+// The provoking vertex's integers to an unsigned integer colour target
+// (tests/jm_graphics.rs).
+layout(location = 0) flat in ivec4 v_value;
+layout(location = 0) out uvec4 o_value;
+void main()
+{
+    o_value = uvec4(v_value);
+}
