@@ -314,6 +314,16 @@ impl KernelDevice for PanfrostDevice {
         unsafe {
             ioctl_rw::<DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, _>(&self.fd, "SYNCOBJ_HANDLE_TO_FD", &mut h)?
         };
+        if h.fd < 0 {
+            // Success without a file descriptor: not what the kernel does,
+            // but Mesa's drm-shim answers so. The fence's status cannot
+            // be read; report no error (the wait itself has succeeded).
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                log::warn!("SYNCOBJ_HANDLE_TO_FD gave no sync file: job faults cannot be seen")
+            });
+            return Ok(None);
+        }
         // SAFETY: the kernel returned a new file descriptor we now own.
         let sync_file = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(h.fd) };
         let mut info = SyncFileInfo::default();
