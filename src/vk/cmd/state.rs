@@ -43,6 +43,17 @@ pub struct ActivePass {
     pub view_masks: Arc<[u32]>,
 }
 
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn view_indices_are_the_set_bits_or_view_zero() {
+        let v = |m| super::view_indices(m).collect::<Vec<_>>();
+        assert_eq!(v(0), [0]);
+        assert_eq!(v(0b101), [0, 2]);
+        assert_eq!(v(1 << 31 | 2), [1, 31]);
+    }
+}
+
 impl ActivePass {
     /// The current subpass's view mask (0: no multiview).
     pub fn view_mask(&self) -> u32 {
@@ -57,8 +68,14 @@ impl ActivePass {
 /// order, or view 0 alone when multiview is off (Vulkan spec,
 /// "Multiview": `ViewIndex` is 0 outside multiview).
 pub fn view_indices(mask: u32) -> impl Iterator<Item = u32> {
-    let mask = if mask == 0 { 1 } else { mask };
-    (0..32).filter(move |v| mask & (1 << v) != 0)
+    let mut left = if mask == 0 { 1 } else { mask };
+    std::iter::from_fn(move || {
+        (left != 0).then(|| {
+            let view = left.trailing_zeros();
+            left &= left - 1;
+            view
+        })
+    })
 }
 
 #[derive(Default)]
