@@ -146,28 +146,7 @@ fn run(gpu: &Gpu, draws: &[Draw], issue: Issue) -> Vec<[u32; 3]> {
             vk::SubpassContents::INLINE,
         );
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-        let extent = vk::Extent2D {
-            width: 64,
-            height: 64,
-        };
-        d.cmd_set_viewport(
-            cb,
-            0,
-            &[vk::Viewport {
-                width: 64.0,
-                height: 64.0,
-                max_depth: 1.0,
-                ..Default::default()
-            }],
-        );
-        d.cmd_set_scissor(
-            cb,
-            0,
-            &[vk::Rect2D {
-                extent,
-                ..Default::default()
-            }],
-        );
+        objects::set_viewport_and_scissor(d, cb, 64, 64);
         d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::GRAPHICS, layout, 0, &[set], &[]);
         d.cmd_bind_vertex_buffers(cb, 0, &[vertices.buffer, instance_data.buffer], &[0, 0]);
         d.cmd_bind_index_buffer(cb, index.buffer, 0, vk::IndexType::UINT32);

@@ -96,35 +96,6 @@ impl Objects {
     }
 }
 
-/// Dynamic viewport and scissor over the 64×64 framebuffer.
-fn set_viewport_and_scissor(d: &ash::Device, cb: vk::CommandBuffer) {
-    let extent = vk::Extent2D {
-        width: 64,
-        height: 64,
-    };
-    // SAFETY: a command buffer in the recording state.
-    unsafe {
-        d.cmd_set_viewport(
-            cb,
-            0,
-            &[vk::Viewport {
-                width: 64.0,
-                height: 64.0,
-                max_depth: 1.0,
-                ..Default::default()
-            }],
-        );
-        d.cmd_set_scissor(
-            cb,
-            0,
-            &[vk::Rect2D {
-                extent,
-                ..Default::default()
-            }],
-        );
-    }
-}
-
 /// A render pass without attachments whose subpasses have `masks`.
 fn render_pass(gpu: &Gpu, api: Api, masks: &[u32]) -> vk::RenderPass {
     let d = &gpu.device;
@@ -230,7 +201,7 @@ fn run(gpu: &Gpu, o: &Objects, api: Api, masks: &[u32], draws: &[Draw]) -> Vec<u
                 }
             }
             d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipelines[s]);
-            set_viewport_and_scissor(d, cb);
+            objects::set_viewport_and_scissor(d, cb, 64, 64);
             d.cmd_bind_descriptor_sets(
                 cb,
                 vk::PipelineBindPoint::GRAPHICS,
@@ -421,7 +392,7 @@ fn queries_in_a_multiview_subpass_use_one_query_per_view() {
             vk::SubpassContents::INLINE,
         );
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-        set_viewport_and_scissor(d, cb);
+        objects::set_viewport_and_scissor(d, cb, 64, 64);
         d.cmd_bind_descriptor_sets(
             cb,
             vk::PipelineBindPoint::GRAPHICS,

@@ -174,19 +174,7 @@ fn host_reset_makes_queries_unavailable_again() {
             d.cmd_write_timestamp(middle, vk::PipelineStageFlags::BOTTOM_OF_PIPE, qp, q);
         }
         d.end_command_buffer(middle).unwrap();
-        let fence = d
-            .create_fence(&vk::FenceCreateInfo::default(), None)
-            .unwrap();
-        let run = |cb: vk::CommandBuffer| {
-            d.reset_fences(&[fence]).unwrap();
-            d.queue_submit(
-                gpu.queue,
-                &[vk::SubmitInfo::default().command_buffers(&[cb])],
-                fence,
-            )
-            .unwrap();
-            d.wait_for_fences(&[fence], true, 5_000_000_000).unwrap();
-        };
+        let run = |cb: vk::CommandBuffer| gpu.submit_and_wait(&[cb]);
         let read = || {
             let mut r = [[0u64; 2]; 4];
             let status = d.get_query_pool_results(
@@ -220,7 +208,6 @@ fn host_reset_makes_queries_unavailable_again() {
             assert!(again[q][0] >= first[3][0], "rewritten later: {again:?}");
         }
 
-        d.destroy_fence(fence, None);
         d.destroy_command_pool(pool, None);
         d.destroy_query_pool(qp, None);
     }
@@ -251,16 +238,7 @@ fn host_reset_past_the_end_is_ignored() {
             .unwrap();
         d.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, qp, 3);
         d.end_command_buffer(cb).unwrap();
-        let fence = d
-            .create_fence(&vk::FenceCreateInfo::default(), None)
-            .unwrap();
-        d.queue_submit(
-            gpu.queue,
-            &[vk::SubmitInfo::default().command_buffers(&[cb])],
-            fence,
-        )
-        .unwrap();
-        d.wait_for_fences(&[fence], true, 5_000_000_000).unwrap();
+        gpu.submit_and_wait(&[cb]);
         let mut before = [[0u64; 2]; 1];
         d.get_query_pool_results(
             qp,
@@ -280,7 +258,6 @@ fn host_reset_past_the_end_is_ignored() {
         )
         .unwrap();
         assert_eq!(after, before);
-        d.destroy_fence(fence, None);
         d.destroy_command_pool(pool, None);
         d.destroy_query_pool(qp, None);
     }

@@ -357,6 +357,25 @@ impl Gpu {
         }
     }
 
+    /// Submit `cbs` in one batch and wait for its fence.
+    pub fn submit_and_wait(&self, cbs: &[vk::CommandBuffer]) {
+        let d = &self.device;
+        // SAFETY: valid handles.
+        unsafe {
+            let fence = d
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+                .unwrap();
+            d.queue_submit(
+                self.queue,
+                &[vk::SubmitInfo::default().command_buffers(cbs)],
+                fence,
+            )
+            .unwrap();
+            d.wait_for_fences(&[fence], true, 100_000_000_000).unwrap();
+            d.destroy_fence(fence, None);
+        }
+    }
+
     /// A hidden test hook, resolved through vkGetDeviceProcAddr.
     pub fn hook(&self, name: &CStr) -> vk::PFN_vkVoidFunction {
         // SAFETY: valid device and name.

@@ -155,6 +155,31 @@ pub fn buffer_set(
     }
 }
 
+/// Dynamic viewport and scissor over a `width` × `height` framebuffer.
+pub fn set_viewport_and_scissor(d: &ash::Device, cb: vk::CommandBuffer, width: u32, height: u32) {
+    // SAFETY: a command buffer in the recording state.
+    unsafe {
+        d.cmd_set_viewport(
+            cb,
+            0,
+            &[vk::Viewport {
+                width: width as f32,
+                height: height as f32,
+                max_depth: 1.0,
+                ..Default::default()
+            }],
+        );
+        d.cmd_set_scissor(
+            cb,
+            0,
+            &[vk::Rect2D {
+                extent: vk::Extent2D { width, height },
+                ..Default::default()
+            }],
+        );
+    }
+}
+
 /// A render pass of one subpass without attachments and its 64×64
 /// framebuffer (what a rasterizer-discard draw records in).
 pub fn attachmentless_pass(d: &ash::Device) -> (vk::RenderPass, vk::Framebuffer) {

@@ -241,19 +241,5 @@ impl Setup {
 }
 
 pub fn submit_and_wait(gpu: &Gpu, cbs: &[vk::CommandBuffer]) {
-    let d = &gpu.device;
-    // SAFETY: valid handles.
-    unsafe {
-        let fence = d
-            .create_fence(&vk::FenceCreateInfo::default(), None)
-            .unwrap();
-        d.queue_submit(
-            gpu.queue,
-            &[vk::SubmitInfo::default().command_buffers(cbs)],
-            fence,
-        )
-        .unwrap();
-        d.wait_for_fences(&[fence], true, 100_000_000_000).unwrap();
-        d.destroy_fence(fence, None);
-    }
+    gpu.submit_and_wait(cbs);
 }
