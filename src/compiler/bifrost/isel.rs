@@ -110,7 +110,10 @@ const ZERO: Src = Src::Imm(0);
 pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, CompileError> {
     // The push-uniform area is `push_uniform_words` long (or, if not given,
     // every word `load_uniform` reads); buffer addresses follow it.
-    let mut max_word = None::<u32>;
+    // Words read: one past the highest word any `load_uniform` touches (a
+    // plain maximum: an `Option` here compiled to a conditional move on
+    // its uninitialised payload, which valgrind reports).
+    let mut read_words = 0u32;
     s.body.for_each_instr(&mut |i| {
         if let IrOp::Intrinsic(ir::OpIntrinsic {
             kind: Intrinsic::LoadUniform { offset },
@@ -119,10 +122,9 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         {
             let bytes = i.dsts.first().map(|d| s.ty(*d).byte_size()).unwrap_or(4);
             let last = (offset + bytes.max(1) - 1) / 8;
-            max_word = Some(max_word.map_or(last, |m: u32| m.max(last)));
+            read_words = read_words.max(last + 1);
         }
     });
-    let read_words = max_word.map_or(0, |m| m + 1);
     let mut used = ValueSet(vec![false; s.values.len()]);
     s.body.for_each_instr(&mut |i| {
         for &v in i.srcs() {
