@@ -652,7 +652,11 @@ fn cs_buffer_reference_ours() {
             push_uniform_words: Some(lowered.push_uniforms.fau_words()),
         };
         let binary = compile(&lowered.shader, options).unwrap_or_else(|e| panic!("{model:?}: {e}"));
-        assert!(binary.buffers.is_empty(), "no descriptors: {:?}", binary.buffers);
+        assert!(
+            binary.buffers.is_empty(),
+            "no descriptors: {:?}",
+            binary.buffers
+        );
         let run = gpu
             .run_compute(&binary, &words, [64, 1, 1], [1, 1, 1])
             .unwrap_or_else(|e| panic!("{model:?}: {e}"));

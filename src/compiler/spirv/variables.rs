@@ -32,8 +32,14 @@ pub enum Index {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Space {
     Push,
-    Ubo { set: u32, binding: u32 },
-    Ssbo { set: u32, binding: u32 },
+    Ubo {
+        set: u32,
+        binding: u32,
+    },
+    Ssbo {
+        set: u32,
+        binding: u32,
+    },
     Shared,
     /// `PhysicalStorageBuffer` memory (`GL_EXT_buffer_reference`): the
     /// address is `off_d` (a 64-bit value: the pointer plus dynamic index
@@ -715,14 +721,16 @@ impl<'m> Translator<'m> {
         let p = self.ptr_of(ptr)?;
         match &p.root {
             Root::Mem(mem)
-                if matches!(mem.space, Space::Ssbo { .. } | Space::Shared | Space::Global) =>
+                if matches!(
+                    mem.space,
+                    Space::Ssbo { .. } | Space::Shared | Space::Global
+                ) =>
             {
                 let o = self.mem_offset(mem)?;
                 Ok((mem.space, o))
             }
-            _ => Err(self.unsupported(
-                "atomics outside SSBOs, shared memory and physical storage buffers",
-            )),
+            _ => Err(self
+                .unsupported("atomics outside SSBOs, shared memory and physical storage buffers")),
         }
     }
 }
