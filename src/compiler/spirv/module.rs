@@ -249,6 +249,17 @@ impl<'a> Module<'a> {
         if current.is_some() {
             return Err(SpirvError::BadModule("missing OpFunctionEnd".into()));
         }
+        if let Some(id) = m
+            .defs
+            .iter()
+            .position(|d| matches!(d, Def::Type(Type::Pointer { pointee: 0, .. })))
+        {
+            return Err(SpirvError::Invalid {
+                op: "OpTypeForwardPointer".into(),
+                word: 0,
+                rule: format!("pointer %{id} is declared but never defined"),
+            });
+        }
         Ok(m)
     }
 
