@@ -5,9 +5,12 @@
 //! `vkGetBufferDeviceAddress` returned; the rest of the push constants keep
 //! the harness's pattern (a pattern as an address would only fault).
 
-/// (shader, [(push-constant byte offset, (set, binding))]): the 64-bit
-/// address of that binding's buffer is written at that offset.
-pub const POINTER_PUSH_CONSTANTS: &[(&str, &[(usize, (u32, u32))])] =
+/// (push-constant byte offset, (set, binding)): the 64-bit address of that
+/// binding's buffer is written at that offset.
+type AddressSlot = (usize, (u32, u32));
+
+/// The shaders that need addresses, and where.
+pub const POINTER_PUSH_CONSTANTS: &[(&str, &[AddressSlot])] =
     &[("buffer_reference.comp.spv", &[(0, (0, 0))])];
 
 /// Writes the addresses `name` needs into `push`; `address_of` gives a

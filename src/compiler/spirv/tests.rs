@@ -614,7 +614,7 @@ fn physical_pointer_access_chain_stores_through_the_address() {
     let mut memory = Memory::new();
     memory.map(0x1000, vec![0; 64]).unwrap();
     run_workgroup(&s, &DrawState::default(), &mut memory, [0, 0, 0]).unwrap();
-    let mut want = vec![0u8; 64];
+    let mut want = [0u8; 64];
     want[48..52].copy_from_slice(&7.0f32.to_le_bytes());
     assert_eq!(memory.range(0x1000).unwrap(), &want[..]);
 
