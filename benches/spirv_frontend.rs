@@ -30,6 +30,7 @@ const SHADERS: &[&str] = &[
     "array_length.comp.spv",
     "bitops.comp.spv",
     "buffer_reference.comp.spv",
+    "buffer_reference_list.comp.spv",
     "builtins.comp.spv",
     "builtins.frag.spv",
     "color_varying.frag.spv",

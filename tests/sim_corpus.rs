@@ -1186,3 +1186,67 @@ fn buffer_reference_matches_the_glsl() {
         }
     }
 }
+
+/// `buffer_reference_list.comp` against its GLSL: invocation `g` links four
+/// 16-byte nodes at byte 64g of binding 0 (`next` pointers, the null pointer
+/// last), walks them (reversed for odd g) and writes through a selected
+/// pointer into binding 1. The stored pointers are absolute: binding 0's
+/// address is read back from the first one and every other must agree.
+#[test]
+fn buffer_reference_list_matches_the_glsl() {
+    let name = "buffer_reference_list.comp.spv";
+    let module = std::fs::read(shader_dir().join(name)).unwrap();
+    let mut s = spirv::parse(&module, "main", Stage::Compute, &HashMap::new()).unwrap();
+    let layout = lower_sysvals(&mut s);
+    assert_eq!(s.info.local_size, [16, 1, 1]);
+    let expect = |heap_va: u64| -> (Vec<u32>, Vec<u32>) {
+        let mut heap: Vec<u32> = (0..BUFFER_BYTES / 4).map(|i| input_word(0, i)).collect();
+        let mut out: Vec<u32> = (0..BUFFER_BYTES / 4).map(|i| input_word(1, i)).collect();
+        for g in 0..32usize {
+            let (l, b, odd) = (g % 16, 16 * g, g % 2 == 1);
+            for k in 0..4usize {
+                let next = if odd { k.checked_sub(1) } else { Some(k + 1) };
+                let ptr = match next {
+                    Some(n) if n < 4 => heap_va + 64 * g as u64 + 16 * n as u64,
+                    _ => 0,
+                };
+                heap[b + 4 * k] = ptr as u32;
+                heap[b + 4 * k + 1] = (ptr >> 32) as u32;
+            }
+            let order: [usize; 4] = if odd { [3, 2, 1, 0] } else { [0, 1, 2, 3] };
+            let mut sum = 0u32;
+            for (i, &k) in order.iter().enumerate() {
+                let count = i as u32 + 1;
+                sum = sum.wrapping_add(heap[b + 4 * k + 2].wrapping_mul(count));
+                heap[b + 4 * k + 3] = heap[b + 4 * k + 3].wrapping_add(count);
+            }
+            let t = (f32::from_bits(out[2 * g]) * 2.0).to_bits();
+            out[2 * g + usize::from(l % 2 == 0)] = t;
+            out[64 + g] = sum;
+            out[96 + g] = 4u32.wrapping_add(heap[b + 3]);
+        }
+        (heap, out)
+    };
+    let words = |b: &[u8]| -> Vec<u32> {
+        b.chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    for model in [SimModel::G52, SimModel::G72] {
+        let options = Options {
+            arch: model.arch().into(),
+            ..Options::default()
+        };
+        let binary = compile(&s, options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (sim, interp) = run_both(name, &s, &layout, &binary, model);
+        for (who, o) in [("simulator", &sim), ("interpreter", &interp)] {
+            assert_eq!(o.buffers[0].0, (0, 0));
+            let (heap, out) = (words(&o.buffers[0].1), words(&o.buffers[1].1));
+            // Invocation 0's node 0 points at its node 1, 16 bytes on.
+            let heap_va = (u64::from(heap[0]) | u64::from(heap[1]) << 32) - 16;
+            let (want_heap, want_out) = expect(heap_va);
+            assert!(heap == want_heap, "{model:?} {who}: nodes");
+            assert!(out == want_out, "{model:?} {who}: results");
+        }
+    }
+}

@@ -10,8 +10,13 @@
 type AddressSlot = (usize, (u32, u32));
 
 /// The shaders that need addresses, and where.
-pub const POINTER_PUSH_CONSTANTS: &[(&str, &[AddressSlot])] =
-    &[("buffer_reference.comp.spv", &[(0, (0, 0))])];
+pub const POINTER_PUSH_CONSTANTS: &[(&str, &[AddressSlot])] = &[
+    ("buffer_reference.comp.spv", &[(0, (0, 0))]),
+    (
+        "buffer_reference_list.comp.spv",
+        &[(0, (0, 0)), (8, (0, 1))],
+    ),
+];
 
 /// Writes the addresses `name` needs into `push`; `address_of` gives a
 /// binding's buffer address (the harness's own choice).
