@@ -44,10 +44,10 @@ impl<'m> Translator<'m> {
     }
 
     /// `index · stride` as a 64-bit byte offset: the index (any integer
-    /// width) sign-extended, as SPIR-V treats access-chain indices as signed
-    /// (SPIR-V spec, OpAccessChain and OpPtrAccessChain; Mesa's
-    /// `vtn_access_link_as_ssa` in src/compiler/spirv/vtn_variables.c does
-    /// the same), and a power-of-two stride as a shift.
+    /// width) sign-extended, as Mesa's `vtn_access_link_as_ssa`
+    /// (src/compiler/spirv/vtn_variables.c, `nir_i2iN`) does, so that a
+    /// negative `OpPtrAccessChain` element moves backwards; a power-of-two
+    /// stride is a shift.
     pub(super) fn scaled_index64(&mut self, v: Value, stride: u32) -> Result<Value> {
         let t = self.ty(v);
         if t.comps != 1 || t.is_bool() {
