@@ -291,10 +291,11 @@ impl<'m> Translator<'m> {
 
 impl Translator<'_> {
     /// The alignment a load or store through a physical pointer may assume:
-    /// the `Aligned` memory operand, which SPIR-V requires on every
-    /// `OpLoad`/`OpStore` through a `PhysicalStorageBuffer` pointer
-    /// (SPIR-V spec 2.16.1, "Universal Validation Rules") and which must be
-    /// a power of two (3.26, Memory Operands). `operands = None` (atomics):
+    /// the `Aligned` memory operand, which Vulkan requires on every
+    /// `OpLoad`/`OpStore` through a `PhysicalStorageBuffer` pointer (the
+    /// Vulkan Guide, "Buffer Device Address Alignment", after the spec's
+    /// rules for SPIR-V modules) and which must be a power of two (SPIR-V
+    /// spec 3.26, Memory Operands). `operands = None` (atomics):
     /// the scalar's natural alignment. Other pointers are returned as they are.
     fn with_access_align(&self, ptr: Val, operands: Option<&[u32]>) -> Result<Val> {
         let Val::Ptr(p) = &ptr else {

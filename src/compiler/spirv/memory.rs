@@ -249,9 +249,9 @@ impl<'m> Translator<'m> {
     }
 
     /// A physical-pointer access of one scalar or vector must be aligned to
-    /// its scalar's size (Vulkan spec, "Validation Rules within a Module":
-    /// loads and stores through a physical pointer type must be aligned to
-    /// the size of the largest scalar type pointed to); the backend's
+    /// its scalar's size (the Vulkan Guide, "Buffer Device Address
+    /// Alignment": the alignment is at least the largest scalar in the
+    /// block); the backend's
     /// LOAD/STORE messages need it too, so a leaf the `Aligned` operand and
     /// the layout's offsets cannot prove aligned is an error, not a fault at
     /// run time.
