@@ -29,6 +29,8 @@ const SHADERS: &[&str] = &[
     "angle_xfb_holes.vert.spv",
     "array_length.comp.spv",
     "bitops.comp.spv",
+    "buffer_reference.comp.spv",
+    "buffer_reference_list.comp.spv",
     "builtins.comp.spv",
     "builtins.frag.spv",
     "color_varying.frag.spv",

@@ -30,6 +30,8 @@ use bifrost_vk::compiler::spirv::SpecConstants;
 
 #[path = "support/bless.rs"]
 mod bless;
+#[path = "support/pointers.rs"]
+mod pointers;
 
 /// Corpus shaders the interpreter comparison cannot drive, and why.
 /// Corpus shaders the interpreter comparison does not run, and why.
@@ -285,7 +287,7 @@ fn buffers_of(s: &Shader) -> BTreeSet<(bool, u32, u32)> {
 
 /// Memory and bindings for one run: every buffer of the var-form shader
 /// (lowering never adds any), push constants readable at their address.
-fn environment(var_form: &Shader) -> (Memory, DrawState) {
+fn environment(name: &str, var_form: &Shader) -> (Memory, DrawState) {
     let mut memory = Memory::new();
     let mut state = DrawState::default();
     for (n, (ssbo, set, binding)) in buffers_of(var_form).into_iter().enumerate() {
@@ -304,7 +306,14 @@ fn environment(var_form: &Shader) -> (Memory, DrawState) {
         };
         map.insert((set, binding), range);
     }
-    let pc = fill(99, var_form.info.push_constant_size.max(4) as usize);
+    let mut pc = fill(99, var_form.info.push_constant_size.max(4) as usize);
+    pointers::patch_push_constants(name, &mut pc, |b| {
+        state
+            .ssbos
+            .get(&b)
+            .or(state.ubos.get(&b))
+            .map(|r| r.address)
+    });
     memory.map(PUSH_CONSTANTS_ADDRESS, pc.clone()).unwrap();
     state.push_constants = pc;
     state.sysvals = SysValues {
@@ -428,7 +437,7 @@ fn run_vertices(s: &Shader, state: &DrawState, mut memory: Memory, image_of: &Sh
 /// Compare the var form with every variant of one shader. `Ok(None)` when
 /// the comparison ran, `Ok(Some(reason))` when the harness cannot drive it.
 fn compare(name: &str, var_form: &Shader, front: &FrontShaders) -> Result<Option<String>, String> {
-    let (mut memory, state) = environment(var_form);
+    let (mut memory, state) = environment(name, var_form);
     let main = &front.main;
     let block = sysval_block(None);
     if var_form.stage == Stage::Compute {

@@ -45,6 +45,8 @@ use bifrost_vk::compiler::spirv;
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::testing::SimGpu;
 
+#[path = "support/pointers.rs"]
+mod pointers;
 #[path = "support/varyings.rs"]
 mod varyings;
 
@@ -377,9 +379,8 @@ fn run_both_with(
 ) -> (Outcome, Outcome) {
     let binds = bindings_of(s);
     let mut gpu = SimGpu::new(model);
-    let push = push_bytes();
+    let mut push = push_bytes();
     let push_buf = gpu.alloc(PUSH_BYTES as u64);
-    gpu.write(push_buf.va, &push);
     let mut addresses = HashMap::new();
     let mut inits = Vec::new();
     for (n, &(b, _)) in binds.iter().enumerate() {
@@ -391,6 +392,8 @@ fn run_both_with(
         addresses.insert(b, buf.va);
         inits.push(bytes);
     }
+    pointers::patch_push_constants(name, &mut push, |b| addresses.get(&b).copied());
+    gpu.write(push_buf.va, &push);
     let sysvals = SysvalBlock {
         raw_vertex_offset: 0,
         base_vertex: 0,
@@ -1126,6 +1129,124 @@ fn shared_atomics_order_free_results() {
                 w[2 + 64..].iter().all(|&v| v == SENTINEL),
                 "{model:?} {who}: wrote beyond ids[64]"
             );
+        }
+    }
+}
+
+/// `buffer_reference.comp` against its GLSL, computed here from the
+/// harness's inputs (the differential test above compares the simulator
+/// with the interpreter of the same IR; this checks what that IR means):
+/// invocation `g` (of 2 × 16) works on the 64-byte `Block` at word `16g`
+/// of binding 0, whose address the push constants hold.
+#[test]
+fn buffer_reference_matches_the_glsl() {
+    let name = "buffer_reference.comp.spv";
+    let module = std::fs::read(shader_dir().join(name)).unwrap();
+    let mut s = spirv::parse(&module, "main", Stage::Compute, &HashMap::new()).unwrap();
+    let layout = lower_sysvals(&mut s);
+    assert_eq!(s.info.local_size, [16, 1, 1]);
+    // Binding 0 (the heap) and binding 1 (the results), as `run_both` fills them.
+    let mut heap: Vec<u32> = (0..BUFFER_BYTES / 4).map(|i| input_word(0, i)).collect();
+    let mut out: Vec<u32> = (0..BUFFER_BYTES / 4).map(|i| input_word(1, i)).collect();
+    for g in 0..32usize {
+        let (l, b) = (g % 16, 16 * g);
+        let f = |w: u32| f32::from_bits(w);
+        // v.x + v.z; m is row-major mat2x3 at byte 16: m[c][r] at 16 + 8r + 4c.
+        let mut r = (f(heap[b]) + f(heap[b + 2])).to_bits();
+        r ^= heap[b + 9].wrapping_add(heap[b + 6].wrapping_mul(3));
+        let big = (u64::from(heap[b + 10]) | u64::from(heap[b + 11]) << 32)
+            .wrapping_mul(3)
+            .wrapping_add(g as u64);
+        heap[b + 10] = big as u32;
+        heap[b + 11] = (big >> 32) as u32;
+        let slot = b + 12 + (l & 3);
+        let old = heap[slot];
+        heap[slot] = old.wrapping_add(l as u32);
+        let sum = (0..4).fold(0u32, |acc, k| {
+            acc.wrapping_add(heap[b + 12 + k].wrapping_mul(k as u32 + 1))
+        });
+        out[4 * g] = r;
+        out[4 * g + 1] = ((big >> 7) as u32) ^ old;
+        out[4 * g + 2] = sum;
+        // The walk ends 48 + 16 bytes past the block.
+        out[4 * g + 3] = 64u32.wrapping_add(heap[slot]);
+    }
+    let bytes = |w: &[u32]| -> Vec<u8> { w.iter().flat_map(|v| v.to_le_bytes()).collect() };
+    for model in [SimModel::G52, SimModel::G72] {
+        let options = Options {
+            arch: model.arch().into(),
+            ..Options::default()
+        };
+        let binary = compile(&s, options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (sim, interp) = run_both(name, &s, &layout, &binary, model);
+        for (who, o) in [("simulator", &sim), ("interpreter", &interp)] {
+            assert_eq!(o.buffers[0].0, (0, 0));
+            assert!(o.buffers[0].1 == bytes(&heap), "{model:?} {who}: heap");
+            assert!(o.buffers[1].1 == bytes(&out), "{model:?} {who}: results");
+        }
+    }
+}
+
+/// `buffer_reference_list.comp` against its GLSL: invocation `g` links four
+/// 16-byte nodes at byte 64g of binding 0 (`next` pointers, the null pointer
+/// last), walks them (reversed for odd g) and writes through a selected
+/// pointer into binding 1. The stored pointers are absolute: binding 0's
+/// address is read back from the first one and every other must agree.
+#[test]
+fn buffer_reference_list_matches_the_glsl() {
+    let name = "buffer_reference_list.comp.spv";
+    let module = std::fs::read(shader_dir().join(name)).unwrap();
+    let mut s = spirv::parse(&module, "main", Stage::Compute, &HashMap::new()).unwrap();
+    let layout = lower_sysvals(&mut s);
+    assert_eq!(s.info.local_size, [16, 1, 1]);
+    let expect = |heap_va: u64| -> (Vec<u32>, Vec<u32>) {
+        let mut heap: Vec<u32> = (0..BUFFER_BYTES / 4).map(|i| input_word(0, i)).collect();
+        let mut out: Vec<u32> = (0..BUFFER_BYTES / 4).map(|i| input_word(1, i)).collect();
+        for g in 0..32usize {
+            let (l, b, odd) = (g % 16, 16 * g, g % 2 == 1);
+            for k in 0..4usize {
+                let next = if odd { k.checked_sub(1) } else { Some(k + 1) };
+                let ptr = match next {
+                    Some(n) if n < 4 => heap_va + 64 * g as u64 + 16 * n as u64,
+                    _ => 0,
+                };
+                heap[b + 4 * k] = ptr as u32;
+                heap[b + 4 * k + 1] = (ptr >> 32) as u32;
+            }
+            let order: [usize; 4] = if odd { [3, 2, 1, 0] } else { [0, 1, 2, 3] };
+            let mut sum = 0u32;
+            for (i, &k) in order.iter().enumerate() {
+                let count = i as u32 + 1;
+                sum = sum.wrapping_add(heap[b + 4 * k + 2].wrapping_mul(count));
+                heap[b + 4 * k + 3] = heap[b + 4 * k + 3].wrapping_add(count);
+            }
+            let t = (f32::from_bits(out[2 * g]) * 2.0).to_bits();
+            out[2 * g + usize::from(l % 2 == 0)] = t;
+            out[64 + g] = sum;
+            out[96 + g] = 4u32.wrapping_add(heap[b + 3]);
+        }
+        (heap, out)
+    };
+    let words = |b: &[u8]| -> Vec<u32> {
+        b.chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    for model in [SimModel::G52, SimModel::G72] {
+        let options = Options {
+            arch: model.arch().into(),
+            ..Options::default()
+        };
+        let binary = compile(&s, options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (sim, interp) = run_both(name, &s, &layout, &binary, model);
+        for (who, o) in [("simulator", &sim), ("interpreter", &interp)] {
+            assert_eq!(o.buffers[0].0, (0, 0));
+            let (heap, out) = (words(&o.buffers[0].1), words(&o.buffers[1].1));
+            // Invocation 0's node 0 points at its node 1, 16 bytes on.
+            let heap_va = (u64::from(heap[0]) | u64::from(heap[1]) << 32) - 16;
+            let (want_heap, want_out) = expect(heap_va);
+            assert!(heap == want_heap, "{model:?} {who}: nodes");
+            assert!(out == want_out, "{model:?} {who}: results");
         }
     }
 }

@@ -509,10 +509,21 @@ fn cs_float_arith_within_tolerance() {
     }
 }
 
-#[test]
-fn cs_buffer_reference_64bit_addresses() {
-    for model in MODELS {
-        let mut gpu = SimGpu::new(model);
+/// The memory `cs_buffer_reference` works on: 64 particles of 256 bytes,
+/// `out_words` and the window `Words(addr)` writes into.
+struct BufferReferenceSetup {
+    particles: Buffer,
+    out: Buffer,
+    words: Buffer,
+    /// `pc.base`: `addr = base + i * stride + 2^32` must land in `words`
+    /// (the VA space ends at 4 GiB), so base wraps below zero and the
+    /// 64-bit additions carry into (and out of) the high word.
+    base: u64,
+    stride: u32,
+}
+
+impl BufferReferenceSetup {
+    fn new(gpu: &mut SimGpu) -> BufferReferenceSetup {
         let particles = gpu.alloc(64 * 256);
         let out = gpu.alloc(4096);
         let words = gpu.alloc(64 * 64 + 64);
@@ -523,38 +534,168 @@ fn cs_buffer_reference_64bit_addresses() {
             // pad[13] at 32 + 52.
             gpu.write_f32s(particles.va + 256 * i + 32 + 52, &[0.125 * f]);
         }
-        let stride = 64u32;
-        // addr = base + i * stride + 2^32 must land in `words` (the VA
-        // space ends at 4 GiB): base wraps below zero.
         let base = words.va.wrapping_sub(1 << 32);
-        let push = [particles.va, out.va, base, u64::from(stride)];
-        let Some(code) = code("cs_buffer_reference") else {
-            return;
-        };
-        // No descriptor sets: u0/u1 sysvals, then the push constants.
-        let mut uniforms = vec![0u64, 1 << 32];
-        uniforms.extend_from_slice(&push);
-        let binary = binary_from_code(&code, uniforms.len() as u32);
-        let run = gpu
-            .run_compute(&binary, &uniforms, [64, 1, 1], [1, 1, 1])
-            .unwrap_or_else(|e| panic!("{model:?}: {e}"));
-        assert_eq!(run.counters.hazards, 0);
+        BufferReferenceSetup {
+            particles,
+            out,
+            words,
+            base,
+            stride: 64,
+        }
+    }
+
+    /// The push constants (`PC`: particles, out_words, base, stride).
+    fn push(&self) -> [u64; 4] {
+        [
+            self.particles.va,
+            self.out.va,
+            self.base,
+            u64::from(self.stride),
+        ]
+    }
+
+    /// Every byte the shader may touch, buffer by buffer.
+    fn memory(&self, gpu: &SimGpu) -> [Vec<u8>; 3] {
+        [&self.particles, &self.out, &self.words].map(|b| gpu.read(b.va, b.size as usize))
+    }
+
+    /// What the GLSL computes, invocation by invocation (one workgroup of 64).
+    fn check(&self, gpu: &SimGpu, who: &str) {
         for i in 0..64u64 {
             let f = i as f32;
             let k = 0.125 * f;
             let pos = [f + 0.5 * k, 2.0 * f - k, -f + 0.25 * k, 1.0 + 2.0 * k];
             assert_eq!(
-                gpu.read_f32s(particles.va + 256 * i, 4),
+                gpu.read_f32s(self.particles.va + 256 * i, 4),
                 pos,
-                "{model:?} p[{i}]"
+                "{who} p[{i}]"
             );
-            let addr = base
-                .wrapping_add(i * u64::from(stride))
+            let addr = self
+                .base
+                .wrapping_add(i * u64::from(self.stride))
                 .wrapping_add(1 << 32);
-            assert_eq!(gpu.read_f32s(addr + 12, 1)[0], pos[0]);
+            assert_eq!(gpu.read_f32s(addr + 12, 1)[0], pos[0], "{who} w[3] of {i}");
             assert_eq!(
-                gpu.read_u32s(out.va + 4 * i, 1)[0],
-                ((addr >> 32) as u32) ^ (addr as u32)
+                gpu.read_u32s(self.out.va + 4 * i, 1)[0],
+                ((addr >> 32) as u32) ^ (addr as u32),
+                "{who} out_words[{i}]"
+            );
+        }
+    }
+}
+
+/// Mesa's binary of `cs_buffer_reference` on `model`, or `None` without the data.
+fn mesa_buffer_reference(model: SimModel) -> Option<(SimGpu, BufferReferenceSetup)> {
+    let mut gpu = SimGpu::new(model);
+    let setup = BufferReferenceSetup::new(&mut gpu);
+    let code = code("cs_buffer_reference")?;
+    // No descriptor sets: u0/u1 sysvals, then the push constants.
+    let mut uniforms = vec![0u64, 1 << 32];
+    uniforms.extend_from_slice(&setup.push());
+    let binary = binary_from_code(&code, uniforms.len() as u32);
+    let run = gpu
+        .run_compute(&binary, &uniforms, [64, 1, 1], [1, 1, 1])
+        .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+    assert_eq!(run.counters.hazards, 0);
+    Some((gpu, setup))
+}
+
+#[test]
+fn cs_buffer_reference_64bit_addresses() {
+    for model in MODELS {
+        let Some((gpu, setup)) = mesa_buffer_reference(model) else {
+            return;
+        };
+        setup.check(&gpu, &format!("mesa {model:?}"));
+    }
+}
+
+/// The same SPIR-V through our compiler (`PhysicalStorageBufferAddresses`:
+/// pointers from push constants, a pointer from a 64-bit integer, 64-bit
+/// address arithmetic), run in the same set-up: the memory must be what
+/// the GLSL computes, what `ir::interp` computes from the lowered IR, and
+/// byte for byte what Mesa's binary leaves.
+#[test]
+fn cs_buffer_reference_ours() {
+    use bifrost_vk::compiler::bifrost::{Options, compile};
+    use bifrost_vk::compiler::ir::Stage;
+    use bifrost_vk::compiler::ir::interp::{DrawState, Memory, run_workgroup};
+    use bifrost_vk::compiler::passes::SysvalBlock;
+    use bifrost_vk::compiler::pipeline::compile_front;
+
+    let path = format!(
+        "{}/cs_buffer_reference.spv",
+        bifrost_vk::reference_path!("mesa-g52/shaders")
+    );
+    let Ok(spv) = std::fs::read(&path) else {
+        eprintln!("skipped: no {path}");
+        return;
+    };
+    let front = compile_front(&spv, "main", Stage::Compute, &Default::default())
+        .unwrap_or_else(|e| panic!("front half: {e}"));
+    let lowered = &front.main;
+    for model in MODELS {
+        let mut gpu = SimGpu::new(model);
+        let setup = BufferReferenceSetup::new(&mut gpu);
+        let before = setup.memory(&gpu);
+        let push: Vec<u8> = setup.push().iter().flat_map(|w| w.to_le_bytes()).collect();
+        let push_buf = gpu.alloc(push.len() as u64);
+        gpu.write(push_buf.va, &push);
+        let sysvals = SysvalBlock {
+            push_constants_address: push_buf.va,
+            num_workgroups: [1, 1, 1],
+            ..SysvalBlock::default()
+        };
+        let words = lowered.push_uniforms.fill_words(&sysvals, &push);
+        let options = Options {
+            arch: model.arch().into(),
+            push_uniform_words: Some(lowered.push_uniforms.fau_words()),
+        };
+        let binary = compile(&lowered.shader, options).unwrap_or_else(|e| panic!("{model:?}: {e}"));
+        assert!(
+            binary.buffers.is_empty(),
+            "no descriptors: {:?}",
+            binary.buffers
+        );
+        let run = gpu
+            .run_compute(&binary, &words, [64, 1, 1], [1, 1, 1])
+            .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+        assert_eq!(run.counters.hazards, 0);
+        setup.check(&gpu, &format!("ours {model:?}"));
+        let ours = setup.memory(&gpu);
+
+        // The interpreter, from the same lowered IR and the same memory.
+        let mut mem = Memory::new();
+        for (b, bytes) in [&setup.particles, &setup.out, &setup.words]
+            .into_iter()
+            .zip(&before)
+        {
+            mem.map(b.va, bytes.clone()).unwrap();
+        }
+        mem.map(push_buf.va, push.clone()).unwrap();
+        let state = DrawState {
+            push_uniforms: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            push_constants: push.clone(),
+            ..DrawState::default()
+        };
+        run_workgroup(&lowered.shader, &state, &mut mem, [0, 0, 0])
+            .unwrap_or_else(|e| panic!("interpreter: {e}"));
+        for (b, got) in [&setup.particles, &setup.out, &setup.words]
+            .into_iter()
+            .zip(&ours)
+        {
+            assert!(
+                mem.range(b.va).unwrap() == got.as_slice(),
+                "{model:?}: the interpreter and the simulator differ at {:#x}",
+                b.va
+            );
+        }
+
+        // Mesa's binary in the same set-up leaves the same bytes.
+        if let Some((mesa_gpu, mesa_setup)) = mesa_buffer_reference(model) {
+            assert!(
+                mesa_setup.memory(&mesa_gpu) == ours,
+                "{model:?}: memory differs from Mesa's"
             );
         }
     }

@@ -174,7 +174,8 @@ impl<'m> Translator<'m> {
                 }
                 let mut out = Vec::new();
                 for &p in parts {
-                    out.push(self.get(p)?.1);
+                    let v = self.get(p)?.1;
+                    out.push(self.pointer_as_value(v)?);
                 }
                 return Ok(Val::Comp(out));
             }
@@ -257,6 +258,7 @@ impl<'m> Translator<'m> {
                 let c = self.ssa(arg(0)?)?;
                 let (_, a) = self.get(arg(1)?)?;
                 let (_, b) = self.get(arg(2)?)?;
+                let (a, b) = (self.pointer_as_value(a)?, self.pointer_as_value(b)?);
                 if !self.ty(c).is_bool() {
                     return Err(self.invalid("select condition is not boolean"));
                 }
@@ -517,6 +519,34 @@ impl<'m> Translator<'m> {
                     x
                 } else {
                     self.alu(aop, vt, &[x])?
+                }
+            }
+            // A physical pointer is its 64-bit address (`Module::value_type`):
+            // narrower integers are zero-extended, wider truncated (SPIR-V
+            // spec, OpConvertUToPtr and OpConvertPtrToU).
+            Op::ConvertUToPtr | Op::ConvertPtrToU => {
+                let (xty, _) = self.get(arg(0)?)?;
+                let x = a(self)?;
+                let xt = self.ty(x);
+                let (from_ptr, to_ptr) = (
+                    self.m.is_physical_pointer(xty),
+                    self.m.is_physical_pointer(ty),
+                );
+                let ints = !self.m.is_float(xty) && !self.m.is_float(ty);
+                let kinds = match op {
+                    Op::ConvertUToPtr => to_ptr && !from_ptr,
+                    _ => from_ptr && !to_ptr,
+                };
+                if !kinds || !ints || xt.comps != 1 || xt.is_bool() || vt.comps != 1 || vt.is_bool()
+                {
+                    return Err(self.invalid(
+                        "pointer conversion between other than an integer scalar and a physical pointer",
+                    ));
+                }
+                if xt == vt {
+                    x
+                } else {
+                    self.alu(AluOp::U2u, vt, &[x])?
                 }
             }
             Op::Bitcast => {

@@ -365,6 +365,7 @@ impl<'m> Translator<'m> {
             if vty != ty {
                 return Err(self.invalid(format!("phi %{id} incoming value has the wrong type")));
             }
+            let val = self.pointer_as_value(val)?;
             let vars = self.phi_vars_for(id, ty)?;
             let mut values = Vec::new();
             val.values(&mut values);
@@ -382,7 +383,9 @@ impl<'m> Translator<'m> {
         if let Some(v) = self.phi_vars.get(&id) {
             return Ok(v.clone());
         }
-        if matches!(self.m.ty(ty)?, Type::Pointer { .. }) {
+        // Physical pointers are 64-bit values (`Module::value_type`); other
+        // pointers are compile-time objects.
+        if matches!(self.m.ty(ty)?, Type::Pointer { .. }) && self.m.value_type(ty).is_none() {
             return Err(self.unsupported("phi of pointers"));
         }
         let mut vars = Vec::new();
@@ -619,6 +622,7 @@ impl<'m> Translator<'m> {
                     vars
                 }
             };
+            let val = self.pointer_as_value(val)?;
             let mut values = Vec::new();
             val.values(&mut values);
             if values.len() != vars.len() || matches!(val, Val::Ptr(_)) {

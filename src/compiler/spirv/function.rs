@@ -599,7 +599,8 @@ impl<'m> Translator<'m> {
 
     /// An id that must be a scalar or vector: its SSA value and type id.
     pub fn get_ssa(&mut self, id: u32) -> Result<(u32, Value)> {
-        match self.get(id)? {
+        let (ty, val) = self.get(id)?;
+        match (ty, self.pointer_as_value(val)?) {
             (ty, Val::Ssa(v)) => Ok((ty, v)),
             _ => Err(self.invalid(format!("%{id} is not a scalar or vector"))),
         }
@@ -704,6 +705,19 @@ impl<'m> Translator<'m> {
         }
         match (self.m.value_type(ty), val) {
             (Some(vt), Val::Ssa(v)) if self.ty(*v) == vt => Ok(()),
+            // A physical pointer below an access chain (its address is made
+            // where it is stored or converted).
+            (Some(_), Val::Ptr(_))
+                if matches!(
+                    self.m.ty(ty),
+                    Ok(super::types::Type::Pointer {
+                        class: spirv::StorageClass::PhysicalStorageBuffer,
+                        ..
+                    })
+                ) =>
+            {
+                Ok(())
+            }
             (None, Val::Comp(parts)) if self.m.child_count(ty) == Some(parts.len() as u32) => {
                 for (i, p) in parts.iter().enumerate() {
                     let c = self

@@ -16,7 +16,17 @@ use super::function::{Translator, Val};
 use super::module::Def;
 use super::reader::Inst;
 use super::types::Type;
-use super::variables::{Ptr, Root, Space};
+use super::variables::{Index, Ptr, Root, Space};
+
+/// The `Aligned` bit of the memory operands (SPIR-V spec 3.26, Memory
+/// Operands); `Volatile` (bit 0) takes no literal, so Aligned's literal is
+/// the first word after the mask.
+const MEMORY_OPERAND_ALIGNED: u32 = 0x2;
+
+/// Whether `v` points into physical storage buffer memory.
+fn is_global(v: &Val) -> bool {
+    matches!(v, Val::Ptr(p) if matches!(&p.root, Root::Mem(m) if m.space == Space::Global))
+}
 
 impl<'m> Translator<'m> {
     pub fn inst(&mut self, inst: &Inst) -> Result<()> {
@@ -41,7 +51,9 @@ impl<'m> Translator<'m> {
             Op::Load | Op::AtomicLoad => {
                 inst.need(3)?;
                 let (ty, id) = (inst.word(0)?, inst.word(1)?);
-                let (_, ptr) = self.get(inst.word(2)?)?;
+                let (_, ptr) = self.get_ptr(inst.word(2)?)?;
+                let operands = (op == Op::Load).then(|| inst.rest(3));
+                let ptr = self.with_access_align(ptr, operands)?;
                 let p = self.ptr_of(&ptr)?;
                 if p.ty != ty {
                     return Err(inst.invalid("loaded type differs from the pointee type"));
@@ -51,26 +63,32 @@ impl<'m> Translator<'m> {
             }
             Op::Store | Op::AtomicStore => {
                 inst.need(2)?;
-                let (_, ptr) = self.get(inst.word(0)?)?;
+                let (_, ptr) = self.get_ptr(inst.word(0)?)?;
                 let vid = if op == Op::AtomicStore {
                     inst.word(3)?
                 } else {
                     inst.word(1)?
                 };
+                let operands = (op == Op::Store).then(|| inst.rest(2));
+                let ptr = self.with_access_align(ptr, operands)?;
                 let (_, v) = self.get(vid)?;
+                let v = self.pointer_as_value(v)?;
                 self.store_ptr(&ptr, v)
             }
             Op::CopyMemory => {
                 inst.need(2)?;
-                let (_, dst) = self.get(inst.word(0)?)?;
-                let (_, src) = self.get(inst.word(1)?)?;
+                let (_, dst) = self.get_ptr(inst.word(0)?)?;
+                let (_, src) = self.get_ptr(inst.word(1)?)?;
+                if is_global(&dst) || is_global(&src) {
+                    return Err(inst.unsupported("OpCopyMemory through a physical pointer"));
+                }
                 let v = self.load_ptr(&src)?;
                 self.store_ptr(&dst, v)
             }
             Op::AccessChain | Op::InBoundsAccessChain => {
                 inst.need(3)?;
                 let (ty, id) = (inst.word(0)?, inst.word(1)?);
-                let (_, base) = self.get(inst.word(2)?)?;
+                let (_, base) = self.get_ptr(inst.word(2)?)?;
                 let p = self.access_chain(&base, inst.rest(3))?;
                 match (self.m.ty(ty)?, &p) {
                     (Type::Pointer { pointee, .. }, Val::Ptr(pp)) if *pointee == pp.ty => {}
@@ -78,11 +96,22 @@ impl<'m> Translator<'m> {
                 }
                 self.bind(id, ty, p)
             }
-            Op::PtrAccessChain => Err(inst.unsupported("OpPtrAccessChain")),
+            Op::PtrAccessChain | Op::InBoundsPtrAccessChain => {
+                inst.need(4)?;
+                let (ty, id) = (inst.word(0)?, inst.word(1)?);
+                let (base_ty, base) = self.get_ptr(inst.word(2)?)?;
+                let base = self.ptr_element(base_ty, &base, inst.word(3)?)?;
+                let p = self.access_chain(&base, inst.rest(4))?;
+                match (self.m.ty(ty)?, &p) {
+                    (Type::Pointer { pointee, .. }, Val::Ptr(pp)) if *pointee == pp.ty => {}
+                    _ => return Err(inst.invalid("access chain result type does not match")),
+                }
+                self.bind(id, ty, p)
+            }
             Op::ArrayLength => {
                 inst.need(4)?;
                 let (ty, id) = (inst.word(0)?, inst.word(1)?);
-                let (_, base) = self.get(inst.word(2)?)?;
+                let (_, base) = self.get_ptr(inst.word(2)?)?;
                 let v = self.array_length(&base, inst.word(3)?)?;
                 self.bind(id, ty, Val::Ssa(v))
             }
@@ -93,6 +122,7 @@ impl<'m> Translator<'m> {
                 if op == Op::CopyObject && sty != ty {
                     return Err(inst.invalid("copy changes the type"));
                 }
+                let v = self.pointer_as_value(v)?;
                 self.check_val(ty, &v, 0)?;
                 self.bind(id, ty, v)
             }
@@ -198,7 +228,9 @@ impl<'m> Translator<'m> {
             .value_type(ty)
             .filter(|t| t.comps == 1 && !t.is_bool())
             .ok_or_else(|| inst.invalid("atomic result is not an integer scalar"))?;
-        let (_, ptr) = self.get(inst.word(2)?)?;
+        let (_, ptr) = self.get_ptr(inst.word(2)?)?;
+        // Atomics have no memory operands: their scalar is naturally aligned.
+        let ptr = self.with_access_align(ptr, None)?;
         if self.ptr_of(&ptr)?.ty != ty {
             return Err(inst.invalid("atomic pointer type differs from the result type"));
         }
@@ -248,10 +280,79 @@ impl<'m> Translator<'m> {
                 binding,
                 op: aop,
             },
+            Space::Global => Intrinsic::GlobalAtomic { op: aop },
             _ => Intrinsic::SharedAtomic { op: aop },
         };
         let r = self.intrinsic(kind, vt, &srcs)?;
         let _ = ValueType::U32;
         self.bind(id, ty, Val::Ssa(r))
+    }
+}
+
+impl Translator<'_> {
+    /// The alignment a load or store through a physical pointer may assume:
+    /// the `Aligned` memory operand, which Vulkan requires on every
+    /// `OpLoad`/`OpStore` through a `PhysicalStorageBuffer` pointer (the
+    /// Vulkan Guide, "Buffer Device Address Alignment", after the spec's
+    /// rules for SPIR-V modules) and which must be a power of two (SPIR-V
+    /// spec 3.26, Memory Operands). `operands = None` (atomics):
+    /// the scalar's natural alignment. Other pointers are returned as they are.
+    fn with_access_align(&self, ptr: Val, operands: Option<&[u32]>) -> Result<Val> {
+        let Val::Ptr(p) = &ptr else {
+            return Ok(ptr);
+        };
+        let Root::Mem(mem) = &p.root else {
+            return Ok(ptr);
+        };
+        if mem.space != Space::Global {
+            return Ok(ptr);
+        }
+        let align = match operands {
+            None => 8,
+            Some(ops) => {
+                let mask = ops.first().copied().unwrap_or(0);
+                if mask & MEMORY_OPERAND_ALIGNED == 0 {
+                    return Err(self.invalid(
+                        "access through a physical pointer without the Aligned memory operand",
+                    ));
+                }
+                let a = ops
+                    .get(1)
+                    .copied()
+                    .ok_or_else(|| self.invalid("Aligned memory operand without its literal"))?;
+                if !a.is_power_of_two() {
+                    return Err(self.invalid(format!("Aligned {a} is not a power of two")));
+                }
+                a
+            }
+        };
+        let mut p = (**p).clone();
+        if let Root::Mem(mem) = &mut p.root {
+            mem.align = align;
+        }
+        Ok(Val::Ptr(Rc::new(p)))
+    }
+
+    /// `OpPtrAccessChain`'s `Element`: `base` moved by `element` times the
+    /// `ArrayStride` of its pointer type `base_ty` (SPIR-V spec,
+    /// OpPtrAccessChain; Vulkan requires the decoration on physical pointer
+    /// types used this way). Only physical pointers: Vulkan allows
+    /// `OpPtrAccessChain` elsewhere only with variable pointers.
+    fn ptr_element(&mut self, base_ty: u32, base: &Val, element: u32) -> Result<Val> {
+        let p = self.ptr_of(base)?;
+        let mut mem = match &p.root {
+            Root::Mem(mem) if mem.space == Space::Global => mem.clone(),
+            _ => return Err(self.unsupported("OpPtrAccessChain outside physical storage buffers")),
+        };
+        let stride = self
+            .m
+            .decos(base_ty)
+            .and_then(|d| d.array_stride)
+            .ok_or_else(|| self.invalid("OpPtrAccessChain base pointer type has no ArrayStride"))?;
+        let (_, e) = self.get_ssa(element)?;
+        self.add_offset(&mut mem, Index::Dyn(e), stride)?;
+        let mut p = (*p).clone();
+        p.root = Root::Mem(mem);
+        Ok(Val::Ptr(Rc::new(p)))
     }
 }

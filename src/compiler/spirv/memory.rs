@@ -20,8 +20,18 @@ impl<'m> Translator<'m> {
                     .off_c
                     .checked_add(add)
                     .ok_or_else(|| self.limit("byte offset beyond 4 GiB"))?;
+                mem.align = lowered_align(mem.align, add);
+            }
+            Index::Dyn(v) if mem.space == Space::Global => {
+                let scaled = self.scaled_index64(v, stride)?;
+                let base = mem
+                    .off_d
+                    .ok_or_else(|| self.invalid("physical pointer without an address"))?;
+                mem.off_d = Some(self.alu_same(AluOp::Iadd, &[base, scaled])?);
+                mem.align = lowered_align(mem.align, stride);
             }
             Index::Dyn(v) => {
+                let v = self.index_value(v)?;
                 let s = self.u32c(stride)?;
                 let scaled = self.alu_same(AluOp::Imul, &[v, s])?;
                 mem.off_d = Some(match mem.off_d {
@@ -31,6 +41,32 @@ impl<'m> Translator<'m> {
             }
         }
         Ok(())
+    }
+
+    /// `index · stride` as a 64-bit byte offset: the index (any integer
+    /// width) sign-extended, as Mesa's `vtn_access_link_as_ssa`
+    /// (src/compiler/spirv/vtn_variables.c, `nir_i2iN`) does, so that a
+    /// negative `OpPtrAccessChain` element moves backwards; a power-of-two
+    /// stride is a shift.
+    pub(super) fn scaled_index64(&mut self, v: Value, stride: u32) -> Result<Value> {
+        let t = self.ty(v);
+        if t.comps != 1 || t.is_bool() {
+            return Err(self.invalid("index is not a scalar integer"));
+        }
+        let v = if t.bits == 64 {
+            v
+        } else {
+            self.alu(AluOp::I2i, ValueType::U64, &[v])?
+        };
+        if stride.is_power_of_two() {
+            if stride == 1 {
+                return Ok(v);
+            }
+            let n = self.u32c(stride.trailing_zeros())?;
+            return self.alu(AluOp::Ishl, ValueType::U64, &[v, n]);
+        }
+        let s = self.konst(ValueType::U64, &[u64::from(stride)])?;
+        self.alu_same(AluOp::Imul, &[v, s])
     }
 
     pub(super) fn mem_step(&mut self, mut mem: Mem, ty: u32, idx: Index) -> Result<Mem> {
@@ -45,6 +81,7 @@ impl<'m> Translator<'m> {
                     .off_c
                     .checked_add(off)
                     .ok_or_else(|| self.limit("byte offset beyond 4 GiB"))?;
+                mem.align = lowered_align(mem.align, off);
                 let d = m.member_decos(ty, i);
                 mem.mat = d.and_then(|d| d.matrix_stride.map(|s| (s, d.row_major)));
                 mem.comp_stride = None;
@@ -81,7 +118,19 @@ impl<'m> Translator<'m> {
         Ok(mem)
     }
 
+    /// The byte offset of `mem` in its space (a u32), or for `Global` its
+    /// 64-bit address.
     pub(super) fn mem_offset(&mut self, mem: &Mem) -> Result<Value> {
+        if mem.space == Space::Global {
+            let base = mem
+                .off_d
+                .ok_or_else(|| self.invalid("physical pointer without an address"))?;
+            if mem.off_c == 0 {
+                return Ok(base);
+            }
+            let c = self.konst(ValueType::U64, &[u64::from(mem.off_c)])?;
+            return self.alu_same(AluOp::Iadd, &[base, c]);
+        }
         match mem.off_d {
             Some(d) if mem.off_c == 0 => Ok(d),
             Some(d) => {
@@ -164,6 +213,11 @@ impl<'m> Translator<'m> {
                 let o = self.mem_offset(mem)?;
                 self.intrinsic(Intrinsic::LoadShared, load_ty, &[o])?
             }
+            Space::Global => {
+                self.check_global_align(mem, load_ty)?;
+                let a = self.mem_offset(mem)?;
+                self.intrinsic(Intrinsic::LoadGlobal, load_ty, &[a])?
+            }
         };
         if vt.is_bool() {
             let zero = self.konst(load_ty, &vec![0; vt.comps as usize])?;
@@ -186,8 +240,30 @@ impl<'m> Translator<'m> {
                 self.effect(Intrinsic::StoreSsbo { set, binding }, &[v, o])
             }
             Space::Shared => self.effect(Intrinsic::StoreShared, &[v, o]),
+            Space::Global => {
+                self.check_global_align(mem, self.ty(v))?;
+                self.effect(Intrinsic::StoreGlobal, &[v, o])
+            }
             Space::Push | Space::Ubo { .. } => Err(self.invalid("store to read-only memory")),
         }
+    }
+
+    /// A physical-pointer access of one scalar or vector must be aligned to
+    /// its scalar's size (the Vulkan Guide, "Buffer Device Address
+    /// Alignment": the alignment is at least the largest scalar in the
+    /// block); the backend's
+    /// LOAD/STORE messages need it too, so a leaf the `Aligned` operand and
+    /// the layout's offsets cannot prove aligned is an error, not a fault at
+    /// run time.
+    fn check_global_align(&self, mem: &Mem, vt: ValueType) -> Result<()> {
+        let need = u32::from(vt.bits / 8).max(1);
+        if mem.align < need {
+            return Err(self.invalid(format!(
+                "{}-bit access through a physical pointer aligned to only {} byte(s) (the Aligned operand and the Offset/ArrayStride layout)",
+                vt.bits, mem.align
+            )));
+        }
+        Ok(())
     }
 
     /// Whether a vector at `mem` must be accessed component by component.
@@ -274,4 +350,14 @@ impl<'m> Translator<'m> {
     }
 
     // ---- trees ----
+}
+
+/// The alignment known after adding `add` bytes to an address aligned to
+/// `align` (a power of two).
+pub(super) fn lowered_align(align: u32, add: u32) -> u32 {
+    if add == 0 {
+        align
+    } else {
+        align.min(1 << add.trailing_zeros())
+    }
 }

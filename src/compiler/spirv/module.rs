@@ -126,6 +126,9 @@ const SUPPORTED_CAPS: &[Capability] = &[
     Capability::RuntimeDescriptorArray,
     Capability::DemoteToHelperInvocation,
     Capability::SampleRateShading,
+    // Pointers into buffer memory by address (`GL_EXT_buffer_reference`):
+    // 64-bit values, accessed by global loads and stores.
+    Capability::PhysicalStorageBufferAddresses,
 ];
 
 impl<'a> Module<'a> {
@@ -245,6 +248,17 @@ impl<'a> Module<'a> {
         }
         if current.is_some() {
             return Err(SpirvError::BadModule("missing OpFunctionEnd".into()));
+        }
+        if let Some(id) = m
+            .defs
+            .iter()
+            .position(|d| matches!(d, Def::Type(Type::Pointer { pointee: 0, .. })))
+        {
+            return Err(SpirvError::Invalid {
+                op: "OpTypeForwardPointer".into(),
+                word: 0,
+                rule: format!("pointer %{id} is declared but never defined"),
+            });
         }
         Ok(m)
     }
@@ -446,7 +460,27 @@ impl<'a> Module<'a> {
                 self.check_id(inst, pointee)?;
                 Type::Pointer { class, pointee }
             }
-            Op::TypeForwardPointer => return Err(inst.unsupported("forward pointers")),
+            // Declares an id that a later `OpTypePointer` defines; only
+            // physical pointers (to blocks that point to themselves) need it.
+            Op::TypeForwardPointer => {
+                inst.need(2)?;
+                self.check_id(inst, inst.word(0)?)?;
+                let class = StorageClass::from_u32(inst.word(1)?);
+                if class != Some(StorageClass::PhysicalStorageBuffer) {
+                    return Err(inst.unsupported("forward pointers outside PhysicalStorageBuffer"));
+                }
+                // A placeholder with pointee 0 (never a valid id) until the
+                // `OpTypePointer`: types declared in between may name it.
+                let id = inst.word(0)?;
+                return self.define(
+                    inst,
+                    id,
+                    Def::Type(Type::Pointer {
+                        class: StorageClass::PhysicalStorageBuffer,
+                        pointee: 0,
+                    }),
+                );
+            }
             Op::TypeFunction => {
                 let ret = ty(self, 1)?;
                 let mut params = Vec::new();
@@ -546,6 +580,21 @@ impl<'a> Module<'a> {
             _ => return Err(inst.unsupported("instruction outside a function")),
         };
         let id = inst.word(0)?;
+        if let Type::Pointer { class, .. } = t
+            && let Some(Def::Type(Type::Pointer {
+                class: declared,
+                pointee: 0,
+            })) = self.defs.get(id as usize)
+        {
+            // The definition of a forward-declared pointer.
+            if *declared != class {
+                return Err(inst.invalid(format!(
+                    "pointer %{id} was forward-declared with another storage class"
+                )));
+            }
+            self.defs[id as usize] = Def::Type(t);
+            return Ok(());
+        }
         self.define(inst, id, Def::Type(t))
     }
 }

@@ -519,3 +519,221 @@ fn malformed_fragment_modules_are_clean_errors() {
         let _ = parse(&words[..n], "main", Stage::Fragment, &HashMap::new());
     }
 }
+
+/// A compute shader using `PhysicalStorageBuffer` pointers: float %4, u64
+/// %5, u32 %6, the pointee type %7 (`types` defines it, ids from 20 on),
+/// %8 = a physical pointer to %7, constants %9 = 0x1000 (u64), %10 = 3
+/// (u32), %11 = 7.0, and in `main` %13 = OpConvertUToPtr %8 %9 before
+/// `body` (ids 14..20).
+fn physical_module(
+    decorate: &dyn Fn(&mut Asm),
+    types: &dyn Fn(&mut Asm),
+    body: &dyn Fn(&mut Asm),
+) -> Vec<u32> {
+    use spirv::{AddressingModel, Capability, ExecutionMode, ExecutionModel, StorageClass};
+    let mut a = Asm::new(40);
+    a.op(Op::Capability, &[Capability::Shader as u32])
+        .op(Op::Capability, &[Capability::Int64 as u32])
+        .op(
+            Op::Capability,
+            &[Capability::PhysicalStorageBufferAddresses as u32],
+        )
+        .op(
+            Op::MemoryModel,
+            &[AddressingModel::PhysicalStorageBuffer64 as u32, 1],
+        )
+        .op(
+            Op::EntryPoint,
+            &[
+                ExecutionModel::GLCompute as u32,
+                1,
+                u32::from_le_bytes(*b"main"),
+                0,
+            ],
+        )
+        .op(
+            Op::ExecutionMode,
+            &[1, ExecutionMode::LocalSize as u32, 1, 1, 1],
+        );
+    decorate(&mut a);
+    a.op(Op::TypeVoid, &[2])
+        .op(Op::TypeFunction, &[3, 2])
+        .op(Op::TypeFloat, &[4, 32])
+        .op(Op::TypeInt, &[5, 64, 0])
+        .op(Op::TypeInt, &[6, 32, 0]);
+    types(&mut a);
+    a.op(
+        Op::TypePointer,
+        &[8, StorageClass::PhysicalStorageBuffer as u32, 7],
+    )
+    .op(Op::Constant, &[5, 9, 0x1000, 0])
+    .op(Op::Constant, &[6, 10, 3])
+    .op(Op::Constant, &[4, 11, 7.0f32.to_bits()])
+    .op(Op::Function, &[2, 1, 0, 3])
+    .op(Op::Label, &[12])
+    .op(Op::ConvertUToPtr, &[8, 13, 9]);
+    body(&mut a);
+    a.op(Op::Return, &[]).op(Op::FunctionEnd, &[]);
+    a.words
+}
+
+fn parse_compute(words: &[u32]) -> Result<crate::compiler::ir::Shader, SpirvError> {
+    parse(words, "main", Stage::Compute, &HashMap::new())
+}
+
+/// `Aligned` (memory operand bit 1) with its literal.
+const ALIGNED: u32 = 2;
+
+#[test]
+fn physical_pointer_access_chain_stores_through_the_address() {
+    use crate::compiler::ir::interp::{DrawState, Memory, run_workgroup};
+    let array_stride = |a: &mut Asm| {
+        a.op(
+            Op::Decorate,
+            &[8, spirv::Decoration::ArrayStride as u32, 16],
+        );
+    };
+    let float = |a: &mut Asm| {
+        a.op(Op::TypeFloat, &[7, 32]);
+    };
+    // p[3] = 7.0 with p = (float*)0x1000 and a 16-byte element stride.
+    let store = |aligned: &'static [u32]| {
+        move |a: &mut Asm| {
+            a.op(Op::PtrAccessChain, &[8, 14, 13, 10]);
+            let mut ops = vec![14, 11];
+            ops.extend_from_slice(aligned);
+            a.op(Op::Store, &ops);
+        }
+    };
+    let s = parse_compute(&physical_module(
+        &array_stride,
+        &float,
+        &store(&[ALIGNED, 4]),
+    ))
+    .unwrap();
+    let mut memory = Memory::new();
+    memory.map(0x1000, vec![0; 64]).unwrap();
+    run_workgroup(&s, &DrawState::default(), &mut memory, [0, 0, 0]).unwrap();
+    let mut want = [0u8; 64];
+    want[48..52].copy_from_slice(&7.0f32.to_le_bytes());
+    assert_eq!(memory.range(0x1000).unwrap(), &want[..]);
+
+    // The Aligned operand: missing, not a power of two, too small for a float.
+    for (aligned, says) in [
+        (&[][..], "without the Aligned"),
+        (&[ALIGNED, 3][..], "not a power of two"),
+        (&[ALIGNED, 2][..], "aligned to only 2"),
+    ] {
+        let words = physical_module(&array_stride, &float, &store(aligned));
+        let e = parse_compute(&words).unwrap_err();
+        assert!(matches!(e, SpirvError::Invalid { .. }), "{e}");
+        assert!(e.to_string().contains(says), "{e}");
+    }
+    // OpPtrAccessChain needs the pointer type's ArrayStride.
+    let e = parse_compute(&physical_module(&|_| {}, &float, &store(&[ALIGNED, 4]))).unwrap_err();
+    assert!(e.to_string().contains("ArrayStride"), "{e}");
+}
+
+#[test]
+fn malformed_physical_pointers_are_errors() {
+    // A pointer to a sampler: declared fine, an error when loaded.
+    let e = parse_compute(&physical_module(
+        &|_| {},
+        &|a| {
+            a.op(Op::TypeSampler, &[7]);
+        },
+        &|a| {
+            a.op(Op::Load, &[7, 14, 13, ALIGNED, 16]);
+        },
+    ))
+    .unwrap_err();
+    assert!(matches!(e, SpirvError::Unsupported { .. }), "{e}");
+    // A struct whose float sits at byte 2: its load cannot be 4-aligned.
+    let e = parse_compute(&physical_module(
+        &|a| {
+            a.op(
+                Op::MemberDecorate,
+                &[7, 0, spirv::Decoration::Offset as u32, 2],
+            );
+        },
+        &|a| {
+            a.op(Op::TypeStruct, &[7, 4]);
+        },
+        &|a| {
+            a.op(Op::Load, &[7, 14, 13, ALIGNED, 16]);
+        },
+    ))
+    .unwrap_err();
+    assert!(e.to_string().contains("aligned to only 2"), "{e}");
+    // A float converted to a pointer; a pointer converted to a float.
+    let e = parse_compute(&physical_module(
+        &|_| {},
+        &|a| {
+            a.op(Op::TypeFloat, &[7, 32]);
+        },
+        &|a| {
+            a.op(Op::ConvertUToPtr, &[8, 14, 11]);
+        },
+    ))
+    .unwrap_err();
+    assert!(matches!(e, SpirvError::Invalid { .. }), "{e}");
+    let e = parse_compute(&physical_module(
+        &|_| {},
+        &|a| {
+            a.op(Op::TypeFloat, &[7, 32]);
+        },
+        &|a| {
+            a.op(Op::ConvertPtrToU, &[4, 14, 13]);
+        },
+    ))
+    .unwrap_err();
+    assert!(matches!(e, SpirvError::Invalid { .. }), "{e}");
+    // Forward pointers of another storage class; a forward pointer never defined.
+    let e = parse_compute(&physical_module(
+        &|_| {},
+        &|a| {
+            a.op(
+                Op::TypeForwardPointer,
+                &[20, spirv::StorageClass::StorageBuffer as u32],
+            )
+            .op(Op::TypeFloat, &[7, 32]);
+        },
+        &|_| {},
+    ))
+    .unwrap_err();
+    assert!(matches!(e, SpirvError::Unsupported { .. }), "{e}");
+    let e = parse_compute(&physical_module(
+        &|_| {},
+        &|a| {
+            a.op(
+                Op::TypeForwardPointer,
+                &[20, spirv::StorageClass::PhysicalStorageBuffer as u32],
+            )
+            .op(Op::TypeStruct, &[7, 20]);
+        },
+        &|a| {
+            a.op(Op::Load, &[7, 14, 13, ALIGNED, 16]);
+        },
+    ))
+    .unwrap_err();
+    assert!(matches!(e, SpirvError::Invalid { .. }), "{e}");
+    // Every prefix of a physical-pointer module is an error, never a panic.
+    let words = physical_module(
+        &|a| {
+            a.op(
+                Op::Decorate,
+                &[8, spirv::Decoration::ArrayStride as u32, 16],
+            );
+        },
+        &|a| {
+            a.op(Op::TypeFloat, &[7, 32]);
+        },
+        &|a| {
+            a.op(Op::PtrAccessChain, &[8, 14, 13, 10])
+                .op(Op::Store, &[14, 11, ALIGNED, 4]);
+        },
+    );
+    for n in 0..words.len() {
+        let _ = parse_compute(&words[..n]);
+    }
+}

@@ -67,9 +67,17 @@ fn limit(what: String) -> SpirvError {
 
 impl Module<'_> {
     /// The IR type of a scalar or vector type, `None` for anything else.
+    ///
+    /// A `PhysicalStorageBuffer` pointer is a value too: its 64-bit address
+    /// (the `PhysicalStorageBuffer64` addressing model), held in variables,
+    /// phis and memory like a `uint64_t`.
     pub fn value_type(&self, ty: u32) -> Option<ValueType> {
         match self.ty(ty).ok()? {
             Type::Bool => Some(ValueType::BOOL),
+            Type::Pointer {
+                class: StorageClass::PhysicalStorageBuffer,
+                ..
+            } => Some(ValueType::U64),
             Type::Int { width, .. } | Type::Float { width } => Some(ValueType::new(*width, 1)),
             Type::Vector { elem, n } => {
                 let e = self.value_type(*elem)?;
@@ -77,6 +85,17 @@ impl Module<'_> {
             }
             _ => None,
         }
+    }
+
+    /// Whether `ty` is a `PhysicalStorageBuffer` pointer type.
+    pub fn is_physical_pointer(&self, ty: u32) -> bool {
+        matches!(
+            self.ty(ty),
+            Ok(Type::Pointer {
+                class: StorageClass::PhysicalStorageBuffer,
+                ..
+            })
+        )
     }
 
     pub fn is_float(&self, ty: u32) -> bool {
@@ -159,6 +178,10 @@ impl Module<'_> {
         let t = self.ty(ty)?;
         Ok(match t {
             Type::Bool => (4, 4),
+            Type::Pointer {
+                class: StorageClass::PhysicalStorageBuffer,
+                ..
+            } => (8, 8),
             Type::Int { width, .. } | Type::Float { width } => {
                 let b = u32::from(*width / 8).max(1);
                 (b, b)

@@ -32,9 +32,19 @@ pub enum Index {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Space {
     Push,
-    Ubo { set: u32, binding: u32 },
-    Ssbo { set: u32, binding: u32 },
+    Ubo {
+        set: u32,
+        binding: u32,
+    },
+    Ssbo {
+        set: u32,
+        binding: u32,
+    },
     Shared,
+    /// `PhysicalStorageBuffer` memory (`GL_EXT_buffer_reference`): the
+    /// address is `off_d` (a 64-bit value: the pointer plus dynamic index
+    /// terms, always present) plus `off_c`.
+    Global,
 }
 
 /// A pointer into explicit-layout memory: a byte offset (constant part plus
@@ -48,6 +58,10 @@ pub struct Mem {
     pub mat: Option<(u32, bool)>,
     /// Byte distance between vector components (row-major matrix columns).
     pub comp_stride: Option<u32>,
+    /// `Global` only: the alignment in bytes the address is known to have
+    /// (the access's `Aligned` operand, lowered by every offset added
+    /// since); 1 when nothing is known.
+    pub align: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -211,6 +225,7 @@ impl<'m> Translator<'m> {
                     off_d: None,
                     mat: None,
                     comp_stride: None,
+                    align: 1,
                 })
             }
             StorageClass::Uniform | StorageClass::StorageBuffer => {
@@ -233,6 +248,7 @@ impl<'m> Translator<'m> {
                         off_d: None,
                         mat: None,
                         comp_stride: None,
+                        align: 1,
                     })
                 }
             }
@@ -249,6 +265,7 @@ impl<'m> Translator<'m> {
                     off_d: None,
                     mat: None,
                     comp_stride: None,
+                    align: 1,
                 })
             }
             other => Root::Opaque(format!("{name}: storage class {other:?}")),
@@ -299,6 +316,57 @@ impl<'m> Translator<'m> {
         Ok(Node::Comp(out))
     }
 
+    /// An id used as a pointer operand: a physical pointer held as its
+    /// 64-bit address (loaded from memory, converted from an integer)
+    /// becomes a `Global` memory pointer at that address.
+    pub fn get_ptr(&mut self, id: u32) -> Result<(u32, Val)> {
+        let (ty, v) = self.get(id)?;
+        let Val::Ssa(address) = v else {
+            return Ok((ty, v));
+        };
+        let pointee = match self.m.ty(ty)? {
+            Type::Pointer {
+                class: StorageClass::PhysicalStorageBuffer,
+                pointee,
+            } => *pointee,
+            _ => return Err(self.invalid(format!("%{id} is not a pointer"))),
+        };
+        self.m.ty(pointee)?;
+        if self.ty(address) != ValueType::U64 {
+            return Err(self.invalid("physical pointer is not a 64-bit value"));
+        }
+        Ok((
+            ty,
+            Val::Ptr(Rc::new(Ptr {
+                root: Root::Mem(Mem {
+                    space: Space::Global,
+                    off_c: 0,
+                    off_d: Some(address),
+                    mat: None,
+                    comp_stride: None,
+                    align: 1,
+                }),
+                path: vec![],
+                ty: pointee,
+                root_ty: pointee,
+            })),
+        ))
+    }
+
+    /// A value as it is stored, selected, merged or converted: a physical
+    /// pointer below an access chain becomes its 64-bit address; anything
+    /// else is returned as it is.
+    pub fn pointer_as_value(&mut self, val: Val) -> Result<Val> {
+        if let Val::Ptr(p) = &val
+            && let Root::Mem(mem) = &p.root
+            && mem.space == Space::Global
+        {
+            let mem = mem.clone();
+            return Ok(Val::Ssa(self.mem_offset(&mem)?));
+        }
+        Ok(val)
+    }
+
     pub fn ptr_of(&self, val: &Val) -> Result<Rc<Ptr>> {
         match val {
             Val::Ptr(p) => Ok(p.clone()),
@@ -306,7 +374,7 @@ impl<'m> Translator<'m> {
         }
     }
 
-    fn index_value(&mut self, idx: Value) -> Result<Value> {
+    pub(super) fn index_value(&mut self, idx: Value) -> Result<Value> {
         let t = self.ty(idx);
         if t.comps != 1 || t.is_bool() {
             return Err(self.invalid("index is not a scalar integer"));
@@ -335,7 +403,12 @@ impl<'m> Translator<'m> {
                 },
                 _ => {
                     let (_, v) = self.get_ssa(id)?;
-                    Index::Dyn(self.index_value(v)?)
+                    // Physical pointers scale the index in 64 bits
+                    // (`add_offset`); other memory in 32.
+                    match &p.root {
+                        Root::Mem(m) if m.space == Space::Global => Index::Dyn(v),
+                        _ => Index::Dyn(self.index_value(v)?),
+                    }
                 }
             };
             let ty = p.ty;
@@ -647,11 +720,17 @@ impl<'m> Translator<'m> {
     pub fn atomic_target(&mut self, ptr: &Val) -> Result<(Space, Value)> {
         let p = self.ptr_of(ptr)?;
         match &p.root {
-            Root::Mem(mem) if matches!(mem.space, Space::Ssbo { .. } | Space::Shared) => {
+            Root::Mem(mem)
+                if matches!(
+                    mem.space,
+                    Space::Ssbo { .. } | Space::Shared | Space::Global
+                ) =>
+            {
                 let o = self.mem_offset(mem)?;
                 Ok((mem.space, o))
             }
-            _ => Err(self.unsupported("atomics outside SSBOs and shared memory")),
+            _ => Err(self
+                .unsupported("atomics outside SSBOs, shared memory and physical storage buffers")),
         }
     }
 }
