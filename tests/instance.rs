@@ -110,6 +110,7 @@ fn simulated_g52_properties() {
                 c"VK_KHR_maintenance2",
                 c"VK_KHR_create_renderpass2",
                 c"VK_KHR_shader_draw_parameters",
+                c"VK_EXT_scalar_block_layout",
             ]
         );
         instance.destroy_instance(None);

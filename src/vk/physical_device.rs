@@ -31,6 +31,7 @@ pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[
     (c"VK_KHR_maintenance2", 1),
     (c"VK_KHR_create_renderpass2", 1),
     (c"VK_KHR_shader_draw_parameters", 1),
+    (c"VK_EXT_scalar_block_layout", 1),
 ];
 
 pub struct PhysicalDevice {

@@ -340,6 +340,11 @@ impl Gpu {
         if extensions.contains(&c"VK_KHR_multiview") {
             info = info.push_next(&mut multiview);
         }
+        let mut scalar =
+            vk::PhysicalDeviceScalarBlockLayoutFeatures::default().scalar_block_layout(true);
+        if extensions.contains(&c"VK_EXT_scalar_block_layout") {
+            info = info.push_next(&mut scalar);
+        }
         let mut host_reset =
             vk::PhysicalDeviceHostQueryResetFeatures::default().host_query_reset(true);
         if extensions.contains(&c"VK_EXT_host_query_reset") {

@@ -31,7 +31,10 @@ done
 # vk/ holds the shaders of the loader-level tests (not the corpus).
 for src in vk/*.vert vk/*.comp; do
     glslangValidator --quiet -V --target-env vulkan1.0 "$src" -o "$src.spv"
-    spirv-val --target-env vulkan1.0 "$src.spv"
+    case "$src" in
+        *scalar*) spirv-val --target-env vulkan1.0 --scalar-block-layout "$src.spv" ;;
+        *) spirv-val --target-env vulkan1.0 "$src.spv" ;;
+    esac
 done
 for src in *.spvasm; do
     [ -e "$src" ] || continue

@@ -65,6 +65,12 @@ unsafe fn fill_features_chain(pd: &PhysicalDevice, p_next: *mut std::ffi::c_void
             // BaseVertex, BaseInstance and DrawIndex are push-uniform
             // sysvals (`lower_sysvals`); VK_KHR_shader_draw_parameters.
             f.shader_draw_parameters = vk::TRUE;
+        } else if ty == vk::StructureType::PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES {
+            // SAFETY: sType identifies the structure.
+            let f = unsafe { &mut *s.cast::<vk::PhysicalDeviceScalarBlockLayoutFeatures<'_>>() };
+            // Block members are read at their `Offset` decorations, whatever
+            // layout produced them (`compiler::spirv`).
+            f.scalar_block_layout = vk::TRUE;
         } else if ty == vk::StructureType::PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES {
             // SAFETY: sType identifies the structure.
             let f = unsafe { &mut *s.cast::<vk::PhysicalDeviceHostQueryResetFeatures<'_>>() };
@@ -312,6 +318,7 @@ crate::vk_entry_points! {
                 vk::StructureType::PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES,
                 vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_FEATURES,
                 vk::StructureType::PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES,
+                vk::StructureType::PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES,
             ],
         );
         let features = features2
