@@ -43,7 +43,9 @@ for want in "VK_EXT_transform_feedback" "transformFeedback *= true" \
             "VK_EXT_host_query_reset" "hostQueryReset *= true" \
             "VK_KHR_create_renderpass2" "VK_KHR_multiview" "multiview *= true" \
             "VK_KHR_maintenance2" "VK_KHR_shader_draw_parameters" \
-            "VK_EXT_scalar_block_layout" "scalarBlockLayout *= true"; do
+            "VK_EXT_scalar_block_layout" "scalarBlockLayout *= true" \
+            "VK_KHR_16bit_storage" "storageBuffer16BitAccess *= true" \
+            "VK_KHR_8bit_storage" "storageBuffer8BitAccess *= true"; do
     if ! grep -q -E "$want" "$out/full.out"; then
         echo "FAIL: vulkaninfo does not show '$want'"; fail=1
     fi

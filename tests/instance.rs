@@ -111,6 +111,9 @@ fn simulated_g52_properties() {
                 c"VK_KHR_create_renderpass2",
                 c"VK_KHR_shader_draw_parameters",
                 c"VK_EXT_scalar_block_layout",
+                c"VK_KHR_storage_buffer_storage_class",
+                c"VK_KHR_16bit_storage",
+                c"VK_KHR_8bit_storage",
             ]
         );
         instance.destroy_instance(None);

@@ -32,6 +32,9 @@ pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[
     (c"VK_KHR_create_renderpass2", 1),
     (c"VK_KHR_shader_draw_parameters", 1),
     (c"VK_EXT_scalar_block_layout", 1),
+    (c"VK_KHR_storage_buffer_storage_class", 1),
+    (c"VK_KHR_16bit_storage", 1),
+    (c"VK_KHR_8bit_storage", 1),
 ];
 
 pub struct PhysicalDevice {

@@ -345,6 +345,20 @@ impl Gpu {
         if extensions.contains(&c"VK_EXT_scalar_block_layout") {
             info = info.push_next(&mut scalar);
         }
+        let mut storage16 = vk::PhysicalDevice16BitStorageFeatures::default()
+            .storage_buffer16_bit_access(true)
+            .uniform_and_storage_buffer16_bit_access(true)
+            .storage_push_constant16(true);
+        if extensions.contains(&c"VK_KHR_16bit_storage") {
+            info = info.push_next(&mut storage16);
+        }
+        let mut storage8 = vk::PhysicalDevice8BitStorageFeatures::default()
+            .storage_buffer8_bit_access(true)
+            .uniform_and_storage_buffer8_bit_access(true)
+            .storage_push_constant8(true);
+        if extensions.contains(&c"VK_KHR_8bit_storage") {
+            info = info.push_next(&mut storage8);
+        }
         let mut host_reset =
             vk::PhysicalDeviceHostQueryResetFeatures::default().host_query_reset(true);
         if extensions.contains(&c"VK_EXT_host_query_reset") {

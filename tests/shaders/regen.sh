@@ -36,6 +36,16 @@ for src in vk/*.vert vk/*.comp; do
         *) spirv-val --target-env vulkan1.0 "$src.spv" ;;
     esac
 done
+# vk/small_storage.comp again with its storage buffers in the StorageBuffer
+# storage class, as a SPIR-V 1.0 module (VK_KHR_storage_buffer_storage_class):
+# glslang emits that class for Vulkan 1.1; the disassembly gets the two
+# extensions SPIR-V 1.0 needs and is assembled for Vulkan 1.0.
+glslangValidator --quiet -V --target-env vulkan1.1 vk/small_storage.comp -o vk/small_storage_sb.tmp.spv
+spirv-dis vk/small_storage_sb.tmp.spv |
+    sed 's/^\( *\)OpExtension "SPV_KHR_8bit_storage"/\1OpExtension "SPV_KHR_8bit_storage"\n\1OpExtension "SPV_KHR_16bit_storage"\n\1OpExtension "SPV_KHR_storage_buffer_storage_class"/' |
+    spirv-as --target-env vulkan1.0 -o vk/small_storage_sb.comp.spv -
+rm vk/small_storage_sb.tmp.spv
+spirv-val --target-env vulkan1.0 vk/small_storage_sb.comp.spv
 for src in *.spvasm; do
     [ -e "$src" ] || continue
     env=$(sed -n '1s/^; env: //p' "$src")

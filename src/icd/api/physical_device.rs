@@ -71,6 +71,22 @@ unsafe fn fill_features_chain(pd: &PhysicalDevice, p_next: *mut std::ffi::c_void
             // Block members are read at their `Offset` decorations, whatever
             // layout produced them (`compiler::spirv`).
             f.scalar_block_layout = vk::TRUE;
+        } else if ty == vk::StructureType::PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES {
+            // SAFETY: sType identifies the structure.
+            let f = unsafe { &mut *s.cast::<vk::PhysicalDevice16BitStorageFeatures<'_>>() };
+            // 16-bit loads and stores of buffers and push constants, and
+            // the conversions to and from 32 bits (`isel::small_convert`);
+            // 16-bit shader inputs and outputs are not compiled.
+            f.storage_buffer16_bit_access = vk::TRUE;
+            f.uniform_and_storage_buffer16_bit_access = vk::TRUE;
+            f.storage_push_constant16 = vk::TRUE;
+            f.storage_input_output16 = vk::FALSE;
+        } else if ty == vk::StructureType::PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES {
+            // SAFETY: sType identifies the structure.
+            let f = unsafe { &mut *s.cast::<vk::PhysicalDevice8BitStorageFeatures<'_>>() };
+            f.storage_buffer8_bit_access = vk::TRUE;
+            f.uniform_and_storage_buffer8_bit_access = vk::TRUE;
+            f.storage_push_constant8 = vk::TRUE;
         } else if ty == vk::StructureType::PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES {
             // SAFETY: sType identifies the structure.
             let f = unsafe { &mut *s.cast::<vk::PhysicalDeviceHostQueryResetFeatures<'_>>() };
@@ -302,6 +318,9 @@ crate::vk_entry_points! {
             || chain::find_in::<vk::PhysicalDeviceMultiviewFeatures<'_>>(info.p_next).is_some_and(|x| {
                 x.multiview_geometry_shader != vk::FALSE || x.multiview_tessellation_shader != vk::FALSE
             });
+        let too_much = too_much
+            || chain::find_in::<vk::PhysicalDevice16BitStorageFeatures<'_>>(info.p_next)
+                .is_some_and(|x| x.storage_input_output16 != vk::FALSE);
         if too_much {
             return Err(vk::Result::ERROR_FEATURE_NOT_PRESENT);
         }
@@ -319,6 +338,8 @@ crate::vk_entry_points! {
                 vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_FEATURES,
                 vk::StructureType::PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES,
                 vk::StructureType::PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES,
+                vk::StructureType::PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+                vk::StructureType::PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
             ],
         );
         let features = features2

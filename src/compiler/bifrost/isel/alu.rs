@@ -111,6 +111,18 @@ impl Isel<'_> {
                     out.push(self.shift(ShiftOp::LshiftAnd, x, m, ZERO));
                 }
                 AluOp::I2i | AluOp::U2u => out.push(x),
+                // Half ↔ float (16-bit storage): `F16_TO_F32` widens the
+                // lane's low half exactly; `V2F32_TO_V2F16` rounds to
+                // nearest even (what OpFConvert without a rounding mode
+                // allows), a zero in the high half keeps the lane
+                // zero-extended.
+                AluOp::F2f if (sty.bits, dty.bits) == (16, 32) => {
+                    out.push(self.emit(Op::F16ToF32 { high: false }, &[x]));
+                }
+                AluOp::F2f if (sty.bits, dty.bits) == (32, 16) => {
+                    out.push(self.emit(Op::V2F32ToV2F16, &[x, ZERO]));
+                }
+                AluOp::F2f if sty.bits == dty.bits => out.push(x),
                 _ => return Err(bad()),
             }
         }
