@@ -84,16 +84,7 @@ fn run(model: &str) {
     );
     let cmd_pool = gpu.command_pool();
     let cb = gpu.command_buffer(cmd_pool);
-    // SAFETY: valid handles throughout.
-    unsafe {
-        d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
-        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
-        d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
-        d.cmd_push_constants(cb, layout, compute, 0, &push);
-        d.cmd_dispatch(cb, N as u32 / 8, 1, 1);
-        d.end_command_buffer(cb).unwrap();
-    }
+    objects::record_dispatch(d, cb, (pipeline, layout, set), &push, [N as u32 / 8, 1, 1]);
     gpu.submit_and_wait(&[cb]);
 
     for (i, it) in data.iter().enumerate() {

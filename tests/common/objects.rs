@@ -98,6 +98,30 @@ pub fn compute_pipeline(
     .unwrap_or_else(|(_, e)| panic!("{what}: vkCreateComputePipelines: {e:?}"))[0]
 }
 
+/// Records into `cb` (initial state) one compute dispatch of `pipeline`
+/// with set 0 = `set` and `push` at offset 0 of the compute push
+/// constants; ends the command buffer.
+pub fn record_dispatch(
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    (pipeline, layout, set): (vk::Pipeline, vk::PipelineLayout, vk::DescriptorSet),
+    push: &[u8],
+    groups: [u32; 3],
+) {
+    // SAFETY: valid handles; `cb` is in the initial state.
+    unsafe {
+        d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
+        d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
+        if !push.is_empty() {
+            d.cmd_push_constants(cb, layout, vk::ShaderStageFlags::COMPUTE, 0, push);
+        }
+        d.cmd_dispatch(cb, groups[0], groups[1], groups[2]);
+        d.end_command_buffer(cb).unwrap();
+    }
+}
+
 /// A pool with one set of `layout`, its buffer descriptors written: one
 /// `(binding, type, buffer, offset, range)` each.
 pub fn buffer_set(
