@@ -45,7 +45,8 @@ for want in "VK_EXT_transform_feedback" "transformFeedback *= true" \
             "VK_KHR_maintenance2" "VK_KHR_shader_draw_parameters" \
             "VK_EXT_scalar_block_layout" "scalarBlockLayout *= true" \
             "VK_KHR_16bit_storage" "storageBuffer16BitAccess *= true" \
-            "VK_KHR_8bit_storage" "storageBuffer8BitAccess *= true"; do
+            "VK_KHR_8bit_storage" "storageBuffer8BitAccess *= true" \
+            "VK_KHR_shader_non_semantic_info"; do
     if ! grep -q -E "$want" "$out/full.out"; then
         echo "FAIL: vulkaninfo does not show '$want'"; fail=1
     fi

@@ -23,7 +23,7 @@ test -f "$layer_json" || {
     echo "validation.sh: $layer_json missing (scripts/install-deps.sh installs vulkan-validationlayers)" >&2
     exit 1
 }
-tests=(sync query multiview draw_parameters scalar_layout small_storage xfb_loader xfb_queries transfer vk_lifetimes vk_extensions secondary events timeline vertex_stores array_length robust_access int64)
+tests=(sync query multiview draw_parameters scalar_layout small_storage non_semantic xfb_loader xfb_queries transfer vk_lifetimes vk_extensions secondary events timeline vertex_stores array_length robust_access int64)
 args=()
 for t in "${tests[@]}"; do args+=(--test "$t"); done
 log=$(mktemp)

@@ -114,6 +114,7 @@ fn simulated_g52_properties() {
                 c"VK_KHR_storage_buffer_storage_class",
                 c"VK_KHR_16bit_storage",
                 c"VK_KHR_8bit_storage",
+                c"VK_KHR_shader_non_semantic_info",
             ]
         );
         instance.destroy_instance(None);

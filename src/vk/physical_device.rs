@@ -35,6 +35,7 @@ pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[
     (c"VK_KHR_storage_buffer_storage_class", 1),
     (c"VK_KHR_16bit_storage", 1),
     (c"VK_KHR_8bit_storage", 1),
+    (c"VK_KHR_shader_non_semantic_info", 1),
 ];
 
 pub struct PhysicalDevice {

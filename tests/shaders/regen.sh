@@ -30,7 +30,12 @@ for src in graphics/*.vert graphics/*.frag; do
 done
 # vk/ holds the shaders of the loader-level tests (not the corpus).
 for src in vk/*.vert vk/*.comp; do
-    glslangValidator --quiet -V --target-env vulkan1.0 "$src" -o "$src.spv"
+    case "$src" in
+        # With NonSemantic.Shader.DebugInfo.100 (tests/non_semantic.rs).
+        *debug_info*) debug=-gV ;;
+        *) debug= ;;
+    esac
+    glslangValidator --quiet -V $debug --target-env vulkan1.0 "$src" -o "$src.spv"
     case "$src" in
         *scalar*) spirv-val --target-env vulkan1.0 --scalar-block-layout "$src.spv" ;;
         *) spirv-val --target-env vulkan1.0 "$src.spv" ;;
