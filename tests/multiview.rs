@@ -82,6 +82,31 @@ impl Objects {
         .create_for_subpass(d, vk::PipelineCache::null(), 16, subpass)
     }
 
+    /// The draw state of a subpass: `pipeline`, dynamic viewport and
+    /// scissor, set 0 and the two vertex buffers.
+    fn bind(
+        &self,
+        d: &ash::Device,
+        cb: vk::CommandBuffer,
+        pipeline: vk::Pipeline,
+        instances: &Buf,
+    ) {
+        // SAFETY: a command buffer in the recording state, in a render pass.
+        unsafe {
+            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+            objects::set_viewport_and_scissor(d, cb, 64, 64);
+            d.cmd_bind_descriptor_sets(
+                cb,
+                vk::PipelineBindPoint::GRAPHICS,
+                self.layout,
+                0,
+                &[self.set],
+                &[],
+            );
+            d.cmd_bind_vertex_buffers(cb, 0, &[self.vertices.buffer, instances.buffer], &[0, 0]);
+        }
+    }
+
     fn destroy(&self, d: &ash::Device) {
         // SAFETY: the GPU is idle.
         unsafe {
@@ -200,17 +225,7 @@ fn run(gpu: &Gpu, o: &Objects, api: Api, masks: &[u32], draws: &[Draw]) -> Vec<u
                     Api::V2 => rp2.cmd_next_subpass2(cb, &contents, &end),
                 }
             }
-            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipelines[s]);
-            objects::set_viewport_and_scissor(d, cb, 64, 64);
-            d.cmd_bind_descriptor_sets(
-                cb,
-                vk::PipelineBindPoint::GRAPHICS,
-                o.layout,
-                0,
-                &[o.set],
-                &[],
-            );
-            d.cmd_bind_vertex_buffers(cb, 0, &[o.vertices.buffer, instance_data.buffer], &[0, 0]);
+            o.bind(d, cb, pipelines[s], &instance_data);
             if is_indirect {
                 indirect.write(16 * s, &[count, instances, first, first_instance]);
                 d.cmd_draw_indirect(cb, indirect.buffer, 16 * s as u64, 1, 16);
@@ -363,22 +378,8 @@ fn queries_in_a_multiview_subpass_use_one_query_per_view() {
     o.ssbo.write(0, &[0u32; SLOTS]);
     // SAFETY: valid handles throughout.
     unsafe {
-        let generated = d
-            .create_query_pool(
-                &vk::QueryPoolCreateInfo::default()
-                    .query_type(vk::QueryType::PRIMITIVES_GENERATED_EXT)
-                    .query_count(4),
-                None,
-            )
-            .unwrap();
-        let stamps = d
-            .create_query_pool(
-                &vk::QueryPoolCreateInfo::default()
-                    .query_type(vk::QueryType::TIMESTAMP)
-                    .query_count(4),
-                None,
-            )
-            .unwrap();
+        let generated = objects::query_pool(d, vk::QueryType::PRIMITIVES_GENERATED_EXT, 4);
+        let stamps = objects::query_pool(d, vk::QueryType::TIMESTAMP, 4);
         let cb = gpu.command_buffer(o.cmd_pool);
         d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
             .unwrap();
@@ -391,17 +392,7 @@ fn queries_in_a_multiview_subpass_use_one_query_per_view() {
                 .framebuffer(fb),
             vk::SubpassContents::INLINE,
         );
-        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-        objects::set_viewport_and_scissor(d, cb, 64, 64);
-        d.cmd_bind_descriptor_sets(
-            cb,
-            vk::PipelineBindPoint::GRAPHICS,
-            o.layout,
-            0,
-            &[o.set],
-            &[],
-        );
-        d.cmd_bind_vertex_buffers(cb, 0, &[o.vertices.buffer, instance_data.buffer], &[0, 0]);
+        o.bind(d, cb, pipeline, &instance_data);
         d.cmd_begin_query(cb, generated, 1, vk::QueryControlFlags::empty());
         // Two triangles, two instances: 4 primitives per view.
         d.cmd_draw(cb, 6, 2, 0, 0);

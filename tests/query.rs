@@ -18,14 +18,7 @@ fn timestamps_increase_across_two_submits() {
             .limits
             .timestamp_period;
         assert!(period > 0.0);
-        let qp = d
-            .create_query_pool(
-                &vk::QueryPoolCreateInfo::default()
-                    .query_type(vk::QueryType::TIMESTAMP)
-                    .query_count(4),
-                None,
-            )
-            .unwrap();
+        let qp = objects::query_pool(d, vk::QueryType::TIMESTAMP, 4);
         // Never written: not ready, availability 0.
         let mut early = [[7u64; 2]; 1];
         assert_eq!(
@@ -149,14 +142,7 @@ fn host_reset_makes_queries_unavailable_again() {
             .get_physical_device_features2(gpu.physical_device, &mut features);
         assert_eq!(reset_features.host_query_reset, vk::TRUE);
 
-        let qp = d
-            .create_query_pool(
-                &vk::QueryPoolCreateInfo::default()
-                    .query_type(vk::QueryType::TIMESTAMP)
-                    .query_count(4),
-                None,
-            )
-            .unwrap();
+        let qp = objects::query_pool(d, vk::QueryType::TIMESTAMP, 4);
         // Host reset before first use, instead of vkCmdResetQueryPool.
         host_reset(qp, 0, 4);
         let pool = gpu.command_pool();
@@ -223,14 +209,7 @@ fn host_reset_past_the_end_is_ignored() {
     let hqr = ash::ext::host_query_reset::Device::new(&gpu.instance, d);
     // SAFETY: valid handles; the pool is idle.
     unsafe {
-        let qp = d
-            .create_query_pool(
-                &vk::QueryPoolCreateInfo::default()
-                    .query_type(vk::QueryType::TIMESTAMP)
-                    .query_count(4),
-                None,
-            )
-            .unwrap();
+        let qp = objects::query_pool(d, vk::QueryType::TIMESTAMP, 4);
         (hqr.fp().reset_query_pool_ext)(d.handle(), qp, 0, 4);
         let pool = gpu.command_pool();
         let cb = gpu.command_buffer(pool);

@@ -1127,19 +1127,7 @@ fn dispatch_indirect_on(model: &str, spv: &[u8], value: impl Fn(u32, u32) -> u32
         let module = objects::shader_module(d, spv);
         let set_layout = objects::set_layout(d, &[(0, ssbo)], compute);
         let layout = objects::pipeline_layout(d, &[set_layout], 0, compute);
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(module)
-            .name(c"main");
-        let pipeline = d
-            .create_compute_pipelines(
-                vk::PipelineCache::null(),
-                &[vk::ComputePipelineCreateInfo::default()
-                    .stage(stage)
-                    .layout(layout)],
-                None,
-            )
-            .unwrap()[0];
+        let pipeline = objects::compute_pipeline(d, module, layout, "dispatch_indirect");
         let out = Buf::new(d, 4 * WORDS as u64, vk::BufferUsageFlags::STORAGE_BUFFER);
         let args = Buf::new(
             d,

@@ -216,6 +216,44 @@ pub fn channel_name(code: u64) -> &'static str {
     enum_name(CHANNELS, code)
 }
 
+/// Red, green and blue as the 32-bit word of `B10G11R11_UFLOAT_PACK32`
+/// (the tile format R11F G11F B10F): red at bit 0 and green at bit 11 as
+/// 11-bit floats, blue at bit 22 as a 10-bit float ([`small_float`]). The
+/// one definition for the driver's clear colours and the simulator's
+/// writeback.
+pub fn pack_r11g11b10_ufloat(rgb: [f32; 3]) -> u32 {
+    small_float(rgb[0], 6) | small_float(rgb[1], 6) << 11 | small_float(rgb[2], 5) << 22
+}
+
+/// `v` as an unsigned float of 5 exponent bits (bias 15) and `mantissa`
+/// bits (the 11- and 10-bit floats of R11F_G11F_B10F): rounded to nearest,
+/// ties to even; negative values and −0 become 0 (Vulkan: "for unsigned
+/// destination formats any negative values are converted to zero"), NaN
+/// stays NaN, values from the largest finite + half a unit up become
+/// infinity (the spec allows that or the largest finite value: our
+/// choice, as for binary16).
+pub fn small_float(v: f32, mantissa: u32) -> u32 {
+    let inf = 31 << mantissa;
+    if v.is_nan() {
+        return inf | 1;
+    }
+    if v <= 0.0 {
+        return 0;
+    }
+    if v.is_infinite() {
+        return inf;
+    }
+    let e = (((v.to_bits() >> 23) & 0xff) as i32 - 127).max(-14);
+    // Units of the spacing 2^(e − mantissa) around v; the code of the
+    // value `units` × spacing is (e + 15) << mantissa + units − 2^mantissa
+    // for normals, `units` for denormals (e = −14: the same formula), and
+    // a carry into the next binade works out.
+    let q = f64::from(e - mantissa as i32);
+    let units = (f64::from(v) / q.exp2()).round_ties_even() as u32;
+    let code = (((e + 15) as u32) << mantissa) + units - (1 << mantissa);
+    code.min(inf)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -269,9 +269,7 @@ impl ColorFormat {
         match self.kind() {
             ColorKind::Unorm => {}
             ColorKind::Float if self == ColorFormat::B10g11r11UfloatPack32 => {
-                let w = small_float(rgba[0], 6)
-                    | small_float(rgba[1], 6) << 11
-                    | small_float(rgba[2], 5) << 22;
+                let w = crate::hw::format::pack_r11g11b10_ufloat([rgba[0], rgba[1], rgba[2]]);
                 return [w, 0, 0, 0];
             }
             ColorKind::Float if self.bytes_per_pixel() == 8 => {
@@ -323,31 +321,6 @@ impl ColorFormat {
         };
         [word; 4]
     }
-}
-
-/// `v` as an unsigned float of 5 exponent bits (bias 15) and `mantissa`
-/// bits (the 11- and 10-bit floats of `B10G11R11_UFLOAT_PACK32`): rounded
-/// to nearest, ties to even; negative values become 0 (Vulkan's rule for
-/// unsigned destination formats), NaN stays NaN, values past the largest
-/// finite one by half a unit or more become infinity.
-fn small_float(v: f32, mantissa: u32) -> u32 {
-    let inf = 31 << mantissa;
-    if v.is_nan() {
-        return inf | 1;
-    }
-    if v <= 0.0 {
-        return 0;
-    }
-    if v.is_infinite() {
-        return inf;
-    }
-    let e = (((v.to_bits() >> 23) & 0xff) as i32 - 127).max(-14);
-    let units = (f64::from(v) / f64::from(e - mantissa as i32).exp2()).round_ties_even() as u32;
-    // Denormals (e = -14) are `units` as they are; a normal's exponent
-    // field adds (e + 14) << mantissa (a carry into the next binade works
-    // out the same).
-    let code = (((e + 14) as u32) << mantissa) + units;
-    code.min(inf)
 }
 
 /// One colour attachment.

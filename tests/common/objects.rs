@@ -98,6 +98,20 @@ pub fn compute_pipeline(
     .unwrap_or_else(|(_, e)| panic!("{what}: vkCreateComputePipelines: {e:?}"))[0]
 }
 
+/// A query pool of `count` queries of type `ty`.
+pub fn query_pool(d: &ash::Device, ty: vk::QueryType, count: u32) -> vk::QueryPool {
+    // SAFETY: valid create info.
+    unsafe {
+        d.create_query_pool(
+            &vk::QueryPoolCreateInfo::default()
+                .query_type(ty)
+                .query_count(count),
+            None,
+        )
+    }
+    .unwrap()
+}
+
 /// Records into `cb` (initial state) one compute dispatch of `pipeline`
 /// with set 0 = `set` and `push` at offset 0 of the compute push
 /// constants; ends the command buffer.

@@ -127,8 +127,8 @@ impl SysvalBlock {
         }
     }
 
-    /// The block as 32-bit words (word `k` = bytes `4k..4k + 4` of
-    /// [`SysvalBlock::to_bytes`]).
+    /// The block as 32-bit words: word `k` holds bytes `4k..4k + 4` of the
+    /// canonical block (`sysval_offset`), little-endian; padding is zero.
     pub fn to_words(&self) -> [u32; SYSVAL_BLOCK_SIZE as usize / 4] {
         use sysval_offset::*;
         let mut w = [0u32; SYSVAL_BLOCK_SIZE as usize / 4];
@@ -144,33 +144,6 @@ impl SysvalBlock {
         w[at(XFB_PARAMS)..at(VIEWPORT)].copy_from_slice(&self.xfb_params);
         w[at(VIEWPORT)..].copy_from_slice(&self.viewport);
         w
-    }
-
-    pub fn to_bytes(&self) -> [u8; SYSVAL_BLOCK_SIZE as usize] {
-        use sysval_offset::*;
-        let mut b = [0u8; SYSVAL_BLOCK_SIZE as usize];
-        let mut put = |at: u32, bytes: &[u8]| {
-            b[at as usize..at as usize + bytes.len()].copy_from_slice(bytes)
-        };
-        put(RAW_VERTEX_OFFSET, &self.raw_vertex_offset.to_le_bytes());
-        put(BASE_VERTEX, &self.base_vertex.to_le_bytes());
-        put(BASE_INSTANCE, &self.base_instance.to_le_bytes());
-        put(VIEW_INDEX, &self.view_index.to_le_bytes());
-        put(DRAW_INDEX, &self.draw_index.to_le_bytes());
-        put(
-            PUSH_CONSTANTS_ADDRESS,
-            &self.push_constants_address.to_le_bytes(),
-        );
-        for (i, n) in self.num_workgroups.iter().enumerate() {
-            put(NUM_WORKGROUPS + 4 * i as u32, &n.to_le_bytes());
-        }
-        for (i, p) in self.xfb_params.iter().enumerate() {
-            put(XFB_PARAMS + 4 * i as u32, &p.to_le_bytes());
-        }
-        for (i, v) in self.viewport.iter().enumerate() {
-            put(VIEWPORT + 4 * i as u32, &v.to_le_bytes());
-        }
-        b
     }
 }
 
@@ -449,9 +422,11 @@ mod tests {
     use super::*;
     use crate::compiler::ir::interp::*;
 
-    /// `SysvalBlock::to_words` holds each word where `to_bytes` puts it.
+    /// `SysvalBlock::to_words` puts each field at its `sysval_offset` and
+    /// zeros everywhere else.
     #[test]
-    fn words_match_the_byte_block() {
+    fn words_follow_the_sysval_offsets() {
+        use sysval_offset::*;
         let mut b = SysvalBlock {
             raw_vertex_offset: 0x1111_0001,
             base_vertex: 0x2222_0002,
@@ -466,13 +441,24 @@ mod tests {
             *p = 0x1000_0000 + i as u32;
         }
         b.set_viewport([1.5, -2.0, 0.5], [3.0, 4.0, 0.25]);
-        let bytes = b.to_bytes();
+        let mut want = vec![(RAW_VERTEX_OFFSET, 0x1111_0001), (BASE_VERTEX, 0x2222_0002)];
+        want.extend([(BASE_INSTANCE, 0x3333_0003), (VIEW_INDEX, 0x7777_0007)]);
+        want.extend([
+            (DRAW_INDEX, 0x0999_0009),
+            (PUSH_CONSTANTS_ADDRESS, 0x5555_0005),
+        ]);
+        want.push((PUSH_CONSTANTS_ADDRESS + 4, 0x4444_0004));
+        want.extend((0..3).map(|i| (NUM_WORKGROUPS + 4 * i, 0x66 + 0x11 * i)));
+        want.extend((0..u32::from(XFB_PARAM_COUNT)).map(|i| (XFB_PARAMS + 4 * i, 0x1000_0000 + i)));
+        let vp = [1.5f32, -2.0, 0.5, 3.0, 4.0, 0.25];
+        want.extend((0..6).map(|i| (VIEWPORT + 4 * i, vp[i as usize].to_bits())));
         let words = b.to_words();
-        assert_eq!(4 * words.len(), bytes.len());
         for (k, w) in words.iter().enumerate() {
-            let want = u32::from_le_bytes(bytes[4 * k..4 * k + 4].try_into().unwrap());
-            assert_eq!(*w, want, "word {k}");
+            let at = 4 * k as u32;
+            let expected = want.iter().find(|(o, _)| *o == at).map_or(0, |&(_, v)| v);
+            assert_eq!(*w, expected, "byte offset {at}");
         }
+        assert_eq!(4 * words.len(), SYSVAL_BLOCK_SIZE as usize);
     }
 
     const PC_ADDR: u64 = 0x9000;

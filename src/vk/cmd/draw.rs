@@ -107,6 +107,8 @@ struct VariantRun<'a> {
     resolve: Option<(XfbIndexBuffer, u64)>,
     /// The job the run waits for (0: none).
     after: u16,
+    /// `gl_ViewIndex` of the run (VK_KHR_multiview; 0 outside multiview).
+    view: u32,
 }
 
 /// Whether primitive restart splits the draw's index stream: an indexed
@@ -197,23 +199,15 @@ impl Recording {
         });
     }
 
-    /// vkCmdDraw / vkCmdDrawIndexed.
     /// vkCmdDraw / vkCmdDrawIndexed. In a multiview subpass the vertex
     /// stage and the primitives-generated count run once per view
-    /// (`view_indices`); transform feedback cannot be active there
-    /// (VUID-vkCmdBeginTransformFeedbackEXT-None-02373).
+    /// (`vertex_stage`, `count_generated`); transform feedback cannot be
+    /// active there (VUID-vkCmdBeginTransformFeedbackEXT-None-02373).
     pub fn draw(&mut self, d: DrawParams) {
         self.record(|r| {
-            for view in view_indices(r.view_mask()) {
-                r.view_index = view;
-                r.vertex_stage(d, None)?;
-            }
-            r.view_index = 0;
+            r.vertex_stage(d, None)?;
             r.xfb_draw(d, None)?;
-            for _ in view_indices(r.view_mask()) {
-                r.count_generated(d, None)?;
-            }
-            Ok(())
+            r.count_generated(d, None)
         });
     }
 
@@ -224,7 +218,20 @@ impl Recording {
     /// vertices, Vulkan spec "Drawing Commands"/"Primitive Topologies";
     /// with nothing bound, written = needed lands in the hidden word).
     /// O(1) CPU.
+    /// In a multiview subpass, once per view of the mask (each view
+    /// generates the draw's primitives; `vk::cmd::query`).
     pub(super) fn count_generated(
+        &mut self,
+        d: DrawParams,
+        mut indirect: Option<&mut IndirectPatches>,
+    ) -> Result<(), Fail> {
+        for _ in view_indices(self.view_mask()) {
+            self.count_generated_once(d, indirect.as_deref_mut())?;
+        }
+        Ok(())
+    }
+
+    fn count_generated_once(
         &mut self,
         d: DrawParams,
         mut indirect: Option<&mut IndirectPatches>,
@@ -382,6 +389,7 @@ impl Recording {
             params,
             resolve,
             after: active.last_job,
+            view: 0,
         };
         let (capture, block) = self.variant_job(&p, prog, d, run, indirect)?;
         self.xfb_advance(
@@ -404,10 +412,24 @@ impl Recording {
     /// runs the shader again per captured vertex, which the spec allows
     /// ("at least once"; how often is implementation-dependent, stores and
     /// atomics included).
+    /// In a multiview subpass the stage runs once per view of the mask,
+    /// `gl_ViewIndex` set to the view.
     pub(super) fn vertex_stage(
         &mut self,
         d: DrawParams,
+        mut indirect: Option<&mut IndirectPatches>,
+    ) -> Result<(), Fail> {
+        for view in view_indices(self.view_mask()) {
+            self.vertex_stage_for_view(d, indirect.as_deref_mut(), view)?;
+        }
+        Ok(())
+    }
+
+    fn vertex_stage_for_view(
+        &mut self,
+        d: DrawParams,
         indirect: Option<&mut IndirectPatches>,
+        view: u32,
     ) -> Result<(), Fail> {
         let Some(p) = self.state.graphics.clone() else {
             return Ok(());
@@ -444,6 +466,7 @@ impl Recording {
             params,
             resolve: None,
             after: 0,
+            view,
         };
         self.variant_job(&p, prog, d, run, indirect)?;
         Ok(())
@@ -515,6 +538,7 @@ impl Recording {
             mut params,
             resolve,
             after,
+            view,
         } = run;
         let input = self.vertex_input(p, prog)?;
         params[xfb_param::INPUT_RATES as usize] = input.rates;
@@ -532,7 +556,7 @@ impl Recording {
                 d.first
             },
             base_instance: d.first_instance,
-            view_index: self.view_index,
+            view_index: view,
             draw_index: self.draw_index,
             xfb_params: params,
             ..SysvalBlock::default()

@@ -380,11 +380,7 @@ impl Recording {
         if self.captures_or_counts() {
             self.patched_by_kernel(draw, |r, patches| {
                 r.xfb_draw(d, Some(&mut *patches))?;
-                // Once per view in a multiview subpass (`Recording::draw`).
-                for _ in super::view_indices(r.view_mask()) {
-                    r.count_generated(d, Some(&mut *patches))?;
-                }
-                Ok(())
+                r.count_generated(d, Some(patches))
             })?;
         }
         if p.vertex_stores {
@@ -396,14 +392,7 @@ impl Recording {
                 verts_per_prim: points.decode().verts_per_prim,
                 ..draw
             };
-            self.patched_by_kernel(draw, |r, patches| {
-                for view in super::view_indices(r.view_mask()) {
-                    r.view_index = view;
-                    r.vertex_stage(d, Some(&mut *patches))?;
-                }
-                r.view_index = 0;
-                Ok(())
-            })?;
+            self.patched_by_kernel(draw, |r, patches| r.vertex_stage(d, Some(patches)))?;
         }
         Ok(())
     }

@@ -32,7 +32,7 @@ pub use draw::DrawParams;
 pub use indirect::MAX_DRAW_INDIRECT_COUNT;
 pub use recording::{Recording, Status};
 pub use segment::{Piece, Segment};
-pub use state::{ActivePass, BoundRange, IndexBinding, bind_point_index, view_indices};
+pub use state::{ActivePass, BoundRange, IndexBinding, bind_point_index};
 pub use xfb::Counter;
 
 use super::RawHandle;

@@ -99,19 +99,34 @@ impl Recording {
                 );
                 break;
             }
-            for k in 0..u64::from(qp.words_before_availability()) {
-                last =
-                    self.rec
-                        .write_value(qp.slot_va(q) + 8 * k, write_value::ZERO, 0, [last, 0])?;
-            }
-            last = self.rec.write_value(
-                qp.available_va(q),
-                write_value::IMMEDIATE_64,
-                1,
-                [last, 0],
-            )?;
+            last = self.write_slot(qp, q, true, last)?;
         }
         Ok(())
+    }
+
+    /// WRITE_VALUE jobs, one after another from job `after`, that zero
+    /// query `q`'s results and set its availability word to `available`;
+    /// returns the last job.
+    fn write_slot(
+        &mut self,
+        qp: &QueryPool,
+        q: u32,
+        available: bool,
+        mut after: u16,
+    ) -> Result<u16, Fail> {
+        for k in 0..u64::from(qp.words_before_availability()) {
+            after =
+                self.rec
+                    .write_value(qp.slot_va(q) + 8 * k, write_value::ZERO, 0, [after, 0])?;
+        }
+        let (kind, value) = if available {
+            (write_value::IMMEDIATE_64, 1)
+        } else {
+            (write_value::ZERO, 0)
+        };
+        Ok(self
+            .rec
+            .write_value(qp.available_va(q), kind, value, [after, 0])?)
     }
 
     /// A WRITE_VALUE of a 32-bit immediate to any GPU address (test hook only:
@@ -229,17 +244,7 @@ impl Recording {
             r.rec.barrier();
             let mut last = 0;
             for q in first..first + count {
-                for k in 0..u64::from(qp.words_before_availability()) {
-                    last = r.rec.write_value(
-                        qp.slot_va(q) + 8 * k,
-                        write_value::ZERO,
-                        0,
-                        [last, 0],
-                    )?;
-                }
-                last = r
-                    .rec
-                    .write_value(qp.available_va(q), write_value::ZERO, 0, [last, 0])?;
+                last = r.write_slot(qp, q, false, last)?;
             }
             Ok(())
         });

@@ -61,9 +61,6 @@ pub struct Recording {
     pub vertex_input_memo: Option<super::draw::VertexInputMemo>,
     /// A push-uniform vector to reuse (`Recording::push_uniforms`).
     pub push_scratch: Vec<u64>,
-    /// The view the vertex-stage job being recorded runs for
-    /// (`gl_ViewIndex`; VK_KHR_multiview, `draw.rs`).
-    pub view_index: u32,
     /// The draw's index in its multi-draw command (`gl_DrawID`;
     /// VK_KHR_shader_draw_parameters, `indirect.rs`).
     pub draw_index: u32,
@@ -91,7 +88,6 @@ impl Recording {
             xfb: XfbState::default(),
             vertex_input_memo: None,
             push_scratch: Vec::new(),
-            view_index: 0,
             draw_index: 0,
         }
     }
@@ -108,7 +104,6 @@ impl Recording {
         self.state = State::default();
         self.xfb = XfbState::default();
         self.vertex_input_memo = None;
-        self.view_index = 0;
         self.draw_index = 0;
     }
 

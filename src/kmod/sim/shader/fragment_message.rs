@@ -220,7 +220,7 @@ pub(super) fn blend(
 /// The words a RAW render target holds for a colour (`colour` from F32/F16
 /// registers, `ints` from I32/U32 ones): the conversion's memory format
 /// RGBA16F (f32 → binary16, round to nearest even), RGBA32F / R32F (the
-/// f32 bits), R11F G11F B10F (R, G, B at bits 0, 11, 22: `small_float`),
+/// f32 bits), R11F G11F B10F (R, G, B at bits 0, 11, 22: `hw::format::pack_r11g11b10_ufloat`),
 /// R32UI / R32I / RGBA32UI / RGBA32I (the 32-bit integers as
 /// they are, from I32/U32 registers only); `None` for anything else or a
 /// size other than the target's `words`.
@@ -244,9 +244,7 @@ fn raw_pixel(
     } else if is("R32F") && float {
         ([colour[0].to_bits(), 0, 0, 0], 1)
     } else if is("R11F G11F B10F") && float {
-        let w = small_float(colour[0], 6)
-            | small_float(colour[1], 6) << 11
-            | small_float(colour[2], 5) << 22;
+        let w = crate::hw::format::pack_r11g11b10_ufloat([colour[0], colour[1], colour[2]]);
         ([w, 0, 0, 0], 1)
     } else if (is("R32UI") || is("R32I")) && !float {
         ([ints[0], 0, 0, 0], 1)
@@ -256,35 +254,6 @@ fn raw_pixel(
         return None;
     };
     (n == words).then_some(out)
-}
-
-/// `v` as an unsigned float of 5 exponent bits (bias 15) and `mantissa`
-/// bits (the 11- and 10-bit floats of R11F_G11F_B10F): rounded to nearest,
-/// ties to even; negative values and −0 become 0 (Vulkan: "for unsigned
-/// destination formats any negative values are converted to zero"), NaN
-/// stays NaN, values from the largest finite + half a unit up become
-/// infinity (the spec allows that or the largest finite value: our
-/// choice, as for binary16).
-fn small_float(v: f32, mantissa: u32) -> u32 {
-    let inf = 31 << mantissa;
-    if v.is_nan() {
-        return inf | 1;
-    }
-    if v <= 0.0 {
-        return 0;
-    }
-    if v.is_infinite() {
-        return inf;
-    }
-    let e = (((v.to_bits() >> 23) & 0xff) as i32 - 127).max(-14);
-    // Units of the spacing 2^(e − mantissa) around v; the code of the
-    // value `units` × spacing is (e + 15) << mantissa + units − 2^mantissa
-    // for normals, `units` for denormals (e = −14: the same formula), and
-    // a carry into the next binade works out.
-    let q = f64::from(e - mantissa as i32);
-    let units = (f64::from(v) / q.exp2()).round_ties_even() as u32;
-    let code = (((e + 15) as u32) << mantissa) + units - (1 << mantissa);
-    code.min(inf)
 }
 
 /// LD_VAR, LD_VAR_IMM (smooth) and LD_VAR_FLAT(_IMM) (fragment jobs):
