@@ -25,9 +25,23 @@ use super::ops::{Dst, Instr, Op, Src};
 pub struct STuple {
     pub fma: Option<Instr>,
     pub add: Option<Instr>,
+    /// The plan the scheduler found for this tuple after its predecessor
+    /// in the clause (`plan_tuple` with the predecessor's writes), kept so
+    /// that packing does not plan it again; `None` when there is none
+    /// (a clause's first tuple: its block writes the last tuple's results,
+    /// known only when the clause is closed).
+    pub plan: Option<TuplePlan>,
 }
 
 impl STuple {
+    pub fn new(fma: Option<Instr>, add: Option<Instr>) -> STuple {
+        STuple {
+            fma,
+            add,
+            plan: None,
+        }
+    }
+
     /// Registers written through the next register block (FMA, ADD).
     pub fn writes(&self) -> [Option<u8>; 2] {
         let w = |i: &Option<Instr>| match i {
@@ -115,7 +129,7 @@ impl std::ops::Deref for Consts {
 const MAX_SRCS: usize = 4;
 
 /// Source selection of one tuple, before constants are laid out.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TuplePlan {
     /// Selectors per instruction (FMA, ADD), the first `nsrc[k]` valid;
     /// constant operands hold `CONST_LO` + their value index until the
@@ -140,15 +154,13 @@ impl TuplePlan {
     }
 }
 
-/// The table rows of `name` on `unit`, and the selectors each source of
-/// the first row allows (memoised per thread: the tables are scanned by
-/// name, and the scheduler asks for every candidate tuple).
+/// The table rows of `name` on `unit` (memoised per thread: the tables
+/// are scanned by name).
 ///
 /// The cache owns its entries (no leaked boxes: a thread's cache is freed
 /// when the thread ends, and valgrind in CI counts leaks).
 struct OpRows {
     rows: Vec<&'static OpInfo>,
-    masks: Option<Vec<u8>>,
 }
 
 fn op_rows(unit: Unit, name: &'static str) -> std::rc::Rc<OpRows> {
@@ -156,20 +168,19 @@ fn op_rows(unit: Unit, name: &'static str) -> std::rc::Rc<OpRows> {
     use std::cell::RefCell;
     use std::rc::Rc;
     thread_local! {
-        // Names are 'static literals of `Op::name`: their address is a cheap key.
-        static CACHE: RefCell<FxHashMap<(bool, usize), Rc<OpRows>>> =
+        // Names are 'static literals of `Op::name`: their address and
+        // length are a cheap key.
+        static CACHE: RefCell<FxHashMap<(bool, usize, usize), Rc<OpRows>>> =
             RefCell::new(FxHashMap::default());
     }
-    let key = (unit == Unit::Fma, name.as_ptr() as usize);
+    let key = (unit == Unit::Fma, name.as_ptr() as usize, name.len());
     CACHE.with(|c| {
         c.borrow_mut()
             .entry(key)
             .or_insert_with(|| {
-                let rows: Vec<&'static OpInfo> = variants(unit, name).collect();
-                let masks = rows
-                    .first()
-                    .map(|r| r.srcs.iter().map(|s| s.allowed).collect());
-                Rc::new(OpRows { rows, masks })
+                Rc::new(OpRows {
+                    rows: variants(unit, name).collect(),
+                })
             })
             .clone()
     })
@@ -177,6 +188,32 @@ fn op_rows(unit: Unit, name: &'static str) -> std::rc::Rc<OpRows> {
 
 fn rows(unit: Unit, name: &'static str) -> std::rc::Rc<OpRows> {
     op_rows(unit, name)
+}
+
+/// The first table row of `name` on `unit` (its sources' allowed
+/// selectors are what planning needs), through a small direct-mapped
+/// per-thread cache in front of [`op_rows`] (keyed by the name's address
+/// and length: `Op::name` returns 'static literals): the scheduler plans
+/// hundreds of candidate tuples per shader, two instructions each.
+fn first_row(unit: Unit, name: &'static str) -> Option<&'static OpInfo> {
+    use std::cell::Cell;
+    /// (name address, name length, FMA unit, row).
+    type Entry = (usize, usize, bool, Option<&'static OpInfo>);
+    thread_local! {
+        static RECENT: [Cell<Entry>; 64] =
+            const { [const { Cell::new((0, 0, false, None)) }; 64] };
+    }
+    let (addr, len, fma) = (name.as_ptr() as usize, name.len(), unit == Unit::Fma);
+    let slot = (addr ^ addr >> 6 ^ usize::from(fma)) & 63;
+    RECENT.with(|r| {
+        let (a, l, f, row) = r[slot].get();
+        if (a, l, f) == (addr, len, fma) {
+            return row;
+        }
+        let row = op_rows(unit, name).rows.first().copied();
+        r[slot].set((addr, len, fma, row));
+        row
+    })
 }
 
 /// Plans one tuple: `prev` are the previous tuple's result registers (for
@@ -202,10 +239,9 @@ pub fn plan_tuple(
     for (k, ins) in [&t.fma, &t.add].into_iter().enumerate() {
         let Some(ins) = ins else { continue };
         // Allowed selectors per source of the op's first table row.
-        let op_rows = op_rows(ins.op.unit(), ins.op.name());
-        let masks = op_rows.masks.as_deref()?;
+        let row = first_row(ins.op.unit(), ins.op.name())?;
         let srcs = ins.encoded_srcs();
-        if masks.len() != srcs.len() || srcs.len() > MAX_SRCS {
+        if row.srcs.len() != srcs.len() || srcs.len() > MAX_SRCS {
             return None;
         }
         nsrc[k] = srcs.len() as u8;
@@ -223,7 +259,11 @@ pub fn plan_tuple(
                 _ => return None,
             }
         }
-        for (j, (&s, &mask)) in srcs.iter().zip(masks).enumerate() {
+        for (j, (&s, mask)) in srcs
+            .iter()
+            .zip(row.srcs.iter().map(|f| f.allowed))
+            .enumerate()
+        {
             let ok = |sel: u8| mask & (1 << sel) != 0;
             if ins.op.is_branch() && j + 1 == srcs.len() {
                 // The PC-relative offset: high half of the branch constant.
@@ -741,9 +781,21 @@ fn pack_clause(c: &SClause, branch_offset: i64) -> Result<PackedClause, CompileE
     for (i, t) in c.tuples.iter().enumerate() {
         let prev = (i > 0).then(|| c.tuples[i - 1].writes());
         let writes = c.tuples[(i + n - 1) % n].writes();
-        plans.push(plan_tuple(t, prev, writes, i == 0).ok_or_else(|| {
-            CompileError::Encode(format!("no register port assignment for tuple {i}"))
-        })?);
+        let planned = || {
+            plan_tuple(t, prev, writes, i == 0).ok_or_else(|| {
+                CompileError::Encode(format!("no register port assignment for tuple {i}"))
+            })
+        };
+        // The scheduler's plan of a later tuple had the same inputs (its
+        // predecessor's writes); debug builds check that it still holds.
+        let plan = match t.plan {
+            Some(p) if i > 0 => {
+                debug_assert_eq!(Some(p), planned().ok(), "stale plan of tuple {i}");
+                p
+            }
+            _ => planned()?,
+        };
+        plans.push(plan);
     }
     let needs: Vec<FauNeed> = plans.iter().map(|p| p.fau).collect();
     let mut m_field = 0;

@@ -367,9 +367,11 @@ fn colour_from(
     }
 }
 
-/// The spread colouring, when it needs no spilling, stays in the
-/// 32-register mode and keeps no more moves than first fit (which often
-/// gives a phi's copies one register by chance).
+/// A colouring without spilling: the spread colouring, when it needs no
+/// spilling, stays in the 32-register mode and keeps no more moves than
+/// first fit (which often gives a phi's copies one register by chance);
+/// else first fit when that has fewer moves. `None` when the spread
+/// colouring does not fit (first fit, perhaps with spilling, decides).
 fn spread_colouring(p: &Program, g: &Interference) -> Option<Vec<Option<u8>>> {
     let spread = colour_from(p, g, None, true).ok()?;
     if max_register(p, &spread) > u32::from(SPREAD_WINDOW) {
@@ -390,8 +392,10 @@ fn spread_colouring(p: &Program, g: &Interference) -> Option<Vec<Option<u8>>> {
     if spread_moves == 0 {
         return Some(spread);
     }
+    // A first fit that succeeds without spill costs is also what
+    // colouring with them gives (they only choose what to evict).
     match colour(p, g, None) {
-        Ok(first_fit) if moves(&first_fit) < spread_moves => None,
+        Ok(first_fit) if moves(&first_fit) < spread_moves => Some(first_fit),
         _ => Some(spread),
     }
 }
@@ -481,7 +485,8 @@ pub fn allocate_with_spilling(p: &mut Program) -> Result<Allocation, CompileErro
     loop {
         rounds += 1;
         let g = interference(p);
-        // Spread colouring when it fits without spilling, else first fit.
+        // Spread colouring (or first fit) when it fits without spilling,
+        // else first fit with spilling.
         if rounds == 1
             && let Some(base) = spread_colouring(p, &g)
         {

@@ -46,7 +46,7 @@ use super::CompileError;
 use super::dag::{self, ORDER, WAW};
 use super::isel::{Program, Term};
 use super::ops::{Dst, Instr, Op, Src};
-use super::pack::{FauNeed, SClause, STuple, plan_tuple};
+use super::pack::{FauNeed, SClause, STuple, TuplePlan, plan_tuple};
 
 /// The scheduled program.
 pub struct Schedule {
@@ -112,29 +112,39 @@ fn const_count(tuples: &[STuple]) -> usize {
     n + extra
 }
 
-/// Whether the clause (as it stands) can be encoded, the last tuple's
-/// writes aside (checked when the clause is closed).
-fn clause_ok(tuples: &[STuple]) -> bool {
+/// The last tuple's plan if the clause (as it stands) can be encoded, the
+/// last tuple's writes aside (checked when the clause is closed).
+fn clause_plan(tuples: &[STuple]) -> Option<TuplePlan> {
     let n = tuples.len();
-    if n > 8 {
-        return false;
+    if n == 0 || n > 8 {
+        return None;
     }
     // Tuples before the last were checked when they were added (a tuple's
     // encoding depends only on itself and its predecessor).
-    for (i, t) in tuples.iter().enumerate().skip(n.saturating_sub(1)) {
-        let prev = (i > 0).then(|| tuples[i - 1].writes());
-        // The first tuple's writes are the last tuple's: at most one register
-        // (enforced at closing), modelled as a write to r63, never read.
-        let writes = if i == 0 {
-            [None, Some(63)]
-        } else {
-            tuples[i - 1].writes()
-        };
-        if plan_tuple(t, prev, writes, i == 0).is_none() {
-            return false;
-        }
+    let i = n - 1;
+    let prev = (i > 0).then(|| tuples[i - 1].writes());
+    // The first tuple's writes are the last tuple's: at most one register
+    // (enforced at closing), modelled as a write to r63, never read.
+    let writes = if i == 0 {
+        [None, Some(63)]
+    } else {
+        tuples[i - 1].writes()
+    };
+    let plan = plan_tuple(&tuples[i], prev, writes, i == 0)?;
+    (const_count(tuples) <= max_constants(n)).then_some(plan)
+}
+
+/// Whether the clause (as it stands) can be encoded; if so the last
+/// tuple keeps its plan for packing (a first tuple's is provisional).
+fn clause_ok(tuples: &mut [STuple]) -> bool {
+    let n = tuples.len();
+    let Some(plan) = clause_plan(tuples) else {
+        return false;
+    };
+    if let Some(last) = tuples.last_mut() {
+        last.plan = (n > 1).then_some(plan);
     }
-    const_count(tuples) <= max_constants(n)
+    true
 }
 
 /// A clause being formed: its block, tuples and terminal branch (with target block).
@@ -161,16 +171,18 @@ impl Builder {
         if paired && last.writes().iter().flatten().count() == 2 {
             // A pair cannot be split: an empty tuple writes its results.
             tuples.push(STuple::default());
-            if !clause_ok(&tuples) {
+            if !clause_ok(&mut tuples) {
                 return Err(CompileError::Encode(
                     "a paired tuple cannot end its clause".into(),
                 ));
             }
         } else if last.writes().iter().flatten().count() == 2 {
-            let add = tuples.last_mut().and_then(|t| t.add.take());
-            let split = STuple { fma: None, add };
-            tuples.push(split);
-            if !clause_ok(&tuples) {
+            let last = tuples.last_mut().expect("non-empty");
+            let add = last.add.take();
+            // Its plan had the ADD instruction: plan it again when packing.
+            last.plan = None;
+            tuples.push(STuple::new(None, add));
+            if !clause_ok(&mut tuples) {
                 // Move the split ADD into a clause of its own.
                 let t = tuples.pop().expect("pushed");
                 self.clauses.push((block, tuples, None));
@@ -217,10 +229,7 @@ impl Builder {
     /// (the branch offset takes the constant slot) and the tuple encodes
     /// after its predecessor.
     fn branch(&mut self, block: usize, ins: Instr, marker: Instr, target: usize) {
-        let tuple = STuple {
-            fma: None,
-            add: Some(ins),
-        };
+        let tuple = STuple::new(None, Some(ins));
         if let Some((blk, tuples, br)) = self.clauses.last_mut()
             && *blk == block
             && br.is_none()
@@ -287,14 +296,14 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         let last = p.blocks.len().saturating_sub(1);
         b.clauses.push((
             last,
-            vec![STuple {
-                fma: None,
-                add: Some(Instr::new(
+            vec![STuple::new(
+                None,
+                Some(Instr::new(
                     Op::MovI32,
                     Some(Dst::Phys(63)),
                     vec![Src::Phys(63)],
                 )),
-            }],
+            )],
             None,
         ));
         // A clause of NOPs would do as well; a self-move of the never-used
@@ -541,7 +550,7 @@ impl Builder {
     /// `close` could not split it).
     fn try_push(&mut self, t: STuple) -> bool {
         self.cur.push(t);
-        if !self.full_with_two_writes() && clause_ok(&self.cur) {
+        if !self.full_with_two_writes() && clause_ok(&mut self.cur) {
             return true;
         }
         self.cur.pop();
@@ -562,7 +571,7 @@ impl Builder {
     /// Sets the last tuple's FMA instruction if the clause still encodes.
     fn try_fma(&mut self, ins: Instr) -> bool {
         self.cur.last_mut().expect("non-empty").fma = Some(ins);
-        if !self.full_with_two_writes() && clause_ok(&self.cur) {
+        if !self.full_with_two_writes() && clause_ok(&mut self.cur) {
             return true;
         }
         self.cur.last_mut().expect("non-empty").fma = None;
@@ -572,7 +581,7 @@ impl Builder {
     /// Sets the last tuple's ADD instruction if the clause still encodes.
     fn try_add(&mut self, ins: Instr) -> bool {
         self.cur.last_mut().expect("non-empty").add = Some(ins);
-        if !self.full_with_two_writes() && clause_ok(&self.cur) {
+        if !self.full_with_two_writes() && clause_ok(&mut self.cur) {
             return true;
         }
         self.cur.last_mut().expect("non-empty").add = None;
@@ -646,10 +655,7 @@ impl Builder {
         let node = &g.graph.nodes[m];
         let (first, partner) = (node.first.clone(), node.partner.cloned());
         if let Some(add) = partner {
-            let pair = STuple {
-                fma: Some(first),
-                add: Some(add),
-            };
+            let pair = STuple::new(Some(first), Some(add));
             if !self.try_push(pair.clone()) {
                 self.close(block)?;
                 if !self.try_push(pair) {
@@ -670,10 +676,7 @@ impl Builder {
             g.done(m);
             return self.close(block);
         }
-        let alone = STuple {
-            fma: None,
-            add: Some(first.clone()),
-        };
+        let alone = STuple::new(None, Some(first.clone()));
         if !self.try_push(alone.clone()) {
             self.close(block)?;
             if !self.try_push(alone) {
@@ -714,18 +717,11 @@ impl Builder {
                         continue;
                     }
                     let t = match &node.partner {
-                        Some(p) => STuple {
-                            fma: Some(node.first.clone()),
-                            add: Some((*p).clone()),
-                        },
-                        None if node.first.op.unit() == Unit::Fma => STuple {
-                            fma: Some(node.first.clone()),
-                            add: None,
-                        },
-                        None => STuple {
-                            fma: None,
-                            add: Some(node.first.clone()),
-                        },
+                        Some(p) => STuple::new(Some(node.first.clone()), Some((*p).clone())),
+                        None if node.first.op.unit() == Unit::Fma => {
+                            STuple::new(Some(node.first.clone()), None)
+                        }
+                        None => STuple::new(None, Some(node.first.clone())),
                     };
                     let unit = if node.partner.is_some() {
                         None
@@ -745,10 +741,7 @@ impl Builder {
                         break;
                     }
                     if let Some(f) = alt
-                        && self.try_push(STuple {
-                            fma: Some(f),
-                            add: None,
-                        })
+                        && self.try_push(STuple::new(Some(f), None))
                     {
                         placed = Some((c, Unit::Fma));
                         break;

@@ -310,6 +310,29 @@ pub const REG_MODES: [Option<SlotModes>; 32] = {
     ]
 };
 
+/// Index of `modes` in [`MODE_OF`].
+const fn modes_key(slot2: SlotOp, slot3: SlotOp, slot3_fma: bool) -> usize {
+    (slot2 as usize * 5 + slot3 as usize) * 2 + slot3_fma as usize
+}
+
+/// The inverse of [`REG_MODES`] for packing: the first mode (1..32, the
+/// two idle modes 16 and 27 aside) with the given slot behaviour, 0 where
+/// none has it.
+const MODE_OF: [u8; 50] = {
+    let mut table = [0u8; 50];
+    let mut i = 31;
+    while i >= 1 {
+        if let Some(m) = REG_MODES[i]
+            && i != 16
+            && i != 27
+        {
+            table[modes_key(m.slot2, m.slot3, m.slot3_fma)] = i as u8;
+        }
+        i -= 1;
+    }
+    table
+};
+
 /// The 35-bit register block as stored: `fau_idx` 8, `reg3` 6, `reg2` 6,
 /// `reg0` 5, `reg1` 6, `ctrl` 4 (low to high).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -487,7 +510,10 @@ impl PortRequest {
         let mode = if idle {
             if first { 16 } else { 27 }
         } else {
-            (1..32).find(|&i| REG_MODES[i] == Some(modes) && i != 16 && i != 27)? as u8
+            match MODE_OF[modes_key(modes.slot2, modes.slot3, modes.slot3_fma)] {
+                0 => return None,
+                m => m,
+            }
         };
         let (ctrl, r2_eq_r3) = if first {
             if mode & 8 != 0 {
@@ -1347,6 +1373,43 @@ mod tests {
     use super::*;
     use crate::hw::isa::opcode::{InstrFields, decode_instr};
     use proptest::prelude::*;
+
+    /// The packer's inverse table names, for every slot behaviour, the
+    /// first non-idle mode of `REG_MODES` that has it.
+    #[test]
+    fn mode_of_inverts_reg_modes() {
+        use SlotOp::*;
+        let ops = [Idle, Read, Write, WriteLo, WriteHi];
+        for slot2 in ops {
+            for slot3 in ops {
+                for slot3_fma in [false, true] {
+                    let modes = SlotModes {
+                        slot2,
+                        slot3,
+                        slot3_fma,
+                    };
+                    let first = (1..32)
+                        .find(|&i| REG_MODES[i] == Some(modes) && i != 16 && i != 27)
+                        .unwrap_or(0);
+                    assert_eq!(
+                        usize::from(MODE_OF[modes_key(slot2, slot3, slot3_fma)]),
+                        first,
+                        "{modes:?}"
+                    );
+                }
+            }
+        }
+        // Every non-idle behaviour of the table packs to a mode that has it.
+        for (i, m) in REG_MODES.iter().enumerate() {
+            if let Some(m) = m
+                && i != 16
+                && i != 27
+            {
+                let packed = MODE_OF[modes_key(m.slot2, m.slot3, m.slot3_fma)];
+                assert_eq!(REG_MODES[usize::from(packed)], Some(*m), "mode {i}");
+            }
+        }
+    }
 
     /// A legal instruction of `unit` derived deterministically from `seed`.
     fn instr_from(unit: Unit, seed: u32) -> InstrFields {
