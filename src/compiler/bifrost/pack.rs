@@ -31,6 +31,19 @@ pub struct STuple {
     /// (a clause's first tuple: its block writes the last tuple's results,
     /// known only when the clause is closed).
     pub plan: Option<TuplePlan>,
+    /// The embedded constants it needs, kept by the scheduler with the plan
+    /// (`None`: not known).
+    pub consts: Option<TupleConsts>,
+}
+
+/// The embedded constants a tuple needs, as the scheduler counts them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TupleConsts {
+    None,
+    /// A sorted pair (a single constant pairs with itself).
+    Set(u32, u32),
+    /// More than two.
+    Over,
 }
 
 impl STuple {
@@ -39,6 +52,7 @@ impl STuple {
             fma,
             add,
             plan: None,
+            consts: None,
         }
     }
 
@@ -774,6 +788,22 @@ impl PackedClause {
     }
 }
 
+/// The embedded constants of a branch clause of `n` tuples, the slot its
+/// tuples read and the format's M field: the offset alone, high half, M1 =
+/// 4 (PC-relative high), placed as Mesa's packer does (and `asm`
+/// expects): in the packed first slot with the format's M field 4 for 3
+/// or 6 tuples, in the first quadword pair after the packed slot for 5 or
+/// 8, else in a quadword of its own.
+fn branch_constants(n: usize, branch_offset: i64) -> (Vec<u64>, usize, u16) {
+    let raw = ((branch_offset as u64) & 0x0fff_ffff) << 32 | (4u64 << 60);
+    match n {
+        // The format's M field marks it, not the constant's top bits.
+        3 | 6 => (vec![raw & !(0xf << 60)], 0, 4),
+        5 | 8 => (vec![0, raw, 0], 1, 0),
+        _ => (vec![raw, 0], 0, 0),
+    }
+}
+
 /// Plans, lays out the constants of and builds the fields of one clause.
 fn pack_clause(c: &SClause, branch_offset: i64) -> Result<PackedClause, CompileError> {
     let n = c.tuples.len();
@@ -800,21 +830,9 @@ fn pack_clause(c: &SClause, branch_offset: i64) -> Result<PackedClause, CompileE
     let needs: Vec<FauNeed> = plans.iter().map(|p| p.fau).collect();
     let mut m_field = 0;
     let (constants, slots) = if needs.contains(&FauNeed::Branch) {
-        // Branch clauses: the offset alone, high half, M1 = 4 (PC-relative
-        // high), placed as Mesa's packer does (and `asm` expects): in the
-        // packed first slot with the format's M field 4 for 3 or 6 tuples,
-        // in the first quadword pair after the packed slot for 5 or 8, else
-        // in a quadword of its own.
-        let raw = ((branch_offset as u64) & 0x0fff_ffff) << 32 | (4u64 << 60);
-        match n {
-            3 | 6 => {
-                // The format's M field marks it, not the constant's top bits.
-                m_field = 4;
-                (vec![raw & !(0xf << 60)], vec![Some(0); n])
-            }
-            5 | 8 => (vec![0, raw, 0], vec![Some(1); n]),
-            _ => (vec![raw, 0], vec![Some(0); n]),
-        }
+        let (constants, slot, m) = branch_constants(n, branch_offset);
+        m_field = m;
+        (constants, vec![Some(slot); n])
     } else {
         let l = layout_constants(&needs, n)
             .ok_or_else(|| CompileError::Encode("too many constants in a clause".into()))?;
@@ -892,8 +910,11 @@ pub fn encode_program(
     block_clause: &[usize],
 ) -> Result<(Vec<u8>, CodeCounts), CompileError> {
     // Sizes do not depend on branch offsets: encode once; only branch
-    // clauses are encoded again with their offsets.
+    // clauses are encoded again, with their offsets in their constants (the
+    // one part of a packed clause the offset changes: its low nibble, in
+    // the FAU index, is 0 whatever the offset).
     let mut built = Vec::with_capacity(clauses.len());
+    let mut branches: Vec<Option<PackedClause>> = Vec::with_capacity(clauses.len());
     let mut counts = CodeCounts {
         clauses: clauses.len() as u32,
         ..CodeCounts::default()
@@ -903,6 +924,7 @@ pub fn encode_program(
         counts.tuples += p.tuples.len() as u32;
         counts.instructions += p.instruction_count() as u32;
         built.push(p.encode(&c.header)?);
+        branches.push(c.target.is_some().then_some(p));
     }
     let mut offsets = Vec::with_capacity(clauses.len() + 1);
     let mut off = 0usize;
@@ -917,7 +939,13 @@ pub fn encode_program(
             Some(b) => {
                 let t = block_clause.get(b).copied().unwrap_or(clauses.len());
                 let rel = offsets[t.min(clauses.len())] as i64 - offsets[i] as i64;
-                code.extend(pack_clause(c, rel)?.encode(&c.header)?);
+                let mut p = branches[i]
+                    .take()
+                    .ok_or_else(|| CompileError::Encode("branch clause not packed".into()))?;
+                let (constants, _, _) = branch_constants(c.tuples.len(), rel);
+                p.constants = constants.iter().map(|c| c & !0xf).collect();
+                debug_assert!(pack_clause(c, rel).is_ok_and(|q| q.constants == p.constants));
+                code.extend(p.encode(&c.header)?);
             }
             None => code.extend(bytes),
         }

@@ -145,30 +145,34 @@ pub fn interference(p: &Program) -> Interference {
     let mut live_in: Vec<BitSet> = (0..nb).map(|_| BitSet::new(n)).collect();
     let mut live_out: Vec<BitSet> = (0..nb).map(|_| BitSet::new(n)).collect();
     let mut changed = true;
+    let mut inn = BitSet::new(n);
     while changed {
         changed = false;
         for b in (0..nb).rev() {
-            let mut out = BitSet::new(n);
+            let mut out = std::mem::replace(&mut live_out[b], BitSet(Vec::new()));
+            out.0.fill(0);
             for &s in &succs[b] {
                 out.union(&live_in[s]);
             }
             // in = gen | (out - kill)
-            let mut inn = BitSet(out.0.iter().zip(&kill[b].0).map(|(o, k)| o & !k).collect());
-            inn.union(&gen_[b]);
+            for (((i, o), k), g) in inn.0.iter_mut().zip(&out.0).zip(&kill[b].0).zip(&gen_[b].0) {
+                *i = o & !k | g;
+            }
             changed |= live_in[b].union(&inn);
             live_out[b] = out;
         }
     }
     // Interference, as a bit matrix (row `a` holds `a`'s neighbours): each
     // edge is recorded once however often it is found, and the rows give
-    // the neighbour lists sorted.
+    // the neighbour lists sorted. A definition's row takes everything live
+    // across it a word at a time; the other direction of every edge is
+    // added in one pass at the end, and nothing interferes with itself.
     let words = n.div_ceil(64);
     let mut matrix = vec![0u64; n * words];
-    let mut add_edge = |a: u32, b: u32| {
-        if a != b {
-            let (a, b) = (a as usize, b as usize);
-            matrix[a * words + b / 64] |= 1 << (b % 64);
-            matrix[b * words + a / 64] |= 1 << (a % 64);
+    let or_into_row = |matrix: &mut [u64], a: u32, live: &BitSet| {
+        let row = &mut matrix[a as usize * words..(a as usize + 1) * words];
+        for (r, l) in row.iter_mut().zip(&live.0) {
+            *r |= l;
         }
     };
     for (b, block) in p.blocks.iter().enumerate() {
@@ -178,9 +182,7 @@ pub fn interference(p: &Program) -> Interference {
         }
         for ins in block.instrs.iter().rev() {
             if let Some(Dst::Reg(d)) = ins.dst {
-                for l in live.iter() {
-                    add_edge(d.index, l);
-                }
+                or_into_row(&mut matrix, d.index, &live);
                 if !ins.partial {
                     live.clear(d.index);
                 }
@@ -192,13 +194,23 @@ pub fn interference(p: &Program) -> Interference {
         // Values live into the entry block are read before any definition
         // (undefined): they still need registers distinct from each other.
         if b == 0 {
-            let ins: Vec<u32> = live.iter().collect();
-            for (i, &a) in ins.iter().enumerate() {
-                for &c in &ins[i + 1..] {
-                    add_edge(a, c);
-                }
+            for a in live.iter() {
+                or_into_row(&mut matrix, a, &live);
             }
         }
+    }
+    for a in 0..n {
+        for w in 0..words {
+            let mut bits = matrix[a * words + w];
+            while bits != 0 {
+                let b = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                matrix[b * words + a / 64] |= 1 << (a % 64);
+            }
+        }
+    }
+    for a in 0..n {
+        matrix[a * words + a / 64] &= !(1 << (a % 64));
     }
     let total: usize = matrix.iter().map(|w| w.count_ones() as usize).sum();
     let mut adj = Adjacency {
@@ -207,8 +219,13 @@ pub fn interference(p: &Program) -> Interference {
     };
     adj.start.push(0);
     for a in 0..n {
-        adj.list
-            .extend(BitSet::members(&matrix[a * words..(a + 1) * words]));
+        for (w, &word) in matrix[a * words..(a + 1) * words].iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                adj.list.push(w as u32 * 64 + bits.trailing_zeros());
+                bits &= bits - 1;
+            }
+        }
         adj.start.push(adj.list.len() as u32);
     }
     // Copy hints: a register defined by a move prefers its source's register.

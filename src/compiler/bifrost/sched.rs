@@ -46,7 +46,7 @@ use super::CompileError;
 use super::dag::{self, ORDER, WAW};
 use super::isel::{Program, Term};
 use super::ops::{Dst, Instr, Op, Src};
-use super::pack::{FauNeed, SClause, STuple, TuplePlan, plan_tuple};
+use super::pack::{FauNeed, SClause, STuple, TupleConsts, TuplePlan, plan_tuple};
 
 /// The scheduled program.
 pub struct Schedule {
@@ -59,46 +59,60 @@ pub struct Schedule {
     pub entry_deps: u8,
 }
 
+/// The embedded constants one tuple needs, as `const_count` counts them:
+/// none, a set (a sorted pair; a single constant pairs with itself), or
+/// more than two (such a tuple does not encode anyway, `plan_tuple`; it
+/// counts as a set of its own).
+fn tuple_consts(t: &STuple) -> TupleConsts {
+    let mut c = [0u32; 2];
+    let mut k = 0usize;
+    for (ins, fma) in [(&t.fma, true), (&t.add, false)] {
+        let Some(ins) = ins else { continue };
+        if ins.op.is_branch() {
+            continue;
+        }
+        for s in ins.encoded_srcs() {
+            if let Src::Imm(v) = *s
+                && !(fma && v == 0)
+                && !c[..k].contains(&v)
+            {
+                if k == 2 {
+                    return TupleConsts::Over;
+                }
+                c[k] = v;
+                k += 1;
+            }
+        }
+    }
+    match k {
+        0 => TupleConsts::None,
+        1 => TupleConsts::Set(c[0], c[0]),
+        _ => TupleConsts::Set(c[0].min(c[1]), c[0].max(c[1])),
+    }
+}
+
 /// Distinct constant sets of the clause's tuples (an upper bound of the
-/// 64-bit constant slots the packer needs). A tuple needing more than two
-/// constants does not encode anyway (`plan_tuple`); it counts as its own
-/// set. Nothing is allocated: the scheduler asks for every candidate.
+/// 64-bit constant slots the packer needs). A tuple's sets are kept in it
+/// once the scheduler has accepted it (`STuple::consts`); the last tuple's
+/// are computed. Nothing is allocated: the scheduler asks for every
+/// candidate.
 fn const_count(tuples: &[STuple]) -> usize {
     let mut distinct: [(u32, u32); 8] = [(0, 0); 8];
     let mut n = 0usize;
     let mut extra = 0usize;
-    for t in tuples {
-        let mut c = [0u32; 2];
-        let mut k = 0usize;
-        let mut over = false;
-        for (ins, fma) in [(&t.fma, true), (&t.add, false)] {
-            let Some(ins) = ins else { continue };
-            if ins.op.is_branch() {
+    let last = tuples.len().saturating_sub(1);
+    for (i, t) in tuples.iter().enumerate() {
+        let set = match t.consts {
+            Some(c) if i < last => c,
+            _ => tuple_consts(t),
+        };
+        let set = match set {
+            TupleConsts::None => continue,
+            TupleConsts::Over => {
+                extra += 1;
                 continue;
             }
-            for s in ins.encoded_srcs() {
-                if let Src::Imm(v) = *s
-                    && !(fma && v == 0)
-                    && !c[..k].contains(&v)
-                {
-                    if k == 2 {
-                        over = true;
-                    } else {
-                        c[k] = v;
-                        k += 1;
-                    }
-                }
-            }
-        }
-        if over {
-            extra += 1;
-            continue;
-        }
-        // A set as a sorted pair; a single constant pairs with itself.
-        let set = match k {
-            0 => continue,
-            1 => (c[0], c[0]),
-            _ => (c[0].min(c[1]), c[0].max(c[1])),
+            TupleConsts::Set(a, b) => (a, b),
         };
         if !distinct[..n].contains(&set) {
             if n == distinct.len() {
@@ -143,6 +157,7 @@ fn clause_ok(tuples: &mut [STuple]) -> bool {
     };
     if let Some(last) = tuples.last_mut() {
         last.plan = (n > 1).then_some(plan);
+        last.consts = Some(tuple_consts(last));
     }
     true
 }
@@ -179,8 +194,10 @@ impl Builder {
         } else if last.writes().iter().flatten().count() == 2 {
             let last = tuples.last_mut().expect("non-empty");
             let add = last.add.take();
-            // Its plan had the ADD instruction: plan it again when packing.
+            // Its plan and constants had the ADD instruction: plan it
+            // again when packing.
             last.plan = None;
+            last.consts = None;
             tuples.push(STuple::new(None, add));
             if !clause_ok(&mut tuples) {
                 // Move the split ADD into a clause of its own.

@@ -12,10 +12,22 @@ impl Isel<'_> {
     ) -> Result<SrcList, CompileError> {
         let dty = self.s.ty(d);
         let sty = srcs.first().map(|s| self.s.ty(*s)).unwrap_or(dty);
-        let args: Vec<SrcList> = srcs
-            .iter()
-            .map(|s| self.src(*s))
-            .collect::<Result<_, _>>()?;
+        // Up to four sources in place (every ALU op has at most three; a
+        // list per instruction was a measurable share of compile time).
+        let mut args_inline: [SrcList; 4] = Default::default();
+        let args_heap: Vec<SrcList>;
+        let args: &[SrcList] = if srcs.len() <= args_inline.len() {
+            for (slot, s) in args_inline.iter_mut().zip(srcs) {
+                *slot = self.src(*s)?;
+            }
+            &args_inline[..srcs.len()]
+        } else {
+            args_heap = srcs
+                .iter()
+                .map(|s| self.src(*s))
+                .collect::<Result<_, _>>()?;
+            &args_heap
+        };
         if let Some(first) = args.first()
             && let Some(lanes) = self.pack_unpack(op, first)?
         {
@@ -37,7 +49,7 @@ impl Isel<'_> {
             return Ok(args[0].clone());
         }
         // Lanes per component of each source.
-        let per: Vec<usize> = srcs
+        let per: InlineVec<usize, 4> = srcs
             .iter()
             .map(|s| lanes_per_comp(self.s.ty(*s)))
             .collect::<Result<_, _>>()?;
