@@ -493,7 +493,7 @@ fn layout_constants(needs: &[FauNeed], n: usize) -> Option<ConstLayout> {
         let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
         u64::from(lo) | (u64::from(hi) << 32)
     };
-    let mut pairs: Vec<u64> = Vec::new();
+    let mut pairs: Vec<u64> = Vec::with_capacity(9);
     let mut slot = vec![None; needs.len()];
     for (t, need) in needs.iter().enumerate() {
         if let FauNeed::Consts(c) = need

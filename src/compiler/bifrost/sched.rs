@@ -39,6 +39,7 @@
 //! It must never change registers, nor order two instructions against an
 //! edge of the dependency graph.
 
+use crate::compiler::inline_vec::InlineVec;
 use crate::hw::isa::Unit;
 use crate::hw::isa::clause::{ClauseHeader, FlowControl, max_constants};
 
@@ -92,19 +93,20 @@ fn tuple_consts(t: &STuple) -> TupleConsts {
 }
 
 /// Distinct constant sets of the clause's tuples (an upper bound of the
-/// 64-bit constant slots the packer needs). A tuple's sets are kept in it
-/// once the scheduler has accepted it (`STuple::consts`); the last tuple's
-/// are computed. Nothing is allocated: the scheduler asks for every
-/// candidate.
-fn const_count(tuples: &[STuple]) -> usize {
+/// 64-bit constant slots the packer needs), the last tuple's being
+/// `last` (the others' are kept in them once the scheduler has accepted
+/// them, `STuple::consts`). Nothing is allocated: the scheduler asks for
+/// every candidate.
+fn const_count(tuples: &[STuple], last: TupleConsts) -> usize {
     let mut distinct: [(u32, u32); 8] = [(0, 0); 8];
     let mut n = 0usize;
     let mut extra = 0usize;
-    let last = tuples.len().saturating_sub(1);
+    let end = tuples.len().saturating_sub(1);
     for (i, t) in tuples.iter().enumerate() {
         let set = match t.consts {
-            Some(c) if i < last => c,
-            _ => tuple_consts(t),
+            _ if i == end => last,
+            Some(c) => c,
+            None => tuple_consts(t),
         };
         let set = match set {
             TupleConsts::None => continue,
@@ -126,9 +128,10 @@ fn const_count(tuples: &[STuple]) -> usize {
     n + extra
 }
 
-/// The last tuple's plan if the clause (as it stands) can be encoded, the
-/// last tuple's writes aside (checked when the clause is closed).
-fn clause_plan(tuples: &[STuple]) -> Option<TuplePlan> {
+/// The last tuple's plan and constants if the clause (as it stands) can be
+/// encoded, the last tuple's writes aside (checked when the clause is
+/// closed).
+fn clause_plan(tuples: &[STuple]) -> Option<(TuplePlan, TupleConsts)> {
     let n = tuples.len();
     if n == 0 || n > 8 {
         return None;
@@ -145,19 +148,20 @@ fn clause_plan(tuples: &[STuple]) -> Option<TuplePlan> {
         tuples[i - 1].writes()
     };
     let plan = plan_tuple(&tuples[i], prev, writes, i == 0)?;
-    (const_count(tuples) <= max_constants(n)).then_some(plan)
+    let consts = tuple_consts(&tuples[i]);
+    (const_count(tuples, consts) <= max_constants(n)).then_some((plan, consts))
 }
 
 /// Whether the clause (as it stands) can be encoded; if so the last
 /// tuple keeps its plan for packing (a first tuple's is provisional).
 fn clause_ok(tuples: &mut [STuple]) -> bool {
     let n = tuples.len();
-    let Some(plan) = clause_plan(tuples) else {
+    let Some((plan, consts)) = clause_plan(tuples) else {
         return false;
     };
     if let Some(last) = tuples.last_mut() {
         last.plan = (n > 1).then_some(plan);
-        last.consts = Some(tuple_consts(last));
+        last.consts = Some(consts);
     }
     true
 }
@@ -179,7 +183,8 @@ impl Builder {
         if self.cur.is_empty() {
             return Ok(());
         }
-        let mut tuples = std::mem::take(&mut self.cur);
+        // A clause has at most 8 tuples (and a split one): room for them.
+        let mut tuples = std::mem::replace(&mut self.cur, Vec::with_capacity(9));
         // The last tuple may write only one register.
         let last = tuples.last().expect("non-empty");
         let paired = last.fma.as_ref().is_some_and(|f| f.op.needs_add_partner());
@@ -251,7 +256,10 @@ impl Builder {
             && *blk == block
             && br.is_none()
             && tuples.len() < 8
-            && const_count(tuples) == 0
+            && const_count(
+                tuples,
+                tuples.last().map_or(TupleConsts::None, tuple_consts),
+            ) == 0
             && !tuples.iter().any(|t| {
                 [&t.fma, &t.add]
                     .into_iter()
@@ -282,8 +290,8 @@ const MESSAGE_ATEST: u8 = 13;
 pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
     let fragment = p.fragment.is_some();
     let mut b = Builder {
-        clauses: Vec::new(),
-        cur: Vec::new(),
+        clauses: Vec::with_capacity(2 * p.blocks.len()),
+        cur: Vec::with_capacity(9),
         scratch: Vec::new(),
         add_scratch: Vec::new(),
     };
@@ -332,7 +340,8 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
     let block_entry =
         |blk: usize| -> Option<usize> { (blk < nb).then(|| block_clause[blk]).filter(|&c| c < n) };
     // Clause successors.
-    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+    // At most two successors each (fall-through and branch target).
+    let mut succ: Vec<InlineVec<usize, 2>> = vec![InlineVec::new(); n];
     for (ci, (blk, _, br)) in b.clauses.iter().enumerate() {
         let last_of_block = ci + 1 == n || b.clauses[ci + 1].0 != *blk;
         if !last_of_block {
@@ -358,7 +367,9 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
                 }
             }
         }
-        succ[ci].dedup();
+        if succ[ci].len() == 2 && succ[ci][0] == succ[ci][1] {
+            succ[ci].pop();
+        }
     }
     let mut preds = vec![0usize; n];
     for s in &succ {
