@@ -38,6 +38,7 @@ mod float_math;
 mod fragment;
 mod memory;
 mod pack_unpack;
+mod peephole;
 mod program;
 mod wide;
 
@@ -196,7 +197,7 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
     {
         b.term = Term::End;
     }
-    Ok(Program {
+    let mut program = Program {
         blocks,
         vreg_sizes: isel.vreg_sizes,
         preloads: isel.preloads,
@@ -212,7 +213,9 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         // BLEND writes r48 (see `Op::Blend`): nothing may live there.
         reserved: if fragment.is_some() { 1 << 48 } else { 0 },
         fragment,
-    })
+    };
+    peephole::run(&mut program);
+    Ok(program)
 }
 
 impl Isel<'_> {
@@ -253,7 +256,15 @@ impl Isel<'_> {
     }
 
     /// Emit `op` writing a fresh register; FAU operands are legalised first.
+    /// An integer op on immediates only is folded into an immediate
+    /// ([`Op::fold`], the semantics `backend_sim.rs` checks every op
+    /// variant against on the simulated core), and a `MUX` on an immediate
+    /// condition is the source it selects: division by a constant and the
+    /// 64-bit helpers meet both (`x / 7` compares 7 with 0).
     fn emit(&mut self, op: Op, srcs: &[Src]) -> Src {
+        if let Some(s) = fold_immediates(op, srcs) {
+            return s;
+        }
         let d = self.new_reg();
         self.emit_to(op, Dst::Reg(d), srcs);
         Src::Reg(d)
@@ -278,37 +289,13 @@ impl Isel<'_> {
         }
     }
 
-    /// Keep at most one 64-bit FAU slot per instruction: the first uniform
-    /// word, or up to two distinct immediates (`#0` is free on the FMA unit).
+    /// Keep at most one 64-bit FAU slot per instruction ([`FauUse`]);
+    /// operands beyond it are copied into registers.
     fn legalize(&mut self, op: Op, srcs: &[Src]) -> SrcList {
-        let fma = op.unit() == Unit::Fma;
-        let mut word: Option<u8> = None;
-        let mut imms: InlineVec<u32, 2> = InlineVec::new();
+        let mut fau = FauUse::new(op);
         let mut out = SrcList::new();
         for &s in srcs {
-            let keep = match s {
-                Src::Imm(0) if fma => true,
-                Src::Imm(v) => {
-                    if word.is_none() && (imms.contains(&v) || imms.len() < 2) {
-                        if !imms.contains(&v) {
-                            imms.push(v);
-                        }
-                        true
-                    } else {
-                        false
-                    }
-                }
-                Src::Uniform { word: w, .. } => {
-                    if imms.is_empty() && word.is_none_or(|x| x == w) {
-                        word = Some(w);
-                        true
-                    } else {
-                        false
-                    }
-                }
-                _ => true,
-            };
-            out.push(if keep { s } else { self.in_reg(s) });
+            out.push(if fau.admit(s) { s } else { self.in_reg(s) });
         }
         out
     }
@@ -488,6 +475,80 @@ impl Isel<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// One instruction's use of the FAU port: the first uniform word, or up to
+/// two distinct immediates (`#0` is free on the FMA unit).
+struct FauUse {
+    fma: bool,
+    word: Option<u8>,
+    imms: InlineVec<u32, 2>,
+}
+
+impl FauUse {
+    fn new(op: Op) -> FauUse {
+        FauUse {
+            fma: op.unit() == Unit::Fma,
+            word: None,
+            imms: InlineVec::new(),
+        }
+    }
+
+    /// Whether source `s` can be read in place next to those admitted so
+    /// far (it is then counted).
+    fn admit(&mut self, s: Src) -> bool {
+        match s {
+            Src::Imm(0) if self.fma => true,
+            Src::Imm(v) => {
+                if self.word.is_none() && (self.imms.contains(&v) || self.imms.len() < 2) {
+                    if !self.imms.contains(&v) {
+                        self.imms.push(v);
+                    }
+                    true
+                } else {
+                    false
+                }
+            }
+            Src::Uniform { word: w, .. } => {
+                if self.imms.is_empty() && self.word.is_none_or(|x| x == w) {
+                    self.word = Some(w);
+                    true
+                } else {
+                    false
+                }
+            }
+            _ => true,
+        }
+    }
+}
+
+/// `op` on `srcs` as an operand without an instruction, if its result is
+/// known at compile time (integer ops only: no float rounding question).
+fn fold_immediates(op: Op, srcs: &[Src]) -> Option<Src> {
+    match op {
+        Op::MuxI32 => match srcs {
+            [a, b, Src::Imm(c)] => Some(if *c == 0 { *a } else { *b }),
+            _ => None,
+        },
+        Op::IaddS32
+        | Op::IsubS32
+        | Op::ImulI32
+        | Op::IabsS32
+        | Op::Shift { .. }
+        | Op::ArshiftI32
+        | Op::Icmp { .. }
+        | Op::CselI32Eq => {
+            let mut vals: InlineVec<u32, 4> = InlineVec::new();
+            for s in srcs {
+                match s {
+                    Src::Imm(v) => vals.push(*v),
+                    _ => return None,
+                }
+            }
+            op.fold(&vals).map(Src::Imm)
+        }
+        _ => None,
     }
 }
 
