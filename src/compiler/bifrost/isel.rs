@@ -73,6 +73,10 @@ struct Isel<'a> {
     used: ValueSet,
     /// Fragment shaders: inputs, built-ins and outputs seen.
     frag: fragment::FragState,
+    /// By virtual register: the 32-bit lane an `ine x, 0` result in that
+    /// register tests (a branch or `MUX` reads `x` itself: both test for
+    /// zero).
+    nonzero: Vec<Option<Src>>,
 }
 
 /// A set of values as a dense bit per value index (ids are dense after
@@ -161,6 +165,7 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         varyings: BTreeMap::new(),
         used,
         frag: fragment::FragState::default(),
+        nonzero: Vec::new(),
     };
     if s.stage == Stage::Fragment && fragment::stores_output_nested(&s.body) {
         return Err(unsupported(
@@ -279,6 +284,21 @@ impl Isel<'_> {
         let mut i = Instr::new(Op::MovI32, Some(Dst::Reg(dst)), [src]);
         i.partial = partial;
         self.push(i);
+    }
+
+    /// What a branch or `MUX` may test for zero instead of boolean `c`:
+    /// `x` for `c = ine x, 0` (the compare is then often unread and
+    /// dropped by `peephole`).
+    fn truth(&self, c: Src) -> Src {
+        match c {
+            Src::Reg(r) => self
+                .nonzero
+                .get(r.index as usize)
+                .copied()
+                .flatten()
+                .unwrap_or(c),
+            _ => c,
+        }
     }
 
     /// A register holding `s`.
@@ -405,12 +425,23 @@ impl Isel<'_> {
             IrOp::Alu(a) => {
                 let d = dst.ok_or_else(|| CompileError::Malformed("alu without dst".into()))?;
                 let lanes = self.alu(a.op, d, &a.srcs)?;
+                if a.op == AluOp::Ine && lanes.len() == 1 && self.s.ty(a.srcs[0]).bits == 32 {
+                    let (x, y) = (self.src(a.srcs[0])?[0], self.src(a.srcs[1])?[0]);
+                    if let ((v, Src::Imm(0)) | (Src::Imm(0), v), Src::Reg(r)) = ((x, y), lanes[0]) {
+                        let i = r.index as usize;
+                        if i >= self.nonzero.len() {
+                            self.nonzero.resize(i + 1, None);
+                        }
+                        self.nonzero[i] = Some(v);
+                    }
+                }
                 self.define(d, lanes);
             }
             IrOp::Intrinsic(intr) => self.intrinsic(intr, dst)?,
             IrOp::If(f) => {
                 let results = self.lane_regs(&i.dsts)?;
                 let cond = self.src(f.cond)?[0];
+                let cond = self.truth(cond);
                 let cond = self.in_reg(cond);
                 let then_b = self.new_block();
                 let else_b = self.new_block();

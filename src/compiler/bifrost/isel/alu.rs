@@ -212,7 +212,7 @@ impl Isel<'_> {
                     .collect());
             }
             Bcsel => {
-                let c = x[0];
+                let c = self.truth(x[0]);
                 let (t, f) = (a(1), a(2));
                 return Ok(t.iter().zip(&f).map(|(&t, &f)| self.mux(f, t, c)).collect());
             }
