@@ -77,6 +77,10 @@ struct Isel<'a> {
     /// register tests (a branch or `MUX` reads `x` itself: both test for
     /// zero).
     nonzero: Vec<Option<Src>>,
+    /// Uniform words copied into registers in the current block (a 64-bit
+    /// address plus a constant needs the uniform and the constant in one
+    /// instruction, which the FAU port cannot give).
+    uniform_regs: Vec<(Src, Src)>,
 }
 
 /// A set of values as a dense bit per value index (ids are dense after
@@ -166,6 +170,7 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         used,
         frag: fragment::FragState::default(),
         nonzero: Vec::new(),
+        uniform_regs: Vec::new(),
     };
     if s.stage == Stage::Fragment && fragment::stores_output_nested(&s.body) {
         return Err(unsupported(
@@ -247,6 +252,17 @@ impl Isel<'_> {
     fn start_block(&mut self, b: usize) {
         self.order.push(b);
         self.cur = b;
+        self.uniform_regs.clear();
+    }
+
+    /// A register holding uniform `u`, copied once per block.
+    fn uniform_in_reg(&mut self, u: Src) -> Src {
+        if let Some(&(_, r)) = self.uniform_regs.iter().find(|(k, _)| *k == u) {
+            return r;
+        }
+        let r = self.in_reg(u);
+        self.uniform_regs.push((u, r));
+        r
     }
 
     fn push(&mut self, i: Instr) {

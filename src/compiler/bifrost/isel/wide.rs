@@ -15,8 +15,15 @@ impl Isel<'_> {
             };
             return vec![a[0], hi];
         }
-        let lo = self.emit(Op::IaddS32, &[a[0], b[0]]);
-        let carry = self.icmp(IcmpType::U32, Cmp::Gt, a[0], lo);
+        // A uniform base plus a constant (a UBO/SSBO field): the uniform
+        // is copied to a register once per block, not the constant once
+        // per address.
+        let a0 = match (a[0], b[0]) {
+            (u @ Src::Uniform { .. }, Src::Imm(_)) => self.uniform_in_reg(u),
+            (x, _) => x,
+        };
+        let lo = self.emit(Op::IaddS32, &[a0, b[0]]);
+        let carry = self.icmp(IcmpType::U32, Cmp::Gt, a0, lo);
         let hi = if b[1] == ZERO {
             a[1]
         } else {
