@@ -361,23 +361,38 @@ impl Isel<'_> {
             .collect()
     }
 
-    /// Copy values into lane registers as a parallel copy.
+    /// Copy values into lane registers as a parallel copy. Only when a
+    /// source register is also a destination (loop parameters passed on
+    /// rotated: `continue`) do the copies go through temporaries; `if`
+    /// results and loop results are fresh registers no source reads.
     fn copy_values(&mut self, dsts: &[Vec<Reg>], vals: &[Value]) -> Result<(), CompileError> {
-        let mut temps = Vec::new();
+        let mut pairs = Vec::new();
         for (d, v) in dsts.iter().zip(vals) {
             let lanes = self.src(*v)?;
             if lanes.len() != d.len() {
                 return Err(CompileError::Malformed("copy of mismatched types".into()));
             }
-            for (&dr, &s) in d.iter().zip(&lanes) {
-                // Sources that are not registers cannot be overwritten by the copies.
-                if matches!(s, Src::Reg(_)) {
-                    let t = self.new_reg();
-                    self.mov_to(t, s, false);
-                    temps.push((dr, Src::Reg(t)));
-                } else {
-                    temps.push((dr, s));
-                }
+            pairs.extend(d.iter().copied().zip(lanes.iter().copied()));
+        }
+        let overlap = pairs.iter().any(|(_, s)| match s {
+            Src::Reg(r) => pairs.iter().any(|(d, _)| d.index == r.index),
+            _ => false,
+        });
+        if !overlap {
+            for (d, s) in pairs {
+                self.mov_to(d, s, false);
+            }
+            return Ok(());
+        }
+        let mut temps = Vec::new();
+        for (dr, s) in pairs {
+            // Sources that are not registers cannot be overwritten by the copies.
+            if matches!(s, Src::Reg(_)) {
+                let t = self.new_reg();
+                self.mov_to(t, s, false);
+                temps.push((dr, Src::Reg(t)));
+            } else {
+                temps.push((dr, s));
             }
         }
         for (d, s) in temps {
