@@ -488,6 +488,46 @@ fn signed_division_and_bit_queries_match_interpreter() {
     differential(SIGNED, |va| vec![va], &init, [2, 1, 1]);
 }
 
+const SHIFT_LOGIC: &str = include_str!("programs/shift_logic.ir");
+
+/// Shifts feeding logic ops and masks feeding shifts (fused by
+/// `isel/peephole.rs` into one `{L,R}SHIFT_{AND,OR,XOR}`), multiplies by
+/// powers of two, run-time division (shift-and-subtract) and signed
+/// division by constants, on inputs with extreme shift counts and divisors.
+#[test]
+fn fused_shifts_and_division_match_interpreter() {
+    let mut init = vec![0u8; 256 + 64 * 16];
+    let pairs: [(u32, u32); 16] = [
+        (0xdead_beef, 0x0000_0005),
+        (0xffff_ffff, 0xffff_ffff),
+        (0x8000_0000, 0),
+        (0, 0x1f),
+        (0x1234_5678, 0x20),
+        (0xf0f0_f0f0, 0x0f0f_0f0f),
+        (7, 0xffff_ffe1),
+        (0x7fff_ffff, 1),
+        (0x8765_4321, 0x8765_4322),
+        (100, 7),
+        (0xffff_fff9, 3),
+        (31, 33),
+        (0x0001_0000, 0x0000_ff00),
+        (0xfedc_ba98, 0x8000_0000),
+        (1, 0xffff_ffff),
+        (0x5555_5555, 0xaaaa_aaab),
+    ];
+    for (i, (a, b)) in pairs.iter().enumerate() {
+        init[8 * i..8 * i + 4].copy_from_slice(&a.to_le_bytes());
+        init[8 * i + 4..8 * i + 8].copy_from_slice(&b.to_le_bytes());
+    }
+    let (binary, _) = differential::differential_run(SHIFT_LOGIC, |va| vec![va], &init, [2, 1, 1]);
+    // The fused forms are there: ~(x >> 3), (x & 0xff) << 4 and
+    // (y & 0xff00) >> 8 as one instruction each.
+    let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+    assert!(text.contains("RSHIFT_OR.i32.not"), "{text}");
+    assert!(text.contains("0x00000ff0"), "{text}");
+    assert!(text.contains("RSHIFT_AND.i32"), "{text}");
+}
+
 // ---------------------------------------------------------------------------
 // Random programs: straight-line integer arithmetic, selects, nested ifs
 // with results and counted loops over four per-lane inputs, two uniforms and

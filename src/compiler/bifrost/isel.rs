@@ -38,6 +38,7 @@ mod float_math;
 mod fragment;
 mod memory;
 mod pack_unpack;
+mod peephole;
 mod program;
 mod wide;
 
@@ -72,6 +73,14 @@ struct Isel<'a> {
     used: ValueSet,
     /// Fragment shaders: inputs, built-ins and outputs seen.
     frag: fragment::FragState,
+    /// By virtual register: the 32-bit lane an `ine x, 0` result in that
+    /// register tests (a branch or `MUX` reads `x` itself: both test for
+    /// zero).
+    nonzero: Vec<Option<Src>>,
+    /// Uniform words copied into registers in the current block (a 64-bit
+    /// address plus a constant needs the uniform and the constant in one
+    /// instruction, which the FAU port cannot give).
+    uniform_regs: Vec<(Src, Src)>,
 }
 
 /// A set of values as a dense bit per value index (ids are dense after
@@ -160,6 +169,8 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         varyings: BTreeMap::new(),
         used,
         frag: fragment::FragState::default(),
+        nonzero: Vec::new(),
+        uniform_regs: Vec::new(),
     };
     if s.stage == Stage::Fragment && fragment::stores_output_nested(&s.body) {
         return Err(unsupported(
@@ -196,7 +207,7 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
     {
         b.term = Term::End;
     }
-    Ok(Program {
+    let mut program = Program {
         blocks,
         vreg_sizes: isel.vreg_sizes,
         preloads: isel.preloads,
@@ -212,7 +223,9 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         // BLEND writes r48 (see `Op::Blend`): nothing may live there.
         reserved: if fragment.is_some() { 1 << 48 } else { 0 },
         fragment,
-    })
+    };
+    peephole::run(&mut program);
+    Ok(program)
 }
 
 impl Isel<'_> {
@@ -239,6 +252,17 @@ impl Isel<'_> {
     fn start_block(&mut self, b: usize) {
         self.order.push(b);
         self.cur = b;
+        self.uniform_regs.clear();
+    }
+
+    /// A register holding uniform `u`, copied once per block.
+    fn uniform_in_reg(&mut self, u: Src) -> Src {
+        if let Some(&(_, r)) = self.uniform_regs.iter().find(|(k, _)| *k == u) {
+            return r;
+        }
+        let r = self.in_reg(u);
+        self.uniform_regs.push((u, r));
+        r
     }
 
     fn push(&mut self, i: Instr) {
@@ -253,7 +277,15 @@ impl Isel<'_> {
     }
 
     /// Emit `op` writing a fresh register; FAU operands are legalised first.
+    /// An integer op on immediates only is folded into an immediate
+    /// ([`Op::fold`], the semantics `backend_sim.rs` checks every op
+    /// variant against on the simulated core), and a `MUX` on an immediate
+    /// condition is the source it selects: division by a constant and the
+    /// 64-bit helpers meet both (`x / 7` compares 7 with 0).
     fn emit(&mut self, op: Op, srcs: &[Src]) -> Src {
+        if let Some(s) = fold_immediates(op, srcs) {
+            return s;
+        }
         let d = self.new_reg();
         self.emit_to(op, Dst::Reg(d), srcs);
         Src::Reg(d)
@@ -270,6 +302,21 @@ impl Isel<'_> {
         self.push(i);
     }
 
+    /// What a branch or `MUX` may test for zero instead of boolean `c`:
+    /// `x` for `c = ine x, 0` (the compare is then often unread and
+    /// dropped by `peephole`).
+    fn truth(&self, c: Src) -> Src {
+        match c {
+            Src::Reg(r) => self
+                .nonzero
+                .get(r.index as usize)
+                .copied()
+                .flatten()
+                .unwrap_or(c),
+            _ => c,
+        }
+    }
+
     /// A register holding `s`.
     fn in_reg(&mut self, s: Src) -> Src {
         match s {
@@ -278,37 +325,13 @@ impl Isel<'_> {
         }
     }
 
-    /// Keep at most one 64-bit FAU slot per instruction: the first uniform
-    /// word, or up to two distinct immediates (`#0` is free on the FMA unit).
+    /// Keep at most one 64-bit FAU slot per instruction ([`FauUse`]);
+    /// operands beyond it are copied into registers.
     fn legalize(&mut self, op: Op, srcs: &[Src]) -> SrcList {
-        let fma = op.unit() == Unit::Fma;
-        let mut word: Option<u8> = None;
-        let mut imms: InlineVec<u32, 2> = InlineVec::new();
+        let mut fau = FauUse::new(op);
         let mut out = SrcList::new();
         for &s in srcs {
-            let keep = match s {
-                Src::Imm(0) if fma => true,
-                Src::Imm(v) => {
-                    if word.is_none() && (imms.contains(&v) || imms.len() < 2) {
-                        if !imms.contains(&v) {
-                            imms.push(v);
-                        }
-                        true
-                    } else {
-                        false
-                    }
-                }
-                Src::Uniform { word: w, .. } => {
-                    if imms.is_empty() && word.is_none_or(|x| x == w) {
-                        word = Some(w);
-                        true
-                    } else {
-                        false
-                    }
-                }
-                _ => true,
-            };
-            out.push(if keep { s } else { self.in_reg(s) });
+            out.push(if fau.admit(s) { s } else { self.in_reg(s) });
         }
         out
     }
@@ -338,23 +361,38 @@ impl Isel<'_> {
             .collect()
     }
 
-    /// Copy values into lane registers as a parallel copy.
+    /// Copy values into lane registers as a parallel copy. Only when a
+    /// source register is also a destination (loop parameters passed on
+    /// rotated: `continue`) do the copies go through temporaries; `if`
+    /// results and loop results are fresh registers no source reads.
     fn copy_values(&mut self, dsts: &[Vec<Reg>], vals: &[Value]) -> Result<(), CompileError> {
-        let mut temps = Vec::new();
+        let mut pairs = Vec::new();
         for (d, v) in dsts.iter().zip(vals) {
             let lanes = self.src(*v)?;
             if lanes.len() != d.len() {
                 return Err(CompileError::Malformed("copy of mismatched types".into()));
             }
-            for (&dr, &s) in d.iter().zip(&lanes) {
-                // Sources that are not registers cannot be overwritten by the copies.
-                if matches!(s, Src::Reg(_)) {
-                    let t = self.new_reg();
-                    self.mov_to(t, s, false);
-                    temps.push((dr, Src::Reg(t)));
-                } else {
-                    temps.push((dr, s));
-                }
+            pairs.extend(d.iter().copied().zip(lanes.iter().copied()));
+        }
+        let overlap = pairs.iter().any(|(_, s)| match s {
+            Src::Reg(r) => pairs.iter().any(|(d, _)| d.index == r.index),
+            _ => false,
+        });
+        if !overlap {
+            for (d, s) in pairs {
+                self.mov_to(d, s, false);
+            }
+            return Ok(());
+        }
+        let mut temps = Vec::new();
+        for (dr, s) in pairs {
+            // Sources that are not registers cannot be overwritten by the copies.
+            if matches!(s, Src::Reg(_)) {
+                let t = self.new_reg();
+                self.mov_to(t, s, false);
+                temps.push((dr, Src::Reg(t)));
+            } else {
+                temps.push((dr, s));
             }
         }
         for (d, s) in temps {
@@ -418,12 +456,23 @@ impl Isel<'_> {
             IrOp::Alu(a) => {
                 let d = dst.ok_or_else(|| CompileError::Malformed("alu without dst".into()))?;
                 let lanes = self.alu(a.op, d, &a.srcs)?;
+                if a.op == AluOp::Ine && lanes.len() == 1 && self.s.ty(a.srcs[0]).bits == 32 {
+                    let (x, y) = (self.src(a.srcs[0])?[0], self.src(a.srcs[1])?[0]);
+                    if let ((v, Src::Imm(0)) | (Src::Imm(0), v), Src::Reg(r)) = ((x, y), lanes[0]) {
+                        let i = r.index as usize;
+                        if i >= self.nonzero.len() {
+                            self.nonzero.resize(i + 1, None);
+                        }
+                        self.nonzero[i] = Some(v);
+                    }
+                }
                 self.define(d, lanes);
             }
             IrOp::Intrinsic(intr) => self.intrinsic(intr, dst)?,
             IrOp::If(f) => {
                 let results = self.lane_regs(&i.dsts)?;
                 let cond = self.src(f.cond)?[0];
+                let cond = self.truth(cond);
                 let cond = self.in_reg(cond);
                 let then_b = self.new_block();
                 let else_b = self.new_block();
@@ -488,6 +537,80 @@ impl Isel<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// One instruction's use of the FAU port: the first uniform word, or up to
+/// two distinct immediates (`#0` is free on the FMA unit).
+struct FauUse {
+    fma: bool,
+    word: Option<u8>,
+    imms: InlineVec<u32, 2>,
+}
+
+impl FauUse {
+    fn new(op: Op) -> FauUse {
+        FauUse {
+            fma: op.unit() == Unit::Fma,
+            word: None,
+            imms: InlineVec::new(),
+        }
+    }
+
+    /// Whether source `s` can be read in place next to those admitted so
+    /// far (it is then counted).
+    fn admit(&mut self, s: Src) -> bool {
+        match s {
+            Src::Imm(0) if self.fma => true,
+            Src::Imm(v) => {
+                if self.word.is_none() && (self.imms.contains(&v) || self.imms.len() < 2) {
+                    if !self.imms.contains(&v) {
+                        self.imms.push(v);
+                    }
+                    true
+                } else {
+                    false
+                }
+            }
+            Src::Uniform { word: w, .. } => {
+                if self.imms.is_empty() && self.word.is_none_or(|x| x == w) {
+                    self.word = Some(w);
+                    true
+                } else {
+                    false
+                }
+            }
+            _ => true,
+        }
+    }
+}
+
+/// `op` on `srcs` as an operand without an instruction, if its result is
+/// known at compile time (integer ops only: no float rounding question).
+fn fold_immediates(op: Op, srcs: &[Src]) -> Option<Src> {
+    match op {
+        Op::MuxI32 => match srcs {
+            [a, b, Src::Imm(c)] => Some(if *c == 0 { *a } else { *b }),
+            _ => None,
+        },
+        Op::IaddS32
+        | Op::IsubS32
+        | Op::ImulI32
+        | Op::IabsS32
+        | Op::Shift { .. }
+        | Op::ArshiftI32
+        | Op::Icmp { .. }
+        | Op::CselI32Eq => {
+            let mut vals: InlineVec<u32, 4> = InlineVec::new();
+            for s in srcs {
+                match s {
+                    Src::Imm(v) => vals.push(*v),
+                    _ => return None,
+                }
+            }
+            op.fold(&vals).map(Src::Imm)
+        }
+        _ => None,
     }
 }
 

@@ -224,7 +224,7 @@ impl Isel<'_> {
                     .collect());
             }
             Bcsel => {
-                let c = x[0];
+                let c = self.truth(x[0]);
                 let (t, f) = (a(1), a(2));
                 return Ok(t.iter().zip(&f).map(|(&t, &f)| self.mux(f, t, c)).collect());
             }
@@ -318,7 +318,14 @@ impl Isel<'_> {
         let r = match op {
             Iadd => self.emit(Op::IaddS32, &[s0, a(1)[0]]),
             Isub => self.emit(Op::IsubS32, &[s0, a(1)[0]]),
-            Imul => self.emit(Op::ImulI32, &[s0, a(1)[0]]),
+            // A power of two is a shift (which `peephole` can fuse with a
+            // mask or a logic op; `IMUL` fuses with nothing).
+            Imul => match (s0, a(1)[0]) {
+                (x, Src::Imm(c)) | (Src::Imm(c), x) if c.is_power_of_two() => {
+                    self.shift(ShiftOp::LshiftOr, x, ZERO, Src::Imm(c.trailing_zeros()))
+                }
+                (x, y) => self.emit(Op::ImulI32, &[x, y]),
+            },
             UmulHigh => self.umul_high(s0, a(1)[0]),
             Ineg => self.emit(Op::IsubS32, &[ZERO, s0]),
             Iabs => self.emit(Op::IabsS32, &[s0]),

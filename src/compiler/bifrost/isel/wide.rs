@@ -15,8 +15,15 @@ impl Isel<'_> {
             };
             return vec![a[0], hi];
         }
-        let lo = self.emit(Op::IaddS32, &[a[0], b[0]]);
-        let carry = self.icmp(IcmpType::U32, Cmp::Gt, a[0], lo);
+        // A uniform base plus a constant (a UBO/SSBO field): the uniform
+        // is copied to a register once per block, not the constant once
+        // per address.
+        let a0 = match (a[0], b[0]) {
+            (u @ Src::Uniform { .. }, Src::Imm(_)) => self.uniform_in_reg(u),
+            (x, _) => x,
+        };
+        let lo = self.emit(Op::IaddS32, &[a0, b[0]]);
+        let carry = self.icmp(IcmpType::U32, Cmp::Gt, a0, lo);
         let hi = if b[1] == ZERO {
             a[1]
         } else {
@@ -79,8 +86,8 @@ impl Isel<'_> {
 
     /// Unsigned 32-bit division and remainder. Powers of two are shifts,
     /// other constants a multiply by their [`DivMagic`]; a divisor only
-    /// known at run time is an unrolled restoring division (exact, integer
-    /// only; x / 0 = all ones and x % 0 = x, as the IR defines them).
+    /// known at run time is an unrolled shift-and-subtract division (exact,
+    /// integer only; x / 0 = all ones and x % 0 = x, as the IR defines them).
     pub(super) fn udivmod(&mut self, x: Src, y: Src) -> (Src, Src) {
         if let Src::Imm(d) = y {
             if d == 0 {
@@ -107,35 +114,31 @@ impl Isel<'_> {
             let r = self.emit(Op::IsubS32, &[x, qd]);
             return (q, r);
         }
+        // Shift-and-subtract from the top bit down: at step i the running
+        // remainder r is below y << (i + 1), so y fits into it at bit i
+        // exactly when (r >> i) >= y, and then y << i (no overflow: it is
+        // at most r) is subtracted. y = 0 gives q = all ones and r = x.
+        // The quotient bits are collected as a prefix XOR, one instruction
+        // each: p ^= ge << i flips bits i..=31 when bit i of q is set, so
+        // bit j of p is the XOR of q's bits 0..=j and q = p ^ (p << 1) at
+        // the end. Five instructions per bit (the
+        // remainder kept in its own register and the quotient shifted in
+        // took seven).
         let y = self.in_reg(y);
-        let mut q = ZERO;
-        let mut r = ZERO;
+        let mut r = x;
+        let mut p = ZERO;
         for i in (0..32).rev() {
-            // r = (r << 1) | ((x >> i) & 1)
-            let bit = self.emit(
-                Op::Shift {
-                    op: ShiftOp::RshiftAnd,
-                    not1: false,
-                    not_result: false,
-                },
-                &[x, Src::Imm(1), Src::Imm(i)],
-            );
-            r = if r == ZERO {
-                bit
+            let top = if i == 0 {
+                r
             } else {
-                self.shift(ShiftOp::LshiftOr, r, bit, Src::Imm(1))
+                self.shift(ShiftOp::RshiftOr, r, ZERO, Src::Imm(i))
             };
-            // if r >= y { r -= y; q |= 1 << i }
-            let ge = self.icmp(IcmpType::U32, Cmp::Ge, r, y);
-            let sub = self.emit(Op::IsubS32, &[r, y]);
-            r = self.mux(r, sub, ge);
-            q = if q == ZERO {
-                self.emit(Op::IsubS32, &[ZERO, ge])
-            } else {
-                let q2 = self.shift(ShiftOp::LshiftOr, q, ZERO, Src::Imm(1));
-                self.emit(Op::IsubS32, &[q2, ge])
-            };
+            let ge = self.icmp(IcmpType::U32, Cmp::Ge, top, y);
+            let sub = self.shift(ShiftOp::LshiftAnd, y, ge, Src::Imm(i));
+            r = self.emit(Op::IsubS32, &[r, sub]);
+            p = self.shift(ShiftOp::LshiftXor, ge, p, Src::Imm(i));
         }
+        let q = self.shift(ShiftOp::LshiftXor, p, p, Src::Imm(1));
         (q, r)
     }
 
