@@ -90,6 +90,65 @@ fn buffer_create_requirements_bind() {
     }
 }
 
+/// A buffer that descriptors can name asks for memory aligned to the
+/// matching descriptor offset limit (vkGetBufferMemoryRequirements), and a
+/// binding offset below it is refused.
+#[test]
+fn descriptor_buffers_align_to_the_offset_limits() {
+    let gpu = Gpu::new();
+    // SAFETY: valid handles throughout.
+    let limits = unsafe {
+        gpu.instance
+            .get_physical_device_properties(gpu.physical_device)
+            .limits
+    };
+    let usages = [
+        (
+            vk::BufferUsageFlags::UNIFORM_BUFFER,
+            limits.min_uniform_buffer_offset_alignment,
+        ),
+        (
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+            limits.min_storage_buffer_offset_alignment,
+        ),
+        (
+            vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER,
+            limits.min_texel_buffer_offset_alignment,
+        ),
+        (
+            vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::STORAGE_BUFFER,
+            limits.min_storage_buffer_offset_alignment,
+        ),
+    ];
+    for (usage, limit) in usages {
+        let info = vk::BufferCreateInfo::default().size(100).usage(usage);
+        // SAFETY: valid handles throughout.
+        unsafe {
+            let buffer = gpu.device.create_buffer(&info, None).unwrap();
+            let req = gpu.device.get_buffer_memory_requirements(buffer);
+            assert!(req.alignment.is_power_of_two(), "{usage:?}");
+            assert_eq!(
+                req.alignment % limit,
+                0,
+                "{usage:?}: {} vs {limit}",
+                req.alignment
+            );
+            let mem = allocate(&gpu, 4 * req.alignment).unwrap();
+            assert!(
+                gpu.device
+                    .bind_buffer_memory(buffer, mem, req.alignment / 2)
+                    .is_err(),
+                "{usage:?}: offset below the alignment"
+            );
+            gpu.device
+                .bind_buffer_memory(buffer, mem, 2 * req.alignment)
+                .unwrap();
+            gpu.device.destroy_buffer(buffer, None);
+            gpu.device.free_memory(mem, None);
+        }
+    }
+}
+
 #[test]
 fn bad_allocations_fail_cleanly_and_leak_nothing() {
     let gpu = Gpu::new();

@@ -13,6 +13,11 @@ use crate::vk::handle::Object;
 /// buffer memory (attribute buffers, uniform buffers).
 pub const BUFFER_ALIGNMENT: u64 = 64;
 
+/// `minUniformBufferOffsetAlignment`, `minStorageBufferOffsetAlignment` and
+/// `minTexelBufferOffsetAlignment` (the limit the 1.0 spec asks of them is
+/// at most 256).
+pub const DESCRIPTOR_OFFSET_ALIGNMENT: u64 = 256;
+
 pub struct Buffer {
     pub size: u64,
     pub usage: vk::BufferUsageFlags,
@@ -44,16 +49,32 @@ impl Buffer {
         })
     }
 
+    /// The alignment of the buffer's memory: a buffer that descriptors
+    /// can name gets the descriptor offset limits' (the spec's
+    /// vkGetBufferMemoryRequirements: for uniform, storage and texel buffer
+    /// usage, `alignment` is a multiple of the matching `min*OffsetAlignment`).
+    pub fn alignment(&self) -> u64 {
+        let described = vk::BufferUsageFlags::UNIFORM_BUFFER
+            | vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
+            | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER;
+        if self.usage.intersects(described) {
+            DESCRIPTOR_OFFSET_ALIGNMENT
+        } else {
+            BUFFER_ALIGNMENT
+        }
+    }
+
     pub fn requirements(&self) -> vk::MemoryRequirements {
         vk::MemoryRequirements {
             size: self.size.next_multiple_of(BUFFER_ALIGNMENT),
-            alignment: BUFFER_ALIGNMENT,
+            alignment: self.alignment(),
             memory_type_bits: 1,
         }
     }
 
     pub fn bind(&self, memory: &DeviceMemory, offset: u64) -> VkResult<()> {
-        if !offset.is_multiple_of(BUFFER_ALIGNMENT)
+        if !offset.is_multiple_of(self.alignment())
             || offset
                 .checked_add(self.size)
                 .is_none_or(|e| e > memory.size)
