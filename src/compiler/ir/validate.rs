@@ -321,7 +321,7 @@ impl<'a> Validator<'a> {
     }
 
     fn region(&mut self, region: &'a Region, kind: RegionKind) -> VResult {
-        let mut scope = Vec::new();
+        let mut scope = Vec::with_capacity(region.instrs.len());
         let r = self.region_inner(region, kind, &mut scope);
         for v in scope {
             self.visible[v.index()] = false;
@@ -391,10 +391,22 @@ impl<'a> Validator<'a> {
 
     fn instr(&mut self, instr: &'a Instr, kind: RegionKind, scope: &mut Vec<Value>) -> VResult {
         // Direct sources first (they must be visible before the definitions).
-        let mut src_tys = Vec::new();
-        for &v in instr.srcs() {
-            src_tys.push(self.use_(v)?);
-        }
+        // Up to four in place (no allocation per instruction).
+        let srcs = instr.srcs();
+        let mut inline = [ValueType::U32; 4];
+        let heap: Vec<ValueType>;
+        let src_tys: &[ValueType] = if srcs.len() <= inline.len() {
+            for (slot, &v) in inline.iter_mut().zip(srcs) {
+                *slot = self.use_(v)?;
+            }
+            &inline[..srcs.len()]
+        } else {
+            heap = srcs
+                .iter()
+                .map(|&v| self.use_(v))
+                .collect::<Result<_, _>>()?;
+            &heap
+        };
         let one_dst = |this: &Self| -> Result<ValueType, ValidationError> {
             if instr.dsts.len() != 1 {
                 return this.fail("expected exactly one result");
@@ -419,7 +431,7 @@ impl<'a> Validator<'a> {
                 if a.srcs.len() != a.op.num_srcs() {
                     return self.fail(format!("{} takes {} sources", a.op.name(), a.op.num_srcs()));
                 }
-                if let Err(e) = check_alu(a.op, t, &src_tys) {
+                if let Err(e) = check_alu(a.op, t, src_tys) {
                     return self.fail(e);
                 }
             }
@@ -446,7 +458,7 @@ impl<'a> Validator<'a> {
                         .fail("swizzle components must exist in the source and match the result");
                 }
             }
-            Op::Intrinsic(i) => self.intrinsic(instr, i, &src_tys)?,
+            Op::Intrinsic(i) => self.intrinsic(instr, i, src_tys)?,
             Op::If(f) => {
                 if src_tys[0] != ValueType::BOOL {
                     return self.fail("if condition must be a scalar boolean");
@@ -471,7 +483,7 @@ impl<'a> Validator<'a> {
                     return self.fail("loop needs one init per param");
                 }
                 let mut ptys = Vec::new();
-                for (&p, &it) in l.params.iter().zip(&src_tys) {
+                for (&p, &it) in l.params.iter().zip(src_tys) {
                     let t = self.ty(p)?;
                     if t != it {
                         return self.fail(format!("loop param {p} and its init differ in type"));

@@ -233,7 +233,7 @@ impl PushUniformLayout {
 /// Lower sysvals and push constants (see the module doc); returns the layout.
 pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
     use sysval_offset::*;
-    let mut consts: HashMap<Value, u64> = HashMap::new();
+    let mut consts: rustc_hash::FxHashMap<Value, u64> = Default::default();
     shader.body.for_each_instr(&mut |i| {
         if let (Op::Const(c), [d]) = (&i.op, i.dsts.as_slice())
             && c.values.len() == 1
