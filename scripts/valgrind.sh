@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Runs the loader-level programs once under valgrind's memcheck: the
-# `timestamps` example and the loader-level test binaries (instance, memory,
-# sync, query, device_lost, vk_lifetimes, pipeline_cache, timeline), one test
-# thread each.
+# `timestamps` example and the loader-level test binaries (the objects and
+# their lifetimes, synchronisation, queries, transfers, secondary command
+# buffers, multiview, the extensions' compute tests, robust access, vertex
+# stores, transform-feedback queries and captures), one test thread each.
 # Fails on any memcheck
 # error and on definite leaks (possible/reachable leaks are reported, not
 # fatal). The driver's system calls go through libc (rustix `use-libc`), which
 # is what lets valgrind run it at all (docs/DEPENDENCIES.md).
 #
 # Usage: scripts/valgrind.sh          (after scripts/install-deps.sh)
-# Takes about half a minute once the tests are built.
+# Takes about ten minutes once the tests are built (the simulator runs
+# every job under memcheck).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +20,10 @@ command -v valgrind >/dev/null || {
     exit 1
 }
 
-tests=(instance memory sync query device_lost vk_lifetimes pipeline_cache timeline)
+tests=(instance memory sync query device_lost vk_lifetimes pipeline_cache timeline
+    transfer events secondary multiview draw_parameters scalar_layout small_storage
+    non_semantic vk_extensions array_length int64 properties2 robust_access
+    vertex_stores xfb_queries xfb_loader)
 log_dir=target/valgrind
 mkdir -p "$log_dir"
 
@@ -44,7 +49,7 @@ run() {
     shift
     local log=$log_dir/$name.log
     # Bounded: a hang fails the step instead of holding CI.
-    if timeout 300 "${vg[@]}" --log-file="$log" "$@" >"$log_dir/$name.out" 2>&1; then
+    if timeout 1200 "${vg[@]}" --log-file="$log" "$@" >"$log_dir/$name.out" 2>&1; then
         status=ok
     else
         status=FAILED
