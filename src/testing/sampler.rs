@@ -1,0 +1,389 @@
+//! A reference texture sampler written from the Vulkan specification's
+//! "Image Operations" chapter (sections "Texel Coordinate Systems",
+//! "Unnormalized Texel Coordinate Operations", "Level-of-Detail Operation",
+//! "Wrapping Operation", "Texel Filtering"), the oracle the simulated
+//! texture unit is checked against. It shares nothing with the simulator.
+//!
+//! Modelled: 2D images of one level and one layer in R8G8B8A8_UNORM
+//! (optionally _SRGB: the RGB channels decoded by the Khronos Data Format
+//! Specification's sRGB EOTF, alpha linear); samplers with normalized
+//! coordinates, `magFilter`/`minFilter` NEAREST or LINEAR chosen by the
+//! sign of λ after the `minLod`/`maxLod` clamp, every address mode but
+//! MIRROR_CLAMP_TO_EDGE, the three opaque and transparent float border
+//! colours; `OpImageFetch` at integer coordinates inside the level.
+//!
+//! Not modelled (an error, never a guess): mipmaps (and so mipmapMode),
+//! implicit LOD when the two filters differ (λ needs derivatives, which an
+//! invocation alone does not have; with equal filters λ selects nothing),
+//! unnormalized coordinates, anisotropy, compare, LOD bias, other formats,
+//! fetches outside the image (undefined without robustImageAccess).
+
+use std::collections::HashMap;
+
+use crate::compiler::ir::interp::TextureSource;
+use crate::compiler::ir::{Intrinsic, SampledType, TexOp};
+
+/// `VkSamplerAddressMode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddressMode {
+    Repeat,
+    MirroredRepeat,
+    ClampToEdge,
+    ClampToBorder,
+}
+
+impl AddressMode {
+    pub const ALL: [AddressMode; 4] = [
+        AddressMode::Repeat,
+        AddressMode::MirroredRepeat,
+        AddressMode::ClampToEdge,
+        AddressMode::ClampToBorder,
+    ];
+}
+
+/// `VkBorderColor` (the float ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BorderColor {
+    TransparentBlack,
+    OpaqueBlack,
+    OpaqueWhite,
+}
+
+impl BorderColor {
+    pub fn rgba(self) -> [f32; 4] {
+        match self {
+            BorderColor::TransparentBlack => [0.0; 4],
+            BorderColor::OpaqueBlack => [0.0, 0.0, 0.0, 1.0],
+            BorderColor::OpaqueWhite => [1.0; 4],
+        }
+    }
+}
+
+/// The sampler state the reference models.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sampler {
+    pub mag_linear: bool,
+    pub min_linear: bool,
+    /// `addressModeU`, `addressModeV`.
+    pub address: [AddressMode; 2],
+    pub border: BorderColor,
+    pub min_lod: f32,
+    pub max_lod: f32,
+}
+
+impl Sampler {
+    /// One filter for both, one address mode for both axes, LOD range [0, 0].
+    pub fn simple(linear: bool, address: AddressMode) -> Sampler {
+        Sampler {
+            mag_linear: linear,
+            min_linear: linear,
+            address: [address; 2],
+            border: BorderColor::TransparentBlack,
+            min_lod: 0.0,
+            max_lod: 0.0,
+        }
+    }
+}
+
+/// A 2D R8G8B8A8 image of one level.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    /// Row-major texels.
+    pub texels: Vec<[u8; 4]>,
+    /// R8G8B8A8_SRGB rather than _UNORM.
+    pub srgb: bool,
+}
+
+/// The sRGB EOTF (Khronos Data Format Specification, "sRGB transfer
+/// functions"): encoded value → linear.
+pub fn srgb_to_linear(c: f64) -> f64 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+impl Image {
+    /// The texel at integer (i, j) inside the image, converted to floats
+    /// ("Format Conversion": UNORM c / 255, sRGB RGB decoded).
+    pub fn texel(&self, i: u32, j: u32) -> [f64; 4] {
+        let t = self.texels[(j * self.width + i) as usize];
+        let mut out = t.map(|c| f64::from(c) / 255.0);
+        if self.srgb {
+            for c in &mut out[..3] {
+                *c = srgb_to_linear(*c);
+            }
+        }
+        out
+    }
+}
+
+/// Integer texel coordinate after the "Wrapping Operation" for a size of
+/// `n`; `None` for a border texel (CLAMP_TO_BORDER outside [0, n)).
+pub fn wrap(mode: AddressMode, i: i64, n: u32) -> Option<u32> {
+    let n = i64::from(n);
+    let v = match mode {
+        AddressMode::Repeat => i.rem_euclid(n),
+        AddressMode::MirroredRepeat => {
+            // (size − 1) − mirror((i mod (2 × size)) − size), mirror(a) =
+            // a if a ≥ 0 else −(1 + a).
+            let a = i.rem_euclid(2 * n) - n;
+            let mirror = if a >= 0 { a } else { -(1 + a) };
+            (n - 1) - mirror
+        }
+        AddressMode::ClampToEdge => i.clamp(0, n - 1),
+        AddressMode::ClampToBorder => {
+            let c = i.clamp(-1, n);
+            if c < 0 || c >= n {
+                return None;
+            }
+            c
+        }
+    };
+    Some(v as u32)
+}
+
+/// The images and samplers of a draw or dispatch by (set, binding).
+#[derive(Clone, Debug, Default)]
+pub struct Bindings {
+    pub images: HashMap<(u32, u32), Image>,
+    pub samplers: HashMap<(u32, u32), Sampler>,
+}
+
+impl Bindings {
+    /// `OpImageSample*Lod` with normalized (s, t) and level of detail
+    /// `lod` (`None`: implicit). Four floats.
+    pub fn sample(
+        &self,
+        image: &Image,
+        sampler: &Sampler,
+        s: f32,
+        t: f32,
+        lod: Option<f32>,
+    ) -> Result<[f32; 4], String> {
+        let linear = match lod {
+            Some(l) => {
+                // λ = clamp(λbase, minLod, maxLod) (no bias); magnified
+                // when λ ≤ 0.
+                if sampler.min_lod > sampler.max_lod || l.is_nan() {
+                    return Err("λ undefined (minLod > maxLod or a NaN LOD)".into());
+                }
+                let l = l.clamp(sampler.min_lod, sampler.max_lod);
+                if l <= 0.0 {
+                    sampler.mag_linear
+                } else {
+                    sampler.min_linear
+                }
+            }
+            None if sampler.mag_linear == sampler.min_linear => sampler.mag_linear,
+            None => return Err("implicit LOD with different min and mag filters".into()),
+        };
+        // "Unnormalized Texel Coordinate Operations": u = s × width.
+        let u = f64::from(s) * f64::from(image.width);
+        let v = f64::from(t) * f64::from(image.height);
+        if !(u.is_finite() && v.is_finite()) {
+            return Err("non-finite coordinate".into());
+        }
+        let border = sampler.border.rgba().map(f64::from);
+        let fetch = |i: i64, j: i64| -> [f64; 4] {
+            match (
+                wrap(sampler.address[0], i, image.width),
+                wrap(sampler.address[1], j, image.height),
+            ) {
+                (Some(x), Some(y)) => image.texel(x, y),
+                _ => border,
+            }
+        };
+        let out = if !linear {
+            // NEAREST: i = ⌊u⌋, j = ⌊v⌋.
+            fetch(u.floor() as i64, v.floor() as i64)
+        } else {
+            // LINEAR: i0 = ⌊u − ½⌋, α = frac(u − ½); the four texels
+            // weighted (1 − α)(1 − β), α(1 − β), (1 − α)β, αβ.
+            let (u, v) = (u - 0.5, v - 0.5);
+            let (i0, j0) = (u.floor() as i64, v.floor() as i64);
+            let (a, b) = (u - u.floor(), v - v.floor());
+            let mut acc = [0.0f64; 4];
+            for (dj, wy) in [(0, 1.0 - b), (1, b)] {
+                for (di, wx) in [(0, 1.0 - a), (1, a)] {
+                    let c = fetch(i0 + di, j0 + dj);
+                    for k in 0..4 {
+                        acc[k] += wx * wy * c[k];
+                    }
+                }
+            }
+            acc
+        };
+        Ok(out.map(|x| x as f32))
+    }
+
+    /// `OpImageFetch` at (i, j), level `lod`.
+    pub fn fetch(&self, image: &Image, i: i32, j: i32, lod: i32) -> Result<[f32; 4], String> {
+        if lod != 0 || i < 0 || j < 0 || i as u32 >= image.width || j as u32 >= image.height {
+            return Err(format!(
+                "texel ({i}, {j}) level {lod} outside the image (undefined)"
+            ));
+        }
+        Ok(image.texel(i as u32, j as u32).map(|x| x as f32))
+    }
+}
+
+impl TextureSource for Bindings {
+    fn texture(&self, kind: Intrinsic, coord: [u32; 2], lod: u32) -> Result<[u32; 4], String> {
+        let Intrinsic::Texture {
+            set,
+            binding,
+            sampler,
+            op,
+            ty,
+        } = kind
+        else {
+            return Err("not a texture access".into());
+        };
+        if ty != SampledType::Float {
+            return Err("integer sampled types over R8G8B8A8 images".into());
+        }
+        let image = self
+            .images
+            .get(&(set, binding))
+            .ok_or_else(|| format!("no image at set {set} binding {binding}"))?;
+        let out = match op {
+            TexOp::Fetch => self.fetch(image, coord[0] as i32, coord[1] as i32, lod as i32)?,
+            TexOp::Sample | TexOp::SampleLod => {
+                let key = sampler.ok_or("a sample without a sampler")?;
+                let smp = self
+                    .samplers
+                    .get(&key)
+                    .ok_or_else(|| format!("no sampler at set {} binding {}", key.0, key.1))?;
+                let lod = (op == TexOp::SampleLod).then(|| f32::from_bits(lod));
+                self.sample(
+                    image,
+                    smp,
+                    f32::from_bits(coord[0]),
+                    f32::from_bits(coord[1]),
+                    lod,
+                )?
+            }
+        };
+        Ok(out.map(f32::to_bits))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image_2x2() -> Image {
+        Image {
+            width: 2,
+            height: 2,
+            texels: vec![
+                [0, 0, 0, 255],
+                [255, 0, 0, 255],
+                [0, 255, 0, 255],
+                [0, 0, 255, 255],
+            ],
+            srgb: false,
+        }
+    }
+
+    #[test]
+    fn wrap_modes_by_hand() {
+        // Over 4 texels: the spec's formulas worked by hand.
+        let idx = [-5i64, -2, -1, 0, 3, 4, 5, 8];
+        let w = |m| idx.map(|i| wrap(m, i, 4));
+        let s = |v: [i64; 8]| v.map(|x| if x < 0 { None } else { Some(x as u32) });
+        assert_eq!(w(AddressMode::Repeat), s([3, 2, 3, 0, 3, 0, 1, 0]));
+        assert_eq!(w(AddressMode::MirroredRepeat), s([3, 1, 0, 0, 3, 3, 2, 0]));
+        assert_eq!(w(AddressMode::ClampToEdge), s([0, 0, 0, 0, 3, 3, 3, 3]));
+        assert_eq!(
+            w(AddressMode::ClampToBorder),
+            s([-1, -1, -1, 0, 3, -1, -1, -1])
+        );
+    }
+
+    #[test]
+    fn nearest_and_linear_by_hand() {
+        let b = Bindings::default();
+        let img = image_2x2();
+        let near = Sampler::simple(false, AddressMode::ClampToEdge);
+        // (0.75, 0.25) is in texel (1, 0): red.
+        assert_eq!(
+            b.sample(&img, &near, 0.75, 0.25, Some(0.0)),
+            Ok([1.0, 0.0, 0.0, 1.0])
+        );
+        // The centre of the image averages the four texels.
+        let lin = Sampler::simple(true, AddressMode::ClampToEdge);
+        let c = b.sample(&img, &lin, 0.5, 0.5, Some(0.0)).unwrap();
+        assert_eq!(c, [0.25, 0.25, 0.25, 1.0]);
+        // A texel centre gives the texel exactly.
+        assert_eq!(
+            b.sample(&img, &lin, 0.25, 0.75, None),
+            Ok([0.0, 1.0, 0.0, 1.0])
+        );
+        // Clamp to border at the left edge: half the texel, half transparent black.
+        let mut border = Sampler::simple(true, AddressMode::ClampToBorder);
+        assert_eq!(
+            b.sample(&img, &border, 0.0, 0.25, None),
+            Ok([0.0, 0.0, 0.0, 0.5])
+        );
+        border.border = BorderColor::OpaqueWhite;
+        assert_eq!(
+            b.sample(&img, &border, 0.0, 0.25, None),
+            Ok([0.5, 0.5, 0.5, 1.0])
+        );
+        // Repeat at s = 0 mixes the first and last columns.
+        let rep = Sampler::simple(true, AddressMode::Repeat);
+        assert_eq!(
+            b.sample(&img, &rep, 0.0, 0.25, None),
+            Ok([0.5, 0.0, 0.0, 1.0])
+        );
+    }
+
+    #[test]
+    fn lod_picks_the_filter_and_unmodelled_cases_are_errors() {
+        let b = Bindings::default();
+        let img = image_2x2();
+        let mut s = Sampler::simple(false, AddressMode::ClampToEdge);
+        s.min_linear = true;
+        s.max_lod = 4.0;
+        // λ = 0: magnified (nearest); λ = 1: minified (linear).
+        assert_eq!(
+            b.sample(&img, &s, 0.5, 0.5, Some(0.0)),
+            Ok([0.0, 0.0, 1.0, 1.0])
+        );
+        assert_eq!(
+            b.sample(&img, &s, 0.5, 0.5, Some(1.0)),
+            Ok([0.25, 0.25, 0.25, 1.0])
+        );
+        // λ clamped to maxLod = 0 stays magnified.
+        s.max_lod = 0.0;
+        assert_eq!(
+            b.sample(&img, &s, 0.5, 0.5, Some(3.0)),
+            Ok([0.0, 0.0, 1.0, 1.0])
+        );
+        assert!(b.sample(&img, &s, 0.5, 0.5, None).is_err());
+        assert!(b.fetch(&img, 2, 0, 0).is_err());
+        assert!(b.fetch(&img, 0, 0, 1).is_err());
+        assert_eq!(b.fetch(&img, 1, 1, 0), Ok([0.0, 0.0, 1.0, 1.0]));
+    }
+
+    #[test]
+    fn srgb_decodes_rgb_only() {
+        let img = Image {
+            width: 1,
+            height: 1,
+            texels: vec![[188, 0, 255, 188]],
+            srgb: true,
+        };
+        let t = img.texel(0, 0);
+        // 188/255 = 0.7373 → ((0.7373 + 0.055) / 1.055)^2.4 = 0.5029.
+        assert!((t[0] - 0.502_886).abs() < 1e-5, "{t:?}");
+        assert_eq!(t[1], 0.0);
+        assert_eq!(t[2], 1.0);
+        assert!((t[3] - 188.0 / 255.0).abs() < 1e-12);
+    }
+}
