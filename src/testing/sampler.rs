@@ -146,6 +146,23 @@ pub fn wrap(mode: AddressMode, i: i64, n: u32) -> Option<u32> {
     Some(v as u32)
 }
 
+/// ⌊x⌋ as an index `wrap` maps as it would map the true one, however
+/// large: wrapping is periodic (period n or 2n) and clamping saturates, so
+/// the index is reduced modulo 2n, or clamped to [-2, n + 1] (f64's
+/// `rem_euclid` of an integer-valued float is exact). `index + 1` stays
+/// consistent with `⌊x⌋ + 1`.
+pub fn texel_index(mode: AddressMode, x: f64, n: u32) -> i64 {
+    let f = x.floor();
+    match mode {
+        AddressMode::Repeat | AddressMode::MirroredRepeat => {
+            f.rem_euclid(2.0 * f64::from(n)) as i64
+        }
+        AddressMode::ClampToEdge | AddressMode::ClampToBorder => {
+            f.clamp(-2.0, f64::from(n) + 1.0) as i64
+        }
+    }
+}
+
 /// The images and samplers of a draw or dispatch by (set, binding).
 #[derive(Clone, Debug, Default)]
 pub struct Bindings {
@@ -199,12 +216,16 @@ impl Bindings {
         };
         let out = if !linear {
             // NEAREST: i = ⌊u⌋, j = ⌊v⌋.
-            fetch(u.floor() as i64, v.floor() as i64)
+            fetch(
+                texel_index(sampler.address[0], u, image.width),
+                texel_index(sampler.address[1], v, image.height),
+            )
         } else {
             // LINEAR: i0 = ⌊u − ½⌋, α = frac(u − ½); the four texels
             // weighted (1 − α)(1 − β), α(1 − β), (1 − α)β, αβ.
             let (u, v) = (u - 0.5, v - 0.5);
-            let (i0, j0) = (u.floor() as i64, v.floor() as i64);
+            let i0 = texel_index(sampler.address[0], u, image.width);
+            let j0 = texel_index(sampler.address[1], v, image.height);
             let (a, b) = (u - u.floor(), v - v.floor());
             let mut acc = [0.0f64; 4];
             for (dj, wy) in [(0, 1.0 - b), (1, b)] {
@@ -303,6 +324,12 @@ mod tests {
             w(AddressMode::ClampToBorder),
             s([-1, -1, -1, 0, 3, -1, -1, -1])
         );
+        // Huge coordinates: reduced exactly, never overflowing.
+        let big = 2f64.powi(70) + 4096.0;
+        let want = big.rem_euclid(6.0) as i64;
+        assert_eq!(texel_index(AddressMode::Repeat, big, 3), want);
+        assert_eq!(texel_index(AddressMode::ClampToEdge, -big, 3), -2);
+        assert_eq!(texel_index(AddressMode::ClampToBorder, 1e300, 3), 4);
     }
 
     #[test]

@@ -39,6 +39,7 @@ mod fragment;
 mod memory;
 mod pack_unpack;
 mod program;
+mod texture;
 mod wide;
 
 pub use program::{Block, Program, Term};

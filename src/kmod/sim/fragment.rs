@@ -745,8 +745,8 @@ fn shade(
                 for (c, o) in out.iter_mut().enumerate() {
                     *o = (0..corners).map(|k| f.bary[k] * values[m][k][c]).sum();
                 }
-                if let Some(tex) = &textures[m] {
-                    out = tex.sample(ctx.mmu, out[0], out[1])?;
+                if let Some((tex, smp)) = &textures[m] {
+                    out = tex.sample(ctx.mmu, smp, out[0], out[1])?;
                 }
                 let first = msg.first;
                 for (c, &v) in out.iter().enumerate().take(msg.components.min(4)) {

@@ -1,19 +1,27 @@
-//! The simulated texture unit, as far as fragment jobs' VAR_TEX message
-//! preloads need it: one 2D texel lookup with a Texture and a Sampler
-//! descriptor (v7 layouts, unpacked with the `hw` tables) at normalized
-//! coordinates.
+//! The simulated texture unit: texel lookups for fragment jobs' VAR_TEX
+//! message preloads and for the `TEXS_2D`/`TEXC` instructions
+//! (`shader::message`), with a Texture and a Sampler descriptor (v6 and v7
+//! layouts, unpacked with the `hw` tables).
 //!
 //! Simulated: 2D textures of one level and one layer, format RGBA8 UNORM
-//! with the identity swizzle, texel ordering Tiled (u-interleaved 16x16
-//! tiles, `Row stride` bytes per row of tiles, as render targets) or Linear,
-//! the surface from the "Surface With Stride" the texture's `Surfaces`
-//! points at; samplers with normalized coordinates, the same filter for
+//! (or sRGB: RGB decoded with the sRGB EOTF, alpha linear) in RGBA order
+//! (v7 `RGB Component Order` RGBA, v6 swizzle RGBA) with the identity
+//! `Swizzle`, texel ordering Tiled (u-interleaved 16x16 tiles, `Row
+//! stride` bytes per row of tiles, as render targets) or Linear, the
+//! surface from the "Surface With Stride" the texture's `Surfaces` points
+//! at; samplers with normalized coordinates, the same filter for
 //! minification and magnification (so that no level of detail has to be
-//! computed: the one level is sampled), wrap modes Repeat, Clamp to Edge
-//! and Mirrored Repeat. Filtering by the Vulkan rules ("Texel Filtering"):
-//! nearest takes the texel containing (u, v) = (s·width, t·height);
-//! linear weights the four texels around (u − ½, v − ½). Anything else is a
-//! JOB_CONFIG_FAULT naming the descriptor.
+//! computed: the one level is sampled whatever the LOD), no compare
+//! function, wrap modes Repeat, Clamp to Edge, Clamp to Border (the
+//! sampler's float border colour) and Mirrored Repeat. Filtering by the
+//! Vulkan rules ("Texel Filtering"): nearest takes the texel containing
+//! (u, v) = (s·width, t·height); linear weights the four texels around
+//! (u − ½, v − ½), a texel outside the image under Clamp to Border being
+//! the border colour. Texel fetches (`TEXC` FETCH) read the texel at
+//! integer (x, y) of level 0; outside the image or another level, the
+//! result is zero (what Vulkan's robustImageAccess would return; the
+//! hardware's behaviour is not documented and our tests never rely on it).
+//! Anything else is a JOB_CONFIG_FAULT naming the descriptor.
 //!
 //! This module must never read memory except through the MMU.
 
@@ -28,37 +36,76 @@ fn config(va: u64, what: &str) -> JobFault {
     JobFault::config(va)
 }
 
-/// Bytes of a v7 Texture and of a Sampler descriptor in their tables.
+/// Bytes of a Texture and of a Sampler descriptor in their tables.
 const TEXTURE_BYTES: u64 = 32;
 const SAMPLER_BYTES: u64 = 32;
 
-/// A texture ready to be sampled.
+/// genxml `Wrap Mode` values.
+const REPEAT: u64 = 8;
+const CLAMP_TO_EDGE: u64 = 9;
+const CLAMP_TO_BORDER: u64 = 11;
+const MIRRORED_REPEAT: u64 = 12;
+
+/// An image ready to be read.
 pub struct Texture {
     base: u64,
     row_stride: u64,
     block: Block,
     width: u32,
     height: u32,
-    nearest: bool,
-    wrap: [u64; 2],
+    srgb: bool,
 }
 
-fn wrap(mode: u64, i: i64, n: u32) -> u32 {
+/// The sampler state the texture unit models.
+pub struct SamplerState {
+    nearest: bool,
+    wrap: [u64; 2],
+    border: [f32; 4],
+}
+
+/// Texel index `i` wrapped into [0, n); `None` for a border texel.
+fn wrap(mode: u64, i: i64, n: u32) -> Option<u32> {
     let n = i64::from(n);
     let v = match mode {
-        8 => i.rem_euclid(n),
-        12 => {
+        REPEAT => i.rem_euclid(n),
+        MIRRORED_REPEAT => {
             let m = i.rem_euclid(2 * n);
             if m < n { m } else { 2 * n - 1 - m }
         }
+        CLAMP_TO_BORDER if i < 0 || i >= n => return None,
         _ => i.clamp(0, n - 1),
     };
-    v as u32
+    Some(v as u32)
+}
+
+/// ⌊x⌋ as a texel index that wraps like the true one however large:
+/// reduced modulo 2n for the repeating modes (both periodic with a period
+/// dividing 2n), clamped to [-2, n + 1] for the clamping ones, so that the
+/// index and index + 1 of linear filtering never overflow.
+fn texel_index(mode: u64, x: f64, n: u32) -> i64 {
+    let f = x.floor();
+    let n = f64::from(n);
+    if matches!(mode, REPEAT | MIRRORED_REPEAT) {
+        f.rem_euclid(2.0 * n) as i64
+    } else {
+        f.clamp(-2.0, n + 1.0) as i64
+    }
+}
+
+/// sRGB EOTF (Khronos Data Format Specification, "sRGB transfer functions").
+fn srgb_decode(c: f32) -> f32 {
+    let c = f64::from(c);
+    (if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }) as f32
 }
 
 impl Texture {
     /// Unpacks texture `index` of the table at `textures` and sampler
-    /// `index` of `samplers` (tables of `count` and `sampler_count`).
+    /// `index` of `samplers` (tables of `counts.0` and `counts.1` entries):
+    /// what a VAR_TEX preload reads.
     pub fn read(
         mmu: &Mmu,
         arch: Arch,
@@ -66,13 +113,23 @@ impl Texture {
         samplers: u64,
         index: u32,
         counts: (u32, u32),
+    ) -> Result<(Texture, SamplerState), JobFault> {
+        let t = Texture::read_texture(mmu, arch, textures, index, counts.0)?;
+        let s = SamplerState::read(mmu, arch, samplers, index, counts.1)?;
+        Ok((t, s))
+    }
+
+    /// Unpacks texture `index` of the table at `textures` (`count` entries).
+    pub fn read_texture(
+        mmu: &Mmu,
+        arch: Arch,
+        textures: u64,
+        index: u32,
+        count: u32,
     ) -> Result<Texture, JobFault> {
-        if arch != Arch::V7 {
-            return Err(config(textures, "textures are simulated on v7 only"));
-        }
         let l = crate::hw::layouts(arch);
-        if textures == 0 || samplers == 0 || index >= counts.0 || index >= counts.1 {
-            return Err(config(textures, "no such texture or sampler"));
+        if textures == 0 || index >= count {
+            return Err(config(textures, "no such texture"));
         }
         let tva = textures + TEXTURE_BYTES * u64::from(index);
         let t = mmu.read_words(tva, l.texture.words as usize)?;
@@ -81,10 +138,16 @@ impl Texture {
         }
         let format = td::FORMAT.get(&t);
         let name = crate::hw::layout::enum_name(l.formats.table.formats, (format >> 12) & 0xff);
+        // RGBA order: v7's `RGB Component Order` RGBA is 0, v6's swizzle
+        // R, G, B, A is 0x688 (`hw::format`).
+        let rgba = match arch {
+            Arch::V7 => 0,
+            Arch::V6 => crate::hw::format::V6.order_for_components[3],
+        };
         if td::DIMENSION.get(&t) != 2
             || name != "RGBA8 UNORM"
-            || format & 0xfff != 0
-            || format >> 20 != 0
+            || format & 0xfff != rgba
+            || format >> 21 != 0
             || td::SWIZZLE.get(&t) != 0o3210
             || td::LEVELS.get(&t) != 1
             || td::ARRAY_SIZE.get(&t) != 1
@@ -100,6 +163,99 @@ impl Texture {
         };
         let surface = td::SURFACES.get(&t);
         let s = mmu.read_words(surface, l.surface_with_stride.words as usize)?;
+        let row_stride = sws::ROW_STRIDE.get(&s) as i64;
+        if row_stride <= 0 {
+            return Err(config(surface, "negative or zero row stride"));
+        }
+        Ok(Texture {
+            base: sws::POINTER.get(&s),
+            row_stride: row_stride as u64,
+            block,
+            width: td::WIDTH.get(&t) as u32,
+            height: td::HEIGHT.get(&t) as u32,
+            srgb: format & (1 << 20) != 0,
+        })
+    }
+
+    fn texel(&self, mmu: &Mmu, x: u32, y: u32) -> Result<[f32; 4], JobFault> {
+        let mut b = [0u8; 4];
+        let off = self.block.offset(x, y, self.row_stride, 4);
+        mmu.read(self.base + off, &mut b)?;
+        let mut c = b.map(unorm8);
+        if self.srgb {
+            for v in &mut c[..3] {
+                *v = srgb_decode(*v);
+            }
+        }
+        Ok(c)
+    }
+
+    /// The texel at integer (x, y) of level `level` (zeros outside).
+    pub fn fetch(&self, mmu: &Mmu, x: i32, y: i32, level: i32) -> Result<[f32; 4], JobFault> {
+        if level != 0 || x < 0 || y < 0 || x as u32 >= self.width || y as u32 >= self.height {
+            return Ok([0.0; 4]);
+        }
+        self.texel(mmu, x as u32, y as u32)
+    }
+
+    /// The filtered colour at normalized coordinates (s, t).
+    pub fn sample(
+        &self,
+        mmu: &Mmu,
+        smp: &SamplerState,
+        s: f32,
+        t: f32,
+    ) -> Result<[f32; 4], JobFault> {
+        let u = f64::from(s) * f64::from(self.width);
+        let v = f64::from(t) * f64::from(self.height);
+        if !(u.is_finite() && v.is_finite()) {
+            return Ok([0.0; 4]);
+        }
+        let fetch = |i: i64, j: i64| -> Result<[f32; 4], JobFault> {
+            match (
+                wrap(smp.wrap[0], i, self.width),
+                wrap(smp.wrap[1], j, self.height),
+            ) {
+                (Some(x), Some(y)) => self.texel(mmu, x, y),
+                _ => Ok(smp.border),
+            }
+        };
+        if smp.nearest {
+            return fetch(
+                texel_index(smp.wrap[0], u, self.width),
+                texel_index(smp.wrap[1], v, self.height),
+            );
+        }
+        let (u, v) = (u - 0.5, v - 0.5);
+        let i0 = texel_index(smp.wrap[0], u, self.width);
+        let j0 = texel_index(smp.wrap[1], v, self.height);
+        let (a, b) = (u - u.floor(), v - v.floor());
+        let mut out = [0.0f64; 4];
+        for (dj, wy) in [(0, 1.0 - b), (1, b)] {
+            for (di, wx) in [(0, 1.0 - a), (1, a)] {
+                let c = fetch(i0 + di, j0 + dj)?;
+                for k in 0..4 {
+                    out[k] += wx * wy * f64::from(c[k]);
+                }
+            }
+        }
+        Ok(out.map(|x| x as f32))
+    }
+}
+
+impl SamplerState {
+    /// Unpacks sampler `index` of the table at `samplers` (`count` entries).
+    pub fn read(
+        mmu: &Mmu,
+        arch: Arch,
+        samplers: u64,
+        index: u32,
+        count: u32,
+    ) -> Result<SamplerState, JobFault> {
+        let l = crate::hw::layouts(arch);
+        if samplers == 0 || index >= count {
+            return Err(config(samplers, "no such sampler"));
+        }
         let sva = samplers + SAMPLER_BYTES * u64::from(index);
         let sm = mmu.read_words(sva, l.sampler.words as usize)?;
         if l.sampler.check_reserved(&sm).is_err() {
@@ -111,59 +267,27 @@ impl Texture {
         if sampler::NORMALIZED_COORDINATES.get(&sm) == 0
             || nearest != (sampler::MINIFY_NEAREST.get(&sm) != 0)
             || sampler::COMPARE_FUNCTION.get(&sm) != 0
-            || ![ws, wt].iter().all(|w| matches!(w, 8 | 9 | 12))
+            || ![ws, wt].iter().all(|w| {
+                matches!(
+                    *w,
+                    REPEAT | CLAMP_TO_EDGE | CLAMP_TO_BORDER | MIRRORED_REPEAT
+                )
+            })
         {
             return Err(config(sva, "sampler state not simulated"));
         }
-        let row_stride = sws::ROW_STRIDE.get(&s) as i64;
-        if row_stride <= 0 {
-            return Err(config(surface, "negative or zero row stride"));
-        }
-        Ok(Texture {
-            base: sws::POINTER.get(&s),
-            row_stride: row_stride as u64,
-            block,
-            width: td::WIDTH.get(&t) as u32,
-            height: td::HEIGHT.get(&t) as u32,
+        let border = [
+            sampler::BORDER_COLOR_R,
+            sampler::BORDER_COLOR_G,
+            sampler::BORDER_COLOR_B,
+            sampler::BORDER_COLOR_A,
+        ]
+        .map(|f| f32::from_bits(f.get(&sm) as u32));
+        Ok(SamplerState {
             nearest,
             wrap: [ws, wt],
+            border,
         })
-    }
-
-    fn texel(&self, mmu: &Mmu, x: u32, y: u32) -> Result<[f32; 4], JobFault> {
-        let mut b = [0u8; 4];
-        let off = self.block.offset(x, y, self.row_stride, 4);
-        mmu.read(self.base + off, &mut b)?;
-        Ok(b.map(unorm8))
-    }
-
-    /// The filtered colour at normalized coordinates (s, t).
-    pub fn sample(&self, mmu: &Mmu, s: f32, t: f32) -> Result<[f32; 4], JobFault> {
-        let u = f64::from(s) * f64::from(self.width);
-        let v = f64::from(t) * f64::from(self.height);
-        if !(u.is_finite() && v.is_finite()) {
-            return Ok([0.0; 4]);
-        }
-        if self.nearest {
-            let x = wrap(self.wrap[0], u.floor() as i64, self.width);
-            let y = wrap(self.wrap[1], v.floor() as i64, self.height);
-            return self.texel(mmu, x, y);
-        }
-        let (u, v) = (u - 0.5, v - 0.5);
-        let (i0, j0) = (u.floor() as i64, v.floor() as i64);
-        let (a, b) = (u - u.floor(), v - v.floor());
-        let mut out = [0.0f64; 4];
-        for (dj, wy) in [(0, 1.0 - b), (1, b)] {
-            for (di, wx) in [(0, 1.0 - a), (1, a)] {
-                let x = wrap(self.wrap[0], i0 + di, self.width);
-                let y = wrap(self.wrap[1], j0 + dj, self.height);
-                let c = self.texel(mmu, x, y)?;
-                for k in 0..4 {
-                    out[k] += wx * wy * f64::from(c[k]);
-                }
-            }
-        }
-        Ok(out.map(|x| x as f32))
     }
 }
 
@@ -175,8 +299,10 @@ mod tests {
     fn wrap_modes() {
         // Clamp to edge, repeat, mirrored repeat over 4 texels.
         let idx = [-2i64, -1, 0, 3, 4, 5, 8];
-        assert_eq!(idx.map(|i| wrap(9, i, 4)), [0, 0, 0, 3, 3, 3, 3]);
-        assert_eq!(idx.map(|i| wrap(8, i, 4)), [2, 3, 0, 3, 0, 1, 0]);
-        assert_eq!(idx.map(|i| wrap(12, i, 4)), [1, 0, 0, 3, 3, 2, 0]);
+        let w = |m| idx.map(|i| wrap(m, i, 4).map_or(-1, i64::from));
+        assert_eq!(w(9), [0, 0, 0, 3, 3, 3, 3]);
+        assert_eq!(w(8), [2, 3, 0, 3, 0, 1, 0]);
+        assert_eq!(w(12), [1, 0, 0, 3, 3, 2, 0]);
+        assert_eq!(w(11), [-1, -1, 0, 3, -1, -1, -1]);
     }
 }

@@ -1,0 +1,337 @@
+//! Texture instructions compiled by our backend (`TEXS_2D`, `TEXC`) run on
+//! the simulated G52 (v7) and G72 (v6) with texture and sampler descriptors
+//! written by `jm::texture`, against `testing::sampler` (the reference
+//! sampler written from the Vulkan spec, sharing nothing with the
+//! simulator's texture unit).
+//!
+//! `texture_lod.comp` (tests/shaders) samples a combined image sampler with
+//! `textureLod` at a random LOD (TEXC, explicit LOD), a separate image and
+//! sampler at LOD 0 (TEXS_2D, zero LOD) and fetches a texel (TEXC, FETCH),
+//! for 32 random coordinates in [-1.5, 2.5]², under every core wrap mode
+//! and both filters, over NPOT textures in Linear and Tiled layouts.
+//!
+//! Bound: nearest filtering and fetches are exact; linear results within
+//! 2^-22 absolute. Both compute the spec's weights in f64; the simulator
+//! converts each texel to f32 before weighting (c / 255 rounded once, at
+//! most 2^-25 off) and both round the sum to f32 once (2^-25 each): at
+//! most 3 · 2^-25 < 2^-22 apart.
+
+use std::collections::HashMap;
+
+use bifrost_vk::compiler::bifrost::binary::{BUFFER_SIZE_WORD, ShaderBinary};
+use bifrost_vk::compiler::bifrost::{Options, compile};
+use bifrost_vk::compiler::ir::Stage;
+use bifrost_vk::compiler::passes::lower_sysvals;
+use bifrost_vk::compiler::spirv;
+use bifrost_vk::jm::compute::add_compute_job_with_textures;
+use bifrost_vk::jm::texture::{
+    SamplerDesc, TexelLayout, TextureDesc, WrapMode, write_texture_tables,
+};
+use bifrost_vk::jm::{AttributeTables, ComputeJob};
+use bifrost_vk::kmod::sim::SimModel;
+use bifrost_vk::testing::SimGpu;
+use bifrost_vk::testing::sampler::{AddressMode, Bindings, BorderColor, Image, Sampler};
+
+const INVOCATIONS: u32 = 32;
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+fn shader_path(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/shaders")
+        .join(name)
+}
+
+fn compile_for(model: SimModel) -> ShaderBinary {
+    let bytes = std::fs::read(shader_path("texture_lod.comp.spv")).unwrap();
+    let mut s = spirv::parse(&bytes, "main", Stage::Compute, &HashMap::new()).unwrap();
+    lower_sysvals(&mut s);
+    compile(
+        &s,
+        Options {
+            arch: model.arch().into(),
+            push_uniform_words: None,
+        },
+    )
+    .unwrap()
+}
+
+/// The byte offset of texel (x, y) in a Tiled (16×16 u-interleaved)
+/// surface of `row_stride` bytes per row of tiles, 4 bytes per texel: in a
+/// tile, bit i of x ^ y at bit 2i of the texel index and bit i of y at
+/// bit 2i + 1 (Mesa's `src/panfrost/lib/pan_tiling.c`); tiles row-major.
+fn tiled_offset(x: u32, y: u32, row_stride: u64) -> u64 {
+    let (tx, ty) = (x / 16, y / 16);
+    let (lx, ly) = (x % 16, y % 16);
+    let x1 = lx ^ ly;
+    let mut index = 0u32;
+    for bit in 0..4 {
+        index |= ((x1 >> bit) & 1) << (2 * bit);
+        index |= ((ly >> bit) & 1) << (2 * bit + 1);
+    }
+    u64::from(ty) * row_stride + u64::from(tx) * 16 * 16 * 4 + u64::from(index) * 4
+}
+
+/// One image of `w`×`h` random texels in GPU memory, in `layout`.
+fn upload(
+    gpu: &mut SimGpu,
+    rng: &mut Rng,
+    w: u32,
+    h: u32,
+    layout: TexelLayout,
+) -> (Image, TextureDesc) {
+    let texels: Vec<[u8; 4]> = (0..w * h)
+        .map(|_| {
+            let v = rng.next();
+            [v as u8, (v >> 8) as u8, (v >> 16) as u8, (v >> 24) as u8]
+        })
+        .collect();
+    let (row_stride, size) = match layout {
+        TexelLayout::Linear => (4 * w, u64::from(4 * w * h)),
+        TexelLayout::Tiled => {
+            let rs = 16 * 4 * w.next_multiple_of(16);
+            (rs, u64::from(rs) * u64::from(h.div_ceil(16)))
+        }
+    };
+    let buf = gpu.alloc(size);
+    for y in 0..h {
+        for x in 0..w {
+            let off = match layout {
+                TexelLayout::Linear => u64::from(y * row_stride + 4 * x),
+                TexelLayout::Tiled => tiled_offset(x, y, u64::from(row_stride)),
+            };
+            gpu.write(buf.va + off, &texels[(y * w + x) as usize]);
+        }
+    }
+    let image = Image {
+        width: w,
+        height: h,
+        texels,
+        srgb: false,
+    };
+    let desc = TextureDesc {
+        address: buf.va,
+        width: w,
+        height: h,
+        row_stride,
+        layout,
+        srgb: false,
+    };
+    (image, desc)
+}
+
+fn to_hw(mode: AddressMode) -> WrapMode {
+    match mode {
+        AddressMode::Repeat => WrapMode::Repeat,
+        AddressMode::MirroredRepeat => WrapMode::MirroredRepeat,
+        AddressMode::ClampToEdge => WrapMode::ClampToEdge,
+        AddressMode::ClampToBorder => WrapMode::ClampToBorder,
+    }
+}
+
+fn hw_sampler(s: &Sampler) -> SamplerDesc {
+    SamplerDesc {
+        linear: s.mag_linear,
+        wrap: s.address.map(to_hw),
+        border: s.border.rgba(),
+    }
+}
+
+/// Runs the shader over two textures and two samplers; returns how many
+/// components were compared.
+fn run_case(
+    model: SimModel,
+    binary: &ShaderBinary,
+    seed: u64,
+    samplers: [Sampler; 2],
+    layout: TexelLayout,
+) -> usize {
+    let mut rng = Rng(seed);
+    let mut gpu = SimGpu::new(model);
+    let (img_a, desc_a) = upload(&mut gpu, &mut rng, 5, 3, layout);
+    let (img_b, desc_b) = upload(&mut gpu, &mut rng, 7, 18, layout);
+    let mut reference = Bindings::default();
+    reference.images.insert((0, 0), img_a.clone());
+    reference.images.insert((0, 1), img_b.clone());
+    reference.samplers.insert((0, 0), samplers[0]);
+    reference.samplers.insert((0, 2), samplers[1]);
+
+    // Queries: st, lod, pad, texel, pad (32 bytes each).
+    let mut queries = Vec::new();
+    let mut want = Vec::new();
+    for _ in 0..INVOCATIONS {
+        let st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
+        let lod = rng.unit() * 3.0;
+        let texel = [(rng.next() % 5) as i32, (rng.next() % 3) as i32];
+        for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
+            queries.extend_from_slice(&w.to_le_bytes());
+        }
+        for w in [texel[0], texel[1], 0, 0] {
+            queries.extend_from_slice(&w.to_le_bytes());
+        }
+        want.push(
+            reference
+                .sample(&img_a, &samplers[0], st[0], st[1], Some(lod))
+                .unwrap(),
+        );
+        want.push(
+            reference
+                .sample(&img_b, &samplers[1], st[0], st[1], Some(0.0))
+                .unwrap(),
+        );
+        want.push(reference.fetch(&img_a, texel[0], texel[1], 0).unwrap());
+    }
+    let qbuf = gpu.alloc(queries.len() as u64);
+    gpu.write(qbuf.va, &queries);
+    let out_bytes = u64::from(INVOCATIONS) * 48;
+    let obuf = gpu.alloc(out_bytes);
+    gpu.write(obuf.va, &vec![0xee; out_bytes as usize]);
+    let address = |b: (u32, u32)| match b {
+        (0, 3) => (qbuf.va, queries.len() as u64),
+        (0, 4) => (obuf.va, out_bytes),
+        _ => panic!("unexpected binding {b:?}"),
+    };
+    let base = binary.uniform_words as usize - binary.buffers.len();
+    let mut words = vec![0u64; base];
+    for &(set, binding) in &binary.buffers {
+        words.push(if set & BUFFER_SIZE_WORD != 0 {
+            address((set & !BUFFER_SIZE_WORD, binding)).1
+        } else {
+            address((set, binding)).0
+        });
+    }
+    let code = gpu.upload(binary);
+    let textures = [Some(desc_a), Some(desc_b)];
+    let hw_samplers = [
+        Some(hw_sampler(&samplers[0])),
+        None,
+        Some(hw_sampler(&samplers[1])),
+    ];
+    gpu.run_chain(|chain, pool, arch| {
+        let tables = write_texture_tables(pool, arch, &textures, &hw_samplers)?;
+        let job = ComputeJob {
+            binary,
+            code,
+            push_uniforms: &words,
+            local_size: [16, 1, 1],
+            groups: [INVOCATIONS / 16, 1, 1],
+            ubos: &[],
+            attributes: None::<AttributeTables>,
+            push_buffer: None,
+        };
+        add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+        Ok(true)
+    })
+    .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+    let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
+    let linear = [samplers[0].mag_linear, samplers[1].mag_linear];
+    for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+        let which = i % 3;
+        let exact = which == 2 || !linear[which];
+        for c in 0..4 {
+            let ok = if exact {
+                g[c] == w[c]
+            } else {
+                (f64::from(g[c]) - f64::from(w[c])).abs() <= 2f64.powi(-22)
+            };
+            assert!(
+                ok,
+                "{model:?} seed {seed} {layout:?} {samplers:?}: invocation {} result {which} component {c}: sim {:?} reference {:?}",
+                i / 3,
+                g,
+                w
+            );
+        }
+    }
+    got.len()
+}
+
+#[test]
+fn texture_lod_and_texel_fetch_match_the_reference_sampler() {
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_for(model);
+        let mut seed = 1;
+        for mode in AddressMode::ALL {
+            for linear in [false, true] {
+                for layout in [TexelLayout::Linear, TexelLayout::Tiled] {
+                    let mut a = Sampler::simple(linear, mode);
+                    a.border = BorderColor::OpaqueWhite;
+                    // The second sampler: the other filter, U and V modes
+                    // different, transparent black border.
+                    let mut b = Sampler::simple(!linear, mode);
+                    b.address[1] = AddressMode::ALL[(seed as usize) % 4];
+                    seed += 1;
+                    compared += run_case(model, &binary, seed, [a, b], layout);
+                }
+            }
+        }
+    }
+    // 2 GPUs × 4 modes × 2 filters × 2 layouts × 32 invocations × 12 components.
+    assert_eq!(compared, 2 * 4 * 2 * 2 * 32 * 12);
+}
+
+#[test]
+fn the_compiled_shader_uses_texc_and_texs() {
+    let binary = compile_for(SimModel::G52);
+    let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+    assert_eq!(text.matches("+TEXC ").count(), 2, "{text}");
+    assert_eq!(text.matches("+TEXS_2D.f32 ").count(), 1, "{text}");
+    assert!(text.contains("texture_index:1, sampler_index:2"), "{text}");
+}
+
+#[test]
+fn a_missing_texture_descriptor_faults_the_job() {
+    let model = SimModel::G52;
+    let binary = compile_for(model);
+    let mut gpu = SimGpu::new(model);
+    let code = gpu.upload(&binary);
+    let words = vec![0u64; binary.uniform_words as usize];
+    let r = gpu.run_chain(|chain, pool, arch| {
+        // One texture only: the shader's binding 1 is past the table.
+        let desc = TextureDesc {
+            address: 0x1000,
+            width: 1,
+            height: 1,
+            row_stride: 4,
+            layout: TexelLayout::Linear,
+            srgb: false,
+        };
+        let smp = SamplerDesc {
+            linear: false,
+            wrap: [WrapMode::Repeat; 2],
+            border: [0.0; 4],
+        };
+        let tables = write_texture_tables(pool, arch, &[Some(desc)], &[Some(smp)])?;
+        let job = ComputeJob {
+            binary: &binary,
+            code,
+            push_uniforms: &words,
+            local_size: [16, 1, 1],
+            groups: [1, 1, 1],
+            ubos: &[],
+            attributes: None::<AttributeTables>,
+            push_buffer: None,
+        };
+        add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+        Ok(true)
+    });
+    let e = r.expect_err("the job must fault");
+    assert!(format!("{e}").to_lowercase().contains("fault"), "{e}");
+    // The GPU carries on.
+    assert!(gpu.run_chain(|_, _, _| Ok(false)).unwrap().is_none());
+}
