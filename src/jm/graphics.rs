@@ -316,6 +316,10 @@ pub struct DrawExtras {
     /// pass the depth and stencil tests are added to (genxml Draw
     /// "Occlusion query" Counter, `Occlusion`): a precise occlusion query.
     pub occlusion: Option<u64>,
+    /// The fragment shader's texture and sampler tables
+    /// ([`super::texture::write_texture_tables`]): the Draw points at them
+    /// and the fragment Renderer State counts them.
+    pub textures: Option<super::texture::TextureTables>,
 }
 
 /// Blending of one colour target.
@@ -714,6 +718,10 @@ pub fn add_draw_with(
         }
         put(w, dcd::VIEWPORT, viewport)?;
         put(w, dcd::THREAD_STORAGE, storage)?;
+        if let Some(t) = x.textures {
+            put(w, dcd::TEXTURES, t.textures)?;
+            put(w, dcd::SAMPLERS, t.samplers)?;
+        }
         if let Some(counter) = x.occlusion {
             if counter == 0 || !counter.is_multiple_of(8) {
                 return Err(JmError::Encoding(
@@ -908,6 +916,10 @@ fn fragment_renderer_state(
         rs::PRELOAD_UNIFORM_COUNT,
         u64::from(b.uniform_words),
     )?;
+    if let Some(t) = x.textures {
+        put(&mut w, rs::TEXTURE_COUNT, u64::from(t.texture_count))?;
+        put(&mut w, rs::SAMPLER_COUNT, u64::from(t.sampler_count))?;
+    }
     let props = |name: &str| format!("Properties.{name}");
     // genxml "Depth Source": Fixed function 2, Shader 3.
     set(
