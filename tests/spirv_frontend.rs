@@ -1035,6 +1035,109 @@ fn unsupported_image_features_are_clean_errors() {
     }
 }
 
+/// The words of a module and the (start, opcode, length) of each
+/// instruction after the 5-word header.
+fn instructions(words: &[u32]) -> Vec<(usize, u16, usize)> {
+    let mut out = Vec::new();
+    let mut i = 5;
+    while i < words.len() {
+        let len = (words[i] >> 16) as usize;
+        out.push((i, words[i] as u16, len));
+        i += len.max(1);
+    }
+    out
+}
+
+/// `name`'s words with `edit` applied to the first instruction of `opcode`
+/// (its words, result-type operand first).
+fn edited(name: &str, opcode: ::spirv::Op, edit: impl Fn(&mut [u32])) -> Vec<u32> {
+    let bytes = load(name);
+    let mut words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let (at, _, len) = *instructions(&words)
+        .iter()
+        .find(|(_, op, _)| *op == opcode as u16)
+        .unwrap_or_else(|| panic!("{name} has no {opcode:?}"));
+    edit(&mut words[at + 1..at + len]);
+    words
+}
+
+#[test]
+fn malformed_image_modules_are_clean_errors() {
+    use ::spirv::Op as S;
+    let invalid = |words: Vec<u32>, stage: Stage, says: &str| {
+        let e = spirv::parse(&words, "main", stage, &HashMap::new()).unwrap_err();
+        assert!(matches!(e, SpirvError::Invalid { .. }), "{says}: {e}");
+        assert!(e.to_string().contains(says), "{says}: {e}");
+    };
+    let c = "texture_lod.comp.spv";
+    // OpImageSampleExplicitLod: coordinate replaced by the image
+    // (operands: type, id, sampled image, coordinate, mask, lod).
+    invalid(
+        edited(c, S::ImageSampleExplicitLod, |w| w[3] = w[2]),
+        Stage::Compute,
+        "not",
+    );
+    // ... its Lod operand replaced by the coordinate (a vector).
+    invalid(
+        edited(c, S::ImageSampleExplicitLod, |w| w[5] = w[3]),
+        Stage::Compute,
+        "Lod is not a 32-bit float",
+    );
+    // ... without the Lod bit.
+    invalid(
+        edited(c, S::ImageSampleExplicitLod, |w| w[4] = 0),
+        Stage::Compute,
+        "without Lod or Grad",
+    );
+    // OpImageFetch of a non-image (the coordinate as the image).
+    invalid(
+        edited(c, S::ImageFetch, |w| w[2] = w[3]),
+        Stage::Compute,
+        "not an image",
+    );
+    // OpSampledImage whose sampler is the image.
+    invalid(
+        edited(c, S::SampledImage, |w| w[3] = w[2]),
+        Stage::Compute,
+        "without a sampler",
+    );
+    // OpTypeImage with MS = 2; OpTypeSampledImage of a float.
+    invalid(edited(c, S::TypeImage, |w| w[5] = 2), Stage::Compute, "MS");
+    let float_id = {
+        let words: Vec<u32> = load(c)
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let (at, _, _) = *instructions(&words)
+            .iter()
+            .find(|(_, op, _)| *op == S::TypeFloat as u16)
+            .unwrap();
+        words[at + 1]
+    };
+    invalid(
+        edited(c, S::TypeSampledImage, |w| w[1] = float_id),
+        Stage::Compute,
+        "non-image",
+    );
+    // Implicit-LOD sampling where there are no derivatives: the fragment
+    // module's entry point turned into a GLCompute one.
+    let f = "texture_sample.frag.spv";
+    let words = edited(f, S::EntryPoint, |w| {
+        w[0] = ::spirv::ExecutionModel::GLCompute as u32
+    });
+    let e = spirv::parse(&words, "main", Stage::Compute, &HashMap::new()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            SpirvError::Invalid { .. } | SpirvError::Unsupported { .. }
+        ),
+        "{e}"
+    );
+}
+
 #[test]
 fn texture_lod_runs_in_the_interpreter_against_the_reference_sampler() {
     use bifrost_vk::compiler::ir::interp::{BufferRange, DrawState, Memory, run_workgroup};
