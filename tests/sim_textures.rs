@@ -7,8 +7,10 @@
 //! `texture_lod.comp` (tests/shaders) samples a combined image sampler with
 //! `textureLod` at a random LOD (TEXC, explicit LOD), a separate image and
 //! sampler at LOD 0 (TEXS_2D, zero LOD) and fetches a texel (TEXC, FETCH),
-//! for 32 random coordinates in [-1.5, 2.5]², under every core wrap mode
-//! and both filters, over NPOT textures in Linear and Tiled layouts.
+//! for 32 random coordinates in [-1.5, 2.5]² (every eighth one multiplied
+//! by 10^30 on one axis), under every core wrap mode and both filters,
+//! over NPOT textures in Linear and Tiled layouts, RGBA8 UNORM and (every
+//! other case, the second image) sRGB.
 //!
 //! Bound: nearest filtering and fetches are exact; linear results within
 //! 2^-22 absolute. Both compute the spec's weights in f64; the simulator
@@ -93,6 +95,7 @@ fn upload(
     w: u32,
     h: u32,
     layout: TexelLayout,
+    srgb: bool,
 ) -> (Image, TextureDesc) {
     let texels: Vec<[u8; 4]> = (0..w * h)
         .map(|_| {
@@ -121,7 +124,7 @@ fn upload(
         width: w,
         height: h,
         texels,
-        srgb: false,
+        srgb,
     };
     let desc = TextureDesc {
         address: buf.va,
@@ -129,7 +132,7 @@ fn upload(
         height: h,
         row_stride,
         layout,
-        srgb: false,
+        srgb,
     };
     (image, desc)
 }
@@ -162,8 +165,9 @@ fn run_case(
 ) -> usize {
     let mut rng = Rng(seed);
     let mut gpu = SimGpu::new(model);
-    let (img_a, desc_a) = upload(&mut gpu, &mut rng, 5, 3, layout);
-    let (img_b, desc_b) = upload(&mut gpu, &mut rng, 7, 18, layout);
+    // The second image in sRGB for odd seeds (RGB decoded by the sRGB EOTF).
+    let (img_a, desc_a) = upload(&mut gpu, &mut rng, 5, 3, layout, false);
+    let (img_b, desc_b) = upload(&mut gpu, &mut rng, 7, 18, layout, seed % 2 == 1);
     let mut reference = Bindings::default();
     reference.images.insert((0, 0), img_a.clone());
     reference.images.insert((0, 1), img_b.clone());
@@ -173,8 +177,12 @@ fn run_case(
     // Queries: st, lod, pad, texel, pad (32 bytes each).
     let mut queries = Vec::new();
     let mut want = Vec::new();
-    for _ in 0..INVOCATIONS {
-        let st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
+    for q in 0..INVOCATIONS {
+        let mut st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
+        // A few huge coordinates (the wrap of an index far beyond i64).
+        if q % 8 == 7 {
+            st[(q / 8 % 2) as usize] *= 1e30;
+        }
         let lod = rng.unit() * 3.0;
         let texel = [(rng.next() % 5) as i32, (rng.next() % 3) as i32];
         for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {

@@ -92,9 +92,10 @@ fn texel_index(mode: u64, x: f64, n: u32) -> i64 {
     }
 }
 
-/// sRGB EOTF (Khronos Data Format Specification, "sRGB transfer functions").
-fn srgb_decode(c: f32) -> f32 {
-    let c = f64::from(c);
+/// sRGB EOTF (Khronos Data Format Specification, "sRGB transfer
+/// functions") of an 8-bit code, rounded once to f32.
+fn srgb_decode(code: u8) -> f32 {
+    let c = f64::from(code) / 255.0;
     (if c <= 0.04045 {
         c / 12.92
     } else {
@@ -183,8 +184,8 @@ impl Texture {
         mmu.read(self.base + off, &mut b)?;
         let mut c = b.map(unorm8);
         if self.srgb {
-            for v in &mut c[..3] {
-                *v = srgb_decode(*v);
+            for (v, &code) in c[..3].iter_mut().zip(&b) {
+                *v = srgb_decode(code);
             }
         }
         Ok(c)
