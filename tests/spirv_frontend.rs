@@ -996,6 +996,14 @@ fn sampled_images_become_texture_intrinsics() {
             tex(0, 1, None, TexOp::Fetch, f),
         ]
     );
+    // Through functions: a sampler2D parameter, a texture2D and a sampler.
+    assert_eq!(
+        textures(&parse("texture_functions.frag.spv")),
+        [
+            tex(0, 1, Some((0, 1)), TexOp::Sample, f),
+            tex(0, 2, Some((0, 3)), TexOp::Sample, f),
+        ]
+    );
     // Mesa's fs_textured vector.
     let path = bifrost_vk::reference_path!("mesa-g52/shaders/fs_textured.spv");
     let Ok(bytes) = std::fs::read(path) else {
