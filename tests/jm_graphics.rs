@@ -3539,12 +3539,22 @@ fn mesa_fs_textured_renders_like_the_reference_sampler() {
     };
     let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_uv.vert.spv")).unwrap();
     let mut covered = 0;
+    let b9 = std::fs::read(format!("{GRAPHICS_SHADERS}/textured_b9.frag.spv")).unwrap();
     for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
         let vs = compile_for(&v, Stage::Vertex, arch);
         let fs = compile_for(&f, Stage::Fragment, arch);
         let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&fs.binary.code).unwrap();
         assert!(text.contains("TEXS_2D.f32.computed_lod"), "{text}");
+        // The same shader at binding 9: TEXC, LOD mode COMPUTE (7 << 20).
+        let fs_b9 = compile_for(&b9, Stage::Fragment, arch);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&fs_b9.binary.code).unwrap();
+        assert!(
+            text.contains("+TEXC ") && text.contains("0xf4787899"),
+            "{text}"
+        );
         for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+            // Binding 1 (TEXS) for the first two wrap modes, 9 (TEXC) after.
+            let (fs, binding) = if k < 2 { (&fs, 1) } else { (&fs_b9, 9) };
             let mut rng = Rng(0x7e47_0000 + k as u64);
             let layout = if k % 2 == 0 {
                 TexelLayout::Tiled
@@ -3623,12 +3633,16 @@ fn mesa_fs_textured_renders_like_the_reference_sampler() {
                 extras: DrawExtras::default(),
                 raster: RasterState::default(),
             }];
-            let mut scene = grid_scene(&vs, &fs, data, draws);
+            let mut scene = grid_scene(&vs, fs, data, draws);
             scene.stride = 32;
             scene.attributes = vec![(4, 0), (4, 16)];
             scene.shade = textured_shade;
             scene.interpolation = Interpolation::Smooth;
-            scene.textures = Some((vec![None, Some(desc)], vec![None, Some(smp)]));
+            let mut textures = vec![None; binding + 1];
+            let mut samplers = vec![None; binding + 1];
+            textures[binding] = Some(desc);
+            samplers[binding] = Some(smp);
+            scene.textures = Some((textures, samplers));
             let out = try_render_on(&mut gpu, &scene, |_| {})
                 .unwrap_or_else(|e| panic!("{model:?} {mode:?}: the chains must complete: {e}"));
             let (want, on_edge) = reference(&scene);
