@@ -56,6 +56,7 @@ const SHADERS: &[&str] = &[
     "switch.comp.spv",
     "switch_nested_break.comp.spv",
     "texture_functions.frag.spv",
+    "texture_int.comp.spv",
     "texture_lod.comp.spv",
     "texture_sample.frag.spv",
     "ubo_scalar.vert.spv",

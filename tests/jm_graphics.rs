@@ -30,7 +30,7 @@ use bifrost_vk::jm::graphics::{
     StencilState, Topology, Viewport, add_draw, add_draw_with,
 };
 use bifrost_vk::jm::texture::{
-    SamplerDesc, TexelLayout, TextureDesc, WrapMode, write_texture_tables,
+    SamplerDesc, TexelFormat, TexelLayout, TextureDesc, WrapMode, write_texture_tables,
 };
 use bifrost_vk::jm::{Indexing, JobChain};
 use bifrost_vk::kmod::JD_REQ_FS;
@@ -3568,7 +3568,7 @@ fn mesa_fs_textured_renders_like_the_reference_sampler() {
                 width: 8,
                 height: 8,
                 texels: texels.clone(),
-                srgb: false,
+                format: bifrost_vk::testing::sampler::ImageFormat::Rgba8Unorm,
             };
             let mut sampler = Sampler::simple(true, mode);
             sampler.border = BorderColor::OpaqueBlack;
@@ -3598,7 +3598,7 @@ fn mesa_fs_textured_renders_like_the_reference_sampler() {
                 height: 8,
                 row_stride: row_stride as u32,
                 layout,
-                srgb: false,
+                format: TexelFormat::Rgba8Unorm,
             };
             let smp = SamplerDesc {
                 linear: true,

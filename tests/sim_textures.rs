@@ -27,12 +27,14 @@ use bifrost_vk::compiler::passes::lower_sysvals;
 use bifrost_vk::compiler::spirv;
 use bifrost_vk::jm::compute::add_compute_job_with_textures;
 use bifrost_vk::jm::texture::{
-    SamplerDesc, TexelLayout, TextureDesc, WrapMode, write_texture_tables,
+    SamplerDesc, TexelFormat, TexelLayout, TextureDesc, WrapMode, write_texture_tables,
 };
 use bifrost_vk::jm::{AttributeTables, ComputeJob};
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::testing::SimGpu;
-use bifrost_vk::testing::sampler::{AddressMode, Bindings, BorderColor, Image, Sampler};
+use bifrost_vk::testing::sampler::{
+    AddressMode, Bindings, BorderColor, Image, ImageFormat, Sampler,
+};
 
 const INVOCATIONS: u32 = 32;
 
@@ -59,7 +61,11 @@ fn shader_path(name: &str) -> std::path::PathBuf {
 }
 
 fn compile_for(model: SimModel) -> ShaderBinary {
-    let bytes = std::fs::read(shader_path("texture_lod.comp.spv")).unwrap();
+    compile_named("texture_lod.comp.spv", model)
+}
+
+fn compile_named(name: &str, model: SimModel) -> ShaderBinary {
+    let bytes = std::fs::read(shader_path(name)).unwrap();
     let mut s = spirv::parse(&bytes, "main", Stage::Compute, &HashMap::new()).unwrap();
     lower_sysvals(&mut s);
     compile(
@@ -95,7 +101,7 @@ fn upload(
     w: u32,
     h: u32,
     layout: TexelLayout,
-    srgb: bool,
+    format: ImageFormat,
 ) -> (Image, TextureDesc) {
     let texels: Vec<[u8; 4]> = (0..w * h)
         .map(|_| {
@@ -124,7 +130,7 @@ fn upload(
         width: w,
         height: h,
         texels,
-        srgb,
+        format,
     };
     let desc = TextureDesc {
         address: buf.va,
@@ -132,7 +138,12 @@ fn upload(
         height: h,
         row_stride,
         layout,
-        srgb,
+        format: match format {
+            ImageFormat::Rgba8Unorm => TexelFormat::Rgba8Unorm,
+            ImageFormat::Rgba8Srgb => TexelFormat::Rgba8Srgb,
+            ImageFormat::Rgba8Uint => TexelFormat::Rgba8Uint,
+            ImageFormat::Rgba8Sint => TexelFormat::Rgba8Sint,
+        },
     };
     (image, desc)
 }
@@ -154,6 +165,20 @@ fn hw_sampler(s: &Sampler) -> SamplerDesc {
     }
 }
 
+/// The push-uniform words of `binary` with the buffers at `address(binding)`.
+fn fau_words(binary: &ShaderBinary, address: impl Fn((u32, u32)) -> (u64, u64)) -> Vec<u64> {
+    let base = binary.uniform_words as usize - binary.buffers.len();
+    let mut words = vec![0u64; base];
+    for &(set, binding) in &binary.buffers {
+        words.push(if set & BUFFER_SIZE_WORD != 0 {
+            address((set & !BUFFER_SIZE_WORD, binding)).1
+        } else {
+            address((set, binding)).0
+        });
+    }
+    words
+}
+
 /// Runs the shader over two textures and two samplers; returns how many
 /// components were compared.
 fn run_case(
@@ -166,8 +191,19 @@ fn run_case(
     let mut rng = Rng(seed);
     let mut gpu = SimGpu::new(model);
     // The second image in sRGB for odd seeds (RGB decoded by the sRGB EOTF).
-    let (img_a, desc_a) = upload(&mut gpu, &mut rng, 5, 3, layout, false);
-    let (img_b, desc_b) = upload(&mut gpu, &mut rng, 7, 18, layout, seed % 2 == 1);
+    let (img_a, desc_a) = upload(&mut gpu, &mut rng, 5, 3, layout, ImageFormat::Rgba8Unorm);
+    let (img_b, desc_b) = upload(
+        &mut gpu,
+        &mut rng,
+        7,
+        18,
+        layout,
+        if seed % 2 == 1 {
+            ImageFormat::Rgba8Srgb
+        } else {
+            ImageFormat::Rgba8Unorm
+        },
+    );
     let mut reference = Bindings::default();
     reference.images.insert((0, 0), img_a.clone());
     reference.images.insert((0, 1), img_b.clone());
@@ -213,15 +249,7 @@ fn run_case(
         (0, 4) => (obuf.va, out_bytes),
         _ => panic!("unexpected binding {b:?}"),
     };
-    let base = binary.uniform_words as usize - binary.buffers.len();
-    let mut words = vec![0u64; base];
-    for &(set, binding) in &binary.buffers {
-        words.push(if set & BUFFER_SIZE_WORD != 0 {
-            address((set & !BUFFER_SIZE_WORD, binding)).1
-        } else {
-            address((set, binding)).0
-        });
-    }
+    let words = fau_words(binary, address);
     let code = gpu.upload(binary);
     let textures = [Some(desc_a), Some(desc_b)];
     let hw_samplers = [
@@ -317,7 +345,7 @@ fn a_missing_texture_descriptor_faults_the_job() {
             height: 1,
             row_stride: 4,
             layout: TexelLayout::Linear,
-            srgb: false,
+            format: TexelFormat::Rgba8Unorm,
         };
         let smp = SamplerDesc {
             linear: false,
@@ -342,4 +370,217 @@ fn a_missing_texture_descriptor_faults_the_job() {
     assert!(format!("{e}").to_lowercase().contains("fault"), "{e}");
     // The GPU carries on.
     assert!(gpu.run_chain(|_, _, _| Ok(false)).unwrap().is_none());
+}
+
+/// `texture_int.comp`: texelFetch and nearest textureLod (LOD 0: TEXC LOD
+/// ZERO; LOD 1.5: TEXC EXPLICIT) of RGBA8UI and RGBA8I textures (U32 and
+/// S32 results: zero- and sign-extended bytes) under Repeat, Mirrored
+/// Repeat and Clamp to Edge, on G52 and G72: every word exactly the
+/// reference sampler's.
+#[test]
+fn integer_textures_match_the_reference_sampler() {
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("texture_int.comp.spv", model);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+        assert_eq!(text.matches("+TEXC ").count(), 4, "{text}");
+        for (k, mode) in [
+            AddressMode::Repeat,
+            AddressMode::MirroredRepeat,
+            AddressMode::ClampToEdge,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut rng = Rng(0x1_0000 + k as u64);
+            let mut gpu = SimGpu::new(model);
+            let layout = if k == 1 {
+                TexelLayout::Tiled
+            } else {
+                TexelLayout::Linear
+            };
+            let (uimg, udesc) = upload(&mut gpu, &mut rng, 6, 5, layout, ImageFormat::Rgba8Uint);
+            let (iimg, idesc) = upload(&mut gpu, &mut rng, 3, 7, layout, ImageFormat::Rgba8Sint);
+            let sampler = Sampler::simple(false, mode);
+            let reference = Bindings::default();
+            let mut queries = Vec::new();
+            let mut want: Vec<u32> = Vec::new();
+            for _ in 0..INVOCATIONS {
+                let st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
+                let texel = [(rng.next() % 3) as i32, (rng.next() % 5) as i32];
+                for w in [
+                    st[0].to_bits(),
+                    st[1].to_bits(),
+                    texel[0] as u32,
+                    texel[1] as u32,
+                ] {
+                    queries.extend_from_slice(&w.to_le_bytes());
+                }
+                want.extend(uimg.texel_bits(texel[0] as u32, texel[1] as u32));
+                want.extend(
+                    reference
+                        .sample_int(&uimg, &sampler, st[0], st[1], Some(0.0))
+                        .unwrap(),
+                );
+                want.extend(iimg.texel_bits(texel[0] as u32, texel[1] as u32));
+                want.extend(
+                    reference
+                        .sample_int(&iimg, &sampler, st[0], st[1], Some(1.5))
+                        .unwrap(),
+                );
+            }
+            let qbuf = gpu.alloc(queries.len() as u64);
+            gpu.write(qbuf.va, &queries);
+            let out_bytes = u64::from(INVOCATIONS) * 64;
+            let obuf = gpu.alloc(out_bytes);
+            gpu.write(obuf.va, &vec![0xee; out_bytes as usize]);
+            let words = fau_words(&binary, |b| match b {
+                (0, 3) => (qbuf.va, queries.len() as u64),
+                (0, 4) => (obuf.va, out_bytes),
+                _ => panic!("unexpected binding {b:?}"),
+            });
+            let code = gpu.upload(&binary);
+            let smp = hw_sampler(&sampler);
+            gpu.run_chain(|chain, pool, arch| {
+                let tables = write_texture_tables(
+                    pool,
+                    arch,
+                    &[Some(udesc), Some(idesc)],
+                    &[Some(smp), Some(smp)],
+                )?;
+                let job = ComputeJob {
+                    binary: &binary,
+                    code,
+                    push_uniforms: &words,
+                    local_size: [16, 1, 1],
+                    groups: [INVOCATIONS / 16, 1, 1],
+                    ubos: &[],
+                    attributes: None::<AttributeTables>,
+                    push_buffer: None,
+                };
+                add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+                Ok(true)
+            })
+            .unwrap_or_else(|e| panic!("{model:?} {mode:?}: {e}"));
+            let got = gpu.read_u32s(obuf.va, want.len());
+            assert_eq!(got, want, "{model:?} {mode:?} {layout:?}");
+            compared += got.len();
+        }
+    }
+    assert_eq!(compared, 2 * 3 * 32 * 16);
+}
+
+#[test]
+fn mismatched_result_formats_and_linear_integer_filtering_fault() {
+    let model = SimModel::G52;
+    // texture_lod.comp reads floats: give it an RGBA8UI texture.
+    let binary = compile_for(model);
+    for (format, linear) in [
+        (TexelFormat::Rgba8Uint, false),
+        (TexelFormat::Rgba8Unorm, true),
+    ] {
+        let mut gpu = SimGpu::new(model);
+        let texels = gpu.alloc(64);
+        let out = gpu.alloc(48 * 16);
+        let q = gpu.alloc(32 * 16);
+        let words = fau_words(&binary, |b| match b {
+            (0, 3) => (q.va, 32 * 16),
+            _ => (out.va, 48 * 16),
+        });
+        let code = gpu.upload(&binary);
+        let desc = TextureDesc {
+            address: texels.va,
+            width: 4,
+            height: 4,
+            row_stride: 16,
+            layout: TexelLayout::Linear,
+            format,
+        };
+        let smp = SamplerDesc {
+            linear,
+            wrap: [WrapMode::Repeat; 2],
+            border: [0.0; 4],
+        };
+        let r = gpu.run_chain(|chain, pool, arch| {
+            let tables = write_texture_tables(
+                pool,
+                arch,
+                &[Some(desc), Some(desc)],
+                &[Some(smp), None, Some(smp)],
+            )?;
+            let job = ComputeJob {
+                binary: &binary,
+                code,
+                push_uniforms: &words,
+                local_size: [16, 1, 1],
+                groups: [1, 1, 1],
+                ubos: &[],
+                attributes: None::<AttributeTables>,
+                push_buffer: None,
+            };
+            add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+            Ok(true)
+        });
+        // A float read of an integer texture faults; so does linear
+        // filtering of the integer texture in texture_int.comp below.
+        if !linear {
+            assert!(
+                r.is_err(),
+                "{format:?}: a float read of an integer texture must fault"
+            );
+        } else {
+            assert!(r.is_ok(), "{format:?}: {r:?}");
+        }
+    }
+    // texture_int.comp with a linear sampler: the texture unit faults.
+    let binary = compile_named("texture_int.comp.spv", model);
+    let mut gpu = SimGpu::new(model);
+    let texels = gpu.alloc(256);
+    let q = gpu.alloc(16 * 16);
+    let out = gpu.alloc(64 * 16);
+    let words = fau_words(&binary, |b| match b {
+        (0, 3) => (q.va, 16 * 16),
+        _ => (out.va, 64 * 16),
+    });
+    let code = gpu.upload(&binary);
+    let desc = |format| TextureDesc {
+        address: texels.va,
+        width: 4,
+        height: 4,
+        row_stride: 16,
+        layout: TexelLayout::Linear,
+        format,
+    };
+    let smp = SamplerDesc {
+        linear: true,
+        wrap: [WrapMode::Repeat; 2],
+        border: [0.0; 4],
+    };
+    let r = gpu.run_chain(|chain, pool, arch| {
+        let tables = write_texture_tables(
+            pool,
+            arch,
+            &[
+                Some(desc(TexelFormat::Rgba8Uint)),
+                Some(desc(TexelFormat::Rgba8Sint)),
+            ],
+            &[Some(smp), Some(smp)],
+        )?;
+        let job = ComputeJob {
+            binary: &binary,
+            code,
+            push_uniforms: &words,
+            local_size: [16, 1, 1],
+            groups: [1, 1, 1],
+            ubos: &[],
+            attributes: None::<AttributeTables>,
+            push_buffer: None,
+        };
+        add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+        Ok(true)
+    });
+    assert!(
+        r.is_err(),
+        "linear filtering of an integer texture must fault"
+    );
 }

@@ -996,6 +996,17 @@ fn sampled_images_become_texture_intrinsics() {
             tex(0, 1, None, TexOp::Fetch, f),
         ]
     );
+    // Integer sampled types.
+    let (u, i) = (SampledType::Uint, SampledType::Sint);
+    assert_eq!(
+        textures(&parse("texture_int.comp.spv")),
+        [
+            tex(0, 0, None, TexOp::Fetch, u),
+            tex(0, 0, Some((0, 0)), TexOp::SampleLod, u),
+            tex(0, 1, None, TexOp::Fetch, i),
+            tex(0, 1, Some((0, 1)), TexOp::SampleLod, i),
+        ]
+    );
     // Through functions: a sampler2D parameter, a texture2D and a sampler.
     assert_eq!(
         textures(&parse("texture_functions.frag.spv")),
@@ -1149,7 +1160,7 @@ fn malformed_image_modules_are_clean_errors() {
 #[test]
 fn texture_lod_runs_in_the_interpreter_against_the_reference_sampler() {
     use bifrost_vk::compiler::ir::interp::{BufferRange, DrawState, Memory, run_workgroup};
-    use bifrost_vk::testing::sampler::{AddressMode, Bindings, Image, Sampler};
+    use bifrost_vk::testing::sampler::{AddressMode, Bindings, Image, ImageFormat, Sampler};
     let s = parse("texture_lod.comp.spv");
     let image = Image {
         width: 4,
@@ -1157,7 +1168,7 @@ fn texture_lod_runs_in_the_interpreter_against_the_reference_sampler() {
         texels: (0..12u8)
             .map(|i| [i * 20, 255 - i * 20, i * 7, 200])
             .collect(),
-        srgb: false,
+        format: ImageFormat::Rgba8Unorm,
     };
     let mut b = Bindings::default();
     b.images.insert((0, 0), image.clone());

@@ -9,7 +9,7 @@
 //! table, a separate sampler the sampler table. Unused entries are zero
 //! (a descriptor the texture unit refuses if a shader reads it).
 //!
-//! Written: 2D RGBA8 UNORM/sRGB textures of one level and one layer, Linear
+//! Written: 2D RGBA8 UNORM/sRGB/UINT/SINT textures of one level and one layer, Linear
 //! or Tiled (16×16 u-interleaved) texels; samplers with normalized
 //! coordinates, one filter for minification and magnification, LOD range
 //! [0, 0], the four core wrap modes, a float border colour. This module
@@ -30,6 +30,27 @@ pub enum TexelLayout {
     Tiled,
 }
 
+/// The texel formats this module writes (`VkFormat` R8G8B8A8_*).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TexelFormat {
+    Rgba8Unorm,
+    Rgba8Srgb,
+    Rgba8Uint,
+    Rgba8Sint,
+}
+
+impl TexelFormat {
+    /// The genxml `Format` name and the sRGB bit.
+    fn hw(self) -> (&'static str, bool) {
+        match self {
+            TexelFormat::Rgba8Unorm => ("RGBA8 UNORM", false),
+            TexelFormat::Rgba8Srgb => ("RGBA8 UNORM", true),
+            TexelFormat::Rgba8Uint => ("RGBA8UI", false),
+            TexelFormat::Rgba8Sint => ("RGBA8I", false),
+        }
+    }
+}
+
 /// A 2D RGBA8 image of one level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TextureDesc {
@@ -39,8 +60,7 @@ pub struct TextureDesc {
     pub height: u32,
     pub row_stride: u32,
     pub layout: TexelLayout,
-    /// R8G8B8A8_SRGB rather than _UNORM.
-    pub srgb: bool,
+    pub format: TexelFormat,
 }
 
 /// `VkSamplerAddressMode` (the core four).
@@ -119,18 +139,19 @@ pub fn write_texture_tables(
             pack(&mut s, sws::ROW_STRIDE, u64::from(t.row_stride))?;
             surface.write_words(0, &s);
             let mut w = l.texture.defaults();
-            // Format: RGBA8 UNORM with the RGBA order of the architecture
-            // (v7 `RGB Component Order` RGBA = 0, v6 swizzle RGBA), bit 20
-            // sRGB (`hw::format`).
+            // Format: the RGBA8 format with the RGBA order of the
+            // architecture (v7 `RGB Component Order` RGBA = 0, v6 swizzle
+            // RGBA), bit 20 sRGB (`hw::format`).
             let fa = crate::hw::format::FormatArch::for_arch(arch);
+            let (name, srgb) = t.format.hw();
             let value = fa
-                .format_value("RGBA8 UNORM")
-                .ok_or(JmError::Encoding("no RGBA8 UNORM format"))?;
+                .format_value(name)
+                .ok_or(JmError::Encoding("no such texture format"))?;
             let order = match arch {
                 Arch::V7 => 0,
                 Arch::V6 => fa.order_for_components[3],
             };
-            let format = value << 12 | order | u64::from(t.srgb) << 20;
+            let format = value << 12 | order | u64::from(srgb) << 20;
             pack(&mut w, td::FORMAT, format)?;
             pack(&mut w, td::DIMENSION, 2)?;
             pack(&mut w, td::WIDTH, u64::from(t.width))?;

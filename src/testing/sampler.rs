@@ -4,9 +4,11 @@
 //! "Wrapping Operation", "Texel Filtering"), the oracle the simulated
 //! texture unit is checked against. It shares nothing with the simulator.
 //!
-//! Modelled: 2D images of one level and one layer in R8G8B8A8_UNORM
-//! (optionally _SRGB: the RGB channels decoded by the Khronos Data Format
-//! Specification's sRGB EOTF, alpha linear); samplers with normalized
+//! Modelled: 2D images of one level and one layer in R8G8B8A8_UNORM,
+//! _SRGB (the RGB channels decoded by the Khronos Data Format
+//! Specification's sRGB EOTF, alpha linear), _UINT and _SINT (components
+//! unconverted, zero- or sign-extended to 32 bits; nearest filtering only,
+//! as these formats lack `SAMPLED_IMAGE_FILTER_LINEAR`); samplers with normalized
 //! coordinates, `magFilter`/`minFilter` NEAREST or LINEAR chosen by the
 //! sign of λ after the `minLod`/`maxLod` clamp, every address mode but
 //! MIRROR_CLAMP_TO_EDGE, the three opaque and transparent float border
@@ -85,6 +87,26 @@ impl Sampler {
     }
 }
 
+/// The `VkFormat`s of [`Image`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageFormat {
+    Rgba8Unorm,
+    Rgba8Srgb,
+    Rgba8Uint,
+    Rgba8Sint,
+}
+
+impl ImageFormat {
+    /// The sampled type a shader must read it as.
+    pub fn sampled_type(self) -> SampledType {
+        match self {
+            ImageFormat::Rgba8Unorm | ImageFormat::Rgba8Srgb => SampledType::Float,
+            ImageFormat::Rgba8Uint => SampledType::Uint,
+            ImageFormat::Rgba8Sint => SampledType::Sint,
+        }
+    }
+}
+
 /// A 2D R8G8B8A8 image of one level.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Image {
@@ -92,8 +114,7 @@ pub struct Image {
     pub height: u32,
     /// Row-major texels.
     pub texels: Vec<[u8; 4]>,
-    /// R8G8B8A8_SRGB rather than _UNORM.
-    pub srgb: bool,
+    pub format: ImageFormat,
 }
 
 /// The sRGB EOTF (Khronos Data Format Specification, "sRGB transfer
@@ -112,12 +133,24 @@ impl Image {
     pub fn texel(&self, i: u32, j: u32) -> [f64; 4] {
         let t = self.texels[(j * self.width + i) as usize];
         let mut out = t.map(|c| f64::from(c) / 255.0);
-        if self.srgb {
+        if self.format == ImageFormat::Rgba8Srgb {
             for c in &mut out[..3] {
                 *c = srgb_to_linear(*c);
             }
         }
         out
+    }
+}
+
+impl Image {
+    /// The texel at integer (i, j) of an integer image, as the 32-bit
+    /// words a shader reads (UINT zero-extended, SINT sign-extended).
+    pub fn texel_bits(&self, i: u32, j: u32) -> [u32; 4] {
+        let t = self.texels[(j * self.width + i) as usize];
+        match self.format {
+            ImageFormat::Rgba8Sint => t.map(|c| c as i8 as i32 as u32),
+            _ => t.map(u32::from),
+        }
     }
 }
 
@@ -252,6 +285,55 @@ impl Bindings {
     }
 }
 
+impl Bindings {
+    /// `OpImageSample*Lod` of an integer image: the nearest texel's words
+    /// (linear filtering and border texels of integer formats: errors).
+    pub fn sample_int(
+        &self,
+        image: &Image,
+        sampler: &Sampler,
+        s: f32,
+        t: f32,
+        lod: Option<f32>,
+    ) -> Result<[u32; 4], String> {
+        let linear = match lod {
+            Some(l) if !l.is_nan() && sampler.min_lod <= sampler.max_lod => {
+                if l.clamp(sampler.min_lod, sampler.max_lod) <= 0.0 {
+                    sampler.mag_linear
+                } else {
+                    sampler.min_linear
+                }
+            }
+            Some(_) => return Err("λ undefined".into()),
+            None if sampler.mag_linear == sampler.min_linear => sampler.mag_linear,
+            None => return Err("implicit LOD with different min and mag filters".into()),
+        };
+        if linear {
+            return Err("linear filtering of an integer format".into());
+        }
+        let u = f64::from(s) * f64::from(image.width);
+        let v = f64::from(t) * f64::from(image.height);
+        if !(u.is_finite() && v.is_finite()) {
+            return Err("non-finite coordinate".into());
+        }
+        match (
+            wrap(
+                sampler.address[0],
+                texel_index(sampler.address[0], u, image.width),
+                image.width,
+            ),
+            wrap(
+                sampler.address[1],
+                texel_index(sampler.address[1], v, image.height),
+                image.height,
+            ),
+        ) {
+            (Some(x), Some(y)) => Ok(image.texel_bits(x, y)),
+            _ => Err("a float border colour for an integer format".into()),
+        }
+    }
+}
+
 impl TextureSource for Bindings {
     fn texture(&self, kind: Intrinsic, coord: [u32; 2], lod: u32) -> Result<[u32; 4], String> {
         let Intrinsic::Texture {
@@ -264,32 +346,37 @@ impl TextureSource for Bindings {
         else {
             return Err("not a texture access".into());
         };
-        if ty != SampledType::Float {
-            return Err("integer sampled types over R8G8B8A8 images".into());
-        }
         let image = self
             .images
             .get(&(set, binding))
             .ok_or_else(|| format!("no image at set {set} binding {binding}"))?;
-        let out = match op {
-            TexOp::Fetch => self.fetch(image, coord[0] as i32, coord[1] as i32, lod as i32)?,
-            TexOp::Sample | TexOp::SampleLod => {
-                let key = sampler.ok_or("a sample without a sampler")?;
-                let smp = self
-                    .samplers
-                    .get(&key)
-                    .ok_or_else(|| format!("no sampler at set {} binding {}", key.0, key.1))?;
-                let lod = (op == TexOp::SampleLod).then(|| f32::from_bits(lod));
-                self.sample(
-                    image,
-                    smp,
-                    f32::from_bits(coord[0]),
-                    f32::from_bits(coord[1]),
-                    lod,
-                )?
+        if ty != image.format.sampled_type() {
+            return Err(format!(
+                "a {ty:?} read of a {:?} image (undefined)",
+                image.format
+            ));
+        }
+        let int = ty != SampledType::Float;
+        if op == TexOp::Fetch {
+            let (i, j, l) = (coord[0] as i32, coord[1] as i32, lod as i32);
+            if int {
+                self.fetch(image, i, j, l)?;
+                return Ok(image.texel_bits(i as u32, j as u32));
             }
-        };
-        Ok(out.map(f32::to_bits))
+            return Ok(self.fetch(image, i, j, l)?.map(f32::to_bits));
+        }
+        let key = sampler.ok_or("a sample without a sampler")?;
+        let smp = self
+            .samplers
+            .get(&key)
+            .ok_or_else(|| format!("no sampler at set {} binding {}", key.0, key.1))?;
+        let lod = (op == TexOp::SampleLod).then(|| f32::from_bits(lod));
+        let (s, t) = (f32::from_bits(coord[0]), f32::from_bits(coord[1]));
+        if int {
+            self.sample_int(image, smp, s, t, lod)
+        } else {
+            Ok(self.sample(image, smp, s, t, lod)?.map(f32::to_bits))
+        }
     }
 }
 
@@ -307,7 +394,7 @@ mod tests {
                 [0, 255, 0, 255],
                 [0, 0, 255, 255],
             ],
-            srgb: false,
+            format: ImageFormat::Rgba8Unorm,
         }
     }
 
@@ -399,12 +486,36 @@ mod tests {
     }
 
     #[test]
+    fn integer_images_by_hand() {
+        let b = Bindings::default();
+        let mut img = image_2x2();
+        img.texels[3] = [200, 1, 128, 255];
+        img.format = ImageFormat::Rgba8Sint;
+        assert_eq!(
+            img.texel_bits(1, 1),
+            [(-56i32) as u32, 1, (-128i32) as u32, u32::MAX]
+        );
+        img.format = ImageFormat::Rgba8Uint;
+        assert_eq!(img.texel_bits(1, 1), [200, 1, 128, 255]);
+        let near = Sampler::simple(false, AddressMode::Repeat);
+        // u = 3.6, v = 3.2: texel (3, 3), repeated to (1, 1).
+        assert_eq!(
+            b.sample_int(&img, &near, 1.8, 1.6, Some(0.0)),
+            Ok([200, 1, 128, 255])
+        );
+        let lin = Sampler::simple(true, AddressMode::Repeat);
+        assert!(b.sample_int(&img, &lin, 0.5, 0.5, None).is_err());
+        let border = Sampler::simple(false, AddressMode::ClampToBorder);
+        assert!(b.sample_int(&img, &border, -0.5, 0.5, None).is_err());
+    }
+
+    #[test]
     fn srgb_decodes_rgb_only() {
         let img = Image {
             width: 1,
             height: 1,
             texels: vec![[188, 0, 255, 188]],
-            srgb: true,
+            format: ImageFormat::Rgba8Srgb,
         };
         let t = img.texel(0, 0);
         // 188/255 = 0.7373 → ((0.7373 + 0.055) / 1.055)^2.4 = 0.5029.

@@ -713,6 +713,11 @@ fn shade(
             )?),
             None => None,
         });
+        if let Some(Some((t, _))) = textures.last()
+            && !t.is_float()
+        {
+            return Err(config(d.draw_va, "VAR_TEX preload of an integer texture"));
+        }
     }
     let mut core = Core::new(ctx.mmu, ctx.arch, Program { entry, fau, res });
     core.shared = Some(ctx.clauses);
@@ -746,7 +751,9 @@ fn shade(
                     *o = (0..corners).map(|k| f.bary[k] * values[m][k][c]).sum();
                 }
                 if let Some((tex, smp)) = &textures[m] {
-                    out = tex.sample(ctx.mmu, smp, out[0], out[1])?;
+                    out = tex
+                        .sample(ctx.mmu, smp, out[0], out[1])?
+                        .map(f32::from_bits);
                 }
                 let first = msg.first;
                 for (c, &v) in out.iter().enumerate().take(msg.components.min(4)) {

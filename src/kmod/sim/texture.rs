@@ -4,7 +4,10 @@
 //! layouts, unpacked with the `hw` tables).
 //!
 //! Simulated: 2D textures of one level and one layer, format RGBA8 UNORM
-//! (or sRGB: RGB decoded with the sRGB EOTF, alpha linear) in RGBA order
+//! (or sRGB: RGB decoded with the sRGB EOTF, alpha linear), RGBA8UI or
+//! RGBA8I (components zero- or sign-extended to 32-bit words, nearest
+//! filtering only: linear filtering of an integer texture faults; their
+//! border colour is the Sampler's four words as they are) in RGBA order
 //! (v7 `RGB Component Order` RGBA, v6 swizzle RGBA) with the identity
 //! `Swizzle`, texel ordering Tiled (u-interleaved 16x16 tiles, `Row
 //! stride` bytes per row of tiles, as render targets) or Linear, the
@@ -46,6 +49,15 @@ const CLAMP_TO_EDGE: u64 = 9;
 const CLAMP_TO_BORDER: u64 = 11;
 const MIRRORED_REPEAT: u64 = 12;
 
+/// How a texel's bytes become the four words a shader reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TexelKind {
+    Unorm,
+    Srgb,
+    Uint,
+    Sint,
+}
+
 /// An image ready to be read.
 pub struct Texture {
     base: u64,
@@ -53,14 +65,17 @@ pub struct Texture {
     block: Block,
     width: u32,
     height: u32,
-    srgb: bool,
+    pub kind: TexelKind,
+    /// The descriptor's address (for fault reports).
+    va: u64,
 }
 
 /// The sampler state the texture unit models.
 pub struct SamplerState {
     nearest: bool,
     wrap: [u64; 2],
-    border: [f32; 4],
+    /// The border colour's words (floats, or integers for integer textures).
+    border: [u32; 4],
 }
 
 /// Texel index `i` wrapped into [0, n); `None` for a border texel.
@@ -139,14 +154,24 @@ impl Texture {
         }
         let format = td::FORMAT.get(&t);
         let name = crate::hw::layout::enum_name(l.formats.table.formats, (format >> 12) & 0xff);
+        let srgb = format & (1 << 20) != 0;
+        let kind = match (name, srgb) {
+            ("RGBA8 UNORM", false) => Some(TexelKind::Unorm),
+            ("RGBA8 UNORM", true) => Some(TexelKind::Srgb),
+            ("RGBA8UI", false) => Some(TexelKind::Uint),
+            ("RGBA8I", false) => Some(TexelKind::Sint),
+            _ => None,
+        };
         // RGBA order: v7's `RGB Component Order` RGBA is 0, v6's swizzle
         // R, G, B, A is 0x688 (`hw::format`).
         let rgba = match arch {
             Arch::V7 => 0,
             Arch::V6 => crate::hw::format::V6.order_for_components[3],
         };
+        let Some(kind) = kind else {
+            return Err(config(tva, "texture format not simulated"));
+        };
         if td::DIMENSION.get(&t) != 2
-            || name != "RGBA8 UNORM"
             || format & 0xfff != rgba
             || format >> 21 != 0
             || td::SWIZZLE.get(&t) != 0o3210
@@ -174,45 +199,61 @@ impl Texture {
             block,
             width: td::WIDTH.get(&t) as u32,
             height: td::HEIGHT.get(&t) as u32,
-            srgb: format & (1 << 20) != 0,
+            kind,
+            va: tva,
         })
     }
 
-    fn texel(&self, mmu: &Mmu, x: u32, y: u32) -> Result<[f32; 4], JobFault> {
+    /// Whether the texels are read as floats.
+    pub fn is_float(&self) -> bool {
+        matches!(self.kind, TexelKind::Unorm | TexelKind::Srgb)
+    }
+
+    /// The four words a shader reads for texel (x, y).
+    fn texel(&self, mmu: &Mmu, x: u32, y: u32) -> Result<[u32; 4], JobFault> {
         let mut b = [0u8; 4];
         let off = self.block.offset(x, y, self.row_stride, 4);
         mmu.read(self.base + off, &mut b)?;
-        let mut c = b.map(unorm8);
-        if self.srgb {
-            for (v, &code) in c[..3].iter_mut().zip(&b) {
-                *v = srgb_decode(code);
+        Ok(match self.kind {
+            TexelKind::Unorm => b.map(|c| unorm8(c).to_bits()),
+            TexelKind::Srgb => {
+                let mut c = b.map(|c| unorm8(c).to_bits());
+                for (v, &code) in c[..3].iter_mut().zip(&b) {
+                    *v = srgb_decode(code).to_bits();
+                }
+                c
             }
-        }
-        Ok(c)
+            TexelKind::Uint => b.map(u32::from),
+            TexelKind::Sint => b.map(|c| c as i8 as i32 as u32),
+        })
     }
 
     /// The texel at integer (x, y) of level `level` (zeros outside).
-    pub fn fetch(&self, mmu: &Mmu, x: i32, y: i32, level: i32) -> Result<[f32; 4], JobFault> {
+    pub fn fetch(&self, mmu: &Mmu, x: i32, y: i32, level: i32) -> Result<[u32; 4], JobFault> {
         if level != 0 || x < 0 || y < 0 || x as u32 >= self.width || y as u32 >= self.height {
-            return Ok([0.0; 4]);
+            return Ok([0; 4]);
         }
         self.texel(mmu, x as u32, y as u32)
     }
 
-    /// The filtered colour at normalized coordinates (s, t).
+    /// The filtered colour at normalized coordinates (s, t), as the four
+    /// words a shader reads (f32 bits for float textures).
     pub fn sample(
         &self,
         mmu: &Mmu,
         smp: &SamplerState,
         s: f32,
         t: f32,
-    ) -> Result<[f32; 4], JobFault> {
+    ) -> Result<[u32; 4], JobFault> {
+        if !self.is_float() && !smp.nearest {
+            return Err(config(self.va, "linear filtering of an integer texture"));
+        }
         let u = f64::from(s) * f64::from(self.width);
         let v = f64::from(t) * f64::from(self.height);
         if !(u.is_finite() && v.is_finite()) {
-            return Ok([0.0; 4]);
+            return Ok([0; 4]);
         }
-        let fetch = |i: i64, j: i64| -> Result<[f32; 4], JobFault> {
+        let fetch = |i: i64, j: i64| -> Result<[u32; 4], JobFault> {
             match (
                 wrap(smp.wrap[0], i, self.width),
                 wrap(smp.wrap[1], j, self.height),
@@ -236,11 +277,11 @@ impl Texture {
             for (di, wx) in [(0, 1.0 - a), (1, a)] {
                 let c = fetch(i0 + di, j0 + dj)?;
                 for k in 0..4 {
-                    out[k] += wx * wy * f64::from(c[k]);
+                    out[k] += wx * wy * f64::from(f32::from_bits(c[k]));
                 }
             }
         }
-        Ok(out.map(|x| x as f32))
+        Ok(out.map(|x| (x as f32).to_bits()))
     }
 }
 
@@ -283,7 +324,7 @@ impl SamplerState {
             sampler::BORDER_COLOR_B,
             sampler::BORDER_COLOR_A,
         ]
-        .map(|f| f32::from_bits(f.get(&sm) as u32));
+        .map(|f| f.get(&sm) as u32);
         Ok(SamplerState {
             nearest,
             wrap: [ws, wt],

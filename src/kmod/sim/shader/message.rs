@@ -25,7 +25,7 @@ use super::{CachedClause, Core, fault, fragment_message, status};
 use crate::hw::attribute::{attribute_buffer as ab, attribute_desc as ad, attribute_type};
 use crate::hw::storage::uniform_buffer;
 use crate::kmod::sim::jobs::JobFault;
-use crate::kmod::sim::texture::{SamplerState, Texture};
+use crate::kmod::sim::texture::{SamplerState, TexelKind, Texture};
 
 /// Whether `name` is a message instruction this module executes.
 pub fn supported(name: &str) -> bool {
@@ -670,9 +670,16 @@ fn texs(
     let sampler = p.fields.immediate("sampler_index").unwrap_or(0);
     let (t, smp) = texture_of(core, texture, Some(sampler))?;
     let smp = smp.ok_or_else(|| fault(status::INSTR_INVALID_ENC, cc.va))?;
+    if !t.is_float() {
+        log::error!(
+            "sim shader: TEXS_2D.f32 of an integer texture (clause {:#x})",
+            cc.va
+        );
+        return Err(fault(status::INSTR_INVALID_ENC, cc.va));
+    }
     let c = t.sample(core.mmu, &smp, f32::from_bits(s[0]), f32::from_bits(s[1]))?;
-    for (i, v) in c.iter().enumerate() {
-        staging_write(lane, cc, i, v.to_bits());
+    for (i, &v) in c.iter().enumerate() {
+        staging_write(lane, cc, i, v);
     }
     Ok(0)
 }
@@ -683,8 +690,9 @@ fn texs(
 /// with LOD zero, computed (fragment jobs) or explicit (8:8 fixed point in
 /// the first staging register), or FETCH of a texel (integer coordinates,
 /// level in 8:8 fixed point in the first staging register); results as
-/// F32, or the texel's bits reinterpreted for U32/S32 (refused: no
-/// integer texture format is simulated), all four components (mask 0xf).
+/// F32 of a UNORM/sRGB texture, U32 of an RGBA8UI one or S32 of an RGBA8I
+/// one (another pairing's conversion is undocumented: refused), all four
+/// components (mask 0xf).
 /// Anything else is INSTR_INVALID_ENC.
 fn texc(
     core: &mut Core<'_>,
@@ -709,15 +717,25 @@ fn texc(
             "indirect indices, offsets, shadow, arrays or a dimension other than 2D",
         ));
     }
-    if format != 4 || mask != 0xf {
-        return Err(bad("a result format other than F32 or a partial mask"));
+    if !matches!(format, 4 | 14 | 15) || mask != 0xf {
+        return Err(bad(
+            "a result format other than F32, U32, S32 or a partial mask",
+        ));
     }
+    let kind_fits = |t: &Texture| match format {
+        4 => t.is_float(),
+        14 => t.kind == TexelKind::Uint,
+        _ => t.kind == TexelKind::Sint,
+    };
     // The signed 8:8 fixed-point level in the first staging register.
     let level = f32::from(staging_read(lane, cc, 0) as u16 as i16) / 256.0;
     let c = match (op, lod_mode) {
         // FETCH, TEXEL.
         (6, 1) => {
             let (t, _) = texture_of(core, texture, None)?;
+            if !kind_fits(&t) {
+                return Err(bad("this result format for the texture's format"));
+            }
             let level = if level.fract() == 0.0 {
                 level as i32
             } else {
@@ -729,12 +747,15 @@ fn texc(
         (7, 4 | 6) | (7, 7) if lod_mode != 7 || core.frag.is_some() => {
             let (t, smp) = texture_of(core, texture, Some(sampler))?;
             let smp = smp.ok_or_else(|| bad("no sampler"))?;
+            if !kind_fits(&t) {
+                return Err(bad("this result format for the texture's format"));
+            }
             t.sample(core.mmu, &smp, f32::from_bits(s[0]), f32::from_bits(s[1]))?
         }
         _ => return Err(bad("this operation")),
     };
-    for (i, v) in c.iter().enumerate() {
-        staging_write(lane, cc, i, v.to_bits());
+    for (i, &v) in c.iter().enumerate() {
+        staging_write(lane, cc, i, v);
     }
     Ok(0)
 }
