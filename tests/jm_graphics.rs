@@ -3653,3 +3653,118 @@ fn mesa_fs_textured_renders_like_the_reference_sampler() {
     eprintln!("{covered} textured pixels compared");
     assert!(covered > 8 * 3000, "{covered} pixels covered");
 }
+
+/// Vertex-stage texturing through our draws: `clip_vtex.vert` samples
+/// (`textureLod`, TEXC explicit LOD) an uploaded 4×4 texture at each
+/// vertex's random (u, v) in [−1, 2]² and LOD in [0, 2] under each wrap
+/// mode, bilinear, and passes the colour on; `rgba_varying.frag` writes it.
+/// The reference draws the same triangles with the reference sampler's
+/// colours as vertex colours: covered pixels within 1 LSB (the vertex
+/// colours agree within 2^-22, see `sim_textures.rs`; interpolation in f32
+/// against f64 as everywhere here), on the G52 and a v6 G72.
+#[test]
+fn vertex_shaders_sample_textures_in_our_draws() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    use bifrost_vk::testing::sampler::{AddressMode, Bindings, BorderColor, Image, Sampler};
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_vtex.vert.spv")).unwrap();
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/rgba_varying.frag.spv")).unwrap();
+    let mut covered = 0;
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let vs = compile_for(&v, Stage::Vertex, arch);
+        let fs = compile_for(&f, Stage::Fragment, arch);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&vs.binary.code).unwrap();
+        assert!(text.contains("+TEXC "), "{text}");
+        for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+            let mut rng = Rng(0x7e47_7e47 + k as u64);
+            let texels: Vec<[u8; 4]> = (0..16)
+                .map(|_| [0; 4].map(|_: u8| rng.next(256) as u8))
+                .collect();
+            let image = Image {
+                width: 4,
+                height: 4,
+                texels: texels.clone(),
+                format: bifrost_vk::testing::sampler::ImageFormat::Rgba8Unorm,
+            };
+            let mut sampler = Sampler::simple(true, mode);
+            sampler.border = BorderColor::OpaqueWhite;
+            sampler.max_lod = 4.0;
+            let mut gpu = SimGpu::new(model);
+            let buf = gpu.alloc(64);
+            for (i, t) in texels.iter().enumerate() {
+                gpu.write(buf.va + 4 * i as u64, t);
+            }
+            let desc = TextureDesc {
+                address: buf.va,
+                width: 4,
+                height: 4,
+                row_stride: 16,
+                layout: TexelLayout::Linear,
+                format: TexelFormat::Rgba8Unorm,
+            };
+            let smp = SamplerDesc {
+                linear: true,
+                wrap: [[
+                    WrapMode::Repeat,
+                    WrapMode::MirroredRepeat,
+                    WrapMode::ClampToEdge,
+                    WrapMode::ClampToBorder,
+                ][k]; 2],
+                border: sampler.border.rgba(),
+            };
+            // Six random triangles; the reference's vertex colours are the
+            // reference sampler's.
+            let oracle = Bindings::default();
+            let (mut data, mut want_data) = (Vec::new(), Vec::new());
+            for _ in 0..18 {
+                let pos = [
+                    rng.next(1 << 16) as f32 / 32768.0 - 1.0,
+                    rng.next(1 << 16) as f32 / 32768.0 - 1.0,
+                    0.0,
+                    1.0,
+                ];
+                let uv = [
+                    rng.next(1 << 16) as f32 / 21845.0 - 1.0,
+                    rng.next(1 << 16) as f32 / 21845.0 - 1.0,
+                    rng.next(1 << 16) as f32 / 32768.0,
+                    0.0,
+                ];
+                let c = oracle
+                    .sample(&image, &sampler, uv[0], uv[1], Some(uv[2]))
+                    .unwrap();
+                data.extend_from_slice(&pos);
+                data.extend_from_slice(&uv);
+                want_data.extend_from_slice(&pos);
+                want_data.extend_from_slice(&c);
+            }
+            let draws = vec![DrawSpec {
+                topology: Topology::TriangleList,
+                count: 18,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            }];
+            let mut scene = grid_scene(&vs, &fs, data, draws);
+            scene.stride = 32;
+            scene.attributes = vec![(4, 0), (4, 16)];
+            scene.shade = rgba_output;
+            let mut textures = vec![None; 3];
+            let mut samplers = vec![None; 3];
+            textures[2] = Some(desc);
+            samplers[2] = Some(smp);
+            scene.textures = Some((textures, samplers));
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("{model:?} {mode:?}: the chains must complete: {e}"));
+            let mut want_scene = grid_scene(&vs, &fs, want_data, scene.draws.clone());
+            want_scene.stride = 32;
+            want_scene.attributes = vec![(4, 0), (4, 16)];
+            want_scene.shade = rgba_output;
+            let (want, on_edge) = reference(&want_scene);
+            covered += assert_matches(&out.color, &want, |x, y| !on_edge[(y * SIZE + x) as usize]);
+        }
+    }
+    eprintln!("{covered} pixels of vertex-textured triangles compared");
+    assert!(covered > 2000, "{covered} pixels covered");
+}

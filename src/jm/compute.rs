@@ -142,6 +142,19 @@ pub fn add_vertex_job(
     job: &VertexJob<'_>,
     dependencies: [u16; 2],
 ) -> JmResult<u16> {
+    add_vertex_job_with_textures(chain, pool, arch, job, None, dependencies)
+}
+
+/// [`add_vertex_job`] for a vertex shader that samples
+/// ([`super::texture::write_texture_tables`]).
+pub fn add_vertex_job_with_textures(
+    chain: &mut JobChain,
+    pool: &mut GpuPool,
+    arch: Arch,
+    job: &VertexJob<'_>,
+    textures: Option<super::texture::TextureTables>,
+    dependencies: [u16; 2],
+) -> JmResult<u16> {
     if job.binary.varying_count() > job.varyings.count {
         return Err(JmError::Encoding(
             "fewer varying records than the shader writes",
@@ -170,7 +183,7 @@ pub fn add_vertex_job(
             groups: 1,
             offset_start: job.offset_start,
             instance_size: vertex_instance_size(job.vertices, job.instances)?,
-            textures: None,
+            textures,
         },
         dependencies,
     )

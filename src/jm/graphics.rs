@@ -98,7 +98,7 @@
 
 use super::blend::{self as ff, BlendEquation};
 use super::chain::JobChain;
-use super::compute::{AttributeTables, VertexJob, add_vertex_job};
+use super::compute::{AttributeTables, VertexJob, add_vertex_job_with_textures};
 use super::error::{JmError, JmResult};
 use super::framebuffer::{ColorFormat, ColorKind};
 use super::pool::{GpuPool, SharedKey};
@@ -316,9 +316,10 @@ pub struct DrawExtras {
     /// pass the depth and stencil tests are added to (genxml Draw
     /// "Occlusion query" Counter, `Occlusion`): a precise occlusion query.
     pub occlusion: Option<u64>,
-    /// The fragment shader's texture and sampler tables
-    /// ([`super::texture::write_texture_tables`]): the Draw points at them
-    /// and the fragment Renderer State counts them.
+    /// The texture and sampler tables both shaders read
+    /// ([`super::texture::write_texture_tables`]: binding n of set 0 at
+    /// entry n, whichever stage samples it): the fragment Draw and the
+    /// VERTEX job's point at them, both Renderer States count them.
     pub textures: Option<super::texture::TextureTables>,
 }
 
@@ -735,7 +736,7 @@ pub fn add_draw_with(
     }
     // The jobs, once every descriptor is packed (an error above leaves
     // the chain as it was).
-    let vertex = add_vertex_job(
+    let vertex = add_vertex_job_with_textures(
         chain,
         pool,
         arch,
@@ -750,6 +751,7 @@ pub fn add_draw_with(
             attributes: d.attributes,
             varyings,
         },
+        x.textures,
         [0, 0],
     )?;
     let payload = &job[PAYLOAD_OFFSET as usize / 4..];
