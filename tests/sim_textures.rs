@@ -584,3 +584,84 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
         "linear filtering of an integer texture must fault"
     );
 }
+
+/// Bad descriptors fault the job (its exception status), never the
+/// simulator: texels outside every BO (a translation fault) and a Texture
+/// with reserved bits set, on both GPUs; the next submit runs.
+#[test]
+fn bad_texture_descriptors_fault_the_job() {
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_for(model);
+        let mut gpu = SimGpu::new(model);
+        let code = gpu.upload(&binary);
+        let q = gpu.alloc(32 * 16);
+        let out = gpu.alloc(48 * 16);
+        let words = fau_words(&binary, |b| match b {
+            (0, 3) => (q.va, 32 * 16),
+            _ => (out.va, 48 * 16),
+        });
+        for case in ["unmapped texels", "reserved bits"] {
+            let desc = TextureDesc {
+                // 1 TiB: no BO is there.
+                address: if case == "unmapped texels" {
+                    1 << 40
+                } else {
+                    q.va
+                },
+                width: 4,
+                height: 4,
+                row_stride: 16,
+                layout: TexelLayout::Linear,
+                format: TexelFormat::Rgba8Unorm,
+            };
+            let smp = SamplerDesc {
+                linear: false,
+                wrap: [WrapMode::Repeat; 2],
+                border: [0.0; 4],
+            };
+            let r = gpu.run_chain_edited(
+                |chain, pool, arch| {
+                    let tables = write_texture_tables(
+                        pool,
+                        arch,
+                        &[Some(desc), Some(desc)],
+                        &[Some(smp), None, Some(smp)],
+                    )?;
+                    let job = ComputeJob {
+                        binary: &binary,
+                        code,
+                        push_uniforms: &words,
+                        local_size: [16, 1, 1],
+                        groups: [1, 1, 1],
+                        ubos: &[],
+                        attributes: None::<AttributeTables>,
+                        push_buffer: None,
+                    };
+                    add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+                    Ok(true)
+                },
+                |sim, head| {
+                    if case != "reserved bits" {
+                        return;
+                    }
+                    // The job's Draw section and its Textures pointer.
+                    let l = bifrost_vk::hw::layouts(model.arch());
+                    let draw = l.compute_job.section("Draw").unwrap().offset as u64;
+                    let mut w = [0u8; 8];
+                    let at = head + draw + u64::from(bifrost_vk::hw::draw::dcd::TEXTURES.start / 8);
+                    sim.read_gpu(at, &mut w).unwrap();
+                    let table = u64::from_le_bytes(w);
+                    assert_ne!(table, 0, "no texture table at {at:#x}");
+                    // A reserved bit of the Texture's word 2 (bits 21–23
+                    // lie between `Levels` and `Minimum level`).
+                    let mut b = [0u8; 4];
+                    sim.read_gpu(table + 8, &mut b).unwrap();
+                    let v = u32::from_le_bytes(b) | 1 << 22;
+                    sim.write_gpu(table + 8, &v.to_le_bytes()).unwrap();
+                },
+            );
+            assert!(r.is_err(), "{model:?} {case}: the job must fault");
+        }
+        assert!(gpu.run_chain(|_, _, _| Ok(false)).unwrap().is_none());
+    }
+}
