@@ -586,8 +586,9 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
 }
 
 /// Bad descriptors fault the job (its exception status), never the
-/// simulator: texels outside every BO (a translation fault) and a Texture
-/// with reserved bits set, on both GPUs; the next submit runs.
+/// simulator: texels outside every BO (a translation fault), texel
+/// addresses past 2^64 and a Texture with reserved bits set, on both GPUs;
+/// the next submit runs.
 #[test]
 fn bad_texture_descriptors_fault_the_job() {
     for model in [SimModel::G52, SimModel::G72] {
@@ -600,13 +601,18 @@ fn bad_texture_descriptors_fault_the_job() {
             (0, 3) => (q.va, 32 * 16),
             _ => (out.va, 48 * 16),
         });
-        for case in ["unmapped texels", "reserved bits"] {
+        for case in [
+            "unmapped texels",
+            "texels at the top of the address space",
+            "reserved bits",
+        ] {
             let desc = TextureDesc {
-                // 1 TiB: no BO is there.
-                address: if case == "unmapped texels" {
-                    1 << 40
-                } else {
-                    q.va
+                address: match case {
+                    // 1 TiB: no BO is there.
+                    "unmapped texels" => 1 << 40,
+                    // Texel offsets would carry past 2^64.
+                    "texels at the top of the address space" => u64::MAX - 7,
+                    _ => q.va,
                 },
                 width: 4,
                 height: 4,

@@ -213,7 +213,13 @@ impl Texture {
     fn texel(&self, mmu: &Mmu, x: u32, y: u32) -> Result<[u32; 4], JobFault> {
         let mut b = [0u8; 4];
         let off = self.block.offset(x, y, self.row_stride, 4);
-        mmu.read(self.base + off, &mut b)?;
+        // A surface pointer near the top of the address space must fault,
+        // not wrap.
+        let va = self
+            .base
+            .checked_add(off)
+            .ok_or_else(|| config(self.va, "texel address past 2^64"))?;
+        mmu.read(va, &mut b)?;
         Ok(match self.kind {
             TexelKind::Unorm => b.map(|c| unorm8(c).to_bits()),
             TexelKind::Srgb => {
