@@ -55,6 +55,7 @@ const SHADERS: &[&str] = &[
     "ssbo_std430.comp.spv",
     "switch.comp.spv",
     "switch_nested_break.comp.spv",
+    "texture_array.comp.spv",
     "texture_functions.frag.spv",
     "texture_int.comp.spv",
     "texture_lod.comp.spv",

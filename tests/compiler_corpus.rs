@@ -48,6 +48,11 @@ const SKIPS: &[(&str, &str)] = &[
          and spirv_frontend.rs drive it with their own queries",
     ),
     (
+        "texture_array.comp.spv",
+        "the same (texel fetches at coordinates from the filled buffers): \
+         sim_textures.rs drives it with its own queries",
+    ),
+    (
         "texture_int.comp.spv",
         "the same (texel fetches at coordinates from the filled buffers): \
          sim_textures.rs drives it with its own queries",
@@ -358,6 +363,7 @@ fn textures_of(
                     binding,
                     sampler,
                     ty,
+                    array,
                     ..
                 },
             ..
@@ -368,17 +374,20 @@ fn textures_of(
                 SampledType::Uint => ImageFormat::Rgba8Uint,
                 SampledType::Sint => ImageFormat::Rgba8Sint,
             };
-            b.images.insert(
-                (*set, *binding),
-                Image {
-                    width: 4,
-                    height: 3,
-                    texels: (0..12u8)
-                        .map(|t| [t * 21, 250 - t * 13, t * 7, 255])
-                        .collect(),
-                    format,
-                },
-            );
+            let image = Image {
+                width: 4,
+                height: 3,
+                texels: (0..12u8)
+                    .map(|t| [t * 21, 250 - t * 13, t * 7, 255])
+                    .collect(),
+                format,
+            };
+            if *array {
+                b.arrays
+                    .insert((*set, *binding), vec![image.clone(), image]);
+            } else {
+                b.images.insert((*set, *binding), image);
+            }
             if let Some(smp) = sampler {
                 b.samplers.insert(
                     *smp,

@@ -3593,6 +3593,8 @@ fn mesa_fs_textured_renders_like_the_reference_sampler() {
                 AddressMode::ClampToBorder => WrapMode::ClampToBorder,
             };
             let desc = TextureDesc {
+                layers: 1,
+                layer_stride: 0,
                 address: buf.va,
                 width: 8,
                 height: 8,
@@ -3694,6 +3696,8 @@ fn vertex_shaders_sample_textures_in_our_draws() {
                 gpu.write(buf.va + 4 * i as u64, t);
             }
             let desc = TextureDesc {
+                layers: 1,
+                layer_stride: 0,
                 address: buf.va,
                 width: 4,
                 height: 4,

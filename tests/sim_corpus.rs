@@ -199,7 +199,11 @@ const ORDER_DEPENDENT: &[&str] = &["shared_atomics.comp.spv"];
 
 /// Compute shaders that sample textures: run with texture and sampler
 /// descriptors against the reference sampler by `sim_textures.rs`.
-const TEXTURED: &[&str] = &["texture_int.comp.spv", "texture_lod.comp.spv"];
+const TEXTURED: &[&str] = &[
+    "texture_array.comp.spv",
+    "texture_int.comp.spv",
+    "texture_lod.comp.spv",
+];
 
 fn shader_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shaders")

@@ -133,6 +133,8 @@ fn upload(
         format,
     };
     let desc = TextureDesc {
+        layers: 1,
+        layer_stride: 0,
         address: buf.va,
         width: w,
         height: h,
@@ -340,6 +342,8 @@ fn a_missing_texture_descriptor_faults_the_job() {
     let r = gpu.run_chain(|chain, pool, arch| {
         // One texture only: the shader's binding 1 is past the table.
         let desc = TextureDesc {
+            layers: 1,
+            layer_stride: 0,
             address: 0x1000,
             width: 1,
             height: 1,
@@ -489,6 +493,8 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
         });
         let code = gpu.upload(&binary);
         let desc = TextureDesc {
+            layers: 1,
+            layer_stride: 0,
             address: texels.va,
             width: 4,
             height: 4,
@@ -544,6 +550,8 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
     });
     let code = gpu.upload(&binary);
     let desc = |format| TextureDesc {
+        layers: 1,
+        layer_stride: 0,
         address: texels.va,
         width: 4,
         height: 4,
@@ -607,6 +615,8 @@ fn bad_texture_descriptors_fault_the_job() {
             "reserved bits",
         ] {
             let desc = TextureDesc {
+                layers: 1,
+                layer_stride: 0,
                 address: match case {
                     // 1 TiB: no BO is there.
                     "unmapped texels" => 1 << 40,
@@ -670,4 +680,144 @@ fn bad_texture_descriptors_fault_the_job() {
         }
         assert!(gpu.run_chain(|_, _, _| Ok(false)).unwrap().is_none());
     }
+}
+
+/// `texture_array.comp`: a `sampler2DArray` of three 5×3 layers (64 bytes
+/// apart, Linear), `textureLod` at a random LOD and at 0 with the layer
+/// random in [−1, 4] (clamp(RNE(r), 0, 2)) and `texelFetch` of a random
+/// layer, all TEXC with the array bit, nearest and linear, Repeat and
+/// Clamp to Border, on G52 and G72, against the reference sampler (same
+/// bound as above).
+#[test]
+fn array_textures_match_the_reference_sampler() {
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("texture_array.comp.spv", model);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+        assert_eq!(text.matches("+TEXC ").count(), 3, "{text}");
+        for (k, (linear, mode)) in [
+            (false, AddressMode::Repeat),
+            (true, AddressMode::Repeat),
+            (false, AddressMode::ClampToBorder),
+            (true, AddressMode::ClampToBorder),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut rng = Rng(0xa77a + k as u64);
+            let mut gpu = SimGpu::new(model);
+            let layers: Vec<Image> = (0..3)
+                .map(|_| Image {
+                    width: 5,
+                    height: 3,
+                    texels: (0..15)
+                        .map(|_| {
+                            let v = rng.next();
+                            [v as u8, (v >> 8) as u8, (v >> 16) as u8, (v >> 24) as u8]
+                        })
+                        .collect(),
+                    format: ImageFormat::Rgba8Unorm,
+                })
+                .collect();
+            let buf = gpu.alloc(3 * 64);
+            for (l, img) in layers.iter().enumerate() {
+                for (i, t) in img.texels.iter().enumerate() {
+                    gpu.write(buf.va + 64 * l as u64 + 4 * i as u64, t);
+                }
+            }
+            let desc = TextureDesc {
+                address: buf.va,
+                width: 5,
+                height: 3,
+                row_stride: 20,
+                layout: TexelLayout::Linear,
+                format: TexelFormat::Rgba8Unorm,
+                layers: 3,
+                layer_stride: 64,
+            };
+            let mut sampler = Sampler::simple(linear, mode);
+            sampler.border = BorderColor::OpaqueWhite;
+            let oracle = Bindings::default();
+            let mut queries = Vec::new();
+            let mut want = Vec::new();
+            for _ in 0..INVOCATIONS {
+                let st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
+                let layer = rng.unit() * 5.0 - 1.0;
+                let lod = rng.unit() * 2.0;
+                let texel = [(rng.next() % 5) as i32, (rng.next() % 3) as i32];
+                let ilayer = (rng.next() % 3) as i32;
+                for w in [
+                    st[0].to_bits(),
+                    st[1].to_bits(),
+                    layer.to_bits(),
+                    lod.to_bits(),
+                ] {
+                    queries.extend_from_slice(&w.to_le_bytes());
+                }
+                for w in [texel[0], texel[1], ilayer, 0] {
+                    queries.extend_from_slice(&w.to_le_bytes());
+                }
+                let img = &layers[bifrost_vk::testing::sampler::array_layer(layer, 3)];
+                want.push(
+                    oracle
+                        .sample(img, &sampler, st[0], st[1], Some(lod))
+                        .unwrap(),
+                );
+                want.push(
+                    oracle
+                        .sample(img, &sampler, st[0], st[1], Some(0.0))
+                        .unwrap(),
+                );
+                want.push(
+                    oracle
+                        .fetch(&layers[ilayer as usize], texel[0], texel[1], 0)
+                        .unwrap(),
+                );
+            }
+            let qbuf = gpu.alloc(queries.len() as u64);
+            gpu.write(qbuf.va, &queries);
+            let out_bytes = u64::from(INVOCATIONS) * 48;
+            let obuf = gpu.alloc(out_bytes);
+            let words = fau_words(&binary, |b| match b {
+                (0, 3) => (qbuf.va, queries.len() as u64),
+                (0, 4) => (obuf.va, out_bytes),
+                _ => panic!("unexpected binding {b:?}"),
+            });
+            let code = gpu.upload(&binary);
+            let smp = hw_sampler(&sampler);
+            gpu.run_chain(|chain, pool, arch| {
+                let tables = write_texture_tables(pool, arch, &[Some(desc)], &[Some(smp)])?;
+                let job = ComputeJob {
+                    binary: &binary,
+                    code,
+                    push_uniforms: &words,
+                    local_size: [16, 1, 1],
+                    groups: [INVOCATIONS / 16, 1, 1],
+                    ubos: &[],
+                    attributes: None::<AttributeTables>,
+                    push_buffer: None,
+                };
+                add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+                Ok(true)
+            })
+            .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+            let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
+            for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                let exact = i % 3 == 2 || !linear;
+                for c in 0..4 {
+                    let ok = if exact {
+                        g[c] == w[c]
+                    } else {
+                        (f64::from(g[c]) - f64::from(w[c])).abs() <= 2f64.powi(-22)
+                    };
+                    assert!(
+                        ok,
+                        "{model:?} {mode:?} linear {linear}: result {i}: sim {g:?} reference {w:?}"
+                    );
+                }
+            }
+            compared += got.len();
+        }
+    }
+    assert_eq!(compared, 2 * 4 * 32 * 12);
 }

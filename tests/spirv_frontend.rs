@@ -977,6 +977,7 @@ fn sampled_images_become_texture_intrinsics() {
         sampler,
         op,
         ty,
+        array: false,
     };
     let f = SampledType::Float;
     // Combined image sampler, separate image + sampler (OpSampledImage),
@@ -994,6 +995,23 @@ fn sampled_images_become_texture_intrinsics() {
         [
             tex(0, 1, Some((0, 1)), TexOp::Sample, f),
             tex(0, 1, None, TexOp::Fetch, f),
+        ]
+    );
+    // A 2D array: a three-component coordinate (the layer last).
+    let arr = |sampler, op| Intrinsic::Texture {
+        set: 0,
+        binding: 0,
+        sampler,
+        op,
+        ty: f,
+        array: true,
+    };
+    assert_eq!(
+        textures(&parse("texture_array.comp.spv")),
+        [
+            arr(Some((0, 0)), TexOp::SampleLod),
+            arr(Some((0, 0)), TexOp::SampleLod),
+            arr(None, TexOp::Fetch),
         ]
     );
     // Integer sampled types.
@@ -1045,7 +1063,7 @@ fn unsupported_image_features_are_clean_errors() {
         ("reject/texture_bias.frag.spv", "bias"),
         ("reject/texture_size.frag.spv", "image queries"),
         ("reject/texture_cube.frag.spv", "cube images"),
-        ("reject/texture_array.frag.spv", "arrayed images"),
+        ("reject/texture_3d.frag.spv", "3D images"),
         ("reject/texture_proj.frag.spv", "projective"),
     ] {
         let e = parse_with(name, &HashMap::new()).unwrap_err();

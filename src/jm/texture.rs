@@ -9,7 +9,7 @@
 //! table, a separate sampler the sampler table. Unused entries are zero
 //! (a descriptor the texture unit refuses if a shader reads it).
 //!
-//! Written: 2D RGBA8 UNORM/sRGB/UINT/SINT textures of one level and one layer, Linear
+//! Written: 2D RGBA8 UNORM/sRGB/UINT/SINT textures and 2D arrays of one level, Linear
 //! or Tiled (16×16 u-interleaved) texels; samplers with normalized
 //! coordinates, one filter for minification and magnification, LOD range
 //! [0, 0], the four core wrap modes, a float border colour. This module
@@ -61,6 +61,9 @@ pub struct TextureDesc {
     pub row_stride: u32,
     pub layout: TexelLayout,
     pub format: TexelFormat,
+    /// Array layers (1: a plain 2D image) and the bytes between layers.
+    pub layers: u32,
+    pub layer_stride: u64,
 }
 
 /// `VkSamplerAddressMode` (the core four).
@@ -133,10 +136,16 @@ pub fn write_texture_tables(
             if t.width == 0 || t.height == 0 || t.width > 65536 || t.height > 65536 {
                 return Err(JmError::Encoding("texture size outside 1..=65536"));
             }
+            if !(1..=65536).contains(&t.layers) || (t.layers > 1 && t.layer_stride == 0) {
+                return Err(JmError::Encoding(
+                    "array layers outside 1..=65536 or a zero layer stride",
+                ));
+            }
             let surface = pool.alloc(16, 64)?;
             let mut s = l.surface_with_stride.defaults();
             pack(&mut s, sws::POINTER, t.address)?;
             pack(&mut s, sws::ROW_STRIDE, u64::from(t.row_stride))?;
+            pack(&mut s, sws::SURFACE_STRIDE, t.layer_stride)?;
             surface.write_words(0, &s);
             let mut w = l.texture.defaults();
             // Format: the RGBA8 format with the RGBA order of the
@@ -163,6 +172,7 @@ pub fn write_texture_tables(
             };
             pack(&mut w, td::TEXEL_ORDERING, layout)?;
             pack(&mut w, td::LEVELS, 1)?;
+            pack(&mut w, td::ARRAY_SIZE, u64::from(t.layers))?;
             pack(&mut w, td::SURFACES, surface.gpu_va)?;
             table.write_words(32 * i as u64, &w);
         }

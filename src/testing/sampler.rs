@@ -200,7 +200,20 @@ pub fn texel_index(mode: AddressMode, x: f64, n: u32) -> i64 {
 #[derive(Clone, Debug, Default)]
 pub struct Bindings {
     pub images: HashMap<(u32, u32), Image>,
+    /// 2D array images: their layers, in order.
+    pub arrays: HashMap<(u32, u32), Vec<Image>>,
     pub samplers: HashMap<(u32, u32), Sampler>,
+}
+
+/// The layer a sample of an array with `layers` layers reads ("Texel
+/// Coordinate Systems": clamp(RNE(r), 0, layers − 1)).
+pub fn array_layer(r: f32, layers: usize) -> usize {
+    let l = f64::from(r).round_ties_even();
+    if l.is_nan() || l < 0.0 {
+        0
+    } else {
+        (l.min((layers - 1) as f64)) as usize
+    }
 }
 
 impl Bindings {
@@ -335,21 +348,39 @@ impl Bindings {
 }
 
 impl TextureSource for Bindings {
-    fn texture(&self, kind: Intrinsic, coord: [u32; 2], lod: u32) -> Result<[u32; 4], String> {
+    fn texture(&self, kind: Intrinsic, coord: [u32; 3], lod: u32) -> Result<[u32; 4], String> {
         let Intrinsic::Texture {
             set,
             binding,
             sampler,
             op,
             ty,
+            array,
         } = kind
         else {
             return Err("not a texture access".into());
         };
-        let image = self
-            .images
-            .get(&(set, binding))
-            .ok_or_else(|| format!("no image at set {set} binding {binding}"))?;
+        let image = if array {
+            let layers = self
+                .arrays
+                .get(&(set, binding))
+                .filter(|l| !l.is_empty())
+                .ok_or_else(|| format!("no array image at set {set} binding {binding}"))?;
+            let layer = if op == TexOp::Fetch {
+                let l = coord[2] as i32;
+                if l < 0 || l as usize >= layers.len() {
+                    return Err(format!("layer {l} outside the array (undefined)"));
+                }
+                l as usize
+            } else {
+                array_layer(f32::from_bits(coord[2]), layers.len())
+            };
+            &layers[layer]
+        } else {
+            self.images
+                .get(&(set, binding))
+                .ok_or_else(|| format!("no image at set {set} binding {binding}"))?
+        };
         if ty != image.format.sampled_type() {
             return Err(format!(
                 "a {ty:?} read of a {:?} image (undefined)",
@@ -483,6 +514,13 @@ mod tests {
         assert!(b.fetch(&img, 2, 0, 0).is_err());
         assert!(b.fetch(&img, 0, 0, 1).is_err());
         assert_eq!(b.fetch(&img, 1, 1, 0), Ok([0.0, 0.0, 1.0, 1.0]));
+    }
+
+    #[test]
+    fn array_layers_by_hand() {
+        // clamp(RNE(r), 0, d − 1) over 3 layers.
+        let r = [-1.0, 0.49, 0.5, 1.5, 2.5, 7.0, f32::NAN];
+        assert_eq!(r.map(|x| array_layer(x, 3)), [0, 0, 0, 2, 2, 2, 0]);
     }
 
     #[test]

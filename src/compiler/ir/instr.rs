@@ -471,17 +471,20 @@ pub enum Intrinsic {
     },
     /// A texture access (SPIR-V `OpImageSample*`, `OpImageFetch`): the
     /// image descriptor at (`set`, `binding`), filtered with the sampler at
-    /// `sampler` (`None` for fetches, which use none). 2D images only.
-    /// Sources by `op`: `Sample` [coord: 2 × f32] (implicit LOD, fragment
-    /// shaders), `SampleLod` [coord: 2 × f32, lod: f32], `Fetch` [coord:
-    /// 2 × i32, lod: i32]. One 4 × 32-bit result, as `ty` says (floats for
-    /// `Float`, integers for `Sint`/`Uint`).
+    /// `sampler` (`None` for fetches, which use none). 2D images, or 2D
+    /// arrays with `array` (the coordinate's third component is the layer:
+    /// a float for sampling, an integer for fetches). Sources by `op`:
+    /// `Sample` [coord: 2/3 × f32] (implicit LOD, fragment shaders),
+    /// `SampleLod` [coord: 2/3 × f32, lod: f32], `Fetch` [coord: 2/3 × i32,
+    /// lod: i32]. One 4 × 32-bit result, as `ty` says (floats for `Float`,
+    /// integers for `Sint`/`Uint`).
     Texture {
         set: u32,
         binding: u32,
         sampler: Option<(u32, u32)>,
         op: TexOp,
         ty: SampledType,
+        array: bool,
     },
     /// Workgroup execution and memory barrier.
     Barrier,

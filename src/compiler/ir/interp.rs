@@ -208,13 +208,14 @@ pub struct SysValues {
 /// reference, written from the Vulkan spec).
 pub trait TextureSource: Send + Sync + std::fmt::Debug {
     /// The four components (bit patterns) of the access `kind` (an
-    /// [`Intrinsic::Texture`]) at `coord` with level of detail `lod` (f32 or
+    /// [`Intrinsic::Texture`]) at `coord` (the third component: an array's
+    /// layer, else 0) with level of detail `lod` (f32 or
     /// i32 bits as the op says; 0 for implicit LOD). An error says why the
     /// result is not defined or not modelled.
     fn texture(
         &self,
         kind: Intrinsic,
-        coord: [u32; 2],
+        coord: [u32; 3],
         lod: u32,
     ) -> std::result::Result<[u32; 4], String>;
 }
@@ -949,7 +950,11 @@ impl Exec<'_> {
                         key: format!("{:?}", i.kind),
                     })?;
                 let texel = source
-                    .texture(i.kind, [coord[0] as u32, coord[1] as u32], lod)
+                    .texture(
+                        i.kind,
+                        [coord[0] as u32, coord[1] as u32, coord[2] as u32],
+                        lod,
+                    )
                     .map_err(InterpError::Unsupported)?;
                 self.set(d, texel.map(u64::from))?;
             }

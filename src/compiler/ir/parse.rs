@@ -733,6 +733,7 @@ impl Parser {
             params.push((k, v, at));
         }
         let has_sampler = params.iter().any(|(k, _, _)| k == "sampler_set");
+        let has_array = params.iter().any(|(k, _, _)| k == "array");
         let mut used = 0usize;
         let mut get = |this: &Self, key: &str| -> PResult<Tok> {
             match params.iter().find(|(k, _, _)| k == key) {
@@ -865,12 +866,14 @@ impl Parser {
                 } else {
                     None
                 };
+                let array = has_array && num(self, get(self, "array")?)? != 0;
                 Texture {
                     set,
                     binding,
                     sampler,
                     op,
                     ty,
+                    array,
                 }
             }
             "barrier" => Barrier,

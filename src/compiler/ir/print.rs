@@ -168,6 +168,7 @@ impl Intrinsic {
                 sampler,
                 op,
                 ty,
+                array,
             } => {
                 let mut params = vec![
                     ("op", op.name().into()),
@@ -178,6 +179,9 @@ impl Intrinsic {
                 if let Some((s, b)) = sampler {
                     params.push(("sampler_set", n(s)));
                     params.push(("sampler_binding", n(b)));
+                }
+                if array {
+                    params.push(("array", n(1)));
                 }
                 ("texture", params)
             }

@@ -614,12 +614,15 @@ impl<'a> Validator<'a> {
                     "sources [address/offset, (compare,) data] with data of the result's scalar 32/64-bit type",
                 )
             }
-            Texture { op, sampler, .. } => {
+            Texture {
+                op, sampler, array, ..
+            } => {
                 let f32t = ValueType::F32;
+                let c = if array { 3 } else { 2 };
                 let (srcs, ok_sampler): (&[ValueType], bool) = match op {
-                    TexOp::Sample => (&[f32t.with_comps(2)], sampler.is_some()),
-                    TexOp::SampleLod => (&[f32t.with_comps(2), f32t], sampler.is_some()),
-                    TexOp::Fetch => (&[u32t.with_comps(2), u32t], sampler.is_none()),
+                    TexOp::Sample => (&[f32t.with_comps(c)], sampler.is_some()),
+                    TexOp::SampleLod => (&[f32t.with_comps(c), f32t], sampler.is_some()),
+                    TexOp::Fetch => (&[u32t.with_comps(c), u32t], sampler.is_none()),
                 };
                 (
                     nd == 1

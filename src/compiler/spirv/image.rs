@@ -1,8 +1,8 @@
 //! Images and samplers: `OpSampledImage`, `OpImage`, and the texture
 //! accesses the IR has (`Intrinsic::Texture`): `OpImageSampleImplicitLod`
 //! (fragment shaders), `OpImageSampleExplicitLod` with `Lod`, and
-//! `OpImageFetch` (optional `Lod`), on 2D, single-sampled, non-arrayed
-//! images with a 32-bit sampled type.
+//! `OpImageFetch` (optional `Lod`), on 2D images and 2D arrays,
+//! single-sampled, with a 32-bit sampled type.
 //!
 //! Images and samplers are compile-time [`Handle`]s (the set and binding of
 //! their descriptors), never run-time values. Everything else about images
@@ -48,9 +48,9 @@ impl Translator<'_> {
         Ok((h, image_ty))
     }
 
-    /// The sampled type of a 2D image the texture intrinsic can read, or
-    /// why not.
-    fn texture_type(&self, image_ty: u32) -> Result<SampledType> {
+    /// The sampled type of a 2D image (or 2D array: `true`) the texture
+    /// intrinsic can read, or why not.
+    fn texture_type(&self, image_ty: u32) -> Result<(SampledType, bool)> {
         let Type::Image {
             sampled_ty,
             dim,
@@ -77,9 +77,6 @@ impl Translator<'_> {
             };
             return Err(self.unsupported(what));
         }
-        if arrayed {
-            return Err(self.unsupported("arrayed images"));
-        }
         if ms {
             return Err(self.unsupported("multisampled images"));
         }
@@ -87,34 +84,31 @@ impl Translator<'_> {
             return Err(self.unsupported("depth images"));
         }
         match self.m.ty(sampled_ty)? {
-            Type::Float { width: 32 } => Ok(SampledType::Float),
+            Type::Float { width: 32 } => Ok((SampledType::Float, arrayed)),
             Type::Int {
                 width: 32,
                 signed: true,
-            } => Ok(SampledType::Sint),
+            } => Ok((SampledType::Sint, arrayed)),
             Type::Int {
                 width: 32,
                 signed: false,
-            } => Ok(SampledType::Uint),
+            } => Ok((SampledType::Uint, arrayed)),
             Type::Void => Err(self.invalid("a sampled image of sampled type void")),
             _ => Err(self.unsupported("images of a sampled type other than 32 bits")),
         }
     }
 
-    /// The coordinate operand: a 2-component vector of `want` (floats for
-    /// sampling, integers for fetches).
-    fn tex_coord(&mut self, id: u32, float: bool) -> Result<crate::compiler::ir::Value> {
+    /// The coordinate operand: a vector of `comps` 32-bit components
+    /// (floats for sampling, integers for fetches).
+    fn tex_coord(&mut self, id: u32, float: bool, comps: u8) -> Result<crate::compiler::ir::Value> {
         let (ty, v) = self.get_ssa(id)?;
         let t = self.ty(v);
-        if t.comps != 2 || t.bits != 32 || self.m.is_float(ty) != float {
-            if t.comps > 2 && t.bits == 32 {
-                return Err(self.unsupported("coordinates with more than two components"));
-            }
-            return Err(self.invalid(if float {
-                "sampling coordinate is not a 2-component float vector"
-            } else {
-                "fetch coordinate is not a 2-component integer vector"
-            }));
+        if t.comps != comps || t.bits != 32 || self.m.is_float(ty) != float {
+            return Err(self.invalid(format!(
+                "{} coordinate is not a {comps}-component {} vector",
+                if float { "sampling" } else { "fetch" },
+                if float { "float" } else { "integer" }
+            )));
         }
         Ok(v)
     }
@@ -206,8 +200,8 @@ impl Translator<'_> {
         let (ty, id) = (inst.word(0)?, inst.word(1)?);
         let (h, image_ty) = self.image_of(inst.word(2)?)?;
         let fetch = op == Op::ImageFetch;
-        let sampled = self.texture_type(image_ty)?;
-        let coord = self.tex_coord(inst.word(3)?, !fetch)?;
+        let (sampled, array) = self.texture_type(image_ty)?;
+        let coord = self.tex_coord(inst.word(3)?, !fetch, if array { 3 } else { 2 })?;
         let mask = inst.operands.get(4).copied().unwrap_or(0);
         let (set, binding) = h
             .image
@@ -268,6 +262,7 @@ impl Translator<'_> {
             sampler,
             op: tex_op,
             ty: sampled,
+            array,
         };
         let v = self.intrinsic(kind, ValueType::U32.with_comps(4), &srcs)?;
         self.bind(id, ty, Val::Ssa(v))

@@ -713,10 +713,11 @@ fn shade(
             )?),
             None => None,
         });
-        if let Some(Some((t, _))) = textures.last()
-            && !t.is_float()
-        {
-            return Err(config(d.draw_va, "VAR_TEX preload of an integer texture"));
+        if let Some(Some((t, _))) = textures.last() {
+            if !t.is_float() {
+                return Err(config(d.draw_va, "VAR_TEX preload of an integer texture"));
+            }
+            t.single_layer()?;
         }
     }
     let mut core = Core::new(ctx.mmu, ctx.arch, Program { entry, fau, res });
@@ -752,7 +753,7 @@ fn shade(
                 }
                 if let Some((tex, smp)) = &textures[m] {
                     out = tex
-                        .sample(ctx.mmu, smp, out[0], out[1])?
+                        .sample(ctx.mmu, smp, out[0], out[1], 0)?
                         .map(f32::from_bits);
                 }
                 let first = msg.first;

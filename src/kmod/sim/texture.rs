@@ -3,7 +3,9 @@
 //! (`shader::message`), with a Texture and a Sampler descriptor (v6 and v7
 //! layouts, unpacked with the `hw` tables).
 //!
-//! Simulated: 2D textures of one level and one layer, format RGBA8 UNORM
+//! Simulated: 2D textures and 2D arrays (layers `Surface stride` bytes
+//! apart; only TEXC with its array bit reads a layer other than 0, and an
+//! array read without it faults) of one level, format RGBA8 UNORM
 //! (or sRGB: RGB decoded with the sRGB EOTF, alpha linear), RGBA8UI or
 //! RGBA8I (components zero- or sign-extended to 32-bit words, nearest
 //! filtering only: linear filtering of an integer texture faults; their
@@ -66,6 +68,9 @@ pub struct Texture {
     width: u32,
     height: u32,
     pub kind: TexelKind,
+    /// Array layers (1: not an array) and the bytes between them.
+    pub layers: u32,
+    layer_stride: u64,
     /// The descriptor's address (for fault reports).
     va: u64,
 }
@@ -76,6 +81,8 @@ pub struct SamplerState {
     wrap: [u64; 2],
     /// The border colour's words (floats, or integers for integer textures).
     border: [u32; 4],
+    /// `Clamp integer array indices` (PanVk leaves it clear on 2D images).
+    clamp_array: bool,
 }
 
 /// Texel index `i` wrapped into [0, n); `None` for a border texel.
@@ -176,7 +183,6 @@ impl Texture {
             || format >> 21 != 0
             || td::SWIZZLE.get(&t) != 0o3210
             || td::LEVELS.get(&t) != 1
-            || td::ARRAY_SIZE.get(&t) != 1
             || td::DEPTH.get(&t) != 1
             || td::SAMPLE_COUNT.get(&t) != 1
         {
@@ -193,6 +199,14 @@ impl Texture {
         if row_stride <= 0 {
             return Err(config(surface, "negative or zero row stride"));
         }
+        let layers = td::ARRAY_SIZE.get(&t) as u32;
+        let layer_stride = sws::SURFACE_STRIDE.get(&s) as i64;
+        if layers > 1 && layer_stride <= 0 {
+            return Err(config(
+                surface,
+                "an array with a negative or zero surface stride",
+            ));
+        }
         Ok(Texture {
             base: sws::POINTER.get(&s),
             row_stride: row_stride as u64,
@@ -200,8 +214,20 @@ impl Texture {
             width: td::WIDTH.get(&t) as u32,
             height: td::HEIGHT.get(&t) as u32,
             kind,
+            layers,
+            layer_stride: layer_stride.max(0) as u64,
             va: tva,
         })
+    }
+
+    /// Faults unless the texture is not an array (what reads without a
+    /// layer need: which layer the hardware would take is undocumented).
+    pub fn single_layer(&self) -> Result<(), JobFault> {
+        if self.layers == 1 {
+            Ok(())
+        } else {
+            Err(config(self.va, "an array read without an array index"))
+        }
     }
 
     /// Whether the texels are read as floats.
@@ -210,9 +236,10 @@ impl Texture {
     }
 
     /// The four words a shader reads for texel (x, y).
-    fn texel(&self, mmu: &Mmu, x: u32, y: u32) -> Result<[u32; 4], JobFault> {
+    fn texel(&self, mmu: &Mmu, x: u32, y: u32, layer: u32) -> Result<[u32; 4], JobFault> {
         let mut b = [0u8; 4];
-        let off = self.block.offset(x, y, self.row_stride, 4);
+        let off =
+            self.block.offset(x, y, self.row_stride, 4) + u64::from(layer) * self.layer_stride;
         // A surface pointer near the top of the address space must fault,
         // not wrap.
         let va = self
@@ -234,23 +261,48 @@ impl Texture {
         })
     }
 
-    /// The texel at integer (x, y) of level `level` (zeros outside).
-    pub fn fetch(&self, mmu: &Mmu, x: i32, y: i32, level: i32) -> Result<[u32; 4], JobFault> {
-        if level != 0 || x < 0 || y < 0 || x as u32 >= self.width || y as u32 >= self.height {
+    /// The texel at integer (x, y) of level `level` and layer `layer`
+    /// (zeros outside).
+    pub fn fetch(
+        &self,
+        mmu: &Mmu,
+        x: i32,
+        y: i32,
+        level: i32,
+        layer: u32,
+    ) -> Result<[u32; 4], JobFault> {
+        if level != 0
+            || x < 0
+            || y < 0
+            || x as u32 >= self.width
+            || y as u32 >= self.height
+            || layer >= self.layers
+        {
             return Ok([0; 4]);
         }
-        self.texel(mmu, x as u32, y as u32)
+        self.texel(mmu, x as u32, y as u32, layer)
     }
 
-    /// The filtered colour at normalized coordinates (s, t), as the four
-    /// words a shader reads (f32 bits for float textures).
+    /// The filtered colour at normalized coordinates (s, t) of layer
+    /// `layer` (clamped to the array: `Clamp integer array indices`), as
+    /// the four words a shader reads (f32 bits for float textures).
     pub fn sample(
         &self,
         mmu: &Mmu,
         smp: &SamplerState,
         s: f32,
         t: f32,
+        layer: u32,
     ) -> Result<[u32; 4], JobFault> {
+        if self.layers > 1 && !smp.clamp_array {
+            // Vulkan clamps the layer; without the sampler's clamp the
+            // hardware's answer for an index past the array is undocumented.
+            return Err(config(
+                self.va,
+                "array sampling without Clamp integer array indices",
+            ));
+        }
+        let layer = layer.min(self.layers - 1);
         if !self.is_float() && !smp.nearest {
             return Err(config(self.va, "linear filtering of an integer texture"));
         }
@@ -264,7 +316,7 @@ impl Texture {
                 wrap(smp.wrap[0], i, self.width),
                 wrap(smp.wrap[1], j, self.height),
             ) {
-                (Some(x), Some(y)) => self.texel(mmu, x, y),
+                (Some(x), Some(y)) => self.texel(mmu, x, y, layer),
                 _ => Ok(smp.border),
             }
         };
@@ -335,6 +387,7 @@ impl SamplerState {
             nearest,
             wrap: [ws, wt],
             border,
+            clamp_array: sampler::CLAMP_INTEGER_ARRAY_INDICES.get(&sm) != 0,
         })
     }
 }

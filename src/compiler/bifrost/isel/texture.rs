@@ -31,6 +31,8 @@ mod desc {
     /// `op` at bit 12: FETCH = 6, TEX = 7 (`enum bifrost_tex_op`).
     pub const OP_FETCH: u32 = 6 << 12;
     pub const OP_TEX: u32 = 7 << 12;
+    /// `array` bit 17: an array index in a data register after the LOD's.
+    pub const ARRAY: u32 = 1 << 17;
     /// `dimension` at bit 18: 2 for 2D.
     pub const DIM_2D: u32 = 2 << 18;
     /// `lod_or_fetch` at bit 20: EXPLICIT = 4, ZERO = 6, COMPUTE = 7
@@ -63,6 +65,7 @@ impl Isel<'_> {
             sampler,
             op,
             ty,
+            array,
         } = kind
         else {
             return Err(CompileError::Malformed("not a texture access".into()));
@@ -85,13 +88,14 @@ impl Isel<'_> {
         };
         let coord = args
             .first()
-            .filter(|c| c.len() == 2)
+            .filter(|c| c.len() == if array { 3 } else { 2 })
             .ok_or_else(|| CompileError::Malformed("texture coordinate".into()))?;
         let (s, t) = (self.in_reg(coord[0]), self.in_reg(coord[1]));
         let lod = args.get(1).map(|l| l[0]);
         let v = self.new_vreg(4);
         let staging = Reg { index: v, comp: 0 };
         let simple = ty == SampledType::Float
+            && !array
             && texture < 8
             && smp < 8
             && match op {
@@ -140,16 +144,31 @@ impl Isel<'_> {
             let word = u32::from(smp)
                 | u32::from(texture) << 4
                 | desc::IMMEDIATE_INDICES
+                | if array { desc::ARRAY } else { 0 }
                 | op_bits
                 | desc::DIM_2D
                 | lod_bits
                 | format
                 | desc::MASK_XYZW;
-            // The staging vector: the LOD data register (if any) first,
-            // zeros after it (the hardware reads only what the descriptor
-            // asks for, the allocator sees four defined registers).
+            // The array index (Mesa's `bi_emit_texc_array_index`): an
+            // integer for fetches, else the layer rounded to nearest even
+            // and converted (negative → 0; the hardware clamps to the
+            // array's size, the sampler's `Clamp integer array indices`).
+            let layer = if !array {
+                None
+            } else if op == TexOp::Fetch {
+                Some(coord[2])
+            } else {
+                let r = self.emit(Op::FroundF32 { round: Round::Rte }, &[coord[2]]);
+                Some(self.emit(Op::F32ToU32, &[r]))
+            };
+            // The staging vector: the data registers in Mesa's order (LOD,
+            // then the array index), zeros after them (the hardware reads
+            // only what the descriptor asks for; the allocator sees four
+            // defined registers).
+            let regs: Vec<Src> = data.into_iter().chain(layer).collect();
             for c in 0..4u8 {
-                let x = if c == 0 { data.unwrap_or(ZERO) } else { ZERO };
+                let x = regs.get(usize::from(c)).copied().unwrap_or(ZERO);
                 self.mov_to(Reg { index: v, comp: c }, x, c > 0);
             }
             let srcs = vec![Src::Reg(staging), s, t, Src::Imm(word)];

@@ -677,7 +677,14 @@ fn texs(
         );
         return Err(fault(status::INSTR_INVALID_ENC, cc.va));
     }
-    let c = t.sample(core.mmu, &smp, f32::from_bits(s[0]), f32::from_bits(s[1]))?;
+    t.single_layer()?;
+    let c = t.sample(
+        core.mmu,
+        &smp,
+        f32::from_bits(s[0]),
+        f32::from_bits(s[1]),
+        0,
+    )?;
     for (i, &v) in c.iter().enumerate() {
         staging_write(lane, cc, i, v);
     }
@@ -686,7 +693,8 @@ fn texs(
 
 /// `TEXC`: the texture operation descriptor (third source; Mesa's
 /// `struct bifrost_texture_operation`, `src/panfrost/compiler/bifrost.h`)
-/// with immediate indices, 2D, no offsets, shadow or array index: TEX
+/// with immediate indices, 2D (with the array bit, an array index after
+/// the LOD register), no offsets or shadow: TEX
 /// with LOD zero, computed (fragment jobs) or explicit (8:8 fixed point in
 /// the first staging register), or FETCH of a texel (integer coordinates,
 /// level in 8:8 fixed point in the first staging register); results as
@@ -712,9 +720,9 @@ fn texc(
         );
         fault(status::INSTR_INVALID_ENC, cc.va)
     };
-    if immediate != 1 || offsets != 0 || shadow != 0 || array != 0 || dim != 2 || zero != 0 {
+    if immediate != 1 || offsets != 0 || shadow != 0 || dim != 2 || zero != 0 {
         return Err(bad(
-            "indirect indices, offsets, shadow, arrays or a dimension other than 2D",
+            "indirect indices, offsets, shadow or a dimension other than 2D",
         ));
     }
     if !matches!(format, 4 | 14 | 15) || mask != 0xf {
@@ -727,8 +735,22 @@ fn texc(
         14 => t.kind == TexelKind::Uint,
         _ => t.kind == TexelKind::Sint,
     };
-    // The signed 8:8 fixed-point level in the first staging register.
-    let level = f32::from(staging_read(lane, cc, 0) as u16 as i16) / 256.0;
+    // The data registers in Mesa's order (`enum bifrost_tex_dreg`): the
+    // LOD (EXPLICIT, and every FETCH: signed 8:8 fixed point), then the
+    // array index.
+    let has_lod = op == 6 || lod_mode == 4;
+    let level = if has_lod {
+        f32::from(staging_read(lane, cc, 0) as u16 as i16) / 256.0
+    } else {
+        0.0
+    };
+    let layer = (array != 0).then(|| staging_read(lane, cc, usize::from(has_lod)));
+    let layer_of = |t: &Texture| -> Result<u32, JobFault> {
+        match layer {
+            Some(l) => Ok(l),
+            None => t.single_layer().map(|()| 0),
+        }
+    };
     let c = match (op, lod_mode) {
         // FETCH, TEXEL.
         (6, 1) => {
@@ -741,7 +763,8 @@ fn texc(
             } else {
                 -1
             };
-            t.fetch(core.mmu, s[0] as i32, s[1] as i32, level)?
+            let l = layer_of(&t)?;
+            t.fetch(core.mmu, s[0] as i32, s[1] as i32, level, l)?
         }
         // TEX: EXPLICIT, ZERO, COMPUTE (fragment jobs only).
         (7, 4 | 6) | (7, 7) if lod_mode != 7 || core.frag.is_some() => {
@@ -750,7 +773,14 @@ fn texc(
             if !kind_fits(&t) {
                 return Err(bad("this result format for the texture's format"));
             }
-            t.sample(core.mmu, &smp, f32::from_bits(s[0]), f32::from_bits(s[1]))?
+            let l = layer_of(&t)?;
+            t.sample(
+                core.mmu,
+                &smp,
+                f32::from_bits(s[0]),
+                f32::from_bits(s[1]),
+                l,
+            )?
         }
         _ => return Err(bad("this operation")),
     };
