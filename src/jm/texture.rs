@@ -12,7 +12,8 @@
 //! Written: 2D RGBA8 UNORM/sRGB/UINT/SINT textures and 2D arrays of one level, Linear
 //! or Tiled (16×16 u-interleaved) texels; samplers with normalized
 //! coordinates, one filter for minification and magnification, LOD range
-//! [0, 0], the four core wrap modes, a float border colour. This module
+//! [0, 0], the four core wrap modes, a float border colour, `Clamp integer
+//! array indices` set (Vulkan clamps an array layer). This module
 //! never chooses texels or sampler state; it places what it is given.
 
 use super::error::{JmError, JmResult};
