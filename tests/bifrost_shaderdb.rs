@@ -162,8 +162,23 @@ fn compare_against_mesa_sums_per_stage() {
         oc,
         "vs_ids.frag our clauses"
     );
-    // A shader we do not compile (textures) is reported, not summed.
-    assert!(row("fs_textured", "fragment").contains(&"compiled:"));
+    // fs_textured (a texture sample since 2026-11-28): compared with its
+    // FRAGMENT line, not summed either.
+    let r = row("fs_textured", "fragment");
+    let (mt, mc) = mesa_sums("fs_textured", &["MESA_SHADER_FRAGMENT"]);
+    assert_eq!(num(&r, col("tuples", true)), mt, "fs_textured Mesa tuples");
+    assert_eq!(
+        num(&r, col("clauses", true)),
+        mc,
+        "fs_textured Mesa clauses"
+    );
+    let (ot, oc) = ours("fs_textured", Stage::Fragment);
+    assert_eq!(num(&r, col("tuples", false)), ot, "fs_textured our tuples");
+    assert_eq!(
+        num(&r, col("clauses", false)),
+        oc,
+        "fs_textured our clauses"
+    );
 
     let last = lines.last().unwrap();
     let total = total_fields(last);

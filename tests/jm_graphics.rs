@@ -29,6 +29,9 @@ use bifrost_vk::jm::graphics::{
     IndexBuffer, IndexType, Multisample, Program, RasterState, Scissor, StencilFace, StencilOp,
     StencilState, Topology, Viewport, add_draw, add_draw_with,
 };
+use bifrost_vk::jm::texture::{
+    SamplerDesc, TexelFormat, TexelLayout, TextureDesc, WrapMode, write_texture_tables,
+};
 use bifrost_vk::jm::{Indexing, JobChain};
 use bifrost_vk::kmod::JD_REQ_FS;
 use bifrost_vk::kmod::sim::SimModel;
@@ -180,7 +183,12 @@ struct Scene<'a> {
     /// `Output::color` then holds them, sample-minor) instead of their
     /// average.
     per_sample: bool,
+    /// Texture and sampler tables for the fragment shader (binding n of
+    /// set 0 at entry n, `jm::texture`).
+    textures: Option<SceneTextures>,
 }
+
+type SceneTextures = (Vec<Option<TextureDesc>>, Vec<Option<SamplerDesc>>);
 
 struct Output {
     /// RGBA per pixel, or per sample (sample-minor) with `per_sample`: the
@@ -295,6 +303,10 @@ fn try_render_on(
     gpu.run_chain(|chain, pool, arch| {
         let context = write_tiler_context(pool, SIZE, SIZE, n, heap.va, heap.size)?;
         let attributes = write_attribute_tables_to_pool(pool, arch, &[attr_buffer], &records)?;
+        let textures = match &scene.textures {
+            Some((t, s)) => Some(write_texture_tables(pool, arch, t, s)?),
+            None => None,
+        };
         let mut previous = 0;
         for (k, (d, ib)) in scene.draws.iter().zip(&index_bufs).enumerate() {
             let targets = [ColorTargetState {
@@ -347,6 +359,7 @@ fn try_render_on(
                     samples: n,
                     ..d.extras.multisample
                 },
+                textures: textures.or(d.extras.textures),
                 ..d.extras
             };
             if let Some(j) = add_draw_with(chain, pool, arch, &draw, &extras)? {
@@ -832,6 +845,7 @@ fn assert_matches_within(
 
 fn triangle_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
     Scene {
+        textures: None,
         vs,
         fs,
         data: vec![
@@ -922,6 +936,7 @@ fn indexed_depth_scene_renders_like_the_vulkan_rules() {
 
 fn depth_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
     Scene {
+        textures: None,
         vs,
         fs,
         data: vec![
@@ -1030,6 +1045,7 @@ fn points_lines_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         raster: RasterState::default(),
     };
     Scene {
+        textures: None,
         vs,
         fs,
         data: vec![
@@ -1467,6 +1483,7 @@ fn random_triangle_scenes_match_the_reference_rasterizer() {
             }
         }
         let scene = Scene {
+            textures: None,
             vs: &vs,
             fs: &fs,
             data,
@@ -1696,6 +1713,7 @@ fn grid_scene<'a>(
     draws: Vec<DrawSpec>,
 ) -> Scene<'a> {
     Scene {
+        textures: None,
         vs,
         fs,
         data,
@@ -2214,6 +2232,7 @@ fn rgba_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng, cell: u32) -> S
         }
     }
     Scene {
+        textures: None,
         vs,
         fs,
         data,
@@ -2749,6 +2768,7 @@ fn msaa_scene<'a>(
         u32::MAX
     };
     Scene {
+        textures: None,
         vs,
         fs,
         data,
@@ -2822,6 +2842,7 @@ fn msaa_scene_matches(model: SimModel, scene: &Scene<'_>, lsb: u8, bound: f64) -
     let samples = try_render_on(&mut gpu, scene, |_| {})
         .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
     let resolved_scene = Scene {
+        textures: None,
         per_sample: false,
         data: scene.data.clone(),
         attributes: scene.attributes.clone(),
@@ -3467,4 +3488,287 @@ fn points_and_lines_at_4x_render_like_the_vulkan_rules() {
     );
     assert_eq!(points, 3 * 16 * 4);
     assert!(differ.is_empty());
+}
+
+// ---- Textures ---------------------------------------------------------------
+
+thread_local! {
+    /// The texture the current thread's textured scene samples (the
+    /// reference shade function is a plain `fn`).
+    static TEXTURE: std::cell::RefCell<Option<(
+        bifrost_vk::testing::sampler::Image,
+        bifrost_vk::testing::sampler::Sampler,
+    )>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Mesa's fs_textured by the reference sampler: `texture(tex, v_uv) *
+/// v_color` with v_color = (1, g, 1 − g, a) and v_uv = (u, v) from the
+/// interpolated attribute (u, v, g, a) (`clip_uv.vert`).
+fn textured_shade(c: &[f64]) -> [f64; 4] {
+    TEXTURE.with(|t| {
+        let t = t.borrow();
+        let (image, sampler) = t.as_ref().expect("a texture for the scene");
+        let b = bifrost_vk::testing::sampler::Bindings::default();
+        let texel = b
+            .sample(image, sampler, c[0] as f32, c[1] as f32, None)
+            .expect("the reference samples");
+        let colour = [1.0, c[2], 1.0 - c[2], c[3]];
+        std::array::from_fn(|k| f64::from(texel[k]) * colour[k])
+    })
+}
+
+/// Mesa's `fs_textured.spv` compiled by our compiler (`TEXS_2D` with a
+/// computed LOD), drawn by our emitters with an 8×8 texture the test
+/// uploads (Tiled and Linear), bilinear filtering, every wrap mode, texture
+/// coordinates from −0.75 to 1.75 and perspective (w from 1 to 2), on the
+/// G52 and a v6 G72: every covered pixel within 1 LSB of the reference
+/// rasterizer's interpolation times the reference sampler. Bound: the
+/// simulator interpolates in f32 and the reference in f64, so u, v, g and
+/// a differ by a few f32 ULPs; the colour, a product of a texel blend and
+/// the varying, moves by far less than 1/255, which only matters where
+/// the exact value lies next to a rounding boundary: 1 LSB.
+#[test]
+fn mesa_fs_textured_renders_like_the_reference_sampler() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    use bifrost_vk::testing::sampler::{AddressMode, BorderColor, Image, Sampler};
+    let Ok(f) = std::fs::read(bifrost_vk::reference_path!(
+        "mesa-g52/shaders/fs_textured.spv"
+    )) else {
+        skip("fs_textured.spv");
+        return;
+    };
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_uv.vert.spv")).unwrap();
+    let mut covered = 0;
+    let b9 = std::fs::read(format!("{GRAPHICS_SHADERS}/textured_b9.frag.spv")).unwrap();
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let vs = compile_for(&v, Stage::Vertex, arch);
+        let fs = compile_for(&f, Stage::Fragment, arch);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&fs.binary.code).unwrap();
+        assert!(text.contains("TEXS_2D.f32.computed_lod"), "{text}");
+        // The same shader at binding 9: TEXC, LOD mode COMPUTE (7 << 20).
+        let fs_b9 = compile_for(&b9, Stage::Fragment, arch);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&fs_b9.binary.code).unwrap();
+        assert!(
+            text.contains("+TEXC ") && text.contains("0xf4787899"),
+            "{text}"
+        );
+        for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+            // Binding 1 (TEXS) for the first two wrap modes, 9 (TEXC) after.
+            let (fs, binding) = if k < 2 { (&fs, 1) } else { (&fs_b9, 9) };
+            let mut rng = Rng(0x7e47_0000 + k as u64);
+            let layout = if k % 2 == 0 {
+                TexelLayout::Tiled
+            } else {
+                TexelLayout::Linear
+            };
+            let texels: Vec<[u8; 4]> = (0..64)
+                .map(|_| [0; 4].map(|_: u8| rng.next(256) as u8))
+                .collect();
+            let image = Image {
+                width: 8,
+                height: 8,
+                texels: texels.clone(),
+                format: bifrost_vk::testing::sampler::ImageFormat::Rgba8Unorm,
+            };
+            let mut sampler = Sampler::simple(true, mode);
+            sampler.border = BorderColor::OpaqueBlack;
+            let mut gpu = SimGpu::new(model);
+            let (row_stride, bytes) = match layout {
+                TexelLayout::Tiled => (16 * 16 * 4, 16 * 16 * 4),
+                TexelLayout::Linear => (8 * 4, 8 * 8 * 4),
+            };
+            let buf = gpu.alloc(bytes);
+            for (i, t) in texels.iter().enumerate() {
+                let (x, y) = (i as u32 % 8, i as u32 / 8);
+                let off = match layout {
+                    TexelLayout::Tiled => u_interleaved_offset(x, y, row_stride, 4),
+                    TexelLayout::Linear => u64::from(y) * row_stride + 4 * u64::from(x),
+                };
+                gpu.write(buf.va + off, t);
+            }
+            let wrap = match mode {
+                AddressMode::Repeat => WrapMode::Repeat,
+                AddressMode::MirroredRepeat => WrapMode::MirroredRepeat,
+                AddressMode::ClampToEdge => WrapMode::ClampToEdge,
+                AddressMode::ClampToBorder => WrapMode::ClampToBorder,
+            };
+            let desc = TextureDesc {
+                layers: 1,
+                layer_stride: 0,
+                address: buf.va,
+                width: 8,
+                height: 8,
+                row_stride: row_stride as u32,
+                layout,
+                format: TexelFormat::Rgba8Unorm,
+            };
+            let smp = SamplerDesc {
+                linear: true,
+                wrap: [wrap; 2],
+                border: sampler.border.rgba(),
+            };
+            TEXTURE.with(|t| *t.borrow_mut() = Some((image, sampler)));
+            // Two triangles covering most of the framebuffer; corners at
+            // w = 1 and w = 2 (perspective), edges a quarter pixel off
+            // the pixel grid.
+            let corners = [
+                (-0.9, -0.95, 1.0, [-0.75, -0.75, 0.0, 1.0]),
+                (0.85, -0.9, 2.0, [1.75, -0.5, 0.5, 0.75]),
+                (-0.8, 0.9, 2.0, [-0.5, 1.75, 1.0, 1.0]),
+                (0.95, 0.85, 1.0, [1.5, 1.5, 0.25, 0.5]),
+            ];
+            let mut data = Vec::new();
+            for &i in &[0usize, 1, 2, 2, 1, 3] {
+                let (x, y, w, attr) = corners[i];
+                let x = x - 0.25 / 32.0;
+                let y = y - 0.25 / 32.0;
+                data.extend_from_slice(&[x * w, y * w, 0.0, w]);
+                data.extend_from_slice(&attr);
+            }
+            let draws = vec![DrawSpec {
+                topology: Topology::TriangleList,
+                count: 6,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            }];
+            let mut scene = grid_scene(&vs, fs, data, draws);
+            scene.stride = 32;
+            scene.attributes = vec![(4, 0), (4, 16)];
+            scene.shade = textured_shade;
+            scene.interpolation = Interpolation::Smooth;
+            let mut textures = vec![None; binding + 1];
+            let mut samplers = vec![None; binding + 1];
+            textures[binding] = Some(desc);
+            samplers[binding] = Some(smp);
+            scene.textures = Some((textures, samplers));
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("{model:?} {mode:?}: the chains must complete: {e}"));
+            let (want, on_edge) = reference(&scene);
+            covered += assert_matches(&out.color, &want, |x, y| !on_edge[(y * SIZE + x) as usize]);
+        }
+    }
+    // Two GPUs × four wrap modes × most of 64×64.
+    eprintln!("{covered} textured pixels compared");
+    assert!(covered > 8 * 3000, "{covered} pixels covered");
+}
+
+/// Vertex-stage texturing through our draws: `clip_vtex.vert` samples
+/// (`textureLod`, TEXC explicit LOD) an uploaded 4×4 texture at each
+/// vertex's random (u, v) in [−1, 2]² and LOD in [0, 2] under each wrap
+/// mode, bilinear, and passes the colour on; `rgba_varying.frag` writes it.
+/// The reference draws the same triangles with the reference sampler's
+/// colours as vertex colours: covered pixels within 1 LSB (the vertex
+/// colours agree within 2^-22, see `sim_textures.rs`; interpolation in f32
+/// against f64 as everywhere here), on the G52 and a v6 G72.
+#[test]
+fn vertex_shaders_sample_textures_in_our_draws() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    use bifrost_vk::testing::sampler::{AddressMode, Bindings, BorderColor, Image, Sampler};
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_vtex.vert.spv")).unwrap();
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/rgba_varying.frag.spv")).unwrap();
+    let mut covered = 0;
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let vs = compile_for(&v, Stage::Vertex, arch);
+        let fs = compile_for(&f, Stage::Fragment, arch);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&vs.binary.code).unwrap();
+        assert!(text.contains("+TEXC "), "{text}");
+        for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+            let mut rng = Rng(0x7e47_7e47 + k as u64);
+            let texels: Vec<[u8; 4]> = (0..16)
+                .map(|_| [0; 4].map(|_: u8| rng.next(256) as u8))
+                .collect();
+            let image = Image {
+                width: 4,
+                height: 4,
+                texels: texels.clone(),
+                format: bifrost_vk::testing::sampler::ImageFormat::Rgba8Unorm,
+            };
+            let mut sampler = Sampler::simple(true, mode);
+            sampler.border = BorderColor::OpaqueWhite;
+            sampler.max_lod = 4.0;
+            let mut gpu = SimGpu::new(model);
+            let buf = gpu.alloc(64);
+            for (i, t) in texels.iter().enumerate() {
+                gpu.write(buf.va + 4 * i as u64, t);
+            }
+            let desc = TextureDesc {
+                layers: 1,
+                layer_stride: 0,
+                address: buf.va,
+                width: 4,
+                height: 4,
+                row_stride: 16,
+                layout: TexelLayout::Linear,
+                format: TexelFormat::Rgba8Unorm,
+            };
+            let smp = SamplerDesc {
+                linear: true,
+                wrap: [[
+                    WrapMode::Repeat,
+                    WrapMode::MirroredRepeat,
+                    WrapMode::ClampToEdge,
+                    WrapMode::ClampToBorder,
+                ][k]; 2],
+                border: sampler.border.rgba(),
+            };
+            // Six random triangles; the reference's vertex colours are the
+            // reference sampler's.
+            let oracle = Bindings::default();
+            let (mut data, mut want_data) = (Vec::new(), Vec::new());
+            for _ in 0..18 {
+                let pos = [
+                    rng.next(1 << 16) as f32 / 32768.0 - 1.0,
+                    rng.next(1 << 16) as f32 / 32768.0 - 1.0,
+                    0.0,
+                    1.0,
+                ];
+                let uv = [
+                    rng.next(1 << 16) as f32 / 21845.0 - 1.0,
+                    rng.next(1 << 16) as f32 / 21845.0 - 1.0,
+                    rng.next(1 << 16) as f32 / 32768.0,
+                    0.0,
+                ];
+                let c = oracle
+                    .sample(&image, &sampler, uv[0], uv[1], Some(uv[2]))
+                    .unwrap();
+                data.extend_from_slice(&pos);
+                data.extend_from_slice(&uv);
+                want_data.extend_from_slice(&pos);
+                want_data.extend_from_slice(&c);
+            }
+            let draws = vec![DrawSpec {
+                topology: Topology::TriangleList,
+                count: 18,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            }];
+            let mut scene = grid_scene(&vs, &fs, data, draws);
+            scene.stride = 32;
+            scene.attributes = vec![(4, 0), (4, 16)];
+            scene.shade = rgba_output;
+            let mut textures = vec![None; 3];
+            let mut samplers = vec![None; 3];
+            textures[2] = Some(desc);
+            samplers[2] = Some(smp);
+            scene.textures = Some((textures, samplers));
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("{model:?} {mode:?}: the chains must complete: {e}"));
+            let mut want_scene = grid_scene(&vs, &fs, want_data, scene.draws.clone());
+            want_scene.stride = 32;
+            want_scene.attributes = vec![(4, 0), (4, 16)];
+            want_scene.shade = rgba_output;
+            let (want, on_edge) = reference(&want_scene);
+            covered += assert_matches(&out.color, &want, |x, y| !on_edge[(y * SIZE + x) as usize]);
+        }
+    }
+    eprintln!("{covered} pixels of vertex-textured triangles compared");
+    assert!(covered > 2000, "{covered} pixels covered");
 }

@@ -955,3 +955,298 @@ mod robustness {
         }
     }
 }
+
+/// Every `texture` intrinsic of a shader, in program order.
+fn textures(s: &Shader) -> Vec<Intrinsic> {
+    let mut out = Vec::new();
+    s.body.for_each_instr(&mut |i| {
+        if let Op::Intrinsic(x) = &i.op
+            && matches!(x.kind, Intrinsic::Texture { .. })
+        {
+            out.push(x.kind);
+        }
+    });
+    out
+}
+
+#[test]
+fn sampled_images_become_texture_intrinsics() {
+    let tex = |set, binding, sampler, op, ty| Intrinsic::Texture {
+        set,
+        binding,
+        sampler,
+        op,
+        ty,
+        array: false,
+    };
+    let f = SampledType::Float;
+    // Combined image sampler, separate image + sampler (OpSampledImage),
+    // and a fetch through OpImage of the combined one.
+    assert_eq!(
+        textures(&parse("texture_lod.comp.spv")),
+        [
+            tex(0, 0, Some((0, 0)), TexOp::SampleLod, f),
+            tex(0, 1, Some((0, 2)), TexOp::SampleLod, f),
+            tex(0, 0, None, TexOp::Fetch, f),
+        ]
+    );
+    assert_eq!(
+        textures(&parse("texture_sample.frag.spv")),
+        [
+            tex(0, 1, Some((0, 1)), TexOp::Sample, f),
+            tex(0, 1, None, TexOp::Fetch, f),
+        ]
+    );
+    // A 2D array: a three-component coordinate (the layer last).
+    let arr = |sampler, op| Intrinsic::Texture {
+        set: 0,
+        binding: 0,
+        sampler,
+        op,
+        ty: f,
+        array: true,
+    };
+    assert_eq!(
+        textures(&parse("texture_array.comp.spv")),
+        [
+            arr(Some((0, 0)), TexOp::SampleLod),
+            arr(Some((0, 0)), TexOp::SampleLod),
+            arr(None, TexOp::Fetch),
+        ]
+    );
+    // Integer sampled types.
+    let (u, i) = (SampledType::Uint, SampledType::Sint);
+    assert_eq!(
+        textures(&parse("texture_int.comp.spv")),
+        [
+            tex(0, 0, None, TexOp::Fetch, u),
+            tex(0, 0, Some((0, 0)), TexOp::SampleLod, u),
+            tex(0, 1, None, TexOp::Fetch, i),
+            tex(0, 1, Some((0, 1)), TexOp::SampleLod, i),
+        ]
+    );
+    // Through functions: a sampler2D parameter, a texture2D and a sampler.
+    assert_eq!(
+        textures(&parse("texture_functions.frag.spv")),
+        [
+            tex(0, 1, Some((0, 1)), TexOp::Sample, f),
+            tex(0, 2, Some((0, 3)), TexOp::Sample, f),
+        ]
+    );
+    // Mesa's fs_textured vector.
+    let path = bifrost_vk::reference_path!("mesa-g52/shaders/fs_textured.spv");
+    let Ok(bytes) = std::fs::read(path) else {
+        eprintln!("skipped: {path} absent");
+        return;
+    };
+    let s = spirv::parse(&bytes, "main", Stage::Fragment, &HashMap::new()).unwrap();
+    assert_eq!(textures(&s), [tex(0, 1, Some((0, 1)), TexOp::Sample, f)]);
+    // The text form round-trips.
+    let text = s.to_string();
+    assert!(
+        text.contains(
+            "texture op=sample type=float set=0 binding=1 sampler_set=0 sampler_binding=1"
+        ),
+        "{text}"
+    );
+    assert_eq!(Shader::parse(&text).unwrap().to_string(), text);
+}
+
+#[test]
+fn unsupported_image_features_are_clean_errors() {
+    for (name, says) in [
+        ("reject/images.comp.spv", "storage images"),
+        ("reject/texture_gather.frag.spv", "gather"),
+        ("reject/texture_shadow.frag.spv", "depth"),
+        ("reject/texture_offset.frag.spv", "offsets"),
+        ("reject/texture_grad.frag.spv", "gradients"),
+        ("reject/texture_bias.frag.spv", "bias"),
+        ("reject/texture_size.frag.spv", "image queries"),
+        ("reject/texture_cube.frag.spv", "cube images"),
+        ("reject/texture_3d.frag.spv", "3D images"),
+        ("reject/texture_proj.frag.spv", "projective"),
+    ] {
+        let e = parse_with(name, &HashMap::new()).unwrap_err();
+        assert!(matches!(e, SpirvError::Unsupported { .. }), "{name}: {e}");
+        assert!(e.to_string().contains(says), "{name}: {e}");
+    }
+}
+
+/// The words of a module and the (start, opcode, length) of each
+/// instruction after the 5-word header.
+fn instructions(words: &[u32]) -> Vec<(usize, u16, usize)> {
+    let mut out = Vec::new();
+    let mut i = 5;
+    while i < words.len() {
+        let len = (words[i] >> 16) as usize;
+        out.push((i, words[i] as u16, len));
+        i += len.max(1);
+    }
+    out
+}
+
+/// `name`'s words with `edit` applied to the first instruction of `opcode`
+/// (its words, result-type operand first).
+fn edited(name: &str, opcode: ::spirv::Op, edit: impl Fn(&mut [u32])) -> Vec<u32> {
+    let bytes = load(name);
+    let mut words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let (at, _, len) = *instructions(&words)
+        .iter()
+        .find(|(_, op, _)| *op == opcode as u16)
+        .unwrap_or_else(|| panic!("{name} has no {opcode:?}"));
+    edit(&mut words[at + 1..at + len]);
+    words
+}
+
+#[test]
+fn malformed_image_modules_are_clean_errors() {
+    use ::spirv::Op as S;
+    let invalid = |words: Vec<u32>, stage: Stage, says: &str| {
+        let e = spirv::parse(&words, "main", stage, &HashMap::new()).unwrap_err();
+        assert!(matches!(e, SpirvError::Invalid { .. }), "{says}: {e}");
+        assert!(e.to_string().contains(says), "{says}: {e}");
+    };
+    let c = "texture_lod.comp.spv";
+    // OpImageSampleExplicitLod: coordinate replaced by the image
+    // (operands: type, id, sampled image, coordinate, mask, lod).
+    invalid(
+        edited(c, S::ImageSampleExplicitLod, |w| w[3] = w[2]),
+        Stage::Compute,
+        "not",
+    );
+    // ... its Lod operand replaced by the coordinate (a vector).
+    invalid(
+        edited(c, S::ImageSampleExplicitLod, |w| w[5] = w[3]),
+        Stage::Compute,
+        "Lod is not a 32-bit float",
+    );
+    // ... without the Lod bit.
+    invalid(
+        edited(c, S::ImageSampleExplicitLod, |w| w[4] = 0),
+        Stage::Compute,
+        "without Lod or Grad",
+    );
+    // OpImageFetch of a non-image (the coordinate as the image).
+    invalid(
+        edited(c, S::ImageFetch, |w| w[2] = w[3]),
+        Stage::Compute,
+        "not an image",
+    );
+    // OpSampledImage whose sampler is the image.
+    invalid(
+        edited(c, S::SampledImage, |w| w[3] = w[2]),
+        Stage::Compute,
+        "without a sampler",
+    );
+    // OpTypeImage with MS = 2; OpTypeSampledImage of a float.
+    invalid(edited(c, S::TypeImage, |w| w[5] = 2), Stage::Compute, "MS");
+    let float_id = {
+        let words: Vec<u32> = load(c)
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let (at, _, _) = *instructions(&words)
+            .iter()
+            .find(|(_, op, _)| *op == S::TypeFloat as u16)
+            .unwrap();
+        words[at + 1]
+    };
+    invalid(
+        edited(c, S::TypeSampledImage, |w| w[1] = float_id),
+        Stage::Compute,
+        "non-image",
+    );
+    // Implicit-LOD sampling where there are no derivatives: the fragment
+    // module's entry point turned into a GLCompute one.
+    let f = "texture_sample.frag.spv";
+    let words = edited(f, S::EntryPoint, |w| {
+        w[0] = ::spirv::ExecutionModel::GLCompute as u32
+    });
+    let e = spirv::parse(&words, "main", Stage::Compute, &HashMap::new()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            SpirvError::Invalid { .. } | SpirvError::Unsupported { .. }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn texture_lod_runs_in_the_interpreter_against_the_reference_sampler() {
+    use bifrost_vk::compiler::ir::interp::{BufferRange, DrawState, Memory, run_workgroup};
+    use bifrost_vk::testing::sampler::{AddressMode, Bindings, Image, ImageFormat, Sampler};
+    let s = parse("texture_lod.comp.spv");
+    let image = Image {
+        width: 4,
+        height: 3,
+        texels: (0..12u8)
+            .map(|i| [i * 20, 255 - i * 20, i * 7, 200])
+            .collect(),
+        format: ImageFormat::Rgba8Unorm,
+    };
+    let mut b = Bindings::default();
+    b.images.insert((0, 0), image.clone());
+    b.images.insert((0, 1), image.clone());
+    b.samplers
+        .insert((0, 0), Sampler::simple(true, AddressMode::Repeat));
+    b.samplers
+        .insert((0, 2), Sampler::simple(false, AddressMode::MirroredRepeat));
+    let mut queries = Vec::new();
+    let mut want = Vec::new();
+    for i in 0..16u32 {
+        let (st, lod) = (
+            [i as f32 * 0.17 - 0.9, 1.3 - i as f32 * 0.11],
+            i as f32 * 0.25,
+        );
+        let texel = [(i % 4) as i32, (i % 3) as i32];
+        for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
+            queries.extend_from_slice(&w.to_le_bytes());
+        }
+        for w in [texel[0], texel[1], 0, 0] {
+            queries.extend_from_slice(&w.to_le_bytes());
+        }
+        want.push(
+            b.sample(&image, &b.samplers[&(0, 0)], st[0], st[1], Some(lod))
+                .unwrap(),
+        );
+        want.push(
+            b.sample(&image, &b.samplers[&(0, 2)], st[0], st[1], Some(0.0))
+                .unwrap(),
+        );
+        want.push(b.fetch(&image, texel[0], texel[1], 0).unwrap());
+    }
+    let mut memory = Memory::new();
+    memory.map(0x1000, queries).unwrap();
+    memory.map(0x8000, vec![0; 16 * 48]).unwrap();
+    let mut state = DrawState {
+        textures: Some(std::sync::Arc::new(b)),
+        ..DrawState::default()
+    };
+    state.ssbos.insert(
+        (0, 3),
+        BufferRange {
+            address: 0x1000,
+            size: 16 * 32,
+        },
+    );
+    state.ssbos.insert(
+        (0, 4),
+        BufferRange {
+            address: 0x8000,
+            size: 16 * 48,
+        },
+    );
+    run_workgroup(&s, &state, &mut memory, [0, 0, 0]).unwrap();
+    let got: Vec<f32> = memory
+        .range(0x8000)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let want: Vec<f32> = want.concat();
+    assert_eq!(got, want);
+}

@@ -87,6 +87,20 @@ pub fn add_compute_job(
     job: &ComputeJob<'_>,
     dependencies: [u16; 2],
 ) -> JmResult<u16> {
+    add_compute_job_with_textures(chain, pool, arch, job, None, dependencies)
+}
+
+/// [`add_compute_job`] for a shader that samples: the DCD points at
+/// `textures`' tables and the renderer state counts them
+/// ([`super::texture::write_texture_tables`]).
+pub fn add_compute_job_with_textures(
+    chain: &mut JobChain,
+    pool: &mut GpuPool,
+    arch: Arch,
+    job: &ComputeJob<'_>,
+    textures: Option<super::texture::TextureTables>,
+    dependencies: [u16; 2],
+) -> JmResult<u16> {
     let preload_mask = job.binary.preloads.compute_bits();
     let ws = WorkSize {
         size: job.local_size,
@@ -114,6 +128,7 @@ pub fn add_compute_job(
             groups: wls_instances(job.groups),
             offset_start: 0,
             instance_size: 1,
+            textures,
         },
         dependencies,
     )
@@ -125,6 +140,19 @@ pub fn add_vertex_job(
     pool: &mut GpuPool,
     arch: Arch,
     job: &VertexJob<'_>,
+    dependencies: [u16; 2],
+) -> JmResult<u16> {
+    add_vertex_job_with_textures(chain, pool, arch, job, None, dependencies)
+}
+
+/// [`add_vertex_job`] for a vertex shader that samples
+/// ([`super::texture::write_texture_tables`]).
+pub fn add_vertex_job_with_textures(
+    chain: &mut JobChain,
+    pool: &mut GpuPool,
+    arch: Arch,
+    job: &VertexJob<'_>,
+    textures: Option<super::texture::TextureTables>,
     dependencies: [u16; 2],
 ) -> JmResult<u16> {
     if job.binary.varying_count() > job.varyings.count {
@@ -155,6 +183,7 @@ pub fn add_vertex_job(
             groups: 1,
             offset_start: job.offset_start,
             instance_size: vertex_instance_size(job.vertices, job.instances)?,
+            textures,
         },
         dependencies,
     )
@@ -249,6 +278,8 @@ pub(super) struct Emit<'a> {
     pub(super) groups: u64,
     pub(super) offset_start: u32,
     pub(super) instance_size: u64,
+    /// Texture and sampler tables (`super::texture`), if the shader samples.
+    pub(super) textures: Option<super::texture::TextureTables>,
 }
 
 pub(super) fn emit(
@@ -300,6 +331,9 @@ pub(super) fn emit(
         job.varyings.map_or(0, |v| u64::from(v.count) + 1) << 32
             | preload_mask << 8
             | u64::from(job.job_type as u8),
+        job.textures.map_or(0, |t| {
+            u64::from(t.texture_count) << 32 | u64::from(t.sampler_count)
+        }),
     ];
     // The job payload: Invocation, Parameters, Draw. Consecutive jobs of
     // one program (a draw's capture job, the advance kernel after it) pack
@@ -317,6 +351,7 @@ pub(super) fn emit(
         varyings: job.varyings.map_or([0; 2], |v| [v.attributes, v.buffers]),
         offset_start: job.offset_start,
         instance_size: job.instance_size,
+        textures: job.textures.map_or([0; 2], |t| [t.textures, t.samplers]),
     };
     let remembered = if memo { pool.payloads.get(&key) } else { None };
     let mut job_words = match remembered {
@@ -342,7 +377,7 @@ pub(super) fn emit(
 pub(super) struct PayloadKey {
     arch: Arch,
     /// The renderer state's key (`SharedKey::RendererState`).
-    rsd: [u64; 3],
+    rsd: [u64; 4],
     work: WorkSize,
     graphics: bool,
     task_split: u32,
@@ -350,6 +385,7 @@ pub(super) struct PayloadKey {
     varyings: [u64; 2],
     offset_start: u32,
     instance_size: u64,
+    textures: [u64; 2],
 }
 
 /// The last [`PayloadMemo::SLOTS`] payloads packed, by key. The renderer
@@ -442,6 +478,10 @@ fn pack_payload(
     if let Some(v) = job.varyings {
         pack(draw, dcd::VARYINGS, v.attributes)?;
         pack(draw, dcd::VARYING_BUFFERS, v.buffers)?;
+    }
+    if let Some(t) = job.textures {
+        pack(draw, dcd::TEXTURES, t.textures)?;
+        pack(draw, dcd::SAMPLERS, t.samplers)?;
     }
     pack(draw, dcd::OFFSET_START, u64::from(key.offset_start))?;
     pack(draw, dcd::INSTANCE_SIZE, key.instance_size)?;
@@ -570,6 +610,10 @@ fn renderer_state(pool: &mut GpuPool, arch: Arch, job: &Emit<'_>) -> JmResult<u6
     }
     if let Some(v) = job.varyings {
         pack(rsd, rs::VARYING_COUNT, u64::from(v.count))?;
+    }
+    if let Some(t) = job.textures {
+        pack(rsd, rs::TEXTURE_COUNT, u64::from(t.texture_count))?;
+        pack(rsd, rs::SAMPLER_COUNT, u64::from(t.sampler_count))?;
     }
     for (i, &f) in job.preload_fields.iter().enumerate() {
         let on = job.preload_mask >> i & 1;

@@ -98,7 +98,7 @@
 
 use super::blend::{self as ff, BlendEquation};
 use super::chain::JobChain;
-use super::compute::{AttributeTables, VertexJob, add_vertex_job};
+use super::compute::{AttributeTables, VertexJob, add_vertex_job_with_textures};
 use super::error::{JmError, JmResult};
 use super::framebuffer::{ColorFormat, ColorKind};
 use super::pool::{GpuPool, SharedKey};
@@ -316,6 +316,11 @@ pub struct DrawExtras {
     /// pass the depth and stencil tests are added to (genxml Draw
     /// "Occlusion query" Counter, `Occlusion`): a precise occlusion query.
     pub occlusion: Option<u64>,
+    /// The texture and sampler tables both shaders read
+    /// ([`super::texture::write_texture_tables`]: binding n of set 0 at
+    /// entry n, whichever stage samples it): the fragment Draw and the
+    /// VERTEX job's point at them, both Renderer States count them.
+    pub textures: Option<super::texture::TextureTables>,
 }
 
 /// Blending of one colour target.
@@ -714,6 +719,10 @@ pub fn add_draw_with(
         }
         put(w, dcd::VIEWPORT, viewport)?;
         put(w, dcd::THREAD_STORAGE, storage)?;
+        if let Some(t) = x.textures {
+            put(w, dcd::TEXTURES, t.textures)?;
+            put(w, dcd::SAMPLERS, t.samplers)?;
+        }
         if let Some(counter) = x.occlusion {
             if counter == 0 || !counter.is_multiple_of(8) {
                 return Err(JmError::Encoding(
@@ -727,7 +736,7 @@ pub fn add_draw_with(
     }
     // The jobs, once every descriptor is packed (an error above leaves
     // the chain as it was).
-    let vertex = add_vertex_job(
+    let vertex = add_vertex_job_with_textures(
         chain,
         pool,
         arch,
@@ -742,6 +751,7 @@ pub fn add_draw_with(
             attributes: d.attributes,
             varyings,
         },
+        x.textures,
         [0, 0],
     )?;
     let payload = &job[PAYLOAD_OFFSET as usize / 4..];
@@ -908,6 +918,10 @@ fn fragment_renderer_state(
         rs::PRELOAD_UNIFORM_COUNT,
         u64::from(b.uniform_words),
     )?;
+    if let Some(t) = x.textures {
+        put(&mut w, rs::TEXTURE_COUNT, u64::from(t.texture_count))?;
+        put(&mut w, rs::SAMPLER_COUNT, u64::from(t.sampler_count))?;
+    }
     let props = |name: &str| format!("Properties.{name}");
     // genxml "Depth Source": Fixed function 2, Shader 3.
     set(

@@ -16,6 +16,7 @@ pub mod pool;
 pub mod recorder;
 pub mod shader;
 pub mod templates;
+pub mod texture;
 pub mod tls;
 pub mod varying;
 pub mod vertex_input;

@@ -104,7 +104,7 @@ pub struct GpuPool {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SharedKey {
     /// A renderer state: the code address and the other inputs packed.
-    RendererState([u64; 3]),
+    RendererState([u64; 4]),
     /// Local storage with neither thread- nor workgroup-local memory.
     EmptyLocalStorage,
     /// [`ZEROS_BYTES`] of zeros that no job writes.

@@ -111,6 +111,7 @@ pub fn add_xfb_job(
             groups: 1,
             offset_start: job.offset_start,
             instance_size: u64::from(job.instance_size.max(1)),
+            textures: None,
         },
         dependencies,
     )

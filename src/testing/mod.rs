@@ -10,6 +10,10 @@
 //!   interpolation, lines, points) with the depth test and blending, the
 //!   oracle for the simulator's tiler and fragment jobs; independent of the
 //!   simulator.
+//! - [`sampler`]: a reference texture sampler written from the Vulkan
+//!   spec's image operations (wrapping, nearest/linear filtering, borders,
+//!   texel fetch), the oracle for the simulated texture unit and what
+//!   `ir::interp` samples with.
 //! - [`png`]: a PNG writer (stored deflate, CRC-32, Adler-32) for frames a
 //!   person can look at.
 //! - [`fuzz`]: the whole compiler as one fuzz target, and a deterministic
@@ -27,6 +31,7 @@
 pub mod fuzz;
 pub mod png;
 pub mod raster;
+pub mod sampler;
 pub mod sim_gpu;
 
 pub use sim_gpu::{Buffer, Run, RunError, SimGpu, binary_from_code};

@@ -12,7 +12,7 @@
 # reject/ holds valid modules the front end must reject with a clear error.
 set -eu
 cd "$(dirname "$0")"
-for src in *.vert *.frag *.comp reject/*.comp; do
+for src in *.vert *.frag *.comp reject/*.comp reject/*.frag; do
     base=$(basename "$src")
     case "$base" in
         vk13_*) env=vulkan1.3 ;;

@@ -3,6 +3,13 @@
 //!
 //! This is the contract between `compiler::bifrost` and `jm`: nothing else
 //! about a compiled shader crosses it.
+//!
+//! Textures are the one convention outside [`ShaderBinary`]: a `texture`
+//! access of (set 0, binding n) reads entry n of the job's Texture table,
+//! its sampler (set 0, binding m) entry m of the Sampler table (the
+//! instruction's immediate indices; `isel/texture.rs`), so the emitter
+//! (`jm::texture`) places descriptors by binding and needs no list from
+//! the binary. Bindings a shader samples are in its IR (`Intrinsic::Texture`).
 
 /// Flag in the set of a [`ShaderBinary::buffers`] entry: the word holds
 /// the binding's bound size, not its address (descriptor sets number

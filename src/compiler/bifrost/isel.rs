@@ -40,6 +40,7 @@ mod memory;
 mod pack_unpack;
 mod peephole;
 mod program;
+mod texture;
 mod wide;
 
 pub use program::{Block, Program, Term};

@@ -406,6 +406,23 @@ pub enum Op {
     Blend {
         rt: u8,
     },
+    /// `TEXS_2D.f32` (ADD, message `tex`): the 2D texture at index
+    /// `texture` of the draw's Textures table filtered with sampler
+    /// `sampler` at normalized coordinates (a, b), four f32 results in
+    /// staging registers; `computed_lod` (fragment shaders) or level of
+    /// detail zero. Mesa's `bi_emit_texs`.
+    TexsF32 {
+        texture: u8,
+        sampler: u8,
+        computed_lod: bool,
+    },
+    /// `TEXC` (ADD, message `tex`): the full texture operation. Sources:
+    /// the staging registers (`srcs[0]`: the data registers the operation
+    /// descriptor asks for, then overwritten by the four results), s and t
+    /// (floats, or integers for a fetch), the 32-bit texture operation
+    /// descriptor (Mesa's `struct bifrost_texture_operation`, an
+    /// immediate). Mesa's `bi_emit_texc`.
+    Texc,
     /// `DISCARD.f32.eq a, b` (ADD): ends the invocation (the thread is
     /// marked discarded) when a == b; with `#0, #0`, unconditionally.
     DiscardF32,
@@ -496,6 +513,8 @@ impl Op {
             Op::Atest => "ATEST",
             Op::ZsEmit { .. } => "ZS_EMIT",
             Op::Blend { .. } => "BLEND",
+            Op::TexsF32 { .. } => "TEXS_2D.f32",
+            Op::Texc => "TEXC",
             Op::DiscardF32 => "DISCARD.f32",
             Op::BranchzI32 => "BRANCHZ.i32",
             Op::Jump => "JUMP",
@@ -556,7 +575,8 @@ impl Op {
             | Op::LeaAttr
             | Op::StCvt { .. }
             | Op::AtomC { .. }
-            | Op::AtomCx => 3,
+            | Op::AtomCx
+            | Op::Texc => 3,
             Op::CselI32Eq => 4,
             _ => 2,
         }
@@ -676,6 +696,14 @@ impl Op {
                 ("stencil", if stencil { "stencil" } else { "none" }),
             ],
             Op::DiscardF32 => vec![("cmpf", "eq")],
+            Op::TexsF32 { computed_lod, .. } => vec![(
+                "lod_mode",
+                if computed_lod {
+                    "computed_lod"
+                } else {
+                    "zero_lod"
+                },
+            )],
             _ => vec![],
         }
     }
@@ -698,6 +726,10 @@ impl Op {
             }
             Op::Atest | Op::ZsEmit { .. } => Some((1, false, true)),
             Op::Blend { .. } => Some((4, true, false)),
+            Op::TexsF32 { .. } => Some((4, false, true)),
+            // The hardware reads only the data registers the descriptor
+            // asks for; isel writes all four (see `isel/texture.rs`).
+            Op::Texc => Some((4, true, true)),
             _ => None,
         }
     }
@@ -717,6 +749,7 @@ impl Op {
             Op::Store { .. } => 6,
             Op::StCvt { .. } => 6,
             Op::Barrier => 8,
+            Op::TexsF32 { .. } | Op::Texc => 3,
             Op::AtomCx | Op::Axchg { .. } | Op::Acmpxchg { .. } => 7,
             _ => 0,
         }
@@ -756,6 +789,8 @@ impl Op {
                 | Op::LdVarFlatImm { .. }
                 | Op::LdVarSpecial { .. }
                 | Op::DiscardF32
+                | Op::TexsF32 { .. }
+                | Op::Texc
         )
     }
 
@@ -960,6 +995,7 @@ impl Instr {
                 | Op::Axchg { .. }
                 | Op::Acmpxchg { .. }
                 | Op::Blend { .. }
+                | Op::Texc
         ) {
             &self.srcs[1..]
         } else {

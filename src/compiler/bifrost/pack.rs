@@ -666,16 +666,19 @@ fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<(InstrFields, u32), Compile
                 ok = false;
             }
         }
-        let imm = match op {
+        let imm: &[(&str, u8)] = match op {
             Op::LdAttrImm { index, .. } | Op::LeaAttrImm { index } => {
-                Some(("attribute_index", index))
+                &[("attribute_index", *index)]
             }
-            Op::LdVarImm { index, .. } | Op::LdVarFlatImm { index, .. } => Some(("index", index)),
-            _ => None,
+            Op::LdVarImm { index, .. } | Op::LdVarFlatImm { index, .. } => &[("index", *index)],
+            Op::TexsF32 {
+                texture, sampler, ..
+            } => &[("texture_index", *texture), ("sampler_index", *sampler)],
+            _ => &[],
         };
-        if let Some((name, index)) = imm {
+        for &(name, index) in imm {
             match row.immediates.iter().position(|i| i.name == name) {
-                Some(i) => f.imms[i] = u32::from(*index),
+                Some(i) => f.imms[i] = u32::from(index),
                 None => ok = false,
             }
         }

@@ -342,6 +342,49 @@ pub enum AtomicOp {
     CompSwap,
 }
 
+/// What a texture access does (see [`Intrinsic::Texture`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TexOp {
+    /// Filtered, level of detail from the implicit derivatives.
+    Sample,
+    /// Filtered, level of detail given.
+    SampleLod,
+    /// One texel at integer coordinates and level (`texelFetch`).
+    Fetch,
+}
+
+impl TexOp {
+    pub const ALL: [TexOp; 3] = [TexOp::Sample, TexOp::SampleLod, TexOp::Fetch];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TexOp::Sample => "sample",
+            TexOp::SampleLod => "sample_lod",
+            TexOp::Fetch => "fetch",
+        }
+    }
+}
+
+/// The component type an image's texels are read as (SPIR-V `Sampled Type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SampledType {
+    Float,
+    Sint,
+    Uint,
+}
+
+impl SampledType {
+    pub const ALL: [SampledType; 3] = [SampledType::Float, SampledType::Sint, SampledType::Uint];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SampledType::Float => "float",
+            SampledType::Sint => "sint",
+            SampledType::Uint => "uint",
+        }
+    }
+}
+
 /// A memory or system operation with constant parameters and value sources.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OpIntrinsic {
@@ -425,6 +468,23 @@ pub enum Intrinsic {
     StoreShared,
     SharedAtomic {
         op: AtomicOp,
+    },
+    /// A texture access (SPIR-V `OpImageSample*`, `OpImageFetch`): the
+    /// image descriptor at (`set`, `binding`), filtered with the sampler at
+    /// `sampler` (`None` for fetches, which use none). 2D images, or 2D
+    /// arrays with `array` (the coordinate's third component is the layer:
+    /// a float for sampling, an integer for fetches). Sources by `op`:
+    /// `Sample` [coord: 2/3 × f32] (implicit LOD, fragment shaders),
+    /// `SampleLod` [coord: 2/3 × f32, lod: f32], `Fetch` [coord: 2/3 × i32,
+    /// lod: i32]. One 4 × 32-bit result, as `ty` says (floats for `Float`,
+    /// integers for `Sint`/`Uint`).
+    Texture {
+        set: u32,
+        binding: u32,
+        sampler: Option<(u32, u32)>,
+        op: TexOp,
+        ty: SampledType,
+        array: bool,
     },
     /// Workgroup execution and memory barrier.
     Barrier,

@@ -203,6 +203,23 @@ pub struct SysValues {
     pub xfb_params: Vec<u32>,
 }
 
+/// What `texture` intrinsics read: the images and samplers bound to a draw
+/// or dispatch, and the filtering rules (`testing::sampler` is the
+/// reference, written from the Vulkan spec).
+pub trait TextureSource: Send + Sync + std::fmt::Debug {
+    /// The four components (bit patterns) of the access `kind` (an
+    /// [`Intrinsic::Texture`]) at `coord` (the third component: an array's
+    /// layer, else 0) with level of detail `lod` (f32 or
+    /// i32 bits as the op says; 0 for implicit LOD). An error says why the
+    /// result is not defined or not modelled.
+    fn texture(
+        &self,
+        kind: Intrinsic,
+        coord: [u32; 3],
+        lod: u32,
+    ) -> std::result::Result<[u32; 4], String>;
+}
+
 /// Everything shared by the invocations of one draw or dispatch.
 #[derive(Clone, Debug)]
 pub struct DrawState {
@@ -217,6 +234,8 @@ pub struct DrawState {
     /// location (four 32-bit components each).
     pub varyings: BTreeMap<u32, [u32; 4]>,
     pub sysvals: SysValues,
+    /// The images and samplers `texture` intrinsics read (none: an error).
+    pub textures: Option<std::sync::Arc<dyn TextureSource>>,
     /// Maximum instructions one invocation may execute.
     pub step_limit: u64,
 }
@@ -232,6 +251,7 @@ impl Default for DrawState {
             offset_start: 0,
             varyings: BTreeMap::new(),
             sysvals: SysValues::default(),
+            textures: None,
             step_limit: 10_000_000,
         }
     }
@@ -912,6 +932,31 @@ impl Exec<'_> {
                     }
                 };
                 self.set(d, [old, 0, 0, 0])?;
+            }
+            Texture { op, .. } => {
+                let (d, _) = need()?;
+                let coord = self.get(src(0)?)?;
+                let lod = if op == TexOp::Sample {
+                    0
+                } else {
+                    self.get(src(1)?)?[0] as u32
+                };
+                let source = self
+                    .state
+                    .textures
+                    .as_ref()
+                    .ok_or_else(|| InterpError::Unbound {
+                        what: "texture source",
+                        key: format!("{:?}", i.kind),
+                    })?;
+                let texel = source
+                    .texture(
+                        i.kind,
+                        [coord[0] as u32, coord[1] as u32, coord[2] as u32],
+                        lod,
+                    )
+                    .map_err(InterpError::Unsupported)?;
+                self.set(d, texel.map(u64::from))?;
             }
             Barrier => {
                 if let Some(b) = self.barrier {

@@ -732,6 +732,8 @@ impl Parser {
             }
             params.push((k, v, at));
         }
+        let has_sampler = params.iter().any(|(k, _, _)| k == "sampler_set");
+        let has_array = params.iter().any(|(k, _, _)| k == "array");
         let mut used = 0usize;
         let mut get = |this: &Self, key: &str| -> PResult<Tok> {
             match params.iter().find(|(k, _, _)| k == key) {
@@ -837,6 +839,43 @@ impl Parser {
             "shared_atomic" => SharedAtomic {
                 op: atomic(self, get(self, "op")?)?,
             },
+            "texture" => {
+                let ident = |this: &Self, t: Tok| -> PResult<String> {
+                    match t {
+                        Tok::Ident(s) => Ok(s),
+                        _ => this.err("expected a name parameter"),
+                    }
+                };
+                let op = ident(self, get(self, "op")?)?;
+                let op = match TexOp::ALL.iter().find(|o| o.name() == op) {
+                    Some(&o) => o,
+                    None => return self.err(format!("unknown texture op '{op}'")),
+                };
+                let ty = ident(self, get(self, "type")?)?;
+                let ty = match SampledType::ALL.iter().find(|t| t.name() == ty) {
+                    Some(&t) => t,
+                    None => return self.err(format!("unknown sampled type '{ty}'")),
+                };
+                let set = num(self, get(self, "set")?)?;
+                let binding = num(self, get(self, "binding")?)?;
+                let sampler = if has_sampler {
+                    Some((
+                        num(self, get(self, "sampler_set")?)?,
+                        num(self, get(self, "sampler_binding")?)?,
+                    ))
+                } else {
+                    None
+                };
+                let array = has_array && num(self, get(self, "array")?)? != 0;
+                Texture {
+                    set,
+                    binding,
+                    sampler,
+                    op,
+                    ty,
+                    array,
+                }
+            }
             "barrier" => Barrier,
             "discard" => Discard,
             _ => {

@@ -162,6 +162,29 @@ impl Intrinsic {
             LoadShared => ("load_shared", vec![]),
             StoreShared => ("store_shared", vec![]),
             SharedAtomic { op } => ("shared_atomic", vec![("op", op.name().into())]),
+            Texture {
+                set,
+                binding,
+                sampler,
+                op,
+                ty,
+                array,
+            } => {
+                let mut params = vec![
+                    ("op", op.name().into()),
+                    ("type", ty.name().into()),
+                    ("set", n(set)),
+                    ("binding", n(binding)),
+                ];
+                if let Some((s, b)) = sampler {
+                    params.push(("sampler_set", n(s)));
+                    params.push(("sampler_binding", n(b)));
+                }
+                if array {
+                    params.push(("array", n(1)));
+                }
+                ("texture", params)
+            }
             Barrier => ("barrier", vec![]),
             Discard => ("discard", vec![]),
         }

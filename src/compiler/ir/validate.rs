@@ -626,6 +626,27 @@ impl<'a> Validator<'a> {
                     "sources [address/offset, (compare,) data] with data of the result's scalar 32/64-bit type",
                 )
             }
+            Texture {
+                op, sampler, array, ..
+            } => {
+                let f32t = ValueType::F32;
+                let c = if array { 3 } else { 2 };
+                let (srcs, ok_sampler): (&[ValueType], bool) = match op {
+                    TexOp::Sample => (&[f32t.with_comps(c)], sampler.is_some()),
+                    TexOp::SampleLod => (&[f32t.with_comps(c), f32t], sampler.is_some()),
+                    TexOp::Fetch => (&[u32t.with_comps(c), u32t], sampler.is_none()),
+                };
+                (
+                    nd == 1
+                        && srcs_are(srcs)
+                        && ok_sampler
+                        && dst == Some(u32t.with_comps(4))
+                        && (op != TexOp::Sample || self.s.stage == super::Stage::Fragment),
+                    "sources [coord (2 x f32), lod f32 for sample_lod] with a sampler, or \
+                     [coord (2 x i32), lod i32] without one for fetch; a 4 x 32-bit result; \
+                     implicit LOD in fragment shaders only",
+                )
+            }
             Barrier => (nd == 0 && src_tys.is_empty(), "no sources, no result"),
             Discard => (
                 nd == 0 && src_tys.is_empty() && self.s.stage == super::Stage::Fragment,

@@ -28,12 +28,22 @@ pub const MAX_BLOCK_VISITS: usize = 1 << 18;
 /// Deepest structured nesting / call depth accepted.
 pub const MAX_DEPTH: usize = 128;
 
+/// A loaded image, sampler or sampled image: the (set, binding) of its
+/// descriptors (`image.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handle {
+    pub image: Option<(u32, u32)>,
+    pub sampler: Option<(u32, u32)>,
+}
+
 /// The compile-time value of a SPIR-V id.
 #[derive(Clone, Debug)]
 pub enum Val {
     Ssa(Value),
     Comp(Vec<Val>),
     Ptr(Rc<Ptr>),
+    /// Images and samplers have no run-time value: where they are bound.
+    Handle(Handle),
 }
 
 impl Val {
@@ -43,6 +53,7 @@ impl Val {
             Val::Ssa(v) => out.push(*v),
             Val::Comp(c) => c.iter().for_each(|c| c.values(out)),
             Val::Ptr(p) => p.values(out),
+            Val::Handle(_) => {}
         }
     }
 
@@ -52,6 +63,7 @@ impl Val {
             Val::Ssa(v) => Val::Ssa(new.next().unwrap_or(*v)),
             Val::Comp(c) => Val::Comp(c.iter().map(|c| c.replace(new)).collect()),
             Val::Ptr(p) => Val::Ptr(Rc::new(p.replace(new))),
+            Val::Handle(h) => Val::Handle(*h),
         }
     }
 }
@@ -730,6 +742,16 @@ impl<'m> Translator<'m> {
             }
             (None, Val::Ptr(_))
                 if matches!(self.m.ty(ty), Ok(super::types::Type::Pointer { .. })) =>
+            {
+                Ok(())
+            }
+            (None, Val::Handle(_))
+                if matches!(
+                    self.m.ty(ty),
+                    Ok(super::types::Type::Image { .. }
+                        | super::types::Type::Sampler
+                        | super::types::Type::SampledImage { .. })
+                ) =>
             {
                 Ok(())
             }

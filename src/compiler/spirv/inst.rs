@@ -176,6 +176,38 @@ impl<'m> Translator<'m> {
                     _ => Err(inst.invalid("OpExtInst with an unknown set")),
                 }
             }
+            Op::SampledImage
+            | Op::Image
+            | Op::ImageSampleImplicitLod
+            | Op::ImageSampleExplicitLod
+            | Op::ImageSampleDrefImplicitLod
+            | Op::ImageSampleDrefExplicitLod
+            | Op::ImageSampleProjImplicitLod
+            | Op::ImageSampleProjExplicitLod
+            | Op::ImageSampleProjDrefImplicitLod
+            | Op::ImageSampleProjDrefExplicitLod
+            | Op::ImageFetch
+            | Op::ImageGather
+            | Op::ImageDrefGather
+            | Op::ImageRead
+            | Op::ImageWrite
+            | Op::ImageTexelPointer
+            | Op::ImageQuerySize
+            | Op::ImageQuerySizeLod
+            | Op::ImageQueryLevels
+            | Op::ImageQueryLod
+            | Op::ImageQuerySamples
+            | Op::ImageQueryFormat
+            | Op::ImageQueryOrder
+            | Op::ImageSparseSampleImplicitLod
+            | Op::ImageSparseSampleExplicitLod
+            | Op::ImageSparseSampleDrefImplicitLod
+            | Op::ImageSparseSampleDrefExplicitLod
+            | Op::ImageSparseFetch
+            | Op::ImageSparseGather
+            | Op::ImageSparseDrefGather
+            | Op::ImageSparseTexelsResident
+            | Op::ImageSparseRead => self.image_inst(inst, op),
             Op::Phi => Err(inst.invalid("OpPhi after the start of a block")),
             Op::SelectionMerge | Op::LoopMerge => {
                 Err(inst.invalid("merge instruction not before a terminator"))

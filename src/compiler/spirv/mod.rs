@@ -8,6 +8,7 @@
 //! control flow and inlining), `variables` (variables and
 //! pointers), `io` (I/O flattening with XFB decorations), `memory`
 //! (explicit-layout memory), `inst` (memory/call/atomic instructions),
+//! `image` (images, samplers and texture accesses),
 //! `alu` and `glsl450` (arithmetic), `error`.
 //!
 //! Contract: [`parse`] never panics. Malformed or unsupported SPIR-V is a
@@ -26,6 +27,7 @@ mod decorations;
 mod error;
 mod function;
 mod glsl450;
+mod image;
 mod inst;
 mod io;
 mod memory;

@@ -489,9 +489,32 @@ impl<'a> Module<'a> {
                 }
                 Type::Function { ret, params }
             }
-            Op::TypeImage => Type::Opaque("image"),
-            Op::TypeSampler => Type::Opaque("sampler"),
-            Op::TypeSampledImage => Type::Opaque("sampled image"),
+            Op::TypeImage => {
+                inst.need(8)?;
+                let flag = |i: usize| -> Result<bool> {
+                    match inst.word(i)? {
+                        0 => Ok(false),
+                        1 => Ok(true),
+                        _ => Err(inst.invalid("Arrayed and MS must be 0 or 1")),
+                    }
+                };
+                Type::Image {
+                    sampled_ty: ty(self, 1)?,
+                    dim: inst.word(2)?,
+                    depth: inst.word(3)?,
+                    arrayed: flag(4)?,
+                    ms: flag(5)?,
+                    sampled: inst.word(6)?,
+                }
+            }
+            Op::TypeSampler => Type::Sampler,
+            Op::TypeSampledImage => {
+                let image = ty(self, 1)?;
+                if !matches!(self.ty(image)?, Type::Image { .. }) {
+                    return Err(inst.invalid("OpTypeSampledImage of a non-image type"));
+                }
+                Type::SampledImage { image }
+            }
             Op::TypeAccelerationStructureKHR => Type::Opaque("acceleration structure"),
             Op::Constant
             | Op::ConstantTrue

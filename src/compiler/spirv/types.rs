@@ -51,7 +51,22 @@ pub enum Type {
         ret: u32,
         params: Vec<u32>,
     },
-    /// Images, samplers and other handles: declared fine, rejected on use.
+    /// `OpTypeImage`: the sampled type id, `Dim`, `Depth`, `Arrayed`,
+    /// `MS` and `Sampled` operands as given (`image.rs` checks them on use).
+    Image {
+        sampled_ty: u32,
+        dim: u32,
+        depth: u32,
+        arrayed: bool,
+        ms: bool,
+        sampled: u32,
+    },
+    Sampler,
+    /// `OpTypeSampledImage` of an image type.
+    SampledImage {
+        image: u32,
+    },
+    /// Other handles: declared fine, rejected on use.
     Opaque(&'static str),
 }
 

@@ -89,6 +89,9 @@ pub enum Node {
 pub enum Root {
     Tree(Rc<Node>),
     Mem(Mem),
+    /// A `UniformConstant` image, sampler or sampled image: loads give
+    /// its [`Handle`](super::function::Handle); nothing else is allowed.
+    Handle(super::function::Handle),
     /// A handle or unsupported variable: any access is an error.
     Opaque(String),
 }
@@ -268,6 +271,27 @@ impl<'m> Translator<'m> {
                     align: 1,
                 })
             }
+            StorageClass::UniformConstant => {
+                let at = Some((decos.set.unwrap_or(0), decos.binding.unwrap_or(0)));
+                match m.ty(pointee)? {
+                    Type::Image { .. } => Root::Handle(super::function::Handle {
+                        image: at,
+                        sampler: None,
+                    }),
+                    Type::Sampler => Root::Handle(super::function::Handle {
+                        image: None,
+                        sampler: at,
+                    }),
+                    Type::SampledImage { .. } => Root::Handle(super::function::Handle {
+                        image: at,
+                        sampler: at,
+                    }),
+                    Type::Array { .. } | Type::RuntimeArray { .. } => Root::Opaque(format!(
+                        "{name}: arrays of images or samplers (descriptor arrays)"
+                    )),
+                    _ => Root::Opaque(format!("{name}: UniformConstant of this type")),
+                }
+            }
             other => Root::Opaque(format!("{name}: storage class {other:?}")),
         };
         let ptr = Val::Ptr(Rc::new(Ptr {
@@ -432,6 +456,9 @@ impl<'m> Translator<'m> {
                     *mem = mem2;
                 }
                 Root::Tree(_) => p.path.push(idx),
+                Root::Handle(_) => {
+                    return Err(self.invalid("access chain into an image or sampler"));
+                }
                 Root::Opaque(why) => return Err(self.unsupported(why.clone())),
             }
             p.ty = child;
@@ -699,6 +726,7 @@ impl<'m> Translator<'m> {
                 let node = node.clone();
                 self.tree_load(&node, p.root_ty, &p.path, 0)
             }
+            Root::Handle(h) => Ok(Val::Handle(*h)),
             Root::Opaque(why) => Err(self.unsupported(why.clone())),
         }
     }
@@ -712,6 +740,7 @@ impl<'m> Translator<'m> {
                 let node = node.clone();
                 self.tree_store(&node, p.root_ty, &p.path, &val, 0)
             }
+            Root::Handle(_) => Err(self.invalid("store to an image or sampler variable")),
             Root::Opaque(why) => Err(self.unsupported(why.clone())),
         }
     }

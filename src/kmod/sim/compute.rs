@@ -212,6 +212,10 @@ pub(super) fn load_resources(
         instance_size: dcd::INSTANCE_SIZE.get(draw) as u32,
         hardware_instance_size,
         vertex,
+        textures: dcd::TEXTURES.get(draw),
+        samplers: dcd::SAMPLERS.get(draw),
+        texture_count: rs::TEXTURE_COUNT.get(&rsd) as u32,
+        sampler_count: rs::SAMPLER_COUNT.get(&rsd) as u32,
     };
     Ok((fau, res))
 }

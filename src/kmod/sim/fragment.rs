@@ -713,6 +713,12 @@ fn shade(
             )?),
             None => None,
         });
+        if let Some(Some((t, _))) = textures.last() {
+            if !t.is_float() {
+                return Err(config(d.draw_va, "VAR_TEX preload of an integer texture"));
+            }
+            t.single_layer()?;
+        }
     }
     let mut core = Core::new(ctx.mmu, ctx.arch, Program { entry, fau, res });
     core.shared = Some(ctx.clauses);
@@ -745,8 +751,10 @@ fn shade(
                 for (c, o) in out.iter_mut().enumerate() {
                     *o = (0..corners).map(|k| f.bary[k] * values[m][k][c]).sum();
                 }
-                if let Some(tex) = &textures[m] {
-                    out = tex.sample(ctx.mmu, out[0], out[1])?;
+                if let Some((tex, smp)) = &textures[m] {
+                    out = tex
+                        .sample(ctx.mmu, smp, out[0], out[1], 0)?
+                        .map(f32::from_bits);
                 }
                 let first = msg.first;
                 for (c, &v) in out.iter().enumerate().take(msg.components.min(4)) {

@@ -1,19 +1,32 @@
-//! The simulated texture unit, as far as fragment jobs' VAR_TEX message
-//! preloads need it: one 2D texel lookup with a Texture and a Sampler
-//! descriptor (v7 layouts, unpacked with the `hw` tables) at normalized
-//! coordinates.
+//! The simulated texture unit: texel lookups for fragment jobs' VAR_TEX
+//! message preloads and for the `TEXS_2D`/`TEXC` instructions
+//! (`shader::message`), with a Texture and a Sampler descriptor (v6 and v7
+//! layouts, unpacked with the `hw` tables).
 //!
-//! Simulated: 2D textures of one level and one layer, format RGBA8 UNORM
-//! with the identity swizzle, texel ordering Tiled (u-interleaved 16x16
-//! tiles, `Row stride` bytes per row of tiles, as render targets) or Linear,
-//! the surface from the "Surface With Stride" the texture's `Surfaces`
-//! points at; samplers with normalized coordinates, the same filter for
+//! Simulated: 2D textures and 2D arrays (layers `Surface stride` bytes
+//! apart; only TEXC with its array bit reads a layer other than 0, and an
+//! array read without it faults) of one level, format RGBA8 UNORM
+//! (or sRGB: RGB decoded with the sRGB EOTF, alpha linear), RGBA8UI or
+//! RGBA8I (components zero- or sign-extended to 32-bit words, nearest
+//! filtering only: linear filtering of an integer texture faults; their
+//! border colour is the Sampler's four words as they are) in RGBA order
+//! (v7 `RGB Component Order` RGBA, v6 swizzle RGBA) with the identity
+//! `Swizzle`, texel ordering Tiled (u-interleaved 16x16 tiles, `Row
+//! stride` bytes per row of tiles, as render targets) or Linear, the
+//! surface from the "Surface With Stride" the texture's `Surfaces` points
+//! at; samplers with normalized coordinates, the same filter for
 //! minification and magnification (so that no level of detail has to be
-//! computed: the one level is sampled), wrap modes Repeat, Clamp to Edge
-//! and Mirrored Repeat. Filtering by the Vulkan rules ("Texel Filtering"):
-//! nearest takes the texel containing (u, v) = (s·width, t·height);
-//! linear weights the four texels around (u − ½, v − ½). Anything else is a
-//! JOB_CONFIG_FAULT naming the descriptor.
+//! computed: the one level is sampled whatever the LOD), no compare
+//! function, wrap modes Repeat, Clamp to Edge, Clamp to Border (the
+//! sampler's float border colour) and Mirrored Repeat. Filtering by the
+//! Vulkan rules ("Texel Filtering"): nearest takes the texel containing
+//! (u, v) = (s·width, t·height); linear weights the four texels around
+//! (u − ½, v − ½), a texel outside the image under Clamp to Border being
+//! the border colour. Texel fetches (`TEXC` FETCH) read the texel at
+//! integer (x, y) of level 0; outside the image or another level, the
+//! result is zero (what Vulkan's robustImageAccess would return; the
+//! hardware's behaviour is not documented and our tests never rely on it).
+//! Anything else is a JOB_CONFIG_FAULT naming the descriptor.
 //!
 //! This module must never read memory except through the MMU.
 
@@ -28,37 +41,94 @@ fn config(va: u64, what: &str) -> JobFault {
     JobFault::config(va)
 }
 
-/// Bytes of a v7 Texture and of a Sampler descriptor in their tables.
+/// Bytes of a Texture and of a Sampler descriptor in their tables.
 const TEXTURE_BYTES: u64 = 32;
 const SAMPLER_BYTES: u64 = 32;
 
-/// A texture ready to be sampled.
+/// genxml `Wrap Mode` values.
+const REPEAT: u64 = 8;
+const CLAMP_TO_EDGE: u64 = 9;
+const CLAMP_TO_BORDER: u64 = 11;
+const MIRRORED_REPEAT: u64 = 12;
+
+/// How a texel's bytes become the four words a shader reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TexelKind {
+    Unorm,
+    Srgb,
+    Uint,
+    Sint,
+}
+
+/// An image ready to be read.
 pub struct Texture {
     base: u64,
     row_stride: u64,
     block: Block,
     width: u32,
     height: u32,
-    nearest: bool,
-    wrap: [u64; 2],
+    pub kind: TexelKind,
+    /// Array layers (1: not an array) and the bytes between them.
+    pub layers: u32,
+    layer_stride: u64,
+    /// The descriptor's address (for fault reports).
+    va: u64,
 }
 
-fn wrap(mode: u64, i: i64, n: u32) -> u32 {
+/// The sampler state the texture unit models.
+pub struct SamplerState {
+    nearest: bool,
+    wrap: [u64; 2],
+    /// The border colour's words (floats, or integers for integer textures).
+    border: [u32; 4],
+    /// `Clamp integer array indices` (PanVk leaves it clear on 2D images).
+    clamp_array: bool,
+}
+
+/// Texel index `i` wrapped into [0, n); `None` for a border texel.
+fn wrap(mode: u64, i: i64, n: u32) -> Option<u32> {
     let n = i64::from(n);
     let v = match mode {
-        8 => i.rem_euclid(n),
-        12 => {
+        REPEAT => i.rem_euclid(n),
+        MIRRORED_REPEAT => {
             let m = i.rem_euclid(2 * n);
             if m < n { m } else { 2 * n - 1 - m }
         }
+        CLAMP_TO_BORDER if i < 0 || i >= n => return None,
         _ => i.clamp(0, n - 1),
     };
-    v as u32
+    Some(v as u32)
+}
+
+/// ⌊x⌋ as a texel index that wraps like the true one however large:
+/// reduced modulo 2n for the repeating modes (both periodic with a period
+/// dividing 2n), clamped to [-2, n + 1] for the clamping ones, so that the
+/// index and index + 1 of linear filtering never overflow.
+fn texel_index(mode: u64, x: f64, n: u32) -> i64 {
+    let f = x.floor();
+    let n = f64::from(n);
+    if matches!(mode, REPEAT | MIRRORED_REPEAT) {
+        f.rem_euclid(2.0 * n) as i64
+    } else {
+        f.clamp(-2.0, n + 1.0) as i64
+    }
+}
+
+/// sRGB EOTF (Khronos Data Format Specification, "sRGB transfer
+/// functions") of an 8-bit code, rounded once to f32.
+fn srgb_decode(code: u8) -> f32 {
+    let c = f64::from(code) / 255.0;
+    (if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }) as f32
 }
 
 impl Texture {
     /// Unpacks texture `index` of the table at `textures` and sampler
-    /// `index` of `samplers` (tables of `count` and `sampler_count`).
+    /// `index` of `samplers` (tables of `counts.0` and `counts.1` entries):
+    /// what a VAR_TEX preload reads.
     pub fn read(
         mmu: &Mmu,
         arch: Arch,
@@ -66,13 +136,23 @@ impl Texture {
         samplers: u64,
         index: u32,
         counts: (u32, u32),
+    ) -> Result<(Texture, SamplerState), JobFault> {
+        let t = Texture::read_texture(mmu, arch, textures, index, counts.0)?;
+        let s = SamplerState::read(mmu, arch, samplers, index, counts.1)?;
+        Ok((t, s))
+    }
+
+    /// Unpacks texture `index` of the table at `textures` (`count` entries).
+    pub fn read_texture(
+        mmu: &Mmu,
+        arch: Arch,
+        textures: u64,
+        index: u32,
+        count: u32,
     ) -> Result<Texture, JobFault> {
-        if arch != Arch::V7 {
-            return Err(config(textures, "textures are simulated on v7 only"));
-        }
         let l = crate::hw::layouts(arch);
-        if textures == 0 || samplers == 0 || index >= counts.0 || index >= counts.1 {
-            return Err(config(textures, "no such texture or sampler"));
+        if textures == 0 || index >= count {
+            return Err(config(textures, "no such texture"));
         }
         let tva = textures + TEXTURE_BYTES * u64::from(index);
         let t = mmu.read_words(tva, l.texture.words as usize)?;
@@ -81,13 +161,28 @@ impl Texture {
         }
         let format = td::FORMAT.get(&t);
         let name = crate::hw::layout::enum_name(l.formats.table.formats, (format >> 12) & 0xff);
+        let srgb = format & (1 << 20) != 0;
+        let kind = match (name, srgb) {
+            ("RGBA8 UNORM", false) => Some(TexelKind::Unorm),
+            ("RGBA8 UNORM", true) => Some(TexelKind::Srgb),
+            ("RGBA8UI", false) => Some(TexelKind::Uint),
+            ("RGBA8I", false) => Some(TexelKind::Sint),
+            _ => None,
+        };
+        // RGBA order: v7's `RGB Component Order` RGBA is 0, v6's swizzle
+        // R, G, B, A is 0x688 (`hw::format`).
+        let rgba = match arch {
+            Arch::V7 => 0,
+            Arch::V6 => crate::hw::format::V6.order_for_components[3],
+        };
+        let Some(kind) = kind else {
+            return Err(config(tva, "texture format not simulated"));
+        };
         if td::DIMENSION.get(&t) != 2
-            || name != "RGBA8 UNORM"
-            || format & 0xfff != 0
-            || format >> 20 != 0
+            || format & 0xfff != rgba
+            || format >> 21 != 0
             || td::SWIZZLE.get(&t) != 0o3210
             || td::LEVELS.get(&t) != 1
-            || td::ARRAY_SIZE.get(&t) != 1
             || td::DEPTH.get(&t) != 1
             || td::SAMPLE_COUNT.get(&t) != 1
         {
@@ -100,6 +195,167 @@ impl Texture {
         };
         let surface = td::SURFACES.get(&t);
         let s = mmu.read_words(surface, l.surface_with_stride.words as usize)?;
+        let row_stride = sws::ROW_STRIDE.get(&s) as i64;
+        if row_stride <= 0 {
+            return Err(config(surface, "negative or zero row stride"));
+        }
+        let layers = td::ARRAY_SIZE.get(&t) as u32;
+        let layer_stride = sws::SURFACE_STRIDE.get(&s) as i64;
+        if layers > 1 && layer_stride <= 0 {
+            return Err(config(
+                surface,
+                "an array with a negative or zero surface stride",
+            ));
+        }
+        Ok(Texture {
+            base: sws::POINTER.get(&s),
+            row_stride: row_stride as u64,
+            block,
+            width: td::WIDTH.get(&t) as u32,
+            height: td::HEIGHT.get(&t) as u32,
+            kind,
+            layers,
+            layer_stride: layer_stride.max(0) as u64,
+            va: tva,
+        })
+    }
+
+    /// Faults unless the texture is not an array (what reads without a
+    /// layer need: which layer the hardware would take is undocumented).
+    pub fn single_layer(&self) -> Result<(), JobFault> {
+        if self.layers == 1 {
+            Ok(())
+        } else {
+            Err(config(self.va, "an array read without an array index"))
+        }
+    }
+
+    /// Whether the texels are read as floats.
+    pub fn is_float(&self) -> bool {
+        matches!(self.kind, TexelKind::Unorm | TexelKind::Srgb)
+    }
+
+    /// The four words a shader reads for texel (x, y).
+    fn texel(&self, mmu: &Mmu, x: u32, y: u32, layer: u32) -> Result<[u32; 4], JobFault> {
+        let mut b = [0u8; 4];
+        let off =
+            self.block.offset(x, y, self.row_stride, 4) + u64::from(layer) * self.layer_stride;
+        // A surface pointer near the top of the address space must fault,
+        // not wrap.
+        let va = self
+            .base
+            .checked_add(off)
+            .ok_or_else(|| config(self.va, "texel address past 2^64"))?;
+        mmu.read(va, &mut b)?;
+        Ok(match self.kind {
+            TexelKind::Unorm => b.map(|c| unorm8(c).to_bits()),
+            TexelKind::Srgb => {
+                let mut c = b.map(|c| unorm8(c).to_bits());
+                for (v, &code) in c[..3].iter_mut().zip(&b) {
+                    *v = srgb_decode(code).to_bits();
+                }
+                c
+            }
+            TexelKind::Uint => b.map(u32::from),
+            TexelKind::Sint => b.map(|c| c as i8 as i32 as u32),
+        })
+    }
+
+    /// The texel at integer (x, y) of level `level` and layer `layer`
+    /// (zeros outside).
+    pub fn fetch(
+        &self,
+        mmu: &Mmu,
+        x: i32,
+        y: i32,
+        level: i32,
+        layer: u32,
+    ) -> Result<[u32; 4], JobFault> {
+        if level != 0
+            || x < 0
+            || y < 0
+            || x as u32 >= self.width
+            || y as u32 >= self.height
+            || layer >= self.layers
+        {
+            return Ok([0; 4]);
+        }
+        self.texel(mmu, x as u32, y as u32, layer)
+    }
+
+    /// The filtered colour at normalized coordinates (s, t) of layer
+    /// `layer` (clamped to the array: `Clamp integer array indices`), as
+    /// the four words a shader reads (f32 bits for float textures).
+    pub fn sample(
+        &self,
+        mmu: &Mmu,
+        smp: &SamplerState,
+        s: f32,
+        t: f32,
+        layer: u32,
+    ) -> Result<[u32; 4], JobFault> {
+        if self.layers > 1 && !smp.clamp_array {
+            // Vulkan clamps the layer; without the sampler's clamp the
+            // hardware's answer for an index past the array is undocumented.
+            return Err(config(
+                self.va,
+                "array sampling without Clamp integer array indices",
+            ));
+        }
+        let layer = layer.min(self.layers - 1);
+        if !self.is_float() && !smp.nearest {
+            return Err(config(self.va, "linear filtering of an integer texture"));
+        }
+        let u = f64::from(s) * f64::from(self.width);
+        let v = f64::from(t) * f64::from(self.height);
+        if !(u.is_finite() && v.is_finite()) {
+            return Ok([0; 4]);
+        }
+        let fetch = |i: i64, j: i64| -> Result<[u32; 4], JobFault> {
+            match (
+                wrap(smp.wrap[0], i, self.width),
+                wrap(smp.wrap[1], j, self.height),
+            ) {
+                (Some(x), Some(y)) => self.texel(mmu, x, y, layer),
+                _ => Ok(smp.border),
+            }
+        };
+        if smp.nearest {
+            return fetch(
+                texel_index(smp.wrap[0], u, self.width),
+                texel_index(smp.wrap[1], v, self.height),
+            );
+        }
+        let (u, v) = (u - 0.5, v - 0.5);
+        let i0 = texel_index(smp.wrap[0], u, self.width);
+        let j0 = texel_index(smp.wrap[1], v, self.height);
+        let (a, b) = (u - u.floor(), v - v.floor());
+        let mut out = [0.0f64; 4];
+        for (dj, wy) in [(0, 1.0 - b), (1, b)] {
+            for (di, wx) in [(0, 1.0 - a), (1, a)] {
+                let c = fetch(i0 + di, j0 + dj)?;
+                for k in 0..4 {
+                    out[k] += wx * wy * f64::from(f32::from_bits(c[k]));
+                }
+            }
+        }
+        Ok(out.map(|x| (x as f32).to_bits()))
+    }
+}
+
+impl SamplerState {
+    /// Unpacks sampler `index` of the table at `samplers` (`count` entries).
+    pub fn read(
+        mmu: &Mmu,
+        arch: Arch,
+        samplers: u64,
+        index: u32,
+        count: u32,
+    ) -> Result<SamplerState, JobFault> {
+        let l = crate::hw::layouts(arch);
+        if samplers == 0 || index >= count {
+            return Err(config(samplers, "no such sampler"));
+        }
         let sva = samplers + SAMPLER_BYTES * u64::from(index);
         let sm = mmu.read_words(sva, l.sampler.words as usize)?;
         if l.sampler.check_reserved(&sm).is_err() {
@@ -111,59 +367,28 @@ impl Texture {
         if sampler::NORMALIZED_COORDINATES.get(&sm) == 0
             || nearest != (sampler::MINIFY_NEAREST.get(&sm) != 0)
             || sampler::COMPARE_FUNCTION.get(&sm) != 0
-            || ![ws, wt].iter().all(|w| matches!(w, 8 | 9 | 12))
+            || ![ws, wt].iter().all(|w| {
+                matches!(
+                    *w,
+                    REPEAT | CLAMP_TO_EDGE | CLAMP_TO_BORDER | MIRRORED_REPEAT
+                )
+            })
         {
             return Err(config(sva, "sampler state not simulated"));
         }
-        let row_stride = sws::ROW_STRIDE.get(&s) as i64;
-        if row_stride <= 0 {
-            return Err(config(surface, "negative or zero row stride"));
-        }
-        Ok(Texture {
-            base: sws::POINTER.get(&s),
-            row_stride: row_stride as u64,
-            block,
-            width: td::WIDTH.get(&t) as u32,
-            height: td::HEIGHT.get(&t) as u32,
+        let border = [
+            sampler::BORDER_COLOR_R,
+            sampler::BORDER_COLOR_G,
+            sampler::BORDER_COLOR_B,
+            sampler::BORDER_COLOR_A,
+        ]
+        .map(|f| f.get(&sm) as u32);
+        Ok(SamplerState {
             nearest,
             wrap: [ws, wt],
+            border,
+            clamp_array: sampler::CLAMP_INTEGER_ARRAY_INDICES.get(&sm) != 0,
         })
-    }
-
-    fn texel(&self, mmu: &Mmu, x: u32, y: u32) -> Result<[f32; 4], JobFault> {
-        let mut b = [0u8; 4];
-        let off = self.block.offset(x, y, self.row_stride, 4);
-        mmu.read(self.base + off, &mut b)?;
-        Ok(b.map(unorm8))
-    }
-
-    /// The filtered colour at normalized coordinates (s, t).
-    pub fn sample(&self, mmu: &Mmu, s: f32, t: f32) -> Result<[f32; 4], JobFault> {
-        let u = f64::from(s) * f64::from(self.width);
-        let v = f64::from(t) * f64::from(self.height);
-        if !(u.is_finite() && v.is_finite()) {
-            return Ok([0.0; 4]);
-        }
-        if self.nearest {
-            let x = wrap(self.wrap[0], u.floor() as i64, self.width);
-            let y = wrap(self.wrap[1], v.floor() as i64, self.height);
-            return self.texel(mmu, x, y);
-        }
-        let (u, v) = (u - 0.5, v - 0.5);
-        let (i0, j0) = (u.floor() as i64, v.floor() as i64);
-        let (a, b) = (u - u.floor(), v - v.floor());
-        let mut out = [0.0f64; 4];
-        for (dj, wy) in [(0, 1.0 - b), (1, b)] {
-            for (di, wx) in [(0, 1.0 - a), (1, a)] {
-                let x = wrap(self.wrap[0], i0 + di, self.width);
-                let y = wrap(self.wrap[1], j0 + dj, self.height);
-                let c = self.texel(mmu, x, y)?;
-                for k in 0..4 {
-                    out[k] += wx * wy * f64::from(c[k]);
-                }
-            }
-        }
-        Ok(out.map(|x| x as f32))
     }
 }
 
@@ -175,8 +400,10 @@ mod tests {
     fn wrap_modes() {
         // Clamp to edge, repeat, mirrored repeat over 4 texels.
         let idx = [-2i64, -1, 0, 3, 4, 5, 8];
-        assert_eq!(idx.map(|i| wrap(9, i, 4)), [0, 0, 0, 3, 3, 3, 3]);
-        assert_eq!(idx.map(|i| wrap(8, i, 4)), [2, 3, 0, 3, 0, 1, 0]);
-        assert_eq!(idx.map(|i| wrap(12, i, 4)), [1, 0, 0, 3, 3, 2, 0]);
+        let w = |m| idx.map(|i| wrap(m, i, 4).map_or(-1, i64::from));
+        assert_eq!(w(9), [0, 0, 0, 3, 3, 3, 3]);
+        assert_eq!(w(8), [2, 3, 0, 3, 0, 1, 0]);
+        assert_eq!(w(12), [1, 0, 0, 3, 3, 2, 0]);
+        assert_eq!(w(11), [-1, -1, 0, 3, -1, -1, -1]);
     }
 }

@@ -458,6 +458,10 @@ impl Isel<'_> {
                 self.store_fragment_output(output, args[0].to_vec())?;
             }
             Intrinsic::Discard if self.s.stage == Stage::Fragment => self.discard(),
+            Intrinsic::Texture { .. } => {
+                let d = need_dst()?;
+                self.texture(intr.kind, &args, d)?;
+            }
             k => return Err(unsupported(format!("intrinsic {k:?}"))),
         }
         Ok(())

@@ -25,6 +25,7 @@ use super::{CachedClause, Core, fault, fragment_message, status};
 use crate::hw::attribute::{attribute_buffer as ab, attribute_desc as ad, attribute_type};
 use crate::hw::storage::uniform_buffer;
 use crate::kmod::sim::jobs::JobFault;
+use crate::kmod::sim::texture::{SamplerState, TexelKind, Texture};
 
 /// Whether `name` is a message instruction this module executes.
 pub fn supported(name: &str) -> bool {
@@ -47,6 +48,8 @@ pub fn supported(name: &str) -> bool {
                 | "LD_VAR_IMM"
                 | "LD_VAR_FLAT"
                 | "LD_VAR_FLAT_IMM"
+                | "TEXS_2D.f32"
+                | "TEXC"
         )
 }
 
@@ -228,6 +231,8 @@ pub fn execute(
         "LD_VAR" | "LD_VAR_IMM" | "LD_VAR_FLAT" | "LD_VAR_FLAT_IMM" => {
             fragment_message::ld_var(core, p, lane, ctx, s, cc)
         }
+        "TEXS_2D.f32" => texs(core, p, lane, s, cc),
+        "TEXC" => texc(core, lane, s, cc),
         _ => Err(fault(status::INSTR_INVALID_ENC, cc.va)),
     }
 }
@@ -608,5 +613,179 @@ fn st_cvt(
     }
     check_align(addr, 4, cc)?;
     core.mmu.write(addr, &out)?;
+    Ok(0)
+}
+
+/// Reads texture `texture` (and sampler `sampler`, if given) of the job's
+/// tables; a bad index or descriptor is the texture unit's fault.
+fn texture_of(
+    core: &Core<'_>,
+    texture: u32,
+    sampler: Option<u32>,
+) -> Result<(Texture, Option<SamplerState>), JobFault> {
+    let res = &core.program.res;
+    let t = Texture::read_texture(
+        core.mmu,
+        core.arch,
+        res.textures,
+        texture,
+        res.texture_count,
+    )?;
+    let s = match sampler {
+        Some(i) => Some(SamplerState::read(
+            core.mmu,
+            core.arch,
+            res.samplers,
+            i,
+            res.sampler_count,
+        )?),
+        None => None,
+    };
+    Ok((t, s))
+}
+
+/// `TEXS_2D.f32`: texture `texture_index` with sampler `sampler_index` at
+/// (s, t) = the two sources, four f32 results in the staging registers.
+/// `computed_lod` only in fragment jobs (its derivatives come from the
+/// quad); with the one level and the single filter `texture` simulates,
+/// the LOD selects nothing.
+fn texs(
+    core: &mut Core<'_>,
+    p: &Prepared,
+    lane: &mut Lane,
+    s: &[u32; 4],
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    if p.fields.modifier("lod_mode") == Some("computed_lod") && core.frag.is_none() {
+        log::error!(
+            "sim shader: TEXS with a computed LOD outside a fragment job (clause {:#x})",
+            cc.va
+        );
+        return Err(fault(status::INSTR_INVALID_ENC, cc.va));
+    }
+    if p.fields.modifier("skip") == Some("skip") {
+        return Err(fault(status::INSTR_INVALID_ENC, cc.va));
+    }
+    let texture = p.fields.immediate("texture_index").unwrap_or(0);
+    let sampler = p.fields.immediate("sampler_index").unwrap_or(0);
+    let (t, smp) = texture_of(core, texture, Some(sampler))?;
+    let smp = smp.ok_or_else(|| fault(status::INSTR_INVALID_ENC, cc.va))?;
+    if !t.is_float() {
+        log::error!(
+            "sim shader: TEXS_2D.f32 of an integer texture (clause {:#x})",
+            cc.va
+        );
+        return Err(fault(status::INSTR_INVALID_ENC, cc.va));
+    }
+    t.single_layer()?;
+    let c = t.sample(
+        core.mmu,
+        &smp,
+        f32::from_bits(s[0]),
+        f32::from_bits(s[1]),
+        0,
+    )?;
+    for (i, &v) in c.iter().enumerate() {
+        staging_write(lane, cc, i, v);
+    }
+    Ok(0)
+}
+
+/// `TEXC`: the texture operation descriptor (third source; Mesa's
+/// `struct bifrost_texture_operation`, `src/panfrost/compiler/bifrost.h`)
+/// with immediate indices, 2D (with the array bit, an array index after
+/// the LOD register), no offsets or shadow: TEX
+/// with LOD zero, computed (fragment jobs) or explicit (8:8 fixed point in
+/// the first staging register), or FETCH of a texel (integer coordinates,
+/// level in 8:8 fixed point in the first staging register); results as
+/// F32 of a UNORM/sRGB texture, U32 of an RGBA8UI one or S32 of an RGBA8I
+/// one (another pairing's conversion is undocumented: refused), all four
+/// components (mask 0xf).
+/// Anything else is INSTR_INVALID_ENC.
+fn texc(
+    core: &mut Core<'_>,
+    lane: &mut Lane,
+    s: &[u32; 4],
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    let d = s[2];
+    let field = |at: u32, bits: u32| (d >> at) & ((1 << bits) - 1);
+    let (sampler, texture, immediate, op) = (field(0, 4), field(4, 7), field(11, 1), field(12, 3));
+    let (offsets, shadow, array, dim) = (field(15, 1), field(16, 1), field(17, 1), field(18, 2));
+    let (lod_mode, zero, format, mask) = (field(20, 3), field(23, 1), field(24, 4), field(28, 4));
+    let bad = |why: &str| {
+        log::error!(
+            "sim shader: TEXC descriptor {d:#010x}: {why} not simulated (clause {:#x})",
+            cc.va
+        );
+        fault(status::INSTR_INVALID_ENC, cc.va)
+    };
+    if immediate != 1 || offsets != 0 || shadow != 0 || dim != 2 || zero != 0 {
+        return Err(bad(
+            "indirect indices, offsets, shadow or a dimension other than 2D",
+        ));
+    }
+    if !matches!(format, 4 | 14 | 15) || mask != 0xf {
+        return Err(bad(
+            "a result format other than F32, U32, S32 or a partial mask",
+        ));
+    }
+    let kind_fits = |t: &Texture| match format {
+        4 => t.is_float(),
+        14 => t.kind == TexelKind::Uint,
+        _ => t.kind == TexelKind::Sint,
+    };
+    // The data registers in Mesa's order (`enum bifrost_tex_dreg`): the
+    // LOD (EXPLICIT, and every FETCH: signed 8:8 fixed point), then the
+    // array index.
+    let has_lod = op == 6 || lod_mode == 4;
+    let level = if has_lod {
+        f32::from(staging_read(lane, cc, 0) as u16 as i16) / 256.0
+    } else {
+        0.0
+    };
+    let layer = (array != 0).then(|| staging_read(lane, cc, usize::from(has_lod)));
+    let layer_of = |t: &Texture| -> Result<u32, JobFault> {
+        match layer {
+            Some(l) => Ok(l),
+            None => t.single_layer().map(|()| 0),
+        }
+    };
+    let c = match (op, lod_mode) {
+        // FETCH, TEXEL.
+        (6, 1) => {
+            let (t, _) = texture_of(core, texture, None)?;
+            if !kind_fits(&t) {
+                return Err(bad("this result format for the texture's format"));
+            }
+            let level = if level.fract() == 0.0 {
+                level as i32
+            } else {
+                -1
+            };
+            let l = layer_of(&t)?;
+            t.fetch(core.mmu, s[0] as i32, s[1] as i32, level, l)?
+        }
+        // TEX: EXPLICIT, ZERO, COMPUTE (fragment jobs only).
+        (7, 4 | 6) | (7, 7) if lod_mode != 7 || core.frag.is_some() => {
+            let (t, smp) = texture_of(core, texture, Some(sampler))?;
+            let smp = smp.ok_or_else(|| bad("no sampler"))?;
+            if !kind_fits(&t) {
+                return Err(bad("this result format for the texture's format"));
+            }
+            let l = layer_of(&t)?;
+            t.sample(
+                core.mmu,
+                &smp,
+                f32::from_bits(s[0]),
+                f32::from_bits(s[1]),
+                l,
+            )?
+        }
+        _ => return Err(bad("this operation")),
+    };
+    for (i, &v) in c.iter().enumerate() {
+        staging_write(lane, cc, i, v);
+    }
     Ok(0)
 }

@@ -257,6 +257,12 @@ pub struct Resources {
     pub hardware_instance_size: u64,
     /// A VERTEX job: LEA_ATTR addresses the varying tables (outputs).
     pub vertex: bool,
+    /// Texture and Sampler tables (DCD) and their entry counts (renderer
+    /// state): what TEXS/TEXC read.
+    pub textures: u64,
+    pub samplers: u64,
+    pub texture_count: u32,
+    pub sampler_count: u32,
 }
 
 /// What fragment threads reach besides registers and memory (FRAGMENT

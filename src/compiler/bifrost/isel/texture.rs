@@ -1,0 +1,215 @@
+//! Texture accesses (`Intrinsic::Texture`) as Bifrost's texture
+//! instructions, the way Mesa selects them (`bi_emit_texs`, `bi_emit_texc`
+//! in `src/panfrost/compiler/bifrost_compile.c`):
+//!
+//! - `TEXS_2D.f32` for float results with implicit LOD (`computed_lod`) or
+//!   an explicit LOD that is the constant 0 (`zero_lod`), texture and
+//!   sampler indices below 8;
+//! - `TEXC` otherwise: explicit LOD (8:8 fixed point in the first data
+//!   register, Mesa's `bi_emit_texc_lod_88`: clamped to ±16), texel fetch
+//!   (LOD in 8:8 fixed point, Mesa's `bi_emit_texc_lod_cube`), integer
+//!   results, indices up to 127 (texture) and 15 (sampler), with the
+//!   texture operation descriptor as an immediate.
+//!
+//! **Convention** (the contract with `jm::texture`): the texture index is
+//! the image's binding and the sampler index the sampler's binding, in
+//! descriptor set 0; the draw's or dispatch's Textures and Samplers tables
+//! hold the descriptors at those positions. Other sets are `Unsupported`.
+
+use crate::compiler::ir::{Intrinsic, SampledType, TexOp};
+
+use super::super::CompileError;
+use super::super::ops::*;
+use super::{Isel, ZERO, unsupported};
+
+/// Fields of the texture operation descriptor (Mesa's `struct
+/// bifrost_texture_operation`, `src/panfrost/compiler/bifrost.h`).
+mod desc {
+    /// `index` (texture) at bit 4, `sampler_index_or_mode` at bit 0,
+    /// `immediate_indices` bit 11.
+    pub const IMMEDIATE_INDICES: u32 = 1 << 11;
+    /// `op` at bit 12: FETCH = 6, TEX = 7 (`enum bifrost_tex_op`).
+    pub const OP_FETCH: u32 = 6 << 12;
+    pub const OP_TEX: u32 = 7 << 12;
+    /// `array` bit 17: an array index in a data register after the LOD's.
+    pub const ARRAY: u32 = 1 << 17;
+    /// `dimension` at bit 18: 2 for 2D.
+    pub const DIM_2D: u32 = 2 << 18;
+    /// `lod_or_fetch` at bit 20: EXPLICIT = 4, ZERO = 6, COMPUTE = 7
+    /// (`enum bifrost_lod_mode`); for FETCH, TEXEL = 1.
+    pub const LOD_EXPLICIT: u32 = 4 << 20;
+    pub const LOD_ZERO: u32 = 6 << 20;
+    pub const LOD_COMPUTE: u32 = 7 << 20;
+    pub const FETCH_TEXEL: u32 = 1 << 20;
+    /// `format` at bit 24 (`enum bifrost_texture_format_full`): F32 = 4,
+    /// U32 = 14, S32 = 15.
+    pub const F32: u32 = 4 << 24;
+    pub const U32: u32 = 14 << 24;
+    pub const S32: u32 = 15 << 24;
+    /// `mask` at bit 28: all four components.
+    pub const MASK_XYZW: u32 = 0xf << 28;
+}
+
+impl Isel<'_> {
+    /// `dst` = the texture access `kind` with sources `args` (see
+    /// `Intrinsic::Texture`).
+    pub(super) fn texture(
+        &mut self,
+        kind: Intrinsic,
+        args: &[SrcList],
+        dst: crate::compiler::ir::Value,
+    ) -> Result<(), CompileError> {
+        let Intrinsic::Texture {
+            set,
+            binding,
+            sampler,
+            op,
+            ty,
+            array,
+        } = kind
+        else {
+            return Err(CompileError::Malformed("not a texture access".into()));
+        };
+        if set != 0 || sampler.is_some_and(|(s, _)| s != 0) {
+            return Err(unsupported(
+                "images and samplers outside descriptor set 0 (jm::texture's tables)",
+            ));
+        }
+        let texture = u8::try_from(binding)
+            .ok()
+            .filter(|&t| t < 128)
+            .ok_or_else(|| unsupported("image bindings above 127"))?;
+        let smp = match sampler {
+            Some((_, b)) => u8::try_from(b)
+                .ok()
+                .filter(|&s| s < 16)
+                .ok_or_else(|| unsupported("sampler bindings above 15"))?,
+            None => 0,
+        };
+        let coord = args
+            .first()
+            .filter(|c| c.len() == if array { 3 } else { 2 })
+            .ok_or_else(|| CompileError::Malformed("texture coordinate".into()))?;
+        let (s, t) = (self.in_reg(coord[0]), self.in_reg(coord[1]));
+        let lod = args.get(1).map(|l| l[0]);
+        let v = self.new_vreg(4);
+        let staging = Reg { index: v, comp: 0 };
+        let simple = ty == SampledType::Float
+            && !array
+            && texture < 8
+            && smp < 8
+            && match op {
+                TexOp::Sample => true,
+                TexOp::SampleLod => lod == Some(Src::Imm(0)),
+                TexOp::Fetch => false,
+            };
+        if simple {
+            let hw = Op::TexsF32 {
+                texture,
+                sampler: smp,
+                computed_lod: op == TexOp::Sample,
+            };
+            self.push(Instr::new(hw, Some(Dst::Reg(staging)), vec![s, t]));
+        } else {
+            let (op_bits, lod_bits, data) = match op {
+                TexOp::Sample => (desc::OP_TEX, desc::LOD_COMPUTE, None),
+                TexOp::SampleLod if lod == Some(Src::Imm(0)) => {
+                    (desc::OP_TEX, desc::LOD_ZERO, None)
+                }
+                TexOp::SampleLod => {
+                    let lod = lod.ok_or_else(|| CompileError::Malformed("no LOD".into()))?;
+                    (desc::OP_TEX, desc::LOD_EXPLICIT, Some(self.lod_88(lod)))
+                }
+                TexOp::Fetch => {
+                    let lod = lod.ok_or_else(|| CompileError::Malformed("no LOD".into()))?;
+                    let fixed = match lod {
+                        Src::Imm(l) => Src::Imm(l << 8),
+                        l => self.emit(
+                            Op::Shift {
+                                op: ShiftOp::LshiftOr,
+                                not1: false,
+                                not_result: false,
+                            },
+                            &[l, ZERO, Src::Imm(8)],
+                        ),
+                    };
+                    (desc::OP_FETCH, desc::FETCH_TEXEL, Some(fixed))
+                }
+            };
+            let format = match ty {
+                SampledType::Float => desc::F32,
+                SampledType::Uint => desc::U32,
+                SampledType::Sint => desc::S32,
+            };
+            let word = u32::from(smp)
+                | u32::from(texture) << 4
+                | desc::IMMEDIATE_INDICES
+                | if array { desc::ARRAY } else { 0 }
+                | op_bits
+                | desc::DIM_2D
+                | lod_bits
+                | format
+                | desc::MASK_XYZW;
+            // The array index (Mesa's `bi_emit_texc_array_index`): an
+            // integer for fetches, else the layer rounded to nearest even
+            // and converted (negative → 0; the hardware clamps to the
+            // array's size, the sampler's `Clamp integer array indices`).
+            let layer = if !array {
+                None
+            } else if op == TexOp::Fetch {
+                Some(coord[2])
+            } else {
+                let r = self.emit(Op::FroundF32 { round: Round::Rte }, &[coord[2]]);
+                Some(self.emit(Op::F32ToU32, &[r]))
+            };
+            // The staging vector: the data registers in Mesa's order (LOD,
+            // then the array index), zeros after them (the hardware reads
+            // only what the descriptor asks for; the allocator sees four
+            // defined registers).
+            let regs: Vec<Src> = data.into_iter().chain(layer).collect();
+            for c in 0..4u8 {
+                let x = regs.get(usize::from(c)).copied().unwrap_or(ZERO);
+                self.mov_to(Reg { index: v, comp: c }, x, c > 0);
+            }
+            let srcs = vec![Src::Reg(staging), s, t, Src::Imm(word)];
+            self.push(Instr::new(Op::Texc, Some(Dst::Reg(staging)), srcs));
+        }
+        self.define(
+            dst,
+            (0..4)
+                .map(|c| Src::Reg(Reg { index: v, comp: c }))
+                .collect::<SrcList>(),
+        );
+        Ok(())
+    }
+
+    /// An f32 LOD as TEXC's signed 8:8 fixed point in the low 16 bits:
+    /// clamp(lod, -16, 16) × 256 rounded toward zero (Mesa's
+    /// `bi_emit_texc_lod_88`; NaN becomes -16 through FMAX's NaN rule).
+    fn lod_88(&mut self, lod: Src) -> Src {
+        if let Src::Imm(bits) = lod {
+            let x = f32::from_bits(bits);
+            let x = if x.is_nan() {
+                -16.0
+            } else {
+                x.clamp(-16.0, 16.0)
+            };
+            return Src::Imm(((x * 256.0) as i32 as u32) & 0xffff);
+        }
+        let lo = self.emit(Op::FmaxF32, &[lod, Src::Imm((-16.0f32).to_bits())]);
+        let hi = self.emit(Op::FminF32, &[lo, Src::Imm(16.0f32.to_bits())]);
+        let scaled = self.emit(
+            Op::FmaF32 { neg: [false; 3] },
+            &[hi, Src::Imm(256.0f32.to_bits()), ZERO],
+        );
+        let fixed = self.emit(Op::F32ToS32, &[scaled]);
+        self.emit(
+            Op::Shift {
+                op: ShiftOp::LshiftAnd,
+                not1: false,
+                not_result: false,
+            },
+            &[fixed, Src::Imm(0xffff), ZERO],
+        )
+    }
+}

@@ -1,0 +1,270 @@
+//! Images and samplers: `OpSampledImage`, `OpImage`, and the texture
+//! accesses the IR has (`Intrinsic::Texture`): `OpImageSampleImplicitLod`
+//! (fragment shaders), `OpImageSampleExplicitLod` with `Lod`, and
+//! `OpImageFetch` (optional `Lod`), on 2D images and 2D arrays,
+//! single-sampled, with a 32-bit sampled type.
+//!
+//! Images and samplers are compile-time [`Handle`]s (the set and binding of
+//! their descriptors), never run-time values. Everything else about images
+//! — storage images, gathers, depth compares, projective sampling, queries,
+//! offsets, gradients, bias, minimum LOD, sparse access, other dimensions —
+//! is a clean `Unsupported` error naming what is missing.
+
+use spirv::Op;
+
+use crate::compiler::ir::{Intrinsic, SampledType, Stage, TexOp, ValueType};
+
+use super::error::Result;
+use super::function::{Handle, Translator, Val};
+use super::reader::Inst;
+use super::types::Type;
+
+/// Image operand bits (SPIR-V spec 3.14, "Image Operands").
+const BIAS: u32 = 0x1;
+const LOD: u32 = 0x2;
+const GRAD: u32 = 0x4;
+const CONST_OFFSET: u32 = 0x8;
+const OFFSET: u32 = 0x10;
+const CONST_OFFSETS: u32 = 0x20;
+const SAMPLE: u32 = 0x40;
+const MIN_LOD: u32 = 0x80;
+/// Memory-model bits that change nothing for a read-only sampled image.
+const HARMLESS: u32 = 0x400 /* NonPrivateTexel */ | 0x800 /* VolatileTexel */;
+/// `Dim` 2D.
+const DIM_2D: u32 = 1;
+
+impl Translator<'_> {
+    /// The handle and image type behind an id of image or sampled-image type.
+    fn image_of(&mut self, id: u32) -> Result<(Handle, u32)> {
+        let (ty, v) = self.get(id)?;
+        let Val::Handle(h) = v else {
+            return Err(self.invalid("operand is not an image"));
+        };
+        let image_ty = match self.m.ty(ty)? {
+            Type::SampledImage { image } => *image,
+            Type::Image { .. } => ty,
+            _ => return Err(self.invalid("operand is not an image")),
+        };
+        Ok((h, image_ty))
+    }
+
+    /// The sampled type of a 2D image (or 2D array: `true`) the texture
+    /// intrinsic can read, or why not.
+    fn texture_type(&self, image_ty: u32) -> Result<(SampledType, bool)> {
+        let Type::Image {
+            sampled_ty,
+            dim,
+            depth,
+            arrayed,
+            ms,
+            sampled,
+        } = *self.m.ty(image_ty)?
+        else {
+            return Err(self.invalid("not an image type"));
+        };
+        if sampled == 2 {
+            return Err(self.unsupported("storage images"));
+        }
+        if dim != DIM_2D {
+            let what = match dim {
+                0 => "1D images",
+                2 => "3D images",
+                3 => "cube images",
+                4 => "rectangle images",
+                5 => "texel buffers",
+                6 => "subpass inputs",
+                _ => "images of this dimension",
+            };
+            return Err(self.unsupported(what));
+        }
+        if ms {
+            return Err(self.unsupported("multisampled images"));
+        }
+        if depth == 1 {
+            return Err(self.unsupported("depth images"));
+        }
+        match self.m.ty(sampled_ty)? {
+            Type::Float { width: 32 } => Ok((SampledType::Float, arrayed)),
+            Type::Int {
+                width: 32,
+                signed: true,
+            } => Ok((SampledType::Sint, arrayed)),
+            Type::Int {
+                width: 32,
+                signed: false,
+            } => Ok((SampledType::Uint, arrayed)),
+            Type::Void => Err(self.invalid("a sampled image of sampled type void")),
+            _ => Err(self.unsupported("images of a sampled type other than 32 bits")),
+        }
+    }
+
+    /// The coordinate operand: a vector of `comps` 32-bit components
+    /// (floats for sampling, integers for fetches).
+    fn tex_coord(&mut self, id: u32, float: bool, comps: u8) -> Result<crate::compiler::ir::Value> {
+        let (ty, v) = self.get_ssa(id)?;
+        let t = self.ty(v);
+        if t.comps != comps || t.bits != 32 || self.m.is_float(ty) != float {
+            return Err(self.invalid(format!(
+                "{} coordinate is not a {comps}-component {} vector",
+                if float { "sampling" } else { "fetch" },
+                if float { "float" } else { "integer" }
+            )));
+        }
+        Ok(v)
+    }
+
+    /// Unsupported image operands, by name.
+    fn check_image_operands(&self, mask: u32, allowed: u32) -> Result<()> {
+        let extra = mask & !(allowed | HARMLESS);
+        if extra == 0 {
+            return Ok(());
+        }
+        for (bit, what) in [
+            (BIAS, "LOD bias (image operand Bias)"),
+            (LOD, "an explicit LOD here"),
+            (GRAD, "explicit gradients (image operand Grad)"),
+            (CONST_OFFSET, "texel offsets (ConstOffset)"),
+            (OFFSET, "texel offsets (Offset)"),
+            (CONST_OFFSETS, "gather offsets (ConstOffsets)"),
+            (SAMPLE, "sample indices (image operand Sample)"),
+            (MIN_LOD, "minimum LOD (image operand MinLod)"),
+        ] {
+            if extra & bit != 0 {
+                return Err(self.unsupported(what));
+            }
+        }
+        Err(self.unsupported(format!("image operands {extra:#x}")))
+    }
+
+    /// `OpSampledImage`, `OpImage` and the image instructions.
+    pub fn image_inst(&mut self, inst: &Inst, op: Op) -> Result<()> {
+        match op {
+            Op::SampledImage => {
+                inst.need(4)?;
+                let (ty, id) = (inst.word(0)?, inst.word(1)?);
+                let (img, _) = self.image_of(inst.word(2)?)?;
+                let (sty, s) = self.get(inst.word(3)?)?;
+                let (Val::Handle(smp), Ok(Type::Sampler)) = (s, self.m.ty(sty)) else {
+                    return Err(inst.invalid("OpSampledImage without a sampler"));
+                };
+                if !matches!(self.m.ty(ty)?, Type::SampledImage { .. }) || img.image.is_none() {
+                    return Err(inst.invalid("OpSampledImage result is not a sampled image"));
+                }
+                let h = Handle {
+                    image: img.image,
+                    sampler: smp.sampler,
+                };
+                self.bind(id, ty, Val::Handle(h))
+            }
+            Op::Image => {
+                inst.need(3)?;
+                let (ty, id) = (inst.word(0)?, inst.word(1)?);
+                let (h, image_ty) = self.image_of(inst.word(2)?)?;
+                if ty != image_ty {
+                    return Err(inst.invalid("OpImage result is not the sampled image's image"));
+                }
+                let h = Handle {
+                    image: h.image,
+                    sampler: None,
+                };
+                self.bind(id, ty, Val::Handle(h))
+            }
+            Op::ImageSampleImplicitLod | Op::ImageSampleExplicitLod | Op::ImageFetch => {
+                self.texture(inst, op)
+            }
+            Op::ImageSampleDrefImplicitLod
+            | Op::ImageSampleDrefExplicitLod
+            | Op::ImageSampleProjDrefImplicitLod
+            | Op::ImageSampleProjDrefExplicitLod
+            | Op::ImageDrefGather => Err(inst.unsupported("depth-compare (shadow) sampling")),
+            Op::ImageSampleProjImplicitLod | Op::ImageSampleProjExplicitLod => {
+                Err(inst.unsupported("projective sampling"))
+            }
+            Op::ImageGather => Err(inst.unsupported("texture gathers")),
+            Op::ImageRead | Op::ImageWrite | Op::ImageTexelPointer => {
+                Err(inst.unsupported("storage images"))
+            }
+            Op::ImageQuerySize
+            | Op::ImageQuerySizeLod
+            | Op::ImageQueryLevels
+            | Op::ImageQueryLod
+            | Op::ImageQuerySamples
+            | Op::ImageQueryFormat
+            | Op::ImageQueryOrder => Err(inst.unsupported("image queries")),
+            _ => Err(inst.unsupported("sparse or other image instructions")),
+        }
+    }
+
+    fn texture(&mut self, inst: &Inst, op: Op) -> Result<()> {
+        inst.need(4)?;
+        let (ty, id) = (inst.word(0)?, inst.word(1)?);
+        let (h, image_ty) = self.image_of(inst.word(2)?)?;
+        let fetch = op == Op::ImageFetch;
+        let (sampled, array) = self.texture_type(image_ty)?;
+        let coord = self.tex_coord(inst.word(3)?, !fetch, if array { 3 } else { 2 })?;
+        let mask = inst.operands.get(4).copied().unwrap_or(0);
+        let (set, binding) = h
+            .image
+            .ok_or_else(|| inst.invalid("image operand has no image"))?;
+        let mut srcs = vec![coord];
+        let tex_op = match op {
+            Op::ImageSampleImplicitLod => {
+                if self.shader.stage != Stage::Fragment {
+                    return Err(inst.invalid("implicit-LOD sampling outside a fragment shader"));
+                }
+                self.check_image_operands(mask, 0)?;
+                TexOp::Sample
+            }
+            Op::ImageSampleExplicitLod => {
+                if mask & (LOD | GRAD) == 0 {
+                    return Err(inst.invalid("explicit-LOD sampling without Lod or Grad"));
+                }
+                self.check_image_operands(mask, LOD)?;
+                let (lty, lod) = self.get_ssa(inst.word(5)?)?;
+                if self.ty(lod) != ValueType::F32 || !self.m.is_float(lty) {
+                    return Err(inst.invalid("Lod is not a 32-bit float"));
+                }
+                srcs.push(lod);
+                TexOp::SampleLod
+            }
+            _ => {
+                self.check_image_operands(mask, LOD)?;
+                let lod = if mask & LOD != 0 {
+                    let (lty, lod) = self.get_ssa(inst.word(5)?)?;
+                    if self.ty(lod) != ValueType::U32 || self.m.is_float(lty) {
+                        return Err(inst.invalid("fetch Lod is not a 32-bit integer"));
+                    }
+                    lod
+                } else {
+                    self.konst(ValueType::U32, &[0])?
+                };
+                srcs.push(lod);
+                TexOp::Fetch
+            }
+        };
+        // The result: a 4-vector of the image's sampled type.
+        let float = sampled == SampledType::Float;
+        if self.m.value_type(ty) != Some(ValueType::U32.with_comps(4))
+            || self.m.is_float(ty) != float
+        {
+            return Err(inst.invalid("result is not a 4-vector of the image's sampled type"));
+        }
+        let sampler = match tex_op {
+            TexOp::Fetch => None,
+            _ => Some(
+                h.sampler
+                    .ok_or_else(|| inst.invalid("sampling an image without a sampler"))?,
+            ),
+        };
+        let kind = Intrinsic::Texture {
+            set,
+            binding,
+            sampler,
+            op: tex_op,
+            ty: sampled,
+            array,
+        };
+        let v = self.intrinsic(kind, ValueType::U32.with_comps(4), &srcs)?;
+        self.bind(id, ty, Val::Ssa(v))
+    }
+}

@@ -1,0 +1,565 @@
+//! A reference texture sampler written from the Vulkan specification's
+//! "Image Operations" chapter (sections "Texel Coordinate Systems",
+//! "Unnormalized Texel Coordinate Operations", "Level-of-Detail Operation",
+//! "Wrapping Operation", "Texel Filtering"), the oracle the simulated
+//! texture unit is checked against. It shares nothing with the simulator.
+//!
+//! Modelled: 2D images of one level and one layer in R8G8B8A8_UNORM,
+//! _SRGB (the RGB channels decoded by the Khronos Data Format
+//! Specification's sRGB EOTF, alpha linear), _UINT and _SINT (components
+//! unconverted, zero- or sign-extended to 32 bits; nearest filtering only,
+//! as these formats lack `SAMPLED_IMAGE_FILTER_LINEAR`); samplers with normalized
+//! coordinates, `magFilter`/`minFilter` NEAREST or LINEAR chosen by the
+//! sign of λ after the `minLod`/`maxLod` clamp, every address mode but
+//! MIRROR_CLAMP_TO_EDGE, the three opaque and transparent float border
+//! colours; `OpImageFetch` at integer coordinates inside the level.
+//!
+//! Not modelled (an error, never a guess): mipmaps (and so mipmapMode),
+//! implicit LOD when the two filters differ (λ needs derivatives, which an
+//! invocation alone does not have; with equal filters λ selects nothing),
+//! unnormalized coordinates, anisotropy, compare, LOD bias, other formats,
+//! fetches outside the image (undefined without robustImageAccess).
+
+use std::collections::HashMap;
+
+use crate::compiler::ir::interp::TextureSource;
+use crate::compiler::ir::{Intrinsic, SampledType, TexOp};
+
+/// `VkSamplerAddressMode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddressMode {
+    Repeat,
+    MirroredRepeat,
+    ClampToEdge,
+    ClampToBorder,
+}
+
+impl AddressMode {
+    pub const ALL: [AddressMode; 4] = [
+        AddressMode::Repeat,
+        AddressMode::MirroredRepeat,
+        AddressMode::ClampToEdge,
+        AddressMode::ClampToBorder,
+    ];
+}
+
+/// `VkBorderColor` (the float ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BorderColor {
+    TransparentBlack,
+    OpaqueBlack,
+    OpaqueWhite,
+}
+
+impl BorderColor {
+    pub fn rgba(self) -> [f32; 4] {
+        match self {
+            BorderColor::TransparentBlack => [0.0; 4],
+            BorderColor::OpaqueBlack => [0.0, 0.0, 0.0, 1.0],
+            BorderColor::OpaqueWhite => [1.0; 4],
+        }
+    }
+}
+
+/// The sampler state the reference models.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sampler {
+    pub mag_linear: bool,
+    pub min_linear: bool,
+    /// `addressModeU`, `addressModeV`.
+    pub address: [AddressMode; 2],
+    pub border: BorderColor,
+    pub min_lod: f32,
+    pub max_lod: f32,
+}
+
+impl Sampler {
+    /// One filter for both, one address mode for both axes, LOD range [0, 0].
+    pub fn simple(linear: bool, address: AddressMode) -> Sampler {
+        Sampler {
+            mag_linear: linear,
+            min_linear: linear,
+            address: [address; 2],
+            border: BorderColor::TransparentBlack,
+            min_lod: 0.0,
+            max_lod: 0.0,
+        }
+    }
+}
+
+/// The `VkFormat`s of [`Image`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageFormat {
+    Rgba8Unorm,
+    Rgba8Srgb,
+    Rgba8Uint,
+    Rgba8Sint,
+}
+
+impl ImageFormat {
+    /// The sampled type a shader must read it as.
+    pub fn sampled_type(self) -> SampledType {
+        match self {
+            ImageFormat::Rgba8Unorm | ImageFormat::Rgba8Srgb => SampledType::Float,
+            ImageFormat::Rgba8Uint => SampledType::Uint,
+            ImageFormat::Rgba8Sint => SampledType::Sint,
+        }
+    }
+}
+
+/// A 2D R8G8B8A8 image of one level.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    /// Row-major texels.
+    pub texels: Vec<[u8; 4]>,
+    pub format: ImageFormat,
+}
+
+/// The sRGB EOTF (Khronos Data Format Specification, "sRGB transfer
+/// functions"): encoded value → linear.
+pub fn srgb_to_linear(c: f64) -> f64 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+impl Image {
+    /// The texel at integer (i, j) inside the image, converted to floats
+    /// ("Format Conversion": UNORM c / 255, sRGB RGB decoded).
+    pub fn texel(&self, i: u32, j: u32) -> [f64; 4] {
+        let t = self.texels[(j * self.width + i) as usize];
+        let mut out = t.map(|c| f64::from(c) / 255.0);
+        if self.format == ImageFormat::Rgba8Srgb {
+            for c in &mut out[..3] {
+                *c = srgb_to_linear(*c);
+            }
+        }
+        out
+    }
+}
+
+impl Image {
+    /// The texel at integer (i, j) of an integer image, as the 32-bit
+    /// words a shader reads (UINT zero-extended, SINT sign-extended).
+    pub fn texel_bits(&self, i: u32, j: u32) -> [u32; 4] {
+        let t = self.texels[(j * self.width + i) as usize];
+        match self.format {
+            ImageFormat::Rgba8Sint => t.map(|c| c as i8 as i32 as u32),
+            _ => t.map(u32::from),
+        }
+    }
+}
+
+/// Integer texel coordinate after the "Wrapping Operation" for a size of
+/// `n`; `None` for a border texel (CLAMP_TO_BORDER outside [0, n)).
+pub fn wrap(mode: AddressMode, i: i64, n: u32) -> Option<u32> {
+    let n = i64::from(n);
+    let v = match mode {
+        AddressMode::Repeat => i.rem_euclid(n),
+        AddressMode::MirroredRepeat => {
+            // (size − 1) − mirror((i mod (2 × size)) − size), mirror(a) =
+            // a if a ≥ 0 else −(1 + a).
+            let a = i.rem_euclid(2 * n) - n;
+            let mirror = if a >= 0 { a } else { -(1 + a) };
+            (n - 1) - mirror
+        }
+        AddressMode::ClampToEdge => i.clamp(0, n - 1),
+        AddressMode::ClampToBorder => {
+            let c = i.clamp(-1, n);
+            if c < 0 || c >= n {
+                return None;
+            }
+            c
+        }
+    };
+    Some(v as u32)
+}
+
+/// ⌊x⌋ as an index `wrap` maps as it would map the true one, however
+/// large: wrapping is periodic (period n or 2n) and clamping saturates, so
+/// the index is reduced modulo 2n, or clamped to [-2, n + 1] (f64's
+/// `rem_euclid` of an integer-valued float is exact). `index + 1` stays
+/// consistent with `⌊x⌋ + 1`.
+pub fn texel_index(mode: AddressMode, x: f64, n: u32) -> i64 {
+    let f = x.floor();
+    match mode {
+        AddressMode::Repeat | AddressMode::MirroredRepeat => {
+            f.rem_euclid(2.0 * f64::from(n)) as i64
+        }
+        AddressMode::ClampToEdge | AddressMode::ClampToBorder => {
+            f.clamp(-2.0, f64::from(n) + 1.0) as i64
+        }
+    }
+}
+
+/// The images and samplers of a draw or dispatch by (set, binding).
+#[derive(Clone, Debug, Default)]
+pub struct Bindings {
+    pub images: HashMap<(u32, u32), Image>,
+    /// 2D array images: their layers, in order.
+    pub arrays: HashMap<(u32, u32), Vec<Image>>,
+    pub samplers: HashMap<(u32, u32), Sampler>,
+}
+
+/// The layer a sample of an array with `layers` layers reads ("Texel
+/// Coordinate Systems": clamp(RNE(r), 0, layers − 1)).
+pub fn array_layer(r: f32, layers: usize) -> usize {
+    let l = f64::from(r).round_ties_even();
+    if l.is_nan() || l < 0.0 {
+        0
+    } else {
+        (l.min((layers - 1) as f64)) as usize
+    }
+}
+
+impl Bindings {
+    /// `OpImageSample*Lod` with normalized (s, t) and level of detail
+    /// `lod` (`None`: implicit). Four floats.
+    pub fn sample(
+        &self,
+        image: &Image,
+        sampler: &Sampler,
+        s: f32,
+        t: f32,
+        lod: Option<f32>,
+    ) -> Result<[f32; 4], String> {
+        let linear = match lod {
+            Some(l) => {
+                // λ = clamp(λbase, minLod, maxLod) (no bias); magnified
+                // when λ ≤ 0.
+                if sampler.min_lod > sampler.max_lod || l.is_nan() {
+                    return Err("λ undefined (minLod > maxLod or a NaN LOD)".into());
+                }
+                let l = l.clamp(sampler.min_lod, sampler.max_lod);
+                if l <= 0.0 {
+                    sampler.mag_linear
+                } else {
+                    sampler.min_linear
+                }
+            }
+            None if sampler.mag_linear == sampler.min_linear => sampler.mag_linear,
+            None => return Err("implicit LOD with different min and mag filters".into()),
+        };
+        // "Unnormalized Texel Coordinate Operations": u = s × width.
+        let u = f64::from(s) * f64::from(image.width);
+        let v = f64::from(t) * f64::from(image.height);
+        if !(u.is_finite() && v.is_finite()) {
+            return Err("non-finite coordinate".into());
+        }
+        let border = sampler.border.rgba().map(f64::from);
+        let fetch = |i: i64, j: i64| -> [f64; 4] {
+            match (
+                wrap(sampler.address[0], i, image.width),
+                wrap(sampler.address[1], j, image.height),
+            ) {
+                (Some(x), Some(y)) => image.texel(x, y),
+                _ => border,
+            }
+        };
+        let out = if !linear {
+            // NEAREST: i = ⌊u⌋, j = ⌊v⌋.
+            fetch(
+                texel_index(sampler.address[0], u, image.width),
+                texel_index(sampler.address[1], v, image.height),
+            )
+        } else {
+            // LINEAR: i0 = ⌊u − ½⌋, α = frac(u − ½); the four texels
+            // weighted (1 − α)(1 − β), α(1 − β), (1 − α)β, αβ.
+            let (u, v) = (u - 0.5, v - 0.5);
+            let i0 = texel_index(sampler.address[0], u, image.width);
+            let j0 = texel_index(sampler.address[1], v, image.height);
+            let (a, b) = (u - u.floor(), v - v.floor());
+            let mut acc = [0.0f64; 4];
+            for (dj, wy) in [(0, 1.0 - b), (1, b)] {
+                for (di, wx) in [(0, 1.0 - a), (1, a)] {
+                    let c = fetch(i0 + di, j0 + dj);
+                    for k in 0..4 {
+                        acc[k] += wx * wy * c[k];
+                    }
+                }
+            }
+            acc
+        };
+        Ok(out.map(|x| x as f32))
+    }
+
+    /// `OpImageFetch` at (i, j), level `lod`.
+    pub fn fetch(&self, image: &Image, i: i32, j: i32, lod: i32) -> Result<[f32; 4], String> {
+        if lod != 0 || i < 0 || j < 0 || i as u32 >= image.width || j as u32 >= image.height {
+            return Err(format!(
+                "texel ({i}, {j}) level {lod} outside the image (undefined)"
+            ));
+        }
+        Ok(image.texel(i as u32, j as u32).map(|x| x as f32))
+    }
+}
+
+impl Bindings {
+    /// `OpImageSample*Lod` of an integer image: the nearest texel's words
+    /// (linear filtering and border texels of integer formats: errors).
+    pub fn sample_int(
+        &self,
+        image: &Image,
+        sampler: &Sampler,
+        s: f32,
+        t: f32,
+        lod: Option<f32>,
+    ) -> Result<[u32; 4], String> {
+        let linear = match lod {
+            Some(l) if !l.is_nan() && sampler.min_lod <= sampler.max_lod => {
+                if l.clamp(sampler.min_lod, sampler.max_lod) <= 0.0 {
+                    sampler.mag_linear
+                } else {
+                    sampler.min_linear
+                }
+            }
+            Some(_) => return Err("λ undefined".into()),
+            None if sampler.mag_linear == sampler.min_linear => sampler.mag_linear,
+            None => return Err("implicit LOD with different min and mag filters".into()),
+        };
+        if linear {
+            return Err("linear filtering of an integer format".into());
+        }
+        let u = f64::from(s) * f64::from(image.width);
+        let v = f64::from(t) * f64::from(image.height);
+        if !(u.is_finite() && v.is_finite()) {
+            return Err("non-finite coordinate".into());
+        }
+        match (
+            wrap(
+                sampler.address[0],
+                texel_index(sampler.address[0], u, image.width),
+                image.width,
+            ),
+            wrap(
+                sampler.address[1],
+                texel_index(sampler.address[1], v, image.height),
+                image.height,
+            ),
+        ) {
+            (Some(x), Some(y)) => Ok(image.texel_bits(x, y)),
+            _ => Err("a float border colour for an integer format".into()),
+        }
+    }
+}
+
+impl TextureSource for Bindings {
+    fn texture(&self, kind: Intrinsic, coord: [u32; 3], lod: u32) -> Result<[u32; 4], String> {
+        let Intrinsic::Texture {
+            set,
+            binding,
+            sampler,
+            op,
+            ty,
+            array,
+        } = kind
+        else {
+            return Err("not a texture access".into());
+        };
+        let image = if array {
+            let layers = self
+                .arrays
+                .get(&(set, binding))
+                .filter(|l| !l.is_empty())
+                .ok_or_else(|| format!("no array image at set {set} binding {binding}"))?;
+            let layer = if op == TexOp::Fetch {
+                let l = coord[2] as i32;
+                if l < 0 || l as usize >= layers.len() {
+                    return Err(format!("layer {l} outside the array (undefined)"));
+                }
+                l as usize
+            } else {
+                array_layer(f32::from_bits(coord[2]), layers.len())
+            };
+            &layers[layer]
+        } else {
+            self.images
+                .get(&(set, binding))
+                .ok_or_else(|| format!("no image at set {set} binding {binding}"))?
+        };
+        if ty != image.format.sampled_type() {
+            return Err(format!(
+                "a {ty:?} read of a {:?} image (undefined)",
+                image.format
+            ));
+        }
+        let int = ty != SampledType::Float;
+        if op == TexOp::Fetch {
+            let (i, j, l) = (coord[0] as i32, coord[1] as i32, lod as i32);
+            if int {
+                self.fetch(image, i, j, l)?;
+                return Ok(image.texel_bits(i as u32, j as u32));
+            }
+            return Ok(self.fetch(image, i, j, l)?.map(f32::to_bits));
+        }
+        let key = sampler.ok_or("a sample without a sampler")?;
+        let smp = self
+            .samplers
+            .get(&key)
+            .ok_or_else(|| format!("no sampler at set {} binding {}", key.0, key.1))?;
+        let lod = (op == TexOp::SampleLod).then(|| f32::from_bits(lod));
+        let (s, t) = (f32::from_bits(coord[0]), f32::from_bits(coord[1]));
+        if int {
+            self.sample_int(image, smp, s, t, lod)
+        } else {
+            Ok(self.sample(image, smp, s, t, lod)?.map(f32::to_bits))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image_2x2() -> Image {
+        Image {
+            width: 2,
+            height: 2,
+            texels: vec![
+                [0, 0, 0, 255],
+                [255, 0, 0, 255],
+                [0, 255, 0, 255],
+                [0, 0, 255, 255],
+            ],
+            format: ImageFormat::Rgba8Unorm,
+        }
+    }
+
+    #[test]
+    fn wrap_modes_by_hand() {
+        // Over 4 texels: the spec's formulas worked by hand.
+        let idx = [-5i64, -2, -1, 0, 3, 4, 5, 8];
+        let w = |m| idx.map(|i| wrap(m, i, 4));
+        let s = |v: [i64; 8]| v.map(|x| if x < 0 { None } else { Some(x as u32) });
+        assert_eq!(w(AddressMode::Repeat), s([3, 2, 3, 0, 3, 0, 1, 0]));
+        assert_eq!(w(AddressMode::MirroredRepeat), s([3, 1, 0, 0, 3, 3, 2, 0]));
+        assert_eq!(w(AddressMode::ClampToEdge), s([0, 0, 0, 0, 3, 3, 3, 3]));
+        assert_eq!(
+            w(AddressMode::ClampToBorder),
+            s([-1, -1, -1, 0, 3, -1, -1, -1])
+        );
+        // Huge coordinates: reduced exactly, never overflowing.
+        let big = 2f64.powi(70) + 4096.0;
+        let want = big.rem_euclid(6.0) as i64;
+        assert_eq!(texel_index(AddressMode::Repeat, big, 3), want);
+        assert_eq!(texel_index(AddressMode::ClampToEdge, -big, 3), -2);
+        assert_eq!(texel_index(AddressMode::ClampToBorder, 1e300, 3), 4);
+    }
+
+    #[test]
+    fn nearest_and_linear_by_hand() {
+        let b = Bindings::default();
+        let img = image_2x2();
+        let near = Sampler::simple(false, AddressMode::ClampToEdge);
+        // (0.75, 0.25) is in texel (1, 0): red.
+        assert_eq!(
+            b.sample(&img, &near, 0.75, 0.25, Some(0.0)),
+            Ok([1.0, 0.0, 0.0, 1.0])
+        );
+        // The centre of the image averages the four texels.
+        let lin = Sampler::simple(true, AddressMode::ClampToEdge);
+        let c = b.sample(&img, &lin, 0.5, 0.5, Some(0.0)).unwrap();
+        assert_eq!(c, [0.25, 0.25, 0.25, 1.0]);
+        // A texel centre gives the texel exactly.
+        assert_eq!(
+            b.sample(&img, &lin, 0.25, 0.75, None),
+            Ok([0.0, 1.0, 0.0, 1.0])
+        );
+        // Clamp to border at the left edge: half the texel, half transparent black.
+        let mut border = Sampler::simple(true, AddressMode::ClampToBorder);
+        assert_eq!(
+            b.sample(&img, &border, 0.0, 0.25, None),
+            Ok([0.0, 0.0, 0.0, 0.5])
+        );
+        border.border = BorderColor::OpaqueWhite;
+        assert_eq!(
+            b.sample(&img, &border, 0.0, 0.25, None),
+            Ok([0.5, 0.5, 0.5, 1.0])
+        );
+        // Repeat at s = 0 mixes the first and last columns.
+        let rep = Sampler::simple(true, AddressMode::Repeat);
+        assert_eq!(
+            b.sample(&img, &rep, 0.0, 0.25, None),
+            Ok([0.5, 0.0, 0.0, 1.0])
+        );
+    }
+
+    #[test]
+    fn lod_picks_the_filter_and_unmodelled_cases_are_errors() {
+        let b = Bindings::default();
+        let img = image_2x2();
+        let mut s = Sampler::simple(false, AddressMode::ClampToEdge);
+        s.min_linear = true;
+        s.max_lod = 4.0;
+        // λ = 0: magnified (nearest); λ = 1: minified (linear).
+        assert_eq!(
+            b.sample(&img, &s, 0.5, 0.5, Some(0.0)),
+            Ok([0.0, 0.0, 1.0, 1.0])
+        );
+        assert_eq!(
+            b.sample(&img, &s, 0.5, 0.5, Some(1.0)),
+            Ok([0.25, 0.25, 0.25, 1.0])
+        );
+        // λ clamped to maxLod = 0 stays magnified.
+        s.max_lod = 0.0;
+        assert_eq!(
+            b.sample(&img, &s, 0.5, 0.5, Some(3.0)),
+            Ok([0.0, 0.0, 1.0, 1.0])
+        );
+        assert!(b.sample(&img, &s, 0.5, 0.5, None).is_err());
+        assert!(b.fetch(&img, 2, 0, 0).is_err());
+        assert!(b.fetch(&img, 0, 0, 1).is_err());
+        assert_eq!(b.fetch(&img, 1, 1, 0), Ok([0.0, 0.0, 1.0, 1.0]));
+    }
+
+    #[test]
+    fn array_layers_by_hand() {
+        // clamp(RNE(r), 0, d − 1) over 3 layers.
+        let r = [-1.0, 0.49, 0.5, 1.5, 2.5, 7.0, f32::NAN];
+        assert_eq!(r.map(|x| array_layer(x, 3)), [0, 0, 0, 2, 2, 2, 0]);
+    }
+
+    #[test]
+    fn integer_images_by_hand() {
+        let b = Bindings::default();
+        let mut img = image_2x2();
+        img.texels[3] = [200, 1, 128, 255];
+        img.format = ImageFormat::Rgba8Sint;
+        assert_eq!(
+            img.texel_bits(1, 1),
+            [(-56i32) as u32, 1, (-128i32) as u32, u32::MAX]
+        );
+        img.format = ImageFormat::Rgba8Uint;
+        assert_eq!(img.texel_bits(1, 1), [200, 1, 128, 255]);
+        let near = Sampler::simple(false, AddressMode::Repeat);
+        // u = 3.6, v = 3.2: texel (3, 3), repeated to (1, 1).
+        assert_eq!(
+            b.sample_int(&img, &near, 1.8, 1.6, Some(0.0)),
+            Ok([200, 1, 128, 255])
+        );
+        let lin = Sampler::simple(true, AddressMode::Repeat);
+        assert!(b.sample_int(&img, &lin, 0.5, 0.5, None).is_err());
+        let border = Sampler::simple(false, AddressMode::ClampToBorder);
+        assert!(b.sample_int(&img, &border, -0.5, 0.5, None).is_err());
+    }
+
+    #[test]
+    fn srgb_decodes_rgb_only() {
+        let img = Image {
+            width: 1,
+            height: 1,
+            texels: vec![[188, 0, 255, 188]],
+            format: ImageFormat::Rgba8Srgb,
+        };
+        let t = img.texel(0, 0);
+        // 188/255 = 0.7373 → ((0.7373 + 0.055) / 1.055)^2.4 = 0.5029.
+        assert!((t[0] - 0.502_886).abs() < 1e-5, "{t:?}");
+        assert_eq!(t[1], 0.0);
+        assert_eq!(t[2], 1.0);
+        assert!((t[3] - 188.0 / 255.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,12 @@
+#version 450
+// Mesa's fs_textured with its combined image sampler at binding 9: past
+// TEXS_2D's 3-bit indices, so the backend selects TEXC with a computed LOD
+// (tests/jm_graphics.rs).
+layout(location = 0) in vec4 v_color;
+layout(location = 1) in vec2 v_uv;
+layout(location = 0) out vec4 o_color;
+layout(set = 0, binding = 9) uniform sampler2D tex;
+void main()
+{
+    o_color = texture(tex, v_uv) * v_color;
+}

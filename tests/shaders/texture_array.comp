@@ -1,0 +1,24 @@
+#version 450
+// 2D array textures: textureLod at an explicit and a zero LOD and
+// texelFetch of a sampler2DArray (tests/sim_textures.rs, against
+// testing::sampler).
+layout(local_size_x = 16) in;
+layout(set = 0, binding = 0) uniform sampler2DArray tex;
+struct Query {
+    vec2 st;
+    float layer;
+    float lod;
+    ivec2 texel;
+    int ilayer;
+    int pad;
+};
+layout(std430, set = 0, binding = 3) readonly buffer Queries { Query q[]; };
+layout(std430, set = 0, binding = 4) writeonly buffer Results { vec4 r[]; };
+void main()
+{
+    uint i = gl_GlobalInvocationID.x;
+    Query x = q[i];
+    r[3u * i] = textureLod(tex, vec3(x.st, x.layer), x.lod);
+    r[3u * i + 1u] = textureLod(tex, vec3(x.st, x.layer), 0.0);
+    r[3u * i + 2u] = texelFetch(tex, ivec3(x.texel, x.ilayer), 0);
+}

@@ -1,0 +1,823 @@
+//! Texture instructions compiled by our backend (`TEXS_2D`, `TEXC`) run on
+//! the simulated G52 (v7) and G72 (v6) with texture and sampler descriptors
+//! written by `jm::texture`, against `testing::sampler` (the reference
+//! sampler written from the Vulkan spec, sharing nothing with the
+//! simulator's texture unit).
+//!
+//! `texture_lod.comp` (tests/shaders) samples a combined image sampler with
+//! `textureLod` at a random LOD (TEXC, explicit LOD), a separate image and
+//! sampler at LOD 0 (TEXS_2D, zero LOD) and fetches a texel (TEXC, FETCH),
+//! for 32 random coordinates in [-1.5, 2.5]² (every eighth one multiplied
+//! by 10^30 on one axis), under every core wrap mode and both filters,
+//! over NPOT textures in Linear and Tiled layouts, RGBA8 UNORM and (every
+//! other case, the second image) sRGB.
+//!
+//! Bound: nearest filtering and fetches are exact; linear results within
+//! 2^-22 absolute. Both compute the spec's weights in f64; the simulator
+//! converts each texel to f32 before weighting (c / 255 rounded once, at
+//! most 2^-25 off) and both round the sum to f32 once (2^-25 each): at
+//! most 3 · 2^-25 < 2^-22 apart.
+
+use std::collections::HashMap;
+
+use bifrost_vk::compiler::bifrost::binary::{BUFFER_SIZE_WORD, ShaderBinary};
+use bifrost_vk::compiler::bifrost::{Options, compile};
+use bifrost_vk::compiler::ir::Stage;
+use bifrost_vk::compiler::passes::lower_sysvals;
+use bifrost_vk::compiler::spirv;
+use bifrost_vk::jm::compute::add_compute_job_with_textures;
+use bifrost_vk::jm::texture::{
+    SamplerDesc, TexelFormat, TexelLayout, TextureDesc, WrapMode, write_texture_tables,
+};
+use bifrost_vk::jm::{AttributeTables, ComputeJob};
+use bifrost_vk::kmod::sim::SimModel;
+use bifrost_vk::testing::SimGpu;
+use bifrost_vk::testing::sampler::{
+    AddressMode, Bindings, BorderColor, Image, ImageFormat, Sampler,
+};
+
+const INVOCATIONS: u32 = 32;
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+fn shader_path(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/shaders")
+        .join(name)
+}
+
+fn compile_for(model: SimModel) -> ShaderBinary {
+    compile_named("texture_lod.comp.spv", model)
+}
+
+fn compile_named(name: &str, model: SimModel) -> ShaderBinary {
+    let bytes = std::fs::read(shader_path(name)).unwrap();
+    let mut s = spirv::parse(&bytes, "main", Stage::Compute, &HashMap::new()).unwrap();
+    lower_sysvals(&mut s);
+    compile(
+        &s,
+        Options {
+            arch: model.arch().into(),
+            push_uniform_words: None,
+        },
+    )
+    .unwrap()
+}
+
+/// The byte offset of texel (x, y) in a Tiled (16×16 u-interleaved)
+/// surface of `row_stride` bytes per row of tiles, 4 bytes per texel: in a
+/// tile, bit i of x ^ y at bit 2i of the texel index and bit i of y at
+/// bit 2i + 1 (Mesa's `src/panfrost/lib/pan_tiling.c`); tiles row-major.
+fn tiled_offset(x: u32, y: u32, row_stride: u64) -> u64 {
+    let (tx, ty) = (x / 16, y / 16);
+    let (lx, ly) = (x % 16, y % 16);
+    let x1 = lx ^ ly;
+    let mut index = 0u32;
+    for bit in 0..4 {
+        index |= ((x1 >> bit) & 1) << (2 * bit);
+        index |= ((ly >> bit) & 1) << (2 * bit + 1);
+    }
+    u64::from(ty) * row_stride + u64::from(tx) * 16 * 16 * 4 + u64::from(index) * 4
+}
+
+/// One image of `w`×`h` random texels in GPU memory, in `layout`.
+fn upload(
+    gpu: &mut SimGpu,
+    rng: &mut Rng,
+    w: u32,
+    h: u32,
+    layout: TexelLayout,
+    format: ImageFormat,
+) -> (Image, TextureDesc) {
+    let texels: Vec<[u8; 4]> = (0..w * h)
+        .map(|_| {
+            let v = rng.next();
+            [v as u8, (v >> 8) as u8, (v >> 16) as u8, (v >> 24) as u8]
+        })
+        .collect();
+    let (row_stride, size) = match layout {
+        TexelLayout::Linear => (4 * w, u64::from(4 * w * h)),
+        TexelLayout::Tiled => {
+            let rs = 16 * 4 * w.next_multiple_of(16);
+            (rs, u64::from(rs) * u64::from(h.div_ceil(16)))
+        }
+    };
+    let buf = gpu.alloc(size);
+    for y in 0..h {
+        for x in 0..w {
+            let off = match layout {
+                TexelLayout::Linear => u64::from(y * row_stride + 4 * x),
+                TexelLayout::Tiled => tiled_offset(x, y, u64::from(row_stride)),
+            };
+            gpu.write(buf.va + off, &texels[(y * w + x) as usize]);
+        }
+    }
+    let image = Image {
+        width: w,
+        height: h,
+        texels,
+        format,
+    };
+    let desc = TextureDesc {
+        layers: 1,
+        layer_stride: 0,
+        address: buf.va,
+        width: w,
+        height: h,
+        row_stride,
+        layout,
+        format: match format {
+            ImageFormat::Rgba8Unorm => TexelFormat::Rgba8Unorm,
+            ImageFormat::Rgba8Srgb => TexelFormat::Rgba8Srgb,
+            ImageFormat::Rgba8Uint => TexelFormat::Rgba8Uint,
+            ImageFormat::Rgba8Sint => TexelFormat::Rgba8Sint,
+        },
+    };
+    (image, desc)
+}
+
+fn to_hw(mode: AddressMode) -> WrapMode {
+    match mode {
+        AddressMode::Repeat => WrapMode::Repeat,
+        AddressMode::MirroredRepeat => WrapMode::MirroredRepeat,
+        AddressMode::ClampToEdge => WrapMode::ClampToEdge,
+        AddressMode::ClampToBorder => WrapMode::ClampToBorder,
+    }
+}
+
+fn hw_sampler(s: &Sampler) -> SamplerDesc {
+    SamplerDesc {
+        linear: s.mag_linear,
+        wrap: s.address.map(to_hw),
+        border: s.border.rgba(),
+    }
+}
+
+/// The push-uniform words of `binary` with the buffers at `address(binding)`.
+fn fau_words(binary: &ShaderBinary, address: impl Fn((u32, u32)) -> (u64, u64)) -> Vec<u64> {
+    let base = binary.uniform_words as usize - binary.buffers.len();
+    let mut words = vec![0u64; base];
+    for &(set, binding) in &binary.buffers {
+        words.push(if set & BUFFER_SIZE_WORD != 0 {
+            address((set & !BUFFER_SIZE_WORD, binding)).1
+        } else {
+            address((set, binding)).0
+        });
+    }
+    words
+}
+
+/// Runs the shader over two textures and two samplers; returns how many
+/// components were compared.
+fn run_case(
+    model: SimModel,
+    binary: &ShaderBinary,
+    seed: u64,
+    samplers: [Sampler; 2],
+    layout: TexelLayout,
+) -> usize {
+    let mut rng = Rng(seed);
+    let mut gpu = SimGpu::new(model);
+    // The second image in sRGB for odd seeds (RGB decoded by the sRGB EOTF).
+    let (img_a, desc_a) = upload(&mut gpu, &mut rng, 5, 3, layout, ImageFormat::Rgba8Unorm);
+    let (img_b, desc_b) = upload(
+        &mut gpu,
+        &mut rng,
+        7,
+        18,
+        layout,
+        if seed % 2 == 1 {
+            ImageFormat::Rgba8Srgb
+        } else {
+            ImageFormat::Rgba8Unorm
+        },
+    );
+    let mut reference = Bindings::default();
+    reference.images.insert((0, 0), img_a.clone());
+    reference.images.insert((0, 1), img_b.clone());
+    reference.samplers.insert((0, 0), samplers[0]);
+    reference.samplers.insert((0, 2), samplers[1]);
+
+    // Queries: st, lod, pad, texel, pad (32 bytes each).
+    let mut queries = Vec::new();
+    let mut want = Vec::new();
+    for q in 0..INVOCATIONS {
+        let mut st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
+        // A few huge coordinates (the wrap of an index far beyond i64).
+        if q % 8 == 7 {
+            st[(q / 8 % 2) as usize] *= 1e30;
+        }
+        let lod = rng.unit() * 3.0;
+        let texel = [(rng.next() % 5) as i32, (rng.next() % 3) as i32];
+        for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
+            queries.extend_from_slice(&w.to_le_bytes());
+        }
+        for w in [texel[0], texel[1], 0, 0] {
+            queries.extend_from_slice(&w.to_le_bytes());
+        }
+        want.push(
+            reference
+                .sample(&img_a, &samplers[0], st[0], st[1], Some(lod))
+                .unwrap(),
+        );
+        want.push(
+            reference
+                .sample(&img_b, &samplers[1], st[0], st[1], Some(0.0))
+                .unwrap(),
+        );
+        want.push(reference.fetch(&img_a, texel[0], texel[1], 0).unwrap());
+    }
+    let qbuf = gpu.alloc(queries.len() as u64);
+    gpu.write(qbuf.va, &queries);
+    let out_bytes = u64::from(INVOCATIONS) * 48;
+    let obuf = gpu.alloc(out_bytes);
+    gpu.write(obuf.va, &vec![0xee; out_bytes as usize]);
+    let address = |b: (u32, u32)| match b {
+        (0, 3) => (qbuf.va, queries.len() as u64),
+        (0, 4) => (obuf.va, out_bytes),
+        _ => panic!("unexpected binding {b:?}"),
+    };
+    let words = fau_words(binary, address);
+    let code = gpu.upload(binary);
+    let textures = [Some(desc_a), Some(desc_b)];
+    let hw_samplers = [
+        Some(hw_sampler(&samplers[0])),
+        None,
+        Some(hw_sampler(&samplers[1])),
+    ];
+    gpu.run_chain(|chain, pool, arch| {
+        let tables = write_texture_tables(pool, arch, &textures, &hw_samplers)?;
+        let job = ComputeJob {
+            binary,
+            code,
+            push_uniforms: &words,
+            local_size: [16, 1, 1],
+            groups: [INVOCATIONS / 16, 1, 1],
+            ubos: &[],
+            attributes: None::<AttributeTables>,
+            push_buffer: None,
+        };
+        add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+        Ok(true)
+    })
+    .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+    let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
+    let linear = [samplers[0].mag_linear, samplers[1].mag_linear];
+    for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+        let which = i % 3;
+        let exact = which == 2 || !linear[which];
+        for c in 0..4 {
+            let ok = if exact {
+                g[c] == w[c]
+            } else {
+                (f64::from(g[c]) - f64::from(w[c])).abs() <= 2f64.powi(-22)
+            };
+            assert!(
+                ok,
+                "{model:?} seed {seed} {layout:?} {samplers:?}: invocation {} result {which} component {c}: sim {:?} reference {:?}",
+                i / 3,
+                g,
+                w
+            );
+        }
+    }
+    got.len()
+}
+
+#[test]
+fn texture_lod_and_texel_fetch_match_the_reference_sampler() {
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_for(model);
+        let mut seed = 1;
+        for mode in AddressMode::ALL {
+            for linear in [false, true] {
+                for layout in [TexelLayout::Linear, TexelLayout::Tiled] {
+                    let mut a = Sampler::simple(linear, mode);
+                    a.border = BorderColor::OpaqueWhite;
+                    // The second sampler: the other filter, U and V modes
+                    // different, transparent black border.
+                    let mut b = Sampler::simple(!linear, mode);
+                    b.address[1] = AddressMode::ALL[(seed as usize) % 4];
+                    seed += 1;
+                    compared += run_case(model, &binary, seed, [a, b], layout);
+                }
+            }
+        }
+    }
+    // 2 GPUs × 4 modes × 2 filters × 2 layouts × 32 invocations × 12 components.
+    assert_eq!(compared, 2 * 4 * 2 * 2 * 32 * 12);
+}
+
+#[test]
+fn the_compiled_shader_uses_texc_and_texs() {
+    let binary = compile_for(SimModel::G52);
+    let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+    assert_eq!(text.matches("+TEXC ").count(), 2, "{text}");
+    assert_eq!(text.matches("+TEXS_2D.f32 ").count(), 1, "{text}");
+    assert!(text.contains("texture_index:1, sampler_index:2"), "{text}");
+}
+
+#[test]
+fn a_missing_texture_descriptor_faults_the_job() {
+    let model = SimModel::G52;
+    let binary = compile_for(model);
+    let mut gpu = SimGpu::new(model);
+    let code = gpu.upload(&binary);
+    let words = vec![0u64; binary.uniform_words as usize];
+    let r = gpu.run_chain(|chain, pool, arch| {
+        // One texture only: the shader's binding 1 is past the table.
+        let desc = TextureDesc {
+            layers: 1,
+            layer_stride: 0,
+            address: 0x1000,
+            width: 1,
+            height: 1,
+            row_stride: 4,
+            layout: TexelLayout::Linear,
+            format: TexelFormat::Rgba8Unorm,
+        };
+        let smp = SamplerDesc {
+            linear: false,
+            wrap: [WrapMode::Repeat; 2],
+            border: [0.0; 4],
+        };
+        let tables = write_texture_tables(pool, arch, &[Some(desc)], &[Some(smp)])?;
+        let job = ComputeJob {
+            binary: &binary,
+            code,
+            push_uniforms: &words,
+            local_size: [16, 1, 1],
+            groups: [1, 1, 1],
+            ubos: &[],
+            attributes: None::<AttributeTables>,
+            push_buffer: None,
+        };
+        add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+        Ok(true)
+    });
+    let e = r.expect_err("the job must fault");
+    assert!(format!("{e}").to_lowercase().contains("fault"), "{e}");
+    // The GPU carries on.
+    assert!(gpu.run_chain(|_, _, _| Ok(false)).unwrap().is_none());
+}
+
+/// `texture_int.comp`: texelFetch and nearest textureLod (LOD 0: TEXC LOD
+/// ZERO; LOD 1.5: TEXC EXPLICIT) of RGBA8UI and RGBA8I textures (U32 and
+/// S32 results: zero- and sign-extended bytes) under Repeat, Mirrored
+/// Repeat and Clamp to Edge, on G52 and G72: every word exactly the
+/// reference sampler's.
+#[test]
+fn integer_textures_match_the_reference_sampler() {
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("texture_int.comp.spv", model);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+        assert_eq!(text.matches("+TEXC ").count(), 4, "{text}");
+        for (k, mode) in [
+            AddressMode::Repeat,
+            AddressMode::MirroredRepeat,
+            AddressMode::ClampToEdge,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut rng = Rng(0x1_0000 + k as u64);
+            let mut gpu = SimGpu::new(model);
+            let layout = if k == 1 {
+                TexelLayout::Tiled
+            } else {
+                TexelLayout::Linear
+            };
+            let (uimg, udesc) = upload(&mut gpu, &mut rng, 6, 5, layout, ImageFormat::Rgba8Uint);
+            let (iimg, idesc) = upload(&mut gpu, &mut rng, 3, 7, layout, ImageFormat::Rgba8Sint);
+            let sampler = Sampler::simple(false, mode);
+            let reference = Bindings::default();
+            let mut queries = Vec::new();
+            let mut want: Vec<u32> = Vec::new();
+            for _ in 0..INVOCATIONS {
+                let st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
+                let texel = [(rng.next() % 3) as i32, (rng.next() % 5) as i32];
+                for w in [
+                    st[0].to_bits(),
+                    st[1].to_bits(),
+                    texel[0] as u32,
+                    texel[1] as u32,
+                ] {
+                    queries.extend_from_slice(&w.to_le_bytes());
+                }
+                want.extend(uimg.texel_bits(texel[0] as u32, texel[1] as u32));
+                want.extend(
+                    reference
+                        .sample_int(&uimg, &sampler, st[0], st[1], Some(0.0))
+                        .unwrap(),
+                );
+                want.extend(iimg.texel_bits(texel[0] as u32, texel[1] as u32));
+                want.extend(
+                    reference
+                        .sample_int(&iimg, &sampler, st[0], st[1], Some(1.5))
+                        .unwrap(),
+                );
+            }
+            let qbuf = gpu.alloc(queries.len() as u64);
+            gpu.write(qbuf.va, &queries);
+            let out_bytes = u64::from(INVOCATIONS) * 64;
+            let obuf = gpu.alloc(out_bytes);
+            gpu.write(obuf.va, &vec![0xee; out_bytes as usize]);
+            let words = fau_words(&binary, |b| match b {
+                (0, 3) => (qbuf.va, queries.len() as u64),
+                (0, 4) => (obuf.va, out_bytes),
+                _ => panic!("unexpected binding {b:?}"),
+            });
+            let code = gpu.upload(&binary);
+            let smp = hw_sampler(&sampler);
+            gpu.run_chain(|chain, pool, arch| {
+                let tables = write_texture_tables(
+                    pool,
+                    arch,
+                    &[Some(udesc), Some(idesc)],
+                    &[Some(smp), Some(smp)],
+                )?;
+                let job = ComputeJob {
+                    binary: &binary,
+                    code,
+                    push_uniforms: &words,
+                    local_size: [16, 1, 1],
+                    groups: [INVOCATIONS / 16, 1, 1],
+                    ubos: &[],
+                    attributes: None::<AttributeTables>,
+                    push_buffer: None,
+                };
+                add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+                Ok(true)
+            })
+            .unwrap_or_else(|e| panic!("{model:?} {mode:?}: {e}"));
+            let got = gpu.read_u32s(obuf.va, want.len());
+            assert_eq!(got, want, "{model:?} {mode:?} {layout:?}");
+            compared += got.len();
+        }
+    }
+    assert_eq!(compared, 2 * 3 * 32 * 16);
+}
+
+#[test]
+fn mismatched_result_formats_and_linear_integer_filtering_fault() {
+    let model = SimModel::G52;
+    // texture_lod.comp reads floats: give it an RGBA8UI texture.
+    let binary = compile_for(model);
+    for (format, linear) in [
+        (TexelFormat::Rgba8Uint, false),
+        (TexelFormat::Rgba8Unorm, true),
+    ] {
+        let mut gpu = SimGpu::new(model);
+        let texels = gpu.alloc(64);
+        let out = gpu.alloc(48 * 16);
+        let q = gpu.alloc(32 * 16);
+        let words = fau_words(&binary, |b| match b {
+            (0, 3) => (q.va, 32 * 16),
+            _ => (out.va, 48 * 16),
+        });
+        let code = gpu.upload(&binary);
+        let desc = TextureDesc {
+            layers: 1,
+            layer_stride: 0,
+            address: texels.va,
+            width: 4,
+            height: 4,
+            row_stride: 16,
+            layout: TexelLayout::Linear,
+            format,
+        };
+        let smp = SamplerDesc {
+            linear,
+            wrap: [WrapMode::Repeat; 2],
+            border: [0.0; 4],
+        };
+        let r = gpu.run_chain(|chain, pool, arch| {
+            let tables = write_texture_tables(
+                pool,
+                arch,
+                &[Some(desc), Some(desc)],
+                &[Some(smp), None, Some(smp)],
+            )?;
+            let job = ComputeJob {
+                binary: &binary,
+                code,
+                push_uniforms: &words,
+                local_size: [16, 1, 1],
+                groups: [1, 1, 1],
+                ubos: &[],
+                attributes: None::<AttributeTables>,
+                push_buffer: None,
+            };
+            add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+            Ok(true)
+        });
+        // A float read of an integer texture faults; so does linear
+        // filtering of the integer texture in texture_int.comp below.
+        if !linear {
+            assert!(
+                r.is_err(),
+                "{format:?}: a float read of an integer texture must fault"
+            );
+        } else {
+            assert!(r.is_ok(), "{format:?}: {r:?}");
+        }
+    }
+    // texture_int.comp with a linear sampler: the texture unit faults.
+    let binary = compile_named("texture_int.comp.spv", model);
+    let mut gpu = SimGpu::new(model);
+    let texels = gpu.alloc(256);
+    let q = gpu.alloc(16 * 16);
+    let out = gpu.alloc(64 * 16);
+    let words = fau_words(&binary, |b| match b {
+        (0, 3) => (q.va, 16 * 16),
+        _ => (out.va, 64 * 16),
+    });
+    let code = gpu.upload(&binary);
+    let desc = |format| TextureDesc {
+        layers: 1,
+        layer_stride: 0,
+        address: texels.va,
+        width: 4,
+        height: 4,
+        row_stride: 16,
+        layout: TexelLayout::Linear,
+        format,
+    };
+    let smp = SamplerDesc {
+        linear: true,
+        wrap: [WrapMode::Repeat; 2],
+        border: [0.0; 4],
+    };
+    let r = gpu.run_chain(|chain, pool, arch| {
+        let tables = write_texture_tables(
+            pool,
+            arch,
+            &[
+                Some(desc(TexelFormat::Rgba8Uint)),
+                Some(desc(TexelFormat::Rgba8Sint)),
+            ],
+            &[Some(smp), Some(smp)],
+        )?;
+        let job = ComputeJob {
+            binary: &binary,
+            code,
+            push_uniforms: &words,
+            local_size: [16, 1, 1],
+            groups: [1, 1, 1],
+            ubos: &[],
+            attributes: None::<AttributeTables>,
+            push_buffer: None,
+        };
+        add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+        Ok(true)
+    });
+    assert!(
+        r.is_err(),
+        "linear filtering of an integer texture must fault"
+    );
+}
+
+/// Bad descriptors fault the job (its exception status), never the
+/// simulator: texels outside every BO (a translation fault), texel
+/// addresses past 2^64 and a Texture with reserved bits set, on both GPUs;
+/// the next submit runs.
+#[test]
+fn bad_texture_descriptors_fault_the_job() {
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_for(model);
+        let mut gpu = SimGpu::new(model);
+        let code = gpu.upload(&binary);
+        let q = gpu.alloc(32 * 16);
+        let out = gpu.alloc(48 * 16);
+        let words = fau_words(&binary, |b| match b {
+            (0, 3) => (q.va, 32 * 16),
+            _ => (out.va, 48 * 16),
+        });
+        for case in [
+            "unmapped texels",
+            "texels at the top of the address space",
+            "reserved bits",
+        ] {
+            let desc = TextureDesc {
+                layers: 1,
+                layer_stride: 0,
+                address: match case {
+                    // 1 TiB: no BO is there.
+                    "unmapped texels" => 1 << 40,
+                    // Texel offsets would carry past 2^64.
+                    "texels at the top of the address space" => u64::MAX - 7,
+                    _ => q.va,
+                },
+                width: 4,
+                height: 4,
+                row_stride: 16,
+                layout: TexelLayout::Linear,
+                format: TexelFormat::Rgba8Unorm,
+            };
+            let smp = SamplerDesc {
+                linear: false,
+                wrap: [WrapMode::Repeat; 2],
+                border: [0.0; 4],
+            };
+            let r = gpu.run_chain_edited(
+                |chain, pool, arch| {
+                    let tables = write_texture_tables(
+                        pool,
+                        arch,
+                        &[Some(desc), Some(desc)],
+                        &[Some(smp), None, Some(smp)],
+                    )?;
+                    let job = ComputeJob {
+                        binary: &binary,
+                        code,
+                        push_uniforms: &words,
+                        local_size: [16, 1, 1],
+                        groups: [1, 1, 1],
+                        ubos: &[],
+                        attributes: None::<AttributeTables>,
+                        push_buffer: None,
+                    };
+                    add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+                    Ok(true)
+                },
+                |sim, head| {
+                    if case != "reserved bits" {
+                        return;
+                    }
+                    // The job's Draw section and its Textures pointer.
+                    let l = bifrost_vk::hw::layouts(model.arch());
+                    let draw = l.compute_job.section("Draw").unwrap().offset as u64;
+                    let mut w = [0u8; 8];
+                    let at = head + draw + u64::from(bifrost_vk::hw::draw::dcd::TEXTURES.start / 8);
+                    sim.read_gpu(at, &mut w).unwrap();
+                    let table = u64::from_le_bytes(w);
+                    assert_ne!(table, 0, "no texture table at {at:#x}");
+                    // A reserved bit of the Texture's word 2 (bits 21–23
+                    // lie between `Levels` and `Minimum level`).
+                    let mut b = [0u8; 4];
+                    sim.read_gpu(table + 8, &mut b).unwrap();
+                    let v = u32::from_le_bytes(b) | 1 << 22;
+                    sim.write_gpu(table + 8, &v.to_le_bytes()).unwrap();
+                },
+            );
+            assert!(r.is_err(), "{model:?} {case}: the job must fault");
+        }
+        assert!(gpu.run_chain(|_, _, _| Ok(false)).unwrap().is_none());
+    }
+}
+
+/// `texture_array.comp`: a `sampler2DArray` of three 5×3 layers (64 bytes
+/// apart, Linear), `textureLod` at a random LOD and at 0 with the layer
+/// random in [−1, 4] (clamp(RNE(r), 0, 2)) and `texelFetch` of a random
+/// layer, all TEXC with the array bit, nearest and linear, Repeat and
+/// Clamp to Border, on G52 and G72, against the reference sampler (same
+/// bound as above).
+#[test]
+fn array_textures_match_the_reference_sampler() {
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("texture_array.comp.spv", model);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+        assert_eq!(text.matches("+TEXC ").count(), 3, "{text}");
+        for (k, (linear, mode)) in [
+            (false, AddressMode::Repeat),
+            (true, AddressMode::Repeat),
+            (false, AddressMode::ClampToBorder),
+            (true, AddressMode::ClampToBorder),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut rng = Rng(0xa77a + k as u64);
+            let mut gpu = SimGpu::new(model);
+            let layers: Vec<Image> = (0..3)
+                .map(|_| Image {
+                    width: 5,
+                    height: 3,
+                    texels: (0..15)
+                        .map(|_| {
+                            let v = rng.next();
+                            [v as u8, (v >> 8) as u8, (v >> 16) as u8, (v >> 24) as u8]
+                        })
+                        .collect(),
+                    format: ImageFormat::Rgba8Unorm,
+                })
+                .collect();
+            let buf = gpu.alloc(3 * 64);
+            for (l, img) in layers.iter().enumerate() {
+                for (i, t) in img.texels.iter().enumerate() {
+                    gpu.write(buf.va + 64 * l as u64 + 4 * i as u64, t);
+                }
+            }
+            let desc = TextureDesc {
+                address: buf.va,
+                width: 5,
+                height: 3,
+                row_stride: 20,
+                layout: TexelLayout::Linear,
+                format: TexelFormat::Rgba8Unorm,
+                layers: 3,
+                layer_stride: 64,
+            };
+            let mut sampler = Sampler::simple(linear, mode);
+            sampler.border = BorderColor::OpaqueWhite;
+            let oracle = Bindings::default();
+            let mut queries = Vec::new();
+            let mut want = Vec::new();
+            for _ in 0..INVOCATIONS {
+                let st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
+                let layer = rng.unit() * 5.0 - 1.0;
+                let lod = rng.unit() * 2.0;
+                let texel = [(rng.next() % 5) as i32, (rng.next() % 3) as i32];
+                let ilayer = (rng.next() % 3) as i32;
+                for w in [
+                    st[0].to_bits(),
+                    st[1].to_bits(),
+                    layer.to_bits(),
+                    lod.to_bits(),
+                ] {
+                    queries.extend_from_slice(&w.to_le_bytes());
+                }
+                for w in [texel[0], texel[1], ilayer, 0] {
+                    queries.extend_from_slice(&w.to_le_bytes());
+                }
+                let img = &layers[bifrost_vk::testing::sampler::array_layer(layer, 3)];
+                want.push(
+                    oracle
+                        .sample(img, &sampler, st[0], st[1], Some(lod))
+                        .unwrap(),
+                );
+                want.push(
+                    oracle
+                        .sample(img, &sampler, st[0], st[1], Some(0.0))
+                        .unwrap(),
+                );
+                want.push(
+                    oracle
+                        .fetch(&layers[ilayer as usize], texel[0], texel[1], 0)
+                        .unwrap(),
+                );
+            }
+            let qbuf = gpu.alloc(queries.len() as u64);
+            gpu.write(qbuf.va, &queries);
+            let out_bytes = u64::from(INVOCATIONS) * 48;
+            let obuf = gpu.alloc(out_bytes);
+            let words = fau_words(&binary, |b| match b {
+                (0, 3) => (qbuf.va, queries.len() as u64),
+                (0, 4) => (obuf.va, out_bytes),
+                _ => panic!("unexpected binding {b:?}"),
+            });
+            let code = gpu.upload(&binary);
+            let smp = hw_sampler(&sampler);
+            gpu.run_chain(|chain, pool, arch| {
+                let tables = write_texture_tables(pool, arch, &[Some(desc)], &[Some(smp)])?;
+                let job = ComputeJob {
+                    binary: &binary,
+                    code,
+                    push_uniforms: &words,
+                    local_size: [16, 1, 1],
+                    groups: [INVOCATIONS / 16, 1, 1],
+                    ubos: &[],
+                    attributes: None::<AttributeTables>,
+                    push_buffer: None,
+                };
+                add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+                Ok(true)
+            })
+            .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+            let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
+            for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                let exact = i % 3 == 2 || !linear;
+                for c in 0..4 {
+                    let ok = if exact {
+                        g[c] == w[c]
+                    } else {
+                        (f64::from(g[c]) - f64::from(w[c])).abs() <= 2f64.powi(-22)
+                    };
+                    assert!(
+                        ok,
+                        "{model:?} {mode:?} linear {linear}: result {i}: sim {g:?} reference {w:?}"
+                    );
+                }
+            }
+            compared += got.len();
+        }
+    }
+    assert_eq!(compared, 2 * 4 * 32 * 12);
+}
