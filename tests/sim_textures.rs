@@ -25,11 +25,12 @@ use bifrost_vk::compiler::bifrost::{Options, compile};
 use bifrost_vk::compiler::ir::Stage;
 use bifrost_vk::compiler::passes::lower_sysvals;
 use bifrost_vk::compiler::spirv;
+use bifrost_vk::hw::Arch;
 use bifrost_vk::jm::compute::add_compute_job_with_textures;
 use bifrost_vk::jm::texture::{
     SamplerDesc, TexelFormat, TexelLayout, TextureDesc, WrapMode, write_texture_tables,
 };
-use bifrost_vk::jm::{AttributeTables, ComputeJob};
+use bifrost_vk::jm::{AttributeTables, ComputeJob, GpuPool, JmResult, JobChain};
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::testing::SimGpu;
 use bifrost_vk::testing::sampler::{
@@ -37,6 +38,33 @@ use bifrost_vk::testing::sampler::{
 };
 
 const INVOCATIONS: u32 = 32;
+
+/// The Texture and Sampler tables of `textures` and `samplers` and one
+/// COMPUTE job of `groups` workgroups of 16 invocations running the
+/// uploaded `binary` with its push-uniform `words` and those tables (the
+/// job's index in the chain).
+fn textured_dispatch(
+    chain: &mut JobChain,
+    pool: &mut GpuPool,
+    arch: Arch,
+    (binary, code, words): (&ShaderBinary, u64, &[u64]),
+    textures: &[Option<TextureDesc>],
+    samplers: &[Option<SamplerDesc>],
+    groups: u32,
+) -> JmResult<u16> {
+    let tables = write_texture_tables(pool, arch, textures, samplers)?;
+    let job = ComputeJob {
+        binary,
+        code,
+        push_uniforms: words,
+        local_size: [16, 1, 1],
+        groups: [groups, 1, 1],
+        ubos: &[],
+        attributes: None::<AttributeTables>,
+        push_buffer: None,
+    };
+    add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])
+}
 
 /// A small deterministic generator (xorshift64*).
 struct Rng(u64);
@@ -260,18 +288,15 @@ fn run_case(
         Some(hw_sampler(&samplers[1])),
     ];
     gpu.run_chain(|chain, pool, arch| {
-        let tables = write_texture_tables(pool, arch, &textures, &hw_samplers)?;
-        let job = ComputeJob {
-            binary,
-            code,
-            push_uniforms: &words,
-            local_size: [16, 1, 1],
-            groups: [INVOCATIONS / 16, 1, 1],
-            ubos: &[],
-            attributes: None::<AttributeTables>,
-            push_buffer: None,
-        };
-        add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+        textured_dispatch(
+            chain,
+            pool,
+            arch,
+            (binary, code, &words),
+            &textures,
+            &hw_samplers,
+            INVOCATIONS / 16,
+        )?;
         Ok(true)
     })
     .unwrap_or_else(|e| panic!("{model:?}: {e}"));
@@ -356,18 +381,15 @@ fn a_missing_texture_descriptor_faults_the_job() {
             wrap: [WrapMode::Repeat; 2],
             border: [0.0; 4],
         };
-        let tables = write_texture_tables(pool, arch, &[Some(desc)], &[Some(smp)])?;
-        let job = ComputeJob {
-            binary: &binary,
-            code,
-            push_uniforms: &words,
-            local_size: [16, 1, 1],
-            groups: [1, 1, 1],
-            ubos: &[],
-            attributes: None::<AttributeTables>,
-            push_buffer: None,
-        };
-        add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+        textured_dispatch(
+            chain,
+            pool,
+            arch,
+            (&binary, code, &words),
+            &[Some(desc)],
+            &[Some(smp)],
+            1,
+        )?;
         Ok(true)
     });
     let e = r.expect_err("the job must fault");
@@ -446,23 +468,15 @@ fn integer_textures_match_the_reference_sampler() {
             let code = gpu.upload(&binary);
             let smp = hw_sampler(&sampler);
             gpu.run_chain(|chain, pool, arch| {
-                let tables = write_texture_tables(
+                textured_dispatch(
+                    chain,
                     pool,
                     arch,
+                    (&binary, code, &words),
                     &[Some(udesc), Some(idesc)],
                     &[Some(smp), Some(smp)],
+                    INVOCATIONS / 16,
                 )?;
-                let job = ComputeJob {
-                    binary: &binary,
-                    code,
-                    push_uniforms: &words,
-                    local_size: [16, 1, 1],
-                    groups: [INVOCATIONS / 16, 1, 1],
-                    ubos: &[],
-                    attributes: None::<AttributeTables>,
-                    push_buffer: None,
-                };
-                add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
                 Ok(true)
             })
             .unwrap_or_else(|e| panic!("{model:?} {mode:?}: {e}"));
@@ -508,23 +522,15 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
             border: [0.0; 4],
         };
         let r = gpu.run_chain(|chain, pool, arch| {
-            let tables = write_texture_tables(
+            textured_dispatch(
+                chain,
                 pool,
                 arch,
+                (&binary, code, &words),
                 &[Some(desc), Some(desc)],
                 &[Some(smp), None, Some(smp)],
+                1,
             )?;
-            let job = ComputeJob {
-                binary: &binary,
-                code,
-                push_uniforms: &words,
-                local_size: [16, 1, 1],
-                groups: [1, 1, 1],
-                ubos: &[],
-                attributes: None::<AttributeTables>,
-                push_buffer: None,
-            };
-            add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
             Ok(true)
         });
         // A float read of an integer texture faults; so does linear
@@ -565,26 +571,18 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
         border: [0.0; 4],
     };
     let r = gpu.run_chain(|chain, pool, arch| {
-        let tables = write_texture_tables(
+        textured_dispatch(
+            chain,
             pool,
             arch,
+            (&binary, code, &words),
             &[
                 Some(desc(TexelFormat::Rgba8Uint)),
                 Some(desc(TexelFormat::Rgba8Sint)),
             ],
             &[Some(smp), Some(smp)],
+            1,
         )?;
-        let job = ComputeJob {
-            binary: &binary,
-            code,
-            push_uniforms: &words,
-            local_size: [16, 1, 1],
-            groups: [1, 1, 1],
-            ubos: &[],
-            attributes: None::<AttributeTables>,
-            push_buffer: None,
-        };
-        add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
         Ok(true)
     });
     assert!(
@@ -637,23 +635,15 @@ fn bad_texture_descriptors_fault_the_job() {
             };
             let r = gpu.run_chain_edited(
                 |chain, pool, arch| {
-                    let tables = write_texture_tables(
+                    textured_dispatch(
+                        chain,
                         pool,
                         arch,
+                        (&binary, code, &words),
                         &[Some(desc), Some(desc)],
                         &[Some(smp), None, Some(smp)],
+                        1,
                     )?;
-                    let job = ComputeJob {
-                        binary: &binary,
-                        code,
-                        push_uniforms: &words,
-                        local_size: [16, 1, 1],
-                        groups: [1, 1, 1],
-                        ubos: &[],
-                        attributes: None::<AttributeTables>,
-                        push_buffer: None,
-                    };
-                    add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
                     Ok(true)
                 },
                 |sim, head| {
@@ -786,18 +776,15 @@ fn array_textures_match_the_reference_sampler() {
             let code = gpu.upload(&binary);
             let smp = hw_sampler(&sampler);
             gpu.run_chain(|chain, pool, arch| {
-                let tables = write_texture_tables(pool, arch, &[Some(desc)], &[Some(smp)])?;
-                let job = ComputeJob {
-                    binary: &binary,
-                    code,
-                    push_uniforms: &words,
-                    local_size: [16, 1, 1],
-                    groups: [INVOCATIONS / 16, 1, 1],
-                    ubos: &[],
-                    attributes: None::<AttributeTables>,
-                    push_buffer: None,
-                };
-                add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])?;
+                textured_dispatch(
+                    chain,
+                    pool,
+                    arch,
+                    (&binary, code, &words),
+                    &[Some(desc)],
+                    &[Some(smp)],
+                    INVOCATIONS / 16,
+                )?;
                 Ok(true)
             })
             .unwrap_or_else(|e| panic!("{model:?}: {e}"));
