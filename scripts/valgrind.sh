@@ -11,7 +11,7 @@
 # is what lets valgrind run it at all (docs/DEPENDENCIES.md).
 #
 # Usage: scripts/valgrind.sh          (after scripts/install-deps.sh)
-# Takes about eight minutes once the tests are built (the simulator runs
+# Takes two to three minutes once the tests are built (the simulator runs
 # every job under memcheck).
 set -euo pipefail
 cd "$(dirname "$0")/.."
