@@ -2827,6 +2827,18 @@ struct MsaaCounts {
     on_edges: usize,
 }
 
+impl MsaaCounts {
+    /// Adds one scene's counts (the worst resolve error is the larger).
+    fn add(&mut self, c: &MsaaCounts) {
+        self.samples_compared += c.samples_compared;
+        self.samples_covered += c.samples_covered;
+        self.mixed_pixels += c.mixed_pixels;
+        self.worst_resolve = self.worst_resolve.max(c.worst_resolve);
+        self.left_out += c.left_out;
+        self.on_edges += c.on_edges;
+    }
+}
+
 /// Renders `scene` (4×) on `model` twice — every sample stored, then the
 /// resolved surface — and compares both with the reference (pixels with a
 /// sample on a triangle edge left out: the FBD's tie-break rule and the
@@ -2980,12 +2992,7 @@ fn msaa_4x_random_triangles_match_the_reference_rasterizer() {
             let data = msaa_triangles(&mut rng, 24, &[1.0]);
             let scene = msaa_scene(&vs, &fs, data, &mut rng, Interpolation::Flat);
             let c = msaa_scene_matches(model, &scene, 0, 0.999_999);
-            total.samples_compared += c.samples_compared;
-            total.samples_covered += c.samples_covered;
-            total.mixed_pixels += c.mixed_pixels;
-            total.worst_resolve = total.worst_resolve.max(c.worst_resolve);
-            total.left_out += c.left_out;
-            total.on_edges += c.on_edges;
+            total.add(&c);
         }
     }
     eprintln!("{total:?}");
@@ -3014,12 +3021,7 @@ fn msaa_4x_depth_tested_scene_matches_the_reference_rasterizer() {
             let data = msaa_triangles(&mut rng, 16, &[0.5, 1.0, 2.0, 4.0]);
             let scene = msaa_scene(&vs, &fs, data, &mut rng, Interpolation::Smooth);
             let c = msaa_scene_matches(model, &scene, 1, 1.5);
-            total.samples_compared += c.samples_compared;
-            total.samples_covered += c.samples_covered;
-            total.mixed_pixels += c.mixed_pixels;
-            total.worst_resolve = total.worst_resolve.max(c.worst_resolve);
-            total.left_out += c.left_out;
-            total.on_edges += c.on_edges;
+            total.add(&c);
         }
     }
     eprintln!("{total:?}");
@@ -3430,10 +3432,7 @@ fn msaa_4x_packed_unorm_formats_resolve_like_the_vulkan_rules() {
             let mut scene = msaa_scene(&vs, &fs, data, &mut rng, Interpolation::Flat);
             scene.format = format;
             let c = msaa_scene_matches(SimModel::G52, &scene, 0, 0.999_999);
-            total.samples_compared += c.samples_compared;
-            total.samples_covered += c.samples_covered;
-            total.mixed_pixels += c.mixed_pixels;
-            total.worst_resolve = total.worst_resolve.max(c.worst_resolve);
+            total.add(&c);
         }
     }
     eprintln!("{total:?}");

@@ -17,12 +17,10 @@ const N: u32 = 64;
 fn run(model: &str) {
     let gpu = Gpu::model_with(model, &[c"VK_KHR_shader_non_semantic_info"]);
     let d = &gpu.device;
-    let compute = vk::ShaderStageFlags::COMPUTE;
     let ssbo = vk::DescriptorType::STORAGE_BUFFER;
-    let set_layout = objects::set_layout(d, &[(0, ssbo), (1, ssbo)], compute);
-    let layout = objects::pipeline_layout(d, &[set_layout], 4, compute);
-    let module = objects::shader_module(d, SHADER);
-    let pipeline = objects::compute_pipeline(d, module, layout, "debug_info.comp");
+    let program =
+        objects::ComputeProgram::new(d, &[(0, ssbo), (1, ssbo)], 4, SHADER, "debug_info.comp");
+    let (pipeline, layout, set_layout) = (program.pipeline, program.layout, program.set_layout);
     let input = Buf::new(d, 4 * u64::from(N), vk::BufferUsageFlags::STORAGE_BUFFER);
     let output = Buf::new(d, 4 * u64::from(N), vk::BufferUsageFlags::STORAGE_BUFFER);
     let values: Vec<u32> = (0..N).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
@@ -58,11 +56,8 @@ fn run(model: &str) {
     unsafe {
         d.destroy_command_pool(cmd_pool, None);
         d.destroy_descriptor_pool(pool, None);
-        d.destroy_pipeline(pipeline, None);
-        d.destroy_pipeline_layout(layout, None);
-        d.destroy_descriptor_set_layout(set_layout, None);
-        d.destroy_shader_module(module, None);
     }
+    program.destroy(d);
     input.destroy(d);
     output.destroy(d);
 }

@@ -43,13 +43,16 @@ fn items() -> Vec<Item> {
 fn run(model: &str) {
     let gpu = Gpu::model_with(model, &[c"VK_EXT_scalar_block_layout"]);
     let d = &gpu.device;
-    let compute = vk::ShaderStageFlags::COMPUTE;
     let ssbo = vk::DescriptorType::STORAGE_BUFFER;
     let ubo = vk::DescriptorType::UNIFORM_BUFFER;
-    let set_layout = objects::set_layout(d, &[(0, ssbo), (1, ssbo), (2, ubo)], compute);
-    let layout = objects::pipeline_layout(d, &[set_layout], 16, compute);
-    let module = objects::shader_module(d, SHADER);
-    let pipeline = objects::compute_pipeline(d, module, layout, "scalar_layout.comp");
+    let program = objects::ComputeProgram::new(
+        d,
+        &[(0, ssbo), (1, ssbo), (2, ubo)],
+        16,
+        SHADER,
+        "scalar_layout.comp",
+    );
+    let (pipeline, layout, set_layout) = (program.pipeline, program.layout, program.set_layout);
 
     let input = Buf::new(d, 24 * N as u64, vk::BufferUsageFlags::STORAGE_BUFFER);
     let output = Buf::new(d, 12 * N as u64 + 64, vk::BufferUsageFlags::STORAGE_BUFFER);
@@ -112,11 +115,8 @@ fn run(model: &str) {
     unsafe {
         d.destroy_command_pool(cmd_pool, None);
         d.destroy_descriptor_pool(pool, None);
-        d.destroy_pipeline(pipeline, None);
-        d.destroy_pipeline_layout(layout, None);
-        d.destroy_descriptor_set_layout(set_layout, None);
-        d.destroy_shader_module(module, None);
     }
+    program.destroy(d);
     for buf in [&input, &output, &uniform] {
         buf.destroy(d);
     }

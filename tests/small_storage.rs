@@ -87,13 +87,16 @@ fn run(model: &str, spirv: &[u8]) {
         ],
     );
     let d = &gpu.device;
-    let compute = vk::ShaderStageFlags::COMPUTE;
     let ssbo = vk::DescriptorType::STORAGE_BUFFER;
     let ubo = vk::DescriptorType::UNIFORM_BUFFER;
-    let set_layout = objects::set_layout(d, &[(0, ssbo), (1, ssbo), (2, ssbo), (3, ubo)], compute);
-    let layout = objects::pipeline_layout(d, &[set_layout], 4, compute);
-    let module = objects::shader_module(d, spirv);
-    let pipeline = objects::compute_pipeline(d, module, layout, "small_storage.comp");
+    let program = objects::ComputeProgram::new(
+        d,
+        &[(0, ssbo), (1, ssbo), (2, ssbo), (3, ubo)],
+        4,
+        spirv,
+        "small_storage.comp",
+    );
+    let (pipeline, layout, set_layout) = (program.pipeline, program.layout, program.set_layout);
 
     let inp = inputs();
     // std430 offsets from the module's decorations: u8 0, i8 64, u16 128,
@@ -177,11 +180,8 @@ fn run(model: &str, spirv: &[u8]) {
     unsafe {
         d.destroy_command_pool(cmd_pool, None);
         d.destroy_descriptor_pool(pool, None);
-        d.destroy_pipeline(pipeline, None);
-        d.destroy_pipeline_layout(layout, None);
-        d.destroy_descriptor_set_layout(set_layout, None);
-        d.destroy_shader_module(module, None);
     }
+    program.destroy(d);
     for b in [&src, &words, &small, &uniform] {
         b.destroy(d);
     }

@@ -216,6 +216,37 @@ pub fn array_layer(r: f32, layers: usize) -> usize {
     }
 }
 
+/// Whether `sampler` filters linearly at level of detail `lod` (`None`:
+/// implicit): λ = clamp(λbase, minLod, maxLod) (no bias), magnified when
+/// λ ≤ 0; an implicit LOD is modelled only when both filters agree.
+fn filter_is_linear(sampler: &Sampler, lod: Option<f32>) -> Result<bool, String> {
+    match lod {
+        Some(l) => {
+            if sampler.min_lod > sampler.max_lod || l.is_nan() {
+                return Err("λ undefined (minLod > maxLod or a NaN LOD)".into());
+            }
+            Ok(if l.clamp(sampler.min_lod, sampler.max_lod) <= 0.0 {
+                sampler.mag_linear
+            } else {
+                sampler.min_linear
+            })
+        }
+        None if sampler.mag_linear == sampler.min_linear => Ok(sampler.mag_linear),
+        None => Err("implicit LOD with different min and mag filters".into()),
+    }
+}
+
+/// "Unnormalized Texel Coordinate Operations": (u, v) = (s × width,
+/// t × height), finite.
+fn unnormalized(image: &Image, s: f32, t: f32) -> Result<(f64, f64), String> {
+    let u = f64::from(s) * f64::from(image.width);
+    let v = f64::from(t) * f64::from(image.height);
+    if !(u.is_finite() && v.is_finite()) {
+        return Err("non-finite coordinate".into());
+    }
+    Ok((u, v))
+}
+
 impl Bindings {
     /// `OpImageSample*Lod` with normalized (s, t) and level of detail
     /// `lod` (`None`: implicit). Four floats.
@@ -227,29 +258,8 @@ impl Bindings {
         t: f32,
         lod: Option<f32>,
     ) -> Result<[f32; 4], String> {
-        let linear = match lod {
-            Some(l) => {
-                // λ = clamp(λbase, minLod, maxLod) (no bias); magnified
-                // when λ ≤ 0.
-                if sampler.min_lod > sampler.max_lod || l.is_nan() {
-                    return Err("λ undefined (minLod > maxLod or a NaN LOD)".into());
-                }
-                let l = l.clamp(sampler.min_lod, sampler.max_lod);
-                if l <= 0.0 {
-                    sampler.mag_linear
-                } else {
-                    sampler.min_linear
-                }
-            }
-            None if sampler.mag_linear == sampler.min_linear => sampler.mag_linear,
-            None => return Err("implicit LOD with different min and mag filters".into()),
-        };
-        // "Unnormalized Texel Coordinate Operations": u = s × width.
-        let u = f64::from(s) * f64::from(image.width);
-        let v = f64::from(t) * f64::from(image.height);
-        if !(u.is_finite() && v.is_finite()) {
-            return Err("non-finite coordinate".into());
-        }
+        let linear = filter_is_linear(sampler, lod)?;
+        let (u, v) = unnormalized(image, s, t)?;
         let border = sampler.border.rgba().map(f64::from);
         let fetch = |i: i64, j: i64| -> [f64; 4] {
             match (
@@ -309,26 +319,10 @@ impl Bindings {
         t: f32,
         lod: Option<f32>,
     ) -> Result<[u32; 4], String> {
-        let linear = match lod {
-            Some(l) if !l.is_nan() && sampler.min_lod <= sampler.max_lod => {
-                if l.clamp(sampler.min_lod, sampler.max_lod) <= 0.0 {
-                    sampler.mag_linear
-                } else {
-                    sampler.min_linear
-                }
-            }
-            Some(_) => return Err("λ undefined".into()),
-            None if sampler.mag_linear == sampler.min_linear => sampler.mag_linear,
-            None => return Err("implicit LOD with different min and mag filters".into()),
-        };
-        if linear {
+        if filter_is_linear(sampler, lod)? {
             return Err("linear filtering of an integer format".into());
         }
-        let u = f64::from(s) * f64::from(image.width);
-        let v = f64::from(t) * f64::from(image.height);
-        if !(u.is_finite() && v.is_finite()) {
-            return Err("non-finite coordinate".into());
-        }
+        let (u, v) = unnormalized(image, s, t)?;
         match (
             wrap(
                 sampler.address[0],

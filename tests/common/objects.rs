@@ -98,6 +98,48 @@ pub fn compute_pipeline(
     .unwrap_or_else(|(_, e)| panic!("{what}: vkCreateComputePipelines: {e:?}"))[0]
 }
 
+/// A compute pipeline with its own objects: one descriptor set layout of
+/// `bindings`, a layout with `push_bytes` of push constants, the module.
+pub struct ComputeProgram {
+    pub set_layout: vk::DescriptorSetLayout,
+    pub layout: vk::PipelineLayout,
+    pub module: vk::ShaderModule,
+    pub pipeline: vk::Pipeline,
+}
+
+impl ComputeProgram {
+    pub fn new(
+        d: &ash::Device,
+        bindings: &[(u32, vk::DescriptorType)],
+        push_bytes: u32,
+        spirv: &[u8],
+        what: &str,
+    ) -> ComputeProgram {
+        let compute = vk::ShaderStageFlags::COMPUTE;
+        let set_layout = set_layout(d, bindings, compute);
+        let layout = pipeline_layout(d, &[set_layout], push_bytes, compute);
+        let module = shader_module(d, spirv);
+        let pipeline = compute_pipeline(d, module, layout, what);
+        ComputeProgram {
+            set_layout,
+            layout,
+            module,
+            pipeline,
+        }
+    }
+
+    /// Destroys the four objects (the GPU is idle).
+    pub fn destroy(&self, d: &ash::Device) {
+        // SAFETY: valid handles no pending work uses.
+        unsafe {
+            d.destroy_pipeline(self.pipeline, None);
+            d.destroy_pipeline_layout(self.layout, None);
+            d.destroy_descriptor_set_layout(self.set_layout, None);
+            d.destroy_shader_module(self.module, None);
+        }
+    }
+}
+
 /// A query pool of `count` queries of type `ty`.
 pub fn query_pool(d: &ash::Device, ty: vk::QueryType, count: u32) -> vk::QueryPool {
     // SAFETY: valid create info.

@@ -92,6 +92,11 @@ fn tuple_consts(t: &STuple) -> TupleConsts {
     }
 }
 
+/// A tuple's constant set: the one the scheduler kept in it, else computed.
+fn kept_consts(t: &STuple) -> TupleConsts {
+    t.consts.unwrap_or_else(|| tuple_consts(t))
+}
+
 /// Distinct constant sets of the clause's tuples (an upper bound of the
 /// 64-bit constant slots the packer needs), the last tuple's being
 /// `last` (the others' are kept in them once the scheduler has accepted
@@ -103,11 +108,7 @@ fn const_count(tuples: &[STuple], last: TupleConsts) -> usize {
     let mut extra = 0usize;
     let end = tuples.len().saturating_sub(1);
     for (i, t) in tuples.iter().enumerate() {
-        let set = match t.consts {
-            _ if i == end => last,
-            Some(c) => c,
-            None => tuple_consts(t),
-        };
+        let set = if i == end { last } else { kept_consts(t) };
         let set = match set {
             TupleConsts::None => continue,
             TupleConsts::Over => {
@@ -256,10 +257,7 @@ impl Builder {
             && *blk == block
             && br.is_none()
             && tuples.len() < 8
-            && const_count(
-                tuples,
-                tuples.last().map_or(TupleConsts::None, tuple_consts),
-            ) == 0
+            && const_count(tuples, tuples.last().map_or(TupleConsts::None, kept_consts)) == 0
             && !tuples.iter().any(|t| {
                 [&t.fma, &t.add]
                     .into_iter()
