@@ -1,4 +1,4 @@
-//! `bifrost-shaderdb [--compare DIR] [--runs N] [--min] [--dump-code] FILE.spv...`: shader-db-like
+//! `bifrost-shaderdb [--compare DIR] [--runs N] [--min] [--dump-code] [--disasm] FILE.spv...`: shader-db-like
 //! statistics of our Bifrost compiler.
 //!
 //! For every SPIR-V file and every variant the driver compiles (a compute
@@ -30,7 +30,8 @@
 //!
 //! `--dump-code` adds a line `code NAME VARIANT HEX` after each row: the
 //! variant's bytes (identical bytes are the proof that a compile-speed
-//! change left the code alone).
+//! change left the code alone). `--disasm` prints each variant's
+//! disassembly after its row instead.
 //!
 //! A shader we do not compile (an unsupported feature) is reported on its
 //! row and left out of the totals. Exit status: 0, or 2 on usage errors and
@@ -154,19 +155,22 @@ struct Args {
     /// Print each variant's code as hex (to check that a compiler change
     /// leaves the bytes alone).
     dump_code: bool,
+    /// Print each variant's disassembly (to read the code we make).
+    disasm: bool,
     /// Report the fastest run instead of the median (steadier on a loaded
     /// machine, where other processes preempt some runs).
     min: bool,
     files: Vec<PathBuf>,
 }
 
-const USAGE: &str = "usage: bifrost-shaderdb [--compare MESA_SHADER_DIR] [--runs N] [--min] [--dump-code] FILE.spv...";
+const USAGE: &str = "usage: bifrost-shaderdb [--compare MESA_SHADER_DIR] [--runs N] [--min] [--dump-code] [--disasm] FILE.spv...";
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         compare: None,
         runs: 5,
         dump_code: false,
+        disasm: false,
         min: false,
         files: Vec::new(),
     };
@@ -175,6 +179,7 @@ fn parse_args() -> Result<Args, String> {
         match a.as_str() {
             "-h" | "--help" => return Err(String::new()),
             "--dump-code" => args.dump_code = true,
+            "--disasm" => args.disasm = true,
             "--min" => args.min = true,
             "--compare" => {
                 args.compare = Some(it.next().ok_or("--compare needs a directory")?.into())
@@ -394,6 +399,12 @@ fn main() -> ExitCode {
                     if args.dump_code {
                         let hex: String = binary.code.iter().map(|b| format!("{b:02x}")).collect();
                         println!("code {name} {} {hex}", variant.name());
+                    }
+                    if args.disasm {
+                        match bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code) {
+                            Ok(text) => print!("{text}"),
+                            Err(e) => println!("(disassembly failed: {e:?})"),
+                        }
                     }
                 }
                 Err(e) => {
