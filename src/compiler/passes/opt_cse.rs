@@ -19,35 +19,38 @@ impl Shader {
     }
 }
 
-/// Everything that makes two pure instructions compute the same value.
-#[derive(Clone, PartialEq, Eq, Hash)]
-enum Key {
-    Const(ValueType, Small<u64>),
-    Alu(AluOp, ValueType, Small<Value>),
-    Vec(ValueType, Small<Value>),
-    Swizzle(ValueType, Value, Small<u8>),
-    Load(Intrinsic, ValueType, Small<Value>),
+/// Everything that makes two pure instructions compute the same value:
+/// what the instruction is (with its result type and number of items) and
+/// its items (constant components, sources as value ids, swizzle
+/// components), zero-padded. Every IR vector has at most four components,
+/// so four items hold every `const`, `vec` and `swizzle`; an ALU op or a
+/// load with more than four sources is left alone. Plain data: hashing and
+/// comparing it touch no heap, and dropping the table drops nothing.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Key {
+    head: Head,
+    items: [u64; 4],
 }
 
-/// A short list held inline (no allocation for the usual one to four
-/// sources or components); longer ones on the heap. Each length has one
-/// representation, so the derived equality and hash are the list's.
-#[derive(Clone, PartialEq, Eq, Hash)]
-enum Small<T> {
-    Inline(u8, [T; 4]),
-    Heap(Vec<T>),
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Head {
+    Const(ValueType, u8),
+    Alu(AluOp, ValueType, u8),
+    Vec(ValueType, u8),
+    Swizzle(ValueType, Value, u8),
+    Load(Intrinsic, ValueType, u8),
 }
 
-impl<T: Copy> Small<T> {
-    fn new(items: &[T], filler: T) -> Small<T> {
-        if items.len() <= 4 {
-            let mut a = [filler; 4];
-            a[..items.len()].copy_from_slice(items);
-            Small::Inline(items.len() as u8, a)
-        } else {
-            Small::Heap(items.to_vec())
-        }
+/// `items` zero-padded to four, or `None` if there are more.
+fn padded<T: Copy>(items: &[T], widen: impl Fn(T) -> u64) -> Option<(u8, [u64; 4])> {
+    if items.len() > 4 {
+        return None;
     }
+    let mut out = [0u64; 4];
+    for (o, &i) in out.iter_mut().zip(items) {
+        *o = widen(i);
+    }
+    Some((items.len() as u8, out))
 }
 
 fn is_commutative(op: AluOp) -> bool {
@@ -78,26 +81,27 @@ fn is_commutative(op: AluOp) -> bool {
 fn key(instr: &Instr, values: &[ValueType]) -> Option<Key> {
     let [d] = instr.dsts[..] else { return None };
     let ty = *values.get(d.index())?;
-    let vals = |v: &[Value]| Small::new(v, Value(0));
-    Some(match &instr.op {
-        Op::Const(c) => Key::Const(ty, Small::new(&c.values, 0)),
-        Op::Alu(a) => {
-            let srcs = if is_commutative(a.op) && a.srcs.len() <= 4 {
-                let mut sorted = [Value(0); 4];
-                sorted[..a.srcs.len()].copy_from_slice(&a.srcs);
-                sorted[..a.srcs.len()].sort();
-                vals(&sorted[..a.srcs.len()])
-            } else if is_commutative(a.op) {
-                let mut sorted = a.srcs.clone();
-                sorted.sort();
-                vals(&sorted)
-            } else {
-                vals(&a.srcs)
-            };
-            Key::Alu(a.op, ty, srcs)
+    let vals = |v: &[Value]| padded(v, |v| u64::from(v.0));
+    let (head, items) = match &instr.op {
+        Op::Const(c) => {
+            let (n, items) = padded(&c.values, |x| x)?;
+            (Head::Const(ty, n), items)
         }
-        Op::Vec(v) => Key::Vec(ty, vals(&v.srcs)),
-        Op::Swizzle(sw) => Key::Swizzle(ty, sw.src, Small::new(&sw.comps, 0)),
+        Op::Alu(a) => {
+            let (n, mut items) = vals(&a.srcs)?;
+            if is_commutative(a.op) {
+                items[..usize::from(n)].sort_unstable();
+            }
+            (Head::Alu(a.op, ty, n), items)
+        }
+        Op::Vec(v) => {
+            let (n, items) = vals(&v.srcs)?;
+            (Head::Vec(ty, n), items)
+        }
+        Op::Swizzle(sw) => {
+            let (n, items) = padded(&sw.comps, u64::from)?;
+            (Head::Swizzle(ty, sw.src, n), items)
+        }
         Op::Intrinsic(i) => match i.kind {
             Intrinsic::LoadInput { .. }
             | Intrinsic::LoadAttribute { .. }
@@ -105,16 +109,23 @@ fn key(instr: &Instr, values: &[ValueType]) -> Option<Key> {
             | Intrinsic::LoadPushConstant { .. }
             | Intrinsic::LoadUniform { .. }
             | Intrinsic::LoadUbo { .. }
-            | Intrinsic::BufferSize { .. } => Key::Load(i.kind, ty, vals(&i.srcs)),
+            | Intrinsic::BufferSize { .. } => {
+                let (n, items) = vals(&i.srcs)?;
+                (Head::Load(i.kind, ty, n), items)
+            }
             _ => return None,
         },
         _ => return None,
-    })
+    };
+    Some(Key { head, items })
 }
 
 struct Cse<'a> {
     values: &'a [ValueType],
     table: FxHashMap<Key, Value>,
+    /// Keys entered inside the nested regions being walked, innermost
+    /// last: each region forgets its own when it ends.
+    undo: Vec<Key>,
     subst: Subst,
 }
 
@@ -123,6 +134,7 @@ fn opt_cse(s: &mut Shader) -> bool {
     let mut cse = Cse {
         values: &s.values,
         table: FxHashMap::with_capacity_and_hasher(s.values.len(), Default::default()),
+        undo: Vec::new(),
         subst: Subst::new(s),
     };
     cse.region(&mut body, false);
@@ -136,7 +148,7 @@ impl Cse<'_> {
     /// CSE over `region`; a `nested` region's definitions are forgotten at
     /// its end (the body's need no undo log, nor copies of their keys).
     fn region(&mut self, region: &mut Region, nested: bool) {
-        let mut added = Vec::new();
+        let mark = self.undo.len();
         for instr in &mut region.instrs {
             for src in instr.srcs_mut() {
                 *src = self.subst.get(*src);
@@ -154,7 +166,7 @@ impl Cse<'_> {
                             Entry::Occupied(prev) => self.subst.replace(instr.dsts[0], *prev.get()),
                             Entry::Vacant(slot) => {
                                 if nested {
-                                    added.push(slot.key().clone());
+                                    self.undo.push(*slot.key());
                                 }
                                 slot.insert(instr.dsts[0]);
                             }
@@ -163,7 +175,7 @@ impl Cse<'_> {
                 }
             }
         }
-        for k in added {
+        for k in self.undo.drain(mark..) {
             self.table.remove(&k);
         }
     }
