@@ -74,10 +74,14 @@ impl Algebraic<'_> {
         vec![x & ty.mask(); ty.comps as usize]
     }
 
+    /// Rewrites `region` in place; instructions move only when one is
+    /// dropped (a copy) or a new constant goes in.
     fn region(&mut self, region: &mut Region) {
-        let old = std::mem::take(&mut region.instrs);
-        region.instrs.reserve(old.len());
-        for mut instr in old {
+        // Indices of dropped instructions, and new constants with the index
+        // of the instruction they go before.
+        let mut dropped: Vec<usize> = Vec::new();
+        let mut added: Vec<(usize, Instr)> = Vec::new();
+        for (i, instr) in region.instrs.iter_mut().enumerate() {
             for src in instr.srcs_mut() {
                 *src = self.subst.get(*src);
             }
@@ -93,6 +97,7 @@ impl Algebraic<'_> {
                         Some(Rewrite::Copy(v)) => {
                             self.subst.replace(d, v);
                             self.progress = true;
+                            dropped.push(i);
                             continue;
                         }
                         Some(Rewrite::Const(values)) => {
@@ -106,11 +111,14 @@ impl Algebraic<'_> {
                             let c = self.shader.new_value(self.shader.ty(d));
                             self.consts.set(c, &values);
                             self.alu_defs.push(None);
-                            region.instrs.push(Instr::new(
-                                [c],
-                                Op::Const(OpConst {
-                                    values: values.into(),
-                                }),
+                            added.push((
+                                i,
+                                Instr::new(
+                                    [c],
+                                    Op::Const(OpConst {
+                                        values: values.into(),
+                                    }),
+                                ),
                             ));
                             alu.srcs = [x, c].into();
                             self.progress = true;
@@ -127,7 +135,20 @@ impl Algebraic<'_> {
                 }
                 _ => {}
             }
-            region.instrs.push(instr);
+        }
+        if dropped.is_empty() && added.is_empty() {
+            return;
+        }
+        let old = std::mem::take(&mut region.instrs);
+        region.instrs.reserve(old.len() + added.len());
+        let (mut dropped, mut added) = (dropped.into_iter().peekable(), added.into_iter().peekable());
+        for (i, instr) in old.into_iter().enumerate() {
+            while let Some((_, c)) = added.next_if(|(at, _)| *at == i) {
+                region.instrs.push(c);
+            }
+            if dropped.next_if_eq(&i).is_none() {
+                region.instrs.push(instr);
+            }
         }
     }
 

@@ -15,71 +15,72 @@ impl Shader {
     }
 }
 
-struct Fold {
-    values: Vec<ValueType>,
+struct Fold<'a> {
+    values: &'a [ValueType],
     consts: ConstTable,
     subst: Subst,
     progress: bool,
 }
 
 fn opt_constant_fold(s: &mut Shader) -> bool {
+    let consts = const_values(s);
+    let mut body = std::mem::take(&mut s.body);
     let mut f = Fold {
-        values: s.values.clone(),
-        consts: const_values(s),
+        values: &s.values,
+        consts,
         subst: Subst::new(s),
         progress: false,
     };
-    let body = std::mem::take(&mut s.body);
-    s.body = f.region(body);
-    f.subst.apply(&mut s.body);
-    f.progress
+    f.region(&mut body);
+    f.subst.apply(&mut body);
+    let progress = f.progress;
+    s.body = body;
+    progress
 }
 
-impl Fold {
+impl Fold<'_> {
     fn konst(&self, v: Value) -> Option<&[u64]> {
         self.consts.get(self.subst.get(v))
     }
 
-    fn region(&mut self, region: Region) -> Region {
-        let mut out: Vec<Instr> = Vec::with_capacity(region.instrs.len());
-        for mut instr in region.instrs {
+    /// Folds `region` in place; only an inlined branch or loop body moves
+    /// instructions.
+    fn region(&mut self, region: &mut Region) {
+        let mut i = 0;
+        while i < region.instrs.len() {
+            let instr = &mut region.instrs[i];
             for src in instr.srcs_mut() {
                 *src = self.subst.get(*src);
             }
-            if let Some(values) = self.fold(&instr) {
+            if let Some(values) = self.fold(instr) {
                 self.consts.set(instr.dsts[0], &values);
                 instr.op = Op::Const(OpConst {
                     values: values.into(),
                 });
                 self.progress = true;
             }
-            match instr.op {
+            // The region to inline in place of the instruction, and whether
+            // it is a loop body.
+            let inlined = match &mut instr.op {
                 Op::If(f) => {
                     let cond = self.konst(f.cond).map(|c| c[0] & 1 != 0);
-                    let then_region = self.region(f.then_region);
-                    let else_region = self.region(f.else_region);
-                    match cond {
-                        Some(c) => {
-                            let taken = if c { then_region } else { else_region };
-                            self.inline(taken, &instr.dsts, false, &mut out);
-                            self.progress = true;
-                        }
-                        None => out.push(Instr::new(
-                            instr.dsts,
-                            Op::If(If {
-                                cond: f.cond,
-                                then_region,
-                                else_region,
-                            }),
-                        )),
-                    }
+                    self.region(&mut f.then_region);
+                    self.region(&mut f.else_region);
+                    cond.map(|c| {
+                        let taken = if c {
+                            &mut f.then_region
+                        } else {
+                            &mut f.else_region
+                        };
+                        (std::mem::take(taken), false)
+                    })
                 }
                 Op::Loop(l) => {
-                    let body = self.region(l.body);
+                    self.region(&mut l.body);
                     let mut exits = 0;
-                    for_each_loop_exit(&body, &mut |_| exits += 1);
+                    for_each_loop_exit(&l.body, &mut |_| exits += 1);
                     let ends_in_break = matches!(
-                        body.instrs.last(),
+                        l.body.instrs.last(),
                         Some(Instr {
                             op: Op::Break(_),
                             ..
@@ -90,27 +91,29 @@ impl Fold {
                             self.subst.replace(p, i);
                         }
                         // Uses of the params already inside the body.
-                        let mut body = body;
+                        let mut body = std::mem::take(&mut l.body);
                         self.subst.apply(&mut body);
-                        self.inline(body, &instr.dsts, true, &mut out);
-                        self.progress = true;
+                        Some((body, true))
                     } else {
-                        out.push(Instr::new(
-                            instr.dsts,
-                            Op::Loop(Loop {
-                                params: l.params,
-                                inits: l.inits,
-                                body,
-                            }),
-                        ));
+                        None
                     }
                 }
-                op => out.push(Instr::new(instr.dsts, op)),
+                _ => None,
+            };
+            match inlined {
+                Some((body, is_loop)) => {
+                    let dsts = instr.dsts.clone();
+                    let mut out = Vec::with_capacity(body.instrs.len());
+                    self.inline(body, &dsts, is_loop, &mut out);
+                    let n = out.len();
+                    region.instrs.splice(i..i + 1, out);
+                    self.progress = true;
+                    i += n;
+                }
+                None => i += 1,
             }
         }
-        let mut region = Region { instrs: out };
-        truncate_after_end(&mut region);
-        region
+        truncate_after_end(region);
     }
 
     /// Splice `region` into `out`; its final yield (or break of the
