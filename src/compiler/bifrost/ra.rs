@@ -48,15 +48,6 @@ impl BitSet {
     fn clear(&mut self, i: u32) {
         self.0[i as usize / 64] &= !(1 << (i % 64));
     }
-    fn union(&mut self, o: &BitSet) -> bool {
-        let mut changed = false;
-        for (a, b) in self.0.iter_mut().zip(&o.0) {
-            let n = *a | b;
-            changed |= n != *a;
-            *a = n;
-        }
-        changed
-    }
     /// The members in ascending order (one step per member, not per bit).
     fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         BitSet::members(&self.0)
@@ -119,12 +110,17 @@ pub fn interference(p: &Program) -> Interference {
     let n = p.vreg_sizes.len();
     let nb = p.blocks.len();
     let succs: Vec<Vec<usize>> = (0..nb).map(|b| p.successors(b)).collect();
-    // Per block: upward-exposed uses and (full) defs.
-    let mut gen_: Vec<BitSet> = (0..nb).map(|_| BitSet::new(n)).collect();
-    let mut kill: Vec<BitSet> = (0..nb).map(|_| BitSet::new(n)).collect();
+    // Per block: upward-exposed uses and (full) defs, then live-in and
+    // live-out; each kind is one vector of `words`-word rows, one per block.
+    let words = n.div_ceil(64);
+    let row = |b: usize| b * words..(b + 1) * words;
+    let mut gen_ = vec![0u64; nb * words];
+    let mut kill = vec![0u64; nb * words];
+    let mut live = BitSet::new(n);
+    let mut killed = BitSet::new(n);
     for (b, block) in p.blocks.iter().enumerate() {
-        let mut live = BitSet::new(n);
-        let mut killed = BitSet::new(n);
+        live.0.fill(0);
+        killed.0.fill(0);
         if let Some(u) = term_use(&block.term) {
             live.set(u);
         }
@@ -139,27 +135,34 @@ pub fn interference(p: &Program) -> Interference {
                 live.set(u);
             }
         }
-        gen_[b] = live;
-        kill[b] = killed;
+        gen_[row(b)].copy_from_slice(&live.0);
+        kill[row(b)].copy_from_slice(&killed.0);
     }
-    let mut live_in: Vec<BitSet> = (0..nb).map(|_| BitSet::new(n)).collect();
-    let mut live_out: Vec<BitSet> = (0..nb).map(|_| BitSet::new(n)).collect();
+    let mut live_in = vec![0u64; nb * words];
+    let mut live_out = vec![0u64; nb * words];
     let mut changed = true;
-    let mut inn = BitSet::new(n);
+    let mut out = vec![0u64; words];
     while changed {
         changed = false;
         for b in (0..nb).rev() {
-            let mut out = std::mem::replace(&mut live_out[b], BitSet(Vec::new()));
-            out.0.fill(0);
+            out.fill(0);
             for &s in &succs[b] {
-                out.union(&live_in[s]);
+                for (o, i) in out.iter_mut().zip(&live_in[row(s)]) {
+                    *o |= i;
+                }
             }
-            // in = gen | (out - kill)
-            for (((i, o), k), g) in inn.0.iter_mut().zip(&out.0).zip(&kill[b].0).zip(&gen_[b].0) {
-                *i = o & !k | g;
+            // in = gen | (out - kill), merged into live_in.
+            for (((i, o), k), g) in live_in[row(b)]
+                .iter_mut()
+                .zip(&out)
+                .zip(&kill[row(b)])
+                .zip(&gen_[row(b)])
+            {
+                let new = *i | (o & !k | g);
+                changed |= new != *i;
+                *i = new;
             }
-            changed |= live_in[b].union(&inn);
-            live_out[b] = out;
+            live_out[row(b)].copy_from_slice(&out);
         }
     }
     // Interference, as a bit matrix (row `a` holds `a`'s neighbours): each
@@ -167,7 +170,6 @@ pub fn interference(p: &Program) -> Interference {
     // the neighbour lists sorted. A definition's row takes everything live
     // across it a word at a time; the other direction of every edge is
     // added in one pass at the end, and nothing interferes with itself.
-    let words = n.div_ceil(64);
     let mut matrix = vec![0u64; n * words];
     let or_into_row = |matrix: &mut [u64], a: u32, live: &BitSet| {
         let row = &mut matrix[a as usize * words..(a as usize + 1) * words];
@@ -176,7 +178,7 @@ pub fn interference(p: &Program) -> Interference {
         }
     };
     for (b, block) in p.blocks.iter().enumerate() {
-        let mut live = BitSet(live_out[b].0.clone());
+        live.0.copy_from_slice(&live_out[row(b)]);
         if let Some(u) = term_use(&block.term) {
             live.set(u);
         }

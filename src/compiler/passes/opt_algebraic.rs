@@ -141,7 +141,8 @@ impl Algebraic<'_> {
         }
         let old = std::mem::take(&mut region.instrs);
         region.instrs.reserve(old.len() + added.len());
-        let (mut dropped, mut added) = (dropped.into_iter().peekable(), added.into_iter().peekable());
+        let (mut dropped, mut added) =
+            (dropped.into_iter().peekable(), added.into_iter().peekable());
         for (i, instr) in old.into_iter().enumerate() {
             while let Some((_, c)) = added.next_if(|(at, _)| *at == i) {
                 region.instrs.push(c);

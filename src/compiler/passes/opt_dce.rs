@@ -59,7 +59,15 @@ fn is_pure(region: &Region) -> bool {
 /// instructions after one it removes), not moved out one by one.
 fn dce_region(region: &mut Region, counts: &mut Vec<u32>) -> bool {
     let mut progress = false;
-    let mut removed = vec![false; region.instrs.len()];
+    // Allocated at the first removal (most walks remove nothing).
+    let mut removed: Vec<bool> = Vec::new();
+    let len = region.instrs.len();
+    let remove = |removed: &mut Vec<bool>, i: usize| {
+        if removed.is_empty() {
+            removed.resize(len, false);
+        }
+        removed[i] = true;
+    };
     let mut i = region.instrs.len();
     while i > 0 {
         i -= 1;
@@ -94,7 +102,7 @@ fn dce_region(region: &mut Region, counts: &mut Vec<u32>) -> bool {
                     && is_empty_branch(&f.else_region)
                 {
                     decrement(&region.instrs[i], counts);
-                    removed[i] = true;
+                    remove(&mut removed, i);
                     progress = true;
                 }
             }
@@ -159,7 +167,7 @@ fn dce_region(region: &mut Region, counts: &mut Vec<u32>) -> bool {
                 progress |= dce_region(&mut l.body, counts);
                 if instr.dsts.is_empty() && is_pure(&l.body) {
                     decrement(&region.instrs[i], counts);
-                    removed[i] = true;
+                    remove(&mut removed, i);
                     progress = true;
                 }
             }
@@ -168,13 +176,13 @@ fn dce_region(region: &mut Region, counts: &mut Vec<u32>) -> bool {
                     !instr.has_side_effects() && instr.dsts.iter().all(|d| unused(d, counts));
                 if dead {
                     decrement(&region.instrs[i], counts);
-                    removed[i] = true;
+                    remove(&mut removed, i);
                     progress = true;
                 }
             }
         }
     }
-    if removed.contains(&true) {
+    if !removed.is_empty() {
         let mut k = 0;
         region.instrs.retain(|_| {
             k += 1;
