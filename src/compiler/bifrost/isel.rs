@@ -153,8 +153,10 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
     };
     let mut isel = Isel {
         s,
+        // Room for about two machine instructions per top-level IR one
+        // (the entry block gets most of them): fewer regrowths.
         blocks: vec![Block {
-            instrs: vec![],
+            instrs: Vec::with_capacity(2 * s.body.instrs.len()),
             term: Term::Fall,
         }],
         order: vec![0],
@@ -244,7 +246,7 @@ impl Isel<'_> {
 
     fn new_block(&mut self) -> usize {
         self.blocks.push(Block {
-            instrs: vec![],
+            instrs: Vec::with_capacity(16),
             term: Term::Fall,
         });
         self.blocks.len() - 1

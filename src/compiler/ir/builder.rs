@@ -76,7 +76,10 @@ impl<'s> Builder<'s> {
     /// form (not appended anywhere).
     pub fn rewrite_region(&mut self, region: Region, f: &mut Rewrite<'_, 's>) -> Region {
         self.build_region(|b| {
-            b.region().instrs.reserve(region.instrs.len());
+            // Rewrites add instructions: room for half as many again.
+            b.region()
+                .instrs
+                .reserve(region.instrs.len() + region.instrs.len() / 2);
             for mut instr in region.instrs {
                 match &mut instr.op {
                     Op::If(i) => {
