@@ -26,8 +26,10 @@
 //! 5. `strip_xfb` (rasterization variant of a vertex shader), `lower_xfb`
 //!    (XFB variant, only if the shader has XFB outputs or writes memory), nothing for compute and fragment shaders;
 //! 6. `lower_sysvals` — push-uniform layout ([`PushUniformLayout`]);
-//! 7. `optimize` — cleans up what the lowering introduced (the XFB prologue's
-//!    constants, sysval arithmetic, duplicate uniform loads);
+//! 7. `optimize_round` — one round of the same passes cleans up what the
+//!    lowering introduced (the XFB prologue's constants, sysval arithmetic,
+//!    duplicate uniform loads, copies); a second round finds nothing on any
+//!    corpus shader (tested), so it is not run;
 //! 8. `compact_values` — dense value ids in text order for the backend.
 //!
 //! The order `lower_io` → `lower_xfb` → `lower_sysvals` is the one
@@ -346,7 +348,9 @@ fn finish(
             words: push_uniforms.words.len(),
         });
     }
-    s.optimize();
+    // The shared steps' output is optimised already: one round cleans up
+    // after the lowering (`Shader::optimize_round`).
+    s.optimize_round();
     step(Some(variant), "optimize", &s)?;
     s.compact_values();
     step(Some(variant), LAST_STEP, &s)?;
