@@ -395,6 +395,9 @@ pub fn lower_for_tiler(shader: &mut LoweredShader) -> Result<bool, FrontError> {
             words: shader.push_uniforms.words.len(),
         });
     }
+    // Unlike after the per-variant lowering, one round is not always
+    // enough here (`tests/shaders/vk/multiview.vert` needs a second):
+    // the full loop.
     shader.shader.optimize();
     shader.shader.compact_values();
     step(LAST_STEP, &shader.shader)?;
