@@ -386,12 +386,7 @@ mod tests {
                 if !(q.abs() >= f64::from(f32::MIN_POSITIVE) && q.abs() <= f64::from(f32::MAX)) {
                     continue;
                 }
-                let got = eval_alu(
-                    AluOp::Fmul,
-                    ty,
-                    &[ty, ty],
-                    &[&[u64::from(x.to_bits())], &r],
-                )[0];
+                let got = eval_alu(AluOp::Fmul, ty, &[ty, ty], &[&[u64::from(x.to_bits())], &r])[0];
                 let got = f32::from_bits(got as u32) as f64;
                 let ulp = 2f64.powi(q.abs().log2().floor() as i32 - 23);
                 assert!((got - q).abs() <= 2.0 * ulp, "{x} / {c}: {got} vs {q}");
@@ -402,12 +397,8 @@ mod tests {
             let r = super::reciprocals(&[u64::from(c.to_bits())]).unwrap();
             for _ in 0..5_000 {
                 let x = f32::from_bits(next() as u32);
-                let got = eval_alu(
-                    AluOp::Fmul,
-                    ty,
-                    &[ty, ty],
-                    &[&[u64::from(x.to_bits())], &r],
-                )[0] as u32;
+                let got = eval_alu(AluOp::Fmul, ty, &[ty, ty], &[&[u64::from(x.to_bits())], &r])[0]
+                    as u32;
                 let want = x / c;
                 if want.is_nan() {
                     assert!(f32::from_bits(got).is_nan());

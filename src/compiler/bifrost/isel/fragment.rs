@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::compiler::bifrost::binary::{
     BlendRegisterFormat, FragmentInfo, FragmentPreloads, RenderTargetWrite, VaryingLoad,
+    VaryingPreload,
 };
 use crate::compiler::ir::{ColorFormat, Interpolation, OutputSlot, Sampling};
 
@@ -38,6 +39,71 @@ pub(super) struct FragState {
     /// a render target's colour made of their first components is sent
     /// from them, the rest filled in place, instead of copied (once each).
     pub loaded: BTreeMap<u32, u8>,
+    /// v7 message preloads: preload i writes the varying into r(4i)..
+    /// before the shader starts (see [`plan_message_preloads`]).
+    pub messages: Vec<VaryingPreload>,
+}
+
+/// The v7 Renderer State's `Message Preload 1/2` (genxml v7.xml `Message
+/// Preload`, type `LD_VAR`): the hardware interpolates a varying before
+/// the shader starts and hands it in registers, so the shader needs no
+/// `LD_VAR` clause for it. Mesa uses them for the first two `LD_VAR_IMM`
+/// of the entry block with a float register format
+/// (src/panfrost/compiler/bi_opt_message_preload.c), preload i landing in
+/// r(4i).. (`bi_register(4 * i + c)` there; `kmod/sim/fragment.rs` executes
+/// the same). Ours: the first two locations loaded, in program order, that
+/// are 32-bit, smooth (perspective-correct, which is what the simulator's
+/// preload computes) and sampled at the pixel centre (what a centre
+/// `LD_VAR_IMM` reads too); each preloads every component any load of the
+/// location reads. The registers are reserved for the whole shader and
+/// read in place, so a load anywhere (also under control flow) reads them.
+/// v6 has no message preloads (genxml v6.xml has no such field).
+pub(super) fn plan_message_preloads(s: &Shader) -> Vec<VaryingPreload> {
+    let mut plan: Vec<VaryingPreload> = Vec::new();
+    let mut refused: Vec<u32> = Vec::new();
+    s.body.for_each_instr(&mut |i| {
+        let IrOp::Intrinsic(ir::OpIntrinsic {
+            kind:
+                Intrinsic::LoadInput {
+                    location,
+                    component,
+                },
+            ..
+        }) = &i.op
+        else {
+            return;
+        };
+        let (location, component) = (*location, *component);
+        let Some(&d) = i.dsts.first() else {
+            return;
+        };
+        let ty = s.ty(d);
+        let n = component.saturating_add(ty.comps);
+        if let Some(p) = plan.iter_mut().find(|p| p.location == location) {
+            p.components = p.components.max(n);
+            return;
+        }
+        if plan.len() == 2 || refused.contains(&location) {
+            return;
+        }
+        let fits = ty.bits == 32
+            && n <= 4
+            && location < 32
+            && s.inputs.iter().any(|decl| {
+                decl.location == location
+                    && decl.interpolation == Interpolation::Smooth
+                    && decl.sampling == Sampling::Center
+            });
+        if fits {
+            plan.push(VaryingPreload {
+                location,
+                components: n,
+            });
+        } else {
+            refused.push(location);
+        }
+    });
+    plan
 }
 
 /// Whether a region or one nested in it stores an output (`nested`: only
@@ -110,6 +176,17 @@ impl Isel<'_> {
             sampling,
         });
         entry.components = entry.components.max(n);
+        if let Some(slot) = self
+            .frag
+            .messages
+            .iter()
+            .position(|m| m.location == location)
+        {
+            // Preloaded (see `plan_message_preloads`): read in place.
+            return Ok((component..n)
+                .map(|c| Src::Phys(4 * slot as u8 + c))
+                .collect());
+        }
         self.frag.preloads.sample_mask_id = true;
         // Four registers, whatever the load writes: BLEND may use them.
         let v = self.new_vreg(4);
@@ -377,6 +454,7 @@ impl Isel<'_> {
             early_fragment_tests: early,
             early_z_allowed: early || !(writes_depth || self.frag.can_discard),
             varyings: self.frag.varyings.values().copied().collect(),
+            messages: self.frag.messages.clone(),
             // Known once the clauses are formed (`bifrost::compile`).
             wait_dependency_6: false,
             wait_dependency_7: false,
