@@ -2062,6 +2062,21 @@ fn message_preloads_render_like_ld_var() {
         .err()
         .expect("refused");
     assert!(err.to_string().contains("message preloads"), "{err}");
+
+    // Mesa's fs_textured on v7 (its pixels: `mesa_fs_textured_renders_like_
+    // the_reference_sampler`): both varyings preloaded (no LD_VAR), the
+    // products written straight into BLEND's colour registers
+    // (`isel/peephole.rs::place_colours`): one MOV left, alpha's, which
+    // ATEST reads too.
+    if let Ok(f) = std::fs::read(bifrost_vk::reference_path!(
+        "mesa-g52/shaders/fs_textured.spv"
+    )) {
+        let fs = compile_for(&f, Stage::Fragment, IsaArch::V7);
+        let text = disassemble(&fs.binary.code).unwrap();
+        assert!(!text.contains("LD_VAR"), "{text}");
+        assert_eq!(text.matches("MOV.i32").count(), 1, "{text}");
+        assert_eq!(fs.binary.fragment.as_ref().unwrap().messages.len(), 2);
+    }
 }
 
 /// What `add_draw` refuses (an error, no job) or skips (no job).
