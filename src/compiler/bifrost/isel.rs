@@ -238,9 +238,7 @@ pub fn select_for(
         // BLEND writes r48 (see `Op::Blend`): nothing may live there; the
         // message preloads' registers are read in place.
         reserved: match &fragment {
-            Some(f) => f.messages.iter().enumerate().fold(1 << 48, |r, (i, m)| {
-                r | ((1u64 << m.components) - 1) << (4 * i)
-            }),
+            Some(f) => (0..f.messages.len()).fold(1 << 48, |r, i| r | 0xf << (4 * i)),
             None => 0,
         },
         fragment,

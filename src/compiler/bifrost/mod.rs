@@ -162,15 +162,12 @@ pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, C
         eprintln!("// Bifrost backend: {}\n{prog}", s.info.name);
     }
     let alloc = ra::allocate_with_spilling(&mut prog)?;
-    // The message preloads' registers are read in place, never allocated.
-    let preloaded = prog.fragment.as_ref().map_or(0, |f| {
-        f.messages
-            .iter()
-            .enumerate()
-            .map(|(i, m)| 4 * i as u32 + u32::from(m.components))
-            .max()
-            .unwrap_or(0)
-    });
+    // The message preloads' registers (four per preload, reserved) are
+    // read in place and never allocated.
+    let preloaded = prog
+        .fragment
+        .as_ref()
+        .map_or(0, |f| 4 * f.messages.len() as u32);
     let work = alloc.work_registers.max(preloaded);
     if debug && alloc.spilled_values > 0 {
         eprintln!(

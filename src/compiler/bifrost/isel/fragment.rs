@@ -55,8 +55,9 @@ pub(super) struct FragState {
 /// are 32-bit, smooth (perspective-correct, which is what the simulator's
 /// preload computes) and sampled at the pixel centre (what a centre
 /// `LD_VAR_IMM` reads too); each preloads every component any load of the
-/// location reads. The registers are reserved for the whole shader and
-/// read in place, so a load anywhere (also under control flow) reads them.
+/// location reads. The registers (all four of a preload) are reserved for
+/// the whole shader and read in place, so a load anywhere (also under
+/// control flow) reads them.
 /// v6 has no message preloads (genxml v6.xml has no such field).
 pub(super) fn plan_message_preloads(s: &Shader) -> Vec<VaryingPreload> {
     let mut plan: Vec<VaryingPreload> = Vec::new();
@@ -366,6 +367,27 @@ impl Isel<'_> {
         Some((first.index, n))
     }
 
+    /// A colour whose first components are a message preload's registers
+    /// in order, all of them (r(4i).. of preload i): BLEND reads r(4i)..
+    /// r(4i + 3) and only the rest is written there, as Mesa's
+    /// gfx_triangle and vs_ids fragment shaders do (`BLEND ... @r0`).
+    /// Registers past the preloaded components are written by nothing
+    /// else (the whole 4-register block is reserved) and read as varyings
+    /// by nothing (they were never loaded). The caller uses it for a single
+    /// render target only, so no later colour reads what this one overwrote.
+    fn preloaded_prefix(&self, lanes: &[Option<Src>; 4]) -> Option<(u8, u8)> {
+        let Some(Src::Phys(first)) = lanes[0] else {
+            return None;
+        };
+        if first % 4 != 0 {
+            return None;
+        }
+        let slot = first / 4;
+        let n = self.frag.messages.get(usize::from(slot))?.components;
+        let prefix = (0..n).all(|c| lanes[usize::from(c)] == Some(Src::Phys(first + c)));
+        prefix.then_some((first, n))
+    }
+
     /// The epilogue at the end of the shader: ATEST, ZS_EMIT, BLENDs.
     pub(super) fn fragment_epilogue(&mut self) -> Result<FragmentInfo, CompileError> {
         self.frag.preloads.coverage = true;
@@ -397,8 +419,40 @@ impl Isel<'_> {
             ));
         }
         let mut render_targets = Vec::new();
+        let single = self.frag.colors.len() == 1;
         let colors = std::mem::take(&mut self.frag.colors);
         for (&rt, lanes) in &colors {
+            let preloaded = if single {
+                self.preloaded_prefix(lanes)
+            } else {
+                None
+            };
+            if let Some((first, n)) = preloaded {
+                for (c, lane) in lanes.iter().enumerate().skip(usize::from(n)) {
+                    self.push(Instr::new(
+                        Op::MovI32,
+                        Some(Dst::Phys(first + c as u8)),
+                        vec![lane.unwrap_or(ZERO)],
+                    ));
+                }
+                let slot = 8 + rt as u8;
+                self.push(Instr::new(
+                    Op::Blend { rt: rt as u8 },
+                    Some(Dst::Phys(48)),
+                    vec![
+                        Src::Phys(first),
+                        coverage,
+                        Src::Special { slot, high: false },
+                        Src::Special { slot, high: true },
+                    ],
+                ));
+                render_targets.push(RenderTargetWrite {
+                    index: rt,
+                    format: self.color_format(rt),
+                    components: lanes.iter().rposition(Option::is_some).map_or(0, |i| i + 1) as u8,
+                });
+                continue;
+            }
             let v = match self.loaded_prefix(lanes) {
                 // The loaded components are the colour's first ones: fill
                 // the unloaded rest of the load's registers.
