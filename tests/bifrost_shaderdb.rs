@@ -145,40 +145,33 @@ fn compare_against_mesa_sums_per_stage() {
         *want.entry("ours_tuples").or_default() += ot;
         *want.entry("ours_clauses").or_default() += oc;
     }
-    // The fragment shader is compared with the FRAGMENT line of its
-    // pipeline's stats file but not summed.
-    let r = row("vs_ids.frag", "fragment");
-    let (mt, mc) = mesa_sums("vs_ids", &["MESA_SHADER_FRAGMENT"]);
-    assert_eq!(num(&r, col("tuples", true)), mt, "vs_ids.frag Mesa tuples");
-    assert_eq!(
-        num(&r, col("clauses", true)),
-        mc,
-        "vs_ids.frag Mesa clauses"
-    );
-    let (ot, oc) = ours("vs_ids.frag", Stage::Fragment);
-    assert_eq!(num(&r, col("tuples", false)), ot, "vs_ids.frag our tuples");
-    assert_eq!(
-        num(&r, col("clauses", false)),
-        oc,
-        "vs_ids.frag our clauses"
-    );
-    // fs_textured (a texture sample since 2026-11-28): compared with its
-    // FRAGMENT line, not summed either.
-    let r = row("fs_textured", "fragment");
-    let (mt, mc) = mesa_sums("fs_textured", &["MESA_SHADER_FRAGMENT"]);
-    assert_eq!(num(&r, col("tuples", true)), mt, "fs_textured Mesa tuples");
-    assert_eq!(
-        num(&r, col("clauses", true)),
-        mc,
-        "fs_textured Mesa clauses"
-    );
-    let (ot, oc) = ours("fs_textured", Stage::Fragment);
-    assert_eq!(num(&r, col("tuples", false)), ot, "fs_textured our tuples");
-    assert_eq!(
-        num(&r, col("clauses", false)),
-        oc,
-        "fs_textured our clauses"
-    );
+    // The fragment shaders are compared with the FRAGMENT line of their
+    // pipeline's stats file (vs_ids.frag: vs_ids.stats.txt) or their own
+    // (fs_textured) and summed too, apart from the line without them.
+    let no_frag = want.clone();
+    for (shader, stats) in [("vs_ids.frag", "vs_ids"), ("fs_textured", "fs_textured")] {
+        let r = row(shader, "fragment");
+        let (mt, mc) = mesa_sums(stats, &["MESA_SHADER_FRAGMENT"]);
+        assert_eq!(num(&r, col("tuples", true)), mt, "{shader} Mesa tuples");
+        assert_eq!(num(&r, col("clauses", true)), mc, "{shader} Mesa clauses");
+        let (ot, oc) = ours(shader, Stage::Fragment);
+        assert_eq!(num(&r, col("tuples", false)), ot, "{shader} our tuples");
+        assert_eq!(num(&r, col("clauses", false)), oc, "{shader} our clauses");
+        *want.entry("mesa_tuples").or_default() += mt;
+        *want.entry("mesa_clauses").or_default() += mc;
+        *want.entry("ours_tuples").or_default() += ot;
+        *want.entry("ours_clauses").or_default() += oc;
+    }
+    let partial = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("without fragment shaders: "))
+        .unwrap_or_else(|| panic!("no line without fragment shaders in\n{text}"));
+    for (k, v) in &no_frag {
+        assert!(
+            partial.contains(&format!("{k}={v} ")),
+            "{k}={v} in {partial}"
+        );
+    }
 
     let last = lines.last().unwrap();
     let total = total_fields(last);

@@ -1158,8 +1158,8 @@ const CHOSEN: &[(&str, &str)] = &[
     ),
     (
         "Renderer State.Preload.",
-        "the fragment binary's own preloads (our shader loads its varying \
-         with LD_VAR and needs r61; PanVk's uses a message preload and 2 FAU words)",
+        "the fragment binary's own preloads (PanVk's shader reads 2 FAU \
+         words; a shader of ours that loads a varying with LD_VAR needs r61)",
     ),
     (
         "Renderer State.Properties.Shader wait dependency",
@@ -1167,7 +1167,9 @@ const CHOSEN: &[(&str, &str)] = &[
     ),
     (
         "Renderer State.Message Preload",
-        "no message preloads: our fragment shaders load varyings themselves",
+        "the fragment binary's: our v7 shaders preload the first two smooth \
+         centre-sampled varyings (isel/fragment.rs), Mesa's the first two \
+         LD_VAR_IMM or VAR_TEX of the entry block",
     ),
     (
         "Draw.Flat Shading Vertex",
@@ -1313,8 +1315,27 @@ fn compare_with_panvk(
         get("Preload.Uniform count"),
         u64::from(scene.fs.binary.uniform_words)
     );
-    assert_eq!(get("Message Preload 1.Type"), 0);
-    assert_eq!(get("Message Preload 2.Type"), 0);
+    // The compiler's LD_VAR message preloads (v7), in order, or none.
+    for (i, field) in ["Message Preload 1", "Message Preload 2"]
+        .iter()
+        .enumerate()
+    {
+        match f.messages.get(i) {
+            Some(m) => {
+                assert_eq!(get(&format!("{field}.Type")), 1, "{field}: LD_VAR");
+                assert_eq!(
+                    get(&format!("{field}.LD_VAR.Varying Index")),
+                    u64::from(m.location)
+                );
+                assert_eq!(
+                    get(&format!("{field}.LD_VAR.Num Components")),
+                    u64::from(m.components)
+                );
+                assert_eq!(get(&format!("{field}.LD_VAR.Register Format")), 0);
+            }
+            None => assert_eq!(get(&format!("{field}.Type")), 0),
+        }
+    }
     Some(report)
 }
 
@@ -1336,14 +1357,21 @@ fn descriptors_match_panvk() {
     ) else {
         return;
     };
-    // The IDVS-only bit and the binary-derived fields do differ: the
-    // comparison sees the descriptors.
+    // The IDVS-only bit differs: the comparison sees the descriptors.
     assert!(
         report
             .iter()
             .any(|d| d.starts_with("Primitive.Secondary Shader"))
     );
-    assert!(report.iter().any(|d| d.contains("Sample mask/ID")));
+    // The fragment shader's varying comes from a message preload on v7,
+    // as in PanVk's: the same Message Preload 1 (LD_VAR of record 0), and
+    // no `Sample mask/ID` preload (no LD_VAR reads r61).
+    assert!(
+        !report
+            .iter()
+            .any(|d| d.contains("Message Preload") || d.contains("Sample mask/ID")),
+        "{report:#?}"
+    );
     eprintln!("gfx_triangle: {report:#?}");
 
     let (Some(v), Some(f)) = (
@@ -1966,6 +1994,89 @@ fn the_depth_scene_renders_on_a_v6_gpu() {
     let (want, on_edge) = reference(&scene);
     let covered = assert_matches(&out.color, &want, |x, y| !on_edge[(y * SIZE + x) as usize]);
     assert!(covered > 500, "{covered} pixels covered");
+}
+
+/// v7 message preloads (`FragmentInfo::messages`): `split_rgba.frag`
+/// reads three smooth varyings; compiled for v7 the first two come from
+/// the RSD's Message Preload 1 and 2 (r0.., r4..) and only the third is an
+/// `LD_VAR_IMM`, compiled for v6 all three are. Both render the random
+/// colour cells exactly as `rgba_varying.frag` (one vec4 varying) does, on
+/// the G52 and on a v6 G72, and as the Vulkan rules say.
+#[test]
+fn message_preloads_render_like_ld_var() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    use bifrost_vk::compiler::bifrost::binary::VaryingPreload;
+    use bifrost_vk::compiler::bifrost::disasm::disassemble;
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/split_rgba.vert.spv")).unwrap();
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/split_rgba.frag.spv")).unwrap();
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let (vs, fs) = (
+            compile_for(&v, Stage::Vertex, arch),
+            compile_for(&f, Stage::Fragment, arch),
+        );
+        let info = fs.binary.fragment.as_ref().unwrap();
+        let text = disassemble(&fs.binary.code).unwrap();
+        let ld_vars = text.matches("LD_VAR_IMM").count();
+        if arch == IsaArch::V7 {
+            assert_eq!(
+                info.messages,
+                [
+                    VaryingPreload {
+                        location: 0,
+                        components: 2
+                    },
+                    VaryingPreload {
+                        location: 1,
+                        components: 1
+                    }
+                ]
+            );
+            assert_eq!(ld_vars, 1, "{text}");
+            assert!(text.contains("index:2"), "{text}");
+        } else {
+            assert!(info.messages.is_empty());
+            assert_eq!(ld_vars, 3, "{text}");
+        }
+        let (rvs, rfs) = rgba_shaders(arch);
+        let mut rng = Rng(0x5eed_0000_1234_5678);
+        let split = rgba_scene(&vs, &fs, &mut rng, 4);
+        let mut rng = Rng(0x5eed_0000_1234_5678);
+        let whole = rgba_scene(&rvs, &rfs, &mut rng, 4);
+        let got = try_render_on(&mut SimGpu::new(model), &split, |_| {})
+            .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+        let want = try_render_on(&mut SimGpu::new(model), &whole, |_| {})
+            .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+        assert!(got.color == want.color, "{model:?}: images differ");
+        let (reference_image, on_edge) = reference(&split);
+        let covered = assert_matches(&got.color, &reference_image, |x, y| {
+            !on_edge[(y * SIZE + x) as usize]
+        });
+        assert!(covered > 3000, "{model:?}: {covered} pixels covered");
+    }
+    // A v7 binary with message preloads on a v6 GPU: refused, no job.
+    let fs7 = compile_for(&f, Stage::Fragment, IsaArch::V7);
+    let vs6 = compile_for(&v, Stage::Vertex, IsaArch::V6);
+    let mut rng = Rng(1);
+    let scene = rgba_scene(&vs6, &fs7, &mut rng, 8);
+    let err = try_render_on(&mut SimGpu::new(SimModel::G72), &scene, |_| {})
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("message preloads"), "{err}");
+
+    // Mesa's fs_textured on v7 (its pixels: `mesa_fs_textured_renders_like_
+    // the_reference_sampler`): both varyings preloaded (no LD_VAR), the
+    // products written straight into BLEND's colour registers
+    // (`isel/peephole.rs::place_colours`): one MOV left, alpha's, which
+    // ATEST reads too.
+    if let Ok(f) = std::fs::read(bifrost_vk::reference_path!(
+        "mesa-g52/shaders/fs_textured.spv"
+    )) {
+        let fs = compile_for(&f, Stage::Fragment, IsaArch::V7);
+        let text = disassemble(&fs.binary.code).unwrap();
+        assert!(!text.contains("LD_VAR"), "{text}");
+        assert_eq!(text.matches("MOV.i32").count(), 1, "{text}");
+        assert_eq!(fs.binary.fragment.as_ref().unwrap().messages.len(), 2);
+    }
 }
 
 /// What `add_draw` refuses (an error, no job) or skips (no job).

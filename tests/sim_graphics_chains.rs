@@ -530,10 +530,10 @@ fn ld_var_instructions_interpolate_like_the_preload() {
 }
 
 /// Our compiler's own binary of the triangle's fragment shader
-/// (`gfx_triangle.frag.spv`: `LD_VAR` of the colour varying, ATEST,
-/// BLEND) in place of Mesa's, in PanVk's triangle chain: the image is the
-/// one the Vulkan rules give. The fragment preloads are the binary's own
-/// (`FragmentInfo::preloads`), Mesa's message preload is switched off.
+/// (`gfx_triangle.frag.spv`: the colour varying from a message preload,
+/// ATEST, BLEND) in place of Mesa's, in PanVk's triangle chain: the image
+/// is the one the Vulkan rules give. The fragment preloads and message
+/// preloads are the binary's own (`FragmentInfo::preloads`, `messages`).
 #[test]
 fn our_compiled_fragment_shader_renders_the_triangle() {
     use bifrost_vk::compiler::bifrost::{Options, compile_optimized};
@@ -578,11 +578,33 @@ fn our_compiled_fragment_shader_renders_the_triangle() {
             .set(&mut words, u64::from(on))
             .unwrap();
     }
-    words[15] &= 0xffff_0000;
+    // Message Preload 1 and 2 (word 15): the binary's LD_VAR preloads
+    // (v7: the colour varying, record 0, as in Mesa's binary), else off.
+    use bifrost_vk::hw::shader::{
+        ld_var_preload as lv, message_preload as mp,
+        renderer_state::{MESSAGE_PRELOAD_1, MESSAGE_PRELOAD_2},
+    };
+    assert!(!info.messages.is_empty(), "v7: the varying is preloaded");
+    for (i, field) in [MESSAGE_PRELOAD_1, MESSAGE_PRELOAD_2]
+        .into_iter()
+        .enumerate()
+    {
+        let mut m = [0u32];
+        if let Some(msg) = info.messages.get(i) {
+            mp::TYPE.set(&mut m, 1).unwrap();
+            lv::VARYING_INDEX
+                .set(&mut m, u64::from(msg.location))
+                .unwrap();
+            lv::NUM_COMPONENTS
+                .set(&mut m, u64::from(msg.components))
+                .unwrap();
+        }
+        field.set(&mut words, u64::from(m[0])).unwrap();
+    }
     gpu.write_u32s(rsd, &words);
     let counters = run(&mut gpu, Some(vtc), frag);
     // Our binary ran: one fragment thread per covered pixel, each executing
-    // its instructions (Mesa's binary has one fewer: no LD_VAR).
+    // its instructions.
     let covered = want.chunks(4).filter(|p| *p != [51, 102, 153, 255]).count() as u64;
     assert_eq!(counters.threads, 6 + covered, "{counters:?}");
     assert!(

@@ -115,8 +115,8 @@ use crate::hw::format::{ComponentType, FormatArch, VertexFormat};
 use crate::hw::job::{JobType, PAYLOAD_OFFSET, tiler_pointer};
 use crate::hw::layout::{Field, Layout};
 use crate::hw::shader::{
-    REGISTERS_32_PER_THREAD, REGISTERS_64_PER_THREAD, fragment_preload as fpl,
-    multisample_misc as msm, renderer_state as rs, stencil_mask_misc as smm,
+    REGISTERS_32_PER_THREAD, REGISTERS_64_PER_THREAD, fragment_preload as fpl, ld_var_preload,
+    message_preload, multisample_misc as msm, renderer_state as rs, stencil_mask_misc as smm,
 };
 use crate::hw::{Arch, layouts};
 
@@ -949,6 +949,37 @@ fn fragment_renderer_state(
             &props("Shader wait dependency 7"),
             u64::from(fs.wait_dependency_7),
         )?;
+        // The compiler's LD_VAR message preloads (`FragmentInfo::messages`;
+        // genxml v7.xml "Message Preload", type LD_VAR, register format
+        // F32), as Mesa's `pan_shader_prepare_bifrost_rsd` packs them.
+        for (field, m) in [rs::MESSAGE_PRELOAD_1, rs::MESSAGE_PRELOAD_2]
+            .into_iter()
+            .zip(&fs.messages)
+        {
+            let mut msg = [0u32];
+            let pack = |f: Field, v: u64, msg: &mut [u32]| put(msg, f, v);
+            pack(message_preload::TYPE, 1, &mut msg)?;
+            pack(
+                ld_var_preload::VARYING_INDEX,
+                u64::from(m.location),
+                &mut msg,
+            )?;
+            pack(ld_var_preload::REGISTER_FORMAT, 0, &mut msg)?;
+            pack(
+                ld_var_preload::NUM_COMPONENTS,
+                u64::from(m.components),
+                &mut msg,
+            )?;
+            put(&mut w, field, u64::from(msg[0]))?;
+        }
+        if fs.messages.len() > 2 {
+            return Err(JmError::Encoding("more than two message preloads"));
+        }
+    } else if !fs.messages.is_empty() {
+        // v6 has no message preloads: the shader was compiled for v7.
+        return Err(JmError::Encoding(
+            "a v7 fragment shader (message preloads) on a v6 GPU",
+        ));
     }
     let mut reads_dest = false;
     for t in d.targets {

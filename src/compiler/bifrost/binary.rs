@@ -209,8 +209,14 @@ pub struct FragmentInfo {
     /// discards nor writes depth (the job emitter still decides with the
     /// pipeline's state, e.g. occlusion queries or stencil writes).
     pub early_z_allowed: bool,
-    /// The varyings loaded, ascending by location.
+    /// The varyings loaded, ascending by location (the preloaded ones
+    /// included).
     pub varyings: Vec<VaryingLoad>,
+    /// v7 only: the RSD's `Message Preload 1` and `2` (in this order; at
+    /// most two), each an `LD_VAR` preload the shader reads from r(4i)..
+    /// instead of loading (`isel/fragment.rs::plan_message_preloads`).
+    /// Empty for v6, which has no message preloads.
+    pub messages: Vec<VaryingPreload>,
     /// RSD `Properties.Shader wait dependency 6` / `7`: the shader's first
     /// clause is a tile-buffer access (ATEST or ZS_EMIT: 6; BLEND: 6 and 7)
     /// and no earlier clause can wait for it (Mesa's `wait_6`/`wait_7`).
@@ -257,6 +263,14 @@ pub struct VaryingLoad {
     pub components: u8,
     pub interpolation: crate::compiler::ir::Interpolation,
     pub sampling: crate::compiler::ir::Sampling,
+}
+
+/// An `LD_VAR` message preload: varying record `location` (smooth, at the
+/// pixel centre), components 0..`components` as F32, one register each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VaryingPreload {
+    pub location: u32,
+    pub components: u8,
 }
 
 /// One varying record a vertex shader writes (see [`ShaderBinary::varyings`]).

@@ -118,6 +118,17 @@ fn lanes_per_comp(ty: ir::ValueType) -> Result<usize, CompileError> {
 const ZERO: Src = Src::Imm(0);
 
 pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, CompileError> {
+    select_for(s, push_uniform_words, super::Arch::V6)
+}
+
+/// [`select`] for an architecture: v7 fragment shaders read their first
+/// varyings from message preloads (`isel/fragment.rs`); everything else is
+/// the same code on v6 and v7.
+pub fn select_for(
+    s: &Shader,
+    push_uniform_words: Option<u32>,
+    arch: super::Arch,
+) -> Result<Program, CompileError> {
     // The push-uniform area is `push_uniform_words` long (or, if not given,
     // every word `load_uniform` reads); buffer addresses follow it.
     // Words read: one past the highest word any `load_uniform` touches (a
@@ -175,6 +186,9 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         nonzero: Vec::new(),
         uniform_regs: Vec::new(),
     };
+    if s.stage == Stage::Fragment && arch == super::Arch::V7 {
+        isel.frag.messages = fragment::plan_message_preloads(s);
+    }
     if s.stage == Stage::Fragment && fragment::stores_output_nested(&s.body) {
         return Err(unsupported(
             "a fragment output stored under control flow (outputs are sent once, at the end)",
@@ -223,8 +237,12 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
             .iter()
             .map(|(&index, &words)| VaryingStore { index, words })
             .collect(),
-        // BLEND writes r48 (see `Op::Blend`): nothing may live there.
-        reserved: if fragment.is_some() { 1 << 48 } else { 0 },
+        // BLEND writes r48 (see `Op::Blend`): nothing may live there; the
+        // message preloads' registers are read in place.
+        reserved: match &fragment {
+            Some(f) => (0..f.messages.len()).fold(1 << 48, |r, i| r | 0xf << (4 * i)),
+            None => 0,
+        },
         fragment,
     };
     peephole::run(&mut program);

@@ -30,15 +30,17 @@
 //!   [`ShaderBinary::tls_size`] is the per-thread byte count the job
 //!   emitter sizes the TLS buffer with (`jm::tls`). `work_registers` ≤ 32
 //!   lets v7 run two threads per register file.
-//!   `Options::arch` does not change the code (v6 and v7 share every
-//!   instruction used here).
+//!   `Options::arch` changes only v7 fragment shaders (message preloads,
+//!   below); otherwise v6 and v7 share every instruction used here.
 //! - **Varyings** (`store_output` in vertex shaders): output `o` is written
 //!   to varying record `o` with `LEA_ATTR_IMM.auto` (r61, r62; `LEA_ATTR`
 //!   from record 16 on) and `ST_CVT` of its 32-bit words, as Mesa's
 //!   non-IDVS vertex shaders do; [`ShaderBinary::varyings`] lists them.
 //!   The XFB variant has none (its captures are `store_global`).
 //! - **Fragment shaders** (`isel/fragment.rs`): inputs are `LD_VAR_IMM` /
-//!   `LD_VAR_FLAT_IMM` of varying record = location; the body is followed
+//!   `LD_VAR_FLAT_IMM` of varying record = location (on v7 the first two
+//!   smooth centre-sampled locations come from the RSD's message preloads
+//!   in r0.. and r4.., `FragmentInfo::messages`); the body is followed
 //!   by `ATEST`, `ZS_EMIT` (depth) and one `BLEND` per render target, with
 //!   coverage in r60, the ATEST datum and blend descriptors in special FAU
 //!   slots (5, 8 + n), r48 reserved for BLEND's return address;
@@ -154,13 +156,19 @@ pub fn compile(shader: &Shader, options: Options) -> Result<ShaderBinary, Compil
 /// corpus variant). Anything else is compiled as it stands: correct, but
 /// without the optimisations.
 pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, CompileError> {
-    let mut prog = isel::select(s, options.push_uniform_words)?;
+    let mut prog = isel::select_for(s, options.push_uniform_words, options.arch)?;
     let debug = debug_flag("shaders");
     if debug {
         eprintln!("// Bifrost backend: {}\n{prog}", s.info.name);
     }
     let alloc = ra::allocate_with_spilling(&mut prog)?;
-    let work = alloc.work_registers;
+    // The message preloads' registers (four per preload, reserved) are
+    // read in place and never allocated.
+    let preloaded = prog
+        .fragment
+        .as_ref()
+        .map_or(0, |f| 4 * f.messages.len() as u32);
+    let work = alloc.work_registers.max(preloaded);
     if debug && alloc.spilled_values > 0 {
         eprintln!(
             "// spilled {} values: {} TLS stores, {} loads, {} bytes per thread, {} colouring rounds",
@@ -191,8 +199,6 @@ pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, C
             Err(e) => eprintln!("// disassembly failed: {e}"),
         }
     }
-    // v6 and v7 compile identically; the arch only matters to the emitter.
-    let _ = options.arch;
     let mut fragment = prog.fragment;
     if let Some(f) = &mut fragment {
         f.wait_dependency_6 = sched.entry_deps & 0x40 != 0;

@@ -253,6 +253,15 @@ pub enum Op {
         abs: [bool; 2],
         clamp01: bool,
     },
+    /// `FADD.f32 d, a, b` on the ADD unit, with source negates: the same
+    /// operation as [`Op::FaddF32`] (one opcode, `BI_OPCODE_FADD_F32`, that
+    /// Mesa's Bifrost scheduler places on either unit,
+    /// src/panfrost/compiler/bi_opcodes / ISA.xml `+FADD.f32`), so it can
+    /// sit beside an FMA-unit instruction in one tuple (`fract`: `FROUND`
+    /// and `x - floor(x)` reading it through the tuple's `t`).
+    FaddF32Add {
+        neg: [bool; 2],
+    },
     /// `FMA.f32 d, a, b, c` (FMA): fused a * b + c with source negates.
     FmaF32 {
         neg: [bool; 3],
@@ -458,7 +467,7 @@ impl Op {
             Op::Fcmp { .. } => "FCMP.f32",
             Op::MuxI32 => "MUX.i32",
             Op::CselI32Eq => "CSEL.i32",
-            Op::FaddF32 { .. } => "FADD.f32",
+            Op::FaddF32 { .. } | Op::FaddF32Add { .. } => "FADD.f32",
             Op::FmaF32 { .. } => "FMA.f32",
             Op::FminF32 => "FMIN.f32",
             Op::FmaxF32 => "FMAX.f32",
@@ -596,6 +605,9 @@ impl Op {
             Op::Fcmp { cmp } => vec![("result_type", "m1"), ("cmpf", cmp.name())],
             Op::MuxI32 => vec![("mux", "int_zero")],
             Op::CselI32Eq => vec![("cmpf", "eq")],
+            Op::FaddF32Add { neg } => {
+                vec![("neg0", yn(neg[0], "neg")), ("neg1", yn(neg[1], "neg"))]
+            }
             Op::FaddF32 { neg, abs, clamp01 } => vec![
                 ("neg0", yn(neg[0], "neg")),
                 ("neg1", yn(neg[1], "neg")),
@@ -887,6 +899,10 @@ impl Op {
                 } else {
                     s[1]
                 }
+            }
+            Op::FaddF32Add { neg } => {
+                let m = |i: usize| if neg[i] { -f(i) } else { f(i) };
+                (m(0) + m(1)).to_bits()
             }
             Op::FaddF32 { neg, abs, clamp01 } => {
                 let m = |i: usize| {

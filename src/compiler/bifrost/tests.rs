@@ -7,8 +7,13 @@ use crate::hw::isa::decode_shader;
 
 /// Compiles, decodes, and round-trips the disassembly through the assembler.
 pub(crate) fn check(text: &str) -> ShaderBinary {
+    check_with(text, Options::default())
+}
+
+/// [`check`] with compile options (e.g. for v6).
+pub(crate) fn check_with(text: &str, options: Options) -> ShaderBinary {
     let s = Shader::parse(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
-    let bin = compile(&s, Options::default()).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let bin = compile(&s, options).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let body = &bin.code[..bin.code.len() - 128];
     assert!(bin.code[body.len()..].iter().all(|&b| b == 0));
     let clauses = decode_shader(&bin.code).unwrap_or_else(|e| panic!("decode: {e}\n{text}"));
@@ -269,6 +274,7 @@ pub(crate) fn every_op() -> Vec<Op> {
         ] {
             v.push(Op::FaddF32 { neg, abs, clamp01 });
         }
+        v.push(Op::FaddF32Add { neg });
     }
     for n in 0..8u8 {
         v.push(Op::FmaF32 {
@@ -880,7 +886,14 @@ fn a_varying_colour_is_blended_from_the_load_registers() {
   %2:i32x4 = vec %0, %1
   store_output output=0 %2
 }"#;
-    let bin = check(text);
+    // v6: from the LD_VAR's registers.
+    let bin = check_with(
+        text,
+        Options {
+            arch: Arch::V6,
+            ..Options::default()
+        },
+    );
     let clauses = decode_shader(&bin.code).unwrap();
     let vary = clauses
         .iter()
@@ -898,4 +911,25 @@ fn a_varying_colour_is_blended_from_the_load_registers() {
         .filter(|r| (base..base + 4).contains(r))
         .collect();
     assert_eq!(writes, [base + 3]);
+    // v7: from the message preload's r0..r2 (no LD_VAR clause), r3 = 1.0.
+    let bin = check(text);
+    let f = bin.fragment.as_ref().unwrap();
+    assert_eq!(
+        f.messages,
+        [super::binary::VaryingPreload {
+            location: 0,
+            components: 3
+        }]
+    );
+    let clauses = decode_shader(&bin.code).unwrap();
+    assert!(clauses.iter().all(|(_, c)| c.header.message_type != 1));
+    let blend = clauses.last().unwrap();
+    assert_eq!(blend.1.header.message_type, 9);
+    assert_eq!(blend.1.header.staging_register, 0);
+    let writes: Vec<u8> = instructions(&bin)
+        .iter()
+        .filter_map(|(_, _, i)| i.dest.map(|d| d.reg))
+        .filter(|r| (0..4).contains(r))
+        .collect();
+    assert_eq!(writes, [3]);
 }

@@ -12,6 +12,21 @@
 //! - `ieq/ige/uge x,x → true`, `ine/ilt/ult x,x → false`, `imin/imax/umin/umax x,x → x`;
 //! - `i2b (b2i c) → c`, `ine (b2i c),0 → c`, `bcsel c,true,false → c` (booleans);
 //! - `iadd (iadd x,c1),c2 → iadd x,(c1+c2)` (the new constant goes right before).
+//!
+//! One float rewrite that is not an identity but a precision choice the
+//! Vulkan specification allows: `fdiv x, c` with a 32-bit constant divisor
+//! whose every component has |c| in [2^-126, 2^126] becomes `fmul x, r`
+//! with r = RN(1/c). Vulkan (appendix "Vulkan Environment for SPIR-V",
+//! "Precision and Operation of SPIR-V Instructions") requires `OpFDiv` to
+//! be within 2.5 ULP for such divisors; x · RN(1/c) rounded is within
+//! (1 + 2^-24)² − 1 < 2^-22.9 relative, under 2 ULP of the quotient. For a
+//! power of two the reciprocal is exact and the product is the correctly
+//! rounded quotient itself. NaN, infinite and zero dividends give the
+//! division's result (same class and sign). Mesa does the same (NIR's
+//! `fdiv` lowering to `fmul a, frcp(b)` with `frcp` of a constant folded,
+//! `src/compiler/nir/nir_opt_algebraic.py`); it turns `x / 7.0` into one
+//! `FMA.f32` instead of our exact division sequence
+//! (`bifrost/isel/float_math.rs`, ~20 instructions).
 
 use super::{ConstTable, Subst, const_values};
 use crate::compiler::ir::eval::eval_alu;
@@ -36,8 +51,9 @@ struct Algebraic<'a> {
 enum Rewrite {
     Copy(Value),
     Const(Vec<u64>),
-    /// `iadd x, c` with a new constant `c`.
-    AddConst(Value, Vec<u64>),
+    /// `op x, c` with a new constant `c` (`iadd` for constant chains,
+    /// `fmul` for a division by a constant).
+    WithConst(AluOp, Value, Vec<u64>),
 }
 
 fn opt_algebraic(s: &mut Shader) -> bool {
@@ -107,7 +123,7 @@ impl Algebraic<'_> {
                             });
                             self.progress = true;
                         }
-                        Some(Rewrite::AddConst(x, values)) => {
+                        Some(Rewrite::WithConst(op, x, values)) => {
                             let c = self.shader.new_value(self.shader.ty(d));
                             self.consts.set(c, &values);
                             self.alu_defs.push(None);
@@ -120,6 +136,7 @@ impl Algebraic<'_> {
                                     }),
                                 ),
                             ));
+                            alu.op = op;
                             alu.srcs = [x, c].into();
                             self.progress = true;
                         }
@@ -180,8 +197,9 @@ impl Algebraic<'_> {
                     (Some(c), None) => (isrcs[1], c),
                     _ => return None,
                 };
-                AddConst(a, eval_alu(Iadd, ty, &[ty, ty], &[c1, c2]))
+                WithConst(Iadd, a, eval_alu(Iadd, ty, &[ty, ty], &[c1, c2]))
             }
+            Fdiv if ty.bits == 32 => WithConst(Fmul, x, reciprocals(self.konst(y)?)?),
             Isub if self.is(y, 0) => Copy(x),
             Isub if x == y => zero(),
             Imul if self.is(y, 1) => Copy(x),
@@ -241,6 +259,20 @@ impl Algebraic<'_> {
             _ => return None,
         })
     }
+}
+
+/// RN(1/c) of every 32-bit float component, if every |c| is in
+/// [2^-126, 2^126] (the divisors for which Vulkan bounds `OpFDiv` at 2.5
+/// ULP; see the module comment).
+fn reciprocals(c: &[u64]) -> Option<Vec<u64>> {
+    c.iter()
+        .map(|&bits| {
+            let c = f32::from_bits(bits as u32);
+            let m = c.abs();
+            (m >= f32::from_bits(0x0080_0000) && m <= f32::from_bits(0x7e80_0000))
+                .then(|| u64::from((1.0 / c).to_bits()))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -306,5 +338,96 @@ mod tests {
         assert!(text.contains("%6:i32 = const 0x0"), "{text}");
         assert!(text.contains("%9:b1 = const 0x0"), "{text}");
         assert!(text.contains("store_ssbo set=0 binding=0 %0, %5"), "{text}");
+    }
+
+    #[test]
+    fn division_by_constant_becomes_multiplication_by_reciprocal() {
+        let mut s = Shader::parse(
+            r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 12
+  %0:i32 = load_sysval sysval=local_invocation_index
+  %1:i32 = u2f %0
+  %2:i32 = const 0x40e00000
+  %3:i32 = fdiv %1, %2
+  %4:i32 = const 0x7f000000
+  %5:i32 = fdiv %1, %4
+  %6:i32 = const 0x0
+  %7:i32 = fdiv %1, %6
+  %8:i32x2 = vec %1, %1
+  %9:i32x2 = const 0x3e800000 0xc0000000
+  %10:i32x2 = fdiv %8, %9
+  %11:i32 = fdiv %2, %1
+  store_ssbo set=0 binding=0 %3, %0
+  store_ssbo set=0 binding=0 %5, %0
+  store_ssbo set=0 binding=0 %7, %0
+  store_ssbo set=0 binding=0 %10, %0
+  store_ssbo set=0 binding=0 %11, %0
+}"#,
+        )
+        .unwrap();
+        assert!(s.opt_algebraic());
+        let text = s.to_string();
+        // 1/7 rounded to nearest is 0x3e124925 (0.142857149...).
+        assert!(
+            text.contains("const 0x3e124925\n  %3:i32 = fmul %1, %"),
+            "{text}"
+        );
+        // 2^127 and 0 are outside [2^-126, 2^126]: divided exactly.
+        assert!(text.contains("%5:i32 = fdiv %1, %4"), "{text}");
+        assert!(text.contains("%7:i32 = fdiv %1, %6"), "{text}");
+        // 1/0.25 = 4, 1/-2 = -0.5, per component.
+        assert!(
+            text.contains("const 0x40800000 0xbf000000\n  %10:i32x2 = fmul %8, %"),
+            "{text}"
+        );
+        // A constant dividend is not a constant divisor.
+        assert!(text.contains("%11:i32 = fdiv %2, %1"), "{text}");
+    }
+
+    /// The claim the rewrite rests on: x · RN(1/c) is within 2.5 ULP of
+    /// x / c (here: within 2), and equal to it when c is a power of two.
+    #[test]
+    fn reciprocal_product_is_within_vulkan_division_bound() {
+        use crate::compiler::ir::eval::eval_alu;
+        let ty = ValueType::F32;
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let divisors = [3.0f32, 7.0, 10.0, 255.0, 0.1, -1e-30, 6.5e37, 1.0 / 3.0];
+        for &c in &divisors {
+            let r = super::reciprocals(&[u64::from(c.to_bits())]).unwrap();
+            for _ in 0..20_000 {
+                // Normal dividends whose quotient is normal.
+                let x = f32::from_bits((next() as u32) & 0xbfff_ffff | 0x0800_0000);
+                let q = x as f64 / c as f64;
+                if !(q.abs() >= f64::from(f32::MIN_POSITIVE) && q.abs() <= f64::from(f32::MAX)) {
+                    continue;
+                }
+                let got = eval_alu(AluOp::Fmul, ty, &[ty, ty], &[&[u64::from(x.to_bits())], &r])[0];
+                let got = f32::from_bits(got as u32) as f64;
+                let ulp = 2f64.powi(q.abs().log2().floor() as i32 - 23);
+                assert!((got - q).abs() <= 2.0 * ulp, "{x} / {c}: {got} vs {q}");
+            }
+        }
+        for k in [-126, -3, 0, 5, 126] {
+            let c = 2f32.powi(k);
+            let r = super::reciprocals(&[u64::from(c.to_bits())]).unwrap();
+            for _ in 0..5_000 {
+                let x = f32::from_bits(next() as u32);
+                let got = eval_alu(AluOp::Fmul, ty, &[ty, ty], &[&[u64::from(x.to_bits())], &r])[0]
+                    as u32;
+                let want = x / c;
+                if want.is_nan() {
+                    assert!(f32::from_bits(got).is_nan());
+                } else {
+                    assert_eq!(got, want.to_bits(), "{x} / 2^{k}");
+                }
+            }
+        }
     }
 }

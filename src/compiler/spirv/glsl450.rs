@@ -292,12 +292,22 @@ impl<'m> Translator<'m> {
                 self.f2(mn, t, hi)?
             }
             G::FMix => {
-                // x + (y - x)·a
+                // x + (y - x)·a; for 32-bit floats as one fused
+                // multiply-add (one rounding fewer: GLSL.std.450 FMix's
+                // precision is "inherited from x·(1−a) + y·a", Vulkan
+                // "Precision and Operation of SPIR-V Instructions", and the
+                // extended instruction is ours to implement; Mesa's NIR
+                // lowers flrp to ffma the same way where fused multiply-add
+                // is fast, src/compiler/nir/nir_lower_flrp.c).
                 let y = arg(self, 1)?;
                 let a = arg(self, 2)?;
                 let d = self.f2(AluOp::Fsub, y, x)?;
-                let p = self.f2(AluOp::Fmul, d, a)?;
-                self.f2(AluOp::Fadd, x, p)?
+                if self.ty(x).bits == 32 {
+                    self.alu_same(AluOp::Ffma, &[d, a, x])?
+                } else {
+                    let p = self.f2(AluOp::Fmul, d, a)?;
+                    self.f2(AluOp::Fadd, x, p)?
+                }
             }
             G::Step => {
                 // step(edge, v) = v < edge ? 0 : 1

@@ -27,7 +27,9 @@
 //! perspective-correctly at the pixel centre, `Num Components` of it as F32
 //! (one register each) or F16 (two per register), into r0.. for Message
 //! Preload 1 and r4.. for Message Preload 2 (r0 is what Mesa's binaries
-//! read after a first preload; r4 for the second is our reading).
+//! read after a first preload; r4 for the second is what Mesa's compiler
+//! assumes, src/panfrost/compiler/bi_opt_message_preload.c: register
+//! `4 * i + c` for preload i, and our compiler's v7 fragment shaders too).
 //!
 //! Depth/stencil: the tests and writes happen before the shader (the
 //! early modes of `Pixel kill` / `ZS update`), against the tile buffer's

@@ -310,11 +310,6 @@ impl Isel<'_> {
         if !bits_ok(sty.bits) {
             return Err(bad());
         }
-        let fop = |neg| Op::FaddF32 {
-            neg,
-            abs: [false; 2],
-            clamp01: false,
-        };
         let r = match op {
             Iadd => self.emit(Op::IaddS32, &[s0, a(1)[0]]),
             Isub => self.emit(Op::IsubS32, &[s0, a(1)[0]]),
@@ -508,8 +503,10 @@ impl Isel<'_> {
                 self.emit(Op::FroundF32 { round }, &[s0])
             }
             Ffract => {
+                // x - floor(x) on the ADD unit: it pairs with the FROUND in
+                // one tuple, reading it through `t` (Mesa's fract).
                 let fl = self.emit(Op::FroundF32 { round: Round::Rtn }, &[s0]);
-                self.emit(fop([false, true]), &[s0, fl])
+                self.emit(Op::FaddF32Add { neg: [false, true] }, &[s0, fl])
             }
             Ieq | Ine | Ilt | Ige | Ult | Uge => {
                 let (ty, cmp) = match op {

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::compiler::bifrost::binary::{
     BlendRegisterFormat, FragmentInfo, FragmentPreloads, RenderTargetWrite, VaryingLoad,
+    VaryingPreload,
 };
 use crate::compiler::ir::{ColorFormat, Interpolation, OutputSlot, Sampling};
 
@@ -38,6 +39,72 @@ pub(super) struct FragState {
     /// a render target's colour made of their first components is sent
     /// from them, the rest filled in place, instead of copied (once each).
     pub loaded: BTreeMap<u32, u8>,
+    /// v7 message preloads: preload i writes the varying into r(4i)..
+    /// before the shader starts (see [`plan_message_preloads`]).
+    pub messages: Vec<VaryingPreload>,
+}
+
+/// The v7 Renderer State's `Message Preload 1/2` (genxml v7.xml `Message
+/// Preload`, type `LD_VAR`): the hardware interpolates a varying before
+/// the shader starts and hands it in registers, so the shader needs no
+/// `LD_VAR` clause for it. Mesa uses them for the first two `LD_VAR_IMM`
+/// of the entry block with a float register format
+/// (src/panfrost/compiler/bi_opt_message_preload.c), preload i landing in
+/// r(4i).. (`bi_register(4 * i + c)` there; `kmod/sim/fragment.rs` executes
+/// the same). Ours: the first two locations loaded, in program order, that
+/// are 32-bit, smooth (perspective-correct, which is what the simulator's
+/// preload computes) and sampled at the pixel centre (what a centre
+/// `LD_VAR_IMM` reads too); each preloads every component any load of the
+/// location reads. The registers (all four of a preload) are reserved for
+/// the whole shader and read in place, so a load anywhere (also under
+/// control flow) reads them.
+/// v6 has no message preloads (genxml v6.xml has no such field).
+pub(super) fn plan_message_preloads(s: &Shader) -> Vec<VaryingPreload> {
+    let mut plan: Vec<VaryingPreload> = Vec::new();
+    let mut refused: Vec<u32> = Vec::new();
+    s.body.for_each_instr(&mut |i| {
+        let IrOp::Intrinsic(ir::OpIntrinsic {
+            kind:
+                Intrinsic::LoadInput {
+                    location,
+                    component,
+                },
+            ..
+        }) = &i.op
+        else {
+            return;
+        };
+        let (location, component) = (*location, *component);
+        let Some(&d) = i.dsts.first() else {
+            return;
+        };
+        let ty = s.ty(d);
+        let n = component.saturating_add(ty.comps);
+        if let Some(p) = plan.iter_mut().find(|p| p.location == location) {
+            p.components = p.components.max(n);
+            return;
+        }
+        if plan.len() == 2 || refused.contains(&location) {
+            return;
+        }
+        let fits = ty.bits == 32
+            && n <= 4
+            && location < 32
+            && s.inputs.iter().any(|decl| {
+                decl.location == location
+                    && decl.interpolation == Interpolation::Smooth
+                    && decl.sampling == Sampling::Center
+            });
+        if fits {
+            plan.push(VaryingPreload {
+                location,
+                components: n,
+            });
+        } else {
+            refused.push(location);
+        }
+    });
+    plan
 }
 
 /// Whether a region or one nested in it stores an output (`nested`: only
@@ -110,6 +177,17 @@ impl Isel<'_> {
             sampling,
         });
         entry.components = entry.components.max(n);
+        if let Some(slot) = self
+            .frag
+            .messages
+            .iter()
+            .position(|m| m.location == location)
+        {
+            // Preloaded (see `plan_message_preloads`): read in place.
+            return Ok((component..n)
+                .map(|c| Src::Phys(4 * slot as u8 + c))
+                .collect());
+        }
         self.frag.preloads.sample_mask_id = true;
         // Four registers, whatever the load writes: BLEND may use them.
         let v = self.new_vreg(4);
@@ -289,6 +367,27 @@ impl Isel<'_> {
         Some((first.index, n))
     }
 
+    /// A colour whose first components are a message preload's registers
+    /// in order, all of them (r(4i).. of preload i): BLEND reads r(4i)..
+    /// r(4i + 3) and only the rest is written there, as Mesa's
+    /// gfx_triangle and vs_ids fragment shaders do (`BLEND ... @r0`).
+    /// Registers past the preloaded components are written by nothing
+    /// else (the whole 4-register block is reserved) and read as varyings
+    /// by nothing (they were never loaded). The caller uses it for a single
+    /// render target only, so no later colour reads what this one overwrote.
+    fn preloaded_prefix(&self, lanes: &[Option<Src>; 4]) -> Option<(u8, u8)> {
+        let Some(Src::Phys(first)) = lanes[0] else {
+            return None;
+        };
+        if first % 4 != 0 {
+            return None;
+        }
+        let slot = first / 4;
+        let n = self.frag.messages.get(usize::from(slot))?.components;
+        let prefix = (0..n).all(|c| lanes[usize::from(c)] == Some(Src::Phys(first + c)));
+        prefix.then_some((first, n))
+    }
+
     /// The epilogue at the end of the shader: ATEST, ZS_EMIT, BLENDs.
     pub(super) fn fragment_epilogue(&mut self) -> Result<FragmentInfo, CompileError> {
         self.frag.preloads.coverage = true;
@@ -320,8 +419,40 @@ impl Isel<'_> {
             ));
         }
         let mut render_targets = Vec::new();
+        let single = self.frag.colors.len() == 1;
         let colors = std::mem::take(&mut self.frag.colors);
         for (&rt, lanes) in &colors {
+            let preloaded = if single {
+                self.preloaded_prefix(lanes)
+            } else {
+                None
+            };
+            if let Some((first, n)) = preloaded {
+                for (c, lane) in lanes.iter().enumerate().skip(usize::from(n)) {
+                    self.push(Instr::new(
+                        Op::MovI32,
+                        Some(Dst::Phys(first + c as u8)),
+                        vec![lane.unwrap_or(ZERO)],
+                    ));
+                }
+                let slot = 8 + rt as u8;
+                self.push(Instr::new(
+                    Op::Blend { rt: rt as u8 },
+                    Some(Dst::Phys(48)),
+                    vec![
+                        Src::Phys(first),
+                        coverage,
+                        Src::Special { slot, high: false },
+                        Src::Special { slot, high: true },
+                    ],
+                ));
+                render_targets.push(RenderTargetWrite {
+                    index: rt,
+                    format: self.color_format(rt),
+                    components: lanes.iter().rposition(Option::is_some).map_or(0, |i| i + 1) as u8,
+                });
+                continue;
+            }
             let v = match self.loaded_prefix(lanes) {
                 // The loaded components are the colour's first ones: fill
                 // the unloaded rest of the load's registers.
@@ -377,6 +508,7 @@ impl Isel<'_> {
             early_fragment_tests: early,
             early_z_allowed: early || !(writes_depth || self.frag.can_discard),
             varyings: self.frag.varyings.values().copied().collect(),
+            messages: self.frag.messages.clone(),
             // Known once the clauses are formed (`bifrost::compile`).
             wait_dependency_6: false,
             wait_dependency_7: false,

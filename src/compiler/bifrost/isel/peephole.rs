@@ -38,6 +38,90 @@ pub(super) fn run(p: &mut Program) {
         fuse_shifts(&mut p.blocks[b].instrs, &mut reads, &writes);
     }
     remove_dead(p, &mut reads);
+    for b in 0..p.blocks.len() {
+        place_colours(&mut p.blocks[b].instrs, &p.vreg_sizes, &reads, &writes);
+    }
+}
+
+/// A `BLEND` reads its colour from four consecutive registers (a vector
+/// vreg); the epilogue fills it with one `MOV` per component
+/// (`isel/fragment.rs`). When a component's value is a whole-register ALU
+/// result read only by that `MOV`, defined earlier in the same block, the
+/// ALU instruction writes the vector's component itself and the `MOV`
+/// goes (Mesa's register allocator coalesces the same copies). Nothing
+/// between the two may read the vector or write that component. The first
+/// write of the vector in the block stays its full definition (`partial`
+/// false) and later ones partial, so liveness sees the vector from its
+/// first component on.
+fn place_colours(instrs: &mut Vec<Instr>, sizes: &[u8], reads: &[u32], writes: &[u32]) {
+    let colour_vregs: Vec<u32> = instrs
+        .iter()
+        .filter(|i| matches!(i.op, Op::Blend { .. }))
+        .filter_map(|i| match i.srcs.first() {
+            Some(Src::Reg(r)) if r.comp == 0 && sizes[r.index as usize] == 4 => Some(r.index),
+            _ => None,
+        })
+        // Only vectors written in this block alone (a load's vector from
+        // an earlier block keeps its definition there).
+        .filter(|&v| {
+            let here = instrs
+                .iter()
+                .filter(|i| matches!(i.dst, Some(Dst::Reg(r)) if r.index == v))
+                .count();
+            here as u32 == writes[v as usize]
+        })
+        .collect();
+    if colour_vregs.is_empty() {
+        return;
+    }
+    let mut k = 0;
+    while k < instrs.len() {
+        let ins = &instrs[k];
+        let (Op::MovI32, Some(Dst::Reg(d)), [Src::Reg(s)]) = (ins.op, ins.dst, &ins.srcs[..])
+        else {
+            k += 1;
+            continue;
+        };
+        let s = *s;
+        if !colour_vregs.contains(&d.index)
+            || sizes[s.index as usize] != 1
+            || reads[s.index as usize] != 1
+            || writes[s.index as usize] != 1
+        {
+            k += 1;
+            continue;
+        }
+        let def = instrs[..k]
+            .iter()
+            .rposition(|i| matches!(i.dst, Some(Dst::Reg(r)) if r.index == s.index));
+        let movable = def.is_some_and(|j| {
+            let di = &instrs[j];
+            scalar_dst(di, sizes) == Some(s.index)
+                && !di.op.is_add_partner()
+                && di.op.fold(&[0; 4]).is_some()
+                && instrs[j + 1..k].iter().all(|i| {
+                    !i.srcs.iter().any(|x| is_reg(*x, d.index))
+                        && !matches!(i.dst, Some(Dst::Reg(r)) if r == d)
+                })
+        });
+        match def {
+            Some(j) if movable => {
+                instrs[j].dst = Some(Dst::Reg(d));
+                instrs.remove(k);
+            }
+            _ => k += 1,
+        }
+    }
+    // The first write of each colour vector defines it; the rest add to it.
+    for &v in &colour_vregs {
+        let mut first = true;
+        for i in instrs.iter_mut() {
+            if matches!(i.dst, Some(Dst::Reg(r)) if r.index == v) {
+                i.partial = !first;
+                first = false;
+            }
+        }
+    }
 }
 
 fn count(p: &Program, reads: &mut [u32], writes: &mut [u32]) {
