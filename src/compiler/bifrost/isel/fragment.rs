@@ -333,6 +333,33 @@ impl Isel<'_> {
         Ok(())
     }
 
+    /// BLEND of render target `rt` from the four registers starting at
+    /// `colour` (its descriptor in FAU slot 8 + rt), and what it writes.
+    fn blend(
+        &mut self,
+        rt: u32,
+        colour: Src,
+        coverage: Src,
+        lanes: &[Option<Src>],
+    ) -> RenderTargetWrite {
+        let slot = 8 + rt as u8;
+        self.push(Instr::new(
+            Op::Blend { rt: rt as u8 },
+            Some(Dst::Phys(48)),
+            vec![
+                colour,
+                coverage,
+                Src::Special { slot, high: false },
+                Src::Special { slot, high: true },
+            ],
+        ));
+        RenderTargetWrite {
+            index: rt,
+            format: self.color_format(rt),
+            components: lanes.iter().rposition(Option::is_some).map_or(0, |i| i + 1) as u8,
+        }
+    }
+
     fn color_format(&self, rt: u32) -> BlendRegisterFormat {
         match self.s.info.color_formats.iter().find(|c| c.0 == rt) {
             Some((_, ColorFormat::Sint)) => BlendRegisterFormat::S32,
@@ -435,22 +462,7 @@ impl Isel<'_> {
                         vec![lane.unwrap_or(ZERO)],
                     ));
                 }
-                let slot = 8 + rt as u8;
-                self.push(Instr::new(
-                    Op::Blend { rt: rt as u8 },
-                    Some(Dst::Phys(48)),
-                    vec![
-                        Src::Phys(first),
-                        coverage,
-                        Src::Special { slot, high: false },
-                        Src::Special { slot, high: true },
-                    ],
-                ));
-                render_targets.push(RenderTargetWrite {
-                    index: rt,
-                    format: self.color_format(rt),
-                    components: lanes.iter().rposition(Option::is_some).map_or(0, |i| i + 1) as u8,
-                });
+                render_targets.push(self.blend(rt, Src::Phys(first), coverage, lanes));
                 continue;
             }
             let v = match self.loaded_prefix(lanes) {
@@ -478,22 +490,8 @@ impl Isel<'_> {
                     v
                 }
             };
-            let slot = 8 + rt as u8;
-            self.push(Instr::new(
-                Op::Blend { rt: rt as u8 },
-                Some(Dst::Phys(48)),
-                vec![
-                    Src::Reg(Reg { index: v, comp: 0 }),
-                    coverage,
-                    Src::Special { slot, high: false },
-                    Src::Special { slot, high: true },
-                ],
-            ));
-            render_targets.push(RenderTargetWrite {
-                index: rt,
-                format: self.color_format(rt),
-                components: lanes.iter().rposition(Option::is_some).map_or(0, |i| i + 1) as u8,
-            });
+            let colour = Src::Reg(Reg { index: v, comp: 0 });
+            render_targets.push(self.blend(rt, colour, coverage, lanes));
         }
         let writes_depth = self.frag.depth.is_some();
         let early = self.s.info.early_fragment_tests;
