@@ -3771,3 +3771,186 @@ fn vertex_shaders_sample_textures_in_our_draws() {
     eprintln!("{covered} pixels of vertex-textured triangles compared");
     assert!(covered > 2000, "{covered} pixels covered");
 }
+
+// ---- Derivatives ------------------------------------------------------------
+
+/// `derivatives.frag` (dFdx, dFdyFine, dFdxCoarse + 2·dFdyCoarse, fwidth,
+/// of the interpolated attribute and products of it) over random
+/// triangles with perspective (clip w 1/2, 1 or 2; vertices on the
+/// 1/256-pixel grid, so snapping moves nothing), drawn by our emitters
+/// into an RGBA32F target on the G52 (`CLPER.i32`) and a v6 G72
+/// (`CLPER_OLD.i32`). The reference: the Vulkan spec's "Derivative
+/// Operations" — fine derivatives are differences between the two
+/// invocations of the quad's row (x) or column (y) holding the pixel,
+/// coarse ones those of the quad's top-left pixel's row or column — of the
+/// function evaluated on `testing::raster`'s interpolation of the
+/// triangle at each pixel centre, covered or not (helper invocations for
+/// the uncovered pixels of quads on edges continue the attribute's plane).
+/// Pixels whose centre lies on an edge are skipped (the tie rules may
+/// differ, both allowed).
+///
+/// Bound: 2^-17 absolute. The simulator interpolates in f32 (weights
+/// rounded from f64, three products and two sums: within about 2^-21 of
+/// the exact value for attributes in [0, 1]); a product of two such
+/// values is within 2^-20, a difference of two within 2^-19, and the
+/// widest output (a coarse difference plus twice another, or fwidth's two
+/// terms) within 2^-18. The reference is exact to f64.
+#[test]
+fn derivatives_of_varyings_match_the_quad_differences() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_rgba.vert.spv")).unwrap();
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/derivatives.frag.spv")).unwrap();
+    let bound = 2f64.powi(-17);
+    let (mut compared, mut with_helpers, mut max_err) = (0usize, 0usize, 0f64);
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let vs = compile_for(&v, Stage::Vertex, arch);
+        let fs = compile_for(&f, Stage::Fragment, arch);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&fs.binary.code).unwrap();
+        let clper = match arch {
+            IsaArch::V7 => "CLPER.i32",
+            IsaArch::V6 => "CLPER_OLD.i32",
+        };
+        assert!(text.contains(clper), "{text}");
+        let mut rng = Rng(0xdf0d_0000_0000_0001 ^ (arch == IsaArch::V6) as u64);
+        for _ in 0..3 {
+            let mut data = Vec::new();
+            let mut tris: Vec<[raster::Vertex; 3]> = Vec::new();
+            for _ in 0..8 {
+                let mut tri = Vec::new();
+                for _ in 0..3 {
+                    // Framebuffer position on the 1/256 grid, in [-4, 68).
+                    let px = rng.next(72 * 256) as f64 / 256.0 - 4.0;
+                    let py = rng.next(72 * 256) as f64 / 256.0 - 4.0;
+                    let w = [0.5, 1.0, 2.0][rng.next(3) as usize];
+                    let attrs: Vec<f64> =
+                        (0..4).map(|_| rng.next(1 << 16) as f64 / 65536.0).collect();
+                    let clip = [(px / 32.0 - 1.0) * w, (py / 32.0 - 1.0) * w, 0.0, w];
+                    data.extend(clip.iter().map(|&c| c as f32));
+                    data.extend(attrs.iter().map(|&a| a as f32));
+                    tri.push(raster::Vertex {
+                        x: px,
+                        y: py,
+                        z: 0.0,
+                        w,
+                        attrs,
+                    });
+                }
+                tris.push([tri[0].clone(), tri[1].clone(), tri[2].clone()]);
+            }
+            let draws = vec![DrawSpec {
+                topology: Topology::TriangleList,
+                count: 24,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            }];
+            let mut scene = grid_scene(&vs, &fs, data, draws);
+            scene.stride = 32;
+            scene.attributes = vec![(4, 0), (4, 16)];
+            scene.format = ColorFormat::Rgba32Sfloat;
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("{model:?}: the chains must complete: {e}"));
+            // The reference: the last triangle covering each pixel, and
+            // whether its centre lies on an edge of any triangle.
+            let mut owner = vec![None; (SIZE * SIZE) as usize];
+            let mut on_edge = vec![false; (SIZE * SIZE) as usize];
+            let state = raster::RasterState::default();
+            for (t, tri) in tris.iter().enumerate() {
+                let grid = tri
+                    .clone()
+                    .map(|v| ((v.x * 256.0) as i64, (v.y * 256.0) as i64));
+                let frags = raster::rasterize_triangle(
+                    [&tri[0], &tri[1], &tri[2]],
+                    &state,
+                    &[Interpolation::Smooth; 4],
+                    SIZE,
+                    SIZE,
+                );
+                for fr in &frags {
+                    owner[(fr.y * SIZE + fr.x) as usize] = Some((t, frags.len()));
+                }
+                for y in 0..SIZE {
+                    for x in 0..SIZE {
+                        on_edge[(y * SIZE + x) as usize] |= centre_on_edge(&grid, x, y);
+                    }
+                }
+            }
+            let covered_by = |t: usize, x: u32, y: u32| {
+                let tri = &tris[t];
+                let frags = raster::rasterize_triangle(
+                    [&tri[0], &tri[1], &tri[2]],
+                    &state,
+                    &[Interpolation::Smooth; 4],
+                    SIZE,
+                    SIZE,
+                );
+                frags.iter().any(|f| f.x == x && f.y == y)
+            };
+            for y in 0..SIZE {
+                for x in 0..SIZE {
+                    let i = (y * SIZE + x) as usize;
+                    let Some((t, _)) = owner[i] else { continue };
+                    if on_edge[i] {
+                        continue;
+                    }
+                    let tri = &tris[t];
+                    let at = |px: u32, py: u32| -> Vec<f64> {
+                        let pos = [
+                            (tri[0].x, tri[0].y),
+                            (tri[1].x, tri[1].y),
+                            (tri[2].x, tri[2].y),
+                        ];
+                        let b = raster::barycentric(pos, f64::from(px) + 0.5, f64::from(py) + 0.5);
+                        let w = [tri[0].w, tri[1].w, tri[2].w];
+                        (0..4)
+                            .map(|k| {
+                                let fv = [tri[0].attrs[k], tri[1].attrs[k], tri[2].attrs[k]];
+                                raster::interpolate(&b, &w, &fv, Interpolation::Smooth, 0)
+                            })
+                            .collect()
+                    };
+                    let (qx, qy) = (x & !1, y & !1);
+                    let fine_x = |g: &dyn Fn(&[f64]) -> f64| g(&at(qx + 1, y)) - g(&at(qx, y));
+                    let fine_y = |g: &dyn Fn(&[f64]) -> f64| g(&at(x, qy + 1)) - g(&at(x, qy));
+                    let coarse_x = |g: &dyn Fn(&[f64]) -> f64| g(&at(qx + 1, qy)) - g(&at(qx, qy));
+                    let coarse_y = |g: &dyn Fn(&[f64]) -> f64| g(&at(qx, qy + 1)) - g(&at(qx, qy));
+                    let want = [
+                        fine_x(&|a| a[0]),
+                        fine_y(&|a| a[0] * a[1]),
+                        coarse_x(&|a| a[2] * a[2]) + 2.0 * coarse_y(&|a| a[1]),
+                        fine_x(&|a| a[3] * a[0]).abs() + fine_y(&|a| a[3] * a[0]).abs(),
+                    ];
+                    let got = out.codes[i].map(|w| f64::from(f32::from_bits(w)));
+                    for c in 0..4 {
+                        let err = (got[c] - want[c]).abs();
+                        max_err = max_err.max(err);
+                        assert!(
+                            err <= bound,
+                            "{model:?} pixel ({x}, {y}) component {c}: got {}, want {} (triangle {t})",
+                            got[c],
+                            want[c]
+                        );
+                        compared += 1;
+                    }
+                    let quad = [(qx, qy), (qx + 1, qy), (qx, qy + 1), (qx + 1, qy + 1)];
+                    if quad
+                        .iter()
+                        .any(|&(px, py)| px >= SIZE || py >= SIZE || !covered_by(t, px, py))
+                    {
+                        with_helpers += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{compared} derivative components compared, {with_helpers} pixels in quads with helper \
+         invocations, largest difference {max_err:e}"
+    );
+    assert!(compared > 4 * 2 * 3 * 1000, "{compared}");
+    assert!(with_helpers > 200, "{with_helpers}");
+}

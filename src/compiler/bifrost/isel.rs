@@ -34,6 +34,7 @@ use super::ops::*;
 
 mod alu;
 mod atomics;
+mod derivative;
 mod float_math;
 mod fragment;
 mod memory;
@@ -82,6 +83,8 @@ struct Isel<'a> {
     /// address plus a constant needs the uniform and the constant in one
     /// instruction, which the FAU port cannot give).
     uniform_regs: Vec<(Src, Src)>,
+    /// The target (cross-lane instructions differ between v6 and v7).
+    arch: super::Arch,
 }
 
 /// A set of values as a dense bit per value index (ids are dense after
@@ -117,7 +120,11 @@ fn lanes_per_comp(ty: ir::ValueType) -> Result<usize, CompileError> {
 
 const ZERO: Src = Src::Imm(0);
 
-pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, CompileError> {
+pub fn select(
+    s: &Shader,
+    push_uniform_words: Option<u32>,
+    arch: super::Arch,
+) -> Result<Program, CompileError> {
     // The push-uniform area is `push_uniform_words` long (or, if not given,
     // every word `load_uniform` reads); buffer addresses follow it.
     // Words read: one past the highest word any `load_uniform` touches (a
@@ -172,6 +179,7 @@ pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, Co
         frag: fragment::FragState::default(),
         nonzero: Vec::new(),
         uniform_regs: Vec::new(),
+        arch,
     };
     if s.stage == Stage::Fragment && fragment::stores_output_nested(&s.body) {
         return Err(unsupported(

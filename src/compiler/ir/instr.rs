@@ -365,6 +365,13 @@ impl TexOp {
     }
 }
 
+/// The framebuffer axis of an [`Intrinsic::Derivative`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DerivativeAxis {
+    X,
+    Y,
+}
+
 /// The component type an image's texels are read as (SPIR-V `Sampled Type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SampledType {
@@ -485,6 +492,16 @@ pub enum Intrinsic {
         op: TexOp,
         ty: SampledType,
         array: bool,
+    },
+    /// Fragment shaders: the derivative of `srcs = [value: f32]` along
+    /// framebuffer x or y (SPIR-V `OpDPdx`/`OpDPdy` and their `Fine`/
+    /// `Coarse` forms; Vulkan "Derivative Operations"): the difference of
+    /// the value between neighbouring invocations of the 2×2 quad (fine: the
+    /// invocation's own row or column; coarse: one per quad). One f32
+    /// result.
+    Derivative {
+        axis: DerivativeAxis,
+        coarse: bool,
     },
     /// Workgroup execution and memory barrier.
     Barrier,

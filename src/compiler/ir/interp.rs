@@ -958,6 +958,12 @@ impl Exec<'_> {
                     .map_err(InterpError::Unsupported)?;
                 self.set(d, texel.map(u64::from))?;
             }
+            // One invocation at a time: there is no quad to differ across.
+            Derivative { .. } => {
+                return Err(InterpError::Unsupported(
+                    "derivatives (the interpreter runs one invocation, not a 2x2 quad)".into(),
+                ));
+            }
             Barrier => {
                 if let Some(b) = self.barrier {
                     b.wait();

@@ -876,6 +876,14 @@ impl Parser {
                     array,
                 }
             }
+            "ddx" | "ddx_coarse" | "ddy" | "ddy_coarse" => Derivative {
+                axis: if name.starts_with("ddx") {
+                    DerivativeAxis::X
+                } else {
+                    DerivativeAxis::Y
+                },
+                coarse: name.ends_with("_coarse"),
+            },
             "barrier" => Barrier,
             "discard" => Discard,
             _ => {

@@ -185,6 +185,15 @@ impl Intrinsic {
                 }
                 ("texture", params)
             }
+            Derivative { axis, coarse } => (
+                match (axis, coarse) {
+                    (DerivativeAxis::X, false) => "ddx",
+                    (DerivativeAxis::X, true) => "ddx_coarse",
+                    (DerivativeAxis::Y, false) => "ddy",
+                    (DerivativeAxis::Y, true) => "ddy_coarse",
+                },
+                vec![],
+            ),
             Barrier => ("barrier", vec![]),
             Discard => ("discard", vec![]),
         }

@@ -647,6 +647,13 @@ impl<'a> Validator<'a> {
                      implicit LOD in fragment shaders only",
                 )
             }
+            Derivative { .. } => (
+                nd == 1
+                    && srcs_are(&[ValueType::F32])
+                    && dst == Some(ValueType::F32)
+                    && self.s.stage == super::Stage::Fragment,
+                "one f32 source, an f32 result, in a fragment shader only",
+            ),
             Barrier => (nd == 0 && src_tys.is_empty(), "no sources, no result"),
             Discard => (
                 nd == 0 && src_tys.is_empty() && self.s.stage == super::Stage::Fragment,

@@ -669,8 +669,59 @@ fn varying_value(
     }))
 }
 
-/// Runs the fragment shader over `frags` (one primitive `r`); returns the
-/// tile buffer BLEND wrote into.
+/// The fragments of one primitive as 2×2 quads (pixels (2i, 2j) to
+/// (2i + 1, 2j + 1)), in the order their first fragment comes, four
+/// threads each in lane order: lane bit 0 = x parity, bit 1 = y parity
+/// (the layout Mesa's `bi_emit_derivative` assumes for `CLPER`). A pixel of
+/// the quad without a fragment — not covered, or its samples failed the
+/// early tests — is a helper invocation (`true`): coverage 0, the
+/// primitive's weights at its centre (`weights`), so that its varyings
+/// continue the plane (Vulkan "Helper Invocations"; BLEND writes nothing
+/// for it).
+fn quads(frags: &[Fragment], weights: impl Fn(u32, u32) -> [f32; 3]) -> Vec<(Fragment, bool)> {
+    let mut index: std::collections::HashMap<(u32, u32), usize> = Default::default();
+    let mut slots: Vec<[Option<Fragment>; 4]> = Vec::new();
+    for f in frags {
+        let key = (f.x >> 1, f.y >> 1);
+        let q = *index.entry(key).or_insert_with(|| {
+            slots.push([None; 4]);
+            slots.len() - 1
+        });
+        slots[q][((f.x & 1) | (f.y & 1) << 1) as usize] = Some(*f);
+    }
+    let mut out = Vec::with_capacity(slots.len() * 4);
+    for quad in slots {
+        let Some(any) = quad.iter().flatten().next().copied() else {
+            continue;
+        };
+        for (lane, f) in quad.iter().enumerate() {
+            match f {
+                Some(f) => out.push((*f, false)),
+                None => {
+                    let (x, y) = (
+                        (any.x & !1) | (lane as u32 & 1),
+                        (any.y & !1) | (lane as u32 >> 1),
+                    );
+                    out.push((
+                        Fragment {
+                            x,
+                            y,
+                            bary: weights(x, y),
+                            mask: 0,
+                            z: [0.0; raster::MAX_SAMPLES],
+                        },
+                        true,
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Runs the fragment shader over `frags` (one primitive `r`) in 2×2 quads
+/// with helper invocations ([`quads`]); returns the tile buffer BLEND
+/// wrote into.
 fn shade(
     ctx: &JobContext<'_>,
     job: &JobHeader,
@@ -732,10 +783,20 @@ fn shade(
         alpha_test: d.alpha_test,
     });
     let mut result = Ok(());
-    for chunk in frags.chunks(GROUP) {
+    // The primitive's vertices, for the weights of helper invocations.
+    let mut verts = [raster::Vertex::default(); 3];
+    for (k, v) in verts.iter_mut().enumerate().take(corners) {
+        *v = read_position(ctx.mmu, d.position, r.vertices[k])?;
+    }
+    let quads = quads(frags, |x, y| match r.kind {
+        Kind::Triangle => raster::triangle_weights(&verts, x, y),
+        Kind::Line => raster::line_weights(&verts[0], &verts[1], x, y),
+        Kind::Point => [1.0, 0.0, 0.0],
+    });
+    for chunk in quads.chunks(GROUP) {
         let mut threads = Vec::with_capacity(chunk.len());
         let mut places = Vec::with_capacity(chunk.len());
-        for (t, f) in chunk.iter().enumerate() {
+        for (t, (f, helper)) in chunk.iter().enumerate() {
             let mut pre: Vec<(u8, u32)> = Vec::new();
             if d.preload[0] {
                 pre.push((60, f.mask));
@@ -773,6 +834,7 @@ fn shade(
             threads.push(ThreadSpec {
                 preload: pre,
                 thread: t as u64,
+                helper: *helper,
             });
             places.push(FragThread {
                 x: f.x,

@@ -458,6 +458,11 @@ impl Isel<'_> {
                 self.store_fragment_output(output, args[0].to_vec())?;
             }
             Intrinsic::Discard if self.s.stage == Stage::Fragment => self.discard(),
+            Intrinsic::Derivative { axis, coarse } if self.s.stage == Stage::Fragment => {
+                let d = need_dst()?;
+                let r = self.derivative(args[0][0], axis, coarse);
+                self.define(d, [r]);
+            }
             Intrinsic::Texture { .. } => {
                 let d = need_dst()?;
                 self.texture(intr.kind, &args, d)?;
