@@ -3594,6 +3594,8 @@ fn mesa_fs_textured_renders_like_the_reference_sampler() {
             let desc = TextureDesc {
                 layers: 1,
                 layer_stride: 0,
+                levels: 1,
+                mips: Default::default(),
                 address: buf.va,
                 width: 8,
                 height: 8,
@@ -3605,6 +3607,7 @@ fn mesa_fs_textured_renders_like_the_reference_sampler() {
                 linear: true,
                 wrap: [wrap; 2],
                 border: sampler.border.rgba(),
+                lod: Default::default(),
             };
             TEXTURE.with(|t| *t.borrow_mut() = Some((image, sampler)));
             // Two triangles covering most of the framebuffer; corners at
@@ -3697,6 +3700,8 @@ fn vertex_shaders_sample_textures_in_our_draws() {
             let desc = TextureDesc {
                 layers: 1,
                 layer_stride: 0,
+                levels: 1,
+                mips: Default::default(),
                 address: buf.va,
                 width: 4,
                 height: 4,
@@ -3713,6 +3718,7 @@ fn vertex_shaders_sample_textures_in_our_draws() {
                     WrapMode::ClampToBorder,
                 ][k]; 2],
                 border: sampler.border.rgba(),
+                lod: Default::default(),
             };
             // Six random triangles; the reference's vertex colours are the
             // reference sampler's.

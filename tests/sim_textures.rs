@@ -163,6 +163,8 @@ fn upload(
     let desc = TextureDesc {
         layers: 1,
         layer_stride: 0,
+        levels: 1,
+        mips: Default::default(),
         address: buf.va,
         width: w,
         height: h,
@@ -192,6 +194,7 @@ fn hw_sampler(s: &Sampler) -> SamplerDesc {
         linear: s.mag_linear,
         wrap: s.address.map(to_hw),
         border: s.border.rgba(),
+        lod: Default::default(),
     }
 }
 
@@ -369,6 +372,8 @@ fn a_missing_texture_descriptor_faults_the_job() {
         let desc = TextureDesc {
             layers: 1,
             layer_stride: 0,
+            levels: 1,
+            mips: Default::default(),
             address: 0x1000,
             width: 1,
             height: 1,
@@ -380,6 +385,7 @@ fn a_missing_texture_descriptor_faults_the_job() {
             linear: false,
             wrap: [WrapMode::Repeat; 2],
             border: [0.0; 4],
+            lod: Default::default(),
         };
         textured_dispatch(
             chain,
@@ -509,6 +515,8 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
         let desc = TextureDesc {
             layers: 1,
             layer_stride: 0,
+            levels: 1,
+            mips: Default::default(),
             address: texels.va,
             width: 4,
             height: 4,
@@ -520,6 +528,7 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
             linear,
             wrap: [WrapMode::Repeat; 2],
             border: [0.0; 4],
+            lod: Default::default(),
         };
         let r = gpu.run_chain(|chain, pool, arch| {
             textured_dispatch(
@@ -558,6 +567,8 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
     let desc = |format| TextureDesc {
         layers: 1,
         layer_stride: 0,
+        levels: 1,
+        mips: Default::default(),
         address: texels.va,
         width: 4,
         height: 4,
@@ -569,6 +580,7 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
         linear: true,
         wrap: [WrapMode::Repeat; 2],
         border: [0.0; 4],
+        lod: Default::default(),
     };
     let r = gpu.run_chain(|chain, pool, arch| {
         textured_dispatch(
@@ -615,6 +627,8 @@ fn bad_texture_descriptors_fault_the_job() {
             let desc = TextureDesc {
                 layers: 1,
                 layer_stride: 0,
+                levels: 1,
+                mips: Default::default(),
                 address: match case {
                     // 1 TiB: no BO is there.
                     "unmapped texels" => 1 << 40,
@@ -632,6 +646,7 @@ fn bad_texture_descriptors_fault_the_job() {
                 linear: false,
                 wrap: [WrapMode::Repeat; 2],
                 border: [0.0; 4],
+                lod: Default::default(),
             };
             let r = gpu.run_chain_edited(
                 |chain, pool, arch| {
@@ -724,6 +739,8 @@ fn array_textures_match_the_reference_sampler() {
                 format: TexelFormat::Rgba8Unorm,
                 layers: 3,
                 layer_stride: 64,
+                levels: 1,
+                mips: Default::default(),
             };
             let mut sampler = Sampler::simple(linear, mode);
             sampler.border = BorderColor::OpaqueWhite;
@@ -807,4 +824,167 @@ fn array_textures_match_the_reference_sampler() {
         }
     }
     assert_eq!(compared, 2 * 4 * 32 * 12);
+}
+
+/// A value on the 1/256 grid of the hardware's LOD values (TEXC's 8:8
+/// register, the Sampler's `ulod`/`slod` fields) in [lo, hi].
+fn lod_on_grid(rng: &mut Rng, lo: f32, hi: f32) -> f32 {
+    let steps = ((hi - lo) * 256.0) as u64;
+    lo + (rng.next() % (steps + 1)) as f32 / 256.0
+}
+
+/// Mipmaps with explicit LOD: `texture_lod.comp`'s `textureLod(tex, st,
+/// lod)` (TEXC, explicit LOD) and `texelFetch(tex, texel, 0)` on a 13×9
+/// RGBA8 UNORM image with its four levels (13×9, 6×4, 3×2, 1×1; Linear
+/// or Tiled, one Surface With Stride per level), at random LODs in
+/// [−4, 6] on the 1/256 grid, under samplers with random magnification and
+/// minification filters, mipmap modes NEAREST and LINEAR, `minLod`,
+/// `maxLod` and `mipLodBias` (also on the grid: the hardware keeps 8
+/// fractional bits of each, so every λ here is exact in both), each wrap
+/// mode, on the G52 and the G72, against the reference sampler's
+/// "Level-of-Detail Operation" and "Image Level(s) Selection"
+/// (`Bindings::sample_levels`). Bound: nearest filtering (of NEAREST
+/// mipmaps) exact; otherwise 2^-21 (each level's linear result within
+/// 2^-22 as in `texture_lod_and_texel_fetch_match_the_reference_sampler`,
+/// the blend of two levels by δ, a multiple of 1/256, adds one f32
+/// rounding of 2^-25 in each).
+#[test]
+fn mipmaps_with_explicit_lod_match_the_reference_sampler() {
+    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod};
+    let (mut compared, mut per_level) = (0usize, [0usize; 4]);
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_for(model);
+        for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+            for case in 0..4u64 {
+                let mut rng =
+                    Rng(0x3a9_0000 + 16 * k as u64 + case + (model == SimModel::G72) as u64 * 256);
+                let layout = if case % 2 == 0 {
+                    TexelLayout::Linear
+                } else {
+                    TexelLayout::Tiled
+                };
+                let mut gpu = SimGpu::new(model);
+                let mut levels = Vec::new();
+                let mut desc = None;
+                for l in 0..4u32 {
+                    let (w, h) = ((13u32 >> l).max(1), (9u32 >> l).max(1));
+                    let (img, d) =
+                        upload(&mut gpu, &mut rng, w, h, layout, ImageFormat::Rgba8Unorm);
+                    levels.push(img);
+                    match desc.as_mut() {
+                        None => desc = Some(d),
+                        Some(base) => {
+                            let base: &mut TextureDesc = base;
+                            base.mips[l as usize - 1] = MipLevel {
+                                address: d.address,
+                                row_stride: d.row_stride,
+                            };
+                            base.levels = l + 1;
+                        }
+                    }
+                }
+                let desc = desc.unwrap();
+                let (img_b, desc_b) =
+                    upload(&mut gpu, &mut rng, 4, 4, layout, ImageFormat::Rgba8Unorm);
+                let mut smp = Sampler::simple(rng.next() % 2 == 0, mode);
+                smp.min_linear = rng.next() % 2 == 0;
+                smp.mipmap_linear = case >= 2;
+                smp.border = BorderColor::OpaqueBlack;
+                smp.min_lod = lod_on_grid(&mut rng, 0.0, 1.5);
+                smp.max_lod = lod_on_grid(&mut rng, smp.min_lod, 5.0);
+                smp.lod_bias = lod_on_grid(&mut rng, -1.5, 1.5);
+                let hw = SamplerDesc {
+                    linear: smp.mag_linear,
+                    wrap: smp.address.map(to_hw),
+                    border: smp.border.rgba(),
+                    lod: SamplerLod {
+                        min_linear: Some(smp.min_linear),
+                        mipmap: if smp.mipmap_linear {
+                            MipmapMode::Linear
+                        } else {
+                            MipmapMode::Nearest
+                        },
+                        min_lod: smp.min_lod,
+                        max_lod: smp.max_lod,
+                        bias: smp.lod_bias,
+                    },
+                };
+                let plain = Sampler::simple(false, AddressMode::Repeat);
+                let reference = Bindings::default();
+                let (mut queries, mut want) = (Vec::new(), Vec::new());
+                for _ in 0..INVOCATIONS {
+                    let st = [rng.unit() * 3.0 - 1.0, rng.unit() * 3.0 - 1.0];
+                    let lod = lod_on_grid(&mut rng, -4.0, 6.0);
+                    let texel = [(rng.next() % 13) as i32, (rng.next() % 9) as i32];
+                    for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    for w in [texel[0], texel[1], 0, 0] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    let lambda = (lod + smp.lod_bias).clamp(smp.min_lod, smp.max_lod);
+                    per_level[(lambda.clamp(0.0, 3.0) + 0.5).ceil() as usize - 1] += 1;
+                    want.push(
+                        reference
+                            .sample_levels(&levels, &smp, st[0], st[1], lod)
+                            .unwrap(),
+                    );
+                    want.push(
+                        reference
+                            .sample(&img_b, &plain, st[0], st[1], Some(0.0))
+                            .unwrap(),
+                    );
+                    want.push(reference.fetch(&levels[0], texel[0], texel[1], 0).unwrap());
+                }
+                let qbuf = gpu.alloc(queries.len() as u64);
+                gpu.write(qbuf.va, &queries);
+                let out_bytes = u64::from(INVOCATIONS) * 48;
+                let obuf = gpu.alloc(out_bytes);
+                let address = |b: (u32, u32)| match b {
+                    (0, 3) => (qbuf.va, queries.len() as u64),
+                    (0, 4) => (obuf.va, out_bytes),
+                    _ => panic!("unexpected binding {b:?}"),
+                };
+                let words = fau_words(&binary, address);
+                let code = gpu.upload(&binary);
+                let textures = [Some(desc), Some(desc_b)];
+                let samplers = [Some(hw), None, Some(hw_sampler(&plain))];
+                gpu.run_chain(|chain, pool, arch| {
+                    textured_dispatch(
+                        chain,
+                        pool,
+                        arch,
+                        (&binary, code, &words),
+                        &textures,
+                        &samplers,
+                        INVOCATIONS / 16,
+                    )?;
+                    Ok(true)
+                })
+                .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+                let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
+                let exact_first = !smp.mipmap_linear && !smp.mag_linear && !smp.min_linear;
+                for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                    let which = i % 3;
+                    let exact = which != 0 || exact_first;
+                    for c in 0..4 {
+                        let ok = if exact {
+                            g[c] == w[c]
+                        } else {
+                            (f64::from(g[c]) - f64::from(w[c])).abs() <= 2f64.powi(-21)
+                        };
+                        assert!(
+                            ok,
+                            "{model:?} {mode:?} case {case} {smp:?}: invocation {} result {which} component {c}: sim {g:?} reference {w:?}",
+                            i / 3
+                        );
+                    }
+                    compared += 4;
+                }
+            }
+        }
+    }
+    eprintln!("{compared} components compared; λ's nearest level 0..3: {per_level:?}");
+    assert_eq!(compared, 2 * 4 * 4 * 32 * 12);
+    assert!(per_level.iter().all(|&n| n > 20), "{per_level:?}");
 }

@@ -71,6 +71,10 @@ pub struct Sampler {
     pub border: BorderColor,
     pub min_lod: f32,
     pub max_lod: f32,
+    /// `mipmapMode` LINEAR (else NEAREST) and `mipLodBias` (for
+    /// [`Bindings::sample_levels`]).
+    pub mipmap_linear: bool,
+    pub lod_bias: f32,
 }
 
 impl Sampler {
@@ -83,6 +87,8 @@ impl Sampler {
             border: BorderColor::TransparentBlack,
             min_lod: 0.0,
             max_lod: 0.0,
+            mipmap_linear: false,
+            lod_bias: 0.0,
         }
     }
 }
@@ -295,6 +301,69 @@ impl Bindings {
             acc
         };
         Ok(out.map(|x| x as f32))
+    }
+
+    /// `OpImageSample*Lod` of a mipmapped image (`levels[l]` is level l,
+    /// of size max(1, width >> l) × max(1, height >> l)) at normalized
+    /// (s, t) with the base level of detail `lod` (explicit, or what the
+    /// "Scale Factor Operation" gives an implicit one). "Level-of-Detail
+    /// Operation": λ' = lod + mipLodBias, λ = clamp(λ', minLod, maxLod)
+    /// (minLod > maxLod: an error); "Image Level(s) Selection": d =
+    /// clamp(λ, 0, q), q = the last level; NEAREST takes level ⌈d + ½⌉ − 1
+    /// (the spec's preferred rounding; ⌊d + ½⌋ is also allowed, they differ
+    /// only at d = k + ½), LINEAR blends levels ⌊d⌋ and min(⌊d⌋ + 1, q) by
+    /// (1 − δ, δ), δ = frac(d); each level filtered with magFilter when λ ≤
+    /// 0, else minFilter ("Texel Filtering"). Float formats only.
+    pub fn sample_levels(
+        &self,
+        levels: &[Image],
+        sampler: &Sampler,
+        s: f32,
+        t: f32,
+        lod: f32,
+    ) -> Result<[f32; 4], String> {
+        if levels.is_empty() || levels[0].format.sampled_type() != SampledType::Float {
+            return Err("no levels, or an integer format".into());
+        }
+        for (l, image) in levels.iter().enumerate() {
+            let (w, h) = (
+                (levels[0].width >> l).max(1),
+                (levels[0].height >> l).max(1),
+            );
+            if (image.width, image.height) != (w, h) {
+                return Err(format!("level {l} is not {w}×{h}"));
+            }
+        }
+        if sampler.min_lod > sampler.max_lod || !lod.is_finite() {
+            return Err("λ undefined (minLod > maxLod or a non-finite LOD)".into());
+        }
+        let lambda = (f64::from(lod) + f64::from(sampler.lod_bias))
+            .clamp(f64::from(sampler.min_lod), f64::from(sampler.max_lod));
+        let linear = if lambda <= 0.0 {
+            sampler.mag_linear
+        } else {
+            sampler.min_linear
+        };
+        let one = Sampler {
+            mag_linear: linear,
+            min_linear: linear,
+            min_lod: 0.0,
+            max_lod: 0.0,
+            ..*sampler
+        };
+        let q = (levels.len() - 1) as f64;
+        let d = lambda.clamp(0.0, q);
+        let level = |l: usize| self.sample(&levels[l], &one, s, t, Some(0.0));
+        if !sampler.mipmap_linear {
+            return level(((d + 0.5).ceil() - 1.0) as usize);
+        }
+        let hi = d.floor() as usize;
+        let lo = (hi + 1).min(levels.len() - 1);
+        let delta = d - d.floor();
+        let (a, b) = (level(hi)?, level(lo)?);
+        Ok(std::array::from_fn(|k| {
+            ((1.0 - delta) * f64::from(a[k]) + delta * f64::from(b[k])) as f32
+        }))
     }
 
     /// `OpImageFetch` at (i, j), level `lod`.

@@ -813,8 +813,16 @@ fn shade(
                     *o = (0..corners).map(|k| f.bary[k] * values[m][k][c]).sum();
                 }
                 if let Some((tex, smp)) = &textures[m] {
+                    // The preload's LOD is computed from the quad: not
+                    // simulated, so only where it selects nothing.
+                    if tex.lod_matters(smp) {
+                        return Err(config(
+                            d.draw_va,
+                            "VAR_TEX preload of a mipmapped texture or with two filters",
+                        ));
+                    }
                     out = tex
-                        .sample(ctx.mmu, smp, out[0], out[1], 0)?
+                        .sample(ctx.mmu, smp, out[0], out[1], 0, 0.0)?
                         .map(f32::from_bits);
                 }
                 let first = msg.first;

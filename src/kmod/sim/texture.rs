@@ -60,6 +60,15 @@ pub enum TexelKind {
     Sint,
 }
 
+/// One mip level: texel (0, 0), bytes per row (of texels or tiles), size.
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    base: u64,
+    row_stride: u64,
+    width: u32,
+    height: u32,
+}
+
 /// An image ready to be read.
 pub struct Texture {
     base: u64,
@@ -67,6 +76,8 @@ pub struct Texture {
     block: Block,
     width: u32,
     height: u32,
+    /// Levels 1.. (level 0 is `base`, `row_stride`, `width`, `height`).
+    mips: Vec<Level>,
     pub kind: TexelKind,
     /// Array layers (1: not an array) and the bytes between them.
     pub layers: u32,
@@ -75,9 +86,21 @@ pub struct Texture {
     va: u64,
 }
 
+/// genxml `Mipmap Mode` values.
+const MIPMAP_NEAREST: u64 = 0;
+const MIPMAP_TRILINEAR: u64 = 3;
+
 /// The sampler state the texture unit models.
 pub struct SamplerState {
+    /// The magnification filter.
     nearest: bool,
+    min_nearest: bool,
+    /// Mipmap mode Trilinear (else Nearest).
+    trilinear: bool,
+    /// `Minimum LOD`, `Maximum LOD`, `LOD bias` (8 fractional bits).
+    min_lod: f32,
+    max_lod: f32,
+    bias: f32,
     wrap: [u64; 2],
     /// The border colour's words (floats, or integers for integer textures).
     border: [u32; 4],
@@ -178,11 +201,17 @@ impl Texture {
         let Some(kind) = kind else {
             return Err(config(tva, "texture format not simulated"));
         };
+        let levels = td::LEVELS.get(&t) as u32;
+        // The texture-level `Minimum level`, `Minimum LOD` and `Maximum
+        // LOD` (PanVk leaves them 0 on Bifrost) have no documented effect:
+        // refused unless 0.
         if td::DIMENSION.get(&t) != 2
             || format & 0xfff != rgba
             || format >> 21 != 0
             || td::SWIZZLE.get(&t) != 0o3210
-            || td::LEVELS.get(&t) != 1
+            || td::MINIMUM_LEVEL.get(&t) != 0
+            || td::MINIMUM_LOD.get(&t) != 0
+            || td::MAXIMUM_LOD.get(&t) != 0
             || td::DEPTH.get(&t) != 1
             || td::SAMPLE_COUNT.get(&t) != 1
         {
@@ -200,6 +229,31 @@ impl Texture {
             return Err(config(surface, "negative or zero row stride"));
         }
         let layers = td::ARRAY_SIZE.get(&t) as u32;
+        let (width, height) = (td::WIDTH.get(&t) as u32, td::HEIGHT.get(&t) as u32);
+        if levels > 1 && layers > 1 {
+            return Err(config(tva, "mip levels of an array not simulated"));
+        }
+        if levels > 1 + width.max(height).ilog2() {
+            return Err(config(tva, "more mip levels than the size has"));
+        }
+        // Levels 1..: the next Surface With Stride records (Mesa's
+        // `panfrost_emit_texture_payload`: for one layer, face and sample,
+        // one record per level in turn).
+        let mut mips = Vec::new();
+        for level in 1..levels {
+            let va = surface + 16 * u64::from(level);
+            let m = mmu.read_words(va, l.surface_with_stride.words as usize)?;
+            let stride = sws::ROW_STRIDE.get(&m) as i64;
+            if stride <= 0 {
+                return Err(config(va, "negative or zero row stride"));
+            }
+            mips.push(Level {
+                base: sws::POINTER.get(&m),
+                row_stride: stride as u64,
+                width: (width >> level).max(1),
+                height: (height >> level).max(1),
+            });
+        }
         let layer_stride = sws::SURFACE_STRIDE.get(&s) as i64;
         if layers > 1 && layer_stride <= 0 {
             return Err(config(
@@ -211,8 +265,9 @@ impl Texture {
             base: sws::POINTER.get(&s),
             row_stride: row_stride as u64,
             block,
-            width: td::WIDTH.get(&t) as u32,
-            height: td::HEIGHT.get(&t) as u32,
+            width,
+            height,
+            mips,
             kind,
             layers,
             layer_stride: layer_stride.max(0) as u64,
@@ -235,14 +290,38 @@ impl Texture {
         matches!(self.kind, TexelKind::Unorm | TexelKind::Srgb)
     }
 
-    /// The four words a shader reads for texel (x, y).
-    fn texel(&self, mmu: &Mmu, x: u32, y: u32, layer: u32) -> Result<[u32; 4], JobFault> {
+    /// Mip levels.
+    pub fn levels(&self) -> u32 {
+        1 + self.mips.len() as u32
+    }
+
+    /// Level `level` (0 ..= levels − 1).
+    fn level(&self, level: u32) -> Level {
+        match level {
+            0 => Level {
+                base: self.base,
+                row_stride: self.row_stride,
+                width: self.width,
+                height: self.height,
+            },
+            l => self.mips[(l as usize - 1).min(self.mips.len() - 1)],
+        }
+    }
+
+    /// The four words a shader reads for texel (x, y) of level `lv`.
+    fn texel_of(
+        &self,
+        mmu: &Mmu,
+        lv: &Level,
+        x: u32,
+        y: u32,
+        layer: u32,
+    ) -> Result<[u32; 4], JobFault> {
         let mut b = [0u8; 4];
-        let off =
-            self.block.offset(x, y, self.row_stride, 4) + u64::from(layer) * self.layer_stride;
+        let off = self.block.offset(x, y, lv.row_stride, 4) + u64::from(layer) * self.layer_stride;
         // A surface pointer near the top of the address space must fault,
         // not wrap.
-        let va = self
+        let va = lv
             .base
             .checked_add(off)
             .ok_or_else(|| config(self.va, "texel address past 2^64"))?;
@@ -271,21 +350,33 @@ impl Texture {
         level: i32,
         layer: u32,
     ) -> Result<[u32; 4], JobFault> {
-        if level != 0
-            || x < 0
-            || y < 0
-            || x as u32 >= self.width
-            || y as u32 >= self.height
-            || layer >= self.layers
-        {
+        if level < 0 || level as u32 >= self.levels() {
             return Ok([0; 4]);
         }
-        self.texel(mmu, x as u32, y as u32, layer)
+        let lv = self.level(level as u32);
+        if x < 0 || y < 0 || x as u32 >= lv.width || y as u32 >= lv.height || layer >= self.layers {
+            return Ok([0; 4]);
+        }
+        self.texel_of(mmu, &lv, x as u32, y as u32, layer)
+    }
+
+    /// Whether the level of detail changes what [`Texture::sample`] returns
+    /// with `smp`: more than one level, or two different filters.
+    pub fn lod_matters(&self, smp: &SamplerState) -> bool {
+        self.levels() > 1 || smp.nearest != smp.min_nearest
     }
 
     /// The filtered colour at normalized coordinates (s, t) of layer
-    /// `layer` (clamped to the array: `Clamp integer array indices`), as
-    /// the four words a shader reads (f32 bits for float textures).
+    /// `layer` (clamped to the array: `Clamp integer array indices`) for
+    /// the base level of detail `lod` (what TEXC's explicit LOD register
+    /// holds, or 0), as the four words a shader reads (f32 bits for float
+    /// textures). The Vulkan "Level-of-Detail Operation": λ = clamp(lod +
+    /// bias, Minimum LOD, Maximum LOD) (every term on the 1/256 grid of the
+    /// hardware's 8:8 LOD values, so the sum is exact); the magnification
+    /// filter when λ ≤ 0, else the minification one; d = clamp(λ, 0, q)
+    /// (q = levels − 1), the nearest level ⌈d + ½⌉ − 1 (mipmap mode
+    /// Nearest) or the levels ⌊d⌋ and ⌊d⌋ + 1 (clamped to q) blended with
+    /// weights 1 − δ and δ, δ = frac(d) (Trilinear).
     pub fn sample(
         &self,
         mmu: &Mmu,
@@ -293,7 +384,63 @@ impl Texture {
         s: f32,
         t: f32,
         layer: u32,
+        lod: f32,
     ) -> Result<[u32; 4], JobFault> {
+        if smp.min_lod > smp.max_lod || !lod.is_finite() {
+            return Err(config(
+                self.va,
+                "minimum LOD above maximum LOD, or a NaN LOD",
+            ));
+        }
+        let lambda = (f64::from(lod) + f64::from(smp.bias))
+            .clamp(f64::from(smp.min_lod), f64::from(smp.max_lod));
+        let nearest = if lambda <= 0.0 {
+            smp.nearest
+        } else {
+            smp.min_nearest
+        };
+        let q = f64::from(self.levels() - 1);
+        let d = lambda.clamp(0.0, q);
+        if !smp.trilinear || d.fract() == 0.0 {
+            let level = if smp.trilinear {
+                d as u32
+            } else {
+                ((d + 0.5).ceil() - 1.0) as u32
+            };
+            return self.sample_level(mmu, smp, nearest, s, t, layer, level);
+        }
+        let (hi, delta) = (d.floor() as u32, d.fract());
+        let lo = (hi + 1).min(self.levels() - 1);
+        let a = self.sample_level(mmu, smp, nearest, s, t, layer, hi)?;
+        let b = self.sample_level(mmu, smp, nearest, s, t, layer, lo)?;
+        if !self.is_float() {
+            return Err(config(
+                self.va,
+                "linear mipmap filtering of an integer texture",
+            ));
+        }
+        Ok(std::array::from_fn(|k| {
+            let (x, y) = (
+                f64::from(f32::from_bits(a[k])),
+                f64::from(f32::from_bits(b[k])),
+            );
+            (((1.0 - delta) * x + delta * y) as f32).to_bits()
+        }))
+    }
+
+    /// One level's filtered colour (`nearest` or linear), see [`Texture::sample`].
+    #[allow(clippy::too_many_arguments)]
+    fn sample_level(
+        &self,
+        mmu: &Mmu,
+        smp: &SamplerState,
+        nearest: bool,
+        s: f32,
+        t: f32,
+        layer: u32,
+        level: u32,
+    ) -> Result<[u32; 4], JobFault> {
+        let lv = self.level(level);
         if self.layers > 1 && !smp.clamp_array {
             // Vulkan clamps the layer; without the sampler's clamp the
             // hardware's answer for an index past the array is undocumented.
@@ -303,32 +450,32 @@ impl Texture {
             ));
         }
         let layer = layer.min(self.layers - 1);
-        if !self.is_float() && !smp.nearest {
+        if !self.is_float() && !nearest {
             return Err(config(self.va, "linear filtering of an integer texture"));
         }
-        let u = f64::from(s) * f64::from(self.width);
-        let v = f64::from(t) * f64::from(self.height);
+        let u = f64::from(s) * f64::from(lv.width);
+        let v = f64::from(t) * f64::from(lv.height);
         if !(u.is_finite() && v.is_finite()) {
             return Ok([0; 4]);
         }
         let fetch = |i: i64, j: i64| -> Result<[u32; 4], JobFault> {
             match (
-                wrap(smp.wrap[0], i, self.width),
-                wrap(smp.wrap[1], j, self.height),
+                wrap(smp.wrap[0], i, lv.width),
+                wrap(smp.wrap[1], j, lv.height),
             ) {
-                (Some(x), Some(y)) => self.texel(mmu, x, y, layer),
+                (Some(x), Some(y)) => self.texel_of(mmu, &lv, x, y, layer),
                 _ => Ok(smp.border),
             }
         };
-        if smp.nearest {
+        if nearest {
             return fetch(
-                texel_index(smp.wrap[0], u, self.width),
-                texel_index(smp.wrap[1], v, self.height),
+                texel_index(smp.wrap[0], u, lv.width),
+                texel_index(smp.wrap[1], v, lv.height),
             );
         }
         let (u, v) = (u - 0.5, v - 0.5);
-        let i0 = texel_index(smp.wrap[0], u, self.width);
-        let j0 = texel_index(smp.wrap[1], v, self.height);
+        let i0 = texel_index(smp.wrap[0], u, lv.width);
+        let j0 = texel_index(smp.wrap[1], v, lv.height);
         let (a, b) = (u - u.floor(), v - v.floor());
         let mut out = [0.0f64; 4];
         for (dj, wy) in [(0, 1.0 - b), (1, b)] {
@@ -364,8 +511,16 @@ impl SamplerState {
         let nearest = sampler::MAGNIFY_NEAREST.get(&sm) != 0;
         let ws = sampler::WRAP_MODE_S.get(&sm);
         let wt = sampler::WRAP_MODE_T.get(&sm);
+        let mipmap = sampler::MIPMAP_MODE.get(&sm);
+        // `Magnify cutoff` (0.5 instead of 0 between the filters), the LOD
+        // algorithm and anisotropy: other rules than Vulkan's isotropic
+        // one, not simulated (the genxml defaults: cutoff 0, Isotropic,
+        // 1×).
         if sampler::NORMALIZED_COORDINATES.get(&sm) == 0
-            || nearest != (sampler::MINIFY_NEAREST.get(&sm) != 0)
+            || !matches!(mipmap, MIPMAP_NEAREST | MIPMAP_TRILINEAR)
+            || sampler::MAGNIFY_CUTOFF.get(&sm) != 0
+            || sampler::LOD_ALGORITHM.get(&sm) != 0
+            || sampler::MAXIMUM_ANISOTROPY.get(&sm) != 1
             || sampler::COMPARE_FUNCTION.get(&sm) != 0
             || ![ws, wt].iter().all(|w| {
                 matches!(
@@ -383,8 +538,16 @@ impl SamplerState {
             sampler::BORDER_COLOR_A,
         ]
         .map(|f| f.get(&sm) as u32);
+        // `ulod` (unsigned) and `slod` (signed, sign-extended by `get`):
+        // 8 fractional bits.
+        let lod = |v: u64| (v as i64 as f64 / 256.0) as f32;
         Ok(SamplerState {
             nearest,
+            min_nearest: sampler::MINIFY_NEAREST.get(&sm) != 0,
+            trilinear: mipmap == MIPMAP_TRILINEAR,
+            min_lod: lod(sampler::MINIMUM_LOD.get(&sm)),
+            max_lod: lod(sampler::MAXIMUM_LOD.get(&sm)),
+            bias: lod(sampler::LOD_BIAS.get(&sm)),
             wrap: [ws, wt],
             border,
             clamp_array: sampler::CLAMP_INTEGER_ARRAY_INDICES.get(&sm) != 0,

@@ -678,12 +678,20 @@ fn texs(
         return Err(fault(status::INSTR_INVALID_ENC, cc.va));
     }
     t.single_layer()?;
+    if p.fields.modifier("lod_mode") == Some("computed_lod") && t.lod_matters(&smp) {
+        log::error!(
+            "sim shader: TEXS computed LOD of a mipmapped texture or with two filters (clause {:#x}) is not simulated",
+            cc.va
+        );
+        return Err(fault(status::INSTR_INVALID_ENC, cc.va));
+    }
     let c = t.sample(
         core.mmu,
         &smp,
         f32::from_bits(s[0]),
         f32::from_bits(s[1]),
         0,
+        0.0,
     )?;
     for (i, &v) in c.iter().enumerate() {
         staging_write(lane, cc, i, v);
@@ -774,12 +782,18 @@ fn texc(
                 return Err(bad("this result format for the texture's format"));
             }
             let l = layer_of(&t)?;
+            if lod_mode == 7 && t.lod_matters(&smp) {
+                return Err(bad(
+                    "a computed LOD of a mipmapped texture or with two filters",
+                ));
+            }
             t.sample(
                 core.mmu,
                 &smp,
                 f32::from_bits(s[0]),
                 f32::from_bits(s[1]),
                 l,
+                if lod_mode == 4 { level } else { 0.0 },
             )?
         }
         _ => return Err(bad("this operation")),
