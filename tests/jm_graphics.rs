@@ -3960,3 +3960,178 @@ fn derivatives_of_varyings_match_the_quad_differences() {
     assert!(compared > 4 * 2 * 3 * 1000, "{compared}");
     assert!(with_helpers > 200, "{with_helpers}");
 }
+
+thread_local! {
+    /// The mipmapped texture, sampler and implicit λbase of the current
+    /// thread's minified scene.
+    static MIPMAPPED: std::cell::RefCell<Option<(
+        Vec<bifrost_vk::testing::sampler::Image>,
+        bifrost_vk::testing::sampler::Sampler,
+        f32,
+    )>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Mesa's fs_textured by the reference sampler with mipmaps: the texture
+/// at the interpolated (u, v) with the scene's implicit λbase, times
+/// v_color = (1, g, 1 − g, a).
+fn minified_shade(c: &[f64]) -> [f64; 4] {
+    MIPMAPPED.with(|t| {
+        let t = t.borrow();
+        let (levels, sampler, lod) = t.as_ref().expect("a texture for the scene");
+        let texel = bifrost_vk::testing::sampler::Bindings::default()
+            .sample_levels(levels, sampler, c[0] as f32, c[1] as f32, *lod)
+            .expect("the reference samples");
+        let colour = [1.0, c[2], 1.0 - c[2], c[3]];
+        std::array::from_fn(|k| f64::from(texel[k]) * colour[k])
+    })
+}
+
+/// Implicit LOD in fragment shaders: Mesa's fs_textured (TEXS_2D computed
+/// LOD, binding 1) and the same at binding 9 (TEXC, LOD mode COMPUTE) over
+/// a 64×64 quad (w = 1) whose (u, v) run across the 64×64 framebuffer by
+/// (Sx, Sy) texture widths, so ∂u/∂x = 64 Sx / 64 texels per pixel: a
+/// minified 64×64 texture of 7 levels (64 … 1, Linear), λbase =
+/// log2 max(64 Sx/64, 64 Sy/64) between 0.6 and 3.4, mipmap modes NEAREST
+/// and LINEAR, bilinear or nearest minification, a bias, on the G52 and a
+/// v6 G72: every covered pixel within 1 LSB of the reference rasterizer's
+/// interpolation times the reference sampler (`sample_levels` at the
+/// λbase of `testing::sampler::implicit_lod`, rounded to 1/256 as the
+/// simulator's). The simulator takes one λ per quad from the coordinates'
+/// coarse differences in f32 (the slopes here are constant, so every
+/// quad's λ rounds to the same 1/256 step: the test asserts that λ·256 is
+/// at least 0.01 from a rounding boundary).
+#[test]
+fn minified_textures_take_their_level_from_the_quad_derivatives() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod};
+    use bifrost_vk::testing::sampler::{AddressMode, Image, ImageFormat, Sampler, implicit_lod};
+    let Ok(f) = std::fs::read(bifrost_vk::reference_path!(
+        "mesa-g52/shaders/fs_textured.spv"
+    )) else {
+        skip("fs_textured.spv");
+        return;
+    };
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_uv.vert.spv")).unwrap();
+    let b9 = std::fs::read(format!("{GRAPHICS_SHADERS}/textured_b9.frag.spv")).unwrap();
+    let mut covered = 0;
+    let scales = [(1.5f64, 1.625f64), (3.0, 1.25), (2.25, 5.5), (10.5, 4.0)];
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let vs = compile_for(&v, Stage::Vertex, arch);
+        let fs = compile_for(&f, Stage::Fragment, arch);
+        let fs_b9 = compile_for(&b9, Stage::Fragment, arch);
+        for (k, &(sx, sy)) in scales.iter().enumerate() {
+            let (fs, binding) = if k % 2 == 0 { (&fs, 1) } else { (&fs_b9, 9) };
+            let mut rng = Rng(0x3a9_7e47 + k as u64 + 16 * (arch == IsaArch::V6) as u64);
+            let mut gpu = SimGpu::new(model);
+            let mut levels = Vec::new();
+            let mut desc = TextureDesc {
+                layers: 1,
+                layer_stride: 0,
+                levels: 7,
+                mips: Default::default(),
+                address: 0,
+                width: 64,
+                height: 64,
+                row_stride: 256,
+                layout: TexelLayout::Linear,
+                format: TexelFormat::Rgba8Unorm,
+            };
+            for l in 0..7u32 {
+                let n = 64 >> l;
+                let texels: Vec<[u8; 4]> = (0..n * n)
+                    .map(|_| [0; 4].map(|_: u8| rng.next(256) as u8))
+                    .collect();
+                let buf = gpu.alloc(u64::from(4 * n * n));
+                for (i, t) in texels.iter().enumerate() {
+                    gpu.write(buf.va + 4 * i as u64, t);
+                }
+                match l {
+                    0 => desc.address = buf.va,
+                    _ => {
+                        desc.mips[l as usize - 1] = MipLevel {
+                            address: buf.va,
+                            row_stride: 4 * n,
+                        }
+                    }
+                }
+                levels.push(Image {
+                    width: n,
+                    height: n,
+                    texels,
+                    format: ImageFormat::Rgba8Unorm,
+                });
+            }
+            let mut sampler = Sampler::simple(true, AddressMode::Repeat);
+            sampler.min_linear = k != 1;
+            sampler.mipmap_linear = k >= 2;
+            sampler.max_lod = 6.0;
+            sampler.lod_bias = [0.0, 0.5, -0.25, 0.0][k];
+            let smp = SamplerDesc {
+                linear: true,
+                wrap: [WrapMode::Repeat; 2],
+                border: [0.0; 4],
+                lod: SamplerLod {
+                    min_linear: Some(sampler.min_linear),
+                    mipmap: if sampler.mipmap_linear {
+                        MipmapMode::Linear
+                    } else {
+                        MipmapMode::Nearest
+                    },
+                    min_lod: 0.0,
+                    max_lod: 6.0,
+                    bias: sampler.lod_bias,
+                },
+            };
+            // u = u0 + sx · x/64, v = v0 + sy · y/64 over the framebuffer.
+            let (u0, v0) = (-0.3, 0.2);
+            let lod = implicit_lod((64, 64), sx / 64.0, 0.0, 0.0, sy / 64.0);
+            let exact = (64.0 * sx.max(sy) / 64.0).log2() * 256.0;
+            assert!(
+                (exact - exact.floor() - 0.5).abs() > 0.01,
+                "λ·256 = {exact} too close to a rounding boundary"
+            );
+            MIPMAPPED.with(|t| *t.borrow_mut() = Some((levels, sampler, lod)));
+            let corner = |x: f64, y: f64| {
+                let (u, v) = (u0 + sx * (x + 1.0) / 2.0, v0 + sy * (y + 1.0) / 2.0);
+                [x as f32, y as f32, 0.0, 1.0, u as f32, v as f32, 0.25, 1.0]
+            };
+            let mut data = Vec::new();
+            for (x, y) in [
+                (-1.0, -1.0),
+                (1.0, -1.0),
+                (-1.0, 1.0),
+                (-1.0, 1.0),
+                (1.0, -1.0),
+                (1.0, 1.0),
+            ] {
+                data.extend_from_slice(&corner(x, y));
+            }
+            let draws = vec![DrawSpec {
+                topology: Topology::TriangleList,
+                count: 6,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            }];
+            let mut scene = grid_scene(&vs, fs, data, draws);
+            scene.stride = 32;
+            scene.attributes = vec![(4, 0), (4, 16)];
+            scene.shade = minified_shade;
+            let mut textures = vec![None; binding + 1];
+            let mut samplers = vec![None; binding + 1];
+            textures[binding] = Some(desc);
+            samplers[binding] = Some(smp);
+            scene.textures = Some((textures, samplers));
+            let out = try_render_on(&mut gpu, &scene, |_| {}).unwrap_or_else(|e| {
+                panic!("{model:?} scale {sx}×{sy}: the chains must complete: {e}")
+            });
+            let (want, on_edge) = reference(&scene);
+            covered += assert_matches(&out.color, &want, |x, y| !on_edge[(y * SIZE + x) as usize]);
+        }
+    }
+    eprintln!("{covered} minified pixels compared");
+    assert!(covered > 8 * 3500, "{covered}");
+}

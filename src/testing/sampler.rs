@@ -242,6 +242,19 @@ fn filter_is_linear(sampler: &Sampler, lod: Option<f32>) -> Result<bool, String>
     }
 }
 
+/// The implicit base level of detail ("Scale Factor Operation",
+/// isotropic): ρ = max(|(w ∂s/∂x, h ∂t/∂x)|, |(w ∂s/∂y, h ∂t/∂y)|) for level
+/// 0 of `w`×`h` texels, λbase = log2 ρ, rounded to the nearest 1/256 — the
+/// 8 fractional bits we give the hardware's LOD values (genxml `slod`), an
+/// approximation within the spec's `mipmapPrecisionBits` allowance.
+pub fn implicit_lod(size: (u32, u32), ds_dx: f64, dt_dx: f64, ds_dy: f64, dt_dy: f64) -> f32 {
+    let (w, h) = (f64::from(size.0), f64::from(size.1));
+    let rho = (w * ds_dx)
+        .hypot(h * dt_dx)
+        .max((w * ds_dy).hypot(h * dt_dy));
+    ((rho.log2() * 256.0).round() / 256.0).clamp(-128.0, 128.0) as f32
+}
+
 /// "Unnormalized Texel Coordinate Operations": (u, v) = (s × width,
 /// t × height), finite.
 fn unnormalized(image: &Image, s: f32, t: f32) -> Result<(f64, f64), String> {

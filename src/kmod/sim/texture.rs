@@ -290,6 +290,11 @@ impl Texture {
         matches!(self.kind, TexelKind::Unorm | TexelKind::Srgb)
     }
 
+    /// Level 0's width and height.
+    pub fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
     /// Mip levels.
     pub fn levels(&self) -> u32 {
         1 + self.mips.len() as u32

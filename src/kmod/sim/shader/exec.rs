@@ -786,6 +786,12 @@ pub fn eval(
     Ok(v)
 }
 
+/// Whether `p` is a texture instruction (its implicit LOD reads the
+/// quad's coordinates: the warp runs its clause in lock step).
+pub fn is_texture(p: &Prepared) -> bool {
+    p.op == Op::Message && matches!(p.name, "TEXC" | "TEXS_2D.f32")
+}
+
 /// The lane whose source 0 a `CLPER` on lane `lane` reads, `index` its
 /// second source. `CLPER.i32` (Mesa's `bi_clper_i32` with `subgroupN`):
 /// lanes form groups of N (`subgroup2/4/8`); `lane_op` none reads lane

@@ -231,8 +231,8 @@ pub fn execute(
         "LD_VAR" | "LD_VAR_IMM" | "LD_VAR_FLAT" | "LD_VAR_FLAT_IMM" => {
             fragment_message::ld_var(core, p, lane, ctx, s, cc)
         }
-        "TEXS_2D.f32" => texs(core, p, lane, s, cc),
-        "TEXC" => texc(core, lane, s, cc),
+        "TEXS_2D.f32" => texs(core, p, lane, ctx.lane_id, s, cc),
+        "TEXC" => texc(core, lane, ctx.lane_id, s, cc),
         _ => Err(fault(status::INSTR_INVALID_ENC, cc.va)),
     }
 }
@@ -644,6 +644,49 @@ fn texture_of(
     Ok((t, s))
 }
 
+/// The implicit base level of detail of a texture access by lane `lane_id`
+/// in a fragment job: the Vulkan "Scale Factor Operation" with the
+/// coordinates of the lane's 2×2 quad (`Core::quad_coords`, gathered
+/// when the clause ran in lock step): ∂s/∂x and ∂t/∂x the differences
+/// between the quad's upper pixels (lanes 1 and 0), ∂s/∂y, ∂t/∂y between
+/// its left ones (lanes 2 and 0) — one λ per quad, the coarse
+/// derivatives, which the spec allows; the hardware's choice is not
+/// documented — scaled by level 0's width and height, ρ = max(|(∂u/∂x,
+/// ∂v/∂x)|, |(∂u/∂y, ∂v/∂y)|) (isotropic), λ = log2 ρ rounded to the
+/// nearest 1/256 (the 8 fractional bits of the hardware's LOD values,
+/// genxml `slod`), clamped to ±128. A quad lane that is not running the
+/// access (divergent control flow: undefined in Vulkan) faults.
+fn implicit_lod(
+    core: &Core<'_>,
+    lane_id: u32,
+    t: &Texture,
+    cc: &CachedClause,
+) -> Result<f32, JobFault> {
+    let base = (lane_id & !3) as usize;
+    let coord = |l: usize| core.quad_coords.get(base + l).copied().flatten();
+    let (Some(c0), Some(c1), Some(c2)) = (coord(0), coord(1), coord(2)) else {
+        log::error!(
+            "sim shader: implicit LOD without the whole quad running the access (clause {:#x})",
+            cc.va
+        );
+        return Err(fault(status::INSTR_INVALID_ENC, cc.va));
+    };
+    let f = |w: u32| f64::from(f32::from_bits(w));
+    let (w, h) = t.size();
+    let (w, h) = (f64::from(w), f64::from(h));
+    let ux = w * (f(c1.0) - f(c0.0));
+    let vx = h * (f(c1.1) - f(c0.1));
+    let uy = w * (f(c2.0) - f(c0.0));
+    let vy = h * (f(c2.1) - f(c0.1));
+    let rho = ux.hypot(vx).max(uy.hypot(vy));
+    let lambda = rho.log2();
+    Ok(if lambda.is_nan() {
+        0.0
+    } else {
+        ((lambda * 256.0).round() / 256.0).clamp(-128.0, 128.0) as f32
+    })
+}
+
 /// `TEXS_2D.f32`: texture `texture_index` with sampler `sampler_index` at
 /// (s, t) = the two sources, four f32 results in the staging registers.
 /// `computed_lod` only in fragment jobs (its derivatives come from the
@@ -653,6 +696,7 @@ fn texs(
     core: &mut Core<'_>,
     p: &Prepared,
     lane: &mut Lane,
+    lane_id: u32,
     s: &[u32; 4],
     cc: &CachedClause,
 ) -> Result<u32, JobFault> {
@@ -678,20 +722,18 @@ fn texs(
         return Err(fault(status::INSTR_INVALID_ENC, cc.va));
     }
     t.single_layer()?;
-    if p.fields.modifier("lod_mode") == Some("computed_lod") && t.lod_matters(&smp) {
-        log::error!(
-            "sim shader: TEXS computed LOD of a mipmapped texture or with two filters (clause {:#x}) is not simulated",
-            cc.va
-        );
-        return Err(fault(status::INSTR_INVALID_ENC, cc.va));
-    }
+    let lod = if p.fields.modifier("lod_mode") == Some("computed_lod") {
+        implicit_lod(core, lane_id, &t, cc)?
+    } else {
+        0.0
+    };
     let c = t.sample(
         core.mmu,
         &smp,
         f32::from_bits(s[0]),
         f32::from_bits(s[1]),
         0,
-        0.0,
+        lod,
     )?;
     for (i, &v) in c.iter().enumerate() {
         staging_write(lane, cc, i, v);
@@ -713,6 +755,7 @@ fn texs(
 fn texc(
     core: &mut Core<'_>,
     lane: &mut Lane,
+    lane_id: u32,
     s: &[u32; 4],
     cc: &CachedClause,
 ) -> Result<u32, JobFault> {
@@ -782,18 +825,18 @@ fn texc(
                 return Err(bad("this result format for the texture's format"));
             }
             let l = layer_of(&t)?;
-            if lod_mode == 7 && t.lod_matters(&smp) {
-                return Err(bad(
-                    "a computed LOD of a mipmapped texture or with two filters",
-                ));
-            }
+            let lod = match lod_mode {
+                4 => level,
+                7 => implicit_lod(core, lane_id, &t, cc)?,
+                _ => 0.0,
+            };
             t.sample(
                 core.mmu,
                 &smp,
                 f32::from_bits(s[0]),
                 f32::from_bits(s[1]),
                 l,
-                if lod_mode == 4 { level } else { 0.0 },
+                lod,
             )?
         }
         _ => return Err(bad("this operation")),

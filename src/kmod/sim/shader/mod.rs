@@ -371,6 +371,9 @@ pub struct Core<'a> {
     /// lane id, the value of that instruction's source 0 in each lane
     /// running the clause (None: the lane is not running it).
     pub cross_lane: Vec<Option<u32>>,
+    /// Likewise for a texture instruction: each running lane's coordinates
+    /// (s, t), what an implicit level of detail differentiates.
+    pub quad_coords: Vec<Option<(u32, u32)>>,
 }
 
 /// Bytes read ahead to decode a clause (a clause is at most 8 tuples and
@@ -390,6 +393,7 @@ impl<'a> Core<'a> {
             core_id: 0,
             frag: None,
             cross_lane: Vec::new(),
+            quad_coords: Vec::new(),
         }
     }
 
@@ -424,9 +428,9 @@ impl<'a> Core<'a> {
             let a = exec::prepare(&t.add, va)?;
             tuples.push((f, a));
         }
-        let cross_lane = tuples
-            .iter()
-            .any(|(_, a)| matches!(a.op, exec::Op::Clper | exec::Op::ClperOld));
+        let cross_lane = tuples.iter().any(|(_, a)| {
+            matches!(a.op, exec::Op::Clper | exec::Op::ClperOld) || exec::is_texture(a)
+        });
         let cached = Arc::new(CachedClause {
             cross_lane,
             va,

@@ -280,6 +280,34 @@ impl Core<'_> {
                     }
                 }
             }
+            let texture = exec::is_texture(add);
+            if texture {
+                self.quad_coords.clear();
+                self.quad_coords.resize(warp.lanes.len(), None);
+                for (k, &i) in group.iter().enumerate() {
+                    let (t0, t1) = temps[k];
+                    let mut st = [0u32; 2];
+                    for (c, v) in st.iter_mut().enumerate() {
+                        let src = add
+                            .srcs
+                            .get(c)
+                            .copied()
+                            .unwrap_or(crate::hw::isa::Operand::Zero);
+                        *v = exec::read_src(
+                            self,
+                            &src,
+                            &warp.lanes[i],
+                            &warp.ctx[i],
+                            (t0, t1, fma_results[k]),
+                            cc,
+                        )?;
+                    }
+                    let id = warp.ctx[i].lane_id as usize;
+                    if let Some(slot) = self.quad_coords.get_mut(id) {
+                        *slot = Some((st[0], st[1]));
+                    }
+                }
+            }
             for (k, &i) in group.iter().enumerate() {
                 let (lane, ctx) = (&mut warp.lanes[i], &warp.ctx[i]);
                 let (t0, t1) = temps[k];
@@ -296,6 +324,9 @@ impl Core<'_> {
             }
             if cross {
                 self.cross_lane.clear();
+            }
+            if texture {
+                self.quad_coords.clear();
             }
             for (k, &i) in group.iter().enumerate() {
                 let lane = &mut warp.lanes[i];
