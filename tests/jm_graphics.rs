@@ -3987,7 +3987,9 @@ fn minified_shade(c: &[f64]) -> [f64; 4] {
 }
 
 /// Implicit LOD in fragment shaders: Mesa's fs_textured (TEXS_2D computed
-/// LOD, binding 1) and the same at binding 9 (TEXC, LOD mode COMPUTE) over
+/// LOD, binding 1), the same at binding 9 (TEXC, LOD mode COMPUTE) and
+/// with a shader bias of 0.75 (`texture(tex, uv, 0.75)`: TEXC, LOD mode
+/// BIAS; the reference adds it to λbase, "Level-of-Detail Operation") over
 /// a 64×64 quad (w = 1) whose (u, v) run across the 64×64 framebuffer by
 /// (Sx, Sy) texture widths, so ∂u/∂x = 64 Sx / 64 texels per pixel: a
 /// minified 64×64 texture of 7 levels (64 … 1, Linear), λbase =
@@ -4013,14 +4015,28 @@ fn minified_textures_take_their_level_from_the_quad_derivatives() {
     };
     let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_uv.vert.spv")).unwrap();
     let b9 = std::fs::read(format!("{GRAPHICS_SHADERS}/textured_b9.frag.spv")).unwrap();
+    let bias = std::fs::read(format!("{GRAPHICS_SHADERS}/textured_bias.frag.spv")).unwrap();
     let mut covered = 0;
     let scales = [(1.5f64, 1.625f64), (3.0, 1.25), (2.25, 5.5), (10.5, 4.0)];
     for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
         let vs = compile_for(&v, Stage::Vertex, arch);
         let fs = compile_for(&f, Stage::Fragment, arch);
         let fs_b9 = compile_for(&b9, Stage::Fragment, arch);
+        let fs_bias = compile_for(&bias, Stage::Fragment, arch);
+        let text =
+            bifrost_vk::compiler::bifrost::disasm::disassemble(&fs_bias.binary.code).unwrap();
+        // TEXC with LOD mode BIAS (5 << 20).
+        assert!(
+            text.contains("+TEXC ") && text.contains("0xf4587899"),
+            "{text}"
+        );
         for (k, &(sx, sy)) in scales.iter().enumerate() {
-            let (fs, binding) = if k % 2 == 0 { (&fs, 1) } else { (&fs_b9, 9) };
+            // The shader's own bias (`textured_bias.frag`: 0.75).
+            let (fs, binding, shader_bias) = match k % 3 {
+                0 => (&fs, 1, 0.0),
+                1 => (&fs_b9, 9, 0.0),
+                _ => (&fs_bias, 9, 0.75),
+            };
             let mut rng = Rng(0x3a9_7e47 + k as u64 + 16 * (arch == IsaArch::V6) as u64);
             let mut gpu = SimGpu::new(model);
             let mut levels = Vec::new();
@@ -4084,7 +4100,7 @@ fn minified_textures_take_their_level_from_the_quad_derivatives() {
             };
             // u = u0 + sx · x/64, v = v0 + sy · y/64 over the framebuffer.
             let (u0, v0) = (-0.3, 0.2);
-            let lod = implicit_lod((64, 64), sx / 64.0, 0.0, 0.0, sy / 64.0);
+            let lod = implicit_lod((64, 64), sx / 64.0, 0.0, 0.0, sy / 64.0) + shader_bias;
             let exact = (64.0 * sx.max(sy) / 64.0).log2() * 256.0;
             assert!(
                 (exact - exact.floor() - 0.5).abs() > 0.01,

@@ -1060,7 +1060,6 @@ fn unsupported_image_features_are_clean_errors() {
         ("reject/texture_shadow.frag.spv", "depth"),
         ("reject/texture_offset.frag.spv", "offsets"),
         ("reject/texture_grad.frag.spv", "gradients"),
-        ("reject/texture_bias.frag.spv", "bias"),
         ("reject/texture_size.frag.spv", "image queries"),
         ("reject/texture_cube.frag.spv", "cube images"),
         ("reject/texture_3d.frag.spv", "3D images"),

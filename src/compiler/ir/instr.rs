@@ -349,17 +349,26 @@ pub enum TexOp {
     Sample,
     /// Filtered, level of detail given.
     SampleLod,
+    /// Filtered, level of detail from the implicit derivatives plus a
+    /// bias (`OpImageSampleImplicitLod` with `Bias`; fragment shaders).
+    SampleBias,
     /// One texel at integer coordinates and level (`texelFetch`).
     Fetch,
 }
 
 impl TexOp {
-    pub const ALL: [TexOp; 3] = [TexOp::Sample, TexOp::SampleLod, TexOp::Fetch];
+    pub const ALL: [TexOp; 4] = [
+        TexOp::Sample,
+        TexOp::SampleLod,
+        TexOp::SampleBias,
+        TexOp::Fetch,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             TexOp::Sample => "sample",
             TexOp::SampleLod => "sample_lod",
+            TexOp::SampleBias => "sample_bias",
             TexOp::Fetch => "fetch",
         }
     }
@@ -482,7 +491,8 @@ pub enum Intrinsic {
     /// arrays with `array` (the coordinate's third component is the layer:
     /// a float for sampling, an integer for fetches). Sources by `op`:
     /// `Sample` [coord: 2/3 × f32] (implicit LOD, fragment shaders),
-    /// `SampleLod` [coord: 2/3 × f32, lod: f32], `Fetch` [coord: 2/3 × i32,
+    /// `SampleLod` [coord: 2/3 × f32, lod: f32], `SampleBias` [coord: 2/3 ×
+    /// f32, bias: f32] (fragment shaders), `Fetch` [coord: 2/3 × i32,
     /// lod: i32]. One 4 × 32-bit result, as `ty` says (floats for `Float`,
     /// integers for `Sint`/`Uint`).
     Texture {

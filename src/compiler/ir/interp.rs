@@ -936,7 +936,7 @@ impl Exec<'_> {
             Texture { op, .. } => {
                 let (d, _) = need()?;
                 let coord = self.get(src(0)?)?;
-                let lod = if op == TexOp::Sample {
+                let lod = if matches!(op, TexOp::Sample | TexOp::SampleBias) {
                     0
                 } else {
                     self.get(src(1)?)?[0] as u32

@@ -633,7 +633,9 @@ impl<'a> Validator<'a> {
                 let c = if array { 3 } else { 2 };
                 let (srcs, ok_sampler): (&[ValueType], bool) = match op {
                     TexOp::Sample => (&[f32t.with_comps(c)], sampler.is_some()),
-                    TexOp::SampleLod => (&[f32t.with_comps(c), f32t], sampler.is_some()),
+                    TexOp::SampleLod | TexOp::SampleBias => {
+                        (&[f32t.with_comps(c), f32t], sampler.is_some())
+                    }
                     TexOp::Fetch => (&[u32t.with_comps(c), u32t], sampler.is_none()),
                 };
                 (
@@ -641,7 +643,8 @@ impl<'a> Validator<'a> {
                         && srcs_are(srcs)
                         && ok_sampler
                         && dst == Some(u32t.with_comps(4))
-                        && (op != TexOp::Sample || self.s.stage == super::Stage::Fragment),
+                        && (!matches!(op, TexOp::Sample | TexOp::SampleBias)
+                            || self.s.stage == super::Stage::Fragment),
                     "sources [coord (2 x f32), lod f32 for sample_lod] with a sampler, or \
                      [coord (2 x i32), lod i32] without one for fetch; a 4 x 32-bit result; \
                      implicit LOD in fragment shaders only",

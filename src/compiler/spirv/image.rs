@@ -212,8 +212,17 @@ impl Translator<'_> {
                 if self.shader.stage != Stage::Fragment {
                     return Err(inst.invalid("implicit-LOD sampling outside a fragment shader"));
                 }
-                self.check_image_operands(mask, 0)?;
-                TexOp::Sample
+                self.check_image_operands(mask, BIAS)?;
+                if mask & BIAS != 0 {
+                    let (bty, bias) = self.get_ssa(inst.word(5)?)?;
+                    if self.ty(bias) != ValueType::F32 || !self.m.is_float(bty) {
+                        return Err(inst.invalid("Bias is not a 32-bit float"));
+                    }
+                    srcs.push(bias);
+                    TexOp::SampleBias
+                } else {
+                    TexOp::Sample
+                }
             }
             Op::ImageSampleExplicitLod => {
                 if mask & (LOD | GRAD) == 0 {

@@ -35,9 +35,10 @@ mod desc {
     pub const ARRAY: u32 = 1 << 17;
     /// `dimension` at bit 18: 2 for 2D.
     pub const DIM_2D: u32 = 2 << 18;
-    /// `lod_or_fetch` at bit 20: EXPLICIT = 4, ZERO = 6, COMPUTE = 7
+    /// `lod_or_fetch` at bit 20: EXPLICIT = 4, BIAS = 5, ZERO = 6, COMPUTE = 7
     /// (`enum bifrost_lod_mode`); for FETCH, TEXEL = 1.
     pub const LOD_EXPLICIT: u32 = 4 << 20;
+    pub const LOD_BIAS: u32 = 5 << 20;
     pub const LOD_ZERO: u32 = 6 << 20;
     pub const LOD_COMPUTE: u32 = 7 << 20;
     pub const FETCH_TEXEL: u32 = 1 << 20;
@@ -101,7 +102,7 @@ impl Isel<'_> {
             && match op {
                 TexOp::Sample => true,
                 TexOp::SampleLod => lod == Some(Src::Imm(0)),
-                TexOp::Fetch => false,
+                TexOp::SampleBias | TexOp::Fetch => false,
             };
         if simple {
             let hw = Op::TexsF32 {
@@ -119,6 +120,13 @@ impl Isel<'_> {
                 TexOp::SampleLod => {
                     let lod = lod.ok_or_else(|| CompileError::Malformed("no LOD".into()))?;
                     (desc::OP_TEX, desc::LOD_EXPLICIT, Some(self.lod_88(lod)))
+                }
+                // The bias in the low 16 bits (8:8), the lower bound in the
+                // high ones left 0 (Mesa's `bi_emit_texc` for
+                // `nir_tex_src_bias`).
+                TexOp::SampleBias => {
+                    let bias = lod.ok_or_else(|| CompileError::Malformed("no bias".into()))?;
+                    (desc::OP_TEX, desc::LOD_BIAS, Some(self.lod_88(bias)))
                 }
                 TexOp::Fetch => {
                     let lod = lod.ok_or_else(|| CompileError::Malformed("no LOD".into()))?;

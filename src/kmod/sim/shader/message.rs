@@ -789,7 +789,7 @@ fn texc(
     // The data registers in Mesa's order (`enum bifrost_tex_dreg`): the
     // LOD (EXPLICIT, and every FETCH: signed 8:8 fixed point), then the
     // array index.
-    let has_lod = op == 6 || lod_mode == 4;
+    let has_lod = op == 6 || lod_mode == 4 || lod_mode == 5;
     let level = if has_lod {
         f32::from(staging_read(lane, cc, 0) as u16 as i16) / 256.0
     } else {
@@ -818,7 +818,7 @@ fn texc(
             t.fetch(core.mmu, s[0] as i32, s[1] as i32, level, l)?
         }
         // TEX: EXPLICIT, ZERO, COMPUTE (fragment jobs only).
-        (7, 4 | 6) | (7, 7) if lod_mode != 7 || core.frag.is_some() => {
+        (7, 4 | 6) | (7, 5 | 7) if !matches!(lod_mode, 5 | 7) || core.frag.is_some() => {
             let (t, smp) = texture_of(core, texture, Some(sampler))?;
             let smp = smp.ok_or_else(|| bad("no sampler"))?;
             if !kind_fits(&t) {
@@ -828,6 +828,18 @@ fn texc(
             let lod = match lod_mode {
                 4 => level,
                 7 => implicit_lod(core, lane_id, &t, cc)?,
+                // BIAS: the computed LOD plus the register's low half
+                // (8:8). Its high half, a lower bound Mesa leaves 0, is
+                // simulated only as 0: the sampler's Minimum LOD (never
+                // negative) already bounds λ from below, so a 0 bound
+                // changes nothing; other bounds' interplay with it is
+                // undocumented.
+                5 => {
+                    if staging_read(lane, cc, 0) >> 16 != 0 {
+                        return Err(bad("a BIAS lower bound other than 0"));
+                    }
+                    implicit_lod(core, lane_id, &t, cc)? + level
+                }
                 _ => 0.0,
             };
             t.sample(
