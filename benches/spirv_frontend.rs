@@ -59,6 +59,7 @@ const SHADERS: &[&str] = &[
     "texture_functions.frag.spv",
     "texture_int.comp.spv",
     "texture_lod.comp.spv",
+    "texture_offset.comp.spv",
     "texture_sample.frag.spv",
     "ubo_scalar.vert.spv",
     "ubo_std140.vert.spv",

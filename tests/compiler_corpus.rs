@@ -57,6 +57,11 @@ const SKIPS: &[(&str, &str)] = &[
         "the same (texel fetches at coordinates from the filled buffers): \
          sim_textures.rs drives it with its own queries",
     ),
+    (
+        "texture_offset.comp.spv",
+        "the same (texel fetches at coordinates from the filled buffers): \
+         sim_textures.rs drives it with its own queries",
+    ),
 ];
 
 fn shader_dir() -> PathBuf {

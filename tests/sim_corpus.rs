@@ -203,6 +203,7 @@ const TEXTURED: &[&str] = &[
     "texture_array.comp.spv",
     "texture_int.comp.spv",
     "texture_lod.comp.spv",
+    "texture_offset.comp.spv",
 ];
 
 fn shader_dir() -> PathBuf {

@@ -988,3 +988,145 @@ fn mipmaps_with_explicit_lod_match_the_reference_sampler() {
     assert_eq!(compared, 2 * 4 * 4 * 32 * 12);
     assert!(per_level.iter().all(|&n| n > 20), "{per_level:?}");
 }
+
+/// Texel offsets (`ConstOffset`): `texture_offset.comp`'s
+/// `textureLodOffset(tex, st, lod, (−3, 2))` (TEXC, explicit LOD, offset
+/// register), `textureLodOffset(tex, st, 0, (7, −8))` (TEXC, LOD zero: no
+/// TEXS, which has no offsets) and `texelFetchOffset(tex, texel, 0, (1,
+/// −1))`, on a 9×6 image with its levels (9×6, 4×3, 2×1, 1×1), every wrap
+/// mode, both filters and mipmap modes, G52 and G72, against the reference
+/// sampler's offsets ("Texel Coordinate Systems": added to the integer
+/// texel coordinates before wrapping). Same bounds as the mipmap test.
+#[test]
+fn texel_offsets_match_the_reference_sampler() {
+    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod};
+    let mut compared = 0usize;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("texture_offset.comp.spv", model);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+        assert_eq!(text.matches("+TEXC ").count(), 3, "{text}");
+        for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+            for case in 0..2u64 {
+                let mut rng =
+                    Rng(0x0ff5_e700 + 16 * k as u64 + case + 256 * (model == SimModel::G72) as u64);
+                let layout = if case == 0 {
+                    TexelLayout::Linear
+                } else {
+                    TexelLayout::Tiled
+                };
+                let mut gpu = SimGpu::new(model);
+                let mut levels = Vec::new();
+                let mut desc: Option<TextureDesc> = None;
+                for l in 0..4u32 {
+                    let (w, h) = ((9u32 >> l).max(1), (6u32 >> l).max(1));
+                    let (img, d) =
+                        upload(&mut gpu, &mut rng, w, h, layout, ImageFormat::Rgba8Unorm);
+                    levels.push(img);
+                    match desc.as_mut() {
+                        None => desc = Some(d),
+                        Some(base) => {
+                            base.mips[l as usize - 1] = MipLevel {
+                                address: d.address,
+                                row_stride: d.row_stride,
+                            };
+                            base.levels = l + 1;
+                        }
+                    }
+                }
+                let desc = desc.unwrap();
+                let mut smp = Sampler::simple(case == 1, mode);
+                smp.min_linear = k % 2 == 0;
+                smp.mipmap_linear = case == 1;
+                smp.border = BorderColor::OpaqueWhite;
+                smp.max_lod = 3.0;
+                let hw = SamplerDesc {
+                    linear: smp.mag_linear,
+                    wrap: smp.address.map(to_hw),
+                    border: smp.border.rgba(),
+                    lod: SamplerLod {
+                        min_linear: Some(smp.min_linear),
+                        mipmap: if smp.mipmap_linear {
+                            MipmapMode::Linear
+                        } else {
+                            MipmapMode::Nearest
+                        },
+                        min_lod: 0.0,
+                        max_lod: 3.0,
+                        bias: 0.0,
+                    },
+                };
+                let reference = Bindings::default();
+                let (mut queries, mut want) = (Vec::new(), Vec::new());
+                for _ in 0..INVOCATIONS {
+                    let st = [rng.unit() * 3.0 - 1.0, rng.unit() * 3.0 - 1.0];
+                    let lod = lod_on_grid(&mut rng, -1.0, 4.0);
+                    // texel + (1, −1) inside level 0.
+                    let texel = [(rng.next() % 8) as i32, 1 + (rng.next() % 5) as i32];
+                    for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    for w in [texel[0], texel[1], 0, 0] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    let at = |lod: f32, offset: [i8; 2]| {
+                        reference
+                            .sample_levels_offset(&levels, &smp, st[0], st[1], lod, offset)
+                            .unwrap()
+                    };
+                    want.push(at(lod, [-3, 2]));
+                    want.push(at(0.0, [7, -8]));
+                    want.push(
+                        reference
+                            .fetch(&levels[0], texel[0] + 1, texel[1] - 1, 0)
+                            .unwrap(),
+                    );
+                }
+                let qbuf = gpu.alloc(queries.len() as u64);
+                gpu.write(qbuf.va, &queries);
+                let out_bytes = u64::from(INVOCATIONS) * 48;
+                let obuf = gpu.alloc(out_bytes);
+                let address = |b: (u32, u32)| match b {
+                    (0, 3) => (qbuf.va, queries.len() as u64),
+                    (0, 4) => (obuf.va, out_bytes),
+                    _ => panic!("unexpected binding {b:?}"),
+                };
+                let words = fau_words(&binary, address);
+                let code = gpu.upload(&binary);
+                gpu.run_chain(|chain, pool, arch| {
+                    textured_dispatch(
+                        chain,
+                        pool,
+                        arch,
+                        (&binary, code, &words),
+                        &[Some(desc)],
+                        &[Some(hw)],
+                        INVOCATIONS / 16,
+                    )?;
+                    Ok(true)
+                })
+                .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+                let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
+                let exact_sample = !smp.mipmap_linear && !smp.mag_linear && !smp.min_linear;
+                for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                    let which = i % 3;
+                    let exact = which == 2 || exact_sample;
+                    for c in 0..4 {
+                        let ok = if exact {
+                            g[c] == w[c]
+                        } else {
+                            (f64::from(g[c]) - f64::from(w[c])).abs() <= 2f64.powi(-21)
+                        };
+                        assert!(
+                            ok,
+                            "{model:?} {mode:?} case {case}: invocation {} result {which} component {c}: sim {g:?} reference {w:?}",
+                            i / 3
+                        );
+                    }
+                    compared += 4;
+                }
+            }
+        }
+    }
+    eprintln!("{compared} components with texel offsets compared");
+    assert_eq!(compared, 2 * 4 * 2 * 32 * 12);
+}

@@ -277,6 +277,23 @@ impl Bindings {
         t: f32,
         lod: Option<f32>,
     ) -> Result<[f32; 4], String> {
+        self.sample_offset(image, sampler, s, t, lod, [0, 0])
+    }
+
+    /// [`Bindings::sample`] with a texel offset (`ConstOffset`, "Texel
+    /// Coordinate Systems": (Δi, Δj) added to the integer texel
+    /// coordinates, i = ⌊u⌋ + Δi for NEAREST, i0 = ⌊u − ½⌋ + Δi for LINEAR,
+    /// before wrapping).
+    pub fn sample_offset(
+        &self,
+        image: &Image,
+        sampler: &Sampler,
+        s: f32,
+        t: f32,
+        lod: Option<f32>,
+        offset: [i8; 2],
+    ) -> Result<[f32; 4], String> {
+        let (di, dj) = (f64::from(offset[0]), f64::from(offset[1]));
         let linear = filter_is_linear(sampler, lod)?;
         let (u, v) = unnormalized(image, s, t)?;
         let border = sampler.border.rgba().map(f64::from);
@@ -292,15 +309,15 @@ impl Bindings {
         let out = if !linear {
             // NEAREST: i = ⌊u⌋, j = ⌊v⌋.
             fetch(
-                texel_index(sampler.address[0], u, image.width),
-                texel_index(sampler.address[1], v, image.height),
+                texel_index(sampler.address[0], u + di, image.width),
+                texel_index(sampler.address[1], v + dj, image.height),
             )
         } else {
             // LINEAR: i0 = ⌊u − ½⌋, α = frac(u − ½); the four texels
             // weighted (1 − α)(1 − β), α(1 − β), (1 − α)β, αβ.
             let (u, v) = (u - 0.5, v - 0.5);
-            let i0 = texel_index(sampler.address[0], u, image.width);
-            let j0 = texel_index(sampler.address[1], v, image.height);
+            let i0 = texel_index(sampler.address[0], u + di, image.width);
+            let j0 = texel_index(sampler.address[1], v + dj, image.height);
             let (a, b) = (u - u.floor(), v - v.floor());
             let mut acc = [0.0f64; 4];
             for (dj, wy) in [(0, 1.0 - b), (1, b)] {
@@ -335,6 +352,20 @@ impl Bindings {
         t: f32,
         lod: f32,
     ) -> Result<[f32; 4], String> {
+        self.sample_levels_offset(levels, sampler, s, t, lod, [0, 0])
+    }
+
+    /// [`Bindings::sample_levels`] with a texel offset in every level (as
+    /// [`Bindings::sample_offset`]).
+    pub fn sample_levels_offset(
+        &self,
+        levels: &[Image],
+        sampler: &Sampler,
+        s: f32,
+        t: f32,
+        lod: f32,
+        offset: [i8; 2],
+    ) -> Result<[f32; 4], String> {
         if levels.is_empty() || levels[0].format.sampled_type() != SampledType::Float {
             return Err("no levels, or an integer format".into());
         }
@@ -366,7 +397,7 @@ impl Bindings {
         };
         let q = (levels.len() - 1) as f64;
         let d = lambda.clamp(0.0, q);
-        let level = |l: usize| self.sample(&levels[l], &one, s, t, Some(0.0));
+        let level = |l: usize| self.sample_offset(&levels[l], &one, s, t, Some(0.0), offset);
         if !sampler.mipmap_linear {
             return level(((d + 0.5).ceil() - 1.0) as usize);
         }
@@ -432,6 +463,7 @@ impl TextureSource for Bindings {
             op,
             ty,
             array,
+            offset,
         } = kind
         else {
             return Err("not a texture access".into());
@@ -465,7 +497,11 @@ impl TextureSource for Bindings {
         }
         let int = ty != SampledType::Float;
         if op == TexOp::Fetch {
-            let (i, j, l) = (coord[0] as i32, coord[1] as i32, lod as i32);
+            let (i, j, l) = (
+                (coord[0] as i32).wrapping_add(i32::from(offset[0])),
+                (coord[1] as i32).wrapping_add(i32::from(offset[1])),
+                lod as i32,
+            );
             if int {
                 self.fetch(image, i, j, l)?;
                 return Ok(image.texel_bits(i as u32, j as u32));
@@ -480,9 +516,14 @@ impl TextureSource for Bindings {
         let lod = (op == TexOp::SampleLod).then(|| f32::from_bits(lod));
         let (s, t) = (f32::from_bits(coord[0]), f32::from_bits(coord[1]));
         if int {
+            if offset != [0, 0] {
+                return Err("texel offsets on integer images (not modelled)".into());
+            }
             self.sample_int(image, smp, s, t, lod)
         } else {
-            Ok(self.sample(image, smp, s, t, lod)?.map(f32::to_bits))
+            Ok(self
+                .sample_offset(image, smp, s, t, lod, offset)?
+                .map(f32::to_bits))
         }
     }
 }

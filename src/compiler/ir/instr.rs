@@ -502,6 +502,9 @@ pub enum Intrinsic {
         op: TexOp,
         ty: SampledType,
         array: bool,
+        /// A constant texel offset (SPIR-V `ConstOffset`), added to the
+        /// integer texel coordinates (x, y).
+        offset: [i8; 2],
     },
     /// Fragment shaders: the derivative of `srcs = [value: f32]` along
     /// framebuffer x or y (SPIR-V `OpDPdx`/`OpDPdy` and their `Fine`/

@@ -169,6 +169,7 @@ impl Intrinsic {
                 op,
                 ty,
                 array,
+                offset,
             } => {
                 let mut params = vec![
                     ("op", op.name().into()),
@@ -182,6 +183,11 @@ impl Intrinsic {
                 }
                 if array {
                     params.push(("array", n(1)));
+                }
+                if offset != [0, 0] {
+                    // x in the low byte, y in the next, two's complement.
+                    let packed = u32::from(offset[0] as u8) | u32::from(offset[1] as u8) << 8;
+                    params.push(("offset", n(packed)));
                 }
                 ("texture", params)
             }

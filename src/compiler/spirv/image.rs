@@ -212,7 +212,7 @@ impl Translator<'_> {
                 if self.shader.stage != Stage::Fragment {
                     return Err(inst.invalid("implicit-LOD sampling outside a fragment shader"));
                 }
-                self.check_image_operands(mask, BIAS)?;
+                self.check_image_operands(mask, BIAS | CONST_OFFSET)?;
                 if mask & BIAS != 0 {
                     let (bty, bias) = self.get_ssa(inst.word(5)?)?;
                     if self.ty(bias) != ValueType::F32 || !self.m.is_float(bty) {
@@ -228,7 +228,7 @@ impl Translator<'_> {
                 if mask & (LOD | GRAD) == 0 {
                     return Err(inst.invalid("explicit-LOD sampling without Lod or Grad"));
                 }
-                self.check_image_operands(mask, LOD)?;
+                self.check_image_operands(mask, LOD | CONST_OFFSET)?;
                 let (lty, lod) = self.get_ssa(inst.word(5)?)?;
                 if self.ty(lod) != ValueType::F32 || !self.m.is_float(lty) {
                     return Err(inst.invalid("Lod is not a 32-bit float"));
@@ -237,7 +237,7 @@ impl Translator<'_> {
                 TexOp::SampleLod
             }
             _ => {
-                self.check_image_operands(mask, LOD)?;
+                self.check_image_operands(mask, LOD | CONST_OFFSET)?;
                 let lod = if mask & LOD != 0 {
                     let (lty, lod) = self.get_ssa(inst.word(5)?)?;
                     if self.ty(lod) != ValueType::U32 || self.m.is_float(lty) {
@@ -250,6 +250,33 @@ impl Translator<'_> {
                 srcs.push(lod);
                 TexOp::Fetch
             }
+        };
+        // `ConstOffset` follows the Bias or Lod operand (SPIR-V "Image
+        // Operands": operands in the order of their mask bits): a constant
+        // integer 2-vector, each component in Vulkan's required
+        // [minTexelOffset, maxTexelOffset] = [−8, 7] (what TEXC's signed
+        // bytes hold).
+        let offset = if mask & CONST_OFFSET != 0 {
+            let at = 5 + usize::from(mask & (BIAS | LOD) != 0);
+            let id = inst.word(at)?;
+            let comps = match self.m.def(id)? {
+                super::module::Def::Const {
+                    value: super::constants::Cst::Composite(c),
+                    ..
+                } if c.len() == 2 => c.clone(),
+                _ => return Err(inst.invalid("ConstOffset is not a constant integer 2-vector")),
+            };
+            let mut o = [0i8; 2];
+            for (k, c) in comps.iter().enumerate() {
+                let v = c.as_u64().map(|v| v as u32 as i32);
+                match v {
+                    Some(v @ -8..=7) => o[k] = v as i8,
+                    _ => return Err(inst.unsupported("texel offsets outside [-8, 7]")),
+                }
+            }
+            o
+        } else {
+            [0, 0]
         };
         // The result: a 4-vector of the image's sampled type.
         let float = sampled == SampledType::Float;
@@ -272,6 +299,7 @@ impl Translator<'_> {
             op: tex_op,
             ty: sampled,
             array,
+            offset,
         };
         let v = self.intrinsic(kind, ValueType::U32.with_comps(4), &srcs)?;
         self.bind(id, ty, Val::Ssa(v))

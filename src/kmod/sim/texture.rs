@@ -382,6 +382,11 @@ impl Texture {
     /// (q = levels − 1), the nearest level ⌈d + ½⌉ − 1 (mipmap mode
     /// Nearest) or the levels ⌊d⌋ and ⌊d⌋ + 1 (clamped to q) blended with
     /// weights 1 − δ and δ, δ = frac(d) (Trilinear).
+    ///
+    /// `offset` (TEXC's texel offsets) is added to the integer texel
+    /// coordinates before wrapping (Vulkan "Texel Coordinate Systems":
+    /// ⌊u⌋ + Δi, ⌊u − ½⌋ + Δi), in every level.
+    #[allow(clippy::too_many_arguments)]
     pub fn sample(
         &self,
         mmu: &Mmu,
@@ -390,6 +395,7 @@ impl Texture {
         t: f32,
         layer: u32,
         lod: f32,
+        offset: [i32; 2],
     ) -> Result<[u32; 4], JobFault> {
         if smp.min_lod > smp.max_lod || !lod.is_finite() {
             return Err(config(
@@ -412,12 +418,12 @@ impl Texture {
             } else {
                 ((d + 0.5).ceil() - 1.0) as u32
             };
-            return self.sample_level(mmu, smp, nearest, s, t, layer, level);
+            return self.sample_level(mmu, smp, nearest, (s, t), layer, level, offset);
         }
         let (hi, delta) = (d.floor() as u32, d.fract());
         let lo = (hi + 1).min(self.levels() - 1);
-        let a = self.sample_level(mmu, smp, nearest, s, t, layer, hi)?;
-        let b = self.sample_level(mmu, smp, nearest, s, t, layer, lo)?;
+        let a = self.sample_level(mmu, smp, nearest, (s, t), layer, hi, offset)?;
+        let b = self.sample_level(mmu, smp, nearest, (s, t), layer, lo, offset)?;
         if !self.is_float() {
             return Err(config(
                 self.va,
@@ -440,12 +446,13 @@ impl Texture {
         mmu: &Mmu,
         smp: &SamplerState,
         nearest: bool,
-        s: f32,
-        t: f32,
+        (s, t): (f32, f32),
         layer: u32,
         level: u32,
+        offset: [i32; 2],
     ) -> Result<[u32; 4], JobFault> {
         let lv = self.level(level);
+        let (di, dj) = (f64::from(offset[0]), f64::from(offset[1]));
         if self.layers > 1 && !smp.clamp_array {
             // Vulkan clamps the layer; without the sampler's clamp the
             // hardware's answer for an index past the array is undocumented.
@@ -474,13 +481,13 @@ impl Texture {
         };
         if nearest {
             return fetch(
-                texel_index(smp.wrap[0], u, lv.width),
-                texel_index(smp.wrap[1], v, lv.height),
+                texel_index(smp.wrap[0], u + di, lv.width),
+                texel_index(smp.wrap[1], v + dj, lv.height),
             );
         }
         let (u, v) = (u - 0.5, v - 0.5);
-        let i0 = texel_index(smp.wrap[0], u, lv.width);
-        let j0 = texel_index(smp.wrap[1], v, lv.height);
+        let i0 = texel_index(smp.wrap[0], u + di, lv.width);
+        let j0 = texel_index(smp.wrap[1], v + dj, lv.height);
         let (a, b) = (u - u.floor(), v - v.floor());
         let mut out = [0.0f64; 4];
         for (dj, wy) in [(0, 1.0 - b), (1, b)] {

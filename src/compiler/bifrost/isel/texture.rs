@@ -31,6 +31,9 @@ mod desc {
     /// `op` at bit 12: FETCH = 6, TEX = 7 (`enum bifrost_tex_op`).
     pub const OP_FETCH: u32 = 6 << 12;
     pub const OP_TEX: u32 = 7 << 12;
+    /// `offset_or_bias_disable` bit 15: a data register of texel offsets
+    /// (after the LOD's and the array index's).
+    pub const OFFSETS: u32 = 1 << 15;
     /// `array` bit 17: an array index in a data register after the LOD's.
     pub const ARRAY: u32 = 1 << 17;
     /// `dimension` at bit 18: 2 for 2D.
@@ -67,6 +70,7 @@ impl Isel<'_> {
             op,
             ty,
             array,
+            offset,
         } = kind
         else {
             return Err(CompileError::Malformed("not a texture access".into()));
@@ -97,6 +101,7 @@ impl Isel<'_> {
         let staging = Reg { index: v, comp: 0 };
         let simple = ty == SampledType::Float
             && !array
+            && offset == [0, 0]
             && texture < 8
             && smp < 8
             && match op {
@@ -149,9 +154,15 @@ impl Isel<'_> {
                 SampledType::Uint => desc::U32,
                 SampledType::Sint => desc::S32,
             };
+            // The texel offset (Mesa's `bi_emit_texc_offset_ms_index`): a
+            // data register of signed bytes x, y, z, sample index, present
+            // only when nonzero.
+            let offsets = (offset != [0, 0])
+                .then(|| Src::Imm(u32::from(offset[0] as u8) | u32::from(offset[1] as u8) << 8));
             let word = u32::from(smp)
                 | u32::from(texture) << 4
                 | desc::IMMEDIATE_INDICES
+                | if offsets.is_some() { desc::OFFSETS } else { 0 }
                 | if array { desc::ARRAY } else { 0 }
                 | op_bits
                 | desc::DIM_2D
@@ -171,10 +182,10 @@ impl Isel<'_> {
                 Some(self.emit(Op::F32ToU32, &[r]))
             };
             // The staging vector: the data registers in Mesa's order (LOD,
-            // then the array index), zeros after them (the hardware reads
+            // the array index, the offsets: `enum bifrost_tex_dreg`), zeros after them (the hardware reads
             // only what the descriptor asks for; the allocator sees four
             // defined registers).
-            let regs: Vec<Src> = data.into_iter().chain(layer).collect();
+            let regs: Vec<Src> = data.into_iter().chain(layer).chain(offsets).collect();
             for c in 0..4u8 {
                 let x = regs.get(usize::from(c)).copied().unwrap_or(ZERO);
                 self.mov_to(Reg { index: v, comp: c }, x, c > 0);

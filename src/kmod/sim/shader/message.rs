@@ -734,6 +734,7 @@ fn texs(
         f32::from_bits(s[1]),
         0,
         lod,
+        [0, 0],
     )?;
     for (i, &v) in c.iter().enumerate() {
         staging_write(lane, cc, i, v);
@@ -771,10 +772,8 @@ fn texc(
         );
         fault(status::INSTR_INVALID_ENC, cc.va)
     };
-    if immediate != 1 || offsets != 0 || shadow != 0 || dim != 2 || zero != 0 {
-        return Err(bad(
-            "indirect indices, offsets, shadow or a dimension other than 2D",
-        ));
+    if immediate != 1 || shadow != 0 || dim != 2 || zero != 0 {
+        return Err(bad("indirect indices, shadow or a dimension other than 2D"));
     }
     if !matches!(format, 4 | 14 | 15) || mask != 0xf {
         return Err(bad(
@@ -796,6 +795,17 @@ fn texc(
         0.0
     };
     let layer = (array != 0).then(|| staging_read(lane, cc, usize::from(has_lod)));
+    // The texel offsets (Mesa's `bi_emit_texc_offset_ms_index`: signed
+    // bytes x, y, z and a sample index) after the LOD and array registers.
+    let offset = if offsets != 0 {
+        let w = staging_read(lane, cc, usize::from(has_lod) + array as usize);
+        if w >> 16 != 0 {
+            return Err(bad("a z offset or a sample index"));
+        }
+        [i32::from(w as u8 as i8), i32::from((w >> 8) as u8 as i8)]
+    } else {
+        [0, 0]
+    };
     let layer_of = |t: &Texture| -> Result<u32, JobFault> {
         match layer {
             Some(l) => Ok(l),
@@ -815,7 +825,13 @@ fn texc(
                 -1
             };
             let l = layer_of(&t)?;
-            t.fetch(core.mmu, s[0] as i32, s[1] as i32, level, l)?
+            t.fetch(
+                core.mmu,
+                (s[0] as i32).wrapping_add(offset[0]),
+                (s[1] as i32).wrapping_add(offset[1]),
+                level,
+                l,
+            )?
         }
         // TEX: EXPLICIT, ZERO, COMPUTE (fragment jobs only).
         (7, 4 | 6) | (7, 5 | 7) if !matches!(lod_mode, 5 | 7) || core.frag.is_some() => {
@@ -849,6 +865,7 @@ fn texc(
                 f32::from_bits(s[1]),
                 l,
                 lod,
+                offset,
             )?
         }
         _ => return Err(bad("this operation")),
