@@ -886,8 +886,8 @@ fn mipmaps_with_explicit_lod_match_the_reference_sampler() {
                 let desc = desc.unwrap();
                 let (img_b, desc_b) =
                     upload(&mut gpu, &mut rng, 4, 4, layout, ImageFormat::Rgba8Unorm);
-                let mut smp = Sampler::simple(rng.next() % 2 == 0, mode);
-                smp.min_linear = rng.next() % 2 == 0;
+                let mut smp = Sampler::simple(rng.next().is_multiple_of(2), mode);
+                smp.min_linear = rng.next().is_multiple_of(2);
                 smp.mipmap_linear = case >= 2;
                 smp.border = BorderColor::OpaqueBlack;
                 smp.min_lod = lod_on_grid(&mut rng, 0.0, 1.5);

@@ -14,11 +14,16 @@
 //! MIRROR_CLAMP_TO_EDGE, the three opaque and transparent float border
 //! colours; `OpImageFetch` at integer coordinates inside the level.
 //!
-//! Not modelled (an error, never a guess): mipmaps (and so mipmapMode),
-//! implicit LOD when the two filters differ (λ needs derivatives, which an
-//! invocation alone does not have; with equal filters λ selects nothing),
-//! unnormalized coordinates, anisotropy, compare, LOD bias, other formats,
-//! fetches outside the image (undefined without robustImageAccess).
+//! Mipmaps, `mipmapMode`, `mipLodBias` and texel offsets through
+//! [`Bindings::sample_levels`] / [`Bindings::sample_offset`] (λbase given:
+//! explicit, or from [`implicit_lod`]).
+//!
+//! Not modelled (an error, never a guess): implicit LOD in
+//! `TextureSource` when the two filters differ (λ needs derivatives, which
+//! an invocation alone does not have; with equal filters and one level λ
+//! selects nothing), unnormalized coordinates, anisotropy, compare, other
+//! formats, fetches outside the image (undefined without
+//! robustImageAccess).
 
 use std::collections::HashMap;
 

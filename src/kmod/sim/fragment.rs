@@ -12,8 +12,10 @@
 //!
 //! Fragment threads: one per pixel with a covered sample (1 or 4 samples
 //! per pixel, the framebuffer's; the shader runs once per pixel, Vulkan's
-//! rule without sample shading), in groups of at most the core's thread
-//! count, primitives in list order. A sample is covered when the
+//! rule without sample shading), in 2×2 quads with helper invocations for
+//! the quad's other pixels (`quads`: what derivatives and implicit LOD
+//! read), in groups of at most the core's thread count, primitives in
+//! list order. A sample is covered when the
 //! rasterizer covers it, it lies inside the viewport's x/y bounds, its bit
 //! of the Renderer State's `Sample mask` is set and it passes the
 //! depth/stencil tests. Preloads (Mesa's Bifrost fragment registers,

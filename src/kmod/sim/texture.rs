@@ -3,9 +3,11 @@
 //! (`shader::message`), with a Texture and a Sampler descriptor (v6 and v7
 //! layouts, unpacked with the `hw` tables).
 //!
-//! Simulated: 2D textures and 2D arrays (layers `Surface stride` bytes
-//! apart; only TEXC with its array bit reads a layer other than 0, and an
-//! array read without it faults) of one level, format RGBA8 UNORM
+//! Simulated: 2D textures of up to 16 mip levels (one "Surface With
+//! Stride" per level, the records in turn) and 2D arrays of one level
+//! (layers `Surface stride` bytes apart; only TEXC with its array bit
+//! reads a layer other than 0, and an array read without it faults),
+//! format RGBA8 UNORM
 //! (or sRGB: RGB decoded with the sRGB EOTF, alpha linear), RGBA8UI or
 //! RGBA8I (components zero- or sign-extended to 32-bit words, nearest
 //! filtering only: linear filtering of an integer texture faults; their
@@ -14,16 +16,17 @@
 //! `Swizzle`, texel ordering Tiled (u-interleaved 16x16 tiles, `Row
 //! stride` bytes per row of tiles, as render targets) or Linear, the
 //! surface from the "Surface With Stride" the texture's `Surfaces` points
-//! at; samplers with normalized coordinates, the same filter for
-//! minification and magnification (so that no level of detail has to be
-//! computed: the one level is sampled whatever the LOD), no compare
+//! at; samplers with normalized coordinates, minification and
+//! magnification filters, mipmap modes Nearest and Trilinear, LOD clamps
+//! and bias (the Vulkan "Level-of-Detail Operation", see
+//! [`Texture::sample`]; texel offsets added before wrapping), no compare
 //! function, wrap modes Repeat, Clamp to Edge, Clamp to Border (the
 //! sampler's float border colour) and Mirrored Repeat. Filtering by the
 //! Vulkan rules ("Texel Filtering"): nearest takes the texel containing
 //! (u, v) = (s·width, t·height); linear weights the four texels around
 //! (u − ½, v − ½), a texel outside the image under Clamp to Border being
 //! the border colour. Texel fetches (`TEXC` FETCH) read the texel at
-//! integer (x, y) of level 0; outside the image or another level, the
+//! integer (x, y) of a level; outside the level or past the last one, the
 //! result is zero (what Vulkan's robustImageAccess would return; the
 //! hardware's behaviour is not documented and our tests never rely on it).
 //! Anything else is a JOB_CONFIG_FAULT naming the descriptor.

@@ -6,7 +6,9 @@
 //!   an explicit LOD that is the constant 0 (`zero_lod`), texture and
 //!   sampler indices below 8;
 //! - `TEXC` otherwise: explicit LOD (8:8 fixed point in the first data
-//!   register, Mesa's `bi_emit_texc_lod_88`: clamped to ±16), texel fetch
+//!   register, Mesa's `bi_emit_texc_lod_88`: clamped to ±16), LOD bias
+//!   (LOD mode BIAS, the same 8:8 register, lower bound 0), texel offsets
+//!   (an offset register, Mesa's `bi_emit_texc_offset_ms_index`), texel fetch
 //!   (LOD in 8:8 fixed point, Mesa's `bi_emit_texc_lod_cube`), integer
 //!   results, indices up to 127 (texture) and 15 (sampler), with the
 //!   texture operation descriptor as an immediate.
