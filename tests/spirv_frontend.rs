@@ -1079,7 +1079,10 @@ fn unsupported_image_features_are_clean_errors() {
         ("reject/texture_gather.frag.spv", "gather"),
         ("reject/texture_shadow.frag.spv", "depth"),
         ("reject/texture_grad.frag.spv", "gradients"),
-        ("reject/texture_size.frag.spv", "image queries"),
+        (
+            "reject/texture_size.frag.spv",
+            "size queries of array images",
+        ),
         ("reject/texture_cube.frag.spv", "cube images"),
         ("reject/texture_3d.frag.spv", "3D images"),
         ("reject/texture_proj.frag.spv", "projective"),

@@ -29,7 +29,7 @@ use crate::compiler::ir::{
 use crate::hw::isa::Unit;
 
 use super::CompileError;
-use super::binary::{BUFFER_SIZE_WORD, Preloads, VaryingStore};
+use super::binary::{BUFFER_SIZE_WORD, Preloads, TEXTURE_SIZE_WORD, VaryingStore};
 use super::ops::*;
 
 mod alu;

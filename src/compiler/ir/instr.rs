@@ -516,6 +516,13 @@ pub enum Intrinsic {
         axis: DerivativeAxis,
         coarse: bool,
     },
+    /// srcs = []: the image bound to (`set`, `binding`) as two u32: level
+    /// 0's (width − 1) | (height − 1) << 16, and its number of levels
+    /// (`OpImageQuerySizeLod`, `OpImageQueryLevels`).
+    TextureSize {
+        set: u32,
+        binding: u32,
+    },
     /// Workgroup execution and memory barrier.
     Barrier,
     /// Fragment shaders: the invocation ends here and writes nothing (no

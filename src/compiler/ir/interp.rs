@@ -958,6 +958,11 @@ impl Exec<'_> {
                     .map_err(InterpError::Unsupported)?;
                 self.set(d, texel.map(u64::from))?;
             }
+            TextureSize { .. } => {
+                return Err(InterpError::Unsupported(
+                    "texture size queries (no image sizes in the interpreter's state)".into(),
+                ));
+            }
             // One invocation at a time: there is no quad to differ across.
             Derivative { .. } => {
                 return Err(InterpError::Unsupported(

@@ -895,6 +895,10 @@ impl Parser {
                 },
                 coarse: name.ends_with("_coarse"),
             },
+            "texture_size" => TextureSize {
+                set: num(self, get(self, "set")?)?,
+                binding: num(self, get(self, "binding")?)?,
+            },
             "barrier" => Barrier,
             "discard" => Discard,
             _ => {

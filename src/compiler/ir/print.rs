@@ -200,6 +200,10 @@ impl Intrinsic {
                 },
                 vec![],
             ),
+            TextureSize { set, binding } => (
+                "texture_size",
+                vec![("set", n(set)), ("binding", n(binding))],
+            ),
             Barrier => ("barrier", vec![]),
             Discard => ("discard", vec![]),
         }

@@ -657,6 +657,10 @@ impl<'a> Validator<'a> {
                     && self.s.stage == super::Stage::Fragment,
                 "one f32 source, an f32 result, in a fragment shader only",
             ),
+            TextureSize { .. } => (
+                nd == 1 && src_tys.is_empty() && dst == Some(u32t.with_comps(2)),
+                "no sources, a 2 x 32-bit result",
+            ),
             Barrier => (nd == 0 && src_tys.is_empty(), "no sources, no result"),
             Discard => (
                 nd == 0 && src_tys.is_empty() && self.s.stage == super::Stage::Fragment,

@@ -105,7 +105,8 @@ fn key(instr: &Instr, values: &[ValueType]) -> Option<Key> {
             | Intrinsic::LoadPushConstant { .. }
             | Intrinsic::LoadUniform { .. }
             | Intrinsic::LoadUbo { .. }
-            | Intrinsic::BufferSize { .. } => Key::Load(i.kind, ty, vals(&i.srcs)),
+            | Intrinsic::BufferSize { .. }
+            | Intrinsic::TextureSize { .. } => Key::Load(i.kind, ty, vals(&i.srcs)),
             _ => return None,
         },
         _ => return None,

@@ -12,7 +12,7 @@
 
 use spirv::Op;
 
-use crate::compiler::ir::{Intrinsic, SampledType, Stage, TexOp, ValueType};
+use crate::compiler::ir::{AluOp, Intrinsic, SampledType, Stage, TexOp, ValueType};
 
 use super::error::Result;
 use super::function::{Handle, Translator, Val};
@@ -184,15 +184,66 @@ impl Translator<'_> {
             Op::ImageRead | Op::ImageWrite | Op::ImageTexelPointer => {
                 Err(inst.unsupported("storage images"))
             }
+            Op::ImageQuerySizeLod | Op::ImageQueryLevels => self.image_query(inst, op),
             Op::ImageQuerySize
-            | Op::ImageQuerySizeLod
-            | Op::ImageQueryLevels
             | Op::ImageQueryLod
             | Op::ImageQuerySamples
             | Op::ImageQueryFormat
             | Op::ImageQueryOrder => Err(inst.unsupported("image queries")),
             _ => Err(inst.unsupported("sparse or other image instructions")),
         }
+    }
+
+    /// `OpImageQuerySizeLod` (`textureSize`) and `OpImageQueryLevels`
+    /// (`textureQueryLevels`) of a sampled 2D image: the IR's
+    /// `texture_size` (level 0's size minus one, packed, and the level
+    /// count, which the driver supplies: `binary::TEXTURE_SIZE_WORD`);
+    /// level `lod`'s size is max(1, size >> lod) (Vulkan "Image Mip Level
+    /// Sizing"). Arrays (their layer count) are `Unsupported`.
+    fn image_query(&mut self, inst: &Inst, op: Op) -> Result<()> {
+        inst.need(3)?;
+        let (ty, id) = (inst.word(0)?, inst.word(1)?);
+        let (h, image_ty) = self.image_of(inst.word(2)?)?;
+        let (_, array) = self.texture_type(image_ty)?;
+        if array {
+            return Err(inst.unsupported("size queries of array images"));
+        }
+        let (set, binding) = h
+            .image
+            .ok_or_else(|| inst.invalid("image operand has no image"))?;
+        let u32t = ValueType::U32;
+        let want = if op == Op::ImageQueryLevels { 1 } else { 2 };
+        if self.m.value_type(ty) != Some(u32t.with_comps(want)) || self.m.is_float(ty) {
+            return Err(
+                inst.invalid("image query result is not an integer of the image's dimensions")
+            );
+        }
+        let word = self.intrinsic(
+            Intrinsic::TextureSize { set, binding },
+            u32t.with_comps(2),
+            &[],
+        )?;
+        let v = if op == Op::ImageQueryLevels {
+            self.channel(word, 1)?
+        } else {
+            inst.need(4)?;
+            let (lty, lod) = self.get_ssa(inst.word(3)?)?;
+            if self.ty(lod) != u32t || self.m.is_float(lty) {
+                return Err(inst.invalid("size query Lod is not a 32-bit integer"));
+            }
+            let packed = self.channel(word, 0)?;
+            let (mask, sixteen, one) = (self.u32c(0xffff)?, self.u32c(16)?, self.u32c(1)?);
+            let w = self.alu(AluOp::Iand, u32t, &[packed, mask])?;
+            let h = self.alu(AluOp::Ushr, u32t, &[packed, sixteen])?;
+            let mut dims = Vec::new();
+            for d in [w, h] {
+                let d = self.alu(AluOp::Iadd, u32t, &[d, one])?;
+                let d = self.alu(AluOp::Ushr, u32t, &[d, lod])?;
+                dims.push(self.alu(AluOp::Umax, u32t, &[d, one])?);
+            }
+            self.vec(&dims)?
+        };
+        self.bind(id, ty, Val::Ssa(v))
     }
 
     fn texture(&mut self, inst: &Inst, op: Op) -> Result<()> {

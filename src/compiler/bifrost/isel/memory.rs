@@ -391,6 +391,11 @@ impl Isel<'_> {
                 let size = self.buffer_size(set, binding)?;
                 self.define(d, [size]);
             }
+            Intrinsic::TextureSize { set, binding } => {
+                let d = need_dst()?;
+                let word = self.buffer_address(set | TEXTURE_SIZE_WORD, binding)?;
+                self.define(d, word);
+            }
             Intrinsic::StoreSsbo { set, binding } => {
                 let ty = self.s.ty(intr.srcs[0]);
                 let base = self.buffer_address(set, binding)?;
