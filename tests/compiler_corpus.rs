@@ -58,6 +58,11 @@ const SKIPS: &[(&str, &str)] = &[
          sim_textures.rs drives it with its own queries",
     ),
     (
+        "texture_shadow.comp.spv",
+        "depth compares are not run by the interpreter: sim_textures.rs drives \
+         it with its own queries",
+    ),
+    (
         "texture_size.comp.spv",
         "`texture_size` needs image sizes, which the interpreter's state does not \
          carry: sim_textures.rs drives it with the driver's size words",

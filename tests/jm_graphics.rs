@@ -4096,6 +4096,7 @@ fn minified_textures_take_their_level_from_the_quad_derivatives() {
                     min_lod: 0.0,
                     max_lod: 6.0,
                     bias: sampler.lod_bias,
+                    compare: None,
                 },
             };
             // u = u0 + sx · x/64, v = v0 + sy · y/64 over the framebuffer.

@@ -204,6 +204,7 @@ const TEXTURED: &[&str] = &[
     "texture_int.comp.spv",
     "texture_lod.comp.spv",
     "texture_offset.comp.spv",
+    "texture_shadow.comp.spv",
     "texture_size.comp.spv",
 ];
 

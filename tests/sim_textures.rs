@@ -175,6 +175,7 @@ fn upload(
             ImageFormat::Rgba8Srgb => TexelFormat::Rgba8Srgb,
             ImageFormat::Rgba8Uint => TexelFormat::Rgba8Uint,
             ImageFormat::Rgba8Sint => TexelFormat::Rgba8Sint,
+            ImageFormat::R32Sfloat => TexelFormat::R32Sfloat,
         },
     };
     (image, desc)
@@ -907,6 +908,7 @@ fn mipmaps_with_explicit_lod_match_the_reference_sampler() {
                         min_lod: smp.min_lod,
                         max_lod: smp.max_lod,
                         bias: smp.lod_bias,
+                        compare: None,
                     },
                 };
                 let plain = Sampler::simple(false, AddressMode::Repeat);
@@ -1053,6 +1055,7 @@ fn texel_offsets_match_the_reference_sampler() {
                         min_lod: 0.0,
                         max_lod: 3.0,
                         bias: 0.0,
+                        compare: None,
                     },
                 };
                 let reference = Bindings::default();
@@ -1222,4 +1225,150 @@ fn texture_size_and_levels_match_the_image() {
         }
     }
     assert_eq!(compared, 2 * 6 * 32 * 4);
+}
+
+/// Depth-compare sampling: `texture_shadow.comp`'s `textureLod(sampler2DShadow,
+/// (s, t, dref), lod)` (TEXC explicit LOD with the shadow register) and at
+/// LOD 0 (TEXC LOD ZERO) over an R32_SFLOAT image of 3 levels (7×5, 3×2, 1×1;
+/// depths on a 1/8 grid in [0, 1], references on the same grid and
+/// between, so equality happens), every `compareOp` (written flipped for
+/// the hardware's texel-op-reference order, as Mesa's
+/// `panfrost_flip_compare_func`), nearest and linear filters and mipmap
+/// modes, Clamp to Border (border depth 1) and Repeat, G52 and G72: every
+/// result within 2^-21 of the reference's "Depth Compare Operation" then
+/// filtering (nearest ones exact). A simulator comparing reference-op-texel
+/// instead fails it (checked by hand).
+#[test]
+fn depth_compares_match_the_reference_sampler() {
+    use bifrost_vk::jm::graphics::CompareOp as HwOp;
+    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod};
+    use bifrost_vk::testing::sampler::CompareOp;
+    let mut compared = 0usize;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("texture_shadow.comp.spv", model);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+        assert_eq!(text.matches("+TEXC ").count(), 2, "{text}");
+        for (k, op) in CompareOp::ALL.into_iter().enumerate() {
+            for case in 0..2u64 {
+                let mut rng =
+                    Rng(0x5ad0_0000 + 16 * k as u64 + case + 256 * (model == SimModel::G72) as u64);
+                let mut gpu = SimGpu::new(model);
+                let mut levels = Vec::new();
+                let mut desc: Option<TextureDesc> = None;
+                for l in 0..3u32 {
+                    let (w, h) = ((7u32 >> l).max(1), (5u32 >> l).max(1));
+                    let (mut img, d) = upload(
+                        &mut gpu,
+                        &mut rng,
+                        w,
+                        h,
+                        TexelLayout::Linear,
+                        ImageFormat::R32Sfloat,
+                    );
+                    // Depths k/8 written over the random bytes.
+                    for (i, t) in img.texels.iter_mut().enumerate() {
+                        *t = ((rng.next() % 9) as f32 / 8.0).to_le_bytes();
+                        gpu.write(d.address + 4 * i as u64, t);
+                    }
+                    levels.push(img);
+                    match desc.as_mut() {
+                        None => desc = Some(d),
+                        Some(base) => {
+                            base.mips[l as usize - 1] = MipLevel {
+                                address: d.address,
+                                row_stride: d.row_stride,
+                            };
+                            base.levels = l + 1;
+                        }
+                    }
+                }
+                let desc = desc.unwrap();
+                let mode = if case == 0 {
+                    AddressMode::ClampToBorder
+                } else {
+                    AddressMode::Repeat
+                };
+                let mut smp = Sampler::simple(case == 1, mode);
+                smp.min_linear = k % 2 == 1;
+                smp.mipmap_linear = k % 3 == 0;
+                smp.border = BorderColor::OpaqueWhite;
+                smp.max_lod = 2.0;
+                smp.compare = Some(op);
+                let hw = SamplerDesc {
+                    linear: smp.mag_linear,
+                    wrap: smp.address.map(to_hw),
+                    border: smp.border.rgba(),
+                    lod: SamplerLod {
+                        min_linear: Some(smp.min_linear),
+                        mipmap: if smp.mipmap_linear {
+                            MipmapMode::Linear
+                        } else {
+                            MipmapMode::Nearest
+                        },
+                        min_lod: 0.0,
+                        max_lod: 2.0,
+                        bias: 0.0,
+                        compare: Some(HwOp::ALL_OPS[k]),
+                    },
+                };
+                let reference = Bindings::default();
+                let (mut queries, mut want) = (Vec::new(), Vec::new());
+                for _ in 0..INVOCATIONS {
+                    let st = [rng.unit() * 3.0 - 1.0, rng.unit() * 3.0 - 1.0];
+                    let lod = lod_on_grid(&mut rng, -1.0, 4.0);
+                    let dref = (rng.next() % 17) as f32 / 16.0;
+                    for w in [
+                        st[0].to_bits(),
+                        st[1].to_bits(),
+                        lod.to_bits(),
+                        dref.to_bits(),
+                    ] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    for l in [lod, 0.0] {
+                        want.push(
+                            reference
+                                .sample_levels_dref(&levels, &smp, st[0], st[1], l, dref)
+                                .unwrap()[0],
+                        );
+                    }
+                }
+                let qbuf = gpu.alloc(queries.len() as u64);
+                gpu.write(qbuf.va, &queries);
+                let out_bytes = u64::from(INVOCATIONS) * 8;
+                let obuf = gpu.alloc(out_bytes);
+                let address = |b: (u32, u32)| match b {
+                    (0, 3) => (qbuf.va, queries.len() as u64),
+                    (0, 4) => (obuf.va, out_bytes),
+                    _ => panic!("unexpected binding {b:?}"),
+                };
+                let words = fau_words(&binary, address);
+                let code = gpu.upload(&binary);
+                gpu.run_chain(|chain, pool, arch| {
+                    textured_dispatch(
+                        chain,
+                        pool,
+                        arch,
+                        (&binary, code, &words),
+                        &[Some(desc)],
+                        &[Some(hw)],
+                        INVOCATIONS / 16,
+                    )?;
+                    Ok(true)
+                })
+                .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+                let got = gpu.read_f32s(obuf.va, 2 * INVOCATIONS as usize);
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    let ok = (f64::from(*g) - f64::from(*w)).abs() <= 2f64.powi(-21);
+                    assert!(
+                        ok,
+                        "{model:?} {op:?} case {case}: result {i}: sim {g} reference {w}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    eprintln!("{compared} depth compares compared");
+    assert_eq!(compared, 2 * 8 * 2 * 32 * 2);
 }

@@ -41,6 +41,9 @@ pub enum TexelFormat {
     Rgba8Srgb,
     Rgba8Uint,
     Rgba8Sint,
+    /// `VK_FORMAT_R32_SFLOAT` (and a D32_SFLOAT image's depth): genxml
+    /// "R32F", swizzle R001.
+    R32Sfloat,
 }
 
 impl TexelFormat {
@@ -51,6 +54,17 @@ impl TexelFormat {
             TexelFormat::Rgba8Srgb => ("RGBA8 UNORM", true),
             TexelFormat::Rgba8Uint => ("RGBA8UI", false),
             TexelFormat::Rgba8Sint => ("RGBA8I", false),
+            TexelFormat::R32Sfloat => ("R32F", false),
+        }
+    }
+
+    /// The Texture's `Swizzle` (genxml `Component Swizzle`, 3 bits per
+    /// component: R 0, G 1, B 2, A 3, zero 4, one 5): identity, or R001
+    /// for the one-channel format (Vulkan's (R, 0, 0, 1)).
+    fn swizzle(self) -> u64 {
+        match self {
+            TexelFormat::R32Sfloat => 0o5440,
+            _ => 0o3210,
         }
     }
 }
@@ -130,6 +144,11 @@ pub struct SamplerLod {
     pub min_lod: f32,
     pub max_lod: f32,
     pub bias: f32,
+    /// `compareEnable` with `compareOp`: written flipped, as Mesa does
+    /// (`panfrost_flip_compare_func`: "the hardware compares in the wrong
+    /// order"), so that the hardware's texel-op-reference is Vulkan's
+    /// reference-op-texel.
+    pub compare: Option<super::graphics::CompareOp>,
 }
 
 /// Sampler state: `linear` the magnification (and, unless `lod` says
@@ -229,7 +248,7 @@ pub fn write_texture_tables(
             pack(&mut w, td::DIMENSION, 2)?;
             pack(&mut w, td::WIDTH, u64::from(t.width))?;
             pack(&mut w, td::HEIGHT, u64::from(t.height))?;
-            pack(&mut w, td::SWIZZLE, 0o3210)?;
+            pack(&mut w, td::SWIZZLE, t.format.swizzle())?;
             let layout = match t.layout {
                 TexelLayout::Tiled => 1,
                 TexelLayout::Linear => 2,
@@ -274,6 +293,18 @@ pub fn write_texture_tables(
             pack(&mut w, smp::LOD_BIAS, bias as u64)?;
             pack(&mut w, smp::MAGNIFY_NEAREST, u64::from(!s.linear))?;
             pack(&mut w, smp::NORMALIZED_COORDINATES, 1)?;
+            if let Some(op) = s.lod.compare {
+                // genxml `Func` = VkCompareOp's values; LESS ↔ GREATER and
+                // LEQUAL ↔ GEQUAL swapped.
+                let f = match op as u64 {
+                    1 => 4,
+                    4 => 1,
+                    3 => 6,
+                    6 => 3,
+                    f => f,
+                };
+                pack(&mut w, smp::COMPARE_FUNCTION, f)?;
+            }
             for (f, c) in [
                 smp::BORDER_COLOR_R,
                 smp::BORDER_COLOR_G,

@@ -80,6 +80,48 @@ pub struct Sampler {
     /// [`Bindings::sample_levels`]).
     pub mipmap_linear: bool,
     pub lod_bias: f32,
+    /// `compareEnable` with `compareOp` (for [`Bindings::sample_levels_dref`]).
+    pub compare: Option<CompareOp>,
+}
+
+/// `VkCompareOp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareOp {
+    Never,
+    Less,
+    Equal,
+    LessOrEqual,
+    Greater,
+    NotEqual,
+    GreaterOrEqual,
+    Always,
+}
+
+impl CompareOp {
+    pub const ALL: [CompareOp; 8] = [
+        CompareOp::Never,
+        CompareOp::Less,
+        CompareOp::Equal,
+        CompareOp::LessOrEqual,
+        CompareOp::Greater,
+        CompareOp::NotEqual,
+        CompareOp::GreaterOrEqual,
+        CompareOp::Always,
+    ];
+
+    /// "Depth Compare Operation": `reference` op `texel`.
+    pub fn passes(self, reference: f64, texel: f64) -> bool {
+        match self {
+            CompareOp::Never => false,
+            CompareOp::Less => reference < texel,
+            CompareOp::Equal => reference == texel,
+            CompareOp::LessOrEqual => reference <= texel,
+            CompareOp::Greater => reference > texel,
+            CompareOp::NotEqual => reference != texel,
+            CompareOp::GreaterOrEqual => reference >= texel,
+            CompareOp::Always => true,
+        }
+    }
 }
 
 impl Sampler {
@@ -94,6 +136,7 @@ impl Sampler {
             max_lod: 0.0,
             mipmap_linear: false,
             lod_bias: 0.0,
+            compare: None,
         }
     }
 }
@@ -105,13 +148,18 @@ pub enum ImageFormat {
     Rgba8Srgb,
     Rgba8Uint,
     Rgba8Sint,
+    /// `VK_FORMAT_R32_SFLOAT`: each texel's four bytes are one f32
+    /// (little-endian), read as (d, 0, 0, 1).
+    R32Sfloat,
 }
 
 impl ImageFormat {
     /// The sampled type a shader must read it as.
     pub fn sampled_type(self) -> SampledType {
         match self {
-            ImageFormat::Rgba8Unorm | ImageFormat::Rgba8Srgb => SampledType::Float,
+            ImageFormat::Rgba8Unorm | ImageFormat::Rgba8Srgb | ImageFormat::R32Sfloat => {
+                SampledType::Float
+            }
             ImageFormat::Rgba8Uint => SampledType::Uint,
             ImageFormat::Rgba8Sint => SampledType::Sint,
         }
@@ -143,6 +191,9 @@ impl Image {
     /// ("Format Conversion": UNORM c / 255, sRGB RGB decoded).
     pub fn texel(&self, i: u32, j: u32) -> [f64; 4] {
         let t = self.texels[(j * self.width + i) as usize];
+        if self.format == ImageFormat::R32Sfloat {
+            return [f64::from(f32::from_le_bytes(t)), 0.0, 0.0, 1.0];
+        }
         let mut out = t.map(|c| f64::from(c) / 255.0);
         if self.format == ImageFormat::Rgba8Srgb {
             for c in &mut out[..3] {
@@ -298,18 +349,46 @@ impl Bindings {
         lod: Option<f32>,
         offset: [i8; 2],
     ) -> Result<[f32; 4], String> {
+        self.filter(image, sampler, (s, t), lod, offset, None)
+    }
+
+    /// The filtering of [`Bindings::sample_offset`]; with `dref` ("Depth
+    /// Compare Operation"), each texel's depth D — its first component, a
+    /// border texel's the border colour's red — becomes 1.0 when `dref op
+    /// D` holds for the sampler's `compareOp`, else 0.0, before the
+    /// filter weights them; the result is (r, 0, 0, 1).
+    fn filter(
+        &self,
+        image: &Image,
+        sampler: &Sampler,
+        (s, t): (f32, f32),
+        lod: Option<f32>,
+        offset: [i8; 2],
+        dref: Option<f32>,
+    ) -> Result<[f32; 4], String> {
         let (di, dj) = (f64::from(offset[0]), f64::from(offset[1]));
         let linear = filter_is_linear(sampler, lod)?;
         let (u, v) = unnormalized(image, s, t)?;
         let border = sampler.border.rgba().map(f64::from);
+        let compare = |c: [f64; 4]| match (dref, sampler.compare) {
+            (Some(r), Some(op)) => [
+                f64::from(u8::from(op.passes(f64::from(r), c[0]))),
+                0.0,
+                0.0,
+                1.0,
+            ],
+            _ => c,
+        };
         let fetch = |i: i64, j: i64| -> [f64; 4] {
-            match (
-                wrap(sampler.address[0], i, image.width),
-                wrap(sampler.address[1], j, image.height),
-            ) {
-                (Some(x), Some(y)) => image.texel(x, y),
-                _ => border,
-            }
+            compare(
+                match (
+                    wrap(sampler.address[0], i, image.width),
+                    wrap(sampler.address[1], j, image.height),
+                ) {
+                    (Some(x), Some(y)) => image.texel(x, y),
+                    _ => border,
+                },
+            )
         };
         let out = if !linear {
             // NEAREST: i = ⌊u⌋, j = ⌊v⌋.
@@ -371,6 +450,36 @@ impl Bindings {
         lod: f32,
         offset: [i8; 2],
     ) -> Result<[f32; 4], String> {
+        self.levels_filter(levels, sampler, (s, t), lod, offset, None)
+    }
+
+    /// `OpImageSampleDrefExplicitLod`: [`Bindings::sample_levels`] with
+    /// each level's texels compared with `dref` (see `filter`); the
+    /// sampler must have `compare`.
+    pub fn sample_levels_dref(
+        &self,
+        levels: &[Image],
+        sampler: &Sampler,
+        s: f32,
+        t: f32,
+        lod: f32,
+        dref: f32,
+    ) -> Result<[f32; 4], String> {
+        if sampler.compare.is_none() {
+            return Err("a depth compare with a sampler without compareEnable".into());
+        }
+        self.levels_filter(levels, sampler, (s, t), lod, [0, 0], Some(dref))
+    }
+
+    fn levels_filter(
+        &self,
+        levels: &[Image],
+        sampler: &Sampler,
+        (s, t): (f32, f32),
+        lod: f32,
+        offset: [i8; 2],
+        dref: Option<f32>,
+    ) -> Result<[f32; 4], String> {
         if levels.is_empty() || levels[0].format.sampled_type() != SampledType::Float {
             return Err("no levels, or an integer format".into());
         }
@@ -402,7 +511,7 @@ impl Bindings {
         };
         let q = (levels.len() - 1) as f64;
         let d = lambda.clamp(0.0, q);
-        let level = |l: usize| self.sample_offset(&levels[l], &one, s, t, Some(0.0), offset);
+        let level = |l: usize| self.filter(&levels[l], &one, (s, t), Some(0.0), offset, dref);
         if !sampler.mipmap_linear {
             return level(((d + 0.5).ceil() - 1.0) as usize);
         }

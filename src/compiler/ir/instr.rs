@@ -352,15 +352,23 @@ pub enum TexOp {
     /// Filtered, level of detail from the implicit derivatives plus a
     /// bias (`OpImageSampleImplicitLod` with `Bias`; fragment shaders).
     SampleBias,
+    /// Depth comparison against a reference, then filtered (the sampler's
+    /// compare op; `OpImageSampleDrefImplicitLod`, fragment shaders): the
+    /// result's first component.
+    SampleDref,
+    /// The same at a given level of detail (`OpImageSampleDrefExplicitLod`).
+    SampleDrefLod,
     /// One texel at integer coordinates and level (`texelFetch`).
     Fetch,
 }
 
 impl TexOp {
-    pub const ALL: [TexOp; 4] = [
+    pub const ALL: [TexOp; 6] = [
         TexOp::Sample,
         TexOp::SampleLod,
         TexOp::SampleBias,
+        TexOp::SampleDref,
+        TexOp::SampleDrefLod,
         TexOp::Fetch,
     ];
 
@@ -369,6 +377,8 @@ impl TexOp {
             TexOp::Sample => "sample",
             TexOp::SampleLod => "sample_lod",
             TexOp::SampleBias => "sample_bias",
+            TexOp::SampleDref => "sample_dref",
+            TexOp::SampleDrefLod => "sample_dref_lod",
             TexOp::Fetch => "fetch",
         }
     }
@@ -492,7 +502,8 @@ pub enum Intrinsic {
     /// a float for sampling, an integer for fetches). Sources by `op`:
     /// `Sample` [coord: 2/3 × f32] (implicit LOD, fragment shaders),
     /// `SampleLod` [coord: 2/3 × f32, lod: f32], `SampleBias` [coord: 2/3 ×
-    /// f32, bias: f32] (fragment shaders), `Fetch` [coord: 2/3 × i32,
+    /// f32, bias: f32] (fragment shaders), `SampleDref` [coord, dref: f32]
+    /// (fragment shaders), `SampleDrefLod` [coord, lod: f32, dref: f32], `Fetch` [coord: 2/3 × i32,
     /// lod: i32]. One 4 × 32-bit result, as `ty` says (floats for `Float`,
     /// integers for `Sint`/`Uint`).
     Texture {

@@ -936,6 +936,11 @@ impl Exec<'_> {
             Texture { op, .. } => {
                 let (d, _) = need()?;
                 let coord = self.get(src(0)?)?;
+                if matches!(op, TexOp::SampleDref | TexOp::SampleDrefLod) {
+                    return Err(InterpError::Unsupported(
+                        "depth-compare sampling in the interpreter".into(),
+                    ));
+                }
                 let lod = if matches!(op, TexOp::Sample | TexOp::SampleBias) {
                     0
                 } else {

@@ -633,9 +633,10 @@ impl<'a> Validator<'a> {
                 let c = if array { 3 } else { 2 };
                 let (srcs, ok_sampler): (&[ValueType], bool) = match op {
                     TexOp::Sample => (&[f32t.with_comps(c)], sampler.is_some()),
-                    TexOp::SampleLod | TexOp::SampleBias => {
+                    TexOp::SampleLod | TexOp::SampleBias | TexOp::SampleDref => {
                         (&[f32t.with_comps(c), f32t], sampler.is_some())
                     }
+                    TexOp::SampleDrefLod => (&[f32t.with_comps(c), f32t, f32t], sampler.is_some()),
                     TexOp::Fetch => (&[u32t.with_comps(c), u32t], sampler.is_none()),
                 };
                 (
@@ -643,7 +644,7 @@ impl<'a> Validator<'a> {
                         && srcs_are(srcs)
                         && ok_sampler
                         && dst == Some(u32t.with_comps(4))
-                        && (!matches!(op, TexOp::Sample | TexOp::SampleBias)
+                        && (!matches!(op, TexOp::Sample | TexOp::SampleBias | TexOp::SampleDref)
                             || self.s.stage == super::Stage::Fragment),
                     "sources [coord (2 x f32), lod f32 for sample_lod] with a sampler, or \
                      [coord (2 x i32), lod i32] without one for fetch; a 4 x 32-bit result; \

@@ -824,7 +824,7 @@ fn shade(
                         ));
                     }
                     out = tex
-                        .sample(ctx.mmu, smp, out[0], out[1], 0, 0.0, [0, 0])?
+                        .sample(ctx.mmu, smp, out[0], out[1], 0, 0.0, [0, 0], None)?
                         .map(f32::from_bits);
                 }
                 let first = msg.first;

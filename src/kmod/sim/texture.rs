@@ -61,6 +61,8 @@ pub enum TexelKind {
     Srgb,
     Uint,
     Sint,
+    /// "R32F" with the swizzle R001: (d, 0, 0, 1).
+    R32f,
 }
 
 /// One mip level: texel (0, 0), bytes per row (of texels or tiles), size.
@@ -109,6 +111,8 @@ pub struct SamplerState {
     border: [u32; 4],
     /// `Clamp integer array indices` (PanVk leaves it clear on 2D images).
     clamp_array: bool,
+    /// `Compare Function` (genxml `Func`; Never = 0 when unused).
+    compare: u64,
 }
 
 /// Texel index `i` wrapped into [0, n); `None` for a border texel.
@@ -193,7 +197,16 @@ impl Texture {
             ("RGBA8 UNORM", true) => Some(TexelKind::Srgb),
             ("RGBA8UI", false) => Some(TexelKind::Uint),
             ("RGBA8I", false) => Some(TexelKind::Sint),
+            ("R32F", false) => Some(TexelKind::R32f),
             _ => None,
+        };
+        // The swizzle each format is simulated with: identity, or R001 for
+        // the one-channel format (what `jm::texture` writes; another
+        // swizzle's reading of absent channels is undocumented).
+        let swizzle = if kind == Some(TexelKind::R32f) {
+            0o5440
+        } else {
+            0o3210
         };
         // RGBA order: v7's `RGB Component Order` RGBA is 0, v6's swizzle
         // R, G, B, A is 0x688 (`hw::format`).
@@ -211,7 +224,7 @@ impl Texture {
         if td::DIMENSION.get(&t) != 2
             || format & 0xfff != rgba
             || format >> 21 != 0
-            || td::SWIZZLE.get(&t) != 0o3210
+            || td::SWIZZLE.get(&t) != swizzle
             || td::MINIMUM_LEVEL.get(&t) != 0
             || td::MINIMUM_LOD.get(&t) != 0
             || td::MAXIMUM_LOD.get(&t) != 0
@@ -290,7 +303,10 @@ impl Texture {
 
     /// Whether the texels are read as floats.
     pub fn is_float(&self) -> bool {
-        matches!(self.kind, TexelKind::Unorm | TexelKind::Srgb)
+        matches!(
+            self.kind,
+            TexelKind::Unorm | TexelKind::Srgb | TexelKind::R32f
+        )
     }
 
     /// Level 0's width and height.
@@ -327,6 +343,7 @@ impl Texture {
     ) -> Result<[u32; 4], JobFault> {
         let mut b = [0u8; 4];
         let off = self.block.offset(x, y, lv.row_stride, 4) + u64::from(layer) * self.layer_stride;
+        // (Every simulated format has 4-byte texels.)
         // A surface pointer near the top of the address space must fault,
         // not wrap.
         let va = lv
@@ -345,6 +362,7 @@ impl Texture {
             }
             TexelKind::Uint => b.map(u32::from),
             TexelKind::Sint => b.map(|c| c as i8 as i32 as u32),
+            TexelKind::R32f => [u32::from_le_bytes(b), 0, 0, 1.0f32.to_bits()],
         })
     }
 
@@ -389,6 +407,15 @@ impl Texture {
     /// `offset` (TEXC's texel offsets) is added to the integer texel
     /// coordinates before wrapping (Vulkan "Texel Coordinate Systems":
     /// ⌊u⌋ + Δi, ⌊u − ½⌋ + Δi), in every level.
+    ///
+    /// `dref` (TEXC's shadow register): each texel's first component d (a
+    /// border texel's: the border colour's red) becomes 1.0 when `d F
+    /// dref` holds for the Sampler's `Compare Function` F, else 0.0 —
+    /// the hardware's operand order, which Mesa's
+    /// `panfrost_flip_compare_func` compensates — and those are filtered;
+    /// the result is (r, 0, 0, 1) (our choice: shaders read r only). A
+    /// compare function other than Never without a reference faults
+    /// (Vulkan forbids it; the hardware's answer is undocumented).
     #[allow(clippy::too_many_arguments)]
     pub fn sample(
         &self,
@@ -399,7 +426,17 @@ impl Texture {
         layer: u32,
         lod: f32,
         offset: [i32; 2],
+        dref: Option<f32>,
     ) -> Result<[u32; 4], JobFault> {
+        if dref.is_none() && smp.compare != 0 {
+            return Err(config(
+                self.va,
+                "a compare function without a depth reference",
+            ));
+        }
+        if dref.is_some() && !self.is_float() {
+            return Err(config(self.va, "depth compare of an integer texture"));
+        }
         if smp.min_lod > smp.max_lod || !lod.is_finite() {
             return Err(config(
                 self.va,
@@ -421,12 +458,12 @@ impl Texture {
             } else {
                 ((d + 0.5).ceil() - 1.0) as u32
             };
-            return self.sample_level(mmu, smp, nearest, (s, t), layer, level, offset);
+            return self.sample_level(mmu, smp, nearest, (s, t), layer, level, (offset, dref));
         }
         let (hi, delta) = (d.floor() as u32, d.fract());
         let lo = (hi + 1).min(self.levels() - 1);
-        let a = self.sample_level(mmu, smp, nearest, (s, t), layer, hi, offset)?;
-        let b = self.sample_level(mmu, smp, nearest, (s, t), layer, lo, offset)?;
+        let a = self.sample_level(mmu, smp, nearest, (s, t), layer, hi, (offset, dref))?;
+        let b = self.sample_level(mmu, smp, nearest, (s, t), layer, lo, (offset, dref))?;
         if !self.is_float() {
             return Err(config(
                 self.va,
@@ -452,9 +489,24 @@ impl Texture {
         (s, t): (f32, f32),
         layer: u32,
         level: u32,
-        offset: [i32; 2],
+        (offset, dref): ([i32; 2], Option<f32>),
     ) -> Result<[u32; 4], JobFault> {
         let lv = self.level(level);
+        // A depth compare replaces each texel by its comparison's 1 or 0.
+        let compare = |c: [u32; 4]| -> [u32; 4] {
+            match dref {
+                Some(r) => {
+                    let pass = super::fragment::depth_passes(smp.compare, f32::from_bits(c[0]), r);
+                    [
+                        if pass { 1.0f32 } else { 0.0 }.to_bits(),
+                        0,
+                        0,
+                        1.0f32.to_bits(),
+                    ]
+                }
+                None => c,
+            }
+        };
         let (di, dj) = (f64::from(offset[0]), f64::from(offset[1]));
         if self.layers > 1 && !smp.clamp_array {
             // Vulkan clamps the layer; without the sampler's clamp the
@@ -478,8 +530,8 @@ impl Texture {
                 wrap(smp.wrap[0], i, lv.width),
                 wrap(smp.wrap[1], j, lv.height),
             ) {
-                (Some(x), Some(y)) => self.texel_of(mmu, &lv, x, y, layer),
-                _ => Ok(smp.border),
+                (Some(x), Some(y)) => self.texel_of(mmu, &lv, x, y, layer).map(compare),
+                _ => Ok(compare(smp.border)),
             }
         };
         if nearest {
@@ -536,7 +588,6 @@ impl SamplerState {
             || sampler::MAGNIFY_CUTOFF.get(&sm) != 0
             || sampler::LOD_ALGORITHM.get(&sm) != 0
             || sampler::MAXIMUM_ANISOTROPY.get(&sm) != 1
-            || sampler::COMPARE_FUNCTION.get(&sm) != 0
             || ![ws, wt].iter().all(|w| {
                 matches!(
                     *w,
@@ -566,6 +617,7 @@ impl SamplerState {
             wrap: [ws, wt],
             border,
             clamp_array: sampler::CLAMP_INTEGER_ARRAY_INDICES.get(&sm) != 0,
+            compare: sampler::COMPARE_FUNCTION.get(&sm),
         })
     }
 }

@@ -36,6 +36,9 @@ mod desc {
     /// `offset_or_bias_disable` bit 15: a data register of texel offsets
     /// (after the LOD's and the array index's).
     pub const OFFSETS: u32 = 1 << 15;
+    /// `shadow_or_clamp_disable` bit 16: a depth-compare reference in a
+    /// data register (after the LOD's, before the array index's).
+    pub const SHADOW: u32 = 1 << 16;
     /// `array` bit 17: an array index in a data register after the LOD's.
     pub const ARRAY: u32 = 1 << 17;
     /// `dimension` at bit 18: 2 for 2D.
@@ -109,7 +112,9 @@ impl Isel<'_> {
             && match op {
                 TexOp::Sample => true,
                 TexOp::SampleLod => lod == Some(Src::Imm(0)),
-                TexOp::SampleBias | TexOp::Fetch => false,
+                TexOp::SampleBias | TexOp::SampleDref | TexOp::SampleDrefLod | TexOp::Fetch => {
+                    false
+                }
             };
         if simple {
             let hw = Op::TexsF32 {
@@ -135,6 +140,14 @@ impl Isel<'_> {
                     let bias = lod.ok_or_else(|| CompileError::Malformed("no bias".into()))?;
                     (desc::OP_TEX, desc::LOD_BIAS, Some(self.lod_88(bias)))
                 }
+                TexOp::SampleDref => (desc::OP_TEX, desc::LOD_COMPUTE, None),
+                TexOp::SampleDrefLod if lod == Some(Src::Imm(0)) => {
+                    (desc::OP_TEX, desc::LOD_ZERO, None)
+                }
+                TexOp::SampleDrefLod => {
+                    let lod = lod.ok_or_else(|| CompileError::Malformed("no LOD".into()))?;
+                    (desc::OP_TEX, desc::LOD_EXPLICIT, Some(self.lod_88(lod)))
+                }
                 TexOp::Fetch => {
                     let lod = lod.ok_or_else(|| CompileError::Malformed("no LOD".into()))?;
                     let fixed = match lod {
@@ -159,12 +172,25 @@ impl Isel<'_> {
             // The texel offset (Mesa's `bi_emit_texc_offset_ms_index`): a
             // data register of signed bytes x, y, z, sample index, present
             // only when nonzero.
+            // The depth reference (`BIFROST_TEX_DREG_SHADOW`, after the
+            // LOD's register and before the array index's).
+            let shadow = match op {
+                TexOp::SampleDref => Some(args.get(1).map(|a| a[0])),
+                TexOp::SampleDrefLod => Some(args.get(2).map(|a| a[0])),
+                _ => None,
+            };
+            let shadow = match shadow {
+                Some(Some(r)) => Some(r),
+                Some(None) => return Err(CompileError::Malformed("no depth reference".into())),
+                None => None,
+            };
             let offsets = (offset != [0, 0])
                 .then(|| Src::Imm(u32::from(offset[0] as u8) | u32::from(offset[1] as u8) << 8));
             let word = u32::from(smp)
                 | u32::from(texture) << 4
                 | desc::IMMEDIATE_INDICES
                 | if offsets.is_some() { desc::OFFSETS } else { 0 }
+                | if shadow.is_some() { desc::SHADOW } else { 0 }
                 | if array { desc::ARRAY } else { 0 }
                 | op_bits
                 | desc::DIM_2D
@@ -187,7 +213,12 @@ impl Isel<'_> {
             // the array index, the offsets: `enum bifrost_tex_dreg`), zeros after them (the hardware reads
             // only what the descriptor asks for; the allocator sees four
             // defined registers).
-            let regs: Vec<Src> = data.into_iter().chain(layer).chain(offsets).collect();
+            let regs: Vec<Src> = data
+                .into_iter()
+                .chain(shadow)
+                .chain(layer)
+                .chain(offsets)
+                .collect();
             for c in 0..4u8 {
                 let x = regs.get(usize::from(c)).copied().unwrap_or(ZERO);
                 self.mov_to(Reg { index: v, comp: c }, x, c > 0);

@@ -735,6 +735,7 @@ fn texs(
         0,
         lod,
         [0, 0],
+        None,
     )?;
     for (i, &v) in c.iter().enumerate() {
         staging_write(lane, cc, i, v);
@@ -772,8 +773,10 @@ fn texc(
         );
         fault(status::INSTR_INVALID_ENC, cc.va)
     };
-    if immediate != 1 || shadow != 0 || dim != 2 || zero != 0 {
-        return Err(bad("indirect indices, shadow or a dimension other than 2D"));
+    if immediate != 1 || dim != 2 || zero != 0 || (shadow != 0 && op != 7) {
+        return Err(bad(
+            "indirect indices, a dimension other than 2D or a depth reference of a fetch",
+        ));
     }
     if !matches!(format, 4 | 14 | 15) || mask != 0xf {
         return Err(bad(
@@ -794,11 +797,15 @@ fn texc(
     } else {
         0.0
     };
-    let layer = (array != 0).then(|| staging_read(lane, cc, usize::from(has_lod)));
+    // The depth reference (shadow), the array index, the offsets, in turn
+    // (Mesa's `enum bifrost_tex_dreg`).
+    let dref = (shadow != 0).then(|| f32::from_bits(staging_read(lane, cc, usize::from(has_lod))));
+    let after_lod = usize::from(has_lod) + shadow as usize;
+    let layer = (array != 0).then(|| staging_read(lane, cc, after_lod));
     // The texel offsets (Mesa's `bi_emit_texc_offset_ms_index`: signed
     // bytes x, y, z and a sample index) after the LOD and array registers.
     let offset = if offsets != 0 {
-        let w = staging_read(lane, cc, usize::from(has_lod) + array as usize);
+        let w = staging_read(lane, cc, after_lod + array as usize);
         if w >> 16 != 0 {
             return Err(bad("a z offset or a sample index"));
         }
@@ -866,6 +873,7 @@ fn texc(
                 l,
                 lod,
                 offset,
+                dref,
             )?
         }
         _ => return Err(bad("this operation")),
