@@ -9,14 +9,14 @@
 //! table, a separate sampler the sampler table. Unused entries are zero
 //! (a descriptor the texture unit refuses if a shader reads it).
 //!
-//! Written: 2D RGBA8 UNORM/sRGB/UINT/SINT textures of up to 16 mip levels
+//! Written: 2D RGBA8 UNORM/sRGB/UINT/SINT and R32F textures of up to 16 mip levels
 //! (one Surface With Stride per level) and 2D arrays of one level, Linear
 //! or Tiled (16×16 u-interleaved) texels; samplers with normalized
 //! coordinates, minification and magnification filters, mipmap mode
 //! NEAREST or LINEAR (genxml "Trilinear"), LOD clamps and bias (8
 //! fractional bits, the genxml `ulod`/`slod` types), the four core wrap
-//! modes, a float border colour, `Clamp integer array indices` set (Vulkan
-//! clamps an array layer). This module
+//! modes, a float border colour, a compare function (flipped, as Mesa),
+//! `Clamp integer array indices` set (Vulkan clamps an array layer). This module
 //! never chooses texels or sampler state; it places what it is given.
 
 use super::error::{JmError, JmResult};

@@ -11,7 +11,9 @@
 //! (or sRGB: RGB decoded with the sRGB EOTF, alpha linear), RGBA8UI or
 //! RGBA8I (components zero- or sign-extended to 32-bit words, nearest
 //! filtering only: linear filtering of an integer texture faults; their
-//! border colour is the Sampler's four words as they are) in RGBA order
+//! border colour is the Sampler's four words as they are) in RGBA order,
+//! or R32F (swizzle R001; with a depth reference, compared by the
+//! Sampler's `Compare Function`, see [`Texture::sample`])
 //! (v7 `RGB Component Order` RGBA, v6 swizzle RGBA) with the identity
 //! `Swizzle`, texel ordering Tiled (u-interleaved 16x16 tiles, `Row
 //! stride` bytes per row of tiles, as render targets) or Linear, the
