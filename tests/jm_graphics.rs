@@ -4152,3 +4152,158 @@ fn minified_textures_take_their_level_from_the_quad_derivatives() {
     eprintln!("{covered} minified pixels compared");
     assert!(covered > 8 * 3500, "{covered}");
 }
+
+/// The reference for `shadow_b9.frag`: the depth compare of the scene's
+/// mipmapped R32F texture against 0.5 at the interpolated (u, v) and the
+/// scene's implicit λbase, splatted, times v_color = (1, g, 1 − g, a).
+fn shadow_shade(c: &[f64]) -> [f64; 4] {
+    MIPMAPPED.with(|t| {
+        let t = t.borrow();
+        let (levels, sampler, lod) = t.as_ref().expect("a texture for the scene");
+        let r = bifrost_vk::testing::sampler::Bindings::default()
+            .sample_levels_dref(levels, sampler, c[0] as f32, c[1] as f32, *lod, 0.5)
+            .expect("the reference samples")[0];
+        let colour = [1.0, c[2], 1.0 - c[2], c[3]];
+        colour.map(|k| f64::from(r) * k)
+    })
+}
+
+/// Depth compares with an implicit LOD in a fragment shader:
+/// `shadow_b9.frag` (`texture(sampler2DShadow, (u, v, 0.5))`: TEXC with
+/// LOD mode COMPUTE and the shadow register) over the minified quad of
+/// `minified_textures_take_their_level_from_the_quad_derivatives`, a 64×64
+/// R32F texture of 7 levels with depths k/8 (so no depth equals the
+/// reference only approximately), compare LESS and GREATER_OR_EQUAL,
+/// NEAREST and LINEAR mipmaps, bilinear, on the G52 and a v6 G72: every
+/// pixel within 1 LSB of the reference rasterizer's interpolation times
+/// `sample_levels_dref` at `implicit_lod`.
+#[test]
+fn depth_compares_with_implicit_lod_in_fragment_shaders() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    use bifrost_vk::jm::graphics::CompareOp as HwOp;
+    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod};
+    use bifrost_vk::testing::sampler::{
+        AddressMode, CompareOp, Image, ImageFormat, Sampler, implicit_lod,
+    };
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_uv.vert.spv")).unwrap();
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/shadow_b9.frag.spv")).unwrap();
+    let mut covered = 0;
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let vs = compile_for(&v, Stage::Vertex, arch);
+        let fs = compile_for(&f, Stage::Fragment, arch);
+        for (k, (sx, sy, op, hw_op)) in [
+            (3.0f64, 1.25f64, CompareOp::Less, HwOp::Less),
+            (2.25, 5.5, CompareOp::GreaterOrEqual, HwOp::GreaterOrEqual),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut rng = Rng(0x5ad_7e47 + k as u64 + 16 * (arch == IsaArch::V6) as u64);
+            let mut gpu = SimGpu::new(model);
+            let mut levels = Vec::new();
+            let mut desc = TextureDesc {
+                layers: 1,
+                layer_stride: 0,
+                levels: 7,
+                mips: Default::default(),
+                address: 0,
+                width: 64,
+                height: 64,
+                row_stride: 256,
+                layout: TexelLayout::Linear,
+                format: TexelFormat::R32Sfloat,
+            };
+            for l in 0..7u32 {
+                let n = 64 >> l;
+                let texels: Vec<[u8; 4]> = (0..n * n)
+                    .map(|_| (rng.next(9) as f32 / 8.0).to_le_bytes())
+                    .collect();
+                let buf = gpu.alloc(u64::from(4 * n * n));
+                for (i, t) in texels.iter().enumerate() {
+                    gpu.write(buf.va + 4 * i as u64, t);
+                }
+                match l {
+                    0 => desc.address = buf.va,
+                    _ => {
+                        desc.mips[l as usize - 1] = MipLevel {
+                            address: buf.va,
+                            row_stride: 4 * n,
+                        }
+                    }
+                }
+                levels.push(Image {
+                    width: n,
+                    height: n,
+                    texels,
+                    format: ImageFormat::R32Sfloat,
+                });
+            }
+            let mut sampler = Sampler::simple(true, AddressMode::Repeat);
+            sampler.mipmap_linear = k == 1;
+            sampler.max_lod = 6.0;
+            sampler.compare = Some(op);
+            let smp = SamplerDesc {
+                linear: true,
+                wrap: [WrapMode::Repeat; 2],
+                border: [0.0; 4],
+                lod: SamplerLod {
+                    min_linear: None,
+                    mipmap: if sampler.mipmap_linear {
+                        MipmapMode::Linear
+                    } else {
+                        MipmapMode::Nearest
+                    },
+                    min_lod: 0.0,
+                    max_lod: 6.0,
+                    bias: 0.0,
+                    compare: Some(hw_op),
+                },
+            };
+            let (u0, v0) = (0.1, -0.4);
+            let lod = implicit_lod((64, 64), sx / 64.0, 0.0, 0.0, sy / 64.0);
+            let exact = sx.max(sy).log2() * 256.0;
+            assert!((exact - exact.floor() - 0.5).abs() > 0.01, "{exact}");
+            MIPMAPPED.with(|t| *t.borrow_mut() = Some((levels, sampler, lod)));
+            let corner = |x: f64, y: f64| {
+                let (u, v) = (u0 + sx * (x + 1.0) / 2.0, v0 + sy * (y + 1.0) / 2.0);
+                [x as f32, y as f32, 0.0, 1.0, u as f32, v as f32, 0.75, 1.0]
+            };
+            let mut data = Vec::new();
+            for (x, y) in [
+                (-1.0, -1.0),
+                (1.0, -1.0),
+                (-1.0, 1.0),
+                (-1.0, 1.0),
+                (1.0, -1.0),
+                (1.0, 1.0),
+            ] {
+                data.extend_from_slice(&corner(x, y));
+            }
+            let draws = vec![DrawSpec {
+                topology: Topology::TriangleList,
+                count: 6,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            }];
+            let mut scene = grid_scene(&vs, &fs, data, draws);
+            scene.stride = 32;
+            scene.attributes = vec![(4, 0), (4, 16)];
+            scene.shade = shadow_shade;
+            let mut textures = vec![None; 10];
+            let mut samplers = vec![None; 10];
+            textures[9] = Some(desc);
+            samplers[9] = Some(smp);
+            scene.textures = Some((textures, samplers));
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("{model:?} {op:?}: the chains must complete: {e}"));
+            let (want, on_edge) = reference(&scene);
+            covered += assert_matches(&out.color, &want, |x, y| !on_edge[(y * SIZE + x) as usize]);
+        }
+    }
+    eprintln!("{covered} shadowed pixels compared");
+    assert!(covered > 4 * 4000, "{covered}");
+}
