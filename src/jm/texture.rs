@@ -9,7 +9,8 @@
 //! table, a separate sampler the sampler table. Unused entries are zero
 //! (a descriptor the texture unit refuses if a shader reads it).
 //!
-//! Written: 2D RGBA8 UNORM/sRGB/UINT/SINT and R32F textures of up to 16 mip levels
+//! Written: 2D RGBA8 UNORM/sRGB/UINT/SINT, R8/RG8 UNORM, RGB10A2 UNORM
+//! and R32F textures of up to 16 mip levels
 //! (one Surface With Stride per level) and 2D arrays of one level, Linear
 //! or Tiled (16×16 u-interleaved) texels; samplers with normalized
 //! coordinates, minification and magnification filters, mipmap mode
@@ -44,6 +45,13 @@ pub enum TexelFormat {
     /// `VK_FORMAT_R32_SFLOAT` (and a D32_SFLOAT image's depth): genxml
     /// "R32F", swizzle R001.
     R32Sfloat,
+    /// `VK_FORMAT_R8_UNORM` ("R8 UNORM", 1 byte, swizzle R001),
+    /// `VK_FORMAT_R8G8_UNORM` ("RG8 UNORM", 2 bytes, RG01),
+    /// `VK_FORMAT_A2B10G10R10_UNORM_PACK32` ("RGB10 A2 UNORM": R in bits
+    /// 0..9, G 10..19, B 20..29, A 30..31).
+    R8Unorm,
+    Rg8Unorm,
+    A2b10g10r10UnormPack32,
 }
 
 impl TexelFormat {
@@ -55,6 +63,9 @@ impl TexelFormat {
             TexelFormat::Rgba8Uint => ("RGBA8UI", false),
             TexelFormat::Rgba8Sint => ("RGBA8I", false),
             TexelFormat::R32Sfloat => ("R32F", false),
+            TexelFormat::R8Unorm => ("R8 UNORM", false),
+            TexelFormat::Rg8Unorm => ("RG8 UNORM", false),
+            TexelFormat::A2b10g10r10UnormPack32 => ("RGB10 A2 UNORM", false),
         }
     }
 
@@ -63,7 +74,8 @@ impl TexelFormat {
     /// for the one-channel format (Vulkan's (R, 0, 0, 1)).
     fn swizzle(self) -> u64 {
         match self {
-            TexelFormat::R32Sfloat => 0o5440,
+            TexelFormat::R32Sfloat | TexelFormat::R8Unorm => 0o5440,
+            TexelFormat::Rg8Unorm => 0o5410,
             _ => 0o3210,
         }
     }

@@ -4,7 +4,8 @@
 //! "Wrapping Operation", "Texel Filtering"), the oracle the simulated
 //! texture unit is checked against. It shares nothing with the simulator.
 //!
-//! Modelled: 2D images of one level and one layer in R8G8B8A8_UNORM,
+//! Modelled: 2D images in R8_UNORM, R8G8_UNORM, A2B10G10R10_UNORM_PACK32,
+//! R32_SFLOAT, R8G8B8A8_UNORM,
 //! _SRGB (the RGB channels decoded by the Khronos Data Format
 //! Specification's sRGB EOTF, alpha linear), _UINT and _SINT (components
 //! unconverted, zero- or sign-extended to 32 bits; nearest filtering only,
@@ -151,15 +152,25 @@ pub enum ImageFormat {
     /// `VK_FORMAT_R32_SFLOAT`: each texel's four bytes are one f32
     /// (little-endian), read as (d, 0, 0, 1).
     R32Sfloat,
+    /// `VK_FORMAT_R8_UNORM` (byte 0; (r, 0, 0, 1)), `VK_FORMAT_R8G8_UNORM`
+    /// (bytes 0, 1; (r, g, 0, 1)), `VK_FORMAT_A2B10G10R10_UNORM_PACK32`
+    /// (the little-endian word: R bits 0..9, G 10..19, B 20..29, A
+    /// 30..31, "Formats"); UNORM c / (2^b − 1).
+    R8Unorm,
+    R8g8Unorm,
+    A2b10g10r10UnormPack32,
 }
 
 impl ImageFormat {
     /// The sampled type a shader must read it as.
     pub fn sampled_type(self) -> SampledType {
         match self {
-            ImageFormat::Rgba8Unorm | ImageFormat::Rgba8Srgb | ImageFormat::R32Sfloat => {
-                SampledType::Float
-            }
+            ImageFormat::Rgba8Unorm
+            | ImageFormat::Rgba8Srgb
+            | ImageFormat::R32Sfloat
+            | ImageFormat::R8Unorm
+            | ImageFormat::R8g8Unorm
+            | ImageFormat::A2b10g10r10UnormPack32 => SampledType::Float,
             ImageFormat::Rgba8Uint => SampledType::Uint,
             ImageFormat::Rgba8Sint => SampledType::Sint,
         }
@@ -191,8 +202,21 @@ impl Image {
     /// ("Format Conversion": UNORM c / 255, sRGB RGB decoded).
     pub fn texel(&self, i: u32, j: u32) -> [f64; 4] {
         let t = self.texels[(j * self.width + i) as usize];
-        if self.format == ImageFormat::R32Sfloat {
-            return [f64::from(f32::from_le_bytes(t)), 0.0, 0.0, 1.0];
+        match self.format {
+            ImageFormat::R32Sfloat => return [f64::from(f32::from_le_bytes(t)), 0.0, 0.0, 1.0],
+            ImageFormat::R8Unorm => return [f64::from(t[0]) / 255.0, 0.0, 0.0, 1.0],
+            ImageFormat::R8g8Unorm => {
+                return [f64::from(t[0]) / 255.0, f64::from(t[1]) / 255.0, 0.0, 1.0];
+            }
+            ImageFormat::A2b10g10r10UnormPack32 => {
+                let w = u32::from_le_bytes(t);
+                let c = |at: u32, bits: u32| {
+                    let max = (1u32 << bits) - 1;
+                    f64::from((w >> at) & max) / f64::from(max)
+                };
+                return [c(0, 10), c(10, 10), c(20, 10), c(30, 2)];
+            }
+            _ => {}
         }
         let mut out = t.map(|c| f64::from(c) / 255.0);
         if self.format == ImageFormat::Rgba8Srgb {

@@ -12,7 +12,8 @@
 //! RGBA8I (components zero- or sign-extended to 32-bit words, nearest
 //! filtering only: linear filtering of an integer texture faults; their
 //! border colour is the Sampler's four words as they are) in RGBA order,
-//! or R32F (swizzle R001; with a depth reference, compared by the
+//! R8 UNORM (swizzle R001), RG8 UNORM (RG01), RGB10 A2 UNORM, or R32F
+//! (swizzle R001; with a depth reference, compared by the
 //! Sampler's `Compare Function`, see [`Texture::sample`])
 //! (v7 `RGB Component Order` RGBA, v6 swizzle RGBA) with the identity
 //! `Swizzle`, texel ordering Tiled (u-interleaved 16x16 tiles, `Row
@@ -65,6 +66,23 @@ pub enum TexelKind {
     Sint,
     /// "R32F" with the swizzle R001: (d, 0, 0, 1).
     R32f,
+    /// "R8 UNORM" (swizzle R001), "RG8 UNORM" (RG01), "RGB10 A2 UNORM"
+    /// (R bits 0..9, G 10..19, B 20..29, A 30..31; identity): UNORM
+    /// values c / (2^b − 1) rounded once to f32.
+    R8,
+    Rg8,
+    Rgb10a2,
+}
+
+impl TexelKind {
+    /// Bytes per texel.
+    fn bytes(self) -> u64 {
+        match self {
+            TexelKind::R8 => 1,
+            TexelKind::Rg8 => 2,
+            _ => 4,
+        }
+    }
 }
 
 /// One mip level: texel (0, 0), bytes per row (of texels or tiles), size.
@@ -200,15 +218,18 @@ impl Texture {
             ("RGBA8UI", false) => Some(TexelKind::Uint),
             ("RGBA8I", false) => Some(TexelKind::Sint),
             ("R32F", false) => Some(TexelKind::R32f),
+            ("R8 UNORM", false) => Some(TexelKind::R8),
+            ("RG8 UNORM", false) => Some(TexelKind::Rg8),
+            ("RGB10 A2 UNORM", false) => Some(TexelKind::Rgb10a2),
             _ => None,
         };
         // The swizzle each format is simulated with: identity, or R001 for
         // the one-channel format (what `jm::texture` writes; another
         // swizzle's reading of absent channels is undocumented).
-        let swizzle = if kind == Some(TexelKind::R32f) {
-            0o5440
-        } else {
-            0o3210
+        let swizzle = match kind {
+            Some(TexelKind::R32f | TexelKind::R8) => 0o5440,
+            Some(TexelKind::Rg8) => 0o5410,
+            _ => 0o3210,
         };
         // RGBA order: v7's `RGB Component Order` RGBA is 0, v6's swizzle
         // R, G, B, A is 0x688 (`hw::format`).
@@ -307,7 +328,12 @@ impl Texture {
     pub fn is_float(&self) -> bool {
         matches!(
             self.kind,
-            TexelKind::Unorm | TexelKind::Srgb | TexelKind::R32f
+            TexelKind::Unorm
+                | TexelKind::Srgb
+                | TexelKind::R32f
+                | TexelKind::R8
+                | TexelKind::Rg8
+                | TexelKind::Rgb10a2
         )
     }
 
@@ -344,15 +370,16 @@ impl Texture {
         layer: u32,
     ) -> Result<[u32; 4], JobFault> {
         let mut b = [0u8; 4];
-        let off = self.block.offset(x, y, lv.row_stride, 4) + u64::from(layer) * self.layer_stride;
-        // (Every simulated format has 4-byte texels.)
+        let bytes = self.kind.bytes();
+        let off =
+            self.block.offset(x, y, lv.row_stride, bytes) + u64::from(layer) * self.layer_stride;
         // A surface pointer near the top of the address space must fault,
         // not wrap.
         let va = lv
             .base
             .checked_add(off)
             .ok_or_else(|| config(self.va, "texel address past 2^64"))?;
-        mmu.read(va, &mut b)?;
+        mmu.read(va, &mut b[..bytes as usize])?;
         Ok(match self.kind {
             TexelKind::Unorm => b.map(|c| unorm8(c).to_bits()),
             TexelKind::Srgb => {
@@ -365,6 +392,21 @@ impl Texture {
             TexelKind::Uint => b.map(u32::from),
             TexelKind::Sint => b.map(|c| c as i8 as i32 as u32),
             TexelKind::R32f => [u32::from_le_bytes(b), 0, 0, 1.0f32.to_bits()],
+            TexelKind::R8 => [unorm8(b[0]).to_bits(), 0, 0, 1.0f32.to_bits()],
+            TexelKind::Rg8 => [
+                unorm8(b[0]).to_bits(),
+                unorm8(b[1]).to_bits(),
+                0,
+                1.0f32.to_bits(),
+            ],
+            TexelKind::Rgb10a2 => {
+                let w = u32::from_le_bytes(b);
+                let c = |at: u32, bits: u32| {
+                    let max = (1u32 << bits) - 1;
+                    ((f64::from((w >> at) & max) / f64::from(max)) as f32).to_bits()
+                };
+                [c(0, 10), c(10, 10), c(20, 10), c(30, 2)]
+            }
         })
     }
 
