@@ -3705,6 +3705,8 @@ fn mesa_fs_textured_renders_like_the_reference_sampler() {
             let desc = TextureDesc {
                 layers: 1,
                 layer_stride: 0,
+                levels: 1,
+                mips: Default::default(),
                 address: buf.va,
                 width: 8,
                 height: 8,
@@ -3716,6 +3718,7 @@ fn mesa_fs_textured_renders_like_the_reference_sampler() {
                 linear: true,
                 wrap: [wrap; 2],
                 border: sampler.border.rgba(),
+                lod: Default::default(),
             };
             TEXTURE.with(|t| *t.borrow_mut() = Some((image, sampler)));
             // Two triangles covering most of the framebuffer; corners at
@@ -3808,6 +3811,8 @@ fn vertex_shaders_sample_textures_in_our_draws() {
             let desc = TextureDesc {
                 layers: 1,
                 layer_stride: 0,
+                levels: 1,
+                mips: Default::default(),
                 address: buf.va,
                 width: 4,
                 height: 4,
@@ -3824,6 +3829,7 @@ fn vertex_shaders_sample_textures_in_our_draws() {
                     WrapMode::ClampToBorder,
                 ][k]; 2],
                 border: sampler.border.rgba(),
+                lod: Default::default(),
             };
             // Six random triangles; the reference's vertex colours are the
             // reference sampler's.
@@ -3881,4 +3887,534 @@ fn vertex_shaders_sample_textures_in_our_draws() {
     }
     eprintln!("{covered} pixels of vertex-textured triangles compared");
     assert!(covered > 2000, "{covered} pixels covered");
+}
+
+// ---- Derivatives ------------------------------------------------------------
+
+/// `derivatives.frag` (dFdx, dFdyFine, dFdxCoarse + 2·dFdyCoarse, fwidth,
+/// of the interpolated attribute and products of it) over random
+/// triangles with perspective (clip w 1/2, 1 or 2; vertices on the
+/// 1/256-pixel grid, so snapping moves nothing), drawn by our emitters
+/// into an RGBA32F target on the G52 (`CLPER.i32`) and a v6 G72
+/// (`CLPER_OLD.i32`). The reference: the Vulkan spec's "Derivative
+/// Operations" — fine derivatives are differences between the two
+/// invocations of the quad's row (x) or column (y) holding the pixel,
+/// coarse ones those of the quad's top-left pixel's row or column — of the
+/// function evaluated on `testing::raster`'s interpolation of the
+/// triangle at each pixel centre, covered or not (helper invocations for
+/// the uncovered pixels of quads on edges continue the attribute's plane).
+/// Pixels whose centre lies on an edge are skipped (the tie rules may
+/// differ, both allowed).
+///
+/// Bound: 2^-17 absolute. The simulator interpolates in f32 (weights
+/// rounded from f64, three products and two sums: within about 2^-21 of
+/// the exact value for attributes in [0, 1]); a product of two such
+/// values is within 2^-20, a difference of two within 2^-19, and the
+/// widest output (a coarse difference plus twice another, or fwidth's two
+/// terms) within 2^-18. The reference is exact to f64.
+#[test]
+fn derivatives_of_varyings_match_the_quad_differences() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_rgba.vert.spv")).unwrap();
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/derivatives.frag.spv")).unwrap();
+    let bound = 2f64.powi(-17);
+    let (mut compared, mut with_helpers, mut max_err) = (0usize, 0usize, 0f64);
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let vs = compile_for(&v, Stage::Vertex, arch);
+        let fs = compile_for(&f, Stage::Fragment, arch);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&fs.binary.code).unwrap();
+        let clper = match arch {
+            IsaArch::V7 => "CLPER.i32",
+            IsaArch::V6 => "CLPER_OLD.i32",
+        };
+        assert!(text.contains(clper), "{text}");
+        let mut rng = Rng(0xdf0d_0000_0000_0001 ^ (arch == IsaArch::V6) as u64);
+        for _ in 0..3 {
+            let mut data = Vec::new();
+            let mut tris: Vec<[raster::Vertex; 3]> = Vec::new();
+            for _ in 0..8 {
+                let mut tri = Vec::new();
+                for _ in 0..3 {
+                    // Framebuffer position on the 1/256 grid, in [-4, 68).
+                    let px = rng.next(72 * 256) as f64 / 256.0 - 4.0;
+                    let py = rng.next(72 * 256) as f64 / 256.0 - 4.0;
+                    let w = [0.5, 1.0, 2.0][rng.next(3) as usize];
+                    let attrs: Vec<f64> =
+                        (0..4).map(|_| rng.next(1 << 16) as f64 / 65536.0).collect();
+                    let clip = [(px / 32.0 - 1.0) * w, (py / 32.0 - 1.0) * w, 0.0, w];
+                    data.extend(clip.iter().map(|&c| c as f32));
+                    data.extend(attrs.iter().map(|&a| a as f32));
+                    tri.push(raster::Vertex {
+                        x: px,
+                        y: py,
+                        z: 0.0,
+                        w,
+                        attrs,
+                    });
+                }
+                tris.push([tri[0].clone(), tri[1].clone(), tri[2].clone()]);
+            }
+            let draws = vec![DrawSpec {
+                topology: Topology::TriangleList,
+                count: 24,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            }];
+            let mut scene = grid_scene(&vs, &fs, data, draws);
+            scene.stride = 32;
+            scene.attributes = vec![(4, 0), (4, 16)];
+            scene.format = ColorFormat::Rgba32Sfloat;
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("{model:?}: the chains must complete: {e}"));
+            // The reference: the last triangle covering each pixel, and
+            // whether its centre lies on an edge of any triangle.
+            let mut owner = vec![None; (SIZE * SIZE) as usize];
+            let mut on_edge = vec![false; (SIZE * SIZE) as usize];
+            let state = raster::RasterState::default();
+            for (t, tri) in tris.iter().enumerate() {
+                let grid = tri
+                    .clone()
+                    .map(|v| ((v.x * 256.0) as i64, (v.y * 256.0) as i64));
+                let frags = raster::rasterize_triangle(
+                    [&tri[0], &tri[1], &tri[2]],
+                    &state,
+                    &[Interpolation::Smooth; 4],
+                    SIZE,
+                    SIZE,
+                );
+                for fr in &frags {
+                    owner[(fr.y * SIZE + fr.x) as usize] = Some((t, frags.len()));
+                }
+                for y in 0..SIZE {
+                    for x in 0..SIZE {
+                        on_edge[(y * SIZE + x) as usize] |= centre_on_edge(&grid, x, y);
+                    }
+                }
+            }
+            let covered_by = |t: usize, x: u32, y: u32| {
+                let tri = &tris[t];
+                let frags = raster::rasterize_triangle(
+                    [&tri[0], &tri[1], &tri[2]],
+                    &state,
+                    &[Interpolation::Smooth; 4],
+                    SIZE,
+                    SIZE,
+                );
+                frags.iter().any(|f| f.x == x && f.y == y)
+            };
+            for y in 0..SIZE {
+                for x in 0..SIZE {
+                    let i = (y * SIZE + x) as usize;
+                    let Some((t, _)) = owner[i] else { continue };
+                    if on_edge[i] {
+                        continue;
+                    }
+                    let tri = &tris[t];
+                    let at = |px: u32, py: u32| -> Vec<f64> {
+                        let pos = [
+                            (tri[0].x, tri[0].y),
+                            (tri[1].x, tri[1].y),
+                            (tri[2].x, tri[2].y),
+                        ];
+                        let b = raster::barycentric(pos, f64::from(px) + 0.5, f64::from(py) + 0.5);
+                        let w = [tri[0].w, tri[1].w, tri[2].w];
+                        (0..4)
+                            .map(|k| {
+                                let fv = [tri[0].attrs[k], tri[1].attrs[k], tri[2].attrs[k]];
+                                raster::interpolate(&b, &w, &fv, Interpolation::Smooth, 0)
+                            })
+                            .collect()
+                    };
+                    let (qx, qy) = (x & !1, y & !1);
+                    let fine_x = |g: &dyn Fn(&[f64]) -> f64| g(&at(qx + 1, y)) - g(&at(qx, y));
+                    let fine_y = |g: &dyn Fn(&[f64]) -> f64| g(&at(x, qy + 1)) - g(&at(x, qy));
+                    let coarse_x = |g: &dyn Fn(&[f64]) -> f64| g(&at(qx + 1, qy)) - g(&at(qx, qy));
+                    let coarse_y = |g: &dyn Fn(&[f64]) -> f64| g(&at(qx, qy + 1)) - g(&at(qx, qy));
+                    let want = [
+                        fine_x(&|a| a[0]),
+                        fine_y(&|a| a[0] * a[1]),
+                        coarse_x(&|a| a[2] * a[2]) + 2.0 * coarse_y(&|a| a[1]),
+                        fine_x(&|a| a[3] * a[0]).abs() + fine_y(&|a| a[3] * a[0]).abs(),
+                    ];
+                    let got = out.codes[i].map(|w| f64::from(f32::from_bits(w)));
+                    for c in 0..4 {
+                        let err = (got[c] - want[c]).abs();
+                        max_err = max_err.max(err);
+                        assert!(
+                            err <= bound,
+                            "{model:?} pixel ({x}, {y}) component {c}: got {}, want {} (triangle {t})",
+                            got[c],
+                            want[c]
+                        );
+                        compared += 1;
+                    }
+                    let quad = [(qx, qy), (qx + 1, qy), (qx, qy + 1), (qx + 1, qy + 1)];
+                    if quad
+                        .iter()
+                        .any(|&(px, py)| px >= SIZE || py >= SIZE || !covered_by(t, px, py))
+                    {
+                        with_helpers += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{compared} derivative components compared, {with_helpers} pixels in quads with helper \
+         invocations, largest difference {max_err:e}"
+    );
+    assert!(compared > 4 * 2 * 3 * 1000, "{compared}");
+    assert!(with_helpers > 200, "{with_helpers}");
+}
+
+thread_local! {
+    /// The mipmapped texture, sampler and implicit λbase of the current
+    /// thread's minified scene.
+    static MIPMAPPED: std::cell::RefCell<Option<(
+        Vec<bifrost_vk::testing::sampler::Image>,
+        bifrost_vk::testing::sampler::Sampler,
+        f32,
+    )>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Mesa's fs_textured by the reference sampler with mipmaps: the texture
+/// at the interpolated (u, v) with the scene's implicit λbase, times
+/// v_color = (1, g, 1 − g, a).
+fn minified_shade(c: &[f64]) -> [f64; 4] {
+    MIPMAPPED.with(|t| {
+        let t = t.borrow();
+        let (levels, sampler, lod) = t.as_ref().expect("a texture for the scene");
+        let texel = bifrost_vk::testing::sampler::Bindings::default()
+            .sample_levels(levels, sampler, c[0] as f32, c[1] as f32, *lod)
+            .expect("the reference samples");
+        let colour = [1.0, c[2], 1.0 - c[2], c[3]];
+        std::array::from_fn(|k| f64::from(texel[k]) * colour[k])
+    })
+}
+
+/// Implicit LOD in fragment shaders: Mesa's fs_textured (TEXS_2D computed
+/// LOD, binding 1), the same at binding 9 (TEXC, LOD mode COMPUTE) and
+/// with a shader bias of 0.75 (`texture(tex, uv, 0.75)`: TEXC, LOD mode
+/// BIAS; the reference adds it to λbase, "Level-of-Detail Operation") over
+/// a 64×64 quad (w = 1) whose (u, v) run across the 64×64 framebuffer by
+/// (Sx, Sy) texture widths, so ∂u/∂x = 64 Sx / 64 texels per pixel: a
+/// minified 64×64 texture of 7 levels (64 … 1, Linear), λbase =
+/// log2 max(64 Sx/64, 64 Sy/64) between 0.6 and 3.4, mipmap modes NEAREST
+/// and LINEAR, bilinear or nearest minification, a bias, on the G52 and a
+/// v6 G72: every covered pixel within 1 LSB of the reference rasterizer's
+/// interpolation times the reference sampler (`sample_levels` at the
+/// λbase of `testing::sampler::implicit_lod`, rounded to 1/256 as the
+/// simulator's). The simulator takes one λ per quad from the coordinates'
+/// coarse differences in f32 (the slopes here are constant, so every
+/// quad's λ rounds to the same 1/256 step: the test asserts that λ·256 is
+/// at least 0.01 from a rounding boundary).
+#[test]
+fn minified_textures_take_their_level_from_the_quad_derivatives() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod};
+    use bifrost_vk::testing::sampler::{AddressMode, Image, ImageFormat, Sampler, implicit_lod};
+    let Ok(f) = std::fs::read(bifrost_vk::reference_path!(
+        "mesa-g52/shaders/fs_textured.spv"
+    )) else {
+        skip("fs_textured.spv");
+        return;
+    };
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_uv.vert.spv")).unwrap();
+    let b9 = std::fs::read(format!("{GRAPHICS_SHADERS}/textured_b9.frag.spv")).unwrap();
+    let bias = std::fs::read(format!("{GRAPHICS_SHADERS}/textured_bias.frag.spv")).unwrap();
+    let mut covered = 0;
+    let scales = [(1.5f64, 1.625f64), (3.0, 1.25), (2.25, 5.5), (10.5, 4.0)];
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let vs = compile_for(&v, Stage::Vertex, arch);
+        let fs = compile_for(&f, Stage::Fragment, arch);
+        let fs_b9 = compile_for(&b9, Stage::Fragment, arch);
+        let fs_bias = compile_for(&bias, Stage::Fragment, arch);
+        let text =
+            bifrost_vk::compiler::bifrost::disasm::disassemble(&fs_bias.binary.code).unwrap();
+        // TEXC with LOD mode BIAS (5 << 20).
+        assert!(
+            text.contains("+TEXC ") && text.contains("0xf4587899"),
+            "{text}"
+        );
+        for (k, &(sx, sy)) in scales.iter().enumerate() {
+            // The shader's own bias (`textured_bias.frag`: 0.75).
+            let (fs, binding, shader_bias) = match k % 3 {
+                0 => (&fs, 1, 0.0),
+                1 => (&fs_b9, 9, 0.0),
+                _ => (&fs_bias, 9, 0.75),
+            };
+            let mut rng = Rng(0x3a9_7e47 + k as u64 + 16 * (arch == IsaArch::V6) as u64);
+            let mut gpu = SimGpu::new(model);
+            let mut levels = Vec::new();
+            let mut desc = TextureDesc {
+                layers: 1,
+                layer_stride: 0,
+                levels: 7,
+                mips: Default::default(),
+                address: 0,
+                width: 64,
+                height: 64,
+                row_stride: 256,
+                layout: TexelLayout::Linear,
+                format: TexelFormat::Rgba8Unorm,
+            };
+            for l in 0..7u32 {
+                let n = 64 >> l;
+                let texels: Vec<[u8; 4]> = (0..n * n)
+                    .map(|_| [0; 4].map(|_: u8| rng.next(256) as u8))
+                    .collect();
+                let buf = gpu.alloc(u64::from(4 * n * n));
+                for (i, t) in texels.iter().enumerate() {
+                    gpu.write(buf.va + 4 * i as u64, t);
+                }
+                match l {
+                    0 => desc.address = buf.va,
+                    _ => {
+                        desc.mips[l as usize - 1] = MipLevel {
+                            address: buf.va,
+                            row_stride: 4 * n,
+                        }
+                    }
+                }
+                levels.push(Image {
+                    width: n,
+                    height: n,
+                    texels,
+                    format: ImageFormat::Rgba8Unorm,
+                });
+            }
+            let mut sampler = Sampler::simple(true, AddressMode::Repeat);
+            sampler.min_linear = k != 1;
+            sampler.mipmap_linear = k >= 2;
+            sampler.max_lod = 6.0;
+            sampler.lod_bias = [0.0, 0.5, -0.25, 0.0][k];
+            let smp = SamplerDesc {
+                linear: true,
+                wrap: [WrapMode::Repeat; 2],
+                border: [0.0; 4],
+                lod: SamplerLod {
+                    min_linear: Some(sampler.min_linear),
+                    mipmap: if sampler.mipmap_linear {
+                        MipmapMode::Linear
+                    } else {
+                        MipmapMode::Nearest
+                    },
+                    min_lod: 0.0,
+                    max_lod: 6.0,
+                    bias: sampler.lod_bias,
+                    compare: None,
+                },
+            };
+            // u = u0 + sx · x/64, v = v0 + sy · y/64 over the framebuffer.
+            let (u0, v0) = (-0.3, 0.2);
+            let lod = implicit_lod((64, 64), sx / 64.0, 0.0, 0.0, sy / 64.0) + shader_bias;
+            let exact = (64.0 * sx.max(sy) / 64.0).log2() * 256.0;
+            assert!(
+                (exact - exact.floor() - 0.5).abs() > 0.01,
+                "λ·256 = {exact} too close to a rounding boundary"
+            );
+            MIPMAPPED.with(|t| *t.borrow_mut() = Some((levels, sampler, lod)));
+            let corner = |x: f64, y: f64| {
+                let (u, v) = (u0 + sx * (x + 1.0) / 2.0, v0 + sy * (y + 1.0) / 2.0);
+                [x as f32, y as f32, 0.0, 1.0, u as f32, v as f32, 0.25, 1.0]
+            };
+            let mut data = Vec::new();
+            for (x, y) in [
+                (-1.0, -1.0),
+                (1.0, -1.0),
+                (-1.0, 1.0),
+                (-1.0, 1.0),
+                (1.0, -1.0),
+                (1.0, 1.0),
+            ] {
+                data.extend_from_slice(&corner(x, y));
+            }
+            let draws = vec![DrawSpec {
+                topology: Topology::TriangleList,
+                count: 6,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            }];
+            let mut scene = grid_scene(&vs, fs, data, draws);
+            scene.stride = 32;
+            scene.attributes = vec![(4, 0), (4, 16)];
+            scene.shade = minified_shade;
+            let mut textures = vec![None; binding + 1];
+            let mut samplers = vec![None; binding + 1];
+            textures[binding] = Some(desc);
+            samplers[binding] = Some(smp);
+            scene.textures = Some((textures, samplers));
+            let out = try_render_on(&mut gpu, &scene, |_| {}).unwrap_or_else(|e| {
+                panic!("{model:?} scale {sx}×{sy}: the chains must complete: {e}")
+            });
+            let (want, on_edge) = reference(&scene);
+            covered += assert_matches(&out.color, &want, |x, y| !on_edge[(y * SIZE + x) as usize]);
+        }
+    }
+    eprintln!("{covered} minified pixels compared");
+    assert!(covered > 8 * 3500, "{covered}");
+}
+
+/// The reference for `shadow_b9.frag`: the depth compare of the scene's
+/// mipmapped R32F texture against 0.5 at the interpolated (u, v) and the
+/// scene's implicit λbase, splatted, times v_color = (1, g, 1 − g, a).
+fn shadow_shade(c: &[f64]) -> [f64; 4] {
+    MIPMAPPED.with(|t| {
+        let t = t.borrow();
+        let (levels, sampler, lod) = t.as_ref().expect("a texture for the scene");
+        let r = bifrost_vk::testing::sampler::Bindings::default()
+            .sample_levels_dref(levels, sampler, c[0] as f32, c[1] as f32, *lod, 0.5)
+            .expect("the reference samples")[0];
+        let colour = [1.0, c[2], 1.0 - c[2], c[3]];
+        colour.map(|k| f64::from(r) * k)
+    })
+}
+
+/// Depth compares with an implicit LOD in a fragment shader:
+/// `shadow_b9.frag` (`texture(sampler2DShadow, (u, v, 0.5))`: TEXC with
+/// LOD mode COMPUTE and the shadow register) over the minified quad of
+/// `minified_textures_take_their_level_from_the_quad_derivatives`, a 64×64
+/// R32F texture of 7 levels with depths k/8 (so no depth equals the
+/// reference only approximately), compare LESS and GREATER_OR_EQUAL,
+/// NEAREST and LINEAR mipmaps, bilinear, on the G52 and a v6 G72: every
+/// pixel within 1 LSB of the reference rasterizer's interpolation times
+/// `sample_levels_dref` at `implicit_lod`.
+#[test]
+fn depth_compares_with_implicit_lod_in_fragment_shaders() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    use bifrost_vk::jm::graphics::CompareOp as HwOp;
+    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod};
+    use bifrost_vk::testing::sampler::{
+        AddressMode, CompareOp, Image, ImageFormat, Sampler, implicit_lod,
+    };
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_uv.vert.spv")).unwrap();
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/shadow_b9.frag.spv")).unwrap();
+    let mut covered = 0;
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let vs = compile_for(&v, Stage::Vertex, arch);
+        let fs = compile_for(&f, Stage::Fragment, arch);
+        for (k, (sx, sy, op, hw_op)) in [
+            (3.0f64, 1.25f64, CompareOp::Less, HwOp::Less),
+            (2.25, 5.5, CompareOp::GreaterOrEqual, HwOp::GreaterOrEqual),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut rng = Rng(0x5ad_7e47 + k as u64 + 16 * (arch == IsaArch::V6) as u64);
+            let mut gpu = SimGpu::new(model);
+            let mut levels = Vec::new();
+            let mut desc = TextureDesc {
+                layers: 1,
+                layer_stride: 0,
+                levels: 7,
+                mips: Default::default(),
+                address: 0,
+                width: 64,
+                height: 64,
+                row_stride: 256,
+                layout: TexelLayout::Linear,
+                format: TexelFormat::R32Sfloat,
+            };
+            for l in 0..7u32 {
+                let n = 64 >> l;
+                let texels: Vec<[u8; 4]> = (0..n * n)
+                    .map(|_| (rng.next(9) as f32 / 8.0).to_le_bytes())
+                    .collect();
+                let buf = gpu.alloc(u64::from(4 * n * n));
+                for (i, t) in texels.iter().enumerate() {
+                    gpu.write(buf.va + 4 * i as u64, t);
+                }
+                match l {
+                    0 => desc.address = buf.va,
+                    _ => {
+                        desc.mips[l as usize - 1] = MipLevel {
+                            address: buf.va,
+                            row_stride: 4 * n,
+                        }
+                    }
+                }
+                levels.push(Image {
+                    width: n,
+                    height: n,
+                    texels,
+                    format: ImageFormat::R32Sfloat,
+                });
+            }
+            let mut sampler = Sampler::simple(true, AddressMode::Repeat);
+            sampler.mipmap_linear = k == 1;
+            sampler.max_lod = 6.0;
+            sampler.compare = Some(op);
+            let smp = SamplerDesc {
+                linear: true,
+                wrap: [WrapMode::Repeat; 2],
+                border: [0.0; 4],
+                lod: SamplerLod {
+                    min_linear: None,
+                    mipmap: if sampler.mipmap_linear {
+                        MipmapMode::Linear
+                    } else {
+                        MipmapMode::Nearest
+                    },
+                    min_lod: 0.0,
+                    max_lod: 6.0,
+                    bias: 0.0,
+                    compare: Some(hw_op),
+                },
+            };
+            let (u0, v0) = (0.1, -0.4);
+            let lod = implicit_lod((64, 64), sx / 64.0, 0.0, 0.0, sy / 64.0);
+            let exact = sx.max(sy).log2() * 256.0;
+            assert!((exact - exact.floor() - 0.5).abs() > 0.01, "{exact}");
+            MIPMAPPED.with(|t| *t.borrow_mut() = Some((levels, sampler, lod)));
+            let corner = |x: f64, y: f64| {
+                let (u, v) = (u0 + sx * (x + 1.0) / 2.0, v0 + sy * (y + 1.0) / 2.0);
+                [x as f32, y as f32, 0.0, 1.0, u as f32, v as f32, 0.75, 1.0]
+            };
+            let mut data = Vec::new();
+            for (x, y) in [
+                (-1.0, -1.0),
+                (1.0, -1.0),
+                (-1.0, 1.0),
+                (-1.0, 1.0),
+                (1.0, -1.0),
+                (1.0, 1.0),
+            ] {
+                data.extend_from_slice(&corner(x, y));
+            }
+            let draws = vec![DrawSpec {
+                topology: Topology::TriangleList,
+                count: 6,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            }];
+            let mut scene = grid_scene(&vs, &fs, data, draws);
+            scene.stride = 32;
+            scene.attributes = vec![(4, 0), (4, 16)];
+            scene.shade = shadow_shade;
+            let mut textures = vec![None; 10];
+            let mut samplers = vec![None; 10];
+            textures[9] = Some(desc);
+            samplers[9] = Some(smp);
+            scene.textures = Some((textures, samplers));
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("{model:?} {op:?}: the chains must complete: {e}"));
+            let (want, on_edge) = reference(&scene);
+            covered += assert_matches(&out.color, &want, |x, y| !on_edge[(y * SIZE + x) as usize]);
+        }
+    }
+    eprintln!("{covered} shadowed pixels compared");
+    assert!(covered > 4 * 4000, "{covered}");
 }

@@ -203,6 +203,9 @@ const TEXTURED: &[&str] = &[
     "texture_array.comp.spv",
     "texture_int.comp.spv",
     "texture_lod.comp.spv",
+    "texture_offset.comp.spv",
+    "texture_shadow.comp.spv",
+    "texture_size.comp.spv",
 ];
 
 fn shader_dir() -> PathBuf {

@@ -163,6 +163,8 @@ fn upload(
     let desc = TextureDesc {
         layers: 1,
         layer_stride: 0,
+        levels: 1,
+        mips: Default::default(),
         address: buf.va,
         width: w,
         height: h,
@@ -173,6 +175,10 @@ fn upload(
             ImageFormat::Rgba8Srgb => TexelFormat::Rgba8Srgb,
             ImageFormat::Rgba8Uint => TexelFormat::Rgba8Uint,
             ImageFormat::Rgba8Sint => TexelFormat::Rgba8Sint,
+            ImageFormat::R32Sfloat => TexelFormat::R32Sfloat,
+            ImageFormat::R8Unorm => TexelFormat::R8Unorm,
+            ImageFormat::R8g8Unorm => TexelFormat::Rg8Unorm,
+            ImageFormat::A2b10g10r10UnormPack32 => TexelFormat::A2b10g10r10UnormPack32,
         },
     };
     (image, desc)
@@ -192,6 +198,7 @@ fn hw_sampler(s: &Sampler) -> SamplerDesc {
         linear: s.mag_linear,
         wrap: s.address.map(to_hw),
         border: s.border.rgba(),
+        lod: Default::default(),
     }
 }
 
@@ -369,6 +376,8 @@ fn a_missing_texture_descriptor_faults_the_job() {
         let desc = TextureDesc {
             layers: 1,
             layer_stride: 0,
+            levels: 1,
+            mips: Default::default(),
             address: 0x1000,
             width: 1,
             height: 1,
@@ -380,6 +389,7 @@ fn a_missing_texture_descriptor_faults_the_job() {
             linear: false,
             wrap: [WrapMode::Repeat; 2],
             border: [0.0; 4],
+            lod: Default::default(),
         };
         textured_dispatch(
             chain,
@@ -509,6 +519,8 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
         let desc = TextureDesc {
             layers: 1,
             layer_stride: 0,
+            levels: 1,
+            mips: Default::default(),
             address: texels.va,
             width: 4,
             height: 4,
@@ -520,6 +532,7 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
             linear,
             wrap: [WrapMode::Repeat; 2],
             border: [0.0; 4],
+            lod: Default::default(),
         };
         let r = gpu.run_chain(|chain, pool, arch| {
             textured_dispatch(
@@ -558,6 +571,8 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
     let desc = |format| TextureDesc {
         layers: 1,
         layer_stride: 0,
+        levels: 1,
+        mips: Default::default(),
         address: texels.va,
         width: 4,
         height: 4,
@@ -569,6 +584,7 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
         linear: true,
         wrap: [WrapMode::Repeat; 2],
         border: [0.0; 4],
+        lod: Default::default(),
     };
     let r = gpu.run_chain(|chain, pool, arch| {
         textured_dispatch(
@@ -615,6 +631,8 @@ fn bad_texture_descriptors_fault_the_job() {
             let desc = TextureDesc {
                 layers: 1,
                 layer_stride: 0,
+                levels: 1,
+                mips: Default::default(),
                 address: match case {
                     // 1 TiB: no BO is there.
                     "unmapped texels" => 1 << 40,
@@ -632,6 +650,7 @@ fn bad_texture_descriptors_fault_the_job() {
                 linear: false,
                 wrap: [WrapMode::Repeat; 2],
                 border: [0.0; 4],
+                lod: Default::default(),
             };
             let r = gpu.run_chain_edited(
                 |chain, pool, arch| {
@@ -724,6 +743,8 @@ fn array_textures_match_the_reference_sampler() {
                 format: TexelFormat::Rgba8Unorm,
                 layers: 3,
                 layer_stride: 64,
+                levels: 1,
+                mips: Default::default(),
             };
             let mut sampler = Sampler::simple(linear, mode);
             sampler.border = BorderColor::OpaqueWhite;
@@ -807,4 +828,730 @@ fn array_textures_match_the_reference_sampler() {
         }
     }
     assert_eq!(compared, 2 * 4 * 32 * 12);
+}
+
+/// A value on the 1/256 grid of the hardware's LOD values (TEXC's 8:8
+/// register, the Sampler's `ulod`/`slod` fields) in [lo, hi].
+fn lod_on_grid(rng: &mut Rng, lo: f32, hi: f32) -> f32 {
+    let steps = ((hi - lo) * 256.0) as u64;
+    lo + (rng.next() % (steps + 1)) as f32 / 256.0
+}
+
+/// Mipmaps with explicit LOD: `texture_lod.comp`'s `textureLod(tex, st,
+/// lod)` (TEXC, explicit LOD) and `texelFetch(tex, texel, 0)` on a 13×9
+/// RGBA8 UNORM image with its four levels (13×9, 6×4, 3×2, 1×1; Linear
+/// or Tiled, one Surface With Stride per level), at random LODs in
+/// [−4, 6] on the 1/256 grid, under samplers with random magnification and
+/// minification filters, mipmap modes NEAREST and LINEAR, `minLod`,
+/// `maxLod` and `mipLodBias` (also on the grid: the hardware keeps 8
+/// fractional bits of each, so every λ here is exact in both), each wrap
+/// mode, on the G52 and the G72, against the reference sampler's
+/// "Level-of-Detail Operation" and "Image Level(s) Selection"
+/// (`Bindings::sample_levels`). Bound: nearest filtering (of NEAREST
+/// mipmaps) exact; otherwise 2^-21 (each level's linear result within
+/// 2^-22 as in `texture_lod_and_texel_fetch_match_the_reference_sampler`,
+/// the blend of two levels by δ, a multiple of 1/256, adds one f32
+/// rounding of 2^-25 in each).
+#[test]
+fn mipmaps_with_explicit_lod_match_the_reference_sampler() {
+    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod};
+    let (mut compared, mut per_level) = (0usize, [0usize; 4]);
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_for(model);
+        for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+            for case in 0..4u64 {
+                let mut rng =
+                    Rng(0x3a9_0000 + 16 * k as u64 + case + (model == SimModel::G72) as u64 * 256);
+                let layout = if case % 2 == 0 {
+                    TexelLayout::Linear
+                } else {
+                    TexelLayout::Tiled
+                };
+                let mut gpu = SimGpu::new(model);
+                let mut levels = Vec::new();
+                let mut desc = None;
+                for l in 0..4u32 {
+                    let (w, h) = ((13u32 >> l).max(1), (9u32 >> l).max(1));
+                    let (img, d) =
+                        upload(&mut gpu, &mut rng, w, h, layout, ImageFormat::Rgba8Unorm);
+                    levels.push(img);
+                    match desc.as_mut() {
+                        None => desc = Some(d),
+                        Some(base) => {
+                            let base: &mut TextureDesc = base;
+                            base.mips[l as usize - 1] = MipLevel {
+                                address: d.address,
+                                row_stride: d.row_stride,
+                            };
+                            base.levels = l + 1;
+                        }
+                    }
+                }
+                let desc = desc.unwrap();
+                let (img_b, desc_b) =
+                    upload(&mut gpu, &mut rng, 4, 4, layout, ImageFormat::Rgba8Unorm);
+                let mut smp = Sampler::simple(rng.next().is_multiple_of(2), mode);
+                smp.min_linear = rng.next().is_multiple_of(2);
+                smp.mipmap_linear = case >= 2;
+                smp.border = BorderColor::OpaqueBlack;
+                smp.min_lod = lod_on_grid(&mut rng, 0.0, 1.5);
+                smp.max_lod = lod_on_grid(&mut rng, smp.min_lod, 5.0);
+                smp.lod_bias = lod_on_grid(&mut rng, -1.5, 1.5);
+                let hw = SamplerDesc {
+                    linear: smp.mag_linear,
+                    wrap: smp.address.map(to_hw),
+                    border: smp.border.rgba(),
+                    lod: SamplerLod {
+                        min_linear: Some(smp.min_linear),
+                        mipmap: if smp.mipmap_linear {
+                            MipmapMode::Linear
+                        } else {
+                            MipmapMode::Nearest
+                        },
+                        min_lod: smp.min_lod,
+                        max_lod: smp.max_lod,
+                        bias: smp.lod_bias,
+                        compare: None,
+                    },
+                };
+                let plain = Sampler::simple(false, AddressMode::Repeat);
+                let reference = Bindings::default();
+                let (mut queries, mut want) = (Vec::new(), Vec::new());
+                for _ in 0..INVOCATIONS {
+                    let st = [rng.unit() * 3.0 - 1.0, rng.unit() * 3.0 - 1.0];
+                    let lod = lod_on_grid(&mut rng, -4.0, 6.0);
+                    let texel = [(rng.next() % 13) as i32, (rng.next() % 9) as i32];
+                    for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    for w in [texel[0], texel[1], 0, 0] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    let lambda = (lod + smp.lod_bias).clamp(smp.min_lod, smp.max_lod);
+                    per_level[(lambda.clamp(0.0, 3.0) + 0.5).ceil() as usize - 1] += 1;
+                    want.push(
+                        reference
+                            .sample_levels(&levels, &smp, st[0], st[1], lod)
+                            .unwrap(),
+                    );
+                    want.push(
+                        reference
+                            .sample(&img_b, &plain, st[0], st[1], Some(0.0))
+                            .unwrap(),
+                    );
+                    want.push(reference.fetch(&levels[0], texel[0], texel[1], 0).unwrap());
+                }
+                let qbuf = gpu.alloc(queries.len() as u64);
+                gpu.write(qbuf.va, &queries);
+                let out_bytes = u64::from(INVOCATIONS) * 48;
+                let obuf = gpu.alloc(out_bytes);
+                let address = |b: (u32, u32)| match b {
+                    (0, 3) => (qbuf.va, queries.len() as u64),
+                    (0, 4) => (obuf.va, out_bytes),
+                    _ => panic!("unexpected binding {b:?}"),
+                };
+                let words = fau_words(&binary, address);
+                let code = gpu.upload(&binary);
+                let textures = [Some(desc), Some(desc_b)];
+                let samplers = [Some(hw), None, Some(hw_sampler(&plain))];
+                gpu.run_chain(|chain, pool, arch| {
+                    textured_dispatch(
+                        chain,
+                        pool,
+                        arch,
+                        (&binary, code, &words),
+                        &textures,
+                        &samplers,
+                        INVOCATIONS / 16,
+                    )?;
+                    Ok(true)
+                })
+                .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+                let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
+                let exact_first = !smp.mipmap_linear && !smp.mag_linear && !smp.min_linear;
+                for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                    let which = i % 3;
+                    let exact = which != 0 || exact_first;
+                    for c in 0..4 {
+                        let ok = if exact {
+                            g[c] == w[c]
+                        } else {
+                            (f64::from(g[c]) - f64::from(w[c])).abs() <= 2f64.powi(-21)
+                        };
+                        assert!(
+                            ok,
+                            "{model:?} {mode:?} case {case} {smp:?}: invocation {} result {which} component {c}: sim {g:?} reference {w:?}",
+                            i / 3
+                        );
+                    }
+                    compared += 4;
+                }
+            }
+        }
+    }
+    eprintln!("{compared} components compared; λ's nearest level 0..3: {per_level:?}");
+    assert_eq!(compared, 2 * 4 * 4 * 32 * 12);
+    assert!(per_level.iter().all(|&n| n > 20), "{per_level:?}");
+}
+
+/// Texel offsets (`ConstOffset`): `texture_offset.comp`'s
+/// `textureLodOffset(tex, st, lod, (−3, 2))` (TEXC, explicit LOD, offset
+/// register), `textureLodOffset(tex, st, 0, (7, −8))` (TEXC, LOD zero: no
+/// TEXS, which has no offsets) and `texelFetchOffset(tex, texel, 0, (1,
+/// −1))`, on a 9×6 image with its levels (9×6, 4×3, 2×1, 1×1), every wrap
+/// mode, both filters and mipmap modes, G52 and G72, against the reference
+/// sampler's offsets ("Texel Coordinate Systems": added to the integer
+/// texel coordinates before wrapping). Same bounds as the mipmap test.
+#[test]
+fn texel_offsets_match_the_reference_sampler() {
+    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod};
+    let mut compared = 0usize;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("texture_offset.comp.spv", model);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+        assert_eq!(text.matches("+TEXC ").count(), 3, "{text}");
+        for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+            for case in 0..2u64 {
+                let mut rng =
+                    Rng(0x0ff5_e700 + 16 * k as u64 + case + 256 * (model == SimModel::G72) as u64);
+                let layout = if case == 0 {
+                    TexelLayout::Linear
+                } else {
+                    TexelLayout::Tiled
+                };
+                let mut gpu = SimGpu::new(model);
+                let mut levels = Vec::new();
+                let mut desc: Option<TextureDesc> = None;
+                for l in 0..4u32 {
+                    let (w, h) = ((9u32 >> l).max(1), (6u32 >> l).max(1));
+                    let (img, d) =
+                        upload(&mut gpu, &mut rng, w, h, layout, ImageFormat::Rgba8Unorm);
+                    levels.push(img);
+                    match desc.as_mut() {
+                        None => desc = Some(d),
+                        Some(base) => {
+                            base.mips[l as usize - 1] = MipLevel {
+                                address: d.address,
+                                row_stride: d.row_stride,
+                            };
+                            base.levels = l + 1;
+                        }
+                    }
+                }
+                let desc = desc.unwrap();
+                let mut smp = Sampler::simple(case == 1, mode);
+                smp.min_linear = k % 2 == 0;
+                smp.mipmap_linear = case == 1;
+                smp.border = BorderColor::OpaqueWhite;
+                smp.max_lod = 3.0;
+                let hw = SamplerDesc {
+                    linear: smp.mag_linear,
+                    wrap: smp.address.map(to_hw),
+                    border: smp.border.rgba(),
+                    lod: SamplerLod {
+                        min_linear: Some(smp.min_linear),
+                        mipmap: if smp.mipmap_linear {
+                            MipmapMode::Linear
+                        } else {
+                            MipmapMode::Nearest
+                        },
+                        min_lod: 0.0,
+                        max_lod: 3.0,
+                        bias: 0.0,
+                        compare: None,
+                    },
+                };
+                let reference = Bindings::default();
+                let (mut queries, mut want) = (Vec::new(), Vec::new());
+                for _ in 0..INVOCATIONS {
+                    let st = [rng.unit() * 3.0 - 1.0, rng.unit() * 3.0 - 1.0];
+                    let lod = lod_on_grid(&mut rng, -1.0, 4.0);
+                    // texel + (1, −1) inside level 0.
+                    let texel = [(rng.next() % 8) as i32, 1 + (rng.next() % 5) as i32];
+                    for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    for w in [texel[0], texel[1], 0, 0] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    let at = |lod: f32, offset: [i8; 2]| {
+                        reference
+                            .sample_levels_offset(&levels, &smp, st[0], st[1], lod, offset)
+                            .unwrap()
+                    };
+                    want.push(at(lod, [-3, 2]));
+                    want.push(at(0.0, [7, -8]));
+                    want.push(
+                        reference
+                            .fetch(&levels[0], texel[0] + 1, texel[1] - 1, 0)
+                            .unwrap(),
+                    );
+                }
+                let qbuf = gpu.alloc(queries.len() as u64);
+                gpu.write(qbuf.va, &queries);
+                let out_bytes = u64::from(INVOCATIONS) * 48;
+                let obuf = gpu.alloc(out_bytes);
+                let address = |b: (u32, u32)| match b {
+                    (0, 3) => (qbuf.va, queries.len() as u64),
+                    (0, 4) => (obuf.va, out_bytes),
+                    _ => panic!("unexpected binding {b:?}"),
+                };
+                let words = fau_words(&binary, address);
+                let code = gpu.upload(&binary);
+                gpu.run_chain(|chain, pool, arch| {
+                    textured_dispatch(
+                        chain,
+                        pool,
+                        arch,
+                        (&binary, code, &words),
+                        &[Some(desc)],
+                        &[Some(hw)],
+                        INVOCATIONS / 16,
+                    )?;
+                    Ok(true)
+                })
+                .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+                let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
+                let exact_sample = !smp.mipmap_linear && !smp.mag_linear && !smp.min_linear;
+                for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                    let which = i % 3;
+                    let exact = which == 2 || exact_sample;
+                    for c in 0..4 {
+                        let ok = if exact {
+                            g[c] == w[c]
+                        } else {
+                            (f64::from(g[c]) - f64::from(w[c])).abs() <= 2f64.powi(-21)
+                        };
+                        assert!(
+                            ok,
+                            "{model:?} {mode:?} case {case}: invocation {} result {which} component {c}: sim {g:?} reference {w:?}",
+                            i / 3
+                        );
+                    }
+                    compared += 4;
+                }
+            }
+        }
+    }
+    eprintln!("{compared} components with texel offsets compared");
+    assert_eq!(compared, 2 * 4 * 2 * 32 * 12);
+}
+
+/// `textureSize` and `textureQueryLevels` (`texture_size.comp`): the IR's
+/// `texture_size` reads the push-uniform word the driver fills for each
+/// image (`binary::TEXTURE_SIZE_WORD`: (width − 1) | (height − 1) << 16,
+/// levels above), and the shader computes max(1, size >> lod) (Vulkan
+/// "Image Mip Level Sizing"). Images of 1×1 to 65536×65536 (edge sizes and
+/// random ones) and 1 to 16 levels, every level, on the G52 and the G72:
+/// every word as the spec's sizes. The textures are also bound (a shader
+/// may sample what it queries); the query does not read them.
+#[test]
+fn texture_size_and_levels_match_the_image() {
+    use bifrost_vk::compiler::bifrost::binary::TEXTURE_SIZE_WORD;
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("texture_size.comp.spv", model);
+        let mut rng = Rng(0x5123 + (model == SimModel::G72) as u64);
+        for case in 0..6 {
+            let dims = |rng: &mut Rng| -> (u32, u32) {
+                match case {
+                    0 => (1, 1),
+                    1 => (65536, 65536),
+                    2 => (65536, 3),
+                    _ => (
+                        1 + (rng.next() % 4096) as u32,
+                        1 + (rng.next() % 70000).min(65535) as u32,
+                    ),
+                }
+            };
+            let (w, h) = dims(&mut rng);
+            let (ow, oh) = dims(&mut rng);
+            let max_levels = 1 + w.max(h).ilog2();
+            let levels = 1 + (rng.next() % u64::from(max_levels)) as u32;
+            let mut gpu = SimGpu::new(model);
+            let (_, mut desc) = upload(
+                &mut gpu,
+                &mut rng,
+                1,
+                1,
+                TexelLayout::Linear,
+                ImageFormat::Rgba8Unorm,
+            );
+            desc.width = w;
+            desc.height = h;
+            let other = TextureDesc {
+                width: ow,
+                height: oh,
+                ..desc
+            };
+            let lods: Vec<i32> = (0..INVOCATIONS).map(|i| (i % levels) as i32).collect();
+            let qbuf = gpu.alloc(4 * u64::from(INVOCATIONS));
+            let bytes: Vec<u8> = lods.iter().flat_map(|l| l.to_le_bytes()).collect();
+            gpu.write(qbuf.va, &bytes);
+            let obuf = gpu.alloc(16 * u64::from(INVOCATIONS));
+            let size_word = |w: u32, h: u32, levels: u32| {
+                u64::from((w - 1) | (h - 1) << 16) | u64::from(levels) << 32
+            };
+            let base = binary.uniform_words as usize - binary.buffers.len();
+            let mut words = vec![0u64; base];
+            for &(set, binding) in &binary.buffers {
+                words.push(match (set, binding) {
+                    (s, 0) if s == TEXTURE_SIZE_WORD => size_word(w, h, levels),
+                    (s, 1) if s == TEXTURE_SIZE_WORD => size_word(ow, oh, 1),
+                    (0, 3) => qbuf.va,
+                    (0, 4) => obuf.va,
+                    b => panic!("unexpected entry {b:?}"),
+                });
+            }
+            let code = gpu.upload(&binary);
+            let smp = hw_sampler(&Sampler::simple(false, AddressMode::Repeat));
+            gpu.run_chain(|chain, pool, arch| {
+                textured_dispatch(
+                    chain,
+                    pool,
+                    arch,
+                    (&binary, code, &words),
+                    &[Some(desc), Some(other)],
+                    &[Some(smp), Some(smp)],
+                    INVOCATIONS / 16,
+                )?;
+                Ok(true)
+            })
+            .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+            let got = gpu.read_u32s(obuf.va, 4 * INVOCATIONS as usize);
+            for (i, r) in got.chunks(4).enumerate() {
+                let l = lods[i] as u32;
+                let want = [(w >> l).max(1), (h >> l).max(1), levels, ow];
+                assert_eq!(r, want, "{model:?} {w}×{h} ({levels} levels) lod {l}");
+                compared += 4;
+            }
+        }
+    }
+    assert_eq!(compared, 2 * 6 * 32 * 4);
+}
+
+/// Depth-compare sampling: `texture_shadow.comp`'s `textureLod(sampler2DShadow,
+/// (s, t, dref), lod)` (TEXC explicit LOD with the shadow register) and at
+/// LOD 0 (TEXC LOD ZERO) over an R32_SFLOAT image of 3 levels (7×5, 3×2, 1×1;
+/// depths on a 1/8 grid in [0, 1], references on the same grid and
+/// between, so equality happens), every `compareOp` (written flipped for
+/// the hardware's texel-op-reference order, as Mesa's
+/// `panfrost_flip_compare_func`), nearest and linear filters and mipmap
+/// modes, Clamp to Border (border depth 1) and Repeat, G52 and G72: every
+/// result within 2^-21 of the reference's "Depth Compare Operation" then
+/// filtering (nearest ones exact). A simulator comparing reference-op-texel
+/// instead fails it (checked by hand).
+#[test]
+fn depth_compares_match_the_reference_sampler() {
+    use bifrost_vk::jm::graphics::CompareOp as HwOp;
+    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod};
+    use bifrost_vk::testing::sampler::CompareOp;
+    let mut compared = 0usize;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("texture_shadow.comp.spv", model);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+        assert_eq!(text.matches("+TEXC ").count(), 2, "{text}");
+        for (k, op) in CompareOp::ALL.into_iter().enumerate() {
+            for case in 0..2u64 {
+                let mut rng =
+                    Rng(0x5ad0_0000 + 16 * k as u64 + case + 256 * (model == SimModel::G72) as u64);
+                let mut gpu = SimGpu::new(model);
+                let mut levels = Vec::new();
+                let mut desc: Option<TextureDesc> = None;
+                for l in 0..3u32 {
+                    let (w, h) = ((7u32 >> l).max(1), (5u32 >> l).max(1));
+                    let (mut img, d) = upload(
+                        &mut gpu,
+                        &mut rng,
+                        w,
+                        h,
+                        TexelLayout::Linear,
+                        ImageFormat::R32Sfloat,
+                    );
+                    // Depths k/8 written over the random bytes.
+                    for (i, t) in img.texels.iter_mut().enumerate() {
+                        *t = ((rng.next() % 9) as f32 / 8.0).to_le_bytes();
+                        gpu.write(d.address + 4 * i as u64, t);
+                    }
+                    levels.push(img);
+                    match desc.as_mut() {
+                        None => desc = Some(d),
+                        Some(base) => {
+                            base.mips[l as usize - 1] = MipLevel {
+                                address: d.address,
+                                row_stride: d.row_stride,
+                            };
+                            base.levels = l + 1;
+                        }
+                    }
+                }
+                let desc = desc.unwrap();
+                let mode = if case == 0 {
+                    AddressMode::ClampToBorder
+                } else {
+                    AddressMode::Repeat
+                };
+                let mut smp = Sampler::simple(case == 1, mode);
+                smp.min_linear = k % 2 == 1;
+                smp.mipmap_linear = k % 3 == 0;
+                smp.border = BorderColor::OpaqueWhite;
+                smp.max_lod = 2.0;
+                smp.compare = Some(op);
+                let hw = SamplerDesc {
+                    linear: smp.mag_linear,
+                    wrap: smp.address.map(to_hw),
+                    border: smp.border.rgba(),
+                    lod: SamplerLod {
+                        min_linear: Some(smp.min_linear),
+                        mipmap: if smp.mipmap_linear {
+                            MipmapMode::Linear
+                        } else {
+                            MipmapMode::Nearest
+                        },
+                        min_lod: 0.0,
+                        max_lod: 2.0,
+                        bias: 0.0,
+                        compare: Some(HwOp::ALL_OPS[k]),
+                    },
+                };
+                let reference = Bindings::default();
+                let (mut queries, mut want) = (Vec::new(), Vec::new());
+                for _ in 0..INVOCATIONS {
+                    let st = [rng.unit() * 3.0 - 1.0, rng.unit() * 3.0 - 1.0];
+                    let lod = lod_on_grid(&mut rng, -1.0, 4.0);
+                    let dref = (rng.next() % 17) as f32 / 16.0;
+                    for w in [
+                        st[0].to_bits(),
+                        st[1].to_bits(),
+                        lod.to_bits(),
+                        dref.to_bits(),
+                    ] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    for l in [lod, 0.0] {
+                        want.push(
+                            reference
+                                .sample_levels_dref(&levels, &smp, st[0], st[1], l, dref)
+                                .unwrap()[0],
+                        );
+                    }
+                }
+                let qbuf = gpu.alloc(queries.len() as u64);
+                gpu.write(qbuf.va, &queries);
+                let out_bytes = u64::from(INVOCATIONS) * 8;
+                let obuf = gpu.alloc(out_bytes);
+                let address = |b: (u32, u32)| match b {
+                    (0, 3) => (qbuf.va, queries.len() as u64),
+                    (0, 4) => (obuf.va, out_bytes),
+                    _ => panic!("unexpected binding {b:?}"),
+                };
+                let words = fau_words(&binary, address);
+                let code = gpu.upload(&binary);
+                gpu.run_chain(|chain, pool, arch| {
+                    textured_dispatch(
+                        chain,
+                        pool,
+                        arch,
+                        (&binary, code, &words),
+                        &[Some(desc)],
+                        &[Some(hw)],
+                        INVOCATIONS / 16,
+                    )?;
+                    Ok(true)
+                })
+                .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+                let got = gpu.read_f32s(obuf.va, 2 * INVOCATIONS as usize);
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    let ok = (f64::from(*g) - f64::from(*w)).abs() <= 2f64.powi(-21);
+                    assert!(
+                        ok,
+                        "{model:?} {op:?} case {case}: result {i}: sim {g} reference {w}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    eprintln!("{compared} depth compares compared");
+    assert_eq!(compared, 2 * 8 * 2 * 32 * 2);
+}
+
+/// One `w`×`h` image of random texels of `bpp` bytes (the rest of each
+/// texel's four bytes zero) in `layout`: the Tiled offset is that of 4-byte
+/// texels scaled to `bpp` (the u-interleaved index within a 16×16 tile
+/// times the texel size, `Block::offset`'s rule).
+fn upload_small(
+    gpu: &mut SimGpu,
+    rng: &mut Rng,
+    (w, h, bpp): (u32, u32, u32),
+    layout: TexelLayout,
+    format: ImageFormat,
+    hw: TexelFormat,
+) -> (Image, TextureDesc) {
+    let texels: Vec<[u8; 4]> = (0..w * h)
+        .map(|_| {
+            let v = rng.next();
+            let mut t = [v as u8, (v >> 8) as u8, (v >> 16) as u8, (v >> 24) as u8];
+            t[bpp as usize..].fill(0);
+            t
+        })
+        .collect();
+    let (row_stride, size) = match layout {
+        TexelLayout::Linear => (bpp * w, u64::from(bpp * w * h)),
+        TexelLayout::Tiled => {
+            let rs = 16 * bpp * w.next_multiple_of(16);
+            (rs, u64::from(rs) * u64::from(h.div_ceil(16)))
+        }
+    };
+    let buf = gpu.alloc(size.max(4));
+    for y in 0..h {
+        for x in 0..w {
+            let off = match layout {
+                TexelLayout::Linear => u64::from(y * row_stride + bpp * x),
+                TexelLayout::Tiled => {
+                    let four = tiled_offset(x, y, u64::from(row_stride) * 4 / u64::from(bpp));
+                    four / 4 * u64::from(bpp)
+                }
+            };
+            gpu.write(buf.va + off, &texels[(y * w + x) as usize][..bpp as usize]);
+        }
+    }
+    let image = Image {
+        width: w,
+        height: h,
+        texels,
+        format,
+    };
+    let desc = TextureDesc {
+        layers: 1,
+        layer_stride: 0,
+        levels: 1,
+        mips: Default::default(),
+        address: buf.va,
+        width: w,
+        height: h,
+        row_stride,
+        layout,
+        format: hw,
+    };
+    (image, desc)
+}
+
+/// More sampled formats: R8_UNORM (swizzle R001), R8G8_UNORM (RG01) and
+/// A2B10G10R10_UNORM_PACK32 through `texture_lod.comp` (TEXC explicit
+/// LOD, TEXS of a second RGBA8 image, TEXC fetch) on 5×3 images in Linear
+/// and Tiled layouts, both filters, every wrap mode, G52 and G72: nearest
+/// and fetches exact, linear within 2^-22 (as for RGBA8), against the
+/// reference's "Format Conversion" (UNORM c / (2^b − 1); absent channels
+/// 0, 0, 1).
+#[test]
+fn r8_rg8_and_rgb10a2_textures_match_the_reference_sampler() {
+    let mut compared = 0usize;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_for(model);
+        for (f, (format, hw, bpp)) in [
+            (ImageFormat::R8Unorm, TexelFormat::R8Unorm, 1),
+            (ImageFormat::R8g8Unorm, TexelFormat::Rg8Unorm, 2),
+            (
+                ImageFormat::A2b10g10r10UnormPack32,
+                TexelFormat::A2b10g10r10UnormPack32,
+                4,
+            ),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+                for linear in [false, true] {
+                    let layout = if (k + f) % 2 == 0 {
+                        TexelLayout::Linear
+                    } else {
+                        TexelLayout::Tiled
+                    };
+                    let mut rng = Rng(0xf0_0000
+                        + 64 * f as u64
+                        + 8 * k as u64
+                        + linear as u64
+                        + 1024 * (model == SimModel::G72) as u64);
+                    let mut gpu = SimGpu::new(model);
+                    let (img, desc) =
+                        upload_small(&mut gpu, &mut rng, (5, 3, bpp), layout, format, hw);
+                    let (img_b, desc_b) =
+                        upload(&mut gpu, &mut rng, 4, 4, layout, ImageFormat::Rgba8Unorm);
+                    let mut smp = Sampler::simple(linear, mode);
+                    smp.border = BorderColor::OpaqueWhite;
+                    let plain = Sampler::simple(false, AddressMode::Repeat);
+                    let reference = Bindings::default();
+                    let (mut queries, mut want) = (Vec::new(), Vec::new());
+                    for _ in 0..INVOCATIONS {
+                        let st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
+                        let lod = rng.unit() * 2.0;
+                        let texel = [(rng.next() % 5) as i32, (rng.next() % 3) as i32];
+                        for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
+                            queries.extend_from_slice(&w.to_le_bytes());
+                        }
+                        for w in [texel[0], texel[1], 0, 0] {
+                            queries.extend_from_slice(&w.to_le_bytes());
+                        }
+                        want.push(
+                            reference
+                                .sample(&img, &smp, st[0], st[1], Some(lod))
+                                .unwrap(),
+                        );
+                        want.push(
+                            reference
+                                .sample(&img_b, &plain, st[0], st[1], Some(0.0))
+                                .unwrap(),
+                        );
+                        want.push(reference.fetch(&img, texel[0], texel[1], 0).unwrap());
+                    }
+                    let qbuf = gpu.alloc(queries.len() as u64);
+                    gpu.write(qbuf.va, &queries);
+                    let out_bytes = u64::from(INVOCATIONS) * 48;
+                    let obuf = gpu.alloc(out_bytes);
+                    let address = |b: (u32, u32)| match b {
+                        (0, 3) => (qbuf.va, queries.len() as u64),
+                        (0, 4) => (obuf.va, out_bytes),
+                        _ => panic!("unexpected binding {b:?}"),
+                    };
+                    let words = fau_words(&binary, address);
+                    let code = gpu.upload(&binary);
+                    let samplers = [Some(hw_sampler(&smp)), None, Some(hw_sampler(&plain))];
+                    gpu.run_chain(|chain, pool, arch| {
+                        textured_dispatch(
+                            chain,
+                            pool,
+                            arch,
+                            (&binary, code, &words),
+                            &[Some(desc), Some(desc_b)],
+                            &samplers,
+                            INVOCATIONS / 16,
+                        )?;
+                        Ok(true)
+                    })
+                    .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+                    let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
+                    for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                        let exact = i % 3 != 0 || !linear;
+                        for c in 0..4 {
+                            let ok = if exact {
+                                g[c] == w[c]
+                            } else {
+                                (f64::from(g[c]) - f64::from(w[c])).abs() <= 2f64.powi(-22)
+                            };
+                            assert!(
+                                ok,
+                                "{model:?} {format:?} {mode:?} linear {linear} {layout:?}: invocation {} result {} component {c}: sim {g:?} reference {w:?}",
+                                i / 3,
+                                i % 3
+                            );
+                        }
+                        compared += 4;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{compared} components of R8/RG8/RGB10A2 textures compared");
+    assert_eq!(compared, 2 * 3 * 4 * 2 * 32 * 12);
 }

@@ -978,6 +978,7 @@ fn sampled_images_become_texture_intrinsics() {
         op,
         ty,
         array: false,
+        offset: [0, 0],
     };
     let f = SampledType::Float;
     // Combined image sampler, separate image + sampler (OpSampledImage),
@@ -997,6 +998,24 @@ fn sampled_images_become_texture_intrinsics() {
             tex(0, 1, None, TexOp::Fetch, f),
         ]
     );
+    // ConstOffset: the offsets as the texture intrinsic's parameter.
+    let off = |op, sampler, offset| Intrinsic::Texture {
+        set: 0,
+        binding: 0,
+        sampler,
+        op,
+        ty: f,
+        array: false,
+        offset,
+    };
+    assert_eq!(
+        textures(&parse("texture_offset.comp.spv")),
+        [
+            off(TexOp::SampleLod, Some((0, 0)), [-3, 2]),
+            off(TexOp::SampleLod, Some((0, 0)), [7, -8]),
+            off(TexOp::Fetch, None, [1, -1]),
+        ]
+    );
     // A 2D array: a three-component coordinate (the layer last).
     let arr = |sampler, op| Intrinsic::Texture {
         set: 0,
@@ -1005,6 +1024,7 @@ fn sampled_images_become_texture_intrinsics() {
         op,
         ty: f,
         array: true,
+        offset: [0, 0],
     };
     assert_eq!(
         textures(&parse("texture_array.comp.spv")),
@@ -1058,10 +1078,11 @@ fn unsupported_image_features_are_clean_errors() {
         ("reject/images.comp.spv", "storage images"),
         ("reject/texture_gather.frag.spv", "gather"),
         ("reject/texture_shadow.frag.spv", "depth"),
-        ("reject/texture_offset.frag.spv", "offsets"),
         ("reject/texture_grad.frag.spv", "gradients"),
-        ("reject/texture_bias.frag.spv", "bias"),
-        ("reject/texture_size.frag.spv", "image queries"),
+        (
+            "reject/texture_size.frag.spv",
+            "size queries of array images",
+        ),
         ("reject/texture_cube.frag.spv", "cube images"),
         ("reject/texture_3d.frag.spv", "3D images"),
         ("reject/texture_proj.frag.spv", "projective"),

@@ -9,11 +9,15 @@
 //! table, a separate sampler the sampler table. Unused entries are zero
 //! (a descriptor the texture unit refuses if a shader reads it).
 //!
-//! Written: 2D RGBA8 UNORM/sRGB/UINT/SINT textures and 2D arrays of one level, Linear
+//! Written: 2D RGBA8 UNORM/sRGB/UINT/SINT, R8/RG8 UNORM, RGB10A2 UNORM
+//! and R32F textures of up to 16 mip levels
+//! (one Surface With Stride per level) and 2D arrays of one level, Linear
 //! or Tiled (16×16 u-interleaved) texels; samplers with normalized
-//! coordinates, one filter for minification and magnification, LOD range
-//! [0, 0], the four core wrap modes, a float border colour, `Clamp integer
-//! array indices` set (Vulkan clamps an array layer). This module
+//! coordinates, minification and magnification filters, mipmap mode
+//! NEAREST or LINEAR (genxml "Trilinear"), LOD clamps and bias (8
+//! fractional bits, the genxml `ulod`/`slod` types), the four core wrap
+//! modes, a float border colour, a compare function (flipped, as Mesa),
+//! `Clamp integer array indices` set (Vulkan clamps an array layer). This module
 //! never chooses texels or sampler state; it places what it is given.
 
 use super::error::{JmError, JmResult};
@@ -38,6 +42,16 @@ pub enum TexelFormat {
     Rgba8Srgb,
     Rgba8Uint,
     Rgba8Sint,
+    /// `VK_FORMAT_R32_SFLOAT` (and a D32_SFLOAT image's depth): genxml
+    /// "R32F", swizzle R001.
+    R32Sfloat,
+    /// `VK_FORMAT_R8_UNORM` ("R8 UNORM", 1 byte, swizzle R001),
+    /// `VK_FORMAT_R8G8_UNORM` ("RG8 UNORM", 2 bytes, RG01),
+    /// `VK_FORMAT_A2B10G10R10_UNORM_PACK32` ("RGB10 A2 UNORM": R in bits
+    /// 0..9, G 10..19, B 20..29, A 30..31).
+    R8Unorm,
+    Rg8Unorm,
+    A2b10g10r10UnormPack32,
 }
 
 impl TexelFormat {
@@ -48,11 +62,37 @@ impl TexelFormat {
             TexelFormat::Rgba8Srgb => ("RGBA8 UNORM", true),
             TexelFormat::Rgba8Uint => ("RGBA8UI", false),
             TexelFormat::Rgba8Sint => ("RGBA8I", false),
+            TexelFormat::R32Sfloat => ("R32F", false),
+            TexelFormat::R8Unorm => ("R8 UNORM", false),
+            TexelFormat::Rg8Unorm => ("RG8 UNORM", false),
+            TexelFormat::A2b10g10r10UnormPack32 => ("RGB10 A2 UNORM", false),
+        }
+    }
+
+    /// The Texture's `Swizzle` (genxml `Component Swizzle`, 3 bits per
+    /// component: R 0, G 1, B 2, A 3, zero 4, one 5): identity, or R001
+    /// for the one-channel format (Vulkan's (R, 0, 0, 1)).
+    fn swizzle(self) -> u64 {
+        match self {
+            TexelFormat::R32Sfloat | TexelFormat::R8Unorm => 0o5440,
+            TexelFormat::Rg8Unorm => 0o5410,
+            _ => 0o3210,
         }
     }
 }
 
-/// A 2D RGBA8 image of one level.
+/// Mip levels a [`TextureDesc`] can carry beyond level 0.
+pub const MAX_MIP_LEVELS: usize = 15;
+
+/// Where a mip level's texels are: its texel (0, 0) and bytes per row (of
+/// texels, or of 16×16 tiles when Tiled).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MipLevel {
+    pub address: u64,
+    pub row_stride: u32,
+}
+
+/// A 2D RGBA8 image: level 0 at `address`, levels 1.. at `mips[0..]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TextureDesc {
     /// GPU VA of texel (0, 0).
@@ -65,6 +105,11 @@ pub struct TextureDesc {
     /// Array layers (1: a plain 2D image) and the bytes between layers.
     pub layers: u32,
     pub layer_stride: u64,
+    /// Mip levels (1: level 0 only); level l ≥ 1 is `mips[l - 1]`, of
+    /// size max(1, width >> l) × max(1, height >> l). Only single-layer
+    /// images have more than one.
+    pub levels: u32,
+    pub mips: [MipLevel; MAX_MIP_LEVELS],
 }
 
 /// `VkSamplerAddressMode` (the core four).
@@ -88,13 +133,45 @@ impl WrapMode {
     }
 }
 
-/// Sampler state: one filter for both (`linear`), U and V wrap modes, a
-/// float border colour.
+/// `VkSamplerMipmapMode`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MipmapMode {
+    #[default]
+    Nearest,
+    Linear,
+}
+
+/// The level-of-detail state of a sampler. The default: the minification
+/// filter is `SamplerDesc::linear`'s, NEAREST mipmaps, LOD range [0, 0],
+/// no bias (one level).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SamplerLod {
+    /// `minFilter` when it differs from `SamplerDesc::linear` (the
+    /// magnification filter).
+    pub min_linear: Option<bool>,
+    pub mipmap: MipmapMode,
+    /// `minLod`, `maxLod` (0..=31.996, 1/256 steps: genxml `ulod`, 5.8
+    /// fixed point) and `mipLodBias` (−128..=127.996, genxml `slod`, 8.8):
+    /// values between the steps are rounded to the nearest step.
+    pub min_lod: f32,
+    pub max_lod: f32,
+    pub bias: f32,
+    /// `compareEnable` with `compareOp`: written flipped, as Mesa does
+    /// (`panfrost_flip_compare_func`: "the hardware compares in the wrong
+    /// order"), so that the hardware's texel-op-reference is Vulkan's
+    /// reference-op-texel.
+    pub compare: Option<super::graphics::CompareOp>,
+}
+
+/// Sampler state: `linear` the magnification (and, unless `lod` says
+/// otherwise, minification) filter, U and V wrap modes, a float border
+/// colour, the level-of-detail state.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SamplerDesc {
     pub linear: bool,
     pub wrap: [WrapMode; 2],
     pub border: [f32; 4],
+    pub lod: SamplerLod,
 }
 
 /// The tables as the DCD and the renderer state point at and count them.
@@ -142,12 +219,29 @@ pub fn write_texture_tables(
                     "array layers outside 1..=65536 or a zero layer stride",
                 ));
             }
-            let surface = pool.alloc(16, 64)?;
-            let mut s = l.surface_with_stride.defaults();
-            pack(&mut s, sws::POINTER, t.address)?;
-            pack(&mut s, sws::ROW_STRIDE, u64::from(t.row_stride))?;
-            pack(&mut s, sws::SURFACE_STRIDE, t.layer_stride)?;
-            surface.write_words(0, &s);
+            if !(1..=1 + MAX_MIP_LEVELS as u32).contains(&t.levels)
+                || (t.levels > 1 && t.layers > 1)
+                || t.levels > 1 + t.width.max(t.height).ilog2()
+            {
+                return Err(JmError::Encoding(
+                    "mip levels outside 1..=16, past the 1×1 level, or of an array",
+                ));
+            }
+            // One Surface With Stride per level (Mesa's
+            // `panfrost_emit_texture_payload` order for one layer, one
+            // face, one sample: the levels in turn).
+            let surface = pool.alloc(16 * u64::from(t.levels), 64)?;
+            for level in 0..t.levels as usize {
+                let (address, row_stride) = match level {
+                    0 => (t.address, t.row_stride),
+                    l => (t.mips[l - 1].address, t.mips[l - 1].row_stride),
+                };
+                let mut s = l.surface_with_stride.defaults();
+                pack(&mut s, sws::POINTER, address)?;
+                pack(&mut s, sws::ROW_STRIDE, u64::from(row_stride))?;
+                pack(&mut s, sws::SURFACE_STRIDE, t.layer_stride)?;
+                surface.write_words(16 * level as u64, &s);
+            }
             let mut w = l.texture.defaults();
             // Format: the RGBA8 format with the RGBA order of the
             // architecture (v7 `RGB Component Order` RGBA = 0, v6 swizzle
@@ -166,13 +260,13 @@ pub fn write_texture_tables(
             pack(&mut w, td::DIMENSION, 2)?;
             pack(&mut w, td::WIDTH, u64::from(t.width))?;
             pack(&mut w, td::HEIGHT, u64::from(t.height))?;
-            pack(&mut w, td::SWIZZLE, 0o3210)?;
+            pack(&mut w, td::SWIZZLE, t.format.swizzle())?;
             let layout = match t.layout {
                 TexelLayout::Tiled => 1,
                 TexelLayout::Linear => 2,
             };
             pack(&mut w, td::TEXEL_ORDERING, layout)?;
-            pack(&mut w, td::LEVELS, 1)?;
+            pack(&mut w, td::LEVELS, u64::from(t.levels))?;
             pack(&mut w, td::ARRAY_SIZE, u64::from(t.layers))?;
             pack(&mut w, td::SURFACES, surface.gpu_va)?;
             table.write_words(32 * i as u64, &w);
@@ -188,9 +282,41 @@ pub fn write_texture_tables(
             pack(&mut w, smp::WRAP_MODE_S, s.wrap[0].hw())?;
             pack(&mut w, smp::WRAP_MODE_T, s.wrap[1].hw())?;
             pack(&mut w, smp::WRAP_MODE_R, WrapMode::ClampToEdge.hw())?;
-            pack(&mut w, smp::MINIFY_NEAREST, u64::from(!s.linear))?;
+            let min_linear = s.lod.min_linear.unwrap_or(s.linear);
+            pack(&mut w, smp::MINIFY_NEAREST, u64::from(!min_linear))?;
+            // genxml `Mipmap Mode`: Nearest 0, Trilinear 3.
+            let mip = match s.lod.mipmap {
+                MipmapMode::Nearest => 0,
+                MipmapMode::Linear => 3,
+            };
+            pack(&mut w, smp::MIPMAP_MODE, mip)?;
+            let ulod = |v: f32| -> JmResult<u64> {
+                if !(0.0..=8191.0 / 256.0).contains(&v) {
+                    return Err(JmError::Encoding("sampler LOD clamp outside 0..=31.996"));
+                }
+                Ok((f64::from(v) * 256.0).round() as u64)
+            };
+            pack(&mut w, smp::MINIMUM_LOD, ulod(s.lod.min_lod)?)?;
+            pack(&mut w, smp::MAXIMUM_LOD, ulod(s.lod.max_lod)?)?;
+            if !(-128.0..=32767.0 / 256.0).contains(&s.lod.bias) {
+                return Err(JmError::Encoding("sampler LOD bias outside -128..=127.996"));
+            }
+            let bias = (f64::from(s.lod.bias) * 256.0).round() as i64;
+            pack(&mut w, smp::LOD_BIAS, bias as u64)?;
             pack(&mut w, smp::MAGNIFY_NEAREST, u64::from(!s.linear))?;
             pack(&mut w, smp::NORMALIZED_COORDINATES, 1)?;
+            if let Some(op) = s.lod.compare {
+                // genxml `Func` = VkCompareOp's values; LESS ↔ GREATER and
+                // LEQUAL ↔ GEQUAL swapped.
+                let f = match op as u64 {
+                    1 => 4,
+                    4 => 1,
+                    3 => 6,
+                    6 => 3,
+                    f => f,
+                };
+                pack(&mut w, smp::COMPARE_FUNCTION, f)?;
+            }
             for (f, c) in [
                 smp::BORDER_COLOR_R,
                 smp::BORDER_COLOR_G,

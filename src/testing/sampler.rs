@@ -4,7 +4,8 @@
 //! "Wrapping Operation", "Texel Filtering"), the oracle the simulated
 //! texture unit is checked against. It shares nothing with the simulator.
 //!
-//! Modelled: 2D images of one level and one layer in R8G8B8A8_UNORM,
+//! Modelled: 2D images in R8_UNORM, R8G8_UNORM, A2B10G10R10_UNORM_PACK32,
+//! R32_SFLOAT, R8G8B8A8_UNORM,
 //! _SRGB (the RGB channels decoded by the Khronos Data Format
 //! Specification's sRGB EOTF, alpha linear), _UINT and _SINT (components
 //! unconverted, zero- or sign-extended to 32 bits; nearest filtering only,
@@ -14,11 +15,16 @@
 //! MIRROR_CLAMP_TO_EDGE, the three opaque and transparent float border
 //! colours; `OpImageFetch` at integer coordinates inside the level.
 //!
-//! Not modelled (an error, never a guess): mipmaps (and so mipmapMode),
-//! implicit LOD when the two filters differ (λ needs derivatives, which an
-//! invocation alone does not have; with equal filters λ selects nothing),
-//! unnormalized coordinates, anisotropy, compare, LOD bias, other formats,
-//! fetches outside the image (undefined without robustImageAccess).
+//! Mipmaps, `mipmapMode`, `mipLodBias` and texel offsets through
+//! [`Bindings::sample_levels`] / [`Bindings::sample_offset`] (λbase given:
+//! explicit, or from [`implicit_lod`]).
+//!
+//! Not modelled (an error, never a guess): implicit LOD in
+//! `TextureSource` when the two filters differ (λ needs derivatives, which
+//! an invocation alone does not have; with equal filters and one level λ
+//! selects nothing), unnormalized coordinates, anisotropy, compare, other
+//! formats, fetches outside the image (undefined without
+//! robustImageAccess).
 
 use std::collections::HashMap;
 
@@ -71,6 +77,52 @@ pub struct Sampler {
     pub border: BorderColor,
     pub min_lod: f32,
     pub max_lod: f32,
+    /// `mipmapMode` LINEAR (else NEAREST) and `mipLodBias` (for
+    /// [`Bindings::sample_levels`]).
+    pub mipmap_linear: bool,
+    pub lod_bias: f32,
+    /// `compareEnable` with `compareOp` (for [`Bindings::sample_levels_dref`]).
+    pub compare: Option<CompareOp>,
+}
+
+/// `VkCompareOp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareOp {
+    Never,
+    Less,
+    Equal,
+    LessOrEqual,
+    Greater,
+    NotEqual,
+    GreaterOrEqual,
+    Always,
+}
+
+impl CompareOp {
+    pub const ALL: [CompareOp; 8] = [
+        CompareOp::Never,
+        CompareOp::Less,
+        CompareOp::Equal,
+        CompareOp::LessOrEqual,
+        CompareOp::Greater,
+        CompareOp::NotEqual,
+        CompareOp::GreaterOrEqual,
+        CompareOp::Always,
+    ];
+
+    /// "Depth Compare Operation": `reference` op `texel`.
+    pub fn passes(self, reference: f64, texel: f64) -> bool {
+        match self {
+            CompareOp::Never => false,
+            CompareOp::Less => reference < texel,
+            CompareOp::Equal => reference == texel,
+            CompareOp::LessOrEqual => reference <= texel,
+            CompareOp::Greater => reference > texel,
+            CompareOp::NotEqual => reference != texel,
+            CompareOp::GreaterOrEqual => reference >= texel,
+            CompareOp::Always => true,
+        }
+    }
 }
 
 impl Sampler {
@@ -83,6 +135,9 @@ impl Sampler {
             border: BorderColor::TransparentBlack,
             min_lod: 0.0,
             max_lod: 0.0,
+            mipmap_linear: false,
+            lod_bias: 0.0,
+            compare: None,
         }
     }
 }
@@ -94,13 +149,28 @@ pub enum ImageFormat {
     Rgba8Srgb,
     Rgba8Uint,
     Rgba8Sint,
+    /// `VK_FORMAT_R32_SFLOAT`: each texel's four bytes are one f32
+    /// (little-endian), read as (d, 0, 0, 1).
+    R32Sfloat,
+    /// `VK_FORMAT_R8_UNORM` (byte 0; (r, 0, 0, 1)), `VK_FORMAT_R8G8_UNORM`
+    /// (bytes 0, 1; (r, g, 0, 1)), `VK_FORMAT_A2B10G10R10_UNORM_PACK32`
+    /// (the little-endian word: R bits 0..9, G 10..19, B 20..29, A
+    /// 30..31, "Formats"); UNORM c / (2^b − 1).
+    R8Unorm,
+    R8g8Unorm,
+    A2b10g10r10UnormPack32,
 }
 
 impl ImageFormat {
     /// The sampled type a shader must read it as.
     pub fn sampled_type(self) -> SampledType {
         match self {
-            ImageFormat::Rgba8Unorm | ImageFormat::Rgba8Srgb => SampledType::Float,
+            ImageFormat::Rgba8Unorm
+            | ImageFormat::Rgba8Srgb
+            | ImageFormat::R32Sfloat
+            | ImageFormat::R8Unorm
+            | ImageFormat::R8g8Unorm
+            | ImageFormat::A2b10g10r10UnormPack32 => SampledType::Float,
             ImageFormat::Rgba8Uint => SampledType::Uint,
             ImageFormat::Rgba8Sint => SampledType::Sint,
         }
@@ -132,6 +202,22 @@ impl Image {
     /// ("Format Conversion": UNORM c / 255, sRGB RGB decoded).
     pub fn texel(&self, i: u32, j: u32) -> [f64; 4] {
         let t = self.texels[(j * self.width + i) as usize];
+        match self.format {
+            ImageFormat::R32Sfloat => return [f64::from(f32::from_le_bytes(t)), 0.0, 0.0, 1.0],
+            ImageFormat::R8Unorm => return [f64::from(t[0]) / 255.0, 0.0, 0.0, 1.0],
+            ImageFormat::R8g8Unorm => {
+                return [f64::from(t[0]) / 255.0, f64::from(t[1]) / 255.0, 0.0, 1.0];
+            }
+            ImageFormat::A2b10g10r10UnormPack32 => {
+                let w = u32::from_le_bytes(t);
+                let c = |at: u32, bits: u32| {
+                    let max = (1u32 << bits) - 1;
+                    f64::from((w >> at) & max) / f64::from(max)
+                };
+                return [c(0, 10), c(10, 10), c(20, 10), c(30, 2)];
+            }
+            _ => {}
+        }
         let mut out = t.map(|c| f64::from(c) / 255.0);
         if self.format == ImageFormat::Rgba8Srgb {
             for c in &mut out[..3] {
@@ -236,6 +322,19 @@ fn filter_is_linear(sampler: &Sampler, lod: Option<f32>) -> Result<bool, String>
     }
 }
 
+/// The implicit base level of detail ("Scale Factor Operation",
+/// isotropic): ρ = max(|(w ∂s/∂x, h ∂t/∂x)|, |(w ∂s/∂y, h ∂t/∂y)|) for level
+/// 0 of `w`×`h` texels, λbase = log2 ρ, rounded to the nearest 1/256 — the
+/// 8 fractional bits we give the hardware's LOD values (genxml `slod`), an
+/// approximation within the spec's `mipmapPrecisionBits` allowance.
+pub fn implicit_lod(size: (u32, u32), ds_dx: f64, dt_dx: f64, ds_dy: f64, dt_dy: f64) -> f32 {
+    let (w, h) = (f64::from(size.0), f64::from(size.1));
+    let rho = (w * ds_dx)
+        .hypot(h * dt_dx)
+        .max((w * ds_dy).hypot(h * dt_dy));
+    ((rho.log2() * 256.0).round() / 256.0).clamp(-128.0, 128.0) as f32
+}
+
 /// "Unnormalized Texel Coordinate Operations": (u, v) = (s × width,
 /// t × height), finite.
 fn unnormalized(image: &Image, s: f32, t: f32) -> Result<(f64, f64), String> {
@@ -258,30 +357,75 @@ impl Bindings {
         t: f32,
         lod: Option<f32>,
     ) -> Result<[f32; 4], String> {
+        self.sample_offset(image, sampler, s, t, lod, [0, 0])
+    }
+
+    /// [`Bindings::sample`] with a texel offset (`ConstOffset`, "Texel
+    /// Coordinate Systems": (Δi, Δj) added to the integer texel
+    /// coordinates, i = ⌊u⌋ + Δi for NEAREST, i0 = ⌊u − ½⌋ + Δi for LINEAR,
+    /// before wrapping).
+    pub fn sample_offset(
+        &self,
+        image: &Image,
+        sampler: &Sampler,
+        s: f32,
+        t: f32,
+        lod: Option<f32>,
+        offset: [i8; 2],
+    ) -> Result<[f32; 4], String> {
+        self.filter(image, sampler, (s, t), lod, offset, None)
+    }
+
+    /// The filtering of [`Bindings::sample_offset`]; with `dref` ("Depth
+    /// Compare Operation"), each texel's depth D — its first component, a
+    /// border texel's the border colour's red — becomes 1.0 when `dref op
+    /// D` holds for the sampler's `compareOp`, else 0.0, before the
+    /// filter weights them; the result is (r, 0, 0, 1).
+    fn filter(
+        &self,
+        image: &Image,
+        sampler: &Sampler,
+        (s, t): (f32, f32),
+        lod: Option<f32>,
+        offset: [i8; 2],
+        dref: Option<f32>,
+    ) -> Result<[f32; 4], String> {
+        let (di, dj) = (f64::from(offset[0]), f64::from(offset[1]));
         let linear = filter_is_linear(sampler, lod)?;
         let (u, v) = unnormalized(image, s, t)?;
         let border = sampler.border.rgba().map(f64::from);
+        let compare = |c: [f64; 4]| match (dref, sampler.compare) {
+            (Some(r), Some(op)) => [
+                f64::from(u8::from(op.passes(f64::from(r), c[0]))),
+                0.0,
+                0.0,
+                1.0,
+            ],
+            _ => c,
+        };
         let fetch = |i: i64, j: i64| -> [f64; 4] {
-            match (
-                wrap(sampler.address[0], i, image.width),
-                wrap(sampler.address[1], j, image.height),
-            ) {
-                (Some(x), Some(y)) => image.texel(x, y),
-                _ => border,
-            }
+            compare(
+                match (
+                    wrap(sampler.address[0], i, image.width),
+                    wrap(sampler.address[1], j, image.height),
+                ) {
+                    (Some(x), Some(y)) => image.texel(x, y),
+                    _ => border,
+                },
+            )
         };
         let out = if !linear {
             // NEAREST: i = ⌊u⌋, j = ⌊v⌋.
             fetch(
-                texel_index(sampler.address[0], u, image.width),
-                texel_index(sampler.address[1], v, image.height),
+                texel_index(sampler.address[0], u + di, image.width),
+                texel_index(sampler.address[1], v + dj, image.height),
             )
         } else {
             // LINEAR: i0 = ⌊u − ½⌋, α = frac(u − ½); the four texels
             // weighted (1 − α)(1 − β), α(1 − β), (1 − α)β, αβ.
             let (u, v) = (u - 0.5, v - 0.5);
-            let i0 = texel_index(sampler.address[0], u, image.width);
-            let j0 = texel_index(sampler.address[1], v, image.height);
+            let i0 = texel_index(sampler.address[0], u + di, image.width);
+            let j0 = texel_index(sampler.address[1], v + dj, image.height);
             let (a, b) = (u - u.floor(), v - v.floor());
             let mut acc = [0.0f64; 4];
             for (dj, wy) in [(0, 1.0 - b), (1, b)] {
@@ -295,6 +439,113 @@ impl Bindings {
             acc
         };
         Ok(out.map(|x| x as f32))
+    }
+
+    /// `OpImageSample*Lod` of a mipmapped image (`levels[l]` is level l,
+    /// of size max(1, width >> l) × max(1, height >> l)) at normalized
+    /// (s, t) with the base level of detail `lod` (explicit, or what the
+    /// "Scale Factor Operation" gives an implicit one). "Level-of-Detail
+    /// Operation": λ' = lod + mipLodBias, λ = clamp(λ', minLod, maxLod)
+    /// (minLod > maxLod: an error); "Image Level(s) Selection": d =
+    /// clamp(λ, 0, q), q = the last level; NEAREST takes level ⌈d + ½⌉ − 1
+    /// (the spec's preferred rounding; ⌊d + ½⌋ is also allowed, they differ
+    /// only at d = k + ½), LINEAR blends levels ⌊d⌋ and min(⌊d⌋ + 1, q) by
+    /// (1 − δ, δ), δ = frac(d); each level filtered with magFilter when λ ≤
+    /// 0, else minFilter ("Texel Filtering"). Float formats only.
+    pub fn sample_levels(
+        &self,
+        levels: &[Image],
+        sampler: &Sampler,
+        s: f32,
+        t: f32,
+        lod: f32,
+    ) -> Result<[f32; 4], String> {
+        self.sample_levels_offset(levels, sampler, s, t, lod, [0, 0])
+    }
+
+    /// [`Bindings::sample_levels`] with a texel offset in every level (as
+    /// [`Bindings::sample_offset`]).
+    pub fn sample_levels_offset(
+        &self,
+        levels: &[Image],
+        sampler: &Sampler,
+        s: f32,
+        t: f32,
+        lod: f32,
+        offset: [i8; 2],
+    ) -> Result<[f32; 4], String> {
+        self.levels_filter(levels, sampler, (s, t), lod, offset, None)
+    }
+
+    /// `OpImageSampleDrefExplicitLod`: [`Bindings::sample_levels`] with
+    /// each level's texels compared with `dref` (see `filter`); the
+    /// sampler must have `compare`.
+    pub fn sample_levels_dref(
+        &self,
+        levels: &[Image],
+        sampler: &Sampler,
+        s: f32,
+        t: f32,
+        lod: f32,
+        dref: f32,
+    ) -> Result<[f32; 4], String> {
+        if sampler.compare.is_none() {
+            return Err("a depth compare with a sampler without compareEnable".into());
+        }
+        self.levels_filter(levels, sampler, (s, t), lod, [0, 0], Some(dref))
+    }
+
+    fn levels_filter(
+        &self,
+        levels: &[Image],
+        sampler: &Sampler,
+        (s, t): (f32, f32),
+        lod: f32,
+        offset: [i8; 2],
+        dref: Option<f32>,
+    ) -> Result<[f32; 4], String> {
+        if levels.is_empty() || levels[0].format.sampled_type() != SampledType::Float {
+            return Err("no levels, or an integer format".into());
+        }
+        for (l, image) in levels.iter().enumerate() {
+            let (w, h) = (
+                (levels[0].width >> l).max(1),
+                (levels[0].height >> l).max(1),
+            );
+            if (image.width, image.height) != (w, h) {
+                return Err(format!("level {l} is not {w}×{h}"));
+            }
+        }
+        if sampler.min_lod > sampler.max_lod || !lod.is_finite() {
+            return Err("λ undefined (minLod > maxLod or a non-finite LOD)".into());
+        }
+        let lambda = (f64::from(lod) + f64::from(sampler.lod_bias))
+            .clamp(f64::from(sampler.min_lod), f64::from(sampler.max_lod));
+        let linear = if lambda <= 0.0 {
+            sampler.mag_linear
+        } else {
+            sampler.min_linear
+        };
+        let one = Sampler {
+            mag_linear: linear,
+            min_linear: linear,
+            min_lod: 0.0,
+            max_lod: 0.0,
+            ..*sampler
+        };
+        let q = (levels.len() - 1) as f64;
+        let d = lambda.clamp(0.0, q);
+        let level = |l: usize| self.filter(&levels[l], &one, (s, t), Some(0.0), offset, dref);
+        if !sampler.mipmap_linear {
+            return level(((d + 0.5).ceil() - 1.0) as usize);
+        }
+        let hi = d.floor() as usize;
+        let lo = (hi + 1).min(levels.len() - 1);
+        let delta = d - d.floor();
+        let (a, b) = (level(hi)?, level(lo)?);
+        Ok(std::array::from_fn(|k| {
+            ((1.0 - delta) * f64::from(a[k]) + delta * f64::from(b[k])) as f32
+        }))
     }
 
     /// `OpImageFetch` at (i, j), level `lod`.
@@ -350,6 +601,7 @@ impl TextureSource for Bindings {
             op,
             ty,
             array,
+            offset,
         } = kind
         else {
             return Err("not a texture access".into());
@@ -383,7 +635,11 @@ impl TextureSource for Bindings {
         }
         let int = ty != SampledType::Float;
         if op == TexOp::Fetch {
-            let (i, j, l) = (coord[0] as i32, coord[1] as i32, lod as i32);
+            let (i, j, l) = (
+                (coord[0] as i32).wrapping_add(i32::from(offset[0])),
+                (coord[1] as i32).wrapping_add(i32::from(offset[1])),
+                lod as i32,
+            );
             if int {
                 self.fetch(image, i, j, l)?;
                 return Ok(image.texel_bits(i as u32, j as u32));
@@ -398,9 +654,14 @@ impl TextureSource for Bindings {
         let lod = (op == TexOp::SampleLod).then(|| f32::from_bits(lod));
         let (s, t) = (f32::from_bits(coord[0]), f32::from_bits(coord[1]));
         if int {
+            if offset != [0, 0] {
+                return Err("texel offsets on integer images (not modelled)".into());
+            }
             self.sample_int(image, smp, s, t, lod)
         } else {
-            Ok(self.sample(image, smp, s, t, lod)?.map(f32::to_bits))
+            Ok(self
+                .sample_offset(image, smp, s, t, lod, offset)?
+                .map(f32::to_bits))
         }
     }
 }

@@ -16,6 +16,15 @@
 /// fewer than 2^31, so no set has this bit).
 pub const BUFFER_SIZE_WORD: u32 = 1 << 31;
 
+/// Flag in the set of a [`ShaderBinary::buffers`] entry: the word
+/// describes the image bound to (set, binding) for `textureSize` and
+/// `textureQueryLevels` (the IR's `texture_size`), as Mesa's Bifrost GL
+/// driver passes texture sizes in uniforms (`PAN_SYSVAL_TEXTURE_SIZE`): low
+/// 32 bits (width − 1) | (height − 1) << 16 of level 0, high 32 bits the
+/// number of levels. (The Vulkan layer does not fill it yet: it knows no
+/// images.)
+pub const TEXTURE_SIZE_WORD: u32 = 1 << 30;
+
 /// Registers the hardware preloads before the first clause runs, requested
 /// through the renderer state's Preload word (`Preload` in Mesa's
 /// src/panfrost/lib/genxml/v7.xml; register assignment in

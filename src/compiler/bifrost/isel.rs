@@ -29,11 +29,12 @@ use crate::compiler::ir::{
 use crate::hw::isa::Unit;
 
 use super::CompileError;
-use super::binary::{BUFFER_SIZE_WORD, Preloads, VaryingStore};
+use super::binary::{BUFFER_SIZE_WORD, Preloads, TEXTURE_SIZE_WORD, VaryingStore};
 use super::ops::*;
 
 mod alu;
 mod atomics;
+mod derivative;
 mod float_math;
 mod fragment;
 mod memory;
@@ -82,6 +83,8 @@ struct Isel<'a> {
     /// address plus a constant needs the uniform and the constant in one
     /// instruction, which the FAU port cannot give).
     uniform_regs: Vec<(Src, Src)>,
+    /// The target (cross-lane instructions differ between v6 and v7).
+    arch: super::Arch,
 }
 
 /// A set of values as a dense bit per value index (ids are dense after
@@ -117,14 +120,11 @@ fn lanes_per_comp(ty: ir::ValueType) -> Result<usize, CompileError> {
 
 const ZERO: Src = Src::Imm(0);
 
-pub fn select(s: &Shader, push_uniform_words: Option<u32>) -> Result<Program, CompileError> {
-    select_for(s, push_uniform_words, super::Arch::V6)
-}
-
-/// [`select`] for an architecture: v7 fragment shaders read their first
-/// varyings from message preloads (`isel/fragment.rs`); everything else is
-/// the same code on v6 and v7.
-pub fn select_for(
+/// Instruction selection for an architecture: v7 fragment shaders read
+/// their first varyings from message preloads (`isel/fragment.rs`), and
+/// derivatives differ (`isel/derivative.rs`); everything else is the same
+/// code on v6 and v7.
+pub fn select(
     s: &Shader,
     push_uniform_words: Option<u32>,
     arch: super::Arch,
@@ -185,6 +185,7 @@ pub fn select_for(
         frag: fragment::FragState::default(),
         nonzero: Vec::new(),
         uniform_regs: Vec::new(),
+        arch,
     };
     if s.stage == Stage::Fragment && arch == super::Arch::V7 {
         isel.frag.messages = fragment::plan_message_preloads(s);

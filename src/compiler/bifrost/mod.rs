@@ -30,8 +30,10 @@
 //!   [`ShaderBinary::tls_size`] is the per-thread byte count the job
 //!   emitter sizes the TLS buffer with (`jm::tls`). `work_registers` ≤ 32
 //!   lets v7 run two threads per register file.
-//!   `Options::arch` changes only v7 fragment shaders (message preloads,
-//!   below); otherwise v6 and v7 share every instruction used here.
+//!   `Options::arch` changes v7 fragment shaders (message preloads,
+//!   below) and derivatives (`isel/derivative.rs`: `CLPER_OLD` on v6,
+//!   `CLPER` on v7, as Mesa's `BIFROST_LIMITED_CLPER` quirk); v6 and v7
+//!   share every other instruction used here.
 //! - **Varyings** (`store_output` in vertex shaders): output `o` is written
 //!   to varying record `o` with `LEA_ATTR_IMM.auto` (r61, r62; `LEA_ATTR`
 //!   from record 16 on) and `ST_CVT` of its 32-bit words, as Mesa's
@@ -156,7 +158,7 @@ pub fn compile(shader: &Shader, options: Options) -> Result<ShaderBinary, Compil
 /// corpus variant). Anything else is compiled as it stands: correct, but
 /// without the optimisations.
 pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, CompileError> {
-    let mut prog = isel::select_for(s, options.push_uniform_words, options.arch)?;
+    let mut prog = isel::select(s, options.push_uniform_words, options.arch)?;
     let debug = debug_flag("shaders");
     if debug {
         eprintln!("// Bifrost backend: {}\n{prog}", s.info.name);

@@ -432,6 +432,18 @@ pub enum Op {
     /// descriptor (Mesa's `struct bifrost_texture_operation`, an
     /// immediate). Mesa's `bi_emit_texc`.
     Texc,
+    /// `CLPER.i32 d, a, lane` (ADD, v7; `subgroup4`, `inactive_result`
+    /// zero): `a` as read by another lane of the thread's 2×2 quad — lane
+    /// `lane` of the quad (`lane_op` none), or the thread's own quad lane
+    /// XOR `lane` (`xor`). Mesa's `bi_clper` on cores without the
+    /// `BIFROST_LIMITED_CLPER` quirk. Cross-lane: no [`Op::fold`].
+    Clper {
+        xor: bool,
+    },
+    /// `CLPER_OLD.i32 d, a, lane` (ADD; v6's G71/G72, Mesa's
+    /// `BIFROST_LIMITED_CLPER`): `a` as read by warp lane `lane` (their
+    /// warps are one quad of 4 threads).
+    ClperOld,
     /// `DISCARD.f32.eq a, b` (ADD): ends the invocation (the thread is
     /// marked discarded) when a == b; with `#0, #0`, unconditionally.
     DiscardF32,
@@ -524,6 +536,8 @@ impl Op {
             Op::Blend { .. } => "BLEND",
             Op::TexsF32 { .. } => "TEXS_2D.f32",
             Op::Texc => "TEXC",
+            Op::Clper { .. } => "CLPER.i32",
+            Op::ClperOld => "CLPER_OLD.i32",
             Op::DiscardF32 => "DISCARD.f32",
             Op::BranchzI32 => "BRANCHZ.i32",
             Op::Jump => "JUMP",
@@ -708,6 +722,11 @@ impl Op {
                 ("stencil", if stencil { "stencil" } else { "none" }),
             ],
             Op::DiscardF32 => vec![("cmpf", "eq")],
+            Op::Clper { xor } => vec![
+                ("lane_op", if xor { "xor" } else { "none" }),
+                ("subgroup", "subgroup4"),
+                ("inactive_result", "zero"),
+            ],
             Op::TexsF32 { computed_lod, .. } => vec![(
                 "lod_mode",
                 if computed_lod {

@@ -349,20 +349,46 @@ pub enum TexOp {
     Sample,
     /// Filtered, level of detail given.
     SampleLod,
+    /// Filtered, level of detail from the implicit derivatives plus a
+    /// bias (`OpImageSampleImplicitLod` with `Bias`; fragment shaders).
+    SampleBias,
+    /// Depth comparison against a reference, then filtered (the sampler's
+    /// compare op; `OpImageSampleDrefImplicitLod`, fragment shaders): the
+    /// result's first component.
+    SampleDref,
+    /// The same at a given level of detail (`OpImageSampleDrefExplicitLod`).
+    SampleDrefLod,
     /// One texel at integer coordinates and level (`texelFetch`).
     Fetch,
 }
 
 impl TexOp {
-    pub const ALL: [TexOp; 3] = [TexOp::Sample, TexOp::SampleLod, TexOp::Fetch];
+    pub const ALL: [TexOp; 6] = [
+        TexOp::Sample,
+        TexOp::SampleLod,
+        TexOp::SampleBias,
+        TexOp::SampleDref,
+        TexOp::SampleDrefLod,
+        TexOp::Fetch,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             TexOp::Sample => "sample",
             TexOp::SampleLod => "sample_lod",
+            TexOp::SampleBias => "sample_bias",
+            TexOp::SampleDref => "sample_dref",
+            TexOp::SampleDrefLod => "sample_dref_lod",
             TexOp::Fetch => "fetch",
         }
     }
+}
+
+/// The framebuffer axis of an [`Intrinsic::Derivative`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DerivativeAxis {
+    X,
+    Y,
 }
 
 /// The component type an image's texels are read as (SPIR-V `Sampled Type`).
@@ -475,7 +501,9 @@ pub enum Intrinsic {
     /// arrays with `array` (the coordinate's third component is the layer:
     /// a float for sampling, an integer for fetches). Sources by `op`:
     /// `Sample` [coord: 2/3 × f32] (implicit LOD, fragment shaders),
-    /// `SampleLod` [coord: 2/3 × f32, lod: f32], `Fetch` [coord: 2/3 × i32,
+    /// `SampleLod` [coord: 2/3 × f32, lod: f32], `SampleBias` [coord: 2/3 ×
+    /// f32, bias: f32] (fragment shaders), `SampleDref` [coord, dref: f32]
+    /// (fragment shaders), `SampleDrefLod` [coord, lod: f32, dref: f32], `Fetch` [coord: 2/3 × i32,
     /// lod: i32]. One 4 × 32-bit result, as `ty` says (floats for `Float`,
     /// integers for `Sint`/`Uint`).
     Texture {
@@ -485,6 +513,26 @@ pub enum Intrinsic {
         op: TexOp,
         ty: SampledType,
         array: bool,
+        /// A constant texel offset (SPIR-V `ConstOffset`), added to the
+        /// integer texel coordinates (x, y).
+        offset: [i8; 2],
+    },
+    /// Fragment shaders: the derivative of `srcs = [value: f32]` along
+    /// framebuffer x or y (SPIR-V `OpDPdx`/`OpDPdy` and their `Fine`/
+    /// `Coarse` forms; Vulkan "Derivative Operations"): the difference of
+    /// the value between neighbouring invocations of the 2×2 quad (fine: the
+    /// invocation's own row or column; coarse: one per quad). One f32
+    /// result.
+    Derivative {
+        axis: DerivativeAxis,
+        coarse: bool,
+    },
+    /// srcs = []: the image bound to (`set`, `binding`) as two u32: level
+    /// 0's (width − 1) | (height − 1) << 16, and its number of levels
+    /// (`OpImageQuerySizeLod`, `OpImageQueryLevels`).
+    TextureSize {
+        set: u32,
+        binding: u32,
     },
     /// Workgroup execution and memory barrier.
     Barrier,

@@ -936,7 +936,12 @@ impl Exec<'_> {
             Texture { op, .. } => {
                 let (d, _) = need()?;
                 let coord = self.get(src(0)?)?;
-                let lod = if op == TexOp::Sample {
+                if matches!(op, TexOp::SampleDref | TexOp::SampleDrefLod) {
+                    return Err(InterpError::Unsupported(
+                        "depth-compare sampling in the interpreter".into(),
+                    ));
+                }
+                let lod = if matches!(op, TexOp::Sample | TexOp::SampleBias) {
                     0
                 } else {
                     self.get(src(1)?)?[0] as u32
@@ -957,6 +962,17 @@ impl Exec<'_> {
                     )
                     .map_err(InterpError::Unsupported)?;
                 self.set(d, texel.map(u64::from))?;
+            }
+            TextureSize { .. } => {
+                return Err(InterpError::Unsupported(
+                    "texture size queries (no image sizes in the interpreter's state)".into(),
+                ));
+            }
+            // One invocation at a time: there is no quad to differ across.
+            Derivative { .. } => {
+                return Err(InterpError::Unsupported(
+                    "derivatives (the interpreter runs one invocation, not a 2x2 quad)".into(),
+                ));
             }
             Barrier => {
                 if let Some(b) = self.barrier {

@@ -734,6 +734,7 @@ impl Parser {
         }
         let has_sampler = params.iter().any(|(k, _, _)| k == "sampler_set");
         let has_array = params.iter().any(|(k, _, _)| k == "array");
+        let has_offset = params.iter().any(|(k, _, _)| k == "offset");
         let mut used = 0usize;
         let mut get = |this: &Self, key: &str| -> PResult<Tok> {
             match params.iter().find(|(k, _, _)| k == key) {
@@ -867,7 +868,17 @@ impl Parser {
                     None
                 };
                 let array = has_array && num(self, get(self, "array")?)? != 0;
+                let offset = if has_offset {
+                    let packed = num(self, get(self, "offset")?)?;
+                    if packed > 0xffff {
+                        return self.err("a texture offset is two bytes");
+                    }
+                    [packed as u8 as i8, (packed >> 8) as u8 as i8]
+                } else {
+                    [0, 0]
+                };
                 Texture {
+                    offset,
                     set,
                     binding,
                     sampler,
@@ -876,6 +887,18 @@ impl Parser {
                     array,
                 }
             }
+            "ddx" | "ddx_coarse" | "ddy" | "ddy_coarse" => Derivative {
+                axis: if name.starts_with("ddx") {
+                    DerivativeAxis::X
+                } else {
+                    DerivativeAxis::Y
+                },
+                coarse: name.ends_with("_coarse"),
+            },
+            "texture_size" => TextureSize {
+                set: num(self, get(self, "set")?)?,
+                binding: num(self, get(self, "binding")?)?,
+            },
             "barrier" => Barrier,
             "discard" => Discard,
             _ => {

@@ -169,6 +169,7 @@ impl Intrinsic {
                 op,
                 ty,
                 array,
+                offset,
             } => {
                 let mut params = vec![
                     ("op", op.name().into()),
@@ -183,8 +184,26 @@ impl Intrinsic {
                 if array {
                     params.push(("array", n(1)));
                 }
+                if offset != [0, 0] {
+                    // x in the low byte, y in the next, two's complement.
+                    let packed = u32::from(offset[0] as u8) | u32::from(offset[1] as u8) << 8;
+                    params.push(("offset", n(packed)));
+                }
                 ("texture", params)
             }
+            Derivative { axis, coarse } => (
+                match (axis, coarse) {
+                    (DerivativeAxis::X, false) => "ddx",
+                    (DerivativeAxis::X, true) => "ddx_coarse",
+                    (DerivativeAxis::Y, false) => "ddy",
+                    (DerivativeAxis::Y, true) => "ddy_coarse",
+                },
+                vec![],
+            ),
+            TextureSize { set, binding } => (
+                "texture_size",
+                vec![("set", n(set)), ("binding", n(binding))],
+            ),
             Barrier => ("barrier", vec![]),
             Discard => ("discard", vec![]),
         }

@@ -633,7 +633,10 @@ impl<'a> Validator<'a> {
                 let c = if array { 3 } else { 2 };
                 let (srcs, ok_sampler): (&[ValueType], bool) = match op {
                     TexOp::Sample => (&[f32t.with_comps(c)], sampler.is_some()),
-                    TexOp::SampleLod => (&[f32t.with_comps(c), f32t], sampler.is_some()),
+                    TexOp::SampleLod | TexOp::SampleBias | TexOp::SampleDref => {
+                        (&[f32t.with_comps(c), f32t], sampler.is_some())
+                    }
+                    TexOp::SampleDrefLod => (&[f32t.with_comps(c), f32t, f32t], sampler.is_some()),
                     TexOp::Fetch => (&[u32t.with_comps(c), u32t], sampler.is_none()),
                 };
                 (
@@ -641,12 +644,24 @@ impl<'a> Validator<'a> {
                         && srcs_are(srcs)
                         && ok_sampler
                         && dst == Some(u32t.with_comps(4))
-                        && (op != TexOp::Sample || self.s.stage == super::Stage::Fragment),
+                        && (!matches!(op, TexOp::Sample | TexOp::SampleBias | TexOp::SampleDref)
+                            || self.s.stage == super::Stage::Fragment),
                     "sources [coord (2 x f32), lod f32 for sample_lod] with a sampler, or \
                      [coord (2 x i32), lod i32] without one for fetch; a 4 x 32-bit result; \
                      implicit LOD in fragment shaders only",
                 )
             }
+            Derivative { .. } => (
+                nd == 1
+                    && srcs_are(&[ValueType::F32])
+                    && dst == Some(ValueType::F32)
+                    && self.s.stage == super::Stage::Fragment,
+                "one f32 source, an f32 result, in a fragment shader only",
+            ),
+            TextureSize { .. } => (
+                nd == 1 && src_tys.is_empty() && dst == Some(u32t.with_comps(2)),
+                "no sources, a 2 x 32-bit result",
+            ),
             Barrier => (nd == 0 && src_tys.is_empty(), "no sources, no result"),
             Discard => (
                 nd == 0 && src_tys.is_empty() && self.s.stage == super::Stage::Fragment,

@@ -109,7 +109,8 @@ fn key(instr: &Instr, values: &[ValueType]) -> Option<Key> {
             | Intrinsic::LoadPushConstant { .. }
             | Intrinsic::LoadUniform { .. }
             | Intrinsic::LoadUbo { .. }
-            | Intrinsic::BufferSize { .. } => {
+            | Intrinsic::BufferSize { .. }
+            | Intrinsic::TextureSize { .. } => {
                 let (n, items) = vals(&i.srcs)?;
                 (Head::Load(i.kind, ty, n), items)
             }

@@ -12,7 +12,7 @@
 
 use spirv::Op;
 
-use crate::compiler::ir::{Intrinsic, SampledType, Stage, TexOp, ValueType};
+use crate::compiler::ir::{AluOp, Intrinsic, SampledType, Stage, TexOp, ValueType};
 
 use super::error::Result;
 use super::function::{Handle, Translator, Val};
@@ -51,6 +51,12 @@ impl Translator<'_> {
     /// The sampled type of a 2D image (or 2D array: `true`) the texture
     /// intrinsic can read, or why not.
     fn texture_type(&self, image_ty: u32) -> Result<(SampledType, bool)> {
+        self.texture_type_for(image_ty, false)
+    }
+
+    /// [`Self::texture_type`]; `dref`: for a depth-compare access, which
+    /// takes depth images (`Depth` 1) too.
+    fn texture_type_for(&self, image_ty: u32, dref: bool) -> Result<(SampledType, bool)> {
         let Type::Image {
             sampled_ty,
             dim,
@@ -80,8 +86,8 @@ impl Translator<'_> {
         if ms {
             return Err(self.unsupported("multisampled images"));
         }
-        if depth == 1 {
-            return Err(self.unsupported("depth images"));
+        if depth == 1 && !dref {
+            return Err(self.unsupported("depth images outside depth-compare sampling"));
         }
         match self.m.ty(sampled_ty)? {
             Type::Float { width: 32 } => Ok((SampledType::Float, arrayed)),
@@ -103,6 +109,13 @@ impl Translator<'_> {
     fn tex_coord(&mut self, id: u32, float: bool, comps: u8) -> Result<crate::compiler::ir::Value> {
         let (ty, v) = self.get_ssa(id)?;
         let t = self.ty(v);
+        // Extra components are allowed and ignored (SPIR-V's "Coordinate"
+        // of the sampling instructions; glslang passes a shadow lookup's
+        // (s, t, dref) whole and the reference again as Dref).
+        if float && t.comps > comps && t.bits == 32 && self.m.is_float(ty) {
+            let first: Vec<u8> = (0..comps).collect();
+            return self.swizzle(v, &first);
+        }
         if t.comps != comps || t.bits != 32 || self.m.is_float(ty) != float {
             return Err(self.invalid(format!(
                 "{} coordinate is not a {comps}-component {} vector",
@@ -169,12 +182,12 @@ impl Translator<'_> {
                 };
                 self.bind(id, ty, Val::Handle(h))
             }
-            Op::ImageSampleImplicitLod | Op::ImageSampleExplicitLod | Op::ImageFetch => {
-                self.texture(inst, op)
-            }
-            Op::ImageSampleDrefImplicitLod
-            | Op::ImageSampleDrefExplicitLod
-            | Op::ImageSampleProjDrefImplicitLod
+            Op::ImageSampleImplicitLod
+            | Op::ImageSampleExplicitLod
+            | Op::ImageFetch
+            | Op::ImageSampleDrefImplicitLod
+            | Op::ImageSampleDrefExplicitLod => self.texture(inst, op),
+            Op::ImageSampleProjDrefImplicitLod
             | Op::ImageSampleProjDrefExplicitLod
             | Op::ImageDrefGather => Err(inst.unsupported("depth-compare (shadow) sampling")),
             Op::ImageSampleProjImplicitLod | Op::ImageSampleProjExplicitLod => {
@@ -184,9 +197,8 @@ impl Translator<'_> {
             Op::ImageRead | Op::ImageWrite | Op::ImageTexelPointer => {
                 Err(inst.unsupported("storage images"))
             }
+            Op::ImageQuerySizeLod | Op::ImageQueryLevels => self.image_query(inst, op),
             Op::ImageQuerySize
-            | Op::ImageQuerySizeLod
-            | Op::ImageQueryLevels
             | Op::ImageQueryLod
             | Op::ImageQuerySamples
             | Op::ImageQueryFormat
@@ -195,31 +207,133 @@ impl Translator<'_> {
         }
     }
 
+    /// `OpImageQuerySizeLod` (`textureSize`) and `OpImageQueryLevels`
+    /// (`textureQueryLevels`) of a sampled 2D image: the IR's
+    /// `texture_size` (level 0's size minus one, packed, and the level
+    /// count, which the driver supplies: `binary::TEXTURE_SIZE_WORD`);
+    /// level `lod`'s size is max(1, size >> lod) (Vulkan "Image Mip Level
+    /// Sizing"). Arrays (their layer count) are `Unsupported`.
+    fn image_query(&mut self, inst: &Inst, op: Op) -> Result<()> {
+        inst.need(3)?;
+        let (ty, id) = (inst.word(0)?, inst.word(1)?);
+        let (h, image_ty) = self.image_of(inst.word(2)?)?;
+        let (_, array) = self.texture_type(image_ty)?;
+        if array {
+            return Err(inst.unsupported("size queries of array images"));
+        }
+        let (set, binding) = h
+            .image
+            .ok_or_else(|| inst.invalid("image operand has no image"))?;
+        let u32t = ValueType::U32;
+        let want = if op == Op::ImageQueryLevels { 1 } else { 2 };
+        if self.m.value_type(ty) != Some(u32t.with_comps(want)) || self.m.is_float(ty) {
+            return Err(
+                inst.invalid("image query result is not an integer of the image's dimensions")
+            );
+        }
+        let word = self.intrinsic(
+            Intrinsic::TextureSize { set, binding },
+            u32t.with_comps(2),
+            &[],
+        )?;
+        let v = if op == Op::ImageQueryLevels {
+            self.channel(word, 1)?
+        } else {
+            inst.need(4)?;
+            let (lty, lod) = self.get_ssa(inst.word(3)?)?;
+            if self.ty(lod) != u32t || self.m.is_float(lty) {
+                return Err(inst.invalid("size query Lod is not a 32-bit integer"));
+            }
+            let packed = self.channel(word, 0)?;
+            let (mask, sixteen, one) = (self.u32c(0xffff)?, self.u32c(16)?, self.u32c(1)?);
+            let w = self.alu(AluOp::Iand, u32t, &[packed, mask])?;
+            let h = self.alu(AluOp::Ushr, u32t, &[packed, sixteen])?;
+            let mut dims = Vec::new();
+            for d in [w, h] {
+                let d = self.alu(AluOp::Iadd, u32t, &[d, one])?;
+                let d = self.alu(AluOp::Ushr, u32t, &[d, lod])?;
+                dims.push(self.alu(AluOp::Umax, u32t, &[d, one])?);
+            }
+            self.vec(&dims)?
+        };
+        self.bind(id, ty, Val::Ssa(v))
+    }
+
     fn texture(&mut self, inst: &Inst, op: Op) -> Result<()> {
         inst.need(4)?;
         let (ty, id) = (inst.word(0)?, inst.word(1)?);
         let (h, image_ty) = self.image_of(inst.word(2)?)?;
         let fetch = op == Op::ImageFetch;
-        let (sampled, array) = self.texture_type(image_ty)?;
+        let dref_op = matches!(
+            op,
+            Op::ImageSampleDrefImplicitLod | Op::ImageSampleDrefExplicitLod
+        );
+        let (sampled, array) = self.texture_type_for(image_ty, dref_op)?;
         let coord = self.tex_coord(inst.word(3)?, !fetch, if array { 3 } else { 2 })?;
-        let mask = inst.operands.get(4).copied().unwrap_or(0);
+        // Depth-compare: the reference value, then the image operands.
+        let (dref, inst_shift) = if dref_op {
+            inst.need(5)?;
+            let (dty, d) = self.get_ssa(inst.word(4)?)?;
+            if self.ty(d) != ValueType::F32
+                || !self.m.is_float(dty)
+                || sampled != SampledType::Float
+            {
+                return Err(inst.invalid("Dref is not a 32-bit float, or the image is not float"));
+            }
+            (Some(d), 1)
+        } else {
+            (None, 0)
+        };
+        let mask = inst.operands.get(4 + inst_shift).copied().unwrap_or(0);
         let (set, binding) = h
             .image
             .ok_or_else(|| inst.invalid("image operand has no image"))?;
         let mut srcs = vec![coord];
         let tex_op = match op {
+            Op::ImageSampleDrefImplicitLod | Op::ImageSampleDrefExplicitLod => {
+                let explicit = op == Op::ImageSampleDrefExplicitLod;
+                if !explicit && self.shader.stage != Stage::Fragment {
+                    return Err(inst.invalid("implicit-LOD sampling outside a fragment shader"));
+                }
+                if explicit && mask & (LOD | GRAD) == 0 {
+                    return Err(inst.invalid("explicit-LOD sampling without Lod or Grad"));
+                }
+                self.check_image_operands(mask, if explicit { LOD } else { 0 } | CONST_OFFSET)?;
+                if explicit {
+                    let (lty, lod) = self.get_ssa(inst.word(6)?)?;
+                    if self.ty(lod) != ValueType::F32 || !self.m.is_float(lty) {
+                        return Err(inst.invalid("Lod is not a 32-bit float"));
+                    }
+                    srcs.push(lod);
+                }
+                srcs.extend(dref);
+                if explicit {
+                    TexOp::SampleDrefLod
+                } else {
+                    TexOp::SampleDref
+                }
+            }
             Op::ImageSampleImplicitLod => {
                 if self.shader.stage != Stage::Fragment {
                     return Err(inst.invalid("implicit-LOD sampling outside a fragment shader"));
                 }
-                self.check_image_operands(mask, 0)?;
-                TexOp::Sample
+                self.check_image_operands(mask, BIAS | CONST_OFFSET)?;
+                if mask & BIAS != 0 {
+                    let (bty, bias) = self.get_ssa(inst.word(5)?)?;
+                    if self.ty(bias) != ValueType::F32 || !self.m.is_float(bty) {
+                        return Err(inst.invalid("Bias is not a 32-bit float"));
+                    }
+                    srcs.push(bias);
+                    TexOp::SampleBias
+                } else {
+                    TexOp::Sample
+                }
             }
             Op::ImageSampleExplicitLod => {
                 if mask & (LOD | GRAD) == 0 {
                     return Err(inst.invalid("explicit-LOD sampling without Lod or Grad"));
                 }
-                self.check_image_operands(mask, LOD)?;
+                self.check_image_operands(mask, LOD | CONST_OFFSET)?;
                 let (lty, lod) = self.get_ssa(inst.word(5)?)?;
                 if self.ty(lod) != ValueType::F32 || !self.m.is_float(lty) {
                     return Err(inst.invalid("Lod is not a 32-bit float"));
@@ -228,7 +342,7 @@ impl Translator<'_> {
                 TexOp::SampleLod
             }
             _ => {
-                self.check_image_operands(mask, LOD)?;
+                self.check_image_operands(mask, LOD | CONST_OFFSET)?;
                 let lod = if mask & LOD != 0 {
                     let (lty, lod) = self.get_ssa(inst.word(5)?)?;
                     if self.ty(lod) != ValueType::U32 || self.m.is_float(lty) {
@@ -242,9 +356,38 @@ impl Translator<'_> {
                 TexOp::Fetch
             }
         };
-        // The result: a 4-vector of the image's sampled type.
+        // `ConstOffset` follows the Bias or Lod operand (SPIR-V "Image
+        // Operands": operands in the order of their mask bits): a constant
+        // integer 2-vector, each component in Vulkan's required
+        // [minTexelOffset, maxTexelOffset] = [−8, 7] (what TEXC's signed
+        // bytes hold).
+        let offset = if mask & CONST_OFFSET != 0 {
+            let at = 5 + inst_shift + usize::from(mask & (BIAS | LOD) != 0);
+            let id = inst.word(at)?;
+            let comps = match self.m.def(id)? {
+                super::module::Def::Const {
+                    value: super::constants::Cst::Composite(c),
+                    ..
+                } if c.len() == 2 => c.clone(),
+                _ => return Err(inst.invalid("ConstOffset is not a constant integer 2-vector")),
+            };
+            let mut o = [0i8; 2];
+            for (k, c) in comps.iter().enumerate() {
+                let v = c.as_u64().map(|v| v as u32 as i32);
+                match v {
+                    Some(v @ -8..=7) => o[k] = v as i8,
+                    _ => return Err(inst.unsupported("texel offsets outside [-8, 7]")),
+                }
+            }
+            o
+        } else {
+            [0, 0]
+        };
+        // The result: a 4-vector of the image's sampled type (a float for
+        // depth compares).
         let float = sampled == SampledType::Float;
-        if self.m.value_type(ty) != Some(ValueType::U32.with_comps(4))
+        let comps = if dref_op { 1 } else { 4 };
+        if self.m.value_type(ty) != Some(ValueType::U32.with_comps(comps))
             || self.m.is_float(ty) != float
         {
             return Err(inst.invalid("result is not a 4-vector of the image's sampled type"));
@@ -263,8 +406,10 @@ impl Translator<'_> {
             op: tex_op,
             ty: sampled,
             array,
+            offset,
         };
         let v = self.intrinsic(kind, ValueType::U32.with_comps(4), &srcs)?;
+        let v = if dref_op { self.channel(v, 0)? } else { v };
         self.bind(id, ty, Val::Ssa(v))
     }
 }

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use spirv::{Op, StorageClass};
 
-use crate::compiler::ir::{AtomicOp, Intrinsic, Stage, ValueType};
+use crate::compiler::ir::{AluOp, AtomicOp, Intrinsic, Stage, Value, ValueType};
 
 use super::error::Result;
 use super::function::{Translator, Val};
@@ -143,6 +143,15 @@ impl<'m> Translator<'m> {
                 }
             }
             Op::ControlBarrier => self.effect(Intrinsic::Barrier, &[]),
+            Op::DPdx
+            | Op::DPdy
+            | Op::Fwidth
+            | Op::DPdxFine
+            | Op::DPdyFine
+            | Op::FwidthFine
+            | Op::DPdxCoarse
+            | Op::DPdyCoarse
+            | Op::FwidthCoarse => self.derivative(inst, op),
             // A demoted invocation only lives on as a helper for derivatives,
             // which this compiler does not support: ending it is
             // indistinguishable (its outputs and stores are discarded either way).
@@ -386,5 +395,53 @@ impl Translator<'_> {
         let mut p = (*p).clone();
         p.root = Root::Mem(mem);
         Ok(Val::Ptr(Rc::new(p)))
+    }
+}
+
+impl Translator<'_> {
+    /// `OpDPdx`/`OpDPdy`/`OpFwidth` and their `Fine`/`Coarse` forms
+    /// (fragment shaders only: the SPIR-V spec's `DerivativeControl` and
+    /// the `Fragment` execution model). Each component becomes an
+    /// `Intrinsic::Derivative`; `fwidth` is |d/dx| + |d/dy| (GLSL.std
+    /// "fwidth"). The plain forms are fine, as Mesa's Bifrost backend
+    /// treats `ddx`/`ddy` (`bi_emit_derivative` with `coarse` false).
+    fn derivative(&mut self, inst: &Inst, op: Op) -> Result<()> {
+        use crate::compiler::ir::DerivativeAxis;
+        inst.need(3)?;
+        let (ty, id) = (inst.word(0)?, inst.word(1)?);
+        if self.shader.stage != Stage::Fragment {
+            return Err(inst.invalid("a derivative outside a fragment shader"));
+        }
+        let vt = self.result_vt(ty)?;
+        let p = self.ssa(inst.word(2)?)?;
+        if vt.bits != 32 || !self.m.is_float(ty) || self.ty(p) != vt {
+            return Err(inst.unsupported("derivatives of other than 32-bit floats"));
+        }
+        let coarse = matches!(op, Op::DPdxCoarse | Op::DPdyCoarse | Op::FwidthCoarse);
+        let axes: &[DerivativeAxis] = match op {
+            Op::DPdx | Op::DPdxFine | Op::DPdxCoarse => &[DerivativeAxis::X],
+            Op::DPdy | Op::DPdyFine | Op::DPdyCoarse => &[DerivativeAxis::Y],
+            _ => &[DerivativeAxis::X, DerivativeAxis::Y],
+        };
+        let mut comps = Vec::with_capacity(usize::from(vt.comps));
+        for c in 0..vt.comps {
+            let x = self.channel(p, c)?;
+            let mut sum: Option<Value> = None;
+            for &axis in axes {
+                let d =
+                    self.intrinsic(Intrinsic::Derivative { axis, coarse }, ValueType::F32, &[x])?;
+                sum = Some(match sum {
+                    None if axes.len() == 1 => d,
+                    None => self.alu_same(AluOp::Fabs, &[d])?,
+                    Some(s) => {
+                        let a = self.alu_same(AluOp::Fabs, &[d])?;
+                        self.alu_same(AluOp::Fadd, &[s, a])?
+                    }
+                });
+            }
+            comps.push(sum.ok_or_else(|| inst.invalid("no derivative axis"))?);
+        }
+        let v = self.vec(&comps)?;
+        self.bind(id, ty, Val::Ssa(v))
     }
 }

@@ -126,6 +126,8 @@ const SUPPORTED_CAPS: &[Capability] = &[
     Capability::RuntimeDescriptorArray,
     Capability::DemoteToHelperInvocation,
     Capability::SampleRateShading,
+    // The Fine/Coarse derivative instructions (`OpDPdxFine` ...).
+    Capability::DerivativeControl,
     // Pointers into buffer memory by address (`GL_EXT_buffer_reference`):
     // 64-bit values, accessed by global loads and stores.
     Capability::PhysicalStorageBufferAddresses,

@@ -191,6 +191,8 @@ struct FragSpec {
     /// Demote before the terminator.
     demote: bool,
     model: spirv::ExecutionModel,
+    /// A derivative instruction (`OpDPdx` ...) applied to the value written.
+    derivative: Option<Op>,
 }
 
 impl Default for FragSpec {
@@ -205,6 +207,7 @@ impl Default for FragSpec {
             in_callee: false,
             demote: false,
             model: spirv::ExecutionModel::Fragment,
+            derivative: None,
         }
     }
 }
@@ -222,6 +225,12 @@ fn fragment_module(f: &FragSpec) -> Vec<u32> {
         a.op(
             Op::Capability,
             &[spirv::Capability::DemoteToHelperInvocation as u32],
+        );
+    }
+    if f.derivative.is_some() {
+        a.op(
+            Op::Capability,
+            &[spirv::Capability::DerivativeControl as u32],
         );
     }
     a.op(Op::MemoryModel, &[0, 1]);
@@ -283,6 +292,13 @@ fn fragment_module(f: &FragSpec) -> Vec<u32> {
             13
         }
         _ => 12,
+    };
+    let x = match f.derivative {
+        Some(d) => {
+            a.op(d, &[5, 16, x]);
+            16
+        }
+        None => x,
     };
     a.op(Op::CompositeConstruct, &[7, 14, x, x, x, x])
         .op(Op::Store, &[11, 14]);
@@ -415,6 +431,55 @@ fn kill_terminate_and_demote_become_discard() {
         assert_eq!(discards(&s), 1, "{terminator:?}");
         s.validate().unwrap();
     }
+}
+
+#[test]
+fn derivatives_become_derivative_intrinsics() {
+    use crate::compiler::ir::{AluOp, DerivativeAxis as X, Intrinsic, Op as IrOp};
+    let count = |s: &crate::compiler::ir::Shader| {
+        let (mut found, mut fabs) = (Vec::new(), 0);
+        s.body.for_each_instr(&mut |i| match &i.op {
+            IrOp::Intrinsic(x) => {
+                if let Intrinsic::Derivative { axis, coarse } = x.kind {
+                    found.push((axis, coarse));
+                }
+            }
+            IrOp::Alu(a) if a.op == AluOp::Fabs => fabs += 1,
+            _ => {}
+        });
+        (found, fabs)
+    };
+    for (op, want, abs) in [
+        (Op::DPdx, vec![(X::X, false)], 0),
+        (Op::DPdy, vec![(X::Y, false)], 0),
+        (Op::DPdxFine, vec![(X::X, false)], 0),
+        (Op::DPdyFine, vec![(X::Y, false)], 0),
+        (Op::DPdxCoarse, vec![(X::X, true)], 0),
+        (Op::DPdyCoarse, vec![(X::Y, true)], 0),
+        (Op::Fwidth, vec![(X::X, false), (X::Y, false)], 2),
+        (Op::FwidthFine, vec![(X::X, false), (X::Y, false)], 2),
+        (Op::FwidthCoarse, vec![(X::X, true), (X::Y, true)], 2),
+    ] {
+        let f = FragSpec {
+            derivative: Some(op),
+            ..FragSpec::default()
+        };
+        let s = parse_fragment(&f).unwrap_or_else(|e| panic!("{op:?}: {e}"));
+        s.validate().unwrap_or_else(|e| panic!("{op:?}: {e:?}"));
+        assert_eq!(count(&s), (want, abs), "{op:?}");
+        // The text form round-trips.
+        let text = s.to_string();
+        let back = crate::compiler::ir::Shader::parse(&text).unwrap();
+        assert_eq!(back.to_string(), text, "{op:?}");
+    }
+    // Outside fragment shaders: a clean error.
+    let words = fragment_module(&FragSpec {
+        model: spirv::ExecutionModel::Vertex,
+        derivative: Some(Op::DPdx),
+        ..FragSpec::default()
+    });
+    let e = parse(&words, "main", Stage::Vertex, &HashMap::new()).unwrap_err();
+    assert!(matches!(e, SpirvError::Invalid { .. }), "{e}");
 }
 
 #[test]

@@ -271,6 +271,7 @@ fn run_compute(
                             threads.push(ThreadSpec {
                                 preload: pre,
                                 thread: t,
+                                helper: false,
                             });
                             t += 1;
                         }
@@ -336,6 +337,7 @@ pub(super) fn run_vertex(
             batch.push(ThreadSpec {
                 preload: pre,
                 thread: batch.len() as u64,
+                helper: false,
             });
             if batch.len() == VERTEX_BATCH {
                 core.core_id = cores.core_for(batches);

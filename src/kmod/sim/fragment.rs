@@ -12,8 +12,10 @@
 //!
 //! Fragment threads: one per pixel with a covered sample (1 or 4 samples
 //! per pixel, the framebuffer's; the shader runs once per pixel, Vulkan's
-//! rule without sample shading), in groups of at most the core's thread
-//! count, primitives in list order. A sample is covered when the
+//! rule without sample shading), in 2×2 quads with helper invocations for
+//! the quad's other pixels (`quads`: what derivatives and implicit LOD
+//! read), in groups of at most the core's thread count, primitives in
+//! list order. A sample is covered when the
 //! rasterizer covers it, it lies inside the viewport's x/y bounds, its bit
 //! of the Renderer State's `Sample mask` is set and it passes the
 //! depth/stencil tests. Preloads (Mesa's Bifrost fragment registers,
@@ -671,8 +673,59 @@ fn varying_value(
     }))
 }
 
-/// Runs the fragment shader over `frags` (one primitive `r`); returns the
-/// tile buffer BLEND wrote into.
+/// The fragments of one primitive as 2×2 quads (pixels (2i, 2j) to
+/// (2i + 1, 2j + 1)), in the order their first fragment comes, four
+/// threads each in lane order: lane bit 0 = x parity, bit 1 = y parity
+/// (the layout Mesa's `bi_emit_derivative` assumes for `CLPER`). A pixel of
+/// the quad without a fragment — not covered, or its samples failed the
+/// early tests — is a helper invocation (`true`): coverage 0, the
+/// primitive's weights at its centre (`weights`), so that its varyings
+/// continue the plane (Vulkan "Helper Invocations"; BLEND writes nothing
+/// for it).
+fn quads(frags: &[Fragment], weights: impl Fn(u32, u32) -> [f32; 3]) -> Vec<(Fragment, bool)> {
+    let mut index: std::collections::HashMap<(u32, u32), usize> = Default::default();
+    let mut slots: Vec<[Option<Fragment>; 4]> = Vec::new();
+    for f in frags {
+        let key = (f.x >> 1, f.y >> 1);
+        let q = *index.entry(key).or_insert_with(|| {
+            slots.push([None; 4]);
+            slots.len() - 1
+        });
+        slots[q][((f.x & 1) | (f.y & 1) << 1) as usize] = Some(*f);
+    }
+    let mut out = Vec::with_capacity(slots.len() * 4);
+    for quad in slots {
+        let Some(any) = quad.iter().flatten().next().copied() else {
+            continue;
+        };
+        for (lane, f) in quad.iter().enumerate() {
+            match f {
+                Some(f) => out.push((*f, false)),
+                None => {
+                    let (x, y) = (
+                        (any.x & !1) | (lane as u32 & 1),
+                        (any.y & !1) | (lane as u32 >> 1),
+                    );
+                    out.push((
+                        Fragment {
+                            x,
+                            y,
+                            bary: weights(x, y),
+                            mask: 0,
+                            z: [0.0; raster::MAX_SAMPLES],
+                        },
+                        true,
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Runs the fragment shader over `frags` (one primitive `r`) in 2×2 quads
+/// with helper invocations ([`quads`]); returns the tile buffer BLEND
+/// wrote into.
 fn shade(
     ctx: &JobContext<'_>,
     job: &JobHeader,
@@ -734,10 +787,20 @@ fn shade(
         alpha_test: d.alpha_test,
     });
     let mut result = Ok(());
-    for chunk in frags.chunks(GROUP) {
+    // The primitive's vertices, for the weights of helper invocations.
+    let mut verts = [raster::Vertex::default(); 3];
+    for (k, v) in verts.iter_mut().enumerate().take(corners) {
+        *v = read_position(ctx.mmu, d.position, r.vertices[k])?;
+    }
+    let quads = quads(frags, |x, y| match r.kind {
+        Kind::Triangle => raster::triangle_weights(&verts, x, y),
+        Kind::Line => raster::line_weights(&verts[0], &verts[1], x, y),
+        Kind::Point => [1.0, 0.0, 0.0],
+    });
+    for chunk in quads.chunks(GROUP) {
         let mut threads = Vec::with_capacity(chunk.len());
         let mut places = Vec::with_capacity(chunk.len());
-        for (t, f) in chunk.iter().enumerate() {
+        for (t, (f, helper)) in chunk.iter().enumerate() {
             let mut pre: Vec<(u8, u32)> = Vec::new();
             if d.preload[0] {
                 pre.push((60, f.mask));
@@ -754,8 +817,16 @@ fn shade(
                     *o = (0..corners).map(|k| f.bary[k] * values[m][k][c]).sum();
                 }
                 if let Some((tex, smp)) = &textures[m] {
+                    // The preload's LOD is computed from the quad: not
+                    // simulated, so only where it selects nothing.
+                    if tex.lod_matters(smp) {
+                        return Err(config(
+                            d.draw_va,
+                            "VAR_TEX preload of a mipmapped texture or with two filters",
+                        ));
+                    }
                     out = tex
-                        .sample(ctx.mmu, smp, out[0], out[1], 0)?
+                        .sample(ctx.mmu, smp, out[0], out[1], 0, 0.0, [0, 0], None)?
                         .map(f32::from_bits);
                 }
                 let first = msg.first;
@@ -775,6 +846,7 @@ fn shade(
             threads.push(ThreadSpec {
                 preload: pre,
                 thread: t as u64,
+                helper: *helper,
             });
             places.push(FragThread {
                 x: f.x,

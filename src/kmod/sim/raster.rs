@@ -347,6 +347,52 @@ pub fn line(
     }
 }
 
+/// The weights of triangle `v`'s vertices at the centre of pixel (`px`,
+/// `py`), covered or not (the plane equations extend past the edges: what
+/// a helper invocation of the pixel's quad interpolates with); the same
+/// arithmetic as [`triangle`]'s. A triangle [`triangle`] drops (a vertex
+/// outside the guard band, zero area) gives the first vertex's weights.
+pub fn triangle_weights(v: &[Vertex; 3], px: u32, py: u32) -> [f32; 3] {
+    let mut p = [(0i64, 0i64); 3];
+    for i in 0..3 {
+        match (snap(v[i].x), snap(v[i].y)) {
+            (Some(x), Some(y)) => p[i] = (x, y),
+            _ => return [1.0, 0.0, 0.0],
+        }
+    }
+    let cross = |a: (i64, i64), b: (i64, i64), c: (i64, i64)| {
+        (b.0 - a.0) as i128 * (c.1 - a.1) as i128 - (b.1 - a.1) as i128 * (c.0 - a.0) as i128
+    };
+    let area = cross(p[0], p[1], p[2]);
+    if area == 0 {
+        return [1.0, 0.0, 0.0];
+    }
+    let sign: i128 = if area > 0 { 1 } else { -1 };
+    let c = (centre(px), centre(py));
+    let linear: [f64; 3] = std::array::from_fn(|i| {
+        (cross(p[(i + 1) % 3], p[(i + 2) % 3], c) * sign) as f64 / (area * sign) as f64
+    });
+    perspective(linear, [v[0].inv_w, v[1].inv_w, v[2].inv_w])
+}
+
+/// The weights of line `a`–`b` at the centre of pixel (`px`, `py`), covered
+/// or not: [`line`]'s t of the centre (clamped to the segment).
+pub fn line_weights(a: &Vertex, b: &Vertex, px: u32, py: u32) -> [f32; 3] {
+    let (Some(ax), Some(ay), Some(bx), Some(by)) = (snap(a.x), snap(a.y), snap(b.x), snap(b.y))
+    else {
+        return [1.0, 0.0, 0.0];
+    };
+    let (dx, dy) = (bx - ax, by - ay);
+    let length2 = (dx as f64) * (dx as f64) + (dy as f64) * (dy as f64);
+    if length2 == 0.0 {
+        return [1.0, 0.0, 0.0];
+    }
+    let (sx, sy) = (centre(px), centre(py));
+    let t =
+        (((sx - ax) as f64 * dx as f64 + (sy - ay) as f64 * dy as f64) / length2).clamp(0.0, 1.0);
+    perspective([1.0 - t, t, 0.0], [a.inv_w, b.inv_w, 1.0])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

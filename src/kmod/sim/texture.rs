@@ -3,27 +3,33 @@
 //! (`shader::message`), with a Texture and a Sampler descriptor (v6 and v7
 //! layouts, unpacked with the `hw` tables).
 //!
-//! Simulated: 2D textures and 2D arrays (layers `Surface stride` bytes
-//! apart; only TEXC with its array bit reads a layer other than 0, and an
-//! array read without it faults) of one level, format RGBA8 UNORM
+//! Simulated: 2D textures of up to 16 mip levels (one "Surface With
+//! Stride" per level, the records in turn) and 2D arrays of one level
+//! (layers `Surface stride` bytes apart; only TEXC with its array bit
+//! reads a layer other than 0, and an array read without it faults),
+//! format RGBA8 UNORM
 //! (or sRGB: RGB decoded with the sRGB EOTF, alpha linear), RGBA8UI or
 //! RGBA8I (components zero- or sign-extended to 32-bit words, nearest
 //! filtering only: linear filtering of an integer texture faults; their
-//! border colour is the Sampler's four words as they are) in RGBA order
+//! border colour is the Sampler's four words as they are) in RGBA order,
+//! R8 UNORM (swizzle R001), RG8 UNORM (RG01), RGB10 A2 UNORM, or R32F
+//! (swizzle R001; with a depth reference, compared by the
+//! Sampler's `Compare Function`, see [`Texture::sample`])
 //! (v7 `RGB Component Order` RGBA, v6 swizzle RGBA) with the identity
 //! `Swizzle`, texel ordering Tiled (u-interleaved 16x16 tiles, `Row
 //! stride` bytes per row of tiles, as render targets) or Linear, the
 //! surface from the "Surface With Stride" the texture's `Surfaces` points
-//! at; samplers with normalized coordinates, the same filter for
-//! minification and magnification (so that no level of detail has to be
-//! computed: the one level is sampled whatever the LOD), no compare
+//! at; samplers with normalized coordinates, minification and
+//! magnification filters, mipmap modes Nearest and Trilinear, LOD clamps
+//! and bias (the Vulkan "Level-of-Detail Operation", see
+//! [`Texture::sample`]; texel offsets added before wrapping), no compare
 //! function, wrap modes Repeat, Clamp to Edge, Clamp to Border (the
 //! sampler's float border colour) and Mirrored Repeat. Filtering by the
 //! Vulkan rules ("Texel Filtering"): nearest takes the texel containing
 //! (u, v) = (s·width, t·height); linear weights the four texels around
 //! (u − ½, v − ½), a texel outside the image under Clamp to Border being
 //! the border colour. Texel fetches (`TEXC` FETCH) read the texel at
-//! integer (x, y) of level 0; outside the image or another level, the
+//! integer (x, y) of a level; outside the level or past the last one, the
 //! result is zero (what Vulkan's robustImageAccess would return; the
 //! hardware's behaviour is not documented and our tests never rely on it).
 //! Anything else is a JOB_CONFIG_FAULT naming the descriptor.
@@ -58,6 +64,34 @@ pub enum TexelKind {
     Srgb,
     Uint,
     Sint,
+    /// "R32F" with the swizzle R001: (d, 0, 0, 1).
+    R32f,
+    /// "R8 UNORM" (swizzle R001), "RG8 UNORM" (RG01), "RGB10 A2 UNORM"
+    /// (R bits 0..9, G 10..19, B 20..29, A 30..31; identity): UNORM
+    /// values c / (2^b − 1) rounded once to f32.
+    R8,
+    Rg8,
+    Rgb10a2,
+}
+
+impl TexelKind {
+    /// Bytes per texel.
+    fn bytes(self) -> u64 {
+        match self {
+            TexelKind::R8 => 1,
+            TexelKind::Rg8 => 2,
+            _ => 4,
+        }
+    }
+}
+
+/// One mip level: texel (0, 0), bytes per row (of texels or tiles), size.
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    base: u64,
+    row_stride: u64,
+    width: u32,
+    height: u32,
 }
 
 /// An image ready to be read.
@@ -67,6 +101,8 @@ pub struct Texture {
     block: Block,
     width: u32,
     height: u32,
+    /// Levels 1.. (level 0 is `base`, `row_stride`, `width`, `height`).
+    mips: Vec<Level>,
     pub kind: TexelKind,
     /// Array layers (1: not an array) and the bytes between them.
     pub layers: u32,
@@ -75,14 +111,28 @@ pub struct Texture {
     va: u64,
 }
 
+/// genxml `Mipmap Mode` values.
+const MIPMAP_NEAREST: u64 = 0;
+const MIPMAP_TRILINEAR: u64 = 3;
+
 /// The sampler state the texture unit models.
 pub struct SamplerState {
+    /// The magnification filter.
     nearest: bool,
+    min_nearest: bool,
+    /// Mipmap mode Trilinear (else Nearest).
+    trilinear: bool,
+    /// `Minimum LOD`, `Maximum LOD`, `LOD bias` (8 fractional bits).
+    min_lod: f32,
+    max_lod: f32,
+    bias: f32,
     wrap: [u64; 2],
     /// The border colour's words (floats, or integers for integer textures).
     border: [u32; 4],
     /// `Clamp integer array indices` (PanVk leaves it clear on 2D images).
     clamp_array: bool,
+    /// `Compare Function` (genxml `Func`; Never = 0 when unused).
+    compare: u64,
 }
 
 /// Texel index `i` wrapped into [0, n); `None` for a border texel.
@@ -167,7 +217,19 @@ impl Texture {
             ("RGBA8 UNORM", true) => Some(TexelKind::Srgb),
             ("RGBA8UI", false) => Some(TexelKind::Uint),
             ("RGBA8I", false) => Some(TexelKind::Sint),
+            ("R32F", false) => Some(TexelKind::R32f),
+            ("R8 UNORM", false) => Some(TexelKind::R8),
+            ("RG8 UNORM", false) => Some(TexelKind::Rg8),
+            ("RGB10 A2 UNORM", false) => Some(TexelKind::Rgb10a2),
             _ => None,
+        };
+        // The swizzle each format is simulated with: identity, or R001 for
+        // the one-channel format (what `jm::texture` writes; another
+        // swizzle's reading of absent channels is undocumented).
+        let swizzle = match kind {
+            Some(TexelKind::R32f | TexelKind::R8) => 0o5440,
+            Some(TexelKind::Rg8) => 0o5410,
+            _ => 0o3210,
         };
         // RGBA order: v7's `RGB Component Order` RGBA is 0, v6's swizzle
         // R, G, B, A is 0x688 (`hw::format`).
@@ -178,11 +240,17 @@ impl Texture {
         let Some(kind) = kind else {
             return Err(config(tva, "texture format not simulated"));
         };
+        let levels = td::LEVELS.get(&t) as u32;
+        // The texture-level `Minimum level`, `Minimum LOD` and `Maximum
+        // LOD` (PanVk leaves them 0 on Bifrost) have no documented effect:
+        // refused unless 0.
         if td::DIMENSION.get(&t) != 2
             || format & 0xfff != rgba
             || format >> 21 != 0
-            || td::SWIZZLE.get(&t) != 0o3210
-            || td::LEVELS.get(&t) != 1
+            || td::SWIZZLE.get(&t) != swizzle
+            || td::MINIMUM_LEVEL.get(&t) != 0
+            || td::MINIMUM_LOD.get(&t) != 0
+            || td::MAXIMUM_LOD.get(&t) != 0
             || td::DEPTH.get(&t) != 1
             || td::SAMPLE_COUNT.get(&t) != 1
         {
@@ -200,6 +268,31 @@ impl Texture {
             return Err(config(surface, "negative or zero row stride"));
         }
         let layers = td::ARRAY_SIZE.get(&t) as u32;
+        let (width, height) = (td::WIDTH.get(&t) as u32, td::HEIGHT.get(&t) as u32);
+        if levels > 1 && layers > 1 {
+            return Err(config(tva, "mip levels of an array not simulated"));
+        }
+        if levels > 1 + width.max(height).ilog2() {
+            return Err(config(tva, "more mip levels than the size has"));
+        }
+        // Levels 1..: the next Surface With Stride records (Mesa's
+        // `panfrost_emit_texture_payload`: for one layer, face and sample,
+        // one record per level in turn).
+        let mut mips = Vec::new();
+        for level in 1..levels {
+            let va = surface + 16 * u64::from(level);
+            let m = mmu.read_words(va, l.surface_with_stride.words as usize)?;
+            let stride = sws::ROW_STRIDE.get(&m) as i64;
+            if stride <= 0 {
+                return Err(config(va, "negative or zero row stride"));
+            }
+            mips.push(Level {
+                base: sws::POINTER.get(&m),
+                row_stride: stride as u64,
+                width: (width >> level).max(1),
+                height: (height >> level).max(1),
+            });
+        }
         let layer_stride = sws::SURFACE_STRIDE.get(&s) as i64;
         if layers > 1 && layer_stride <= 0 {
             return Err(config(
@@ -211,8 +304,9 @@ impl Texture {
             base: sws::POINTER.get(&s),
             row_stride: row_stride as u64,
             block,
-            width: td::WIDTH.get(&t) as u32,
-            height: td::HEIGHT.get(&t) as u32,
+            width,
+            height,
+            mips,
             kind,
             layers,
             layer_stride: layer_stride.max(0) as u64,
@@ -232,21 +326,60 @@ impl Texture {
 
     /// Whether the texels are read as floats.
     pub fn is_float(&self) -> bool {
-        matches!(self.kind, TexelKind::Unorm | TexelKind::Srgb)
+        matches!(
+            self.kind,
+            TexelKind::Unorm
+                | TexelKind::Srgb
+                | TexelKind::R32f
+                | TexelKind::R8
+                | TexelKind::Rg8
+                | TexelKind::Rgb10a2
+        )
     }
 
-    /// The four words a shader reads for texel (x, y).
-    fn texel(&self, mmu: &Mmu, x: u32, y: u32, layer: u32) -> Result<[u32; 4], JobFault> {
+    /// Level 0's width and height.
+    pub fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    /// Mip levels.
+    pub fn levels(&self) -> u32 {
+        1 + self.mips.len() as u32
+    }
+
+    /// Level `level` (0 ..= levels − 1).
+    fn level(&self, level: u32) -> Level {
+        match level {
+            0 => Level {
+                base: self.base,
+                row_stride: self.row_stride,
+                width: self.width,
+                height: self.height,
+            },
+            l => self.mips[(l as usize - 1).min(self.mips.len() - 1)],
+        }
+    }
+
+    /// The four words a shader reads for texel (x, y) of level `lv`.
+    fn texel_of(
+        &self,
+        mmu: &Mmu,
+        lv: &Level,
+        x: u32,
+        y: u32,
+        layer: u32,
+    ) -> Result<[u32; 4], JobFault> {
         let mut b = [0u8; 4];
+        let bytes = self.kind.bytes();
         let off =
-            self.block.offset(x, y, self.row_stride, 4) + u64::from(layer) * self.layer_stride;
+            self.block.offset(x, y, lv.row_stride, bytes) + u64::from(layer) * self.layer_stride;
         // A surface pointer near the top of the address space must fault,
         // not wrap.
-        let va = self
+        let va = lv
             .base
             .checked_add(off)
             .ok_or_else(|| config(self.va, "texel address past 2^64"))?;
-        mmu.read(va, &mut b)?;
+        mmu.read(va, &mut b[..bytes as usize])?;
         Ok(match self.kind {
             TexelKind::Unorm => b.map(|c| unorm8(c).to_bits()),
             TexelKind::Srgb => {
@@ -258,6 +391,22 @@ impl Texture {
             }
             TexelKind::Uint => b.map(u32::from),
             TexelKind::Sint => b.map(|c| c as i8 as i32 as u32),
+            TexelKind::R32f => [u32::from_le_bytes(b), 0, 0, 1.0f32.to_bits()],
+            TexelKind::R8 => [unorm8(b[0]).to_bits(), 0, 0, 1.0f32.to_bits()],
+            TexelKind::Rg8 => [
+                unorm8(b[0]).to_bits(),
+                unorm8(b[1]).to_bits(),
+                0,
+                1.0f32.to_bits(),
+            ],
+            TexelKind::Rgb10a2 => {
+                let w = u32::from_le_bytes(b);
+                let c = |at: u32, bits: u32| {
+                    let max = (1u32 << bits) - 1;
+                    ((f64::from((w >> at) & max) / f64::from(max)) as f32).to_bits()
+                };
+                [c(0, 10), c(10, 10), c(20, 10), c(30, 2)]
+            }
         })
     }
 
@@ -271,21 +420,47 @@ impl Texture {
         level: i32,
         layer: u32,
     ) -> Result<[u32; 4], JobFault> {
-        if level != 0
-            || x < 0
-            || y < 0
-            || x as u32 >= self.width
-            || y as u32 >= self.height
-            || layer >= self.layers
-        {
+        if level < 0 || level as u32 >= self.levels() {
             return Ok([0; 4]);
         }
-        self.texel(mmu, x as u32, y as u32, layer)
+        let lv = self.level(level as u32);
+        if x < 0 || y < 0 || x as u32 >= lv.width || y as u32 >= lv.height || layer >= self.layers {
+            return Ok([0; 4]);
+        }
+        self.texel_of(mmu, &lv, x as u32, y as u32, layer)
+    }
+
+    /// Whether the level of detail changes what [`Texture::sample`] returns
+    /// with `smp`: more than one level, or two different filters.
+    pub fn lod_matters(&self, smp: &SamplerState) -> bool {
+        self.levels() > 1 || smp.nearest != smp.min_nearest
     }
 
     /// The filtered colour at normalized coordinates (s, t) of layer
-    /// `layer` (clamped to the array: `Clamp integer array indices`), as
-    /// the four words a shader reads (f32 bits for float textures).
+    /// `layer` (clamped to the array: `Clamp integer array indices`) for
+    /// the base level of detail `lod` (what TEXC's explicit LOD register
+    /// holds, or 0), as the four words a shader reads (f32 bits for float
+    /// textures). The Vulkan "Level-of-Detail Operation": λ = clamp(lod +
+    /// bias, Minimum LOD, Maximum LOD) (every term on the 1/256 grid of the
+    /// hardware's 8:8 LOD values, so the sum is exact); the magnification
+    /// filter when λ ≤ 0, else the minification one; d = clamp(λ, 0, q)
+    /// (q = levels − 1), the nearest level ⌈d + ½⌉ − 1 (mipmap mode
+    /// Nearest) or the levels ⌊d⌋ and ⌊d⌋ + 1 (clamped to q) blended with
+    /// weights 1 − δ and δ, δ = frac(d) (Trilinear).
+    ///
+    /// `offset` (TEXC's texel offsets) is added to the integer texel
+    /// coordinates before wrapping (Vulkan "Texel Coordinate Systems":
+    /// ⌊u⌋ + Δi, ⌊u − ½⌋ + Δi), in every level.
+    ///
+    /// `dref` (TEXC's shadow register): each texel's first component d (a
+    /// border texel's: the border colour's red) becomes 1.0 when `d F
+    /// dref` holds for the Sampler's `Compare Function` F, else 0.0 —
+    /// the hardware's operand order, which Mesa's
+    /// `panfrost_flip_compare_func` compensates — and those are filtered;
+    /// the result is (r, 0, 0, 1) (our choice: shaders read r only). A
+    /// compare function other than Never without a reference faults
+    /// (Vulkan forbids it; the hardware's answer is undocumented).
+    #[allow(clippy::too_many_arguments)]
     pub fn sample(
         &self,
         mmu: &Mmu,
@@ -293,7 +468,90 @@ impl Texture {
         s: f32,
         t: f32,
         layer: u32,
+        lod: f32,
+        offset: [i32; 2],
+        dref: Option<f32>,
     ) -> Result<[u32; 4], JobFault> {
+        if dref.is_none() && smp.compare != 0 {
+            return Err(config(
+                self.va,
+                "a compare function without a depth reference",
+            ));
+        }
+        if dref.is_some() && !self.is_float() {
+            return Err(config(self.va, "depth compare of an integer texture"));
+        }
+        if smp.min_lod > smp.max_lod || !lod.is_finite() {
+            return Err(config(
+                self.va,
+                "minimum LOD above maximum LOD, or a NaN LOD",
+            ));
+        }
+        let lambda = (f64::from(lod) + f64::from(smp.bias))
+            .clamp(f64::from(smp.min_lod), f64::from(smp.max_lod));
+        let nearest = if lambda <= 0.0 {
+            smp.nearest
+        } else {
+            smp.min_nearest
+        };
+        let q = f64::from(self.levels() - 1);
+        let d = lambda.clamp(0.0, q);
+        if !smp.trilinear || d.fract() == 0.0 {
+            let level = if smp.trilinear {
+                d as u32
+            } else {
+                ((d + 0.5).ceil() - 1.0) as u32
+            };
+            return self.sample_level(mmu, smp, nearest, (s, t), layer, level, (offset, dref));
+        }
+        let (hi, delta) = (d.floor() as u32, d.fract());
+        let lo = (hi + 1).min(self.levels() - 1);
+        let a = self.sample_level(mmu, smp, nearest, (s, t), layer, hi, (offset, dref))?;
+        let b = self.sample_level(mmu, smp, nearest, (s, t), layer, lo, (offset, dref))?;
+        if !self.is_float() {
+            return Err(config(
+                self.va,
+                "linear mipmap filtering of an integer texture",
+            ));
+        }
+        Ok(std::array::from_fn(|k| {
+            let (x, y) = (
+                f64::from(f32::from_bits(a[k])),
+                f64::from(f32::from_bits(b[k])),
+            );
+            (((1.0 - delta) * x + delta * y) as f32).to_bits()
+        }))
+    }
+
+    /// One level's filtered colour (`nearest` or linear), see [`Texture::sample`].
+    #[allow(clippy::too_many_arguments)]
+    fn sample_level(
+        &self,
+        mmu: &Mmu,
+        smp: &SamplerState,
+        nearest: bool,
+        (s, t): (f32, f32),
+        layer: u32,
+        level: u32,
+        (offset, dref): ([i32; 2], Option<f32>),
+    ) -> Result<[u32; 4], JobFault> {
+        let lv = self.level(level);
+        // A depth compare replaces each texel by its comparison's 1 or 0.
+        let compare = |c: [u32; 4]| -> [u32; 4] {
+            match dref {
+                Some(r) => {
+                    let pass = super::fragment::depth_passes(smp.compare, f32::from_bits(c[0]), r);
+                    [
+                        if pass { 1.0f32 } else { 0.0 }.to_bits(),
+                        0,
+                        0,
+                        1.0f32.to_bits(),
+                    ]
+                }
+                None => c,
+            }
+        };
+        let (di, dj) = (f64::from(offset[0]), f64::from(offset[1]));
         if self.layers > 1 && !smp.clamp_array {
             // Vulkan clamps the layer; without the sampler's clamp the
             // hardware's answer for an index past the array is undocumented.
@@ -303,32 +561,32 @@ impl Texture {
             ));
         }
         let layer = layer.min(self.layers - 1);
-        if !self.is_float() && !smp.nearest {
+        if !self.is_float() && !nearest {
             return Err(config(self.va, "linear filtering of an integer texture"));
         }
-        let u = f64::from(s) * f64::from(self.width);
-        let v = f64::from(t) * f64::from(self.height);
+        let u = f64::from(s) * f64::from(lv.width);
+        let v = f64::from(t) * f64::from(lv.height);
         if !(u.is_finite() && v.is_finite()) {
             return Ok([0; 4]);
         }
         let fetch = |i: i64, j: i64| -> Result<[u32; 4], JobFault> {
             match (
-                wrap(smp.wrap[0], i, self.width),
-                wrap(smp.wrap[1], j, self.height),
+                wrap(smp.wrap[0], i, lv.width),
+                wrap(smp.wrap[1], j, lv.height),
             ) {
-                (Some(x), Some(y)) => self.texel(mmu, x, y, layer),
-                _ => Ok(smp.border),
+                (Some(x), Some(y)) => self.texel_of(mmu, &lv, x, y, layer).map(compare),
+                _ => Ok(compare(smp.border)),
             }
         };
-        if smp.nearest {
+        if nearest {
             return fetch(
-                texel_index(smp.wrap[0], u, self.width),
-                texel_index(smp.wrap[1], v, self.height),
+                texel_index(smp.wrap[0], u + di, lv.width),
+                texel_index(smp.wrap[1], v + dj, lv.height),
             );
         }
         let (u, v) = (u - 0.5, v - 0.5);
-        let i0 = texel_index(smp.wrap[0], u, self.width);
-        let j0 = texel_index(smp.wrap[1], v, self.height);
+        let i0 = texel_index(smp.wrap[0], u + di, lv.width);
+        let j0 = texel_index(smp.wrap[1], v + dj, lv.height);
         let (a, b) = (u - u.floor(), v - v.floor());
         let mut out = [0.0f64; 4];
         for (dj, wy) in [(0, 1.0 - b), (1, b)] {
@@ -364,9 +622,16 @@ impl SamplerState {
         let nearest = sampler::MAGNIFY_NEAREST.get(&sm) != 0;
         let ws = sampler::WRAP_MODE_S.get(&sm);
         let wt = sampler::WRAP_MODE_T.get(&sm);
+        let mipmap = sampler::MIPMAP_MODE.get(&sm);
+        // `Magnify cutoff` (0.5 instead of 0 between the filters), the LOD
+        // algorithm and anisotropy: other rules than Vulkan's isotropic
+        // one, not simulated (the genxml defaults: cutoff 0, Isotropic,
+        // 1×).
         if sampler::NORMALIZED_COORDINATES.get(&sm) == 0
-            || nearest != (sampler::MINIFY_NEAREST.get(&sm) != 0)
-            || sampler::COMPARE_FUNCTION.get(&sm) != 0
+            || !matches!(mipmap, MIPMAP_NEAREST | MIPMAP_TRILINEAR)
+            || sampler::MAGNIFY_CUTOFF.get(&sm) != 0
+            || sampler::LOD_ALGORITHM.get(&sm) != 0
+            || sampler::MAXIMUM_ANISOTROPY.get(&sm) != 1
             || ![ws, wt].iter().all(|w| {
                 matches!(
                     *w,
@@ -383,11 +648,20 @@ impl SamplerState {
             sampler::BORDER_COLOR_A,
         ]
         .map(|f| f.get(&sm) as u32);
+        // `ulod` (unsigned) and `slod` (signed, sign-extended by `get`):
+        // 8 fractional bits.
+        let lod = |v: u64| (v as i64 as f64 / 256.0) as f32;
         Ok(SamplerState {
             nearest,
+            min_nearest: sampler::MINIFY_NEAREST.get(&sm) != 0,
+            trilinear: mipmap == MIPMAP_TRILINEAR,
+            min_lod: lod(sampler::MINIMUM_LOD.get(&sm)),
+            max_lod: lod(sampler::MAXIMUM_LOD.get(&sm)),
+            bias: lod(sampler::LOD_BIAS.get(&sm)),
             wrap: [ws, wt],
             border,
             clamp_array: sampler::CLAMP_INTEGER_ARRAY_INDICES.get(&sm) != 0,
+            compare: sampler::COMPARE_FUNCTION.get(&sm),
         })
     }
 }

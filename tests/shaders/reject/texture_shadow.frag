@@ -8,5 +8,5 @@ layout(set = 0, binding = 3) uniform samplerCube ctex;
 layout(set = 0, binding = 4) uniform sampler2DArray atex;
 void main()
 {
-    o_color = vec4(texture(stex, vec3(v_uv, 0.5)));
+    o_color = textureGather(stex, v_uv, 0.5);
 }

@@ -8,5 +8,5 @@ layout(set = 0, binding = 3) uniform samplerCube ctex;
 layout(set = 0, binding = 4) uniform sampler2DArray atex;
 void main()
 {
-    o_color = vec4(textureSize(tex, 0), 0, 0);
+    o_color = vec4(textureSize(atex, 0), 0);
 }

@@ -391,6 +391,11 @@ impl Isel<'_> {
                 let size = self.buffer_size(set, binding)?;
                 self.define(d, [size]);
             }
+            Intrinsic::TextureSize { set, binding } => {
+                let d = need_dst()?;
+                let word = self.buffer_address(set | TEXTURE_SIZE_WORD, binding)?;
+                self.define(d, word);
+            }
             Intrinsic::StoreSsbo { set, binding } => {
                 let ty = self.s.ty(intr.srcs[0]);
                 let base = self.buffer_address(set, binding)?;
@@ -458,6 +463,11 @@ impl Isel<'_> {
                 self.store_fragment_output(output, args[0].to_vec())?;
             }
             Intrinsic::Discard if self.s.stage == Stage::Fragment => self.discard(),
+            Intrinsic::Derivative { axis, coarse } if self.s.stage == Stage::Fragment => {
+                let d = need_dst()?;
+                let r = self.derivative(args[0][0], axis, coarse);
+                self.define(d, [r]);
+            }
             Intrinsic::Texture { .. } => {
                 let d = need_dst()?;
                 self.texture(intr.kind, &args, d)?;

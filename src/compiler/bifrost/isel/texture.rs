@@ -6,7 +6,9 @@
 //!   an explicit LOD that is the constant 0 (`zero_lod`), texture and
 //!   sampler indices below 8;
 //! - `TEXC` otherwise: explicit LOD (8:8 fixed point in the first data
-//!   register, Mesa's `bi_emit_texc_lod_88`: clamped to ±16), texel fetch
+//!   register, Mesa's `bi_emit_texc_lod_88`: clamped to ±16), LOD bias
+//!   (LOD mode BIAS, the same 8:8 register, lower bound 0), texel offsets
+//!   (an offset register, Mesa's `bi_emit_texc_offset_ms_index`), texel fetch
 //!   (LOD in 8:8 fixed point, Mesa's `bi_emit_texc_lod_cube`), integer
 //!   results, indices up to 127 (texture) and 15 (sampler), with the
 //!   texture operation descriptor as an immediate.
@@ -31,13 +33,20 @@ mod desc {
     /// `op` at bit 12: FETCH = 6, TEX = 7 (`enum bifrost_tex_op`).
     pub const OP_FETCH: u32 = 6 << 12;
     pub const OP_TEX: u32 = 7 << 12;
+    /// `offset_or_bias_disable` bit 15: a data register of texel offsets
+    /// (after the LOD's and the array index's).
+    pub const OFFSETS: u32 = 1 << 15;
+    /// `shadow_or_clamp_disable` bit 16: a depth-compare reference in a
+    /// data register (after the LOD's, before the array index's).
+    pub const SHADOW: u32 = 1 << 16;
     /// `array` bit 17: an array index in a data register after the LOD's.
     pub const ARRAY: u32 = 1 << 17;
     /// `dimension` at bit 18: 2 for 2D.
     pub const DIM_2D: u32 = 2 << 18;
-    /// `lod_or_fetch` at bit 20: EXPLICIT = 4, ZERO = 6, COMPUTE = 7
+    /// `lod_or_fetch` at bit 20: EXPLICIT = 4, BIAS = 5, ZERO = 6, COMPUTE = 7
     /// (`enum bifrost_lod_mode`); for FETCH, TEXEL = 1.
     pub const LOD_EXPLICIT: u32 = 4 << 20;
+    pub const LOD_BIAS: u32 = 5 << 20;
     pub const LOD_ZERO: u32 = 6 << 20;
     pub const LOD_COMPUTE: u32 = 7 << 20;
     pub const FETCH_TEXEL: u32 = 1 << 20;
@@ -66,6 +75,7 @@ impl Isel<'_> {
             op,
             ty,
             array,
+            offset,
         } = kind
         else {
             return Err(CompileError::Malformed("not a texture access".into()));
@@ -96,12 +106,15 @@ impl Isel<'_> {
         let staging = Reg { index: v, comp: 0 };
         let simple = ty == SampledType::Float
             && !array
+            && offset == [0, 0]
             && texture < 8
             && smp < 8
             && match op {
                 TexOp::Sample => true,
                 TexOp::SampleLod => lod == Some(Src::Imm(0)),
-                TexOp::Fetch => false,
+                TexOp::SampleBias | TexOp::SampleDref | TexOp::SampleDrefLod | TexOp::Fetch => {
+                    false
+                }
             };
         if simple {
             let hw = Op::TexsF32 {
@@ -117,6 +130,21 @@ impl Isel<'_> {
                     (desc::OP_TEX, desc::LOD_ZERO, None)
                 }
                 TexOp::SampleLod => {
+                    let lod = lod.ok_or_else(|| CompileError::Malformed("no LOD".into()))?;
+                    (desc::OP_TEX, desc::LOD_EXPLICIT, Some(self.lod_88(lod)))
+                }
+                // The bias in the low 16 bits (8:8), the lower bound in the
+                // high ones left 0 (Mesa's `bi_emit_texc` for
+                // `nir_tex_src_bias`).
+                TexOp::SampleBias => {
+                    let bias = lod.ok_or_else(|| CompileError::Malformed("no bias".into()))?;
+                    (desc::OP_TEX, desc::LOD_BIAS, Some(self.lod_88(bias)))
+                }
+                TexOp::SampleDref => (desc::OP_TEX, desc::LOD_COMPUTE, None),
+                TexOp::SampleDrefLod if lod == Some(Src::Imm(0)) => {
+                    (desc::OP_TEX, desc::LOD_ZERO, None)
+                }
+                TexOp::SampleDrefLod => {
                     let lod = lod.ok_or_else(|| CompileError::Malformed("no LOD".into()))?;
                     (desc::OP_TEX, desc::LOD_EXPLICIT, Some(self.lod_88(lod)))
                 }
@@ -141,9 +169,28 @@ impl Isel<'_> {
                 SampledType::Uint => desc::U32,
                 SampledType::Sint => desc::S32,
             };
+            // The texel offset (Mesa's `bi_emit_texc_offset_ms_index`): a
+            // data register of signed bytes x, y, z, sample index, present
+            // only when nonzero.
+            // The depth reference (`BIFROST_TEX_DREG_SHADOW`, after the
+            // LOD's register and before the array index's).
+            let shadow = match op {
+                TexOp::SampleDref => Some(args.get(1).map(|a| a[0])),
+                TexOp::SampleDrefLod => Some(args.get(2).map(|a| a[0])),
+                _ => None,
+            };
+            let shadow = match shadow {
+                Some(Some(r)) => Some(r),
+                Some(None) => return Err(CompileError::Malformed("no depth reference".into())),
+                None => None,
+            };
+            let offsets = (offset != [0, 0])
+                .then(|| Src::Imm(u32::from(offset[0] as u8) | u32::from(offset[1] as u8) << 8));
             let word = u32::from(smp)
                 | u32::from(texture) << 4
                 | desc::IMMEDIATE_INDICES
+                | if offsets.is_some() { desc::OFFSETS } else { 0 }
+                | if shadow.is_some() { desc::SHADOW } else { 0 }
                 | if array { desc::ARRAY } else { 0 }
                 | op_bits
                 | desc::DIM_2D
@@ -163,10 +210,15 @@ impl Isel<'_> {
                 Some(self.emit(Op::F32ToU32, &[r]))
             };
             // The staging vector: the data registers in Mesa's order (LOD,
-            // then the array index), zeros after them (the hardware reads
+            // the array index, the offsets: `enum bifrost_tex_dreg`), zeros after them (the hardware reads
             // only what the descriptor asks for; the allocator sees four
             // defined registers).
-            let regs: Vec<Src> = data.into_iter().chain(layer).collect();
+            let regs: Vec<Src> = data
+                .into_iter()
+                .chain(shadow)
+                .chain(layer)
+                .chain(offsets)
+                .collect();
             for c in 0..4u8 {
                 let x = regs.get(usize::from(c)).copied().unwrap_or(ZERO);
                 self.mov_to(Reg { index: v, comp: c }, x, c > 0);

@@ -93,6 +93,10 @@ pub enum Op {
     SegAdd,
     /// A message instruction (ADD unit), see `super::message`.
     Message,
+    /// `CLPER.i32` / `CLPER_OLD.i32` (ADD unit): source 0 as another lane
+    /// of the warp reads it (see [`clper_source_lane`]).
+    Clper,
+    ClperOld,
 }
 
 /// An instruction ready to evaluate.
@@ -193,6 +197,8 @@ fn op_of(name: &str) -> Option<Op> {
         "ATOM_C.i32" | "ATOM_C_RETURN.i32" | "ATOM_C1.i32" | "ATOM_C1_RETURN.i32" => AtomC,
         "ATOM_POST.i32" => AtomPost,
         "SEG_ADD" => SegAdd,
+        "CLPER.i32" => Clper,
+        "CLPER_OLD.i32" => ClperOld,
         _ if message::supported(name) => Message,
         _ => {
             let _ = base;
@@ -234,6 +240,21 @@ pub fn prepare(instr: &crate::hw::isa::Instr, clause_va: u64) -> Result<Prepared
         signed: name.ends_with("s32") || name.ends_with("s16"),
         access_bytes: message::width_bytes(name),
     };
+    if op == Op::Clper
+        && !(matches!(get("lane_op"), "none" | "xor")
+            && matches!(get("subgroup"), "subgroup2" | "subgroup4" | "subgroup8")
+            && get("inactive_result") == "zero")
+    {
+        // The ISA description names the other lane ops (accumulate, shift)
+        // and inactive results without defining them: not guessed at.
+        log::error!(
+            "sim shader: CLPER.i32 with lane_op {}, {}, inactive_result {} (clause {clause_va:#x}) is not simulated",
+            get("lane_op"),
+            get("subgroup"),
+            get("inactive_result")
+        );
+        return Err(fault(status::INSTR_INVALID_ENC, clause_va));
+    }
     for i in 0..4 {
         p.neg[i] = get(["neg0", "neg1", "neg2", "neg3"][i]) == "neg";
         p.abs[i] = get(["abs0", "abs1", "abs2", "abs3"][i]) == "abs";
@@ -750,8 +771,53 @@ pub fn eval(
         Message => {
             return message::execute(core, p, fma_partner, lane, ctx, &s, cc, fx);
         }
+        // The warp scheduler ran the clause in lock step and gathered every
+        // lane's source 0 (`Core::cross_lane`); a lane that is not running
+        // this clause with us is inactive and reads as 0.
+        Clper | ClperOld => {
+            let from = clper_source_lane(p, ctx.lane_id, s[1], super::warp_width(core.arch));
+            core.cross_lane
+                .get(from as usize)
+                .copied()
+                .flatten()
+                .unwrap_or(0)
+        }
     };
     Ok(v)
+}
+
+/// Whether `p` is a texture instruction (its implicit LOD reads the
+/// quad's coordinates: the warp runs its clause in lock step).
+pub fn is_texture(p: &Prepared) -> bool {
+    p.op == Op::Message && matches!(p.name, "TEXC" | "TEXS_2D.f32")
+}
+
+/// The lane whose source 0 a `CLPER` on lane `lane` reads, `index` its
+/// second source. `CLPER.i32` (Mesa's `bi_clper_i32` with `subgroupN`):
+/// lanes form groups of N (`subgroup2/4/8`); `lane_op` none reads lane
+/// `index` of the group, `xor` the own lane XOR `index` within it. Our
+/// reading of the ISA description's names, fixed by how Mesa uses them
+/// (`bi_emit_derivative`: a 2×2 quad is a group of 4, bit 0 of the lane the
+/// x parity, bit 1 the y parity). `CLPER_OLD.i32` (v6 cores, Mesa's
+/// `BIFROST_LIMITED_CLPER`, which computes `lane_id ^ axis` itself): lane
+/// `index` of the warp (modulo the warp's width).
+pub fn clper_source_lane(p: &Prepared, lane: u32, index: u32, warp_width: usize) -> u32 {
+    let width = warp_width.max(1) as u32;
+    if p.op == Op::ClperOld {
+        return index % width;
+    }
+    let n = match p.fields.modifier("subgroup").unwrap_or("subgroup4") {
+        "subgroup2" => 2,
+        "subgroup8" => 8,
+        _ => 4,
+    }
+    .min(width);
+    let within = if p.fields.modifier("lane_op") == Some("xor") {
+        (lane ^ index) & (n - 1)
+    } else {
+        index & (n - 1)
+    };
+    (lane & !(n - 1)) | within
 }
 
 /// `SEG_ADD`: the base of the lane's segment plus an offset, as a 64-bit

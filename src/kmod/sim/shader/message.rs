@@ -231,8 +231,8 @@ pub fn execute(
         "LD_VAR" | "LD_VAR_IMM" | "LD_VAR_FLAT" | "LD_VAR_FLAT_IMM" => {
             fragment_message::ld_var(core, p, lane, ctx, s, cc)
         }
-        "TEXS_2D.f32" => texs(core, p, lane, s, cc),
-        "TEXC" => texc(core, lane, s, cc),
+        "TEXS_2D.f32" => texs(core, p, lane, ctx.lane_id, s, cc),
+        "TEXC" => texc(core, lane, ctx.lane_id, s, cc),
         _ => Err(fault(status::INSTR_INVALID_ENC, cc.va)),
     }
 }
@@ -644,6 +644,49 @@ fn texture_of(
     Ok((t, s))
 }
 
+/// The implicit base level of detail of a texture access by lane `lane_id`
+/// in a fragment job: the Vulkan "Scale Factor Operation" with the
+/// coordinates of the lane's 2×2 quad (`Core::quad_coords`, gathered
+/// when the clause ran in lock step): ∂s/∂x and ∂t/∂x the differences
+/// between the quad's upper pixels (lanes 1 and 0), ∂s/∂y, ∂t/∂y between
+/// its left ones (lanes 2 and 0) — one λ per quad, the coarse
+/// derivatives, which the spec allows; the hardware's choice is not
+/// documented — scaled by level 0's width and height, ρ = max(|(∂u/∂x,
+/// ∂v/∂x)|, |(∂u/∂y, ∂v/∂y)|) (isotropic), λ = log2 ρ rounded to the
+/// nearest 1/256 (the 8 fractional bits of the hardware's LOD values,
+/// genxml `slod`), clamped to ±128. A quad lane that is not running the
+/// access (divergent control flow: undefined in Vulkan) faults.
+fn implicit_lod(
+    core: &Core<'_>,
+    lane_id: u32,
+    t: &Texture,
+    cc: &CachedClause,
+) -> Result<f32, JobFault> {
+    let base = (lane_id & !3) as usize;
+    let coord = |l: usize| core.quad_coords.get(base + l).copied().flatten();
+    let (Some(c0), Some(c1), Some(c2)) = (coord(0), coord(1), coord(2)) else {
+        log::error!(
+            "sim shader: implicit LOD without the whole quad running the access (clause {:#x})",
+            cc.va
+        );
+        return Err(fault(status::INSTR_INVALID_ENC, cc.va));
+    };
+    let f = |w: u32| f64::from(f32::from_bits(w));
+    let (w, h) = t.size();
+    let (w, h) = (f64::from(w), f64::from(h));
+    let ux = w * (f(c1.0) - f(c0.0));
+    let vx = h * (f(c1.1) - f(c0.1));
+    let uy = w * (f(c2.0) - f(c0.0));
+    let vy = h * (f(c2.1) - f(c0.1));
+    let rho = ux.hypot(vx).max(uy.hypot(vy));
+    let lambda = rho.log2();
+    Ok(if lambda.is_nan() {
+        0.0
+    } else {
+        ((lambda * 256.0).round() / 256.0).clamp(-128.0, 128.0) as f32
+    })
+}
+
 /// `TEXS_2D.f32`: texture `texture_index` with sampler `sampler_index` at
 /// (s, t) = the two sources, four f32 results in the staging registers.
 /// `computed_lod` only in fragment jobs (its derivatives come from the
@@ -653,6 +696,7 @@ fn texs(
     core: &mut Core<'_>,
     p: &Prepared,
     lane: &mut Lane,
+    lane_id: u32,
     s: &[u32; 4],
     cc: &CachedClause,
 ) -> Result<u32, JobFault> {
@@ -678,12 +722,20 @@ fn texs(
         return Err(fault(status::INSTR_INVALID_ENC, cc.va));
     }
     t.single_layer()?;
+    let lod = if p.fields.modifier("lod_mode") == Some("computed_lod") {
+        implicit_lod(core, lane_id, &t, cc)?
+    } else {
+        0.0
+    };
     let c = t.sample(
         core.mmu,
         &smp,
         f32::from_bits(s[0]),
         f32::from_bits(s[1]),
         0,
+        lod,
+        [0, 0],
+        None,
     )?;
     for (i, &v) in c.iter().enumerate() {
         staging_write(lane, cc, i, v);
@@ -705,6 +757,7 @@ fn texs(
 fn texc(
     core: &mut Core<'_>,
     lane: &mut Lane,
+    lane_id: u32,
     s: &[u32; 4],
     cc: &CachedClause,
 ) -> Result<u32, JobFault> {
@@ -720,9 +773,9 @@ fn texc(
         );
         fault(status::INSTR_INVALID_ENC, cc.va)
     };
-    if immediate != 1 || offsets != 0 || shadow != 0 || dim != 2 || zero != 0 {
+    if immediate != 1 || dim != 2 || zero != 0 || (shadow != 0 && op != 7) {
         return Err(bad(
-            "indirect indices, offsets, shadow or a dimension other than 2D",
+            "indirect indices, a dimension other than 2D or a depth reference of a fetch",
         ));
     }
     if !matches!(format, 4 | 14 | 15) || mask != 0xf {
@@ -738,13 +791,28 @@ fn texc(
     // The data registers in Mesa's order (`enum bifrost_tex_dreg`): the
     // LOD (EXPLICIT, and every FETCH: signed 8:8 fixed point), then the
     // array index.
-    let has_lod = op == 6 || lod_mode == 4;
+    let has_lod = op == 6 || lod_mode == 4 || lod_mode == 5;
     let level = if has_lod {
         f32::from(staging_read(lane, cc, 0) as u16 as i16) / 256.0
     } else {
         0.0
     };
-    let layer = (array != 0).then(|| staging_read(lane, cc, usize::from(has_lod)));
+    // The depth reference (shadow), the array index, the offsets, in turn
+    // (Mesa's `enum bifrost_tex_dreg`).
+    let dref = (shadow != 0).then(|| f32::from_bits(staging_read(lane, cc, usize::from(has_lod))));
+    let after_lod = usize::from(has_lod) + shadow as usize;
+    let layer = (array != 0).then(|| staging_read(lane, cc, after_lod));
+    // The texel offsets (Mesa's `bi_emit_texc_offset_ms_index`: signed
+    // bytes x, y, z and a sample index) after the LOD and array registers.
+    let offset = if offsets != 0 {
+        let w = staging_read(lane, cc, after_lod + array as usize);
+        if w >> 16 != 0 {
+            return Err(bad("a z offset or a sample index"));
+        }
+        [i32::from(w as u8 as i8), i32::from((w >> 8) as u8 as i8)]
+    } else {
+        [0, 0]
+    };
     let layer_of = |t: &Texture| -> Result<u32, JobFault> {
         match layer {
             Some(l) => Ok(l),
@@ -764,22 +832,48 @@ fn texc(
                 -1
             };
             let l = layer_of(&t)?;
-            t.fetch(core.mmu, s[0] as i32, s[1] as i32, level, l)?
+            t.fetch(
+                core.mmu,
+                (s[0] as i32).wrapping_add(offset[0]),
+                (s[1] as i32).wrapping_add(offset[1]),
+                level,
+                l,
+            )?
         }
         // TEX: EXPLICIT, ZERO, COMPUTE (fragment jobs only).
-        (7, 4 | 6) | (7, 7) if lod_mode != 7 || core.frag.is_some() => {
+        (7, 4 | 6) | (7, 5 | 7) if !matches!(lod_mode, 5 | 7) || core.frag.is_some() => {
             let (t, smp) = texture_of(core, texture, Some(sampler))?;
             let smp = smp.ok_or_else(|| bad("no sampler"))?;
             if !kind_fits(&t) {
                 return Err(bad("this result format for the texture's format"));
             }
             let l = layer_of(&t)?;
+            let lod = match lod_mode {
+                4 => level,
+                7 => implicit_lod(core, lane_id, &t, cc)?,
+                // BIAS: the computed LOD plus the register's low half
+                // (8:8). Its high half, a lower bound Mesa leaves 0, is
+                // simulated only as 0: the sampler's Minimum LOD (never
+                // negative) already bounds λ from below, so a 0 bound
+                // changes nothing; other bounds' interplay with it is
+                // undocumented.
+                5 => {
+                    if staging_read(lane, cc, 0) >> 16 != 0 {
+                        return Err(bad("a BIAS lower bound other than 0"));
+                    }
+                    implicit_lod(core, lane_id, &t, cc)? + level
+                }
+                _ => 0.0,
+            };
             t.sample(
                 core.mmu,
                 &smp,
                 f32::from_bits(s[0]),
                 f32::from_bits(s[1]),
                 l,
+                lod,
+                offset,
+                dref,
             )?
         }
         _ => return Err(bad("this operation")),

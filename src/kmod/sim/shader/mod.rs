@@ -94,8 +94,11 @@ pub fn clause_limit() -> u64 {
 /// What one job made the shader core do.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
-    /// Threads (invocations) started.
+    /// Threads (invocations) started, helper invocations not included.
     pub threads: u64,
+    /// Helper invocations started: the uncovered pixels of fragment quads
+    /// (Vulkan "Helper Invocations"), which run for derivatives only.
+    pub helpers: u64,
     /// Warps started.
     pub warps: u64,
     /// Clauses executed, counted once per warp group issue.
@@ -112,6 +115,7 @@ pub struct Counters {
 impl Counters {
     pub fn add(&mut self, o: &Counters) {
         self.threads += o.threads;
+        self.helpers += o.helpers;
         self.warps += o.warps;
         self.clauses += o.clauses;
         self.instructions += o.instructions;
@@ -312,6 +316,9 @@ pub struct CachedClause {
     /// Prepared tuples: (FMA, ADD).
     pub tuples: Vec<(exec::Prepared, exec::Prepared)>,
     pub instructions: u64,
+    /// A tuple reads another lane's operand (`CLPER`): the warp runs the
+    /// clause in lock step, tuple by tuple over its lanes.
+    pub cross_lane: bool,
 }
 
 /// Decoded clauses kept across jobs (the device's instruction cache):
@@ -360,6 +367,13 @@ pub struct Core<'a> {
     pub core_id: u32,
     /// Fragment shading only: tile buffer, blend state, pixels.
     pub frag: Option<FragmentIo>,
+    /// While a clause with a cross-lane instruction runs in lock step: by
+    /// lane id, the value of that instruction's source 0 in each lane
+    /// running the clause (None: the lane is not running it).
+    pub cross_lane: Vec<Option<u32>>,
+    /// Likewise for a texture instruction: each running lane's coordinates
+    /// (s, t), what an implicit level of detail differentiates.
+    pub quad_coords: Vec<Option<(u32, u32)>>,
 }
 
 /// Bytes read ahead to decode a clause (a clause is at most 8 tuples and
@@ -378,6 +392,8 @@ impl<'a> Core<'a> {
             clause_limit: clause_limit(),
             core_id: 0,
             frag: None,
+            cross_lane: Vec::new(),
+            quad_coords: Vec::new(),
         }
     }
 
@@ -412,7 +428,11 @@ impl<'a> Core<'a> {
             let a = exec::prepare(&t.add, va)?;
             tuples.push((f, a));
         }
+        let cross_lane = tuples.iter().any(|(_, a)| {
+            matches!(a.op, exec::Op::Clper | exec::Op::ClperOld) || exec::is_texture(a)
+        });
         let cached = Arc::new(CachedClause {
+            cross_lane,
             va,
             size: size as u64,
             flow: clause.header.flow(),

@@ -55,6 +55,9 @@ pub struct LaneCtx {
 pub struct ThreadSpec {
     pub preload: Vec<(u8, u32)>,
     pub thread: u64,
+    /// A fragment quad's helper invocation (an uncovered pixel): runs like
+    /// the others, counted apart (`Counters::helpers`).
+    pub helper: bool,
 }
 
 struct Warp {
@@ -107,7 +110,9 @@ impl Core<'_> {
                     .collect(),
             })
             .collect();
-        self.counters.threads += threads.len() as u64;
+        let helpers = threads.iter().filter(|t| t.helper).count() as u64;
+        self.counters.threads += threads.len() as u64 - helpers;
+        self.counters.helpers += helpers;
         self.counters.warps += warps.len() as u64;
         loop {
             for warp in &mut warps {
@@ -149,6 +154,11 @@ impl Core<'_> {
             );
             let cc = self.clause(pc)?;
             self.counters.clauses += 1;
+            if cc.cross_lane {
+                self.charge(warp, &group, pc)?;
+                self.exec_clause_lock_step(&cc, warp, &group)?;
+                continue;
+            }
             for &i in &group {
                 let ctx = warp.ctx[i];
                 let lane = &mut warp.lanes[i];
@@ -195,6 +205,151 @@ impl Core<'_> {
             t0 = f;
             t1 = a;
         }
+        finish_clause(cc, lane, &fx);
+        Ok(())
+    }
+
+    /// Charges one clause to each lane of `group` (the runaway guard).
+    fn charge(&mut self, warp: &mut Warp, group: &[usize], pc: u64) -> Result<(), JobFault> {
+        for &i in group {
+            let lane = &mut warp.lanes[i];
+            lane.clauses += 1;
+            if lane.clauses > self.clause_limit
+                || self.counters.thread_clauses + group.len() as u64 > super::JOB_CLAUSE_LIMIT
+            {
+                log::error!(
+                    "sim shader: thread {} reached the clause budget; stopping the job",
+                    warp.ctx[i].thread
+                );
+                return Err(fault(status::TERMINATED, pc));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a clause with a cross-lane instruction on every lane of `group`
+    /// in lock step: each tuple's FMA on every lane, then the sources the
+    /// ADD instruction shares across lanes (`Core::cross_lane`), then the
+    /// ADD on every lane, then the register writes, so that a lane reads
+    /// another's operand as of the same tuple (as lanes of one warp do).
+    fn exec_clause_lock_step(
+        &mut self,
+        cc: &CachedClause,
+        warp: &mut Warp,
+        group: &[usize],
+    ) -> Result<(), JobFault> {
+        let n = group.len();
+        self.counters.instructions += cc.instructions * n as u64;
+        self.counters.thread_clauses += n as u64;
+        let mut temps = vec![(0u32, 0u32); n];
+        let mut fxs = vec![Effects::default(); n];
+        let mut fma_results = vec![0u32; n];
+        let mut add_results = vec![0u32; n];
+        for (fma, add) in &cc.tuples {
+            for (k, &i) in group.iter().enumerate() {
+                let (lane, ctx) = (&mut warp.lanes[i], &warp.ctx[i]);
+                if cfg!(debug_assertions) && check_pending(lane, fma, add, cc) {
+                    self.counters.hazards += 1;
+                }
+                let (t0, t1) = temps[k];
+                fma_results[k] =
+                    exec::eval(self, fma, None, lane, ctx, (t0, t1, 0), cc, &mut fxs[k])?;
+            }
+            let cross = matches!(add.op, exec::Op::Clper | exec::Op::ClperOld);
+            if cross {
+                self.cross_lane.clear();
+                self.cross_lane.resize(warp.lanes.len(), None);
+                for (k, &i) in group.iter().enumerate() {
+                    let (t0, t1) = temps[k];
+                    let src = add
+                        .srcs
+                        .first()
+                        .copied()
+                        .unwrap_or(crate::hw::isa::Operand::Zero);
+                    let v = exec::read_src(
+                        self,
+                        &src,
+                        &warp.lanes[i],
+                        &warp.ctx[i],
+                        (t0, t1, fma_results[k]),
+                        cc,
+                    )?;
+                    let id = warp.ctx[i].lane_id as usize;
+                    if let Some(slot) = self.cross_lane.get_mut(id) {
+                        *slot = Some(v);
+                    }
+                }
+            }
+            let texture = exec::is_texture(add);
+            if texture {
+                self.quad_coords.clear();
+                self.quad_coords.resize(warp.lanes.len(), None);
+                for (k, &i) in group.iter().enumerate() {
+                    let (t0, t1) = temps[k];
+                    let mut st = [0u32; 2];
+                    for (c, v) in st.iter_mut().enumerate() {
+                        let src = add
+                            .srcs
+                            .get(c)
+                            .copied()
+                            .unwrap_or(crate::hw::isa::Operand::Zero);
+                        *v = exec::read_src(
+                            self,
+                            &src,
+                            &warp.lanes[i],
+                            &warp.ctx[i],
+                            (t0, t1, fma_results[k]),
+                            cc,
+                        )?;
+                    }
+                    let id = warp.ctx[i].lane_id as usize;
+                    if let Some(slot) = self.quad_coords.get_mut(id) {
+                        *slot = Some((st[0], st[1]));
+                    }
+                }
+            }
+            for (k, &i) in group.iter().enumerate() {
+                let (lane, ctx) = (&mut warp.lanes[i], &warp.ctx[i]);
+                let (t0, t1) = temps[k];
+                add_results[k] = exec::eval(
+                    self,
+                    add,
+                    Some(fma),
+                    lane,
+                    ctx,
+                    (t0, t1, fma_results[k]),
+                    cc,
+                    &mut fxs[k],
+                )?;
+            }
+            if cross {
+                self.cross_lane.clear();
+            }
+            if texture {
+                self.quad_coords.clear();
+            }
+            for (k, &i) in group.iter().enumerate() {
+                let lane = &mut warp.lanes[i];
+                if let Some(w) = fma.dest {
+                    write(lane, w, fma_results[k]);
+                }
+                if let Some(w) = add.dest {
+                    write(lane, w, add_results[k]);
+                }
+                temps[k] = (fma_results[k], add_results[k]);
+            }
+        }
+        for (k, &i) in group.iter().enumerate() {
+            finish_clause(cc, &mut warp.lanes[i], &fxs[k]);
+        }
+        Ok(())
+    }
+}
+
+/// After a lane ran a clause: drain the slots the header waits on, then
+/// end the thread or move its PC (branch, barrier).
+fn finish_clause(cc: &CachedClause, lane: &mut Lane, fx: &Effects) {
+    {
         // The header's wait mask is for what follows this clause (Mesa
         // packs the next clause's dependencies into it): the slots are
         // drained before the next clause issues.
@@ -206,21 +361,20 @@ impl Core<'_> {
                 }
             }
         }
-        if cc.flow == FlowControl::End {
-            lane.state = LaneState::Done;
-            return Ok(());
-        }
-        if fx.branch == Some(0) {
-            // A branch to address 0 ends the thread (how Mesa's code returns
-            // early: `JUMP #0`, `BRANCHZ ..., #0`).
-            lane.state = LaneState::Done;
-            return Ok(());
-        }
-        lane.pc = fx.branch.unwrap_or(cc.va + cc.size);
-        if fx.barrier {
-            lane.state = LaneState::Barrier;
-        }
-        Ok(())
+    }
+    if cc.flow == FlowControl::End {
+        lane.state = LaneState::Done;
+        return;
+    }
+    if fx.branch == Some(0) {
+        // A branch to address 0 ends the thread (how Mesa's code returns
+        // early: `JUMP #0`, `BRANCHZ ..., #0`).
+        lane.state = LaneState::Done;
+        return;
+    }
+    lane.pc = fx.branch.unwrap_or(cc.va + cc.size);
+    if fx.barrier {
+        lane.state = LaneState::Barrier;
     }
 }
 
