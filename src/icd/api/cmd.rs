@@ -217,23 +217,34 @@ fn with(c: vk::CommandBuffer, f: impl FnOnce(&mut crate::vk::cmd::Recording)) {
     }
 }
 
-/// Counter buffers of Begin/End transform feedback.
+/// Counter buffers of Begin/End transform feedback, held in place: at
+/// most four exist (`firstCounterBuffer + counterBufferCount` ≤
+/// `maxTransformFeedbackBuffers`, VUID-vkCmdBeginTransformFeedbackEXT-
+/// firstCounterBuffer-02370 and -02371, the same for End); entries past the
+/// fourth would name bindings that do not exist, which the recording
+/// ignores, so they are dropped here (logged). Returns the array and how
+/// many entries it holds.
 unsafe fn counters(
     buffers: *const vk::Buffer,
     offsets: *const vk::DeviceSize,
     count: u32,
-) -> Vec<Counter> {
+) -> ([Counter; 4], usize) {
     // SAFETY: per the caller's contract (valid usage).
     let bufs = unsafe { slice(buffers, count) };
     // SAFETY: as above; pCounterBufferOffsets may be NULL (offset 0).
     let offs = unsafe { slice(offsets, if offsets.is_null() { 0 } else { count }) };
-    bufs.iter()
-        .enumerate()
-        .map(|(i, &b)| {
-            let off = offs.get(i).copied().unwrap_or(0);
-            range(b, off, 4).map(|r| (r.address, r.bo))
-        })
-        .collect()
+    if bufs.len() > 4 {
+        log::warn!(
+            "{} transform feedback counter buffers, at most 4 exist (invalid usage): the rest ignored",
+            bufs.len()
+        );
+    }
+    let mut out = [None; 4];
+    for (i, (c, &b)) in out.iter_mut().zip(bufs).enumerate() {
+        let off = offs.get(i).copied().unwrap_or(0);
+        *c = range(b, off, 4).map(|r| (r.address, r.bo));
+    }
+    (out, bufs.len().min(4))
 }
 
 crate::vk_entry_points! {
@@ -485,8 +496,8 @@ crate::vk_entry_points! {
         p_counter_buffers: *const vk::Buffer,
         p_counter_buffer_offsets: *const vk::DeviceSize,
     ) {
-        let c = counters(p_counter_buffers, p_counter_buffer_offsets, counter_buffer_count);
-        with(command_buffer, |r| r.begin_xfb(first_counter_buffer, &c));
+        let (c, n) = counters(p_counter_buffers, p_counter_buffer_offsets, counter_buffer_count);
+        with(command_buffer, |r| r.begin_xfb(first_counter_buffer, &c[..n]));
     }
 
     fn vkCmdEndTransformFeedbackEXT(
@@ -496,8 +507,8 @@ crate::vk_entry_points! {
         p_counter_buffers: *const vk::Buffer,
         p_counter_buffer_offsets: *const vk::DeviceSize,
     ) {
-        let c = counters(p_counter_buffers, p_counter_buffer_offsets, counter_buffer_count);
-        with(command_buffer, |r| r.end_xfb(first_counter_buffer, &c));
+        let (c, n) = counters(p_counter_buffers, p_counter_buffer_offsets, counter_buffer_count);
+        with(command_buffer, |r| r.end_xfb(first_counter_buffer, &c[..n]));
     }
 
     // Stream and primitives-generated queries: `index` is the vertex
