@@ -1838,3 +1838,70 @@ fn rgb565_rgba16f_and_rgba32f_textures_match_the_reference_sampler() {
     assert_eq!(compared, 2 * 3 * 4 * 2 * 32 * 12);
     assert!(specials > 0, "no infinity or NaN reached a nearest sample");
 }
+
+/// The simulator reads RGB565 only with the swizzle BGR1 `jm::texture`
+/// writes: with the identity swizzle (whose alpha would be the format's
+/// absent fourth channel, undocumented) the job faults on G52 and G72,
+/// while the same dispatch unedited runs.
+#[test]
+fn rgb565_with_another_swizzle_faults() {
+    use bifrost_vk::hw::texture::texture_desc as td;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_for(model);
+        for edit in [false, true] {
+            let mut gpu = SimGpu::new(model);
+            let code = gpu.upload(&binary);
+            let q = gpu.alloc(32 * 16);
+            let out = gpu.alloc(48 * 16);
+            let words = fau_words(&binary, |b| match b {
+                (0, 3) => (q.va, 32 * 16),
+                _ => (out.va, 48 * 16),
+            });
+            let texels: Vec<Vec<u8>> = (0..16).map(|i| vec![i as u8, 0x80]).collect();
+            let (_, desc) = upload_wide(
+                &mut gpu,
+                (4, 4, 2),
+                &texels,
+                TexelLayout::Linear,
+                ImageFormat::R5g6b5UnormPack16,
+            );
+            let smp = hw_sampler(&Sampler::simple(false, AddressMode::Repeat));
+            let r = gpu.run_chain_edited(
+                |chain, pool, arch| {
+                    textured_dispatch(
+                        chain,
+                        pool,
+                        arch,
+                        (&binary, code, &words),
+                        &[Some(desc), Some(desc)],
+                        &[Some(smp), None, Some(smp)],
+                        1,
+                    )?;
+                    Ok(true)
+                },
+                |sim, head| {
+                    if !edit {
+                        return;
+                    }
+                    let l = bifrost_vk::hw::layouts(model.arch());
+                    let draw = l.compute_job.section("Draw").unwrap().offset as u64;
+                    let mut w = [0u8; 8];
+                    let at = head + draw + u64::from(bifrost_vk::hw::draw::dcd::TEXTURES.start / 8);
+                    sim.read_gpu(at, &mut w).unwrap();
+                    let table = u64::from_le_bytes(w);
+                    let mut bytes = [0u8; 32];
+                    sim.read_gpu(table, &mut bytes).unwrap();
+                    let mut t: Vec<u32> = bytes
+                        .chunks(4)
+                        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                        .collect();
+                    assert_eq!(td::SWIZZLE.get(&t), 0o5012, "jm::texture's RGB565 swizzle");
+                    td::SWIZZLE.set(&mut t, 0o3210).unwrap();
+                    let bytes: Vec<u8> = t.iter().flat_map(|w| w.to_le_bytes()).collect();
+                    sim.write_gpu(table, &bytes).unwrap();
+                },
+            );
+            assert_eq!(r.is_err(), edit, "{model:?} edited {edit}: {r:?}");
+        }
+    }
+}
