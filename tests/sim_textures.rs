@@ -1905,3 +1905,186 @@ fn rgb565_with_another_swizzle_faults() {
         }
     }
 }
+
+/// Mipmapped RGBA16F and RGBA32F: `texture_lod.comp` (TEXC explicit LOD,
+/// TEXS of a second image, fetch) over a 13×9 image with its four levels
+/// of finite random texels (Linear or Tiled, 8- and 16-byte texels, one
+/// Surface With Stride per level), random filters, mipmap modes NEAREST
+/// and LINEAR, `minLod`/`maxLod`/`mipLodBias` and LODs on the 1/256 grid,
+/// each wrap mode, G52 and G72, against `Bindings::sample_levels`. Bound:
+/// nearest mipmaps of nearest filters and fetches bit for bit; the rest
+/// within 2^-21 · A, A = the same sample of the levels with every sign
+/// cleared (each level within 2^-22 · A as in
+/// `rgb565_rgba16f_and_rgba32f_textures_match_the_reference_sampler`, the
+/// blend by δ one more rounding of each side).
+#[test]
+fn mipmapped_float_textures_match_the_reference_sampler() {
+    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod};
+    let mut compared = 0usize;
+    let to_words = |t: &[Vec<u8>]| -> Vec<[u8; 4]> {
+        t.iter()
+            .flat_map(|t| {
+                t.chunks(4)
+                    .map(|c| c.try_into().unwrap())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_for(model);
+        for (f, (format, bpp)) in [
+            (ImageFormat::R16g16b16a16Sfloat, 8),
+            (ImageFormat::R32g32b32a32Sfloat, 16),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+                for case in 0..4u64 {
+                    let mut rng = Rng(0x5e7_0000
+                        + 256 * f as u64
+                        + 16 * k as u64
+                        + case
+                        + (model == SimModel::G72) as u64 * 4096);
+                    let layout = if case % 2 == 0 {
+                        TexelLayout::Linear
+                    } else {
+                        TexelLayout::Tiled
+                    };
+                    let mut gpu = SimGpu::new(model);
+                    let (mut levels, mut abs_levels, mut desc) = (Vec::new(), Vec::new(), None);
+                    for l in 0..4u32 {
+                        let (w, h) = ((13u32 >> l).max(1), (9u32 >> l).max(1));
+                        let texels: Vec<Vec<u8>> = (0..w * h)
+                            .map(|_| random_texel(&mut rng, format, true))
+                            .collect();
+                        let (img, d) = upload_wide(&mut gpu, (w, h, bpp), &texels, layout, format);
+                        let abs: Vec<Vec<u8>> =
+                            texels.iter().map(|t| abs_texel(format, t)).collect();
+                        abs_levels.push(Image {
+                            texels: to_words(&abs),
+                            ..img.clone()
+                        });
+                        levels.push(img);
+                        match desc.as_mut() {
+                            None => desc = Some(d),
+                            Some(base) => {
+                                let base: &mut TextureDesc = base;
+                                base.mips[l as usize - 1] = MipLevel {
+                                    address: d.address,
+                                    row_stride: d.row_stride,
+                                };
+                                base.levels = l + 1;
+                            }
+                        }
+                    }
+                    let desc = desc.unwrap();
+                    let (img_b, desc_b) =
+                        upload(&mut gpu, &mut rng, 4, 4, layout, ImageFormat::Rgba8Unorm);
+                    let mut smp = Sampler::simple(rng.next().is_multiple_of(2), mode);
+                    smp.min_linear = rng.next().is_multiple_of(2);
+                    smp.mipmap_linear = case >= 2;
+                    smp.border = BorderColor::OpaqueWhite;
+                    smp.min_lod = lod_on_grid(&mut rng, 0.0, 1.5);
+                    smp.max_lod = lod_on_grid(&mut rng, smp.min_lod, 5.0);
+                    smp.lod_bias = lod_on_grid(&mut rng, -1.5, 1.5);
+                    let hw = SamplerDesc {
+                        linear: smp.mag_linear,
+                        wrap: smp.address.map(to_hw),
+                        border: smp.border.rgba(),
+                        lod: SamplerLod {
+                            min_linear: Some(smp.min_linear),
+                            mipmap: if smp.mipmap_linear {
+                                MipmapMode::Linear
+                            } else {
+                                MipmapMode::Nearest
+                            },
+                            min_lod: smp.min_lod,
+                            max_lod: smp.max_lod,
+                            bias: smp.lod_bias,
+                            compare: None,
+                        },
+                    };
+                    let plain = Sampler::simple(false, AddressMode::Repeat);
+                    let reference = Bindings::default();
+                    let (mut queries, mut want, mut scale) = (Vec::new(), Vec::new(), Vec::new());
+                    for _ in 0..INVOCATIONS {
+                        let st = [rng.unit() * 3.0 - 1.0, rng.unit() * 3.0 - 1.0];
+                        let lod = lod_on_grid(&mut rng, -4.0, 6.0);
+                        let texel = [(rng.next() % 13) as i32, (rng.next() % 9) as i32];
+                        for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
+                            queries.extend_from_slice(&w.to_le_bytes());
+                        }
+                        for w in [texel[0], texel[1], 0, 0] {
+                            queries.extend_from_slice(&w.to_le_bytes());
+                        }
+                        want.push(
+                            reference
+                                .sample_levels(&levels, &smp, st[0], st[1], lod)
+                                .unwrap(),
+                        );
+                        scale.push(
+                            reference
+                                .sample_levels(&abs_levels, &smp, st[0], st[1], lod)
+                                .unwrap(),
+                        );
+                        want.push(
+                            reference
+                                .sample(&img_b, &plain, st[0], st[1], Some(0.0))
+                                .unwrap(),
+                        );
+                        want.push(reference.fetch(&levels[0], texel[0], texel[1], 0).unwrap());
+                    }
+                    let qbuf = gpu.alloc(queries.len() as u64);
+                    gpu.write(qbuf.va, &queries);
+                    let out_bytes = u64::from(INVOCATIONS) * 48;
+                    let obuf = gpu.alloc(out_bytes);
+                    let address = |b: (u32, u32)| match b {
+                        (0, 3) => (qbuf.va, queries.len() as u64),
+                        (0, 4) => (obuf.va, out_bytes),
+                        _ => panic!("unexpected binding {b:?}"),
+                    };
+                    let words = fau_words(&binary, address);
+                    let code = gpu.upload(&binary);
+                    let textures = [Some(desc), Some(desc_b)];
+                    let samplers = [Some(hw), None, Some(hw_sampler(&plain))];
+                    gpu.run_chain(|chain, pool, arch| {
+                        textured_dispatch(
+                            chain,
+                            pool,
+                            arch,
+                            (&binary, code, &words),
+                            &textures,
+                            &samplers,
+                            INVOCATIONS / 16,
+                        )?;
+                        Ok(true)
+                    })
+                    .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+                    let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
+                    let exact_first = !smp.mipmap_linear && !smp.mag_linear && !smp.min_linear;
+                    for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                        let which = i % 3;
+                        let exact = which != 0 || exact_first;
+                        for c in 0..4 {
+                            let ok = if exact {
+                                g[c].to_bits() == w[c].to_bits()
+                            } else {
+                                let bound = 2f64.powi(-21) * f64::from(scale[i / 3][c]);
+                                (f64::from(g[c]) - f64::from(w[c])).abs() <= bound
+                            };
+                            assert!(
+                                ok,
+                                "{model:?} {format:?} {mode:?} case {case} {smp:?}: invocation {} result {which} component {c}: sim {g:?} reference {w:?}",
+                                i / 3
+                            );
+                        }
+                        compared += 4;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{compared} components of mipmapped RGBA16F/RGBA32F compared");
+    assert_eq!(compared, 2 * 2 * 4 * 4 * 32 * 12);
+}
