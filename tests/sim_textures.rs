@@ -179,6 +179,9 @@ fn upload(
             ImageFormat::R8Unorm => TexelFormat::R8Unorm,
             ImageFormat::R8g8Unorm => TexelFormat::Rg8Unorm,
             ImageFormat::A2b10g10r10UnormPack32 => TexelFormat::A2b10g10r10UnormPack32,
+            ImageFormat::R5g6b5UnormPack16 => TexelFormat::R5g6b5UnormPack16,
+            ImageFormat::R16g16b16a16Sfloat => TexelFormat::Rgba16Sfloat,
+            ImageFormat::R32g32b32a32Sfloat => TexelFormat::Rgba32Sfloat,
         },
     };
     (image, desc)
@@ -1554,4 +1557,534 @@ fn r8_rg8_and_rgb10a2_textures_match_the_reference_sampler() {
     }
     eprintln!("{compared} components of R8/RG8/RGB10A2 textures compared");
     assert_eq!(compared, 2 * 3 * 4 * 2 * 32 * 12);
+}
+
+/// One `w`×`h` image of the given texels (`bpp` bytes each, row-major) in
+/// `layout` (Tiled: the u-interleaved index times `bpp`, as
+/// `upload_small`), as the reference's [`Image`] (texels of more than 4
+/// bytes as consecutive 4-byte entries) and its descriptor.
+fn upload_wide(
+    gpu: &mut SimGpu,
+    (w, h, bpp): (u32, u32, u32),
+    texels: &[Vec<u8>],
+    layout: TexelLayout,
+    format: ImageFormat,
+) -> (Image, TextureDesc) {
+    let (row_stride, size) = match layout {
+        TexelLayout::Linear => (bpp * w, u64::from(bpp * w * h)),
+        TexelLayout::Tiled => {
+            let rs = 16 * bpp * w.next_multiple_of(16);
+            (rs, u64::from(rs) * u64::from(h.div_ceil(16)))
+        }
+    };
+    let buf = gpu.alloc(size.max(4));
+    for y in 0..h {
+        for x in 0..w {
+            let off = match layout {
+                TexelLayout::Linear => u64::from(y * row_stride + bpp * x),
+                TexelLayout::Tiled => {
+                    let four = tiled_offset(x, y, u64::from(row_stride) * 4 / u64::from(bpp));
+                    four / 4 * u64::from(bpp)
+                }
+            };
+            gpu.write(buf.va + off, &texels[(y * w + x) as usize]);
+        }
+    }
+    let words = texels
+        .iter()
+        .flat_map(|t| {
+            t.chunks(4)
+                .map(|c| {
+                    let mut word = [0u8; 4];
+                    word[..c.len()].copy_from_slice(c);
+                    word
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let (image, mut desc) = (
+        Image {
+            width: w,
+            height: h,
+            texels: words,
+            format,
+        },
+        upload_desc(buf.va, (w, h, row_stride), layout),
+    );
+    desc.format = match format {
+        ImageFormat::R5g6b5UnormPack16 => TexelFormat::R5g6b5UnormPack16,
+        ImageFormat::R16g16b16a16Sfloat => TexelFormat::Rgba16Sfloat,
+        _ => TexelFormat::Rgba32Sfloat,
+    };
+    (image, desc)
+}
+
+fn upload_desc(
+    address: u64,
+    (w, h, row_stride): (u32, u32, u32),
+    layout: TexelLayout,
+) -> TextureDesc {
+    TextureDesc {
+        layers: 1,
+        layer_stride: 0,
+        levels: 1,
+        mips: Default::default(),
+        address,
+        width: w,
+        height: h,
+        row_stride,
+        layout,
+        format: TexelFormat::Rgba8Unorm,
+    }
+}
+
+/// Random texel bytes of `format`. `finite`: every float component
+/// finite (binary16: exponent 31 made 30; f32: magnitudes 2^-27..2^27);
+/// else raw random bits with one component in eight ±∞ and one in eight
+/// a NaN (the raw bits also give denormals, binary16's 65504 and f32's
+/// 10^38).
+fn random_texel(rng: &mut Rng, format: ImageFormat, finite: bool) -> Vec<u8> {
+    match format {
+        ImageFormat::R5g6b5UnormPack16 => (rng.next() as u16).to_le_bytes().to_vec(),
+        ImageFormat::R16g16b16a16Sfloat => (0..4)
+            .flat_map(|_| {
+                let h = rng.next() as u16;
+                let sign = h & 0x8000;
+                let h = match (finite, rng.next() % 8) {
+                    (true, _) if h & 0x7c00 == 0x7c00 => h & !0x0400,
+                    (true, _) => h,
+                    (false, 0) => 0x7c00 | sign,
+                    (false, 1) => 0x7e01 | sign,
+                    (false, _) => h,
+                };
+                h.to_le_bytes()
+            })
+            .collect(),
+        _ => (0..4)
+            .flat_map(|_| {
+                let r = rng.next();
+                let sign = r as u32 & 0x8000_0000;
+                let bits = match (finite, rng.next() % 8) {
+                    (true, _) => {
+                        let exp = 100 + (r >> 32) as u32 % 55;
+                        sign | exp << 23 | (r as u32 & 0x7f_ffff)
+                    }
+                    (false, 0) => 0x7f80_0000 | sign,
+                    (false, 1) => 0x7fc0_0001 | sign,
+                    (false, _) => r as u32,
+                };
+                bits.to_le_bytes()
+            })
+            .collect(),
+    }
+}
+
+/// The same texel with every float component's sign cleared (|t|).
+fn abs_texel(format: ImageFormat, t: &[u8]) -> Vec<u8> {
+    let mut t = t.to_vec();
+    match format {
+        ImageFormat::R16g16b16a16Sfloat => (0..4).for_each(|k| t[2 * k + 1] &= 0x7f),
+        ImageFormat::R32g32b32a32Sfloat => (0..4).for_each(|k| t[4 * k + 3] &= 0x7f),
+        _ => {}
+    }
+    t
+}
+
+/// RGB565 UNORM (Vulkan R5G6B5_UNORM_PACK16: "RGB565" with the swizzle
+/// BGR1), RGBA16F and RGBA32F through `texture_lod.comp` (TEXC explicit
+/// LOD, TEXS of a second RGBA8 image, TEXC fetch) on 5×3 images in Linear
+/// and Tiled layouts, both filters, every wrap mode, G52 and G72.
+///
+/// Nearest and fetches: bit for bit (a NaN matches any NaN: the spec's
+/// conversion keeps a NaN a NaN, not its payload), with infinities and
+/// NaNs among the texels. Linear (finite texels only: what the hardware's
+/// filter makes of an infinity or NaN is undocumented): both sides weight
+/// exact f32 texels (RGB565: the simulator rounds each to f32 first, 2^-25
+/// relative) in f64 and round once to f32, so they differ by at most one
+/// rounding of each plus the f64 error, all below 2^-22 · A, A = Σ w·|t|
+/// — the reference's own filtering of the image with every sign cleared.
+#[test]
+fn rgb565_rgba16f_and_rgba32f_textures_match_the_reference_sampler() {
+    let (mut compared, mut specials) = (0usize, 0usize);
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_for(model);
+        for (f, (format, bpp)) in [
+            (ImageFormat::R5g6b5UnormPack16, 2),
+            (ImageFormat::R16g16b16a16Sfloat, 8),
+            (ImageFormat::R32g32b32a32Sfloat, 16),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+                for linear in [false, true] {
+                    let layout = if (k + f) % 2 == 0 {
+                        TexelLayout::Linear
+                    } else {
+                        TexelLayout::Tiled
+                    };
+                    let mut rng = Rng(0xf1_0000
+                        + 64 * f as u64
+                        + 8 * k as u64
+                        + linear as u64
+                        + 1024 * (model == SimModel::G72) as u64);
+                    let mut gpu = SimGpu::new(model);
+                    let texels: Vec<Vec<u8>> = (0..15)
+                        .map(|_| random_texel(&mut rng, format, linear))
+                        .collect();
+                    let (img, desc) = upload_wide(&mut gpu, (5, 3, bpp), &texels, layout, format);
+                    let abs = Image {
+                        texels: texels
+                            .iter()
+                            .flat_map(|t| {
+                                let t = abs_texel(format, t);
+                                t.chunks(4)
+                                    .map(|c| {
+                                        let mut w = [0u8; 4];
+                                        w[..c.len()].copy_from_slice(c);
+                                        w
+                                    })
+                                    .collect::<Vec<_>>()
+                            })
+                            .collect(),
+                        ..img.clone()
+                    };
+                    let (img_b, desc_b) =
+                        upload(&mut gpu, &mut rng, 4, 4, layout, ImageFormat::Rgba8Unorm);
+                    let mut smp = Sampler::simple(linear, mode);
+                    smp.border = BorderColor::OpaqueWhite;
+                    let plain = Sampler::simple(false, AddressMode::Repeat);
+                    let reference = Bindings::default();
+                    let (mut queries, mut want, mut scale) = (Vec::new(), Vec::new(), Vec::new());
+                    for _ in 0..INVOCATIONS {
+                        let st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
+                        let lod = rng.unit() * 2.0;
+                        let texel = [(rng.next() % 5) as i32, (rng.next() % 3) as i32];
+                        for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
+                            queries.extend_from_slice(&w.to_le_bytes());
+                        }
+                        for w in [texel[0], texel[1], 0, 0] {
+                            queries.extend_from_slice(&w.to_le_bytes());
+                        }
+                        want.push(
+                            reference
+                                .sample(&img, &smp, st[0], st[1], Some(lod))
+                                .unwrap(),
+                        );
+                        scale.push(
+                            reference
+                                .sample(&abs, &smp, st[0], st[1], Some(lod))
+                                .unwrap(),
+                        );
+                        want.push(
+                            reference
+                                .sample(&img_b, &plain, st[0], st[1], Some(0.0))
+                                .unwrap(),
+                        );
+                        want.push(reference.fetch(&img, texel[0], texel[1], 0).unwrap());
+                    }
+                    let qbuf = gpu.alloc(queries.len() as u64);
+                    gpu.write(qbuf.va, &queries);
+                    let out_bytes = u64::from(INVOCATIONS) * 48;
+                    let obuf = gpu.alloc(out_bytes);
+                    let address = |b: (u32, u32)| match b {
+                        (0, 3) => (qbuf.va, queries.len() as u64),
+                        (0, 4) => (obuf.va, out_bytes),
+                        _ => panic!("unexpected binding {b:?}"),
+                    };
+                    let words = fau_words(&binary, address);
+                    let code = gpu.upload(&binary);
+                    let samplers = [Some(hw_sampler(&smp)), None, Some(hw_sampler(&plain))];
+                    gpu.run_chain(|chain, pool, arch| {
+                        textured_dispatch(
+                            chain,
+                            pool,
+                            arch,
+                            (&binary, code, &words),
+                            &[Some(desc), Some(desc_b)],
+                            &samplers,
+                            INVOCATIONS / 16,
+                        )?;
+                        Ok(true)
+                    })
+                    .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+                    let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
+                    for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                        let exact = i % 3 != 0 || !linear;
+                        for c in 0..4 {
+                            let ok = if exact {
+                                specials += usize::from(!w[c].is_finite());
+                                g[c].to_bits() == w[c].to_bits() || (g[c].is_nan() && w[c].is_nan())
+                            } else {
+                                let bound = 2f64.powi(-22) * f64::from(scale[i / 3][c]);
+                                (f64::from(g[c]) - f64::from(w[c])).abs() <= bound
+                            };
+                            assert!(
+                                ok,
+                                "{model:?} {format:?} {mode:?} linear {linear} {layout:?}: invocation {} result {} component {c}: sim {g:?} reference {w:?}",
+                                i / 3,
+                                i % 3
+                            );
+                        }
+                        compared += 4;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{compared} components of RGB565/RGBA16F/RGBA32F textures compared, {specials} of them infinities or NaNs"
+    );
+    assert_eq!(compared, 2 * 3 * 4 * 2 * 32 * 12);
+    assert!(specials > 0, "no infinity or NaN reached a nearest sample");
+}
+
+/// The simulator reads RGB565 only with the swizzle BGR1 `jm::texture`
+/// writes: with the identity swizzle (whose alpha would be the format's
+/// absent fourth channel, undocumented) the job faults on G52 and G72,
+/// while the same dispatch unedited runs.
+#[test]
+fn rgb565_with_another_swizzle_faults() {
+    use bifrost_vk::hw::texture::texture_desc as td;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_for(model);
+        for edit in [false, true] {
+            let mut gpu = SimGpu::new(model);
+            let code = gpu.upload(&binary);
+            let q = gpu.alloc(32 * 16);
+            let out = gpu.alloc(48 * 16);
+            let words = fau_words(&binary, |b| match b {
+                (0, 3) => (q.va, 32 * 16),
+                _ => (out.va, 48 * 16),
+            });
+            let texels: Vec<Vec<u8>> = (0..16).map(|i| vec![i as u8, 0x80]).collect();
+            let (_, desc) = upload_wide(
+                &mut gpu,
+                (4, 4, 2),
+                &texels,
+                TexelLayout::Linear,
+                ImageFormat::R5g6b5UnormPack16,
+            );
+            let smp = hw_sampler(&Sampler::simple(false, AddressMode::Repeat));
+            let r = gpu.run_chain_edited(
+                |chain, pool, arch| {
+                    textured_dispatch(
+                        chain,
+                        pool,
+                        arch,
+                        (&binary, code, &words),
+                        &[Some(desc), Some(desc)],
+                        &[Some(smp), None, Some(smp)],
+                        1,
+                    )?;
+                    Ok(true)
+                },
+                |sim, head| {
+                    if !edit {
+                        return;
+                    }
+                    let l = bifrost_vk::hw::layouts(model.arch());
+                    let draw = l.compute_job.section("Draw").unwrap().offset as u64;
+                    let mut w = [0u8; 8];
+                    let at = head + draw + u64::from(bifrost_vk::hw::draw::dcd::TEXTURES.start / 8);
+                    sim.read_gpu(at, &mut w).unwrap();
+                    let table = u64::from_le_bytes(w);
+                    let mut bytes = [0u8; 32];
+                    sim.read_gpu(table, &mut bytes).unwrap();
+                    let mut t: Vec<u32> = bytes
+                        .chunks(4)
+                        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                        .collect();
+                    assert_eq!(td::SWIZZLE.get(&t), 0o5012, "jm::texture's RGB565 swizzle");
+                    td::SWIZZLE.set(&mut t, 0o3210).unwrap();
+                    let bytes: Vec<u8> = t.iter().flat_map(|w| w.to_le_bytes()).collect();
+                    sim.write_gpu(table, &bytes).unwrap();
+                },
+            );
+            assert_eq!(r.is_err(), edit, "{model:?} edited {edit}: {r:?}");
+        }
+    }
+}
+
+/// Mipmapped RGBA16F and RGBA32F: `texture_lod.comp` (TEXC explicit LOD,
+/// TEXS of a second image, fetch) over a 13×9 image with its four levels
+/// of finite random texels (Linear or Tiled, 8- and 16-byte texels, one
+/// Surface With Stride per level), random filters, mipmap modes NEAREST
+/// and LINEAR, `minLod`/`maxLod`/`mipLodBias` and LODs on the 1/256 grid,
+/// each wrap mode, G52 and G72, against `Bindings::sample_levels`. Bound:
+/// nearest mipmaps of nearest filters and fetches bit for bit; the rest
+/// within 2^-21 · A, A = the same sample of the levels with every sign
+/// cleared (each level within 2^-22 · A as in
+/// `rgb565_rgba16f_and_rgba32f_textures_match_the_reference_sampler`, the
+/// blend by δ one more rounding of each side).
+#[test]
+fn mipmapped_float_textures_match_the_reference_sampler() {
+    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod};
+    let mut compared = 0usize;
+    let to_words = |t: &[Vec<u8>]| -> Vec<[u8; 4]> {
+        t.iter()
+            .flat_map(|t| {
+                t.chunks(4)
+                    .map(|c| c.try_into().unwrap())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_for(model);
+        for (f, (format, bpp)) in [
+            (ImageFormat::R16g16b16a16Sfloat, 8),
+            (ImageFormat::R32g32b32a32Sfloat, 16),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+                for case in 0..4u64 {
+                    let mut rng = Rng(0x5e7_0000
+                        + 256 * f as u64
+                        + 16 * k as u64
+                        + case
+                        + (model == SimModel::G72) as u64 * 4096);
+                    let layout = if case % 2 == 0 {
+                        TexelLayout::Linear
+                    } else {
+                        TexelLayout::Tiled
+                    };
+                    let mut gpu = SimGpu::new(model);
+                    let (mut levels, mut abs_levels, mut desc) = (Vec::new(), Vec::new(), None);
+                    for l in 0..4u32 {
+                        let (w, h) = ((13u32 >> l).max(1), (9u32 >> l).max(1));
+                        let texels: Vec<Vec<u8>> = (0..w * h)
+                            .map(|_| random_texel(&mut rng, format, true))
+                            .collect();
+                        let (img, d) = upload_wide(&mut gpu, (w, h, bpp), &texels, layout, format);
+                        let abs: Vec<Vec<u8>> =
+                            texels.iter().map(|t| abs_texel(format, t)).collect();
+                        abs_levels.push(Image {
+                            texels: to_words(&abs),
+                            ..img.clone()
+                        });
+                        levels.push(img);
+                        match desc.as_mut() {
+                            None => desc = Some(d),
+                            Some(base) => {
+                                let base: &mut TextureDesc = base;
+                                base.mips[l as usize - 1] = MipLevel {
+                                    address: d.address,
+                                    row_stride: d.row_stride,
+                                };
+                                base.levels = l + 1;
+                            }
+                        }
+                    }
+                    let desc = desc.unwrap();
+                    let (img_b, desc_b) =
+                        upload(&mut gpu, &mut rng, 4, 4, layout, ImageFormat::Rgba8Unorm);
+                    let mut smp = Sampler::simple(rng.next().is_multiple_of(2), mode);
+                    smp.min_linear = rng.next().is_multiple_of(2);
+                    smp.mipmap_linear = case >= 2;
+                    smp.border = BorderColor::OpaqueWhite;
+                    smp.min_lod = lod_on_grid(&mut rng, 0.0, 1.5);
+                    smp.max_lod = lod_on_grid(&mut rng, smp.min_lod, 5.0);
+                    smp.lod_bias = lod_on_grid(&mut rng, -1.5, 1.5);
+                    let hw = SamplerDesc {
+                        linear: smp.mag_linear,
+                        wrap: smp.address.map(to_hw),
+                        border: smp.border.rgba(),
+                        lod: SamplerLod {
+                            min_linear: Some(smp.min_linear),
+                            mipmap: if smp.mipmap_linear {
+                                MipmapMode::Linear
+                            } else {
+                                MipmapMode::Nearest
+                            },
+                            min_lod: smp.min_lod,
+                            max_lod: smp.max_lod,
+                            bias: smp.lod_bias,
+                            compare: None,
+                        },
+                    };
+                    let plain = Sampler::simple(false, AddressMode::Repeat);
+                    let reference = Bindings::default();
+                    let (mut queries, mut want, mut scale) = (Vec::new(), Vec::new(), Vec::new());
+                    for _ in 0..INVOCATIONS {
+                        let st = [rng.unit() * 3.0 - 1.0, rng.unit() * 3.0 - 1.0];
+                        let lod = lod_on_grid(&mut rng, -4.0, 6.0);
+                        let texel = [(rng.next() % 13) as i32, (rng.next() % 9) as i32];
+                        for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
+                            queries.extend_from_slice(&w.to_le_bytes());
+                        }
+                        for w in [texel[0], texel[1], 0, 0] {
+                            queries.extend_from_slice(&w.to_le_bytes());
+                        }
+                        want.push(
+                            reference
+                                .sample_levels(&levels, &smp, st[0], st[1], lod)
+                                .unwrap(),
+                        );
+                        scale.push(
+                            reference
+                                .sample_levels(&abs_levels, &smp, st[0], st[1], lod)
+                                .unwrap(),
+                        );
+                        want.push(
+                            reference
+                                .sample(&img_b, &plain, st[0], st[1], Some(0.0))
+                                .unwrap(),
+                        );
+                        want.push(reference.fetch(&levels[0], texel[0], texel[1], 0).unwrap());
+                    }
+                    let qbuf = gpu.alloc(queries.len() as u64);
+                    gpu.write(qbuf.va, &queries);
+                    let out_bytes = u64::from(INVOCATIONS) * 48;
+                    let obuf = gpu.alloc(out_bytes);
+                    let address = |b: (u32, u32)| match b {
+                        (0, 3) => (qbuf.va, queries.len() as u64),
+                        (0, 4) => (obuf.va, out_bytes),
+                        _ => panic!("unexpected binding {b:?}"),
+                    };
+                    let words = fau_words(&binary, address);
+                    let code = gpu.upload(&binary);
+                    let textures = [Some(desc), Some(desc_b)];
+                    let samplers = [Some(hw), None, Some(hw_sampler(&plain))];
+                    gpu.run_chain(|chain, pool, arch| {
+                        textured_dispatch(
+                            chain,
+                            pool,
+                            arch,
+                            (&binary, code, &words),
+                            &textures,
+                            &samplers,
+                            INVOCATIONS / 16,
+                        )?;
+                        Ok(true)
+                    })
+                    .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+                    let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
+                    let exact_first = !smp.mipmap_linear && !smp.mag_linear && !smp.min_linear;
+                    for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                        let which = i % 3;
+                        let exact = which != 0 || exact_first;
+                        for c in 0..4 {
+                            let ok = if exact {
+                                g[c].to_bits() == w[c].to_bits()
+                            } else {
+                                let bound = 2f64.powi(-21) * f64::from(scale[i / 3][c]);
+                                (f64::from(g[c]) - f64::from(w[c])).abs() <= bound
+                            };
+                            assert!(
+                                ok,
+                                "{model:?} {format:?} {mode:?} case {case} {smp:?}: invocation {} result {which} component {c}: sim {g:?} reference {w:?}",
+                                i / 3
+                            );
+                        }
+                        compared += 4;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{compared} components of mipmapped RGBA16F/RGBA32F compared");
+    assert_eq!(compared, 2 * 2 * 4 * 4 * 32 * 12);
 }

@@ -9,8 +9,8 @@
 //! table, a separate sampler the sampler table. Unused entries are zero
 //! (a descriptor the texture unit refuses if a shader reads it).
 //!
-//! Written: 2D RGBA8 UNORM/sRGB/UINT/SINT, R8/RG8 UNORM, RGB10A2 UNORM
-//! and R32F textures of up to 16 mip levels
+//! Written: 2D RGBA8 UNORM/sRGB/UINT/SINT, R8/RG8 UNORM, RGB10A2 UNORM,
+//! R5G6B5 UNORM, RGBA16F, RGBA32F and R32F textures of up to 16 mip levels
 //! (one Surface With Stride per level) and 2D arrays of one level, Linear
 //! or Tiled (16×16 u-interleaved) texels; samplers with normalized
 //! coordinates, minification and magnification filters, mipmap mode
@@ -52,6 +52,16 @@ pub enum TexelFormat {
     R8Unorm,
     Rg8Unorm,
     A2b10g10r10UnormPack32,
+    /// `VK_FORMAT_R5G6B5_UNORM_PACK16` ("RGB565", 2 bytes, R in bits
+    /// 11..15): swizzle BGR1, as Mesa's `src/panfrost/lib/pan_format.c`
+    /// maps PIPE_FORMAT_B5G6R5_UNORM (Vulkan's R5G6B5_UNORM_PACK16) to
+    /// RGB565 with the order BGR1 — here the RGBA order every format of
+    /// this module uses and the reversal in the Texture's `Swizzle`.
+    R5g6b5UnormPack16,
+    /// `VK_FORMAT_R16G16B16A16_SFLOAT` ("RGBA16F", 8 bytes),
+    /// `VK_FORMAT_R32G32B32A32_SFLOAT` ("RGBA32F", 16 bytes).
+    Rgba16Sfloat,
+    Rgba32Sfloat,
 }
 
 impl TexelFormat {
@@ -66,16 +76,21 @@ impl TexelFormat {
             TexelFormat::R8Unorm => ("R8 UNORM", false),
             TexelFormat::Rg8Unorm => ("RG8 UNORM", false),
             TexelFormat::A2b10g10r10UnormPack32 => ("RGB10 A2 UNORM", false),
+            TexelFormat::R5g6b5UnormPack16 => ("RGB565", false),
+            TexelFormat::Rgba16Sfloat => ("RGBA16F", false),
+            TexelFormat::Rgba32Sfloat => ("RGBA32F", false),
         }
     }
 
     /// The Texture's `Swizzle` (genxml `Component Swizzle`, 3 bits per
-    /// component: R 0, G 1, B 2, A 3, zero 4, one 5): identity, or R001
-    /// for the one-channel format (Vulkan's (R, 0, 0, 1)).
+    /// component: R 0, G 1, B 2, A 3, zero 4, one 5): identity, R001 for
+    /// the one-channel formats (Vulkan's (R, 0, 0, 1)), RG01 for RG8,
+    /// BGR1 for RGB565.
     fn swizzle(self) -> u64 {
         match self {
             TexelFormat::R32Sfloat | TexelFormat::R8Unorm => 0o5440,
             TexelFormat::Rg8Unorm => 0o5410,
+            TexelFormat::R5g6b5UnormPack16 => 0o5012,
             _ => 0o3210,
         }
     }

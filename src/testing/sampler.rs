@@ -5,6 +5,7 @@
 //! texture unit is checked against. It shares nothing with the simulator.
 //!
 //! Modelled: 2D images in R8_UNORM, R8G8_UNORM, A2B10G10R10_UNORM_PACK32,
+//! R5G6B5_UNORM_PACK16, R16G16B16A16_SFLOAT, R32G32B32A32_SFLOAT,
 //! R32_SFLOAT, R8G8B8A8_UNORM,
 //! _SRGB (the RGB channels decoded by the Khronos Data Format
 //! Specification's sRGB EOTF, alpha linear), _UINT and _SINT (components
@@ -159,9 +160,33 @@ pub enum ImageFormat {
     R8Unorm,
     R8g8Unorm,
     A2b10g10r10UnormPack32,
+    /// `VK_FORMAT_R5G6B5_UNORM_PACK16`: the little-endian 16-bit word of
+    /// bytes 0, 1 holds R in bits 11..15, G 5..10, B 0..4 ("Formats":
+    /// the first-listed component in the most significant bits); UNORM
+    /// c / (2^b − 1), alpha 1.
+    R5g6b5UnormPack16,
+    /// `VK_FORMAT_R16G16B16A16_SFLOAT`: four IEEE 754 binary16 values, R
+    /// first, little-endian (8 bytes: two consecutive entries of
+    /// [`Image::texels`]). Converted to 32-bit floats exactly
+    /// ("Floating-Point Format Conversions": every binary16 value,
+    /// infinities included, is representable; a NaN stays a NaN).
+    R16g16b16a16Sfloat,
+    /// `VK_FORMAT_R32G32B32A32_SFLOAT`: four f32, R first (16 bytes: four
+    /// consecutive entries of [`Image::texels`]).
+    R32g32b32a32Sfloat,
 }
 
 impl ImageFormat {
+    /// Entries of [`Image::texels`] per texel: texels of up to 4 bytes take
+    /// one (its leading bytes), wider ones 4-byte words in turn.
+    pub fn texel_words(self) -> usize {
+        match self {
+            ImageFormat::R16g16b16a16Sfloat => 2,
+            ImageFormat::R32g32b32a32Sfloat => 4,
+            _ => 1,
+        }
+    }
+
     /// The sampled type a shader must read it as.
     pub fn sampled_type(self) -> SampledType {
         match self {
@@ -170,19 +195,23 @@ impl ImageFormat {
             | ImageFormat::R32Sfloat
             | ImageFormat::R8Unorm
             | ImageFormat::R8g8Unorm
-            | ImageFormat::A2b10g10r10UnormPack32 => SampledType::Float,
+            | ImageFormat::A2b10g10r10UnormPack32
+            | ImageFormat::R5g6b5UnormPack16
+            | ImageFormat::R16g16b16a16Sfloat
+            | ImageFormat::R32g32b32a32Sfloat => SampledType::Float,
             ImageFormat::Rgba8Uint => SampledType::Uint,
             ImageFormat::Rgba8Sint => SampledType::Sint,
         }
     }
 }
 
-/// A 2D R8G8B8A8 image of one level.
+/// A 2D image of one level.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Image {
     pub width: u32,
     pub height: u32,
-    /// Row-major texels.
+    /// Row-major texels, each [`ImageFormat::texel_words`] consecutive
+    /// entries (its bytes in memory order).
     pub texels: Vec<[u8; 4]>,
     pub format: ImageFormat,
 }
@@ -197,12 +226,46 @@ pub fn srgb_to_linear(c: f64) -> f64 {
     }
 }
 
+/// An IEEE 754 binary16 value (1 sign bit, 5 exponent bits biased by
+/// 15, 10 fraction bits): exponent 0 is ±f · 2^-24 (zero and subnormals),
+/// 31 is ±∞ (f = 0) or a NaN, others ±(1 + f/1024) · 2^(e − 15). Exact in
+/// f64. Written here from the IEEE definition rather than taken from the
+/// `half` crate the simulator uses, so the two do not share a decoder.
+pub fn binary16_to_f64(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let e = i32::from((h >> 10) & 0x1f);
+    let f = f64::from(h & 0x3ff);
+    sign * match e {
+        0 => f * 2f64.powi(-24),
+        31 if f == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (1.0 + f / 1024.0) * 2f64.powi(e - 15),
+    }
+}
+
 impl Image {
     /// The texel at integer (i, j) inside the image, converted to floats
     /// ("Format Conversion": UNORM c / 255, sRGB RGB decoded).
     pub fn texel(&self, i: u32, j: u32) -> [f64; 4] {
-        let t = self.texels[(j * self.width + i) as usize];
+        let at = (j * self.width + i) as usize * self.format.texel_words();
+        let t = self.texels[at];
         match self.format {
+            ImageFormat::R5g6b5UnormPack16 => {
+                let w = u16::from_le_bytes([t[0], t[1]]);
+                let c = |at: u32, bits: u32| {
+                    let max = (1u16 << bits) - 1;
+                    f64::from((w >> at) & max) / f64::from(max)
+                };
+                return [c(11, 5), c(5, 6), c(0, 5), 1.0];
+            }
+            ImageFormat::R16g16b16a16Sfloat => {
+                let u = self.texels[at + 1];
+                let h = [[t[0], t[1]], [t[2], t[3]], [u[0], u[1]], [u[2], u[3]]];
+                return h.map(|b| binary16_to_f64(u16::from_le_bytes(b)));
+            }
+            ImageFormat::R32g32b32a32Sfloat => {
+                return std::array::from_fn(|k| f64::from(f32::from_le_bytes(self.texels[at + k])));
+            }
             ImageFormat::R32Sfloat => return [f64::from(f32::from_le_bytes(t)), 0.0, 0.0, 1.0],
             ImageFormat::R8Unorm => return [f64::from(t[0]) / 255.0, 0.0, 0.0, 1.0],
             ImageFormat::R8g8Unorm => {
@@ -703,6 +766,50 @@ mod tests {
         assert_eq!(texel_index(AddressMode::Repeat, big, 3), want);
         assert_eq!(texel_index(AddressMode::ClampToEdge, -big, 3), -2);
         assert_eq!(texel_index(AddressMode::ClampToBorder, 1e300, 3), 4);
+    }
+
+    #[test]
+    fn wide_and_packed_texels_by_hand() {
+        // binary16: 1.0, −2.0, 65504 (the largest), 2^-24 (the smallest
+        // subnormal), 2^-14 (the smallest normal), +∞, a NaN.
+        assert_eq!(binary16_to_f64(0x3c00), 1.0);
+        assert_eq!(binary16_to_f64(0xc000), -2.0);
+        assert_eq!(binary16_to_f64(0x7bff), 65504.0);
+        assert_eq!(binary16_to_f64(0x0001), 2f64.powi(-24));
+        assert_eq!(binary16_to_f64(0x0400), 2f64.powi(-14));
+        assert_eq!(binary16_to_f64(0x7c00), f64::INFINITY);
+        assert!(binary16_to_f64(0x7e01).is_nan());
+        // An RGBA16F texel (1, −2, 0.5, ∞) after a first texel of zeros.
+        let img = Image {
+            width: 2,
+            height: 1,
+            texels: vec![
+                [0; 4],
+                [0; 4],
+                [0x00, 0x3c, 0x00, 0xc0],
+                [0x00, 0x38, 0x00, 0x7c],
+            ],
+            format: ImageFormat::R16g16b16a16Sfloat,
+        };
+        assert_eq!(img.texel(1, 0), [1.0, -2.0, 0.5, f64::INFINITY]);
+        // RGBA32F: four words per texel.
+        let words = [0.25f32, -3.0, 1e30, 7.5].map(f32::to_le_bytes);
+        let img = Image {
+            width: 1,
+            height: 1,
+            texels: words.to_vec(),
+            format: ImageFormat::R32g32b32a32Sfloat,
+        };
+        assert_eq!(img.texel(0, 0), [0.25, -3.0, f64::from(1e30f32), 7.5]);
+        // R5G6B5: 0xf81f is R 31, G 0, B 31; 0x07e0 is G 63.
+        let img = Image {
+            width: 2,
+            height: 1,
+            texels: vec![[0x1f, 0xf8, 0, 0], [0xe0, 0x07, 0, 0]],
+            format: ImageFormat::R5g6b5UnormPack16,
+        };
+        assert_eq!(img.texel(0, 0), [1.0, 0.0, 1.0, 1.0]);
+        assert_eq!(img.texel(1, 0), [0.0, 1.0, 0.0, 1.0]);
     }
 
     #[test]

@@ -22,6 +22,15 @@ use super::types::Type;
 /// Image operand bits (SPIR-V spec 3.14, "Image Operands").
 const BIAS: u32 = 0x1;
 const LOD: u32 = 0x2;
+/// `Grad` (`textureGrad`) stays `Unsupported`. Mesa's Bifrost route
+/// (Panfrost's NIR texture lowering, `build_bi_gradient_desc` and
+/// `bi_lower_tex`) is a TEXC `GRDESC_DER` over ddx.xy with ddy in the
+/// staging registers, then the TEX with that result's first word as its
+/// EXPLICIT LOD; only the low 16 bits of that word are documented (λ in
+/// signed 8:8, as Mesa's `bi_lower_lod` reads them), the rest of the
+/// 64-bit gradient descriptor is not, and the IR, its interpreter and the
+/// simulated TEXC (`kmod/sim/shader/message.rs`) have no gradient operands
+/// yet (docs/STATUS.md, "Not done yet from issue 9").
 const GRAD: u32 = 0x4;
 const CONST_OFFSET: u32 = 0x8;
 const OFFSET: u32 = 0x10;

@@ -12,7 +12,8 @@
 //! RGBA8I (components zero- or sign-extended to 32-bit words, nearest
 //! filtering only: linear filtering of an integer texture faults; their
 //! border colour is the Sampler's four words as they are) in RGBA order,
-//! R8 UNORM (swizzle R001), RG8 UNORM (RG01), RGB10 A2 UNORM, or R32F
+//! R8 UNORM (swizzle R001), RG8 UNORM (RG01), RGB10 A2 UNORM, RGB565
+//! (BGR1: Vulkan's R5G6B5_UNORM_PACK16), RGBA16F, RGBA32F, or R32F
 //! (swizzle R001; with a depth reference, compared by the
 //! Sampler's `Compare Function`, see [`Texture::sample`])
 //! (v7 `RGB Component Order` RGBA, v6 swizzle RGBA) with the identity
@@ -72,6 +73,18 @@ pub enum TexelKind {
     R8,
     Rg8,
     Rgb10a2,
+    /// "RGB565" (2 bytes; channel 0 in bits 0..4, 1 in 5..10, 2 in
+    /// 11..15 — Mesa's `src/panfrost/lib/pan_format.c` maps
+    /// PIPE_FORMAT_R5G6B5_UNORM, whose R is bits 0..4, to RGB565 with the
+    /// RGB1 order) read with the swizzle BGR1 (0o5012): Vulkan's
+    /// R5G6B5_UNORM_PACK16 has R in bits 11..15 (Mesa: B5G6R5_UNORM,
+    /// RGB565 with BGR1). UNORM c / 31, c / 63.
+    Rgb565,
+    /// "RGBA16F" (8 bytes: four binary16, channel 0 first), each
+    /// converted exactly to f32 (infinities and NaNs stay what they are).
+    Rgba16f,
+    /// "RGBA32F" (16 bytes: four f32 as they are).
+    Rgba32f,
 }
 
 impl TexelKind {
@@ -79,7 +92,9 @@ impl TexelKind {
     fn bytes(self) -> u64 {
         match self {
             TexelKind::R8 => 1,
-            TexelKind::Rg8 => 2,
+            TexelKind::Rg8 | TexelKind::Rgb565 => 2,
+            TexelKind::Rgba16f => 8,
+            TexelKind::Rgba32f => 16,
             _ => 4,
         }
     }
@@ -221,6 +236,9 @@ impl Texture {
             ("R8 UNORM", false) => Some(TexelKind::R8),
             ("RG8 UNORM", false) => Some(TexelKind::Rg8),
             ("RGB10 A2 UNORM", false) => Some(TexelKind::Rgb10a2),
+            ("RGB565", false) => Some(TexelKind::Rgb565),
+            ("RGBA16F", false) => Some(TexelKind::Rgba16f),
+            ("RGBA32F", false) => Some(TexelKind::Rgba32f),
             _ => None,
         };
         // The swizzle each format is simulated with: identity, or R001 for
@@ -229,6 +247,7 @@ impl Texture {
         let swizzle = match kind {
             Some(TexelKind::R32f | TexelKind::R8) => 0o5440,
             Some(TexelKind::Rg8) => 0o5410,
+            Some(TexelKind::Rgb565) => 0o5012,
             _ => 0o3210,
         };
         // RGBA order: v7's `RGB Component Order` RGBA is 0, v6's swizzle
@@ -334,6 +353,9 @@ impl Texture {
                 | TexelKind::R8
                 | TexelKind::Rg8
                 | TexelKind::Rgb10a2
+                | TexelKind::Rgb565
+                | TexelKind::Rgba16f
+                | TexelKind::Rgba32f
         )
     }
 
@@ -369,7 +391,7 @@ impl Texture {
         y: u32,
         layer: u32,
     ) -> Result<[u32; 4], JobFault> {
-        let mut b = [0u8; 4];
+        let mut wide = [0u8; 16];
         let bytes = self.kind.bytes();
         let off =
             self.block.offset(x, y, lv.row_stride, bytes) + u64::from(layer) * self.layer_stride;
@@ -379,7 +401,8 @@ impl Texture {
             .base
             .checked_add(off)
             .ok_or_else(|| config(self.va, "texel address past 2^64"))?;
-        mmu.read(va, &mut b[..bytes as usize])?;
+        mmu.read(va, &mut wide[..bytes as usize])?;
+        let b = [wide[0], wide[1], wide[2], wide[3]];
         Ok(match self.kind {
             TexelKind::Unorm => b.map(|c| unorm8(c).to_bits()),
             TexelKind::Srgb => {
@@ -407,6 +430,28 @@ impl Texture {
                 };
                 [c(0, 10), c(10, 10), c(20, 10), c(30, 2)]
             }
+            // Channels 2, 1, 0 through the swizzle BGR1 (see `Rgb565`).
+            TexelKind::Rgb565 => {
+                let w = u32::from(u16::from_le_bytes([b[0], b[1]]));
+                let c = |at: u32, bits: u32| {
+                    let max = (1u32 << bits) - 1;
+                    ((f64::from((w >> at) & max) / f64::from(max)) as f32).to_bits()
+                };
+                [c(11, 5), c(5, 6), c(0, 5), 1.0f32.to_bits()]
+            }
+            TexelKind::Rgba16f => std::array::from_fn(|k| {
+                half::f16::from_le_bytes([wide[2 * k], wide[2 * k + 1]])
+                    .to_f32()
+                    .to_bits()
+            }),
+            TexelKind::Rgba32f => std::array::from_fn(|k| {
+                u32::from_le_bytes([
+                    wide[4 * k],
+                    wide[4 * k + 1],
+                    wide[4 * k + 2],
+                    wide[4 * k + 3],
+                ])
+            }),
         })
     }
 
