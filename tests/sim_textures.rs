@@ -28,7 +28,8 @@ use bifrost_vk::compiler::spirv;
 use bifrost_vk::hw::Arch;
 use bifrost_vk::jm::compute::add_compute_job_with_textures;
 use bifrost_vk::jm::texture::{
-    SamplerDesc, TexelFormat, TexelLayout, TextureDesc, WrapMode, write_texture_tables,
+    MipLevel, MipmapMode, SamplerDesc, SamplerLod, TexelFormat, TexelLayout, TextureDesc, WrapMode,
+    write_texture_tables,
 };
 use bifrost_vk::jm::{AttributeTables, ComputeJob, GpuPool, JmResult, JobChain};
 use bifrost_vk::kmod::sim::SimModel;
@@ -202,6 +203,44 @@ fn hw_sampler(s: &Sampler) -> SamplerDesc {
         wrap: s.address.map(to_hw),
         border: s.border.rgba(),
         lod: Default::default(),
+    }
+}
+
+/// A reference sampler's hardware twin with its LOD state (filters, mipmap
+/// mode, clamps, bias) and `compare`.
+fn hw_mip_sampler(
+    s: &Sampler,
+    compare: Option<bifrost_vk::jm::graphics::CompareOp>,
+) -> SamplerDesc {
+    SamplerDesc {
+        lod: SamplerLod {
+            min_linear: Some(s.min_linear),
+            mipmap: if s.mipmap_linear {
+                MipmapMode::Linear
+            } else {
+                MipmapMode::Nearest
+            },
+            min_lod: s.min_lod,
+            max_lod: s.max_lod,
+            bias: s.lod_bias,
+            compare,
+        },
+        ..hw_sampler(s)
+    }
+}
+
+/// Makes `d` (an uploaded level) the next mip level of `desc`: the first
+/// becomes the descriptor, later ones its further levels.
+fn add_level(desc: &mut Option<TextureDesc>, d: TextureDesc) {
+    match desc.as_mut() {
+        None => *desc = Some(d),
+        Some(base) => {
+            base.mips[base.levels as usize - 1] = MipLevel {
+                address: d.address,
+                row_stride: d.row_stride,
+            };
+            base.levels += 1;
+        }
     }
 }
 
@@ -857,7 +896,6 @@ fn lod_on_grid(rng: &mut Rng, lo: f32, hi: f32) -> f32 {
 /// rounding of 2^-25 in each).
 #[test]
 fn mipmaps_with_explicit_lod_match_the_reference_sampler() {
-    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod};
     let (mut compared, mut per_level) = (0usize, [0usize; 4]);
     for model in [SimModel::G52, SimModel::G72] {
         let binary = compile_for(model);
@@ -878,17 +916,7 @@ fn mipmaps_with_explicit_lod_match_the_reference_sampler() {
                     let (img, d) =
                         upload(&mut gpu, &mut rng, w, h, layout, ImageFormat::Rgba8Unorm);
                     levels.push(img);
-                    match desc.as_mut() {
-                        None => desc = Some(d),
-                        Some(base) => {
-                            let base: &mut TextureDesc = base;
-                            base.mips[l as usize - 1] = MipLevel {
-                                address: d.address,
-                                row_stride: d.row_stride,
-                            };
-                            base.levels = l + 1;
-                        }
-                    }
+                    add_level(&mut desc, d);
                 }
                 let desc = desc.unwrap();
                 let (img_b, desc_b) =
@@ -900,23 +928,7 @@ fn mipmaps_with_explicit_lod_match_the_reference_sampler() {
                 smp.min_lod = lod_on_grid(&mut rng, 0.0, 1.5);
                 smp.max_lod = lod_on_grid(&mut rng, smp.min_lod, 5.0);
                 smp.lod_bias = lod_on_grid(&mut rng, -1.5, 1.5);
-                let hw = SamplerDesc {
-                    linear: smp.mag_linear,
-                    wrap: smp.address.map(to_hw),
-                    border: smp.border.rgba(),
-                    lod: SamplerLod {
-                        min_linear: Some(smp.min_linear),
-                        mipmap: if smp.mipmap_linear {
-                            MipmapMode::Linear
-                        } else {
-                            MipmapMode::Nearest
-                        },
-                        min_lod: smp.min_lod,
-                        max_lod: smp.max_lod,
-                        bias: smp.lod_bias,
-                        compare: None,
-                    },
-                };
+                let hw = hw_mip_sampler(&smp, None);
                 let plain = Sampler::simple(false, AddressMode::Repeat);
                 let reference = Bindings::default();
                 let (mut queries, mut want) = (Vec::new(), Vec::new());
@@ -1007,7 +1019,6 @@ fn mipmaps_with_explicit_lod_match_the_reference_sampler() {
 /// texel coordinates before wrapping). Same bounds as the mipmap test.
 #[test]
 fn texel_offsets_match_the_reference_sampler() {
-    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod};
     let mut compared = 0usize;
     for model in [SimModel::G52, SimModel::G72] {
         let binary = compile_named("texture_offset.comp.spv", model);
@@ -1030,16 +1041,7 @@ fn texel_offsets_match_the_reference_sampler() {
                     let (img, d) =
                         upload(&mut gpu, &mut rng, w, h, layout, ImageFormat::Rgba8Unorm);
                     levels.push(img);
-                    match desc.as_mut() {
-                        None => desc = Some(d),
-                        Some(base) => {
-                            base.mips[l as usize - 1] = MipLevel {
-                                address: d.address,
-                                row_stride: d.row_stride,
-                            };
-                            base.levels = l + 1;
-                        }
-                    }
+                    add_level(&mut desc, d);
                 }
                 let desc = desc.unwrap();
                 let mut smp = Sampler::simple(case == 1, mode);
@@ -1047,23 +1049,7 @@ fn texel_offsets_match_the_reference_sampler() {
                 smp.mipmap_linear = case == 1;
                 smp.border = BorderColor::OpaqueWhite;
                 smp.max_lod = 3.0;
-                let hw = SamplerDesc {
-                    linear: smp.mag_linear,
-                    wrap: smp.address.map(to_hw),
-                    border: smp.border.rgba(),
-                    lod: SamplerLod {
-                        min_linear: Some(smp.min_linear),
-                        mipmap: if smp.mipmap_linear {
-                            MipmapMode::Linear
-                        } else {
-                            MipmapMode::Nearest
-                        },
-                        min_lod: 0.0,
-                        max_lod: 3.0,
-                        bias: 0.0,
-                        compare: None,
-                    },
-                };
+                let hw = hw_mip_sampler(&smp, None);
                 let reference = Bindings::default();
                 let (mut queries, mut want) = (Vec::new(), Vec::new());
                 for _ in 0..INVOCATIONS {
@@ -1247,7 +1233,6 @@ fn texture_size_and_levels_match_the_image() {
 #[test]
 fn depth_compares_match_the_reference_sampler() {
     use bifrost_vk::jm::graphics::CompareOp as HwOp;
-    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod};
     use bifrost_vk::testing::sampler::CompareOp;
     let mut compared = 0usize;
     for model in [SimModel::G52, SimModel::G72] {
@@ -1277,16 +1262,7 @@ fn depth_compares_match_the_reference_sampler() {
                         gpu.write(d.address + 4 * i as u64, t);
                     }
                     levels.push(img);
-                    match desc.as_mut() {
-                        None => desc = Some(d),
-                        Some(base) => {
-                            base.mips[l as usize - 1] = MipLevel {
-                                address: d.address,
-                                row_stride: d.row_stride,
-                            };
-                            base.levels = l + 1;
-                        }
-                    }
+                    add_level(&mut desc, d);
                 }
                 let desc = desc.unwrap();
                 let mode = if case == 0 {
@@ -1300,23 +1276,7 @@ fn depth_compares_match_the_reference_sampler() {
                 smp.border = BorderColor::OpaqueWhite;
                 smp.max_lod = 2.0;
                 smp.compare = Some(op);
-                let hw = SamplerDesc {
-                    linear: smp.mag_linear,
-                    wrap: smp.address.map(to_hw),
-                    border: smp.border.rgba(),
-                    lod: SamplerLod {
-                        min_linear: Some(smp.min_linear),
-                        mipmap: if smp.mipmap_linear {
-                            MipmapMode::Linear
-                        } else {
-                            MipmapMode::Nearest
-                        },
-                        min_lod: 0.0,
-                        max_lod: 2.0,
-                        bias: 0.0,
-                        compare: Some(HwOp::ALL_OPS[k]),
-                    },
-                };
+                let hw = hw_mip_sampler(&smp, Some(HwOp::ALL_OPS[k]));
                 let reference = Bindings::default();
                 let (mut queries, mut want) = (Vec::new(), Vec::new());
                 for _ in 0..INVOCATIONS {
@@ -1919,7 +1879,6 @@ fn rgb565_with_another_swizzle_faults() {
 /// blend by δ one more rounding of each side).
 #[test]
 fn mipmapped_float_textures_match_the_reference_sampler() {
-    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod};
     let mut compared = 0usize;
     let to_words = |t: &[Vec<u8>]| -> Vec<[u8; 4]> {
         t.iter()
@@ -1966,17 +1925,7 @@ fn mipmapped_float_textures_match_the_reference_sampler() {
                             ..img.clone()
                         });
                         levels.push(img);
-                        match desc.as_mut() {
-                            None => desc = Some(d),
-                            Some(base) => {
-                                let base: &mut TextureDesc = base;
-                                base.mips[l as usize - 1] = MipLevel {
-                                    address: d.address,
-                                    row_stride: d.row_stride,
-                                };
-                                base.levels = l + 1;
-                            }
-                        }
+                        add_level(&mut desc, d);
                     }
                     let desc = desc.unwrap();
                     let (img_b, desc_b) =
@@ -1988,23 +1937,7 @@ fn mipmapped_float_textures_match_the_reference_sampler() {
                     smp.min_lod = lod_on_grid(&mut rng, 0.0, 1.5);
                     smp.max_lod = lod_on_grid(&mut rng, smp.min_lod, 5.0);
                     smp.lod_bias = lod_on_grid(&mut rng, -1.5, 1.5);
-                    let hw = SamplerDesc {
-                        linear: smp.mag_linear,
-                        wrap: smp.address.map(to_hw),
-                        border: smp.border.rgba(),
-                        lod: SamplerLod {
-                            min_linear: Some(smp.min_linear),
-                            mipmap: if smp.mipmap_linear {
-                                MipmapMode::Linear
-                            } else {
-                                MipmapMode::Nearest
-                            },
-                            min_lod: smp.min_lod,
-                            max_lod: smp.max_lod,
-                            bias: smp.lod_bias,
-                            compare: None,
-                        },
-                    };
+                    let hw = hw_mip_sampler(&smp, None);
                     let plain = Sampler::simple(false, AddressMode::Repeat);
                     let reference = Bindings::default();
                     let (mut queries, mut want, mut scale) = (Vec::new(), Vec::new(), Vec::new());

@@ -86,45 +86,9 @@ pub struct Sampler {
     pub compare: Option<CompareOp>,
 }
 
-/// `VkCompareOp`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CompareOp {
-    Never,
-    Less,
-    Equal,
-    LessOrEqual,
-    Greater,
-    NotEqual,
-    GreaterOrEqual,
-    Always,
-}
-
-impl CompareOp {
-    pub const ALL: [CompareOp; 8] = [
-        CompareOp::Never,
-        CompareOp::Less,
-        CompareOp::Equal,
-        CompareOp::LessOrEqual,
-        CompareOp::Greater,
-        CompareOp::NotEqual,
-        CompareOp::GreaterOrEqual,
-        CompareOp::Always,
-    ];
-
-    /// "Depth Compare Operation": `reference` op `texel`.
-    pub fn passes(self, reference: f64, texel: f64) -> bool {
-        match self {
-            CompareOp::Never => false,
-            CompareOp::Less => reference < texel,
-            CompareOp::Equal => reference == texel,
-            CompareOp::LessOrEqual => reference <= texel,
-            CompareOp::Greater => reference > texel,
-            CompareOp::NotEqual => reference != texel,
-            CompareOp::GreaterOrEqual => reference >= texel,
-            CompareOp::Always => true,
-        }
-    }
-}
+/// `VkCompareOp`: the reference rasterizer's (a depth compare is the
+/// same "`reference` op `texel`" test, "Depth Compare Operation").
+pub use super::raster::ops::CompareOp;
 
 impl Sampler {
     /// One filter for both, one address mode for both axes, LOD range [0, 0].
@@ -459,7 +423,7 @@ impl Bindings {
         let border = sampler.border.rgba().map(f64::from);
         let compare = |c: [f64; 4]| match (dref, sampler.compare) {
             (Some(r), Some(op)) => [
-                f64::from(u8::from(op.passes(f64::from(r), c[0]))),
+                f64::from(u8::from(op.test(f64::from(r), c[0]))),
                 0.0,
                 0.0,
                 1.0,
