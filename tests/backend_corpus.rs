@@ -125,13 +125,13 @@ fn driver_kernels_compile_and_round_trip() {
 /// `optimize` on a copy first): the front half's output is already at the
 /// optimiser's fixed point — in the IR too: another `optimize` makes no
 /// progress, though the front half runs one round after each variant's
-/// lowering. Every corpus module (`tests/shaders`, `vk/`, `graphics/`) and
+/// lowering (with and without robust buffer access). Every corpus module (`tests/shaders`, `vk/`, `graphics/`) and
 /// every Mesa vector shader, every variant the front half lowers; the code
 /// of every variant the backend compiles.
 #[test]
 fn front_half_output_needs_no_reoptimisation() {
     use bifrost_vk::compiler::bifrost::compile_optimized;
-    use bifrost_vk::compiler::pipeline::compile_front;
+    use bifrost_vk::compiler::pipeline::{FrontOptions, compile_front, compile_front_with};
     let mut files: Vec<std::path::PathBuf> = Vec::new();
     for dir in [
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shaders"),
@@ -160,17 +160,29 @@ fn front_half_output_needs_no_reoptimisation() {
         let Ok(front) = compile_front(&bytes, "main", stage, &HashMap::new()) else {
             continue;
         };
-        for lowered in front.variants() {
-            // The front half runs one round of the passes after each
-            // variant's lowering (`Shader::optimize_round`): another
-            // finds nothing.
+        // The front half runs one round of the passes after each variant's
+        // lowering (`Shader::optimize_round`): another finds nothing, with
+        // robust buffer access too (its bounds checks and the XFB
+        // variant's attribute checks are lowered code as well).
+        let robust = FrontOptions {
+            robust_buffer_access: true,
+        };
+        let robust_front = compile_front_with(&bytes, "main", stage, &HashMap::new(), robust)
+            .unwrap_or_else(|e| panic!("{}: robust: {e}", file.display()));
+        for (lowered, how) in front
+            .variants()
+            .map(|l| (l, ""))
+            .chain(robust_front.variants().map(|l| (l, ", robust")))
+        {
             assert!(
                 !lowered.shader.clone().optimize(),
-                "{} ({}): a second round of the passes made progress",
+                "{} ({}{how}): a second round of the passes made progress",
                 file.display(),
                 lowered.variant.name()
             );
             irs += 1;
+        }
+        for lowered in front.variants() {
             let options = Options {
                 push_uniform_words: Some(lowered.push_uniforms.fau_words()),
                 ..Options::default()
@@ -188,7 +200,7 @@ fn front_half_output_needs_no_reoptimisation() {
         }
     }
     assert!(compared >= 50, "only {compared} variants compiled");
-    assert!(irs >= 70, "only {irs} variants lowered");
+    assert!(irs >= 140, "only {irs} variants lowered");
 }
 
 /// Our fragment shaders against Mesa's for the same SPIR-V (the G52
