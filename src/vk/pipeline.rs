@@ -265,10 +265,26 @@ fn compile_stage(
         log::error!("{what}: shader \"{entry}\" cannot be compiled: {e}");
         vk::Result::ERROR_UNKNOWN
     };
+    // The compiler handles images and samplers, but no image descriptor
+    // can exist yet (`descriptor.rs` refuses their types), so nothing could
+    // fill the texture tables such a program reads: refused here, not a
+    // GPU fault at the first dispatch.
+    let no_images = |shader: &crate::compiler::ir::Shader| {
+        if samples_images(shader) {
+            log::error!(
+                "{what}: shader \"{entry}\" uses images or samplers, which are not supported yet"
+            );
+            return Err(vk::Result::ERROR_UNKNOWN);
+        }
+        Ok(())
+    };
     let compiled = match ir_stage {
         // Only the XFB variant is made and compiled (module doc).
         Stage::Vertex => {
             let f = compile_vertex_capture(&module.code, &entry, &spec, options).map_err(failed)?;
+            if let Some(x) = &f.xfb {
+                no_images(&x.shader)?;
+            }
             CompiledStage {
                 main: None,
                 xfb: f
@@ -284,6 +300,7 @@ fn compile_stage(
         Stage::Compute => {
             let f = compile_front_with(&module.code, &entry, ir_stage, &spec, options)
                 .map_err(failed)?;
+            no_images(&f.main.shader)?;
             CompiledStage {
                 main: Some(compile_program(core, &f.main, what)?),
                 xfb: None,
@@ -418,6 +435,19 @@ impl GraphicsPipeline {
             attributes,
         })
     }
+}
+
+/// Whether a lowered program samples, fetches or queries an image.
+fn samples_images(s: &crate::compiler::ir::Shader) -> bool {
+    use crate::compiler::ir::{Intrinsic, Op};
+    let mut found = false;
+    s.body.for_each_instr(&mut |i| {
+        found |= matches!(
+            &i.op,
+            Op::Intrinsic(x) if matches!(x.kind, Intrinsic::Texture { .. } | Intrinsic::TextureSize { .. })
+        );
+    });
+    found
 }
 
 impl ComputePipeline {
