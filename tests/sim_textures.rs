@@ -33,10 +33,10 @@ use bifrost_vk::jm::texture::{
 };
 use bifrost_vk::jm::{AttributeTables, ComputeJob, GpuPool, JmResult, JobChain};
 use bifrost_vk::kmod::sim::SimModel;
-use bifrost_vk::testing::SimGpu;
 use bifrost_vk::testing::sampler::{
     AddressMode, Bindings, BorderColor, Image, ImageFormat, Sampler,
 };
+use bifrost_vk::testing::{Buffer, SimGpu};
 
 const INVOCATIONS: u32 = 32;
 
@@ -65,6 +65,44 @@ fn textured_dispatch(
         push_buffer: None,
     };
     add_compute_job_with_textures(chain, pool, arch, &job, Some(tables), [0, 0])
+}
+
+/// Runs `binary` over `INVOCATIONS` invocations in one dispatch
+/// ([`textured_dispatch`]) with `queries` bound at (set 0, binding 3) and
+/// an `out_bytes` output buffer, filled with 0xee canaries first, at
+/// (0, 4); returns the output buffer.
+fn dispatch_queries(
+    gpu: &mut SimGpu,
+    binary: &ShaderBinary,
+    queries: &[u8],
+    out_bytes: u64,
+    textures: &[Option<TextureDesc>],
+    samplers: &[Option<SamplerDesc>],
+) -> Result<Buffer, String> {
+    let qbuf = gpu.alloc(queries.len() as u64);
+    gpu.write(qbuf.va, queries);
+    let obuf = gpu.alloc(out_bytes);
+    gpu.write(obuf.va, &vec![0xee; out_bytes as usize]);
+    let words = fau_words(binary, |b| match b {
+        (0, 3) => (qbuf.va, queries.len() as u64),
+        (0, 4) => (obuf.va, out_bytes),
+        _ => panic!("unexpected binding {b:?}"),
+    });
+    let code = gpu.upload(binary);
+    gpu.run_chain(|chain, pool, arch| {
+        textured_dispatch(
+            chain,
+            pool,
+            arch,
+            (binary, code, &words),
+            textures,
+            samplers,
+            INVOCATIONS / 16,
+        )?;
+        Ok(true)
+    })
+    .map_err(|e| e.to_string())?;
+    Ok(obuf)
 }
 
 /// A small deterministic generator (xorshift64*).
@@ -318,36 +356,20 @@ fn run_case(
         );
         want.push(reference.fetch(&img_a, texel[0], texel[1], 0).unwrap());
     }
-    let qbuf = gpu.alloc(queries.len() as u64);
-    gpu.write(qbuf.va, &queries);
-    let out_bytes = u64::from(INVOCATIONS) * 48;
-    let obuf = gpu.alloc(out_bytes);
-    gpu.write(obuf.va, &vec![0xee; out_bytes as usize]);
-    let address = |b: (u32, u32)| match b {
-        (0, 3) => (qbuf.va, queries.len() as u64),
-        (0, 4) => (obuf.va, out_bytes),
-        _ => panic!("unexpected binding {b:?}"),
-    };
-    let words = fau_words(binary, address);
-    let code = gpu.upload(binary);
     let textures = [Some(desc_a), Some(desc_b)];
     let hw_samplers = [
         Some(hw_sampler(&samplers[0])),
         None,
         Some(hw_sampler(&samplers[1])),
     ];
-    gpu.run_chain(|chain, pool, arch| {
-        textured_dispatch(
-            chain,
-            pool,
-            arch,
-            (binary, code, &words),
-            &textures,
-            &hw_samplers,
-            INVOCATIONS / 16,
-        )?;
-        Ok(true)
-    })
+    let obuf = dispatch_queries(
+        &mut gpu,
+        binary,
+        &queries,
+        u64::from(INVOCATIONS) * 48,
+        &textures,
+        &hw_samplers,
+    )
     .unwrap_or_else(|e| panic!("{model:?}: {e}"));
     let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
     let linear = [samplers[0].mag_linear, samplers[1].mag_linear];
@@ -507,30 +529,15 @@ fn integer_textures_match_the_reference_sampler() {
                         .unwrap(),
                 );
             }
-            let qbuf = gpu.alloc(queries.len() as u64);
-            gpu.write(qbuf.va, &queries);
-            let out_bytes = u64::from(INVOCATIONS) * 64;
-            let obuf = gpu.alloc(out_bytes);
-            gpu.write(obuf.va, &vec![0xee; out_bytes as usize]);
-            let words = fau_words(&binary, |b| match b {
-                (0, 3) => (qbuf.va, queries.len() as u64),
-                (0, 4) => (obuf.va, out_bytes),
-                _ => panic!("unexpected binding {b:?}"),
-            });
-            let code = gpu.upload(&binary);
             let smp = hw_sampler(&sampler);
-            gpu.run_chain(|chain, pool, arch| {
-                textured_dispatch(
-                    chain,
-                    pool,
-                    arch,
-                    (&binary, code, &words),
-                    &[Some(udesc), Some(idesc)],
-                    &[Some(smp), Some(smp)],
-                    INVOCATIONS / 16,
-                )?;
-                Ok(true)
-            })
+            let obuf = dispatch_queries(
+                &mut gpu,
+                &binary,
+                &queries,
+                u64::from(INVOCATIONS) * 64,
+                &[Some(udesc), Some(idesc)],
+                &[Some(smp), Some(smp)],
+            )
             .unwrap_or_else(|e| panic!("{model:?} {mode:?}: {e}"));
             let got = gpu.read_u32s(obuf.va, want.len());
             assert_eq!(got, want, "{model:?} {mode:?} {layout:?}");
@@ -827,29 +834,15 @@ fn array_textures_match_the_reference_sampler() {
                         .unwrap(),
                 );
             }
-            let qbuf = gpu.alloc(queries.len() as u64);
-            gpu.write(qbuf.va, &queries);
-            let out_bytes = u64::from(INVOCATIONS) * 48;
-            let obuf = gpu.alloc(out_bytes);
-            let words = fau_words(&binary, |b| match b {
-                (0, 3) => (qbuf.va, queries.len() as u64),
-                (0, 4) => (obuf.va, out_bytes),
-                _ => panic!("unexpected binding {b:?}"),
-            });
-            let code = gpu.upload(&binary);
             let smp = hw_sampler(&sampler);
-            gpu.run_chain(|chain, pool, arch| {
-                textured_dispatch(
-                    chain,
-                    pool,
-                    arch,
-                    (&binary, code, &words),
-                    &[Some(desc)],
-                    &[Some(smp)],
-                    INVOCATIONS / 16,
-                )?;
-                Ok(true)
-            })
+            let obuf = dispatch_queries(
+                &mut gpu,
+                &binary,
+                &queries,
+                u64::from(INVOCATIONS) * 48,
+                &[Some(desc)],
+                &[Some(smp)],
+            )
             .unwrap_or_else(|e| panic!("{model:?}: {e}"));
             let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
             for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
@@ -956,31 +949,16 @@ fn mipmaps_with_explicit_lod_match_the_reference_sampler() {
                     );
                     want.push(reference.fetch(&levels[0], texel[0], texel[1], 0).unwrap());
                 }
-                let qbuf = gpu.alloc(queries.len() as u64);
-                gpu.write(qbuf.va, &queries);
-                let out_bytes = u64::from(INVOCATIONS) * 48;
-                let obuf = gpu.alloc(out_bytes);
-                let address = |b: (u32, u32)| match b {
-                    (0, 3) => (qbuf.va, queries.len() as u64),
-                    (0, 4) => (obuf.va, out_bytes),
-                    _ => panic!("unexpected binding {b:?}"),
-                };
-                let words = fau_words(&binary, address);
-                let code = gpu.upload(&binary);
                 let textures = [Some(desc), Some(desc_b)];
                 let samplers = [Some(hw), None, Some(hw_sampler(&plain))];
-                gpu.run_chain(|chain, pool, arch| {
-                    textured_dispatch(
-                        chain,
-                        pool,
-                        arch,
-                        (&binary, code, &words),
-                        &textures,
-                        &samplers,
-                        INVOCATIONS / 16,
-                    )?;
-                    Ok(true)
-                })
+                let obuf = dispatch_queries(
+                    &mut gpu,
+                    &binary,
+                    &queries,
+                    u64::from(INVOCATIONS) * 48,
+                    &textures,
+                    &samplers,
+                )
                 .unwrap_or_else(|e| panic!("{model:?}: {e}"));
                 let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
                 let exact_first = !smp.mipmap_linear && !smp.mag_linear && !smp.min_linear;
@@ -1076,29 +1054,14 @@ fn texel_offsets_match_the_reference_sampler() {
                             .unwrap(),
                     );
                 }
-                let qbuf = gpu.alloc(queries.len() as u64);
-                gpu.write(qbuf.va, &queries);
-                let out_bytes = u64::from(INVOCATIONS) * 48;
-                let obuf = gpu.alloc(out_bytes);
-                let address = |b: (u32, u32)| match b {
-                    (0, 3) => (qbuf.va, queries.len() as u64),
-                    (0, 4) => (obuf.va, out_bytes),
-                    _ => panic!("unexpected binding {b:?}"),
-                };
-                let words = fau_words(&binary, address);
-                let code = gpu.upload(&binary);
-                gpu.run_chain(|chain, pool, arch| {
-                    textured_dispatch(
-                        chain,
-                        pool,
-                        arch,
-                        (&binary, code, &words),
-                        &[Some(desc)],
-                        &[Some(hw)],
-                        INVOCATIONS / 16,
-                    )?;
-                    Ok(true)
-                })
+                let obuf = dispatch_queries(
+                    &mut gpu,
+                    &binary,
+                    &queries,
+                    u64::from(INVOCATIONS) * 48,
+                    &[Some(desc)],
+                    &[Some(hw)],
+                )
                 .unwrap_or_else(|e| panic!("{model:?}: {e}"));
                 let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
                 let exact_sample = !smp.mipmap_linear && !smp.mag_linear && !smp.min_linear;
@@ -1299,29 +1262,14 @@ fn depth_compares_match_the_reference_sampler() {
                         );
                     }
                 }
-                let qbuf = gpu.alloc(queries.len() as u64);
-                gpu.write(qbuf.va, &queries);
-                let out_bytes = u64::from(INVOCATIONS) * 8;
-                let obuf = gpu.alloc(out_bytes);
-                let address = |b: (u32, u32)| match b {
-                    (0, 3) => (qbuf.va, queries.len() as u64),
-                    (0, 4) => (obuf.va, out_bytes),
-                    _ => panic!("unexpected binding {b:?}"),
-                };
-                let words = fau_words(&binary, address);
-                let code = gpu.upload(&binary);
-                gpu.run_chain(|chain, pool, arch| {
-                    textured_dispatch(
-                        chain,
-                        pool,
-                        arch,
-                        (&binary, code, &words),
-                        &[Some(desc)],
-                        &[Some(hw)],
-                        INVOCATIONS / 16,
-                    )?;
-                    Ok(true)
-                })
+                let obuf = dispatch_queries(
+                    &mut gpu,
+                    &binary,
+                    &queries,
+                    u64::from(INVOCATIONS) * 8,
+                    &[Some(desc)],
+                    &[Some(hw)],
+                )
                 .unwrap_or_else(|e| panic!("{model:?}: {e}"));
                 let got = gpu.read_f32s(obuf.va, 2 * INVOCATIONS as usize);
                 for (i, (g, w)) in got.iter().zip(&want).enumerate() {
@@ -1468,30 +1416,15 @@ fn r8_rg8_and_rgb10a2_textures_match_the_reference_sampler() {
                         );
                         want.push(reference.fetch(&img, texel[0], texel[1], 0).unwrap());
                     }
-                    let qbuf = gpu.alloc(queries.len() as u64);
-                    gpu.write(qbuf.va, &queries);
-                    let out_bytes = u64::from(INVOCATIONS) * 48;
-                    let obuf = gpu.alloc(out_bytes);
-                    let address = |b: (u32, u32)| match b {
-                        (0, 3) => (qbuf.va, queries.len() as u64),
-                        (0, 4) => (obuf.va, out_bytes),
-                        _ => panic!("unexpected binding {b:?}"),
-                    };
-                    let words = fau_words(&binary, address);
-                    let code = gpu.upload(&binary);
                     let samplers = [Some(hw_sampler(&smp)), None, Some(hw_sampler(&plain))];
-                    gpu.run_chain(|chain, pool, arch| {
-                        textured_dispatch(
-                            chain,
-                            pool,
-                            arch,
-                            (&binary, code, &words),
-                            &[Some(desc), Some(desc_b)],
-                            &samplers,
-                            INVOCATIONS / 16,
-                        )?;
-                        Ok(true)
-                    })
+                    let obuf = dispatch_queries(
+                        &mut gpu,
+                        &binary,
+                        &queries,
+                        u64::from(INVOCATIONS) * 48,
+                        &[Some(desc), Some(desc_b)],
+                        &samplers,
+                    )
                     .unwrap_or_else(|e| panic!("{model:?}: {e}"));
                     let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
                     for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
@@ -1743,30 +1676,15 @@ fn rgb565_rgba16f_and_rgba32f_textures_match_the_reference_sampler() {
                         );
                         want.push(reference.fetch(&img, texel[0], texel[1], 0).unwrap());
                     }
-                    let qbuf = gpu.alloc(queries.len() as u64);
-                    gpu.write(qbuf.va, &queries);
-                    let out_bytes = u64::from(INVOCATIONS) * 48;
-                    let obuf = gpu.alloc(out_bytes);
-                    let address = |b: (u32, u32)| match b {
-                        (0, 3) => (qbuf.va, queries.len() as u64),
-                        (0, 4) => (obuf.va, out_bytes),
-                        _ => panic!("unexpected binding {b:?}"),
-                    };
-                    let words = fau_words(&binary, address);
-                    let code = gpu.upload(&binary);
                     let samplers = [Some(hw_sampler(&smp)), None, Some(hw_sampler(&plain))];
-                    gpu.run_chain(|chain, pool, arch| {
-                        textured_dispatch(
-                            chain,
-                            pool,
-                            arch,
-                            (&binary, code, &words),
-                            &[Some(desc), Some(desc_b)],
-                            &samplers,
-                            INVOCATIONS / 16,
-                        )?;
-                        Ok(true)
-                    })
+                    let obuf = dispatch_queries(
+                        &mut gpu,
+                        &binary,
+                        &queries,
+                        u64::from(INVOCATIONS) * 48,
+                        &[Some(desc), Some(desc_b)],
+                        &samplers,
+                    )
                     .unwrap_or_else(|e| panic!("{model:?}: {e}"));
                     let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
                     for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
@@ -1968,31 +1886,16 @@ fn mipmapped_float_textures_match_the_reference_sampler() {
                         );
                         want.push(reference.fetch(&levels[0], texel[0], texel[1], 0).unwrap());
                     }
-                    let qbuf = gpu.alloc(queries.len() as u64);
-                    gpu.write(qbuf.va, &queries);
-                    let out_bytes = u64::from(INVOCATIONS) * 48;
-                    let obuf = gpu.alloc(out_bytes);
-                    let address = |b: (u32, u32)| match b {
-                        (0, 3) => (qbuf.va, queries.len() as u64),
-                        (0, 4) => (obuf.va, out_bytes),
-                        _ => panic!("unexpected binding {b:?}"),
-                    };
-                    let words = fau_words(&binary, address);
-                    let code = gpu.upload(&binary);
                     let textures = [Some(desc), Some(desc_b)];
                     let samplers = [Some(hw), None, Some(hw_sampler(&plain))];
-                    gpu.run_chain(|chain, pool, arch| {
-                        textured_dispatch(
-                            chain,
-                            pool,
-                            arch,
-                            (&binary, code, &words),
-                            &textures,
-                            &samplers,
-                            INVOCATIONS / 16,
-                        )?;
-                        Ok(true)
-                    })
+                    let obuf = dispatch_queries(
+                        &mut gpu,
+                        &binary,
+                        &queries,
+                        u64::from(INVOCATIONS) * 48,
+                        &textures,
+                        &samplers,
+                    )
                     .unwrap_or_else(|e| panic!("{model:?}: {e}"));
                     let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
                     let exact_first = !smp.mipmap_linear && !smp.mag_linear && !smp.min_linear;
