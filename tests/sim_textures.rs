@@ -105,6 +105,17 @@ fn dispatch_queries(
     Ok(obuf)
 }
 
+/// Appends one 32-byte query of the texture-lookup shaders: (s, t), the
+/// LOD and a pad word, then the texel coordinates and two pad words.
+fn push_query(queries: &mut Vec<u8>, st: [f32; 2], lod: f32, texel: [i32; 2]) {
+    for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
+        queries.extend_from_slice(&w.to_le_bytes());
+    }
+    for w in [texel[0], texel[1], 0, 0] {
+        queries.extend_from_slice(&w.to_le_bytes());
+    }
+}
+
 /// A small deterministic generator (xorshift64*).
 struct Rng(u64);
 
@@ -338,12 +349,7 @@ fn run_case(
         }
         let lod = rng.unit() * 3.0;
         let texel = [(rng.next() % 5) as i32, (rng.next() % 3) as i32];
-        for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
-            queries.extend_from_slice(&w.to_le_bytes());
-        }
-        for w in [texel[0], texel[1], 0, 0] {
-            queries.extend_from_slice(&w.to_le_bytes());
-        }
+        push_query(&mut queries, st, lod, texel);
         want.push(
             reference
                 .sample(&img_a, &samplers[0], st[0], st[1], Some(lod))
@@ -929,12 +935,7 @@ fn mipmaps_with_explicit_lod_match_the_reference_sampler() {
                     let st = [rng.unit() * 3.0 - 1.0, rng.unit() * 3.0 - 1.0];
                     let lod = lod_on_grid(&mut rng, -4.0, 6.0);
                     let texel = [(rng.next() % 13) as i32, (rng.next() % 9) as i32];
-                    for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
-                        queries.extend_from_slice(&w.to_le_bytes());
-                    }
-                    for w in [texel[0], texel[1], 0, 0] {
-                        queries.extend_from_slice(&w.to_le_bytes());
-                    }
+                    push_query(&mut queries, st, lod, texel);
                     let lambda = (lod + smp.lod_bias).clamp(smp.min_lod, smp.max_lod);
                     per_level[(lambda.clamp(0.0, 3.0) + 0.5).ceil() as usize - 1] += 1;
                     want.push(
@@ -1035,12 +1036,7 @@ fn texel_offsets_match_the_reference_sampler() {
                     let lod = lod_on_grid(&mut rng, -1.0, 4.0);
                     // texel + (1, −1) inside level 0.
                     let texel = [(rng.next() % 8) as i32, 1 + (rng.next() % 5) as i32];
-                    for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
-                        queries.extend_from_slice(&w.to_le_bytes());
-                    }
-                    for w in [texel[0], texel[1], 0, 0] {
-                        queries.extend_from_slice(&w.to_le_bytes());
-                    }
+                    push_query(&mut queries, st, lod, texel);
                     let at = |lod: f32, offset: [i8; 2]| {
                         reference
                             .sample_levels_offset(&levels, &smp, st[0], st[1], lod, offset)
@@ -1398,12 +1394,7 @@ fn r8_rg8_and_rgb10a2_textures_match_the_reference_sampler() {
                         let st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
                         let lod = rng.unit() * 2.0;
                         let texel = [(rng.next() % 5) as i32, (rng.next() % 3) as i32];
-                        for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
-                            queries.extend_from_slice(&w.to_le_bytes());
-                        }
-                        for w in [texel[0], texel[1], 0, 0] {
-                            queries.extend_from_slice(&w.to_le_bytes());
-                        }
+                        push_query(&mut queries, st, lod, texel);
                         want.push(
                             reference
                                 .sample(&img, &smp, st[0], st[1], Some(lod))
@@ -1653,12 +1644,7 @@ fn rgb565_rgba16f_and_rgba32f_textures_match_the_reference_sampler() {
                         let st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
                         let lod = rng.unit() * 2.0;
                         let texel = [(rng.next() % 5) as i32, (rng.next() % 3) as i32];
-                        for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
-                            queries.extend_from_slice(&w.to_le_bytes());
-                        }
-                        for w in [texel[0], texel[1], 0, 0] {
-                            queries.extend_from_slice(&w.to_le_bytes());
-                        }
+                        push_query(&mut queries, st, lod, texel);
                         want.push(
                             reference
                                 .sample(&img, &smp, st[0], st[1], Some(lod))
@@ -1863,12 +1849,7 @@ fn mipmapped_float_textures_match_the_reference_sampler() {
                         let st = [rng.unit() * 3.0 - 1.0, rng.unit() * 3.0 - 1.0];
                         let lod = lod_on_grid(&mut rng, -4.0, 6.0);
                         let texel = [(rng.next() % 13) as i32, (rng.next() % 9) as i32];
-                        for w in [st[0].to_bits(), st[1].to_bits(), lod.to_bits(), 0] {
-                            queries.extend_from_slice(&w.to_le_bytes());
-                        }
-                        for w in [texel[0], texel[1], 0, 0] {
-                            queries.extend_from_slice(&w.to_le_bytes());
-                        }
+                        push_query(&mut queries, st, lod, texel);
                         want.push(
                             reference
                                 .sample_levels(&levels, &smp, st[0], st[1], lod)
