@@ -255,25 +255,24 @@ impl Core<'_> {
                 fma_results[k] =
                     exec::eval(self, fma, None, lane, ctx, (t0, t1, 0), cc, &mut fxs[k])?;
             }
+            // Source `c` of the ADD instruction as lane `i` (the `k`th of
+            // the group) reads it after this tuple's FMA.
+            let add_src = |core: &Self, k: usize, i: usize, c: usize| {
+                let src = add
+                    .srcs
+                    .get(c)
+                    .copied()
+                    .unwrap_or(crate::hw::isa::Operand::Zero);
+                let (t0, t1) = temps[k];
+                let t = (t0, t1, fma_results[k]);
+                exec::read_src(core, &src, &warp.lanes[i], &warp.ctx[i], t, cc)
+            };
             let cross = matches!(add.op, exec::Op::Clper | exec::Op::ClperOld);
             if cross {
                 self.cross_lane.clear();
                 self.cross_lane.resize(warp.lanes.len(), None);
                 for (k, &i) in group.iter().enumerate() {
-                    let (t0, t1) = temps[k];
-                    let src = add
-                        .srcs
-                        .first()
-                        .copied()
-                        .unwrap_or(crate::hw::isa::Operand::Zero);
-                    let v = exec::read_src(
-                        self,
-                        &src,
-                        &warp.lanes[i],
-                        &warp.ctx[i],
-                        (t0, t1, fma_results[k]),
-                        cc,
-                    )?;
+                    let v = add_src(self, k, i, 0)?;
                     let id = warp.ctx[i].lane_id as usize;
                     if let Some(slot) = self.cross_lane.get_mut(id) {
                         *slot = Some(v);
@@ -285,26 +284,10 @@ impl Core<'_> {
                 self.quad_coords.clear();
                 self.quad_coords.resize(warp.lanes.len(), None);
                 for (k, &i) in group.iter().enumerate() {
-                    let (t0, t1) = temps[k];
-                    let mut st = [0u32; 2];
-                    for (c, v) in st.iter_mut().enumerate() {
-                        let src = add
-                            .srcs
-                            .get(c)
-                            .copied()
-                            .unwrap_or(crate::hw::isa::Operand::Zero);
-                        *v = exec::read_src(
-                            self,
-                            &src,
-                            &warp.lanes[i],
-                            &warp.ctx[i],
-                            (t0, t1, fma_results[k]),
-                            cc,
-                        )?;
-                    }
+                    let st = (add_src(self, k, i, 0)?, add_src(self, k, i, 1)?);
                     let id = warp.ctx[i].lane_id as usize;
                     if let Some(slot) = self.quad_coords.get_mut(id) {
-                        *slot = Some((st[0], st[1]));
+                        *slot = Some(st);
                     }
                 }
             }
