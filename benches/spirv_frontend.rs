@@ -135,6 +135,8 @@ fn to_machine_code_once(bytes: &[u8], stage: Stage, which: &[bool]) -> Result<us
         let lowered = lowered.ok_or("no such variant")?;
         let options = bifrost::Options {
             push_uniform_words: Some(lowered.push_uniforms.fau_words()),
+            // As the driver compiles: UBO loads through the UBO table.
+            ubo_table: true,
             ..bifrost::Options::default()
         };
         code += bifrost::compile_optimized(&lowered.shader, options)

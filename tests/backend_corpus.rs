@@ -104,6 +104,7 @@ fn driver_kernels_compile_and_round_trip() {
                 Options {
                     arch: arch.into(),
                     push_uniform_words: Some(k.words),
+                    ubo_table: false,
                 },
             )
             .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -164,15 +165,25 @@ fn front_half_output_needs_no_reoptimisation() {
         // lowering (`Shader::optimize_round`): another finds nothing, with
         // robust buffer access too (its bounds checks and the XFB
         // variant's attribute checks are lowered code as well).
+        // Robust access with UBO loads bounds-checked in the IR, and with
+        // them left to the UBO table (the driver's choice).
         let robust = FrontOptions {
             robust_buffer_access: true,
+            ubo_table: false,
         };
         let robust_front = compile_front_with(&bytes, "main", stage, &HashMap::new(), robust)
             .unwrap_or_else(|e| panic!("{}: robust: {e}", file.display()));
+        let table = FrontOptions {
+            ubo_table: true,
+            ..robust
+        };
+        let table_front = compile_front_with(&bytes, "main", stage, &HashMap::new(), table)
+            .unwrap_or_else(|e| panic!("{}: robust, UBO table: {e}", file.display()));
         for (lowered, how) in front
             .variants()
             .map(|l| (l, ""))
             .chain(robust_front.variants().map(|l| (l, ", robust")))
+            .chain(table_front.variants().map(|l| (l, ", robust, UBO table")))
         {
             assert!(
                 !lowered.shader.clone().optimize(),

@@ -39,12 +39,14 @@ fn mesa_sums(name: &str, stages: &[&str]) -> (u64, u64) {
     sums
 }
 
-/// Our tuples and clauses for the main variant, through the library.
+/// Our tuples and clauses for the main variant, through the library, as
+/// the driver (and the tool) compile it: UBO loads through the UBO table.
 fn ours(name: &str, stage: Stage) -> (u64, u64) {
     let bytes = fs::read(format!("{SHADERS}/{name}.spv")).unwrap();
     let front = compile_front(&bytes, "main", stage, &HashMap::new()).unwrap();
     let options = bifrost::Options {
         push_uniform_words: Some(front.main.push_uniforms.words.len() as u32),
+        ubo_table: true,
         ..bifrost::Options::default()
     };
     let s = bifrost::compile(&front.main.shader, options).unwrap().stats;
@@ -248,6 +250,7 @@ fn dump_code_gives_the_library_bytes() {
         let options = bifrost::Options {
             arch: bifrost::Arch::V7,
             push_uniform_words: Some(l.push_uniforms.fau_words()),
+            ubo_table: true,
         };
         let code = bifrost::compile(&l.shader, options).unwrap().code;
         let hex: String = code.iter().map(|b| format!("{b:02x}")).collect();

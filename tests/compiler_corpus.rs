@@ -140,9 +140,10 @@ fn capture_only_front_half_matches_the_full_one() {
             continue;
         }
         vertex += 1;
-        for robust in [false, true] {
+        for (robust, ubo_table) in [(false, true), (true, false), (true, true)] {
             let options = FrontOptions {
                 robust_buffer_access: robust,
+                ubo_table,
             };
             let spec = SpecConstants::new();
             let full = bifrost_vk::compiler::pipeline::compile_front_with(
@@ -159,7 +160,7 @@ fn capture_only_front_half_matches_the_full_one() {
             assert_eq!(
                 text(&capture.xfb),
                 text(&full.xfb),
-                "{name} robust {robust}"
+                "{name} robust {robust} UBO table {ubo_table}"
             );
             let layout = |x: &Option<LoweredShader>| {
                 x.as_ref()

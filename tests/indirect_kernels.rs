@@ -41,6 +41,7 @@ fn compiled(k: &Kernel, model: SimModel) -> ShaderBinary {
         Options {
             arch: model.arch().into(),
             push_uniform_words: Some(k.words),
+            ubo_table: false,
         },
     )
     .expect("kernel compiles")

@@ -72,6 +72,7 @@ fn compile_for(spv: &[u8], stage: Stage, arch: bifrost_vk::compiler::bifrost::Ar
         Options {
             push_uniform_words: Some(lowered.push_uniforms.fau_words()),
             arch,
+            ubo_table: false,
         },
     )
     .expect("backend");

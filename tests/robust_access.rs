@@ -3,9 +3,13 @@
 //! enabled, uniform and storage buffer accesses outside the bound range
 //! read zeros or values from inside the range and never write outside it,
 //! and vertex attributes outside their bound vertex-buffer range read zeros
-//! or in-range values. This driver reads exactly zeros and drops the
-//! writes (docs/STATUS.md); the tests check that, and that every byte
-//! outside a bound range keeps its canary.
+//! or in-range values. This driver drops the writes and reads zeros,
+//! except that a uniform-buffer load through the UBO table (how the driver
+//! compiles UBO loads) is checked against the range rounded up to 16
+//! bytes: a vec4 straddling the range's end reads the buffer's own bytes,
+//! which the spec allows ("values from anywhere within the memory range(s)
+//! bound to the buffer"); docs/STATUS.md. The tests check that, and that
+//! every byte outside a bound range keeps its canary.
 
 mod common;
 #[path = "support/xfb_device.rs"]
@@ -111,12 +115,17 @@ fn compute_on(model: &str) {
                 assert_eq!(r(2), pattern(0xD, first + k), "{}", what("atomic result"));
             }
             for c in 0..4 {
-                let w = if k < 3 {
-                    pattern(0xE, first + 4 * k + c)
-                } else {
-                    0
-                };
-                assert_eq!(r(3 + c), w, "{}", what(&format!("wide.w[{k}][{c}]")));
+                let inside = pattern(0xE, first + 4 * k + c);
+                let got = r(3 + c);
+                let what = what(&format!("wide.w[{k}][{c}]"));
+                match k {
+                    0..3 => assert_eq!(got, inside, "{what}"),
+                    // Half inside the 56-byte range: out of bounds as a
+                    // whole, so zeros or the buffer's own bytes (ours:
+                    // the table's 64-byte rounding reads them).
+                    3 => assert!(got == inside || got == 0, "{what}: {got:#x}"),
+                    _ => assert_eq!(got, 0, "{what}"),
+                }
             }
         }
         // Writes: inside the ranges exactly the in-range ones; outside

@@ -277,6 +277,16 @@ struct Outcome {
     changed: usize,
 }
 
+/// The UBO table of `binary` (`Options::ubo_table`): every binding is
+/// BUFFER_BYTES long.
+fn ubo_table(binary: &ShaderBinary, addresses: &HashMap<(u32, u32), u64>) -> Vec<(u64, u32)> {
+    binary
+        .ubos
+        .iter()
+        .map(|b| (addresses[b], BUFFER_BYTES as u32))
+        .collect()
+}
+
 /// The FAU words: the push-uniform area, then one address (or bound size)
 /// per entry of `binary.buffers`, starting at word `uniform_words − buffers.len()` — the
 /// backend's rule (one past the highest `load_uniform` word it still reads
@@ -302,19 +312,20 @@ fn fau_words(
     words
 }
 
-/// `s` compiled for `model` (`push_uniform_words` as in [`Options`]); a
-/// compile error is recorded in `skipped` (on G52 only: once per shader)
-/// and gives `None`.
+/// `s` compiled for `model` (`push_uniform_words` and `ubo_table` as in
+/// [`Options`]); a compile error is recorded in `skipped` (on G52 only:
+/// once per shader) and gives `None`.
 fn compile_or_skip(
     name: &str,
     s: &Shader,
     model: SimModel,
-    push_uniform_words: Option<u32>,
+    (push_uniform_words, ubo_table): (Option<u32>, bool),
     skipped: &mut Vec<(String, String)>,
 ) -> Option<ShaderBinary> {
     let options = Options {
         arch: model.arch().into(),
         push_uniform_words,
+        ubo_table,
     };
     match compile(s, options) {
         Ok(b) => Some(b),
@@ -419,13 +430,24 @@ fn run_both_with(
     let words = fau_words(binary, layout.fill_words(&sysvals, &push), &addresses);
 
     // ---- simulator ----
-    gpu.run_compute(binary, &words, s.info.local_size, GROUPS)
-        .unwrap_or_else(|e| {
-            panic!(
-                "{name} on {model:?}: {e}\n{}",
-                bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap()
-            )
-        });
+    let ubos = ubo_table(binary, &addresses);
+    let code = gpu.upload(binary);
+    gpu.run_compute_job(&bifrost_vk::jm::ComputeJob {
+        binary,
+        code,
+        push_uniforms: &words,
+        local_size: s.info.local_size,
+        groups: GROUPS,
+        ubos: &ubos,
+        attributes: None,
+        push_buffer: None,
+    })
+    .unwrap_or_else(|e| {
+        panic!(
+            "{name} on {model:?}: {e}\n{}",
+            bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap()
+        )
+    });
     let buffers: Vec<_> = binds
         .iter()
         .map(|&(b, _)| (b, gpu.read(addresses[&b], BUFFER_BYTES)))
@@ -495,10 +517,25 @@ fn compute_corpus_on_the_simulator_matches_the_interpreter() {
                 continue;
             }
         };
-        for model in [SimModel::G52, SimModel::G72] {
-            let Some(binary) = compile_or_skip(&name, &s, model, None, &mut skipped) else {
+        // UBOs read through address words, and (where the shader reads
+        // any) through the UBO table, as the driver compiles them.
+        for (model, table) in [SimModel::G52, SimModel::G72]
+            .into_iter()
+            .flat_map(|m| [(m, false), (m, true)])
+        {
+            // A shader that does not compile is listed once, without the table.
+            let mut table_skips = Vec::new();
+            let skips = if table {
+                &mut table_skips
+            } else {
+                &mut skipped
+            };
+            let Some(binary) = compile_or_skip(&name, &s, model, (None, table), skips) else {
                 continue;
             };
+            if table && binary.ubos.is_empty() {
+                continue;
+            }
             if !binary.varyings.is_empty() {
                 failures.push(format!("{name}: the XFB variant stores varyings"));
                 continue;
@@ -525,8 +562,10 @@ fn compute_corpus_on_the_simulator_matches_the_interpreter() {
             }
             if model == SimModel::G52 {
                 compared.push(format!(
-                    "{name} ({} instructions, {} bytes written)",
-                    binary.stats.instructions, sim.changed
+                    "{name}{} ({} instructions, {} bytes written)",
+                    if table { " with the UBO table" } else { "" },
+                    binary.stats.instructions,
+                    sim.changed
                 ));
             }
         }
@@ -667,7 +706,8 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
         };
         let comps = attribute_comps(&s, io.attributes.len());
         for model in [SimModel::G52, SimModel::G72] {
-            let Some(binary) = compile_or_skip(&name, &s, model, None, &mut skipped) else {
+            // UBOs through the UBO table, as the driver compiles XFB variants.
+            let Some(binary) = compile_or_skip(&name, &s, model, (None, true), &mut skipped) else {
                 continue;
             };
             if !binary.varyings.is_empty() {
@@ -741,12 +781,14 @@ fn vertex_corpus_as_xfb_jobs_matches_the_interpreter() {
             };
             let area = layout.fill_words(&sysvals, &push);
             let fau = fau_words(&binary, area, &addresses);
+            let ubos = ubo_table(&binary, &addresses);
             let code = gpu.upload(&binary);
             let job = XfbJob {
                 binary: &binary,
                 code,
                 push_buffer: None,
                 push_uniforms: &fau,
+                ubos: &ubos,
                 invocations_per_instance: draw.invocations_per_instance(),
                 instance_count: instances,
                 attributes: Some(attributes),
@@ -842,6 +884,7 @@ fn dead_trailing_push_constant_and_a_buffer() {
                 Options {
                     arch: model.arch().into(),
                     push_uniform_words: area,
+                    ubo_table: false,
                 },
             )
             .unwrap();
@@ -908,7 +951,8 @@ fn vertex_corpus_as_vertex_jobs_matches_the_interpreter() {
         let comps = attribute_comps(s, main.io.attributes.len());
         for model in [SimModel::G52, SimModel::G72] {
             let push_words = Some(main.push_uniforms.words.len() as u32);
-            let Some(binary) = compile_or_skip(&name, s, model, push_words, &mut skipped) else {
+            let Some(binary) = compile_or_skip(&name, s, model, (push_words, false), &mut skipped)
+            else {
                 continue;
             };
             let arch = model.arch();

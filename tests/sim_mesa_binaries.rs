@@ -28,6 +28,19 @@ fn dispatch(
     local: [u32; 3],
     groups: [u32; 3],
 ) -> Option<Run> {
+    dispatch_with_ubos(gpu, name, bindings, &[], push, local, groups)
+}
+
+/// [`dispatch`] with a UBO table (`ubos`: address, bytes; index = position).
+fn dispatch_with_ubos(
+    gpu: &mut SimGpu,
+    name: &str,
+    bindings: &[Buffer],
+    ubos: &[(u64, u32)],
+    push: &[u64],
+    local: [u32; 3],
+    groups: [u32; 3],
+) -> Option<Run> {
     let code = code(name)?;
     let set = gpu.alloc(4096);
     for (i, b) in bindings.iter().enumerate() {
@@ -36,9 +49,20 @@ fn dispatch(
     }
     let mut uniforms = vec![0u64, u64::from(groups[0]) << 32, set.va];
     uniforms.extend_from_slice(push);
-    let binary = binary_from_code(&code, uniforms.len() as u32);
+    let mut binary = binary_from_code(&code, uniforms.len() as u32);
+    binary.ubo_count = ubos.len() as u32;
+    let code = gpu.upload(&binary);
     let run = gpu
-        .run_compute(&binary, &uniforms, local, groups)
+        .run_compute_job(&bifrost_vk::jm::ComputeJob {
+            binary: &binary,
+            code,
+            push_uniforms: &uniforms,
+            local_size: local,
+            groups,
+            ubos,
+            attributes: None,
+            push_buffer: None,
+        })
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     eprintln!("{name}: {:?}", run.counters);
     assert_eq!(
@@ -650,6 +674,7 @@ fn cs_buffer_reference_ours() {
         let options = Options {
             arch: model.arch().into(),
             push_uniform_words: Some(lowered.push_uniforms.fau_words()),
+            ubo_table: false,
         };
         let binary = compile(&lowered.shader, options).unwrap_or_else(|e| panic!("{model:?}: {e}"));
         assert!(
@@ -697,6 +722,237 @@ fn cs_buffer_reference_ours() {
                 mesa_setup.memory(&mesa_gpu) == ours,
                 "{model:?}: memory differs from Mesa's"
             );
+        }
+    }
+}
+
+/// `cs_ubo_push`'s UBO (std140: mat4 m, vec4 bias, uvec4 sel, vec4
+/// table[16]; 352 bytes), push constants (scale, n, offset) and what its
+/// GLSL computes for invocation `i` when the bound range is `range` bytes:
+/// the UBO table's `Entries` is the range in 16-byte units, a vec4 past it
+/// reads zeros (the simulator's robust reading of the hardware's check).
+/// Every value is a small multiple of 1/2, so the sums are exact in any
+/// order and with or without fused multiply-adds.
+struct UboPush {
+    ubo: Vec<f32>,
+    scale: f32,
+    n: u32,
+    offset: [f32; 2],
+}
+
+impl UboPush {
+    const BYTES: u32 = 352;
+
+    fn new() -> UboPush {
+        let mut ubo = vec![0f32; Self::BYTES as usize / 4];
+        for (j, w) in ubo[..16].iter_mut().enumerate() {
+            *w = ((j * 5) % 7) as f32 - 3.0;
+        }
+        ubo[16..20].copy_from_slice(&[1.0, 2.0, -3.0, 4.5]);
+        // sel.x = 5 (a uint in the float array's bytes).
+        ubo[20] = f32::from_bits(5);
+        for t in 0..16 {
+            for k in 0..4 {
+                ubo[24 + 4 * t + k] = (10 * t + k) as f32 - 70.0;
+            }
+        }
+        UboPush {
+            ubo,
+            scale: 0.5,
+            n: 100,
+            offset: [3.0, -2.0],
+        }
+    }
+
+    fn push_bytes(&self) -> Vec<u8> {
+        [
+            self.scale.to_bits(),
+            self.n,
+            self.offset[0].to_bits(),
+            self.offset[1].to_bits(),
+        ]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect()
+    }
+
+    fn expected(&self, i: u32, range: u32) -> Option<[f32; 4]> {
+        if i >= self.n {
+            return None;
+        }
+        let vec4 = |byte: u32| -> [f32; 4] {
+            if byte + 16 > range.div_ceil(16) * 16 {
+                return [0.0; 4];
+            }
+            let w = byte as usize / 4;
+            [
+                self.ubo[w],
+                self.ubo[w + 1],
+                self.ubo[w + 2],
+                self.ubo[w + 3],
+            ]
+        };
+        let p = [i as f32 * self.scale, self.offset[0], self.offset[1], 1.0];
+        let bias = vec4(64);
+        let sel = self.ubo[20].to_bits();
+        let t = vec4(96 + 16 * ((i + sel) & 15));
+        let mut r = [0f32; 4];
+        for (k, r) in r.iter_mut().enumerate() {
+            let column = |j: u32| vec4(16 * j)[k];
+            *r = (0..4).map(|j| column(j as u32) * p[j]).sum::<f32>() + bias[k] + t[k];
+        }
+        Some(r)
+    }
+}
+
+/// `cs_ubo_push` reads its UBO through the job's UBO table: Mesa's binary
+/// (`LOAD.i128.ubo`, PanVk's layout: UBO 0, the output buffer at set
+/// entry 1, push constants at FAU word 3) and ours as the driver compiles
+/// it (`Options::ubo_table`: the same `LOAD.*.ubo` messages, the output
+/// buffer's address word after the push constants) give the GLSL's values
+/// on v7 and v6, with the whole UBO bound and with a range that ends
+/// before `table[13]` (those entries read zeros); ours also equals
+/// `ir::interp` on the lowered IR with the whole UBO.
+#[test]
+fn cs_ubo_push_through_the_ubo_table() {
+    use bifrost_vk::compiler::bifrost::{Options, compile};
+    use bifrost_vk::compiler::ir::Stage;
+    use bifrost_vk::compiler::ir::interp::{BufferRange, DrawState, Memory, run_workgroup};
+    use bifrost_vk::compiler::passes::SysvalBlock;
+    use bifrost_vk::compiler::pipeline::compile_front;
+
+    let path = format!(
+        "{}/cs_ubo_push.spv",
+        bifrost_vk::reference_path!("mesa-g52/shaders")
+    );
+    let Ok(spv) = std::fs::read(&path) else {
+        eprintln!("skipped: no {path}");
+        return;
+    };
+    let u = UboPush::new();
+    let push = u.push_bytes();
+    let front = compile_front(&spv, "main", Stage::Compute, &Default::default())
+        .unwrap_or_else(|e| panic!("front half: {e}"));
+    let lowered = &front.main;
+    const INVOCATIONS: u32 = 128;
+    let out_bytes = 16 * u64::from(INVOCATIONS);
+    let check = |got: &[f32], range: u32, what: &str| {
+        for i in 0..INVOCATIONS {
+            let g = &got[4 * i as usize..4 * i as usize + 4];
+            match u.expected(i, range) {
+                Some(want) => assert_eq!(g, want, "{what}: invocation {i}"),
+                // Returned early: the canary stays.
+                None => assert!(
+                    g.iter().all(|x| x.to_bits() == 0xeeee_eeee),
+                    "{what}: invocation {i} wrote {g:?}"
+                ),
+            }
+        }
+    };
+    for model in MODELS {
+        for range in [UboPush::BYTES, 96 + 13 * 16 - 8] {
+            let what = format!("{model:?}, a {range}-byte range");
+            // Ours.
+            let mut gpu = SimGpu::new(model);
+            let ubo = gpu.alloc(4096);
+            gpu.write_f32s(ubo.va, &u.ubo);
+            let out = gpu.alloc(out_bytes);
+            gpu.write_u32s(out.va, &vec![0xeeee_eeee; 4 * INVOCATIONS as usize]);
+            let options = Options {
+                arch: model.arch().into(),
+                push_uniform_words: Some(lowered.push_uniforms.fau_words()),
+                ubo_table: true,
+            };
+            let binary =
+                compile(&lowered.shader, options).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(binary.ubos, [(0, 0)], "{what}");
+            assert_eq!(
+                binary.buffers,
+                [(0, 1)],
+                "{what}: only the output's address"
+            );
+            let sysvals = SysvalBlock {
+                num_workgroups: [2, 1, 1],
+                ..SysvalBlock::default()
+            };
+            let mut words = lowered.push_uniforms.fill_words(&sysvals, &push);
+            words.push(out.va);
+            let code = gpu.upload(&binary);
+            let run = gpu
+                .run_compute_job(&bifrost_vk::jm::ComputeJob {
+                    binary: &binary,
+                    code,
+                    push_uniforms: &words,
+                    local_size: [64, 1, 1],
+                    groups: [2, 1, 1],
+                    ubos: &[(ubo.va, range)],
+                    attributes: None,
+                    push_buffer: None,
+                })
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(run.counters.hazards, 0, "{what}");
+            let ours = gpu.read_f32s(out.va, 4 * INVOCATIONS as usize);
+            check(&ours, range, &format!("ours, {what}"));
+
+            if range == UboPush::BYTES {
+                // The interpreter on the same lowered IR.
+                let mut mem = Memory::new();
+                mem.map(ubo.va, gpu.read(ubo.va, 4096)).unwrap();
+                mem.map(out.va, vec![0xee; out_bytes as usize]).unwrap();
+                let mut state = DrawState {
+                    push_uniforms: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                    push_constants: push.clone(),
+                    ..DrawState::default()
+                };
+                state.ubos.insert(
+                    (0, 0),
+                    BufferRange {
+                        address: ubo.va,
+                        size: u64::from(range),
+                    },
+                );
+                state.ssbos.insert(
+                    (0, 1),
+                    BufferRange {
+                        address: out.va,
+                        size: out_bytes,
+                    },
+                );
+                for g in 0..2 {
+                    run_workgroup(&lowered.shader, &state, &mut mem, [g, 0, 0])
+                        .unwrap_or_else(|e| panic!("interpreter: {e}"));
+                }
+                assert!(
+                    mem.range(out.va).unwrap() == gpu.read(out.va, out_bytes as usize),
+                    "{what}: the interpreter and the simulator differ"
+                );
+            }
+
+            // Mesa's binary in the same memory.
+            let mut gpu = SimGpu::new(model);
+            let ubo = gpu.alloc(4096);
+            gpu.write_f32s(ubo.va, &u.ubo);
+            let out = gpu.alloc(out_bytes);
+            gpu.write_u32s(out.va, &vec![0xeeee_eeee; 4 * INVOCATIONS as usize]);
+            let words: Vec<u64> = push
+                .chunks(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            if dispatch_with_ubos(
+                &mut gpu,
+                "cs_ubo_push",
+                &[ubo, out],
+                &[(ubo.va, range)],
+                &words,
+                [64, 1, 1],
+                [2, 1, 1],
+            )
+            .is_none()
+            {
+                continue;
+            }
+            let mesa = gpu.read_f32s(out.va, 4 * INVOCATIONS as usize);
+            check(&mesa, range, &format!("Mesa's binary, {what}"));
         }
     }
 }

@@ -151,6 +151,7 @@ fn compile_named(name: &str, model: SimModel) -> ShaderBinary {
         Options {
             arch: model.arch().into(),
             push_uniform_words: None,
+            ..Options::default()
         },
     )
     .unwrap()

@@ -384,6 +384,7 @@ fn random_vertex_shaders_store_what_the_interpreter_stores() {
             Options {
                 arch: model.arch().into(),
                 push_uniform_words: Some(layout.words.len() as u32),
+                ..Options::default()
             },
         ) {
             Ok(b) => b,

@@ -50,6 +50,7 @@ fn compiled(k: &Kernel, model: SimModel) -> ShaderBinary {
         Options {
             arch: model.arch().into(),
             push_uniform_words: Some(k.words),
+            ubo_table: false,
         },
     )
     .unwrap_or_else(|e| panic!("{}: {e}", k.shader.info.name))

@@ -303,6 +303,7 @@ fn check(gpu: &mut SimGpu, v: &Variant, outs: &[OutSpec], case: &Case) -> Option
         code,
         push_buffer: None,
         push_uniforms: &push,
+        ubos: &[],
         invocations_per_instance: draw.invocations_per_instance(),
         instance_count: case.instances,
         attributes: Some(tables),

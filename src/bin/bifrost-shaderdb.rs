@@ -239,6 +239,8 @@ fn compile_variant(
         let options = bifrost::Options {
             arch: bifrost::Arch::V7,
             push_uniform_words: Some(lowered.push_uniforms.fau_words()),
+            // UBO loads through the UBO table, as the driver compiles them.
+            ubo_table: true,
         };
         // The front half's output is optimised already (`compile` would
         // give the same code, after a copy and a second optimisation).

@@ -134,6 +134,10 @@ pub struct FrontOptions {
     /// bounds-checked (`lower_robust_buffers`, after `lower_io`) and the
     /// XFB variant reads zeros for inputs past their bound range.
     pub robust_buffer_access: bool,
+    /// The variants will be compiled with `bifrost::Options::ubo_table`:
+    /// robust buffer access then leaves UBO loads to the hardware's bounds
+    /// check (`passes::lower_robust`).
+    pub ubo_table: bool,
 }
 
 /// Run the front half (see the module doc).
@@ -283,7 +287,10 @@ fn shared_steps(
     step(None, "optimize", &s)?;
     let io = s.lower_io();
     step(None, "lower_io", &s)?;
-    if options.robust_buffer_access {
+    if options.robust_buffer_access && options.ubo_table {
+        s.lower_robust_buffers_except_ubos();
+        step(None, "lower_robust_buffers_except_ubos", &s)?;
+    } else if options.robust_buffer_access {
         s.lower_robust_buffers();
         step(None, "lower_robust_buffers", &s)?;
     }

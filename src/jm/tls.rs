@@ -168,6 +168,7 @@ mod tests {
                 code: 0x10_0000,
                 push_buffer: None,
                 push_uniforms: &[],
+                ubos: &[],
                 invocations_per_instance: 3,
                 instance_count: 1,
                 attributes: None,

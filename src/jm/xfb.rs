@@ -47,6 +47,9 @@ pub struct XfbJob<'a> {
     /// The push-uniform (FAU) words: the variant's
     /// `PushUniformLayout::fill_words` output, at least `binary.uniform_words`.
     pub push_uniforms: &'a [u64],
+    /// Uniform buffers (GPU VA, size in bytes), UBO index = position
+    /// (`ShaderBinary::ubos`).
+    pub ubos: &'a [(u64, u32)],
     /// Captured vertices per instance: `prims_per_instance × verts_per_prim`
     /// (`XfbDraw::invocations_per_instance`).
     pub invocations_per_instance: u32,
@@ -98,7 +101,7 @@ pub fn add_xfb_job(
             code: job.code,
             push_uniforms: job.push_uniforms,
             push_buffer: job.push_buffer,
-            ubos: &[],
+            ubos: job.ubos,
             attributes: job.attributes,
             varyings: None,
             preload_fields: &VERTEX_PRELOADS,
@@ -152,6 +155,7 @@ mod tests {
             code: 0x10_0000,
             push_buffer: None,
             push_uniforms: push,
+            ubos: &[],
             invocations_per_instance: v,
             instance_count: instances,
             attributes: None,

@@ -42,6 +42,9 @@ pub fn compile_everything(module: &[u8]) -> Reached {
             let options = bifrost::Options {
                 arch,
                 push_uniform_words: Some(words),
+                // Both ways of reading UBOs, one per architecture (the
+                // driver's is the table).
+                ubo_table: arch == Arch::V7,
             };
             match bifrost::compile_optimized(shader, options) {
                 Ok(_) => r.binaries += 1,
@@ -53,6 +56,7 @@ pub fn compile_everything(module: &[u8]) -> Reached {
         for robust in [false, true] {
             let options = FrontOptions {
                 robust_buffer_access: robust,
+                ubo_table: true,
             };
             let spec = if robust { &spec } else { &no_spec };
             let Ok(front) = compile_front_with(module, "main", stage, spec, options) else {

@@ -76,6 +76,8 @@ impl DeviceKernels {
             Options {
                 arch: arch.into(),
                 push_uniform_words: Some(kernel.words),
+                // The kernels read buffers through address words only.
+                ubo_table: false,
             },
         )
         .map_err(|e| {

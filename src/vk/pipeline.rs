@@ -87,16 +87,15 @@ fn compile_program(
         Options {
             arch: core.arch.into(),
             push_uniform_words: Some(lowered.push_uniforms.fau_words()),
+            // UBO loads through the job's UBO table (`cmd::dispatch`'s
+            // `ubo_table` fills it): what the stage was lowered for.
+            ubo_table: true,
         },
     )
     .map_err(|e| {
         log::error!("{what}: the Bifrost backend rejects the shader: {e}");
         vk::Result::ERROR_UNKNOWN
     })?;
-    if binary.ubo_count > 0 {
-        log::error!("{what}: the shader addresses a UBO table, which the driver does not fill");
-        return Err(vk::Result::ERROR_UNKNOWN);
-    }
     Ok(CompiledProgram {
         binary,
         push: lowered.push_uniforms.clone(),
@@ -254,6 +253,7 @@ fn compile_stage(
     let spec = spec_constants(unsafe { stage.p_specialization_info.as_ref() });
     let options = FrontOptions {
         robust_buffer_access: core.enabled.robust_buffer_access,
+        ubo_table: true,
     };
     let key = cache.map(|_| stage_key(core.arch, ir_stage, &module.code, &entry, &spec, options));
     if let (Some(cache), Some(key)) = (cache, &key)

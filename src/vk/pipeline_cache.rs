@@ -73,9 +73,9 @@ use crate::util::sha256::Sha256;
 pub type Key = [u8; 32];
 
 /// Bump when the key's inputs change meaning.
-const KEY_VERSION: u32 = 2;
+const KEY_VERSION: u32 = 3;
 /// Bump when the serialised entry format changes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 const MAGIC: &[u8; 4] = b"BVKC";
 /// `VkPipelineCacheHeaderVersionOne` is 32 bytes.
 pub const HEADER_SIZE: usize = 32;
@@ -134,6 +134,7 @@ pub fn stage_key(
     field(entry.as_bytes());
     field(spirv);
     field(&[u8::from(options.robust_buffer_access)]);
+    field(&[u8::from(options.ubo_table)]);
     let mut ids: Vec<_> = spec.iter().collect();
     ids.sort_by_key(|(id, _)| **id);
     field(&(ids.len() as u64).to_le_bytes());
@@ -454,7 +455,11 @@ fn write_program(w: &mut Writer, p: &CompiledProgram) {
     w.u8(u8::from(b.uses_barrier));
     w.u32(b.shared_size);
     w.u32(b.attribute_count);
-    w.u32(b.ubo_count);
+    w.len(b.ubos.len());
+    for &(set, binding) in &b.ubos {
+        w.u32(set);
+        w.u32(binding);
+    }
     w.len(b.buffers.len());
     for &(set, binding) in &b.buffers {
         w.u32(set);
@@ -512,7 +517,10 @@ fn read_program(r: &mut Reader<'_>) -> Result<CompiledProgram, String> {
     let uses_barrier = r.bool()?;
     let shared_size = r.u32()?;
     let attribute_count = r.u32()?;
-    let ubo_count = r.u32()?;
+    let mut ubos = Vec::new();
+    for _ in 0..r.count(8)? {
+        ubos.push((r.u32()?, r.u32()?));
+    }
     let mut buffers = Vec::new();
     for _ in 0..r.count(8)? {
         buffers.push((r.u32()?, r.u32()?));
@@ -565,7 +573,8 @@ fn read_program(r: &mut Reader<'_>) -> Result<CompiledProgram, String> {
         io.varyings.push((slot, component));
     }
     // What the job emitter relies on (module docs of `compiler::bifrost::binary`).
-    if work_registers > 64 || uniform_words > 127 + 64 || push.words.len() > 127 {
+    if work_registers > 64 || uniform_words > 127 + 64 || push.words.len() > 127 || ubos.len() > 255
+    {
         return Err("register or uniform counts out of range".into());
     }
     Ok(CompiledProgram {
@@ -578,7 +587,8 @@ fn read_program(r: &mut Reader<'_>) -> Result<CompiledProgram, String> {
             uses_barrier,
             shared_size,
             attribute_count,
-            ubo_count,
+            ubo_count: ubos.len() as u32,
+            ubos,
             buffers,
             varyings,
             // Graphics pipelines do not compile fragment shaders yet.
@@ -620,7 +630,8 @@ mod tests {
                 uses_barrier: true,
                 shared_size: 1024,
                 attribute_count: 2,
-                ubo_count: 0,
+                ubo_count: 1,
+                ubos: vec![(2, 5)],
                 buffers: vec![(0, 1), (1, 0)],
                 varyings: vec![VaryingStore { index: 3, words: 4 }],
                 fragment: None,
@@ -713,9 +724,15 @@ mod tests {
         let spec = SpecConstants::new();
         const O: FrontOptions = FrontOptions {
             robust_buffer_access: false,
+            ubo_table: true,
         };
         let robust = FrontOptions {
             robust_buffer_access: true,
+            ..O
+        };
+        let no_table = FrontOptions {
+            ubo_table: false,
+            ..O
         };
         let base = stage_key(Arch::V7, Stage::Compute, b"spirv", "main", &spec, O);
         assert_eq!(
@@ -731,6 +748,7 @@ mod tests {
             stage_key(Arch::V7, Stage::Compute, b"spirv", "main2", &spec, O),
             stage_key(Arch::V7, Stage::Compute, b"spirv", "main", &spec1, O),
             stage_key(Arch::V7, Stage::Compute, b"spirv", "main", &spec, robust),
+            stage_key(Arch::V7, Stage::Compute, b"spirv", "main", &spec, no_table),
             // Field boundaries are part of the hash.
             stage_key(Arch::V7, Stage::Compute, b"spirvm", "ain", &spec, O),
         ] {

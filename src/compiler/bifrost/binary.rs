@@ -113,9 +113,15 @@ pub struct ShaderBinary {
     pub shared_size: u32,
     /// Number of vertex attributes read with LD_ATTR (sizes the attribute tables).
     pub attribute_count: u32,
-    /// Number of uniform buffers addressed through the UBO table (0: UBOs
-    /// are read through `buffers`).
+    /// Number of uniform buffers addressed through the UBO table
+    /// (`ubos.len()`; 0 without `Options::ubo_table`, where UBOs are read
+    /// through `buffers`): the renderer state's `Uniform buffer count`.
     pub ubo_count: u32,
+    /// With `Options::ubo_table`: the (set, binding) of each entry of the
+    /// job's UBO table, in index order. **Convention**: entry i is the
+    /// Uniform Buffer descriptor of the range bound to `ubos[i]` (its
+    /// address, and `Entries` = the range in 16-byte units, rounded up).
+    pub ubos: Vec<(u32, u32)>,
     /// Buffer bindings the shader addresses (UBO and SSBO alike), as
     /// `(set, binding)`. **Convention**: the FAU words after the
     /// push-uniform area hold, in this order, the 64-bit GPU address of each

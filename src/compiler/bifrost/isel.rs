@@ -66,6 +66,9 @@ struct Isel<'a> {
     preloads: Preloads,
     uniform_base: u32,
     buffers: Vec<(u32, u32)>,
+    /// `Options::ubo_table`, and the table's entries so far.
+    ubo_table: bool,
+    ubos: Vec<(u32, u32)>,
     uses_barrier: bool,
     attribute_count: u32,
     /// Output index → 32-bit words its `store_output`s write.
@@ -124,11 +127,8 @@ const ZERO: Src = Src::Imm(0);
 /// their first varyings from message preloads (`isel/fragment.rs`), and
 /// derivatives differ (`isel/derivative.rs`); everything else is the same
 /// code on v6 and v7.
-pub fn select(
-    s: &Shader,
-    push_uniform_words: Option<u32>,
-    arch: super::Arch,
-) -> Result<Program, CompileError> {
+pub fn select(s: &Shader, options: &super::Options) -> Result<Program, CompileError> {
+    let (push_uniform_words, arch) = (options.push_uniform_words, options.arch);
     // The push-uniform area is `push_uniform_words` long (or, if not given,
     // every word `load_uniform` reads); buffer addresses follow it.
     // Words read: one past the highest word any `load_uniform` touches (a
@@ -178,6 +178,8 @@ pub fn select(
         preloads: Preloads::default(),
         uniform_base,
         buffers: Vec::new(),
+        ubo_table: options.ubo_table,
+        ubos: Vec::new(),
         uses_barrier: false,
         attribute_count: 0,
         varyings: BTreeMap::new(),
@@ -233,6 +235,7 @@ pub fn select(
         uses_barrier: isel.uses_barrier,
         attribute_count: isel.attribute_count,
         buffers: isel.buffers,
+        ubos: isel.ubos,
         varyings: isel
             .varyings
             .iter()

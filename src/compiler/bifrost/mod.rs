@@ -114,6 +114,13 @@ pub struct Options {
     /// word the shader reads (only for shaders whose caller lays out the
     /// uniforms from the binary itself, like the simulator tests).
     pub push_uniform_words: Option<u32>,
+    /// UBO loads go through the hardware's UBO table (`LOAD.*.ubo` with the
+    /// byte offset and the table index, listed in [`ShaderBinary::ubos`]),
+    /// as Mesa's Bifrost compiler does, instead of a 64-bit address add on
+    /// an address word of [`ShaderBinary::buffers`]. The caller then fills
+    /// the job's UBO table (`jm::compute::ComputeJob::ubos`). Off by default:
+    /// most simulator tests lay out only the FAU words.
+    pub ubo_table: bool,
 }
 
 impl Default for Options {
@@ -121,6 +128,7 @@ impl Default for Options {
         Options {
             arch: Arch::V7,
             push_uniform_words: None,
+            ubo_table: false,
         }
     }
 }
@@ -158,7 +166,7 @@ pub fn compile(shader: &Shader, options: Options) -> Result<ShaderBinary, Compil
 /// corpus variant). Anything else is compiled as it stands: correct, but
 /// without the optimisations.
 pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, CompileError> {
-    let mut prog = isel::select(s, options.push_uniform_words, options.arch)?;
+    let mut prog = isel::select(s, &options)?;
     let debug = debug_flag("shaders");
     if debug {
         eprintln!("// Bifrost backend: {}\n{prog}", s.info.name);
@@ -215,7 +223,8 @@ pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, C
         uses_barrier: prog.uses_barrier,
         shared_size: s.info.shared_size,
         attribute_count: prog.attribute_count,
-        ubo_count: 0,
+        ubo_count: prog.ubos.len() as u32,
+        ubos: prog.ubos,
         buffers: prog.buffers,
         varyings: prog.varyings,
         fragment,

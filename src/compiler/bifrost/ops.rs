@@ -161,6 +161,11 @@ pub enum Seg {
     /// Thread-local storage (register spills): offset `a` in the thread's
     /// slot of the Local Storage descriptor's TLS buffer.
     Tl,
+    /// A uniform buffer of the job's UBO table (the DCD's `Uniform
+    /// buffers`): source 0 the byte offset, source 1 the table index
+    /// (`LOAD.*.ubo`, loads only). The hardware checks the offset against
+    /// the descriptor's `Entries`.
+    Ubo,
 }
 
 /// The read-modify-write operation of `ATOM_C` (`atom_opc`).
@@ -656,6 +661,7 @@ impl Op {
                     Seg::None => "none",
                     Seg::Wls => "wls",
                     Seg::Tl => "tl",
+                    Seg::Ubo => "ubo",
                 },
             )],
             Op::SegAddWls { .. } => vec![("seg", "wls")],
@@ -675,6 +681,7 @@ impl Op {
                     Seg::None => "none",
                     Seg::Wls => "wls",
                     Seg::Tl => "tl",
+                    Seg::Ubo => "ubo",
                 },
             )],
             Op::LdAttrImm { comps, .. } | Op::LdAttr { comps } => {
@@ -776,6 +783,10 @@ impl Op {
             Op::Atest => 13,
             Op::LdAttrImm { .. } | Op::LdAttr { .. } => 2,
             Op::LeaAttrImm { .. } | Op::LeaAttr => 2,
+            // UBO loads are attribute-unit messages (Mesa's G52 binaries:
+            // `LOAD.i128.ubo` in clauses of type `attr`, e.g.
+            // `cs_ubo_push.disasm.txt` in the reference shaders).
+            Op::Load { seg: Seg::Ubo, .. } => 2,
             Op::Load { .. } => 5,
             Op::Store { .. } => 6,
             Op::StCvt { .. } => 6,

@@ -374,7 +374,7 @@ mod tests {
         let mut s = Shader::parse(text).unwrap_or_else(|e| panic!("{e:?}"));
         s.lower_vars_to_ssa();
         s.optimize();
-        isel::select(&s, None, crate::compiler::bifrost::Arch::V7).unwrap()
+        isel::select(&s, &Default::default()).unwrap()
     }
 
     fn tls_ops(p: &isel::Program, b: usize) -> Vec<&Instr> {

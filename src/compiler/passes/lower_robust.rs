@@ -16,12 +16,31 @@
 //! before the variants are made; only when the device enables the feature
 //! (`compiler::pipeline::FrontOptions`), since every access pays a compare
 //! and a branch.
+//!
+//! [`lower_robust_buffers_except_ubos`] leaves `load_ubo` alone, for
+//! shaders whose UBO loads go through the hardware's UBO table
+//! (`bifrost::Options::ubo_table`): the hardware checks each load against
+//! the descriptor's `Entries` (the bound range rounded up to 16 bytes) and
+//! returns zeros past it (the simulator's reading, `kmod/sim/shader/
+//! message.rs`). Bytes between the range's end and that rounding are still
+//! memory bound to the buffer — the driver's UBO offsets are 256-byte
+//! aligned and buffer sizes are reported rounded up to 64 bytes
+//! (`vk/buffer.rs`) — which robust buffer access allows a load to return.
 
 use crate::compiler::ir::*;
 
 /// Make every UBO/SSBO access bounds-checked (module doc). Returns whether
 /// anything changed.
 pub fn lower_robust_buffers(shader: &mut Shader) -> bool {
+    lower(shader, true)
+}
+
+/// [`lower_robust_buffers`] for every access but `load_ubo` (module doc).
+pub fn lower_robust_buffers_except_ubos(shader: &mut Shader) -> bool {
+    lower(shader, false)
+}
+
+fn lower(shader: &mut Shader, ubos: bool) -> bool {
     let mut changed = false;
     Builder::rewrite(shader, &mut |instr, e| {
         let Op::Intrinsic(i) = &instr.op else {
@@ -29,9 +48,10 @@ pub fn lower_robust_buffers(shader: &mut Shader) -> bool {
             return;
         };
         let (set, binding, offset, bytes) = match i.kind {
-            Intrinsic::LoadUbo { set, binding }
-            | Intrinsic::LoadSsbo { set, binding }
-            | Intrinsic::SsboAtomic { set, binding, .. } => {
+            Intrinsic::LoadUbo { set, binding } if ubos => {
+                (set, binding, i.srcs[0], e.ty(instr.dsts[0]).byte_size())
+            }
+            Intrinsic::LoadSsbo { set, binding } | Intrinsic::SsboAtomic { set, binding, .. } => {
                 (set, binding, i.srcs[0], e.ty(instr.dsts[0]).byte_size())
             }
             Intrinsic::StoreSsbo { set, binding } => {
@@ -88,6 +108,14 @@ impl Shader {
     pub fn lower_robust_buffers(&mut self) -> bool {
         self.run_pass("lower_robust_buffers", lower_robust_buffers)
     }
+
+    /// Method form of [`lower_robust_buffers_except_ubos`].
+    pub fn lower_robust_buffers_except_ubos(&mut self) -> bool {
+        self.run_pass(
+            "lower_robust_buffers_except_ubos",
+            lower_robust_buffers_except_ubos,
+        )
+    }
 }
 
 #[cfg(test)]
@@ -121,5 +149,17 @@ mod tests {
         assert_eq!(printed.matches("buffer_size").count(), 4, "{printed}");
         // Each access sits in the then-branch of its own check.
         assert_eq!(printed.matches("if ").count(), 5, "{printed}");
+
+        // With the UBO table the UBO load stays as it was.
+        let mut s: Shader = text.parse().expect("parses");
+        assert!(s.lower_robust_buffers_except_ubos());
+        s.validate().unwrap();
+        let printed = s.to_string();
+        assert_eq!(printed.matches("buffer_size").count(), 3, "{printed}");
+        assert_eq!(printed.matches("if ").count(), 4, "{printed}");
+        assert!(
+            printed.contains("= load_ubo set=0 binding=1 %0"),
+            "{printed}"
+        );
     }
 }

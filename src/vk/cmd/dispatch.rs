@@ -1,7 +1,9 @@
 //! vkCmdDispatch, and the push-uniform area every shader job gets (shared
 //! with the draws): the program's `PushUniformLayout` filled with the
 //! sysvals and push constants, followed by the GPU address of every buffer
-//! binding the shader addresses (`ShaderBinary::buffers`).
+//! binding the shader addresses (`ShaderBinary::buffers`); and the job's
+//! UBO table (`ShaderBinary::ubos`: the shaders are compiled with
+//! `bifrost::Options::ubo_table`).
 
 use super::recording::{Fail, Recording};
 use crate::compiler::bifrost::binary::BUFFER_SIZE_WORD;
@@ -12,6 +14,10 @@ use crate::vk::pipeline::{LayoutInfo, Program};
 
 /// Compute bind point index in `State::sets`.
 pub const COMPUTE: usize = 1;
+
+/// The most a Uniform Buffer descriptor covers: 4,096 entries of 16 bytes
+/// (genxml `Uniform Buffer`, `Entries` is 12 bits, minus one).
+const MAX_UBO_BYTES: u64 = 4096 * 16;
 
 impl Recording {
     /// The FAU words of one job of `program` (see the module docs), in
@@ -61,6 +67,51 @@ impl Recording {
         Ok(words)
     }
 
+    /// The UBO table of one job of `program`: (address, range in bytes) of
+    /// the descriptor bound to each entry of `ShaderBinary::ubos`. An
+    /// unbound one (invalid usage) gets an entry at address 0, as the
+    /// address word of an unbound buffer is 0: its loads fault the job
+    /// (device lost), never read another object's memory. A range is at most `maxUniformBufferRange` (16 KiB, valid
+    /// usage), well inside the descriptor's 4,096 entries of 16 bytes;
+    /// longer ones are clamped to that. Addresses are 16-byte aligned as
+    /// the descriptor needs: buffers and UBO offsets are 256-byte aligned
+    /// (`vk/buffer.rs`; anything else is invalid usage, then logged and
+    /// the entry left empty).
+    pub fn ubo_table(
+        &mut self,
+        program: &Program,
+        layout: &LayoutInfo,
+        bind_point: usize,
+    ) -> Vec<(u64, u32)> {
+        let ubos = &program.code.binary.ubos;
+        let mut table = Vec::with_capacity(ubos.len());
+        for &(set, binding) in ubos {
+            let d = self
+                .state
+                .buffer_descriptor(bind_point, layout, set, binding);
+            table.push(match d {
+                Some(d) if d.address % 16 == 0 => {
+                    self.rec.use_bo(d.bo);
+                    (d.address, d.range.min(MAX_UBO_BYTES) as u32)
+                }
+                Some(d) => {
+                    log::warn!(
+                        "uniform buffer at set {set} binding {binding} has a misaligned address {:#x} (invalid usage)",
+                        d.address
+                    );
+                    (0, 0)
+                }
+                None => {
+                    log::warn!(
+                        "shader reads set {set} binding {binding}, which is not bound (invalid usage)"
+                    );
+                    (0, 0)
+                }
+            });
+        }
+        table
+    }
+
     /// Keep `words` (from [`Recording::push_uniforms`]) for the next job.
     pub fn recycle_push(&mut self, words: Vec<u64>) {
         self.push_scratch = words;
@@ -81,6 +132,7 @@ impl Recording {
                 ..SysvalBlock::default()
             };
             let push = r.push_uniforms(&p.program, &p.layout, COMPUTE, &mut sysvals)?;
+            let ubos = r.ubo_table(&p.program, &p.layout, COMPUTE);
             r.rec.use_bo(p.program.code.bo_handle());
             r.rec.compute(
                 &ComputeJob {
@@ -89,7 +141,7 @@ impl Recording {
                     push_uniforms: &push,
                     local_size: p.local_size,
                     groups,
-                    ubos: &[],
+                    ubos: &ubos,
                     attributes: None,
                     push_buffer: None,
                 },

@@ -562,6 +562,7 @@ impl Recording {
             ..SysvalBlock::default()
         };
         let push = self.push_uniforms(prog, &p.layout, GRAPHICS, &mut sysvals)?;
+        let ubos = self.ubo_table(prog, &p.layout, GRAPHICS);
         let push_buffer = self.rec.alloc(8 * push.len() as u64, 16)?;
         let mut first_dep = after;
         let mut second_dep = indirect.as_ref().map_or(0, |i| i.job);
@@ -601,6 +602,7 @@ impl Recording {
                 code: prog.code.va(),
                 push_buffer: Some(push_buffer),
                 push_uniforms: &push,
+                ubos: &ubos,
                 // An indirect draw's grid is patched (a 1×1 placeholder).
                 invocations_per_instance: if indirect.is_some() {
                     1

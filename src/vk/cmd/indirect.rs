@@ -179,6 +179,7 @@ impl Recording {
                 super::dispatch::COMPUTE,
                 &mut sysvals,
             )?;
+            let ubos = r.ubo_table(&p.program, &p.layout, super::dispatch::COMPUTE);
             let push_buffer = r.rec.alloc(8 * push.len().max(1) as u64, 16)?;
             r.rec.use_bo(p.program.code.bo_handle());
             let job = ComputeJob {
@@ -187,7 +188,7 @@ impl Recording {
                 push_uniforms: &push,
                 local_size: p.local_size,
                 groups: [1, 1, 1],
-                ubos: &[],
+                ubos: &ubos,
                 attributes: None,
                 push_buffer: Some(push_buffer),
             };

@@ -407,7 +407,7 @@ mod tests {
 "
         );
         let shader = Shader::parse(&text).unwrap();
-        let p = select(&shader, None, crate::compiler::bifrost::Arch::V7).unwrap();
+        let p = select(&shader, &Default::default()).unwrap();
         assert_eq!(p.blocks.len(), 1, "{op} is straight-line code");
         let mut index = HashMap::new();
         let operand = |s: &Src, index: &HashMap<Reg, usize>| match *s {

@@ -70,12 +70,34 @@ impl Isel<'_> {
         ])
     }
 
-    /// `addr` (lo, hi; hi unused for WLS) plus a constant byte offset.
+    /// The UBO table index of (set, binding) (`Options::ubo_table`).
+    fn ubo_index(&mut self, set: u32, binding: u32) -> Result<u32, CompileError> {
+        let i = match self.ubos.iter().position(|&b| b == (set, binding)) {
+            Some(i) => i,
+            None => {
+                self.ubos.push((set, binding));
+                self.ubos.len() - 1
+            }
+        };
+        // The renderer state's `Uniform buffer count` is 8 bits wide.
+        if i >= 255 {
+            return Err(unsupported("more than 255 uniform buffers"));
+        }
+        Ok(i as u32)
+    }
+
+    /// `addr` (lo, hi; hi unused for WLS; the table index for a UBO) plus
+    /// a constant byte offset.
     pub(super) fn offset_address(&mut self, addr: &[Src], seg: Seg, offset: u32) -> Vec<Src> {
         if offset == 0 {
             addr.to_vec()
         } else if seg == Seg::Wls {
             vec![self.emit(Op::IaddS32, &[addr[0], Src::Imm(offset)]), ZERO]
+        } else if seg == Seg::Ubo {
+            vec![
+                self.emit(Op::IaddS32, &[addr[0], Src::Imm(offset)]),
+                addr[1],
+            ]
         } else {
             self.add64(addr, &[Src::Imm(offset), ZERO])
         }
@@ -378,6 +400,13 @@ impl Isel<'_> {
             Intrinsic::StoreShared => {
                 let ty = self.s.ty(intr.srcs[0]);
                 self.store(ty, args[0].to_vec(), vec![args[1][0], ZERO], Seg::Wls)?;
+            }
+            Intrinsic::LoadUbo { set, binding } if self.ubo_table => {
+                let d = need_dst()?;
+                let index = self.ubo_index(set, binding)?;
+                let addr = vec![args[0][0], Src::Imm(index)];
+                let lanes = self.load(self.s.ty(d), addr, Seg::Ubo)?;
+                self.define(d, lanes);
             }
             Intrinsic::LoadUbo { set, binding } | Intrinsic::LoadSsbo { set, binding } => {
                 let d = need_dst()?;

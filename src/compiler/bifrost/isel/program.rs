@@ -35,6 +35,8 @@ pub struct Program {
     pub attribute_count: u32,
     /// (set, binding) of each buffer address FAU word, in order.
     pub buffers: Vec<(u32, u32)>,
+    /// (set, binding) of each UBO table entry, in index order.
+    pub ubos: Vec<(u32, u32)>,
     /// Varying records written (`store_output`), ascending.
     pub varyings: Vec<VaryingStore>,
     /// Fragment shaders: what the RSD needs (the epilogue is selected).
