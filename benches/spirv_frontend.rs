@@ -17,7 +17,7 @@ use std::path::Path;
 
 use bifrost_vk::compiler::bifrost;
 use bifrost_vk::compiler::ir::Stage;
-use bifrost_vk::compiler::pipeline::compile_front;
+use bifrost_vk::compiler::pipeline::{FrontOptions, compile_front, compile_front_with};
 use bifrost_vk::compiler::spirv;
 
 fn main() {
@@ -124,7 +124,9 @@ fn front_half(bencher: divan::Bencher, name: &str) {
 /// XFB variant). Returns the bytes of code produced.
 fn to_machine_code_once(bytes: &[u8], stage: Stage, which: &[bool]) -> Result<usize, String> {
     let spec = HashMap::new();
-    let front = compile_front(bytes, "main", stage, &spec).map_err(|e| e.to_string())?;
+    // As the driver compiles (contraction, UBO loads through the table).
+    let front = compile_front_with(bytes, "main", stage, &spec, FrontOptions::DRIVER)
+        .map_err(|e| e.to_string())?;
     let mut code = 0;
     for &main in which {
         let lowered = if main {

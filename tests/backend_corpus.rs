@@ -166,24 +166,30 @@ fn front_half_output_needs_no_reoptimisation() {
         // robust buffer access too (its bounds checks and the XFB
         // variant's attribute checks are lowered code as well).
         // Robust access with UBO loads bounds-checked in the IR, and with
-        // them left to the UBO table (the driver's choice).
+        // them left to the UBO table and products contracted (the
+        // driver's choice).
         let robust = FrontOptions {
             robust_buffer_access: true,
             ubo_table: false,
+            contract: false,
         };
         let robust_front = compile_front_with(&bytes, "main", stage, &HashMap::new(), robust)
             .unwrap_or_else(|e| panic!("{}: robust: {e}", file.display()));
         let table = FrontOptions {
-            ubo_table: true,
-            ..robust
+            robust_buffer_access: true,
+            ..FrontOptions::DRIVER
         };
         let table_front = compile_front_with(&bytes, "main", stage, &HashMap::new(), table)
-            .unwrap_or_else(|e| panic!("{}: robust, UBO table: {e}", file.display()));
+            .unwrap_or_else(|e| panic!("{}: robust, as the driver: {e}", file.display()));
         for (lowered, how) in front
             .variants()
             .map(|l| (l, ""))
             .chain(robust_front.variants().map(|l| (l, ", robust")))
-            .chain(table_front.variants().map(|l| (l, ", robust, UBO table")))
+            .chain(
+                table_front
+                    .variants()
+                    .map(|l| (l, ", robust, as the driver")),
+            )
         {
             assert!(
                 !lowered.shader.clone().optimize(),

@@ -43,7 +43,14 @@ fn mesa_sums(name: &str, stages: &[&str]) -> (u64, u64) {
 /// the driver (and the tool) compile it: UBO loads through the UBO table.
 fn ours(name: &str, stage: Stage) -> (u64, u64) {
     let bytes = fs::read(format!("{SHADERS}/{name}.spv")).unwrap();
-    let front = compile_front(&bytes, "main", stage, &HashMap::new()).unwrap();
+    let front = bifrost_vk::compiler::pipeline::compile_front_with(
+        &bytes,
+        "main",
+        stage,
+        &HashMap::new(),
+        bifrost_vk::compiler::pipeline::FrontOptions::DRIVER,
+    )
+    .unwrap();
     let options = bifrost::Options {
         push_uniform_words: Some(front.main.push_uniforms.words.len() as u32),
         ubo_table: true,

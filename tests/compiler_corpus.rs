@@ -144,6 +144,7 @@ fn capture_only_front_half_matches_the_full_one() {
             let options = FrontOptions {
                 robust_buffer_access: robust,
                 ubo_table,
+                contract: ubo_table,
             };
             let spec = SpecConstants::new();
             let full = bifrost_vk::compiler::pipeline::compile_front_with(

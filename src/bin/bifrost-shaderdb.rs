@@ -46,7 +46,9 @@ use std::time::{Duration, Instant};
 use ::spirv::ExecutionModel;
 use bifrost_vk::compiler::bifrost::{self, binary::ShaderBinary};
 use bifrost_vk::compiler::ir::Stage;
-use bifrost_vk::compiler::pipeline::{FrontShaders, Variant, compile_front};
+use bifrost_vk::compiler::pipeline::{
+    FrontOptions, FrontShaders, Variant, compile_front, compile_front_with,
+};
 use bifrost_vk::compiler::spirv;
 use bifrost_vk::hw::isa::decode_shader;
 
@@ -230,8 +232,10 @@ fn compile_variant(
 ) -> Result<(ShaderBinary, Duration), String> {
     let spec = HashMap::new();
     let once = || -> Result<ShaderBinary, String> {
+        // As the driver compiles (contraction, UBO loads through the table).
         let front: FrontShaders =
-            compile_front(bytes, entry, stage, &spec).map_err(|e| e.to_string())?;
+            compile_front_with(bytes, entry, stage, &spec, FrontOptions::DRIVER)
+                .map_err(|e| e.to_string())?;
         let lowered = front
             .variants()
             .find(|l| l.variant == variant)

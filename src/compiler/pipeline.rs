@@ -138,6 +138,24 @@ pub struct FrontOptions {
     /// robust buffer access then leaves UBO loads to the hardware's bounds
     /// check (`passes::lower_robust`).
     pub ubo_table: bool,
+    /// Fuse single-use products into the sums that read them
+    /// (`passes::opt_contract`), as SPIR-V allows without `NoContraction`.
+    /// Off by default: the corpus tests compare the lowered IR with the
+    /// unoptimised one bit for bit; the driver and `bifrost-shaderdb` turn
+    /// it on.
+    pub contract: bool,
+}
+
+impl FrontOptions {
+    /// What the driver compiles with (`vk/pipeline.rs`) on a device
+    /// without `robustBufferAccess`; `bifrost-shaderdb` and the compile
+    /// benchmarks use it too. Its backend counterpart is
+    /// `bifrost::Options::ubo_table`.
+    pub const DRIVER: FrontOptions = FrontOptions {
+        robust_buffer_access: false,
+        ubo_table: true,
+        contract: true,
+    };
 }
 
 /// Run the front half (see the module doc).
@@ -296,6 +314,10 @@ fn shared_steps(
     }
     if s.lower_int64() {
         step(None, "lower_int64", &s)?;
+    }
+    // Before the variants: both compute every product the same way.
+    if options.contract && s.opt_contract() {
+        step(None, "opt_contract", &s)?;
     }
     Ok((s, io))
 }

@@ -57,6 +57,7 @@ pub fn compile_everything(module: &[u8]) -> Reached {
             let options = FrontOptions {
                 robust_buffer_access: robust,
                 ubo_table: true,
+                contract: true,
             };
             let spec = if robust { &spec } else { &no_spec };
             let Ok(front) = compile_front_with(module, "main", stage, spec, options) else {

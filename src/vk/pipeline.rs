@@ -253,7 +253,7 @@ fn compile_stage(
     let spec = spec_constants(unsafe { stage.p_specialization_info.as_ref() });
     let options = FrontOptions {
         robust_buffer_access: core.enabled.robust_buffer_access,
-        ubo_table: true,
+        ..FrontOptions::DRIVER
     };
     let key = cache.map(|_| stage_key(core.arch, ir_stage, &module.code, &entry, &spec, options));
     if let (Some(cache), Some(key)) = (cache, &key)

@@ -135,6 +135,7 @@ pub fn stage_key(
     field(spirv);
     field(&[u8::from(options.robust_buffer_access)]);
     field(&[u8::from(options.ubo_table)]);
+    field(&[u8::from(options.contract)]);
     let mut ids: Vec<_> = spec.iter().collect();
     ids.sort_by_key(|(id, _)| **id);
     field(&(ids.len() as u64).to_le_bytes());
@@ -725,6 +726,7 @@ mod tests {
         const O: FrontOptions = FrontOptions {
             robust_buffer_access: false,
             ubo_table: true,
+            contract: true,
         };
         let robust = FrontOptions {
             robust_buffer_access: true,
@@ -732,6 +734,10 @@ mod tests {
         };
         let no_table = FrontOptions {
             ubo_table: false,
+            ..O
+        };
+        let exact = FrontOptions {
+            contract: false,
             ..O
         };
         let base = stage_key(Arch::V7, Stage::Compute, b"spirv", "main", &spec, O);
@@ -749,6 +755,7 @@ mod tests {
             stage_key(Arch::V7, Stage::Compute, b"spirv", "main", &spec1, O),
             stage_key(Arch::V7, Stage::Compute, b"spirv", "main", &spec, robust),
             stage_key(Arch::V7, Stage::Compute, b"spirv", "main", &spec, no_table),
+            stage_key(Arch::V7, Stage::Compute, b"spirv", "main", &spec, exact),
             // Field boundaries are part of the hash.
             stage_key(Arch::V7, Stage::Compute, b"spirvm", "ain", &spec, O),
         ] {

@@ -163,6 +163,11 @@ pub struct ShaderInfo {
     /// Fragment shaders: the number format of each colour output location
     /// (render target), ascending by location, whether or not it is written.
     pub color_formats: Vec<(u32, ColorFormat)>,
+    /// The module decorates something `NoContraction` or `Invariant`:
+    /// `opt_contract` leaves the whole shader alone (contraction is
+    /// optional, and an invariant output must not depend on how another
+    /// program's use counts let the same expression contract).
+    pub no_contraction: bool,
 }
 
 /// The component type of a fragment shader's colour output (SPIR-V

@@ -28,6 +28,7 @@ mod lower_viewport;
 pub mod lower_xfb;
 mod opt_algebraic;
 mod opt_constant_fold;
+mod opt_contract;
 mod opt_copy_prop;
 mod opt_cse;
 mod opt_dce;

@@ -34,6 +34,9 @@ pub struct Decos {
     pub noperspective: bool,
     pub centroid: bool,
     pub sample: bool,
+    /// `NoContraction` or `Invariant`: the module asks for exact
+    /// evaluation somewhere (`ShaderInfo::no_contraction`).
+    pub exact: bool,
 }
 
 impl Decos {
@@ -75,6 +78,7 @@ impl Decos {
             Decoration::NoPerspective => self.noperspective = true,
             Decoration::Centroid => self.centroid = true,
             Decoration::Sample => self.sample = true,
+            Decoration::NoContraction | Decoration::Invariant => self.exact = true,
             _ => {}
         }
         Ok(())

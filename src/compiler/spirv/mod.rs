@@ -141,6 +141,11 @@ fn translate(m: &Module, entry_point: &str, stage: Stage) -> Result<Shader, Spir
         })?;
     let mut t = function::Translator::new(m, stage);
     t.shader.info.name = entry_point.to_string();
+    t.shader.info.no_contraction = m
+        .decos
+        .values()
+        .chain(m.member_decos.values())
+        .any(|d| d.exact);
     if stage == Stage::Compute {
         t.shader.info.local_size = [1, 1, 1];
     }
