@@ -4,7 +4,9 @@
 //! on the simulator: 3 vertices, 1,334 fragments), and fragments shaded per
 //! second on the simulator: a full-screen quad at 256×256 (65,536
 //! fragments) and a soup of 10^4 small triangles at 256×256 (the fragment
-//! count is printed once), and the quad again at 4× MSAA with the resolve.
+//! count is printed once), the quad again at 4× MSAA with the resolve, and
+//! the quad with a textured shader (`textured_b9.frag`: a 64×64 RGBA8
+//! texture, bilinear, repeat, times an interpolated colour).
 //! Run with `cargo bench --bench graphics`.
 
 use bifrost_vk::compiler::bifrost::binary::ShaderBinary;
@@ -24,9 +26,14 @@ use bifrost_vk::jm::graphics::{
     Blend, ColorTargetState, Draw, DrawExtras, Multisample, Program, RasterState, Scissor,
     Topology, Viewport, add_draw_with,
 };
+use bifrost_vk::jm::texture::{
+    SamplerDesc, TexelFormat, TexelLayout, TextureDesc, TextureTables, WrapMode,
+    write_texture_tables,
+};
 use bifrost_vk::jm::vertex_input::Indexing;
 use bifrost_vk::kmod::JD_REQ_FS;
 use bifrost_vk::kmod::sim::SimModel;
+use bifrost_vk::kmod::sim::framebuffer::u_interleaved_offset;
 use bifrost_vk::testing::SimGpu;
 
 fn main() {
@@ -35,6 +42,10 @@ fn main() {
 
 const VS: &[u8] = include_bytes!("../tests/shaders/graphics/clip_position.vert.spv");
 const FS: &[u8] = include_bytes!("../tests/shaders/color_varying.frag.spv");
+/// Clip position and (u, v, g, a) per vertex; `texture(tex, v_uv) *
+/// v_color` with the sampler at binding 9.
+const TEXTURED_VS: &[u8] = include_bytes!("../tests/shaders/graphics/clip_uv.vert.spv");
+const TEXTURED_FS: &[u8] = include_bytes!("../tests/shaders/graphics/textured_b9.frag.spv");
 
 fn compile(spv: &[u8], stage: Stage) -> (LoweredShader, ShaderBinary) {
     let mut lowered = compile_front(spv, "main", stage, &Default::default())
@@ -67,7 +78,16 @@ struct Setup {
     vb_bytes: u64,
     /// Samples per pixel (1, or 4 with an averaged colour target).
     samples: u32,
+    /// Bytes between vertices and the second attribute's f32 components
+    /// (the first is the clip position).
+    stride: u32,
+    varying_components: u8,
+    /// Texture and sampler table entries (binding n at entry n).
+    textures: Option<TableEntries>,
 }
+
+/// Texture and sampler table entries, as `write_texture_tables` takes them.
+type TableEntries = (Vec<Option<TextureDesc>>, Vec<Option<SamplerDesc>>);
 
 fn setup() -> (SimGpu, Setup) {
     // gfx_triangle's vertices with w = 1.
@@ -82,8 +102,19 @@ fn setup() -> (SimGpu, Setup) {
 /// The programs, `data` (clip x, y, z, w and an RGB colour per vertex, a
 /// triangle list) and a `size`×`size` RGBA8 target on a simulated G52.
 fn setup_with(data: &[f32], size: u32) -> (SimGpu, Setup) {
-    let (lvs, vs) = compile(VS, Stage::Vertex);
-    let (lfs, fs) = compile(FS, Stage::Fragment);
+    setup_programs(VS, FS, data, 7, size)
+}
+
+/// [`setup_with`] for other programs, with `floats` f32 per vertex.
+fn setup_programs(
+    vs_spirv: &[u8],
+    fs_spirv: &[u8],
+    data: &[f32],
+    floats: u32,
+    size: u32,
+) -> (SimGpu, Setup) {
+    let (lvs, vs) = compile(vs_spirv, Stage::Vertex);
+    let (lfs, fs) = compile(fs_spirv, Stage::Fragment);
     let mut gpu = SimGpu::new(SimModel::G52);
     let vs_code = gpu.upload(&vs);
     let fs_code = gpu.upload(&fs);
@@ -101,10 +132,13 @@ fn setup_with(data: &[f32], size: u32) -> (SimGpu, Setup) {
         heap: (heap.va, heap.size),
         locations: locations.va,
         color: color.va,
-        vertices: (data.len() / 7) as u32,
+        vertices: data.len() as u32 / floats,
         size,
         vb_bytes,
         samples: 1,
+        stride: 4 * floats,
+        varying_components: (floats - 4) as u8,
+        textures: None,
     };
     (gpu, s)
 }
@@ -165,7 +199,7 @@ fn record(
         &[AttributeBuffer {
             address: s.vb,
             size: s.vb_bytes,
-            stride: 28,
+            stride: s.stride,
             indexing: Indexing::Linear,
         }],
         &[
@@ -176,11 +210,15 @@ fn record(
             },
             AttributeRecord {
                 buffer: 0,
-                format: VertexFormat::new(ComponentType::F32, 3),
+                format: VertexFormat::new(ComponentType::F32, s.varying_components),
                 offset: 16,
             },
         ],
     )?;
+    let textures: Option<TextureTables> = match &s.textures {
+        Some((t, smp)) => Some(write_texture_tables(pool, arch, t, smp)?),
+        None => None,
+    };
     let targets = [ColorTargetState {
         format: ColorFormat::Rgba8Unorm,
         blend: Blend::Opaque,
@@ -235,6 +273,7 @@ fn record(
                 samples: s.samples,
                 sample_mask: u32::MAX,
             },
+            textures,
             ..DrawExtras::default()
         },
     )?;
@@ -340,6 +379,74 @@ fn render_full_screen_quad_256_msaa4(bencher: divan::Bencher) {
     // shades them once (256 more threads than pixels).
     let fragments = render(&mut gpu, &s);
     assert_eq!(fragments, 256 * 256 + 256);
+    bencher
+        .counter(divan::counter::ItemsCount::new(fragments))
+        .bench_local(|| render(&mut gpu, &s));
+}
+
+/// Fragments shaded per second with a texture: the full-screen quad at
+/// 256×256 (65,536 fragments of `textured_b9.frag`, TEXC with a computed
+/// LOD) sampling a 64×64 RGBA8 texture (Tiled U-Interleaved, random
+/// texels, bilinear, repeat; u and v from 0 to 2, so each texel covers 2×2
+/// pixels), recording and both chains.
+#[divan::bench(sample_count = 20)]
+fn render_textured_quad_256(bencher: divan::Bencher) {
+    let mut data = Vec::new();
+    for (x, y) in [
+        (-1.0f32, -1.0f32),
+        (1.0, -1.0),
+        (-1.0, 1.0),
+        (-1.0, 1.0),
+        (1.0, -1.0),
+        (1.0, 1.0),
+    ] {
+        data.extend_from_slice(&[x, y, 0.0, 1.0, x + 1.0, y + 1.0, (x + 1.0) / 2.0, 1.0]);
+    }
+    let (mut gpu, mut s) = setup_programs(TEXTURED_VS, TEXTURED_FS, &data, 8, 256);
+    // Four 16×16 tiles per row of tiles, four rows.
+    let row_stride = 4 * 16 * 16 * 4;
+    let texels = gpu.alloc(4 * row_stride);
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for y in 0..64 {
+        for x in 0..64 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let texel = (state as u32 | 0xff00_0000).to_le_bytes();
+            gpu.write(
+                texels.va + u_interleaved_offset(x, y, row_stride, 4),
+                &texel,
+            );
+        }
+    }
+    let mut textures = vec![None; 10];
+    let mut samplers = vec![None; 10];
+    textures[9] = Some(TextureDesc {
+        address: texels.va,
+        width: 64,
+        height: 64,
+        row_stride: row_stride as u32,
+        layout: TexelLayout::Tiled,
+        format: TexelFormat::Rgba8Unorm,
+        layers: 1,
+        layer_stride: 0,
+        levels: 1,
+        mips: Default::default(),
+    });
+    samplers[9] = Some(SamplerDesc {
+        linear: true,
+        wrap: [WrapMode::Repeat; 2],
+        border: [0.0; 4],
+        lod: Default::default(),
+    });
+    s.textures = Some((textures, samplers));
+    let fragments = render(&mut gpu, &s);
+    assert_eq!(fragments, 256 * 256);
+    // The texture reached the pixels: random texels, bilinear, give
+    // thousands of different colours (the clear colour is one).
+    let pixels = gpu.read(s.color, 256 * 256 * 4);
+    let distinct: std::collections::HashSet<&[u8]> = pixels.chunks(4).collect();
+    assert!(distinct.len() > 1000, "{} colours", distinct.len());
     bencher
         .counter(divan::counter::ItemsCount::new(fragments))
         .bench_local(|| render(&mut gpu, &s));

@@ -1954,6 +1954,136 @@ fn the_checked_in_frame_is_what_we_render() {
     assert!(expected == png, "{path} differs from the rendered frame");
 }
 
+/// `examples/render_frame.rs --textured`'s scene (a copy of its vertices,
+/// indices and texture): a perspective floor between a near and a far
+/// triangle, all sampling a 32×32 checkerboard (Tiled, bilinear, repeat)
+/// at binding 9 times an interpolated colour (`clip_uv.vert` +
+/// `textured_b9.frag`), depth test LESS on D32. Every pixel whose centre is
+/// on no edge within 1 LSB of the reference rasterizer × the reference
+/// sampler (`textured_shade`, the bound explained at
+/// `mesa_fs_textured_renders_like_the_reference_sampler`); the depth test
+/// decides (the floor behind the near triangle, the far triangle behind
+/// both, at least 0.1 apart in depth); the PNG equals the checked-in
+/// `tests/shaders/graphics/render_frame_textured.expected.png` byte for
+/// byte (`BLESS=1` rewrites it from this test).
+#[test]
+fn the_checked_in_textured_frame_is_what_we_render() {
+    use bifrost_vk::testing::sampler::{AddressMode, Image, ImageFormat, Sampler};
+    const VERTICES: [[f32; 8]; 10] = [
+        [-0.95, 0.95, 0.4, 1.0, 0.0, 0.0, 0.25, 1.0],
+        [0.95, 0.95, 0.4, 1.0, 2.0, 0.0, 0.25, 1.0],
+        [-1.2, -0.6, 1.6, 2.0, 0.0, 2.0, 0.75, 1.0],
+        [1.2, -0.6, 1.6, 2.0, 2.0, 2.0, 0.75, 1.0],
+        [-0.8, -0.85, 0.2, 1.0, 0.0, 0.0, 0.0, 1.0],
+        [0.3, -0.55, 0.2, 1.0, 1.0, 0.0, 0.5, 1.0],
+        [-0.45, 0.5, 0.2, 1.0, 0.0, 1.0, 1.0, 1.0],
+        [-0.1, -0.95, 0.9, 1.0, 0.0, 0.0, 1.0, 1.0],
+        [1.425, -1.05, 1.35, 1.5, 1.5, 0.0, 0.5, 1.0],
+        [0.6, 0.9, 1.35, 1.5, 0.75, 1.5, 0.0, 1.0],
+    ];
+    const INDICES: [u16; 12] = [4, 5, 6, 0, 1, 2, 2, 1, 3, 7, 8, 9];
+    let texels: Vec<[u8; 4]> = (0..32 * 32)
+        .map(|i| {
+            let (x, y) = (i % 32, i / 32);
+            if (x / 8 + y / 8) % 2 == 0 {
+                [240, 236, 224, 255]
+            } else {
+                [(40 + 5 * x) as u8, (60 + 4 * y) as u8, 150, 255]
+            }
+        })
+        .collect();
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_uv.vert.spv")).unwrap();
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/textured_b9.frag.spv")).unwrap();
+    let vs = compile(&v, Stage::Vertex);
+    let fs = compile(&f, Stage::Fragment);
+    let mut gpu = SimGpu::new(SimModel::G52);
+    // Two 16×16 tiles per row of tiles, two rows.
+    let row_stride = 2 * 16 * 16 * 4;
+    let buf = gpu.alloc(2 * row_stride);
+    for (i, t) in texels.iter().enumerate() {
+        let (x, y) = (i as u32 % 32, i as u32 / 32);
+        gpu.write(buf.va + u_interleaved_offset(x, y, row_stride, 4), t);
+    }
+    let mut textures = vec![None; 10];
+    let mut samplers = vec![None; 10];
+    textures[9] = Some(TextureDesc {
+        layers: 1,
+        layer_stride: 0,
+        levels: 1,
+        mips: Default::default(),
+        address: buf.va,
+        width: 32,
+        height: 32,
+        row_stride: row_stride as u32,
+        layout: TexelLayout::Tiled,
+        format: TexelFormat::Rgba8Unorm,
+    });
+    samplers[9] = Some(SamplerDesc {
+        linear: true,
+        wrap: [WrapMode::Repeat; 2],
+        border: [0.0; 4],
+        lod: Default::default(),
+    });
+    let image = Image {
+        width: 32,
+        height: 32,
+        texels,
+        format: ImageFormat::Rgba8Unorm,
+    };
+    TEXTURE.with(|t| *t.borrow_mut() = Some((image, Sampler::simple(true, AddressMode::Repeat))));
+    let mut scene = grid_scene(
+        &vs,
+        &fs,
+        VERTICES.iter().flatten().copied().collect(),
+        vec![DrawSpec {
+            topology: Topology::TriangleList,
+            count: INDICES.len() as u32,
+            first: 0,
+            indices: Indices::u16(&INDICES.map(u32::from)),
+            blend: Blend::Opaque,
+            write_mask: 15,
+            extras: DrawExtras::default(),
+            raster: RasterState::default(),
+        }],
+    );
+    scene.stride = 32;
+    scene.attributes = vec![(4, 0), (4, 16)];
+    scene.shade = textured_shade;
+    scene.textures = Some((textures, samplers));
+    scene.depth = Some(DepthState {
+        compare: CompareOp::Less,
+        write: true,
+    });
+    let out = try_render_on(&mut gpu, &scene, |_| {})
+        .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+    let (want, on_edge) = reference(&scene);
+    let edges = on_edge.iter().filter(|&&e| e).count();
+    let covered = assert_matches(&out.color, &want, |x, y| !on_edge[(y * SIZE + x) as usize]);
+    eprintln!("{covered} textured pixels compared, {edges} on an edge left out");
+    assert!(covered > 2500, "only {covered} pixels covered");
+    // The depth test decided: without it the far triangle, drawn last,
+    // would cover pixels the reference gives to the floor and the near
+    // triangle.
+    let mut no_depth = scene;
+    no_depth.depth = None;
+    let (painted, _) = reference(&no_depth);
+    let (tested, painted) = (want.resolve_rgba8(), painted.resolve_rgba8());
+    let hidden = (0..on_edge.len())
+        .filter(|&i| !on_edge[i] && tested[4 * i..4 * i + 4] != painted[4 * i..4 * i + 4])
+        .count();
+    assert!(
+        hidden > 200,
+        "only {hidden} pixels where the depth test matters"
+    );
+    let png = bifrost_vk::testing::png::encode_rgba8(SIZE, SIZE, &out.color);
+    let path = format!("{GRAPHICS_SHADERS}/render_frame_textured.expected.png");
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(&path, &png).unwrap();
+    }
+    let expected = std::fs::read(&path).expect("the checked-in textured frame");
+    assert!(expected == png, "{path} differs from the rendered frame");
+}
+
 /// The same path on a v6 GPU (G72): shaders compiled for v6, v6
 /// descriptors (no Message Preload or register-allocation fields, the v6
 /// attribute and pixel formats), the same image.
