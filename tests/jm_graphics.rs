@@ -558,6 +558,22 @@ fn reference(scene: &Scene<'_>) -> (ops::Target, Vec<bool>) {
 /// [`reference`], also returning each draw's samples that passed the depth
 /// and stencil tests (what a precise occlusion query counts).
 fn reference_counted(scene: &Scene<'_>) -> (ops::Target, Vec<bool>, Vec<u64>) {
+    reference_shaded(scene, false, &mut |f| {
+        Some(ops::Shaded {
+            colour: (scene.shade)(&f.attrs),
+            ..Default::default()
+        })
+    })
+}
+
+/// [`reference_counted`] with a fragment shader that sees the whole
+/// fragment (position, facing, point coordinate) and may discard (`None`)
+/// or write `FragDepth`; `early`: the `EarlyFragmentTests` mode.
+fn reference_shaded(
+    scene: &Scene<'_>,
+    early: bool,
+    shade: &mut dyn FnMut(&raster::Fragment) -> Option<ops::Shaded>,
+) -> (ops::Target, Vec<bool>, Vec<u64>) {
     let mut passed = Vec::new();
     let clear = clear_colour(scene.format).map(f64::from);
     // The attachment is RGBA8 UNORM: blends read the stored 8-bit values.
@@ -717,9 +733,8 @@ fn reference_counted(scene: &Scene<'_>) -> (ops::Target, Vec<bool>, Vec<u64>) {
                     stencil,
                     depth_offset,
                 };
-                draw_passed += ops::shade_fragments_zs(&mut target, &tri, &zs, &blend, |f| {
-                    Some(((scene.shade)(&f.attrs), [0.0; 4]))
-                });
+                draw_passed +=
+                    ops::shade_fragments_tests(&mut target, &tri, &zs, &blend, early, &mut *shade);
             }
             match d.topology {
                 Topology::PointList => {
@@ -748,9 +763,8 @@ fn reference_counted(scene: &Scene<'_>) -> (ops::Target, Vec<bool>, Vec<u64>) {
                 stencil,
                 ..ops::ZsState::default()
             };
-            draw_passed += ops::shade_fragments_zs(&mut target, &frags, &zs, &blend, |f| {
-                Some(((scene.shade)(&f.attrs), [0.0; 4]))
-            });
+            draw_passed +=
+                ops::shade_fragments_tests(&mut target, &frags, &zs, &blend, early, &mut *shade);
         }
         passed.push(draw_passed);
     }
@@ -4417,4 +4431,171 @@ fn depth_compares_with_implicit_lod_in_fragment_shaders() {
     }
     eprintln!("{covered} shadowed pixels compared");
     assert!(covered > 4 * 4000, "{covered}");
+}
+
+// ---------------------------------------------------------------------
+// Fragment built-ins and the epilogue (issue 9, `gfx-frag`): discard,
+// gl_FragCoord, gl_FrontFacing, gl_PointCoord, gl_FragDepth, early
+// fragment tests.
+
+fn graphics_stage(name: &str, stage: Stage, arch: bifrost_vk::compiler::bifrost::Arch) -> Stage2 {
+    let spv = std::fs::read(format!("{GRAPHICS_SHADERS}/{name}.spv")).unwrap();
+    compile_for(&spv, stage, arch)
+}
+
+fn disassembly(s: &Stage2) -> String {
+    bifrost_vk::compiler::bifrost::disasm::disassemble(&s.binary.code).unwrap()
+}
+
+/// The colour/depth/stencil/counter comparison of the ZS scenes: colour
+/// within `lsb`, stencil exactly, depth within 1e-6, every draw's
+/// occlusion counter equal to the reference's. Returns the pixels the
+/// reference wrote.
+fn assert_zs_scene_matches(out: &Output, want: &ops::Target, passed: &[u64], lsb: u8) -> usize {
+    let covered = assert_matches_within(&out.color, want, |_, _| true, lsb);
+    if let Some(stencil) = &out.stencil {
+        for (i, (g, w)) in stencil.iter().zip(&want.stencil).enumerate() {
+            assert_eq!(
+                g,
+                w,
+                "stencil at ({}, {})",
+                i as u32 % SIZE,
+                i as u32 / SIZE
+            );
+        }
+    }
+    for (i, (g, w)) in out
+        .depth
+        .as_ref()
+        .unwrap()
+        .iter()
+        .zip(&want.depth)
+        .enumerate()
+    {
+        assert!(
+            (f64::from(*g) - w).abs() <= 1e-6,
+            "depth at ({}, {}): {g} vs {w}",
+            i as u32 % SIZE,
+            i as u32 / SIZE
+        );
+    }
+    assert_eq!(out.occlusion, passed, "occlusion counters");
+    covered
+}
+
+/// The shader of `discard.frag` by the Vulkan rules: discarded where red
+/// < 0.5 or on the checkerboard of odd x + y; else the colour.
+fn discard_shader(f: &raster::Fragment) -> Option<ops::Shaded> {
+    let c = [f.attrs[0], f.attrs[1], f.attrs[2], f.attrs[3]];
+    (c[0] >= 0.5 && (f.x ^ f.y) & 1 == 0).then_some(ops::Shaded {
+        colour: c,
+        ..Default::default()
+    })
+}
+
+/// `discard` (OpKill → `DISCARD.f32`, the renderer state's `Shader
+/// modifies coverage` and Force Late pixel kill / ZS update): the random
+/// stencil, depth-bias and occlusion scenes drawn with `discard.frag`
+/// (discards where the triangle's red is below 0.5 and on a checkerboard
+/// of gl_FragCoord), on the G52 and a v6 G72. A discarded fragment writes
+/// no colour, no depth and no stencil and is not counted; the other pixels
+/// of its quad carry on. Colour, stencil and counters exactly, depth
+/// within 1e-6.
+#[test]
+fn discarded_fragments_write_nothing_and_are_not_counted() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0xd15c_a4d0_0000_0001);
+    let (mut scenes_done, mut covered, mut counted, mut discarded) = (0, 0, 0u64, 0usize);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 8),
+        (SimModel::G72, IsaArch::V6, 3),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("discard.frag", Stage::Fragment, arch);
+        assert!(fs.binary.fragment.as_ref().unwrap().can_discard);
+        assert!(
+            disassembly(&fs).contains("DISCARD.f32"),
+            "{}",
+            disassembly(&fs)
+        );
+        let mut done = 0;
+        while done < scenes {
+            let mut scene = random_zs_scene(&vs, &fs, &mut rng);
+            if done % 2 == 1 {
+                scene.depth_format = ZDepthFormat::D24X8;
+            }
+            let (want, on_edge, passed) = reference_shaded(&scene, false, &mut discard_shader);
+            if on_edge.iter().any(|&e| e) {
+                continue;
+            }
+            // Fragments the reference discards (for the figures).
+            let (all, _, _) = reference_shaded(&scene, false, &mut |f| {
+                Some(ops::Shaded {
+                    colour: [f.attrs[0], f.attrs[1], f.attrs[2], f.attrs[3]],
+                    ..Default::default()
+                })
+            });
+            done += 1;
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            covered += assert_zs_scene_matches(&out, &want, &passed, 0);
+            discarded += (0..all.writes.len())
+                .filter(|&i| all.writes[i] > want.writes[i])
+                .count();
+            counted += passed.iter().sum::<u64>();
+            scenes_done += 1;
+        }
+    }
+    eprintln!(
+        "{scenes_done} scenes, {covered} pixels written, {discarded} pixels with discarded fragments, {counted} samples counted"
+    );
+    assert!(covered > 1000 && discarded > 1000 && counted > 1000);
+}
+
+/// `layout(early_fragment_tests)` with a discard and a `gl_FragDepth`
+/// write (`early_discard.frag`): the compiler drops the depth (Vulkan:
+/// "no effect"), the emitter keeps the tests early; the depth/stencil
+/// tests, writes and the sample counting happen before the shader, so a
+/// discarded fragment still writes depth and stencil and is counted, and
+/// only its colour is dropped. Random stencil/depth-bias/occlusion scenes,
+/// G52 and v6 G72.
+#[test]
+fn early_fragment_tests_run_before_the_discard() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0xea41_7e57_0000_0001);
+    let (mut scenes_done, mut counted) = (0, 0u64);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 6),
+        (SimModel::G72, IsaArch::V6, 2),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("early_discard.frag", Stage::Fragment, arch);
+        let info = fs.binary.fragment.as_ref().unwrap();
+        assert!(info.early_fragment_tests && info.can_discard && !info.writes_depth);
+        assert!(!disassembly(&fs).contains("ZS_EMIT"));
+        let mut done = 0;
+        while done < scenes {
+            let scene = random_zs_scene(&vs, &fs, &mut rng);
+            let (want, on_edge, passed) = reference_shaded(&scene, true, &mut |f| {
+                (f.attrs[0] >= 0.5).then_some(ops::Shaded {
+                    colour: [f.attrs[0], f.attrs[1], f.attrs[2], f.attrs[3]],
+                    depth: Some(0.0),
+                    ..Default::default()
+                })
+            });
+            if on_edge.iter().any(|&e| e) {
+                continue;
+            }
+            done += 1;
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            assert_zs_scene_matches(&out, &want, &passed, 0);
+            counted += passed.iter().sum::<u64>();
+            scenes_done += 1;
+        }
+    }
+    eprintln!("{scenes_done} scenes, {counted} samples counted");
+    assert!(counted > 1000);
 }
