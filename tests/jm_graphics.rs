@@ -4599,3 +4599,289 @@ fn early_fragment_tests_run_before_the_discard() {
     eprintln!("{scenes_done} scenes, {counted} samples counted");
     assert!(counted > 1000);
 }
+
+/// The largest difference between the RGBA32F words of `out` and the
+/// reference's colours over the pixels the reference wrote (the others
+/// must hold the clear colour exactly); also how many components were
+/// compared.
+fn float_target_error(out: &Output, want: &ops::Target) -> (f64, usize) {
+    let (mut worst, mut compared) = (0f64, 0usize);
+    for i in 0..(SIZE * SIZE) as usize {
+        let got = out.codes[i].map(|w| f64::from(f32::from_bits(w)));
+        if want.writes[i] == 0 {
+            assert_eq!(
+                got,
+                CLEAR.map(f64::from),
+                "({}, {}) is not the clear colour",
+                i as u32 % SIZE,
+                i as u32 / SIZE
+            );
+            continue;
+        }
+        for c in 0..4 {
+            let e = (got[c] - want.color[i][c]).abs();
+            assert!(
+                e.is_finite(),
+                "({}, {}) component {c}: {} vs {}",
+                i as u32 % SIZE,
+                i as u32 / SIZE,
+                got[c],
+                want.color[i][c]
+            );
+            worst = worst.max(e);
+            compared += 1;
+        }
+    }
+    (worst, compared)
+}
+
+/// Random triangles for the built-in scenes: `triangles` draws of one
+/// triangle each (random winding and front face, no culling), vertices on
+/// the 1/256 grid in [-4, 68)², clip w from `ws`, depth in [0, 1); the
+/// colour attribute of each vertex is `attrs(rng, w)`.
+fn builtin_scene<'a>(
+    vs: &'a Stage2,
+    fs: &'a Stage2,
+    rng: &mut Rng,
+    triangles: u32,
+    ws: &[f32],
+    attrs: &dyn Fn(&mut Rng, f32) -> [f32; 4],
+) -> Scene<'a> {
+    let mut data = Vec::new();
+    let mut draws = Vec::new();
+    for t in 0..triangles {
+        for _ in 0..3 {
+            let px = rng.next(72 * 256) as f32 / 256.0 - 4.0;
+            let py = rng.next(72 * 256) as f32 / 256.0 - 4.0;
+            let w = ws[rng.next(ws.len() as u64) as usize];
+            let z = rng.next(1 << 12) as f32 / 4096.0;
+            data.extend_from_slice(&[(px / 32.0 - 1.0) * w, (py / 32.0 - 1.0) * w, z * w, w]);
+            data.extend_from_slice(&attrs(rng, w));
+        }
+        draws.push(DrawSpec {
+            topology: Topology::TriangleList,
+            count: 3,
+            first: 3 * t,
+            indices: None,
+            blend: Blend::Opaque,
+            write_mask: 15,
+            extras: DrawExtras::default(),
+            raster: RasterState {
+                front_ccw: rng.next(2) == 0,
+                ..RasterState::default()
+            },
+        });
+    }
+    let mut scene = grid_scene(vs, fs, data, draws);
+    scene.stride = 32;
+    scene.attributes = vec![(4, 0), (4, 16)];
+    scene
+}
+
+/// `gl_FragCoord` (x, y from the r59 preload + 0.5; z and w by
+/// `LD_VAR_SPECIAL` frag_z / frag_w) and `gl_FrontFacing` (the r58
+/// primitive-flags preload) as colours into an RGBA32F target
+/// (`frag_builtins.frag`: (x, y, z, ±1/w), w negated on back faces): 8
+/// random triangles per scene with clip w ½–4 (perspective), random
+/// winding and front face, 4 scenes on the G52 and 2 on a v6 G72; the
+/// reference: the pixel centre, the fragment's depth at the centre (at 1×
+/// the sample's), 1/w interpolated linearly in screen space (the spec's
+/// FragCoord), the primitive's facing. x, y and the sign exactly, z and
+/// 1/w within **2^-20** (f32 against f64 interpolation).
+#[test]
+fn frag_coord_and_front_facing_match_the_reference() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let bound = 2f64.powi(-20);
+    let mut rng = Rng(0xf4a6_c004_d000_0001);
+    let (mut worst, mut compared, mut back) = (0f64, 0usize, 0usize);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 4),
+        (SimModel::G72, IsaArch::V6, 2),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("frag_builtins.frag", Stage::Fragment, arch);
+        let text = disassembly(&fs);
+        assert!(text.contains("frag_z") && text.contains("frag_w"), "{text}");
+        let mut done = 0;
+        while done < scenes {
+            // The colour attribute carries 1/w, interpolated linearly in
+            // screen space by the reference: FragCoord.w.
+            let mut scene = builtin_scene(&vs, &fs, &mut rng, 8, &[0.5, 1.0, 2.0, 4.0], &|_, w| {
+                [1.0 / w, 0.0, 0.0, 0.0]
+            });
+            scene.format = ColorFormat::Rgba32Sfloat;
+            scene.interpolation = Interpolation::NoPerspective;
+            let (want, on_edge, _) = reference_shaded(&scene, false, &mut |f| {
+                let w = if f.front_facing {
+                    f.attrs[0]
+                } else {
+                    -f.attrs[0]
+                };
+                Some(ops::Shaded {
+                    colour: [f64::from(f.x) + 0.5, f64::from(f.y) + 0.5, f.depth[0], w],
+                    ..Default::default()
+                })
+            });
+            if on_edge.iter().any(|&e| e) {
+                continue;
+            }
+            done += 1;
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            let (e, n) = float_target_error(&out, &want);
+            for i in 0..(SIZE * SIZE) as usize {
+                if want.writes[i] > 0 {
+                    let got = out.codes[i].map(f32::from_bits);
+                    assert_eq!(
+                        [f64::from(got[0]), f64::from(got[1])],
+                        [want.color[i][0], want.color[i][1]],
+                        "x, y at pixel {i}"
+                    );
+                    assert_eq!(got[3] < 0.0, want.color[i][3] < 0.0, "facing at pixel {i}");
+                    back += usize::from(got[3] < 0.0);
+                }
+            }
+            worst = worst.max(e);
+            compared += n;
+        }
+    }
+    eprintln!(
+        "{compared} components compared, {back} back-facing pixels, largest difference {worst:e} (bound {bound:e})"
+    );
+    assert!(worst <= bound, "largest difference {worst}");
+    assert!(compared > 4000 && back > 200);
+}
+
+/// `gl_PointCoord` (`LD_VAR_SPECIAL` point, `Point sprite coord origin max
+/// Y` clear: Vulkan's upper-left origin) with the pixel centre
+/// (`point_coord.frag` into RGBA32F): 24 points of size 4 per scene
+/// (`clip_point.vert`) at random positions on the 1/256 grid, 3 scenes on
+/// the G52 and 2 on a v6 G72, against the spec's (0.5 + (x_f − x_p) / size,
+/// 0.5 + (y_f − y_p) / size) at the pixel centre; within **2^-20**.
+#[test]
+fn point_coord_matches_the_reference() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let bound = 2f64.powi(-20);
+    let mut rng = Rng(0x9014_7c00_4d00_0001);
+    let (mut worst, mut compared) = (0f64, 0usize);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 3),
+        (SimModel::G72, IsaArch::V6, 2),
+    ] {
+        let vs = graphics_stage("clip_point.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("point_coord.frag", Stage::Fragment, arch);
+        assert!(fs.binary.fragment.as_ref().unwrap().reads_point_coord);
+        for _ in 0..scenes {
+            let mut data = Vec::new();
+            for _ in 0..24 {
+                let px = rng.next(72 * 256) as f32 / 256.0 - 4.0;
+                let py = rng.next(72 * 256) as f32 / 256.0 - 4.0;
+                data.extend_from_slice(&[px / 32.0 - 1.0, py / 32.0 - 1.0, 0.5, 1.0]);
+                data.extend_from_slice(&[0.0; 4]);
+            }
+            let draws = vec![DrawSpec {
+                topology: Topology::PointList,
+                count: 24,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            }];
+            let mut scene = grid_scene(&vs, &fs, data, draws);
+            scene.stride = 32;
+            scene.attributes = vec![(4, 0), (4, 16)];
+            scene.format = ColorFormat::Rgba32Sfloat;
+            let (want, _, _) = reference_shaded(&scene, false, &mut |f| {
+                let (s, t) = f.point_coord.unwrap();
+                Some(ops::Shaded {
+                    colour: [s, t, f64::from(f.x) + 0.5, f64::from(f.y) + 0.5],
+                    ..Default::default()
+                })
+            });
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            let (e, n) = float_target_error(&out, &want);
+            worst = worst.max(e);
+            compared += n;
+        }
+    }
+    eprintln!("{compared} components compared, largest difference {worst:e} (bound {bound:e})");
+    assert!(worst <= bound, "largest difference {worst}");
+    assert!(compared > 4000);
+}
+
+/// `gl_FragDepth` (`ZS_EMIT.z`, `Depth source` Shader, Force Late pixel
+/// kill and ZS update): 6 triangles per scene, one draw each, smooth
+/// colours, the depth written from the interpolated alpha (each triangle's
+/// alpha in its own band of 0.1, so f32 and f64 interpolation cannot order
+/// two differently) and rasterized depths unrelated to it; random depth
+/// compare op (write on), random stencil state, an occlusion counter per
+/// draw, D32 and X8_D24, G52 and v6 G72: colour within 1 LSB, stencil and
+/// counters exactly, depth within 1e-6 of the reference, which tests with
+/// the shader's depth.
+#[test]
+fn frag_depth_is_tested_and_written_late() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0xf4a6_de97_0000_0001);
+    let (mut scenes_done, mut covered, mut counted) = (0, 0, 0u64);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 8),
+        (SimModel::G72, IsaArch::V6, 3),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("frag_depth.frag", Stage::Fragment, arch);
+        assert!(fs.binary.fragment.as_ref().unwrap().writes_depth);
+        assert!(disassembly(&fs).contains("ZS_EMIT"), "{}", disassembly(&fs));
+        let mut done = 0;
+        while done < scenes {
+            let mut scene = random_zs_scene(&vs, &fs, &mut rng);
+            scene.interpolation = Interpolation::Smooth;
+            scene.depth = Some(DepthState {
+                compare: CompareOp::ALL_OPS[[1, 3, 4, 6, 5][rng.next(5) as usize]],
+                write: true,
+            });
+            if done % 2 == 1 {
+                scene.depth_format = ZDepthFormat::D24X8;
+            }
+            // Smooth colours; alpha (the depth) in the triangle's band,
+            // the rasterized depth in the reversed band.
+            for t in 0..scene.data.len() / 24 {
+                let band = rng.next(9) as f32;
+                for v in 0..3 {
+                    let o = 24 * t + 8 * v;
+                    scene.data[o + 2] = 0.95 - 0.1 * band;
+                    for c in 0..3 {
+                        scene.data[o + 4 + c] = rng.next(256) as f32 / 255.0;
+                    }
+                    scene.data[o + 7] = 0.1 * band + 0.03 + rng.next(1025) as f32 / 1024.0 * 0.04;
+                }
+            }
+            for d in &mut scene.draws {
+                d.extras.depth_bias = None;
+            }
+            let (want, on_edge, passed) = reference_shaded(&scene, false, &mut |f| {
+                Some(ops::Shaded {
+                    colour: [f.attrs[0], f.attrs[1], f.attrs[2], 1.0],
+                    depth: Some(f.attrs[3]),
+                    ..Default::default()
+                })
+            });
+            if on_edge.iter().any(|&e| e) {
+                continue;
+            }
+            done += 1;
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            covered += assert_zs_scene_matches(&out, &want, &passed, 1);
+            counted += passed.iter().sum::<u64>();
+            scenes_done += 1;
+        }
+    }
+    eprintln!("{scenes_done} scenes, {covered} pixels written, {counted} samples counted");
+    assert!(covered > 1000 && counted > 1000);
+}
