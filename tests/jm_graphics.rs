@@ -186,6 +186,9 @@ struct Scene<'a> {
     /// Texture and sampler tables for the fragment shader (binding n of
     /// set 0 at entry n, `jm::texture`).
     textures: Option<SceneTextures>,
+    /// Colour targets 1, 2 … (opaque, every channel written; single
+    /// sample), their codes in `Output::more_codes`.
+    more_formats: Vec<ColorFormat>,
 }
 
 type SceneTextures = (Vec<Option<TextureDesc>>, Vec<Option<SamplerDesc>>);
@@ -204,6 +207,8 @@ struct Output {
     /// Each draw's occlusion counter (0 for draws without one).
     occlusion: Vec<u64>,
     jobs: Vec<DrawJobs>,
+    /// Per `Scene::more_formats` target, its pixels' codes as `codes`.
+    more_codes: Vec<Vec<[u32; 4]>>,
 }
 
 struct Rendered {
@@ -269,6 +274,11 @@ fn try_render_on(
     let color_buf = gpu
         .alloc(4096 * u64::from(scene.format.memory_bytes_per_pixel()) * u64::from(colour_samples));
     let depth_buf = gpu.alloc(16 * 1024 * u64::from(n));
+    let more_bufs: Vec<_> = scene
+        .more_formats
+        .iter()
+        .map(|f| gpu.alloc(4096 * u64::from(f.memory_bytes_per_pixel())))
+        .collect();
     let stencil_buf = gpu.alloc(4 * 1024 * u64::from(n));
     let per_sample = |stride: u32| (n > 1).then_some(stride);
     let counters = gpu.alloc(8 * scene.draws.len().max(1) as u64);
@@ -309,11 +319,16 @@ fn try_render_on(
         };
         let mut previous = 0;
         for (k, (d, ib)) in scene.draws.iter().zip(&index_bufs).enumerate() {
-            let targets = [ColorTargetState {
+            let mut targets = vec![ColorTargetState {
                 format: scene.format,
                 blend: d.blend,
                 write_mask: d.write_mask,
             }];
+            targets.extend(scene.more_formats.iter().map(|&format| ColorTargetState {
+                format,
+                blend: Blend::Opaque,
+                write_mask: 15,
+            }));
             let indices = ib.map(|address| {
                 let ix = d.indices.as_ref().unwrap();
                 IndexBuffer {
@@ -368,7 +383,7 @@ fn try_render_on(
             }
         }
         // The fragment chain: its own JobChain, submitted second.
-        let colors = [ColorTarget {
+        let mut colors = vec![ColorTarget {
             sample_stride: scene
                 .per_sample
                 .then_some(16 * 1024 * scene.format.memory_bytes_per_pixel() / 4),
@@ -378,6 +393,16 @@ fn try_render_on(
             row_stride: 1024 * scene.format.memory_bytes_per_pixel(),
             clear: Some(scene.format.clear_words(clear_colour(scene.format))),
         }];
+        for (&format, buf) in scene.more_formats.iter().zip(&more_bufs) {
+            colors.push(ColorTarget {
+                sample_stride: None,
+                format,
+                block: BlockFormat::TiledUInterleaved,
+                base: buf.va,
+                row_stride: 1024 * format.memory_bytes_per_pixel(),
+                clear: Some(format.clear_words(clear_colour(format))),
+            });
+        }
         let zs = ZsOptions {
             stencil: scene.stencil_clear.map(|clear| StencilTarget {
                 sample_stride: per_sample(4 * 1024),
@@ -481,6 +506,26 @@ fn try_render_on(
             .map(|v| v as u8)
             .collect()
     });
+    let more_codes = scene
+        .more_formats
+        .iter()
+        .zip(&more_bufs)
+        .map(|(&format, buf)| {
+            let bpp = format.memory_bytes_per_pixel();
+            let raw = gpu.read(buf.va, (SIZE * SIZE * bpp) as usize);
+            (0..SIZE * SIZE)
+                .map(|i| {
+                    let o = u_interleaved_offset(
+                        i % SIZE,
+                        i / SIZE,
+                        u64::from(1024 * bpp),
+                        u64::from(bpp),
+                    ) as usize;
+                    format_codes(format, &raw[o..o + bpp as usize])
+                })
+                .collect()
+        })
+        .collect();
     let occlusion = (0..scene.draws.len())
         .map(|k| u64::from_le_bytes(gpu.read(counters.va + 8 * k as u64, 8).try_into().unwrap()))
         .collect();
@@ -491,6 +536,7 @@ fn try_render_on(
         stencil,
         occlusion,
         jobs,
+        more_codes,
     })
 }
 
@@ -889,6 +935,7 @@ fn triangle_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         depth_format: ZDepthFormat::D32,
         samples: 1,
         per_sample: false,
+        more_formats: Vec::new(),
     }
 }
 
@@ -986,6 +1033,7 @@ fn depth_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         depth_format: ZDepthFormat::D32,
         samples: 1,
         per_sample: false,
+        more_formats: Vec::new(),
     }
 }
 
@@ -1087,6 +1135,7 @@ fn points_lines_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         depth_format: ZDepthFormat::D32,
         samples: 1,
         per_sample: false,
+        more_formats: Vec::new(),
     }
 }
 
@@ -1554,6 +1603,7 @@ fn random_triangle_scenes_match_the_reference_rasterizer() {
             depth_format: ZDepthFormat::D32,
             samples: 1,
             per_sample: false,
+            more_formats: Vec::new(),
         };
         let r = render(&scene);
 
@@ -1772,6 +1822,7 @@ fn grid_scene<'a>(
         depth_format: ZDepthFormat::D32,
         samples: 1,
         per_sample: false,
+        more_formats: Vec::new(),
     }
 }
 
@@ -2383,6 +2434,7 @@ fn rgba_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng, cell: u32) -> S
         depth_format: ZDepthFormat::D32,
         samples: 1,
         per_sample: false,
+        more_formats: Vec::new(),
     }
 }
 
@@ -2932,6 +2984,7 @@ fn msaa_scene<'a>(
         depth_format: ZDepthFormat::D32,
         samples: 4,
         per_sample: true,
+        more_formats: Vec::new(),
     }
 }
 
@@ -2981,6 +3034,7 @@ fn msaa_scene_matches(model: SimModel, scene: &Scene<'_>, lsb: u8, bound: f64) -
     let resolved_scene = Scene {
         textures: None,
         per_sample: false,
+        more_formats: Vec::new(),
         data: scene.data.clone(),
         attributes: scene.attributes.clone(),
         draws: scene.draws.clone(),
@@ -3209,6 +3263,14 @@ fn bad_sample_counts_and_msaa_surfaces_are_errors() {
             ..colour
         }]));
         let two: &'static [ColorTarget] = Box::leak(Box::new([colour, colour]));
+        let eight_wide: &'static [ColorTarget] = Box::leak(Box::new(
+            [ColorTarget {
+                format: ColorFormat::Rgba32Uint,
+                sample_stride: Some(64 * 1024),
+                row_stride: 16 * 1024,
+                ..colour
+            }; 8],
+        ));
         let srgb: &'static [ColorTarget] = Box::leak(Box::new([ColorTarget {
             format: ColorFormat::Rgba8Srgb,
             ..colour
@@ -3234,8 +3296,9 @@ fn bad_sample_counts_and_msaa_surfaces_are_errors() {
             ),
             ("overlapping sample surfaces", fb(overlapping, None, 4)),
             ("misaligned sample surfaces", fb(misaligned, None, 4)),
-            // Two RGBA8 targets at 4x need 8 KiB of tile buffer per tile.
-            ("too much tile buffer", fb(two, None, 4)),
+            // Eight RGBA32UI targets at 4x need 512 bytes per pixel: more
+            // than a 4x4 tile of 4 KiB holds.
+            ("too much tile buffer", fb(eight_wide, None, 4)),
             // Averaging sRGB-encoded samples is not what Vulkan asks.
             ("a resolved sRGB target", fb(srgb, None, 4)),
         ] {
@@ -3244,6 +3307,8 @@ fn bad_sample_counts_and_msaa_surfaces_are_errors() {
         for f in [
             fb(colours, None, 1),
             fb(colours, None, 4),
+            // 8 KiB per 16x16 tile: 8x8 tiles.
+            fb(two, None, 4),
             fb(per_sample, Some(depth), 4),
             fb(
                 colours,
@@ -4884,4 +4949,137 @@ fn frag_depth_is_tested_and_written_late() {
     }
     eprintln!("{scenes_done} scenes, {covered} pixels written, {counted} samples counted");
     assert!(covered > 1000 && counted > 1000);
+}
+
+/// The formats of `mrt.frag`'s eight outputs, in location order.
+const MRT_FORMATS: [ColorFormat; 8] = [
+    ColorFormat::Rgba8Unorm,
+    ColorFormat::R32Uint,
+    ColorFormat::R32Sint,
+    ColorFormat::Rgba16Sfloat,
+    ColorFormat::A2b10g10r10UnormPack32,
+    ColorFormat::R8Unorm,
+    ColorFormat::Rgba32Sfloat,
+    ColorFormat::Rgba32Uint,
+];
+
+/// `mrt.frag` by GLSL's rules (f32 arithmetic, conversions to integers
+/// rounding toward zero): output `k` for the colour `c`.
+fn mrt_output(k: usize, c: [f64; 4]) -> [f64; 4] {
+    let c = c.map(|v| v as f32);
+    let f = |v: [f32; 4]| v.map(f64::from);
+    match k {
+        0 => f(c),
+        1 => [f64::from((c[0] * 1000.0) as u32 + 70000), 0.0, 0.0, 1.0],
+        2 => [f64::from(-((c[1] * 1000.0) as i32) - 7), 0.0, 0.0, 1.0],
+        3 => f(c.map(|v| v * 4.0 - 1.0)),
+        4 => f([c[3], c[2], c[1], c[0]]),
+        5 => f([1.0 - c[2]; 4]),
+        6 => f(c.map(|v| v * v)),
+        _ => c.map(|v| f64::from((v * 255.0) as u32 * 3)),
+    }
+}
+
+/// Multiple render targets: one draw of `mrt.frag` writes eight targets
+/// of mixed kinds (RGBA8 UNORM, R32_UINT, R32_SINT, RGBA16F,
+/// A2B10G10R10 UNORM, R8 UNORM, RGBA32F, RGBA32_UINT: 60 bytes per pixel,
+/// so `jm::framebuffer` picks 8×8 effective tiles) with a different value
+/// each; 8 random flat-coloured triangles per scene, random winding, 3
+/// scenes on the G52 and 2 on a v6 G72. Every target's every component
+/// exactly as the reference stores the shader's output for it (UNORM codes
+/// rounded to nearest, binary16 to nearest even, integers as written).
+#[test]
+fn eight_render_targets_of_mixed_formats_take_one_draw() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x8a77_0000_0000_0001);
+    let (mut compared, mut written) = (0usize, 0usize);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 3),
+        (SimModel::G72, IsaArch::V6, 2),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("mrt.frag", Stage::Fragment, arch);
+        assert_eq!(fs.binary.fragment.as_ref().unwrap().render_targets.len(), 8);
+        let mut done = 0;
+        while done < scenes {
+            let mut data = Vec::new();
+            for _ in 0..8 {
+                let colour: Vec<f32> = (0..4).map(|_| rng.next(256) as f32 / 255.0).collect();
+                for _ in 0..3 {
+                    let p = |r: &mut Rng| (r.next(72 * 256) as f32 / 256.0 - 4.0) / 32.0 - 1.0;
+                    data.extend_from_slice(&[p(&mut rng), p(&mut rng), 0.5, 1.0]);
+                    data.extend_from_slice(&colour);
+                }
+            }
+            let draws = vec![DrawSpec {
+                topology: Topology::TriangleList,
+                count: 24,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState {
+                    front_ccw: rng.next(2) == 0,
+                    ..RasterState::default()
+                },
+            }];
+            let scene_for = |format: ColorFormat, more: Vec<ColorFormat>| {
+                let mut s = grid_scene(&vs, &fs, data.clone(), draws.clone());
+                s.stride = 32;
+                s.attributes = vec![(4, 0), (4, 16)];
+                s.interpolation = Interpolation::Flat;
+                s.format = format;
+                s.more_formats = more;
+                s
+            };
+            let scene = scene_for(MRT_FORMATS[0], MRT_FORMATS[1..].to_vec());
+            let mut wants = Vec::new();
+            let mut edge = false;
+            for (k, &format) in MRT_FORMATS.iter().enumerate() {
+                let s = scene_for(format, Vec::new());
+                let (want, on_edge, _) = reference_shaded(&s, false, &mut |f| {
+                    Some(ops::Shaded {
+                        colour: mrt_output(k, [f.attrs[0], f.attrs[1], f.attrs[2], f.attrs[3]]),
+                        ..Default::default()
+                    })
+                });
+                edge |= on_edge.iter().any(|&e| e);
+                wants.push(want);
+            }
+            if edge {
+                continue;
+            }
+            done += 1;
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            written += assert_matches_within(&out.color, &wants[0], |_, _| true, 0);
+            for (k, &format) in MRT_FORMATS.iter().enumerate().skip(1) {
+                let want = &wants[k];
+                let codes = &out.more_codes[k - 1];
+                for i in 0..(SIZE * SIZE) as usize {
+                    for c in 0..format.components() as usize {
+                        let w = want.color[i][c];
+                        let got = match format.kind() {
+                            ColorKind::Unorm => {
+                                let bits = format.channel_bits()[c];
+                                f64::from(codes[i][c]) / f64::from((1u32 << bits) - 1)
+                            }
+                            _ => stored_value(format, codes[i], c),
+                        };
+                        assert!(
+                            (got - w).abs() <= 1e-9,
+                            "target {k} {format:?} ({}, {}) component {c}: got {got}, want {w}",
+                            i as u32 % SIZE,
+                            i as u32 / SIZE
+                        );
+                        compared += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{compared} components of targets 1-7 compared, {written} pixels written");
+    assert!(compared > 50_000 && written > 1000);
 }

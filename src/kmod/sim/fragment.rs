@@ -92,7 +92,10 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
         return Err(config(job.payload(), "tile enable maps are not simulated"));
     }
     let fb = Framebuffer::read(ctx.mmu, ctx.arch, payload::FRAMEBUFFER.get(&p))?;
-    let t = fb.tile_edge;
+    // The payload's bounds count 16×16 tiles whatever the effective tile
+    // size (Mesa's `pan_emit_fragment_job_payload`: `extent >>
+    // MALI_TILE_SHIFT`, a shift of 4).
+    let t = 16;
     let rect = [
         (payload::BOUND_MIN_X.get(&p) as u32 * t).max(fb.bound[0]),
         (payload::BOUND_MIN_Y.get(&p) as u32 * t).max(fb.bound[1]),
