@@ -4683,14 +4683,13 @@ fn float_target_error(out: &Output, want: &ops::Target) -> (f64, usize) {
             );
             continue;
         }
-        for c in 0..4 {
-            let e = (got[c] - want.color[i][c]).abs();
+        for (c, &g) in got.iter().enumerate() {
+            let e = (g - want.color[i][c]).abs();
             assert!(
                 e.is_finite(),
-                "({}, {}) component {c}: {} vs {}",
+                "({}, {}) component {c}: {g} vs {}",
                 i as u32 % SIZE,
                 i as u32 / SIZE,
-                got[c],
                 want.color[i][c]
             );
             worst = worst.max(e);
@@ -5058,15 +5057,15 @@ fn eight_render_targets_of_mixed_formats_take_one_draw() {
             for (k, &format) in MRT_FORMATS.iter().enumerate().skip(1) {
                 let want = &wants[k];
                 let codes = &out.more_codes[k - 1];
-                for i in 0..(SIZE * SIZE) as usize {
+                for (i, code) in codes.iter().enumerate() {
                     for c in 0..format.components() as usize {
                         let w = want.color[i][c];
                         let got = match format.kind() {
                             ColorKind::Unorm => {
                                 let bits = format.channel_bits()[c];
-                                f64::from(codes[i][c]) / f64::from((1u32 << bits) - 1)
+                                f64::from(code[c]) / f64::from((1u32 << bits) - 1)
                             }
-                            _ => stored_value(format, codes[i], c),
+                            _ => stored_value(format, *code, c),
                         };
                         assert!(
                             (got - w).abs() <= 1e-9,

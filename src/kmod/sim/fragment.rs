@@ -664,7 +664,7 @@ pub struct LateZs {
 impl ZsTest {
     /// The tests for the samples of `mask` at tile-buffer pixel `pixel`:
     /// depth = the shader's `shader_z` or the rasterized `z` of the sample
-    /// + `offset`, clamped to the depth range and held at the tile
+    /// plus `offset`, clamped to the depth range and held at the tile
     /// buffer's precision ([`quantize_depth`]); then the stencil test of
     /// the `front` or back face, the depth test, the stencil ops and the
     /// depth write, in the order of the Vulkan spec's "Stencil Test" and
