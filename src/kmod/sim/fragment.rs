@@ -33,24 +33,31 @@
 //! assumes, src/panfrost/compiler/bi_opt_message_preload.c: register
 //! `4 * i + c` for preload i, and our compiler's v7 fragment shaders too).
 //!
-//! Depth/stencil: the tests and writes happen before the shader (the
-//! early modes of `Pixel kill` / `ZS update`), against the tile buffer's
-//! depth and stencil (initialised from `Z Clear`, `S Clear`); fragments
-//! outside the viewport's depth range are discarded when the
-//! fixed-function near/far discard bits are set, the depth bias of the
-//! triangle's face is added (`depth_bias`) and depth is clamped to the
-//! range; then the stencil test of the primitive's face (front/back from
-//! its winding and the Draw's `Front face CCW`), the depth test, the
-//! stencil op (`stencil_op`) and the depth write, Vulkan's order, per
-//! sample with the sample's own depth. With the
-//! Draw's `Occlusion query` Counter, the samples passing both tests
-//! are added to the 64-bit counter at `Occlusion` after each
-//! primitive. Refused with JOB_CONFIG_FAULT: depth from the shader, `Force
-//! Late` ZS update with depth test or write or stencil, occlusion
+//! Depth/stencil, against the tile buffer's depth and stencil
+//! (initialised from `Z Clear`, `S Clear`): fragments outside the
+//! viewport's depth range are discarded before the shader when the
+//! fixed-function near/far discard bits are set (clipping); then, with
+//! `Pixel kill` and `ZS update` early, before the shader, or with both
+//! Force Late, when the thread's ATEST (fixed-function depth) or ZS_EMIT
+//! (`Depth source` Shader: the shader's depth) runs — after a `DISCARD`
+//! ended the thread, so a discarded fragment tests, writes and counts
+//! nothing: the depth bias of the triangle's face is added (`depth_bias`;
+//! not to a shader's depth) and depth is clamped to the range; then the
+//! stencil test of the primitive's face (front/back from its winding and
+//! the Draw's `Front face CCW`), the depth test, the stencil op
+//! (`stencil_op`) and the depth write, Vulkan's order, per sample with the
+//! sample's own depth ([`ZsTest::run`]). With the Draw's `Occlusion query`
+//! Counter, the samples passing both tests are added to the 64-bit counter
+//! at `Occlusion` after each primitive. Preloads also: r58 = primitive
+//! flags (0 front-facing, 1 back-facing: our choice beyond Mesa's "== 0").
+//! Refused with JOB_CONFIG_FAULT: depth from the shader with early tests,
+//! early pixel kill with a late ZS update (or the reverse) when anything is
+//! tested or counted (Mesa's choice for discarding shaders that write
+//! depth; how the hardware splits the two is undocumented), occlusion
 //! Predicate mode, alpha-to-coverage, alpha tests other than
-//! Always/Never, VAR_TEX preloads, preloads other than those above,
-//! tile enable maps; with a multisampled framebuffer, `Multisample enable`
-//! off, `Evaluate per-sample` and `Multisample late coverage`.
+//! Always/Never, preloads other than those above, tile enable maps; with a
+//! multisampled framebuffer, `Multisample enable` off, `Evaluate
+//! per-sample` and `Multisample late coverage`.
 //!
 //! This module must never learn anything except through GPU memory.
 
