@@ -5082,3 +5082,46 @@ fn eight_render_targets_of_mixed_formats_take_one_draw() {
     eprintln!("{compared} components of targets 1-7 compared, {written} pixels written");
     assert!(compared > 50_000 && written > 1000);
 }
+
+/// What the public sources leave open faults the FRAGMENT job instead of
+/// being guessed, and the next render pass on the same GPU renders:
+/// `gl_PointCoord` read while drawing triangles (`LD_VAR_SPECIAL` point
+/// outside a point primitive: INSTR_INVALID_ENC, 0x51) and a shader depth
+/// with early depth/stencil tests (a `frag_depth.frag` binary whose
+/// `FragmentInfo` is edited to allow early tests, so the renderer state
+/// says `Depth source` Shader with early pixel kill: JOB_CONFIG_FAULT,
+/// 0x40). G52 and v6 G72.
+#[test]
+fn fragment_cases_the_hardware_leaves_open_fault() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0xfa01_7000_0000_0001);
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let points = graphics_stage("point_coord.frag", Stage::Fragment, arch);
+        let mut early_depth = graphics_stage("frag_depth.frag", Stage::Fragment, arch);
+        let info = early_depth.binary.fragment.as_mut().unwrap();
+        info.early_fragment_tests = true;
+        info.early_z_allowed = true;
+        let good = graphics_stage("discard.frag", Stage::Fragment, arch);
+        let mut gpu = SimGpu::new(model);
+        let mut triangles = builtin_scene(&vs, &points, &mut rng, 4, &[1.0], &|_, _| [0.0; 4]);
+        triangles.format = ColorFormat::Rgba32Sfloat;
+        let depth_scene = random_zs_scene(&vs, &early_depth, &mut rng);
+        for (what, scene, status) in [
+            ("gl_PointCoord of a triangle", &triangles, 0x51),
+            ("a shader depth with early tests", &depth_scene, 0x40),
+        ] {
+            let err = match try_render_on(&mut gpu, scene, |_| {}) {
+                Ok(_) => panic!("{model:?}: {what} must fault"),
+                Err(e) => e,
+            };
+            let fault = err
+                .fault()
+                .unwrap_or_else(|| panic!("{model:?}: {what}: {err}"));
+            assert_eq!(fault.status, status, "{model:?}: {what}: {err}");
+            let ok = random_zs_scene(&vs, &good, &mut rng);
+            try_render_on(&mut gpu, &ok, |_| {})
+                .unwrap_or_else(|e| panic!("{model:?}: the next render pass after {what}: {e}"));
+        }
+    }
+}
