@@ -4878,6 +4878,43 @@ fn point_coord_matches_the_reference() {
     assert!(compared > 4000);
 }
 
+/// The stencil/occlusion scenes for `frag_depth.frag`: smooth colours,
+/// each triangle's alpha (the shader's depth) in its own band of 0.1 and
+/// its rasterized depth in the reversed band, a random compare op with
+/// depth writes, no depth bias.
+fn frag_depth_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng) -> Scene<'a> {
+    let mut scene = random_zs_scene(vs, fs, rng);
+    scene.interpolation = Interpolation::Smooth;
+    scene.depth = Some(DepthState {
+        compare: CompareOp::ALL_OPS[[1, 3, 4, 6, 5][rng.next(5) as usize]],
+        write: true,
+    });
+    for t in 0..scene.data.len() / 24 {
+        let band = rng.next(9) as f32;
+        for v in 0..3 {
+            let o = 24 * t + 8 * v;
+            scene.data[o + 2] = 0.95 - 0.1 * band;
+            for c in 0..3 {
+                scene.data[o + 4 + c] = rng.next(256) as f32 / 255.0;
+            }
+            scene.data[o + 7] = 0.1 * band + 0.03 + rng.next(1025) as f32 / 1024.0 * 0.04;
+        }
+    }
+    for d in &mut scene.draws {
+        d.extras.depth_bias = None;
+    }
+    scene
+}
+
+/// `frag_depth.frag` by the Vulkan rules.
+fn frag_depth_shader(f: &raster::Fragment) -> Option<ops::Shaded> {
+    Some(ops::Shaded {
+        colour: [f.attrs[0], f.attrs[1], f.attrs[2], 1.0],
+        depth: Some(f.attrs[3]),
+        ..Default::default()
+    })
+}
+
 /// `gl_FragDepth` (`ZS_EMIT.z`, `Depth source` Shader, Force Late pixel
 /// kill and ZS update): 6 triangles per scene, one draw each, smooth
 /// colours, the depth written from the interpolated alpha (each triangle's
@@ -4902,38 +4939,11 @@ fn frag_depth_is_tested_and_written_late() {
         assert!(disassembly(&fs).contains("ZS_EMIT"), "{}", disassembly(&fs));
         let mut done = 0;
         while done < scenes {
-            let mut scene = random_zs_scene(&vs, &fs, &mut rng);
-            scene.interpolation = Interpolation::Smooth;
-            scene.depth = Some(DepthState {
-                compare: CompareOp::ALL_OPS[[1, 3, 4, 6, 5][rng.next(5) as usize]],
-                write: true,
-            });
+            let mut scene = frag_depth_scene(&vs, &fs, &mut rng);
             if done % 2 == 1 {
                 scene.depth_format = ZDepthFormat::D24X8;
             }
-            // Smooth colours; alpha (the depth) in the triangle's band,
-            // the rasterized depth in the reversed band.
-            for t in 0..scene.data.len() / 24 {
-                let band = rng.next(9) as f32;
-                for v in 0..3 {
-                    let o = 24 * t + 8 * v;
-                    scene.data[o + 2] = 0.95 - 0.1 * band;
-                    for c in 0..3 {
-                        scene.data[o + 4 + c] = rng.next(256) as f32 / 255.0;
-                    }
-                    scene.data[o + 7] = 0.1 * band + 0.03 + rng.next(1025) as f32 / 1024.0 * 0.04;
-                }
-            }
-            for d in &mut scene.draws {
-                d.extras.depth_bias = None;
-            }
-            let (want, on_edge, passed) = reference_shaded(&scene, false, &mut |f| {
-                Some(ops::Shaded {
-                    colour: [f.attrs[0], f.attrs[1], f.attrs[2], 1.0],
-                    depth: Some(f.attrs[3]),
-                    ..Default::default()
-                })
-            });
+            let (want, on_edge, passed) = reference_shaded(&scene, false, &mut frag_depth_shader);
             if on_edge.iter().any(|&e| e) {
                 continue;
             }
@@ -5124,4 +5134,82 @@ fn fragment_cases_the_hardware_leaves_open_fault() {
                 .unwrap_or_else(|e| panic!("{model:?}: the next render pass after {what}: {e}"));
         }
     }
+}
+
+/// `discard` and `gl_FragDepth` at 4× (every sample's colour, depth and
+/// stencil stored): the stencil/occlusion scenes of
+/// `discarded_fragments_write_nothing_and_are_not_counted` and
+/// `frag_depth_is_tested_and_written_late` with a random `pSampleMask` in
+/// half the draws, 3 scenes of each on the G52 and 1 on a v6 G72. A
+/// discarded fragment touches none of its samples; the shader's depth is
+/// every covered sample's. Every sample's colour (within 1 LSB for the
+/// smooth colours of the depth scenes), stencil exactly, depth within
+/// 1e-6, counters exactly.
+#[test]
+fn discard_and_frag_depth_at_4x_match_the_reference() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x4a5a_d15c_de97_0004);
+    let (mut samples_compared, mut counted) = (0usize, 0u64);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 3),
+        (SimModel::G72, IsaArch::V6, 1),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let discard = graphics_stage("discard.frag", Stage::Fragment, arch);
+        let depth = graphics_stage("frag_depth.frag", Stage::Fragment, arch);
+        for writes_depth in [false, true] {
+            let mut done = 0;
+            while done < scenes {
+                let mut scene = if writes_depth {
+                    frag_depth_scene(&vs, &depth, &mut rng)
+                } else {
+                    random_zs_scene(&vs, &discard, &mut rng)
+                };
+                scene.samples = 4;
+                scene.per_sample = true;
+                for d in &mut scene.draws {
+                    if rng.next(2) == 0 {
+                        d.extras.multisample.sample_mask = 1 + rng.next(15) as u32;
+                    }
+                }
+                let shader: fn(&raster::Fragment) -> Option<ops::Shaded> = if writes_depth {
+                    frag_depth_shader
+                } else {
+                    discard_shader
+                };
+                let (want, on_edge, passed) = reference_shaded(&scene, false, &mut |f| shader(f));
+                if on_edge.iter().any(|&e| e) {
+                    continue;
+                }
+                done += 1;
+                let mut gpu = SimGpu::new(model);
+                let out = try_render_on(&mut gpu, &scene, |_| {})
+                    .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+                let (stencil, z) = (out.stencil.unwrap(), out.depth.unwrap());
+                let lsb = u8::from(writes_depth);
+                for i in 0..(SIZE * SIZE * 4) as usize {
+                    let (p, s) = (i / 4, i % 4);
+                    let at = format!("({}, {}) sample {s}", p as u32 % SIZE, p as u32 / SIZE);
+                    let stored = want.color[i].map(|c| (c * 255.0).round() as u8);
+                    let got = &out.color[4 * i..4 * i + 4];
+                    assert!(
+                        got.iter().zip(&stored).all(|(a, b)| a.abs_diff(*b) <= lsb),
+                        "colour at {at}: {got:?} vs {stored:?}"
+                    );
+                    assert_eq!(stencil[i], want.stencil[i], "stencil at {at}");
+                    assert!(
+                        (f64::from(z[i]) - want.depth[i]).abs() <= 1e-6,
+                        "depth at {at}: {} vs {}",
+                        z[i],
+                        want.depth[i]
+                    );
+                    samples_compared += 1;
+                }
+                assert_eq!(out.occlusion, passed, "occlusion counters");
+                counted += passed.iter().sum::<u64>();
+            }
+        }
+    }
+    eprintln!("{samples_compared} samples compared, {counted} samples counted");
+    assert!(counted > 5000);
 }
