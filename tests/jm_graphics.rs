@@ -4671,15 +4671,19 @@ fn early_fragment_tests_run_before_the_discard() {
 /// compared.
 fn float_target_error(out: &Output, want: &ops::Target) -> (f64, usize) {
     let (mut worst, mut compared) = (0f64, 0usize);
-    for i in 0..(SIZE * SIZE) as usize {
+    // One entry per pixel, or per sample (sample-minor) when stored so.
+    let n = out.codes.len() / (SIZE * SIZE) as usize;
+    for i in 0..out.codes.len() {
         let got = out.codes[i].map(|w| f64::from(f32::from_bits(w)));
+        let p = (i / n) as u32;
         if want.writes[i] == 0 {
             assert_eq!(
                 got,
                 CLEAR.map(f64::from),
-                "({}, {}) is not the clear colour",
-                i as u32 % SIZE,
-                i as u32 / SIZE
+                "({}, {}) sample {} is not the clear colour",
+                p % SIZE,
+                p / SIZE,
+                i % n
             );
             continue;
         }
@@ -4687,9 +4691,10 @@ fn float_target_error(out: &Output, want: &ops::Target) -> (f64, usize) {
             let e = (g - want.color[i][c]).abs();
             assert!(
                 e.is_finite(),
-                "({}, {}) component {c}: {g} vs {}",
-                i as u32 % SIZE,
-                i as u32 / SIZE,
+                "({}, {}) sample {} component {c}: {g} vs {}",
+                p % SIZE,
+                p / SIZE,
+                i % n,
                 want.color[i][c]
             );
             worst = worst.max(e);
@@ -4702,14 +4707,14 @@ fn float_target_error(out: &Output, want: &ops::Target) -> (f64, usize) {
 /// Random triangles for the built-in scenes: `triangles` draws of one
 /// triangle each (random winding and front face, no culling), vertices on
 /// the 1/256 grid in [-4, 68)², clip w from `ws`, depth in [0, 1); the
-/// colour attribute of each vertex is `attrs(rng, w)`.
+/// colour attribute of each vertex is `attrs(rng, w, depth)`.
 fn builtin_scene<'a>(
     vs: &'a Stage2,
     fs: &'a Stage2,
     rng: &mut Rng,
     triangles: u32,
     ws: &[f32],
-    attrs: &dyn Fn(&mut Rng, f32) -> [f32; 4],
+    attrs: &dyn Fn(&mut Rng, f32, f32) -> [f32; 4],
 ) -> Scene<'a> {
     let mut data = Vec::new();
     let mut draws = Vec::new();
@@ -4720,7 +4725,7 @@ fn builtin_scene<'a>(
             let w = ws[rng.next(ws.len() as u64) as usize];
             let z = rng.next(1 << 12) as f32 / 4096.0;
             data.extend_from_slice(&[(px / 32.0 - 1.0) * w, (py / 32.0 - 1.0) * w, z * w, w]);
-            data.extend_from_slice(&attrs(rng, w));
+            data.extend_from_slice(&attrs(rng, w, z));
         }
         draws.push(DrawSpec {
             topology: Topology::TriangleList,
@@ -4747,20 +4752,24 @@ fn builtin_scene<'a>(
 /// primitive-flags preload) as colours into an RGBA32F target
 /// (`frag_builtins.frag`: (x, y, z, ±1/w), w negated on back faces): 8
 /// random triangles per scene with clip w ½–4 (perspective), random
-/// winding and front face, 4 scenes on the G52 and 2 on a v6 G72; the
-/// reference: the pixel centre, the fragment's depth at the centre (at 1×
-/// the sample's), 1/w interpolated linearly in screen space (the spec's
-/// FragCoord), the primitive's facing. x, y and the sign exactly, z and
-/// 1/w within **2^-20** (f32 against f64 interpolation).
+/// winding and front face; 4 scenes on the G52 and 2 on a v6 G72 at 1×,
+/// 2 and 1 at 4× (every sample stored: each covered sample holds its
+/// fragment's centre values, no sample shading); the reference: the pixel
+/// centre, depth and 1/w interpolated linearly in screen space at the
+/// centre (the spec's FragCoord), the primitive's facing. x, y and the
+/// sign exactly, z and 1/w within **2^-20** (f32 against f64
+/// interpolation).
 #[test]
 fn frag_coord_and_front_facing_match_the_reference() {
     use bifrost_vk::compiler::bifrost::Arch as IsaArch;
     let bound = 2f64.powi(-20);
     let mut rng = Rng(0xf4a6_c004_d000_0001);
     let (mut worst, mut compared, mut back) = (0f64, 0usize, 0usize);
-    for (model, arch, scenes) in [
-        (SimModel::G52, IsaArch::V7, 4),
-        (SimModel::G72, IsaArch::V6, 2),
+    for (model, arch, scenes, samples) in [
+        (SimModel::G52, IsaArch::V7, 4, 1),
+        (SimModel::G72, IsaArch::V6, 2, 1),
+        (SimModel::G52, IsaArch::V7, 2, 4),
+        (SimModel::G72, IsaArch::V6, 1, 4),
     ] {
         let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
         let fs = graphics_stage("frag_builtins.frag", Stage::Fragment, arch);
@@ -4768,21 +4777,30 @@ fn frag_coord_and_front_facing_match_the_reference() {
         assert!(text.contains("frag_z") && text.contains("frag_w"), "{text}");
         let mut done = 0;
         while done < scenes {
-            // The colour attribute carries 1/w, interpolated linearly in
-            // screen space by the reference: FragCoord.w.
-            let mut scene = builtin_scene(&vs, &fs, &mut rng, 8, &[0.5, 1.0, 2.0, 4.0], &|_, w| {
-                [1.0 / w, 0.0, 0.0, 0.0]
-            });
+            // The colour attribute carries 1/w and the depth, interpolated
+            // linearly in screen space by the reference: FragCoord.w and
+            // FragCoord.z at the pixel centre (at 4× too: no sample
+            // shading).
+            let mut scene =
+                builtin_scene(&vs, &fs, &mut rng, 8, &[0.5, 1.0, 2.0, 4.0], &|_, w, z| {
+                    [1.0 / w, z, 0.0, 0.0]
+                });
             scene.format = ColorFormat::Rgba32Sfloat;
             scene.interpolation = Interpolation::NoPerspective;
+            scene.samples = samples;
+            scene.per_sample = samples > 1;
             let (want, on_edge, _) = reference_shaded(&scene, false, &mut |f| {
                 let w = if f.front_facing {
                     f.attrs[0]
                 } else {
                     -f.attrs[0]
                 };
+                if samples == 1 {
+                    // At 1× the one sample is the centre.
+                    assert!((f.depth[0] - f.attrs[1]).abs() < 1e-12);
+                }
                 Some(ops::Shaded {
-                    colour: [f64::from(f.x) + 0.5, f64::from(f.y) + 0.5, f.depth[0], w],
+                    colour: [f64::from(f.x) + 0.5, f64::from(f.y) + 0.5, f.attrs[1], w],
                     ..Default::default()
                 })
             });
@@ -4794,7 +4812,7 @@ fn frag_coord_and_front_facing_match_the_reference() {
             let out = try_render_on(&mut gpu, &scene, |_| {})
                 .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
             let (e, n) = float_target_error(&out, &want);
-            for i in 0..(SIZE * SIZE) as usize {
+            for i in 0..out.codes.len() {
                 if want.writes[i] > 0 {
                     let got = out.codes[i].map(f32::from_bits);
                     assert_eq!(
@@ -4811,7 +4829,7 @@ fn frag_coord_and_front_facing_match_the_reference() {
         }
     }
     eprintln!(
-        "{compared} components compared, {back} back-facing pixels, largest difference {worst:e} (bound {bound:e})"
+        "{compared} components compared, {back} back-facing pixels or samples, largest difference {worst:e} (bound {bound:e})"
     );
     assert!(worst <= bound, "largest difference {worst}");
     assert!(compared > 4000 && back > 200);
@@ -5114,7 +5132,7 @@ fn fragment_cases_the_hardware_leaves_open_fault() {
         info.early_z_allowed = true;
         let good = graphics_stage("discard.frag", Stage::Fragment, arch);
         let mut gpu = SimGpu::new(model);
-        let mut triangles = builtin_scene(&vs, &points, &mut rng, 4, &[1.0], &|_, _| [0.0; 4]);
+        let mut triangles = builtin_scene(&vs, &points, &mut rng, 4, &[1.0], &|_, _, _| [0.0; 4]);
         triangles.format = ColorFormat::Rgba32Sfloat;
         let depth_scene = random_zs_scene(&vs, &early_depth, &mut rng);
         for (what, scene, status) in [
