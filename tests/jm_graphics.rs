@@ -4558,7 +4558,8 @@ fn discard_shader(f: &raster::Fragment) -> Option<ops::Shaded> {
     })
 }
 
-/// `discard` (OpKill → `DISCARD.f32`, the renderer state's `Shader
+/// `discard` (OpKill, and OpTerminateInvocation in `terminate.frag`,
+/// every other scene → `DISCARD.f32`, the renderer state's `Shader
 /// modifies coverage` and Force Late pixel kill / ZS update): the random
 /// stencil, depth-bias and occlusion scenes drawn with `discard.frag`
 /// (discards where the triangle's red is below 0.5 and on a checkerboard
@@ -4576,16 +4577,20 @@ fn discarded_fragments_write_nothing_and_are_not_counted() {
         (SimModel::G72, IsaArch::V6, 3),
     ] {
         let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
-        let fs = graphics_stage("discard.frag", Stage::Fragment, arch);
-        assert!(fs.binary.fragment.as_ref().unwrap().can_discard);
-        assert!(
-            disassembly(&fs).contains("DISCARD.f32"),
-            "{}",
-            disassembly(&fs)
-        );
+        // `OpKill` and `OpTerminateInvocation`, every other scene.
+        let shaders = ["discard.frag", "terminate.frag"].map(|name| {
+            let fs = graphics_stage(name, Stage::Fragment, arch);
+            assert!(fs.binary.fragment.as_ref().unwrap().can_discard);
+            assert!(
+                disassembly(&fs).contains("DISCARD.f32"),
+                "{}",
+                disassembly(&fs)
+            );
+            fs
+        });
         let mut done = 0;
         while done < scenes {
-            let mut scene = random_zs_scene(&vs, &fs, &mut rng);
+            let mut scene = random_zs_scene(&vs, &shaders[done % 2], &mut rng);
             if done % 2 == 1 {
                 scene.depth_format = ZDepthFormat::D24X8;
             }
