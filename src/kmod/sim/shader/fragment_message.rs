@@ -219,8 +219,7 @@ pub(super) fn ld_var_special(
         }
         _ => return Err(bad("varying name not simulated")),
     };
-    let n = components(p).min(values.len());
-    if n != values.len() {
+    if components(p) != values.len() {
         return Err(bad("vector size differs from the value's"));
     }
     match p.fields.modifier("register_format").unwrap_or("auto") {
