@@ -240,7 +240,6 @@ fn bad_framebuffers_are_errors() {
             (70_000, 64, 1),
             (64, 64, 0),
             (64, 64, 9),
-            (64, 64, 5),
         ] {
             let colors = vec![color(); n];
             let fb = Framebuffer {

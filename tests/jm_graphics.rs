@@ -187,6 +187,9 @@ struct Scene<'a> {
     /// Texture and sampler tables for the fragment shader (binding n of
     /// set 0 at entry n, `jm::texture`).
     textures: Option<SceneTextures>,
+    /// Colour targets 1, 2 … (opaque, every channel written; single
+    /// sample), their codes in `Output::more_codes`.
+    more_formats: Vec<ColorFormat>,
 }
 
 type SceneTextures = (Vec<Option<TextureDesc>>, Vec<Option<SamplerDesc>>);
@@ -205,6 +208,8 @@ struct Output {
     /// Each draw's occlusion counter (0 for draws without one).
     occlusion: Vec<u64>,
     jobs: Vec<DrawJobs>,
+    /// Per `Scene::more_formats` target, its pixels' codes as `codes`.
+    more_codes: Vec<Vec<[u32; 4]>>,
 }
 
 struct Rendered {
@@ -270,6 +275,11 @@ fn try_render_on(
     let color_buf = gpu
         .alloc(4096 * u64::from(scene.format.memory_bytes_per_pixel()) * u64::from(colour_samples));
     let depth_buf = gpu.alloc(16 * 1024 * u64::from(n));
+    let more_bufs: Vec<_> = scene
+        .more_formats
+        .iter()
+        .map(|f| gpu.alloc(4096 * u64::from(f.memory_bytes_per_pixel())))
+        .collect();
     let stencil_buf = gpu.alloc(4 * 1024 * u64::from(n));
     let per_sample = |stride: u32| (n > 1).then_some(stride);
     let counters = gpu.alloc(8 * scene.draws.len().max(1) as u64);
@@ -310,11 +320,16 @@ fn try_render_on(
         };
         let mut previous = 0;
         for (k, (d, ib)) in scene.draws.iter().zip(&index_bufs).enumerate() {
-            let targets = [ColorTargetState {
+            let mut targets = vec![ColorTargetState {
                 format: scene.format,
                 blend: d.blend,
                 write_mask: d.write_mask,
             }];
+            targets.extend(scene.more_formats.iter().map(|&format| ColorTargetState {
+                format,
+                blend: Blend::Opaque,
+                write_mask: 15,
+            }));
             let indices = ib.map(|address| {
                 let ix = d.indices.as_ref().unwrap();
                 IndexBuffer {
@@ -369,7 +384,7 @@ fn try_render_on(
             }
         }
         // The fragment chain: its own JobChain, submitted second.
-        let colors = [ColorTarget {
+        let mut colors = vec![ColorTarget {
             sample_stride: scene
                 .per_sample
                 .then_some(16 * 1024 * scene.format.memory_bytes_per_pixel() / 4),
@@ -379,6 +394,16 @@ fn try_render_on(
             row_stride: 1024 * scene.format.memory_bytes_per_pixel(),
             clear: Some(scene.format.clear_words(clear_colour(scene.format))),
         }];
+        for (&format, buf) in scene.more_formats.iter().zip(&more_bufs) {
+            colors.push(ColorTarget {
+                sample_stride: None,
+                format,
+                block: BlockFormat::TiledUInterleaved,
+                base: buf.va,
+                row_stride: 1024 * format.memory_bytes_per_pixel(),
+                clear: Some(format.clear_words(clear_colour(format))),
+            });
+        }
         let zs = ZsOptions {
             stencil: scene.stencil_clear.map(|clear| StencilTarget {
                 sample_stride: per_sample(4 * 1024),
@@ -482,6 +507,26 @@ fn try_render_on(
             .map(|v| v as u8)
             .collect()
     });
+    let more_codes = scene
+        .more_formats
+        .iter()
+        .zip(&more_bufs)
+        .map(|(&format, buf)| {
+            let bpp = format.memory_bytes_per_pixel();
+            let raw = gpu.read(buf.va, (SIZE * SIZE * bpp) as usize);
+            (0..SIZE * SIZE)
+                .map(|i| {
+                    let o = u_interleaved_offset(
+                        i % SIZE,
+                        i / SIZE,
+                        u64::from(1024 * bpp),
+                        u64::from(bpp),
+                    ) as usize;
+                    format_codes(format, &raw[o..o + bpp as usize])
+                })
+                .collect()
+        })
+        .collect();
     let occlusion = (0..scene.draws.len())
         .map(|k| u64::from_le_bytes(gpu.read(counters.va + 8 * k as u64, 8).try_into().unwrap()))
         .collect();
@@ -492,6 +537,7 @@ fn try_render_on(
         stencil,
         occlusion,
         jobs,
+        more_codes,
     })
 }
 
@@ -559,6 +605,22 @@ fn reference(scene: &Scene<'_>) -> (ops::Target, Vec<bool>) {
 /// [`reference`], also returning each draw's samples that passed the depth
 /// and stencil tests (what a precise occlusion query counts).
 fn reference_counted(scene: &Scene<'_>) -> (ops::Target, Vec<bool>, Vec<u64>) {
+    reference_shaded(scene, false, &mut |f| {
+        Some(ops::Shaded {
+            colour: (scene.shade)(&f.attrs),
+            ..Default::default()
+        })
+    })
+}
+
+/// [`reference_counted`] with a fragment shader that sees the whole
+/// fragment (position, facing, point coordinate) and may discard (`None`)
+/// or write `FragDepth`; `early`: the `EarlyFragmentTests` mode.
+fn reference_shaded(
+    scene: &Scene<'_>,
+    early: bool,
+    shade: &mut dyn FnMut(&raster::Fragment) -> Option<ops::Shaded>,
+) -> (ops::Target, Vec<bool>, Vec<u64>) {
     let mut passed = Vec::new();
     let clear = clear_colour(scene.format).map(f64::from);
     // The attachment is RGBA8 UNORM: blends read the stored 8-bit values.
@@ -718,9 +780,8 @@ fn reference_counted(scene: &Scene<'_>) -> (ops::Target, Vec<bool>, Vec<u64>) {
                     stencil,
                     depth_offset,
                 };
-                draw_passed += ops::shade_fragments_zs(&mut target, &tri, &zs, &blend, |f| {
-                    Some(((scene.shade)(&f.attrs), [0.0; 4]))
-                });
+                draw_passed +=
+                    ops::shade_fragments_tests(&mut target, &tri, &zs, &blend, early, &mut *shade);
             }
             match d.topology {
                 Topology::PointList => {
@@ -749,9 +810,8 @@ fn reference_counted(scene: &Scene<'_>) -> (ops::Target, Vec<bool>, Vec<u64>) {
                 stencil,
                 ..ops::ZsState::default()
             };
-            draw_passed += ops::shade_fragments_zs(&mut target, &frags, &zs, &blend, |f| {
-                Some(((scene.shade)(&f.attrs), [0.0; 4]))
-            });
+            draw_passed +=
+                ops::shade_fragments_tests(&mut target, &frags, &zs, &blend, early, &mut *shade);
         }
         passed.push(draw_passed);
     }
@@ -876,6 +936,7 @@ fn triangle_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         depth_format: ZDepthFormat::D32,
         samples: 1,
         per_sample: false,
+        more_formats: Vec::new(),
     }
 }
 
@@ -973,6 +1034,7 @@ fn depth_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         depth_format: ZDepthFormat::D32,
         samples: 1,
         per_sample: false,
+        more_formats: Vec::new(),
     }
 }
 
@@ -1074,6 +1136,7 @@ fn points_lines_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         depth_format: ZDepthFormat::D32,
         samples: 1,
         per_sample: false,
+        more_formats: Vec::new(),
     }
 }
 
@@ -1541,6 +1604,7 @@ fn random_triangle_scenes_match_the_reference_rasterizer() {
             depth_format: ZDepthFormat::D32,
             samples: 1,
             per_sample: false,
+            more_formats: Vec::new(),
         };
         let r = render(&scene);
 
@@ -1759,6 +1823,7 @@ fn grid_scene<'a>(
         depth_format: ZDepthFormat::D32,
         samples: 1,
         per_sample: false,
+        more_formats: Vec::new(),
     }
 }
 
@@ -2500,6 +2565,7 @@ fn rgba_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng, cell: u32) -> S
         depth_format: ZDepthFormat::D32,
         samples: 1,
         per_sample: false,
+        more_formats: Vec::new(),
     }
 }
 
@@ -3049,6 +3115,7 @@ fn msaa_scene<'a>(
         depth_format: ZDepthFormat::D32,
         samples: 4,
         per_sample: true,
+        more_formats: Vec::new(),
     }
 }
 
@@ -3098,6 +3165,7 @@ fn msaa_scene_matches(model: SimModel, scene: &Scene<'_>, lsb: u8, bound: f64) -
     let resolved_scene = Scene {
         textures: None,
         per_sample: false,
+        more_formats: Vec::new(),
         data: scene.data.clone(),
         attributes: scene.attributes.clone(),
         draws: scene.draws.clone(),
@@ -3326,6 +3394,14 @@ fn bad_sample_counts_and_msaa_surfaces_are_errors() {
             ..colour
         }]));
         let two: &'static [ColorTarget] = Box::leak(Box::new([colour, colour]));
+        let eight_wide: &'static [ColorTarget] = Box::leak(Box::new(
+            [ColorTarget {
+                format: ColorFormat::Rgba32Uint,
+                sample_stride: Some(64 * 1024),
+                row_stride: 16 * 1024,
+                ..colour
+            }; 8],
+        ));
         let srgb: &'static [ColorTarget] = Box::leak(Box::new([ColorTarget {
             format: ColorFormat::Rgba8Srgb,
             ..colour
@@ -3351,8 +3427,9 @@ fn bad_sample_counts_and_msaa_surfaces_are_errors() {
             ),
             ("overlapping sample surfaces", fb(overlapping, None, 4)),
             ("misaligned sample surfaces", fb(misaligned, None, 4)),
-            // Two RGBA8 targets at 4x need 8 KiB of tile buffer per tile.
-            ("too much tile buffer", fb(two, None, 4)),
+            // Eight RGBA32UI targets at 4x need 512 bytes per pixel: more
+            // than a 4x4 tile of 4 KiB holds.
+            ("too much tile buffer", fb(eight_wide, None, 4)),
             // Averaging sRGB-encoded samples is not what Vulkan asks.
             ("a resolved sRGB target", fb(srgb, None, 4)),
         ] {
@@ -3361,6 +3438,8 @@ fn bad_sample_counts_and_msaa_surfaces_are_errors() {
         for f in [
             fb(colours, None, 1),
             fb(colours, None, 4),
+            // 8 KiB per 16x16 tile: 8x8 tiles.
+            fb(two, None, 4),
             fb(per_sample, Some(depth), 4),
             fb(
                 colours,
@@ -4548,4 +4627,743 @@ fn depth_compares_with_implicit_lod_in_fragment_shaders() {
     }
     eprintln!("{covered} shadowed pixels compared");
     assert!(covered > 4 * 4000, "{covered}");
+}
+
+// ---------------------------------------------------------------------
+// Fragment built-ins and the epilogue (issue 9, `gfx-frag`): discard,
+// gl_FragCoord, gl_FrontFacing, gl_PointCoord, gl_FragDepth, early
+// fragment tests.
+
+fn graphics_stage(name: &str, stage: Stage, arch: bifrost_vk::compiler::bifrost::Arch) -> Stage2 {
+    let spv = std::fs::read(format!("{GRAPHICS_SHADERS}/{name}.spv")).unwrap();
+    compile_for(&spv, stage, arch)
+}
+
+fn disassembly(s: &Stage2) -> String {
+    bifrost_vk::compiler::bifrost::disasm::disassemble(&s.binary.code).unwrap()
+}
+
+/// The colour/depth/stencil/counter comparison of the ZS scenes: colour
+/// within `lsb`, stencil exactly, depth within 1e-6, every draw's
+/// occlusion counter equal to the reference's. Returns the pixels the
+/// reference wrote.
+fn assert_zs_scene_matches(out: &Output, want: &ops::Target, passed: &[u64], lsb: u8) -> usize {
+    let covered = assert_matches_within(&out.color, want, |_, _| true, lsb);
+    if let Some(stencil) = &out.stencil {
+        for (i, (g, w)) in stencil.iter().zip(&want.stencil).enumerate() {
+            assert_eq!(
+                g,
+                w,
+                "stencil at ({}, {})",
+                i as u32 % SIZE,
+                i as u32 / SIZE
+            );
+        }
+    }
+    for (i, (g, w)) in out
+        .depth
+        .as_ref()
+        .unwrap()
+        .iter()
+        .zip(&want.depth)
+        .enumerate()
+    {
+        assert!(
+            (f64::from(*g) - w).abs() <= 1e-6,
+            "depth at ({}, {}): {g} vs {w}",
+            i as u32 % SIZE,
+            i as u32 / SIZE
+        );
+    }
+    assert_eq!(out.occlusion, passed, "occlusion counters");
+    covered
+}
+
+/// The shader of `discard.frag` by the Vulkan rules: discarded where red
+/// < 0.5 or on the checkerboard of odd x + y; else the colour.
+fn discard_shader(f: &raster::Fragment) -> Option<ops::Shaded> {
+    let c = [f.attrs[0], f.attrs[1], f.attrs[2], f.attrs[3]];
+    (c[0] >= 0.5 && (f.x ^ f.y) & 1 == 0).then_some(ops::Shaded {
+        colour: c,
+        ..Default::default()
+    })
+}
+
+/// `discard` (OpKill, and OpTerminateInvocation in `terminate.frag`,
+/// every other scene → `DISCARD.f32`, the renderer state's `Shader
+/// modifies coverage` and Force Late pixel kill / ZS update): the random
+/// stencil, depth-bias and occlusion scenes drawn with `discard.frag`
+/// (discards where the triangle's red is below 0.5 and on a checkerboard
+/// of gl_FragCoord), on the G52 and a v6 G72. A discarded fragment writes
+/// no colour, no depth and no stencil and is not counted; the other pixels
+/// of its quad carry on. Colour, stencil and counters exactly, depth
+/// within 1e-6.
+#[test]
+fn discarded_fragments_write_nothing_and_are_not_counted() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0xd15c_a4d0_0000_0001);
+    let (mut scenes_done, mut covered, mut counted, mut discarded) = (0, 0, 0u64, 0usize);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 8),
+        (SimModel::G72, IsaArch::V6, 3),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        // `OpKill` and `OpTerminateInvocation`, every other scene.
+        let shaders = ["discard.frag", "terminate.frag"].map(|name| {
+            let fs = graphics_stage(name, Stage::Fragment, arch);
+            assert!(fs.binary.fragment.as_ref().unwrap().can_discard);
+            assert!(
+                disassembly(&fs).contains("DISCARD.f32"),
+                "{}",
+                disassembly(&fs)
+            );
+            fs
+        });
+        let mut done = 0;
+        while done < scenes {
+            let mut scene = random_zs_scene(&vs, &shaders[done % 2], &mut rng);
+            if done % 2 == 1 {
+                scene.depth_format = ZDepthFormat::D24X8;
+            }
+            let (want, on_edge, passed) = reference_shaded(&scene, false, &mut discard_shader);
+            if on_edge.iter().any(|&e| e) {
+                continue;
+            }
+            // Fragments the reference discards (for the figures).
+            let (all, _, _) = reference_shaded(&scene, false, &mut |f| {
+                Some(ops::Shaded {
+                    colour: [f.attrs[0], f.attrs[1], f.attrs[2], f.attrs[3]],
+                    ..Default::default()
+                })
+            });
+            done += 1;
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            covered += assert_zs_scene_matches(&out, &want, &passed, 0);
+            discarded += (0..all.writes.len())
+                .filter(|&i| all.writes[i] > want.writes[i])
+                .count();
+            counted += passed.iter().sum::<u64>();
+            scenes_done += 1;
+        }
+    }
+    eprintln!(
+        "{scenes_done} scenes, {covered} pixels written, {discarded} pixels with discarded fragments, {counted} samples counted"
+    );
+    assert!(covered > 1000 && discarded > 1000 && counted > 1000);
+}
+
+/// `layout(early_fragment_tests)` with a discard and a `gl_FragDepth`
+/// write (`early_discard.frag`): the compiler drops the depth (Vulkan:
+/// "no effect"), the emitter keeps the tests early; the depth/stencil
+/// tests, writes and the sample counting happen before the shader, so a
+/// discarded fragment still writes depth and stencil and is counted, and
+/// only its colour is dropped. Random stencil/depth-bias/occlusion scenes,
+/// G52 and v6 G72.
+#[test]
+fn early_fragment_tests_run_before_the_discard() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0xea41_7e57_0000_0001);
+    let (mut scenes_done, mut counted) = (0, 0u64);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 6),
+        (SimModel::G72, IsaArch::V6, 2),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("early_discard.frag", Stage::Fragment, arch);
+        let info = fs.binary.fragment.as_ref().unwrap();
+        assert!(info.early_fragment_tests && info.can_discard && !info.writes_depth);
+        assert!(!disassembly(&fs).contains("ZS_EMIT"));
+        let mut done = 0;
+        while done < scenes {
+            let scene = random_zs_scene(&vs, &fs, &mut rng);
+            let (want, on_edge, passed) = reference_shaded(&scene, true, &mut |f| {
+                (f.attrs[0] >= 0.5).then_some(ops::Shaded {
+                    colour: [f.attrs[0], f.attrs[1], f.attrs[2], f.attrs[3]],
+                    depth: Some(0.0),
+                    ..Default::default()
+                })
+            });
+            if on_edge.iter().any(|&e| e) {
+                continue;
+            }
+            done += 1;
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            assert_zs_scene_matches(&out, &want, &passed, 0);
+            counted += passed.iter().sum::<u64>();
+            scenes_done += 1;
+        }
+    }
+    eprintln!("{scenes_done} scenes, {counted} samples counted");
+    assert!(counted > 1000);
+}
+
+/// The largest difference between the RGBA32F words of `out` and the
+/// reference's colours over the pixels the reference wrote (the others
+/// must hold the clear colour exactly); also how many components were
+/// compared.
+fn float_target_error(out: &Output, want: &ops::Target) -> (f64, usize) {
+    let (mut worst, mut compared) = (0f64, 0usize);
+    // One entry per pixel, or per sample (sample-minor) when stored so.
+    let n = out.codes.len() / (SIZE * SIZE) as usize;
+    for i in 0..out.codes.len() {
+        let got = out.codes[i].map(|w| f64::from(f32::from_bits(w)));
+        let p = (i / n) as u32;
+        if want.writes[i] == 0 {
+            assert_eq!(
+                got,
+                CLEAR.map(f64::from),
+                "({}, {}) sample {} is not the clear colour",
+                p % SIZE,
+                p / SIZE,
+                i % n
+            );
+            continue;
+        }
+        for (c, &g) in got.iter().enumerate() {
+            let e = (g - want.color[i][c]).abs();
+            assert!(
+                e.is_finite(),
+                "({}, {}) sample {} component {c}: {g} vs {}",
+                p % SIZE,
+                p / SIZE,
+                i % n,
+                want.color[i][c]
+            );
+            worst = worst.max(e);
+            compared += 1;
+        }
+    }
+    (worst, compared)
+}
+
+/// Random triangles for the built-in scenes: `triangles` draws of one
+/// triangle each (random winding and front face, no culling), vertices on
+/// the 1/256 grid in [-4, 68)², clip w from `ws`, depth in [0, 1); the
+/// colour attribute of each vertex is `attrs(rng, w, depth)`.
+fn builtin_scene<'a>(
+    vs: &'a Stage2,
+    fs: &'a Stage2,
+    rng: &mut Rng,
+    triangles: u32,
+    ws: &[f32],
+    attrs: &dyn Fn(&mut Rng, f32, f32) -> [f32; 4],
+) -> Scene<'a> {
+    let mut data = Vec::new();
+    let mut draws = Vec::new();
+    for t in 0..triangles {
+        for _ in 0..3 {
+            let px = rng.next(72 * 256) as f32 / 256.0 - 4.0;
+            let py = rng.next(72 * 256) as f32 / 256.0 - 4.0;
+            let w = ws[rng.next(ws.len() as u64) as usize];
+            let z = rng.next(1 << 12) as f32 / 4096.0;
+            data.extend_from_slice(&[(px / 32.0 - 1.0) * w, (py / 32.0 - 1.0) * w, z * w, w]);
+            data.extend_from_slice(&attrs(rng, w, z));
+        }
+        draws.push(DrawSpec {
+            topology: Topology::TriangleList,
+            count: 3,
+            first: 3 * t,
+            indices: None,
+            blend: Blend::Opaque,
+            write_mask: 15,
+            extras: DrawExtras::default(),
+            raster: RasterState {
+                front_ccw: rng.next(2) == 0,
+                ..RasterState::default()
+            },
+        });
+    }
+    let mut scene = grid_scene(vs, fs, data, draws);
+    scene.stride = 32;
+    scene.attributes = vec![(4, 0), (4, 16)];
+    scene
+}
+
+/// `gl_FragCoord` (x, y from the r59 preload + 0.5; z and w by
+/// `LD_VAR_SPECIAL` frag_z / frag_w) and `gl_FrontFacing` (the r58
+/// primitive-flags preload) as colours into an RGBA32F target
+/// (`frag_builtins.frag`: (x, y, z, ±1/w), w negated on back faces): 8
+/// random triangles per scene with clip w ½–4 (perspective), random
+/// winding and front face; 4 scenes on the G52 and 2 on a v6 G72 at 1×,
+/// 2 and 1 at 4× (every sample stored: each covered sample holds its
+/// fragment's centre values, no sample shading); the reference: the pixel
+/// centre, depth and 1/w interpolated linearly in screen space at the
+/// centre (the spec's FragCoord), the primitive's facing. x, y and the
+/// sign exactly, z and 1/w within **2^-20** (f32 against f64
+/// interpolation).
+#[test]
+fn frag_coord_and_front_facing_match_the_reference() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let bound = 2f64.powi(-20);
+    let mut rng = Rng(0xf4a6_c004_d000_0001);
+    let (mut worst, mut compared, mut back) = (0f64, 0usize, 0usize);
+    for (model, arch, scenes, samples) in [
+        (SimModel::G52, IsaArch::V7, 4, 1),
+        (SimModel::G72, IsaArch::V6, 2, 1),
+        (SimModel::G52, IsaArch::V7, 2, 4),
+        (SimModel::G72, IsaArch::V6, 1, 4),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("frag_builtins.frag", Stage::Fragment, arch);
+        let text = disassembly(&fs);
+        assert!(text.contains("frag_z") && text.contains("frag_w"), "{text}");
+        let mut done = 0;
+        while done < scenes {
+            // The colour attribute carries 1/w and the depth, interpolated
+            // linearly in screen space by the reference: FragCoord.w and
+            // FragCoord.z at the pixel centre (at 4× too: no sample
+            // shading).
+            let mut scene =
+                builtin_scene(&vs, &fs, &mut rng, 8, &[0.5, 1.0, 2.0, 4.0], &|_, w, z| {
+                    [1.0 / w, z, 0.0, 0.0]
+                });
+            scene.format = ColorFormat::Rgba32Sfloat;
+            scene.interpolation = Interpolation::NoPerspective;
+            scene.samples = samples;
+            scene.per_sample = samples > 1;
+            let (want, on_edge, _) = reference_shaded(&scene, false, &mut |f| {
+                let w = if f.front_facing {
+                    f.attrs[0]
+                } else {
+                    -f.attrs[0]
+                };
+                if samples == 1 {
+                    // At 1× the one sample is the centre.
+                    assert!((f.depth[0] - f.attrs[1]).abs() < 1e-12);
+                }
+                Some(ops::Shaded {
+                    colour: [f64::from(f.x) + 0.5, f64::from(f.y) + 0.5, f.attrs[1], w],
+                    ..Default::default()
+                })
+            });
+            if on_edge.iter().any(|&e| e) {
+                continue;
+            }
+            done += 1;
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            let (e, n) = float_target_error(&out, &want);
+            for i in 0..out.codes.len() {
+                if want.writes[i] > 0 {
+                    let got = out.codes[i].map(f32::from_bits);
+                    assert_eq!(
+                        [f64::from(got[0]), f64::from(got[1])],
+                        [want.color[i][0], want.color[i][1]],
+                        "x, y at pixel {i}"
+                    );
+                    assert_eq!(got[3] < 0.0, want.color[i][3] < 0.0, "facing at pixel {i}");
+                    back += usize::from(got[3] < 0.0);
+                }
+            }
+            worst = worst.max(e);
+            compared += n;
+        }
+    }
+    eprintln!(
+        "{compared} components compared, {back} back-facing pixels or samples, largest difference {worst:e} (bound {bound:e})"
+    );
+    assert!(worst <= bound, "largest difference {worst}");
+    assert!(compared > 4000 && back > 200);
+}
+
+/// `gl_PointCoord` (`LD_VAR_SPECIAL` point, `Point sprite coord origin max
+/// Y` clear: Vulkan's upper-left origin) with the pixel centre
+/// (`point_coord.frag` into RGBA32F): 24 points of size 4 per scene
+/// (`clip_point.vert`) at random positions on the 1/256 grid, 3 scenes on
+/// the G52 and 2 on a v6 G72, against the spec's (0.5 + (x_f − x_p) / size,
+/// 0.5 + (y_f − y_p) / size) at the pixel centre; within **2^-20**.
+#[test]
+fn point_coord_matches_the_reference() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let bound = 2f64.powi(-20);
+    let mut rng = Rng(0x9014_7c00_4d00_0001);
+    let (mut worst, mut compared) = (0f64, 0usize);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 3),
+        (SimModel::G72, IsaArch::V6, 2),
+    ] {
+        let vs = graphics_stage("clip_point.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("point_coord.frag", Stage::Fragment, arch);
+        assert!(fs.binary.fragment.as_ref().unwrap().reads_point_coord);
+        for _ in 0..scenes {
+            let mut data = Vec::new();
+            for _ in 0..24 {
+                let px = rng.next(72 * 256) as f32 / 256.0 - 4.0;
+                let py = rng.next(72 * 256) as f32 / 256.0 - 4.0;
+                data.extend_from_slice(&[px / 32.0 - 1.0, py / 32.0 - 1.0, 0.5, 1.0]);
+                data.extend_from_slice(&[0.0; 4]);
+            }
+            let draws = vec![DrawSpec {
+                topology: Topology::PointList,
+                count: 24,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            }];
+            let mut scene = grid_scene(&vs, &fs, data, draws);
+            scene.stride = 32;
+            scene.attributes = vec![(4, 0), (4, 16)];
+            scene.format = ColorFormat::Rgba32Sfloat;
+            let (want, _, _) = reference_shaded(&scene, false, &mut |f| {
+                let (s, t) = f.point_coord.unwrap();
+                Some(ops::Shaded {
+                    colour: [s, t, f64::from(f.x) + 0.5, f64::from(f.y) + 0.5],
+                    ..Default::default()
+                })
+            });
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            let (e, n) = float_target_error(&out, &want);
+            worst = worst.max(e);
+            compared += n;
+        }
+    }
+    eprintln!("{compared} components compared, largest difference {worst:e} (bound {bound:e})");
+    assert!(worst <= bound, "largest difference {worst}");
+    assert!(compared > 4000);
+}
+
+/// The stencil/occlusion scenes for `frag_depth.frag`: smooth colours,
+/// each triangle's alpha (the shader's depth) in its own band of 0.1 and
+/// its rasterized depth in the reversed band, a random compare op with
+/// depth writes, no depth bias.
+fn frag_depth_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng) -> Scene<'a> {
+    let mut scene = random_zs_scene(vs, fs, rng);
+    scene.interpolation = Interpolation::Smooth;
+    scene.depth = Some(DepthState {
+        compare: CompareOp::ALL_OPS[[1, 3, 4, 6, 5][rng.next(5) as usize]],
+        write: true,
+    });
+    for t in 0..scene.data.len() / 24 {
+        let band = rng.next(9) as f32;
+        for v in 0..3 {
+            let o = 24 * t + 8 * v;
+            scene.data[o + 2] = 0.95 - 0.1 * band;
+            for c in 0..3 {
+                scene.data[o + 4 + c] = rng.next(256) as f32 / 255.0;
+            }
+            scene.data[o + 7] = 0.1 * band + 0.03 + rng.next(1025) as f32 / 1024.0 * 0.04;
+        }
+    }
+    for d in &mut scene.draws {
+        d.extras.depth_bias = None;
+    }
+    scene
+}
+
+/// `frag_depth.frag` by the Vulkan rules.
+fn frag_depth_shader(f: &raster::Fragment) -> Option<ops::Shaded> {
+    Some(ops::Shaded {
+        colour: [f.attrs[0], f.attrs[1], f.attrs[2], 1.0],
+        depth: Some(f.attrs[3]),
+        ..Default::default()
+    })
+}
+
+/// `gl_FragDepth` (`ZS_EMIT.z`, `Depth source` Shader, Force Late pixel
+/// kill and ZS update): 6 triangles per scene, one draw each, smooth
+/// colours, the depth written from the interpolated alpha (each triangle's
+/// alpha in its own band of 0.1, so f32 and f64 interpolation cannot order
+/// two differently) and rasterized depths unrelated to it; random depth
+/// compare op (write on), random stencil state, an occlusion counter per
+/// draw, D32 and X8_D24, G52 and v6 G72: colour within 1 LSB, stencil and
+/// counters exactly, depth within 1e-6 of the reference, which tests with
+/// the shader's depth.
+#[test]
+fn frag_depth_is_tested_and_written_late() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0xf4a6_de97_0000_0001);
+    let (mut scenes_done, mut covered, mut counted) = (0, 0, 0u64);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 8),
+        (SimModel::G72, IsaArch::V6, 3),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("frag_depth.frag", Stage::Fragment, arch);
+        assert!(fs.binary.fragment.as_ref().unwrap().writes_depth);
+        assert!(disassembly(&fs).contains("ZS_EMIT"), "{}", disassembly(&fs));
+        let mut done = 0;
+        while done < scenes {
+            let mut scene = frag_depth_scene(&vs, &fs, &mut rng);
+            if done % 2 == 1 {
+                scene.depth_format = ZDepthFormat::D24X8;
+            }
+            let (want, on_edge, passed) = reference_shaded(&scene, false, &mut frag_depth_shader);
+            if on_edge.iter().any(|&e| e) {
+                continue;
+            }
+            done += 1;
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            covered += assert_zs_scene_matches(&out, &want, &passed, 1);
+            counted += passed.iter().sum::<u64>();
+            scenes_done += 1;
+        }
+    }
+    eprintln!("{scenes_done} scenes, {covered} pixels written, {counted} samples counted");
+    assert!(covered > 1000 && counted > 1000);
+}
+
+/// The formats of `mrt.frag`'s eight outputs, in location order.
+const MRT_FORMATS: [ColorFormat; 8] = [
+    ColorFormat::Rgba8Unorm,
+    ColorFormat::R32Uint,
+    ColorFormat::R32Sint,
+    ColorFormat::Rgba16Sfloat,
+    ColorFormat::A2b10g10r10UnormPack32,
+    ColorFormat::R8Unorm,
+    ColorFormat::Rgba32Sfloat,
+    ColorFormat::Rgba32Uint,
+];
+
+/// `mrt.frag` by GLSL's rules (f32 arithmetic, conversions to integers
+/// rounding toward zero): output `k` for the colour `c`.
+fn mrt_output(k: usize, c: [f64; 4]) -> [f64; 4] {
+    let c = c.map(|v| v as f32);
+    let f = |v: [f32; 4]| v.map(f64::from);
+    match k {
+        0 => f(c),
+        1 => [f64::from((c[0] * 1000.0) as u32 + 70000), 0.0, 0.0, 1.0],
+        2 => [f64::from(-((c[1] * 1000.0) as i32) - 7), 0.0, 0.0, 1.0],
+        3 => f(c.map(|v| v * 4.0 - 1.0)),
+        4 => f([c[3], c[2], c[1], c[0]]),
+        5 => f([1.0 - c[2]; 4]),
+        6 => f(c.map(|v| v * v)),
+        _ => c.map(|v| f64::from((v * 255.0) as u32 * 3)),
+    }
+}
+
+/// Multiple render targets: one draw of `mrt.frag` writes eight targets
+/// of mixed kinds (RGBA8 UNORM, R32_UINT, R32_SINT, RGBA16F,
+/// A2B10G10R10 UNORM, R8 UNORM, RGBA32F, RGBA32_UINT: 60 bytes per pixel,
+/// so `jm::framebuffer` picks 8×8 effective tiles) with a different value
+/// each; 8 random flat-coloured triangles per scene, random winding, 3
+/// scenes on the G52 and 2 on a v6 G72. Every target's every component
+/// exactly as the reference stores the shader's output for it (UNORM codes
+/// rounded to nearest, binary16 to nearest even, integers as written).
+#[test]
+fn eight_render_targets_of_mixed_formats_take_one_draw() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x8a77_0000_0000_0001);
+    let (mut compared, mut written) = (0usize, 0usize);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 3),
+        (SimModel::G72, IsaArch::V6, 2),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("mrt.frag", Stage::Fragment, arch);
+        assert_eq!(fs.binary.fragment.as_ref().unwrap().render_targets.len(), 8);
+        let mut done = 0;
+        while done < scenes {
+            let mut data = Vec::new();
+            for _ in 0..8 {
+                let colour: Vec<f32> = (0..4).map(|_| rng.next(256) as f32 / 255.0).collect();
+                for _ in 0..3 {
+                    let p = |r: &mut Rng| (r.next(72 * 256) as f32 / 256.0 - 4.0) / 32.0 - 1.0;
+                    data.extend_from_slice(&[p(&mut rng), p(&mut rng), 0.5, 1.0]);
+                    data.extend_from_slice(&colour);
+                }
+            }
+            let draws = vec![DrawSpec {
+                topology: Topology::TriangleList,
+                count: 24,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState {
+                    front_ccw: rng.next(2) == 0,
+                    ..RasterState::default()
+                },
+            }];
+            let scene_for = |format: ColorFormat, more: Vec<ColorFormat>| {
+                let mut s = grid_scene(&vs, &fs, data.clone(), draws.clone());
+                s.stride = 32;
+                s.attributes = vec![(4, 0), (4, 16)];
+                s.interpolation = Interpolation::Flat;
+                s.format = format;
+                s.more_formats = more;
+                s
+            };
+            let scene = scene_for(MRT_FORMATS[0], MRT_FORMATS[1..].to_vec());
+            let mut wants = Vec::new();
+            let mut edge = false;
+            for (k, &format) in MRT_FORMATS.iter().enumerate() {
+                let s = scene_for(format, Vec::new());
+                let (want, on_edge, _) = reference_shaded(&s, false, &mut |f| {
+                    Some(ops::Shaded {
+                        colour: mrt_output(k, [f.attrs[0], f.attrs[1], f.attrs[2], f.attrs[3]]),
+                        ..Default::default()
+                    })
+                });
+                edge |= on_edge.iter().any(|&e| e);
+                wants.push(want);
+            }
+            if edge {
+                continue;
+            }
+            done += 1;
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            written += assert_matches_within(&out.color, &wants[0], |_, _| true, 0);
+            for (k, &format) in MRT_FORMATS.iter().enumerate().skip(1) {
+                let want = &wants[k];
+                let codes = &out.more_codes[k - 1];
+                for (i, code) in codes.iter().enumerate() {
+                    for c in 0..format.components() as usize {
+                        let w = want.color[i][c];
+                        let got = match format.kind() {
+                            ColorKind::Unorm => {
+                                let bits = format.channel_bits()[c];
+                                f64::from(code[c]) / f64::from((1u32 << bits) - 1)
+                            }
+                            _ => stored_value(format, *code, c),
+                        };
+                        assert!(
+                            (got - w).abs() <= 1e-9,
+                            "target {k} {format:?} ({}, {}) component {c}: got {got}, want {w}",
+                            i as u32 % SIZE,
+                            i as u32 / SIZE
+                        );
+                        compared += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{compared} components of targets 1-7 compared, {written} pixels written");
+    assert!(compared > 50_000 && written > 1000);
+}
+
+/// What the public sources leave open faults the FRAGMENT job instead of
+/// being guessed, and the next render pass on the same GPU renders:
+/// `gl_PointCoord` read while drawing triangles (`LD_VAR_SPECIAL` point
+/// outside a point primitive: INSTR_INVALID_ENC, 0x51) and a shader depth
+/// with early depth/stencil tests (a `frag_depth.frag` binary whose
+/// `FragmentInfo` is edited to allow early tests, so the renderer state
+/// says `Depth source` Shader with early pixel kill: JOB_CONFIG_FAULT,
+/// 0x40). G52 and v6 G72.
+#[test]
+fn fragment_cases_the_hardware_leaves_open_fault() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0xfa01_7000_0000_0001);
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let points = graphics_stage("point_coord.frag", Stage::Fragment, arch);
+        let mut early_depth = graphics_stage("frag_depth.frag", Stage::Fragment, arch);
+        let info = early_depth.binary.fragment.as_mut().unwrap();
+        info.early_fragment_tests = true;
+        info.early_z_allowed = true;
+        let good = graphics_stage("discard.frag", Stage::Fragment, arch);
+        let mut gpu = SimGpu::new(model);
+        let mut triangles = builtin_scene(&vs, &points, &mut rng, 4, &[1.0], &|_, _, _| [0.0; 4]);
+        triangles.format = ColorFormat::Rgba32Sfloat;
+        let depth_scene = random_zs_scene(&vs, &early_depth, &mut rng);
+        for (what, scene, status) in [
+            ("gl_PointCoord of a triangle", &triangles, 0x51),
+            ("a shader depth with early tests", &depth_scene, 0x40),
+        ] {
+            let err = match try_render_on(&mut gpu, scene, |_| {}) {
+                Ok(_) => panic!("{model:?}: {what} must fault"),
+                Err(e) => e,
+            };
+            let fault = err
+                .fault()
+                .unwrap_or_else(|| panic!("{model:?}: {what}: {err}"));
+            assert_eq!(fault.status, status, "{model:?}: {what}: {err}");
+            let ok = random_zs_scene(&vs, &good, &mut rng);
+            try_render_on(&mut gpu, &ok, |_| {})
+                .unwrap_or_else(|e| panic!("{model:?}: the next render pass after {what}: {e}"));
+        }
+    }
+}
+
+/// `discard` and `gl_FragDepth` at 4× (every sample's colour, depth and
+/// stencil stored): the stencil/occlusion scenes of
+/// `discarded_fragments_write_nothing_and_are_not_counted` and
+/// `frag_depth_is_tested_and_written_late` with a random `pSampleMask` in
+/// half the draws, 3 scenes of each on the G52 and 1 on a v6 G72. A
+/// discarded fragment touches none of its samples; the shader's depth is
+/// every covered sample's. Every sample's colour (within 1 LSB for the
+/// smooth colours of the depth scenes), stencil exactly, depth within
+/// 1e-6, counters exactly.
+#[test]
+fn discard_and_frag_depth_at_4x_match_the_reference() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x4a5a_d15c_de97_0004);
+    let (mut samples_compared, mut counted) = (0usize, 0u64);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 3),
+        (SimModel::G72, IsaArch::V6, 1),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let discard = graphics_stage("discard.frag", Stage::Fragment, arch);
+        let depth = graphics_stage("frag_depth.frag", Stage::Fragment, arch);
+        for writes_depth in [false, true] {
+            let mut done = 0;
+            while done < scenes {
+                let mut scene = if writes_depth {
+                    frag_depth_scene(&vs, &depth, &mut rng)
+                } else {
+                    random_zs_scene(&vs, &discard, &mut rng)
+                };
+                scene.samples = 4;
+                scene.per_sample = true;
+                for d in &mut scene.draws {
+                    if rng.next(2) == 0 {
+                        d.extras.multisample.sample_mask = 1 + rng.next(15) as u32;
+                    }
+                }
+                let shader: fn(&raster::Fragment) -> Option<ops::Shaded> = if writes_depth {
+                    frag_depth_shader
+                } else {
+                    discard_shader
+                };
+                let (want, on_edge, passed) = reference_shaded(&scene, false, &mut |f| shader(f));
+                if on_edge.iter().any(|&e| e) {
+                    continue;
+                }
+                done += 1;
+                let mut gpu = SimGpu::new(model);
+                let out = try_render_on(&mut gpu, &scene, |_| {})
+                    .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+                let (stencil, z) = (out.stencil.unwrap(), out.depth.unwrap());
+                let lsb = u8::from(writes_depth);
+                for i in 0..(SIZE * SIZE * 4) as usize {
+                    let (p, s) = (i / 4, i % 4);
+                    let at = format!("({}, {}) sample {s}", p as u32 % SIZE, p as u32 / SIZE);
+                    let stored = want.color[i].map(|c| (c * 255.0).round() as u8);
+                    let got = &out.color[4 * i..4 * i + 4];
+                    assert!(
+                        got.iter().zip(&stored).all(|(a, b)| a.abs_diff(*b) <= lsb),
+                        "colour at {at}: {got:?} vs {stored:?}"
+                    );
+                    assert_eq!(stencil[i], want.stencil[i], "stencil at {at}");
+                    assert!(
+                        (f64::from(z[i]) - want.depth[i]).abs() <= 1e-6,
+                        "depth at {at}: {} vs {}",
+                        z[i],
+                        want.depth[i]
+                    );
+                    samples_compared += 1;
+                }
+                assert_eq!(out.occlusion, passed, "occlusion counters");
+                counted += passed.iter().sum::<u64>();
+            }
+        }
+    }
+    eprintln!("{samples_compared} samples compared, {counted} samples counted");
+    assert!(counted > 5000);
 }

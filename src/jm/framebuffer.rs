@@ -44,11 +44,22 @@ use crate::hw::{Arch, fbd};
 /// Pixels on a side of a tile (`Effective Tile Size` = its square).
 pub const TILE_SIZE: u32 = 16;
 
-/// Bytes of tile buffer the colour targets may take per 16×16 tile. Mesa
-/// shrinks the tile when more is needed (`pan_select_tile_size`); we do not
-/// yet, so a larger format set is refused (16 bytes per pixel: four RGBA8
-/// targets, or one RGBA32F).
+/// Bytes of tile buffer the colour targets may take per tile. When the
+/// targets need more than a 16×16 tile of it, the effective tile shrinks
+/// (Mesa's `pan_select_tile_size`, src/panfrost/lib/pan_desc.c, which
+/// also clamps it to 4×4 at least); ours stays square (8×8 or 4×4: the
+/// layout of Mesa's non-square 128- and 32-pixel tiles is undocumented),
+/// so a framebuffer needing more than 256 bytes per pixel is refused.
 pub const MAX_COLOR_BUFFER_ALLOCATION: u32 = 4096;
+
+/// The effective tile's side for colour targets of `bytes_per_pixel` (all
+/// samples): the largest of 16, 8, 4 whose tile fits
+/// [`MAX_COLOR_BUFFER_ALLOCATION`].
+pub fn effective_tile_side(bytes_per_pixel: u32) -> Option<u32> {
+    [16, 8, 4]
+        .into_iter()
+        .find(|&t| bytes_per_pixel * t * t <= MAX_COLOR_BUFFER_ALLOCATION)
+}
 
 /// The largest framebuffer side (the `Width`/`Height` fields are 16 bits
 /// minus one).
@@ -581,12 +592,10 @@ pub fn write_framebuffer_with(
     }
     let pattern = sample_pattern(fb.samples)?;
     let bytes_per_pixel: u32 = fb.colors.iter().map(|c| c.format.bytes_per_pixel()).sum();
-    let allocation = (bytes_per_pixel * fb.samples * TILE_SIZE * TILE_SIZE).next_multiple_of(1024);
-    if allocation > MAX_COLOR_BUFFER_ALLOCATION {
-        return Err(JmError::Encoding(
-            "colour targets need more tile buffer than 16x16 tiles allow",
-        ));
-    }
+    let tile = effective_tile_side(bytes_per_pixel * fb.samples).ok_or(JmError::Encoding(
+        "colour targets need more tile buffer than 4x4 tiles allow",
+    ))?;
+    let allocation = (bytes_per_pixel * fb.samples * tile * tile).next_multiple_of(1024);
 
     let params = &fbd::FRAMEBUFFER_PARAMETERS;
     let mut p = params.defaults();
@@ -600,11 +609,7 @@ pub fn write_framebuffer_with(
     put(&mut p, fp::SAMPLE_PATTERN, pattern)?;
     // genxml "Tie-Break Rule" MINUS_180_IN_0_OUT, PanVk's choice.
     put(&mut p, fp::TIE_BREAK_RULE, 2)?;
-    put(
-        &mut p,
-        fp::EFFECTIVE_TILE_SIZE,
-        u64::from(TILE_SIZE * TILE_SIZE),
-    )?;
+    put(&mut p, fp::EFFECTIVE_TILE_SIZE, u64::from(tile * tile))?;
     put(&mut p, fp::RENDER_TARGET_COUNT, fb.colors.len() as u64)?;
     put(&mut p, fp::COLOR_BUFFER_ALLOCATION, u64::from(allocation))?;
     put(&mut p, fp::TILER, fb.tiler_context)?;
@@ -753,7 +758,7 @@ pub fn write_framebuffer_with(
             }
         }
         block.write_words(head + zs_bytes + rt_bytes * i as u64, &r);
-        offset += c.format.bytes_per_pixel() * fb.samples * TILE_SIZE * TILE_SIZE;
+        offset += c.format.bytes_per_pixel() * fb.samples * tile * tile;
     }
 
     let pointer = &fbd::FRAMEBUFFER_POINTER;

@@ -209,7 +209,9 @@ pub struct FragmentInfo {
     /// Render targets written, ascending by index (`location`).
     pub render_targets: Vec<RenderTargetWrite>,
     /// `gl_FragDepth` is written (`ZS_EMIT.z`): RSD `Shader modifies coverage`
-    /// / depth source = shader.
+    /// / depth source = shader. Never with `EarlyFragmentTests`, where the
+    /// shader's depth has no effect (Vulkan's "Early Fragment Test Mode"):
+    /// the store is dropped and no ZS_EMIT emitted.
     pub writes_depth: bool,
     /// The shader may discard (`DISCARD.f32`): RSD `Shader contains discard`.
     pub can_discard: bool,

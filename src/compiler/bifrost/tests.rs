@@ -769,7 +769,7 @@ fn a_fragment_shader_starting_with_atest_asks_the_rsd_to_wait() {
 }
 
 const FRAGMENT_MRT: &str = r#"shader fragment "mrt" {
-  info local_size 1 1 1 early_fragment_tests shared 0 push 0
+  info local_size 1 1 1 shared 0 push 0
   color location 0 float
   color location 3 uint
   input "c" location 0 component 0 i32x4
@@ -809,8 +809,19 @@ fn fragment_shader_with_depth_and_two_render_targets() {
     assert_eq!(blends, [8, 11]);
     assert!(dis.contains("blend_descriptor_3"), "{dis}");
     let f = bin.fragment.unwrap();
-    assert!(f.writes_depth && f.early_fragment_tests && f.early_z_allowed);
+    assert!(f.writes_depth && !f.early_fragment_tests && !f.early_z_allowed);
     assert!(!f.can_discard);
+    // With `EarlyFragmentTests` the depth has no effect (Vulkan's "Early
+    // Fragment Test Mode"): no ZS_EMIT, fixed-function depth.
+    let early = check(&FRAGMENT_MRT.replace("1 1 1 shared", "1 1 1 early_fragment_tests shared"));
+    let e = early.fragment.as_ref().unwrap();
+    assert!(e.early_fragment_tests && e.early_z_allowed && !e.writes_depth);
+    let names: Vec<&str> = instructions(&early)
+        .iter()
+        .map(|(_, _, i)| i.name())
+        .filter(|n| ["ATEST", "ZS_EMIT", "BLEND"].contains(n))
+        .collect();
+    assert_eq!(names, ["ATEST", "BLEND", "BLEND"]);
     let rts: Vec<_> = f
         .render_targets
         .iter()

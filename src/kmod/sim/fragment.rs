@@ -33,24 +33,31 @@
 //! assumes, src/panfrost/compiler/bi_opt_message_preload.c: register
 //! `4 * i + c` for preload i, and our compiler's v7 fragment shaders too).
 //!
-//! Depth/stencil: the tests and writes happen before the shader (the
-//! early modes of `Pixel kill` / `ZS update`), against the tile buffer's
-//! depth and stencil (initialised from `Z Clear`, `S Clear`); fragments
-//! outside the viewport's depth range are discarded when the
-//! fixed-function near/far discard bits are set, the depth bias of the
-//! triangle's face is added (`depth_bias`) and depth is clamped to the
-//! range; then the stencil test of the primitive's face (front/back from
-//! its winding and the Draw's `Front face CCW`), the depth test, the
-//! stencil op (`stencil_op`) and the depth write, Vulkan's order, per
-//! sample with the sample's own depth. With the
-//! Draw's `Occlusion query` Counter, the samples passing both tests
-//! are added to the 64-bit counter at `Occlusion` after each
-//! primitive. Refused with JOB_CONFIG_FAULT: depth from the shader, `Force
-//! Late` ZS update with depth test or write or stencil, occlusion
+//! Depth/stencil, against the tile buffer's depth and stencil
+//! (initialised from `Z Clear`, `S Clear`): fragments outside the
+//! viewport's depth range are discarded before the shader when the
+//! fixed-function near/far discard bits are set (clipping); then, with
+//! `Pixel kill` and `ZS update` early, before the shader, or with both
+//! Force Late, when the thread's ATEST (fixed-function depth) or ZS_EMIT
+//! (`Depth source` Shader: the shader's depth) runs — after a `DISCARD`
+//! ended the thread, so a discarded fragment tests, writes and counts
+//! nothing: the depth bias of the triangle's face is added (`depth_bias`;
+//! not to a shader's depth) and depth is clamped to the range; then the
+//! stencil test of the primitive's face (front/back from its winding and
+//! the Draw's `Front face CCW`), the depth test, the stencil op
+//! (`stencil_op`) and the depth write, Vulkan's order, per sample with the
+//! sample's own depth ([`ZsTest::run`]). With the Draw's `Occlusion query`
+//! Counter, the samples passing both tests are added to the 64-bit counter
+//! at `Occlusion` after each primitive. Preloads also: r58 = primitive
+//! flags (0 front-facing, 1 back-facing: our choice beyond Mesa's "== 0").
+//! Refused with JOB_CONFIG_FAULT: depth from the shader with early tests,
+//! early pixel kill with a late ZS update (or the reverse) when anything is
+//! tested or counted (Mesa's choice for discarding shaders that write
+//! depth; how the hardware splits the two is undocumented), occlusion
 //! Predicate mode, alpha-to-coverage, alpha tests other than
-//! Always/Never, VAR_TEX preloads, preloads other than those above,
-//! tile enable maps; with a multisampled framebuffer, `Multisample enable`
-//! off, `Evaluate per-sample` and `Multisample late coverage`.
+//! Always/Never, preloads other than those above, tile enable maps; with a
+//! multisampled framebuffer, `Multisample enable` off, `Evaluate
+//! per-sample` and `Multisample late coverage`.
 //!
 //! This module must never learn anything except through GPU memory.
 
@@ -92,7 +99,10 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
         return Err(config(job.payload(), "tile enable maps are not simulated"));
     }
     let fb = Framebuffer::read(ctx.mmu, ctx.arch, payload::FRAMEBUFFER.get(&p))?;
-    let t = fb.tile_edge;
+    // The payload's bounds count 16×16 tiles whatever the effective tile
+    // size (Mesa's `pan_emit_fragment_job_payload`: `extent >>
+    // MALI_TILE_SHIFT`, a shift of 4).
+    let t = 16;
     let rect = [
         (payload::BOUND_MIN_X.get(&p) as u32 * t).max(fb.bound[0]),
         (payload::BOUND_MIN_Y.get(&p) as u32 * t).max(fb.bound[1]),
@@ -159,16 +169,39 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
             f.mask &= d.sample_mask & d.inside_bounds(f, samples);
             f.mask != 0
         });
-        let passed = depth_stencil_test(d, &mut tile, &mut frags, front, offset, fb.z_internal);
+        let mut passed = depth_stencil_test(
+            d,
+            &mut tile,
+            &mut frags,
+            front,
+            offset,
+            fb.z_internal,
+            !d.late,
+        );
+        if !frags.is_empty() {
+            let late = d.late.then_some(LateZs {
+                zs: d.zs_test(),
+                shader_depth: d.shader_depth,
+                offset,
+                format: fb.z_internal,
+                passed: 0,
+            });
+            let point = match r.kind {
+                Kind::Point => {
+                    let p = v(0)?;
+                    Some([p.x, p.y, r.size])
+                }
+                _ => None,
+            };
+            let (t, late_passed) = shade(ctx, job, d, r, tile, &frags, late, front, point)?;
+            tile = t;
+            passed += late_passed;
+        }
         if let Some(counter) = d.occlusion {
             let old = ctx.mmu.read_words(counter, 2)?;
             let n = (u64::from(old[0]) | u64::from(old[1]) << 32).wrapping_add(passed);
             ctx.mmu.write(counter, &n.to_le_bytes())?;
         }
-        if frags.is_empty() {
-            continue;
-        }
-        tile = shade(ctx, job, d, r, tile, &frags)?;
     }
     tile.write_back(ctx.mmu, &fb, rect)?;
     if fb.tiler_context != 0 && !records.is_empty() {
@@ -217,7 +250,15 @@ struct DrawState {
     messages: Vec<Message>,
     /// `Sample mask` (bit s: sample s may be covered).
     sample_mask: u32,
-    preload: [bool; 3],
+    /// Coverage (r60), fragment position (r59), sample mask/ID (r61),
+    /// primitive flags (r58).
+    preload: [bool; 4],
+    /// The depth/stencil tests run late (ATEST/ZS_EMIT, [`LateZs`]).
+    late: bool,
+    /// `Depth source` Shader: ZS_EMIT gives the depth.
+    shader_depth: bool,
+    /// `Point sprite coord origin max Y`.
+    point_origin_max_y: bool,
 }
 
 impl DrawState {
@@ -301,20 +342,41 @@ impl DrawState {
         if alpha_test != 7 && alpha_test != 0 {
             return Err(config(state, "alpha test function not simulated"));
         }
-        if get("Properties.Depth source") == 3 {
-            return Err(config(state, "depth from the shader is not simulated"));
+        // genxml "Pixel Kill": Force Early 0, Strong Early 1, Weak Early 2,
+        // Force Late 3. Both late: the tests run at ATEST (fixed-function
+        // depth) or ZS_EMIT (depth from the shader), per fragment thread,
+        // after the shader decided its coverage (discard) and depth, which
+        // is Vulkan's order without early fragment tests (Mesa's
+        // src/panfrost/lib/pan_earlyzs.c: "all depth/stencil tests must be
+        // deferred until the value is known after the ZS_EMIT
+        // instruction"). Both early: before the shader. Early kill with a
+        // late update (Mesa's choice for discarding shaders that write
+        // depth) splits the test from the write in a way the public
+        // sources do not describe: refused unless nothing is tested.
+        let late_kill = get("Properties.Pixel kill operation") == 3;
+        let late_update = get("Properties.ZS update operation") == 3;
+        let shader_depth = get("Properties.Depth source") == 3;
+        let tests_something =
+            depth_func != 7 || depth_write || stencil.is_some() || occlusion.is_some();
+        if late_kill != late_update && tests_something {
+            return Err(config(
+                state,
+                "early pixel kill with a late ZS update (or the reverse) is not simulated",
+            ));
         }
-        if get("Properties.ZS update operation") == 3
-            && (depth_func != 7 || depth_write || stencil.is_some())
-        {
-            return Err(config(state, "late depth/stencil test is not simulated"));
+        let late = late_kill && late_update;
+        let point_origin_max_y = get("Properties.Point sprite coord origin max Y") != 0;
+        if shader_depth && !late {
+            // What early tests make of a shader's depth is undocumented
+            // (Vulkan ignores it with EarlyFragmentTests; our compiler then
+            // writes none).
+            return Err(config(
+                state,
+                "depth from the shader with early depth/stencil tests is not simulated",
+            ));
         }
         let pre = |f: crate::hw::layout::Field| f.at(rs::PRELOAD.start).get(&rsd) != 0;
-        for (f, what) in [
-            (fpl::PC, "PC"),
-            (fpl::PRIMITIVE_ID, "primitive id"),
-            (fpl::PRIMITIVE_FLAGS, "primitive flags"),
-        ] {
+        for (f, what) in [(fpl::PC, "PC"), (fpl::PRIMITIVE_ID, "primitive id")] {
             if pre(f) {
                 return Err(config(
                     state,
@@ -326,6 +388,7 @@ impl DrawState {
             pre(fpl::COVERAGE),
             pre(fpl::FRAGMENT_POSITION),
             pre(fpl::SAMPLE_MASK_ID),
+            pre(fpl::PRIMITIVE_FLAGS),
         ];
         let mut messages = Vec::new();
         if let Some(mpl) = l.message_preload {
@@ -435,7 +498,21 @@ impl DrawState {
             messages,
             sample_mask: msm::SAMPLE_MASK.get(&ms) as u32,
             preload,
+            late,
+            shader_depth,
+            point_origin_max_y,
         })
+    }
+
+    /// The tests' state.
+    fn zs_test(&self) -> ZsTest {
+        let [lo, hi] = self.depth_range;
+        ZsTest {
+            range: [lo.min(hi), lo.max(hi)],
+            depth_func: self.depth_func,
+            depth_write: self.depth_write,
+            stencil: self.stencil,
+        }
     }
 
     /// The samples of `f`'s pixel inside the viewport's x/y bounds.
@@ -564,40 +641,64 @@ pub fn quantize_depth(z: f32, format: DepthFormat) -> f32 {
     ((z * max).round() / max) as f32
 }
 
-/// Early depth/stencil, per covered sample: discard outside the depth
-/// range, add the depth bias `offset`, clamp, then the stencil test (the
-/// `front` or back face's state), the depth test, the stencil ops and the
-/// depth write, in the order of the Vulkan spec's "Stencil Test" and
-/// "Depth Test"; clears the samples that fail from each fragment's mask,
-/// drops fragments left without one, and returns how many samples passed.
-fn depth_stencil_test(
-    d: &DrawState,
-    tile: &mut TileBuffer,
-    frags: &mut Vec<Fragment>,
-    front: bool,
-    offset: f32,
-    format: DepthFormat,
-) -> u64 {
-    let [lo, hi] = d.depth_range;
-    let (lo, hi) = (lo.min(hi), lo.max(hi));
-    let face = d.stencil.map(|f| f[usize::from(!front)]);
-    let mut passed = 0;
-    frags.retain_mut(|f| {
-        let Some(pixel) = tile.index(f.x, f.y) else {
-            return false;
-        };
+/// The depth/stencil state of a draw (Renderer State and viewport depth
+/// range), what the early and the late tests apply.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ZsTest {
+    /// The viewport's depth range, ordered (min, max).
+    pub range: [f32; 2],
+    pub depth_func: u64,
+    pub depth_write: bool,
+    /// Front and back faces' stencil state (`None`: stencil off).
+    pub stencil: Option<[StencilFace; 2]>,
+}
+
+/// The late depth/stencil tests of one primitive's fragment threads
+/// (`Pixel kill operation` and `ZS update operation` Force Late): run by
+/// ATEST with the rasterized depth (+ `offset`, the depth bias), or by
+/// ZS_EMIT with the shader's depth when the Renderer State's `Depth
+/// source` is Shader (`shader_depth`); `passed` counts the samples that
+/// passed both tests (the occlusion counter's).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LateZs {
+    pub zs: ZsTest,
+    pub shader_depth: bool,
+    pub offset: f32,
+    pub format: DepthFormat,
+    pub passed: u64,
+}
+
+impl ZsTest {
+    /// The tests for the samples of `mask` at tile-buffer pixel `pixel`:
+    /// depth = the shader's `shader_z` or the rasterized `z` of the sample
+    /// plus `offset`, clamped to the depth range and held at the tile
+    /// buffer's precision ([`quantize_depth`]); then the stencil test of
+    /// the `front` or back face, the depth test, the stencil ops and the
+    /// depth write, in the order of the Vulkan spec's "Stencil Test" and
+    /// "Depth Test". Returns the samples that passed and how many.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run(
+        &self,
+        tile: &mut TileBuffer,
+        pixel: usize,
+        mask: u32,
+        z: &[f32; raster::MAX_SAMPLES],
+        shader_z: Option<f32>,
+        front: bool,
+        offset: f32,
+        format: DepthFormat,
+    ) -> (u32, u64) {
+        let [lo, hi] = self.range;
+        let face = self.stencil.map(|f| f[usize::from(!front)]);
+        let (mut out, mut passed) = (mask, 0);
         for s in 0..tile.samples.min(raster::MAX_SAMPLES as u32) {
             let bit = 1u32 << s;
-            if f.mask & bit == 0 {
+            if mask & bit == 0 {
                 continue;
             }
-            let z = f.z[s as usize];
-            if (d.near_discard && z < lo) || (d.far_discard && z > hi) {
-                f.mask &= !bit;
-                continue;
-            }
-            let z = quantize_depth((z + offset).clamp(lo, hi), format);
-            f.z[s as usize] = z;
+            let raw = shader_z.unwrap_or(z[s as usize] + offset);
+            // max/min rather than clamp: never a panic on NaN bounds.
+            let z = quantize_depth(raw.max(lo).min(hi), format);
             let i = tile.sample(pixel, s);
             if let Some(face) = &face {
                 let st = tile.stencil[i];
@@ -608,23 +709,60 @@ fn depth_stencil_test(
                 );
                 if !pass {
                     tile.stencil[i] = stencil_op(face.fail, st, face);
-                    f.mask &= !bit;
+                    out &= !bit;
                     continue;
                 }
             }
-            let depth_ok = depth_passes(d.depth_func, z, tile.depth[i]);
+            let depth_ok = depth_passes(self.depth_func, z, tile.depth[i]);
             if let Some(face) = &face {
                 let op = if depth_ok { face.pass } else { face.depth_fail };
                 tile.stencil[i] = stencil_op(op, tile.stencil[i], face);
             }
             if !depth_ok {
-                f.mask &= !bit;
+                out &= !bit;
                 continue;
             }
-            if d.depth_write {
+            if self.depth_write {
                 tile.depth[i] = z;
             }
             passed += 1;
+        }
+        (out, passed)
+    }
+}
+
+/// Per covered sample, before the shader: discard outside the depth range
+/// (the fixed-function near/far discard: clipping, whatever the ZS mode);
+/// with `early`, then the depth/stencil tests ([`ZsTest::run`] with the
+/// depth bias `offset`). Clears the samples that fail from each fragment's
+/// mask, drops fragments left without one, and returns how many samples
+/// passed the tests (0 without `early`).
+fn depth_stencil_test(
+    d: &DrawState,
+    tile: &mut TileBuffer,
+    frags: &mut Vec<Fragment>,
+    front: bool,
+    offset: f32,
+    format: DepthFormat,
+    early: bool,
+) -> u64 {
+    let zs = d.zs_test();
+    let [lo, hi] = zs.range;
+    let mut passed = 0;
+    frags.retain_mut(|f| {
+        let Some(pixel) = tile.index(f.x, f.y) else {
+            return false;
+        };
+        for s in 0..tile.samples.min(raster::MAX_SAMPLES as u32) {
+            let z = f.z[s as usize];
+            if (d.near_discard && z < lo) || (d.far_discard && z > hi) {
+                f.mask &= !(1u32 << s);
+            }
+        }
+        if early {
+            let (mask, n) = zs.run(tile, pixel, f.mask, &f.z, None, front, offset, format);
+            f.mask = mask;
+            passed += n;
         }
         f.mask != 0
     });
@@ -682,7 +820,10 @@ fn varying_value(
 /// primitive's weights at its centre (`weights`), so that its varyings
 /// continue the plane (Vulkan "Helper Invocations"; BLEND writes nothing
 /// for it).
-fn quads(frags: &[Fragment], weights: impl Fn(u32, u32) -> [f32; 3]) -> Vec<(Fragment, bool)> {
+fn quads(
+    frags: &[Fragment],
+    weights: impl Fn(u32, u32) -> ([f32; 3], [f32; 2]),
+) -> Vec<(Fragment, bool)> {
     let mut index: std::collections::HashMap<(u32, u32), usize> = Default::default();
     let mut slots: Vec<[Option<Fragment>; 4]> = Vec::new();
     for f in frags {
@@ -706,13 +847,15 @@ fn quads(frags: &[Fragment], weights: impl Fn(u32, u32) -> [f32; 3]) -> Vec<(Fra
                         (any.x & !1) | (lane as u32 & 1),
                         (any.y & !1) | (lane as u32 >> 1),
                     );
+                    let (bary, centre) = weights(x, y);
                     out.push((
                         Fragment {
                             x,
                             y,
-                            bary: weights(x, y),
+                            bary,
                             mask: 0,
                             z: [0.0; raster::MAX_SAMPLES],
+                            centre,
                         },
                         true,
                     ));
@@ -725,7 +868,8 @@ fn quads(frags: &[Fragment], weights: impl Fn(u32, u32) -> [f32; 3]) -> Vec<(Fra
 
 /// Runs the fragment shader over `frags` (one primitive `r`) in 2×2 quads
 /// with helper invocations ([`quads`]); returns the tile buffer BLEND
-/// wrote into.
+/// wrote into and the samples that passed the `late` tests.
+#[allow(clippy::too_many_arguments)]
 fn shade(
     ctx: &JobContext<'_>,
     job: &JobHeader,
@@ -733,7 +877,10 @@ fn shade(
     r: &Record,
     tile: TileBuffer,
     frags: &[Fragment],
-) -> Result<TileBuffer, JobFault> {
+    late: Option<LateZs>,
+    front: bool,
+    point: Option<[f32; 3]>,
+) -> Result<(TileBuffer, u64), JobFault> {
     let entry = rs::SHADER_ADDRESS.get(&d.rsd);
     if entry == 0 {
         return Err(config(d.draw_va, "null fragment shader"));
@@ -785,6 +932,10 @@ fn shade(
         corners,
         provoking: if r.provoking_last { corners - 1 } else { 0 },
         alpha_test: d.alpha_test,
+        late,
+        front,
+        point,
+        point_origin_max_y: d.point_origin_max_y,
     });
     let mut result = Ok(());
     // The primitive's vertices, for the weights of helper invocations.
@@ -795,7 +946,7 @@ fn shade(
     let quads = quads(frags, |x, y| match r.kind {
         Kind::Triangle => raster::triangle_weights(&verts, x, y),
         Kind::Line => raster::line_weights(&verts[0], &verts[1], x, y),
-        Kind::Point => [1.0, 0.0, 0.0],
+        Kind::Point => ([1.0, 0.0, 0.0], [verts[0].z, verts[0].inv_w]),
     });
     for chunk in quads.chunks(GROUP) {
         let mut threads = Vec::with_capacity(chunk.len());
@@ -810,6 +961,13 @@ fn shade(
             }
             if d.preload[2] {
                 pre.push((61, f.mask));
+            }
+            if d.preload[3] {
+                // Primitive flags: 0 for a front-facing primitive (what
+                // Mesa's `load_front_face` compares against); 1 for a
+                // back-facing one is our choice (the other bits of r58 are
+                // undocumented; only "== 0" is ever read).
+                pre.push((58, u32::from(!front)));
             }
             for (m, msg) in d.messages.iter().enumerate() {
                 let mut out = [0.0f32; 4];
@@ -852,6 +1010,10 @@ fn shade(
                 x: f.x,
                 y: f.y,
                 bary: f.bary,
+                mask: f.mask,
+                z: f.z,
+                centre: f.centre,
+                tested: false,
             });
         }
         if let Some(io) = core.frag.as_mut() {
@@ -869,7 +1031,7 @@ fn shade(
     result?;
     core.frag
         .take()
-        .map(|io| io.tile)
+        .map(|io| (io.tile, io.late.map_or(0, |l| l.passed)))
         .ok_or_else(|| config(d.draw_va, "fragment state lost"))
 }
 

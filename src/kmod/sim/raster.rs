@@ -71,6 +71,16 @@ pub struct Fragment {
     /// Depth at each sample (framebuffer z, interpolated linearly; only
     /// covered samples' entries mean anything).
     pub z: [f32; MAX_SAMPLES],
+    /// Depth and 1/w at the pixel centre (both linear in screen space),
+    /// what `LD_VAR_SPECIAL` `frag_z`/`frag_w` read.
+    pub centre: [f32; 2],
+}
+
+/// Depth and 1/w at screen-space (linear) weights `l` of the vertices.
+fn centre_of(l: [f64; 3], v: [&Vertex; 3]) -> [f32; 2] {
+    let z: f64 = (0..3).map(|i| l[i] * f64::from(v[i].z)).sum();
+    let w: f64 = (0..3).map(|i| l[i] * f64::from(v[i].inv_w)).sum();
+    [z as f32, w as f32]
 }
 
 /// The framebuffer's `Tie-Break Rule` (genxml enum, values 0..7).
@@ -219,6 +229,7 @@ pub fn triangle(
                 bary: perspective(linear, inv_w),
                 mask,
                 z,
+                centre: centre_of(linear, [&v[0], &v[1], &v[2]]),
             });
         }
     }
@@ -265,6 +276,7 @@ pub fn point(v: &Vertex, size: f32, samples: Samples<'_>, rect: [u32; 4], out: &
                     bary: [1.0, 0.0, 0.0],
                     mask,
                     z: [v.z; MAX_SAMPLES],
+                    centre: [v.z, v.inv_w],
                 });
             }
         }
@@ -342,6 +354,7 @@ pub fn line(
                 bary: perspective([1.0 - t, t, 0.0], [a.inv_w, b.inv_w, 1.0]),
                 mask,
                 z,
+                centre: centre_of([1.0 - t, t, 0.0], [a, b, b]),
             });
         }
     }
@@ -350,14 +363,16 @@ pub fn line(
 /// The weights of triangle `v`'s vertices at the centre of pixel (`px`,
 /// `py`), covered or not (the plane equations extend past the edges: what
 /// a helper invocation of the pixel's quad interpolates with); the same
-/// arithmetic as [`triangle`]'s. A triangle [`triangle`] drops (a vertex
+/// arithmetic as [`triangle`]'s, with the depth and 1/w there
+/// ([`Fragment::centre`]). A triangle [`triangle`] drops (a vertex
 /// outside the guard band, zero area) gives the first vertex's weights.
-pub fn triangle_weights(v: &[Vertex; 3], px: u32, py: u32) -> [f32; 3] {
+pub fn triangle_weights(v: &[Vertex; 3], px: u32, py: u32) -> ([f32; 3], [f32; 2]) {
+    let first = ([1.0, 0.0, 0.0], [v[0].z, v[0].inv_w]);
     let mut p = [(0i64, 0i64); 3];
     for i in 0..3 {
         match (snap(v[i].x), snap(v[i].y)) {
             (Some(x), Some(y)) => p[i] = (x, y),
-            _ => return [1.0, 0.0, 0.0],
+            _ => return first,
         }
     }
     let cross = |a: (i64, i64), b: (i64, i64), c: (i64, i64)| {
@@ -365,32 +380,40 @@ pub fn triangle_weights(v: &[Vertex; 3], px: u32, py: u32) -> [f32; 3] {
     };
     let area = cross(p[0], p[1], p[2]);
     if area == 0 {
-        return [1.0, 0.0, 0.0];
+        return first;
     }
     let sign: i128 = if area > 0 { 1 } else { -1 };
     let c = (centre(px), centre(py));
     let linear: [f64; 3] = std::array::from_fn(|i| {
         (cross(p[(i + 1) % 3], p[(i + 2) % 3], c) * sign) as f64 / (area * sign) as f64
     });
-    perspective(linear, [v[0].inv_w, v[1].inv_w, v[2].inv_w])
+    (
+        perspective(linear, [v[0].inv_w, v[1].inv_w, v[2].inv_w]),
+        centre_of(linear, [&v[0], &v[1], &v[2]]),
+    )
 }
 
 /// The weights of line `a`–`b` at the centre of pixel (`px`, `py`), covered
-/// or not: [`line`]'s t of the centre (clamped to the segment).
-pub fn line_weights(a: &Vertex, b: &Vertex, px: u32, py: u32) -> [f32; 3] {
+/// or not: [`line`]'s t of the centre (clamped to the segment), with the
+/// depth and 1/w there.
+pub fn line_weights(a: &Vertex, b: &Vertex, px: u32, py: u32) -> ([f32; 3], [f32; 2]) {
+    let first = ([1.0, 0.0, 0.0], [a.z, a.inv_w]);
     let (Some(ax), Some(ay), Some(bx), Some(by)) = (snap(a.x), snap(a.y), snap(b.x), snap(b.y))
     else {
-        return [1.0, 0.0, 0.0];
+        return first;
     };
     let (dx, dy) = (bx - ax, by - ay);
     let length2 = (dx as f64) * (dx as f64) + (dy as f64) * (dy as f64);
     if length2 == 0.0 {
-        return [1.0, 0.0, 0.0];
+        return first;
     }
     let (sx, sy) = (centre(px), centre(py));
     let t =
         (((sx - ax) as f64 * dx as f64 + (sy - ay) as f64 * dy as f64) / length2).clamp(0.0, 1.0);
-    perspective([1.0 - t, t, 0.0], [a.inv_w, b.inv_w, 1.0])
+    (
+        perspective([1.0 - t, t, 0.0], [a.inv_w, b.inv_w, 1.0]),
+        centre_of([1.0 - t, t, 0.0], [a, b, b]),
+    )
 }
 
 #[cfg(test)]

@@ -649,6 +649,15 @@ pub struct ZsState {
     pub depth_offset: f64,
 }
 
+/// What a fragment shader gives the per-sample operations: its colour
+/// (and second source), and `FragDepth` when it writes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Shaded {
+    pub colour: [f64; 4],
+    pub src1: [f64; 4],
+    pub depth: Option<f64>,
+}
+
 /// [`shade_fragments`] with the stencil test and depth bias ("Stencil
 /// Test", "Depth Test", "Depth Bias"): per covered sample (the front or
 /// back stencil state by the fragment's facing), depth + o
@@ -664,6 +673,32 @@ pub fn shade_fragments_zs(
     blend_state: &BlendState,
     mut shade: impl FnMut(&Fragment) -> Option<([f64; 4], [f64; 4])>,
 ) -> u64 {
+    shade_fragments_tests(target, fragments, zs, blend_state, false, |f| {
+        shade(f).map(|(colour, src1)| Shaded {
+            colour,
+            src1,
+            depth: None,
+        })
+    })
+}
+
+/// [`shade_fragments_zs`] with the shader's `FragDepth` and the
+/// `EarlyFragmentTests` execution mode ("Fragment Operations", "Early
+/// Fragment Test Mode"): without `early`, the shader runs first — a
+/// discarded fragment (`None`) changes nothing, not even the stencil or
+/// the counted samples — and its `FragDepth`, when written, replaces every
+/// sample's depth (depth bias applies to rasterized depths only); with
+/// `early`, the tests, the depth/stencil writes and the sample counting
+/// run before the shader with the rasterized depth, the shader's depth is
+/// ignored, and a discard only drops the colour of the samples that passed.
+pub fn shade_fragments_tests(
+    target: &mut Target,
+    fragments: &[Fragment],
+    zs: &ZsState,
+    blend_state: &BlendState,
+    early: bool,
+    mut shade: impl FnMut(&Fragment) -> Option<Shaded>,
+) -> u64 {
     let depth = &zs.depth;
     let mut passed = 0;
     for f in fragments {
@@ -671,15 +706,21 @@ pub fn shade_fragments_zs(
         let face = zs
             .stencil
             .map(|s| if f.front_facing { s.front } else { s.back });
-        let Some((src, src1)) = shade(f) else {
+        let shaded = if early { None } else { shade(f) };
+        if !early && shaded.is_none() {
             continue;
-        };
+        }
+        let mut survivors = 0u32;
         for s in 0..target.samples {
             if f.mask & (1 << s) == 0 {
                 continue;
             }
             let i = target.index(f.x, f.y, s);
-            let mut z = (f.depth[s as usize] + zs.depth_offset).clamp(0.0, 1.0);
+            let raw = match shaded.and_then(|o| o.depth) {
+                Some(d) => d,
+                None => f.depth[s as usize] + zs.depth_offset,
+            };
+            let mut z = raw.clamp(0.0, 1.0);
             if let Some(n) = target.depth_bits {
                 let max = f64::from((1u32 << n) - 1);
                 z = (z * max).round() / max;
@@ -706,12 +747,23 @@ pub fn shade_fragments_zs(
                 target.depth[i] = z;
             }
             passed += 1;
+            survivors |= 1 << s;
+        }
+        let shaded = if early { shade(f) } else { shaded };
+        let Some(out) = shaded else {
+            continue;
+        };
+        for s in 0..target.samples {
+            if survivors & (1 << s) == 0 {
+                continue;
+            }
+            let i = target.index(f.x, f.y, s);
             let mut dst = target.decode(target.color[i]);
             if target.components < 4 {
                 dst[3] = 1.0;
             }
-            let out = blend(blend_state, src, src1, dst, target.unorm);
-            target.color[i] = target.store(out);
+            let c = blend(blend_state, out.colour, out.src1, dst, target.unorm);
+            target.color[i] = target.store(c);
             target.writes[i] += 1;
         }
     }

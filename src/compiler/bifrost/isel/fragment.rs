@@ -434,6 +434,12 @@ impl Isel<'_> {
             Some(Dst::Phys(60)),
             vec![coverage, alpha],
         ));
+        // With `EarlyFragmentTests` the shader's depth has no effect (the
+        // Vulkan spec's "Early Fragment Test Mode"): no ZS_EMIT, and the
+        // depth source stays fixed-function.
+        if self.s.info.early_fragment_tests {
+            self.frag.depth = None;
+        }
         if let Some(z) = self.frag.depth {
             let z = self.in_reg(z);
             self.push(Instr::new(

@@ -97,6 +97,11 @@ pub enum Op {
     /// of the warp reads it (see [`clper_source_lane`]).
     Clper,
     ClperOld,
+    /// `DISCARD.f32` (ADD unit, fragment jobs): when `cmpf` holds between
+    /// its two sources, the thread is marked discarded
+    /// ([`Effects::discard`]); a later clause whose header has
+    /// `terminate discarded threads` ends it (`warp`).
+    Discard,
 }
 
 /// An instruction ready to evaluate.
@@ -199,6 +204,7 @@ fn op_of(name: &str) -> Option<Op> {
         "SEG_ADD" => SegAdd,
         "CLPER.i32" => Clper,
         "CLPER_OLD.i32" => ClperOld,
+        "DISCARD.f32" => Discard,
         _ if message::supported(name) => Message,
         _ => {
             let _ = base;
@@ -280,6 +286,8 @@ pub struct Effects {
     pub branch: Option<u64>,
     /// The lane reached a workgroup barrier.
     pub barrier: bool,
+    /// A `DISCARD.f32` whose condition held: the thread is discarded.
+    pub discard: bool,
 }
 
 /// Reads a source operand's 32 bits.
@@ -770,6 +778,19 @@ pub fn eval(
         SegAdd => seg_add(core, p, fma_partner, ctx, s[0], t.2, cc)?,
         Message => {
             return message::execute(core, p, fma_partner, lane, ctx, &s, cc, fx);
+        }
+        Discard => {
+            if core.frag.is_none() {
+                log::error!(
+                    "sim shader: DISCARD.f32 outside a fragment job (clause {:#x})",
+                    cc.va
+                );
+                return Err(fault(status::INSTR_INVALID_ENC, cc.va));
+            }
+            if cmp_f(p.f(0, s[0]), p.f(1, s[1]), p.cmpf) {
+                fx.discard = true;
+            }
+            0
         }
         // The warp scheduler ran the clause in lock step and gathered every
         // lane's source 0 (`Core::cross_lane`); a lane that is not running

@@ -1,5 +1,6 @@
-//! The fragment-job messages of the simulated shader core: ATEST, BLEND
-//! and the varying loads LD_VAR(_IMM) / LD_VAR_FLAT(_IMM). They reach the
+//! The fragment-job messages of the simulated shader core: ATEST,
+//! ZS_EMIT, BLEND, the varying loads LD_VAR(_IMM) / LD_VAR_FLAT(_IMM) and
+//! LD_VAR_SPECIAL (gl_FragCoord.zw, gl_PointCoord). They reach the
 //! tile buffer, the render targets' blend descriptors and each thread's
 //! pixel and interpolation weights through `Core::frag`
 //! (`super::FragmentIo`, filled by `crate::kmod::sim::fragment`); outside
@@ -26,23 +27,89 @@ fn not_fragment(cc: &CachedClause, what: &str) -> JobFault {
     fault(status::INSTR_INVALID_ENC, cc.va)
 }
 
+/// A discarded thread (`DISCARD.f32`) that reaches the tile buffer before
+/// a clause with `terminate discarded threads` ended it: what the hardware
+/// does then is undocumented (our compiler ends the clause at DISCARD and
+/// sets the bit on every clause), so the job faults.
+fn check_not_discarded(lane: &Lane, cc: &CachedClause, what: &str) -> Result<(), JobFault> {
+    if lane.discarded {
+        log::error!(
+            "sim shader: {what} of a discarded thread (clause {:#x}; no `terminate discarded threads` since the DISCARD)",
+            cc.va
+        );
+        return Err(fault(status::INSTR_INVALID_ENC, cc.va));
+    }
+    Ok(())
+}
+
+/// The late depth/stencil tests of the thread's pixel for the samples of
+/// `coverage` (and of the thread's own coverage), with the shader's depth
+/// `shader_z` or the rasterized one: the samples that passed.
+fn late_test(
+    core: &mut Core<'_>,
+    ctx: &LaneCtx,
+    coverage: u32,
+    shader_z: Option<f32>,
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    let Some(f) = core.frag.as_mut() else {
+        return Err(not_fragment(cc, "a late depth/stencil test"));
+    };
+    let Some(late) = f.late.as_mut() else {
+        return Ok(coverage);
+    };
+    let Some(t) = f.threads.get_mut(ctx.thread as usize) else {
+        return Err(fault(status::INSTR_INVALID_ENC, cc.va));
+    };
+    if t.tested {
+        log::error!(
+            "sim shader: a second late depth/stencil test for one thread (clause {:#x})",
+            cc.va
+        );
+        return Err(fault(status::INSTR_INVALID_ENC, cc.va));
+    }
+    t.tested = true;
+    let Some(pixel) = f.tile.index(t.x, t.y) else {
+        return Err(fault(status::INSTR_INVALID_ENC, cc.va));
+    };
+    let (mask, passed) = late.zs.run(
+        &mut f.tile,
+        pixel,
+        coverage & t.mask,
+        &t.z,
+        shader_z,
+        f.front,
+        late.offset,
+        late.format,
+    );
+    late.passed += passed;
+    Ok(mask)
+}
+
 /// ATEST (fragment jobs): source 0 the coverage mask, source 1 the alpha
 /// (f32, or an f16 half with `widen1`). Writes the coverage after the
 /// renderer state's alpha test to its staging register (and returns it):
 /// unchanged when the test passes, 0 when it fails. Only the compare
 /// functions Always and Never are simulated (the fragment job refuses
 /// others before running, since the reference value's source is not
-/// documented). A lane whose coverage is 0 writes nothing at BLEND.
+/// documented). With late depth/stencil tests and fixed-function depth
+/// ([`crate::kmod::sim::fragment::LateZs`]) the tests run here, on the
+/// coverage the alpha test left: the result is the samples that passed
+/// (Mesa's src/panfrost/lib/pan_earlyzs.c: the late test happens "when
+/// ATEST executes"). A lane whose coverage is 0 writes nothing at BLEND.
 pub(super) fn atest(
     core: &mut Core<'_>,
     p: &Prepared,
     lane: &mut Lane,
+    ctx: &LaneCtx,
     s: &[u32; 4],
     cc: &CachedClause,
 ) -> Result<u32, JobFault> {
     let Some(f) = core.frag.as_ref() else {
         return Err(not_fragment(cc, "ATEST"));
     };
+    check_not_discarded(lane, cc, "ATEST")?;
+    let fixed_function_depth = f.late.is_some_and(|l| !l.shader_depth);
     let _alpha = match p.fields.modifier("widen1").unwrap_or("none") {
         "h0" => super::exec::f16_to_f32(s[1] as u16),
         "h1" => super::exec::f16_to_f32((s[1] >> 16) as u16),
@@ -53,9 +120,124 @@ pub(super) fn atest(
         0 => false,
         _ => return Err(fault(status::INSTR_INVALID_ENC, cc.va)),
     };
-    let coverage = if pass { s[0] } else { 0 };
+    let mut coverage = if pass { s[0] } else { 0 };
+    if fixed_function_depth {
+        coverage = late_test(core, ctx, coverage, None, cc)?;
+    }
     staging_write(lane, cc, 0, coverage);
     Ok(coverage)
+}
+
+/// ZS_EMIT (fragment jobs): the shader's depth (source 0, f32; modifier
+/// `z`) for the late depth/stencil tests, source 2 the coverage. Runs the
+/// tests with that depth for every sample of the coverage (Vulkan's
+/// `FragDepth` is per fragment) and writes the samples that passed to its
+/// staging register (BLEND's coverage next). Only with `Depth source`
+/// Shader and late tests ([`crate::kmod::sim::fragment::LateZs`]); the
+/// stencil value (`gl_FragStencilRefEXT`, modifier `stencil`) is not
+/// simulated: both fault otherwise (INSTR_INVALID_ENC).
+pub(super) fn zs_emit(
+    core: &mut Core<'_>,
+    p: &Prepared,
+    lane: &mut Lane,
+    ctx: &LaneCtx,
+    s: &[u32; 4],
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    let Some(f) = core.frag.as_ref() else {
+        return Err(not_fragment(cc, "ZS_EMIT"));
+    };
+    check_not_discarded(lane, cc, "ZS_EMIT")?;
+    let bad = |what: &str| {
+        log::error!("sim shader: ZS_EMIT {what} (clause {:#x})", cc.va);
+        fault(status::INSTR_INVALID_ENC, cc.va)
+    };
+    if p.fields.modifier("stencil") == Some("stencil") {
+        return Err(bad("of a stencil value is not simulated"));
+    }
+    if p.fields.modifier("z") != Some("z") {
+        return Err(bad("without a depth"));
+    }
+    if !f.late.is_some_and(|l| l.shader_depth) {
+        return Err(bad(
+            "without late depth/stencil tests and the shader as depth source",
+        ));
+    }
+    let coverage = late_test(core, ctx, s[2], Some(f32::from_bits(s[0])), cc)?;
+    staging_write(lane, cc, 0, coverage);
+    Ok(coverage)
+}
+
+/// LD_VAR_SPECIAL (fragment jobs): `frag_z` / `frag_w` — the depth and
+/// 1/w at the pixel centre (gl_FragCoord.z and .w; both linear in screen
+/// space; the depth as rasterized, before depth bias), one register
+/// each; `point` (`v2`) — gl_PointCoord of a point primitive, Vulkan's
+/// "Point Sprites" (0.5 + (x_f − x_p) / size, 0.5 + (y_f − y_p) / size)
+/// at the pixel centre, y flipped (1 − t) when the Renderer State's
+/// `Point sprite coord origin max Y` is set (Mesa's Gallium driver sets it
+/// for GL's lower-left origin). `point` outside a point primitive
+/// (undefined in Vulkan, undocumented on the hardware), sample positions
+/// other than the centre at 4× and register formats other than f32/f16
+/// fault (INSTR_INVALID_ENC). The first source is not read.
+pub(super) fn ld_var_special(
+    core: &mut Core<'_>,
+    p: &Prepared,
+    lane: &mut Lane,
+    ctx: &LaneCtx,
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    let Some(f) = core.frag.as_ref() else {
+        return Err(not_fragment(cc, p.name));
+    };
+    let bad = |what: &str| {
+        log::error!("sim shader: LD_VAR_SPECIAL {what} (clause {:#x})", cc.va);
+        fault(status::INSTR_INVALID_ENC, cc.va)
+    };
+    match (
+        p.fields.modifier("sample").unwrap_or("none"),
+        f.tile.samples,
+    ) {
+        ("center", _) | ("centroid" | "sample", 1) => {}
+        _ => return Err(bad("sample mode not simulated")),
+    }
+    let Some(t) = f.threads.get(ctx.thread as usize).copied() else {
+        return Err(bad("from a thread without a pixel"));
+    };
+    let values: Vec<f32> = match p.fields.modifier("varying_name").unwrap_or("") {
+        "frag_z" => vec![t.centre[0]],
+        "frag_w" => vec![t.centre[1]],
+        "point" => {
+            let Some([px, py, size]) = f.point else {
+                return Err(bad("point outside a point primitive"));
+            };
+            let s = 0.5 + (t.x as f32 + 0.5 - px) / size;
+            let mut u = 0.5 + (t.y as f32 + 0.5 - py) / size;
+            if f.point_origin_max_y {
+                u = 1.0 - u;
+            }
+            vec![s, u]
+        }
+        _ => return Err(bad("varying name not simulated")),
+    };
+    if components(p) != values.len() {
+        return Err(bad("vector size differs from the value's"));
+    }
+    match p.fields.modifier("register_format").unwrap_or("auto") {
+        "f32" | "auto" => {
+            for (i, v) in values.iter().enumerate() {
+                staging_write(lane, cc, i, v.to_bits());
+            }
+        }
+        "f16" => {
+            let h: Vec<u32> = values
+                .iter()
+                .map(|&v| u32::from(f32_to_f16(v, false)))
+                .collect();
+            staging_write(lane, cc, 0, h[0] | h.get(1).map_or(0, |x| x << 16));
+        }
+        _ => return Err(bad("register format not simulated")),
+    }
+    Ok(0)
 }
 
 /// BLEND (fragment jobs): source 0 the coverage mask, sources 1/2 the
@@ -89,6 +271,17 @@ pub(super) fn blend(
     let Some(f) = core.frag.as_mut() else {
         return Err(not_fragment(cc, "BLEND"));
     };
+    check_not_discarded(lane, cc, "BLEND")?;
+    if f.late.is_some() && !f.threads.get(ctx.thread as usize).is_some_and(|t| t.tested) {
+        // The late tests decide which samples BLEND may write; a BLEND
+        // before them (no ATEST or ZS_EMIT) is not what any compiler
+        // emits, and what the hardware does then is undocumented.
+        log::error!(
+            "sim shader: BLEND before the late depth/stencil test (clause {:#x})",
+            cc.va
+        );
+        return Err(fault(status::INSTR_INVALID_ENC, cc.va));
+    }
     let internal = [s[1], s[2]];
     let mode = internal_blend::MODE.get(&internal);
     let rt = blend_fixed_function::RT.get(&internal) as usize;

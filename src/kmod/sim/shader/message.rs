@@ -48,6 +48,8 @@ pub fn supported(name: &str) -> bool {
                 | "LD_VAR_IMM"
                 | "LD_VAR_FLAT"
                 | "LD_VAR_FLAT_IMM"
+                | "LD_VAR_SPECIAL"
+                | "ZS_EMIT"
                 | "TEXS_2D.f32"
                 | "TEXC"
         )
@@ -226,7 +228,9 @@ pub fn execute(
             Ok(0)
         }
         "ST_CVT" => st_cvt(core, p, lane, s, cc),
-        "ATEST" => fragment_message::atest(core, p, lane, s, cc),
+        "ATEST" => fragment_message::atest(core, p, lane, ctx, s, cc),
+        "ZS_EMIT" => fragment_message::zs_emit(core, p, lane, ctx, s, cc),
+        "LD_VAR_SPECIAL" => fragment_message::ld_var_special(core, p, lane, ctx, cc),
         "BLEND" => fragment_message::blend(core, lane, ctx, s, cc),
         "LD_VAR" | "LD_VAR_IMM" | "LD_VAR_FLAT" | "LD_VAR_FLAT_IMM" => {
             fragment_message::ld_var(core, p, lane, ctx, s, cc)

@@ -288,6 +288,17 @@ pub struct FragmentIo {
     pub provoking: usize,
     /// The renderer state's `Alpha test compare function` (genxml `Func`).
     pub alpha_test: u64,
+    /// Late depth/stencil (`Pixel kill` and `ZS update` Force Late): the
+    /// tests ATEST (fixed-function depth) or ZS_EMIT (depth from the
+    /// shader) run; `None`: they ran before the shader.
+    pub late: Option<super::fragment::LateZs>,
+    /// The primitive is front-facing (r58 preload, stencil face).
+    pub front: bool,
+    /// A point primitive: its centre (framebuffer x, y) and size, what
+    /// `LD_VAR_SPECIAL` `point` (gl_PointCoord) reads; and whether the
+    /// renderer state's `Point sprite coord origin max Y` flips y.
+    pub point: Option<[f32; 3]>,
+    pub point_origin_max_y: bool,
 }
 
 /// One fragment thread's place: pixel and interpolation weights.
@@ -296,6 +307,14 @@ pub struct FragThread {
     pub x: u32,
     pub y: u32,
     pub bary: [f32; 3],
+    /// The samples the rasterizer (and the early tests) left it, and their
+    /// depths (rasterized, before depth bias).
+    pub mask: u32,
+    pub z: [f32; super::raster::MAX_SAMPLES],
+    /// Depth and 1/w at the pixel centre (`LD_VAR_SPECIAL` frag_z/frag_w).
+    pub centre: [f32; 2],
+    /// The late depth/stencil tests ran for this thread (ATEST or ZS_EMIT).
+    pub tested: bool,
 }
 
 /// One program to run: code address, FAU words, resources.

@@ -34,6 +34,12 @@ pub struct Lane {
     /// Registers written by a message whose slot was not waited on yet
     /// (debug check of ill-formed programs), per slot.
     pub pending: [u64; 8],
+    /// A fragment thread a `DISCARD.f32` discarded: it ends at the next
+    /// clause whose header has `terminate discarded threads` (Mesa's
+    /// src/panfrost/compiler/bi_helper_invocations.c describes the bit:
+    /// "Each clause has a `terminate_discarded_threads` bit"); until then it
+    /// runs on, but may not reach the tile buffer (`fragment_message`).
+    pub discarded: bool,
 }
 
 /// Per-lane state the shader can observe besides registers.
@@ -93,6 +99,7 @@ impl Core<'_> {
                             state: LaneState::Active,
                             clauses: 0,
                             pending: [0; 8],
+                            discarded: false,
                         }
                     })
                     .collect(),
@@ -153,6 +160,19 @@ impl Core<'_> {
                 }),
             );
             let cc = self.clause(pc)?;
+            if cc.clause.header.terminate_discarded_threads {
+                // Discarded threads end here instead of running the clause.
+                group.retain(|&i| {
+                    let lane = &mut warp.lanes[i];
+                    if lane.discarded {
+                        lane.state = LaneState::Done;
+                    }
+                    !lane.discarded
+                });
+                if group.is_empty() {
+                    continue;
+                }
+            }
             self.counters.clauses += 1;
             if cc.cross_lane {
                 self.charge(warp, &group, pc)?;
@@ -332,6 +352,7 @@ impl Core<'_> {
 /// After a lane ran a clause: drain the slots the header waits on, then
 /// end the thread or move its PC (branch, barrier).
 fn finish_clause(cc: &CachedClause, lane: &mut Lane, fx: &Effects) {
+    lane.discarded |= fx.discard;
     {
         // The header's wait mask is for what follows this clause (Mesa
         // packs the next clause's dependencies into it): the slots are
