@@ -895,6 +895,23 @@ impl Parser {
                 },
                 coarse: name.ends_with("_coarse"),
             },
+            "image_load" | "image_store" => {
+                let ty = match get(self, "type")? {
+                    Tok::Ident(t) => t,
+                    _ => return self.err("expected a name parameter"),
+                };
+                let ty = match SampledType::ALL.iter().find(|t| t.name() == ty) {
+                    Some(&t) => t,
+                    None => return self.err(format!("unknown sampled type '{ty}'")),
+                };
+                let set = num(self, get(self, "set")?)?;
+                let binding = num(self, get(self, "binding")?)?;
+                if name == "image_load" {
+                    ImageLoad { set, binding, ty }
+                } else {
+                    ImageStore { set, binding, ty }
+                }
+            }
             "texture_size" => TextureSize {
                 set: num(self, get(self, "set")?)?,
                 binding: num(self, get(self, "binding")?)?,

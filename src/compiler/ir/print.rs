@@ -200,6 +200,22 @@ impl Intrinsic {
                 },
                 vec![],
             ),
+            ImageLoad { set, binding, ty } => (
+                "image_load",
+                vec![
+                    ("type", ty.name().into()),
+                    ("set", n(set)),
+                    ("binding", n(binding)),
+                ],
+            ),
+            ImageStore { set, binding, ty } => (
+                "image_store",
+                vec![
+                    ("type", ty.name().into()),
+                    ("set", n(set)),
+                    ("binding", n(binding)),
+                ],
+            ),
             TextureSize { set, binding } => (
                 "texture_size",
                 vec![("set", n(set)), ("binding", n(binding))],

@@ -658,6 +658,14 @@ impl<'a> Validator<'a> {
                     && self.s.stage == super::Stage::Fragment,
                 "one f32 source, an f32 result, in a fragment shader only",
             ),
+            ImageLoad { .. } => (
+                nd == 1 && srcs_are(&[u32t.with_comps(2)]) && dst == Some(u32t.with_comps(4)),
+                "one source (coord: 2 x i32), a 4 x 32-bit result",
+            ),
+            ImageStore { .. } => (
+                nd == 0 && srcs_are(&[u32t.with_comps(2), u32t.with_comps(4)]),
+                "sources [coord: 2 x i32, texel: 4 x 32-bit], no result",
+            ),
             TextureSize { .. } => (
                 nd == 1 && src_tys.is_empty() && dst == Some(u32t.with_comps(2)),
                 "no sources, a 2 x 32-bit result",

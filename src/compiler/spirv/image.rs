@@ -4,9 +4,12 @@
 //! `OpImageFetch` (optional `Lod`), on 2D images and 2D arrays,
 //! single-sampled, with a 32-bit sampled type.
 //!
+//! Storage images (`OpImageRead`, `OpImageWrite`) of 2D images with a
+//! 32-bit sampled type become `Intrinsic::ImageLoad`/`ImageStore`.
+//!
 //! Images and samplers are compile-time [`Handle`]s (the set and binding of
 //! their descriptors), never run-time values. Everything else about images
-//! — storage images, gathers, depth compares, projective sampling, queries,
+//! — image atomics, gathers, depth compares, projective sampling, queries,
 //! offsets, gradients, bias, minimum LOD, sparse access, other dimensions —
 //! is a clean `Unsupported` error naming what is missing.
 
@@ -203,9 +206,8 @@ impl Translator<'_> {
                 Err(inst.unsupported("projective sampling"))
             }
             Op::ImageGather => Err(inst.unsupported("texture gathers")),
-            Op::ImageRead | Op::ImageWrite | Op::ImageTexelPointer => {
-                Err(inst.unsupported("storage images"))
-            }
+            Op::ImageRead | Op::ImageWrite => self.storage_image(inst, op),
+            Op::ImageTexelPointer => Err(inst.unsupported("image atomics (OpImageTexelPointer)")),
             Op::ImageQuerySizeLod | Op::ImageQueryLevels => self.image_query(inst, op),
             Op::ImageQuerySize
             | Op::ImageQueryLod
@@ -213,6 +215,86 @@ impl Translator<'_> {
             | Op::ImageQueryFormat
             | Op::ImageQueryOrder => Err(inst.unsupported("image queries")),
             _ => Err(inst.unsupported("sparse or other image instructions")),
+        }
+    }
+
+    /// The texel type of a storage image (`Sampled` 2) the image
+    /// intrinsics can access: 2D, not arrayed, single-sampled, a 32-bit
+    /// sampled type. Its format qualifier (`Image Format`) is not needed:
+    /// the image's descriptor carries the memory format.
+    fn storage_image_type(&self, image_ty: u32) -> Result<SampledType> {
+        let Type::Image {
+            sampled_ty,
+            dim,
+            arrayed,
+            ms,
+            sampled,
+            ..
+        } = *self.m.ty(image_ty)?
+        else {
+            return Err(self.invalid("not an image type"));
+        };
+        if sampled != 2 {
+            return Err(self.invalid("OpImageRead/OpImageWrite of a sampled image"));
+        }
+        if dim != DIM_2D {
+            return Err(self.unsupported("storage images other than 2D"));
+        }
+        if arrayed || ms {
+            return Err(self.unsupported("arrayed or multisampled storage images"));
+        }
+        match self.m.ty(sampled_ty)? {
+            Type::Float { width: 32 } => Ok(SampledType::Float),
+            Type::Int {
+                width: 32,
+                signed: true,
+            } => Ok(SampledType::Sint),
+            Type::Int {
+                width: 32,
+                signed: false,
+            } => Ok(SampledType::Uint),
+            _ => Err(self.unsupported("storage images of a sampled type other than 32 bits")),
+        }
+    }
+
+    /// `OpImageRead` (`imageLoad`) and `OpImageWrite` (`imageStore`) of a
+    /// 2D storage image with integer coordinates and a 4-component texel
+    /// of the image's sampled type: the IR's `image_load`/`image_store`.
+    /// Image operands other than the memory-model ones are `Unsupported`.
+    fn storage_image(&mut self, inst: &Inst, op: Op) -> Result<()> {
+        let read = op == Op::ImageRead;
+        let at = usize::from(read) * 2;
+        inst.need(at + if read { 2 } else { 3 })?;
+        let (h, image_ty) = self.image_of(inst.word(at)?)?;
+        let ty = self.storage_image_type(image_ty)?;
+        let (set, binding) = h
+            .image
+            .ok_or_else(|| inst.invalid("image operand has no image"))?;
+        let coord = self.tex_coord(inst.word(at + 1)?, false, 2)?;
+        let float = ty == SampledType::Float;
+        let mask_at = at + if read { 2 } else { 3 };
+        let mask = inst.operands.get(mask_at).copied().unwrap_or(0);
+        self.check_image_operands(mask, 0)?;
+        if read {
+            let (rty, id) = (inst.word(0)?, inst.word(1)?);
+            if self.m.value_type(rty) != Some(ValueType::U32.with_comps(4))
+                || self.m.is_float(rty) != float
+            {
+                return Err(
+                    inst.invalid("OpImageRead result is not a 4-vector of the image's type")
+                );
+            }
+            let kind = Intrinsic::ImageLoad { set, binding, ty };
+            let v = self.intrinsic(kind, ValueType::U32.with_comps(4), &[coord])?;
+            self.bind(id, rty, Val::Ssa(v))
+        } else {
+            let (tty, texel) = self.get_ssa(inst.word(at + 2)?)?;
+            if self.ty(texel) != ValueType::U32.with_comps(4) || self.m.is_float(tty) != float {
+                return Err(inst.unsupported(
+                    "OpImageWrite of a texel other than a 4-vector of the image's type",
+                ));
+            }
+            self.effect(Intrinsic::ImageStore { set, binding, ty }, &[coord, texel])
         }
     }
 

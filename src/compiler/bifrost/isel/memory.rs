@@ -472,6 +472,11 @@ impl Isel<'_> {
                 let d = need_dst()?;
                 self.texture(intr.kind, &args, d)?;
             }
+            Intrinsic::ImageLoad { .. } => {
+                let d = need_dst()?;
+                self.image_load(intr.kind, &args, d)?;
+            }
+            Intrinsic::ImageStore { .. } => self.image_store(intr.kind, &args)?,
             k => return Err(unsupported(format!("intrinsic {k:?}"))),
         }
         Ok(())

@@ -640,8 +640,14 @@ fn st_cvt(
     for i in 0..n {
         let w = staging_read(lane, cc, i);
         let f = f32::from_bits(w);
-        let norm = |max: f32, lo: f32| -> u32 {
-            let c = if f.is_nan() { 0.0 } else { f.clamp(lo, 1.0) };
+        // In f64, where f × (2^b − 1) is exact: f32 would round the
+        // product first and could move a value across a rounding boundary.
+        let norm = |max: f64, lo: f64| -> u32 {
+            let c = if f.is_nan() {
+                0.0
+            } else {
+                f64::from(f).clamp(lo, 1.0)
+            };
             ((c * max).round() as i32) as u32
         };
         let int = |lo: i64, hi: i64| -> u32 {

@@ -1,0 +1,119 @@
+//! Storage-image accesses (`Intrinsic::ImageLoad`, `Intrinsic::ImageStore`)
+//! as Bifrost's attribute-unit image instructions, the way Mesa selects
+//! them for v6/v7 (`bi_emit_image_load`, `bi_emit_lea_image`,
+//! `bi_emit_image_store` in `src/panfrost/compiler/bifrost_compile.c`):
+//!
+//! - the coordinates as one word x | y << 16 (Mesa's `MKVEC.v2i16` of the
+//!   low halves, here `LSHIFT_AND` + `LSHIFT_OR`) and a layer word (0: 2D
+//!   images only);
+//! - a load is `LD_ATTR_TEX` with the register format of the image's
+//!   sampled type, four components;
+//! - a store is `DTSEL_IMM.attribute_1` + `LEA_ATTR_TEX` in one tuple (the
+//!   texel's address and conversion word; the select makes it use the
+//!   primary attribute table, Mesa's `bi_lower_dtsel`), then `ST_CVT` of
+//!   the four components with that conversion word.
+//!
+//! **Convention** (the contract with `jm::image`): the image's attribute
+//! index is its binding in descriptor set 0; the dispatch's Attribute and
+//! Attribute Buffer tables hold its records there. Other sets, and
+//! bindings the immediate cannot hold, are `Unsupported`.
+
+use super::*;
+
+impl Isel<'_> {
+    /// The attribute index of the image at (`set`, `binding`).
+    fn image_index(set: u32, binding: u32) -> Result<u32, CompileError> {
+        if set != 0 {
+            return Err(unsupported(
+                "storage images outside descriptor set 0 (jm::image's tables)",
+            ));
+        }
+        if binding > 255 {
+            return Err(unsupported("storage image bindings above 255"));
+        }
+        Ok(binding)
+    }
+
+    /// x | y << 16 from a 2-component integer coordinate.
+    fn image_xy(&mut self, coord: Option<&SrcList>) -> Result<Src, CompileError> {
+        let coord = coord
+            .filter(|c| c.len() == 2)
+            .ok_or_else(|| CompileError::Malformed("image coordinate".into()))?;
+        let x = self.shift(ShiftOp::LshiftAnd, coord[0], Src::Imm(0xffff), ZERO);
+        Ok(self.shift(ShiftOp::LshiftOr, coord[1], x, Src::Imm(16)))
+    }
+
+    /// `dst` = texel (args[0]) of the image `kind` names.
+    pub(super) fn image_load(
+        &mut self,
+        kind: Intrinsic,
+        args: &[SrcList],
+        dst: crate::compiler::ir::Value,
+    ) -> Result<(), CompileError> {
+        let Intrinsic::ImageLoad { set, binding, ty } = kind else {
+            return Err(CompileError::Malformed("not an image load".into()));
+        };
+        let index = Self::image_index(set, binding)?;
+        let xy = self.image_xy(args.first())?;
+        let op = Op::LdAttrTex { ty, comps: 4 };
+        let srcs = self.legalize(op, &[xy, ZERO, Src::Imm(index)]);
+        let v = self.new_vreg(4);
+        let staging = Reg { index: v, comp: 0 };
+        self.push(Instr::new(op, Some(Dst::Reg(staging)), srcs));
+        self.define(
+            dst,
+            (0..4)
+                .map(|c| Src::Reg(Reg { index: v, comp: c }))
+                .collect::<SrcList>(),
+        );
+        Ok(())
+    }
+
+    /// Stores texel args[1] at args[0] of the image `kind` names.
+    pub(super) fn image_store(
+        &mut self,
+        kind: Intrinsic,
+        args: &[SrcList],
+    ) -> Result<(), CompileError> {
+        let Intrinsic::ImageStore { set, binding, ty } = kind else {
+            return Err(CompileError::Malformed("not an image store".into()));
+        };
+        let index = Self::image_index(set, binding)?;
+        let xy = self.image_xy(args.first())?;
+        let data = args
+            .get(1)
+            .filter(|d| d.len() == 4)
+            .ok_or_else(|| CompileError::Malformed("image texel".into()))?
+            .to_vec();
+        let xy = self.in_reg(xy);
+        // The pair must stay adjacent (`dag.rs` makes it one node): the
+        // moves that legalise LEA_ATTR_TEX's constants come before it.
+        let selected = self.new_reg();
+        let op = Op::LeaAttrTex { ty };
+        let srcs = self.legalize(op, &[Src::Reg(selected), ZERO, Src::Imm(index)]);
+        self.push(Instr::new(
+            Op::DtselAttribute1,
+            Some(Dst::Reg(selected)),
+            vec![xy],
+        ));
+        let lea = self.new_vreg(3);
+        let at = |comp| Reg { index: lea, comp };
+        self.push(Instr::new(op, Some(Dst::Reg(at(0))), srcs));
+        let v = self.new_vreg(4);
+        for (c, &d) in data.iter().enumerate() {
+            let r = Reg {
+                index: v,
+                comp: c as u8,
+            };
+            self.mov_to(r, d, c > 0);
+        }
+        let srcs = vec![
+            Src::Reg(Reg { index: v, comp: 0 }),
+            Src::Reg(at(0)),
+            Src::Reg(at(1)),
+            Src::Reg(at(2)),
+        ];
+        self.push(Instr::new(Op::StCvt { comps: 4 }, None, srcs));
+        Ok(())
+    }
+}
