@@ -2108,3 +2108,73 @@ fn storage_images_store_and_load_like_the_vulkan_rules() {
     }
     assert_eq!(compared, 2 * 4 * 2 * 128);
 }
+
+/// A storage-image access the descriptors do not cover faults the job like
+/// hardware (its exception status, never a panic; what the hardware does
+/// is undocumented, so the simulator faults rather than guess):
+/// DATA_INVALID_FAULT for a store at x = width or y = height (outside the
+/// image), a load of an image binding the tables do not have, and a texel
+/// past the record's `Size`. The same dispatch in bounds runs. (A texel
+/// past its BO is an MMU fault: `sim_graphics_chains.rs::
+/// bad_image_descriptors_fault_the_upload`.)
+#[test]
+fn bad_storage_image_accesses_fault() {
+    use bifrost_vk::jm::compute::add_compute_job;
+    use bifrost_vk::jm::image::{ImageDesc, ImageFormat as HwFormat, write_image_tables};
+    let model = SimModel::G52;
+    let shader = compile_named("vk/image_uint.comp.spv", model);
+    let run = |store: (i32, i32), images: usize, size: u64, bo: u64| {
+        let mut gpu = SimGpu::new(model);
+        let img = gpu.alloc(bo);
+        let mut queries = Vec::new();
+        for i in 0..16 {
+            let s = if i == 5 { store } else { (i, 0) };
+            for v in [s.0, s.1, 0, 0, 7, 0, 0, 0] {
+                queries.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        let qbuf = gpu.alloc(queries.len() as u64);
+        gpu.write(qbuf.va, &queries);
+        let obuf = gpu.alloc(256);
+        let words = fau_words(&shader, |b| match b {
+            (0, 3) => (qbuf.va, queries.len() as u64),
+            _ => (obuf.va, 256),
+        });
+        let code = gpu.upload(&shader);
+        let desc = ImageDesc {
+            address: img.va,
+            size,
+            width: 16,
+            height: 64,
+            layers: 1,
+            row_stride: 64,
+            layer_stride: 0,
+            layout: TexelLayout::Linear,
+            format: HwFormat::R32Uint,
+        };
+        gpu.run_chain(|chain, pool, arch| {
+            let all = [Some(desc), Some(desc)];
+            let tables = write_image_tables(pool, arch, &all[..images])?;
+            let job = ComputeJob {
+                binary: &shader,
+                code,
+                push_uniforms: &words,
+                local_size: [16, 1, 1],
+                groups: [1, 1, 1],
+                ubos: &[],
+                attributes: Some(tables),
+                push_buffer: None,
+            };
+            add_compute_job(chain, pool, arch, &job, [0, 0])?;
+            Ok(true)
+        })
+        .map(|_| ())
+        .map_err(|e| e.fault().expect("a job fault"))
+    };
+    assert_eq!(run((16, 0), 2, 4096, 4096).unwrap_err().status, 0x58);
+    assert_eq!(run((0, 64), 2, 4096, 4096).unwrap_err().status, 0x58);
+    assert_eq!(run((0, 0), 1, 4096, 4096).unwrap_err().status, 0x58);
+    // `Size` 1 KiB: row 63 (bytes 4032..4096) lies past it.
+    assert_eq!(run((15, 63), 2, 1024, 4096).unwrap_err().status, 0x58);
+    run((15, 63), 2, 4096, 4096).expect("in bounds, it runs");
+}
