@@ -1093,12 +1093,23 @@ fn storage_images_become_image_intrinsics() {
         );
         assert_eq!(Shader::parse(&text).unwrap().to_string(), text);
     }
+    // Image atomics: OpImageTexelPointer + OpAtomic* → image_atomic.
+    let s = parse("vk/image_atomic.comp.spv");
+    let text = s.to_string();
+    for want in [
+        "image_atomic set=0 binding=0 op=add",
+        "image_atomic set=0 binding=1 op=imax",
+        "image_atomic set=0 binding=2 op=cmpxchg",
+    ] {
+        assert!(text.contains(want), "{want}:\n{text}");
+    }
+    assert_eq!(Shader::parse(&text).unwrap().to_string(), text);
 }
 
 #[test]
 fn unsupported_image_features_are_clean_errors() {
     for (name, says) in [
-        ("reject/images.comp.spv", "image atomics"),
+        ("reject/images.comp.spv", "image atomics on float images"),
         ("reject/texture_gather.frag.spv", "gather"),
         ("reject/texture_shadow.frag.spv", "depth"),
         ("reject/texture_grad.frag.spv", "gradients"),

@@ -438,7 +438,7 @@ impl GraphicsPipeline {
 }
 
 /// Whether a lowered program samples, fetches or queries an image, or
-/// loads from or stores to a storage image.
+/// loads from, stores to or runs an atomic on a storage image.
 fn samples_images(s: &crate::compiler::ir::Shader) -> bool {
     use crate::compiler::ir::{Intrinsic, Op};
     let mut found = false;
@@ -451,6 +451,7 @@ fn samples_images(s: &crate::compiler::ir::Shader) -> bool {
                     | Intrinsic::TextureSize { .. }
                     | Intrinsic::ImageLoad { .. }
                     | Intrinsic::ImageStore { .. }
+                    | Intrinsic::ImageAtomic { .. }
             )
         );
     });

@@ -544,6 +544,15 @@ pub enum Intrinsic {
         binding: u32,
         ty: SampledType,
     },
+    /// A storage-image atomic (SPIR-V `OpImageTexelPointer` + `OpAtomic*`):
+    /// srcs = [coord: 2 × i32, data], or [coord, compare, new] for
+    /// `CompSwap` (the other atomics' order), on the 32-bit texel of the
+    /// 2D image at (`set`, `binding`); the old value.
+    ImageAtomic {
+        set: u32,
+        binding: u32,
+        op: AtomicOp,
+    },
     /// srcs = []: the image bound to (`set`, `binding`) as two u32: level
     /// 0's (width − 1) | (height − 1) << 16, and its number of levels
     /// (`OpImageQuerySizeLod`, `OpImageQueryLevels`).
@@ -609,6 +618,7 @@ impl Instr {
                     | Intrinsic::StoreShared
                     | Intrinsic::SharedAtomic { .. }
                     | Intrinsic::ImageStore { .. }
+                    | Intrinsic::ImageAtomic { .. }
                     | Intrinsic::Barrier
                     | Intrinsic::Discard
             ),

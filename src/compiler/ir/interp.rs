@@ -963,7 +963,7 @@ impl Exec<'_> {
                     .map_err(InterpError::Unsupported)?;
                 self.set(d, texel.map(u64::from))?;
             }
-            ImageLoad { .. } | ImageStore { .. } => {
+            ImageLoad { .. } | ImageStore { .. } | ImageAtomic { .. } => {
                 return Err(InterpError::Unsupported(
                     "storage images (no image memory in the interpreter's state)".into(),
                 ));

@@ -912,6 +912,11 @@ impl Parser {
                     ImageStore { set, binding, ty }
                 }
             }
+            "image_atomic" => ImageAtomic {
+                set: num(self, get(self, "set")?)?,
+                binding: num(self, get(self, "binding")?)?,
+                op: atomic(self, get(self, "op")?)?,
+            },
             "texture_size" => TextureSize {
                 set: num(self, get(self, "set")?)?,
                 binding: num(self, get(self, "binding")?)?,

@@ -216,6 +216,14 @@ impl Intrinsic {
                     ("binding", n(binding)),
                 ],
             ),
+            ImageAtomic { set, binding, op } => (
+                "image_atomic",
+                vec![
+                    ("set", n(set)),
+                    ("binding", n(binding)),
+                    ("op", op.name().into()),
+                ],
+            ),
             TextureSize { set, binding } => (
                 "texture_size",
                 vec![("set", n(set)), ("binding", n(binding))],

@@ -18,7 +18,7 @@ use spirv::Op;
 use crate::compiler::ir::{AluOp, Intrinsic, SampledType, Stage, TexOp, ValueType};
 
 use super::error::Result;
-use super::function::{Handle, Translator, Val};
+use super::function::{Handle, Texel, Translator, Val};
 use super::reader::Inst;
 use super::types::Type;
 
@@ -207,7 +207,7 @@ impl Translator<'_> {
             }
             Op::ImageGather => Err(inst.unsupported("texture gathers")),
             Op::ImageRead | Op::ImageWrite => self.storage_image(inst, op),
-            Op::ImageTexelPointer => Err(inst.unsupported("image atomics (OpImageTexelPointer)")),
+            Op::ImageTexelPointer => self.texel_pointer(inst),
             Op::ImageQuerySizeLod | Op::ImageQueryLevels => self.image_query(inst, op),
             Op::ImageQuerySize
             | Op::ImageQueryLod
@@ -296,6 +296,51 @@ impl Translator<'_> {
             }
             self.effect(Intrinsic::ImageStore { set, binding, ty }, &[coord, texel])
         }
+    }
+
+    /// `OpImageTexelPointer` of a 2D storage image of 32-bit integers (the
+    /// image operand is its variable): a [`Texel`] that only the atomics
+    /// take (`inst.rs`), as the IR's `image_atomic`. Float images (no core
+    /// float atomics in Vulkan 1.0) and a non-zero `Sample` are
+    /// `Unsupported`.
+    fn texel_pointer(&mut self, inst: &Inst) -> Result<()> {
+        inst.need(5)?;
+        let (ty, id) = (inst.word(0)?, inst.word(1)?);
+        let (var_ty, v) = self.get(inst.word(2)?)?;
+        let h = match &v {
+            Val::Ptr(p) if p.path.is_empty() => match &p.root {
+                super::variables::Root::Handle(h) => *h,
+                _ => return Err(inst.invalid("OpImageTexelPointer of a non-image")),
+            },
+            _ => return Err(inst.invalid("OpImageTexelPointer of a non-image")),
+        };
+        let image_ty = match self.m.ty(var_ty)? {
+            Type::Pointer { pointee, .. } => *pointee,
+            _ => return Err(inst.invalid("OpImageTexelPointer image is not a pointer")),
+        };
+        if self.storage_image_type(image_ty)? == SampledType::Float {
+            return Err(inst.unsupported("image atomics on float images"));
+        }
+        let (_, sample) = self.get_ssa(inst.word(4)?)?;
+        if self.ty(sample) != ValueType::U32 {
+            return Err(inst.invalid("OpImageTexelPointer Sample is not a 32-bit integer"));
+        }
+        if !self.is_zero_const(inst.word(4)?) {
+            return Err(inst.unsupported("image atomics with a sample index"));
+        }
+        let image = h
+            .image
+            .ok_or_else(|| inst.invalid("OpImageTexelPointer has no image"))?;
+        let coord = self.tex_coord(inst.word(3)?, false, 2)?;
+        self.bind(id, ty, Val::Texel(Texel { image, coord }))
+    }
+
+    /// Whether `id` is the integer constant 0.
+    fn is_zero_const(&self, id: u32) -> bool {
+        matches!(
+            self.m.def(id),
+            Ok(super::module::Def::Const { value, .. }) if value.as_u64() == Some(0)
+        )
     }
 
     /// `OpImageQuerySizeLod` (`textureSize`) and `OpImageQueryLevels`

@@ -8,6 +8,8 @@
 //!   images only);
 //! - a load is `LD_ATTR_TEX` with the register format of the image's
 //!   sampled type, four components;
+//! - an atomic is the same `LEA_ATTR_TEX` pair, then a global atomic on
+//!   the texel's address;
 //! - a store is `DTSEL_IMM.attribute_1` + `LEA_ATTR_TEX` in one tuple (the
 //!   texel's address and conversion word; the select makes it use the
 //!   primary attribute table, Mesa's `bi_lower_dtsel`), then `ST_CVT` of
@@ -19,6 +21,7 @@
 //! bindings the immediate cannot hold, are `Unsupported`.
 
 use super::*;
+use crate::compiler::ir::SampledType;
 
 impl Isel<'_> {
     /// The attribute index of the image at (`set`, `binding`).
@@ -85,20 +88,8 @@ impl Isel<'_> {
             .filter(|d| d.len() == 4)
             .ok_or_else(|| CompileError::Malformed("image texel".into()))?
             .to_vec();
-        let xy = self.in_reg(xy);
-        // The pair must stay adjacent (`dag.rs` makes it one node): the
-        // moves that legalise LEA_ATTR_TEX's constants come before it.
-        let selected = self.new_reg();
-        let op = Op::LeaAttrTex { ty };
-        let srcs = self.legalize(op, &[Src::Reg(selected), ZERO, Src::Imm(index)]);
-        self.push(Instr::new(
-            Op::DtselAttribute1,
-            Some(Dst::Reg(selected)),
-            vec![xy],
-        ));
-        let lea = self.new_vreg(3);
+        let lea = self.lea_attr_tex(xy, index, ty);
         let at = |comp| Reg { index: lea, comp };
-        self.push(Instr::new(op, Some(Dst::Reg(at(0))), srcs));
         let v = self.new_vreg(4);
         for (c, &d) in data.iter().enumerate() {
             let r = Reg {
@@ -115,5 +106,55 @@ impl Isel<'_> {
         ];
         self.push(Instr::new(Op::StCvt { comps: 4 }, None, srcs));
         Ok(())
+    }
+
+    /// `DTSEL_IMM.attribute_1` + `LEA_ATTR_TEX` of texel `xy` of image
+    /// `index` for registers of `ty`: the vector register of its three
+    /// results (address low, high, conversion word).
+    fn lea_attr_tex(&mut self, xy: Src, index: u32, ty: SampledType) -> u32 {
+        let xy = self.in_reg(xy);
+        // The pair must stay adjacent (`dag.rs` makes it one node): the
+        // moves that legalise LEA_ATTR_TEX's constants come before it.
+        let selected = self.new_reg();
+        let op = Op::LeaAttrTex { ty };
+        let srcs = self.legalize(op, &[Src::Reg(selected), ZERO, Src::Imm(index)]);
+        self.push(Instr::new(
+            Op::DtselAttribute1,
+            Some(Dst::Reg(selected)),
+            vec![xy],
+        ));
+        let lea = self.new_vreg(3);
+        self.push(Instr::new(
+            op,
+            Some(Dst::Reg(Reg {
+                index: lea,
+                comp: 0,
+            })),
+            srcs,
+        ));
+        lea
+    }
+
+    /// `dst` = the old value of an atomic on texel args[0] of the image
+    /// `kind` names: the texel's address from `LEA_ATTR_TEX` (its
+    /// conversion word unused), then the global atomic on it (`ATOM_C`,
+    /// `AXCHG` or `ACMPXCHG`, `isel/atomics.rs`): Mesa's v6/v7 image
+    /// atomics take `bi_emit_lea_image`'s address into
+    /// `bi_emit_atomic_i32_to`.
+    pub(super) fn image_atomic(
+        &mut self,
+        kind: Intrinsic,
+        args: &[SrcList],
+        dst: Option<crate::compiler::ir::Value>,
+    ) -> Result<(), CompileError> {
+        let Intrinsic::ImageAtomic { set, binding, op } = kind else {
+            return Err(CompileError::Malformed("not an image atomic".into()));
+        };
+        let index = Self::image_index(set, binding)?;
+        let xy = self.image_xy(args.first())?;
+        let lea = self.lea_attr_tex(xy, index, SampledType::Uint);
+        let at = |comp| Src::Reg(Reg { index: lea, comp });
+        let addr = super::atomics::AtomicAddress::Global(vec![at(0), at(1)]);
+        self.atomic(op, addr, &args[1..], 32, dst)
     }
 }

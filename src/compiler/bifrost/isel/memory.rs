@@ -477,6 +477,7 @@ impl Isel<'_> {
                 self.image_load(intr.kind, &args, d)?;
             }
             Intrinsic::ImageStore { .. } => self.image_store(intr.kind, &args)?,
+            Intrinsic::ImageAtomic { .. } => self.image_atomic(intr.kind, &args, dst)?,
             k => return Err(unsupported(format!("intrinsic {k:?}"))),
         }
         Ok(())
