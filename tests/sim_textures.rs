@@ -1935,6 +1935,7 @@ fn storage_case(
     shader: &ShaderBinary,
     format: StorageFormat,
     layout: TexelLayout,
+    layers: u32,
     seed: u64,
 ) -> usize {
     use bifrost_vk::jm::compute::add_compute_job;
@@ -1944,12 +1945,18 @@ fn storage_case(
     let mut rng = Rng(seed);
     let mut gpu = SimGpu::new(model);
     let bpp = format.bytes() as u32;
-    let (row_stride, size) = match layout {
-        TexelLayout::Linear => (bpp * w + 16, u64::from((bpp * w + 16) * h)),
+    let (row_stride, layer_size) = match layout {
+        TexelLayout::Linear => (bpp * w + 16, (bpp * w + 16) * h),
         TexelLayout::Tiled => {
             let rs = 256 * bpp * w.div_ceil(16);
-            (rs, u64::from(rs * h.div_ceil(16)))
+            (rs, rs * h.div_ceil(16))
         }
+    };
+    // Layers a padded 64 bytes apart beyond the layer's own size.
+    let layer_stride = if layers > 1 { layer_size + 64 } else { 0 };
+    let size = u64::from(layer_size + (layers - 1) * layer_stride);
+    let offset = |x: u32, y: u32, l: u32| {
+        storage_offset(x, y, row_stride, bpp, layout) + u64::from(l * layer_stride)
     };
     let dst = gpu.alloc(size);
     gpu.write(dst.va, &vec![0xee; size as usize]);
@@ -1967,14 +1974,14 @@ fn storage_case(
         size,
         width: w,
         height: h,
-        layers: 1,
+        layers,
         row_stride,
-        layer_stride: 0,
+        layer_stride,
         layout,
         format: hw,
     };
     // Distinct store positions: a shuffle of the texel indices.
-    let mut order: Vec<u32> = (0..w * h).collect();
+    let mut order: Vec<u32> = (0..w * h * layers).collect();
     for i in (1..order.len()).rev() {
         order.swap(i, (rng.next() % (i as u64 + 1)) as usize);
     }
@@ -1982,11 +1989,12 @@ fn storage_case(
     let mut stores = Vec::new();
     let mut loads = Vec::new();
     for (i, &t) in order.iter().take(N).enumerate() {
-        let (sx, sy) = (t % w, t / w);
+        let (sx, sy, sl) = (t % w, t / w % h, t / (w * h));
         let (lx, ly) = (
             (rng.next() % u64::from(w)) as u32,
             (rng.next() % u64::from(h)) as u32,
         );
+        let ll = (rng.next() % u64::from(layers)) as u32;
         let value: [u32; 4] = std::array::from_fn(|c| match format {
             // Floats in [-0.25, 1.25] (clamped ones too), every eighth
             // texel a value next to a rounding boundary k + 1/2 of the
@@ -2010,14 +2018,22 @@ fn storage_case(
             StorageFormat::Rgba8Uint => (rng.next() % 256) as u32,
             StorageFormat::Rgba32Sfloat | StorageFormat::R32Uint => rng.next() as u32,
         });
-        for v in [sx as i32, sy as i32, lx as i32, ly as i32] {
+        // The queries: ivec2 store, ivec2 load, the texel; ivec4s for arrays.
+        let coords: Vec<i32> = if layers > 1 {
+            vec![
+                sx as i32, sy as i32, sl as i32, 0, lx as i32, ly as i32, ll as i32, 0,
+            ]
+        } else {
+            vec![sx as i32, sy as i32, lx as i32, ly as i32]
+        };
+        for v in coords {
             queries.extend_from_slice(&v.to_le_bytes());
         }
         for v in value {
             queries.extend_from_slice(&v.to_le_bytes());
         }
-        stores.push(((sx, sy), value));
-        loads.push((lx, ly));
+        stores.push(((sx, sy, sl), value));
+        loads.push((lx, ly, ll));
     }
     let qbuf = gpu.alloc(queries.len() as u64);
     gpu.write(qbuf.va, &queries);
@@ -2048,8 +2064,8 @@ fn storage_case(
     .unwrap_or_else(|e| panic!("{model:?} {format:?} {layout:?}: {e}"));
     // Image 0: every byte.
     let mut want = vec![0xeeu8; size as usize];
-    for &((x, y), value) in &stores {
-        let at = storage_offset(x, y, row_stride, bpp, layout) as usize;
+    for &((x, y, l), value) in &stores {
+        let at = offset(x, y, l) as usize;
         let bytes = storage::encode(format, value);
         want[at..at + bytes.len()].copy_from_slice(&bytes);
     }
@@ -2059,15 +2075,15 @@ fn storage_case(
     }
     // The loads.
     let out = gpu.read(obuf.va, out_bytes as usize);
-    for (i, &(x, y)) in loads.iter().enumerate() {
-        let at = storage_offset(x, y, row_stride, bpp, layout) as usize;
+    for (i, &(x, y, l)) in loads.iter().enumerate() {
+        let at = offset(x, y, l) as usize;
         let want = storage::decode(format, &src_bytes[at..at + bpp as usize]);
         let got: [u32; 4] = std::array::from_fn(|c| {
             u32::from_le_bytes(out[16 * i + 4 * c..16 * i + 4 * c + 4].try_into().unwrap())
         });
         assert_eq!(
             got, want,
-            "{model:?} {format:?} {layout:?}: load {i} of ({x}, {y})"
+            "{model:?} {format:?} {layout:?}: load {i} of ({x}, {y}, {l})"
         );
     }
     stores.len() + loads.len()
@@ -2094,19 +2110,23 @@ fn storage_images_store_and_load_like_the_vulkan_rules() {
                 "vk/image_uint.comp.spv",
                 &[StorageFormat::R32Uint, StorageFormat::Rgba8Uint][..],
             ),
+            // A 2D array of 3 layers.
+            ("vk/image_array.comp.spv", &[StorageFormat::Rgba8Unorm][..]),
         ] {
+            let layers = if name.contains("array") { 3 } else { 1 };
             let shader = compile_named(name, model);
             for &format in formats {
                 for (k, layout) in [TexelLayout::Linear, TexelLayout::Tiled]
                     .into_iter()
                     .enumerate()
                 {
-                    compared += storage_case(model, &shader, format, layout, 0x5eed + k as u64);
+                    let seed = 0x5eed + k as u64;
+                    compared += storage_case(model, &shader, format, layout, layers, seed);
                 }
             }
         }
     }
-    assert_eq!(compared, 2 * 4 * 2 * 128);
+    assert_eq!(compared, 2 * 5 * 2 * 128);
 }
 
 /// A storage-image access the descriptors do not cover faults the job like

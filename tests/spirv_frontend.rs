@@ -1093,6 +1093,14 @@ fn storage_images_become_image_intrinsics() {
         );
         assert_eq!(Shader::parse(&text).unwrap().to_string(), text);
     }
+    // A 2D array: the layer is the coordinate's third component.
+    let text = parse("vk/image_array.comp.spv").to_string();
+    assert!(
+        text.contains("image_store type=float set=0 binding=0 array=1")
+            && text.contains("image_load type=float set=0 binding=1 array=1"),
+        "{text}"
+    );
+    assert_eq!(Shader::parse(&text).unwrap().to_string(), text);
     // Image atomics: OpImageTexelPointer + OpAtomic* → image_atomic.
     let s = parse("vk/image_atomic.comp.spv");
     let text = s.to_string();

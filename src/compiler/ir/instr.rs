@@ -528,7 +528,8 @@ pub enum Intrinsic {
         coarse: bool,
     },
     /// A storage-image load (SPIR-V `OpImageRead`): srcs = [coord: 2 ×
-    /// i32] of the 2D image at (`set`, `binding`); one 4 × 32-bit result,
+    /// i32, or 3 × i32 with the layer third for a 2D array (`array`)] of
+    /// the image at (`set`, `binding`); one 4 × 32-bit result,
     /// the texel converted from the image's format to `ty` (floats for
     /// `Float`, integers for `Sint`/`Uint`). The format is the
     /// descriptor's, not the shader's.
@@ -536,13 +537,16 @@ pub enum Intrinsic {
         set: u32,
         binding: u32,
         ty: SampledType,
+        array: bool,
     },
-    /// A storage-image store (SPIR-V `OpImageWrite`): srcs = [coord: 2 ×
-    /// i32, texel: 4 × 32-bit of `ty`], converted to the image's format.
+    /// A storage-image store (SPIR-V `OpImageWrite`): srcs = [coord (as
+    /// for `ImageLoad`), texel: 4 × 32-bit of `ty`], converted to the
+    /// image's format.
     ImageStore {
         set: u32,
         binding: u32,
         ty: SampledType,
+        array: bool,
     },
     /// A storage-image atomic (SPIR-V `OpImageTexelPointer` + `OpAtomic*`):
     /// srcs = [coord: 2 × i32, data], or [coord, compare, new] for

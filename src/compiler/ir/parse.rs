@@ -906,10 +906,21 @@ impl Parser {
                 };
                 let set = num(self, get(self, "set")?)?;
                 let binding = num(self, get(self, "binding")?)?;
+                let array = has_array && num(self, get(self, "array")?)? != 0;
                 if name == "image_load" {
-                    ImageLoad { set, binding, ty }
+                    ImageLoad {
+                        set,
+                        binding,
+                        ty,
+                        array,
+                    }
                 } else {
-                    ImageStore { set, binding, ty }
+                    ImageStore {
+                        set,
+                        binding,
+                        ty,
+                        array,
+                    }
                 }
             }
             "image_atomic" => ImageAtomic {

@@ -658,13 +658,15 @@ impl<'a> Validator<'a> {
                     && self.s.stage == super::Stage::Fragment,
                 "one f32 source, an f32 result, in a fragment shader only",
             ),
-            ImageLoad { .. } => (
-                nd == 1 && srcs_are(&[u32t.with_comps(2)]) && dst == Some(u32t.with_comps(4)),
-                "one source (coord: 2 x i32), a 4 x 32-bit result",
+            ImageLoad { array, .. } => (
+                nd == 1
+                    && srcs_are(&[u32t.with_comps(2 + u8::from(array))])
+                    && dst == Some(u32t.with_comps(4)),
+                "one source (coord: 2 x i32, 3 for an array), a 4 x 32-bit result",
             ),
-            ImageStore { .. } => (
-                nd == 0 && srcs_are(&[u32t.with_comps(2), u32t.with_comps(4)]),
-                "sources [coord: 2 x i32, texel: 4 x 32-bit], no result",
+            ImageStore { array, .. } => (
+                nd == 0 && srcs_are(&[u32t.with_comps(2 + u8::from(array)), u32t.with_comps(4)]),
+                "sources [coord: 2 x i32 (3 for an array), texel: 4 x 32-bit], no result",
             ),
             ImageAtomic { op, .. } => {
                 let n = if op == AtomicOp::CompSwap { 3 } else { 2 };

@@ -4,7 +4,7 @@
 //! `OpImageFetch` (optional `Lod`), on 2D images and 2D arrays,
 //! single-sampled, with a 32-bit sampled type.
 //!
-//! Storage images (`OpImageRead`, `OpImageWrite`) of 2D images with a
+//! Storage images (`OpImageRead`, `OpImageWrite`) of 2D images or 2D arrays with a
 //! 32-bit sampled type become `Intrinsic::ImageLoad`/`ImageStore`.
 //!
 //! Images and samplers are compile-time [`Handle`]s (the set and binding of
@@ -219,10 +219,10 @@ impl Translator<'_> {
     }
 
     /// The texel type of a storage image (`Sampled` 2) the image
-    /// intrinsics can access: 2D, not arrayed, single-sampled, a 32-bit
-    /// sampled type. Its format qualifier (`Image Format`) is not needed:
-    /// the image's descriptor carries the memory format.
-    fn storage_image_type(&self, image_ty: u32) -> Result<SampledType> {
+    /// intrinsics can access — 2D or 2D array (`true`), single-sampled, a
+    /// 32-bit sampled type. Its format qualifier (`Image Format`) is not
+    /// needed: the image's descriptor carries the memory format.
+    fn storage_image_type(&self, image_ty: u32) -> Result<(SampledType, bool)> {
         let Type::Image {
             sampled_ty,
             dim,
@@ -240,25 +240,28 @@ impl Translator<'_> {
         if dim != DIM_2D {
             return Err(self.unsupported("storage images other than 2D"));
         }
-        if arrayed || ms {
-            return Err(self.unsupported("arrayed or multisampled storage images"));
+        if ms {
+            return Err(self.unsupported("multisampled storage images"));
         }
-        match self.m.ty(sampled_ty)? {
-            Type::Float { width: 32 } => Ok(SampledType::Float),
+        let ty = match self.m.ty(sampled_ty)? {
+            Type::Float { width: 32 } => SampledType::Float,
             Type::Int {
                 width: 32,
                 signed: true,
-            } => Ok(SampledType::Sint),
+            } => SampledType::Sint,
             Type::Int {
                 width: 32,
                 signed: false,
-            } => Ok(SampledType::Uint),
-            _ => Err(self.unsupported("storage images of a sampled type other than 32 bits")),
-        }
+            } => SampledType::Uint,
+            _ => {
+                return Err(self.unsupported("storage images of a sampled type other than 32 bits"));
+            }
+        };
+        Ok((ty, arrayed))
     }
 
     /// `OpImageRead` (`imageLoad`) and `OpImageWrite` (`imageStore`) of a
-    /// 2D storage image with integer coordinates and a 4-component texel
+    /// 2D (or 2D-array: the layer third) storage image with integer coordinates and a 4-component texel
     /// of the image's sampled type: the IR's `image_load`/`image_store`.
     /// Image operands other than the memory-model ones are `Unsupported`.
     fn storage_image(&mut self, inst: &Inst, op: Op) -> Result<()> {
@@ -266,11 +269,11 @@ impl Translator<'_> {
         let at = usize::from(read) * 2;
         inst.need(at + if read { 2 } else { 3 })?;
         let (h, image_ty) = self.image_of(inst.word(at)?)?;
-        let ty = self.storage_image_type(image_ty)?;
+        let (ty, array) = self.storage_image_type(image_ty)?;
         let (set, binding) = h
             .image
             .ok_or_else(|| inst.invalid("image operand has no image"))?;
-        let coord = self.tex_coord(inst.word(at + 1)?, false, 2)?;
+        let coord = self.tex_coord(inst.word(at + 1)?, false, 2 + u8::from(array))?;
         let float = ty == SampledType::Float;
         let mask_at = at + if read { 2 } else { 3 };
         let mask = inst.operands.get(mask_at).copied().unwrap_or(0);
@@ -284,7 +287,12 @@ impl Translator<'_> {
                     inst.invalid("OpImageRead result is not a 4-vector of the image's type")
                 );
             }
-            let kind = Intrinsic::ImageLoad { set, binding, ty };
+            let kind = Intrinsic::ImageLoad {
+                set,
+                binding,
+                ty,
+                array,
+            };
             let v = self.intrinsic(kind, ValueType::U32.with_comps(4), &[coord])?;
             self.bind(id, rty, Val::Ssa(v))
         } else {
@@ -294,7 +302,13 @@ impl Translator<'_> {
                     "OpImageWrite of a texel other than a 4-vector of the image's type",
                 ));
             }
-            self.effect(Intrinsic::ImageStore { set, binding, ty }, &[coord, texel])
+            let kind = Intrinsic::ImageStore {
+                set,
+                binding,
+                ty,
+                array,
+            };
+            self.effect(kind, &[coord, texel])
         }
     }
 
@@ -318,8 +332,12 @@ impl Translator<'_> {
             Type::Pointer { pointee, .. } => *pointee,
             _ => return Err(inst.invalid("OpImageTexelPointer image is not a pointer")),
         };
-        if self.storage_image_type(image_ty)? == SampledType::Float {
-            return Err(inst.unsupported("image atomics on float images"));
+        match self.storage_image_type(image_ty)? {
+            (SampledType::Float, _) => {
+                return Err(inst.unsupported("image atomics on float images"));
+            }
+            (_, true) => return Err(inst.unsupported("image atomics on arrayed images")),
+            _ => {}
         }
         let (_, sample) = self.get_ssa(inst.word(4)?)?;
         if self.ty(sample) != ValueType::U32 {

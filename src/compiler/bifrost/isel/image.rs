@@ -4,8 +4,8 @@
 //! `bi_emit_image_store` in `src/panfrost/compiler/bifrost_compile.c`):
 //!
 //! - the coordinates as one word x | y << 16 (Mesa's `MKVEC.v2i16` of the
-//!   low halves, here `LSHIFT_AND` + `LSHIFT_OR`) and a layer word (0: 2D
-//!   images only);
+//!   low halves, here `LSHIFT_AND` + `LSHIFT_OR`) and a layer word (a 2D
+//!   array's layer, 0 for 2D images);
 //! - a load is `LD_ATTR_TEX` with the register format of the image's
 //!   sampled type, four components;
 //! - an atomic is the same `LEA_ATTR_TEX` pair, then a global atomic on
@@ -37,13 +37,20 @@ impl Isel<'_> {
         Ok(binding)
     }
 
-    /// x | y << 16 from a 2-component integer coordinate.
-    fn image_xy(&mut self, coord: Option<&SrcList>) -> Result<Src, CompileError> {
+    /// x | y << 16 from an integer coordinate of `comps` components (2,
+    /// or 3 for an array), and the layer word (0 for 2D images; Mesa's
+    /// `bi_emit_image_coord` passes an array's layer whole).
+    fn image_xy(
+        &mut self,
+        coord: Option<&SrcList>,
+        comps: usize,
+    ) -> Result<(Src, Src), CompileError> {
         let coord = coord
-            .filter(|c| c.len() == 2)
+            .filter(|c| c.len() == comps)
             .ok_or_else(|| CompileError::Malformed("image coordinate".into()))?;
         let x = self.shift(ShiftOp::LshiftAnd, coord[0], Src::Imm(0xffff), ZERO);
-        Ok(self.shift(ShiftOp::LshiftOr, coord[1], x, Src::Imm(16)))
+        let xy = self.shift(ShiftOp::LshiftOr, coord[1], x, Src::Imm(16));
+        Ok((xy, if comps == 3 { coord[2] } else { ZERO }))
     }
 
     /// `dst` = texel (args[0]) of the image `kind` names.
@@ -53,13 +60,19 @@ impl Isel<'_> {
         args: &[SrcList],
         dst: crate::compiler::ir::Value,
     ) -> Result<(), CompileError> {
-        let Intrinsic::ImageLoad { set, binding, ty } = kind else {
+        let Intrinsic::ImageLoad {
+            set,
+            binding,
+            ty,
+            array,
+        } = kind
+        else {
             return Err(CompileError::Malformed("not an image load".into()));
         };
         let index = Self::image_index(set, binding)?;
-        let xy = self.image_xy(args.first())?;
+        let (xy, layer) = self.image_xy(args.first(), 2 + usize::from(array))?;
         let op = Op::LdAttrTex { ty, comps: 4 };
-        let srcs = self.legalize(op, &[xy, ZERO, Src::Imm(index)]);
+        let srcs = self.legalize(op, &[xy, layer, Src::Imm(index)]);
         let v = self.new_vreg(4);
         let staging = Reg { index: v, comp: 0 };
         self.push(Instr::new(op, Some(Dst::Reg(staging)), srcs));
@@ -78,17 +91,23 @@ impl Isel<'_> {
         kind: Intrinsic,
         args: &[SrcList],
     ) -> Result<(), CompileError> {
-        let Intrinsic::ImageStore { set, binding, ty } = kind else {
+        let Intrinsic::ImageStore {
+            set,
+            binding,
+            ty,
+            array,
+        } = kind
+        else {
             return Err(CompileError::Malformed("not an image store".into()));
         };
         let index = Self::image_index(set, binding)?;
-        let xy = self.image_xy(args.first())?;
+        let (xy, layer) = self.image_xy(args.first(), 2 + usize::from(array))?;
         let data = args
             .get(1)
             .filter(|d| d.len() == 4)
             .ok_or_else(|| CompileError::Malformed("image texel".into()))?
             .to_vec();
-        let lea = self.lea_attr_tex(xy, index, ty);
+        let lea = self.lea_attr_tex(xy, layer, index, ty);
         let at = |comp| Reg { index: lea, comp };
         let v = self.new_vreg(4);
         for (c, &d) in data.iter().enumerate() {
@@ -111,13 +130,13 @@ impl Isel<'_> {
     /// `DTSEL_IMM.attribute_1` + `LEA_ATTR_TEX` of texel `xy` of image
     /// `index` for registers of `ty`: the vector register of its three
     /// results (address low, high, conversion word).
-    fn lea_attr_tex(&mut self, xy: Src, index: u32, ty: SampledType) -> u32 {
+    fn lea_attr_tex(&mut self, xy: Src, layer: Src, index: u32, ty: SampledType) -> u32 {
         let xy = self.in_reg(xy);
         // The pair must stay adjacent (`dag.rs` makes it one node): the
         // moves that legalise LEA_ATTR_TEX's constants come before it.
         let selected = self.new_reg();
         let op = Op::LeaAttrTex { ty };
-        let srcs = self.legalize(op, &[Src::Reg(selected), ZERO, Src::Imm(index)]);
+        let srcs = self.legalize(op, &[Src::Reg(selected), layer, Src::Imm(index)]);
         self.push(Instr::new(
             Op::DtselAttribute1,
             Some(Dst::Reg(selected)),
@@ -151,8 +170,8 @@ impl Isel<'_> {
             return Err(CompileError::Malformed("not an image atomic".into()));
         };
         let index = Self::image_index(set, binding)?;
-        let xy = self.image_xy(args.first())?;
-        let lea = self.lea_attr_tex(xy, index, SampledType::Uint);
+        let (xy, layer) = self.image_xy(args.first(), 2)?;
+        let lea = self.lea_attr_tex(xy, layer, index, SampledType::Uint);
         let at = |comp| Src::Reg(Reg { index: lea, comp });
         let addr = super::atomics::AtomicAddress::Global(vec![at(0), at(1)]);
         self.atomic(op, addr, &args[1..], 32, dst)
