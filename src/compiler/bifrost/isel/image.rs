@@ -15,8 +15,8 @@
 //!   primary attribute table, Mesa's `bi_lower_dtsel`), then `ST_CVT` of
 //!   the four components with that conversion word.
 //!
-//! **Convention** (the contract with `jm::image`): the image's attribute
-//! index is its binding in descriptor set 0; the dispatch's Attribute and
+//! **Convention** (the contract with `jm::image`), compute shaders only:
+//! the image's attribute index is its binding in descriptor set 0; the dispatch's Attribute and
 //! Attribute Buffer tables hold its records there. Other sets, and
 //! bindings the immediate cannot hold, are `Unsupported`.
 
@@ -24,8 +24,14 @@ use super::*;
 use crate::compiler::ir::SampledType;
 
 impl Isel<'_> {
-    /// The attribute index of the image at (`set`, `binding`).
-    fn image_index(set: u32, binding: u32) -> Result<u32, CompileError> {
+    /// The attribute index of the image at (`set`, `binding`). Compute
+    /// shaders only: a vertex job's attribute table also holds the vertex
+    /// inputs (Mesa puts images after them, `bi_emit_image_index`) and no
+    /// emitter of ours writes image tables for draws yet.
+    fn image_index(&self, set: u32, binding: u32) -> Result<u32, CompileError> {
+        if self.s.stage != Stage::Compute {
+            return Err(unsupported("storage images outside compute shaders"));
+        }
         if set != 0 {
             return Err(unsupported(
                 "storage images outside descriptor set 0 (jm::image's tables)",
@@ -69,7 +75,7 @@ impl Isel<'_> {
         else {
             return Err(CompileError::Malformed("not an image load".into()));
         };
-        let index = Self::image_index(set, binding)?;
+        let index = self.image_index(set, binding)?;
         let (xy, layer) = self.image_xy(args.first(), 2 + usize::from(array))?;
         let op = Op::LdAttrTex { ty, comps: 4 };
         let srcs = self.legalize(op, &[xy, layer, Src::Imm(index)]);
@@ -100,7 +106,7 @@ impl Isel<'_> {
         else {
             return Err(CompileError::Malformed("not an image store".into()));
         };
-        let index = Self::image_index(set, binding)?;
+        let index = self.image_index(set, binding)?;
         let (xy, layer) = self.image_xy(args.first(), 2 + usize::from(array))?;
         let data = args
             .get(1)
@@ -169,7 +175,7 @@ impl Isel<'_> {
         let Intrinsic::ImageAtomic { set, binding, op } = kind else {
             return Err(CompileError::Malformed("not an image atomic".into()));
         };
-        let index = Self::image_index(set, binding)?;
+        let index = self.image_index(set, binding)?;
         let (xy, layer) = self.image_xy(args.first(), 2)?;
         let lea = self.lea_attr_tex(xy, layer, index, SampledType::Uint);
         let at = |comp| Src::Reg(Reg { index: lea, comp });
