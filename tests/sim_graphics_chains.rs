@@ -421,15 +421,17 @@ fn random_triangles_match_the_reference_rasterizer() {
 
 #[test]
 fn gfx_blend_textured() {
-    // The texture upload (README §2.3) is PanVk's buffer-to-image copy
-    // shader, which uses image stores (DTSEL_IMM + LEA_ATTR_TEX) the
-    // simulator does not run yet; the test stands in for it: the upload
-    // snapshot's staging texels (1 KiB, row-major at 0xf7ff6000) are
-    // written into the texture BO (0xf7fc1000, one 16x16 Tiled
-    // U-Interleaved tile, row stride 1024) by the CPU. Everything else —
-    // the descriptor-copy compute job, the IDVS job, VAR_TEX with the
+    // The texture upload runs first, as PanVk submitted it (README §2.3):
+    // its descriptor-copy COMPUTE job writes the image's Attribute and 3D
+    // Attribute Buffer records, then PanVk's buffer-to-image copy shader
+    // (DTSEL_IMM + LEA_ATTR_TEX + ST_CVT, 16x16 threads) stores the staging
+    // texels (1 KiB, row-major at 0xf7ff6000) into the texture BO
+    // (0xf7fc1000, one 16x16 Tiled U-Interleaved tile). Its snapshot is a
+    // separate SUBMIT with its own memory, so the resulting texture block is
+    // copied into the draw's memory at the same VA, as the README says.
+    // Then the descriptor-copy compute job, the IDVS job, VAR_TEX with the
     // copied texture and sampler descriptors, bilinear filtering with
-    // CLAMP_TO_EDGE, the fixed-function blend — runs on the simulated GPU.
+    // CLAMP_TO_EDGE and the fixed-function blend run on the simulated GPU.
     let (Some(upload), Some((mut gpu, vtc, frag)), Some(want)) = (
         snapshot("gfx_blend_textured_upload.vtc"),
         load(SimModel::G52, "gfx_blend_textured"),
@@ -437,22 +439,101 @@ fn gfx_blend_textured() {
     ) else {
         return skip("gfx_blend_textured");
     };
-    let staging = upload
-        .blocks
-        .iter()
-        .find(|b| b.gpu_va == 0xf7ff_6000)
-        .expect("staging block");
+    let texture = upload_texture(&upload);
     for j in 0..16u32 {
         for i in 0..16u32 {
-            let src = ((j * 16 + i) * 4) as usize;
-            let texel = &staging.bytes[src..src + 4];
-            assert_eq!(texel, [17 * i as u8, 17 * j as u8, 255 - 17 * i as u8, 128]);
-            gpu.write(0xf7fc_1000 + u_interleaved_offset(i, j, 1024, 4), texel);
+            let o = u_interleaved_offset(i, j, 1024, 4) as usize;
+            assert_eq!(
+                texture[o..o + 4],
+                [17 * i as u8, 17 * j as u8, 255 - 17 * i as u8, 128],
+                "texel ({i}, {j}) after the upload chain"
+            );
         }
     }
+    gpu.write(0xf7fc_1000, &texture);
     run(&mut gpu, vtc, frag);
     let got = read_rgba8(&gpu, 0xf7f6_4000);
     assert_image(&got, &want, |_, _| true);
+}
+
+/// Runs PanVk's upload chain (`gfx_blend_textured_upload.vtc`) on a fresh
+/// simulated G52 and returns the texture BO's 4 KiB (0xf7fc1000) after it.
+/// The BO starts as 0xee canaries so that a texel the chain does not
+/// write cannot pass for a written one.
+fn upload_texture(upload: &Snapshot) -> Vec<u8> {
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let jc = gpu.load_snapshot(upload).expect("upload snapshot maps");
+    gpu.write(0xf7fc_1000, &[0xee; 4096]);
+    let run = gpu.submit(jc).expect("upload chain runs");
+    assert_eq!(run.counters.hazards, 0, "reads before scoreboard waits");
+    gpu.read(0xf7fc_1000, 4096)
+}
+
+/// PanVk's image descriptor for the upload (the Attribute Buffer pair the
+/// descriptor-copy job copies into the copy job's tables): its VA in the
+/// upload snapshot, found by its first word (type 3D Interleaved, pointer
+/// 0xf7fc1000).
+fn image_descriptor(upload: &Snapshot) -> u64 {
+    let word = 0xf7fc_1006u32.to_le_bytes();
+    upload
+        .blocks
+        .iter()
+        .find_map(|b| {
+            (0..b.bytes.len() / 16)
+                .find(|&i| b.bytes[16 * i..16 * i + 4] == word)
+                .map(|i| b.gpu_va + 16 * i as u64)
+        })
+        .expect("the image's attribute buffer record")
+}
+
+/// Bad image descriptors fault the copy job like hardware (its exception
+/// status, never a panic), and the same chain runs once they are restored:
+/// a 1D buffer type, a Size too small for the texels, an S dimension
+/// smaller than the grid (texels outside the image: undocumented on
+/// hardware, a fault here), and a pointer 64 bytes before the end of the
+/// texture BO (the stores leave the BO: a write fault at the first
+/// unmapped byte's page).
+#[test]
+fn bad_image_descriptors_fault_the_upload() {
+    let Some(upload) = snapshot("gfx_blend_textured_upload.vtc") else {
+        return skip("gfx_blend_textured_upload");
+    };
+    let desc = image_descriptor(&upload);
+    let try_with = |offset: u64, bytes: &[u8]| {
+        let mut gpu = SimGpu::new(SimModel::G52);
+        let jc = gpu.load_snapshot(&upload).expect("upload snapshot maps");
+        gpu.write(desc + offset, bytes);
+        gpu.submit(jc).map(|_| ())
+    };
+    let status = |r: Result<(), bifrost_vk::testing::RunError>| r.unwrap_err().fault().unwrap();
+    // Type 1D (word 0 bits 0..5).
+    assert_eq!(
+        status(try_with(0, &0xf7fc_1001u32.to_le_bytes())).status,
+        0x58
+    );
+    // Size (word 3) of 512 bytes: the texels of rows 8..15 lie past it.
+    assert_eq!(status(try_with(12, &512u32.to_le_bytes())).status, 0x58);
+    // S dimension 8 (continuation word 0 bits 16..31, minus one).
+    let cont = u32::from_le_bytes(upload_bytes(&upload, desc + 16, 4).try_into().unwrap());
+    let narrow = (cont & 0xffff) | (7 << 16);
+    assert_eq!(status(try_with(16, &narrow.to_le_bytes())).status, 0x58);
+    // Pointer 64 bytes before the end of the 4 KiB texture BO.
+    let f = status(try_with(0, &(0xf7fc_1fc0u32 | 6).to_le_bytes()));
+    assert_eq!(f.status, 0x43, "write fault");
+    assert!(f.fault_va >= 0xf7fc_2000, "{:#x}", f.fault_va);
+    // Unchanged, it runs.
+    try_with(0, &0xf7fc_1006u32.to_le_bytes()).expect("the upload runs");
+}
+
+/// `len` bytes of the snapshot's memory at `va`.
+fn upload_bytes(snap: &Snapshot, va: u64, len: usize) -> Vec<u8> {
+    let b = snap
+        .blocks
+        .iter()
+        .find(|b| b.gpu_va <= va && va + len as u64 <= b.gpu_va + b.bytes.len() as u64)
+        .expect("a block holds it");
+    let at = (va - b.gpu_va) as usize;
+    b.bytes[at..at + len].to_vec()
 }
 
 /// PanVk's triangle fragment shader rewritten to load its varying with an

@@ -33,6 +33,7 @@ use bifrost_vk::jm::texture::{
 };
 use bifrost_vk::jm::{AttributeTables, ComputeJob, GpuPool, JmResult, JobChain};
 use bifrost_vk::kmod::sim::SimModel;
+use bifrost_vk::testing::sampler::storage::{self, StorageFormat};
 use bifrost_vk::testing::sampler::{
     AddressMode, Bindings, BorderColor, Image, ImageFormat, Sampler,
 };
@@ -1905,4 +1906,452 @@ fn mipmapped_float_textures_match_the_reference_sampler() {
     }
     eprintln!("{compared} components of mipmapped RGBA16F/RGBA32F compared");
     assert_eq!(compared, 2 * 2 * 4 * 4 * 32 * 12);
+}
+
+/// The byte offset of texel (x, y) of a storage image with `bpp` bytes per
+/// texel: row-major `row_stride` apart (Linear), or the u-interleaved
+/// order of [`tiled_offset`] inside 16×16 tiles, `row_stride` bytes per
+/// row of tiles (Tiled).
+fn storage_offset(x: u32, y: u32, row_stride: u32, bpp: u32, layout: TexelLayout) -> u64 {
+    match layout {
+        TexelLayout::Linear => u64::from(y * row_stride + x * bpp),
+        TexelLayout::Tiled => {
+            let within = (tiled_offset(x % 16, y % 16, 0)) / 4;
+            u64::from(y / 16) * u64::from(row_stride)
+                + (u64::from(x / 16) * 256 + within) * u64::from(bpp)
+        }
+    }
+}
+
+/// One storage-image case: `shader` (its images at bindings 0 and 1, the
+/// queries at 3, the results at 4) on `model`, both images `w`×`h` of
+/// `format` in `layout`. Each of 64 invocations stores a random texel at a
+/// distinct random position of image 0 (all 0xee canaries first) and
+/// loads a random texel of image 1 (random bytes). Checks every byte of
+/// image 0 — stored texels as `testing::sampler::storage::encode` says,
+/// the rest still canaries — and every loaded texel as `decode` says;
+/// returns the number of texels compared.
+fn storage_case(
+    model: SimModel,
+    shader: &ShaderBinary,
+    format: StorageFormat,
+    layout: TexelLayout,
+    layers: u32,
+    seed: u64,
+) -> usize {
+    use bifrost_vk::jm::compute::add_compute_job;
+    use bifrost_vk::jm::image::{ImageDesc, ImageFormat as HwFormat, write_image_tables};
+    const N: usize = 64;
+    let (w, h) = (13u32, 7u32);
+    let mut rng = Rng(seed);
+    let mut gpu = SimGpu::new(model);
+    let bpp = format.bytes() as u32;
+    let (row_stride, layer_size) = match layout {
+        TexelLayout::Linear => (bpp * w + 16, (bpp * w + 16) * h),
+        TexelLayout::Tiled => {
+            let rs = 256 * bpp * w.div_ceil(16);
+            (rs, rs * h.div_ceil(16))
+        }
+    };
+    // Layers a padded 64 bytes apart beyond the layer's own size.
+    let layer_stride = if layers > 1 { layer_size + 64 } else { 0 };
+    let size = u64::from(layer_size + (layers - 1) * layer_stride);
+    let offset = |x: u32, y: u32, l: u32| {
+        storage_offset(x, y, row_stride, bpp, layout) + u64::from(l * layer_stride)
+    };
+    let dst = gpu.alloc(size);
+    gpu.write(dst.va, &vec![0xee; size as usize]);
+    let src = gpu.alloc(size);
+    let src_bytes: Vec<u8> = (0..size).map(|_| rng.next() as u8).collect();
+    gpu.write(src.va, &src_bytes);
+    let hw = match format {
+        StorageFormat::Rgba8Unorm => HwFormat::Rgba8Unorm,
+        StorageFormat::Rgba8Uint => HwFormat::Rgba8Uint,
+        StorageFormat::Rgba32Sfloat => HwFormat::Rgba32Sfloat,
+        StorageFormat::R32Uint => HwFormat::R32Uint,
+    };
+    let desc = |va: u64| ImageDesc {
+        address: va,
+        size,
+        width: w,
+        height: h,
+        layers,
+        row_stride,
+        layer_stride,
+        layout,
+        format: hw,
+    };
+    // Distinct store positions: a shuffle of the texel indices.
+    let mut order: Vec<u32> = (0..w * h * layers).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+    }
+    let mut queries = Vec::new();
+    let mut stores = Vec::new();
+    let mut loads = Vec::new();
+    for (i, &t) in order.iter().take(N).enumerate() {
+        let (sx, sy, sl) = (t % w, t / w % h, t / (w * h));
+        let (lx, ly) = (
+            (rng.next() % u64::from(w)) as u32,
+            (rng.next() % u64::from(h)) as u32,
+        );
+        let ll = (rng.next() % u64::from(layers)) as u32;
+        let value: [u32; 4] = std::array::from_fn(|c| match format {
+            // Floats in [-0.25, 1.25] (clamped ones too), every eighth
+            // texel a value next to a rounding boundary k + 1/2 of the
+            // 8-bit code, every ninth NaN in one component.
+            StorageFormat::Rgba8Unorm => {
+                if i % 9 == 0 && c == 1 {
+                    f32::NAN.to_bits()
+                } else if i % 8 == 0 {
+                    let k = (rng.next() % 255) as f32 + 0.5;
+                    let f = k / 255.0;
+                    [
+                        f,
+                        f32::from_bits(f.to_bits() + 1),
+                        f32::from_bits(f.to_bits() - 1),
+                    ][c % 3]
+                        .to_bits()
+                } else {
+                    (rng.unit() * 1.5 - 0.25).to_bits()
+                }
+            }
+            StorageFormat::Rgba8Uint => (rng.next() % 256) as u32,
+            StorageFormat::Rgba32Sfloat | StorageFormat::R32Uint => rng.next() as u32,
+        });
+        // The queries: ivec2 store, ivec2 load, the texel; ivec4s for arrays.
+        let coords: Vec<i32> = if layers > 1 {
+            vec![
+                sx as i32, sy as i32, sl as i32, 0, lx as i32, ly as i32, ll as i32, 0,
+            ]
+        } else {
+            vec![sx as i32, sy as i32, lx as i32, ly as i32]
+        };
+        for v in coords {
+            queries.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in value {
+            queries.extend_from_slice(&v.to_le_bytes());
+        }
+        stores.push(((sx, sy, sl), value));
+        loads.push((lx, ly, ll));
+    }
+    let qbuf = gpu.alloc(queries.len() as u64);
+    gpu.write(qbuf.va, &queries);
+    let out_bytes = 16 * N as u64;
+    let obuf = gpu.alloc(out_bytes);
+    gpu.write(obuf.va, &vec![0xee; out_bytes as usize]);
+    let words = fau_words(shader, |b| match b {
+        (0, 3) => (qbuf.va, queries.len() as u64),
+        (0, 4) => (obuf.va, out_bytes),
+        _ => panic!("unexpected binding {b:?}"),
+    });
+    let code = gpu.upload(shader);
+    gpu.run_chain(|chain, pool, arch| {
+        let tables = write_image_tables(pool, arch, &[Some(desc(dst.va)), Some(desc(src.va))])?;
+        let job = ComputeJob {
+            binary: shader,
+            code,
+            push_uniforms: &words,
+            local_size: [16, 1, 1],
+            groups: [N as u32 / 16, 1, 1],
+            ubos: &[],
+            attributes: Some(tables),
+            push_buffer: None,
+        };
+        add_compute_job(chain, pool, arch, &job, [0, 0])?;
+        Ok(true)
+    })
+    .unwrap_or_else(|e| panic!("{model:?} {format:?} {layout:?}: {e}"));
+    // Image 0: every byte.
+    let mut want = vec![0xeeu8; size as usize];
+    for &((x, y, l), value) in &stores {
+        let at = offset(x, y, l) as usize;
+        let bytes = storage::encode(format, value);
+        want[at..at + bytes.len()].copy_from_slice(&bytes);
+    }
+    let got = gpu.read(dst.va, size as usize);
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "{model:?} {format:?} {layout:?}: image byte {i}");
+    }
+    // The loads.
+    let out = gpu.read(obuf.va, out_bytes as usize);
+    for (i, &(x, y, l)) in loads.iter().enumerate() {
+        let at = offset(x, y, l) as usize;
+        let want = storage::decode(format, &src_bytes[at..at + bpp as usize]);
+        let got: [u32; 4] = std::array::from_fn(|c| {
+            u32::from_le_bytes(out[16 * i + 4 * c..16 * i + 4 * c + 4].try_into().unwrap())
+        });
+        assert_eq!(
+            got, want,
+            "{model:?} {format:?} {layout:?}: load {i} of ({x}, {y}, {l})"
+        );
+    }
+    stores.len() + loads.len()
+}
+
+/// Storage images (`imageStore`/`imageLoad`, SPIR-V `OpImageWrite`/
+/// `OpImageRead`) compiled by our backend (`DTSEL_IMM` + `LEA_ATTR_TEX` +
+/// `ST_CVT`; `LD_ATTR_TEX`) with `jm::image`'s attribute tables, on the
+/// G52 and a v6 G72, RGBA8 UNORM (`image_float.comp`), RGBA32F
+/// (`image_float32.comp`), R32UI and RGBA8UI (`image_uint.comp`), Linear
+/// and Tiled: every byte of the stored image and every loaded texel as the
+/// Vulkan conversion rules give (`testing::sampler::storage`).
+#[test]
+fn storage_images_store_and_load_like_the_vulkan_rules() {
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        for (name, formats) in [
+            ("vk/image_float.comp.spv", &[StorageFormat::Rgba8Unorm][..]),
+            (
+                "vk/image_float32.comp.spv",
+                &[StorageFormat::Rgba32Sfloat][..],
+            ),
+            (
+                "vk/image_uint.comp.spv",
+                &[StorageFormat::R32Uint, StorageFormat::Rgba8Uint][..],
+            ),
+            // A 2D array of 3 layers.
+            ("vk/image_array.comp.spv", &[StorageFormat::Rgba8Unorm][..]),
+        ] {
+            let layers = if name.contains("array") { 3 } else { 1 };
+            let shader = compile_named(name, model);
+            for &format in formats {
+                for (k, layout) in [TexelLayout::Linear, TexelLayout::Tiled]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let seed = 0x5eed + k as u64;
+                    compared += storage_case(model, &shader, format, layout, layers, seed);
+                }
+            }
+        }
+    }
+    assert_eq!(compared, 2 * 5 * 2 * 128);
+}
+
+/// A storage-image access the descriptors do not cover faults the job like
+/// hardware (its exception status, never a panic; what the hardware does
+/// is undocumented, so the simulator faults rather than guess):
+/// DATA_INVALID_FAULT for a store at x = width or y = height (outside the
+/// image), a load of an image binding the tables do not have, and a texel
+/// past the record's `Size`. The same dispatch in bounds runs. (A texel
+/// past its BO is an MMU fault: `sim_graphics_chains.rs::
+/// bad_image_descriptors_fault_the_upload`.)
+#[test]
+fn bad_storage_image_accesses_fault() {
+    use bifrost_vk::jm::compute::add_compute_job;
+    use bifrost_vk::jm::image::{ImageDesc, ImageFormat as HwFormat, write_image_tables};
+    let model = SimModel::G52;
+    let shader = compile_named("vk/image_uint.comp.spv", model);
+    let run = |store: (i32, i32), images: usize, size: u64, bo: u64| {
+        let mut gpu = SimGpu::new(model);
+        let img = gpu.alloc(bo);
+        let mut queries = Vec::new();
+        for i in 0..16 {
+            let s = if i == 5 { store } else { (i, 0) };
+            for v in [s.0, s.1, 0, 0, 7, 0, 0, 0] {
+                queries.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        let qbuf = gpu.alloc(queries.len() as u64);
+        gpu.write(qbuf.va, &queries);
+        let obuf = gpu.alloc(256);
+        let words = fau_words(&shader, |b| match b {
+            (0, 3) => (qbuf.va, queries.len() as u64),
+            _ => (obuf.va, 256),
+        });
+        let code = gpu.upload(&shader);
+        let desc = ImageDesc {
+            address: img.va,
+            size,
+            width: 16,
+            height: 64,
+            layers: 1,
+            row_stride: 64,
+            layer_stride: 0,
+            layout: TexelLayout::Linear,
+            format: HwFormat::R32Uint,
+        };
+        gpu.run_chain(|chain, pool, arch| {
+            let all = [Some(desc), Some(desc)];
+            let tables = write_image_tables(pool, arch, &all[..images])?;
+            let job = ComputeJob {
+                binary: &shader,
+                code,
+                push_uniforms: &words,
+                local_size: [16, 1, 1],
+                groups: [1, 1, 1],
+                ubos: &[],
+                attributes: Some(tables),
+                push_buffer: None,
+            };
+            add_compute_job(chain, pool, arch, &job, [0, 0])?;
+            Ok(true)
+        })
+        .map(|_| ())
+        .map_err(|e| e.fault().expect("a job fault"))
+    };
+    assert_eq!(run((16, 0), 2, 4096, 4096).unwrap_err().status, 0x58);
+    assert_eq!(run((0, 64), 2, 4096, 4096).unwrap_err().status, 0x58);
+    assert_eq!(run((0, 0), 1, 4096, 4096).unwrap_err().status, 0x58);
+    // `Size` 1 KiB: row 63 (bytes 4032..4096) lies past it.
+    assert_eq!(run((15, 63), 2, 1024, 4096).unwrap_err().status, 0x58);
+    run((15, 63), 2, 4096, 4096).expect("in bounds, it runs");
+}
+
+/// Image atomics (`imageAtomicAdd`, `imageAtomicMax` on a signed image,
+/// `imageAtomicCompSwap`; SPIR-V `OpImageTexelPointer` + `OpAtomic*`),
+/// compiled as `DTSEL_IMM` + `LEA_ATTR_TEX` then a global atomic on the
+/// texel's address, over 4×2-texel R32UI/R32I images (Linear and Tiled, G52
+/// and a v6 G72), 64 invocations, 8 per texel. The hardware defines no
+/// order between invocations, so the test checks what every order gives:
+/// each texel's sum is its initial value plus its invocations' addends and
+/// the returned old values, sorted, step by exactly those addends; each
+/// maximum is the largest of the initial value and the operands, every
+/// returned old value one of them and not above it; exactly one invocation
+/// per texel finds the compare-swap image at 0 and the texel holds its
+/// value, every other invocation returns that value.
+#[test]
+fn image_atomics_match_every_order() {
+    use bifrost_vk::jm::compute::add_compute_job;
+    use bifrost_vk::jm::image::{ImageDesc, ImageFormat as HwFormat, write_image_tables};
+    const N: usize = 64;
+    let mut checked = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let shader = compile_named("vk/image_atomic.comp.spv", model);
+        for layout in [TexelLayout::Linear, TexelLayout::Tiled] {
+            let mut rng = Rng(0xa70 + checked as u64);
+            let mut gpu = SimGpu::new(model);
+            let (w, h) = (4u32, 2u32);
+            let (row_stride, size) = match layout {
+                TexelLayout::Linear => (16, 32u64),
+                TexelLayout::Tiled => (1024, 1024u64),
+            };
+            let init: [Vec<u32>; 3] = [
+                (0..8).map(|_| rng.next() as u32 % 1000).collect(),
+                (0..8)
+                    .map(|_| (rng.next() % 2000) as u32 as i32 as u32)
+                    .map(|v| v.wrapping_sub(1000))
+                    .collect(),
+                vec![0; 8],
+            ];
+            let images: Vec<Buffer> = (0..3).map(|_| gpu.alloc(size)).collect();
+            for (img, vals) in images.iter().zip(&init) {
+                gpu.write(img.va, &vec![0xee; size as usize]);
+                for t in 0..8u32 {
+                    let at = storage_offset(t % w, t / w, row_stride, 4, layout);
+                    gpu.write(img.va + at, &vals[t as usize].to_le_bytes());
+                }
+            }
+            let mut queries = Vec::new();
+            let mut q = Vec::new();
+            for i in 0..N {
+                let t = (i % 8) as u32;
+                let add = 1 + rng.next() as u32 % 100;
+                let value = (rng.next() as u32 % 4000) as i32 - 2000;
+                for v in [(t % w) as i32, (t / w) as i32, add as i32, value] {
+                    queries.extend_from_slice(&v.to_le_bytes());
+                }
+                q.push((t, add, value));
+            }
+            let qbuf = gpu.alloc(queries.len() as u64);
+            gpu.write(qbuf.va, &queries);
+            let obuf = gpu.alloc(16 * N as u64);
+            let words = fau_words(&shader, |b| match b {
+                (0, 3) => (qbuf.va, queries.len() as u64),
+                (0, 4) => (obuf.va, 16 * N as u64),
+                _ => panic!("unexpected binding {b:?}"),
+            });
+            let code = gpu.upload(&shader);
+            let desc = |va: u64, format| {
+                Some(ImageDesc {
+                    address: va,
+                    size,
+                    width: w,
+                    height: h,
+                    layers: 1,
+                    row_stride,
+                    layer_stride: 0,
+                    layout,
+                    format,
+                })
+            };
+            let tables = [
+                desc(images[0].va, HwFormat::R32Uint),
+                desc(images[1].va, HwFormat::R32Sint),
+                desc(images[2].va, HwFormat::R32Uint),
+            ];
+            gpu.run_chain(|chain, pool, arch| {
+                let tables = write_image_tables(pool, arch, &tables)?;
+                let job = ComputeJob {
+                    binary: &shader,
+                    code,
+                    push_uniforms: &words,
+                    local_size: [16, 1, 1],
+                    groups: [N as u32 / 16, 1, 1],
+                    ubos: &[],
+                    attributes: Some(tables),
+                    push_buffer: None,
+                };
+                add_compute_job(chain, pool, arch, &job, [0, 0])?;
+                Ok(true)
+            })
+            .unwrap_or_else(|e| panic!("{model:?} {layout:?}: {e}"));
+            let out = gpu.read(obuf.va, 16 * N);
+            let old = |i: usize, c: usize| {
+                u32::from_le_bytes(out[16 * i + 4 * c..16 * i + 4 * c + 4].try_into().unwrap())
+            };
+            let at = |t: u32| storage_offset(t % w, t / w, row_stride, 4, layout);
+            let texel = |img: usize, t: u32| {
+                u32::from_le_bytes(gpu.read(images[img].va + at(t), 4).try_into().unwrap())
+            };
+            for t in 0..8u32 {
+                let mine: Vec<usize> = (0..N).filter(|&i| q[i].0 == t).collect();
+                // Sums: the returned olds, sorted, step by the addends.
+                let mut steps: Vec<(u32, u32)> =
+                    mine.iter().map(|&i| (old(i, 0), q[i].1)).collect();
+                steps.sort();
+                let mut expect = init[0][t as usize];
+                for &(o, add) in &steps {
+                    assert_eq!(o, expect, "{model:?} {layout:?}: sum chain of texel {t}");
+                    expect += add;
+                }
+                assert_eq!(
+                    texel(0, t),
+                    expect,
+                    "{model:?} {layout:?}: sum of texel {t}"
+                );
+                // Maxima.
+                let m0 = init[1][t as usize] as i32;
+                let max = mine.iter().map(|&i| q[i].2).fold(m0, i32::max);
+                assert_eq!(
+                    texel(1, t) as i32,
+                    max,
+                    "{model:?} {layout:?}: max of texel {t}"
+                );
+                for &i in &mine {
+                    let o = old(i, 1) as i32;
+                    assert!(o <= max && (o == m0 || mine.iter().any(|&j| q[j].2 == o)));
+                }
+                // Compare-swap: one winner.
+                let winners: Vec<usize> =
+                    mine.iter().copied().filter(|&i| old(i, 2) == 0).collect();
+                assert_eq!(winners.len(), 1, "{model:?} {layout:?}: texel {t}");
+                let won = winners[0] as u32 + 1;
+                assert_eq!(texel(2, t), won);
+                assert!(mine.iter().all(|&i| i == winners[0] || old(i, 2) == won));
+                checked += 1;
+            }
+            // Nothing outside the texels was touched.
+            for img in &images {
+                let bytes = gpu.read(img.va, size as usize);
+                for (k, b) in bytes.iter().enumerate() {
+                    let inside = (0..8).any(|t| (at(t)..at(t) + 4).contains(&(k as u64)));
+                    assert!(inside || *b == 0xee, "{model:?} {layout:?}: byte {k}");
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 2 * 2 * 8);
 }

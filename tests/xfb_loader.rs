@@ -778,46 +778,54 @@ fn bad_shaders_are_errors() {
 /// a layout with them cannot be made.
 #[test]
 fn shaders_sampling_images_are_refused() {
-    const SPV: &[u8] = include_bytes!("shaders/texture_lod.comp.spv");
+    // A sampling shader and storage-image ones (imageStore/imageLoad,
+    // image atomics).
+    const SPVS: [&[u8]; 3] = [
+        include_bytes!("shaders/texture_lod.comp.spv"),
+        include_bytes!("shaders/vk/image_float.comp.spv"),
+        include_bytes!("shaders/vk/image_atomic.comp.spv"),
+    ];
     let gpu = Gpu::with_xfb("g52");
     let d = &gpu.device;
     let (before, _) = gpu.bo_stats();
-    let module = common::objects::shader_module(d, SPV);
-    // SAFETY: valid create infos.
-    unsafe {
-        let image_binding = [vk::DescriptorSetLayoutBinding::default()
-            .binding(0)
-            .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)];
-        assert!(
-            d.create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&image_binding),
-                None,
-            )
-            .is_err(),
-            "image descriptors are not offered"
-        );
-        let layout = d
-            .create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default(), None)
-            .unwrap();
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(module)
-            .name(c"main");
-        let (pipes, err) = d
-            .create_compute_pipelines(
-                vk::PipelineCache::null(),
-                &[vk::ComputePipelineCreateInfo::default()
-                    .stage(stage)
-                    .layout(layout)],
-                None,
-            )
-            .unwrap_err();
-        assert_eq!(pipes, [vk::Pipeline::null()]);
-        assert_eq!(err, vk::Result::ERROR_UNKNOWN);
-        d.destroy_pipeline_layout(layout, None);
-        d.destroy_shader_module(module, None);
+    for spv in SPVS {
+        let module = common::objects::shader_module(d, spv);
+        // SAFETY: valid create infos.
+        unsafe {
+            let image_binding = [vk::DescriptorSetLayoutBinding::default()
+                .binding(0)
+                .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::COMPUTE)];
+            assert!(
+                d.create_descriptor_set_layout(
+                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&image_binding),
+                    None,
+                )
+                .is_err(),
+                "image descriptors are not offered"
+            );
+            let layout = d
+                .create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default(), None)
+                .unwrap();
+            let stage = vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::COMPUTE)
+                .module(module)
+                .name(c"main");
+            let (pipes, err) = d
+                .create_compute_pipelines(
+                    vk::PipelineCache::null(),
+                    &[vk::ComputePipelineCreateInfo::default()
+                        .stage(stage)
+                        .layout(layout)],
+                    None,
+                )
+                .unwrap_err();
+            assert_eq!(pipes, [vk::Pipeline::null()]);
+            assert_eq!(err, vk::Result::ERROR_UNKNOWN);
+            d.destroy_pipeline_layout(layout, None);
+            d.destroy_shader_module(module, None);
+        }
     }
     let (after, _) = gpu.bo_stats();
     assert_eq!(after, before, "no BO left behind");

@@ -11,6 +11,7 @@ pub mod compute;
 pub mod error;
 pub mod framebuffer;
 pub mod graphics;
+pub mod image;
 pub mod patch;
 pub mod pool;
 pub mod recorder;

@@ -693,6 +693,77 @@ impl TextureSource for Bindings {
     }
 }
 
+/// Storage-image texel conversions, from the Vulkan spec ("Texel Output
+/// Format Conversion" and "Conversion from Floating-Point to Normalized
+/// Fixed-Point" for `imageStore`; "Format Conversion" and "Conversion to
+/// RGBA" for `imageLoad`): the oracle of the simulated `ST_CVT` and
+/// `LD_ATTR_TEX` of storage images. Values are the 32-bit words of the
+/// shader's texel (floats as bits for float formats).
+pub mod storage {
+    /// The storage formats the references cover.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum StorageFormat {
+        Rgba8Unorm,
+        Rgba8Uint,
+        Rgba32Sfloat,
+        R32Uint,
+    }
+
+    impl StorageFormat {
+        /// Bytes per texel.
+        pub fn bytes(self) -> usize {
+            match self {
+                StorageFormat::Rgba8Unorm | StorageFormat::Rgba8Uint | StorageFormat::R32Uint => 4,
+                StorageFormat::Rgba32Sfloat => 16,
+            }
+        }
+    }
+
+    /// The bytes `imageStore` writes for `texel`. UNORM: c = round(f ×
+    /// 255) after clamping f to [0, 1] (NaN → 0; the spec's "round to
+    /// nearest", here in f64 where f × 255 is exact). RGBA8UI: each
+    /// component's low byte — the test stores only values that fit (a
+    /// value out of the format's range is undefined in Vulkan). R32UI: the
+    /// first component only.
+    pub fn encode(format: StorageFormat, texel: [u32; 4]) -> Vec<u8> {
+        match format {
+            StorageFormat::Rgba8Unorm => texel
+                .iter()
+                .map(|&w| {
+                    let f = f64::from(f32::from_bits(w));
+                    let f = if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) };
+                    (f * 255.0).round() as u8
+                })
+                .collect(),
+            StorageFormat::Rgba8Uint => texel.iter().map(|&w| w as u8).collect(),
+            StorageFormat::Rgba32Sfloat => texel.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            StorageFormat::R32Uint => texel[0].to_le_bytes().to_vec(),
+        }
+    }
+
+    /// The texel `imageLoad` returns for `bytes`. UNORM: c / 255 rounded
+    /// to f32; RGBA8UI: each byte; RGBA32F: the words; R32UI: (r, 0, 0, 1)
+    /// ("Conversion to RGBA": missing G, B are 0, a missing A is 1).
+    pub fn decode(format: StorageFormat, bytes: &[u8]) -> [u32; 4] {
+        let word = |i: usize| {
+            u32::from_le_bytes([
+                bytes[4 * i],
+                bytes[4 * i + 1],
+                bytes[4 * i + 2],
+                bytes[4 * i + 3],
+            ])
+        };
+        match format {
+            StorageFormat::Rgba8Unorm => {
+                std::array::from_fn(|i| ((f64::from(bytes[i]) / 255.0) as f32).to_bits())
+            }
+            StorageFormat::Rgba8Uint => std::array::from_fn(|i| u32::from(bytes[i])),
+            StorageFormat::Rgba32Sfloat => std::array::from_fn(word),
+            StorageFormat::R32Uint => [word(0), 0, 0, 1],
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -437,14 +437,22 @@ impl GraphicsPipeline {
     }
 }
 
-/// Whether a lowered program samples, fetches or queries an image.
+/// Whether a lowered program samples, fetches or queries an image, or
+/// loads from, stores to or runs an atomic on a storage image.
 fn samples_images(s: &crate::compiler::ir::Shader) -> bool {
     use crate::compiler::ir::{Intrinsic, Op};
     let mut found = false;
     s.body.for_each_instr(&mut |i| {
         found |= matches!(
             &i.op,
-            Op::Intrinsic(x) if matches!(x.kind, Intrinsic::Texture { .. } | Intrinsic::TextureSize { .. })
+            Op::Intrinsic(x) if matches!(
+                x.kind,
+                Intrinsic::Texture { .. }
+                    | Intrinsic::TextureSize { .. }
+                    | Intrinsic::ImageLoad { .. }
+                    | Intrinsic::ImageStore { .. }
+                    | Intrinsic::ImageAtomic { .. }
+            )
         );
     });
     found

@@ -37,6 +37,7 @@ mod atomics;
 mod derivative;
 mod float_math;
 mod fragment;
+mod image;
 mod memory;
 mod pack_unpack;
 mod peephole;

@@ -339,6 +339,27 @@ pub enum Op {
     },
     /// `LEA_ATTR` (ADD): as above with the record index in a register (third source).
     LeaAttr,
+    /// `DTSEL_IMM.attribute_1` (FMA): its source unchanged, read by the
+    /// same tuple's `LEA_ATTR_TEX` through `t`, which then addresses the
+    /// primary attribute table (Mesa's `bi_lower_dtsel`: "LEA_ATTR_TEX
+    /// defaults to the secondary attribute table, but our ABI has all images
+    /// in the primary attribute table"). Only valid in one tuple with it.
+    DtselAttribute1,
+    /// `LEA_ATTR_TEX` (ADD, message `attr`): the address (two words) and
+    /// conversion word of texel (a = x | y << 16, b = layer) of image c of
+    /// the attribute table, for registers of `ty`, in 3 staging registers
+    /// (Mesa's `bi_emit_lea_image`); its first source is `DTSEL_IMM`'s
+    /// result.
+    LeaAttrTex {
+        ty: crate::compiler::ir::SampledType,
+    },
+    /// `LD_ATTR_TEX` (ADD, message `attr`): texel (a = x | y << 16, b =
+    /// layer) of image c of the attribute table converted to `comps`
+    /// registers of `ty` (Mesa's `bi_emit_image_load`).
+    LdAttrTex {
+        ty: crate::compiler::ir::SampledType,
+        comps: u8,
+    },
     /// `ST_CVT` (ADD, message `store`): `comps` staging registers converted
     /// to the format word in source 2 and stored at address (s0 | s1 << 32),
     /// the triple `LEA_ATTR` produced. `srcs[0]` is the first staging
@@ -525,6 +546,9 @@ impl Op {
             Op::LdAttr { .. } => "LD_ATTR",
             Op::LeaAttrImm { .. } => "LEA_ATTR_IMM",
             Op::LeaAttr => "LEA_ATTR",
+            Op::DtselAttribute1 => "DTSEL_IMM",
+            Op::LeaAttrTex { .. } => "LEA_ATTR_TEX",
+            Op::LdAttrTex { .. } => "LD_ATTR_TEX",
             Op::StCvt { .. } => "ST_CVT",
             Op::Barrier => "BARRIER",
             Op::AtomC { ret: false, .. } => "ATOM_C.i32",
@@ -568,6 +592,7 @@ impl Op {
             | Op::F16ToF32 { .. }
             | Op::FaddClampM1F32
             | Op::AtomC { .. }
+            | Op::DtselAttribute1
             | Op::SegAddWls { high: false } => Unit::Fma,
             _ => Unit::Add,
         }
@@ -590,6 +615,7 @@ impl Op {
             | Op::F16ToF32 { .. }
             | Op::SmallIntToF32 { .. }
             | Op::SegAddWls { .. }
+            | Op::DtselAttribute1
             | Op::FroundF32 { .. }
             | Op::PopcountI32
             | Op::BitrevI32
@@ -601,6 +627,8 @@ impl Op {
             | Op::FmaF32 { .. }
             | Op::LdAttr { .. }
             | Op::LeaAttr
+            | Op::LeaAttrTex { .. }
+            | Op::LdAttrTex { .. }
             | Op::StCvt { .. }
             | Op::AtomC { .. }
             | Op::AtomCx
@@ -688,6 +716,12 @@ impl Op {
                 vec![("register_format", "auto"), ("vecsize", vecsize(comps))]
             }
             Op::LeaAttrImm { .. } | Op::LeaAttr => vec![("register_format", "auto")],
+            Op::DtselAttribute1 => vec![("table", "attribute_1")],
+            Op::LeaAttrTex { ty } => vec![("register_format", register_format(ty))],
+            Op::LdAttrTex { ty, comps } => vec![
+                ("register_format", register_format(ty)),
+                ("vecsize", vecsize(comps)),
+            ],
             // ST_CVT's register format is a pseudo-modifier (not encoded):
             // the format word from LEA_ATTR carries the conversion.
             Op::StCvt { comps } => vec![("vecsize", vecsize(comps))],
@@ -752,7 +786,8 @@ impl Op {
             Op::Load { bytes, .. } => Some((bytes.div_ceil(4), false, true)),
             Op::Store { bytes, .. } => Some((bytes.div_ceil(4), true, false)),
             Op::LdAttrImm { comps, .. } | Op::LdAttr { comps } => Some((comps, false, true)),
-            Op::LeaAttrImm { .. } | Op::LeaAttr => Some((3, false, true)),
+            Op::LeaAttrImm { .. } | Op::LeaAttr | Op::LeaAttrTex { .. } => Some((3, false, true)),
+            Op::LdAttrTex { comps, .. } => Some((comps, false, true)),
             Op::StCvt { comps } => Some((comps, true, false)),
             Op::AtomCx | Op::Axchg { .. } => Some((1, true, true)),
             Op::Acmpxchg { .. } => Some((2, true, true)),
@@ -787,6 +822,7 @@ impl Op {
             // `LOAD.i128.ubo` in clauses of type `attr`, e.g.
             // `cs_ubo_push.disasm.txt` in the reference shaders).
             Op::Load { seg: Seg::Ubo, .. } => 2,
+            Op::LeaAttrTex { .. } | Op::LdAttrTex { .. } => 2,
             Op::Load { .. } => 5,
             Op::Store { .. } => 6,
             Op::StCvt { .. } => 6,
@@ -819,6 +855,8 @@ impl Op {
                 | Op::LdAttr { .. }
                 | Op::LeaAttrImm { .. }
                 | Op::LeaAttr
+                | Op::LeaAttrTex { .. }
+                | Op::LdAttrTex { .. }
                 | Op::StCvt { .. }
                 | Op::Barrier
                 | Op::BranchzI32
@@ -850,12 +888,18 @@ impl Op {
 
     /// The FMA half of a pair whose ADD half must share its tuple.
     pub fn needs_add_partner(&self) -> bool {
-        matches!(self, Op::AtomC { .. } | Op::SegAddWls { high: false })
+        matches!(
+            self,
+            Op::AtomC { .. } | Op::SegAddWls { high: false } | Op::DtselAttribute1
+        )
     }
 
     /// The ADD half of such a pair.
     pub fn is_add_partner(&self) -> bool {
-        matches!(self, Op::AtomCx | Op::SegAddWls { high: true })
+        matches!(
+            self,
+            Op::AtomCx | Op::SegAddWls { high: true } | Op::LeaAttrTex { .. }
+        )
     }
 
     /// Reference semantics of an ALU instruction on one lane: `None` for
@@ -989,6 +1033,15 @@ impl Op {
 }
 
 /// The `vecsize` modifier of an attribute load/store of `comps` components.
+/// The `register_format` option of registers holding `ty`.
+fn register_format(ty: crate::compiler::ir::SampledType) -> &'static str {
+    match ty {
+        crate::compiler::ir::SampledType::Float => "f32",
+        crate::compiler::ir::SampledType::Sint => "s32",
+        crate::compiler::ir::SampledType::Uint => "u32",
+    }
+}
+
 fn vecsize(comps: u8) -> &'static str {
     match comps {
         1 => "none",

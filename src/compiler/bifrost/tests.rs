@@ -355,6 +355,9 @@ pub(crate) fn every_op() -> Vec<Op> {
     v.push(Op::LeaAttrImm { index: 0 });
     v.push(Op::LeaAttrImm { index: 15 });
     v.push(Op::LeaAttr);
+    for ty in crate::compiler::ir::SampledType::ALL {
+        v.push(Op::LdAttrTex { ty, comps: 4 });
+    }
     v
 }
 
@@ -434,6 +437,41 @@ fn every_op_round_trips_with_fixed_operands() {
                 }
             }
         }
+    }
+}
+
+/// The image-store pair `DTSEL_IMM.attribute_1` + `LEA_ATTR_TEX` (Mesa's
+/// `bi_lower_dtsel`) for each register format: one tuple, the ADD reading
+/// the FMA result through `t`, and the clause round-trips through the
+/// disassembler.
+#[test]
+fn image_store_pairs_round_trip() {
+    for ty in crate::compiler::ir::SampledType::ALL {
+        let instrs = vec![
+            Instr::new(Op::DtselAttribute1, Some(Dst::Phys(6)), vec![Src::Phys(1)]),
+            Instr::new(
+                Op::LeaAttrTex { ty },
+                Some(Dst::Phys(8)),
+                vec![Src::Phys(6), Src::Imm(0), Src::Imm(0)],
+            ),
+        ];
+        let p = Program {
+            blocks: vec![Block {
+                instrs,
+                term: Term::End,
+            }],
+            ..Program::default()
+        };
+        let s = sched::schedule(&p).unwrap();
+        let (code, _) = pack::encode_program(&s.clauses, &s.block_clause).unwrap();
+        round_trips(&code).unwrap_or_else(|e| panic!("{ty:?}: {e}"));
+        let dis = disasm::disassemble(&code).unwrap();
+        let lea = Op::LeaAttrTex { ty }.modifiers()[0].1;
+        assert!(
+            dis.contains("*DTSEL_IMM.attribute_1 r6:t0, r1")
+                && dis.contains(&format!("+LEA_ATTR_TEX.{lea} t1, t, ")),
+            "{ty:?}:\n{dis}"
+        );
     }
 }
 

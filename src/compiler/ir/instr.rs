@@ -527,6 +527,36 @@ pub enum Intrinsic {
         axis: DerivativeAxis,
         coarse: bool,
     },
+    /// A storage-image load (SPIR-V `OpImageRead`): srcs = [coord: 2 ×
+    /// i32, or 3 × i32 with the layer third for a 2D array (`array`)] of
+    /// the image at (`set`, `binding`); one 4 × 32-bit result,
+    /// the texel converted from the image's format to `ty` (floats for
+    /// `Float`, integers for `Sint`/`Uint`). The format is the
+    /// descriptor's, not the shader's.
+    ImageLoad {
+        set: u32,
+        binding: u32,
+        ty: SampledType,
+        array: bool,
+    },
+    /// A storage-image store (SPIR-V `OpImageWrite`): srcs = [coord (as
+    /// for `ImageLoad`), texel: 4 × 32-bit of `ty`], converted to the
+    /// image's format.
+    ImageStore {
+        set: u32,
+        binding: u32,
+        ty: SampledType,
+        array: bool,
+    },
+    /// A storage-image atomic (SPIR-V `OpImageTexelPointer` + `OpAtomic*`):
+    /// srcs = [coord: 2 × i32, data], or [coord, compare, new] for
+    /// `CompSwap` (the other atomics' order), on the 32-bit texel of the
+    /// 2D image at (`set`, `binding`); the old value.
+    ImageAtomic {
+        set: u32,
+        binding: u32,
+        op: AtomicOp,
+    },
     /// srcs = []: the image bound to (`set`, `binding`) as two u32: level
     /// 0's (width − 1) | (height − 1) << 16, and its number of levels
     /// (`OpImageQuerySizeLod`, `OpImageQueryLevels`).
@@ -591,6 +621,8 @@ impl Instr {
                     | Intrinsic::GlobalAtomic { .. }
                     | Intrinsic::StoreShared
                     | Intrinsic::SharedAtomic { .. }
+                    | Intrinsic::ImageStore { .. }
+                    | Intrinsic::ImageAtomic { .. }
                     | Intrinsic::Barrier
                     | Intrinsic::Discard
             ),

@@ -963,6 +963,11 @@ impl Exec<'_> {
                     .map_err(InterpError::Unsupported)?;
                 self.set(d, texel.map(u64::from))?;
             }
+            ImageLoad { .. } | ImageStore { .. } | ImageAtomic { .. } => {
+                return Err(InterpError::Unsupported(
+                    "storage images (no image memory in the interpreter's state)".into(),
+                ));
+            }
             TextureSize { .. } => {
                 return Err(InterpError::Unsupported(
                     "texture size queries (no image sizes in the interpreter's state)".into(),

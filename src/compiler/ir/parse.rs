@@ -895,6 +895,39 @@ impl Parser {
                 },
                 coarse: name.ends_with("_coarse"),
             },
+            "image_load" | "image_store" => {
+                let ty = match get(self, "type")? {
+                    Tok::Ident(t) => t,
+                    _ => return self.err("expected a name parameter"),
+                };
+                let ty = match SampledType::ALL.iter().find(|t| t.name() == ty) {
+                    Some(&t) => t,
+                    None => return self.err(format!("unknown sampled type '{ty}'")),
+                };
+                let set = num(self, get(self, "set")?)?;
+                let binding = num(self, get(self, "binding")?)?;
+                let array = has_array && num(self, get(self, "array")?)? != 0;
+                if name == "image_load" {
+                    ImageLoad {
+                        set,
+                        binding,
+                        ty,
+                        array,
+                    }
+                } else {
+                    ImageStore {
+                        set,
+                        binding,
+                        ty,
+                        array,
+                    }
+                }
+            }
+            "image_atomic" => ImageAtomic {
+                set: num(self, get(self, "set")?)?,
+                binding: num(self, get(self, "binding")?)?,
+                op: atomic(self, get(self, "op")?)?,
+            },
             "texture_size" => TextureSize {
                 set: num(self, get(self, "set")?)?,
                 binding: num(self, get(self, "binding")?)?,

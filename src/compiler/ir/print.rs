@@ -200,6 +200,41 @@ impl Intrinsic {
                 },
                 vec![],
             ),
+            ImageLoad {
+                set,
+                binding,
+                ty,
+                array,
+            }
+            | ImageStore {
+                set,
+                binding,
+                ty,
+                array,
+            } => {
+                let mut params = vec![
+                    ("type", ty.name().into()),
+                    ("set", n(set)),
+                    ("binding", n(binding)),
+                ];
+                if array {
+                    params.push(("array", n(1)));
+                }
+                let name = if matches!(self, ImageLoad { .. }) {
+                    "image_load"
+                } else {
+                    "image_store"
+                };
+                (name, params)
+            }
+            ImageAtomic { set, binding, op } => (
+                "image_atomic",
+                vec![
+                    ("set", n(set)),
+                    ("binding", n(binding)),
+                    ("op", op.name().into()),
+                ],
+            ),
             TextureSize { set, binding } => (
                 "texture_size",
                 vec![("set", n(set)), ("binding", n(binding))],

@@ -658,6 +658,27 @@ impl<'a> Validator<'a> {
                     && self.s.stage == super::Stage::Fragment,
                 "one f32 source, an f32 result, in a fragment shader only",
             ),
+            ImageLoad { array, .. } => (
+                nd == 1
+                    && srcs_are(&[u32t.with_comps(2 + u8::from(array))])
+                    && dst == Some(u32t.with_comps(4)),
+                "one source (coord: 2 x i32, 3 for an array), a 4 x 32-bit result",
+            ),
+            ImageStore { array, .. } => (
+                nd == 0 && srcs_are(&[u32t.with_comps(2 + u8::from(array)), u32t.with_comps(4)]),
+                "sources [coord: 2 x i32 (3 for an array), texel: 4 x 32-bit], no result",
+            ),
+            ImageAtomic { op, .. } => {
+                let n = if op == AtomicOp::CompSwap { 3 } else { 2 };
+                (
+                    nd == 1
+                        && src_tys.len() == n
+                        && src_tys[0] == u32t.with_comps(2)
+                        && src_tys[1..].iter().all(|t| *t == u32t)
+                        && dst == Some(u32t),
+                    "sources [coord: 2 x i32, (compare,) data: 32-bit], a 32-bit result",
+                )
+            }
             TextureSize { .. } => (
                 nd == 1 && src_tys.is_empty() && dst == Some(u32t.with_comps(2)),
                 "no sources, a 2 x 32-bit result",

@@ -523,8 +523,8 @@ impl Pro<'_, '_> {
     }
 }
 
-/// Whether the shader writes memory other than its outputs: SSBO or
-/// global stores and atomics (what `vertexPipelineStoresAndAtomics`
+/// Whether the shader writes memory other than its outputs: SSBO, global
+/// or storage-image stores and atomics (what `vertexPipelineStoresAndAtomics`
 /// allows in a vertex shader).
 pub fn writes_memory(shader: &Shader) -> bool {
     let mut writes = false;
@@ -536,6 +536,8 @@ pub fn writes_memory(shader: &Shader) -> bool {
                     | Intrinsic::SsboAtomic { .. }
                     | Intrinsic::StoreGlobal
                     | Intrinsic::GlobalAtomic { .. }
+                    | Intrinsic::ImageStore { .. }
+                    | Intrinsic::ImageAtomic { .. }
             );
         }
     });

@@ -44,6 +44,17 @@ pub enum Val {
     Ptr(Rc<Ptr>),
     /// Images and samplers have no run-time value: where they are bound.
     Handle(Handle),
+    /// `OpImageTexelPointer`'s result: a texel of a storage image, only
+    /// for atomics (`image.rs`).
+    Texel(Texel),
+}
+
+/// A texel of the 2D storage image at `image` (set, binding), at `coord`
+/// (a 2 × i32 value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Texel {
+    pub image: (u32, u32),
+    pub coord: Value,
 }
 
 impl Val {
@@ -54,6 +65,7 @@ impl Val {
             Val::Comp(c) => c.iter().for_each(|c| c.values(out)),
             Val::Ptr(p) => p.values(out),
             Val::Handle(_) => {}
+            Val::Texel(t) => out.push(t.coord),
         }
     }
 
@@ -64,6 +76,10 @@ impl Val {
             Val::Comp(c) => Val::Comp(c.iter().map(|c| c.replace(new)).collect()),
             Val::Ptr(p) => Val::Ptr(Rc::new(p.replace(new))),
             Val::Handle(h) => Val::Handle(*h),
+            Val::Texel(t) => Val::Texel(Texel {
+                image: t.image,
+                coord: new.next().unwrap_or(t.coord),
+            }),
         }
     }
 }
@@ -741,6 +757,11 @@ impl<'m> Translator<'m> {
                 Ok(())
             }
             (None, Val::Ptr(_))
+                if matches!(self.m.ty(ty), Ok(super::types::Type::Pointer { .. })) =>
+            {
+                Ok(())
+            }
+            (None, Val::Texel(_))
                 if matches!(self.m.ty(ty), Ok(super::types::Type::Pointer { .. })) =>
             {
                 Ok(())

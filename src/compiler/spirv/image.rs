@@ -4,9 +4,12 @@
 //! `OpImageFetch` (optional `Lod`), on 2D images and 2D arrays,
 //! single-sampled, with a 32-bit sampled type.
 //!
+//! Storage images (`OpImageRead`, `OpImageWrite`) of 2D images or 2D arrays with a
+//! 32-bit sampled type become `Intrinsic::ImageLoad`/`ImageStore`.
+//!
 //! Images and samplers are compile-time [`Handle`]s (the set and binding of
 //! their descriptors), never run-time values. Everything else about images
-//! — storage images, gathers, depth compares, projective sampling, queries,
+//! — image atomics, gathers, depth compares, projective sampling, queries,
 //! offsets, gradients, bias, minimum LOD, sparse access, other dimensions —
 //! is a clean `Unsupported` error naming what is missing.
 
@@ -15,7 +18,7 @@ use spirv::Op;
 use crate::compiler::ir::{AluOp, Intrinsic, SampledType, Stage, TexOp, ValueType};
 
 use super::error::Result;
-use super::function::{Handle, Translator, Val};
+use super::function::{Handle, Texel, Translator, Val};
 use super::reader::Inst;
 use super::types::Type;
 
@@ -203,9 +206,8 @@ impl Translator<'_> {
                 Err(inst.unsupported("projective sampling"))
             }
             Op::ImageGather => Err(inst.unsupported("texture gathers")),
-            Op::ImageRead | Op::ImageWrite | Op::ImageTexelPointer => {
-                Err(inst.unsupported("storage images"))
-            }
+            Op::ImageRead | Op::ImageWrite => self.storage_image(inst, op),
+            Op::ImageTexelPointer => self.texel_pointer(inst),
             Op::ImageQuerySizeLod | Op::ImageQueryLevels => self.image_query(inst, op),
             Op::ImageQuerySize
             | Op::ImageQueryLod
@@ -214,6 +216,149 @@ impl Translator<'_> {
             | Op::ImageQueryOrder => Err(inst.unsupported("image queries")),
             _ => Err(inst.unsupported("sparse or other image instructions")),
         }
+    }
+
+    /// The texel type of a storage image (`Sampled` 2) the image
+    /// intrinsics can access — 2D or 2D array (`true`), single-sampled, a
+    /// 32-bit sampled type. Its format qualifier (`Image Format`) is not
+    /// needed: the image's descriptor carries the memory format.
+    fn storage_image_type(&self, image_ty: u32) -> Result<(SampledType, bool)> {
+        let Type::Image {
+            sampled_ty,
+            dim,
+            arrayed,
+            ms,
+            sampled,
+            ..
+        } = *self.m.ty(image_ty)?
+        else {
+            return Err(self.invalid("not an image type"));
+        };
+        if sampled != 2 {
+            return Err(self.invalid("OpImageRead/OpImageWrite of a sampled image"));
+        }
+        if dim != DIM_2D {
+            return Err(self.unsupported("storage images other than 2D"));
+        }
+        if ms {
+            return Err(self.unsupported("multisampled storage images"));
+        }
+        let ty = match self.m.ty(sampled_ty)? {
+            Type::Float { width: 32 } => SampledType::Float,
+            Type::Int {
+                width: 32,
+                signed: true,
+            } => SampledType::Sint,
+            Type::Int {
+                width: 32,
+                signed: false,
+            } => SampledType::Uint,
+            _ => {
+                return Err(self.unsupported("storage images of a sampled type other than 32 bits"));
+            }
+        };
+        Ok((ty, arrayed))
+    }
+
+    /// `OpImageRead` (`imageLoad`) and `OpImageWrite` (`imageStore`) of a
+    /// 2D (or 2D-array: the layer third) storage image with integer coordinates and a 4-component texel
+    /// of the image's sampled type: the IR's `image_load`/`image_store`.
+    /// Image operands other than the memory-model ones are `Unsupported`.
+    fn storage_image(&mut self, inst: &Inst, op: Op) -> Result<()> {
+        let read = op == Op::ImageRead;
+        let at = usize::from(read) * 2;
+        inst.need(at + if read { 2 } else { 3 })?;
+        let (h, image_ty) = self.image_of(inst.word(at)?)?;
+        let (ty, array) = self.storage_image_type(image_ty)?;
+        let (set, binding) = h
+            .image
+            .ok_or_else(|| inst.invalid("image operand has no image"))?;
+        let coord = self.tex_coord(inst.word(at + 1)?, false, 2 + u8::from(array))?;
+        let float = ty == SampledType::Float;
+        let mask_at = at + if read { 2 } else { 3 };
+        let mask = inst.operands.get(mask_at).copied().unwrap_or(0);
+        self.check_image_operands(mask, 0)?;
+        if read {
+            let (rty, id) = (inst.word(0)?, inst.word(1)?);
+            if self.m.value_type(rty) != Some(ValueType::U32.with_comps(4))
+                || self.m.is_float(rty) != float
+            {
+                return Err(
+                    inst.invalid("OpImageRead result is not a 4-vector of the image's type")
+                );
+            }
+            let kind = Intrinsic::ImageLoad {
+                set,
+                binding,
+                ty,
+                array,
+            };
+            let v = self.intrinsic(kind, ValueType::U32.with_comps(4), &[coord])?;
+            self.bind(id, rty, Val::Ssa(v))
+        } else {
+            let (tty, texel) = self.get_ssa(inst.word(at + 2)?)?;
+            if self.ty(texel) != ValueType::U32.with_comps(4) || self.m.is_float(tty) != float {
+                return Err(inst.unsupported(
+                    "OpImageWrite of a texel other than a 4-vector of the image's type",
+                ));
+            }
+            let kind = Intrinsic::ImageStore {
+                set,
+                binding,
+                ty,
+                array,
+            };
+            self.effect(kind, &[coord, texel])
+        }
+    }
+
+    /// `OpImageTexelPointer` of a 2D storage image of 32-bit integers (the
+    /// image operand is its variable): a [`Texel`] that only the atomics
+    /// take (`inst.rs`), as the IR's `image_atomic`. Float images (no core
+    /// float atomics in Vulkan 1.0) and a non-zero `Sample` are
+    /// `Unsupported`.
+    fn texel_pointer(&mut self, inst: &Inst) -> Result<()> {
+        inst.need(5)?;
+        let (ty, id) = (inst.word(0)?, inst.word(1)?);
+        let (var_ty, v) = self.get(inst.word(2)?)?;
+        let h = match &v {
+            Val::Ptr(p) if p.path.is_empty() => match &p.root {
+                super::variables::Root::Handle(h) => *h,
+                _ => return Err(inst.invalid("OpImageTexelPointer of a non-image")),
+            },
+            _ => return Err(inst.invalid("OpImageTexelPointer of a non-image")),
+        };
+        let image_ty = match self.m.ty(var_ty)? {
+            Type::Pointer { pointee, .. } => *pointee,
+            _ => return Err(inst.invalid("OpImageTexelPointer image is not a pointer")),
+        };
+        match self.storage_image_type(image_ty)? {
+            (SampledType::Float, _) => {
+                return Err(inst.unsupported("image atomics on float images"));
+            }
+            (_, true) => return Err(inst.unsupported("image atomics on arrayed images")),
+            _ => {}
+        }
+        let (_, sample) = self.get_ssa(inst.word(4)?)?;
+        if self.ty(sample) != ValueType::U32 {
+            return Err(inst.invalid("OpImageTexelPointer Sample is not a 32-bit integer"));
+        }
+        if !self.is_zero_const(inst.word(4)?) {
+            return Err(inst.unsupported("image atomics with a sample index"));
+        }
+        let image = h
+            .image
+            .ok_or_else(|| inst.invalid("OpImageTexelPointer has no image"))?;
+        let coord = self.tex_coord(inst.word(3)?, false, 2)?;
+        self.bind(id, ty, Val::Texel(Texel { image, coord }))
+    }
+
+    /// Whether `id` is the integer constant 0.
+    fn is_zero_const(&self, id: u32) -> bool {
+        matches!(
+            self.m.def(id),
+            Ok(super::module::Def::Const { value, .. }) if value.as_u64() == Some(0)
+        )
     }
 
     /// `OpImageQuerySizeLod` (`textureSize`) and `OpImageQueryLevels`

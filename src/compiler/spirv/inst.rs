@@ -269,13 +269,25 @@ impl<'m> Translator<'m> {
             .value_type(ty)
             .filter(|t| t.comps == 1 && !t.is_bool())
             .ok_or_else(|| inst.invalid("atomic result is not an integer scalar"))?;
-        let (_, ptr) = self.get_ptr(inst.word(2)?)?;
-        // Atomics have no memory operands: their scalar is naturally aligned.
-        let ptr = self.with_access_align(ptr, None)?;
-        if self.ptr_of(&ptr)?.ty != ty {
-            return Err(inst.invalid("atomic pointer type differs from the result type"));
-        }
-        let (space, offset) = self.atomic_target(&ptr)?;
+        // A storage-image texel (`OpImageTexelPointer`, `image.rs`) or memory.
+        let (space, offset) = match self.get(inst.word(2)?)?.1 {
+            super::function::Val::Texel(t) => {
+                if vt.bits != 32 {
+                    return Err(inst.invalid("image atomic result is not 32-bit"));
+                }
+                (Err(t.image), t.coord)
+            }
+            _ => {
+                let (_, ptr) = self.get_ptr(inst.word(2)?)?;
+                // Atomics have no memory operands: their scalar is naturally aligned.
+                let ptr = self.with_access_align(ptr, None)?;
+                if self.ptr_of(&ptr)?.ty != ty {
+                    return Err(inst.invalid("atomic pointer type differs from the result type"));
+                }
+                let (space, offset) = self.atomic_target(&ptr)?;
+                (Ok(space), offset)
+            }
+        };
         let value = |s: &mut Self, i: usize| -> Result<crate::compiler::ir::Value> {
             let (_, v) = s.get_ssa(inst.word(i)?)?;
             if s.ty(v) != vt {
@@ -316,12 +328,17 @@ impl<'m> Translator<'m> {
             }
         };
         let kind = match space {
-            Space::Ssbo { set, binding } => Intrinsic::SsboAtomic {
+            Err((set, binding)) => Intrinsic::ImageAtomic {
                 set,
                 binding,
                 op: aop,
             },
-            Space::Global => Intrinsic::GlobalAtomic { op: aop },
+            Ok(Space::Ssbo { set, binding }) => Intrinsic::SsboAtomic {
+                set,
+                binding,
+                op: aop,
+            },
+            Ok(Space::Global) => Intrinsic::GlobalAtomic { op: aop },
             _ => Intrinsic::SharedAtomic { op: aop },
         };
         let r = self.intrinsic(kind, vt, &srcs)?;

@@ -1,5 +1,6 @@
 #version 450
-// Valid SPIR-V the front end rejects: storage images (imageStore).
+// Valid SPIR-V the front end rejects: an atomic on a float storage image
+// (imageAtomicExchange on r32f).
 layout(local_size_x = 1) in;
 layout(set = 0, binding = 0, r32f) uniform image2D img;
-void main() { imageStore(img, ivec2(0), vec4(1.0)); }
+void main() { imageAtomicExchange(img, ivec2(0), 1.0); }

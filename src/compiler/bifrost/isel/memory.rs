@@ -501,6 +501,12 @@ impl Isel<'_> {
                 let d = need_dst()?;
                 self.texture(intr.kind, &args, d)?;
             }
+            Intrinsic::ImageLoad { .. } => {
+                let d = need_dst()?;
+                self.image_load(intr.kind, &args, d)?;
+            }
+            Intrinsic::ImageStore { .. } => self.image_store(intr.kind, &args)?,
+            Intrinsic::ImageAtomic { .. } => self.image_atomic(intr.kind, &args, dst)?,
             k => return Err(unsupported(format!("intrinsic {k:?}"))),
         }
         Ok(())

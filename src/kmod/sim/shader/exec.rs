@@ -93,6 +93,9 @@ pub enum Op {
     SegAdd,
     /// A message instruction (ADD unit), see `super::message`.
     Message,
+    /// `DTSEL_IMM` (FMA unit): its source unchanged; the same tuple's ADD
+    /// message reads the table it selects (`super::image::table_of`).
+    Dtsel,
     /// `CLPER.i32` / `CLPER_OLD.i32` (ADD unit): source 0 as another lane
     /// of the warp reads it (see [`clper_source_lane`]).
     Clper,
@@ -202,6 +205,7 @@ fn op_of(name: &str) -> Option<Op> {
         "ATOM_C.i32" | "ATOM_C_RETURN.i32" | "ATOM_C1.i32" | "ATOM_C1_RETURN.i32" => AtomC,
         "ATOM_POST.i32" => AtomPost,
         "SEG_ADD" => SegAdd,
+        "DTSEL_IMM" => Dtsel,
         "CLPER.i32" => Clper,
         "CLPER_OLD.i32" => ClperOld,
         "DISCARD.f32" => Discard,
@@ -773,6 +777,7 @@ pub fn eval(
         }
         Ldexp => p.fres(ldexp(f32::from_bits(s[0]), s[1] as i32)),
         AtomC => 0,
+        Dtsel => s[0],
         // The message returned the old value in its staging register.
         AtomPost => s[0],
         SegAdd => seg_add(core, p, fma_partner, ctx, s[0], t.2, cc)?,

@@ -42,6 +42,8 @@ pub fn supported(name: &str) -> bool {
                 | "LEA_ATTR_IMM"
                 | "LEA_ATTR"
                 | "ST_CVT"
+                | "LEA_ATTR_TEX"
+                | "LD_ATTR_TEX"
                 | "ATEST"
                 | "BLEND"
                 | "LD_VAR"
@@ -228,6 +230,8 @@ pub fn execute(
             Ok(0)
         }
         "ST_CVT" => st_cvt(core, p, lane, s, cc),
+        "LEA_ATTR_TEX" => super::image::lea_attr_tex(core, p, fma_partner, lane, s, cc),
+        "LD_ATTR_TEX" => super::image::ld_attr_tex(core, p, fma_partner, lane, s, cc),
         "ATEST" => fragment_message::atest(core, p, lane, ctx, s, cc),
         "ZS_EMIT" => fragment_message::zs_emit(core, p, lane, ctx, s, cc),
         "LD_VAR_SPECIAL" => fragment_message::ld_var_special(core, p, lane, ctx, cc),
@@ -555,12 +559,22 @@ pub(super) fn read_format(
 
 /// ST_CVT: store staging registers at the address in s0/s1, converted to
 /// the memory format of the conversion word in s2 (genxml "Internal
-/// Conversion": Memory Format bits 0..21, Register Format bits 24..26).
-/// Registers are read as 32-bit values (Register Format F32, or 0 as our
-/// LEA_ATTR returns the word); memory formats: 32-bit float/int/uint
-/// vertex formats, "Snap 4" (the position format: four f32 as the shader
-/// wrote them, snapping is the rasterizer's), and the 16-bit float formats
-/// R16F..RGBA16F (f32 → f16, round to nearest even).
+/// Conversion": Memory Format bits 0..21, Register Format bits 24..26:
+/// F32 1, I32 2, U32 3; 0, what `LEA_ATTR` returns, is taken as 32-bit
+/// registers of the memory format's own kind). Memory formats: "Snap 4"
+/// (the position format: four f32 as the shader wrote them, snapping is
+/// the rasterizer's), the 16-bit float formats R16F..RGBA16F (f32 → f16,
+/// round to nearest even), and the formats `hw::format` reads as vertex
+/// formats — 32-bit float/int/uint as they are; 8/16-bit UNORM and SNORM
+/// from f32 registers by Vulkan's "Conversion from Floating-Point to
+/// Normalized Fixed-Point" (clamp, round to nearest; NaN → 0); 8/16-bit
+/// integers from integer registers, saturated to the format's range (our
+/// choice: what the hardware does with an out-of-range integer is
+/// undocumented, and Vulkan leaves it undefined; no test relies on it).
+/// A float register into an integer format or the reverse faults (a
+/// format mismatch Vulkan leaves undefined; the hardware's answer is
+/// undocumented). Fewer components than the format has write only those;
+/// more are not written.
 fn st_cvt(
     core: &mut Core<'_>,
     p: &Prepared,
@@ -572,7 +586,7 @@ fn st_cvt(
     let addr = u64::from(s[0]) | (u64::from(s[1]) << 32);
     let formats = crate::hw::layouts(core.arch).formats;
     let regfmt = (s[2] >> 24) & 7;
-    if regfmt > 1 {
+    if regfmt > 3 {
         log::error!("sim shader: ST_CVT register format {regfmt} not simulated");
         return Err(fault(status::DATA_INVALID_FAULT, cc.va));
     }
@@ -587,6 +601,10 @@ fn st_cvt(
     };
     let mut out = Vec::new();
     if name == "Snap 4" || half_components.is_some() {
+        if regfmt > 1 {
+            log::error!("sim shader: ST_CVT of integer registers to {name} not simulated");
+            return Err(fault(status::DATA_INVALID_FAULT, cc.va));
+        }
         let n = components(p).min(half_components.unwrap_or(4));
         for i in 0..n {
             let w = staging_read(lane, cc, i);
@@ -604,18 +622,60 @@ fn st_cvt(
         log::error!("sim shader: ST_CVT format {:#x} not understood", s[2]);
         fault(status::DATA_INVALID_FAULT, cc.va)
     })?;
+    let float_memory = matches!(
+        fmt.ty,
+        C::F32 | C::Unorm8 | C::Snorm8 | C::Unorm16 | C::Snorm16
+    );
+    // 32-bit memory formats keep what the register holds when the register
+    // format is auto or F32 (the vertex-output path); otherwise the
+    // register's kind must match the memory's.
+    let mismatch = match regfmt {
+        1 => !float_memory && !matches!(fmt.ty, C::U32 | C::I32),
+        2 | 3 => float_memory,
+        _ => false,
+    };
+    if mismatch {
+        log::error!("sim shader: ST_CVT of register format {regfmt} to {fmt:?} not simulated");
+        return Err(fault(status::DATA_INVALID_FAULT, cc.va));
+    }
+    let signed_regs = regfmt == 2 || (regfmt == 0 && matches!(fmt.ty, C::I8 | C::I16 | C::I32));
     let n = components(p).min(usize::from(fmt.components).max(1));
+    let bytes = fmt.ty.bytes() as usize;
     for i in 0..n {
         let w = staging_read(lane, cc, i);
-        match fmt.ty {
-            C::F32 | C::U32 | C::I32 => out.extend_from_slice(&w.to_le_bytes()),
-            _ => {
-                log::error!("sim shader: ST_CVT to {fmt:?} not simulated");
-                return Err(fault(status::DATA_INVALID_FAULT, cc.va));
-            }
-        }
+        let f = f32::from_bits(w);
+        // In f64, where f × (2^b − 1) is exact: f32 would round the
+        // product first and could move a value across a rounding boundary.
+        let norm = |max: f64, lo: f64| -> u32 {
+            let c = if f.is_nan() {
+                0.0
+            } else {
+                f64::from(f).clamp(lo, 1.0)
+            };
+            ((c * max).round() as i32) as u32
+        };
+        let int = |lo: i64, hi: i64| -> u32 {
+            let v = if signed_regs {
+                i64::from(w as i32)
+            } else {
+                i64::from(w)
+            };
+            v.clamp(lo, hi) as u32
+        };
+        let v = match fmt.ty {
+            C::F32 | C::U32 | C::I32 => w,
+            C::Unorm8 => norm(255.0, 0.0),
+            C::Unorm16 => norm(65535.0, 0.0),
+            C::Snorm8 => norm(127.0, -1.0),
+            C::Snorm16 => norm(32767.0, -1.0),
+            C::U8 => int(0, 255),
+            C::U16 => int(0, 65535),
+            C::I8 => int(-128, 127),
+            C::I16 => int(-32768, 32767),
+        };
+        out.extend_from_slice(&v.to_le_bytes()[..bytes]);
     }
-    check_align(addr, 4, cc)?;
+    check_align(addr, bytes.min(4), cc)?;
     core.mmu.write(addr, &out)?;
     Ok(0)
 }

@@ -47,6 +47,7 @@
 pub mod exec;
 pub mod fau;
 pub mod fragment_message;
+pub mod image;
 pub mod message;
 pub mod warp;
 
