@@ -31,8 +31,9 @@
 //!   Flow control: `eos` for the last clause, `nbb r_uncond` for the last
 //!   clause of a block with two successors or whose successor has several
 //!   predecessors, else `nbb`; next-clause prefetch unless the clause ends
-//!   in `JUMP`; the next clause's message type. Fragment shaders: `td` on
-//!   every clause; ATEST and ZS_EMIT clauses also depend on slot 6, BLEND
+//!   in `JUMP`; the next clause's message type. Fragment shaders: `td`
+//!   where no later instruction needs the quad's helper invocations
+//!   (`terminate_discarded`); ATEST and ZS_EMIT clauses also depend on slot 6, BLEND
 //!   clauses on 6 and 7 (tile-buffer depth and colour, as in Mesa's G52
 //!   fragment binaries).
 //!
@@ -46,7 +47,7 @@ use crate::hw::isa::clause::{ClauseHeader, FlowControl, max_constants};
 use super::CompileError;
 use super::dag::{self, ORDER, WAW};
 use super::isel::{Program, Term};
-use super::ops::{Dst, Instr, Op, Src};
+use super::ops::{Dst, Instr, Op, Seg, Src};
 use super::pack::{FauNeed, SClause, STuple, TupleConsts, TuplePlan, plan_tuple};
 
 /// The scheduled program.
@@ -216,6 +217,79 @@ impl Builder {
         self.clauses.push((block, tuples, None));
         Ok(())
     }
+}
+
+/// Whether `ins` needs the other invocations of its 2×2 quad, helpers
+/// included: the cross-lane reads of derivatives (`CLPER`, `CLPER_OLD`)
+/// and texture lookups whose LOD the hardware computes from the quad
+/// (`TEXS_2D` with `computed_lod`; `TEXC` TEX with LOD mode COMPUTE or
+/// BIAS, `isel/texture.rs::desc`; a descriptor that is not a constant
+/// counts as needing them).
+fn needs_helpers(ins: &Instr) -> bool {
+    match ins.op {
+        Op::Clper { .. } | Op::ClperOld => true,
+        Op::TexsF32 { computed_lod, .. } => computed_lod,
+        Op::Texc => match ins.srcs.get(3) {
+            Some(&Src::Imm(word)) => {
+                let tex = (word >> 12) & 7 == 7;
+                let lod = (word >> 20) & 7;
+                tex && (lod == 7 || lod == 5)
+            }
+            _ => true,
+        },
+        _ => false,
+    }
+}
+
+/// Whether `ins` writes memory other than the thread's own spill slots.
+fn writes_memory(ins: &Instr) -> bool {
+    match ins.op {
+        Op::Store { seg, .. } => seg != Seg::Tl,
+        Op::StCvt { .. } | Op::AtomCx | Op::Axchg { .. } | Op::Acmpxchg { .. } => true,
+        _ => false,
+    }
+}
+
+/// Which clauses of a fragment shader get `terminate discarded threads`.
+/// Helper invocations end at such a clause as discarded threads do (Mesa's
+/// `src/panfrost/compiler/bi_helper_invocations.c`), so it is set only on
+/// clauses from which no instruction needing the quad's helpers
+/// ([`needs_helpers`]) can be reached, itself included — backward
+/// dataflow over the clause graph, loops included — and always on a
+/// clause that writes memory, so that no discarded thread stores or
+/// does an atomic (a derivative after such a store would read ended
+/// helpers; no test shader has one). Not a fragment shader: none.
+fn terminate_discarded(
+    fragment: bool,
+    clauses: &[Formed],
+    succ: &[InlineVec<usize, 2>],
+) -> Vec<bool> {
+    let n = clauses.len();
+    if !fragment {
+        return vec![false; n];
+    }
+    let instrs = |ci: usize| {
+        let (_, tuples, br) = &clauses[ci];
+        tuples
+            .iter()
+            .flat_map(|t| [t.fma.as_ref(), t.add.as_ref()])
+            .flatten()
+            .chain(br.as_ref().map(|(i, _)| i))
+    };
+    let mut needs: Vec<bool> = (0..n).map(|ci| instrs(ci).any(needs_helpers)).collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for ci in (0..n).rev() {
+            if !needs[ci] && succ[ci].iter().any(|&s| needs[s]) {
+                needs[ci] = true;
+                changed = true;
+            }
+        }
+    }
+    (0..n)
+        .map(|ci| !needs[ci] || instrs(ci).any(writes_memory))
+        .collect()
 }
 
 /// Whether message `ins` reads a staging register that `fma` (same tuple)
@@ -388,6 +462,7 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         })
         .collect();
     let message = |ci: usize| -> u8 { messages[ci] };
+    let td = terminate_discarded(fragment, &b.clauses, &succ);
     // A clause depends on slot 0 when a predecessor sends a message.
     let mut deps = vec![0u8; n];
     for (ci, s) in succ.iter().enumerate() {
@@ -447,9 +522,9 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         let header = ClauseHeader {
             flow_control: flow as u8,
             next_clause_prefetch: !succ[ci].is_empty() && !ends_jump,
-            // Fragment shaders: discarded threads stop at every clause
-            // boundary (Mesa sets it on all of them).
-            terminate_discarded_threads: fragment,
+            // Fragment shaders: where no later instruction needs the
+            // quad's helpers (`terminate_discarded`).
+            terminate_discarded_threads: td[ci],
             staging_register: staging,
             dependency_wait: wait,
             dependency_slot: 0,

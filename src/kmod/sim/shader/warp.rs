@@ -39,6 +39,10 @@ pub struct Lane {
     /// src/panfrost/compiler/bi_helper_invocations.c describes the bit:
     /// "Each clause has a `terminate_discarded_threads` bit"); until then it
     /// runs on, but may not reach the tile buffer (`fragment_message`).
+    /// A quad's helper invocation starts so: the bit terminates helpers
+    /// too (the same Mesa file: the compiler must keep it off every clause
+    /// before the last instruction that needs helpers — derivatives and
+    /// implicit-LOD texturing).
     pub discarded: bool,
 }
 
@@ -62,7 +66,8 @@ pub struct ThreadSpec {
     pub preload: Vec<(u8, u32)>,
     pub thread: u64,
     /// A fragment quad's helper invocation (an uncovered pixel): runs like
-    /// the others, counted apart (`Counters::helpers`).
+    /// the others until the first clause with `terminate discarded
+    /// threads`, counted apart (`Counters::helpers`).
     pub helper: bool,
 }
 
@@ -99,7 +104,9 @@ impl Core<'_> {
                             state: LaneState::Active,
                             clauses: 0,
                             pending: [0; 8],
-                            discarded: false,
+                            // A helper invocation ends where a discarded
+                            // thread does (below).
+                            discarded: t.helper,
                         }
                     })
                     .collect(),
