@@ -878,17 +878,25 @@ fn cs_ubo_push_through_the_ubo_table() {
             let mut words = lowered.push_uniforms.fill_words(&sysvals, &push);
             words.push(out.va);
             let code = gpu.upload(&binary);
+            // Without its UBO table the job is not written at all.
+            let job = |ubos| bifrost_vk::jm::ComputeJob {
+                binary: &binary,
+                code,
+                push_uniforms: &words,
+                local_size: [64, 1, 1],
+                groups: [2, 1, 1],
+                ubos,
+                attributes: None,
+                push_buffer: None,
+            };
+            match gpu.run_compute_job(&job(&[])) {
+                Err(bifrost_vk::testing::RunError::Jm(e)) => {
+                    assert!(e.contains("fewer UBO table entries"), "{what}: {e}")
+                }
+                other => panic!("{what}: a job without its UBO table gave {other:?}"),
+            }
             let run = gpu
-                .run_compute_job(&bifrost_vk::jm::ComputeJob {
-                    binary: &binary,
-                    code,
-                    push_uniforms: &words,
-                    local_size: [64, 1, 1],
-                    groups: [2, 1, 1],
-                    ubos: &[(ubo.va, range)],
-                    attributes: None,
-                    push_buffer: None,
-                })
+                .run_compute_job(&job(&[(ubo.va, range)]))
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(run.counters.hazards, 0, "{what}");
             let ours = gpu.read_f32s(out.va, 4 * INVOCATIONS as usize);

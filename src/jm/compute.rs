@@ -299,6 +299,13 @@ pub(super) fn emit(
         ));
     }
 
+    // The UBO table: at least the entries the shader indexes
+    // (`ShaderBinary::ubos`).
+    if job.ubos.len() < b.ubo_count as usize {
+        return Err(JmError::Encoding(
+            "fewer UBO table entries than the shader reads",
+        ));
+    }
     // Push uniforms.
     if job.push_uniforms.len() < b.uniform_words as usize {
         return Err(JmError::Encoding(
