@@ -723,6 +723,11 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
     let record = pro.op(AluOp::Iadd, ivpp, slot);
     let mask = pro.param(BOUND_MASK);
     let offsets = pro.param64(OFFSETS_ADDRESS);
+    // Whole vertices that fit every bound buffer; rounded down to whole
+    // primitives once, after the minimum: ⌊min_b v_b / vpp⌋ · vpp =
+    // min_b ⌊v_b / vpp⌋ · vpp (rounding down is monotonic). An unbound
+    // buffer counts as u32::MAX, which changes no minimum that matters:
+    // without a bound buffer nothing is stored.
     let mut fit = pro.u32(u32::MAX);
     let mut per_buffer: BTreeMap<u32, (Value, Value)> = BTreeMap::new(); // b → (bound, vertex base address)
     for (&b, &stride) in &strides {
@@ -739,12 +744,11 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
         let diff = pro.op(AluOp::Isub, size, off);
         let room = pro.sel(has_room, diff, zero);
         let stride_v = pro.u32(stride.max(1));
-        // ⌊room / (stride × vpp)⌋ = ⌊⌊room / stride⌋ / vpp⌋, stride a constant.
+        // ⌊room / (stride × vpp)⌋ = ⌊⌊room / stride⌋ / vpp⌋, stride a
+        // constant: the division by vpp waits for the minimum.
         let whole = pro.op(AluOp::Udiv, room, stride_v);
-        let prims = pro.div_vpp(whole, vpp);
-        let records = pro.op(AluOp::Imul, prims, vpp);
         let max = pro.u32(u32::MAX);
-        let limit = pro.sel(bound, records, max);
+        let limit = pro.sel(bound, whole, max);
         fit = pro.op(AluOp::Umin, fit, limit);
         let rs = pro.op(AluOp::Imul, record, stride_v);
         let byte = pro.op(AluOp::Iadd, off, rs);
@@ -753,6 +757,8 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
         let vaddr = pro.op(AluOp::Iadd, base, byte64);
         per_buffer.insert(b, (bound, vaddr));
     }
+    let prims = pro.div_vpp(fit, vpp);
+    let fit = pro.op(AluOp::Imul, prims, vpp);
     let fits = pro.op(AluOp::Ult, record, fit);
     // The grid may be larger than the draw (restart-resolved draws launch
     // for the most primitives the index count allows; the resolved count
