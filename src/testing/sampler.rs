@@ -619,6 +619,56 @@ impl Bindings {
     }
 }
 
+impl Bindings {
+    /// `OpImageGather` (Vulkan "Texel Gathering") of component `component`
+    /// (0–3) at normalized (s, t) with texel offset `offset`: the four
+    /// texels LINEAR filtering would use in the base level — i0 =
+    /// ⌊u − ½⌋ + Δi, j0 = ⌊v − ½⌋ + Δj, i1 = i0 + 1, j1 = j0 + 1, each wrapped
+    /// ("Wrapping Operation") — in the spec's order i0j1, i1j1, i1j0, i0j0,
+    /// each texel's `component` after "Conversion to RGBA" (absent
+    /// components 0, alpha 1), a border texel's the border colour's. The
+    /// sampler's filters and LOD range play no part. Float images give f32
+    /// bits, integer ones the texel's words; a border texel of an integer
+    /// image is an error (the float border colours are not integer values).
+    pub fn gather(
+        &self,
+        image: &Image,
+        sampler: &Sampler,
+        (s, t): (f32, f32),
+        offset: [i8; 2],
+        component: usize,
+    ) -> Result<[u32; 4], String> {
+        if component > 3 {
+            return Err(format!("gather of component {component}"));
+        }
+        if sampler.compare.is_some() {
+            return Err("a gather with compareEnable (depth gathers: not modelled)".into());
+        }
+        let (u, v) = unnormalized(image, s, t)?;
+        let (u, v) = (u - 0.5, v - 0.5);
+        let i0 = texel_index(sampler.address[0], u + f64::from(offset[0]), image.width);
+        let j0 = texel_index(sampler.address[1], v + f64::from(offset[1]), image.height);
+        let float = image.format.sampled_type() == SampledType::Float;
+        let texel = |i: i64, j: i64| -> Result<u32, String> {
+            match (
+                wrap(sampler.address[0], i, image.width),
+                wrap(sampler.address[1], j, image.height),
+            ) {
+                (Some(x), Some(y)) if float => Ok((image.texel(x, y)[component] as f32).to_bits()),
+                (Some(x), Some(y)) => Ok(image.texel_bits(x, y)[component]),
+                _ if float => Ok(sampler.border.rgba()[component].to_bits()),
+                _ => Err("a float border colour for an integer format".into()),
+            }
+        };
+        Ok([
+            texel(i0, j0 + 1)?,
+            texel(i0 + 1, j0 + 1)?,
+            texel(i0 + 1, j0)?,
+            texel(i0, j0)?,
+        ])
+    }
+}
+
 impl TextureSource for Bindings {
     fn texture(&self, kind: Intrinsic, coord: [u32; 3], lod: u32) -> Result<[u32; 4], String> {
         let Intrinsic::Texture {
@@ -680,6 +730,9 @@ impl TextureSource for Bindings {
             .ok_or_else(|| format!("no sampler at set {} binding {}", key.0, key.1))?;
         let lod = (op == TexOp::SampleLod).then(|| f32::from_bits(lod));
         let (s, t) = (f32::from_bits(coord[0]), f32::from_bits(coord[1]));
+        if let TexOp::Gather(c) = op {
+            return self.gather(image, smp, (s, t), offset, usize::from(c));
+        }
         if int {
             if offset != [0, 0] {
                 return Err("texel offsets on integer images (not modelled)".into());

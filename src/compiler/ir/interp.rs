@@ -941,7 +941,7 @@ impl Exec<'_> {
                         "depth-compare sampling in the interpreter".into(),
                     ));
                 }
-                let lod = if matches!(op, TexOp::Sample | TexOp::SampleBias) {
+                let lod = if matches!(op, TexOp::Sample | TexOp::SampleBias | TexOp::Gather(_)) {
                     0
                 } else {
                     self.get(src(1)?)?[0] as u32

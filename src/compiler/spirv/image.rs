@@ -1,15 +1,16 @@
 //! Images and samplers: `OpSampledImage`, `OpImage`, and the texture
 //! accesses the IR has (`Intrinsic::Texture`): `OpImageSampleImplicitLod`
-//! (fragment shaders), `OpImageSampleExplicitLod` with `Lod`, and
+//! (fragment shaders), `OpImageSampleExplicitLod` with `Lod`,
 //! `OpImageFetch` (optional `Lod`), on 2D images and 2D arrays,
-//! single-sampled, with a 32-bit sampled type.
+//! single-sampled, with a 32-bit sampled type, and `OpImageGather` (a
+//! constant component, optional `ConstOffset`) of 2D images.
 //!
 //! Storage images (`OpImageRead`, `OpImageWrite`) of 2D images or 2D arrays with a
 //! 32-bit sampled type become `Intrinsic::ImageLoad`/`ImageStore`.
 //!
 //! Images and samplers are compile-time [`Handle`]s (the set and binding of
 //! their descriptors), never run-time values. Everything else about images
-//! — image atomics, gathers, depth compares, projective sampling, queries,
+//! — image atomics, depth gathers, gathers of arrays, projective sampling, queries,
 //! offsets, gradients, bias, minimum LOD, sparse access, other dimensions —
 //! is a clean `Unsupported` error naming what is missing.
 
@@ -197,6 +198,7 @@ impl Translator<'_> {
             Op::ImageSampleImplicitLod
             | Op::ImageSampleExplicitLod
             | Op::ImageFetch
+            | Op::ImageGather
             | Op::ImageSampleDrefImplicitLod
             | Op::ImageSampleDrefExplicitLod => self.texture(inst, op),
             Op::ImageSampleProjDrefImplicitLod
@@ -205,7 +207,6 @@ impl Translator<'_> {
             Op::ImageSampleProjImplicitLod | Op::ImageSampleProjExplicitLod => {
                 Err(inst.unsupported("projective sampling"))
             }
-            Op::ImageGather => Err(inst.unsupported("texture gathers")),
             Op::ImageRead | Op::ImageWrite => self.storage_image(inst, op),
             Op::ImageTexelPointer => self.texel_pointer(inst),
             Op::ImageQuerySizeLod | Op::ImageQueryLevels => self.image_query(inst, op),
@@ -423,9 +424,30 @@ impl Translator<'_> {
             Op::ImageSampleDrefImplicitLod | Op::ImageSampleDrefExplicitLod
         );
         let (sampled, array) = self.texture_type_for(image_ty, dref_op)?;
+        let gather = op == Op::ImageGather;
+        if gather && array {
+            return Err(inst.unsupported("gathers of array images"));
+        }
         let coord = self.tex_coord(inst.word(3)?, !fetch, if array { 3 } else { 2 })?;
+        // A gather's `Component`: a constant 0–3 (Vulkan's
+        // "Standalone SPIR-V Validation": an OpImageGather Component must be
+        // a constant), then the image operands.
+        let component = if gather {
+            inst.need(5)?;
+            match self.m.def(inst.word(4)?)? {
+                super::module::Def::Const { value, .. } => match value.as_u64() {
+                    Some(c @ 0..=3) => Some(c as u8),
+                    _ => return Err(inst.invalid("gather Component is not 0, 1, 2 or 3")),
+                },
+                _ => return Err(inst.invalid("gather Component is not a constant")),
+            }
+        } else {
+            None
+        };
         // Depth-compare: the reference value, then the image operands.
-        let (dref, inst_shift) = if dref_op {
+        let (dref, inst_shift) = if gather {
+            (None, 1)
+        } else if dref_op {
             inst.need(5)?;
             let (dty, d) = self.get_ssa(inst.word(4)?)?;
             if self.ty(d) != ValueType::F32
@@ -466,6 +488,10 @@ impl Translator<'_> {
                 } else {
                     TexOp::SampleDref
                 }
+            }
+            Op::ImageGather => {
+                self.check_image_operands(mask, CONST_OFFSET)?;
+                TexOp::Gather(component.unwrap_or(0))
             }
             Op::ImageSampleImplicitLod => {
                 if self.shader.stage != Stage::Fragment {

@@ -8,5 +8,5 @@ layout(set = 0, binding = 3) uniform samplerCube ctex;
 layout(set = 0, binding = 4) uniform sampler2DArray atex;
 void main()
 {
-    o_color = textureGather(tex, v_uv);
+    o_color = textureGather(atex, vec3(v_uv, 1.0));
 }

@@ -813,7 +813,8 @@ fn texs(
 /// the LOD register), no offsets or shadow: TEX
 /// with LOD zero, computed (fragment jobs) or explicit (8:8 fixed point in
 /// the first staging register), or FETCH of a texel (integer coordinates,
-/// level in 8:8 fixed point in the first staging register); results as
+/// level in 8:8 fixed point in the first staging register), or FETCH
+/// with a GATHER4 component (`Texture::gather`); results as
 /// F32 of a UNORM/sRGB texture, U32 of an RGBA8UI one or S32 of an RGBA8I
 /// one (another pairing's conversion is undocumented: refused), all four
 /// components (mask 0xf).
@@ -902,6 +903,29 @@ fn texc(
                 (s[1] as i32).wrapping_add(offset[1]),
                 level,
                 l,
+            )?
+        }
+        // FETCH, GATHER4_R/G/B/A (Mesa's `bi_emit_texc` for
+        // `nir_texop_tg4`): a sampler, level 0 only — Mesa's LOD register
+        // for a gather is always 0; another level's meaning is
+        // undocumented.
+        (6, 4..=7) => {
+            let (t, smp) = texture_of(core, texture, Some(sampler))?;
+            let smp = smp.ok_or_else(|| bad("no sampler"))?;
+            if !kind_fits(&t) {
+                return Err(bad("this result format for the texture's format"));
+            }
+            if staging_read(lane, cc, 0) != 0 {
+                return Err(bad("a gather with a LOD register other than 0"));
+            }
+            let l = layer_of(&t)?;
+            t.gather(
+                core.mmu,
+                &smp,
+                (f32::from_bits(s[0]), f32::from_bits(s[1])),
+                l,
+                offset,
+                (lod_mode - 4) as usize,
             )?
         }
         // TEX: EXPLICIT, ZERO, COMPUTE (fragment jobs only).
