@@ -2487,3 +2487,54 @@ fn gathers_match_the_reference_sampler() {
     eprintln!("{compared} gathered words compared");
     assert_eq!(compared, 2 * 5 * 4 * 2 * 32 * 32);
 }
+
+/// What the simulated gather refuses (the hardware's answer is
+/// undocumented): a sampler with a compare function (a depth gather
+/// without the shadow register: JOB_CONFIG_FAULT) and a float gather of
+/// an integer texture (INSTR_INVALID_ENC, as for TEX) fault the job, on
+/// the G52 and the G72; the same GPU then runs the
+/// gather with a plain sampler.
+#[test]
+fn gathers_the_simulator_does_not_model_fault() {
+    use bifrost_vk::jm::graphics::CompareOp as HwOp;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("texture_gather.comp.spv", model);
+        let mut rng = Rng(0x6a7_fa17 + (model == SimModel::G72) as u64);
+        let mut gpu = SimGpu::new(model);
+        let layout = TexelLayout::Linear;
+        let (_, desc) = upload(&mut gpu, &mut rng, 4, 4, layout, ImageFormat::Rgba8Unorm);
+        let (_, udesc) = upload(&mut gpu, &mut rng, 4, 4, layout, ImageFormat::Rgba8Uint);
+        let (_, idesc) = upload(&mut gpu, &mut rng, 4, 4, layout, ImageFormat::Rgba8Sint);
+        let mut queries = Vec::new();
+        for _ in 0..INVOCATIONS {
+            push_query(&mut queries, [rng.unit(), rng.unit()], 0.0, [0, 0]);
+        }
+        let plain = hw_sampler(&Sampler::simple(false, AddressMode::Repeat));
+        let compare = hw_mip_sampler(
+            &Sampler::simple(false, AddressMode::Repeat),
+            Some(HwOp::Less),
+        );
+        let mut run = |textures: [TextureDesc; 2], samplers: [SamplerDesc; 2]| {
+            dispatch_queries(
+                &mut gpu,
+                &binary,
+                &queries,
+                u64::from(INVOCATIONS) * 128,
+                &textures.map(Some),
+                &samplers.map(Some),
+            )
+            .map(|_| ())
+        };
+        let r = run([desc, idesc], [compare, plain]);
+        assert!(
+            r.as_ref().is_err_and(|e| e.contains("JOB_CONFIG_FAULT")),
+            "{model:?}: a gather with a compare function: {r:?}"
+        );
+        let r = run([udesc, idesc], [plain, plain]);
+        assert!(
+            r.as_ref().is_err_and(|e| e.contains("INSTR_INVALID_ENC")),
+            "{model:?}: a float gather of RGBA8UI: {r:?}"
+        );
+        run([desc, idesc], [plain, plain]).unwrap_or_else(|e| panic!("{model:?}: {e}"));
+    }
+}
