@@ -2538,3 +2538,98 @@ fn gathers_the_simulator_does_not_model_fault() {
         run([desc, idesc], [plain, plain]).unwrap_or_else(|e| panic!("{model:?}: {e}"));
     }
 }
+
+/// Depth gathers (`texture_gather_dref.comp`: `textureGather` and
+/// `textureGatherOffset` (2, −1) of a `sampler2DShadow`): TEXC FETCH
+/// GATHER4_R with the shadow bit and the reference in the register after
+/// the LOD's. R32F images of random NPOT sizes with depths on a 1/8 grid
+/// in [0, 1] and references on a 1/16 grid (equality happens), Linear and
+/// Tiled, every `compareOp` (written flipped, as for sampling), every wrap
+/// mode (border OpaqueWhite or TransparentBlack: depth 1 or 0), G52 and
+/// G72: every word equal to the reference's "Texel Gathering" of the
+/// "Depth Compare Operation" results.
+#[test]
+fn depth_gathers_match_the_reference_sampler() {
+    use bifrost_vk::jm::graphics::CompareOp as HwOp;
+    use bifrost_vk::testing::sampler::CompareOp;
+    let mut compared = 0usize;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("texture_gather_dref.comp.spv", model);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+        assert_eq!(text.matches("+TEXC ").count(), 2, "{text}");
+        for (k, op) in CompareOp::ALL.into_iter().enumerate() {
+            for (m, mode) in AddressMode::ALL.into_iter().enumerate() {
+                let mut rng = Rng(0xd6a7_0000
+                    + 16 * k as u64
+                    + m as u64
+                    + 256 * (model == SimModel::G72) as u64);
+                let layout = if (k + m) % 2 == 0 {
+                    TexelLayout::Linear
+                } else {
+                    TexelLayout::Tiled
+                };
+                let mut gpu = SimGpu::new(model);
+                let (w, h) = (2 + (rng.next() % 7) as u32, 2 + (rng.next() % 7) as u32);
+                let (mut img, d) = upload(&mut gpu, &mut rng, w, h, layout, ImageFormat::R32Sfloat);
+                // Depths k/8 written over the random bytes.
+                for y in 0..h {
+                    for x in 0..w {
+                        let t = ((rng.next() % 9) as f32 / 8.0).to_le_bytes();
+                        img.texels[(y * w + x) as usize] = t;
+                        let off = match layout {
+                            TexelLayout::Linear => u64::from(y * d.row_stride + 4 * x),
+                            TexelLayout::Tiled => tiled_offset(x, y, u64::from(d.row_stride)),
+                        };
+                        gpu.write(d.address + off, &t);
+                    }
+                }
+                let mut smp = Sampler::simple(m % 2 == 0, mode);
+                smp.border = if k % 2 == 0 {
+                    BorderColor::OpaqueWhite
+                } else {
+                    BorderColor::TransparentBlack
+                };
+                smp.compare = Some(op);
+                let hw = hw_mip_sampler(&smp, Some(HwOp::ALL_OPS[k]));
+                let reference = Bindings::default();
+                let (mut queries, mut want) = (Vec::new(), Vec::<[u32; 4]>::new());
+                for _ in 0..INVOCATIONS {
+                    let st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
+                    let dref = (rng.next() % 17) as f32 / 16.0;
+                    for word in [st[0].to_bits(), st[1].to_bits(), 0, dref.to_bits()] {
+                        queries.extend_from_slice(&word.to_le_bytes());
+                    }
+                    for offset in [[0, 0], [2, -1]] {
+                        want.push(
+                            reference
+                                .gather_dref(&img, &smp, (st[0], st[1]), offset, dref)
+                                .unwrap(),
+                        );
+                    }
+                }
+                let obuf = dispatch_queries(
+                    &mut gpu,
+                    &binary,
+                    &queries,
+                    u64::from(INVOCATIONS) * 32,
+                    &[Some(d)],
+                    &[Some(hw)],
+                )
+                .unwrap_or_else(|e| panic!("{model:?} {op:?} {mode:?}: {e}"));
+                let got = gpu.read_u32s(obuf.va, want.len() * 4);
+                for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                    assert_eq!(
+                        g,
+                        w,
+                        "{model:?} {op:?} {mode:?} {layout:?}: invocation {} result {}",
+                        i / 2,
+                        i % 2
+                    );
+                    compared += 4;
+                }
+            }
+        }
+    }
+    eprintln!("{compared} depth-gather words compared");
+    assert_eq!(compared, 2 * 8 * 4 * 32 * 8);
+}

@@ -1048,6 +1048,21 @@ fn sampled_images_become_texture_intrinsics() {
         "{text}"
     );
     assert_eq!(Shader::parse(&text).unwrap().to_string(), text);
+    // Depth gathers: the reference as the second source, a 4-vector.
+    let s = parse("texture_gather_dref.comp.spv");
+    let dref = |offset| Intrinsic::Texture {
+        set: 0,
+        binding: 0,
+        sampler: Some((0, 0)),
+        op: TexOp::GatherDref,
+        ty: f,
+        array: false,
+        offset,
+    };
+    assert_eq!(textures(&s), [dref([0, 0]), dref([2, -1])]);
+    let text = s.to_string();
+    assert!(text.contains("texture op=gather_dref"), "{text}");
+    assert_eq!(Shader::parse(&text).unwrap().to_string(), text);
     // A 2D array: a three-component coordinate (the layer last).
     let arr = |sampler, op| Intrinsic::Texture {
         set: 0,
@@ -1151,7 +1166,7 @@ fn unsupported_image_features_are_clean_errors() {
     for (name, says) in [
         ("reject/images.comp.spv", "image atomics on float images"),
         ("reject/texture_gather.frag.spv", "gathers of array images"),
-        ("reject/texture_shadow.frag.spv", "depth"),
+        ("reject/texture_shadow.frag.spv", "projective depth-compare"),
         ("reject/texture_grad.frag.spv", "gradients"),
         (
             "reject/texture_size.frag.spv",

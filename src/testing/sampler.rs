@@ -642,8 +642,45 @@ impl Bindings {
             return Err(format!("gather of component {component}"));
         }
         if sampler.compare.is_some() {
-            return Err("a gather with compareEnable (depth gathers: not modelled)".into());
+            return Err("a gather with compareEnable without a reference".into());
         }
+        self.gather_texels(image, sampler, (s, t), offset, component)
+    }
+
+    /// `OpImageDrefGather`: the texels of [`Bindings::gather`] (component
+    /// 0: a texel's depth D, a border texel's the border colour's red),
+    /// each replaced by 1.0 when `dref op D` holds for the sampler's
+    /// `compareOp`, else 0.0 ("Depth Compare Operation"), in the same
+    /// order. The sampler must have `compare`; float images only.
+    pub fn gather_dref(
+        &self,
+        image: &Image,
+        sampler: &Sampler,
+        (s, t): (f32, f32),
+        offset: [i8; 2],
+        dref: f32,
+    ) -> Result<[u32; 4], String> {
+        let op = sampler
+            .compare
+            .ok_or("a depth gather with a sampler without compareEnable")?;
+        if image.format.sampled_type() != SampledType::Float {
+            return Err("a depth gather of an integer image".into());
+        }
+        let d = self.gather_texels(image, sampler, (s, t), offset, 0)?;
+        Ok(d.map(|x| {
+            let pass = op.test(f64::from(dref), f64::from(f32::from_bits(x)));
+            if pass { 1.0f32 } else { 0.0 }.to_bits()
+        }))
+    }
+
+    fn gather_texels(
+        &self,
+        image: &Image,
+        sampler: &Sampler,
+        (s, t): (f32, f32),
+        offset: [i8; 2],
+        component: usize,
+    ) -> Result<[u32; 4], String> {
         let (u, v) = unnormalized(image, s, t)?;
         let (u, v) = (u - 0.5, v - 0.5);
         let i0 = texel_index(sampler.address[0], u + f64::from(offset[0]), image.width);
@@ -728,11 +765,16 @@ impl TextureSource for Bindings {
             .samplers
             .get(&key)
             .ok_or_else(|| format!("no sampler at set {} binding {}", key.0, key.1))?;
-        let lod = (op == TexOp::SampleLod).then(|| f32::from_bits(lod));
         let (s, t) = (f32::from_bits(coord[0]), f32::from_bits(coord[1]));
+        // A depth gather's second source (the reference) comes as `lod`.
+        if op == TexOp::GatherDref {
+            return self.gather_dref(image, smp, (s, t), offset, f32::from_bits(lod));
+        }
+        let lod = (op == TexOp::SampleLod).then(|| f32::from_bits(lod));
         if let TexOp::Gather(c) = op {
             return self.gather(image, smp, (s, t), offset, usize::from(c));
         }
+
         if int {
             if offset != [0, 0] {
                 return Err("texel offsets on integer images (not modelled)".into());

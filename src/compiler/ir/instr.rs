@@ -364,10 +364,14 @@ pub enum TexOp {
     /// filter would weight in the base level (`OpImageGather`, Vulkan
     /// "Texel Gathering"), in the spec's order i0j1, i1j1, i1j0, i0j0.
     Gather(u8),
+    /// The depth compares (`reference` op texel, the sampler's compare op)
+    /// of the same four texels' first components, 1.0 or 0.0, in that
+    /// order (`OpImageDrefGather`, "Texel Gathering").
+    GatherDref,
 }
 
 impl TexOp {
-    pub const ALL: [TexOp; 10] = [
+    pub const ALL: [TexOp; 11] = [
         TexOp::Sample,
         TexOp::SampleLod,
         TexOp::SampleBias,
@@ -378,6 +382,7 @@ impl TexOp {
         TexOp::Gather(1),
         TexOp::Gather(2),
         TexOp::Gather(3),
+        TexOp::GatherDref,
     ];
 
     pub fn name(self) -> &'static str {
@@ -394,6 +399,7 @@ impl TexOp {
             TexOp::Gather(3) => "gather_a",
             // Refused by the validator.
             TexOp::Gather(_) => "gather_invalid",
+            TexOp::GatherDref => "gather_dref",
         }
     }
 }
@@ -518,7 +524,7 @@ pub enum Intrinsic {
     /// `SampleLod` [coord: 2/3 × f32, lod: f32], `SampleBias` [coord: 2/3 ×
     /// f32, bias: f32] (fragment shaders), `SampleDref` [coord, dref: f32]
     /// (fragment shaders), `SampleDrefLod` [coord, lod: f32, dref: f32], `Fetch` [coord: 2/3 × i32,
-    /// lod: i32], `Gather` [coord: 2/3 × f32] (any stage: the base level). One 4 × 32-bit result, as `ty` says (floats for `Float`,
+    /// lod: i32], `Gather` [coord: 2/3 × f32] (any stage: the base level), `GatherDref` [coord, dref: f32]. One 4 × 32-bit result, as `ty` says (floats for `Float`,
     /// integers for `Sint`/`Uint`).
     Texture {
         set: u32,

@@ -936,7 +936,10 @@ impl Exec<'_> {
             Texture { op, .. } => {
                 let (d, _) = need()?;
                 let coord = self.get(src(0)?)?;
-                if matches!(op, TexOp::SampleDref | TexOp::SampleDrefLod) {
+                if matches!(
+                    op,
+                    TexOp::SampleDref | TexOp::SampleDrefLod | TexOp::GatherDref
+                ) {
                     return Err(InterpError::Unsupported(
                         "depth-compare sampling in the interpreter".into(),
                     ));

@@ -639,6 +639,7 @@ impl<'a> Validator<'a> {
                     TexOp::SampleDrefLod => (&[f32t.with_comps(c), f32t, f32t], sampler.is_some()),
                     TexOp::Fetch => (&[u32t.with_comps(c), u32t], sampler.is_none()),
                     TexOp::Gather(k) => (&[f32t.with_comps(c)], sampler.is_some() && k < 4),
+                    TexOp::GatherDref => (&[f32t.with_comps(c), f32t], sampler.is_some()),
                 };
                 (
                     nd == 1

@@ -488,7 +488,12 @@ impl Texture {
     /// `swizzle_tg4_broadcom` in `nir_lower_tex.c`). The sampler's filters,
     /// mipmap mode and LOD range select nothing (the spec gathers from the
     /// base level; the caller refuses a LOD register other than level 0).
-    /// A compare function faults (depth gathers are not simulated); integer
+    /// With `dref` (TEXC's shadow register, component 0 only) each texel's
+    /// first component d (a border texel's: the border's red) becomes 1.0
+    /// when `d F dref` holds for the Sampler's `Compare Function` F, else
+    /// 0.0 — the operand order of [`Texture::sample`], which Mesa's
+    /// `panfrost_flip_compare_func` compensates for both. Without `dref`,
+    /// a compare function other than Never faults (as for sampling); integer
     /// textures gather their words, a border texel of one the Sampler's
     /// border word as it is (as [`Texture::sample`]); non-finite
     /// coordinates give zeros (as `sample_level`).
@@ -499,11 +504,17 @@ impl Texture {
         smp: &SamplerState,
         (s, t): (f32, f32),
         layer: u32,
-        offset: [i32; 2],
+        (offset, dref): ([i32; 2], Option<f32>),
         component: usize,
     ) -> Result<[u32; 4], JobFault> {
-        if smp.compare != 0 {
+        if dref.is_none() && smp.compare != 0 {
             return Err(config(self.va, "a gather with a compare function"));
+        }
+        if dref.is_some() && (!self.is_float() || component != 0) {
+            return Err(config(
+                self.va,
+                "a depth gather of an integer texture or of a component other than r",
+            ));
         }
         if component > 3 {
             return Err(config(self.va, "a gather component past alpha"));
@@ -525,12 +536,19 @@ impl Texture {
         let j0 = texel_index(smp.wrap[1], v + f64::from(offset[1]), lv.height);
         let mut out = [0u32; 4];
         for (k, (di, dj)) in [(0, 0), (1, 0), (0, 1), (1, 1)].into_iter().enumerate() {
-            out[k] = match (
+            let c = match (
                 wrap(smp.wrap[0], i0 + di, lv.width),
                 wrap(smp.wrap[1], j0 + dj, lv.height),
             ) {
                 (Some(x), Some(y)) => self.texel_of(mmu, &lv, x, y, layer)?[component],
                 _ => smp.border[component],
+            };
+            out[k] = match dref {
+                Some(r) => {
+                    let pass = super::fragment::depth_passes(smp.compare, f32::from_bits(c), r);
+                    if pass { 1.0f32 } else { 0.0 }.to_bits()
+                }
+                None => c,
             };
         }
         Ok(out)

@@ -121,7 +121,8 @@ impl Isel<'_> {
                 | TexOp::SampleDref
                 | TexOp::SampleDrefLod
                 | TexOp::Fetch
-                | TexOp::Gather(_) => false,
+                | TexOp::Gather(_)
+                | TexOp::GatherDref => false,
             };
         if simple {
             let hw = Op::TexsF32 {
@@ -182,6 +183,10 @@ impl Isel<'_> {
                     let fetch = desc::FETCH_GATHER4_R + (u32::from(c) << 20);
                     (desc::OP_FETCH, fetch, Some(ZERO))
                 }
+                // A depth gather: the same with the shadow bit, component r
+                // (`shadow_or_clamp_disable`: "Implies fetch_component =
+                // gather4_r", `bifrost.h`).
+                TexOp::GatherDref => (desc::OP_FETCH, desc::FETCH_GATHER4_R, Some(ZERO)),
             };
             let format = match ty {
                 SampledType::Float => desc::F32,
@@ -196,6 +201,7 @@ impl Isel<'_> {
             let shadow = match op {
                 TexOp::SampleDref => Some(args.get(1).map(|a| a[0])),
                 TexOp::SampleDrefLod => Some(args.get(2).map(|a| a[0])),
+                TexOp::GatherDref => Some(args.get(1).map(|a| a[0])),
                 _ => None,
             };
             let shadow = match shadow {
@@ -250,7 +256,7 @@ impl Isel<'_> {
         // i1j0, i0j0. Mesa reorders with `nir_lower_tex`'s
         // `lower_tg4_broadcom_swizzle` (`bifrost_compile.c`; the swizzle
         // 2, 3, 1, 0 of `swizzle_tg4_broadcom`, `nir_lower_tex.c`): so do we.
-        let order: [u8; 4] = if matches!(op, TexOp::Gather(_)) {
+        let order: [u8; 4] = if matches!(op, TexOp::Gather(_) | TexOp::GatherDref) {
             [2, 3, 1, 0]
         } else {
             [0, 1, 2, 3]

@@ -838,9 +838,16 @@ fn texc(
         );
         fault(status::INSTR_INVALID_ENC, cc.va)
     };
-    if immediate != 1 || dim != 2 || zero != 0 || (shadow != 0 && op != 7) {
+    // A depth reference goes with TEX, or with a FETCH gathering
+    // component r (Mesa's `bifrost.h`: the shadow bit "Implies
+    // fetch_component = gather4_r"; other components are undocumented).
+    if immediate != 1
+        || dim != 2
+        || zero != 0
+        || (shadow != 0 && op != 7 && (op, lod_mode) != (6, 4))
+    {
         return Err(bad(
-            "indirect indices, a dimension other than 2D or a depth reference of a fetch",
+            "indirect indices, a dimension other than 2D or a depth reference of a texel fetch",
         ));
     }
     if !matches!(format, 4 | 14 | 15) || mask != 0xf {
@@ -924,7 +931,7 @@ fn texc(
                 &smp,
                 (f32::from_bits(s[0]), f32::from_bits(s[1])),
                 l,
-                offset,
+                (offset, dref),
                 (lod_mode - 4) as usize,
             )?
         }
