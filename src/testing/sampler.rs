@@ -877,6 +877,60 @@ mod tests {
         }
     }
 
+    /// "Texel Gathering" worked by hand on the 2×2 image (black, red /
+    /// green, blue): the order i0j1, i1j1, i1j0, i0j0, wrapping and
+    /// border texels, and depth gathers.
+    #[test]
+    fn gathers_by_hand() {
+        let b = Bindings::default();
+        let img = image_2x2();
+        let one = 1.0f32.to_bits();
+        let g = |mode, st, c| {
+            b.gather(&img, &Sampler::simple(false, mode), st, [0, 0], c)
+                .unwrap()
+                .map(|x| u32::from(x == one))
+        };
+        // At the centre: i0 = j0 = 0; (0, 1) green, (1, 1) blue, (1, 0)
+        // red, (0, 0) black.
+        let centre = (0.5, 0.5);
+        assert_eq!(g(AddressMode::Repeat, centre, 0), [0, 0, 1, 0]);
+        assert_eq!(g(AddressMode::Repeat, centre, 1), [1, 0, 0, 0]);
+        assert_eq!(g(AddressMode::Repeat, centre, 2), [0, 1, 0, 0]);
+        assert_eq!(g(AddressMode::Repeat, centre, 3), [1, 1, 1, 1]);
+        // At (0.1, 0.1): i0 = j0 = −1. Repeat: (1, 0) red, (0, 0) black,
+        // (0, 1) green, (1, 1) blue; Clamp to Border (transparent black):
+        // only i1j1 = (0, 0) is inside, alpha 1.
+        let corner = (0.1, 0.1);
+        assert_eq!(g(AddressMode::Repeat, corner, 0), [1, 0, 0, 0]);
+        assert_eq!(g(AddressMode::Repeat, corner, 2), [0, 0, 0, 1]);
+        assert_eq!(g(AddressMode::ClampToBorder, corner, 3), [0, 1, 0, 0]);
+        // An offset of (1, 0) at the centre: i0 = 1, i1 = 2 → 0 (repeat).
+        let off = b
+            .gather(
+                &img,
+                &Sampler::simple(false, AddressMode::Repeat),
+                centre,
+                [1, 0],
+                1,
+            )
+            .unwrap();
+        assert_eq!(off.map(|x| u32::from(x == one)), [0, 1, 0, 0]);
+        // Depth gather: depths 0.25, 0.5 / 0.75, 1.0, reference 0.5, LESS
+        // (0.5 < D): (0, 1) 0.75 and (1, 1) 1.0 pass, (1, 0) 0.5 and
+        // (0, 0) 0.25 do not.
+        let depth = Image {
+            texels: [0.25f32, 0.5, 0.75, 1.0].map(f32::to_le_bytes).to_vec(),
+            format: ImageFormat::R32Sfloat,
+            ..image_2x2()
+        };
+        let mut smp = Sampler::simple(false, AddressMode::Repeat);
+        assert!(b.gather_dref(&depth, &smp, centre, [0, 0], 0.5).is_err());
+        smp.compare = Some(CompareOp::Less);
+        let d = b.gather_dref(&depth, &smp, centre, [0, 0], 0.5).unwrap();
+        assert_eq!(d, [one, one, 0, 0]);
+        assert!(b.gather(&depth, &smp, centre, [0, 0], 0).is_err());
+    }
+
     #[test]
     fn wrap_modes_by_hand() {
         // Over 4 texels: the spec's formulas worked by hand.
