@@ -61,6 +61,7 @@ const SHADERS: &[&str] = &[
     "texture_lod.comp.spv",
     "texture_offset.comp.spv",
     "texture_gather.comp.spv",
+    "texture_gather_array.comp.spv",
     "texture_gather_dref.comp.spv",
     "texture_shadow.comp.spv",
     "texture_size.comp.spv",

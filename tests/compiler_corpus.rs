@@ -74,6 +74,11 @@ const SKIPS: &[(&str, &str)] = &[
          with its own queries",
     ),
     (
+        "texture_gather_array.comp.spv",
+        "the same as texture_gather.comp (coordinates from the filled buffers): \
+         sim_textures.rs drives it with its own queries",
+    ),
+    (
         "texture_gather_dref.comp.spv",
         "depth compares are not run by the interpreter: sim_textures.rs drives \
          it with its own queries",

@@ -202,6 +202,7 @@ const ORDER_DEPENDENT: &[&str] = &["shared_atomics.comp.spv"];
 const TEXTURED: &[&str] = &[
     "texture_array.comp.spv",
     "texture_gather.comp.spv",
+    "texture_gather_array.comp.spv",
     "texture_gather_dref.comp.spv",
     "texture_int.comp.spv",
     "texture_lod.comp.spv",

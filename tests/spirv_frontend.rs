@@ -1048,6 +1048,20 @@ fn sampled_images_become_texture_intrinsics() {
         "{text}"
     );
     assert_eq!(Shader::parse(&text).unwrap().to_string(), text);
+    // A gather from a 2D array: the layer the coordinate's third component.
+    let agather = |c, offset| Intrinsic::Texture {
+        set: 0,
+        binding: 0,
+        sampler: Some((0, 0)),
+        op: TexOp::Gather(c),
+        ty: f,
+        array: true,
+        offset,
+    };
+    assert_eq!(
+        textures(&parse("texture_gather_array.comp.spv")),
+        [agather(1, [0, 0]), agather(3, [-2, 3])]
+    );
     // Depth gathers: the reference as the second source, a 4-vector.
     let s = parse("texture_gather_dref.comp.spv");
     let dref = |offset| Intrinsic::Texture {
@@ -1165,7 +1179,7 @@ fn storage_images_become_image_intrinsics() {
 fn unsupported_image_features_are_clean_errors() {
     for (name, says) in [
         ("reject/images.comp.spv", "image atomics on float images"),
-        ("reject/texture_gather.frag.spv", "gathers of array images"),
+        ("reject/texture_gather.frag.spv", "ImageGatherExtended"),
         ("reject/texture_shadow.frag.spv", "projective depth-compare"),
         ("reject/texture_grad.frag.spv", "gradients"),
         (

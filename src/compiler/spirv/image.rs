@@ -3,15 +3,15 @@
 //! (fragment shaders), `OpImageSampleExplicitLod` with `Lod`,
 //! `OpImageFetch` (optional `Lod`), on 2D images and 2D arrays,
 //! single-sampled, with a 32-bit sampled type, and `OpImageGather` (a
-//! constant component, optional `ConstOffset`) and `OpImageDrefGather`
-//! of 2D images.
+//! constant component, optional `ConstOffset`) of 2D images and 2D
+//! arrays, and `OpImageDrefGather` of 2D images.
 //!
 //! Storage images (`OpImageRead`, `OpImageWrite`) of 2D images or 2D arrays with a
 //! 32-bit sampled type become `Intrinsic::ImageLoad`/`ImageStore`.
 //!
 //! Images and samplers are compile-time [`Handle`]s (the set and binding of
 //! their descriptors), never run-time values. Everything else about images
-//! — image atomics, gathers of arrays, projective sampling, queries,
+//! — image atomics, depth gathers of arrays, projective sampling, queries,
 //! offsets, gradients, bias, minimum LOD, sparse access, other dimensions —
 //! is a clean `Unsupported` error naming what is missing.
 
@@ -426,9 +426,8 @@ impl Translator<'_> {
             Op::ImageSampleDrefImplicitLod | Op::ImageSampleDrefExplicitLod | Op::ImageDrefGather
         );
         let (sampled, array) = self.texture_type_for(image_ty, dref_op)?;
-        let gather = matches!(op, Op::ImageGather | Op::ImageDrefGather);
-        if gather && array {
-            return Err(inst.unsupported("gathers of array images"));
+        if op == Op::ImageDrefGather && array {
+            return Err(inst.unsupported("depth gathers of array images"));
         }
         let coord = self.tex_coord(inst.word(3)?, !fetch, if array { 3 } else { 2 })?;
         // A gather's `Component`: a constant 0–3 (Vulkan's
