@@ -201,6 +201,9 @@ const ORDER_DEPENDENT: &[&str] = &["shared_atomics.comp.spv"];
 /// descriptors against the reference sampler by `sim_textures.rs`.
 const TEXTURED: &[&str] = &[
     "texture_array.comp.spv",
+    "texture_gather.comp.spv",
+    "texture_gather_array.comp.spv",
+    "texture_gather_dref.comp.spv",
     "texture_int.comp.spv",
     "texture_lod.comp.spv",
     "texture_offset.comp.spv",

@@ -2355,3 +2355,374 @@ fn image_atomics_match_every_order() {
     }
     assert_eq!(checked, 2 * 2 * 8);
 }
+
+/// Texture gathers (`texture_gather.comp`: `textureGather` of each
+/// component of a float image, `textureGatherOffset` with (−3, 2) and
+/// (7, −8), and of an RGBA8I image at (0, 0) and (1, −1) offsets): TEXC
+/// FETCH with a GATHER4 component, the result reordered as Mesa does.
+/// Float images RGBA8 UNORM, sRGB, R8 UNORM (absent components 0, 0, 1),
+/// RGB10A2 and RGBA16F (finite and non-finite texels: a gather moves
+/// texels, it does not filter them) of NPOT sizes, Linear and Tiled, every
+/// wrap mode (border OpaqueBlack or OpaqueWhite; the integer image's sampler takes Clamp
+/// to Edge where the float one has Clamp to Border: the reference refuses
+/// a float border for integer texels), the sampler's filter random (a
+/// gather ignores it), coordinates in [−1.5, 2.5]², one in four on the
+/// texel-centre grid where ⌊u − ½⌋ changes, G52 and G72: every word equal
+/// to `testing::sampler`'s gather from the spec's "Texel Gathering" (a
+/// NaN matches any NaN).
+#[test]
+fn gathers_match_the_reference_sampler() {
+    let mut compared = 0usize;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("texture_gather.comp.spv", model);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+        assert_eq!(text.matches("+TEXC ").count(), 8, "{text}");
+        for (f, format) in [
+            ImageFormat::Rgba8Unorm,
+            ImageFormat::Rgba8Srgb,
+            ImageFormat::R8Unorm,
+            ImageFormat::A2b10g10r10UnormPack32,
+            ImageFormat::R16g16b16a16Sfloat,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+                for layout in [TexelLayout::Linear, TexelLayout::Tiled] {
+                    let mut rng = Rng(0x6a7_0000
+                        + 64 * f as u64
+                        + 8 * k as u64
+                        + (layout == TexelLayout::Tiled) as u64
+                        + 4096 * (model == SimModel::G72) as u64);
+                    let mut gpu = SimGpu::new(model);
+                    let (w, h) = (3 + (rng.next() % 6) as u32, 2 + (rng.next() % 6) as u32);
+                    let (img, desc) = match format {
+                        ImageFormat::R8Unorm => upload_small(
+                            &mut gpu,
+                            &mut rng,
+                            (w, h, 1),
+                            layout,
+                            format,
+                            TexelFormat::R8Unorm,
+                        ),
+                        ImageFormat::R16g16b16a16Sfloat => {
+                            let texels: Vec<Vec<u8>> = (0..w * h)
+                                .map(|i| random_texel(&mut rng, format, i % 2 == 0))
+                                .collect();
+                            upload_wide(&mut gpu, (w, h, 8), &texels, layout, format)
+                        }
+                        _ => upload(&mut gpu, &mut rng, w, h, layout, format),
+                    };
+                    let (iw, ih) = (2 + (rng.next() % 5) as u32, 3 + (rng.next() % 4) as u32);
+                    let (iimg, idesc) =
+                        upload(&mut gpu, &mut rng, iw, ih, layout, ImageFormat::Rgba8Sint);
+                    let mut smp = Sampler::simple(rng.next().is_multiple_of(2), mode);
+                    smp.border = if layout == TexelLayout::Linear {
+                        BorderColor::OpaqueBlack
+                    } else {
+                        BorderColor::OpaqueWhite
+                    };
+                    let imode = if mode == AddressMode::ClampToBorder {
+                        AddressMode::ClampToEdge
+                    } else {
+                        mode
+                    };
+                    let ismp = Sampler::simple(false, imode);
+                    let reference = Bindings::default();
+                    let (mut queries, mut want) = (Vec::new(), Vec::<[u32; 4]>::new());
+                    for q in 0..INVOCATIONS {
+                        let mut st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
+                        if q % 4 == 0 {
+                            // u − ½ an integer: the texel centre, where the
+                            // gathered square moves by one.
+                            let (a, b) = ((rng.next() % 24) as f32 - 8.0, (rng.next() % 24) as f32);
+                            st = [(a + 0.5) / w as f32, (b - 8.0 + 0.5) / h as f32];
+                        }
+                        push_query(&mut queries, st, 0.0, [0, 0]);
+                        let g = |c: usize, offset: [i8; 2]| {
+                            reference
+                                .gather(&img, &smp, (st[0], st[1]), offset, c)
+                                .unwrap()
+                        };
+                        for c in 0..4 {
+                            want.push(g(c, [0, 0]));
+                        }
+                        want.push(g(1, [-3, 2]));
+                        want.push(g(3, [7, -8]));
+                        for (c, offset) in [(0, [0, 0]), (2, [1, -1])] {
+                            want.push(
+                                reference
+                                    .gather(&iimg, &ismp, (st[0], st[1]), offset, c)
+                                    .unwrap(),
+                            );
+                        }
+                    }
+                    let obuf = dispatch_queries(
+                        &mut gpu,
+                        &binary,
+                        &queries,
+                        u64::from(INVOCATIONS) * 128,
+                        &[Some(desc), Some(idesc)],
+                        &[Some(hw_sampler(&smp)), Some(hw_sampler(&ismp))],
+                    )
+                    .unwrap_or_else(|e| panic!("{model:?} {format:?} {mode:?} {layout:?}: {e}"));
+                    let got = gpu.read_u32s(obuf.va, want.len() * 4);
+                    for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                        for c in 0..4 {
+                            let nan = |x: u32| f32::from_bits(x).is_nan();
+                            let float = i % 8 < 6;
+                            assert!(
+                                g[c] == w[c] || (float && nan(g[c]) && nan(w[c])),
+                                "{model:?} {format:?} {mode:?} {layout:?}: invocation {} result {} component {c}: sim {g:x?} reference {w:x?}",
+                                i / 8,
+                                i % 8
+                            );
+                        }
+                        compared += 4;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{compared} gathered words compared");
+    assert_eq!(compared, 2 * 5 * 4 * 2 * 32 * 32);
+}
+
+/// What the simulated gather refuses (the hardware's answer is
+/// undocumented): a sampler with a compare function (a depth gather
+/// without the shadow register: JOB_CONFIG_FAULT) and a float gather of
+/// an integer texture (INSTR_INVALID_ENC, as for TEX) fault the job, on
+/// the G52 and the G72; the same GPU then runs the
+/// gather with a plain sampler.
+#[test]
+fn gathers_the_simulator_does_not_model_fault() {
+    use bifrost_vk::jm::graphics::CompareOp as HwOp;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("texture_gather.comp.spv", model);
+        let mut rng = Rng(0x6a7_fa17 + (model == SimModel::G72) as u64);
+        let mut gpu = SimGpu::new(model);
+        let layout = TexelLayout::Linear;
+        let (_, desc) = upload(&mut gpu, &mut rng, 4, 4, layout, ImageFormat::Rgba8Unorm);
+        let (_, udesc) = upload(&mut gpu, &mut rng, 4, 4, layout, ImageFormat::Rgba8Uint);
+        let (_, idesc) = upload(&mut gpu, &mut rng, 4, 4, layout, ImageFormat::Rgba8Sint);
+        let mut queries = Vec::new();
+        for _ in 0..INVOCATIONS {
+            push_query(&mut queries, [rng.unit(), rng.unit()], 0.0, [0, 0]);
+        }
+        let plain = hw_sampler(&Sampler::simple(false, AddressMode::Repeat));
+        let compare = hw_mip_sampler(
+            &Sampler::simple(false, AddressMode::Repeat),
+            Some(HwOp::Less),
+        );
+        let mut run = |textures: [TextureDesc; 2], samplers: [SamplerDesc; 2]| {
+            dispatch_queries(
+                &mut gpu,
+                &binary,
+                &queries,
+                u64::from(INVOCATIONS) * 128,
+                &textures.map(Some),
+                &samplers.map(Some),
+            )
+            .map(|_| ())
+        };
+        let r = run([desc, idesc], [compare, plain]);
+        assert!(
+            r.as_ref().is_err_and(|e| e.contains("JOB_CONFIG_FAULT")),
+            "{model:?}: a gather with a compare function: {r:?}"
+        );
+        let r = run([udesc, idesc], [plain, plain]);
+        assert!(
+            r.as_ref().is_err_and(|e| e.contains("INSTR_INVALID_ENC")),
+            "{model:?}: a float gather of RGBA8UI: {r:?}"
+        );
+        run([desc, idesc], [plain, plain]).unwrap_or_else(|e| panic!("{model:?}: {e}"));
+    }
+}
+
+/// Depth gathers (`texture_gather_dref.comp`: `textureGather` and
+/// `textureGatherOffset` (2, −1) of a `sampler2DShadow`): TEXC FETCH
+/// GATHER4_R with the shadow bit and the reference in the register after
+/// the LOD's. R32F images of random NPOT sizes with depths on a 1/8 grid
+/// in [0, 1] and references on a 1/16 grid (equality happens), Linear and
+/// Tiled, every `compareOp` (written flipped, as for sampling), every wrap
+/// mode (border OpaqueWhite or TransparentBlack: depth 1 or 0), G52 and
+/// G72: every word equal to the reference's "Texel Gathering" of the
+/// "Depth Compare Operation" results.
+#[test]
+fn depth_gathers_match_the_reference_sampler() {
+    use bifrost_vk::jm::graphics::CompareOp as HwOp;
+    use bifrost_vk::testing::sampler::CompareOp;
+    let mut compared = 0usize;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("texture_gather_dref.comp.spv", model);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+        assert_eq!(text.matches("+TEXC ").count(), 2, "{text}");
+        for (k, op) in CompareOp::ALL.into_iter().enumerate() {
+            for (m, mode) in AddressMode::ALL.into_iter().enumerate() {
+                let mut rng = Rng(0xd6a7_0000
+                    + 16 * k as u64
+                    + m as u64
+                    + 256 * (model == SimModel::G72) as u64);
+                let layout = if (k + m) % 2 == 0 {
+                    TexelLayout::Linear
+                } else {
+                    TexelLayout::Tiled
+                };
+                let mut gpu = SimGpu::new(model);
+                let (w, h) = (2 + (rng.next() % 7) as u32, 2 + (rng.next() % 7) as u32);
+                let (mut img, d) = upload(&mut gpu, &mut rng, w, h, layout, ImageFormat::R32Sfloat);
+                // Depths k/8 written over the random bytes.
+                for y in 0..h {
+                    for x in 0..w {
+                        let t = ((rng.next() % 9) as f32 / 8.0).to_le_bytes();
+                        img.texels[(y * w + x) as usize] = t;
+                        let off = match layout {
+                            TexelLayout::Linear => u64::from(y * d.row_stride + 4 * x),
+                            TexelLayout::Tiled => tiled_offset(x, y, u64::from(d.row_stride)),
+                        };
+                        gpu.write(d.address + off, &t);
+                    }
+                }
+                let mut smp = Sampler::simple(m % 2 == 0, mode);
+                smp.border = if k % 2 == 0 {
+                    BorderColor::OpaqueWhite
+                } else {
+                    BorderColor::TransparentBlack
+                };
+                smp.compare = Some(op);
+                let hw = hw_mip_sampler(&smp, Some(HwOp::ALL_OPS[k]));
+                let reference = Bindings::default();
+                let (mut queries, mut want) = (Vec::new(), Vec::<[u32; 4]>::new());
+                for _ in 0..INVOCATIONS {
+                    let st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
+                    let dref = (rng.next() % 17) as f32 / 16.0;
+                    for word in [st[0].to_bits(), st[1].to_bits(), 0, dref.to_bits()] {
+                        queries.extend_from_slice(&word.to_le_bytes());
+                    }
+                    for offset in [[0, 0], [2, -1]] {
+                        want.push(
+                            reference
+                                .gather_dref(&img, &smp, (st[0], st[1]), offset, dref)
+                                .unwrap(),
+                        );
+                    }
+                }
+                let obuf = dispatch_queries(
+                    &mut gpu,
+                    &binary,
+                    &queries,
+                    u64::from(INVOCATIONS) * 32,
+                    &[Some(d)],
+                    &[Some(hw)],
+                )
+                .unwrap_or_else(|e| panic!("{model:?} {op:?} {mode:?}: {e}"));
+                let got = gpu.read_u32s(obuf.va, want.len() * 4);
+                for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                    assert_eq!(
+                        g,
+                        w,
+                        "{model:?} {op:?} {mode:?} {layout:?}: invocation {} result {}",
+                        i / 2,
+                        i % 2
+                    );
+                    compared += 4;
+                }
+            }
+        }
+    }
+    eprintln!("{compared} depth-gather words compared");
+    assert_eq!(compared, 2 * 8 * 4 * 32 * 8);
+}
+
+/// Gathers from a 2D array (`texture_gather_array.comp`: component g, and
+/// component a with the offset (−2, 3), of a `sampler2DArray`): the layer
+/// rounded to nearest even and clamped as for sampling (TEXC's array
+/// register). Three 5×3 RGBA8 UNORM layers 64 bytes apart, layers in
+/// [−1, 4], every wrap mode (border OpaqueBlack), G52 and G72: every word
+/// equal to the reference's gather of layer clamp(RNE(r), 0, 2).
+#[test]
+fn array_gathers_match_the_reference_sampler() {
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("texture_gather_array.comp.spv", model);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+        assert_eq!(text.matches("+TEXC ").count(), 2, "{text}");
+        for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+            let mut rng = Rng(0x6a7_a77a + k as u64 + 16 * (model == SimModel::G72) as u64);
+            let mut gpu = SimGpu::new(model);
+            let layers: Vec<Image> = (0..3)
+                .map(|_| Image {
+                    width: 5,
+                    height: 3,
+                    texels: (0..15)
+                        .map(|_| {
+                            let v = rng.next();
+                            [v as u8, (v >> 8) as u8, (v >> 16) as u8, (v >> 24) as u8]
+                        })
+                        .collect(),
+                    format: ImageFormat::Rgba8Unorm,
+                })
+                .collect();
+            let buf = gpu.alloc(3 * 64);
+            for (l, img) in layers.iter().enumerate() {
+                for (i, t) in img.texels.iter().enumerate() {
+                    gpu.write(buf.va + 64 * l as u64 + 4 * i as u64, t);
+                }
+            }
+            let desc = TextureDesc {
+                address: buf.va,
+                width: 5,
+                height: 3,
+                row_stride: 20,
+                layout: TexelLayout::Linear,
+                format: TexelFormat::Rgba8Unorm,
+                layers: 3,
+                layer_stride: 64,
+                levels: 1,
+                mips: Default::default(),
+            };
+            let mut sampler = Sampler::simple(false, mode);
+            sampler.border = BorderColor::OpaqueBlack;
+            let reference = Bindings::default();
+            let (mut queries, mut want) = (Vec::new(), Vec::<[u32; 4]>::new());
+            for _ in 0..INVOCATIONS {
+                let st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
+                let layer = rng.unit() * 5.0 - 1.0;
+                for w in [st[0].to_bits(), st[1].to_bits(), layer.to_bits(), 0] {
+                    queries.extend_from_slice(&w.to_le_bytes());
+                }
+                queries.extend_from_slice(&[0; 16]);
+                let img = &layers[bifrost_vk::testing::sampler::array_layer(layer, 3)];
+                for (c, offset) in [(1, [0, 0]), (3, [-2, 3])] {
+                    want.push(
+                        reference
+                            .gather(img, &sampler, (st[0], st[1]), offset, c)
+                            .unwrap(),
+                    );
+                }
+            }
+            let obuf = dispatch_queries(
+                &mut gpu,
+                &binary,
+                &queries,
+                u64::from(INVOCATIONS) * 32,
+                &[Some(desc)],
+                &[Some(hw_sampler(&sampler))],
+            )
+            .unwrap_or_else(|e| panic!("{model:?} {mode:?}: {e}"));
+            let got = gpu.read_u32s(obuf.va, want.len() * 4);
+            for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                assert_eq!(
+                    g,
+                    w,
+                    "{model:?} {mode:?}: invocation {} result {}",
+                    i / 2,
+                    i % 2
+                );
+                compared += 4;
+            }
+        }
+    }
+    eprintln!("{compared} array-gather words compared");
+    assert_eq!(compared, 2 * 4 * 32 * 8);
+}

@@ -1016,6 +1016,67 @@ fn sampled_images_become_texture_intrinsics() {
             off(TexOp::Fetch, None, [1, -1]),
         ]
     );
+    // Gathers: the component (a constant) in the op, offsets as above, an
+    // integer image's type.
+    let gather = |binding, c, ty, offset| Intrinsic::Texture {
+        set: 0,
+        binding,
+        sampler: Some((0, binding)),
+        op: TexOp::Gather(c),
+        ty,
+        array: false,
+        offset,
+    };
+    let s = parse("texture_gather.comp.spv");
+    let i32t = SampledType::Sint;
+    assert_eq!(
+        textures(&s),
+        [
+            gather(0, 0, f, [0, 0]),
+            gather(0, 1, f, [0, 0]),
+            gather(0, 2, f, [0, 0]),
+            gather(0, 3, f, [0, 0]),
+            gather(0, 1, f, [-3, 2]),
+            gather(0, 3, f, [7, -8]),
+            gather(1, 0, i32t, [0, 0]),
+            gather(1, 2, i32t, [1, -1]),
+        ]
+    );
+    let text = s.to_string();
+    assert!(
+        text.contains("texture op=gather_a type=float set=0 binding=0"),
+        "{text}"
+    );
+    assert_eq!(Shader::parse(&text).unwrap().to_string(), text);
+    // A gather from a 2D array: the layer the coordinate's third component.
+    let agather = |c, offset| Intrinsic::Texture {
+        set: 0,
+        binding: 0,
+        sampler: Some((0, 0)),
+        op: TexOp::Gather(c),
+        ty: f,
+        array: true,
+        offset,
+    };
+    assert_eq!(
+        textures(&parse("texture_gather_array.comp.spv")),
+        [agather(1, [0, 0]), agather(3, [-2, 3])]
+    );
+    // Depth gathers: the reference as the second source, a 4-vector.
+    let s = parse("texture_gather_dref.comp.spv");
+    let dref = |offset| Intrinsic::Texture {
+        set: 0,
+        binding: 0,
+        sampler: Some((0, 0)),
+        op: TexOp::GatherDref,
+        ty: f,
+        array: false,
+        offset,
+    };
+    assert_eq!(textures(&s), [dref([0, 0]), dref([2, -1])]);
+    let text = s.to_string();
+    assert!(text.contains("texture op=gather_dref"), "{text}");
+    assert_eq!(Shader::parse(&text).unwrap().to_string(), text);
     // A 2D array: a three-component coordinate (the layer last).
     let arr = |sampler, op| Intrinsic::Texture {
         set: 0,
@@ -1118,8 +1179,8 @@ fn storage_images_become_image_intrinsics() {
 fn unsupported_image_features_are_clean_errors() {
     for (name, says) in [
         ("reject/images.comp.spv", "image atomics on float images"),
-        ("reject/texture_gather.frag.spv", "gather"),
-        ("reject/texture_shadow.frag.spv", "depth"),
+        ("reject/texture_gather.frag.spv", "ImageGatherExtended"),
+        ("reject/texture_shadow.frag.spv", "projective depth-compare"),
         ("reject/texture_grad.frag.spv", "gradients"),
         (
             "reject/texture_size.frag.spv",
@@ -1197,6 +1258,13 @@ fn malformed_image_modules_are_clean_errors() {
         edited(c, S::ImageFetch, |w| w[2] = w[3]),
         Stage::Compute,
         "not an image",
+    );
+    // OpImageGather whose Component is the coordinate (not a constant)
+    // (operands: type, id, sampled image, coordinate, component, ...).
+    invalid(
+        edited("texture_gather.comp.spv", S::ImageGather, |w| w[4] = w[3]),
+        Stage::Compute,
+        "gather Component is not a constant",
     );
     // OpSampledImage whose sampler is the image.
     invalid(

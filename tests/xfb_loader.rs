@@ -778,10 +778,11 @@ fn bad_shaders_are_errors() {
 /// a layout with them cannot be made.
 #[test]
 fn shaders_sampling_images_are_refused() {
-    // A sampling shader and storage-image ones (imageStore/imageLoad,
-    // image atomics).
-    const SPVS: [&[u8]; 3] = [
+    // Sampling shaders (one of gathers) and storage-image ones
+    // (imageStore/imageLoad, image atomics).
+    const SPVS: [&[u8]; 4] = [
         include_bytes!("shaders/texture_lod.comp.spv"),
+        include_bytes!("shaders/texture_gather.comp.spv"),
         include_bytes!("shaders/vk/image_float.comp.spv"),
         include_bytes!("shaders/vk/image_atomic.comp.spv"),
     ];

@@ -619,6 +619,93 @@ impl Bindings {
     }
 }
 
+impl Bindings {
+    /// `OpImageGather` (Vulkan "Texel Gathering") of component `component`
+    /// (0–3) at normalized (s, t) with texel offset `offset`: the four
+    /// texels LINEAR filtering would use in the base level — i0 =
+    /// ⌊u − ½⌋ + Δi, j0 = ⌊v − ½⌋ + Δj, i1 = i0 + 1, j1 = j0 + 1, each wrapped
+    /// ("Wrapping Operation") — in the spec's order i0j1, i1j1, i1j0, i0j0,
+    /// each texel's `component` after "Conversion to RGBA" (absent
+    /// components 0, alpha 1), a border texel's the border colour's. The
+    /// sampler's filters and LOD range play no part. Float images give f32
+    /// bits, integer ones the texel's words; a border texel of an integer
+    /// image is an error (the float border colours are not integer values).
+    pub fn gather(
+        &self,
+        image: &Image,
+        sampler: &Sampler,
+        (s, t): (f32, f32),
+        offset: [i8; 2],
+        component: usize,
+    ) -> Result<[u32; 4], String> {
+        if component > 3 {
+            return Err(format!("gather of component {component}"));
+        }
+        if sampler.compare.is_some() {
+            return Err("a gather with compareEnable without a reference".into());
+        }
+        self.gather_texels(image, sampler, (s, t), offset, component)
+    }
+
+    /// `OpImageDrefGather`: the texels of [`Bindings::gather`] (component
+    /// 0: a texel's depth D, a border texel's the border colour's red),
+    /// each replaced by 1.0 when `dref op D` holds for the sampler's
+    /// `compareOp`, else 0.0 ("Depth Compare Operation"), in the same
+    /// order. The sampler must have `compare`; float images only.
+    pub fn gather_dref(
+        &self,
+        image: &Image,
+        sampler: &Sampler,
+        (s, t): (f32, f32),
+        offset: [i8; 2],
+        dref: f32,
+    ) -> Result<[u32; 4], String> {
+        let op = sampler
+            .compare
+            .ok_or("a depth gather with a sampler without compareEnable")?;
+        if image.format.sampled_type() != SampledType::Float {
+            return Err("a depth gather of an integer image".into());
+        }
+        let d = self.gather_texels(image, sampler, (s, t), offset, 0)?;
+        Ok(d.map(|x| {
+            let pass = op.test(f64::from(dref), f64::from(f32::from_bits(x)));
+            if pass { 1.0f32 } else { 0.0 }.to_bits()
+        }))
+    }
+
+    fn gather_texels(
+        &self,
+        image: &Image,
+        sampler: &Sampler,
+        (s, t): (f32, f32),
+        offset: [i8; 2],
+        component: usize,
+    ) -> Result<[u32; 4], String> {
+        let (u, v) = unnormalized(image, s, t)?;
+        let (u, v) = (u - 0.5, v - 0.5);
+        let i0 = texel_index(sampler.address[0], u + f64::from(offset[0]), image.width);
+        let j0 = texel_index(sampler.address[1], v + f64::from(offset[1]), image.height);
+        let float = image.format.sampled_type() == SampledType::Float;
+        let texel = |i: i64, j: i64| -> Result<u32, String> {
+            match (
+                wrap(sampler.address[0], i, image.width),
+                wrap(sampler.address[1], j, image.height),
+            ) {
+                (Some(x), Some(y)) if float => Ok((image.texel(x, y)[component] as f32).to_bits()),
+                (Some(x), Some(y)) => Ok(image.texel_bits(x, y)[component]),
+                _ if float => Ok(sampler.border.rgba()[component].to_bits()),
+                _ => Err("a float border colour for an integer format".into()),
+            }
+        };
+        Ok([
+            texel(i0, j0 + 1)?,
+            texel(i0 + 1, j0 + 1)?,
+            texel(i0 + 1, j0)?,
+            texel(i0, j0)?,
+        ])
+    }
+}
+
 impl TextureSource for Bindings {
     fn texture(&self, kind: Intrinsic, coord: [u32; 3], lod: u32) -> Result<[u32; 4], String> {
         let Intrinsic::Texture {
@@ -678,8 +765,16 @@ impl TextureSource for Bindings {
             .samplers
             .get(&key)
             .ok_or_else(|| format!("no sampler at set {} binding {}", key.0, key.1))?;
-        let lod = (op == TexOp::SampleLod).then(|| f32::from_bits(lod));
         let (s, t) = (f32::from_bits(coord[0]), f32::from_bits(coord[1]));
+        // A depth gather's second source (the reference) comes as `lod`.
+        if op == TexOp::GatherDref {
+            return self.gather_dref(image, smp, (s, t), offset, f32::from_bits(lod));
+        }
+        let lod = (op == TexOp::SampleLod).then(|| f32::from_bits(lod));
+        if let TexOp::Gather(c) = op {
+            return self.gather(image, smp, (s, t), offset, usize::from(c));
+        }
+
         if int {
             if offset != [0, 0] {
                 return Err("texel offsets on integer images (not modelled)".into());
@@ -780,6 +875,60 @@ mod tests {
             ],
             format: ImageFormat::Rgba8Unorm,
         }
+    }
+
+    /// "Texel Gathering" worked by hand on the 2×2 image (black, red /
+    /// green, blue): the order i0j1, i1j1, i1j0, i0j0, wrapping and
+    /// border texels, and depth gathers.
+    #[test]
+    fn gathers_by_hand() {
+        let b = Bindings::default();
+        let img = image_2x2();
+        let one = 1.0f32.to_bits();
+        let g = |mode, st, c| {
+            b.gather(&img, &Sampler::simple(false, mode), st, [0, 0], c)
+                .unwrap()
+                .map(|x| u32::from(x == one))
+        };
+        // At the centre: i0 = j0 = 0; (0, 1) green, (1, 1) blue, (1, 0)
+        // red, (0, 0) black.
+        let centre = (0.5, 0.5);
+        assert_eq!(g(AddressMode::Repeat, centre, 0), [0, 0, 1, 0]);
+        assert_eq!(g(AddressMode::Repeat, centre, 1), [1, 0, 0, 0]);
+        assert_eq!(g(AddressMode::Repeat, centre, 2), [0, 1, 0, 0]);
+        assert_eq!(g(AddressMode::Repeat, centre, 3), [1, 1, 1, 1]);
+        // At (0.1, 0.1): i0 = j0 = −1. Repeat: (1, 0) red, (0, 0) black,
+        // (0, 1) green, (1, 1) blue; Clamp to Border (transparent black):
+        // only i1j1 = (0, 0) is inside, alpha 1.
+        let corner = (0.1, 0.1);
+        assert_eq!(g(AddressMode::Repeat, corner, 0), [1, 0, 0, 0]);
+        assert_eq!(g(AddressMode::Repeat, corner, 2), [0, 0, 0, 1]);
+        assert_eq!(g(AddressMode::ClampToBorder, corner, 3), [0, 1, 0, 0]);
+        // An offset of (1, 0) at the centre: i0 = 1, i1 = 2 → 0 (repeat).
+        let off = b
+            .gather(
+                &img,
+                &Sampler::simple(false, AddressMode::Repeat),
+                centre,
+                [1, 0],
+                1,
+            )
+            .unwrap();
+        assert_eq!(off.map(|x| u32::from(x == one)), [0, 1, 0, 0]);
+        // Depth gather: depths 0.25, 0.5 / 0.75, 1.0, reference 0.5, LESS
+        // (0.5 < D): (0, 1) 0.75 and (1, 1) 1.0 pass, (1, 0) 0.5 and
+        // (0, 0) 0.25 do not.
+        let depth = Image {
+            texels: [0.25f32, 0.5, 0.75, 1.0].map(f32::to_le_bytes).to_vec(),
+            format: ImageFormat::R32Sfloat,
+            ..image_2x2()
+        };
+        let mut smp = Sampler::simple(false, AddressMode::Repeat);
+        assert!(b.gather_dref(&depth, &smp, centre, [0, 0], 0.5).is_err());
+        smp.compare = Some(CompareOp::Less);
+        let d = b.gather_dref(&depth, &smp, centre, [0, 0], 0.5).unwrap();
+        assert_eq!(d, [one, one, 0, 0]);
+        assert!(b.gather(&depth, &smp, centre, [0, 0], 0).is_err());
     }
 
     #[test]

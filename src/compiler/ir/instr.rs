@@ -360,16 +360,29 @@ pub enum TexOp {
     SampleDrefLod,
     /// One texel at integer coordinates and level (`texelFetch`).
     Fetch,
+    /// The given component (0–3: r, g, b, a) of the four texels a LINEAR
+    /// filter would weight in the base level (`OpImageGather`, Vulkan
+    /// "Texel Gathering"), in the spec's order i0j1, i1j1, i1j0, i0j0.
+    Gather(u8),
+    /// The depth compares (`reference` op texel, the sampler's compare op)
+    /// of the same four texels' first components, 1.0 or 0.0, in that
+    /// order (`OpImageDrefGather`, "Texel Gathering").
+    GatherDref,
 }
 
 impl TexOp {
-    pub const ALL: [TexOp; 6] = [
+    pub const ALL: [TexOp; 11] = [
         TexOp::Sample,
         TexOp::SampleLod,
         TexOp::SampleBias,
         TexOp::SampleDref,
         TexOp::SampleDrefLod,
         TexOp::Fetch,
+        TexOp::Gather(0),
+        TexOp::Gather(1),
+        TexOp::Gather(2),
+        TexOp::Gather(3),
+        TexOp::GatherDref,
     ];
 
     pub fn name(self) -> &'static str {
@@ -380,6 +393,13 @@ impl TexOp {
             TexOp::SampleDref => "sample_dref",
             TexOp::SampleDrefLod => "sample_dref_lod",
             TexOp::Fetch => "fetch",
+            TexOp::Gather(0) => "gather_r",
+            TexOp::Gather(1) => "gather_g",
+            TexOp::Gather(2) => "gather_b",
+            TexOp::Gather(3) => "gather_a",
+            // Refused by the validator.
+            TexOp::Gather(_) => "gather_invalid",
+            TexOp::GatherDref => "gather_dref",
         }
     }
 }
@@ -504,7 +524,7 @@ pub enum Intrinsic {
     /// `SampleLod` [coord: 2/3 × f32, lod: f32], `SampleBias` [coord: 2/3 ×
     /// f32, bias: f32] (fragment shaders), `SampleDref` [coord, dref: f32]
     /// (fragment shaders), `SampleDrefLod` [coord, lod: f32, dref: f32], `Fetch` [coord: 2/3 × i32,
-    /// lod: i32]. One 4 × 32-bit result, as `ty` says (floats for `Float`,
+    /// lod: i32], `Gather` [coord: 2/3 × f32] (any stage: the base level), `GatherDref` [coord, dref: f32]. One 4 × 32-bit result, as `ty` says (floats for `Float`,
     /// integers for `Sint`/`Uint`).
     Texture {
         set: u32,

@@ -936,12 +936,15 @@ impl Exec<'_> {
             Texture { op, .. } => {
                 let (d, _) = need()?;
                 let coord = self.get(src(0)?)?;
-                if matches!(op, TexOp::SampleDref | TexOp::SampleDrefLod) {
+                if matches!(
+                    op,
+                    TexOp::SampleDref | TexOp::SampleDrefLod | TexOp::GatherDref
+                ) {
                     return Err(InterpError::Unsupported(
                         "depth-compare sampling in the interpreter".into(),
                     ));
                 }
-                let lod = if matches!(op, TexOp::Sample | TexOp::SampleBias) {
+                let lod = if matches!(op, TexOp::Sample | TexOp::SampleBias | TexOp::Gather(_)) {
                     0
                 } else {
                     self.get(src(1)?)?[0] as u32

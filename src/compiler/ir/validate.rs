@@ -638,6 +638,8 @@ impl<'a> Validator<'a> {
                     }
                     TexOp::SampleDrefLod => (&[f32t.with_comps(c), f32t, f32t], sampler.is_some()),
                     TexOp::Fetch => (&[u32t.with_comps(c), u32t], sampler.is_none()),
+                    TexOp::Gather(k) => (&[f32t.with_comps(c)], sampler.is_some() && k < 4),
+                    TexOp::GatherDref => (&[f32t.with_comps(c), f32t], sampler.is_some()),
                 };
                 (
                     nd == 1
@@ -648,7 +650,7 @@ impl<'a> Validator<'a> {
                             || self.s.stage == super::Stage::Fragment),
                     "sources [coord (2 x f32), lod f32 for sample_lod] with a sampler, or \
                      [coord (2 x i32), lod i32] without one for fetch; a 4 x 32-bit result; \
-                     implicit LOD in fragment shaders only",
+                     implicit LOD in fragment shaders only; gathers of components 0-3",
                 )
             }
             Derivative { .. } => (

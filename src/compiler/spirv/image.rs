@@ -1,15 +1,17 @@
 //! Images and samplers: `OpSampledImage`, `OpImage`, and the texture
 //! accesses the IR has (`Intrinsic::Texture`): `OpImageSampleImplicitLod`
-//! (fragment shaders), `OpImageSampleExplicitLod` with `Lod`, and
+//! (fragment shaders), `OpImageSampleExplicitLod` with `Lod`,
 //! `OpImageFetch` (optional `Lod`), on 2D images and 2D arrays,
-//! single-sampled, with a 32-bit sampled type.
+//! single-sampled, with a 32-bit sampled type, and `OpImageGather` (a
+//! constant component, optional `ConstOffset`) of 2D images and 2D
+//! arrays, and `OpImageDrefGather` of 2D images.
 //!
 //! Storage images (`OpImageRead`, `OpImageWrite`) of 2D images or 2D arrays with a
 //! 32-bit sampled type become `Intrinsic::ImageLoad`/`ImageStore`.
 //!
 //! Images and samplers are compile-time [`Handle`]s (the set and binding of
 //! their descriptors), never run-time values. Everything else about images
-//! — image atomics, gathers, depth compares, projective sampling, queries,
+//! — image atomics, depth gathers of arrays, projective sampling, queries,
 //! offsets, gradients, bias, minimum LOD, sparse access, other dimensions —
 //! is a clean `Unsupported` error naming what is missing.
 
@@ -197,15 +199,16 @@ impl Translator<'_> {
             Op::ImageSampleImplicitLod
             | Op::ImageSampleExplicitLod
             | Op::ImageFetch
+            | Op::ImageGather
+            | Op::ImageDrefGather
             | Op::ImageSampleDrefImplicitLod
             | Op::ImageSampleDrefExplicitLod => self.texture(inst, op),
-            Op::ImageSampleProjDrefImplicitLod
-            | Op::ImageSampleProjDrefExplicitLod
-            | Op::ImageDrefGather => Err(inst.unsupported("depth-compare (shadow) sampling")),
+            Op::ImageSampleProjDrefImplicitLod | Op::ImageSampleProjDrefExplicitLod => {
+                Err(inst.unsupported("projective depth-compare (shadow) sampling"))
+            }
             Op::ImageSampleProjImplicitLod | Op::ImageSampleProjExplicitLod => {
                 Err(inst.unsupported("projective sampling"))
             }
-            Op::ImageGather => Err(inst.unsupported("texture gathers")),
             Op::ImageRead | Op::ImageWrite => self.storage_image(inst, op),
             Op::ImageTexelPointer => self.texel_pointer(inst),
             Op::ImageQuerySizeLod | Op::ImageQueryLevels => self.image_query(inst, op),
@@ -420,12 +423,32 @@ impl Translator<'_> {
         let fetch = op == Op::ImageFetch;
         let dref_op = matches!(
             op,
-            Op::ImageSampleDrefImplicitLod | Op::ImageSampleDrefExplicitLod
+            Op::ImageSampleDrefImplicitLod | Op::ImageSampleDrefExplicitLod | Op::ImageDrefGather
         );
         let (sampled, array) = self.texture_type_for(image_ty, dref_op)?;
+        if op == Op::ImageDrefGather && array {
+            return Err(inst.unsupported("depth gathers of array images"));
+        }
         let coord = self.tex_coord(inst.word(3)?, !fetch, if array { 3 } else { 2 })?;
+        // A gather's `Component`: a constant 0–3 (Vulkan's
+        // "Standalone SPIR-V Validation": an OpImageGather Component must be
+        // a constant), then the image operands.
+        let component = if op == Op::ImageGather {
+            inst.need(5)?;
+            match self.m.def(inst.word(4)?)? {
+                super::module::Def::Const { value, .. } => match value.as_u64() {
+                    Some(c @ 0..=3) => Some(c as u8),
+                    _ => return Err(inst.invalid("gather Component is not 0, 1, 2 or 3")),
+                },
+                _ => return Err(inst.invalid("gather Component is not a constant")),
+            }
+        } else {
+            None
+        };
         // Depth-compare: the reference value, then the image operands.
-        let (dref, inst_shift) = if dref_op {
+        let (dref, inst_shift) = if op == Op::ImageGather {
+            (None, 1)
+        } else if dref_op {
             inst.need(5)?;
             let (dty, d) = self.get_ssa(inst.word(4)?)?;
             if self.ty(d) != ValueType::F32
@@ -466,6 +489,15 @@ impl Translator<'_> {
                 } else {
                     TexOp::SampleDref
                 }
+            }
+            Op::ImageGather => {
+                self.check_image_operands(mask, CONST_OFFSET)?;
+                TexOp::Gather(component.unwrap_or(0))
+            }
+            Op::ImageDrefGather => {
+                self.check_image_operands(mask, CONST_OFFSET)?;
+                srcs.extend(dref);
+                TexOp::GatherDref
             }
             Op::ImageSampleImplicitLod => {
                 if self.shader.stage != Stage::Fragment {
@@ -540,7 +572,8 @@ impl Translator<'_> {
         // The result: a 4-vector of the image's sampled type (a float for
         // depth compares).
         let float = sampled == SampledType::Float;
-        let comps = if dref_op { 1 } else { 4 };
+        let scalar = dref_op && op != Op::ImageDrefGather;
+        let comps = if scalar { 1 } else { 4 };
         if self.m.value_type(ty) != Some(ValueType::U32.with_comps(comps))
             || self.m.is_float(ty) != float
         {
@@ -563,7 +596,7 @@ impl Translator<'_> {
             offset,
         };
         let v = self.intrinsic(kind, ValueType::U32.with_comps(4), &srcs)?;
-        let v = if dref_op { self.channel(v, 0)? } else { v };
+        let v = if scalar { self.channel(v, 0)? } else { v };
         self.bind(id, ty, Val::Ssa(v))
     }
 }

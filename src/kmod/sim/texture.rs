@@ -475,6 +475,85 @@ impl Texture {
         self.texel_of(mmu, &lv, x as u32, y as u32, layer)
     }
 
+    /// TEXC FETCH with `lod_or_fetch` GATHER4 (component `component`, 0–3:
+    /// r, g, b, a) at normalized (s, t) of layer `layer`: that component of
+    /// the four texels a linear filter weights in level 0 (Vulkan "Texel
+    /// Gathering": i0 = ⌊u − ½⌋ + Δi, j0 = ⌊v − ½⌋ + Δj, i1 = i0 + 1,
+    /// j1 = j0 + 1, each wrapped by the sampler's modes; a border texel
+    /// gives the border colour's component), as the words a shader reads,
+    /// in the order (i0, j0), (i1, j0), (i0, j1), (i1, j1). That order is
+    /// our reading of Mesa, which reorders a Bifrost gather's result with
+    /// the swizzle 2, 3, 1, 0 into Vulkan's i0j1, i1j1, i1j0, i0j0
+    /// (`lower_tg4_broadcom_swizzle` in `bifrost_compile.c`,
+    /// `swizzle_tg4_broadcom` in `nir_lower_tex.c`). The sampler's filters,
+    /// mipmap mode and LOD range select nothing (the spec gathers from the
+    /// base level; the caller refuses a LOD register other than level 0).
+    /// With `dref` (TEXC's shadow register, component 0 only) each texel's
+    /// first component d (a border texel's: the border's red) becomes 1.0
+    /// when `d F dref` holds for the Sampler's `Compare Function` F, else
+    /// 0.0 — the operand order of [`Texture::sample`], which Mesa's
+    /// `panfrost_flip_compare_func` compensates for both. Without `dref`,
+    /// a compare function other than Never faults (as for sampling); integer
+    /// textures gather their words, a border texel of one the Sampler's
+    /// border word as it is (as [`Texture::sample`]); non-finite
+    /// coordinates give zeros (as `sample_level`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn gather(
+        &self,
+        mmu: &Mmu,
+        smp: &SamplerState,
+        (s, t): (f32, f32),
+        layer: u32,
+        (offset, dref): ([i32; 2], Option<f32>),
+        component: usize,
+    ) -> Result<[u32; 4], JobFault> {
+        if dref.is_none() && smp.compare != 0 {
+            return Err(config(self.va, "a gather with a compare function"));
+        }
+        if dref.is_some() && (!self.is_float() || component != 0) {
+            return Err(config(
+                self.va,
+                "a depth gather of an integer texture or of a component other than r",
+            ));
+        }
+        if component > 3 {
+            return Err(config(self.va, "a gather component past alpha"));
+        }
+        if self.layers > 1 && !smp.clamp_array {
+            return Err(config(
+                self.va,
+                "array gathers without Clamp integer array indices",
+            ));
+        }
+        let layer = layer.min(self.layers - 1);
+        let lv = self.level(0);
+        let u = f64::from(s) * f64::from(lv.width) - 0.5;
+        let v = f64::from(t) * f64::from(lv.height) - 0.5;
+        if !(u.is_finite() && v.is_finite()) {
+            return Ok([0; 4]);
+        }
+        let i0 = texel_index(smp.wrap[0], u + f64::from(offset[0]), lv.width);
+        let j0 = texel_index(smp.wrap[1], v + f64::from(offset[1]), lv.height);
+        let mut out = [0u32; 4];
+        for (k, (di, dj)) in [(0, 0), (1, 0), (0, 1), (1, 1)].into_iter().enumerate() {
+            let c = match (
+                wrap(smp.wrap[0], i0 + di, lv.width),
+                wrap(smp.wrap[1], j0 + dj, lv.height),
+            ) {
+                (Some(x), Some(y)) => self.texel_of(mmu, &lv, x, y, layer)?[component],
+                _ => smp.border[component],
+            };
+            out[k] = match dref {
+                Some(r) => {
+                    let pass = super::fragment::depth_passes(smp.compare, f32::from_bits(c), r);
+                    if pass { 1.0f32 } else { 0.0 }.to_bits()
+                }
+                None => c,
+            };
+        }
+        Ok(out)
+    }
+
     /// Whether the level of detail changes what [`Texture::sample`] returns
     /// with `smp`: more than one level, or two different filters.
     pub fn lod_matters(&self, smp: &SamplerState) -> bool {

@@ -8,5 +8,5 @@ layout(set = 0, binding = 3) uniform samplerCube ctex;
 layout(set = 0, binding = 4) uniform sampler2DArray atex;
 void main()
 {
-    o_color = textureGather(tex, v_uv);
+    o_color = textureGatherOffsets(tex, v_uv, ivec2[4](ivec2(0), ivec2(1), ivec2(2), ivec2(3)));
 }

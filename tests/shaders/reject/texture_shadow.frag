@@ -8,5 +8,5 @@ layout(set = 0, binding = 3) uniform samplerCube ctex;
 layout(set = 0, binding = 4) uniform sampler2DArray atex;
 void main()
 {
-    o_color = textureGather(stex, v_uv, 0.5);
+    o_color = vec4(textureProj(stex, vec4(v_uv, 0.5, 1.0)));
 }

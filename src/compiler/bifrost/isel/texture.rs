@@ -9,7 +9,9 @@
 //!   register, Mesa's `bi_emit_texc_lod_88`: clamped to ±16), LOD bias
 //!   (LOD mode BIAS, the same 8:8 register, lower bound 0), texel offsets
 //!   (an offset register, Mesa's `bi_emit_texc_offset_ms_index`), texel fetch
-//!   (LOD in 8:8 fixed point, Mesa's `bi_emit_texc_lod_cube`), integer
+//!   (LOD in 8:8 fixed point, Mesa's `bi_emit_texc_lod_cube`), gathers
+//!   (FETCH with a GATHER4 component, Mesa's `bi_tex_op` for
+//!   `nir_texop_tg4`), integer
 //!   results, indices up to 127 (texture) and 15 (sampler), with the
 //!   texture operation descriptor as an immediate.
 //!
@@ -50,6 +52,9 @@ mod desc {
     pub const LOD_ZERO: u32 = 6 << 20;
     pub const LOD_COMPUTE: u32 = 7 << 20;
     pub const FETCH_TEXEL: u32 = 1 << 20;
+    /// For FETCH, a gather of component r (4), g, b or a (7) (`enum
+    /// bifrost_texture_fetch`, `BIFROST_TEXTURE_FETCH_GATHER4_R`..`_A`).
+    pub const FETCH_GATHER4_R: u32 = 4 << 20;
     /// `format` at bit 24 (`enum bifrost_texture_format_full`): F32 = 4,
     /// U32 = 14, S32 = 15.
     pub const F32: u32 = 4 << 24;
@@ -112,9 +117,12 @@ impl Isel<'_> {
             && match op {
                 TexOp::Sample => true,
                 TexOp::SampleLod => lod == Some(Src::Imm(0)),
-                TexOp::SampleBias | TexOp::SampleDref | TexOp::SampleDrefLod | TexOp::Fetch => {
-                    false
-                }
+                TexOp::SampleBias
+                | TexOp::SampleDref
+                | TexOp::SampleDrefLod
+                | TexOp::Fetch
+                | TexOp::Gather(_)
+                | TexOp::GatherDref => false,
             };
         if simple {
             let hw = Op::TexsF32 {
@@ -163,6 +171,22 @@ impl Isel<'_> {
                     };
                     (desc::OP_FETCH, desc::FETCH_TEXEL, Some(fixed))
                 }
+                // A gather is a FETCH whose `lod_or_fetch` names the
+                // component (`BIFROST_TEXTURE_FETCH_GATHER4_R` + component)
+                // with a LOD register of level 0 (Mesa's `bi_emit_texc`:
+                // `bi_emit_texc_lod_cube(b, bi_zero())` when the NIR
+                // instruction has no LOD).
+                TexOp::Gather(c) => {
+                    if c > 3 {
+                        return Err(CompileError::Malformed("gather component".into()));
+                    }
+                    let fetch = desc::FETCH_GATHER4_R + (u32::from(c) << 20);
+                    (desc::OP_FETCH, fetch, Some(ZERO))
+                }
+                // A depth gather: the same with the shadow bit, component r
+                // (`shadow_or_clamp_disable`: "Implies fetch_component =
+                // gather4_r", `bifrost.h`).
+                TexOp::GatherDref => (desc::OP_FETCH, desc::FETCH_GATHER4_R, Some(ZERO)),
             };
             let format = match ty {
                 SampledType::Float => desc::F32,
@@ -177,6 +201,7 @@ impl Isel<'_> {
             let shadow = match op {
                 TexOp::SampleDref => Some(args.get(1).map(|a| a[0])),
                 TexOp::SampleDrefLod => Some(args.get(2).map(|a| a[0])),
+                TexOp::GatherDref => Some(args.get(1).map(|a| a[0])),
                 _ => None,
             };
             let shadow = match shadow {
@@ -226,10 +251,21 @@ impl Isel<'_> {
             let srcs = vec![Src::Reg(staging), s, t, Src::Imm(word)];
             self.push(Instr::new(Op::Texc, Some(Dst::Reg(staging)), srcs));
         }
+        // A gather's four texels come back in the order (i0, j0), (i1, j0),
+        // (i0, j1), (i1, j1); Vulkan's ("Texel Gathering") is i0j1, i1j1,
+        // i1j0, i0j0. Mesa reorders with `nir_lower_tex`'s
+        // `lower_tg4_broadcom_swizzle` (`bifrost_compile.c`; the swizzle
+        // 2, 3, 1, 0 of `swizzle_tg4_broadcom`, `nir_lower_tex.c`): so do we.
+        let order: [u8; 4] = if matches!(op, TexOp::Gather(_) | TexOp::GatherDref) {
+            [2, 3, 1, 0]
+        } else {
+            [0, 1, 2, 3]
+        };
         self.define(
             dst,
-            (0..4)
-                .map(|c| Src::Reg(Reg { index: v, comp: c }))
+            order
+                .iter()
+                .map(|&c| Src::Reg(Reg { index: v, comp: c }))
                 .collect::<SrcList>(),
         );
         Ok(())

@@ -813,7 +813,8 @@ fn texs(
 /// the LOD register), no offsets or shadow: TEX
 /// with LOD zero, computed (fragment jobs) or explicit (8:8 fixed point in
 /// the first staging register), or FETCH of a texel (integer coordinates,
-/// level in 8:8 fixed point in the first staging register); results as
+/// level in 8:8 fixed point in the first staging register), or FETCH
+/// with a GATHER4 component (`Texture::gather`); results as
 /// F32 of a UNORM/sRGB texture, U32 of an RGBA8UI one or S32 of an RGBA8I
 /// one (another pairing's conversion is undocumented: refused), all four
 /// components (mask 0xf).
@@ -837,9 +838,16 @@ fn texc(
         );
         fault(status::INSTR_INVALID_ENC, cc.va)
     };
-    if immediate != 1 || dim != 2 || zero != 0 || (shadow != 0 && op != 7) {
+    // A depth reference goes with TEX, or with a FETCH gathering
+    // component r (Mesa's `bifrost.h`: the shadow bit "Implies
+    // fetch_component = gather4_r"; other components are undocumented).
+    if immediate != 1
+        || dim != 2
+        || zero != 0
+        || (shadow != 0 && op != 7 && (op, lod_mode) != (6, 4))
+    {
         return Err(bad(
-            "indirect indices, a dimension other than 2D or a depth reference of a fetch",
+            "indirect indices, a dimension other than 2D or a depth reference of a texel fetch",
         ));
     }
     if !matches!(format, 4 | 14 | 15) || mask != 0xf {
@@ -902,6 +910,29 @@ fn texc(
                 (s[1] as i32).wrapping_add(offset[1]),
                 level,
                 l,
+            )?
+        }
+        // FETCH, GATHER4_R/G/B/A (Mesa's `bi_emit_texc` for
+        // `nir_texop_tg4`): a sampler, level 0 only — Mesa's LOD register
+        // for a gather is always 0; another level's meaning is
+        // undocumented.
+        (6, 4..=7) => {
+            let (t, smp) = texture_of(core, texture, Some(sampler))?;
+            let smp = smp.ok_or_else(|| bad("no sampler"))?;
+            if !kind_fits(&t) {
+                return Err(bad("this result format for the texture's format"));
+            }
+            if staging_read(lane, cc, 0) != 0 {
+                return Err(bad("a gather with a LOD register other than 0"));
+            }
+            let l = layer_of(&t)?;
+            t.gather(
+                core.mmu,
+                &smp,
+                (f32::from_bits(s[0]), f32::from_bits(s[1])),
+                l,
+                (offset, dref),
+                (lod_mode - 4) as usize,
             )?
         }
         // TEX: EXPLICIT, ZERO, COMPUTE (fragment jobs only).
