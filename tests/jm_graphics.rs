@@ -579,6 +579,13 @@ fn clear_colour(format: ColorFormat) -> [f32; 4] {
     }
 }
 
+/// `scene` rendered on a fresh simulated `model`; the chains must complete.
+fn render_on(model: SimModel, scene: &Scene<'_>) -> Output {
+    let mut gpu = SimGpu::new(model);
+    try_render_on(&mut gpu, scene, |_| {})
+        .unwrap_or_else(|e| panic!("the chains must complete: {e}"))
+}
+
 fn render(scene: &Scene<'_>) -> Rendered {
     let mut gpu = SimGpu::new(SimModel::G52);
     let out = try_render_on(&mut gpu, scene, |_| {})
@@ -2964,9 +2971,7 @@ fn random_stencil_depth_bias_and_occlusion_scenes_match_the_reference() {
                 continue;
             }
             done += 1;
-            let mut gpu = SimGpu::new(model);
-            let out = try_render_on(&mut gpu, &scene, |_| {})
-                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            let out = render_on(model, &scene);
             assert_matches_within(&out.color, &want, |_, _| true, 0);
             let stencil = out.stencil.unwrap();
             let clear = scene.stencil_clear.unwrap();
@@ -3492,9 +3497,7 @@ fn msaa_4x_stencil_depth_bias_and_occlusion_scenes_match_the_reference() {
                 continue;
             }
             done += 1;
-            let mut gpu = SimGpu::new(model);
-            let out = try_render_on(&mut gpu, &scene, |_| {})
-                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            let out = render_on(model, &scene);
             let clear = scene.stencil_clear.unwrap();
             let stencil = out.stencil.unwrap();
             let depth = out.depth.unwrap();
@@ -4737,9 +4740,7 @@ fn discarded_fragments_write_nothing_and_are_not_counted() {
                 })
             });
             done += 1;
-            let mut gpu = SimGpu::new(model);
-            let out = try_render_on(&mut gpu, &scene, |_| {})
-                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            let out = render_on(model, &scene);
             covered += assert_zs_scene_matches(&out, &want, &passed, 0);
             discarded += (0..all.writes.len())
                 .filter(|&i| all.writes[i] > want.writes[i])
@@ -4789,9 +4790,7 @@ fn early_fragment_tests_run_before_the_discard() {
                 continue;
             }
             done += 1;
-            let mut gpu = SimGpu::new(model);
-            let out = try_render_on(&mut gpu, &scene, |_| {})
-                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            let out = render_on(model, &scene);
             assert_zs_scene_matches(&out, &want, &passed, 0);
             counted += passed.iter().sum::<u64>();
             scenes_done += 1;
@@ -4944,9 +4943,7 @@ fn frag_coord_and_front_facing_match_the_reference() {
                 continue;
             }
             done += 1;
-            let mut gpu = SimGpu::new(model);
-            let out = try_render_on(&mut gpu, &scene, |_| {})
-                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            let out = render_on(model, &scene);
             let (e, n) = float_target_error(&out, &want);
             for i in 0..out.codes.len() {
                 if want.writes[i] > 0 {
@@ -5019,9 +5016,7 @@ fn point_coord_matches_the_reference() {
                     ..Default::default()
                 })
             });
-            let mut gpu = SimGpu::new(model);
-            let out = try_render_on(&mut gpu, &scene, |_| {})
-                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            let out = render_on(model, &scene);
             let (e, n) = float_target_error(&out, &want);
             worst = worst.max(e);
             compared += n;
@@ -5102,9 +5097,7 @@ fn frag_depth_is_tested_and_written_late() {
                 continue;
             }
             done += 1;
-            let mut gpu = SimGpu::new(model);
-            let out = try_render_on(&mut gpu, &scene, |_| {})
-                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            let out = render_on(model, &scene);
             covered += assert_zs_scene_matches(&out, &want, &passed, 1);
             counted += passed.iter().sum::<u64>();
             scenes_done += 1;
@@ -5214,9 +5207,7 @@ fn eight_render_targets_of_mixed_formats_take_one_draw() {
                 continue;
             }
             done += 1;
-            let mut gpu = SimGpu::new(model);
-            let out = try_render_on(&mut gpu, &scene, |_| {})
-                .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+            let out = render_on(model, &scene);
             written += assert_matches_within(&out.color, &wants[0], |_, _| true, 0);
             for (k, &format) in MRT_FORMATS.iter().enumerate().skip(1) {
                 let want = &wants[k];
@@ -5336,9 +5327,7 @@ fn discard_and_frag_depth_at_4x_match_the_reference() {
                     continue;
                 }
                 done += 1;
-                let mut gpu = SimGpu::new(model);
-                let out = try_render_on(&mut gpu, &scene, |_| {})
-                    .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
+                let out = render_on(model, &scene);
                 let (stencil, z) = (out.stencil.unwrap(), out.depth.unwrap());
                 let lsb = u8::from(writes_depth);
                 for i in 0..(SIZE * SIZE * 4) as usize {
