@@ -748,6 +748,43 @@ fn bad_texture_descriptors_fault_the_job() {
     }
 }
 
+/// Three random 5×3 RGBA8 UNORM layers, uploaded Linear 64 bytes apart,
+/// and the texture descriptor of the array.
+fn random_rgba8_layers(gpu: &mut SimGpu, rng: &mut Rng) -> (Vec<Image>, TextureDesc) {
+    let layers: Vec<Image> = (0..3)
+        .map(|_| Image {
+            width: 5,
+            height: 3,
+            texels: (0..15)
+                .map(|_| {
+                    let v = rng.next();
+                    [v as u8, (v >> 8) as u8, (v >> 16) as u8, (v >> 24) as u8]
+                })
+                .collect(),
+            format: ImageFormat::Rgba8Unorm,
+        })
+        .collect();
+    let buf = gpu.alloc(3 * 64);
+    for (l, img) in layers.iter().enumerate() {
+        for (i, t) in img.texels.iter().enumerate() {
+            gpu.write(buf.va + 64 * l as u64 + 4 * i as u64, t);
+        }
+    }
+    let desc = TextureDesc {
+        address: buf.va,
+        width: 5,
+        height: 3,
+        row_stride: 20,
+        layout: TexelLayout::Linear,
+        format: TexelFormat::Rgba8Unorm,
+        layers: 3,
+        layer_stride: 64,
+        levels: 1,
+        mips: Default::default(),
+    };
+    (layers, desc)
+}
+
 /// `texture_array.comp`: a `sampler2DArray` of three 5×3 layers (64 bytes
 /// apart, Linear), `textureLod` at a random LOD and at 0 with the layer
 /// random in [−1, 4] (clamp(RNE(r), 0, 2)) and `texelFetch` of a random
@@ -772,37 +809,7 @@ fn array_textures_match_the_reference_sampler() {
         {
             let mut rng = Rng(0xa77a + k as u64);
             let mut gpu = SimGpu::new(model);
-            let layers: Vec<Image> = (0..3)
-                .map(|_| Image {
-                    width: 5,
-                    height: 3,
-                    texels: (0..15)
-                        .map(|_| {
-                            let v = rng.next();
-                            [v as u8, (v >> 8) as u8, (v >> 16) as u8, (v >> 24) as u8]
-                        })
-                        .collect(),
-                    format: ImageFormat::Rgba8Unorm,
-                })
-                .collect();
-            let buf = gpu.alloc(3 * 64);
-            for (l, img) in layers.iter().enumerate() {
-                for (i, t) in img.texels.iter().enumerate() {
-                    gpu.write(buf.va + 64 * l as u64 + 4 * i as u64, t);
-                }
-            }
-            let desc = TextureDesc {
-                address: buf.va,
-                width: 5,
-                height: 3,
-                row_stride: 20,
-                layout: TexelLayout::Linear,
-                format: TexelFormat::Rgba8Unorm,
-                layers: 3,
-                layer_stride: 64,
-                levels: 1,
-                mips: Default::default(),
-            };
+            let (layers, desc) = random_rgba8_layers(&mut gpu, &mut rng);
             let mut sampler = Sampler::simple(linear, mode);
             sampler.border = BorderColor::OpaqueWhite;
             let oracle = Bindings::default();
@@ -2650,37 +2657,7 @@ fn array_gathers_match_the_reference_sampler() {
         for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
             let mut rng = Rng(0x6a7_a77a + k as u64 + 16 * (model == SimModel::G72) as u64);
             let mut gpu = SimGpu::new(model);
-            let layers: Vec<Image> = (0..3)
-                .map(|_| Image {
-                    width: 5,
-                    height: 3,
-                    texels: (0..15)
-                        .map(|_| {
-                            let v = rng.next();
-                            [v as u8, (v >> 8) as u8, (v >> 16) as u8, (v >> 24) as u8]
-                        })
-                        .collect(),
-                    format: ImageFormat::Rgba8Unorm,
-                })
-                .collect();
-            let buf = gpu.alloc(3 * 64);
-            for (l, img) in layers.iter().enumerate() {
-                for (i, t) in img.texels.iter().enumerate() {
-                    gpu.write(buf.va + 64 * l as u64 + 4 * i as u64, t);
-                }
-            }
-            let desc = TextureDesc {
-                address: buf.va,
-                width: 5,
-                height: 3,
-                row_stride: 20,
-                layout: TexelLayout::Linear,
-                format: TexelFormat::Rgba8Unorm,
-                layers: 3,
-                layer_stride: 64,
-                levels: 1,
-                mips: Default::default(),
-            };
+            let (layers, desc) = random_rgba8_layers(&mut gpu, &mut rng);
             let mut sampler = Sampler::simple(false, mode);
             sampler.border = BorderColor::OpaqueBlack;
             let reference = Bindings::default();
