@@ -114,22 +114,7 @@ impl Isel<'_> {
             .ok_or_else(|| CompileError::Malformed("image texel".into()))?
             .to_vec();
         let lea = self.lea_attr_tex(xy, layer, index, ty);
-        let at = |comp| Reg { index: lea, comp };
-        let v = self.new_vreg(4);
-        for (c, &d) in data.iter().enumerate() {
-            let r = Reg {
-                index: v,
-                comp: c as u8,
-            };
-            self.mov_to(r, d, c > 0);
-        }
-        let srcs = vec![
-            Src::Reg(Reg { index: v, comp: 0 }),
-            Src::Reg(at(0)),
-            Src::Reg(at(1)),
-            Src::Reg(at(2)),
-        ];
-        self.push(Instr::new(Op::StCvt { comps: 4 }, None, srcs));
+        self.st_cvt(&data, lea);
         Ok(())
     }
 

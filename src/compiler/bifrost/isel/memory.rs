@@ -302,7 +302,15 @@ impl Isel<'_> {
             srcs.push(idx);
             self.push(Instr::new(Op::LeaAttr, Some(Dst::Reg(at(0))), srcs));
         }
-        let v = self.new_vreg(words as u8);
+        self.st_cvt(&data, lea);
+        Ok(())
+    }
+
+    /// `ST_CVT` of `data` (1–4 words, gathered into one staging vector) at
+    /// the address and conversion word in the three registers of `lea`
+    /// (a `LEA_ATTR*`/`LEA_ATTR_TEX` result).
+    pub(super) fn st_cvt(&mut self, data: &[Src], lea: u32) {
+        let v = self.new_vreg(data.len() as u8);
         for (c, &d) in data.iter().enumerate() {
             let r = Reg {
                 index: v,
@@ -310,14 +318,10 @@ impl Isel<'_> {
             };
             self.mov_to(r, d, c > 0);
         }
-        let srcs = vec![
-            Src::Reg(Reg { index: v, comp: 0 }),
-            Src::Reg(at(0)),
-            Src::Reg(at(1)),
-            Src::Reg(at(2)),
-        ];
-        self.push(Instr::new(Op::StCvt { comps: words as u8 }, None, srcs));
-        Ok(())
+        let at = |comp| Src::Reg(Reg { index: lea, comp });
+        let srcs = vec![Src::Reg(Reg { index: v, comp: 0 }), at(0), at(1), at(2)];
+        let comps = data.len() as u8;
+        self.push(Instr::new(Op::StCvt { comps }, None, srcs));
     }
 
     /// The operand width of an atomic intrinsic (source 1).
