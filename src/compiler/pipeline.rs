@@ -16,7 +16,9 @@
 //! 2. `lower_vars_to_ssa`;
 //! 3. `optimize` — fold, algebraic, copy-prop, CSE, DCE, if-merge until stable (it
 //!    turns push-constant offsets into constants, which `lower_sysvals` needs
-//!    to use FAU words instead of global loads);
+//!    to use FAU words instead of global loads); then `opt_loop_unroll`
+//!    (loops with a small constant trip count) and, if it unrolled
+//!    anything, `optimize` again;
 //! 4. `lower_io` — attribute and varying slots ([`IoLayout`]), then
 //!    `lower_robust_buffers` only with [`FrontOptions::robust_buffer_access`],
 //!    then `lower_int64` (64-bit division, remainder, abs, sign and
@@ -303,6 +305,13 @@ fn shared_steps(
     step(None, "lower_vars_to_ssa", &s)?;
     s.optimize();
     step(None, "optimize", &s)?;
+    // After the first optimisation, which makes loop bounds and counters
+    // constants; the copies' counter arithmetic folds in the second.
+    if s.opt_loop_unroll() {
+        step(None, "opt_loop_unroll", &s)?;
+        s.optimize();
+        step(None, "optimize", &s)?;
+    }
     let io = s.lower_io();
     step(None, "lower_io", &s)?;
     if options.robust_buffer_access && options.ubo_table {

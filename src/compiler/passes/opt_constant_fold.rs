@@ -134,38 +134,41 @@ impl Fold<'_> {
     }
 
     fn fold(&self, instr: &Instr) -> Option<Vec<u64>> {
-        let [dst] = instr.dsts[..] else { return None };
-        let dst_ty = *self.values.get(dst.index())?;
-        match &instr.op {
-            Op::Alu(a) => {
-                // Most sources are not constants: ask before collecting (no allocation).
-                if !a.srcs.iter().all(|&s| self.konst(s).is_some()) {
-                    return None;
-                }
-                let srcs: Vec<&[u64]> = a
-                    .srcs
-                    .iter()
-                    .map(|&s| self.konst(s))
-                    .collect::<Option<_>>()?;
-                let tys: Vec<ValueType> = a.srcs.iter().map(|s| self.values[s.index()]).collect();
-                Some(eval_alu(a.op, dst_ty, &tys, &srcs))
+        fold_instr(instr, self.values, |v| self.konst(v))
+    }
+}
+
+/// The constant an ALU op, `vec` or `swizzle` gives when `konst` knows
+/// all its sources (by [`eval_alu`]); `None` for anything else.
+pub(super) fn fold_instr<'a>(
+    instr: &Instr,
+    values: &[ValueType],
+    konst: impl Fn(Value) -> Option<&'a [u64]>,
+) -> Option<Vec<u64>> {
+    let [dst] = instr.dsts[..] else { return None };
+    let dst_ty = *values.get(dst.index())?;
+    match &instr.op {
+        Op::Alu(a) => {
+            // Most sources are not constants: ask before collecting (no allocation).
+            if !a.srcs.iter().all(|&s| konst(s).is_some()) {
+                return None;
             }
-            Op::Vec(v) => {
-                let mut values = Vec::new();
-                for &s in &v.srcs {
-                    values.extend(self.konst(s)?.iter().copied());
-                }
-                Some(values)
-            }
-            Op::Swizzle(sw) => {
-                let c = self.konst(sw.src)?;
-                sw.comps
-                    .iter()
-                    .map(|&i| c.get(usize::from(i)).copied())
-                    .collect()
-            }
-            _ => None,
+            let srcs: Vec<&[u64]> = a.srcs.iter().map(|&s| konst(s)).collect::<Option<_>>()?;
+            let tys: Vec<ValueType> = a.srcs.iter().map(|s| values[s.index()]).collect();
+            Some(eval_alu(a.op, dst_ty, &tys, &srcs))
         }
+        Op::Vec(v) => {
+            let mut out = Vec::new();
+            for &s in &v.srcs {
+                out.extend(konst(s)?.iter().copied());
+            }
+            Some(out)
+        }
+        Op::Swizzle(sw) => {
+            let c = konst(sw.src)?;
+            sw.comps.iter().map(|&i| c.get(usize::from(i)).copied()).collect()
+        }
+        _ => None,
     }
 }
 
