@@ -27,7 +27,8 @@
 //! Then per variant, on its own copy of the shader:
 //! 5. `strip_xfb` (rasterization variant of a vertex shader), `lower_xfb`
 //!    (XFB variant, only if the shader has XFB outputs or writes memory), nothing for compute and fragment shaders;
-//! 6. `lower_sysvals` — push-uniform layout ([`PushUniformLayout`]);
+//! 6. `lower_sysvals` — push-uniform layout ([`PushUniformLayout`]), then
+//!    `opt_licm` (loop-invariant code out of the loops left);
 //! 7. `optimize_round` — one round of the same passes cleans up what the
 //!    lowering introduced (the XFB prologue's constants, sysval arithmetic,
 //!    duplicate uniform loads, copies); a second round finds nothing on any
@@ -385,6 +386,11 @@ fn finish(
             variant,
             words: push_uniforms.words.len(),
         });
+    }
+    // Invariant code (the lowering's uniform and system-value reads
+    // included) out of the loops that are left.
+    if s.opt_licm() {
+        step(Some(variant), "opt_licm", &s)?;
     }
     // The shared steps' output is optimised already: one round cleans up
     // after the lowering (`Shader::optimize_round`).

@@ -33,6 +33,7 @@ mod opt_copy_prop;
 mod opt_cse;
 mod opt_dce;
 mod opt_if_merge;
+mod opt_licm;
 mod opt_loop_unroll;
 mod opt_peephole_select;
 

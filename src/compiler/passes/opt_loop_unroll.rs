@@ -5,13 +5,17 @@
 //! loop with a counter (docs/ARCHITECTURE.md, "The IR"):
 //!
 //! ```text
-//! %r = loop (%p = %init, ...) {
-//!   <header: constants and ALU ops, nothing else>
-//!   if %cond { yield } else { break %x... }     (or the branches swapped)
-//!   <body: anything but a break or continue of this loop>
-//!   continue %next...
+//! %r = loop (%p = %init, ...) {                 %r = loop (%p = %init, ...) {
+//!   <header>                                      <header>
+//!   if %cond { yield } else { break %x... }       if %cond { continue %next... }
+//!   <body>                                        else { break %x... }
+//!   continue %next...                           }
 //! }
 //! ```
+//!
+//! (a `for`/`while` loop and a `do`/`while` loop; either `if` may have its
+//! branches swapped), where the header and body hold no other `break` or
+//! `continue` of this loop (nested loops' own are fine).
 //!
 //! The trip count comes from running the header and the body's top-level
 //! ALU ops on the parameters' constant values, with the interpreter's own
@@ -33,7 +37,7 @@
 //! unrolled something: the copies' compares and selects on the counter fold
 //! away (`compiler::pipeline`).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::opt_constant_fold::fold_instr;
 use super::{ConstTable, Subst, const_values, for_each_loop_exit};
@@ -75,13 +79,15 @@ fn opt_loop_unroll(s: &mut Shader) -> bool {
     progress
 }
 
-/// The parts of a loop body of the shape in the module docs.
+/// The parts of a loop body of one of the shapes in the module docs.
 struct Shape<'a> {
+    /// Runs on every iteration and once more before the loop is left.
     header: &'a [Instr],
     cond: Value,
-    /// Whether the loop goes on when `cond` is true (`if cond { yield }`).
+    /// Whether the loop goes on when `cond` is true.
     stay_when: bool,
     exit: &'a [Value],
+    /// Runs after the test on the iterations that go on.
     body: &'a [Instr],
     next: &'a [Value],
 }
@@ -93,59 +99,73 @@ fn is_pure(instr: &Instr) -> bool {
     )
 }
 
-fn only_yield(r: &Region) -> bool {
-    matches!(&r.instrs[..], [Instr { op: Op::Yield(y), .. }] if y.values.is_empty())
-}
-
-fn only_break(r: &Region) -> Option<&[Value]> {
+/// The only instruction of `r`, if it is one.
+fn only(r: &Region) -> Option<&Op> {
     match &r.instrs[..] {
-        [Instr {
-            op: Op::Break(b), ..
-        }] => Some(&b.values),
+        [i] => Some(&i.op),
         _ => None,
     }
 }
 
+/// Whether `instr` is, or holds, a `break` or `continue` of the loop
+/// whose body it is in.
+fn exits(instr: &Instr) -> bool {
+    let mut n = 0;
+    match &instr.op {
+        Op::Break(_) | Op::Continue(_) => n += 1,
+        Op::If(i) => {
+            for_each_loop_exit(&i.then_region, &mut |_| n += 1);
+            for_each_loop_exit(&i.else_region, &mut |_| n += 1);
+        }
+        _ => {}
+    }
+    n > 0
+}
+
 fn shape(l: &Loop) -> Option<Shape<'_>> {
     let instrs = &l.body.instrs;
-    let h = instrs.iter().position(|i| !is_pure(i))?;
-    let Op::If(f) = &instrs[h].op else {
+    let t = instrs.iter().position(exits)?;
+    let test = &instrs[t];
+    let Op::If(f) = &test.op else {
         return None;
     };
-    if !instrs[h].dsts.is_empty() {
+    if !test.dsts.is_empty() {
         return None;
     }
-    let (stay_when, exit) = if only_yield(&f.then_region) {
-        (true, only_break(&f.else_region)?)
-    } else if only_yield(&f.else_region) {
-        (false, only_break(&f.then_region)?)
-    } else {
-        return None;
+    let header = &instrs[..t];
+    let (stay_when, stay, exit) = match (only(&f.then_region)?, only(&f.else_region)?) {
+        (stay, Op::Break(b)) => (true, stay, &b.values),
+        (Op::Break(b), stay) => (false, stay, &b.values),
+        _ => return None,
     };
-    let (last, body) = instrs[h + 1..].split_last()?;
-    let Op::Continue(next) = &last.op else {
-        return None;
-    };
-    // No other way out of (or back to the top of) this loop.
-    let mut exits = 0;
-    for instr in body {
-        match &instr.op {
-            Op::Break(_) | Op::Continue(_) => return None,
-            Op::If(i) => {
-                for_each_loop_exit(&i.then_region, &mut |_| exits += 1);
-                for_each_loop_exit(&i.else_region, &mut |_| exits += 1);
-            }
-            _ => {}
+    match stay {
+        // The do-while form: the test ends the body.
+        Op::Continue(next) if t + 1 == instrs.len() => Some(Shape {
+            header,
+            cond: f.cond,
+            stay_when,
+            exit,
+            body: &[],
+            next: &next.values,
+        }),
+        // The for/while form: the body runs after the test, and only its
+        // last instruction leaves (back to the top).
+        Op::Yield(y) if y.values.is_empty() => {
+            let (last, body) = instrs[t + 1..].split_last()?;
+            let Op::Continue(next) = &last.op else {
+                return None;
+            };
+            (!body.iter().any(exits)).then_some(Shape {
+                header,
+                cond: f.cond,
+                stay_when,
+                exit,
+                body,
+                next: &next.values,
+            })
         }
+        _ => None,
     }
-    (exits == 0).then_some(Shape {
-        header: &instrs[..h],
-        cond: f.cond,
-        stay_when,
-        exit,
-        body,
-        next: &next.values,
-    })
 }
 
 fn count(instrs: &[Instr]) -> usize {
@@ -212,7 +232,7 @@ impl Unroll<'_> {
             .map(|&v| self.consts.get(v).map(<[u64]>::to_vec))
             .collect();
         for k in 0..=MAX_TRIPS {
-            let mut local = HashMap::new();
+            let mut local = HashMap::default();
             for (&p, c) in l.params.iter().zip(&params) {
                 if let Some(c) = c {
                     local.insert(p, c.clone());
@@ -236,7 +256,7 @@ impl Unroll<'_> {
         if (header + count(shape.body)) * trips + header > MAX_UNROLLED {
             return None;
         }
-        let mut map = HashMap::new();
+        let mut map = HashMap::default();
         for (&p, &i) in l.params.iter().zip(&l.inits) {
             map.insert(p, i);
         }
@@ -376,6 +396,58 @@ mod tests {
             s.optimize();
             for start in [0, 7, 0xffff_fff0] {
                 assert_eq!(run(&original, start), run(&s, start), "{cmp} {n} {start}");
+            }
+        }
+    }
+
+    /// `do { sum += i * 5; mem[1 + i] = sum; i++; } while (i < n)`.
+    fn do_while(n: u32) -> Shader {
+        Shader::parse(&format!(
+            r#"shader compute "" {{
+  info local_size 1 1 1 shared 0 push 0
+  values 20
+  %12:i64 = const {BASE:#x}
+  %13:i64 = const 0x4
+  %0:i32 = const 0x0
+  %1:i32 = const {n:#x}
+  %2:i32 = const 0x1
+  %3:i32 = const 0x5
+  %4:i32 = load_global %12
+  %7:i32 = loop (%5:i32 = %0, %6:i32 = %4) {{
+    %9:i32 = imul %5, %3
+    %10:i32 = iadd %6, %9
+    %11:i32 = iadd %5, %2
+    %14:i64 = u2u %11
+    %15:i64 = imul %14, %13
+    %16:i64 = iadd %15, %12
+    store_global %10, %16
+    %8:b1 = ult %11, %1
+    if %8 {{
+      continue %11, %10
+    }} else {{
+      break %10
+    }}
+  }}
+  store_global %7, %12
+}}"#
+        ))
+        .unwrap()
+    }
+
+    /// The do-while form runs its body at least once.
+    #[test]
+    fn unrolls_do_while_loops() {
+        for (n, runs) in [(3, 3), (0, 1), (1, 1), (9, 9)] {
+            let original = do_while(n);
+            let mut s = original.clone();
+            assert!(s.opt_loop_unroll(), "{n}");
+            s.validate().unwrap();
+            let text = s.to_string();
+            assert!(!text.contains("loop"), "{text}");
+            assert_eq!(text.matches("store_global").count(), runs + 1, "{text}");
+            s.optimize();
+            for start in [0, 7, 0xffff_fff0] {
+                assert_eq!(run(&original, start), run(&s, start), "{n} {start}");
             }
         }
     }
