@@ -166,7 +166,10 @@ pub(super) fn fold_instr<'a>(
         }
         Op::Swizzle(sw) => {
             let c = konst(sw.src)?;
-            sw.comps.iter().map(|&i| c.get(usize::from(i)).copied()).collect()
+            sw.comps
+                .iter()
+                .map(|&i| c.get(usize::from(i)).copied())
+                .collect()
         }
         _ => None,
     }

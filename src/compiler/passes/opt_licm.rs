@@ -144,7 +144,12 @@ mod tests {
         s.validate().unwrap();
         let text = s.to_string();
         let (before, body) = text.split_once("loop").unwrap();
-        for moved in ["const 0x41200000", "load_input", "swizzle %5.z", "fadd %6, %7"] {
+        for moved in [
+            "const 0x41200000",
+            "load_input",
+            "swizzle %5.z",
+            "fadd %6, %7",
+        ] {
             assert!(before.contains(moved), "{moved}: {text}");
             assert!(!body.contains(moved), "{moved}: {text}");
         }

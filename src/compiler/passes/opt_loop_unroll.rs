@@ -212,7 +212,10 @@ impl Unroll<'_> {
 
     /// The constant components of `v`: loop-local ones first.
     fn konst<'a>(&'a self, local: &'a HashMap<Value, Vec<u64>>, v: Value) -> Option<&'a [u64]> {
-        local.get(&v).map(Vec::as_slice).or_else(|| self.consts.get(v))
+        local
+            .get(&v)
+            .map(Vec::as_slice)
+            .or_else(|| self.consts.get(v))
     }
 
     /// Runs the pure instructions of `instrs` whose sources are known.
@@ -244,7 +247,11 @@ impl Unroll<'_> {
                 return Some(k);
             }
             self.eval(shape.body, &mut local);
-            params = shape.next.iter().map(|v| self.konst(&local, *v).map(<[u64]>::to_vec)).collect();
+            params = shape
+                .next
+                .iter()
+                .map(|v| self.konst(&local, *v).map(<[u64]>::to_vec))
+                .collect();
         }
         None
     }
@@ -265,7 +272,11 @@ impl Unroll<'_> {
             for instr in shape.header.iter().chain(shape.body) {
                 out.push(self.copy(instr, &mut map));
             }
-            let next: Vec<Value> = shape.next.iter().map(|v| *map.get(v).unwrap_or(v)).collect();
+            let next: Vec<Value> = shape
+                .next
+                .iter()
+                .map(|v| *map.get(v).unwrap_or(v))
+                .collect();
             for (&p, n) in l.params.iter().zip(next) {
                 map.insert(p, n);
             }
@@ -463,7 +474,11 @@ mod tests {
             "store_global %10, %16\n",
             "store_global %10, %16\n    if %8 {\n      break %10\n    } else {\n      yield\n    }\n",
         );
-        for text in [runtime_bound, counted("ult", 33, false).to_string(), body_break] {
+        for text in [
+            runtime_bound,
+            counted("ult", 33, false).to_string(),
+            body_break,
+        ] {
             let mut s = Shader::parse(&text).unwrap();
             s.validate().unwrap();
             assert!(!s.opt_loop_unroll(), "{text}");
