@@ -33,74 +33,9 @@
 
 use super::error::{JmError, JmResult};
 
-/// `VkBlendFactor`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlendFactor {
-    Zero,
-    One,
-    SrcColor,
-    OneMinusSrcColor,
-    DstColor,
-    OneMinusDstColor,
-    SrcAlpha,
-    OneMinusSrcAlpha,
-    DstAlpha,
-    OneMinusDstAlpha,
-    ConstantColor,
-    OneMinusConstantColor,
-    ConstantAlpha,
-    OneMinusConstantAlpha,
-    SrcAlphaSaturate,
-    Src1Color,
-    OneMinusSrc1Color,
-    Src1Alpha,
-    OneMinusSrc1Alpha,
-}
-
-impl BlendFactor {
-    /// Every factor, in `VkBlendFactor` order.
-    pub const ALL: [BlendFactor; 19] = [
-        BlendFactor::Zero,
-        BlendFactor::One,
-        BlendFactor::SrcColor,
-        BlendFactor::OneMinusSrcColor,
-        BlendFactor::DstColor,
-        BlendFactor::OneMinusDstColor,
-        BlendFactor::SrcAlpha,
-        BlendFactor::OneMinusSrcAlpha,
-        BlendFactor::DstAlpha,
-        BlendFactor::OneMinusDstAlpha,
-        BlendFactor::ConstantColor,
-        BlendFactor::OneMinusConstantColor,
-        BlendFactor::ConstantAlpha,
-        BlendFactor::OneMinusConstantAlpha,
-        BlendFactor::SrcAlphaSaturate,
-        BlendFactor::Src1Color,
-        BlendFactor::OneMinusSrc1Color,
-        BlendFactor::Src1Alpha,
-        BlendFactor::OneMinusSrc1Alpha,
-    ];
-}
-
-/// `VkBlendOp` (the core five).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlendOp {
-    Add,
-    Subtract,
-    ReverseSubtract,
-    Min,
-    Max,
-}
-
-impl BlendOp {
-    pub const ALL: [BlendOp; 5] = [
-        BlendOp::Add,
-        BlendOp::Subtract,
-        BlendOp::ReverseSubtract,
-        BlendOp::Min,
-        BlendOp::Max,
-    ];
-}
+/// `VkBlendFactor` and `VkBlendOp`: the compiler's, which builds the blend
+/// shaders for what the unit cannot do.
+pub use crate::compiler::bifrost::blend::{BlendFactor, BlendOp};
 
 /// A blend-enabled `VkPipelineColorBlendAttachmentState` (factors and
 /// ops) with the pipeline's blend constants.

@@ -1385,6 +1385,7 @@ mod tests {
                     index: 0,
                     format: BlendRegisterFormat::F32,
                     components: 4,
+                    return_offset: 0,
                 }],
                 early_z_allowed: true,
                 varyings: vec![VaryingLoad {
