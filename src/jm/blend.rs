@@ -28,8 +28,9 @@
 //! `can_fixed_function_equation`, which compares the Gallium factors as
 //! given.
 //!
-//! Everything else is refused with [`JmError::Encoding`] naming the reason:
-//! we have no blend shaders.
+//! Everything else needs a blend shader ([`needs_blend_shader`],
+//! `compiler::bifrost::blend`), but dual-source factors, which are refused
+//! with [`JmError::Encoding`].
 
 use super::error::{JmError, JmResult};
 
@@ -273,6 +274,49 @@ fn constant_channels(f: BlendFactor, alpha: bool) -> u8 {
         ConstantColor | OneMinusConstantColor if !alpha => 0b0111,
         ConstantColor | OneMinusConstantColor | ConstantAlpha | OneMinusConstantAlpha => 0b1000,
         _ => 0,
+    }
+}
+
+/// Whether a UNORM target blending with `eq` and `write_mask` needs a
+/// blend shader (the unit cannot express it), or an error for what we
+/// have no blend shader for (dual-source factors).
+pub fn needs_blend_shader(eq: &BlendEquation, write_mask: u8) -> JmResult<bool> {
+    if fixed_function(eq, write_mask).is_ok() {
+        return Ok(false);
+    }
+    let factors = [eq.src_color, eq.dst_color, eq.src_alpha, eq.dst_alpha];
+    if factors.iter().any(|f| f.is_dual_source()) {
+        return Err(refuse(
+            "dual-source blend factors need a blend shader reading the second colour: not done",
+        ));
+    }
+    Ok(true)
+}
+
+/// The blend shader of render target `rt` blending with `eq` and
+/// `write_mask`; `internal` is the Internal Blend (mode Opaque, the
+/// target's conversion with register format F32) its own BLEND writes
+/// with, whose second word is LD_TILE's conversion.
+pub fn shader_desc(
+    eq: &BlendEquation,
+    write_mask: u8,
+    rt: u8,
+    unorm: bool,
+    internal: [u32; 2],
+) -> crate::compiler::bifrost::blend::BlendShaderDesc {
+    crate::compiler::bifrost::blend::BlendShaderDesc {
+        rt,
+        src_color: eq.src_color,
+        dst_color: eq.dst_color,
+        color_op: eq.color_op,
+        src_alpha: eq.src_alpha,
+        dst_alpha: eq.dst_alpha,
+        alpha_op: eq.alpha_op,
+        constants: eq.constants,
+        write_mask,
+        unorm,
+        conversion: internal[1],
+        descriptor: internal,
     }
 }
 
