@@ -373,6 +373,13 @@ pub fn compile_blend_shader(desc: &BlendShaderDesc) -> Result<Vec<u8>, CompileEr
     ra::allocate(&mut prog)?;
     let sched = sched::schedule(&prog)?;
     let (code, _) = pack::encode_program(&sched.clauses, &sched.block_clause)?;
+    if crate::compiler::passes::debug_flag("shaders") {
+        eprintln!("// blend shader: {desc:?}\n{prog}");
+        match super::disasm::disassemble(&code) {
+            Ok(text) => eprintln!("{text}"),
+            Err(e) => eprintln!("// disassembly failed: {e}"),
+        }
+    }
     if cfg!(debug_assertions) {
         let clauses = crate::hw::isa::decode_shader(&code)
             .map_err(|e| CompileError::Encode(format!("our binary does not decode: {e}")))?;

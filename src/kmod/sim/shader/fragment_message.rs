@@ -309,6 +309,39 @@ pub(super) fn blend(
         log::error!("sim shader: BLEND {what} (clause {:#x})", cc.va);
         fault(status::INSTR_INVALID_ENC, cc.va)
     };
+    // The fragment shader's BLEND reads its descriptor from FAU special
+    // slot 8 + rt; a blend shader's has it as immediates.
+    let fau_rt = match p.srcs.get(1) {
+        Some(crate::hw::isa::Operand::Special { index, .. }) if *index >= 8 => {
+            Some(usize::from(*index - 8))
+        }
+        _ => None,
+    };
+    let from_blend_shader = fau_rt.is_none();
+    if mode == crate::hw::blend::MODE_SHADER {
+        // The Shader view overlays the conversion, RT and Num Comps: the
+        // target is the FAU slot's, the colour four registers as they are
+        // (what our fragment shaders send, F32).
+        let Some(rt) = fau_rt else {
+            return Err(bad("in a blend shader calls a blend shader"));
+        };
+        let Some(desc) = f.blend.get(rt).copied() else {
+            return Err(bad("names a render target the framebuffer lacks"));
+        };
+        let covered = s[0] & ((1u32 << f.tile.samples) - 1);
+        if covered == 0 || blend_desc::ENABLE.get(&desc) == 0 {
+            return Ok(0);
+        }
+        use crate::hw::blend::blend_shader;
+        let region = cc.va & !0xffff_ffff;
+        // The fields' `shr` modifiers: `get` gives the addresses' bits.
+        let pc = region | blend_shader::PC.get(&internal);
+        let ret = blend_shader::RETURN_VALUE.get(&internal) as u32;
+        let colour: [u32; 4] = std::array::from_fn(|i| staging_read(lane, cc, i));
+        lane.regs[..4].copy_from_slice(&colour);
+        fx.branch = Some(pc);
+        return Ok(ret);
+    }
     let Some(desc) = f.blend.get(rt).copied() else {
         return Err(bad("names a render target the framebuffer lacks"));
     };
@@ -334,27 +367,6 @@ pub(super) fn blend(
     let covered = s[0] & ((1u32 << samples) - 1);
     if covered == 0 || blend_desc::ENABLE.get(&desc) == 0 {
         return Ok(0);
-    }
-    let from_blend_shader = !matches!(
-        p.srcs.get(1),
-        Some(crate::hw::isa::Operand::Special { .. })
-    );
-    if mode == crate::hw::blend::MODE_SHADER {
-        if from_blend_shader {
-            return Err(bad("in a blend shader calls a blend shader"));
-        }
-        if regfmt != 1 {
-            return Err(bad("calls a blend shader with a colour not in F32"));
-        }
-        use crate::hw::blend::blend_shader;
-        let region = cc.va & !0xffff_ffff;
-        // The fields' `shr` modifiers: `get` gives the addresses' bits.
-        let pc = region | blend_shader::PC.get(&internal);
-        let ret = blend_shader::RETURN_VALUE.get(&internal) as u32;
-        let colour: [u32; 4] = std::array::from_fn(|i| staging_read(lane, cc, i));
-        lane.regs[..4].copy_from_slice(&colour);
-        fx.branch = Some(pc);
-        return Ok(ret);
     }
     let equation = [desc[1]];
     let mask = if from_blend_shader {
