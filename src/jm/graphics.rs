@@ -1282,7 +1282,11 @@ fn target_blend(t: &ColorTargetState) -> JmResult<TargetBlend> {
             } else {
                 eq
             };
-            if mask != 0 && ff::needs_blend_shader(&eq, mask)? {
+            if mask == 0 {
+                // Nothing written (`Enable` false): no equation needed.
+                return Ok(b);
+            }
+            if ff::needs_blend_shader(&eq, mask)? {
                 // The blend shader's own BLEND is Opaque.
                 b.mode = 1;
                 b.load_destination = true;
