@@ -410,6 +410,107 @@ mod tests {
         }
     }
 
+    /// The allocator keeps values live across a fragment shader's BLEND
+    /// (which may call a blend shader) out of r0–r15 and r48, and only
+    /// those: values dead before it may use them.
+    #[test]
+    fn values_live_across_a_blend_avoid_the_blend_shader_registers() {
+        use super::super::ops::Src;
+        let mut sizes = vec![4u8];
+        let mut instrs = Vec::new();
+        let reg = |index: u32, comp: u8| Reg { index, comp };
+        // v0: the first colour, from four values dead after it.
+        for c in 0..4u8 {
+            let mut i = Instr::new(
+                Op::MovI32,
+                Some(Dst::Reg(reg(0, c))),
+                [Src::Imm(u32::from(c) + 1)],
+            );
+            i.partial = c > 0;
+            instrs.push(i);
+        }
+        // v1..v8: values defined before the BLEND and read after it.
+        for k in 1..=8u32 {
+            sizes.push(1);
+            instrs.push(Instr::new(
+                Op::MovI32,
+                Some(Dst::Reg(reg(k, 0))),
+                [Src::Imm(100 + k)],
+            ));
+        }
+        let blend = |rt: u8, v: u32| {
+            Instr::new(
+                Op::Blend { rt },
+                Some(Dst::Phys(48)),
+                [
+                    Src::Reg(reg(v, 0)),
+                    Src::Phys(60),
+                    Src::Special {
+                        slot: 8 + rt,
+                        high: false,
+                    },
+                    Src::Special {
+                        slot: 8 + rt,
+                        high: true,
+                    },
+                ],
+            )
+        };
+        instrs.push(blend(0, 0));
+        // v9: the second colour, the sums of the v1..v8 pairs.
+        sizes.push(4);
+        for c in 0..4u8 {
+            let mut i = Instr::new(
+                Op::IaddS32,
+                Some(Dst::Reg(reg(9, c))),
+                [
+                    Src::Reg(reg(1 + 2 * u32::from(c), 0)),
+                    Src::Reg(reg(2 + 2 * u32::from(c), 0)),
+                ],
+            );
+            i.partial = c > 0;
+            instrs.push(i);
+        }
+        instrs.push(blend(1, 9));
+        let mut p = Program {
+            blocks: vec![Block {
+                instrs,
+                term: Term::End,
+            }],
+            vreg_sizes: sizes,
+            reserved: 1 << 48,
+            ..Program::default()
+        };
+        ra::allocate(&mut p).unwrap();
+        let instrs = &p.blocks[0].instrs;
+        let first_blend = instrs
+            .iter()
+            .position(|i| matches!(i.op, Op::Blend { .. }))
+            .unwrap();
+        let mut after = 0;
+        for i in &instrs[first_blend + 1..] {
+            for s in &i.srcs {
+                if let Src::Phys(r) = *s
+                    && r != 60
+                    && !matches!(i.op, Op::Blend { .. })
+                {
+                    assert!(
+                        r >= 16 && r != 48,
+                        "r{r} read after the BLEND: {:?}",
+                        p.blocks[0]
+                    );
+                    after += 1;
+                }
+            }
+        }
+        assert_eq!(after, 8);
+        // The first colour is dead after its BLEND: it may sit low.
+        let Src::Phys(first) = instrs[first_blend].srcs[0] else {
+            panic!("allocated");
+        };
+        assert!(first < 16, "r{first}");
+    }
+
     /// The code decodes, uses only r0–r15 and r48/r60 (read), reads the
     /// tile, ends with BLEND then `JUMP r48`.
     #[test]
