@@ -3830,7 +3830,11 @@ fn blend_shaders_on_float_targets_match_the_reference() {
                     let colour: Vec<f32> = (0..4).map(|_| source_value(&mut rng)).collect();
                     let first = scene.data.len() as u32 / 8;
                     push_quad(&mut scene.data, cx, cy, 4, 4, &colour, false);
-                    let write_mask = if rng.next(2) == 0 { 15 } else { rng.next(16) as u8 };
+                    let write_mask = if rng.next(2) == 0 {
+                        15
+                    } else {
+                        rng.next(16) as u8
+                    };
                     scene.draws.push(DrawSpec {
                         topology: Topology::TriangleStrip,
                         count: 4,

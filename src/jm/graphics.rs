@@ -1144,7 +1144,12 @@ fn fragment_renderer_state(
                 o => d.fragment.code + u64::from(o),
             };
             let layout = crate::hw::blend::blend(arch);
-            set(layout, &mut bw, "Internal.Mode", crate::hw::blend::MODE_SHADER)?;
+            set(
+                layout,
+                &mut bw,
+                "Internal.Mode",
+                crate::hw::blend::MODE_SHADER,
+            )?;
             set(layout, &mut bw, "Internal.Shader.PC", pc & 0xffff_ffff)?;
             set(
                 layout,

@@ -155,7 +155,9 @@ impl GpuPool {
         };
         let bo = self.code.last().expect("a code BO");
         // SAFETY: start + size <= bo.size(), inside the mapping.
-        unsafe { std::ptr::copy_nonoverlapping(code.as_ptr(), bo.ptr().add(start as usize), code.len()) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(code.as_ptr(), bo.ptr().add(start as usize), code.len())
+        };
         self.code_used = start + size;
         Ok(bo.gpu_va() + start)
     }

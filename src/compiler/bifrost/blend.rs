@@ -331,11 +331,8 @@ pub fn select(desc: &BlendShaderDesc) -> Result<Program, CompileError> {
         };
         // Into r(c): channel c's source is not read after this (alpha,
         // which the others read, comes last).
-        b.instrs.push(Instr::new(
-            Op::MovI32,
-            Some(Dst::Phys(c as u8)),
-            [result],
-        ));
+        b.instrs
+            .push(Instr::new(Op::MovI32, Some(Dst::Phys(c as u8)), [result]));
     }
     let scratch = b.vreg(1);
     b.instrs.push(Instr::new(

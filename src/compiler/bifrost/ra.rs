@@ -264,11 +264,7 @@ pub fn interference(p: &Program) -> Interference {
             }
         }
     }
-    Interference {
-        adj,
-        hint,
-        blocked,
-    }
+    Interference { adj, hint, blocked }
 }
 
 /// Why colouring stopped.
