@@ -2440,6 +2440,28 @@ fn bad_draws_are_errors() {
             let d = Draw { targets: t, ..base };
             assert!(add_draw(chain, pool, arch, &d).is_err(), "{:?}", t[0]);
         }
+        // A blend shader at 4×: not done (LD_TILE of sample 0 only).
+        let mut max = BlendEquation::SRC_ALPHA_OVER;
+        max.color_op = BlendOp::Max;
+        let max_target = [ColorTargetState {
+            blend: Blend::Equation(max),
+            ..targets[0]
+        }];
+        let four = DrawExtras {
+            multisample: Multisample {
+                samples: 4,
+                sample_mask: u32::MAX,
+            },
+            ..DrawExtras::default()
+        };
+        let d = Draw {
+            targets: &max_target,
+            ..base
+        };
+        assert!(matches!(
+            add_draw_with(chain, pool, arch, &d, &four),
+            Err(bifrost_vk::jm::JmError::Encoding(_))
+        ));
         for samples in [0, 2, 3, 8, 16] {
             let extras = DrawExtras {
                 multisample: Multisample {

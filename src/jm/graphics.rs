@@ -1129,6 +1129,13 @@ fn fragment_renderer_state(
                     "a blend shader for a colour that is not F32",
                 ));
             }
+            if x.multisample.samples > 1 {
+                // Our blend shaders read sample 0 and write every covered
+                // sample with one result: per-sample blending is not done.
+                return Err(JmError::Encoding(
+                    "blend shaders with multisampling: not done",
+                ));
+            }
             let unorm = t.format.kind() == ColorKind::Unorm;
             let desc = ff::shader_desc(&eq, mask, i as u8, unorm, [bw[2], bw[3]]);
             let pc = blend_shader_address(pool, &desc)?;
