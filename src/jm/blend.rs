@@ -295,13 +295,15 @@ pub fn needs_blend_shader(eq: &BlendEquation, write_mask: u8) -> JmResult<bool> 
 
 /// The blend shader of render target `rt` blending with `eq` and
 /// `write_mask`; `internal` is the Internal Blend (mode Opaque, the
-/// target's conversion with register format F32) its own BLEND writes
-/// with, whose second word is LD_TILE's conversion.
+/// target's conversion with the colour's register format) its own BLEND
+/// writes with, whose second word is LD_TILE's conversion; `integer`
+/// targets only mask (the equation is ONE/ZERO ADD).
 pub fn shader_desc(
     eq: &BlendEquation,
     write_mask: u8,
     rt: u8,
     unorm: bool,
+    integer: bool,
     internal: [u32; 2],
 ) -> crate::compiler::bifrost::blend::BlendShaderDesc {
     crate::compiler::bifrost::blend::BlendShaderDesc {
@@ -315,6 +317,7 @@ pub fn shader_desc(
         constants: eq.constants,
         write_mask,
         unorm,
+        integer,
         conversion: internal[1],
         descriptor: internal,
     }

@@ -1124,9 +1124,11 @@ fn fragment_renderer_state(
         if let Some((eq, mask)) = target_blend(t)?.shader
             && let Some(written) = fs.render_targets.iter().find(|r| r.index == i as u32)
         {
-            if written.format != BlendRegisterFormat::F32 {
+            let integer =
+                t.format.kind() != ColorKind::Unorm && t.format.kind() != ColorKind::Float;
+            if (written.format == BlendRegisterFormat::F32) == integer {
                 return Err(JmError::Encoding(
-                    "a blend shader for a colour that is not F32",
+                    "a blend shader for a colour of another type than the target's",
                 ));
             }
             if x.multisample.samples > 1 {
@@ -1137,7 +1139,7 @@ fn fragment_renderer_state(
                 ));
             }
             let unorm = t.format.kind() == ColorKind::Unorm;
-            let desc = ff::shader_desc(&eq, mask, i as u8, unorm, [bw[2], bw[3]]);
+            let desc = ff::shader_desc(&eq, mask, i as u8, unorm, integer, [bw[2], bw[3]]);
             let pc = blend_shader_address(pool, &desc)?;
             if pc >> 32 != d.fragment.code >> 32 {
                 return Err(JmError::Encoding(
@@ -1235,11 +1237,6 @@ fn target_blend(t: &ColorTargetState) -> JmResult<TargetBlend> {
         let shader = match t.blend.equation() {
             Some(_) if !float => {
                 return Err(JmError::Encoding("blending an integer target"));
-            }
-            None if partial && !float => {
-                return Err(JmError::Encoding(
-                    "a partial write mask on an integer target needs an integer blend shader: not done",
-                ));
             }
             Some(eq) if mask != 0 => {
                 let eq = if t.format.components() < 4 {

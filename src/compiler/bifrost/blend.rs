@@ -141,6 +141,10 @@ pub struct BlendShaderDesc {
     pub write_mask: u8,
     /// A UNORM target: source, constants and result clamped to [0, 1].
     pub unorm: bool,
+    /// An integer target (colour and LD_TILE in U32/I32 registers): only
+    /// the write mask applies (Vulkan does not blend integers; the
+    /// equation must be ONE/ZERO ADD, anything else is refused).
+    pub integer: bool,
     /// The target's 32-bit internal conversion descriptor (genxml
     /// `Internal Conversion`, register format F32) for LD_TILE.
     pub conversion: u32,
@@ -297,9 +301,24 @@ pub fn select(desc: &BlendShaderDesc) -> Result<Program, CompileError> {
             ));
         }
     }
+    if desc.integer {
+        let replace = desc.src_color == BlendFactor::One
+            && desc.src_alpha == BlendFactor::One
+            && desc.dst_color == BlendFactor::Zero
+            && desc.dst_alpha == BlendFactor::Zero
+            && desc.color_op == BlendOp::Add
+            && desc.alpha_op == BlendOp::Add;
+        if !replace {
+            return Err(CompileError::Unsupported(
+                "blending an integer target".into(),
+            ));
+        }
+    }
     for c in 0..4usize {
         let result = if desc.write_mask & (1 << c) == 0 {
             b.emit(Op::MovI32, &[d[c]])
+        } else if desc.integer {
+            b.emit(Op::MovI32, &[s[c]])
         } else {
             let (sf, df, op) = if c == 3 {
                 (desc.src_alpha, desc.dst_alpha, desc.alpha_op)
@@ -402,6 +421,7 @@ mod tests {
             constants: [0.25, 0.5, 0.75, 1.0],
             write_mask: 0b1011,
             unorm: true,
+            integer: false,
             conversion: 0x1234_5678,
             descriptor: [0x9abc_def1, 0x1234_5678],
         }

@@ -470,10 +470,12 @@ pub(super) fn blend(
 /// read: the sample is read whatever it says), source 2 the target's
 /// 32-bit internal conversion descriptor, whose `Memory Format` must be
 /// the one BLEND pairs with the target and whose `Register Format` must be
-/// F32. Writes the sample's colour as f32 to `vecsize` staging registers:
-/// UNORM targets decoded (sRGB linearized; absent channels 0, alpha 1),
-/// RAW ones from the conversion's RGBA16F, RGBA32F or R32F (G = B = 0,
-/// A = 1). Anything else faults (INSTR_INVALID_ENC).
+/// F32 (U32/I32 for the integer formats). Writes the sample's colour to
+/// `vecsize` staging registers: UNORM targets decoded to f32 (sRGB
+/// linearized; absent channels 0, alpha 1), RAW ones from the
+/// conversion's RGBA16F, RGBA32F or R32F as f32 (G = B = 0, A = 1), or
+/// RGBA32UI/RGBA32I/R32UI/R32I words as they are (G = B = 0, A = 1).
+/// Anything else faults (INSTR_INVALID_ENC).
 pub(super) fn ld_tile(
     core: &mut Core<'_>,
     p: &Prepared,
@@ -505,7 +507,9 @@ pub(super) fn ld_tile(
         return Err(bad("of a sample the framebuffer lacks"));
     }
     let conv = [s[2]];
-    if internal_conversion::REGISTER_FORMAT.get(&conv) != 1 {
+    // F32 1, I32 2, U32 3 (genxml "Register File Format").
+    let regfmt = internal_conversion::REGISTER_FORMAT.get(&conv);
+    if !matches!(regfmt, 1..=3) {
         return Err(bad("register format not simulated"));
     }
     let memory = internal_conversion::MEMORY_FORMAT.get(&conv);
@@ -521,7 +525,10 @@ pub(super) fn ld_tile(
     let Some(&words) = target.get(f.tile.sample(i, 0) + sample as usize) else {
         return Err(bad("outside the tile buffer"));
     };
-    let colour: [f32; 4] = match format {
+    let colour: [u32; 4] = match format {
+        TileFormat::Unorm(_) if regfmt != 1 => {
+            return Err(bad("of a UNORM target in integer registers"));
+        }
         TileFormat::Unorm(format) => {
             // As BLEND: the Memory Format Mesa pairs with the target.
             let expected: &[u64] = match format.bits {
@@ -533,31 +540,39 @@ pub(super) fn ld_tile(
             {
                 return Err(bad("conversion differs from the render target's format"));
             }
-            format.decode(words)
+            format.decode(words).map(f32::to_bits)
         }
         TileFormat::Raw { words: n } => {
             let formats = crate::hw::layouts(arch).formats;
             let value = memory >> 12 & 0xff;
             let is = |name: &str| formats.format_value(name) == Some(value);
-            let h = |w: u32, hi: bool| super::exec::f16_to_f32((w >> (16 * u32::from(hi))) as u16);
-            if is("RGBA16F") && n == 2 {
+            let h = |w: u32, hi: bool| {
+                super::exec::f16_to_f32((w >> (16 * u32::from(hi))) as u16).to_bits()
+            };
+            let float = regfmt == 1;
+            if is("RGBA16F") && n == 2 && float {
                 [
                     h(words[0], false),
                     h(words[0], true),
                     h(words[1], false),
                     h(words[1], true),
                 ]
-            } else if is("RGBA32F") && n == 4 {
-                words.map(f32::from_bits)
-            } else if is("R32F") && n == 1 {
-                [f32::from_bits(words[0]), 0.0, 0.0, 1.0]
+            } else if is("RGBA32F") && n == 4 && float {
+                words
+            } else if is("R32F") && n == 1 && float {
+                [words[0], 0, 0, 1f32.to_bits()]
+            } else if (is("RGBA32UI") || is("RGBA32I")) && n == 4 && !float {
+                words
+            } else if (is("R32UI") || is("R32I")) && n == 1 && !float {
+                // Our reading: the missing components as 0, 0, 1.
+                [words[0], 0, 0, 1]
             } else {
                 return Err(bad("conversion of a RAW target not simulated"));
             }
         }
     };
-    for (c, v) in colour.iter().enumerate().take(components(p).min(4)) {
-        staging_write(lane, cc, c, v.to_bits());
+    for (c, &v) in colour.iter().enumerate().take(components(p).min(4)) {
+        staging_write(lane, cc, c, v);
     }
     Ok(0)
 }
