@@ -28,79 +28,15 @@
 //! `can_fixed_function_equation`, which compares the Gallium factors as
 //! given.
 //!
-//! Everything else is refused with [`JmError::Encoding`] naming the reason:
-//! we have no blend shaders.
+//! Everything else needs a blend shader ([`needs_blend_shader`],
+//! `compiler::bifrost::blend`), but dual-source factors, which are refused
+//! with [`JmError::Encoding`].
 
 use super::error::{JmError, JmResult};
 
-/// `VkBlendFactor`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlendFactor {
-    Zero,
-    One,
-    SrcColor,
-    OneMinusSrcColor,
-    DstColor,
-    OneMinusDstColor,
-    SrcAlpha,
-    OneMinusSrcAlpha,
-    DstAlpha,
-    OneMinusDstAlpha,
-    ConstantColor,
-    OneMinusConstantColor,
-    ConstantAlpha,
-    OneMinusConstantAlpha,
-    SrcAlphaSaturate,
-    Src1Color,
-    OneMinusSrc1Color,
-    Src1Alpha,
-    OneMinusSrc1Alpha,
-}
-
-impl BlendFactor {
-    /// Every factor, in `VkBlendFactor` order.
-    pub const ALL: [BlendFactor; 19] = [
-        BlendFactor::Zero,
-        BlendFactor::One,
-        BlendFactor::SrcColor,
-        BlendFactor::OneMinusSrcColor,
-        BlendFactor::DstColor,
-        BlendFactor::OneMinusDstColor,
-        BlendFactor::SrcAlpha,
-        BlendFactor::OneMinusSrcAlpha,
-        BlendFactor::DstAlpha,
-        BlendFactor::OneMinusDstAlpha,
-        BlendFactor::ConstantColor,
-        BlendFactor::OneMinusConstantColor,
-        BlendFactor::ConstantAlpha,
-        BlendFactor::OneMinusConstantAlpha,
-        BlendFactor::SrcAlphaSaturate,
-        BlendFactor::Src1Color,
-        BlendFactor::OneMinusSrc1Color,
-        BlendFactor::Src1Alpha,
-        BlendFactor::OneMinusSrc1Alpha,
-    ];
-}
-
-/// `VkBlendOp` (the core five).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlendOp {
-    Add,
-    Subtract,
-    ReverseSubtract,
-    Min,
-    Max,
-}
-
-impl BlendOp {
-    pub const ALL: [BlendOp; 5] = [
-        BlendOp::Add,
-        BlendOp::Subtract,
-        BlendOp::ReverseSubtract,
-        BlendOp::Min,
-        BlendOp::Max,
-    ];
-}
+/// `VkBlendFactor` and `VkBlendOp`: the compiler's, which builds the blend
+/// shaders for what the unit cannot do.
+pub use crate::compiler::bifrost::blend::{BlendFactor, BlendOp};
 
 /// A blend-enabled `VkPipelineColorBlendAttachmentState` (factors and
 /// ops) with the pipeline's blend constants.
@@ -338,6 +274,52 @@ fn constant_channels(f: BlendFactor, alpha: bool) -> u8 {
         ConstantColor | OneMinusConstantColor if !alpha => 0b0111,
         ConstantColor | OneMinusConstantColor | ConstantAlpha | OneMinusConstantAlpha => 0b1000,
         _ => 0,
+    }
+}
+
+/// Whether a UNORM target blending with `eq` and `write_mask` needs a
+/// blend shader (the unit cannot express it), or an error for what we
+/// have no blend shader for (dual-source factors).
+pub fn needs_blend_shader(eq: &BlendEquation, write_mask: u8) -> JmResult<bool> {
+    if fixed_function(eq, write_mask).is_ok() {
+        return Ok(false);
+    }
+    let factors = [eq.src_color, eq.dst_color, eq.src_alpha, eq.dst_alpha];
+    if factors.iter().any(|f| f.is_dual_source()) {
+        return Err(refuse(
+            "dual-source blend factors need a blend shader reading the second colour: not done",
+        ));
+    }
+    Ok(true)
+}
+
+/// The blend shader of render target `rt` blending with `eq` and
+/// `write_mask`; `internal` is the Internal Blend (mode Opaque, the
+/// target's conversion with the colour's register format) its own BLEND
+/// writes with, whose second word is LD_TILE's conversion; `integer`
+/// targets only mask (the equation is ONE/ZERO ADD).
+pub fn shader_desc(
+    eq: &BlendEquation,
+    write_mask: u8,
+    rt: u8,
+    unorm: bool,
+    integer: bool,
+    internal: [u32; 2],
+) -> crate::compiler::bifrost::blend::BlendShaderDesc {
+    crate::compiler::bifrost::blend::BlendShaderDesc {
+        rt,
+        src_color: eq.src_color,
+        dst_color: eq.dst_color,
+        color_op: eq.color_op,
+        src_alpha: eq.src_alpha,
+        dst_alpha: eq.dst_alpha,
+        alpha_op: eq.alpha_op,
+        constants: eq.constants,
+        write_mask,
+        unorm,
+        integer,
+        conversion: internal[1],
+        descriptor: internal,
     }
 }
 

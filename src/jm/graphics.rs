@@ -1120,10 +1120,87 @@ fn fragment_renderer_state(
             .iter()
             .find(|r| r.index == i as u32)
             .map_or(BlendRegisterFormat::F32, |r| r.format);
-        let bw = blend_words_with(arch, i as u32, t, register)?;
+        let mut bw = blend_words_with(arch, i as u32, t, register)?;
+        if let Some((eq, mask)) = target_blend(t)?.shader
+            && let Some(written) = fs.render_targets.iter().find(|r| r.index == i as u32)
+        {
+            let integer =
+                t.format.kind() != ColorKind::Unorm && t.format.kind() != ColorKind::Float;
+            if (written.format == BlendRegisterFormat::F32) == integer {
+                return Err(JmError::Encoding(
+                    "a blend shader for a colour of another type than the target's",
+                ));
+            }
+            if x.multisample.samples > 1 {
+                // Our blend shaders read sample 0 and write every covered
+                // sample with one result: per-sample blending is not done.
+                return Err(JmError::Encoding(
+                    "blend shaders with multisampling: not done",
+                ));
+            }
+            let unorm = t.format.kind() == ColorKind::Unorm;
+            let desc = ff::shader_desc(&eq, mask, i as u8, unorm, integer, [bw[2], bw[3]]);
+            let pc = blend_shader_address(pool, &desc)?;
+            if pc >> 32 != d.fragment.code >> 32 {
+                return Err(JmError::Encoding(
+                    "blend shader outside the fragment shader's 4 GiB region",
+                ));
+            }
+            // The clause after the target's BLEND, or 0 after the last one
+            // (the thread then ends with the blend shader).
+            let ret = match written.return_offset {
+                0 => 0,
+                o => d.fragment.code + u64::from(o),
+            };
+            let layout = crate::hw::blend::blend(arch);
+            set(
+                layout,
+                &mut bw,
+                "Internal.Mode",
+                crate::hw::blend::MODE_SHADER,
+            )?;
+            set(layout, &mut bw, "Internal.Shader.PC", pc & 0xffff_ffff)?;
+            set(
+                layout,
+                &mut bw,
+                "Internal.Shader.Return Value",
+                ret & 0xffff_ffff,
+            )?;
+        }
         a.write_words(rsd_bytes + 16 * i as u64, &bw);
     }
     Ok(a.gpu_va)
+}
+
+/// ONE / ZERO, ADD: the source replaces the destination (a float target's
+/// partial write mask, done by a blend shader).
+const REPLACE: BlendEquation = BlendEquation {
+    src_color: ff::BlendFactor::One,
+    dst_color: ff::BlendFactor::Zero,
+    color_op: ff::BlendOp::Add,
+    src_alpha: ff::BlendFactor::One,
+    dst_alpha: ff::BlendFactor::Zero,
+    alpha_op: ff::BlendOp::Add,
+    constants: [0.0; 4],
+};
+
+/// The GPU VA of the blend shader `desc`, compiled and uploaded to the
+/// pool's executable memory the first time the pool sees it.
+fn blend_shader_address(
+    pool: &mut GpuPool,
+    desc: &crate::compiler::bifrost::blend::BlendShaderDesc,
+) -> JmResult<u64> {
+    let key = format!("{desc:?}");
+    if let Some(&va) = pool.code_cache.get(&key) {
+        return Ok(va);
+    }
+    let code = crate::compiler::bifrost::blend::compile_blend_shader(desc).map_err(|e| {
+        log::error!("blend shader: {e}");
+        JmError::Encoding("blend shader compilation failed")
+    })?;
+    let va = pool.upload_code(&code)?;
+    pool.code_cache.insert(key, va);
+    Ok(va)
 }
 
 /// How a colour target's Blend descriptor blends.
@@ -1138,6 +1215,10 @@ struct TargetBlend {
     constant: f32,
     alpha_zero_nop: bool,
     alpha_one_store: bool,
+    /// The target needs a blend shader of this equation and write mask
+    /// (the descriptor's words are then the Opaque ones its BLEND uses,
+    /// `fragment_renderer_state` switches the RSD's copy to Shader).
+    shader: Option<(BlendEquation, u8)>,
 }
 
 /// The blend unit's settings for `t` (Mesa's choices in `pan_blend.c` for
@@ -1151,25 +1232,42 @@ fn target_blend(t: &ColorTargetState) -> JmResult<TargetBlend> {
         // rest: not encoded).
         let all = (1u8 << t.format.components()) - 1;
         let mask = t.write_mask & all;
-        if t.blend.equation().is_some() {
-            return Err(JmError::Encoding(
-                "blending a float or integer target needs a blend shader",
-            ));
-        }
-        if mask != 0 && mask != all {
-            return Err(JmError::Encoding(
-                "a partial write mask on a float or integer target needs a blend shader",
-            ));
-        }
+        let float = t.format.kind() == ColorKind::Float;
+        let partial = mask != 0 && mask != all;
+        let shader = match t.blend.equation() {
+            Some(_) if !float => {
+                return Err(JmError::Encoding("blending an integer target"));
+            }
+            Some(eq) if mask != 0 => {
+                let eq = if t.format.components() < 4 {
+                    ff::without_destination_alpha(&eq)
+                } else {
+                    eq
+                };
+                if [eq.src_color, eq.dst_color, eq.src_alpha, eq.dst_alpha]
+                    .iter()
+                    .any(|f| f.is_dual_source())
+                {
+                    return Err(JmError::Encoding(
+                        "dual-source blend factors need a blend shader reading the second colour: not done",
+                    ));
+                }
+                Some((eq, mask))
+            }
+            // A partial mask alone: the source replaces the written channels.
+            None if partial => Some((REPLACE, mask)),
+            _ => None,
+        };
         return Ok(TargetBlend {
             mode: 1,
             enable: mask != 0,
-            load_destination: false,
+            load_destination: shader.is_some(),
             rgb: ff::Function::REPLACE,
             alpha: ff::Function::REPLACE,
             constant: 0.0,
             alpha_zero_nop: false,
             alpha_one_store: false,
+            shader,
         });
     }
     let mask = t.write_mask & 15;
@@ -1182,6 +1280,7 @@ fn target_blend(t: &ColorTargetState) -> JmResult<TargetBlend> {
         constant: 0.0,
         alpha_zero_nop: false,
         alpha_one_store: false,
+        shader: None,
     };
     match t.blend.equation() {
         None if mask == 15 => b.mode = 1,
@@ -1192,6 +1291,17 @@ fn target_blend(t: &ColorTargetState) -> JmResult<TargetBlend> {
             } else {
                 eq
             };
+            if mask == 0 {
+                // Nothing written (`Enable` false): no equation needed.
+                return Ok(b);
+            }
+            if ff::needs_blend_shader(&eq, mask)? {
+                // The blend shader's own BLEND is Opaque.
+                b.mode = 1;
+                b.load_destination = true;
+                b.shader = Some((eq, mask));
+                return Ok(b);
+            }
             let f = ff::fixed_function(&eq, mask)?;
             b.rgb = f.rgb;
             b.alpha = f.alpha;
@@ -1248,7 +1358,7 @@ pub fn blend_words_with(
     }
     // A RAW target is written whole (Opaque; `target_blend` refused a
     // partial mask).
-    let color_mask = if t.format.kind() != ColorKind::Unorm && b.enable {
+    let color_mask = if (t.format.kind() != ColorKind::Unorm || b.shader.is_some()) && b.enable {
         15
     } else {
         t.write_mask & 15
@@ -1385,6 +1495,7 @@ mod tests {
                     index: 0,
                     format: BlendRegisterFormat::F32,
                     components: 4,
+                    return_offset: 0,
                 }],
                 early_z_allowed: true,
                 varyings: vec![VaryingLoad {

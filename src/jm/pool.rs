@@ -98,6 +98,12 @@ pub struct GpuPool {
     /// GPU VA of the local-storage descriptor written last
     /// (`Recorder::compute_deferred_wls` reads it).
     pub(super) last_local_storage: u64,
+    /// Executable BOs (created without NOEXEC) for the code the recorder
+    /// builds itself (blend shaders, `super::blend`), the fill level of
+    /// the last one, and the code already uploaded (its text key → VA).
+    code: Vec<Bo>,
+    code_used: u64,
+    pub(super) code_cache: FxHashMap<String, u64>,
 }
 
 /// What a shared descriptor's words are a function of (`jm::compute`).
@@ -128,7 +134,32 @@ impl GpuPool {
             shared: FxHashMap::default(),
             payloads: super::compute::PayloadMemo::default(),
             last_local_storage: 0,
+            code: Vec::new(),
+            code_used: 0,
+            code_cache: FxHashMap::default(),
         }
+    }
+
+    /// Uploads machine code to executable memory (128-byte aligned, as
+    /// shader addresses must be); its GPU VA. All of it lies in one BO.
+    pub fn upload_code(&mut self, code: &[u8]) -> KmodResult<u64> {
+        let size = code.len() as u64;
+        let start = self.code_used.next_multiple_of(128);
+        let fits = self.code.last().is_some_and(|bo| start + size <= bo.size());
+        let start = if fits {
+            start
+        } else {
+            let bo = self.device.bo_create(size.max(CHUNK), 0)?;
+            self.code.push(bo);
+            0
+        };
+        let bo = self.code.last().expect("a code BO");
+        // SAFETY: start + size <= bo.size(), inside the mapping.
+        unsafe {
+            std::ptr::copy_nonoverlapping(code.as_ptr(), bo.ptr().add(start as usize), code.len())
+        };
+        self.code_used = start + size;
+        Ok(bo.gpu_va() + start)
     }
 
     /// The GPU VA of the shared descriptor `key`: the one written since
@@ -186,17 +217,19 @@ impl GpuPool {
         self.shared.clear();
         self.payloads = super::compute::PayloadMemo::default();
         self.last_local_storage = 0;
+        // Code stays where it is (a later submit may still run it): the
+        // cache keeps pointing at it.
     }
 
     /// Handles of the pool's BOs (SUBMIT's BO list).
     pub fn bo_handles(&self) -> impl Iterator<Item = BoHandle> + '_ {
-        self.bos.iter().map(|b| b.handle())
+        self.bos.iter().chain(&self.code).map(|b| b.handle())
     }
 }
 
 impl Drop for GpuPool {
     fn drop(&mut self) {
-        for bo in self.bos.drain(..) {
+        for bo in self.bos.drain(..).chain(self.code.drain(..)) {
             self.device.bo_destroy(bo);
         }
     }

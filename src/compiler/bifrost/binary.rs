@@ -189,7 +189,10 @@ pub struct ShaderBinary {
 ///   [`RenderTargetWrite::format`] (the blend descriptor's conversion
 ///   `Register format` must say the same) and writes r48 (the return
 ///   address a blend shader jumps back to; never allocated in fragment
-///   shaders). Only fixed-function blending has been reasoned about.
+///   shaders). A BLEND whose descriptor says Shader calls a blend shader
+///   (`blend.rs`) that may overwrite r0–r15 and r48: nothing live across
+///   a BLEND is allocated there (`ra.rs`), and
+///   [`RenderTargetWrite::return_offset`] says where it returns.
 /// - **Clause headers**: every clause has `td` (terminate discarded
 ///   threads); the ATEST clause signals slot 0, BLEND clauses depend on
 ///   slots 0, 6 and 7 (tile-buffer depth and colour), ATEST and ZS_EMIT
@@ -269,6 +272,12 @@ pub struct RenderTargetWrite {
     pub format: BlendRegisterFormat,
     /// Components the shader writes (the rest are sent as 0).
     pub components: u8,
+    /// Byte offset from the shader's start of the clause after this
+    /// target's `BLEND`: where a blend shader called by it returns (the
+    /// Blend descriptor's `Return Value` is the shader's address plus this,
+    /// as Mesa's `return_offset`); 0 for the last `BLEND`, which ends the
+    /// thread (a return value of 0 ends it after the blend shader).
+    pub return_offset: u32,
 }
 
 /// One varying record a fragment shader loads.

@@ -249,6 +249,7 @@ pub fn select(s: &Shader, options: &super::Options) -> Result<Program, CompileEr
             None => 0,
         },
         fragment,
+        return_register: None,
     };
     peephole::run(&mut program);
     Ok(program)

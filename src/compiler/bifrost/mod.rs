@@ -66,6 +66,7 @@
 
 pub mod asm;
 pub mod binary;
+pub mod blend;
 pub mod dag;
 pub mod disasm;
 pub mod fp16;
@@ -213,6 +214,7 @@ pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, C
     if let Some(f) = &mut fragment {
         f.wait_dependency_6 = sched.entry_deps & 0x40 != 0;
         f.wait_dependency_7 = sched.entry_deps & 0x80 != 0;
+        set_return_offsets(&code, f)?;
     }
     Ok(ShaderBinary {
         code,
@@ -230,6 +232,31 @@ pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, C
         fragment,
         stats,
     })
+}
+
+/// Fills each render target's [`binary::RenderTargetWrite::return_offset`]:
+/// the byte offset of the clause after its `BLEND` clause (the BLENDs are
+/// in render-target order, each ending its clause), 0 after the last one.
+fn set_return_offsets(code: &[u8], f: &mut binary::FragmentInfo) -> Result<(), CompileError> {
+    let clauses = crate::hw::isa::decode_shader(code)
+        .map_err(|e| CompileError::Encode(format!("our binary does not decode: {e}")))?;
+    // Message type 9: blend (`hw::isa::clause::message_type_name`).
+    let blends: Vec<usize> = (0..clauses.len())
+        .filter(|&i| clauses[i].1.header.message_type == 9)
+        .collect();
+    if blends.len() != f.render_targets.len() {
+        return Err(CompileError::Encode(format!(
+            "{} BLEND clauses for {} render targets",
+            blends.len(),
+            f.render_targets.len()
+        )));
+    }
+    for (rt, &i) in f.render_targets.iter_mut().zip(&blends) {
+        rt.return_offset = clauses
+            .get(i + 1)
+            .map_or(0, |(quadword, _)| 16 * *quadword as u32);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

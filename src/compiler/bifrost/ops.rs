@@ -441,6 +441,12 @@ pub enum Op {
     Blend {
         rt: u8,
     },
+    /// `LD_TILE.v4` (ADD, message `tile`): a blend shader's read of the
+    /// tile buffer (`src/compiler/bifrost/blend.rs`). Sources: pixel
+    /// indices (sample, render target, current pixel), coverage (r60),
+    /// the 32-bit internal conversion descriptor of the target; four
+    /// staging registers written in the conversion's register format.
+    LdTile,
     /// `TEXS_2D.f32` (ADD, message `tex`): the 2D texture at index
     /// `texture` of the draw's Textures table filtered with sampler
     /// `sampler` at normalized coordinates (a, b), four f32 results in
@@ -563,6 +569,7 @@ impl Op {
             Op::Atest => "ATEST",
             Op::ZsEmit { .. } => "ZS_EMIT",
             Op::Blend { .. } => "BLEND",
+            Op::LdTile => "LD_TILE",
             Op::TexsF32 { .. } => "TEXS_2D.f32",
             Op::Texc => "TEXC",
             Op::Clper { .. } => "CLPER.i32",
@@ -604,7 +611,7 @@ impl Op {
             Op::Barrier | Op::LdVarFlatImm { .. } => 0,
             Op::LdVarImm { .. } | Op::LdVarSpecial { .. } => 1,
             Op::ZsEmit { .. } => 3,
-            Op::Blend { .. } => 3,
+            Op::Blend { .. } | Op::LdTile => 3,
             Op::MovI32
             | Op::MovI32Fma
             | Op::IabsS32
@@ -725,6 +732,9 @@ impl Op {
             // ST_CVT's register format is a pseudo-modifier (not encoded):
             // the format word from LEA_ATTR carries the conversion.
             Op::StCvt { comps } => vec![("vecsize", vecsize(comps))],
+            // As ST_CVT: the conversion descriptor (third source) carries
+            // the register format.
+            Op::LdTile => vec![("vecsize", "v4")],
             Op::BranchzI32 => vec![("cmpf", "eq")],
             Op::LdVarImm { comps, sample, .. } => vec![
                 ("register_format", "f32"),
@@ -799,6 +809,7 @@ impl Op {
             }
             Op::Atest | Op::ZsEmit { .. } => Some((1, false, true)),
             Op::Blend { .. } => Some((4, true, false)),
+            Op::LdTile => Some((4, false, true)),
             Op::TexsF32 { .. } => Some((4, false, true)),
             // The hardware reads only the data registers the descriptor
             // asks for; isel writes all four (see `isel/texture.rs`).
@@ -814,6 +825,7 @@ impl Op {
         match self {
             Op::LdVarImm { .. } | Op::LdVarFlatImm { .. } | Op::LdVarSpecial { .. } => 1,
             Op::Blend { .. } => 9,
+            Op::LdTile => 10,
             Op::ZsEmit { .. } => 12,
             Op::Atest => 13,
             Op::LdAttrImm { .. } | Op::LdAttr { .. } => 2,
@@ -868,6 +880,7 @@ impl Op {
                 | Op::LdVarImm { .. }
                 | Op::LdVarFlatImm { .. }
                 | Op::LdVarSpecial { .. }
+                | Op::LdTile
                 | Op::DiscardF32
                 | Op::TexsF32 { .. }
                 | Op::Texc

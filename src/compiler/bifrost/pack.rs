@@ -260,7 +260,10 @@ pub fn plan_tuple(
         }
         nsrc[k] = srcs.len() as u8;
         let is_add = k == 1;
-        if ins.op.is_branch() {
+        // A branch to a register (a blend shader's `JUMP r48`) is a plain
+        // register read; the others take a PC-relative constant.
+        let pc_relative = ins.op.is_branch() && !matches!(srcs.last(), Some(Src::Phys(_)));
+        if pc_relative {
             if fau != FauNeed::None {
                 return None;
             }
@@ -279,7 +282,7 @@ pub fn plan_tuple(
             .enumerate()
         {
             let ok = |sel: u8| mask & (1 << sel) != 0;
-            if ins.op.is_branch() && j + 1 == srcs.len() {
+            if pc_relative && j + 1 == srcs.len() {
                 // The PC-relative offset: high half of the branch constant.
                 sel[k][j] = 5;
                 consts[k][j] = None;

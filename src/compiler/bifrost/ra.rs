@@ -89,7 +89,19 @@ pub struct Interference {
     pub adj: Adjacency,
     /// Copy hints: a register defined by a move prefers its source's register.
     pub hint: Vec<Option<super::ops::Reg>>,
+    /// Physical registers (bit n = rn) each vreg may not take besides the
+    /// program's reserved ones: r0–r15 and r48 for a value live across a
+    /// fragment shader's `BLEND`, which may call a blend shader that uses
+    /// them ([`BLEND_SHADER_CLOBBERS`]).
+    pub blocked: Vec<u64>,
 }
+
+/// The registers a blend shader may overwrite: r0–r15 and r48 (Mesa's
+/// src/panfrost/compiler/bi_ra.c, "Blend shaders might clobber r0-r15,
+/// r48"; its compiler README gives blend shaders r0–r7 for the colours,
+/// r8–r15 as scratch and r48 as the return address). Our blend shaders
+/// (`blend.rs`) allocate only there.
+pub const BLEND_SHADER_CLOBBERS: u64 = 0xffff | 1 << 48;
 
 /// Every vreg's neighbour list in one vector (`start[v]..start[v + 1]`),
 /// not a vector per vreg: indexing gives the list as a slice.
@@ -177,12 +189,21 @@ pub fn interference(p: &Program) -> Interference {
             *r |= l;
         }
     };
+    let mut blocked = vec![0u64; n];
+    // A blend shader's own BLEND returns to it (it calls nothing).
+    let calls_blend_shaders = p.return_register.is_none();
     for (b, block) in p.blocks.iter().enumerate() {
         live.0.copy_from_slice(&live_out[row(b)]);
         if let Some(u) = term_use(&block.term) {
             live.set(u);
         }
         for ins in block.instrs.iter().rev() {
+            if calls_blend_shaders && matches!(ins.op, super::ops::Op::Blend { .. }) {
+                // `live` is what lives after the BLEND.
+                for a in live.iter() {
+                    blocked[a as usize] |= BLEND_SHADER_CLOBBERS;
+                }
+            }
             if let Some(Dst::Reg(d)) = ins.dst {
                 or_into_row(&mut matrix, d.index, &live);
                 if !ins.partial {
@@ -243,7 +264,7 @@ pub fn interference(p: &Program) -> Interference {
             }
         }
     }
-    Interference { adj, hint }
+    Interference { adj, hint, blocked }
 }
 
 /// Why colouring stopped.
@@ -306,7 +327,7 @@ fn colour_from(
                 1u64.checked_shl(u32::from(size))
                     .map_or(u64::MAX, |m| m - 1)
             };
-            let mut blocked = p.reserved;
+            let mut blocked = p.reserved | g.blocked[v];
             for &o in &g.adj[v] {
                 if let Some(b) = base[o as usize] {
                     blocked |= lanes(p.vreg_sizes[o as usize]) << b;

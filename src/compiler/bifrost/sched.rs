@@ -388,6 +388,19 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
             _ => {}
         }
     }
+    // A blend shader returns through a register: `JUMP r48` after
+    // everything else (Mesa's blend shaders end so, in bifrost_compile.c).
+    if let Some(r) = p.return_register {
+        let last = p.blocks.len().saturating_sub(1);
+        b.clauses.push((
+            last,
+            vec![STuple::new(
+                None,
+                Some(Instr::new(Op::Jump, None, [Src::Phys(r)])),
+            )],
+            None,
+        ));
+    }
     // The shader must end in a clause (also a target for branches to the end).
     if b.clauses.last().is_none_or(|c| c.0 + 1 != p.blocks.len()) {
         let last = p.blocks.len().saturating_sub(1);

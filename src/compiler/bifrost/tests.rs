@@ -768,7 +768,8 @@ fn fragment_shader_loads_varyings_and_ends_in_atest_and_blend() {
         vec![RenderTargetWrite {
             index: 0,
             format: BlendRegisterFormat::F32,
-            components: 4
+            components: 4,
+            return_offset: 0,
         }]
     );
     assert_eq!(f.varyings.len(), 1);

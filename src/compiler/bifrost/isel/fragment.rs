@@ -357,6 +357,8 @@ impl Isel<'_> {
             index: rt,
             format: self.color_format(rt),
             components: lanes.iter().rposition(Option::is_some).map_or(0, |i| i + 1) as u8,
+            // Known once the code is laid out (`bifrost::compile`).
+            return_offset: 0,
         }
     }
 
@@ -454,6 +456,7 @@ impl Isel<'_> {
         let mut render_targets = Vec::new();
         let single = self.frag.colors.len() == 1;
         let colors = std::mem::take(&mut self.frag.colors);
+        let mut colours_ready = Vec::new();
         for (&rt, lanes) in &colors {
             let preloaded = if single {
                 self.preloaded_prefix(lanes)
@@ -496,7 +499,12 @@ impl Isel<'_> {
                     v
                 }
             };
-            let colour = Src::Reg(Reg { index: v, comp: 0 });
+            colours_ready.push((rt, Src::Reg(Reg { index: v, comp: 0 }), lanes));
+        }
+        // Every colour is gathered before the first BLEND: a blend shader
+        // it calls may overwrite r0–r15, where a later colour might still
+        // be read from (a v7 message preload).
+        for (rt, colour, lanes) in colours_ready {
             render_targets.push(self.blend(rt, colour, coverage, lanes));
         }
         let writes_depth = self.frag.depth.is_some();

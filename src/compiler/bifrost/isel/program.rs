@@ -43,6 +43,9 @@ pub struct Program {
     pub fragment: Option<crate::compiler::bifrost::binary::FragmentInfo>,
     /// Physical registers (bit n = rn) the allocator must not hand out.
     pub reserved: u64,
+    /// Blend shaders: the program ends with `JUMP` to this register (r48,
+    /// the return address; `blend.rs`) in a clause of its own.
+    pub return_register: Option<u8>,
 }
 
 impl Program {

@@ -900,11 +900,14 @@ fn unsupported(p: &Prepared, cc: &CachedClause) -> JobFault {
 
 /// Branch target: a PC-relative constant gives the address directly; any
 /// other source holds the low 32 bits of an absolute address in the
-/// clause's 4 GiB region.
+/// clause's 4 GiB region, 0 meaning address 0 (the end of the thread: a
+/// blend shader's `JUMP r48` with a return value of 0, Mesa's
+/// bifrost_compile.c: "jump to 0 terminates the blend shader").
 fn branch_target(p: &Prepared, value: u32, cc: &CachedClause) -> u64 {
     let src = p.srcs.last();
     match src.and_then(|o| o.pc_relative_offset()) {
         Some((off, _)) => (cc.va as i64).wrapping_add(off) as u64,
+        None if value == 0 => 0,
         None => (cc.va & !0xffff_ffff) | u64::from(value),
     }
 }

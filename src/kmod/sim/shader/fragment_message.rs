@@ -11,7 +11,7 @@
 //! This module must never touch memory except through the MMU and never
 //! write outside the staging registers and the tile buffer.
 
-use super::exec::{Prepared, f32_to_f16};
+use super::exec::{Effects, Prepared, f32_to_f16};
 use super::message::{
     Value, attribute_address, components, read_format, staging_read, staging_write,
 };
@@ -255,14 +255,30 @@ pub(super) fn ld_var_special(
 /// encoded); the conversion's `Memory Format` must match the target; the
 /// equation's `Color Mask` applies to both; a descriptor with `Enable`
 /// false writes nothing. Modes Shader and Off and other register formats fault
-/// (INSTR_INVALID_ENC). The result (the destination register, a blend
-/// shader's return link on hardware) is 0.
+/// (INSTR_INVALID_ENC). The result (the destination register) is 0.
+///
+/// `Mode` Shader calls a blend shader (genxml `Blend Shader`; how, in
+/// `compiler::bifrost::blend`): the thread continues at `PC` (the low 32
+/// bits; the upper ones are the calling clause's) with the colour's F32
+/// registers copied to r0–r3 and the result — r48 in every fragment
+/// shader, Mesa's convention — the `Return Value` (low 32 bits of the
+/// return address, 0: the thread ends after the blend shader). A BLEND
+/// whose descriptor is not the FAU blend slot (an immediate: a blend
+/// shader's own BLEND) must be Opaque or Fixed-Function and writes every
+/// channel: the render target's Blend descriptor's equation (its colour
+/// mask) is not applied, the blend shader did that (our reading: Mesa's
+/// blend shaders apply the write mask themselves and the descriptor of a
+/// target with a blend shader carries no equation). A blend shader calling
+/// one faults.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn blend(
     core: &mut Core<'_>,
+    p: &Prepared,
     lane: &mut Lane,
     ctx: &LaneCtx,
     s: &[u32; 4],
     cc: &CachedClause,
+    fx: &mut Effects,
 ) -> Result<u32, JobFault> {
     use crate::hw::blend::{blend_desc, blend_equation, blend_fixed_function, internal_blend};
     use crate::hw::genxml::v7::internal_conversion;
@@ -293,6 +309,39 @@ pub(super) fn blend(
         log::error!("sim shader: BLEND {what} (clause {:#x})", cc.va);
         fault(status::INSTR_INVALID_ENC, cc.va)
     };
+    // The fragment shader's BLEND reads its descriptor from FAU special
+    // slot 8 + rt; a blend shader's has it as immediates.
+    let fau_rt = match p.srcs.get(1) {
+        Some(crate::hw::isa::Operand::Special { index, .. }) if *index >= 8 => {
+            Some(usize::from(*index - 8))
+        }
+        _ => None,
+    };
+    let from_blend_shader = fau_rt.is_none();
+    if mode == crate::hw::blend::MODE_SHADER {
+        // The Shader view overlays the conversion, RT and Num Comps: the
+        // target is the FAU slot's, the colour four registers as they are
+        // (what our fragment shaders send, F32).
+        let Some(rt) = fau_rt else {
+            return Err(bad("in a blend shader calls a blend shader"));
+        };
+        let Some(desc) = f.blend.get(rt).copied() else {
+            return Err(bad("names a render target the framebuffer lacks"));
+        };
+        let covered = s[0] & ((1u32 << f.tile.samples) - 1);
+        if covered == 0 || blend_desc::ENABLE.get(&desc) == 0 {
+            return Ok(0);
+        }
+        use crate::hw::blend::blend_shader;
+        let region = cc.va & !0xffff_ffff;
+        // The fields' `shr` modifiers: `get` gives the addresses' bits.
+        let pc = region | blend_shader::PC.get(&internal);
+        let ret = blend_shader::RETURN_VALUE.get(&internal) as u32;
+        let colour: [u32; 4] = std::array::from_fn(|i| staging_read(lane, cc, i));
+        lane.regs[..4].copy_from_slice(&colour);
+        fx.branch = Some(pc);
+        return Ok(ret);
+    }
     let Some(desc) = f.blend.get(rt).copied() else {
         return Err(bad("names a render target the framebuffer lacks"));
     };
@@ -320,7 +369,11 @@ pub(super) fn blend(
         return Ok(0);
     }
     let equation = [desc[1]];
-    let mask = blend_equation::COLOR_MASK.get(&equation) as u8;
+    let mask = if from_blend_shader {
+        15
+    } else {
+        blend_equation::COLOR_MASK.get(&equation) as u8
+    };
     let mode = match mode {
         1 => BlendMode::Opaque,
         2 => {
@@ -338,7 +391,7 @@ pub(super) fn blend(
                 alpha_one_store: blend_fixed_function::ALPHA_ONE_STORE.get(&internal) != 0,
             }
         }
-        _ => return Err(bad("mode (blend shader / off) not simulated")),
+        _ => return Err(bad("mode Off not simulated")),
     };
     let Some((x, y)) = f.threads.get(ctx.thread as usize).map(|t| (t.x, t.y)) else {
         return Err(bad("from a thread without a pixel"));
@@ -406,6 +459,120 @@ pub(super) fn blend(
             }
         }
         target[first + sample] = out;
+    }
+    Ok(0)
+}
+
+/// LD_TILE (fragment jobs; our blend shaders' destination read): source 0
+/// the pixel indices (sample bits 0–7, render target 8–15, x 16–23, y
+/// 24–31; only y = 255, x = 0 — the thread's own pixel, Mesa's
+/// `BIFROST_CURRENT_PIXEL` — is simulated), source 1 the coverage (not
+/// read: the sample is read whatever it says), source 2 the target's
+/// 32-bit internal conversion descriptor, whose `Memory Format` must be
+/// the one BLEND pairs with the target and whose `Register Format` must be
+/// F32 (U32/I32 for the integer formats). Writes the sample's colour to
+/// `vecsize` staging registers: UNORM targets decoded to f32 (sRGB
+/// linearized; absent channels 0, alpha 1), RAW ones from the
+/// conversion's RGBA16F, RGBA32F or R32F as f32 (G = B = 0, A = 1), or
+/// RGBA32UI/RGBA32I/R32UI/R32I words as they are (G = B = 0, A = 1).
+/// Anything else faults (INSTR_INVALID_ENC).
+pub(super) fn ld_tile(
+    core: &mut Core<'_>,
+    p: &Prepared,
+    lane: &mut Lane,
+    ctx: &LaneCtx,
+    s: &[u32; 4],
+    cc: &CachedClause,
+) -> Result<u32, JobFault> {
+    use crate::hw::genxml::v7::internal_conversion;
+    use crate::kmod::sim::framebuffer::TileFormat;
+    let arch = core.arch;
+    let Some(f) = core.frag.as_ref() else {
+        return Err(not_fragment(cc, "LD_TILE"));
+    };
+    let bad = |what: &str| {
+        log::error!("sim shader: LD_TILE {what} (clause {:#x})", cc.va);
+        fault(status::INSTR_INVALID_ENC, cc.va)
+    };
+    let (sample, rt, x, y) = (
+        s[0] & 0xff,
+        (s[0] >> 8 & 0xff) as usize,
+        s[0] >> 16 & 0xff,
+        s[0] >> 24,
+    );
+    if y != 255 || x != 0 {
+        return Err(bad("of another pixel than the thread's is not simulated"));
+    }
+    if sample >= f.tile.samples {
+        return Err(bad("of a sample the framebuffer lacks"));
+    }
+    let conv = [s[2]];
+    // F32 1, I32 2, U32 3 (genxml "Register File Format").
+    let regfmt = internal_conversion::REGISTER_FORMAT.get(&conv);
+    if !matches!(regfmt, 1..=3) {
+        return Err(bad("register format not simulated"));
+    }
+    let memory = internal_conversion::MEMORY_FORMAT.get(&conv);
+    let Some(t) = f.threads.get(ctx.thread as usize) else {
+        return Err(bad("from a thread without a pixel"));
+    };
+    let Some(i) = f.tile.index(t.x, t.y) else {
+        return Err(bad("outside the tile buffer"));
+    };
+    let (Some(&format), Some(target)) = (f.tile.formats.get(rt), f.tile.colour.get(rt)) else {
+        return Err(bad("names a render target the framebuffer lacks"));
+    };
+    let Some(&words) = target.get(f.tile.sample(i, 0) + sample as usize) else {
+        return Err(bad("outside the tile buffer"));
+    };
+    let colour: [u32; 4] = match format {
+        TileFormat::Unorm(_) if regfmt != 1 => {
+            return Err(bad("of a UNORM target in integer registers"));
+        }
+        TileFormat::Unorm(format) => {
+            // As BLEND: the Memory Format Mesa pairs with the target.
+            let expected: &[u64] = match format.bits {
+                [8, 8, 8, 8] => &[237],
+                [10, 10, 10, 2] => &[238],
+                _ => &[226, 227],
+            };
+            if !expected.contains(&(memory >> 12 & 0xff)) || (memory >> 20 & 1 == 1) != format.srgb
+            {
+                return Err(bad("conversion differs from the render target's format"));
+            }
+            format.decode(words).map(f32::to_bits)
+        }
+        TileFormat::Raw { words: n } => {
+            let formats = crate::hw::layouts(arch).formats;
+            let value = memory >> 12 & 0xff;
+            let is = |name: &str| formats.format_value(name) == Some(value);
+            let h = |w: u32, hi: bool| {
+                super::exec::f16_to_f32((w >> (16 * u32::from(hi))) as u16).to_bits()
+            };
+            let float = regfmt == 1;
+            if is("RGBA16F") && n == 2 && float {
+                [
+                    h(words[0], false),
+                    h(words[0], true),
+                    h(words[1], false),
+                    h(words[1], true),
+                ]
+            } else if is("RGBA32F") && n == 4 && float {
+                words
+            } else if is("R32F") && n == 1 && float {
+                [words[0], 0, 0, 1f32.to_bits()]
+            } else if (is("RGBA32UI") || is("RGBA32I")) && n == 4 && !float {
+                words
+            } else if (is("R32UI") || is("R32I")) && n == 1 && !float {
+                // Our reading: the missing components as 0, 0, 1.
+                [words[0], 0, 0, 1]
+            } else {
+                return Err(bad("conversion of a RAW target not simulated"));
+            }
+        }
+    };
+    for (c, &v) in colour.iter().enumerate().take(components(p).min(4)) {
+        staging_write(lane, cc, c, v);
     }
     Ok(0)
 }

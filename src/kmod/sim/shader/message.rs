@@ -46,6 +46,7 @@ pub fn supported(name: &str) -> bool {
                 | "LD_ATTR_TEX"
                 | "ATEST"
                 | "BLEND"
+                | "LD_TILE"
                 | "LD_VAR"
                 | "LD_VAR_IMM"
                 | "LD_VAR_FLAT"
@@ -235,7 +236,8 @@ pub fn execute(
         "ATEST" => fragment_message::atest(core, p, lane, ctx, s, cc),
         "ZS_EMIT" => fragment_message::zs_emit(core, p, lane, ctx, s, cc),
         "LD_VAR_SPECIAL" => fragment_message::ld_var_special(core, p, lane, ctx, cc),
-        "BLEND" => fragment_message::blend(core, lane, ctx, s, cc),
+        "BLEND" => fragment_message::blend(core, p, lane, ctx, s, cc, fx),
+        "LD_TILE" => fragment_message::ld_tile(core, p, lane, ctx, s, cc),
         "LD_VAR" | "LD_VAR_IMM" | "LD_VAR_FLAT" | "LD_VAR_FLAT_IMM" => {
             fragment_message::ld_var(core, p, lane, ctx, s, cc)
         }

@@ -373,7 +373,11 @@ fn finish_clause(cc: &CachedClause, lane: &mut Lane, fx: &Effects) {
             }
         }
     }
-    if cc.flow == FlowControl::End {
+    // A taken branch leaves even a clause that ends the thread: Mesa's
+    // blend shaders end with `JUMP r48` in their last clause (flow `end`,
+    // bi_pack.c) and return through it, and a fragment shader's last
+    // BLEND clause calls a blend shader the same way.
+    if cc.flow == FlowControl::End && fx.branch.is_none_or(|b| b == 0) {
         lane.state = LaneState::Done;
         return;
     }
