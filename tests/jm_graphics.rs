@@ -190,6 +190,10 @@ struct Scene<'a> {
     /// Colour targets 1, 2 … (opaque, every channel written; single
     /// sample), their codes in `Output::more_codes`.
     more_formats: Vec<ColorFormat>,
+    /// The reference runs the shader once per covered sample (the Vulkan
+    /// spec's "Sample Shading"): what the shader's use of `SampleId`,
+    /// `SamplePosition` or a `Sample` input, or `minSampleShading`, asks.
+    sample_shading: bool,
 }
 
 type SceneTextures = (Vec<Option<TextureDesc>>, Vec<Option<SamplerDesc>>);
@@ -724,12 +728,21 @@ fn reference_shaded(
         };
         // The sample mask ("Sample Mask Test") drops samples first.
         let sample_mask = d.extras.multisample.sample_mask;
+        // Under sample shading each covered sample is an invocation of its
+        // own ("Sample Shading"), after the sample mask test.
         let masked = |frags: Vec<raster::Fragment>| -> Vec<raster::Fragment> {
             frags
                 .into_iter()
                 .filter_map(|mut f| {
                     f.mask &= sample_mask;
                     (f.mask != 0).then_some(f)
+                })
+                .flat_map(|f| {
+                    if scene.sample_shading && scene.samples > 1 {
+                        f.per_sample()
+                    } else {
+                        vec![f]
+                    }
                 })
                 .collect()
         };
@@ -944,6 +957,7 @@ fn triangle_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         samples: 1,
         per_sample: false,
         more_formats: Vec::new(),
+        sample_shading: false,
     }
 }
 
@@ -1042,6 +1056,7 @@ fn depth_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         samples: 1,
         per_sample: false,
         more_formats: Vec::new(),
+        sample_shading: false,
     }
 }
 
@@ -1144,6 +1159,7 @@ fn points_lines_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         samples: 1,
         per_sample: false,
         more_formats: Vec::new(),
+        sample_shading: false,
     }
 }
 
@@ -1612,6 +1628,7 @@ fn random_triangle_scenes_match_the_reference_rasterizer() {
             samples: 1,
             per_sample: false,
             more_formats: Vec::new(),
+            sample_shading: false,
         };
         let r = render(&scene);
 
@@ -1831,6 +1848,7 @@ fn grid_scene<'a>(
         samples: 1,
         per_sample: false,
         more_formats: Vec::new(),
+        sample_shading: false,
     }
 }
 
@@ -2429,6 +2447,7 @@ fn bad_draws_are_errors() {
                 multisample: Multisample {
                     samples,
                     sample_mask: u32::MAX,
+                    ..Multisample::default()
                 },
                 ..DrawExtras::default()
             };
@@ -2573,6 +2592,7 @@ fn rgba_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng, cell: u32) -> S
         samples: 1,
         per_sample: false,
         more_formats: Vec::new(),
+        sample_shading: false,
     }
 }
 
@@ -3102,6 +3122,7 @@ fn msaa_scene<'a>(
                 multisample: Multisample {
                     samples: 4,
                     sample_mask,
+                    ..Multisample::default()
                 },
                 ..DrawExtras::default()
             },
@@ -3121,6 +3142,7 @@ fn msaa_scene<'a>(
         samples: 4,
         per_sample: true,
         more_formats: Vec::new(),
+        sample_shading: false,
     }
 }
 
@@ -3171,6 +3193,7 @@ fn msaa_scene_matches(model: SimModel, scene: &Scene<'_>, lsb: u8, bound: f64) -
         textures: None,
         per_sample: false,
         more_formats: Vec::new(),
+        sample_shading: false,
         data: scene.data.clone(),
         attributes: scene.attributes.clone(),
         draws: scene.draws.clone(),
@@ -5355,4 +5378,61 @@ fn discard_and_frag_depth_at_4x_match_the_reference() {
     }
     eprintln!("{samples_compared} samples compared, {counted} samples counted");
     assert!(counted > 5000);
+}
+
+/// `gl_SampleID`, `gl_SamplePosition` and `gl_SampleMaskIn` under sample
+/// shading (`sample_id.frag` → (position x, y, id, mask) into RGBA32F;
+/// reading the first two turns sample shading on: RSD `Evaluate
+/// per-sample`, one thread per covered sample, r61 = its bit | id << 16,
+/// the position from the sample-locations table at FAU special 6): 8
+/// random triangles per scene, every sample stored, 3 scenes on the G52
+/// and 2 on a v6 G72 at 4×, 1 of each at 1×; the reference: one invocation
+/// per covered sample (the Vulkan spec's "Sample Shading"), its standard
+/// location, its index and its own bit as the mask ("SampleMask"). Every
+/// component exactly; at 4× all four positions and ids must appear.
+#[test]
+fn sample_id_and_position_run_per_sample() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x5a3b_1e1d_0000_0004);
+    let (mut compared, mut seen) = (0usize, [0usize; 4]);
+    for (model, arch, scenes, samples) in [
+        (SimModel::G52, IsaArch::V7, 3, 4),
+        (SimModel::G72, IsaArch::V6, 2, 4),
+        (SimModel::G52, IsaArch::V7, 1, 1),
+        (SimModel::G72, IsaArch::V6, 1, 1),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("sample_id.frag", Stage::Fragment, arch);
+        let info = fs.binary.fragment.as_ref().expect("fragment info");
+        assert!(info.sample_shading && info.preloads.sample_mask_id);
+        for _ in 0..scenes {
+            let mut scene = builtin_scene(&vs, &fs, &mut rng, 8, &[1.0], &|_, _, _| [0.0; 4]);
+            scene.format = ColorFormat::Rgba32Sfloat;
+            scene.samples = samples;
+            scene.per_sample = samples > 1;
+            scene.sample_shading = true;
+            for d in &mut scene.draws {
+                d.extras.multisample.samples = samples;
+            }
+            let (want, _, _) = reference_shaded(&scene, false, &mut |f| {
+                let (px, py) = f.sample_position(samples);
+                Some(ops::Shaded {
+                    colour: [px, py, f64::from(f.sample.unwrap_or(0)), f64::from(f.mask)],
+                    ..Default::default()
+                })
+            });
+            let out = render_on(model, &scene);
+            let (worst, n) = float_target_error(&out, &want);
+            assert_eq!(worst, 0.0, "{model:?} {samples}×");
+            compared += n;
+            for (i, w) in want.writes.iter().enumerate() {
+                if *w > 0 && samples == 4 {
+                    seen[i % 4] += 1;
+                    assert_eq!(want.color[i][2] as usize, i % 4, "sample id of entry {i}");
+                }
+            }
+        }
+    }
+    eprintln!("{compared} components compared, samples written per index {seen:?}");
+    assert!(compared > 4000 && seen.iter().all(|&n| n > 500), "{seen:?}");
 }

@@ -284,13 +284,21 @@ pub struct DepthBias {
 }
 
 /// `VkPipelineMultisampleStateCreateInfo` as far as it is encoded: the
-/// sample count (the framebuffer's: 1 or 4) and `pSampleMask` (bits beyond
-/// the sample count are ignored). Sample shading, alpha-to-coverage and
-/// alpha-to-one are not.
+/// sample count (the framebuffer's: 1 or 4), `pSampleMask` (bits beyond
+/// the sample count are ignored) and sample shading. Alpha-to-coverage
+/// and alpha-to-one are not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Multisample {
     pub samples: u32,
     pub sample_mask: u32,
+    /// `sampleShadingEnable` with `minSampleShading` × samples > 1: the
+    /// fragment shader runs once per covered sample (RSD `Evaluate
+    /// per-sample`). Bifrost has no partial rate, so any minimum above one
+    /// sample per pixel runs them all (the spec's count is a minimum, "at
+    /// least"; Vulkan "Sample Shading"). A shader reading `gl_SampleID` /
+    /// `gl_SamplePosition` or with a `Sample` input asks for it itself
+    /// (`FragmentInfo::sample_shading`).
+    pub sample_shading: bool,
 }
 
 impl Default for Multisample {
@@ -298,7 +306,16 @@ impl Default for Multisample {
         Multisample {
             samples: 1,
             sample_mask: u32::MAX,
+            sample_shading: false,
         }
+    }
+}
+
+impl Multisample {
+    /// Whether Vulkan's `minSampleShading` asks for more than one
+    /// invocation per pixel at `samples` (its count is ⌈min × samples⌉).
+    pub fn min_sample_shading_runs_per_sample(min_sample_shading: f32, samples: u32) -> bool {
+        (min_sample_shading * samples as f32).ceil() > 1.0
     }
 }
 
@@ -985,7 +1002,7 @@ fn fragment_renderer_state(
     for t in d.targets {
         reads_dest |= target_blend(t)?.load_destination;
     }
-    let modifies_coverage = fs.can_discard || fs.writes_depth;
+    let modifies_coverage = fs.can_discard || fs.writes_depth || fs.writes_sample_mask;
     set(
         layout,
         &mut w,
@@ -1029,6 +1046,10 @@ fn fragment_renderer_state(
         u64::from(x.multisample.sample_mask & 0xffff),
     )?;
     put(&mut ms, msm::MULTISAMPLE_ENABLE, u64::from(multisampled))?;
+    // Sample shading: one thread per covered sample, r61 holding its id
+    // (genxml "Evaluate per-sample"; single-sampled it changes nothing).
+    let per_sample = multisampled && (fs.sample_shading || x.multisample.sample_shading);
+    put(&mut ms, msm::EVALUATE_PER_SAMPLE, u64::from(per_sample))?;
     put(&mut ms, msm::FIXED_FUNCTION_DEPTH_RANGE_FIXED, 1)?;
     put(&mut ms, msm::SHADER_DEPTH_RANGE_FIXED, 1)?;
     put(&mut ms, msm::DEPTH_FUNCTION, func)?;

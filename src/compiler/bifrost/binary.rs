@@ -221,6 +221,16 @@ pub struct FragmentInfo {
     pub reads_point_coord: bool,
     /// The `EarlyFragmentTests` execution mode.
     pub early_fragment_tests: bool,
+    /// `gl_SampleMask` is written: ANDed into the coverage (r60) before
+    /// ATEST, so, like a discard, it needs `Shader modifies coverage` and
+    /// late depth/stencil tests unless `early_fragment_tests`.
+    pub writes_sample_mask: bool,
+    /// The shader reads `gl_SampleID` or `gl_SamplePosition`, or declares a
+    /// `Sample`-interpolated input: it must run once per covered sample
+    /// (RSD `Multisample, Misc.Evaluate per-sample`; r61's bits 16.. then
+    /// hold the sample id, and `gl_SamplePosition` reads the sample's
+    /// entry of the sample-locations table at FAU special 6).
+    pub sample_shading: bool,
     /// Depth/stencil tests may run before the shader: requested by
     /// `EarlyFragmentTests`, or harmless because the shader neither
     /// discards nor writes depth (the job emitter still decides with the

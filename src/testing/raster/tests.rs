@@ -676,6 +676,8 @@ fn stencil_and_depth_bias_by_hand() {
             front_facing: true,
             attrs: vec![],
             point_coord: None,
+            sample_attrs: vec![],
+            sample: None,
         })
         .collect();
     let zs = ZsState {
@@ -770,6 +772,8 @@ fn srgb_and_packed_unorm_targets_by_hand() {
         front_facing: true,
         attrs: vec![],
         point_coord: None,
+        sample_attrs: vec![],
+        sample: None,
     };
     shade_fragments(&mut t, &[f], &DepthState::default(), &add, |_| {
         Some(([0.1, 0.1, 0.1, 1.0], [0.0; 4]))

@@ -453,9 +453,12 @@ fn raw_pixel(
 /// varying `index` (the `index` immediate, or LD_VAR's second source) of
 /// the Draw's Varyings table, `vecsize` components into the staging
 /// registers. Smooth: the primitive's vertices' values weighted
-/// perspective-correctly at the pixel centre (`sample` center; centroid
-/// and sample too in a single-sampled framebuffer, where they are the same
-/// point; otherwise, and `explicit` and `none`, fault); the first source (a sample position) is not read. Flat: the
+/// perspective-correctly at the pixel centre (`sample` center), at the
+/// centroid (`centroid`: the centre when the first source's coverage holds
+/// every sample, else its lowest covered sample's position) or at the
+/// sample the first source's bits 16.. name (`sample`); in a
+/// single-sampled framebuffer all three are the centre; `explicit` and
+/// `none` fault. Flat: the
 /// provoking vertex's value, `function` none only. Register formats: f32
 /// (one register per component), f16 (two per register, low half first),
 /// u32/s32 (flat), auto (the varying's own type). `update` (the varying
@@ -481,24 +484,51 @@ pub(super) fn ld_var(
     } else {
         s[1]
     };
+    let Some(t) = f.threads.get(ctx.thread as usize).copied() else {
+        return Err(bad("from a thread without a pixel"));
+    };
+    let samples = f.tile.samples;
+    let mut bary = t.bary;
     if flat {
         if p.fields.modifier("function").unwrap_or("none") != "none" {
             return Err(bad("with a combining function"));
         }
     } else {
-        match (
-            p.fields.modifier("sample").unwrap_or("none"),
-            f.tile.samples,
-        ) {
-            ("center", _) | ("centroid" | "sample", 1) => {}
-            // Centroid and sample positions differ from the centre when a
-            // pixel has several samples: not simulated.
+        match p.fields.modifier("sample").unwrap_or("none") {
+            "center" => {}
+            _ if samples == 1 => match p.fields.modifier("sample") {
+                Some("centroid" | "sample") => {}
+                _ => return Err(bad("sample mode not simulated")),
+            },
+            // The first source is r61 as preloaded (our compiler's and
+            // older Mesa's choice; Mesa's v9+ `BI_PRELOAD_CENTROID_ID` has
+            // no Bifrost counterpart in genxml): its coverage (bits 0..15)
+            // picks the centroid. Our rule, within what the Vulkan spec's
+            // "Interpolation Decorations" allows (a point covered by the
+            // primitive, the centre when every sample is covered): all of
+            // the pixel's samples covered → the centre; otherwise the
+            // lowest-numbered covered sample's position. No coverage (a
+            // helper invocation): the centre.
+            "centroid" => {
+                let all = (1u32 << samples) - 1;
+                let mask = s[0] & all;
+                if mask != 0 && mask != all {
+                    let first = mask.trailing_zeros() as usize;
+                    bary = t.sample_bary[first.min(crate::kmod::sim::raster::MAX_SAMPLES - 1)];
+                }
+            }
+            // The sample r61's bits 16.. name (the thread's sample under
+            // sample shading, 0 otherwise).
+            "sample" => {
+                let id = (s[0] >> 16) & 0x1f;
+                if id >= samples || id as usize >= crate::kmod::sim::raster::MAX_SAMPLES {
+                    return Err(bad("a sample index beyond the sample count"));
+                }
+                bary = t.sample_bary[id as usize];
+            }
             _ => return Err(bad("sample mode not simulated")),
         }
     }
-    let Some(t) = f.threads.get(ctx.thread as usize).copied() else {
-        return Err(bad("from a thread without a pixel"));
-    };
     let (vertices, corners, provoking) = (f.vertices, f.corners, f.provoking);
     let mut values = [[Value::F(0.0); 4]; 3];
     let sources: Vec<usize> = if flat {
@@ -520,7 +550,7 @@ pub(super) fn ld_var(
             let mut acc = 0.0f32;
             for (k, vk) in values.iter().enumerate().take(corners) {
                 match vk[c] {
-                    Value::F(x) => acc += t.bary[k] * x,
+                    Value::F(x) => acc += bary[k] * x,
                     _ => return Err(bad("interpolates an integer varying")),
                 }
             }
