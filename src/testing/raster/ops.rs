@@ -656,6 +656,10 @@ pub struct Shaded {
     pub colour: [f64; 4],
     pub src1: [f64; 4],
     pub depth: Option<f64>,
+    /// `SampleMask` when the shader writes it: the fragment's coverage is
+    /// ANDed with it ("Sample Mask" output in the spec's "Fragment Shader
+    /// Outputs"; before the depth/stencil tests unless they ran early).
+    pub sample_mask: Option<u32>,
 }
 
 /// [`shade_fragments`] with the stencil test and depth bias ("Stencil
@@ -678,6 +682,7 @@ pub fn shade_fragments_zs(
             colour,
             src1,
             depth: None,
+            sample_mask: None,
         })
     })
 }
@@ -711,8 +716,11 @@ pub fn shade_fragments_tests(
             continue;
         }
         let mut survivors = 0u32;
+        // The shader's SampleMask leaves the coverage before the late
+        // tests (after them when they ran early: it drops colour only).
+        let coverage = f.mask & shaded.and_then(|o| o.sample_mask).unwrap_or(u32::MAX);
         for s in 0..target.samples {
-            if f.mask & (1 << s) == 0 {
+            if coverage & (1 << s) == 0 {
                 continue;
             }
             let i = target.index(f.x, f.y, s);
@@ -753,6 +761,9 @@ pub fn shade_fragments_tests(
         let Some(out) = shaded else {
             continue;
         };
+        if let Some(m) = out.sample_mask {
+            survivors &= m;
+        }
         for s in 0..target.samples {
             if survivors & (1 << s) == 0 {
                 continue;
