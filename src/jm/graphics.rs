@@ -285,12 +285,20 @@ pub struct DepthBias {
 
 /// `VkPipelineMultisampleStateCreateInfo` as far as it is encoded: the
 /// sample count (the framebuffer's: 1 or 4), `pSampleMask` (bits beyond
-/// the sample count are ignored) and sample shading. Alpha-to-coverage
-/// and alpha-to-one are not.
+/// the sample count are ignored), sample shading, alpha-to-coverage and
+/// alpha-to-one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Multisample {
     pub samples: u32,
     pub sample_mask: u32,
+    /// `alphaToCoverageEnable`: RSD `Stencil Mask, Misc.Alpha-to-coverage`
+    /// (ATEST turns the alpha it is given — render target 0's — into a
+    /// coverage mask ANDed with the fragment's); like a discard, it makes
+    /// the depth/stencil tests late unless the shader asks for early ones.
+    pub alpha_to_coverage: bool,
+    /// `alphaToOneEnable`: every render target's Blend `Alpha To One`
+    /// (Mesa's src/panfrost/lib/pan_blend.c sets the same bit for it).
+    pub alpha_to_one: bool,
     /// `sampleShadingEnable` with `minSampleShading` × samples > 1: the
     /// fragment shader runs once per covered sample (RSD `Evaluate
     /// per-sample`). Bifrost has no partial rate, so any minimum above one
@@ -307,6 +315,8 @@ impl Default for Multisample {
             samples: 1,
             sample_mask: u32::MAX,
             sample_shading: false,
+            alpha_to_coverage: false,
+            alpha_to_one: false,
         }
     }
 }
@@ -1002,7 +1012,8 @@ fn fragment_renderer_state(
     for t in d.targets {
         reads_dest |= target_blend(t)?.load_destination;
     }
-    let modifies_coverage = fs.can_discard || fs.writes_depth || fs.writes_sample_mask;
+    let a2c = x.multisample.alpha_to_coverage;
+    let modifies_coverage = fs.can_discard || fs.writes_depth || fs.writes_sample_mask || a2c;
     set(
         layout,
         &mut w,
@@ -1026,7 +1037,7 @@ fn fragment_renderer_state(
         Some(s) => (s.compare as u64, s.write),
         None => (CompareOp::Always as u64, false),
     };
-    let early = if !fs.early_z_allowed {
+    let early = if !fs.early_z_allowed || (a2c && !fs.early_fragment_tests) {
         3
     } else if func == CompareOp::Always as u64 && !write && x.stencil.is_none() {
         2
@@ -1063,6 +1074,7 @@ fn fragment_renderer_state(
         smm::ALPHA_TEST_COMPARE_FUNCTION,
         CompareOp::Always as u64,
     )?;
+    put(&mut sm, smm::ALPHA_TO_COVERAGE, u64::from(a2c))?;
     if let Some(b) = x.depth_bias {
         put(&mut sm, smm::FRONT_FACING_DEPTH_BIAS, 1)?;
         put(&mut sm, smm::BACK_FACING_DEPTH_BIAS, 1)?;
@@ -1141,7 +1153,10 @@ fn fragment_renderer_state(
             .iter()
             .find(|r| r.index == i as u32)
             .map_or(BlendRegisterFormat::F32, |r| r.format);
-        let bw = blend_words_with(arch, i as u32, t, register)?;
+        let mut bw = blend_words_with(arch, i as u32, t, register)?;
+        if x.multisample.alpha_to_one {
+            set(crate::hw::blend::blend(arch), &mut bw, "Alpha To One", 1)?;
+        }
         a.write_words(rsd_bytes + 16 * i as u64, &bw);
     }
     Ok(a.gpu_va)

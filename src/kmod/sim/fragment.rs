@@ -54,7 +54,7 @@
 //! early pixel kill with a late ZS update (or the reverse) when anything is
 //! tested or counted (Mesa's choice for discarding shaders that write
 //! depth; how the hardware splits the two is undocumented), occlusion
-//! Predicate mode, alpha-to-coverage, alpha tests other than
+//! Predicate mode, inverted alpha-to-coverage, alpha tests other than
 //! Always/Never, preloads other than those above, tile enable maps; with a
 //! multisampled framebuffer, `Multisample enable` off, `Evaluate
 //! per-sample` and `Multisample late coverage`.
@@ -262,6 +262,8 @@ struct DrawState {
     /// `Evaluate per-sample` at a multisampled framebuffer: one thread per
     /// covered sample.
     per_sample: bool,
+    /// `Alpha-to-coverage`: ATEST masks the coverage by its alpha.
+    alpha_to_coverage: bool,
 }
 
 impl DrawState {
@@ -333,8 +335,8 @@ impl DrawState {
                 return Err(config(state, "late coverage is not simulated"));
             }
         }
-        if smm::ALPHA_TO_COVERAGE.get(&sm) != 0 {
-            return Err(config(state, "alpha-to-coverage is not simulated"));
+        if smm::ALPHA_TO_COVERAGE_INVERT.get(&sm) != 0 {
+            return Err(config(state, "inverted alpha-to-coverage is not simulated"));
         }
         let alpha_test = smm::ALPHA_TEST_COMPARE_FUNCTION.get(&sm);
         if alpha_test != 7 && alpha_test != 0 {
@@ -500,6 +502,7 @@ impl DrawState {
             shader_depth,
             point_origin_max_y,
             per_sample: fb.samples > 1 && msm::EVALUATE_PER_SAMPLE.get(&ms) != 0,
+            alpha_to_coverage: smm::ALPHA_TO_COVERAGE.get(&sm) != 0,
         })
     }
 
@@ -937,6 +940,7 @@ fn shade(
         point,
         point_origin_max_y: d.point_origin_max_y,
         sample_locations: fb.sample_locations,
+        alpha_to_coverage: d.alpha_to_coverage,
     });
     let mut result = Ok(());
     // The primitive's vertices, for the weights of helper invocations.

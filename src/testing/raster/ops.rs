@@ -649,6 +649,20 @@ pub struct ZsState {
     pub depth_offset: f64,
 }
 
+/// The coverage mask alpha-to-coverage makes of `alpha` ("Multisample
+/// Coverage": implementation-dependent, no samples at alpha 0, all at 1,
+/// more samples for larger alpha). Our choice, which the simulator makes
+/// too: the lowest ⌊alpha × samples + ½⌋ samples, alpha clamped to [0, 1].
+pub fn alpha_to_coverage_mask(alpha: f64, samples: u32) -> u32 {
+    let a = if alpha.is_nan() {
+        0.0
+    } else {
+        alpha.clamp(0.0, 1.0)
+    };
+    let n = ((a * f64::from(samples) + 0.5).floor() as u32).min(samples);
+    if n >= 32 { u32::MAX } else { (1u32 << n) - 1 }
+}
+
 /// What a fragment shader gives the per-sample operations: its colour
 /// (and second source), and `FragDepth` when it writes it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

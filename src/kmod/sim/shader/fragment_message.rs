@@ -110,7 +110,7 @@ pub(super) fn atest(
     };
     check_not_discarded(lane, cc, "ATEST")?;
     let fixed_function_depth = f.late.is_some_and(|l| !l.shader_depth);
-    let _alpha = match p.fields.modifier("widen1").unwrap_or("none") {
+    let alpha = match p.fields.modifier("widen1").unwrap_or("none") {
         "h0" => super::exec::f16_to_f32(s[1] as u16),
         "h1" => super::exec::f16_to_f32((s[1] >> 16) as u16),
         _ => f32::from_bits(s[1]),
@@ -121,11 +121,30 @@ pub(super) fn atest(
         _ => return Err(fault(status::INSTR_INVALID_ENC, cc.va)),
     };
     let mut coverage = if pass { s[0] } else { 0 };
+    if f.alpha_to_coverage {
+        coverage &= alpha_coverage(alpha, f.tile.samples);
+    }
     if fixed_function_depth {
         coverage = late_test(core, ctx, coverage, None, cc)?;
     }
     staging_write(lane, cc, 0, coverage);
     Ok(coverage)
+}
+
+/// The coverage mask alpha-to-coverage makes of `alpha` at `samples` per
+/// pixel. The hardware's rule (and its dithering) is undocumented and the
+/// Vulkan spec's "Multisample Coverage" leaves it to the implementation
+/// (no samples at alpha 0, all at 1, monotonic): ours is deterministic —
+/// the lowest ⌊alpha × samples + ½⌋ samples (alpha clamped to [0, 1], NaN
+/// as 0), the same mask for every pixel.
+pub fn alpha_coverage(alpha: f32, samples: u32) -> u32 {
+    let a = if alpha.is_nan() {
+        0.0
+    } else {
+        alpha.clamp(0.0, 1.0)
+    };
+    let n = ((a * samples as f32 + 0.5).floor() as u32).min(samples);
+    if n >= 32 { u32::MAX } else { (1u32 << n) - 1 }
 }
 
 /// ZS_EMIT (fragment jobs): the shader's depth (source 0, f32; modifier
@@ -313,6 +332,10 @@ pub(super) fn blend(
             }
             _ => return Err(bad("register format not simulated")),
         };
+    }
+    // Blend `Alpha To One` (alphaToOneEnable): the source alpha is 1.
+    if blend_desc::ALPHA_TO_ONE.get(&desc) != 0 && matches!(regfmt, 0 | 1) {
+        colour[3] = 1.0;
     }
     let samples = f.tile.samples;
     let covered = s[0] & ((1u32 << samples) - 1);

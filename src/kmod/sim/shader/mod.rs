@@ -302,6 +302,8 @@ pub struct FragmentIo {
     pub point_origin_max_y: bool,
     /// The framebuffer's sample-locations table (FAU special 6).
     pub sample_locations: u64,
+    /// The renderer state's `Alpha-to-coverage` (ATEST).
+    pub alpha_to_coverage: bool,
 }
 
 /// One fragment thread's place: pixel and interpolation weights.
