@@ -157,9 +157,14 @@ pub struct ShaderBinary {
 ///
 /// - **Preloads** ([`FragmentInfo::preloads`]; [`ShaderBinary::preloads`]
 ///   stays all false): `coverage` (r60) is always
-///   set, `sample_mask_id` (r61) whenever a varying is loaded,
+///   set, `sample_mask_id` (r61) whenever a varying is loaded or
+///   `gl_SampleID`, `gl_SamplePosition` or `gl_SampleMaskIn` is read,
 ///   `fragment_position` (r59) when `gl_FragCoord.xy` is read,
 ///   `primitive_flags` (r58) when `gl_FrontFacing` is.
+/// - **Sample shading** ([`FragmentInfo::sample_shading`]): the emitter
+///   sets `Evaluate per-sample` at a multisampled framebuffer; the shader
+///   reads FAU special 6 (the sample-locations table's address, which the
+///   hardware supplies) for `gl_SamplePosition`.
 /// - **Varyings** ([`FragmentInfo::varyings`]): `LD_VAR_IMM` /
 ///   `LD_VAR_FLAT_IMM` with immediate index = the input's **location**: the
 ///   record `location` of the draw's varying table (`DRAW.Varyings`,

@@ -12,7 +12,9 @@
 //!
 //! Fragment threads: one per pixel with a covered sample (1 or 4 samples
 //! per pixel, the framebuffer's; the shader runs once per pixel, Vulkan's
-//! rule without sample shading), in 2×2 quads with helper invocations for
+//! rule without sample shading; with the Renderer State's `Evaluate
+//! per-sample` at 4×, once per covered sample, each sample's threads in
+//! quads of their own), in 2×2 quads with helper invocations for
 //! the quad's other pixels (`quads`: what derivatives and implicit LOD
 //! read), in groups of at most the core's thread count, primitives in
 //! list order. A sample is covered when the
@@ -21,8 +23,9 @@
 //! depth/stencil tests. Preloads (Mesa's Bifrost fragment registers,
 //! `bifrost_compile.c`): r60 = the coverage mask (bit s: sample s; Fragment
 //! Preload "Coverage"), r59 = pixel x | y << 16 ("Fragment position"), r61
-//! = the same mask (bits 0..15) | sample id 0 << 16 ("Sample mask/ID"; our
-//! reading: gl_SampleMaskIn is the covered samples). BLEND writes the
+//! = the same mask (bits 0..15) | the sample id << 16 ("Sample mask/ID";
+//! our reading: gl_SampleMaskIn is the covered samples; the id is 0 unless
+//! the thread shades one sample, where the mask is that sample's bit). BLEND writes the
 //! samples whose bit its coverage source has. Message preloads (v7
 //! Renderer State words 15): an `LD_VAR` preload writes the varying
 //! (`Varying Index` in the Draw's Varyings table), interpolated
@@ -56,8 +59,8 @@
 //! depth; how the hardware splits the two is undocumented), occlusion
 //! Predicate mode, inverted alpha-to-coverage, alpha tests other than
 //! Always/Never, preloads other than those above, tile enable maps; with a
-//! multisampled framebuffer, `Multisample enable` off, `Evaluate
-//! per-sample` and `Multisample late coverage`.
+//! multisampled framebuffer, `Multisample enable` off and `Multisample
+//! late coverage`.
 //!
 //! This module must never learn anything except through GPU memory.
 

@@ -1,6 +1,7 @@
-//! The fragment-job messages of the simulated shader core: ATEST,
-//! ZS_EMIT, BLEND, the varying loads LD_VAR(_IMM) / LD_VAR_FLAT(_IMM) and
-//! LD_VAR_SPECIAL (gl_FragCoord.zw, gl_PointCoord). They reach the
+//! The fragment-job messages of the simulated shader core: ATEST (with
+//! alpha-to-coverage), ZS_EMIT, BLEND (with alpha-to-one), the varying
+//! loads LD_VAR(_IMM) / LD_VAR_FLAT(_IMM) (centre, centroid and sample
+//! locations) and LD_VAR_SPECIAL (gl_FragCoord.zw, gl_PointCoord). They reach the
 //! tile buffer, the render targets' blend descriptors and each thread's
 //! pixel and interpolation weights through `Core::frag`
 //! (`super::FragmentIo`, filled by `crate::kmod::sim::fragment`); outside
