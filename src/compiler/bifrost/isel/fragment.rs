@@ -242,17 +242,85 @@ impl Isel<'_> {
             .collect()
     }
 
+    /// `gl_SamplePosition`: the sample's entry of the sample-locations
+    /// table, whose address is FAU special 6 (Mesa's
+    /// `BIR_FAU_SAMPLE_POS_ARRAY` and
+    /// src/panfrost/compiler/pan_lower_sample_pos.c: 4 bytes per sample, x
+    /// and y 16-bit in 1/256 pixel from the pixel's upper-left corner, the
+    /// layout `jm::framebuffer::SampleLocations` writes): x / 256, y / 256.
+    fn sample_position(&mut self) -> Result<[Src; 2], CompileError> {
+        self.frag.preloads.sample_mask_id = true;
+        // (r61 >> 14) & 0x7c = sample id × 4.
+        let offset = self.shift(
+            ShiftOp::RshiftAnd,
+            Src::Phys(61),
+            Src::Imm(0x7c),
+            Src::Imm(14),
+        );
+        let table = [false, true].map(|high| Src::Special {
+            slot: FAU_SAMPLE_POSITIONS,
+            high,
+        });
+        let table = [self.in_reg(table[0]), self.in_reg(table[1])];
+        let addr = self.add64(&table, &[offset, ZERO]);
+        let word = self.load(ir::ValueType::U32, addr, Seg::None)?[0];
+        let mut lanes = [ZERO; 2];
+        for (lane, out) in lanes.iter_mut().enumerate() {
+            let f = self.emit(
+                Op::SmallIntToF32 {
+                    signed: false,
+                    bits: 16,
+                    lane: lane as u8,
+                },
+                &[word],
+            );
+            *out = self.emit(
+                Op::FmaF32 {
+                    neg: [false, false, false],
+                },
+                &[f, Src::Imm((1.0f32 / 256.0).to_bits()), ZERO],
+            );
+        }
+        Ok(lanes)
+    }
+
+    /// Whether the shader itself asks for sample shading (the Vulkan
+    /// spec's "Sample Shading": `SampleId` or `SamplePosition` in its
+    /// interface; a `Sample` input, which we take as asking too).
+    fn shader_asks_sample_shading(&self) -> bool {
+        let mut found = self.s.inputs.iter().any(|i| i.sampling == Sampling::Sample);
+        self.s.body.for_each_instr(&mut |i| {
+            found |= matches!(
+                i.op,
+                IrOp::Intrinsic(ir::OpIntrinsic {
+                    kind: Intrinsic::LoadSysVal(SysVal::SampleId | SysVal::SamplePosition),
+                    ..
+                })
+            );
+        });
+        found
+    }
+
     /// The fragment built-ins (`frag_coord`, `front_facing`, `point_coord`).
     pub(super) fn fragment_sysval(&mut self, sv: SysVal) -> Result<Vec<Src>, CompileError> {
         Ok(match sv {
             // x, y: the pixel position preloaded in r59 (16 bits each) plus
-            // the pixel centre's 0.5 (no per-sample shading); z and 1/w
-            // from the varying unit.
+            // the pixel centre's 0.5 — or, when the shader asks for sample
+            // shading itself, its sample's position (the spec's FragCoord:
+            // "the location of one of the samples corresponding to the
+            // shader invocation"; at one sample the table's entry is the
+            // centre); z and 1/w from the varying unit.
             SysVal::FragCoord => {
                 self.frag.reads_frag_coord = true;
                 self.frag.preloads.fragment_position = true;
+                let within = if self.shader_asks_sample_shading() {
+                    self.sample_position()?
+                } else {
+                    [Src::Imm(0.5f32.to_bits()); 2]
+                };
                 let mut lanes = Vec::with_capacity(4);
-                for lane in 0..2 {
+                for (lane, &offset) in within.iter().enumerate() {
+                    let lane = lane as u8;
                     let f = self.emit(
                         Op::SmallIntToF32 {
                             signed: false,
@@ -267,7 +335,7 @@ impl Isel<'_> {
                             abs: [false; 2],
                             clamp01: false,
                         },
-                        &[f, Src::Imm(0.5f32.to_bits())],
+                        &[f, offset],
                     ));
                 }
                 lanes.extend(self.var_special(VarSpecial::FragZ));
@@ -327,45 +395,7 @@ impl Isel<'_> {
             // writes): x / 256, y / 256. Enables sample shading too.
             SysVal::SamplePosition => {
                 self.frag.sample_shading = true;
-                self.frag.preloads.sample_mask_id = true;
-                // (r61 >> 14) & 0x7c = sample id × 4.
-                let offset = self.shift(
-                    ShiftOp::RshiftAnd,
-                    Src::Phys(61),
-                    Src::Imm(0x7c),
-                    Src::Imm(14),
-                );
-                let table = [
-                    Src::Special {
-                        slot: FAU_SAMPLE_POSITIONS,
-                        high: false,
-                    },
-                    Src::Special {
-                        slot: FAU_SAMPLE_POSITIONS,
-                        high: true,
-                    },
-                ];
-                let table = [self.in_reg(table[0]), self.in_reg(table[1])];
-                let addr = self.add64(&table, &[offset, ZERO]);
-                let word = self.load(ir::ValueType::U32, addr, Seg::None)?[0];
-                let mut lanes = Vec::with_capacity(2);
-                for lane in 0..2 {
-                    let f = self.emit(
-                        Op::SmallIntToF32 {
-                            signed: false,
-                            bits: 16,
-                            lane,
-                        },
-                        &[word],
-                    );
-                    lanes.push(self.emit(
-                        Op::FmaF32 {
-                            neg: [false, false, false],
-                        },
-                        &[f, Src::Imm((1.0f32 / 256.0).to_bits()), ZERO],
-                    ));
-                }
-                lanes
+                self.sample_position()?.to_vec()
             }
             other => return Err(unsupported(format!("system value {other:?}"))),
         })
