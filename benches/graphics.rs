@@ -272,6 +272,7 @@ fn record(
             multisample: Multisample {
                 samples: s.samples,
                 sample_mask: u32::MAX,
+                ..Multisample::default()
             },
             textures,
             ..DrawExtras::default()

@@ -193,6 +193,10 @@ struct Scene<'a> {
     /// Write masks of targets 1, 2 … (missing ones: 15); a partial mask of
     /// a float target takes a blend shader.
     more_write_masks: Vec<u8>,
+    /// The reference runs the shader once per covered sample (the Vulkan
+    /// spec's "Sample Shading"): what the shader's use of `SampleId`,
+    /// `SamplePosition` or a `Sample` input, or `minSampleShading`, asks.
+    sample_shading: bool,
 }
 
 type SceneTextures = (Vec<Option<TextureDesc>>, Vec<Option<SamplerDesc>>);
@@ -729,12 +733,21 @@ fn reference_shaded(
         };
         // The sample mask ("Sample Mask Test") drops samples first.
         let sample_mask = d.extras.multisample.sample_mask;
+        // Under sample shading each covered sample is an invocation of its
+        // own ("Sample Shading"), after the sample mask test.
         let masked = |frags: Vec<raster::Fragment>| -> Vec<raster::Fragment> {
             frags
                 .into_iter()
                 .filter_map(|mut f| {
                     f.mask &= sample_mask;
                     (f.mask != 0).then_some(f)
+                })
+                .flat_map(|f| {
+                    if scene.sample_shading && scene.samples > 1 {
+                        f.per_sample()
+                    } else {
+                        vec![f]
+                    }
                 })
                 .collect()
         };
@@ -950,6 +963,7 @@ fn triangle_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         per_sample: false,
         more_formats: Vec::new(),
         more_write_masks: Vec::new(),
+        sample_shading: false,
     }
 }
 
@@ -1049,6 +1063,7 @@ fn depth_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         per_sample: false,
         more_formats: Vec::new(),
         more_write_masks: Vec::new(),
+        sample_shading: false,
     }
 }
 
@@ -1152,6 +1167,7 @@ fn points_lines_scene<'a>(vs: &'a Stage2, fs: &'a Stage2) -> Scene<'a> {
         per_sample: false,
         more_formats: Vec::new(),
         more_write_masks: Vec::new(),
+        sample_shading: false,
     }
 }
 
@@ -1621,6 +1637,7 @@ fn random_triangle_scenes_match_the_reference_rasterizer() {
             per_sample: false,
             more_formats: Vec::new(),
             more_write_masks: Vec::new(),
+            sample_shading: false,
         };
         let r = render(&scene);
 
@@ -1841,6 +1858,7 @@ fn grid_scene<'a>(
         per_sample: false,
         more_formats: Vec::new(),
         more_write_masks: Vec::new(),
+        sample_shading: false,
     }
 }
 
@@ -2450,7 +2468,7 @@ fn bad_draws_are_errors() {
         let four = DrawExtras {
             multisample: Multisample {
                 samples: 4,
-                sample_mask: u32::MAX,
+                ..Multisample::default()
             },
             ..DrawExtras::default()
         };
@@ -2467,6 +2485,7 @@ fn bad_draws_are_errors() {
                 multisample: Multisample {
                     samples,
                     sample_mask: u32::MAX,
+                    ..Multisample::default()
                 },
                 ..DrawExtras::default()
             };
@@ -2612,6 +2631,7 @@ fn rgba_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng, cell: u32) -> S
         per_sample: false,
         more_formats: Vec::new(),
         more_write_masks: Vec::new(),
+        sample_shading: false,
     }
 }
 
@@ -3152,6 +3172,7 @@ fn msaa_scene<'a>(
                 multisample: Multisample {
                     samples: 4,
                     sample_mask,
+                    ..Multisample::default()
                 },
                 ..DrawExtras::default()
             },
@@ -3172,6 +3193,7 @@ fn msaa_scene<'a>(
         per_sample: true,
         more_formats: Vec::new(),
         more_write_masks: Vec::new(),
+        sample_shading: false,
     }
 }
 
@@ -3223,6 +3245,7 @@ fn msaa_scene_matches(model: SimModel, scene: &Scene<'_>, lsb: u8, bound: f64) -
         per_sample: false,
         more_formats: Vec::new(),
         more_write_masks: Vec::new(),
+        sample_shading: false,
         data: scene.data.clone(),
         attributes: scene.attributes.clone(),
         draws: scene.draws.clone(),
@@ -5661,4 +5684,428 @@ fn discard_and_frag_depth_at_4x_match_the_reference() {
     }
     eprintln!("{samples_compared} samples compared, {counted} samples counted");
     assert!(counted > 5000);
+}
+
+/// `gl_SampleID`, `gl_SamplePosition` and `gl_SampleMaskIn` under sample
+/// shading (`sample_id.frag` → (position x, y, id, mask) into RGBA32F;
+/// reading the first two turns sample shading on: RSD `Evaluate
+/// per-sample`, one thread per covered sample, r61 = its bit | id << 16,
+/// the position from the sample-locations table at FAU special 6): 8
+/// random triangles per scene, every sample stored, 3 scenes on the G52
+/// and 2 on a v6 G72 at 4×, 1 of each at 1×; the reference: one invocation
+/// per covered sample (the Vulkan spec's "Sample Shading"), its standard
+/// location, its index and its own bit as the mask ("SampleMask"). Every
+/// component exactly; at 4× all four positions and ids must appear.
+#[test]
+fn sample_id_and_position_run_per_sample() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x5a3b_1e1d_0000_0004);
+    let (mut compared, mut seen) = (0usize, [0usize; 4]);
+    for (model, arch, scenes, samples) in [
+        (SimModel::G52, IsaArch::V7, 3, 4),
+        (SimModel::G72, IsaArch::V6, 2, 4),
+        (SimModel::G52, IsaArch::V7, 1, 1),
+        (SimModel::G72, IsaArch::V6, 1, 1),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("sample_id.frag", Stage::Fragment, arch);
+        let info = fs.binary.fragment.as_ref().expect("fragment info");
+        assert!(info.sample_shading && info.preloads.sample_mask_id);
+        for _ in 0..scenes {
+            let mut scene = builtin_scene(&vs, &fs, &mut rng, 8, &[1.0], &|_, _, _| [0.0; 4]);
+            scene.format = ColorFormat::Rgba32Sfloat;
+            scene.samples = samples;
+            scene.per_sample = samples > 1;
+            scene.sample_shading = true;
+            for d in &mut scene.draws {
+                d.extras.multisample.samples = samples;
+            }
+            let (want, _, _) = reference_shaded(&scene, false, &mut |f| {
+                let (px, py) = f.sample_position(samples);
+                Some(ops::Shaded {
+                    colour: [px, py, f64::from(f.sample.unwrap_or(0)), f64::from(f.mask)],
+                    ..Default::default()
+                })
+            });
+            let out = render_on(model, &scene);
+            let (worst, n) = float_target_error(&out, &want);
+            assert_eq!(worst, 0.0, "{model:?} {samples}×");
+            compared += n;
+            for (i, w) in want.writes.iter().enumerate() {
+                if *w > 0 && samples == 4 {
+                    seen[i % 4] += 1;
+                    assert_eq!(want.color[i][2] as usize, i % 4, "sample id of entry {i}");
+                }
+            }
+        }
+    }
+    eprintln!("{compared} components compared, samples written per index {seen:?}");
+    assert!(compared > 4000 && seen.iter().all(|&n| n > 500), "{seen:?}");
+}
+
+/// The RGBA32F result of sample `i` of `out` (`per_sample` storage).
+fn float_sample(out: &Output, i: usize) -> [f64; 4] {
+    out.codes[i].map(|w| f64::from(f32::from_bits(w)))
+}
+
+/// `gl_SampleMask` (written) and `gl_SampleMaskIn` (`sample_mask.frag`:
+/// the mask a flat varying's red, a random 0–15 per triangle, ANDed into
+/// the coverage before ATEST; alpha = gl_SampleMaskIn): 8 random
+/// triangles per scene, every sample stored, at 4× on the G52 (3 scenes)
+/// and a v6 G72 (2), with the pipeline's sample shading on in one scene of
+/// each (`Multisample::sample_shading`: gl_SampleMaskIn is then the
+/// invocation's own sample), and one scene at 1×. Reference: the spec's
+/// "Sample Mask" output (coverage AND mask: cleared samples keep the
+/// clear colour) and "SampleMask" input. Every sample exactly.
+#[test]
+fn sample_mask_output_removes_samples() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x5a3b_1e1d_0000_0005);
+    let (mut compared, mut removed) = (0usize, 0usize);
+    for (model, arch, samples, shading) in [
+        (SimModel::G52, IsaArch::V7, 4, false),
+        (SimModel::G52, IsaArch::V7, 4, false),
+        (SimModel::G52, IsaArch::V7, 4, true),
+        (SimModel::G72, IsaArch::V6, 4, false),
+        (SimModel::G72, IsaArch::V6, 4, true),
+        (SimModel::G52, IsaArch::V7, 1, false),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("sample_mask.frag", Stage::Fragment, arch);
+        let info = fs.binary.fragment.as_ref().expect("fragment info");
+        assert!(info.writes_sample_mask && !info.sample_shading && !info.early_z_allowed);
+        let mut scene = builtin_scene(&vs, &fs, &mut rng, 8, &[1.0], &|rng, _, _| {
+            [0.0, 0.5, 0.5, 0.0].map(|c: f32| c + rng.next(1 << 10) as f32 / 4096.0)
+        });
+        // One mask per triangle, on all three vertices (flat).
+        for t in 0..scene.data.len() / 24 {
+            let mask = rng.next(16) as f32;
+            for k in 0..3 {
+                scene.data[(3 * t + k) * 8 + 4] = mask;
+            }
+        }
+        scene.format = ColorFormat::Rgba32Sfloat;
+        scene.interpolation = Interpolation::Flat;
+        scene.samples = samples;
+        scene.per_sample = samples > 1;
+        scene.sample_shading = shading;
+        for d in &mut scene.draws {
+            d.extras.multisample.samples = samples;
+            d.extras.multisample.sample_shading = shading;
+        }
+        let mut cleared = 0usize;
+        let (want, _, _) = reference_shaded(&scene, false, &mut |f| {
+            let mask = f.attrs[0] as u32;
+            cleared += (f.mask & !mask).count_ones() as usize;
+            Some(ops::Shaded {
+                colour: [f.attrs[1], f.attrs[2], 0.25, f64::from(f.mask)],
+                sample_mask: Some(mask),
+                ..Default::default()
+            })
+        });
+        let out = render_on(model, &scene);
+        let (worst, n) = float_target_error(&out, &want);
+        assert_eq!(worst, 0.0, "{model:?} {samples}× shading {shading}");
+        if shading {
+            for (i, w) in want.writes.iter().enumerate() {
+                if *w > 0 {
+                    assert_eq!(float_sample(&out, i)[3], f64::from(1u32 << (i % 4)));
+                }
+            }
+        }
+        compared += n;
+        removed += cleared;
+    }
+    eprintln!("{compared} components compared, {removed} covered samples removed by the mask");
+    assert!(compared > 4000 && removed > 1000);
+}
+
+/// Random triangles with a random colour per vertex, clip w ½–4
+/// (perspective), for the interpolation scenes at 4× (every sample
+/// stored, RGBA32F). Triangle t's red lies in [t/8, (t + 1)/8), so a
+/// value's red names the triangle it came from ([`colour_ranges`]).
+fn interpolation_scene<'a>(
+    vs: &'a Stage2,
+    fs: &'a Stage2,
+    rng: &mut Rng,
+    sample_shading: bool,
+) -> Scene<'a> {
+    let mut scene = builtin_scene(vs, fs, rng, 8, &[0.5, 1.0, 2.0, 4.0], &|rng, _, _| {
+        [0.0f32; 4].map(|_| rng.next(1 << 16) as f32 / 65536.0)
+    });
+    for t in 0..scene.data.len() / 24 {
+        for k in 0..3 {
+            let red = &mut scene.data[(3 * t + k) * 8 + 4];
+            *red = (t as f32 + *red) / 8.0;
+        }
+    }
+    scene.format = ColorFormat::Rgba32Sfloat;
+    scene.interpolation = Interpolation::Smooth;
+    scene.samples = 4;
+    scene.per_sample = true;
+    scene.sample_shading = sample_shading;
+    for d in &mut scene.draws {
+        d.extras.multisample.samples = 4;
+    }
+    scene
+}
+
+/// Per triangle of an [`interpolation_scene`]: the smallest and largest of
+/// its vertices' colours. A perspective-correct value at a point inside
+/// the triangle is a convex combination of them; an extrapolated one
+/// (read outside the triangle) need not be.
+fn colour_ranges(scene: &Scene<'_>) -> Vec<([f64; 4], [f64; 4])> {
+    (0..scene.data.len() / 24)
+        .map(|t| {
+            let c = |k: usize, j: usize| f64::from(scene.data[(3 * t + k) * 8 + 4 + j]);
+            let lo = std::array::from_fn(|j| c(0, j).min(c(1, j)).min(c(2, j)));
+            let hi = std::array::from_fn(|j| c(0, j).max(c(1, j)).max(c(2, j)));
+            (lo, hi)
+        })
+        .collect()
+}
+
+/// Whether `c` lies within the colour range of the triangle its red names
+/// (with `slack`).
+fn within_its_triangle(c: &[f64], ranges: &[([f64; 4], [f64; 4])], slack: f64) -> bool {
+    let t = ((c[0] * 8.0).floor().max(0.0) as usize).min(ranges.len() - 1);
+    let (lo, hi) = ranges[t];
+    (0..4).all(|k| c[k] >= lo[k] - slack && c[k] <= hi[k] + slack)
+}
+
+/// An [`interpolation_scene`] against the reference reading each fragment's
+/// input with `read`: every written sample within **2^-16** of it (f32
+/// against f64) and within its triangle's colour range (never
+/// extrapolated). Returns the largest difference, the components compared
+/// and the fragments whose centre value lies outside the range (where
+/// reading at the centre would have extrapolated).
+fn interpolation_scene_matches(
+    model: SimModel,
+    scene: &Scene<'_>,
+    read: &dyn Fn(&raster::Fragment) -> Vec<f64>,
+) -> (f64, usize, usize) {
+    let ranges = colour_ranges(scene);
+    let mut outside = 0usize;
+    let (want, _, _) = reference_shaded(scene, false, &mut |f| {
+        let c = read(f);
+        assert!(within_its_triangle(&c, &ranges, 1e-9), "reference {c:?}");
+        if !within_its_triangle(&f.attrs, &ranges, 1e-6) {
+            outside += 1;
+        }
+        Some(ops::Shaded {
+            colour: [c[0], c[1], c[2], c[3]],
+            ..Default::default()
+        })
+    });
+    let out = render_on(model, scene);
+    let (worst, n) = float_target_error(&out, &want);
+    for (i, w) in want.writes.iter().enumerate() {
+        if *w > 0 {
+            let got = float_sample(&out, i);
+            assert!(
+                within_its_triangle(&got, &ranges, 1e-5),
+                "{model:?}: sample {i} = {got:?} outside its triangle's colours"
+            );
+        }
+    }
+    (worst, n, outside)
+}
+
+/// `Centroid` inputs at 4× (`centroid.frag`: `LD_VAR_IMM ... centroid`,
+/// no sample shading): 8 random perspective triangles per scene, 3 scenes
+/// on the G52 and 2 on a v6 G72, every sample stored. The reference reads
+/// the input where our rule puts the centroid (`Fragment::centroid_inputs`:
+/// the centre when all four samples are covered, else the lowest covered
+/// sample's location; the spec allows any covered point): every sample
+/// within **2^-16** (f32 against f64), every value within its triangle's
+/// vertex colours; the scenes have partly covered pixels whose centre lies
+/// outside the triangle (where a centre read would extrapolate).
+#[test]
+fn centroid_inputs_are_read_at_a_covered_sample() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let bound = 2f64.powi(-16);
+    let mut rng = Rng(0x5a3b_1e1d_0000_0006);
+    let (mut worst, mut compared, mut outside) = (0f64, 0usize, 0usize);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 3),
+        (SimModel::G72, IsaArch::V6, 2),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("centroid.frag", Stage::Fragment, arch);
+        assert!(
+            disassembly(&fs).contains("centroid"),
+            "{}",
+            disassembly(&fs)
+        );
+        assert!(!fs.binary.fragment.as_ref().unwrap().sample_shading);
+        for _ in 0..scenes {
+            let scene = interpolation_scene(&vs, &fs, &mut rng, false);
+            let (e, n, o) =
+                interpolation_scene_matches(model, &scene, &|f| f.centroid_inputs(4).to_vec());
+            worst = worst.max(e);
+            compared += n;
+            outside += o;
+        }
+    }
+    eprintln!(
+        "{compared} components compared, {outside} fragments whose centre lies outside the triangle, largest difference {worst:e} (bound {bound:e})"
+    );
+    assert!(worst <= bound, "largest difference {worst}");
+    assert!(compared > 4000 && outside > 50, "{outside}");
+}
+
+/// `Sample` inputs at 4× (`sample_interp.frag`: `LD_VAR_IMM ... sample`;
+/// the qualifier turns sample shading on): one invocation per covered
+/// sample reading the input at its own location (the spec's
+/// "Interpolation Decorations", Sample), 8 random perspective triangles
+/// per scene, 3 scenes on the G52 and 2 on a v6 G72: every sample within
+/// **2^-16** of the reference and within its triangle's colours.
+#[test]
+fn sample_inputs_are_read_at_each_sample() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let bound = 2f64.powi(-16);
+    let mut rng = Rng(0x5a3b_1e1d_0000_0007);
+    let (mut worst, mut compared) = (0f64, 0usize);
+    let differ = std::cell::Cell::new(0usize);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 3),
+        (SimModel::G72, IsaArch::V6, 2),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("sample_interp.frag", Stage::Fragment, arch);
+        assert!(fs.binary.fragment.as_ref().unwrap().sample_shading);
+        for _ in 0..scenes {
+            let scene = interpolation_scene(&vs, &fs, &mut rng, true);
+            let (e, n, _) = interpolation_scene_matches(model, &scene, &|f| {
+                let c = f.sample_inputs().to_vec();
+                if (0..4).any(|k| (c[k] - f.attrs[k]).abs() > 1e-3) {
+                    differ.set(differ.get() + 1);
+                }
+                c
+            });
+            worst = worst.max(e);
+            compared += n;
+        }
+    }
+    eprintln!(
+        "{compared} components compared, {} samples whose value differs from the centre's, largest difference {worst:e} (bound {bound:e})",
+        differ.get()
+    );
+    assert!(worst <= bound, "largest difference {worst}");
+    assert!(compared > 4000 && differ.get() > 1000, "{}", differ.get());
+}
+
+/// Alpha-to-coverage and alpha-to-one (`Multisample::alpha_to_coverage`,
+/// `alpha_to_one`: RSD `Alpha-to-coverage`, Blend `Alpha To One`) with
+/// `flat_rgba.frag` (a flat colour whose alpha ATEST receives): 8 random
+/// triangles per scene, alpha per triangle one of 0.075, 0.325, 0.575,
+/// 0.825, 1.0 (0–4 samples by our rule, away from its rounding edges),
+/// every sample stored, at 4× on the G52 (2 scenes, one with alpha-to-one)
+/// and a v6 G72 (2), 1× on the G52 (1). Reference: the spec's
+/// "Multisample Coverage" with our deterministic mask
+/// (`ops::alpha_to_coverage_mask`: the lowest ⌊alpha × samples + ½⌋
+/// samples) ANDed into the coverage, alpha replaced by 1 with
+/// alpha-to-one. Every sample exactly.
+#[test]
+fn alpha_to_coverage_and_alpha_to_one_match_the_reference() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x5a3b_1e1d_0000_0008);
+    let (mut compared, mut dropped) = (0usize, 0usize);
+    for (model, arch, samples, to_one) in [
+        (SimModel::G52, IsaArch::V7, 4, false),
+        (SimModel::G52, IsaArch::V7, 4, true),
+        (SimModel::G72, IsaArch::V6, 4, false),
+        (SimModel::G72, IsaArch::V6, 4, true),
+        (SimModel::G52, IsaArch::V7, 1, true),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("flat_rgba.frag", Stage::Fragment, arch);
+        let mut scene = builtin_scene(&vs, &fs, &mut rng, 8, &[1.0], &|rng, _, _| {
+            [0.0f32; 4].map(|_| rng.next(1 << 10) as f32 / 1024.0)
+        });
+        for t in 0..scene.data.len() / 24 {
+            let alpha = [0.075f32, 0.325, 0.575, 0.825, 1.0][rng.next(5) as usize];
+            for k in 0..3 {
+                scene.data[(3 * t + k) * 8 + 7] = alpha;
+            }
+        }
+        scene.format = ColorFormat::Rgba32Sfloat;
+        scene.interpolation = Interpolation::Flat;
+        scene.samples = samples;
+        scene.per_sample = samples > 1;
+        for d in &mut scene.draws {
+            d.extras.multisample.samples = samples;
+            d.extras.multisample.alpha_to_coverage = true;
+            d.extras.multisample.alpha_to_one = to_one;
+        }
+        let mut cleared = 0usize;
+        let (want, _, _) = reference_shaded(&scene, false, &mut |f| {
+            let c = [f.attrs[0], f.attrs[1], f.attrs[2], f.attrs[3]];
+            let mask = ops::alpha_to_coverage_mask(c[3], samples);
+            cleared += (f.mask & !mask).count_ones() as usize;
+            Some(ops::Shaded {
+                colour: [c[0], c[1], c[2], if to_one { 1.0 } else { c[3] }],
+                sample_mask: Some(mask),
+                ..Default::default()
+            })
+        });
+        let out = render_on(model, &scene);
+        let (worst, n) = float_target_error(&out, &want);
+        assert_eq!(worst, 0.0, "{model:?} {samples}× alpha-to-one {to_one}");
+        compared += n;
+        dropped += cleared;
+    }
+    eprintln!(
+        "{compared} components compared, {dropped} covered samples removed by alpha-to-coverage"
+    );
+    assert!(compared > 4000 && dropped > 1000);
+}
+
+/// `gl_FragCoord.xy` under sample shading the shader asks for
+/// (`sample_frag_coord.frag`: (FragCoord.xy, SampleID, 0) into RGBA32F):
+/// the pixel plus the shaded sample's location (the spec's FragCoord:
+/// "the location of one of the samples corresponding to the shader
+/// invocation"; the pixel centre at 1×). 8 random triangles, every sample
+/// stored, 2 scenes on the G52 and 1 on a v6 G72 at 4×, 1 on the G52 at
+/// 1×; every component exactly.
+#[test]
+fn frag_coord_is_the_sample_location_under_sample_shading() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x5a3b_1e1d_0000_0009);
+    let mut compared = 0usize;
+    for (model, arch, samples) in [
+        (SimModel::G52, IsaArch::V7, 4),
+        (SimModel::G52, IsaArch::V7, 4),
+        (SimModel::G72, IsaArch::V6, 4),
+        (SimModel::G52, IsaArch::V7, 1),
+    ] {
+        let vs = graphics_stage("clip_rgba.vert", Stage::Vertex, arch);
+        let fs = graphics_stage("sample_frag_coord.frag", Stage::Fragment, arch);
+        let mut scene = builtin_scene(&vs, &fs, &mut rng, 8, &[1.0], &|_, _, _| [0.0; 4]);
+        scene.format = ColorFormat::Rgba32Sfloat;
+        scene.samples = samples;
+        scene.per_sample = samples > 1;
+        scene.sample_shading = true;
+        for d in &mut scene.draws {
+            d.extras.multisample.samples = samples;
+        }
+        let (want, _, _) = reference_shaded(&scene, false, &mut |f| {
+            let (px, py) = f.sample_position(samples);
+            Some(ops::Shaded {
+                colour: [
+                    f64::from(f.x) + px,
+                    f64::from(f.y) + py,
+                    f64::from(f.sample.unwrap_or(0)),
+                    0.0,
+                ],
+                ..Default::default()
+            })
+        });
+        let out = render_on(model, &scene);
+        let (worst, n) = float_target_error(&out, &want);
+        assert_eq!(worst, 0.0, "{model:?} {samples}×");
+        compared += n;
+    }
+    eprintln!("{compared} components compared");
+    assert!(compared > 4000);
 }

@@ -283,11 +283,12 @@ fn unsupported_fragment_state_faults() {
     let Some((mut gpu, Some(vtc), frag)) = load(SimModel::G52, "gfx_triangle") else {
         return skip("gfx_triangle");
     };
-    // Alpha-to-coverage (Renderer State word 9 bit 17) in the fragment RSD
-    // (stencil, bit 16, is simulated: tests/jm_graphics.rs).
+    // Inverted alpha-to-coverage (Renderer State word 9 bit 18) in the
+    // fragment RSD (stencil, bit 16, and alpha-to-coverage, bit 17, are
+    // simulated: tests/jm_graphics.rs; Vulkan has no inverted form).
     let rsd = 0xf7fd_2180u64;
     let w9 = gpu.read_u32s(rsd + 36, 1)[0];
-    gpu.write_u32s(rsd + 36, &[w9 | 1 << 17]);
+    gpu.write_u32s(rsd + 36, &[w9 | 1 << 18]);
     gpu.submit(vtc).expect("vertex/tiler chain runs");
     let err = gpu.submit(frag).unwrap_err();
     assert_eq!(err.fault().unwrap().status, 0x40, "{err}");

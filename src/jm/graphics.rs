@@ -284,13 +284,29 @@ pub struct DepthBias {
 }
 
 /// `VkPipelineMultisampleStateCreateInfo` as far as it is encoded: the
-/// sample count (the framebuffer's: 1 or 4) and `pSampleMask` (bits beyond
-/// the sample count are ignored). Sample shading, alpha-to-coverage and
-/// alpha-to-one are not.
+/// sample count (the framebuffer's: 1 or 4), `pSampleMask` (bits beyond
+/// the sample count are ignored), sample shading, alpha-to-coverage and
+/// alpha-to-one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Multisample {
     pub samples: u32,
     pub sample_mask: u32,
+    /// `alphaToCoverageEnable`: RSD `Stencil Mask, Misc.Alpha-to-coverage`
+    /// (ATEST turns the alpha it is given — render target 0's — into a
+    /// coverage mask ANDed with the fragment's); like a discard, it makes
+    /// the depth/stencil tests late unless the shader asks for early ones.
+    pub alpha_to_coverage: bool,
+    /// `alphaToOneEnable`: every render target's Blend `Alpha To One`
+    /// (Mesa's src/panfrost/lib/pan_blend.c sets the same bit for it).
+    pub alpha_to_one: bool,
+    /// `sampleShadingEnable` with `minSampleShading` × samples > 1: the
+    /// fragment shader runs once per covered sample (RSD `Evaluate
+    /// per-sample`). Bifrost has no partial rate, so any minimum above one
+    /// sample per pixel runs them all (the spec's count is a minimum, "at
+    /// least"; Vulkan "Sample Shading"). A shader reading `gl_SampleID` /
+    /// `gl_SamplePosition` or with a `Sample` input asks for it itself
+    /// (`FragmentInfo::sample_shading`).
+    pub sample_shading: bool,
 }
 
 impl Default for Multisample {
@@ -298,7 +314,18 @@ impl Default for Multisample {
         Multisample {
             samples: 1,
             sample_mask: u32::MAX,
+            sample_shading: false,
+            alpha_to_coverage: false,
+            alpha_to_one: false,
         }
+    }
+}
+
+impl Multisample {
+    /// Whether Vulkan's `minSampleShading` asks for more than one
+    /// invocation per pixel at `samples` (its count is ⌈min × samples⌉).
+    pub fn min_sample_shading_runs_per_sample(min_sample_shading: f32, samples: u32) -> bool {
+        (min_sample_shading * samples as f32).ceil() > 1.0
     }
 }
 
@@ -985,7 +1012,8 @@ fn fragment_renderer_state(
     for t in d.targets {
         reads_dest |= target_blend(t)?.load_destination;
     }
-    let modifies_coverage = fs.can_discard || fs.writes_depth;
+    let a2c = x.multisample.alpha_to_coverage;
+    let modifies_coverage = fs.can_discard || fs.writes_depth || fs.writes_sample_mask || a2c;
     set(
         layout,
         &mut w,
@@ -1009,7 +1037,7 @@ fn fragment_renderer_state(
         Some(s) => (s.compare as u64, s.write),
         None => (CompareOp::Always as u64, false),
     };
-    let early = if !fs.early_z_allowed {
+    let early = if !fs.early_z_allowed || (a2c && !fs.early_fragment_tests) {
         3
     } else if func == CompareOp::Always as u64 && !write && x.stencil.is_none() {
         2
@@ -1029,6 +1057,10 @@ fn fragment_renderer_state(
         u64::from(x.multisample.sample_mask & 0xffff),
     )?;
     put(&mut ms, msm::MULTISAMPLE_ENABLE, u64::from(multisampled))?;
+    // Sample shading: one thread per covered sample, r61 holding its id
+    // (genxml "Evaluate per-sample"; single-sampled it changes nothing).
+    let per_sample = multisampled && (fs.sample_shading || x.multisample.sample_shading);
+    put(&mut ms, msm::EVALUATE_PER_SAMPLE, u64::from(per_sample))?;
     put(&mut ms, msm::FIXED_FUNCTION_DEPTH_RANGE_FIXED, 1)?;
     put(&mut ms, msm::SHADER_DEPTH_RANGE_FIXED, 1)?;
     put(&mut ms, msm::DEPTH_FUNCTION, func)?;
@@ -1042,6 +1074,7 @@ fn fragment_renderer_state(
         smm::ALPHA_TEST_COMPARE_FUNCTION,
         CompareOp::Always as u64,
     )?;
+    put(&mut sm, smm::ALPHA_TO_COVERAGE, u64::from(a2c))?;
     if let Some(b) = x.depth_bias {
         put(&mut sm, smm::FRONT_FACING_DEPTH_BIAS, 1)?;
         put(&mut sm, smm::BACK_FACING_DEPTH_BIAS, 1)?;
@@ -1166,6 +1199,9 @@ fn fragment_renderer_state(
                 "Internal.Shader.Return Value",
                 ret & 0xffff_ffff,
             )?;
+        }
+        if x.multisample.alpha_to_one {
+            set(crate::hw::blend::blend(arch), &mut bw, "Alpha To One", 1)?;
         }
         a.write_words(rsd_bytes + 16 * i as u64, &bw);
     }

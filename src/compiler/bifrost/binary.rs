@@ -157,9 +157,14 @@ pub struct ShaderBinary {
 ///
 /// - **Preloads** ([`FragmentInfo::preloads`]; [`ShaderBinary::preloads`]
 ///   stays all false): `coverage` (r60) is always
-///   set, `sample_mask_id` (r61) whenever a varying is loaded,
+///   set, `sample_mask_id` (r61) whenever a varying is loaded or
+///   `gl_SampleID`, `gl_SamplePosition` or `gl_SampleMaskIn` is read,
 ///   `fragment_position` (r59) when `gl_FragCoord.xy` is read,
 ///   `primitive_flags` (r58) when `gl_FrontFacing` is.
+/// - **Sample shading** ([`FragmentInfo::sample_shading`]): the emitter
+///   sets `Evaluate per-sample` at a multisampled framebuffer; the shader
+///   reads FAU special 6 (the sample-locations table's address, which the
+///   hardware supplies) for `gl_SamplePosition`.
 /// - **Varyings** ([`FragmentInfo::varyings`]): `LD_VAR_IMM` /
 ///   `LD_VAR_FLAT_IMM` with immediate index = the input's **location**: the
 ///   record `location` of the draw's varying table (`DRAW.Varyings`,
@@ -224,6 +229,16 @@ pub struct FragmentInfo {
     pub reads_point_coord: bool,
     /// The `EarlyFragmentTests` execution mode.
     pub early_fragment_tests: bool,
+    /// `gl_SampleMask` is written: ANDed into the coverage (r60) before
+    /// ATEST, so, like a discard, it needs `Shader modifies coverage` and
+    /// late depth/stencil tests unless `early_fragment_tests`.
+    pub writes_sample_mask: bool,
+    /// The shader reads `gl_SampleID` or `gl_SamplePosition`, or declares a
+    /// `Sample`-interpolated input: it must run once per covered sample
+    /// (RSD `Multisample, Misc.Evaluate per-sample`; r61's bits 16.. then
+    /// hold the sample id, and `gl_SamplePosition` reads the sample's
+    /// entry of the sample-locations table at FAU special 6).
+    pub sample_shading: bool,
     /// Depth/stencil tests may run before the shader: requested by
     /// `EarlyFragmentTests`, or harmless because the shader neither
     /// discards nor writes depth (the job emitter still decides with the

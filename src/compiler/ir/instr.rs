@@ -314,6 +314,15 @@ pub enum SysVal {
     FrontFacing,
     /// Fragment shaders: `gl_PointCoord` (f32x2, point sprites).
     PointCoord,
+    /// Fragment shaders: `gl_SampleID` (u32: the sample a sample-shaded
+    /// invocation runs for; reading it enables sample shading).
+    SampleId,
+    /// Fragment shaders: `gl_SamplePosition` (f32x2: the sample's position
+    /// in the pixel, (0.5, 0.5) the centre; enables sample shading).
+    SamplePosition,
+    /// Fragment shaders: `gl_SampleMaskIn[0]` (u32: the samples the
+    /// rasterizer covered for this invocation).
+    SampleMaskIn,
     LocalInvocationId,
     LocalInvocationIndex,
     WorkgroupId,

@@ -273,6 +273,12 @@ pub struct InvocationIds {
     pub front_facing: bool,
     /// `gl_PointCoord` (s, t as f32 bits).
     pub point_coord: [u32; 2],
+    /// `gl_SampleID`.
+    pub sample_id: u32,
+    /// `gl_SamplePosition` (x, y as f32 bits).
+    pub sample_position: [u32; 2],
+    /// `gl_SampleMaskIn[0]`.
+    pub sample_mask_in: u32,
 }
 
 /// What one invocation produced besides memory writes.
@@ -617,6 +623,14 @@ impl Exec<'_> {
                 0,
                 0,
             ],
+            SysVal::SampleId => u(ids.sample_id),
+            SysVal::SamplePosition => [
+                u64::from(ids.sample_position[0]),
+                u64::from(ids.sample_position[1]),
+                0,
+                0,
+            ],
+            SysVal::SampleMaskIn => u(ids.sample_mask_in),
             SysVal::LocalInvocationId => v3(ids.local_id),
             SysVal::LocalInvocationIndex => {
                 u(ids.local_id[0].wrapping_add(ls[0].wrapping_mul(

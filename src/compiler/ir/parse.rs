@@ -570,6 +570,7 @@ impl Parser {
             "position" => Some(BuiltIn::Position),
             "point_size" => Some(BuiltIn::PointSize),
             "frag_depth" => Some(BuiltIn::FragDepth),
+            "sample_mask" => Some(BuiltIn::SampleMask),
             _ => {
                 let idx = |p: &str| name.strip_prefix(p).and_then(|n| n.parse::<u8>().ok());
                 idx("clip_distance")
@@ -947,7 +948,7 @@ impl Parser {
 }
 
 /// Every sysval without an argument (for name lookup).
-const SYSVALS: [SysVal; 19] = [
+const SYSVALS: [SysVal; 22] = [
     SysVal::VertexIndex,
     SysVal::InstanceIndex,
     SysVal::BaseVertex,
@@ -967,6 +968,9 @@ const SYSVALS: [SysVal; 19] = [
     SysVal::FragCoord,
     SysVal::FrontFacing,
     SysVal::PointCoord,
+    SysVal::SampleId,
+    SysVal::SamplePosition,
+    SysVal::SampleMaskIn,
 ];
 
 #[cfg(test)]

@@ -54,6 +54,9 @@ impl SysVal {
             FragCoord => ("frag_coord", None),
             FrontFacing => ("front_facing", None),
             PointCoord => ("point_coord", None),
+            SampleId => ("sample_id", None),
+            SamplePosition => ("sample_position", None),
+            SampleMaskIn => ("sample_mask_in", None),
             LocalInvocationId => ("local_invocation_id", None),
             LocalInvocationIndex => ("local_invocation_index", None),
             WorkgroupId => ("workgroup_id", None),
@@ -253,6 +256,7 @@ impl BuiltIn {
             BuiltIn::ClipDistance(i) => format!("clip_distance{i}"),
             BuiltIn::CullDistance(i) => format!("cull_distance{i}"),
             BuiltIn::FragDepth => "frag_depth".into(),
+            BuiltIn::SampleMask => "sample_mask".into(),
         }
     }
 }

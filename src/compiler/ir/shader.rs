@@ -85,6 +85,9 @@ pub enum BuiltIn {
     CullDistance(u8),
     /// `gl_FragDepth` (fragment shaders; a 32-bit float).
     FragDepth,
+    /// `gl_SampleMask[0]` (fragment shaders; a 32-bit integer: the samples
+    /// the fragment keeps, ANDed with its coverage).
+    SampleMask,
 }
 
 /// Where an output goes: a numbered location (with component) or a built-in.

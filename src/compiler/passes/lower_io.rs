@@ -122,6 +122,7 @@ pub fn lower_io(shader: &mut Shader) -> IoLayout {
             // Only fragment shaders declare it (returned above); a vertex
             // shader's front end never produces it.
             OutputSlot::BuiltIn(BuiltIn::FragDepth) => (VaryingSlot::Generic(n + 4), 0),
+            OutputSlot::BuiltIn(BuiltIn::SampleMask) => (VaryingSlot::Generic(n + 4), 1),
         })
         .collect();
     IoLayout {

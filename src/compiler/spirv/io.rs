@@ -132,14 +132,33 @@ impl<'m> Translator<'m> {
         }
         let m = self.m;
         if let Some(b) = builtin {
+            let fragment = self.shader.stage == Stage::Fragment;
+            // `gl_SampleMaskIn` is an array of one 32-bit integer (the
+            // Vulkan spec's "SampleMask" built-in: at most 32 samples).
+            if b == SpvBuiltIn::SampleMask && fragment {
+                return Ok(match m.ty(ty)? {
+                    Type::Array { elem, len: 1 } => match m.value_type(*elem) {
+                        Some(vt) if vt.bits == 32 && vt.comps == 1 && !vt.is_bool() => {
+                            Node::Comp(vec![Node::Leaf(Leaf::SysVal(SysVal::SampleMaskIn, vt))])
+                        }
+                        _ => return Err(self.invalid("SampleMask must be an array of int")),
+                    },
+                    _ => return Err(self.invalid("SampleMask must be an array of one int")),
+                });
+            }
             let vt = m
                 .value_type(ty)
                 .ok_or_else(|| self.unsupported(format!("built-in {b:?} of a composite type")))?;
-            let fragment = self.shader.stage == Stage::Fragment;
             let sv = match b {
                 SpvBuiltIn::FragCoord if fragment => Some(SysVal::FragCoord),
                 SpvBuiltIn::FrontFacing if fragment => Some(SysVal::FrontFacing),
                 SpvBuiltIn::PointCoord if fragment => Some(SysVal::PointCoord),
+                SpvBuiltIn::SampleId if fragment && vt.bits == 32 && vt.comps == 1 => {
+                    Some(SysVal::SampleId)
+                }
+                SpvBuiltIn::SamplePosition if fragment && vt.bits == 32 && vt.comps == 2 => {
+                    Some(SysVal::SamplePosition)
+                }
                 SpvBuiltIn::VertexIndex => Some(SysVal::VertexIndex),
                 SpvBuiltIn::InstanceIndex => Some(SysVal::InstanceIndex),
                 SpvBuiltIn::BaseVertex => Some(SysVal::BaseVertex),
@@ -275,6 +294,16 @@ impl<'m> Translator<'m> {
                 SpvBuiltIn::FragDepth if self.shader.stage == Stage::Fragment => {
                     vec![(BuiltIn::FragDepth, ty)]
                 }
+                // `gl_SampleMask`: an array of one 32-bit integer (at most
+                // 32 samples).
+                SpvBuiltIn::SampleMask if self.shader.stage == Stage::Fragment => {
+                    match m.ty(ty)? {
+                        Type::Array { elem, len: 1 } => vec![(BuiltIn::SampleMask, *elem)],
+                        _ => {
+                            return Err(self.invalid("SampleMask must be an array of one int"));
+                        }
+                    }
+                }
                 other => {
                     return Ok(Node::Leaf(Leaf::Bad(format!("output built-in {other:?}"))));
                 }
@@ -294,7 +323,10 @@ impl<'m> Translator<'m> {
                 nodes.push(self.out_leaf(lname, OutputSlot::BuiltIn(*slot), vt, xfb_at(&x))?);
             }
             return Ok(
-                if matches!(b, SpvBuiltIn::ClipDistance | SpvBuiltIn::CullDistance) {
+                if matches!(
+                    b,
+                    SpvBuiltIn::ClipDistance | SpvBuiltIn::CullDistance | SpvBuiltIn::SampleMask
+                ) {
                     Node::Comp(nodes)
                 } else {
                     nodes.pop().unwrap_or(Node::Leaf(Leaf::Bad("empty".into())))

@@ -372,6 +372,7 @@ fn fragment_builtins_and_modes() {
         (B::FragCoord, SysVal::FragCoord),
         (B::FrontFacing, SysVal::FrontFacing),
         (B::PointCoord, SysVal::PointCoord),
+        (B::SampleId, SysVal::SampleId),
     ] {
         // The scalar input type does not matter to the front end's
         // built-in mapping (a float here).
@@ -545,10 +546,10 @@ fn malformed_fragment_modules_are_clean_errors() {
     );
     unsupported(
         FragSpec {
-            builtin: Some(spirv::BuiltIn::SampleId),
+            builtin: Some(spirv::BuiltIn::HelperInvocation),
             ..FragSpec::default()
         },
-        "SampleId",
+        "HelperInvocation",
     );
     // A vertex module asked for as a fragment shader, and the reverse.
     let vertex = FragSpec {

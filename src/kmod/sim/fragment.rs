@@ -12,7 +12,9 @@
 //!
 //! Fragment threads: one per pixel with a covered sample (1 or 4 samples
 //! per pixel, the framebuffer's; the shader runs once per pixel, Vulkan's
-//! rule without sample shading), in 2×2 quads with helper invocations for
+//! rule without sample shading; with the Renderer State's `Evaluate
+//! per-sample` at 4×, once per covered sample, each sample's threads in
+//! quads of their own), in 2×2 quads with helper invocations for
 //! the quad's other pixels (`quads`: what derivatives and implicit LOD
 //! read), in groups of at most the core's thread count, primitives in
 //! list order. A sample is covered when the
@@ -21,8 +23,9 @@
 //! depth/stencil tests. Preloads (Mesa's Bifrost fragment registers,
 //! `bifrost_compile.c`): r60 = the coverage mask (bit s: sample s; Fragment
 //! Preload "Coverage"), r59 = pixel x | y << 16 ("Fragment position"), r61
-//! = the same mask (bits 0..15) | sample id 0 << 16 ("Sample mask/ID"; our
-//! reading: gl_SampleMaskIn is the covered samples). BLEND writes the
+//! = the same mask (bits 0..15) | the sample id << 16 ("Sample mask/ID";
+//! our reading: gl_SampleMaskIn is the covered samples; the id is 0 unless
+//! the thread shades one sample, where the mask is that sample's bit). BLEND writes the
 //! samples whose bit its coverage source has. Message preloads (v7
 //! Renderer State words 15): an `LD_VAR` preload writes the varying
 //! (`Varying Index` in the Draw's Varyings table), interpolated
@@ -54,10 +57,10 @@
 //! early pixel kill with a late ZS update (or the reverse) when anything is
 //! tested or counted (Mesa's choice for discarding shaders that write
 //! depth; how the hardware splits the two is undocumented), occlusion
-//! Predicate mode, alpha-to-coverage, alpha tests other than
+//! Predicate mode, inverted alpha-to-coverage, alpha tests other than
 //! Always/Never, preloads other than those above, tile enable maps; with a
-//! multisampled framebuffer, `Multisample enable` off, `Evaluate
-//! per-sample` and `Multisample late coverage`.
+//! multisampled framebuffer, `Multisample enable` off and `Multisample
+//! late coverage`.
 //!
 //! This module must never learn anything except through GPU memory.
 
@@ -193,7 +196,7 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
                 }
                 _ => None,
             };
-            let (t, late_passed) = shade(ctx, job, d, r, tile, &frags, late, front, point)?;
+            let (t, late_passed) = shade(ctx, job, d, &fb, r, tile, &frags, late, front, point)?;
             tile = t;
             passed += late_passed;
         }
@@ -259,6 +262,11 @@ struct DrawState {
     shader_depth: bool,
     /// `Point sprite coord origin max Y`.
     point_origin_max_y: bool,
+    /// `Evaluate per-sample` at a multisampled framebuffer: one thread per
+    /// covered sample.
+    per_sample: bool,
+    /// `Alpha-to-coverage`: ATEST masks the coverage by its alpha.
+    alpha_to_coverage: bool,
 }
 
 impl DrawState {
@@ -326,17 +334,12 @@ impl DrawState {
                     "single-sampled rasterization into a multisampled framebuffer is not simulated",
                 ));
             }
-            if msm::EVALUATE_PER_SAMPLE.get(&ms) != 0
-                || msm::MULTISAMPLE_LATE_COVERAGE.get(&ms) != 0
-            {
-                return Err(config(
-                    state,
-                    "per-sample shading and late coverage are not simulated",
-                ));
+            if msm::MULTISAMPLE_LATE_COVERAGE.get(&ms) != 0 {
+                return Err(config(state, "late coverage is not simulated"));
             }
         }
-        if smm::ALPHA_TO_COVERAGE.get(&sm) != 0 {
-            return Err(config(state, "alpha-to-coverage is not simulated"));
+        if smm::ALPHA_TO_COVERAGE_INVERT.get(&sm) != 0 {
+            return Err(config(state, "inverted alpha-to-coverage is not simulated"));
         }
         let alpha_test = smm::ALPHA_TEST_COMPARE_FUNCTION.get(&sm);
         if alpha_test != 7 && alpha_test != 0 {
@@ -501,6 +504,8 @@ impl DrawState {
             late,
             shader_depth,
             point_origin_max_y,
+            per_sample: fb.samples > 1 && msm::EVALUATE_PER_SAMPLE.get(&ms) != 0,
+            alpha_to_coverage: smm::ALPHA_TO_COVERAGE.get(&sm) != 0,
         })
     }
 
@@ -874,6 +879,7 @@ fn shade(
     ctx: &JobContext<'_>,
     job: &JobHeader,
     d: &DrawState,
+    fb: &Framebuffer,
     r: &Record,
     tile: TileBuffer,
     frags: &[Fragment],
@@ -936,6 +942,8 @@ fn shade(
         front,
         point,
         point_origin_max_y: d.point_origin_max_y,
+        sample_locations: fb.sample_locations,
+        alpha_to_coverage: d.alpha_to_coverage,
     });
     let mut result = Ok(());
     // The primitive's vertices, for the weights of helper invocations.
@@ -943,15 +951,38 @@ fn shade(
     for (k, v) in verts.iter_mut().enumerate().take(corners) {
         *v = read_position(ctx.mmu, d.position, r.vertices[k])?;
     }
-    let quads = quads(frags, |x, y| match r.kind {
-        Kind::Triangle => raster::triangle_weights(&verts, x, y),
-        Kind::Line => raster::line_weights(&verts[0], &verts[1], x, y),
+    let offsets = &fb.sample_offsets[..];
+    let weights_at = |x: u32, y: u32, at: (i64, i64)| match r.kind {
+        Kind::Triangle => raster::triangle_weights_at(&verts, x, y, at),
+        Kind::Line => raster::line_weights_at(&verts[0], &verts[1], x, y, at),
         Kind::Point => ([1.0, 0.0, 0.0], [verts[0].z, verts[0].inv_w]),
-    });
-    for chunk in quads.chunks(GROUP) {
+    };
+    let centre = (128, 128);
+    // Sample shading (`Evaluate per-sample` at a multisampled
+    // framebuffer): one thread per covered sample, its coverage that
+    // sample's bit and r61's bits 16.. its index (Mesa's
+    // `bi_load_sample_id_to`); each sample's threads form their own 2×2
+    // quads, whose helpers are the missing pixels at the same sample.
+    // Without it one thread per pixel, sample id 0.
+    let mut quads_by_sample: Vec<(Fragment, bool, u32)> = Vec::new();
+    if d.per_sample && offsets.len() > 1 {
+        for s in 0..offsets.len() {
+            let layer: Vec<Fragment> = frags
+                .iter()
+                .filter(|f| f.mask & (1 << s) != 0)
+                .map(|f| Fragment { mask: 1 << s, ..*f })
+                .collect();
+            let q = quads(&layer, |x, y| weights_at(x, y, centre));
+            quads_by_sample.extend(q.into_iter().map(|(f, h)| (f, h, s as u32)));
+        }
+    } else {
+        let q = quads(frags, |x, y| weights_at(x, y, centre));
+        quads_by_sample.extend(q.into_iter().map(|(f, h)| (f, h, 0)));
+    }
+    for chunk in quads_by_sample.chunks(GROUP) {
         let mut threads = Vec::with_capacity(chunk.len());
         let mut places = Vec::with_capacity(chunk.len());
-        for (t, (f, helper)) in chunk.iter().enumerate() {
+        for (t, (f, helper, sample)) in chunk.iter().enumerate() {
             let mut pre: Vec<(u8, u32)> = Vec::new();
             if d.preload[0] {
                 pre.push((60, f.mask));
@@ -960,7 +991,7 @@ fn shade(
                 pre.push((59, f.x | (f.y << 16)));
             }
             if d.preload[2] {
-                pre.push((61, f.mask));
+                pre.push((61, f.mask | sample << 16));
             }
             if d.preload[3] {
                 // Primitive flags: 0 for a front-facing primitive (what
@@ -1006,7 +1037,18 @@ fn shade(
                 thread: t as u64,
                 helper: *helper,
             });
+            let mut sample_bary = [[0.0f32; 3]; raster::MAX_SAMPLES];
+            if offsets.len() > 1 {
+                for (b, &at) in sample_bary.iter_mut().zip(offsets) {
+                    *b = weights_at(f.x, f.y, at).0;
+                }
+            }
+            // A sample-shaded thread interpolates centre-sampled varyings
+            // (and message preloads) at the pixel centre, as without
+            // sample shading: `f.bary` (the Vulkan spec allows any point
+            // of the pixel for them; Bifrost's `center` mode names it).
             places.push(FragThread {
+                sample_bary,
                 x: f.x,
                 y: f.y,
                 bary: f.bary,

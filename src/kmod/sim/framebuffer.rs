@@ -370,6 +370,12 @@ pub struct Framebuffer {
     /// Where they are: offsets in 1/256 pixel from the pixel's upper-left
     /// corner (`raster::Samples`).
     pub sample_offsets: Vec<(i64, i64)>,
+    /// The `Sample Locations` table's address: what FAU special 6 hands a
+    /// fragment shader (Mesa's `BIR_FAU_SAMPLE_POS_ARRAY`, read by
+    /// src/panfrost/compiler/pan_lower_sample_pos.c as the table of the
+    /// framebuffer's pattern; that the hardware takes it from the FBD is
+    /// our reading — Mesa writes one table for both).
+    pub sample_locations: u64,
     pub tiler_context: u64,
     pub z_clear: f32,
     /// `Z Write Enable` with a ZS CRC Extension that writes depth back.
@@ -490,6 +496,7 @@ impl Framebuffer {
             tile_edge,
             samples,
             sample_offsets,
+            sample_locations: fbp::SAMPLE_LOCATIONS.get(&w),
             tiler_context: tiler,
             z_clear: f32::from_bits(fbp::Z_CLEAR.get(&w) as u32),
             depth: None,

@@ -367,6 +367,17 @@ pub fn line(
 /// ([`Fragment::centre`]). A triangle [`triangle`] drops (a vertex
 /// outside the guard band, zero area) gives the first vertex's weights.
 pub fn triangle_weights(v: &[Vertex; 3], px: u32, py: u32) -> ([f32; 3], [f32; 2]) {
+    triangle_weights_at(v, px, py, (HALF, HALF))
+}
+
+/// [`triangle_weights`] at `offset` (1/256 pixel from the pixel's
+/// upper-left corner, a sample position) instead of the centre.
+pub fn triangle_weights_at(
+    v: &[Vertex; 3],
+    px: u32,
+    py: u32,
+    offset: (i64, i64),
+) -> ([f32; 3], [f32; 2]) {
     let first = ([1.0, 0.0, 0.0], [v[0].z, v[0].inv_w]);
     let mut p = [(0i64, 0i64); 3];
     for i in 0..3 {
@@ -383,7 +394,10 @@ pub fn triangle_weights(v: &[Vertex; 3], px: u32, py: u32) -> ([f32; 3], [f32; 2
         return first;
     }
     let sign: i128 = if area > 0 { 1 } else { -1 };
-    let c = (centre(px), centre(py));
+    let c = (
+        i64::from(px) * ONE + offset.0,
+        i64::from(py) * ONE + offset.1,
+    );
     let linear: [f64; 3] = std::array::from_fn(|i| {
         (cross(p[(i + 1) % 3], p[(i + 2) % 3], c) * sign) as f64 / (area * sign) as f64
     });
@@ -397,6 +411,18 @@ pub fn triangle_weights(v: &[Vertex; 3], px: u32, py: u32) -> ([f32; 3], [f32; 2
 /// or not: [`line`]'s t of the centre (clamped to the segment), with the
 /// depth and 1/w there.
 pub fn line_weights(a: &Vertex, b: &Vertex, px: u32, py: u32) -> ([f32; 3], [f32; 2]) {
+    line_weights_at(a, b, px, py, (HALF, HALF))
+}
+
+/// [`line_weights`] at `offset` (1/256 pixel from the pixel's upper-left
+/// corner) instead of the centre.
+pub fn line_weights_at(
+    a: &Vertex,
+    b: &Vertex,
+    px: u32,
+    py: u32,
+    offset: (i64, i64),
+) -> ([f32; 3], [f32; 2]) {
     let first = ([1.0, 0.0, 0.0], [a.z, a.inv_w]);
     let (Some(ax), Some(ay), Some(bx), Some(by)) = (snap(a.x), snap(a.y), snap(b.x), snap(b.y))
     else {
@@ -407,7 +433,10 @@ pub fn line_weights(a: &Vertex, b: &Vertex, px: u32, py: u32) -> ([f32; 3], [f32
     if length2 == 0.0 {
         return first;
     }
-    let (sx, sy) = (centre(px), centre(py));
+    let (sx, sy) = (
+        i64::from(px) * ONE + offset.0,
+        i64::from(py) * ONE + offset.1,
+    );
     let t =
         (((sx - ax) as f64 * dx as f64 + (sy - ay) as f64 * dy as f64) / length2).clamp(0.0, 1.0);
     (

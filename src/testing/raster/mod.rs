@@ -316,6 +316,69 @@ pub struct Fragment {
     pub attrs: Vec<f64>,
     /// `PointCoord` (points only).
     pub point_coord: Option<(f64, f64)>,
+    /// The attributes at each sample location (index = sample), each
+    /// interpolated its way: what `Sample` and `Centroid` inputs read.
+    /// Points: the attributes themselves.
+    pub sample_attrs: Vec<Vec<f64>>,
+    /// Under sample shading, the sample this invocation runs for
+    /// (`SampleId`; its `mask` is that sample's bit alone); `None` for an
+    /// invocation per pixel.
+    pub sample: Option<u32>,
+}
+
+impl Fragment {
+    /// The invocations of the fragment under sample shading (the Vulkan
+    /// spec's "Sample Shading" with `minSampleShading` 1.0, or a shader
+    /// using `SampleId`/`SamplePosition`/a `Sample` input): one per covered
+    /// sample, in sample order, each covering its own sample only
+    /// ("SampleMask": the invocation's coverage).
+    pub fn per_sample(&self) -> Vec<Fragment> {
+        (0..32)
+            .filter(|s| self.mask & (1u32 << s) != 0)
+            .map(|s| Fragment {
+                mask: 1 << s,
+                sample: Some(s),
+                ..self.clone()
+            })
+            .collect()
+    }
+
+    /// The attributes a `Sample`-decorated input reads: at the shaded
+    /// sample's location (sample 0's without sample shading, which our
+    /// compiler never leaves such a shader: a `Sample` input turns sample
+    /// shading on).
+    pub fn sample_inputs(&self) -> &[f64] {
+        let s = self.sample.unwrap_or(0) as usize;
+        self.sample_attrs.get(s).map_or(&self.attrs, |a| a)
+    }
+
+    /// The attributes a `Centroid`-decorated input reads, among the
+    /// locations the spec's "Interpolation Decorations" allows (a point
+    /// of the pixel covered by the primitive; with every sample covered
+    /// it may be the centre). Our choice, which the simulator makes too:
+    /// every sample of the pixel (of `samples`) covered by this
+    /// invocation → the centre; otherwise the location of its
+    /// lowest-numbered covered sample.
+    pub fn centroid_inputs(&self, samples: u32) -> &[f64] {
+        let all = if samples >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << samples) - 1
+        };
+        let m = self.mask & all;
+        if m == all || m == 0 {
+            return &self.attrs;
+        }
+        let s = m.trailing_zeros() as usize;
+        self.sample_attrs.get(s).map_or(&self.attrs, |a| a)
+    }
+
+    /// `SamplePosition` of the shaded sample: its standard location in the
+    /// pixel ("Standard Sample Locations"), (0.5, 0.5) at one sample.
+    pub fn sample_position(&self, samples: u32) -> (f64, f64) {
+        let locs = sample_locations(samples);
+        locs[(self.sample.unwrap_or(0) as usize).min(locs.len() - 1)]
+    }
 }
 
 /// The fragments of a triangle (none if culled or of zero area), in raster
@@ -370,6 +433,19 @@ pub fn rasterize_triangle(
                     b[0] * v[0].z + b[1] * v[1].z + b[2] * v[2].z
                 })
                 .collect();
+            let sample_attrs = locs
+                .iter()
+                .map(|&(sx, sy)| {
+                    let b = barycentric(pos, f64::from(x) + sx, f64::from(y) + sy);
+                    (0..v[0].attrs.len())
+                        .map(|i| {
+                            let f = v.map(|p| p.attrs[i]);
+                            let mode = interp.get(i).copied().unwrap_or_default();
+                            interpolate(&b, &w, &f, mode, provoking)
+                        })
+                        .collect()
+                })
+                .collect();
             out.push(Fragment {
                 x,
                 y,
@@ -378,6 +454,8 @@ pub fn rasterize_triangle(
                 front_facing: front,
                 attrs,
                 point_coord: None,
+                sample_attrs,
+                sample: None,
             });
         },
     );
@@ -468,6 +546,24 @@ pub fn rasterize_line(
                     (1.0 - t) * a.z + t * b.z
                 })
                 .collect();
+            let sample_attrs = locs
+                .iter()
+                .map(|&(sx, sy)| {
+                    let t = t_at(f64::from(x) + sx, f64::from(y) + sy).clamp(0.0, 1.0);
+                    (0..a.attrs.len())
+                        .map(|i| {
+                            let mode = interp.get(i).copied().unwrap_or_default();
+                            interpolate(
+                                &[1.0 - t, t],
+                                &[a.w, b.w],
+                                &[a.attrs[i], b.attrs[i]],
+                                mode,
+                                provoking,
+                            )
+                        })
+                        .collect()
+                })
+                .collect();
             Fragment {
                 x,
                 y,
@@ -476,6 +572,8 @@ pub fn rasterize_line(
                 front_facing: true,
                 attrs,
                 point_coord: None,
+                sample_attrs,
+                sample: None,
             }
         })
         .collect()
@@ -506,6 +604,8 @@ pub fn rasterize_point(p: &Vertex, state: &RasterState, width: u32, height: u32)
                 0.5 + (f64::from(x) + 0.5 - cx) / state.point_size,
                 0.5 + (f64::from(y) + 0.5 - cy) / state.point_size,
             )),
+            sample_attrs: vec![p.attrs.clone(); n],
+            sample: None,
         })
         .collect()
 }

@@ -649,6 +649,20 @@ pub struct ZsState {
     pub depth_offset: f64,
 }
 
+/// The coverage mask alpha-to-coverage makes of `alpha` ("Multisample
+/// Coverage": implementation-dependent, no samples at alpha 0, all at 1,
+/// more samples for larger alpha). Our choice, which the simulator makes
+/// too: the lowest ⌊alpha × samples + ½⌋ samples, alpha clamped to [0, 1].
+pub fn alpha_to_coverage_mask(alpha: f64, samples: u32) -> u32 {
+    let a = if alpha.is_nan() {
+        0.0
+    } else {
+        alpha.clamp(0.0, 1.0)
+    };
+    let n = ((a * f64::from(samples) + 0.5).floor() as u32).min(samples);
+    if n >= 32 { u32::MAX } else { (1u32 << n) - 1 }
+}
+
 /// What a fragment shader gives the per-sample operations: its colour
 /// (and second source), and `FragDepth` when it writes it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -656,6 +670,10 @@ pub struct Shaded {
     pub colour: [f64; 4],
     pub src1: [f64; 4],
     pub depth: Option<f64>,
+    /// `SampleMask` when the shader writes it: the fragment's coverage is
+    /// ANDed with it ("Sample Mask" output in the spec's "Fragment Shader
+    /// Outputs"; before the depth/stencil tests unless they ran early).
+    pub sample_mask: Option<u32>,
 }
 
 /// [`shade_fragments`] with the stencil test and depth bias ("Stencil
@@ -678,6 +696,7 @@ pub fn shade_fragments_zs(
             colour,
             src1,
             depth: None,
+            sample_mask: None,
         })
     })
 }
@@ -711,8 +730,11 @@ pub fn shade_fragments_tests(
             continue;
         }
         let mut survivors = 0u32;
+        // The shader's SampleMask leaves the coverage before the late
+        // tests (after them when they ran early: it drops colour only).
+        let coverage = f.mask & shaded.and_then(|o| o.sample_mask).unwrap_or(u32::MAX);
         for s in 0..target.samples {
-            if f.mask & (1 << s) == 0 {
+            if coverage & (1 << s) == 0 {
                 continue;
             }
             let i = target.index(f.x, f.y, s);
@@ -753,6 +775,9 @@ pub fn shade_fragments_tests(
         let Some(out) = shaded else {
             continue;
         };
+        if let Some(m) = out.sample_mask {
+            survivors &= m;
+        }
         for s in 0..target.samples {
             if survivors & (1 << s) == 0 {
                 continue;

@@ -676,6 +676,8 @@ fn stencil_and_depth_bias_by_hand() {
             front_facing: true,
             attrs: vec![],
             point_coord: None,
+            sample_attrs: vec![],
+            sample: None,
         })
         .collect();
     let zs = ZsState {
@@ -770,6 +772,8 @@ fn srgb_and_packed_unorm_targets_by_hand() {
         front_facing: true,
         attrs: vec![],
         point_coord: None,
+        sample_attrs: vec![],
+        sample: None,
     };
     shade_fragments(&mut t, &[f], &DepthState::default(), &add, |_| {
         Some(([0.1, 0.1, 0.1, 1.0], [0.0; 4]))
@@ -821,4 +825,79 @@ fn unsigned_small_floats_by_hand() {
     );
     assert_eq!(round_to_unsigned_float(0.4 * 2f64.powi(-19), 5), 0.0);
     assert_eq!(round_to_unsigned_float(-3.0, 6), 0.0);
+}
+
+/// Sample shading, `Sample`/`Centroid` inputs, the `SampleMask` output and
+/// alpha-to-coverage worked by hand: a triangle whose left edge is the
+/// line x = 0.5 covers samples 1 and 3 of pixel (0, 0) at 4× (standard
+/// x 0.875 and 0.625; 0 and 2 at 0.375 and 0.125 are outside); its
+/// attribute is framebuffer x, so each value names where it was read.
+#[test]
+fn sample_shading_centroid_and_sample_masks_by_hand() {
+    let v = |x: f64, y: f64| Vertex {
+        x,
+        y,
+        z: 0.5,
+        w: 1.0,
+        attrs: vec![x],
+    };
+    // A large triangle whose left edge is the vertical line x = 0.5.
+    let (a, b, c) = (v(0.5, -8.0), v(16.0, 4.0), v(0.5, 16.0));
+    let state = RasterState {
+        samples: 4,
+        ..RasterState::default()
+    };
+    let frags = rasterize_triangle([&a, &b, &c], &state, &[Interpolation::NoPerspective], 1, 1);
+    assert_eq!(frags.len(), 1);
+    let f = &frags[0];
+    // Standard locations: x 0.375, 0.875, 0.125, 0.625 → samples 1 and 3.
+    assert_eq!(f.mask, 0b1010);
+    assert_eq!(f.attrs, vec![0.5]);
+    assert_eq!(
+        f.sample_attrs,
+        vec![vec![0.375], vec![0.875], vec![0.125], vec![0.625]]
+    );
+    // Centroid: not all covered → the lowest covered sample (1), not the
+    // centre; all covered → the centre.
+    assert_eq!(f.centroid_inputs(4), &[0.875]);
+    let full = Fragment {
+        mask: 0b1111,
+        ..f.clone()
+    };
+    assert_eq!(full.centroid_inputs(4), &[0.5]);
+    // Sample shading: one invocation per covered sample.
+    let per = f.per_sample();
+    assert_eq!(
+        per.iter().map(|p| (p.mask, p.sample)).collect::<Vec<_>>(),
+        vec![(0b0010, Some(1)), (0b1000, Some(3))]
+    );
+    assert_eq!(per[1].sample_inputs(), &[0.625]);
+    assert_eq!(per[1].sample_position(4), (0.625, 0.875));
+    assert_eq!(per[0].centroid_inputs(4), &[0.875]);
+    // Alpha-to-coverage: the lowest round(alpha × samples) samples.
+    assert_eq!(alpha_to_coverage_mask(0.0, 4), 0);
+    assert_eq!(alpha_to_coverage_mask(0.3, 4), 0b0001);
+    assert_eq!(alpha_to_coverage_mask(0.6, 4), 0b0011);
+    assert_eq!(alpha_to_coverage_mask(0.7, 4), 0b0111);
+    assert_eq!(alpha_to_coverage_mask(1.0, 4), 0b1111);
+    assert_eq!(alpha_to_coverage_mask(f64::NAN, 4), 0);
+    assert_eq!(alpha_to_coverage_mask(0.49, 1), 0);
+    // The SampleMask output leaves samples out of the tests and the write.
+    let mut t = Target::new(1, 1, 4, [0.0; 4], 1.0);
+    let depth = ZsState::default();
+    shade_fragments_tests(
+        &mut t,
+        &frags,
+        &depth,
+        &BlendState::default(),
+        false,
+        |_| {
+            Some(Shaded {
+                colour: [1.0; 4],
+                sample_mask: Some(0b0011),
+                ..Default::default()
+            })
+        },
+    );
+    assert_eq!(t.writes, vec![0, 1, 0, 0]);
 }

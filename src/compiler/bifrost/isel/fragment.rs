@@ -23,6 +23,10 @@ use crate::compiler::ir::{ColorFormat, Interpolation, OutputSlot, Sampling};
 /// slots 8..15).
 pub const MAX_RENDER_TARGETS: u32 = 8;
 
+/// The FAU special slot holding the sample-locations table's address
+/// (Mesa's `BIR_FAU_SAMPLE_POS_ARRAY`, 64 bits).
+pub const FAU_SAMPLE_POSITIONS: u8 = 6;
+
 /// What instruction selection learns about a fragment shader.
 #[derive(Default)]
 pub(super) struct FragState {
@@ -35,6 +39,11 @@ pub(super) struct FragState {
     pub reads_frag_coord: bool,
     pub reads_front_facing: bool,
     pub reads_point_coord: bool,
+    /// `gl_SampleID` or `gl_SamplePosition` is read, or an input is
+    /// `Sample`-interpolated: the shader runs once per covered sample.
+    pub sample_shading: bool,
+    /// `gl_SampleMask` as stored (ANDed into the coverage before ATEST).
+    pub sample_mask: Option<Src>,
     /// Four-register vectors `LD_VAR*` loaded (vreg → components written):
     /// a render target's colour made of their first components is sent
     /// from them, the rest filled in place, instead of copied (once each).
@@ -233,17 +242,85 @@ impl Isel<'_> {
             .collect()
     }
 
+    /// `gl_SamplePosition`: the sample's entry of the sample-locations
+    /// table, whose address is FAU special 6 (Mesa's
+    /// `BIR_FAU_SAMPLE_POS_ARRAY` and
+    /// src/panfrost/compiler/pan_lower_sample_pos.c: 4 bytes per sample, x
+    /// and y 16-bit in 1/256 pixel from the pixel's upper-left corner, the
+    /// layout `jm::framebuffer::SampleLocations` writes): x / 256, y / 256.
+    fn sample_position(&mut self) -> Result<[Src; 2], CompileError> {
+        self.frag.preloads.sample_mask_id = true;
+        // (r61 >> 14) & 0x7c = sample id × 4.
+        let offset = self.shift(
+            ShiftOp::RshiftAnd,
+            Src::Phys(61),
+            Src::Imm(0x7c),
+            Src::Imm(14),
+        );
+        let table = [false, true].map(|high| Src::Special {
+            slot: FAU_SAMPLE_POSITIONS,
+            high,
+        });
+        let table = [self.in_reg(table[0]), self.in_reg(table[1])];
+        let addr = self.add64(&table, &[offset, ZERO]);
+        let word = self.load(ir::ValueType::U32, addr, Seg::None)?[0];
+        let mut lanes = [ZERO; 2];
+        for (lane, out) in lanes.iter_mut().enumerate() {
+            let f = self.emit(
+                Op::SmallIntToF32 {
+                    signed: false,
+                    bits: 16,
+                    lane: lane as u8,
+                },
+                &[word],
+            );
+            *out = self.emit(
+                Op::FmaF32 {
+                    neg: [false, false, false],
+                },
+                &[f, Src::Imm((1.0f32 / 256.0).to_bits()), ZERO],
+            );
+        }
+        Ok(lanes)
+    }
+
+    /// Whether the shader itself asks for sample shading (the Vulkan
+    /// spec's "Sample Shading": `SampleId` or `SamplePosition` in its
+    /// interface; a `Sample` input, which we take as asking too).
+    fn shader_asks_sample_shading(&self) -> bool {
+        let mut found = self.s.inputs.iter().any(|i| i.sampling == Sampling::Sample);
+        self.s.body.for_each_instr(&mut |i| {
+            found |= matches!(
+                i.op,
+                IrOp::Intrinsic(ir::OpIntrinsic {
+                    kind: Intrinsic::LoadSysVal(SysVal::SampleId | SysVal::SamplePosition),
+                    ..
+                })
+            );
+        });
+        found
+    }
+
     /// The fragment built-ins (`frag_coord`, `front_facing`, `point_coord`).
     pub(super) fn fragment_sysval(&mut self, sv: SysVal) -> Result<Vec<Src>, CompileError> {
         Ok(match sv {
             // x, y: the pixel position preloaded in r59 (16 bits each) plus
-            // the pixel centre's 0.5 (no per-sample shading); z and 1/w
-            // from the varying unit.
+            // the pixel centre's 0.5 — or, when the shader asks for sample
+            // shading itself, its sample's position (the spec's FragCoord:
+            // "the location of one of the samples corresponding to the
+            // shader invocation"; at one sample the table's entry is the
+            // centre); z and 1/w from the varying unit.
             SysVal::FragCoord => {
                 self.frag.reads_frag_coord = true;
                 self.frag.preloads.fragment_position = true;
+                let within = if self.shader_asks_sample_shading() {
+                    self.sample_position()?
+                } else {
+                    [Src::Imm(0.5f32.to_bits()); 2]
+                };
                 let mut lanes = Vec::with_capacity(4);
-                for lane in 0..2 {
+                for (lane, &offset) in within.iter().enumerate() {
+                    let lane = lane as u8;
                     let f = self.emit(
                         Op::SmallIntToF32 {
                             signed: false,
@@ -258,7 +335,7 @@ impl Isel<'_> {
                             abs: [false; 2],
                             clamp01: false,
                         },
-                        &[f, Src::Imm(0.5f32.to_bits())],
+                        &[f, offset],
                     ));
                 }
                 lanes.extend(self.var_special(VarSpecial::FragZ));
@@ -281,6 +358,44 @@ impl Isel<'_> {
             SysVal::PointCoord => {
                 self.frag.reads_point_coord = true;
                 self.var_special(VarSpecial::Point)
+            }
+            // r61 bits 16.. hold the sample a sample-shaded thread runs for
+            // (Mesa's `bi_load_sample_id_to`: a 5-bit field, its upper bits
+            // unreliable on hardware). Reading it asks for sample shading
+            // (the Vulkan spec's "Sample Shading": SampleId in the interface
+            // means minSampleShading 1.0).
+            SysVal::SampleId => {
+                self.frag.sample_shading = true;
+                self.frag.preloads.sample_mask_id = true;
+                vec![self.shift(
+                    ShiftOp::RshiftAnd,
+                    Src::Phys(61),
+                    Src::Imm(0x1f),
+                    Src::Imm(16),
+                )]
+            }
+            // r61 bits 0..15: the samples the rasterizer covered (Mesa's
+            // `load_sample_mask_in`).
+            SysVal::SampleMaskIn => {
+                self.frag.preloads.sample_mask_id = true;
+                vec![self.emit(
+                    Op::Shift {
+                        op: ShiftOp::LshiftAnd,
+                        not1: false,
+                        not_result: false,
+                    },
+                    &[Src::Phys(61), Src::Imm(0xffff), ZERO],
+                )]
+            }
+            // The sample's entry of the sample-locations table, whose
+            // address is FAU special 6 (Mesa's `BIR_FAU_SAMPLE_POS_ARRAY`
+            // and src/panfrost/compiler/pan_lower_sample_pos.c: 4 bytes per
+            // sample, x and y 16-bit in 1/256 pixel from the pixel's
+            // upper-left corner, the layout `jm::framebuffer::SampleLocations`
+            // writes): x / 256, y / 256. Enables sample shading too.
+            SysVal::SamplePosition => {
+                self.frag.sample_shading = true;
+                self.sample_position()?.to_vec()
             }
             other => return Err(unsupported(format!("system value {other:?}"))),
         })
@@ -308,6 +423,9 @@ impl Isel<'_> {
         match o.slot {
             OutputSlot::BuiltIn(ir::BuiltIn::FragDepth) => {
                 self.frag.depth = data.first().copied();
+            }
+            OutputSlot::BuiltIn(ir::BuiltIn::SampleMask) => {
+                self.frag.sample_mask = data.first().copied();
             }
             OutputSlot::Location {
                 location,
@@ -421,6 +539,20 @@ impl Isel<'_> {
     pub(super) fn fragment_epilogue(&mut self) -> Result<FragmentInfo, CompileError> {
         self.frag.preloads.coverage = true;
         let coverage = Src::Phys(60);
+        // `gl_SampleMask`: the samples it clears leave the coverage before
+        // ATEST (Mesa folds the output into its `bi_coverage` the same
+        // way); the Vulkan spec's "Sample Mask" rule: coverage AND mask.
+        if let Some(mask) = self.frag.sample_mask {
+            self.push(Instr::new(
+                Op::Shift {
+                    op: ShiftOp::LshiftAnd,
+                    not1: false,
+                    not_result: false,
+                },
+                Some(Dst::Phys(60)),
+                vec![coverage, mask, ZERO],
+            ));
+        }
         // Alpha for the alpha-to-coverage/alpha test: render target 0's
         // when it is a float with alpha written, else 1.0 (passes).
         let alpha = match self.frag.colors.get(&0) {
@@ -509,6 +641,11 @@ impl Isel<'_> {
         }
         let writes_depth = self.frag.depth.is_some();
         let early = self.s.info.early_fragment_tests;
+        let writes_sample_mask = self.frag.sample_mask.is_some();
+        // A `Sample`-decorated input asks for sample shading too (the
+        // Vulkan spec lets it: "Interpolation Decorations", Sample).
+        let sample_shading = self.frag.sample_shading
+            || self.s.inputs.iter().any(|i| i.sampling == Sampling::Sample);
         Ok(FragmentInfo {
             preloads: self.frag.preloads,
             render_targets,
@@ -518,7 +655,10 @@ impl Isel<'_> {
             reads_front_facing: self.frag.reads_front_facing,
             reads_point_coord: self.frag.reads_point_coord,
             early_fragment_tests: early,
-            early_z_allowed: early || !(writes_depth || self.frag.can_discard),
+            early_z_allowed: early
+                || !(writes_depth || self.frag.can_discard || writes_sample_mask),
+            writes_sample_mask,
+            sample_shading,
             varyings: self.frag.varyings.values().copied().collect(),
             messages: self.frag.messages.clone(),
             // Known once the clauses are formed (`bifrost::compile`).

@@ -371,7 +371,12 @@ impl Isel<'_> {
                 self.define(d, lanes);
             }
             Intrinsic::LoadSysVal(
-                sv @ (SysVal::FragCoord | SysVal::FrontFacing | SysVal::PointCoord),
+                sv @ (SysVal::FragCoord
+                | SysVal::FrontFacing
+                | SysVal::PointCoord
+                | SysVal::SampleId
+                | SysVal::SamplePosition
+                | SysVal::SampleMaskIn),
             ) => {
                 let d = need_dst()?;
                 if self.s.stage != Stage::Fragment {

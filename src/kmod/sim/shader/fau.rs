@@ -35,11 +35,14 @@ pub fn special(index: u8, ctx: &LaneCtx) -> Option<u64> {
     }
 }
 
-/// A fragment-only FAU special: 8 + i = render target i's blend
+/// A fragment-only FAU special: 6 = the framebuffer's sample-locations
+/// table address (Mesa's `BIR_FAU_SAMPLE_POS_ARRAY`; see
+/// `Framebuffer::sample_locations`), 8 + i = render target i's blend
 /// descriptor (Internal words, low word first); None outside fragment jobs.
 pub fn fragment_special(index: u8, frag: Option<&super::FragmentIo>) -> Option<u64> {
     let f = frag?;
     match index {
+        6 => Some(f.sample_locations),
         8..=15 => f
             .blend
             .get(usize::from(index - 8))

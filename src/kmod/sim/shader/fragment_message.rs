@@ -1,6 +1,7 @@
-//! The fragment-job messages of the simulated shader core: ATEST,
-//! ZS_EMIT, BLEND, the varying loads LD_VAR(_IMM) / LD_VAR_FLAT(_IMM) and
-//! LD_VAR_SPECIAL (gl_FragCoord.zw, gl_PointCoord). They reach the
+//! The fragment-job messages of the simulated shader core: ATEST (with
+//! alpha-to-coverage), ZS_EMIT, BLEND (with alpha-to-one), the varying
+//! loads LD_VAR(_IMM) / LD_VAR_FLAT(_IMM) (centre, centroid and sample
+//! locations) and LD_VAR_SPECIAL (gl_FragCoord.zw, gl_PointCoord). They reach the
 //! tile buffer, the render targets' blend descriptors and each thread's
 //! pixel and interpolation weights through `Core::frag`
 //! (`super::FragmentIo`, filled by `crate::kmod::sim::fragment`); outside
@@ -110,7 +111,7 @@ pub(super) fn atest(
     };
     check_not_discarded(lane, cc, "ATEST")?;
     let fixed_function_depth = f.late.is_some_and(|l| !l.shader_depth);
-    let _alpha = match p.fields.modifier("widen1").unwrap_or("none") {
+    let alpha = match p.fields.modifier("widen1").unwrap_or("none") {
         "h0" => super::exec::f16_to_f32(s[1] as u16),
         "h1" => super::exec::f16_to_f32((s[1] >> 16) as u16),
         _ => f32::from_bits(s[1]),
@@ -121,11 +122,30 @@ pub(super) fn atest(
         _ => return Err(fault(status::INSTR_INVALID_ENC, cc.va)),
     };
     let mut coverage = if pass { s[0] } else { 0 };
+    if f.alpha_to_coverage {
+        coverage &= alpha_coverage(alpha, f.tile.samples);
+    }
     if fixed_function_depth {
         coverage = late_test(core, ctx, coverage, None, cc)?;
     }
     staging_write(lane, cc, 0, coverage);
     Ok(coverage)
+}
+
+/// The coverage mask alpha-to-coverage makes of `alpha` at `samples` per
+/// pixel. The hardware's rule (and its dithering) is undocumented and the
+/// Vulkan spec's "Multisample Coverage" leaves it to the implementation
+/// (no samples at alpha 0, all at 1, monotonic): ours is deterministic —
+/// the lowest ⌊alpha × samples + ½⌋ samples (alpha clamped to [0, 1], NaN
+/// as 0), the same mask for every pixel.
+pub fn alpha_coverage(alpha: f32, samples: u32) -> u32 {
+    let a = if alpha.is_nan() {
+        0.0
+    } else {
+        alpha.clamp(0.0, 1.0)
+    };
+    let n = ((a * samples as f32 + 0.5).floor() as u32).min(samples);
+    if n >= 32 { u32::MAX } else { (1u32 << n) - 1 }
 }
 
 /// ZS_EMIT (fragment jobs): the shader's depth (source 0, f32; modifier
@@ -362,6 +382,10 @@ pub(super) fn blend(
             }
             _ => return Err(bad("register format not simulated")),
         };
+    }
+    // Blend `Alpha To One` (alphaToOneEnable): the source alpha is 1.
+    if blend_desc::ALPHA_TO_ONE.get(&desc) != 0 && matches!(regfmt, 0 | 1) {
+        colour[3] = 1.0;
     }
     let samples = f.tile.samples;
     let covered = s[0] & ((1u32 << samples) - 1);
@@ -620,9 +644,12 @@ fn raw_pixel(
 /// varying `index` (the `index` immediate, or LD_VAR's second source) of
 /// the Draw's Varyings table, `vecsize` components into the staging
 /// registers. Smooth: the primitive's vertices' values weighted
-/// perspective-correctly at the pixel centre (`sample` center; centroid
-/// and sample too in a single-sampled framebuffer, where they are the same
-/// point; otherwise, and `explicit` and `none`, fault); the first source (a sample position) is not read. Flat: the
+/// perspective-correctly at the pixel centre (`sample` center), at the
+/// centroid (`centroid`: the centre when the first source's coverage holds
+/// every sample, else its lowest covered sample's position) or at the
+/// sample the first source's bits 16.. name (`sample`); in a
+/// single-sampled framebuffer all three are the centre; `explicit` and
+/// `none` fault. Flat: the
 /// provoking vertex's value, `function` none only. Register formats: f32
 /// (one register per component), f16 (two per register, low half first),
 /// u32/s32 (flat), auto (the varying's own type). `update` (the varying
@@ -648,24 +675,51 @@ pub(super) fn ld_var(
     } else {
         s[1]
     };
+    let Some(t) = f.threads.get(ctx.thread as usize).copied() else {
+        return Err(bad("from a thread without a pixel"));
+    };
+    let samples = f.tile.samples;
+    let mut bary = t.bary;
     if flat {
         if p.fields.modifier("function").unwrap_or("none") != "none" {
             return Err(bad("with a combining function"));
         }
     } else {
-        match (
-            p.fields.modifier("sample").unwrap_or("none"),
-            f.tile.samples,
-        ) {
-            ("center", _) | ("centroid" | "sample", 1) => {}
-            // Centroid and sample positions differ from the centre when a
-            // pixel has several samples: not simulated.
+        match p.fields.modifier("sample").unwrap_or("none") {
+            "center" => {}
+            _ if samples == 1 => match p.fields.modifier("sample") {
+                Some("centroid" | "sample") => {}
+                _ => return Err(bad("sample mode not simulated")),
+            },
+            // The first source is r61 as preloaded (our compiler's and
+            // older Mesa's choice; Mesa's v9+ `BI_PRELOAD_CENTROID_ID` has
+            // no Bifrost counterpart in genxml): its coverage (bits 0..15)
+            // picks the centroid. Our rule, within what the Vulkan spec's
+            // "Interpolation Decorations" allows (a point covered by the
+            // primitive, the centre when every sample is covered): all of
+            // the pixel's samples covered → the centre; otherwise the
+            // lowest-numbered covered sample's position. No coverage (a
+            // helper invocation): the centre.
+            "centroid" => {
+                let all = (1u32 << samples) - 1;
+                let mask = s[0] & all;
+                if mask != 0 && mask != all {
+                    let first = mask.trailing_zeros() as usize;
+                    bary = t.sample_bary[first.min(crate::kmod::sim::raster::MAX_SAMPLES - 1)];
+                }
+            }
+            // The sample r61's bits 16.. name (the thread's sample under
+            // sample shading, 0 otherwise).
+            "sample" => {
+                let id = (s[0] >> 16) & 0x1f;
+                if id >= samples || id as usize >= crate::kmod::sim::raster::MAX_SAMPLES {
+                    return Err(bad("a sample index beyond the sample count"));
+                }
+                bary = t.sample_bary[id as usize];
+            }
             _ => return Err(bad("sample mode not simulated")),
         }
     }
-    let Some(t) = f.threads.get(ctx.thread as usize).copied() else {
-        return Err(bad("from a thread without a pixel"));
-    };
     let (vertices, corners, provoking) = (f.vertices, f.corners, f.provoking);
     let mut values = [[Value::F(0.0); 4]; 3];
     let sources: Vec<usize> = if flat {
@@ -687,7 +741,7 @@ pub(super) fn ld_var(
             let mut acc = 0.0f32;
             for (k, vk) in values.iter().enumerate().take(corners) {
                 match vk[c] {
-                    Value::F(x) => acc += t.bary[k] * x,
+                    Value::F(x) => acc += bary[k] * x,
                     _ => return Err(bad("interpolates an integer varying")),
                 }
             }

@@ -300,6 +300,10 @@ pub struct FragmentIo {
     /// renderer state's `Point sprite coord origin max Y` flips y.
     pub point: Option<[f32; 3]>,
     pub point_origin_max_y: bool,
+    /// The framebuffer's sample-locations table (FAU special 6).
+    pub sample_locations: u64,
+    /// The renderer state's `Alpha-to-coverage` (ATEST).
+    pub alpha_to_coverage: bool,
 }
 
 /// One fragment thread's place: pixel and interpolation weights.
@@ -314,6 +318,10 @@ pub struct FragThread {
     pub z: [f32; super::raster::MAX_SAMPLES],
     /// Depth and 1/w at the pixel centre (`LD_VAR_SPECIAL` frag_z/frag_w).
     pub centre: [f32; 2],
+    /// The perspective-correct weights at each sample's position (what
+    /// `LD_VAR` with `centroid` or `sample` reads at a multisampled
+    /// framebuffer; entries past the sample count unused).
+    pub sample_bary: [[f32; 3]; super::raster::MAX_SAMPLES],
     /// The late depth/stencil tests ran for this thread (ATEST or ZS_EMIT).
     pub tested: bool,
 }
