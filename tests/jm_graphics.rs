@@ -556,16 +556,42 @@ fn format_codes(format: ColorFormat, bytes: &[u8]) -> [u32; 4] {
             let v = u32::from_le_bytes(bytes.try_into().unwrap());
             [v & 1023, (v >> 10) & 1023, (v >> 20) & 1023, v >> 30]
         }
-        // R16G16B16A16_SFLOAT: four binary16 values.
-        ColorFormat::Rgba16Sfloat => {
-            std::array::from_fn(|c| u32::from(u16::from_le_bytes([bytes[2 * c], bytes[2 * c + 1]])))
+        // B8G8R8A8: B in byte 0, R in byte 2.
+        ColorFormat::Bgra8Unorm | ColorFormat::Bgra8Srgb => {
+            [2, 1, 0, 3].map(|b| u32::from(bytes[b]))
         }
-        // 32-bit components: the words.
-        _ if format.kind() != ColorKind::Unorm => std::array::from_fn(|c| {
-            bytes
-                .get(4 * c..4 * c + 4)
-                .map_or(0, |b| u32::from_le_bytes(b.try_into().unwrap()))
-        }),
+        // A1R5G5B5_UNORM_PACK16: B in bits 0..4, G 5..9, R 10..14, A 15.
+        ColorFormat::A1r5g5b5UnormPack16 => {
+            let v = u32::from(u16::from_le_bytes([bytes[0], bytes[1]]));
+            [(v >> 10) & 31, (v >> 5) & 31, v & 31, v >> 15]
+        }
+        // R4G4B4A4_UNORM_PACK16: R in bits 12..15, G 8..11, B 4..7, A 0..3;
+        // B4G4R4A4 swaps R and B.
+        ColorFormat::R4g4b4a4UnormPack16 | ColorFormat::B4g4r4a4UnormPack16 => {
+            let v = u32::from(u16::from_le_bytes([bytes[0], bytes[1]]));
+            let n = [v >> 12, (v >> 8) & 15, (v >> 4) & 15, v & 15];
+            if format == ColorFormat::R4g4b4a4UnormPack16 {
+                n
+            } else {
+                [n[2], n[1], n[0], n[3]]
+            }
+        }
+        // One 32-bit word.
+        ColorFormat::B10g11r11UfloatPack32 => {
+            [u32::from_le_bytes(bytes[..4].try_into().unwrap()), 0, 0, 0]
+        }
+        // Components of 8, 16 or 32 bits each, R first ("Formats": the
+        // non-packed formats' components in order, each little-endian).
+        _ if format.is_raw() => {
+            let size = (format.memory_bytes_per_pixel() / format.components()) as usize;
+            std::array::from_fn(|c| {
+                bytes.get(size * c..size * (c + 1)).map_or(0, |b| {
+                    b.iter()
+                        .rev()
+                        .fold(0u32, |v, &byte| v << 8 | u32::from(byte))
+                })
+            })
+        }
         _ => std::array::from_fn(|c| bytes.get(c).map_or(0, |&b| u32::from(b))),
     }
 }
@@ -574,6 +600,10 @@ fn format_codes(format: ColorFormat, bytes: &[u8]) -> [u32; 4] {
 /// format the integers 255 × `CLEAR`.
 fn clear_colour(format: ColorFormat) -> [f32; 4] {
     match format.kind() {
+        // 8-bit signed integers: 100 × `CLEAR` (255 × does not fit).
+        ColorKind::Sint if format.memory_bytes_per_pixel() == format.components() => {
+            CLEAR.map(|c| (c * 100.0).round())
+        }
         ColorKind::Uint | ColorKind::Sint => CLEAR.map(|c| (c * 255.0).round()),
         _ => CLEAR,
     }
@@ -636,13 +666,12 @@ fn reference_shaded(
         ColorKind::Unorm => {
             target.with_unorm_format(scene.format.channel_bits(), scene.format.srgb())
         }
+        ColorKind::Snorm => target.with_snorm_format(scene.format.channel_bits()),
         ColorKind::Float => target.with_float_or_int(Some(
             if scene.format == ColorFormat::B10g11r11UfloatPack32 {
                 11
-            } else if scene.format == ColorFormat::Rgba16Sfloat {
-                16
             } else {
-                32
+                8 * scene.format.memory_bytes_per_pixel() / scene.format.components()
             },
         )),
         ColorKind::Uint | ColorKind::Sint => target.with_float_or_int(None),
@@ -3635,10 +3664,22 @@ fn stored_value(format: ColorFormat, words: [u32; 4], c: usize) -> f64 {
                 _ => (1.0 + f / scale) * 2f64.powi(e - 15),
             }
         }
-        ColorFormat::Rgba16Sfloat => half::f16::from_bits(words[c] as u16).to_f64(),
-        ColorFormat::Rgba32Sfloat => f64::from(f32::from_bits(words[c])),
-        ColorFormat::R32Sint | ColorFormat::Rgba32Sint => f64::from(words[c] as i32),
-        _ => f64::from(words[c]),
+        _ => {
+            // Components of `bits` each: binary16 or f32, two's complement
+            // for SINT, code / (2^(b−1) − 1) clamped to −1 for SNORM, code /
+            // (2^b − 1) for UNORM ("Conversion from Normalized Fixed-Point to
+            // Floating-Point").
+            let bits = 8 * format.memory_bytes_per_pixel() / format.components();
+            let signed = (i64::from(words[c]) << (64 - bits)) >> (64 - bits);
+            match format.kind() {
+                ColorKind::Float if bits == 16 => half::f16::from_bits(words[c] as u16).to_f64(),
+                ColorKind::Float => f64::from(f32::from_bits(words[c])),
+                ColorKind::Sint => signed as f64,
+                ColorKind::Snorm => (signed as f64 / f64::from((1u32 << (bits - 1)) - 1)).max(-1.0),
+                ColorKind::Unorm => f64::from(words[c]) / f64::from((1u32 << bits) - 1),
+                ColorKind::Uint => f64::from(words[c]),
+            }
+        }
     }
 }
 
@@ -3734,6 +3775,152 @@ fn float_and_integer_targets_store_like_the_vulkan_rules() {
     eprintln!("{compared} components compared, {rounded} of them rounded on the way");
     assert!(compared > 150_000, "{compared}");
 }
+
+/// The RAW formats added after the first float and 32-bit integer ones
+/// (2026-11-28, `gfx-fmt`): the 8- and 16-bit integer formats, RG32
+/// UINT/SINT, R16F/RG16F/R32F/RG32F, the SNORM formats and 16-bit UNORM
+/// (RAW8 … RAW64 internal, `RAW<bits>` writeback, the blend conversion's
+/// memory format the pixel format: Mesa's `pan_rt_init_format`). Random
+/// opaque scenes of flat values on the G52 and a v6 G72, read back by the
+/// Vulkan format's layout: every component exactly as the reference stores
+/// it — integers of the component's range (signed ones negative too)
+/// exactly, floats as in `float_and_integer_targets_store_like_the_vulkan_rules`
+/// (binary16 rounded to nearest even, overflow to infinity), SNORM/UNORM
+/// values from −1.25 to 1.25 (a fifth of them on the code grid's
+/// half-way points, the rest at random) clamped, scaled and rounded to
+/// nearest ("Conversion from Floating-Point to Normalized Fixed-Point").
+/// Returns nothing; prints the counts.
+#[test]
+fn small_integer_float_and_snorm_targets_store_like_the_vulkan_rules() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x5a0b_8e16_f00d_7a11);
+    let (mut compared, mut clamped, mut ties) = (0usize, 0usize, 0usize);
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let float = flat_rgba_shaders(arch);
+        let uint = int_shaders(arch, false);
+        let sint = int_shaders(arch, true);
+        for format in NEW_RAW_FORMATS {
+            let (vs, fs) = match format.kind() {
+                ColorKind::Uint => (&uint.0, &uint.1),
+                ColorKind::Sint => (&sint.0, &sint.1),
+                _ => (&float.0, &float.1),
+            };
+            let bits = 8 * format.memory_bytes_per_pixel() / format.components();
+            let mut scene = random_blend_scene(vs, fs, &mut rng);
+            scene.format = format;
+            for v in 0..scene.data.len() / 8 {
+                for c in 0..4 {
+                    let range = 1u64 << bits.min(24);
+                    scene.data[8 * v + 4 + c] = match format.kind() {
+                        ColorKind::Uint => rng.next(range) as f32,
+                        ColorKind::Sint => rng.next(range) as f32 - (range / 2) as f32,
+                        ColorKind::Float => match rng.next(8) {
+                            0 => (rng.next(1 << 20) as f32 + 0.5) * 2f32.powi(-30),
+                            1 => rng.next(1 << 20) as f32 * 8.0,
+                            _ => (rng.next(1 << 23) as f32 - (1 << 22) as f32) / 65536.0,
+                        },
+                        _ => {
+                            let max = if format.kind() == ColorKind::Snorm {
+                                (1u32 << (bits - 1)) - 1
+                            } else {
+                                (1u32 << bits) - 1
+                            };
+                            if rng.next(5) == 0 {
+                                // A half-way point k + 1/2 of the code grid.
+                                let k = rng.next(2 * u64::from(max)) as f64 - f64::from(max) + 0.5;
+                                (k / f64::from(max)) as f32
+                            } else {
+                                (rng.next(1 << 20) as f32 / (1 << 20) as f32) * 2.5 - 1.25
+                            }
+                        }
+                    };
+                }
+            }
+            for d in &mut scene.draws {
+                d.blend = Blend::Opaque;
+                d.write_mask = 15;
+            }
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("{format:?}: the chains must complete: {e}"));
+            let (want, on_edge) = reference(&scene);
+            let mut bad = Vec::new();
+            for (i, words) in out.codes.iter().enumerate() {
+                if on_edge[i] {
+                    continue;
+                }
+                for c in 0..format.components() as usize {
+                    compared += 1;
+                    let got = stored_value(format, *words, c);
+                    let w = want.color[i][c];
+                    if got != w {
+                        bad.push(format!(
+                            "{format:?} ({}, {}) component {c}: got {got} ({:#x}), want {w}",
+                            i as u32 % SIZE,
+                            i as u32 / SIZE,
+                            words[c]
+                        ));
+                    }
+                    if want.writes[i] > 0
+                        && matches!(format.kind(), ColorKind::Snorm | ColorKind::Unorm)
+                    {
+                        clamped += usize::from(w.abs() == 1.0 || w == 0.0);
+                        let scale = if format.kind() == ColorKind::Snorm {
+                            f64::from((1u32 << (bits - 1)) - 1)
+                        } else {
+                            f64::from((1u32 << bits) - 1)
+                        };
+                        ties += usize::from(scene.data.iter().any(|&v| {
+                            let x = f64::from(v) * scale;
+                            x.fract().abs() == 0.5 && (x.round() / scale) == w
+                        }));
+                    }
+                }
+            }
+            assert!(
+                bad.is_empty(),
+                "{} differ: {:?}",
+                bad.len(),
+                &bad[..bad.len().min(6)]
+            );
+        }
+    }
+    eprintln!(
+        "{compared} components compared; normalized: {clamped} clamped or zero, {ties} rounded from a half-way point"
+    );
+    assert!(compared > 150_000, "{compared}");
+}
+
+/// The RAW formats of `small_integer_float_and_snorm_targets_store_like_the_vulkan_rules`.
+const NEW_RAW_FORMATS: [ColorFormat; 27] = [
+    ColorFormat::R8Uint,
+    ColorFormat::R8Sint,
+    ColorFormat::Rg8Uint,
+    ColorFormat::Rg8Sint,
+    ColorFormat::Rgba8Uint,
+    ColorFormat::Rgba8Sint,
+    ColorFormat::R16Uint,
+    ColorFormat::R16Sint,
+    ColorFormat::Rg16Uint,
+    ColorFormat::Rg16Sint,
+    ColorFormat::Rgba16Uint,
+    ColorFormat::Rgba16Sint,
+    ColorFormat::Rg32Uint,
+    ColorFormat::Rg32Sint,
+    ColorFormat::R16Sfloat,
+    ColorFormat::Rg16Sfloat,
+    ColorFormat::R32Sfloat,
+    ColorFormat::Rg32Sfloat,
+    ColorFormat::R8Snorm,
+    ColorFormat::Rg8Snorm,
+    ColorFormat::Rgba8Snorm,
+    ColorFormat::R16Snorm,
+    ColorFormat::Rg16Snorm,
+    ColorFormat::Rgba16Snorm,
+    ColorFormat::R16Unorm,
+    ColorFormat::Rg16Unorm,
+    ColorFormat::Rgba16Unorm,
+];
 
 /// 4× with the packed UNORM formats (`R5G6B5_UNORM_PACK16`,
 /// `A2B10G10R10_UNORM_PACK32`): random flat-coloured triangles as in

@@ -12,10 +12,11 @@
 //! colour internal formats R8G8B8A8 (written back as R8G8B8A8, R8G8 or
 //! R8, sRGB or not), R5G6B5A0 (→ R5G6B5), R10G10B10A2 (→ R10G10B10A2) —
 //! the tile buffer holding each channel's UNORM code, blended by the
-//! fixed-function unit — and RAW32/RAW64/RAW128 (→ the same RAW size:
-//! float and integer formats, the pixel's bytes as the blend unit's
-//! conversion wrote them, Opaque only), any swizzle of R, G, B, A (the
-//! identity for RAW), no YUV/AFBC; depth internal formats D16/D24/D32
+//! fixed-function unit —, R4G4B4A4 (→ R4G4B4A4), R5G5B5A1 (→ R5G5B5A1),
+//! and RAW8/RAW16/RAW32/RAW64/RAW128 (→ a RAW size that rounds up to it:
+//! float, integer, SNORM and 16-bit UNORM formats, the pixel's bytes as
+//! the blend unit's conversion wrote them, Opaque only), any swizzle of R,
+//! G, B, A (the identity for RAW), no YUV/AFBC; depth internal formats D16/D24/D32
 //! (kept as f32 in the tile buffer, D16/D24 rounded to their UNORM
 //! precision: `fragment::quantize_depth`) written back as D32 (f32) or D16/D24
 //! UNORM through the ZS CRC Extension, stencil kept as u8 and written back
@@ -156,12 +157,14 @@ impl UnormFormat {
     };
 
     /// genxml "Color Buffer Internal Format" R8G8B8A8 (1), R10G10B10A2
-    /// (2), R5G6B5A0 (5).
+    /// (2), R4G4B4A4 (4), R5G6B5A0 (5), R5G5B5A1 (6).
     fn from_internal(raw: u64, srgb: bool) -> Option<UnormFormat> {
         let bits = match raw {
             1 => [8, 8, 8, 8],
             2 => [10, 10, 10, 2],
             5 if !srgb => [5, 6, 5, 0],
+            4 if !srgb => [4, 4, 4, 4],
+            6 if !srgb => [5, 5, 5, 1],
             _ => return None,
         };
         Some(UnormFormat { bits, srgb })
@@ -257,11 +260,11 @@ pub fn linear_to_srgb(l: f32) -> f32 {
 pub enum TileFormat {
     /// UNORM channel codes.
     Unorm(UnormFormat),
-    /// `Internal Format` RAW32/RAW64/RAW128: the pixel's bytes in its
-    /// memory format, as the blend unit's conversion wrote them, in
-    /// `words` 32-bit words (Mesa's `pan_rt_init_format` for formats the
-    /// blend unit cannot blend: float and integer formats).
-    Raw { words: u32 },
+    /// `Internal Format` RAW8 … RAW128: the pixel's bytes in its memory
+    /// format, as the blend unit's conversion wrote them, `bytes` of them
+    /// (1, 2, 4, 8, 16; little-endian in the words; Mesa's
+    /// `pan_rt_init_format` for formats the blend unit cannot blend).
+    Raw { bytes: u32 },
 }
 
 /// How a render target's pixels are packed in memory (`Writeback Format`):
@@ -276,7 +279,10 @@ pub enum Writeback {
     R5G6B5,
     /// R10G10B10A2: a 32-bit word, channels at bits 0, 10, 20, 30.
     R10G10B10A2,
-    /// RAW32/RAW64/RAW128: the tile buffer's words as they are.
+    /// R5G5B5A1 / R4G4B4A4: a 16-bit word, channel 0 in the lowest bits
+    /// (the reading of R5G6B5), channel sizes `bits`.
+    Packed16([u32; 4]),
+    /// RAW8 … RAW128: the first `n` bytes of the tile buffer's words.
     Raw(u32),
 }
 
@@ -286,7 +292,8 @@ impl Writeback {
             Writeback::Bytes(n) => n,
             Writeback::R5G6B5 => 2,
             Writeback::R10G10B10A2 => 4,
-            Writeback::Raw(words) => 4 * u64::from(words),
+            Writeback::Packed16(_) => 2,
+            Writeback::Raw(bytes) => u64::from(bytes),
         }
     }
 
@@ -299,9 +306,19 @@ impl Writeback {
             Writeback::R10G10B10A2 => (m[0] | m[1] << 10 | m[2] << 20 | m[3] << 30)
                 .to_le_bytes()
                 .to_vec(),
-            Writeback::Raw(words) => m[..words as usize]
+            Writeback::Packed16(bits) => {
+                let mut shift = 0;
+                let mut v = 0u32;
+                for c in 0..4 {
+                    v |= m[c] << shift;
+                    shift += bits[c];
+                }
+                (v as u16).to_le_bytes().to_vec()
+            }
+            Writeback::Raw(bytes) => m
                 .iter()
                 .flat_map(|w| w.to_le_bytes())
+                .take(bytes as usize)
                 .collect(),
         }
     }
@@ -578,28 +595,36 @@ impl Framebuffer {
             // R10G10B10A2 (2) → R10G10B10A2 (24) (Mesa's
             // `panfrost_blendable_formats`). Swizzle: 3-bit fields, R=0,
             // G=1, B=2, A=3 (identity 0o3210).
-            // RAW32 (34) / RAW64 (35) / RAW128 (36) → writeback RAW32 (3),
-            // RAW64 (5), RAW128 (7), identity swizzle, no sRGB.
+            // R4G4B4A4 (4) → R4G4B4A4 (20); R5G5B5A1 (6) → R5G5B5A1 (28).
+            // RAW8 (32) … RAW128 (36) → writeback RAW8 (0), RAW16 (1),
+            // RAW24 (2), RAW32 (3), RAW48 (4), RAW64 (5), RAW96 (6), RAW128
+            // (7) whose size rounds up to the internal one (Mesa's
+            // `pan_rt_init_format`), identity swizzle, no sRGB.
             let internal = get("Internal Format")?;
             let srgb = get("sRGB")? != 0;
             let format =
                 match (internal, srgb) {
-                    (34, false) => TileFormat::Raw { words: 1 },
-                    (35, false) => TileFormat::Raw { words: 2 },
-                    (36, false) => TileFormat::Raw { words: 4 },
+                    (32..=36, false) => TileFormat::Raw {
+                        bytes: 1 << (internal - 32),
+                    },
                     _ => TileFormat::Unorm(UnormFormat::from_internal(internal, srgb).ok_or_else(
                         || config(rva, "render target internal format not simulated"),
                     )?),
                 };
+            const RAW_BYTES: [u32; 8] = [1, 2, 3, 4, 6, 8, 12, 16];
             let writeback = match (get("Writeback Format")?, internal) {
+                (w @ 0..=7, 32..=36)
+                    if RAW_BYTES[w as usize].next_power_of_two() == 1 << (internal - 32) =>
+                {
+                    Writeback::Raw(RAW_BYTES[w as usize])
+                }
+                (20, 4) => Writeback::Packed16([4; 4]),
+                (28, 6) => Writeback::Packed16([5, 5, 5, 1]),
                 (16, 1) => Writeback::Bytes(1),
                 (17, 1) => Writeback::Bytes(2),
                 (19, 1) => Writeback::Bytes(4),
                 (21, 5) => Writeback::R5G6B5,
                 (24, 2) => Writeback::R10G10B10A2,
-                (3, 34) => Writeback::Raw(1),
-                (5, 35) => Writeback::Raw(2),
-                (7, 36) => Writeback::Raw(4),
                 _ => return Err(config(rva, "render target format not simulated")),
             };
             let raw_swizzle = get("Swizzle")?;
