@@ -3571,17 +3571,54 @@ fn msaa_4x_stencil_depth_bias_and_occlusion_scenes_match_the_reference() {
 /// conversions that inexact).
 #[test]
 fn more_colour_formats_blend_like_the_vulkan_rules() {
+    let (compared, off_by_one) = blended_formats_match(
+        Rng(0x5e6b_1010_2a2b_0565),
+        &[
+            ColorFormat::Rgba8Srgb,
+            ColorFormat::R5g6b5UnormPack16,
+            ColorFormat::A2b10g10r10UnormPack32,
+        ],
+    );
+    eprintln!("{compared} channels compared, {off_by_one} one code apart (sRGB only)");
+    assert!(compared > 100_000, "{compared}");
+}
+
+/// The BGRA orders and the other 16-bit packed UNORM formats (2026-11-28,
+/// `gfx-fmt`): `B8G8R8A8_UNORM`/`_SRGB` (internal R8G8B8A8, writeback
+/// R8G8B8A8 with the RT swizzle B, G, R, A), `A1R5G5B5_UNORM_PACK16`
+/// (internal and writeback R5G5B5A1, swizzle B, G, R, A),
+/// `R4G4B4A4_UNORM_PACK16` and `B4G4R4A4_UNORM_PACK16` (R4G4B4A4, swizzles
+/// A, B, G, R and A, R, G, B), Mesa's `panfrost_blendable_formats` pairs
+/// with blend conversions "RGBA8 TB", "RGB5 A1 AU", "RGBA4 AU": random
+/// blended scenes as in `more_colour_formats_blend_like_the_vulkan_rules`
+/// (constants on the k/(2^b − 1) grid of channel 0's size), read back by
+/// the Vulkan layouts: every channel code exactly (sRGB within 1 code).
+#[test]
+fn bgra_and_small_packed_formats_blend_like_the_vulkan_rules() {
+    let (compared, off_by_one) = blended_formats_match(
+        Rng(0xb6ea_5551_4444_0bad),
+        &[
+            ColorFormat::Bgra8Unorm,
+            ColorFormat::Bgra8Srgb,
+            ColorFormat::A1r5g5b5UnormPack16,
+            ColorFormat::R4g4b4a4UnormPack16,
+            ColorFormat::B4g4r4a4UnormPack16,
+        ],
+    );
+    eprintln!("{compared} channels compared, {off_by_one} one code apart (sRGB only)");
+    assert!(compared > 150_000, "{compared}");
+}
+
+/// Three random blended scenes per format on the G52 and on a v6 G72 (see
+/// `more_colour_formats_blend_like_the_vulkan_rules`); returns the channels
+/// compared and those one code apart.
+fn blended_formats_match(mut rng: Rng, formats: &[ColorFormat]) -> (usize, usize) {
     use bifrost_vk::compiler::bifrost::Arch as IsaArch;
-    let mut rng = Rng(0x5e6b_1010_2a2b_0565);
     let mut compared = 0usize;
     let mut off_by_one = 0usize;
     for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
         let (vs, fs) = flat_rgba_shaders(arch);
-        for format in [
-            ColorFormat::Rgba8Srgb,
-            ColorFormat::R5g6b5UnormPack16,
-            ColorFormat::A2b10g10r10UnormPack32,
-        ] {
+        for &format in formats {
             let kmax = ((1u32 << format.constant_bits()) - 1) as f32;
             for _ in 0..3 {
                 let mut scene = random_blend_scene(&vs, &fs, &mut rng);
@@ -3631,8 +3668,7 @@ fn more_colour_formats_blend_like_the_vulkan_rules() {
             }
         }
     }
-    eprintln!("{compared} channels compared, {off_by_one} one code apart (sRGB only)");
-    assert!(compared > 100_000, "{compared}");
+    (compared, off_by_one)
 }
 
 fn int_shaders(arch: bifrost_vk::compiler::bifrost::Arch, signed: bool) -> (Stage2, Stage2) {
