@@ -404,12 +404,18 @@ fn try_render_on(
                 clear: Some(format.clear_words(clear_colour(format))),
             });
         }
+        // D24S8: the stencil is byte 3 of the depth surface's pixels.
+        let interleaved = scene.depth_format == ZDepthFormat::D24S8;
         let zs = ZsOptions {
             stencil: scene.stencil_clear.map(|clear| StencilTarget {
-                sample_stride: per_sample(4 * 1024),
+                sample_stride: per_sample(if interleaved { 16 * 1024 } else { 4 * 1024 }),
                 block: BlockFormat::TiledUInterleaved,
-                base: stencil_buf.va,
-                row_stride: 1024,
+                base: if interleaved {
+                    depth_buf.va
+                } else {
+                    stencil_buf.va
+                },
+                row_stride: if interleaved { 4096 } else { 1024 },
                 clear,
                 write: true,
             }),
@@ -499,8 +505,8 @@ fn try_render_on(
             .into_iter()
             .map(|b| match scene.depth_format {
                 ZDepthFormat::D32 => f32::from_bits(b),
-                // X8_D24: the UNORM value in the low 24 bits.
-                ZDepthFormat::D24X8 => {
+                // X8_D24 and D24S8: the UNORM value in the low 24 bits.
+                ZDepthFormat::D24X8 | ZDepthFormat::D24S8 => {
                     (f64::from(b & 0xff_ffff) / f64::from((1u32 << 24) - 1)) as f32
                 }
                 // D16_UNORM: the 16-bit UNORM value.
@@ -511,6 +517,13 @@ fn try_render_on(
     let stencil = scene.stencil_clear.map(|_| {
         let surfaces = (0..n)
             .map(|s| {
+                if scene.depth_format == ZDepthFormat::D24S8 {
+                    // The top byte of each D24S8 pixel.
+                    return read_surface(gpu, depth_buf.va + 16 * 1024 * u64::from(s))
+                        .into_iter()
+                        .map(|b| u32::from(b[3]))
+                        .collect();
+                }
                 let raw = gpu.read(stencil_buf.va + 4096 * u64::from(s), (SIZE * SIZE) as usize);
                 (0..SIZE * SIZE)
                     .map(|i| {
@@ -699,7 +712,7 @@ fn reference_shaded(
     target.components = scene.format.components();
     let resolution = match scene.depth_format {
         ZDepthFormat::D32 => ops::DepthResolution::Float32,
-        ZDepthFormat::D24X8 => {
+        ZDepthFormat::D24X8 | ZDepthFormat::D24S8 => {
             target.depth_bits = Some(24);
             ops::DepthResolution::Unorm(24)
         }
@@ -3009,12 +3022,15 @@ fn random_stencil_depth_bias_and_occlusion_scenes_match_the_reference() {
         let mut done = 0;
         while done < scenes {
             let mut scene = random_zs_scene(&vs, &fs, &mut rng);
-            // Every other scene on X8_D24 (r = 2^-24, depth at 24 bits),
-            // every fourth on D16 (r = 2^-16, depth at 16 bits).
-            if done % 2 == 1 {
-                scene.depth_format = ZDepthFormat::D24X8;
-            } else if done % 4 == 2 {
-                scene.depth_format = ZDepthFormat::D16;
+            // Every other scene on 24-bit depth (r = 2^-24, depth at 24
+            // bits): X8_D24 + S8, or D24S8 (one interleaved surface, the
+            // stencil in each pixel's top byte); every fourth on D16 (r =
+            // 2^-16, depth at 16 bits).
+            match done % 4 {
+                1 => scene.depth_format = ZDepthFormat::D24X8,
+                3 => scene.depth_format = ZDepthFormat::D24S8,
+                2 => scene.depth_format = ZDepthFormat::D16,
+                _ => {}
             }
             let (want, on_edge, passed) = reference_counted(&scene);
             if on_edge.iter().any(|&e| e) {

@@ -540,6 +540,15 @@ pub enum DepthFormat {
     D24X8,
     /// `VK_FORMAT_D16_UNORM`.
     D16,
+    /// `VK_FORMAT_D24_UNORM_S8_UINT` as one interleaved surface: depth
+    /// 24-bit UNORM in bits 0–23, stencil in bits 24–31 of each 32-bit
+    /// pixel (Mesa's `PIPE_FORMAT_Z24_UNORM_S8_UINT`: `ZS Write Format`
+    /// D24S8, and the stencil written through `S Write Format` X24S8 at the
+    /// same surface, `translate_zs_format`/`translate_s_format` in
+    /// `src/panfrost/lib/pan_desc.c`). A [`ZsOptions::stencil`] target must
+    /// then name the depth target's surface (base, row stride, block,
+    /// sample stride).
+    D24S8,
 }
 
 impl DepthFormat {
@@ -549,6 +558,7 @@ impl DepthFormat {
             DepthFormat::D32 => (2, 14),
             DepthFormat::D24X8 => (1, 4),
             DepthFormat::D16 => (0, 1),
+            DepthFormat::D24S8 => (1, 5),
         }
     }
 }
@@ -810,8 +820,26 @@ pub fn write_framebuffer_with(
     let zs = fbd::zs_crc_extension(arch);
     let mut z = zs.defaults();
     if let Some(st) = zs_options.stencil {
-        // genxml "S Format" S8 = 1.
-        set(zs, &mut z, "S Write Format", 1)?;
+        // genxml "S Format" S8 = 1; X24S8 = 4, the stencil byte of a
+        // D24S8 surface, which must then be the depth target's.
+        let interleaved = zs_options.depth_format == DepthFormat::D24S8;
+        if interleaved {
+            let same = fb.depth.is_some_and(|d| {
+                (d.base, d.row_stride, d.block, d.sample_stride)
+                    == (st.base, st.row_stride, st.block, st.sample_stride)
+            });
+            if !same {
+                return Err(JmError::Encoding(
+                    "D24S8 stencil must be written to the depth target's surface",
+                ));
+            }
+        }
+        set(
+            zs,
+            &mut z,
+            "S Write Format",
+            if interleaved { 4 } else { 1 },
+        )?;
         let sblock = if st.write { st.block.raw() } else { 0 };
         set(zs, &mut z, "S Block Format", sblock)?;
         let (mode, stride) = if st.write || st.sample_stride.is_some() {

@@ -19,8 +19,9 @@
 //! G, B, A (the identity for RAW), no YUV/AFBC; depth internal formats D16/D24/D32
 //! (kept as f32 in the tile buffer, D16/D24 rounded to their UNORM
 //! precision: `fragment::quantize_depth`) written back as D32 (f32) or D16/D24
-//! UNORM through the ZS CRC Extension, stencil kept as u8 and written back
-//! as S8; no pre/post-frame shaders, no Z/S preload. `Dithering Enable` is not modelled: colour
+//! UNORM through the ZS CRC Extension (D24S8: the depth's three low bytes
+//! of each 32-bit pixel), stencil kept as u8 and written back as S8 or
+//! X24S8 (the top byte of a D24S8 surface's pixels); no pre/post-frame shaders, no Z/S preload. `Dithering Enable` is not modelled: colour
 //! is rounded to nearest (what the Vulkan rules allow; dithering is an
 //! implementation choice the spec also allows).
 //!
@@ -350,16 +351,23 @@ pub struct DepthTarget {
     pub row_stride: u64,
     /// Bytes per pixel written: 4 (D32 as f32, D24X8 UNORM) or 2 (D16).
     pub format: DepthFormat,
+    /// `ZS Write Format` D24S8: the 24-bit UNORM depth goes to bytes 0–2
+    /// of each 32-bit pixel and byte 3 (the stencil's, written by an
+    /// X24S8 stencil writeback) is left as it is.
+    pub keeps_stencil_byte: bool,
     /// `ZS MSAA` with `ZS Writeback Surface Stride` (Single or Layered).
     pub msaa: Msaa,
 }
 
-/// Stencil writeback (S8) through the ZS CRC Extension.
+/// Stencil writeback (S8, or X24S8) through the ZS CRC Extension.
 #[derive(Clone, Copy, Debug)]
 pub struct StencilTarget {
     pub block: Block,
     pub base: u64,
     pub row_stride: u64,
+    /// `S Write Format` X24S8: the stencil is byte 3 of 32-bit pixels
+    /// (a D24S8 surface); S8: one byte per pixel.
+    pub x24s8: bool,
     /// `S MSAA` with `S Writeback Surface Stride` (Single or Layered).
     pub msaa: Msaa,
 }
@@ -539,10 +547,18 @@ impl Framebuffer {
             }
             if fbp::Z_WRITE_ENABLE.get(&w) != 0 {
                 let block = field(zl, &z, "ZS Block Format", next)?;
-                let format = match field(zl, &z, "ZS Write Format", next)? {
-                    1 => DepthFormat::D16,
-                    4 => DepthFormat::D24X8,
-                    14 => DepthFormat::D32,
+                // D24S8 (5) writes the depth of a D24X8 pixel and leaves
+                // its top byte to the stencil writeback: our reading of
+                // Mesa's `PIPE_FORMAT_Z24_UNORM_S8_UINT` (depth in bits
+                // 0–23) written as ZS D24S8 plus S X24S8 at the same
+                // surface (`pan_desc.c`); what D24S8 does to that byte
+                // when no stencil is written is not documented, and
+                // Vulkan wants a store of one aspect to leave the other.
+                let (format, keeps_stencil_byte) = match field(zl, &z, "ZS Write Format", next)? {
+                    1 => (DepthFormat::D16, false),
+                    4 => (DepthFormat::D24X8, false),
+                    5 => (DepthFormat::D24X8, true),
+                    14 => (DepthFormat::D32, false),
                     _ => return Err(config(next, "ZS write format not simulated")),
                 };
                 fb.depth = Some(DepthTarget {
@@ -551,6 +567,7 @@ impl Framebuffer {
                     base: field(zl, &z, "ZS Writeback Base", next)?,
                     row_stride: field(zl, &z, "ZS Writeback Row Stride", next)?,
                     format,
+                    keeps_stencil_byte,
                     msaa: Msaa::from_raw(
                         field(zl, &z, "ZS MSAA", next)?,
                         field(zl, &z, "ZS Writeback Surface Stride", next)?,
@@ -561,10 +578,19 @@ impl Framebuffer {
                 });
             }
             if fbp::S_WRITE_ENABLE.get(&w) != 0 {
-                if field(zl, &z, "S Write Format", next)? != 1 {
-                    return Err(config(next, "S write format not simulated (S8 only)"));
-                }
+                // genxml "S Format" S8 (1) or X24S8 (4).
+                let x24s8 = match field(zl, &z, "S Write Format", next)? {
+                    1 => false,
+                    4 => true,
+                    _ => {
+                        return Err(config(
+                            next,
+                            "S write format not simulated (S8 and X24S8 only)",
+                        ));
+                    }
+                };
                 fb.stencil = Some(StencilTarget {
+                    x24s8,
                     block: Block::from_raw(field(zl, &z, "S Block Format", next)?)
                         .ok_or_else(|| config(next, "S block format not simulated"))?,
                     base: field(zl, &z, "S Writeback Base", next)?,
@@ -767,7 +793,12 @@ impl TileBuffer {
                         }
                     };
                     let off = d.block.offset(x, y, d.row_stride, bpp);
-                    mmu.write(d.base.wrapping_add(surface).wrapping_add(off), &bytes)?;
+                    let bytes = if d.keeps_stencil_byte {
+                        &bytes[..3]
+                    } else {
+                        &bytes[..]
+                    };
+                    mmu.write(d.base.wrapping_add(surface).wrapping_add(off), bytes)?;
                 }
             }
         }
@@ -775,7 +806,11 @@ impl TileBuffer {
             for (surface, range) in st.msaa.surfaces(self.samples) {
                 for (x, y) in pixels() {
                     let Some(i) = self.index(x, y) else { continue };
-                    let off = st.block.offset(x, y, st.row_stride, 1);
+                    let off = if st.x24s8 {
+                        st.block.offset(x, y, st.row_stride, 4) + 3
+                    } else {
+                        st.block.offset(x, y, st.row_stride, 1)
+                    };
                     mmu.write(
                         st.base.wrapping_add(surface).wrapping_add(off),
                         &[self.stencil[self.sample(i, range.start)]],
