@@ -199,7 +199,7 @@ mod tests {
         );
         // −0.5 × 32767 = −16383.5 → −16384 (ties away from zero).
         assert_eq!(
-            l("RG16 SNORM").pack_floats([-0.5, 0.25]),
+            l("RG16 SNORM").pack_floats([-0.5, 0.25, 0.0, 0.0]),
             Some([0x2000_c000, 0, 0, 0])
         );
         assert_eq!(
