@@ -62,6 +62,20 @@ pub enum TexelFormat {
     /// `VK_FORMAT_R32G32B32A32_SFLOAT` ("RGBA32F", 16 bytes).
     Rgba16Sfloat,
     Rgba32Sfloat,
+    /// (2026-11-28, `gfx-fmt`) `VK_FORMAT_R16_SFLOAT` ("R16F", swizzle
+    /// R001), `VK_FORMAT_R16G16_SFLOAT` ("RG16F", RG01),
+    /// `VK_FORMAT_R32G32_SFLOAT` ("RG32F", RG01), `VK_FORMAT_R8_SNORM`,
+    /// `R8G8_SNORM`, `R8G8B8A8_SNORM` ("R8 SNORM" R001, "RG8 SNORM" RG01,
+    /// "RGBA8 SNORM"), and `VK_FORMAT_B8G8R8A8_UNORM` ("RGBA8 UNORM" with
+    /// the swizzle BGRA: B is byte 0; Mesa maps PIPE_FORMAT_B8G8R8A8_UNORM
+    /// to RGBA8 UNORM with the order BGRA).
+    R16Sfloat,
+    Rg16Sfloat,
+    Rg32Sfloat,
+    R8Snorm,
+    Rg8Snorm,
+    Rgba8Snorm,
+    Bgra8Unorm,
 }
 
 impl TexelFormat {
@@ -79,6 +93,13 @@ impl TexelFormat {
             TexelFormat::R5g6b5UnormPack16 => ("RGB565", false),
             TexelFormat::Rgba16Sfloat => ("RGBA16F", false),
             TexelFormat::Rgba32Sfloat => ("RGBA32F", false),
+            TexelFormat::R16Sfloat => ("R16F", false),
+            TexelFormat::Rg16Sfloat => ("RG16F", false),
+            TexelFormat::Rg32Sfloat => ("RG32F", false),
+            TexelFormat::R8Snorm => ("R8 SNORM", false),
+            TexelFormat::Rg8Snorm => ("RG8 SNORM", false),
+            TexelFormat::Rgba8Snorm => ("RGBA8 SNORM", false),
+            TexelFormat::Bgra8Unorm => ("RGBA8 UNORM", false),
         }
     }
 
@@ -88,9 +109,16 @@ impl TexelFormat {
     /// BGR1 for RGB565.
     fn swizzle(self) -> u64 {
         match self {
-            TexelFormat::R32Sfloat | TexelFormat::R8Unorm => 0o5440,
-            TexelFormat::Rg8Unorm => 0o5410,
+            TexelFormat::R32Sfloat
+            | TexelFormat::R8Unorm
+            | TexelFormat::R16Sfloat
+            | TexelFormat::R8Snorm => 0o5440,
+            TexelFormat::Rg8Unorm
+            | TexelFormat::Rg16Sfloat
+            | TexelFormat::Rg32Sfloat
+            | TexelFormat::Rg8Snorm => 0o5410,
             TexelFormat::R5g6b5UnormPack16 => 0o5012,
+            TexelFormat::Bgra8Unorm => 0o3012,
             _ => 0o3210,
         }
     }

@@ -138,6 +138,20 @@ pub enum ImageFormat {
     /// `VK_FORMAT_R32G32B32A32_SFLOAT`: four f32, R first (16 bytes: four
     /// consecutive entries of [`Image::texels`]).
     R32g32b32a32Sfloat,
+    /// `VK_FORMAT_R16_SFLOAT`, `VK_FORMAT_R16G16_SFLOAT` (binary16 values,
+    /// R first, (r, 0, 0, 1) / (r, g, 0, 1)), `VK_FORMAT_R32G32_SFLOAT` (two
+    /// f32: two entries of [`Image::texels`]).
+    R16Sfloat,
+    R16g16Sfloat,
+    R32g32Sfloat,
+    /// `VK_FORMAT_R8_SNORM`, `R8G8_SNORM`, `R8G8B8A8_SNORM`: bytes as two's
+    /// complement c, "Conversion from Normalized Fixed-Point to
+    /// Floating-Point" max(c / 127, −1).
+    R8Snorm,
+    R8g8Snorm,
+    R8g8b8a8Snorm,
+    /// `VK_FORMAT_B8G8R8A8_UNORM`: B in byte 0, G 1, R 2, A 3.
+    B8g8r8a8Unorm,
 }
 
 impl ImageFormat {
@@ -145,7 +159,7 @@ impl ImageFormat {
     /// one (its leading bytes), wider ones 4-byte words in turn.
     pub fn texel_words(self) -> usize {
         match self {
-            ImageFormat::R16g16b16a16Sfloat => 2,
+            ImageFormat::R16g16b16a16Sfloat | ImageFormat::R32g32Sfloat => 2,
             ImageFormat::R32g32b32a32Sfloat => 4,
             _ => 1,
         }
@@ -162,7 +176,14 @@ impl ImageFormat {
             | ImageFormat::A2b10g10r10UnormPack32
             | ImageFormat::R5g6b5UnormPack16
             | ImageFormat::R16g16b16a16Sfloat
-            | ImageFormat::R32g32b32a32Sfloat => SampledType::Float,
+            | ImageFormat::R32g32b32a32Sfloat
+            | ImageFormat::R16Sfloat
+            | ImageFormat::R16g16Sfloat
+            | ImageFormat::R32g32Sfloat
+            | ImageFormat::R8Snorm
+            | ImageFormat::R8g8Snorm
+            | ImageFormat::R8g8b8a8Snorm
+            | ImageFormat::B8g8r8a8Unorm => SampledType::Float,
             ImageFormat::Rgba8Uint => SampledType::Uint,
             ImageFormat::Rgba8Sint => SampledType::Sint,
         }
@@ -242,6 +263,37 @@ impl Image {
                     f64::from((w >> at) & max) / f64::from(max)
                 };
                 return [c(0, 10), c(10, 10), c(20, 10), c(30, 2)];
+            }
+            ImageFormat::R16Sfloat => {
+                return [
+                    binary16_to_f64(u16::from_le_bytes([t[0], t[1]])),
+                    0.0,
+                    0.0,
+                    1.0,
+                ];
+            }
+            ImageFormat::R16g16Sfloat => {
+                let h = |k: usize| binary16_to_f64(u16::from_le_bytes([t[2 * k], t[2 * k + 1]]));
+                return [h(0), h(1), 0.0, 1.0];
+            }
+            ImageFormat::R32g32Sfloat => {
+                let f = |k: usize| f64::from(f32::from_le_bytes(self.texels[at + k]));
+                return [f(0), f(1), 0.0, 1.0];
+            }
+            ImageFormat::R8Snorm | ImageFormat::R8g8Snorm | ImageFormat::R8g8b8a8Snorm => {
+                let n = match self.format {
+                    ImageFormat::R8Snorm => 1,
+                    ImageFormat::R8g8Snorm => 2,
+                    _ => 4,
+                };
+                let mut out = [0.0, 0.0, 0.0, 1.0];
+                for (o, &b) in out.iter_mut().zip(&t).take(n) {
+                    *o = (f64::from(b as i8) / 127.0).max(-1.0);
+                }
+                return out;
+            }
+            ImageFormat::B8g8r8a8Unorm => {
+                return [t[2], t[1], t[0], t[3]].map(|c| f64::from(c) / 255.0);
             }
             _ => {}
         }
