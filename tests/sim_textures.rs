@@ -248,6 +248,7 @@ fn texel_format(format: ImageFormat) -> TexelFormat {
         ImageFormat::R8g8Snorm => TexelFormat::Rg8Snorm,
         ImageFormat::R8g8b8a8Snorm => TexelFormat::Rgba8Snorm,
         ImageFormat::B8g8r8a8Unorm => TexelFormat::Bgra8Unorm,
+        ImageFormat::B10g11r11UfloatPack32 => TexelFormat::B10g11r11UfloatPack32,
     }
 }
 
@@ -1558,6 +1559,18 @@ fn random_texel(rng: &mut Rng, format: ImageFormat, finite: bool) -> Vec<u8> {
         ImageFormat::R8g8b8a8Snorm | ImageFormat::B8g8r8a8Unorm => {
             (rng.next() as u32).to_le_bytes().to_vec()
         }
+        // Raw bits (exponent 31: ∞ or NaN); finite: such an exponent made 30.
+        ImageFormat::B10g11r11UfloatPack32 => {
+            let mut w = rng.next() as u32;
+            if finite {
+                for (at, m) in [(0, 6), (11, 6), (22, 5)] {
+                    if (w >> (at + m)) & 31 == 31 {
+                        w &= !(1 << (at + m));
+                    }
+                }
+            }
+            w.to_le_bytes().to_vec()
+        }
         ImageFormat::R32g32Sfloat => {
             let mut t = random_texel(rng, ImageFormat::R32g32b32a32Sfloat, finite);
             t.truncate(8);
@@ -1647,8 +1660,9 @@ fn rgb565_rgba16f_and_rgba32f_textures_match_the_reference_sampler() {
 }
 
 /// The same for the texture formats added on 2026-11-28 (`gfx-fmt`):
-/// R16F (R001), RG16F and RG32F (RG01), R8/RG8/RGBA8 SNORM and B8G8R8A8
-/// UNORM ("RGBA8 UNORM" with the swizzle BGRA): nearest and fetches bit
+/// R16F (R001), RG16F and RG32F (RG01), R8/RG8/RGBA8 SNORM, B8G8R8A8
+/// UNORM ("RGBA8 UNORM" with the swizzle BGRA) and B10G11R11 UFLOAT ("R11F
+/// G11F B10F"): nearest and fetches bit
 /// for bit (infinities and NaNs among the float texels, every SNORM code
 /// including −128, which reads −1), linear within the bound above.
 #[test]
@@ -1663,10 +1677,11 @@ fn r16f_rg16f_rg32f_snorm_and_bgra_textures_match_the_reference_sampler() {
             (ImageFormat::R8g8Snorm, 2),
             (ImageFormat::R8g8b8a8Snorm, 4),
             (ImageFormat::B8g8r8a8Unorm, 4),
+            (ImageFormat::B10g11r11UfloatPack32, 4),
         ],
     );
     eprintln!("{compared} components compared, {specials} of them infinities or NaNs");
-    assert_eq!(compared, 2 * 7 * 4 * 2 * 32 * 12);
+    assert_eq!(compared, 2 * 8 * 4 * 2 * 32 * 12);
     assert!(specials > 0, "no infinity or NaN reached a nearest sample");
 }
 

@@ -76,6 +76,9 @@ pub enum TexelFormat {
     Rg8Snorm,
     Rgba8Snorm,
     Bgra8Unorm,
+    /// `VK_FORMAT_B10G11R11_UFLOAT_PACK32` ("R11F G11F B10F": R in bits
+    /// 0..10, G 11..21, B 22..31; alpha reads 1).
+    B10g11r11UfloatPack32,
 }
 
 impl TexelFormat {
@@ -100,6 +103,7 @@ impl TexelFormat {
             TexelFormat::Rg8Snorm => ("RG8 SNORM", false),
             TexelFormat::Rgba8Snorm => ("RGBA8 SNORM", false),
             TexelFormat::Bgra8Unorm => ("RGBA8 UNORM", false),
+            TexelFormat::B10g11r11UfloatPack32 => ("R11F G11F B10F", false),
         }
     }
 

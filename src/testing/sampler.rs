@@ -152,6 +152,11 @@ pub enum ImageFormat {
     R8g8b8a8Snorm,
     /// `VK_FORMAT_B8G8R8A8_UNORM`: B in byte 0, G 1, R 2, A 3.
     B8g8r8a8Unorm,
+    /// `VK_FORMAT_B10G11R11_UFLOAT_PACK32`: the little-endian word holds R
+    /// in bits 0..10, G 11..21 (unsigned 11-bit floats: 5-bit exponent,
+    /// 6-bit mantissa), B 22..31 (10-bit: 5-bit mantissa), "Unsigned 11-Bit
+    /// Floating-Point Numbers"; alpha 1.
+    B10g11r11UfloatPack32,
 }
 
 impl ImageFormat {
@@ -183,7 +188,8 @@ impl ImageFormat {
             | ImageFormat::R8Snorm
             | ImageFormat::R8g8Snorm
             | ImageFormat::R8g8b8a8Snorm
-            | ImageFormat::B8g8r8a8Unorm => SampledType::Float,
+            | ImageFormat::B8g8r8a8Unorm
+            | ImageFormat::B10g11r11UfloatPack32 => SampledType::Float,
             ImageFormat::Rgba8Uint => SampledType::Uint,
             ImageFormat::Rgba8Sint => SampledType::Sint,
         }
@@ -294,6 +300,23 @@ impl Image {
             }
             ImageFormat::B8g8r8a8Unorm => {
                 return [t[2], t[1], t[0], t[3]].map(|c| f64::from(c) / 255.0);
+            }
+            ImageFormat::B10g11r11UfloatPack32 => {
+                let w = u32::from_le_bytes(t);
+                // Exponent 0: f · 2^-14 / 2^m; 31: ∞ or NaN; else (1 +
+                // f / 2^m) · 2^(e − 15).
+                let v = |at: u32, m: u32| {
+                    let code = (w >> at) & ((1 << (m + 5)) - 1);
+                    let (e, f) = ((code >> m) as i32, f64::from(code & ((1 << m) - 1)));
+                    let scale = f64::from(1u32 << m);
+                    match e {
+                        0 => f / scale * 2f64.powi(-14),
+                        31 if f == 0.0 => f64::INFINITY,
+                        31 => f64::NAN,
+                        _ => (1.0 + f / scale) * 2f64.powi(e - 15),
+                    }
+                };
+                return [v(0, 6), v(11, 6), v(22, 5), 1.0];
             }
             _ => {}
         }

@@ -119,6 +119,28 @@ impl TexelKind {
 /// little-endian components; absent G, B read 0 and A 1.0).
 fn plain_texel(l: crate::hw::pixel::RawLayout, bytes: &[u8; 16]) -> [u32; 4] {
     use crate::hw::pixel::RawKind;
+    if l.kind == RawKind::R11g11b10 {
+        // R bits 0..10, G 11..21 (6-bit mantissas), B 22..31 (5-bit); 5-bit
+        // exponents, bias 15, no sign (Vulkan "Unsigned 11-Bit
+        // Floating-Point Numbers", "Unsigned 10-Bit …"): exact in f32.
+        let w = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        let small = |code: u32, m: u32| -> u32 {
+            let (e, f) = (code >> m, code & ((1 << m) - 1));
+            match e {
+                0 => (f as f32 * 2f32.powi(-14 - m as i32)).to_bits(),
+                31 if f == 0 => f32::INFINITY.to_bits(),
+                31 => f32::NAN.to_bits(),
+                // Rebias 15 → 127 and widen the mantissa to 23 bits.
+                _ => (e + 112) << 23 | f << (23 - m),
+            }
+        };
+        return [
+            small(w & 0x7ff, 6),
+            small(w >> 11 & 0x7ff, 6),
+            small(w >> 22, 5),
+            1.0f32.to_bits(),
+        ];
+    }
     let size = (l.bits / 8) as usize;
     let mut out = [0, 0, 0, 1.0f32.to_bits()];
     for (c, word) in out.iter_mut().enumerate().take(l.components as usize) {
@@ -287,8 +309,10 @@ impl Texture {
             (name, false) => crate::hw::pixel::RawLayout::of(name)
                 .filter(|l| {
                     use crate::hw::pixel::RawKind;
-                    matches!(l.kind, RawKind::Float | RawKind::Unorm | RawKind::Snorm)
-                        && l.components != 3
+                    matches!(
+                        l.kind,
+                        RawKind::Float | RawKind::Unorm | RawKind::Snorm | RawKind::R11g11b10
+                    )
                 })
                 .map(TexelKind::Plain),
             _ => None,
