@@ -249,6 +249,10 @@ fn texel_format(format: ImageFormat) -> TexelFormat {
         ImageFormat::R8g8b8a8Snorm => TexelFormat::Rgba8Snorm,
         ImageFormat::B8g8r8a8Unorm => TexelFormat::Bgra8Unorm,
         ImageFormat::B10g11r11UfloatPack32 => TexelFormat::B10g11r11UfloatPack32,
+        ImageFormat::R16g16Uint => TexelFormat::Rg16Uint,
+        ImageFormat::R16g16Sint => TexelFormat::Rg16Sint,
+        ImageFormat::R32Uint => TexelFormat::R32Uint,
+        ImageFormat::R32Sint => TexelFormat::R32Sint,
     }
 }
 
@@ -500,6 +504,25 @@ fn a_missing_texture_descriptor_faults_the_job() {
 /// reference sampler's.
 #[test]
 fn integer_textures_match_the_reference_sampler() {
+    let compared = integer_textures_match(ImageFormat::Rgba8Uint, ImageFormat::Rgba8Sint);
+    eprintln!("{compared} integer texture words compared");
+}
+
+/// The same with RG16UI/RG16I (RG01) and R32UI/R32I (R001) textures
+/// (2026-11-28, `gfx-fmt`): every word exactly the reference sampler's
+/// (16-bit components zero- or sign-extended, absent G, B 0 and A the
+/// integer 1).
+#[test]
+fn rg16_and_r32_integer_textures_match_the_reference_sampler() {
+    let compared = integer_textures_match(ImageFormat::R16g16Uint, ImageFormat::R16g16Sint)
+        + integer_textures_match(ImageFormat::R32Uint, ImageFormat::R32Sint);
+    eprintln!("{compared} integer texture words compared");
+}
+
+/// `texture_int.comp` over a `unsigned` and a `signed` texture (see
+/// `integer_textures_match_the_reference_sampler`); returns the words
+/// compared.
+fn integer_textures_match(unsigned: ImageFormat, signed: ImageFormat) -> usize {
     let mut compared = 0;
     for model in [SimModel::G52, SimModel::G72] {
         let binary = compile_named("texture_int.comp.spv", model);
@@ -520,8 +543,8 @@ fn integer_textures_match_the_reference_sampler() {
             } else {
                 TexelLayout::Linear
             };
-            let (uimg, udesc) = upload(&mut gpu, &mut rng, 6, 5, layout, ImageFormat::Rgba8Uint);
-            let (iimg, idesc) = upload(&mut gpu, &mut rng, 3, 7, layout, ImageFormat::Rgba8Sint);
+            let (uimg, udesc) = upload(&mut gpu, &mut rng, 6, 5, layout, unsigned);
+            let (iimg, idesc) = upload(&mut gpu, &mut rng, 3, 7, layout, signed);
             let sampler = Sampler::simple(false, mode);
             let reference = Bindings::default();
             let mut queries = Vec::new();
@@ -561,11 +584,15 @@ fn integer_textures_match_the_reference_sampler() {
             )
             .unwrap_or_else(|e| panic!("{model:?} {mode:?}: {e}"));
             let got = gpu.read_u32s(obuf.va, want.len());
-            assert_eq!(got, want, "{model:?} {mode:?} {layout:?}");
+            assert_eq!(
+                got, want,
+                "{unsigned:?} {signed:?} {model:?} {mode:?} {layout:?}"
+            );
             compared += got.len();
         }
     }
     assert_eq!(compared, 2 * 3 * 32 * 16);
+    compared
 }
 
 #[test]

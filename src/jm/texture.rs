@@ -79,6 +79,12 @@ pub enum TexelFormat {
     /// `VK_FORMAT_B10G11R11_UFLOAT_PACK32` ("R11F G11F B10F": R in bits
     /// 0..10, G 11..21, B 22..31; alpha reads 1).
     B10g11r11UfloatPack32,
+    /// `VK_FORMAT_R16G16_UINT`/`_SINT` ("RG16UI"/"RG16I", RG01),
+    /// `VK_FORMAT_R32_UINT`/`_SINT` ("R32UI"/"R32I", R001).
+    Rg16Uint,
+    Rg16Sint,
+    R32Uint,
+    R32Sint,
 }
 
 impl TexelFormat {
@@ -104,6 +110,10 @@ impl TexelFormat {
             TexelFormat::Rgba8Snorm => ("RGBA8 SNORM", false),
             TexelFormat::Bgra8Unorm => ("RGBA8 UNORM", false),
             TexelFormat::B10g11r11UfloatPack32 => ("R11F G11F B10F", false),
+            TexelFormat::Rg16Uint => ("RG16UI", false),
+            TexelFormat::Rg16Sint => ("RG16I", false),
+            TexelFormat::R32Uint => ("R32UI", false),
+            TexelFormat::R32Sint => ("R32I", false),
         }
     }
 
@@ -116,11 +126,15 @@ impl TexelFormat {
             TexelFormat::R32Sfloat
             | TexelFormat::R8Unorm
             | TexelFormat::R16Sfloat
-            | TexelFormat::R8Snorm => 0o5440,
+            | TexelFormat::R8Snorm
+            | TexelFormat::R32Uint
+            | TexelFormat::R32Sint => 0o5440,
             TexelFormat::Rg8Unorm
             | TexelFormat::Rg16Sfloat
             | TexelFormat::Rg32Sfloat
-            | TexelFormat::Rg8Snorm => 0o5410,
+            | TexelFormat::Rg8Snorm
+            | TexelFormat::Rg16Uint
+            | TexelFormat::Rg16Sint => 0o5410,
             TexelFormat::R5g6b5UnormPack16 => 0o5012,
             TexelFormat::Bgra8Unorm => 0o3012,
             _ => 0o3210,

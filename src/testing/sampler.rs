@@ -157,6 +157,13 @@ pub enum ImageFormat {
     /// 6-bit mantissa), B 22..31 (10-bit: 5-bit mantissa), "Unsigned 11-Bit
     /// Floating-Point Numbers"; alpha 1.
     B10g11r11UfloatPack32,
+    /// `VK_FORMAT_R16G16_UINT`/`_SINT` (two little-endian 16-bit integers,
+    /// R first; (r, g, 0, 1)), `VK_FORMAT_R32_UINT`/`_SINT` (one 32-bit
+    /// integer; (r, 0, 0, 1)): zero- or sign-extended to 32-bit words.
+    R16g16Uint,
+    R16g16Sint,
+    R32Uint,
+    R32Sint,
 }
 
 impl ImageFormat {
@@ -190,8 +197,12 @@ impl ImageFormat {
             | ImageFormat::R8g8b8a8Snorm
             | ImageFormat::B8g8r8a8Unorm
             | ImageFormat::B10g11r11UfloatPack32 => SampledType::Float,
-            ImageFormat::Rgba8Uint => SampledType::Uint,
-            ImageFormat::Rgba8Sint => SampledType::Sint,
+            ImageFormat::Rgba8Uint | ImageFormat::R16g16Uint | ImageFormat::R32Uint => {
+                SampledType::Uint
+            }
+            ImageFormat::Rgba8Sint | ImageFormat::R16g16Sint | ImageFormat::R32Sint => {
+                SampledType::Sint
+            }
         }
     }
 }
@@ -337,6 +348,19 @@ impl Image {
         let t = self.texels[(j * self.width + i) as usize];
         match self.format {
             ImageFormat::Rgba8Sint => t.map(|c| c as i8 as i32 as u32),
+            ImageFormat::R16g16Uint => [
+                u32::from(u16::from_le_bytes([t[0], t[1]])),
+                u32::from(u16::from_le_bytes([t[2], t[3]])),
+                0,
+                1,
+            ],
+            ImageFormat::R16g16Sint => [
+                i16::from_le_bytes([t[0], t[1]]) as i32 as u32,
+                i16::from_le_bytes([t[2], t[3]]) as i32 as u32,
+                0,
+                1,
+            ],
+            ImageFormat::R32Uint | ImageFormat::R32Sint => [u32::from_le_bytes(t), 0, 0, 1],
             _ => t.map(u32::from),
         }
     }

@@ -142,7 +142,8 @@ fn plain_texel(l: crate::hw::pixel::RawLayout, bytes: &[u8; 16]) -> [u32; 4] {
         ];
     }
     let size = (l.bits / 8) as usize;
-    let mut out = [0, 0, 0, 1.0f32.to_bits()];
+    // Absent alpha: 1.0, or the integer 1 of an integer format.
+    let mut out = [0, 0, 0, if l.integer() { 1 } else { 1.0f32.to_bits() }];
     for (c, word) in out.iter_mut().enumerate().take(l.components as usize) {
         let code = bytes[size * c..size * (c + 1)]
             .iter()
@@ -159,8 +160,10 @@ fn plain_texel(l: crate::hw::pixel::RawLayout, bytes: &[u8; 16]) -> [u32; 4] {
                 let max = f64::from((1u32 << (l.bits - 1)) - 1);
                 ((signed as f64 / max).max(-1.0) as f32).to_bits()
             }
-            // Not made plain (`Texture::read_texture` filters them out).
-            _ => code,
+            RawKind::Uint => code,
+            RawKind::Sint => signed as u32,
+            // Decoded above.
+            RawKind::R11g11b10 => code,
         };
     }
     out
@@ -311,7 +314,12 @@ impl Texture {
                     use crate::hw::pixel::RawKind;
                     matches!(
                         l.kind,
-                        RawKind::Float | RawKind::Unorm | RawKind::Snorm | RawKind::R11g11b10
+                        RawKind::Float
+                            | RawKind::Unorm
+                            | RawKind::Snorm
+                            | RawKind::R11g11b10
+                            | RawKind::Uint
+                            | RawKind::Sint
                     )
                 })
                 .map(TexelKind::Plain),
@@ -436,8 +444,21 @@ impl Texture {
                 | TexelKind::Rgba16f
                 | TexelKind::Rgba32f
                 | TexelKind::Bgra8
-                | TexelKind::Plain(_)
-        )
+        ) || matches!(self.kind, TexelKind::Plain(l) if !l.integer())
+    }
+
+    /// Whether the texels are read as unsigned integers.
+    pub fn is_uint(&self) -> bool {
+        use crate::hw::pixel::RawKind;
+        self.kind == TexelKind::Uint
+            || matches!(self.kind, TexelKind::Plain(l) if l.kind == RawKind::Uint)
+    }
+
+    /// Whether the texels are read as signed integers.
+    pub fn is_sint(&self) -> bool {
+        use crate::hw::pixel::RawKind;
+        self.kind == TexelKind::Sint
+            || matches!(self.kind, TexelKind::Plain(l) if l.kind == RawKind::Sint)
     }
 
     /// Level 0's width and height.
