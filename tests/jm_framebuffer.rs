@@ -16,8 +16,9 @@ use bifrost_vk::hw::snapshot::Snapshot;
 use bifrost_vk::hw::tiler::{TILER_CONTEXT, tiler_context};
 use bifrost_vk::hw::{Arch, job};
 use bifrost_vk::jm::framebuffer::{
-    BlockFormat, ColorFormat, ColorTarget, DepthTarget, Framebuffer, SampleLocations,
-    add_fragment_job, write_framebuffer, write_tiler_context,
+    BlockFormat, ColorFormat, ColorTarget, DepthFormat, DepthTarget, Framebuffer, SampleLocations,
+    StencilTarget, ZsOptions, add_fragment_job, write_framebuffer, write_framebuffer_with,
+    write_tiler_context,
 };
 use bifrost_vk::kmod::sim::SimModel;
 use bifrost_vk::testing::SimGpu;
@@ -257,6 +258,65 @@ fn bad_framebuffers_are_errors() {
             );
         }
         assert!(write_tiler_context(pool, 0, 1, 1, 0, 4096).is_err());
+        // D24S8: the stencil is the depth surface's top byte, so a stencil
+        // target elsewhere (or without depth) is an error; the same
+        // surface encodes.
+        let colors = [color()];
+        let depth = DepthTarget {
+            block: BlockFormat::TiledUInterleaved,
+            base: 0x10_0000,
+            row_stride: 4096,
+            clear: 1.0,
+            write: true,
+            sample_stride: None,
+        };
+        let stencil = StencilTarget {
+            block: depth.block,
+            base: depth.base,
+            row_stride: depth.row_stride,
+            clear: 0,
+            write: true,
+            sample_stride: None,
+        };
+        let fb = |depth| Framebuffer {
+            width: 64,
+            height: 64,
+            colors: &colors,
+            depth,
+            tiler_context: 0,
+            samples: 1,
+            sample_locations: 0,
+        };
+        for (d, st, ok) in [
+            (Some(depth), stencil, true),
+            (None, stencil, false),
+            (
+                Some(depth),
+                StencilTarget {
+                    base: 0x20_0000,
+                    ..stencil
+                },
+                false,
+            ),
+            (
+                Some(depth),
+                StencilTarget {
+                    row_stride: 1024,
+                    ..stencil
+                },
+                false,
+            ),
+        ] {
+            let zs = ZsOptions {
+                depth_format: DepthFormat::D24S8,
+                stencil: Some(st),
+            };
+            assert_eq!(
+                write_framebuffer_with(pool, arch, &fb(d), &zs).is_ok(),
+                ok,
+                "{d:?} {st:?}"
+            );
+        }
         Ok(false)
     });
     assert!(r.unwrap().is_none());

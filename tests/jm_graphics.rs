@@ -413,12 +413,18 @@ fn try_render_on(
                 clear: Some(format.clear_words(clear_colour(format))),
             });
         }
+        // D24S8: the stencil is byte 3 of the depth surface's pixels.
+        let interleaved = scene.depth_format == ZDepthFormat::D24S8;
         let zs = ZsOptions {
             stencil: scene.stencil_clear.map(|clear| StencilTarget {
-                sample_stride: per_sample(4 * 1024),
+                sample_stride: per_sample(if interleaved { 16 * 1024 } else { 4 * 1024 }),
                 block: BlockFormat::TiledUInterleaved,
-                base: stencil_buf.va,
-                row_stride: 1024,
+                base: if interleaved {
+                    depth_buf.va
+                } else {
+                    stencil_buf.va
+                },
+                row_stride: if interleaved { 4096 } else { 1024 },
                 clear,
                 write: true,
             }),
@@ -480,11 +486,27 @@ fn try_render_on(
             .collect()
     };
     let depth = scene.depth.map(|_| {
+        // D16: two bytes per pixel (tile rows 4096 bytes apart as for the
+        // others: the emitter takes the row stride it is given).
+        let bpp = if scene.depth_format == ZDepthFormat::D16 {
+            2
+        } else {
+            4
+        };
         let surfaces = (0..n)
             .map(|s| {
-                read_surface(gpu, depth_buf.va + 16 * 1024 * u64::from(s))
-                    .into_iter()
-                    .map(u32::from_le_bytes)
+                let raw = gpu.read(
+                    depth_buf.va + 16 * 1024 * u64::from(s),
+                    (SIZE * SIZE * 4) as usize,
+                );
+                (0..SIZE * SIZE)
+                    .map(|i| {
+                        let o = u_interleaved_offset(i % SIZE, i / SIZE, 4096, bpp) as usize;
+                        raw[o..o + bpp as usize]
+                            .iter()
+                            .rev()
+                            .fold(0u32, |v, &b| v << 8 | u32::from(b))
+                    })
                     .collect()
             })
             .collect();
@@ -492,17 +514,25 @@ fn try_render_on(
             .into_iter()
             .map(|b| match scene.depth_format {
                 ZDepthFormat::D32 => f32::from_bits(b),
-                // X8_D24: the UNORM value in the low 24 bits.
-                ZDepthFormat::D24X8 => {
+                // X8_D24 and D24S8: the UNORM value in the low 24 bits.
+                ZDepthFormat::D24X8 | ZDepthFormat::D24S8 => {
                     (f64::from(b & 0xff_ffff) / f64::from((1u32 << 24) - 1)) as f32
                 }
-                ZDepthFormat::D16 => unreachable!("no D16 scene"),
+                // D16_UNORM: the 16-bit UNORM value.
+                ZDepthFormat::D16 => (f64::from(b) / 65535.0) as f32,
             })
             .collect()
     });
     let stencil = scene.stencil_clear.map(|_| {
         let surfaces = (0..n)
             .map(|s| {
+                if scene.depth_format == ZDepthFormat::D24S8 {
+                    // The top byte of each D24S8 pixel.
+                    return read_surface(gpu, depth_buf.va + 16 * 1024 * u64::from(s))
+                        .into_iter()
+                        .map(|b| u32::from(b[3]))
+                        .collect();
+                }
                 let raw = gpu.read(stencil_buf.va + 4096 * u64::from(s), (SIZE * SIZE) as usize);
                 (0..SIZE * SIZE)
                     .map(|i| {
@@ -565,16 +595,42 @@ fn format_codes(format: ColorFormat, bytes: &[u8]) -> [u32; 4] {
             let v = u32::from_le_bytes(bytes.try_into().unwrap());
             [v & 1023, (v >> 10) & 1023, (v >> 20) & 1023, v >> 30]
         }
-        // R16G16B16A16_SFLOAT: four binary16 values.
-        ColorFormat::Rgba16Sfloat => {
-            std::array::from_fn(|c| u32::from(u16::from_le_bytes([bytes[2 * c], bytes[2 * c + 1]])))
+        // B8G8R8A8: B in byte 0, R in byte 2.
+        ColorFormat::Bgra8Unorm | ColorFormat::Bgra8Srgb => {
+            [2, 1, 0, 3].map(|b| u32::from(bytes[b]))
         }
-        // 32-bit components: the words.
-        _ if format.kind() != ColorKind::Unorm => std::array::from_fn(|c| {
-            bytes
-                .get(4 * c..4 * c + 4)
-                .map_or(0, |b| u32::from_le_bytes(b.try_into().unwrap()))
-        }),
+        // A1R5G5B5_UNORM_PACK16: B in bits 0..4, G 5..9, R 10..14, A 15.
+        ColorFormat::A1r5g5b5UnormPack16 => {
+            let v = u32::from(u16::from_le_bytes([bytes[0], bytes[1]]));
+            [(v >> 10) & 31, (v >> 5) & 31, v & 31, v >> 15]
+        }
+        // R4G4B4A4_UNORM_PACK16: R in bits 12..15, G 8..11, B 4..7, A 0..3;
+        // B4G4R4A4 swaps R and B.
+        ColorFormat::R4g4b4a4UnormPack16 | ColorFormat::B4g4r4a4UnormPack16 => {
+            let v = u32::from(u16::from_le_bytes([bytes[0], bytes[1]]));
+            let n = [v >> 12, (v >> 8) & 15, (v >> 4) & 15, v & 15];
+            if format == ColorFormat::R4g4b4a4UnormPack16 {
+                n
+            } else {
+                [n[2], n[1], n[0], n[3]]
+            }
+        }
+        // One 32-bit word.
+        ColorFormat::B10g11r11UfloatPack32 => {
+            [u32::from_le_bytes(bytes[..4].try_into().unwrap()), 0, 0, 0]
+        }
+        // Components of 8, 16 or 32 bits each, R first ("Formats": the
+        // non-packed formats' components in order, each little-endian).
+        _ if format.is_raw() => {
+            let size = (format.memory_bytes_per_pixel() / format.components()) as usize;
+            std::array::from_fn(|c| {
+                bytes.get(size * c..size * (c + 1)).map_or(0, |b| {
+                    b.iter()
+                        .rev()
+                        .fold(0u32, |v, &byte| v << 8 | u32::from(byte))
+                })
+            })
+        }
         _ => std::array::from_fn(|c| bytes.get(c).map_or(0, |&b| u32::from(b))),
     }
 }
@@ -583,6 +639,10 @@ fn format_codes(format: ColorFormat, bytes: &[u8]) -> [u32; 4] {
 /// format the integers 255 × `CLEAR`.
 fn clear_colour(format: ColorFormat) -> [f32; 4] {
     match format.kind() {
+        // 8-bit signed integers: 100 × `CLEAR` (255 × does not fit).
+        ColorKind::Sint if format.memory_bytes_per_pixel() == format.components() => {
+            CLEAR.map(|c| (c * 100.0).round())
+        }
         ColorKind::Uint | ColorKind::Sint => CLEAR.map(|c| (c * 255.0).round()),
         _ => CLEAR,
     }
@@ -645,13 +705,12 @@ fn reference_shaded(
         ColorKind::Unorm => {
             target.with_unorm_format(scene.format.channel_bits(), scene.format.srgb())
         }
+        ColorKind::Snorm => target.with_snorm_format(scene.format.channel_bits()),
         ColorKind::Float => target.with_float_or_int(Some(
             if scene.format == ColorFormat::B10g11r11UfloatPack32 {
                 11
-            } else if scene.format == ColorFormat::Rgba16Sfloat {
-                16
             } else {
-                32
+                8 * scene.format.memory_bytes_per_pixel() / scene.format.components()
             },
         )),
         ColorKind::Uint | ColorKind::Sint => target.with_float_or_int(None),
@@ -662,7 +721,7 @@ fn reference_shaded(
     target.components = scene.format.components();
     let resolution = match scene.depth_format {
         ZDepthFormat::D32 => ops::DepthResolution::Float32,
-        ZDepthFormat::D24X8 => {
+        ZDepthFormat::D24X8 | ZDepthFormat::D24S8 => {
             target.depth_bits = Some(24);
             ops::DepthResolution::Unorm(24)
         }
@@ -3024,6 +3083,7 @@ fn random_stencil_depth_bias_and_occlusion_scenes_match_the_reference() {
     use bifrost_vk::compiler::bifrost::Arch as IsaArch;
     let mut rng = Rng(0x57e4_c115_dead_0001);
     let (mut scenes_done, mut counted, mut stencil_changed) = (0, 0u64, 0usize);
+    let (mut d16_pixels, mut d16_off_by_one) = (0usize, 0usize);
     for (model, arch, scenes) in [
         (SimModel::G52, IsaArch::V7, 12),
         (SimModel::G72, IsaArch::V6, 3),
@@ -3032,9 +3092,15 @@ fn random_stencil_depth_bias_and_occlusion_scenes_match_the_reference() {
         let mut done = 0;
         while done < scenes {
             let mut scene = random_zs_scene(&vs, &fs, &mut rng);
-            // Every other scene on X8_D24 (r = 2^-24, depth at 24 bits).
-            if done % 2 == 1 {
-                scene.depth_format = ZDepthFormat::D24X8;
+            // Every other scene on 24-bit depth (r = 2^-24, depth at 24
+            // bits): X8_D24 + S8, or D24S8 (one interleaved surface, the
+            // stencil in each pixel's top byte); every fourth on D16 (r =
+            // 2^-16, depth at 16 bits).
+            match done % 4 {
+                1 => scene.depth_format = ZDepthFormat::D24X8,
+                3 => scene.depth_format = ZDepthFormat::D24S8,
+                2 => scene.depth_format = ZDepthFormat::D16,
+                _ => {}
             }
             let (want, on_edge, passed) = reference_counted(&scene);
             if on_edge.iter().any(|&e| e) {
@@ -3055,13 +3121,25 @@ fn random_stencil_depth_bias_and_occlusion_scenes_match_the_reference() {
                 );
                 stencil_changed += usize::from(*w != clear);
             }
+            // D16: within one code (the simulator interpolates depth in
+            // f32, the reference in f64; a depth within ~1e-7 of a half-way
+            // point between two 16-bit codes may round either way, which
+            // "Depth Test"'s conversion to the attachment's format allows).
+            let code = if scene.depth_format == ZDepthFormat::D16 {
+                1.0 / 65535.0 + 1e-7
+            } else {
+                1e-6
+            };
             for (i, (g, w)) in out.depth.unwrap().iter().zip(&want.depth).enumerate() {
+                let d = (f64::from(*g) - w).abs();
                 assert!(
-                    (f64::from(*g) - w).abs() <= 1e-6,
+                    d <= code,
                     "depth at ({}, {}): {g} vs {w}",
                     i as u32 % SIZE,
                     i as u32 / SIZE
                 );
+                d16_off_by_one += usize::from(d > 1e-6);
+                d16_pixels += usize::from(scene.depth_format == ZDepthFormat::D16 && *w < 1.0);
             }
             assert_eq!(out.occlusion, passed, "occlusion counters");
             counted += passed.iter().sum::<u64>();
@@ -3069,9 +3147,14 @@ fn random_stencil_depth_bias_and_occlusion_scenes_match_the_reference() {
         }
     }
     eprintln!(
-        "{scenes_done} scenes, {counted} samples counted, {stencil_changed} stencil values changed"
+        "{scenes_done} scenes, {counted} samples counted, {stencil_changed} stencil values changed; \
+         D16: {d16_pixels} pixels drawn, {d16_off_by_one} one code from the reference"
     );
-    assert!(counted > 2000 && stencil_changed > 1000);
+    assert!(counted > 2000 && stencil_changed > 1000 && d16_pixels > 1000);
+    assert!(
+        d16_off_by_one * 100 < d16_pixels,
+        "{d16_off_by_one} of {d16_pixels}"
+    );
 }
 
 /// R8 and RG8 UNORM targets (internal R8G8B8A8, written back as one or two
@@ -3617,17 +3700,54 @@ fn msaa_4x_stencil_depth_bias_and_occlusion_scenes_match_the_reference() {
 /// conversions that inexact).
 #[test]
 fn more_colour_formats_blend_like_the_vulkan_rules() {
+    let (compared, off_by_one) = blended_formats_match(
+        Rng(0x5e6b_1010_2a2b_0565),
+        &[
+            ColorFormat::Rgba8Srgb,
+            ColorFormat::R5g6b5UnormPack16,
+            ColorFormat::A2b10g10r10UnormPack32,
+        ],
+    );
+    eprintln!("{compared} channels compared, {off_by_one} one code apart (sRGB only)");
+    assert!(compared > 100_000, "{compared}");
+}
+
+/// The BGRA orders and the other 16-bit packed UNORM formats (2026-11-28,
+/// `gfx-fmt`): `B8G8R8A8_UNORM`/`_SRGB` (internal R8G8B8A8, writeback
+/// R8G8B8A8 with the RT swizzle B, G, R, A), `A1R5G5B5_UNORM_PACK16`
+/// (internal and writeback R5G5B5A1, swizzle B, G, R, A),
+/// `R4G4B4A4_UNORM_PACK16` and `B4G4R4A4_UNORM_PACK16` (R4G4B4A4, swizzles
+/// A, B, G, R and A, R, G, B), Mesa's `panfrost_blendable_formats` pairs
+/// with blend conversions "RGBA8 TB", "RGB5 A1 AU", "RGBA4 AU": random
+/// blended scenes as in `more_colour_formats_blend_like_the_vulkan_rules`
+/// (constants on the k/(2^b − 1) grid of channel 0's size), read back by
+/// the Vulkan layouts: every channel code exactly (sRGB within 1 code).
+#[test]
+fn bgra_and_small_packed_formats_blend_like_the_vulkan_rules() {
+    let (compared, off_by_one) = blended_formats_match(
+        Rng(0xb6ea_5551_4444_0bad),
+        &[
+            ColorFormat::Bgra8Unorm,
+            ColorFormat::Bgra8Srgb,
+            ColorFormat::A1r5g5b5UnormPack16,
+            ColorFormat::R4g4b4a4UnormPack16,
+            ColorFormat::B4g4r4a4UnormPack16,
+        ],
+    );
+    eprintln!("{compared} channels compared, {off_by_one} one code apart (sRGB only)");
+    assert!(compared > 150_000, "{compared}");
+}
+
+/// Three random blended scenes per format on the G52 and on a v6 G72 (see
+/// `more_colour_formats_blend_like_the_vulkan_rules`); returns the channels
+/// compared and those one code apart.
+fn blended_formats_match(mut rng: Rng, formats: &[ColorFormat]) -> (usize, usize) {
     use bifrost_vk::compiler::bifrost::Arch as IsaArch;
-    let mut rng = Rng(0x5e6b_1010_2a2b_0565);
     let mut compared = 0usize;
     let mut off_by_one = 0usize;
     for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
         let (vs, fs) = flat_rgba_shaders(arch);
-        for format in [
-            ColorFormat::Rgba8Srgb,
-            ColorFormat::R5g6b5UnormPack16,
-            ColorFormat::A2b10g10r10UnormPack32,
-        ] {
+        for &format in formats {
             let kmax = ((1u32 << format.constant_bits()) - 1) as f32;
             for _ in 0..3 {
                 let mut scene = random_blend_scene(&vs, &fs, &mut rng);
@@ -3677,8 +3797,7 @@ fn more_colour_formats_blend_like_the_vulkan_rules() {
             }
         }
     }
-    eprintln!("{compared} channels compared, {off_by_one} one code apart (sRGB only)");
-    assert!(compared > 100_000, "{compared}");
+    (compared, off_by_one)
 }
 
 fn int_shaders(arch: bifrost_vk::compiler::bifrost::Arch, signed: bool) -> (Stage2, Stage2) {
@@ -3710,10 +3829,22 @@ fn stored_value(format: ColorFormat, words: [u32; 4], c: usize) -> f64 {
                 _ => (1.0 + f / scale) * 2f64.powi(e - 15),
             }
         }
-        ColorFormat::Rgba16Sfloat => half::f16::from_bits(words[c] as u16).to_f64(),
-        ColorFormat::Rgba32Sfloat => f64::from(f32::from_bits(words[c])),
-        ColorFormat::R32Sint | ColorFormat::Rgba32Sint => f64::from(words[c] as i32),
-        _ => f64::from(words[c]),
+        _ => {
+            // Components of `bits` each: binary16 or f32, two's complement
+            // for SINT, code / (2^(b−1) − 1) clamped to −1 for SNORM, code /
+            // (2^b − 1) for UNORM ("Conversion from Normalized Fixed-Point to
+            // Floating-Point").
+            let bits = 8 * format.memory_bytes_per_pixel() / format.components();
+            let signed = (i64::from(words[c]) << (64 - bits)) >> (64 - bits);
+            match format.kind() {
+                ColorKind::Float if bits == 16 => half::f16::from_bits(words[c] as u16).to_f64(),
+                ColorKind::Float => f64::from(f32::from_bits(words[c])),
+                ColorKind::Sint => signed as f64,
+                ColorKind::Snorm => (signed as f64 / f64::from((1u32 << (bits - 1)) - 1)).max(-1.0),
+                ColorKind::Unorm => f64::from(words[c]) / f64::from((1u32 << bits) - 1),
+                ColorKind::Uint => f64::from(words[c]),
+            }
+        }
     }
 }
 
@@ -3993,6 +4124,152 @@ fn blend_shaders_mask_integer_targets_like_the_vulkan_rules() {
     eprintln!("{compared} components compared, {masked} draws with a partial mask");
     assert!(compared > 40_000 && masked > 20, "{compared} {masked}");
 }
+
+/// The RAW formats added after the first float and 32-bit integer ones
+/// (2026-11-28, `gfx-fmt`): the 8- and 16-bit integer formats, RG32
+/// UINT/SINT, R16F/RG16F/R32F/RG32F, the SNORM formats and 16-bit UNORM
+/// (RAW8 … RAW64 internal, `RAW<bits>` writeback, the blend conversion's
+/// memory format the pixel format: Mesa's `pan_rt_init_format`). Random
+/// opaque scenes of flat values on the G52 and a v6 G72, read back by the
+/// Vulkan format's layout: every component exactly as the reference stores
+/// it — integers of the component's range (signed ones negative too)
+/// exactly, floats as in `float_and_integer_targets_store_like_the_vulkan_rules`
+/// (binary16 rounded to nearest even, overflow to infinity), SNORM/UNORM
+/// values from −1.25 to 1.25 (a fifth of them on the code grid's
+/// half-way points, the rest at random) clamped, scaled and rounded to
+/// nearest ("Conversion from Floating-Point to Normalized Fixed-Point").
+/// Returns nothing; prints the counts.
+#[test]
+fn small_integer_float_and_snorm_targets_store_like_the_vulkan_rules() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x5a0b_8e16_f00d_7a11);
+    let (mut compared, mut clamped, mut ties) = (0usize, 0usize, 0usize);
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let float = flat_rgba_shaders(arch);
+        let uint = int_shaders(arch, false);
+        let sint = int_shaders(arch, true);
+        for format in NEW_RAW_FORMATS {
+            let (vs, fs) = match format.kind() {
+                ColorKind::Uint => (&uint.0, &uint.1),
+                ColorKind::Sint => (&sint.0, &sint.1),
+                _ => (&float.0, &float.1),
+            };
+            let bits = 8 * format.memory_bytes_per_pixel() / format.components();
+            let mut scene = random_blend_scene(vs, fs, &mut rng);
+            scene.format = format;
+            for v in 0..scene.data.len() / 8 {
+                for c in 0..4 {
+                    let range = 1u64 << bits.min(24);
+                    scene.data[8 * v + 4 + c] = match format.kind() {
+                        ColorKind::Uint => rng.next(range) as f32,
+                        ColorKind::Sint => rng.next(range) as f32 - (range / 2) as f32,
+                        ColorKind::Float => match rng.next(8) {
+                            0 => (rng.next(1 << 20) as f32 + 0.5) * 2f32.powi(-30),
+                            1 => rng.next(1 << 20) as f32 * 8.0,
+                            _ => (rng.next(1 << 23) as f32 - (1 << 22) as f32) / 65536.0,
+                        },
+                        _ => {
+                            let max = if format.kind() == ColorKind::Snorm {
+                                (1u32 << (bits - 1)) - 1
+                            } else {
+                                (1u32 << bits) - 1
+                            };
+                            if rng.next(5) == 0 {
+                                // A half-way point k + 1/2 of the code grid.
+                                let k = rng.next(2 * u64::from(max)) as f64 - f64::from(max) + 0.5;
+                                (k / f64::from(max)) as f32
+                            } else {
+                                (rng.next(1 << 20) as f32 / (1 << 20) as f32) * 2.5 - 1.25
+                            }
+                        }
+                    };
+                }
+            }
+            for d in &mut scene.draws {
+                d.blend = Blend::Opaque;
+                d.write_mask = 15;
+            }
+            let mut gpu = SimGpu::new(model);
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("{format:?}: the chains must complete: {e}"));
+            let (want, on_edge) = reference(&scene);
+            let mut bad = Vec::new();
+            for (i, words) in out.codes.iter().enumerate() {
+                if on_edge[i] {
+                    continue;
+                }
+                for c in 0..format.components() as usize {
+                    compared += 1;
+                    let got = stored_value(format, *words, c);
+                    let w = want.color[i][c];
+                    if got != w {
+                        bad.push(format!(
+                            "{format:?} ({}, {}) component {c}: got {got} ({:#x}), want {w}",
+                            i as u32 % SIZE,
+                            i as u32 / SIZE,
+                            words[c]
+                        ));
+                    }
+                    if want.writes[i] > 0
+                        && matches!(format.kind(), ColorKind::Snorm | ColorKind::Unorm)
+                    {
+                        clamped += usize::from(w.abs() == 1.0 || w == 0.0);
+                        let scale = if format.kind() == ColorKind::Snorm {
+                            f64::from((1u32 << (bits - 1)) - 1)
+                        } else {
+                            f64::from((1u32 << bits) - 1)
+                        };
+                        ties += usize::from(scene.data.iter().any(|&v| {
+                            let x = f64::from(v) * scale;
+                            x.fract().abs() == 0.5 && (x.round() / scale) == w
+                        }));
+                    }
+                }
+            }
+            assert!(
+                bad.is_empty(),
+                "{} differ: {:?}",
+                bad.len(),
+                &bad[..bad.len().min(6)]
+            );
+        }
+    }
+    eprintln!(
+        "{compared} components compared; normalized: {clamped} clamped or zero, {ties} rounded from a half-way point"
+    );
+    assert!(compared > 150_000, "{compared}");
+}
+
+/// The RAW formats of `small_integer_float_and_snorm_targets_store_like_the_vulkan_rules`.
+const NEW_RAW_FORMATS: [ColorFormat; 27] = [
+    ColorFormat::R8Uint,
+    ColorFormat::R8Sint,
+    ColorFormat::Rg8Uint,
+    ColorFormat::Rg8Sint,
+    ColorFormat::Rgba8Uint,
+    ColorFormat::Rgba8Sint,
+    ColorFormat::R16Uint,
+    ColorFormat::R16Sint,
+    ColorFormat::Rg16Uint,
+    ColorFormat::Rg16Sint,
+    ColorFormat::Rgba16Uint,
+    ColorFormat::Rgba16Sint,
+    ColorFormat::Rg32Uint,
+    ColorFormat::Rg32Sint,
+    ColorFormat::R16Sfloat,
+    ColorFormat::Rg16Sfloat,
+    ColorFormat::R32Sfloat,
+    ColorFormat::Rg32Sfloat,
+    ColorFormat::R8Snorm,
+    ColorFormat::Rg8Snorm,
+    ColorFormat::Rgba8Snorm,
+    ColorFormat::R16Snorm,
+    ColorFormat::Rg16Snorm,
+    ColorFormat::Rgba16Snorm,
+    ColorFormat::R16Unorm,
+    ColorFormat::Rg16Unorm,
+    ColorFormat::Rgba16Unorm,
+];
 
 /// 4× with the packed UNORM formats (`R5G6B5_UNORM_PACK16`,
 /// `A2B10G10R10_UNORM_PACK32`): random flat-coloured triangles as in

@@ -222,21 +222,38 @@ fn upload(
         height: h,
         row_stride,
         layout,
-        format: match format {
-            ImageFormat::Rgba8Unorm => TexelFormat::Rgba8Unorm,
-            ImageFormat::Rgba8Srgb => TexelFormat::Rgba8Srgb,
-            ImageFormat::Rgba8Uint => TexelFormat::Rgba8Uint,
-            ImageFormat::Rgba8Sint => TexelFormat::Rgba8Sint,
-            ImageFormat::R32Sfloat => TexelFormat::R32Sfloat,
-            ImageFormat::R8Unorm => TexelFormat::R8Unorm,
-            ImageFormat::R8g8Unorm => TexelFormat::Rg8Unorm,
-            ImageFormat::A2b10g10r10UnormPack32 => TexelFormat::A2b10g10r10UnormPack32,
-            ImageFormat::R5g6b5UnormPack16 => TexelFormat::R5g6b5UnormPack16,
-            ImageFormat::R16g16b16a16Sfloat => TexelFormat::Rgba16Sfloat,
-            ImageFormat::R32g32b32a32Sfloat => TexelFormat::Rgba32Sfloat,
-        },
+        format: texel_format(format),
     };
     (image, desc)
+}
+
+/// The `jm::texture` format of a reference image format.
+fn texel_format(format: ImageFormat) -> TexelFormat {
+    match format {
+        ImageFormat::Rgba8Unorm => TexelFormat::Rgba8Unorm,
+        ImageFormat::Rgba8Srgb => TexelFormat::Rgba8Srgb,
+        ImageFormat::Rgba8Uint => TexelFormat::Rgba8Uint,
+        ImageFormat::Rgba8Sint => TexelFormat::Rgba8Sint,
+        ImageFormat::R32Sfloat => TexelFormat::R32Sfloat,
+        ImageFormat::R8Unorm => TexelFormat::R8Unorm,
+        ImageFormat::R8g8Unorm => TexelFormat::Rg8Unorm,
+        ImageFormat::A2b10g10r10UnormPack32 => TexelFormat::A2b10g10r10UnormPack32,
+        ImageFormat::R5g6b5UnormPack16 => TexelFormat::R5g6b5UnormPack16,
+        ImageFormat::R16g16b16a16Sfloat => TexelFormat::Rgba16Sfloat,
+        ImageFormat::R32g32b32a32Sfloat => TexelFormat::Rgba32Sfloat,
+        ImageFormat::R16Sfloat => TexelFormat::R16Sfloat,
+        ImageFormat::R16g16Sfloat => TexelFormat::Rg16Sfloat,
+        ImageFormat::R32g32Sfloat => TexelFormat::Rg32Sfloat,
+        ImageFormat::R8Snorm => TexelFormat::R8Snorm,
+        ImageFormat::R8g8Snorm => TexelFormat::Rg8Snorm,
+        ImageFormat::R8g8b8a8Snorm => TexelFormat::Rgba8Snorm,
+        ImageFormat::B8g8r8a8Unorm => TexelFormat::Bgra8Unorm,
+        ImageFormat::B10g11r11UfloatPack32 => TexelFormat::B10g11r11UfloatPack32,
+        ImageFormat::R16g16Uint => TexelFormat::Rg16Uint,
+        ImageFormat::R16g16Sint => TexelFormat::Rg16Sint,
+        ImageFormat::R32Uint => TexelFormat::R32Uint,
+        ImageFormat::R32Sint => TexelFormat::R32Sint,
+    }
 }
 
 fn to_hw(mode: AddressMode) -> WrapMode {
@@ -487,6 +504,25 @@ fn a_missing_texture_descriptor_faults_the_job() {
 /// reference sampler's.
 #[test]
 fn integer_textures_match_the_reference_sampler() {
+    let compared = integer_textures_match(ImageFormat::Rgba8Uint, ImageFormat::Rgba8Sint);
+    eprintln!("{compared} integer texture words compared");
+}
+
+/// The same with RG16UI/RG16I (RG01) and R32UI/R32I (R001) textures
+/// (2026-11-28, `gfx-fmt`): every word exactly the reference sampler's
+/// (16-bit components zero- or sign-extended, absent G, B 0 and A the
+/// integer 1).
+#[test]
+fn rg16_and_r32_integer_textures_match_the_reference_sampler() {
+    let compared = integer_textures_match(ImageFormat::R16g16Uint, ImageFormat::R16g16Sint)
+        + integer_textures_match(ImageFormat::R32Uint, ImageFormat::R32Sint);
+    eprintln!("{compared} integer texture words compared");
+}
+
+/// `texture_int.comp` over a `unsigned` and a `signed` texture (see
+/// `integer_textures_match_the_reference_sampler`); returns the words
+/// compared.
+fn integer_textures_match(unsigned: ImageFormat, signed: ImageFormat) -> usize {
     let mut compared = 0;
     for model in [SimModel::G52, SimModel::G72] {
         let binary = compile_named("texture_int.comp.spv", model);
@@ -507,8 +543,8 @@ fn integer_textures_match_the_reference_sampler() {
             } else {
                 TexelLayout::Linear
             };
-            let (uimg, udesc) = upload(&mut gpu, &mut rng, 6, 5, layout, ImageFormat::Rgba8Uint);
-            let (iimg, idesc) = upload(&mut gpu, &mut rng, 3, 7, layout, ImageFormat::Rgba8Sint);
+            let (uimg, udesc) = upload(&mut gpu, &mut rng, 6, 5, layout, unsigned);
+            let (iimg, idesc) = upload(&mut gpu, &mut rng, 3, 7, layout, signed);
             let sampler = Sampler::simple(false, mode);
             let reference = Bindings::default();
             let mut queries = Vec::new();
@@ -548,11 +584,15 @@ fn integer_textures_match_the_reference_sampler() {
             )
             .unwrap_or_else(|e| panic!("{model:?} {mode:?}: {e}"));
             let got = gpu.read_u32s(obuf.va, want.len());
-            assert_eq!(got, want, "{model:?} {mode:?} {layout:?}");
+            assert_eq!(
+                got, want,
+                "{unsigned:?} {signed:?} {model:?} {mode:?} {layout:?}"
+            );
             compared += got.len();
         }
     }
     assert_eq!(compared, 2 * 3 * 32 * 16);
+    compared
 }
 
 #[test]
@@ -1504,11 +1544,7 @@ fn upload_wide(
         },
         upload_desc(buf.va, (w, h, row_stride), layout),
     );
-    desc.format = match format {
-        ImageFormat::R5g6b5UnormPack16 => TexelFormat::R5g6b5UnormPack16,
-        ImageFormat::R16g16b16a16Sfloat => TexelFormat::Rgba16Sfloat,
-        _ => TexelFormat::Rgba32Sfloat,
-    };
+    desc.format = texel_format(format);
     (image, desc)
 }
 
@@ -1537,9 +1573,38 @@ fn upload_desc(
 /// a NaN (the raw bits also give denormals, binary16's 65504 and f32's
 /// 10^38).
 fn random_texel(rng: &mut Rng, format: ImageFormat, finite: bool) -> Vec<u8> {
+    let halves = match format {
+        ImageFormat::R16Sfloat => 1,
+        ImageFormat::R16g16Sfloat => 2,
+        _ => 4,
+    };
     match format {
         ImageFormat::R5g6b5UnormPack16 => (rng.next() as u16).to_le_bytes().to_vec(),
-        ImageFormat::R16g16b16a16Sfloat => (0..4)
+        // Every code (SNORM −128 included: it reads −1).
+        ImageFormat::R8Snorm => vec![rng.next() as u8],
+        ImageFormat::R8g8Snorm => (rng.next() as u16).to_le_bytes().to_vec(),
+        ImageFormat::R8g8b8a8Snorm | ImageFormat::B8g8r8a8Unorm => {
+            (rng.next() as u32).to_le_bytes().to_vec()
+        }
+        // Raw bits (exponent 31: ∞ or NaN); finite: such an exponent made 30.
+        ImageFormat::B10g11r11UfloatPack32 => {
+            let mut w = rng.next() as u32;
+            if finite {
+                for (at, m) in [(0, 6), (11, 6), (22, 5)] {
+                    if (w >> (at + m)) & 31 == 31 {
+                        w &= !(1 << (at + m));
+                    }
+                }
+            }
+            w.to_le_bytes().to_vec()
+        }
+        ImageFormat::R32g32Sfloat => {
+            let mut t = random_texel(rng, ImageFormat::R32g32b32a32Sfloat, finite);
+            t.truncate(8);
+            t
+        }
+        ImageFormat::R16g16b16a16Sfloat | ImageFormat::R16Sfloat | ImageFormat::R16g16Sfloat => (0
+            ..halves)
             .flat_map(|_| {
                 let h = rng.next() as u16;
                 let sign = h & 0x8000;
@@ -1576,8 +1641,16 @@ fn random_texel(rng: &mut Rng, format: ImageFormat, finite: bool) -> Vec<u8> {
 fn abs_texel(format: ImageFormat, t: &[u8]) -> Vec<u8> {
     let mut t = t.to_vec();
     match format {
-        ImageFormat::R16g16b16a16Sfloat => (0..4).for_each(|k| t[2 * k + 1] &= 0x7f),
-        ImageFormat::R32g32b32a32Sfloat => (0..4).for_each(|k| t[4 * k + 3] &= 0x7f),
+        ImageFormat::R16g16b16a16Sfloat | ImageFormat::R16Sfloat | ImageFormat::R16g16Sfloat => {
+            (0..t.len() / 2).for_each(|k| t[2 * k + 1] &= 0x7f)
+        }
+        ImageFormat::R32g32b32a32Sfloat | ImageFormat::R32g32Sfloat => {
+            (0..t.len() / 4).for_each(|k| t[4 * k + 3] &= 0x7f)
+        }
+        // |c| of a two's complement byte (−128 reads −1: |−1| = 1 = 127).
+        ImageFormat::R8Snorm | ImageFormat::R8g8Snorm | ImageFormat::R8g8b8a8Snorm => t
+            .iter_mut()
+            .for_each(|b| *b = (*b as i8).unsigned_abs().min(127)),
         _ => {}
     }
     t
@@ -1598,17 +1671,56 @@ fn abs_texel(format: ImageFormat, t: &[u8]) -> Vec<u8> {
 /// — the reference's own filtering of the image with every sign cleared.
 #[test]
 fn rgb565_rgba16f_and_rgba32f_textures_match_the_reference_sampler() {
-    let (mut compared, mut specials) = (0usize, 0usize);
-    for model in [SimModel::G52, SimModel::G72] {
-        let binary = compile_for(model);
-        for (f, (format, bpp)) in [
+    let (compared, specials) = wide_textures_match(
+        0xf1_0000,
+        &[
             (ImageFormat::R5g6b5UnormPack16, 2),
             (ImageFormat::R16g16b16a16Sfloat, 8),
             (ImageFormat::R32g32b32a32Sfloat, 16),
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        ],
+    );
+    eprintln!(
+        "{compared} components of RGB565/RGBA16F/RGBA32F textures compared, {specials} of them infinities or NaNs"
+    );
+    assert_eq!(compared, 2 * 3 * 4 * 2 * 32 * 12);
+    assert!(specials > 0, "no infinity or NaN reached a nearest sample");
+}
+
+/// The same for the texture formats added on 2026-11-28 (`gfx-fmt`):
+/// R16F (R001), RG16F and RG32F (RG01), R8/RG8/RGBA8 SNORM, B8G8R8A8
+/// UNORM ("RGBA8 UNORM" with the swizzle BGRA) and B10G11R11 UFLOAT ("R11F
+/// G11F B10F"): nearest and fetches bit
+/// for bit (infinities and NaNs among the float texels, every SNORM code
+/// including −128, which reads −1), linear within the bound above.
+#[test]
+fn r16f_rg16f_rg32f_snorm_and_bgra_textures_match_the_reference_sampler() {
+    let (compared, specials) = wide_textures_match(
+        0xf2_0000,
+        &[
+            (ImageFormat::R16Sfloat, 2),
+            (ImageFormat::R16g16Sfloat, 4),
+            (ImageFormat::R32g32Sfloat, 8),
+            (ImageFormat::R8Snorm, 1),
+            (ImageFormat::R8g8Snorm, 2),
+            (ImageFormat::R8g8b8a8Snorm, 4),
+            (ImageFormat::B8g8r8a8Unorm, 4),
+            (ImageFormat::B10g11r11UfloatPack32, 4),
+        ],
+    );
+    eprintln!("{compared} components compared, {specials} of them infinities or NaNs");
+    assert_eq!(compared, 2 * 8 * 4 * 2 * 32 * 12);
+    assert!(specials > 0, "no infinity or NaN reached a nearest sample");
+}
+
+/// `formats` (with their bytes per texel) through `texture_lod.comp` as
+/// described for `rgb565_rgba16f_and_rgba32f_textures_match_the_reference_sampler`,
+/// random texels seeded from `seed`; returns the components compared and
+/// the infinities or NaNs among the exact ones.
+fn wide_textures_match(seed: u64, formats: &[(ImageFormat, u32)]) -> (usize, usize) {
+    let (mut compared, mut specials) = (0usize, 0usize);
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_for(model);
+        for (f, &(format, bpp)) in formats.iter().enumerate() {
             for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
                 for linear in [false, true] {
                     let layout = if (k + f) % 2 == 0 {
@@ -1616,7 +1728,7 @@ fn rgb565_rgba16f_and_rgba32f_textures_match_the_reference_sampler() {
                     } else {
                         TexelLayout::Tiled
                     };
-                    let mut rng = Rng(0xf1_0000
+                    let mut rng = Rng(seed
                         + 64 * f as u64
                         + 8 * k as u64
                         + linear as u64
@@ -1705,11 +1817,7 @@ fn rgb565_rgba16f_and_rgba32f_textures_match_the_reference_sampler() {
             }
         }
     }
-    eprintln!(
-        "{compared} components of RGB565/RGBA16F/RGBA32F textures compared, {specials} of them infinities or NaNs"
-    );
-    assert_eq!(compared, 2 * 3 * 4 * 2 * 32 * 12);
-    assert!(specials > 0, "no infinity or NaN reached a nearest sample");
+    (compared, specials)
 }
 
 /// The simulator reads RGB565 only with the swizzle BGR1 `jm::texture`

@@ -78,6 +78,15 @@ impl FormatArch {
             .map(|(v, _)| *v)
     }
 
+    /// The name of `Format` enum value `value`, if this arch has it.
+    pub fn format_name(&self, value: u64) -> Option<&'static str> {
+        self.table
+            .formats
+            .iter()
+            .find(|(v, _)| *v == value)
+            .map(|(_, n)| *n)
+    }
+
     /// The 22-bit attribute format word of a vertex format.
     pub fn attribute_format(&self, format: VertexFormat) -> Option<u64> {
         if !(1..=4).contains(&format.components) {

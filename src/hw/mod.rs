@@ -44,6 +44,7 @@ pub mod genxml;
 pub mod isa;
 pub mod job;
 pub mod layout;
+pub mod pixel;
 pub mod shader;
 pub mod snapshot;
 pub mod storage;

@@ -85,9 +85,19 @@ impl BlockFormat {
     }
 }
 
-/// Colour formats a render target can be written back in: UNORM formats
-/// the fixed-function blend unit handles (Mesa's
-/// `panfrost_blendable_formats`, `src/panfrost/lib/pan_format.c`).
+/// Colour formats a render target can be written back in. Two kinds
+/// (Mesa's `pan_rt_init_format`, `src/panfrost/lib/pan_desc.c`): the UNORM
+/// formats the fixed-function blend unit handles (Mesa's
+/// `panfrost_blendable_formats`, `src/panfrost/lib/pan_format.c`), held in
+/// the tile buffer as R8G8B8A8, R10G10B10A2, R5G6B5A0, R5G5B5A1 or
+/// R4G4B4A4 channel codes and written back in the format's packing with an
+/// RT swizzle; and every other format, held RAW (`RAW8` … `RAW128`, the
+/// pixel's bits rounded up to a power of two) as the blend unit's
+/// conversion wrote the pixel in its memory format (the blend descriptor's
+/// `Memory Format`: the pixel format itself, Mesa's
+/// `panfrost_format_to_bifrost_blend`), written back as `RAW<bits>` —
+/// stored without blending (Opaque) only: blending them takes a blend
+/// shader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColorFormat {
     /// `VK_FORMAT_R8G8B8A8_UNORM`: internal R8G8B8A8, written back R8G8B8A8.
@@ -100,6 +110,12 @@ pub enum ColorFormat {
     /// RGB (the render target's and the blend conversion's `sRGB` bits),
     /// written back R8G8B8A8.
     Rgba8Srgb,
+    /// `VK_FORMAT_B8G8R8A8_UNORM` (B in byte 0): internal R8G8B8A8, written
+    /// back R8G8B8A8 with the swizzle B, G, R, A (Mesa's
+    /// `PIPE_FORMAT_B8G8R8A8_UNORM`, the inverse of its format swizzle).
+    Bgra8Unorm,
+    /// `VK_FORMAT_B8G8R8A8_SRGB`: as [`ColorFormat::Bgra8Unorm`], sRGB.
+    Bgra8Srgb,
     /// `VK_FORMAT_R5G6B5_UNORM_PACK16` (R in bits 11–15, B in 0–4): internal
     /// R5G6B5A0, written back R5G6B5 with the swizzle B, G, R (Mesa's
     /// `PIPE_FORMAT_B5G6R5_UNORM`, the inverse of its format swizzle).
@@ -107,12 +123,20 @@ pub enum ColorFormat {
     /// `VK_FORMAT_A2B10G10R10_UNORM_PACK32` (R in bits 0–9): internal and
     /// writeback R10G10B10A2.
     A2b10g10r10UnormPack32,
-    /// `VK_FORMAT_R16G16B16A16_SFLOAT`, and the formats below: not
-    /// blendable by the fixed-function unit, so (Mesa's
-    /// `pan_rt_init_format`) internal and writeback RAW of the pixel's size
-    /// (RAW64 here, RAW128 for 128-bit, RAW32 for 32-bit pixels), the blend
-    /// unit's conversion writing the pixel in its memory format; stored
-    /// without blending (Opaque) only.
+    /// `VK_FORMAT_A1R5G5B5_UNORM_PACK16` (B in bits 0–4, G 5–9, R 10–14, A
+    /// 15): internal and writeback R5G5B5A1 with the swizzle B, G, R, A
+    /// (Mesa's `PIPE_FORMAT_B5G5R5A1_UNORM`).
+    A1r5g5b5UnormPack16,
+    /// `VK_FORMAT_R4G4B4A4_UNORM_PACK16` (A in bits 0–3, B 4–7, G 8–11, R
+    /// 12–15): internal and writeback R4G4B4A4 with the swizzle A, B, G, R
+    /// (Mesa's `PIPE_FORMAT_A4B4G4R4_UNORM`).
+    R4g4b4a4UnormPack16,
+    /// `VK_FORMAT_B4G4R4A4_UNORM_PACK16` (A in bits 0–3, R 4–7, G 8–11, B
+    /// 12–15): R4G4B4A4 with the swizzle A, R, G, B (Mesa's
+    /// `PIPE_FORMAT_A4R4G4B4_UNORM`).
+    B4g4r4a4UnormPack16,
+    /// `VK_FORMAT_R16G16B16A16_SFLOAT` and the formats below: RAW (RAW64
+    /// here), memory format RGBA16F.
     Rgba16Sfloat,
     /// `VK_FORMAT_R32G32B32A32_SFLOAT` (RAW128).
     Rgba32Sfloat,
@@ -120,6 +144,14 @@ pub enum ColorFormat {
     /// 22–31: unsigned 11/11/10-bit floats; RAW32, memory format "R11F
     /// G11F B10F").
     B10g11r11UfloatPack32,
+    /// `VK_FORMAT_R16_SFLOAT` (RAW16, R16F).
+    R16Sfloat,
+    /// `VK_FORMAT_R16G16_SFLOAT` (RAW32, RG16F).
+    Rg16Sfloat,
+    /// `VK_FORMAT_R32_SFLOAT` (RAW32, R32F).
+    R32Sfloat,
+    /// `VK_FORMAT_R32G32_SFLOAT` (RAW64, RG32F).
+    Rg32Sfloat,
     /// `VK_FORMAT_R32_UINT` (RAW32).
     R32Uint,
     /// `VK_FORMAT_R32_SINT` (RAW32).
@@ -128,13 +160,50 @@ pub enum ColorFormat {
     Rgba32Uint,
     /// `VK_FORMAT_R32G32B32A32_SINT` (RAW128).
     Rgba32Sint,
+    /// `VK_FORMAT_R32G32_UINT` (RAW64).
+    Rg32Uint,
+    /// `VK_FORMAT_R32G32_SINT` (RAW64).
+    Rg32Sint,
+    /// `VK_FORMAT_R8_UINT` (RAW8, R8UI), and the 8- and 16-bit integer
+    /// formats below (R8I … RGBA16I).
+    R8Uint,
+    R8Sint,
+    /// RAW16.
+    Rg8Uint,
+    Rg8Sint,
+    /// RAW32.
+    Rgba8Uint,
+    Rgba8Sint,
+    /// RAW16.
+    R16Uint,
+    R16Sint,
+    /// RAW32.
+    Rg16Uint,
+    Rg16Sint,
+    /// RAW64.
+    Rgba16Uint,
+    Rgba16Sint,
+    /// `VK_FORMAT_R8_SNORM` (RAW8, "R8 SNORM"), and the SNORM and 16-bit
+    /// UNORM formats below: not in Mesa's blendable table, so RAW.
+    R8Snorm,
+    Rg8Snorm,
+    Rgba8Snorm,
+    R16Snorm,
+    Rg16Snorm,
+    Rgba16Snorm,
+    R16Unorm,
+    Rg16Unorm,
+    Rgba16Unorm,
 }
 
 /// What a colour format's channels are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColorKind {
-    /// Normalized fixed point: blendable, shader outputs float.
+    /// Unsigned normalized fixed point: shader outputs float; blendable
+    /// unless RAW ([`ColorFormat::is_raw`]: the 16-bit ones).
     Unorm,
+    /// Signed normalized fixed point: shader outputs float, no blending.
+    Snorm,
     /// Floating point: shader outputs float, no blending.
     Float,
     /// Unsigned / signed integers: shader outputs uint / int, no blending.
@@ -145,65 +214,113 @@ pub enum ColorKind {
 impl ColorFormat {
     /// What the channels are.
     pub const fn kind(self) -> ColorKind {
+        use ColorFormat::*;
         match self {
-            ColorFormat::Rgba16Sfloat
-            | ColorFormat::Rgba32Sfloat
-            | ColorFormat::B10g11r11UfloatPack32 => ColorKind::Float,
-            ColorFormat::R32Uint | ColorFormat::Rgba32Uint => ColorKind::Uint,
-            ColorFormat::R32Sint | ColorFormat::Rgba32Sint => ColorKind::Sint,
+            Rgba16Sfloat
+            | Rgba32Sfloat
+            | B10g11r11UfloatPack32
+            | R16Sfloat
+            | Rg16Sfloat
+            | R32Sfloat
+            | Rg32Sfloat => ColorKind::Float,
+            R32Uint | Rgba32Uint | Rg32Uint | R8Uint | Rg8Uint | Rgba8Uint | R16Uint | Rg16Uint
+            | Rgba16Uint => ColorKind::Uint,
+            R32Sint | Rgba32Sint | Rg32Sint | R8Sint | Rg8Sint | Rgba8Sint | R16Sint | Rg16Sint
+            | Rgba16Sint => ColorKind::Sint,
+            R8Snorm | Rg8Snorm | Rgba8Snorm | R16Snorm | Rg16Snorm | Rgba16Snorm => {
+                ColorKind::Snorm
+            }
             _ => ColorKind::Unorm,
         }
     }
 
-    /// Bytes per pixel in the tile buffer (the internal format).
+    /// Whether the tile buffer holds the pixel RAW (every format the
+    /// fixed-function unit cannot blend).
+    pub const fn is_raw(self) -> bool {
+        use ColorFormat::*;
+        !matches!(
+            self,
+            Rgba8Unorm
+                | R8Unorm
+                | Rg8Unorm
+                | Rgba8Srgb
+                | Bgra8Unorm
+                | Bgra8Srgb
+                | R5g6b5UnormPack16
+                | A2b10g10r10UnormPack32
+                | A1r5g5b5UnormPack16
+                | R4g4b4a4UnormPack16
+                | B4g4r4a4UnormPack16
+        )
+    }
+
+    /// Bytes per pixel in the tile buffer (the internal format: 4 for the
+    /// blendable formats, the memory size rounded up to a power of two for
+    /// RAW ones).
     pub const fn bytes_per_pixel(self) -> u32 {
-        match self {
-            ColorFormat::Rgba16Sfloat => 8,
-            ColorFormat::Rgba32Sfloat | ColorFormat::Rgba32Uint | ColorFormat::Rgba32Sint => 16,
-            _ => 4,
+        if self.is_raw() {
+            self.memory_bytes_per_pixel().next_power_of_two()
+        } else {
+            4
         }
     }
 
     /// Bytes per pixel in memory (the writeback format).
     pub const fn memory_bytes_per_pixel(self) -> u32 {
+        use ColorFormat::*;
         match self {
-            ColorFormat::R8Unorm => 1,
-            ColorFormat::Rg8Unorm | ColorFormat::R5g6b5UnormPack16 => 2,
-            _ => self.bytes_per_pixel(),
+            R8Unorm | R8Uint | R8Sint | R8Snorm => 1,
+            Rg8Unorm | R5g6b5UnormPack16 | A1r5g5b5UnormPack16 | R4g4b4a4UnormPack16
+            | B4g4r4a4UnormPack16 | R16Sfloat | Rg8Uint | Rg8Sint | R16Uint | R16Sint
+            | Rg8Snorm | R16Snorm | R16Unorm => 2,
+            Rgba16Sfloat | Rg32Sfloat | Rg32Uint | Rg32Sint | Rgba16Uint | Rgba16Sint
+            | Rgba16Snorm | Rgba16Unorm => 8,
+            Rgba32Sfloat | Rgba32Uint | Rgba32Sint => 16,
+            _ => 4,
         }
     }
 
     /// Components of the format (R, RG, RGB or RGBA); a format without
     /// alpha reads its destination alpha as 1 when blending.
     pub const fn components(self) -> u32 {
+        use ColorFormat::*;
         match self {
-            ColorFormat::R8Unorm | ColorFormat::R32Uint | ColorFormat::R32Sint => 1,
-            ColorFormat::Rg8Unorm => 2,
-            ColorFormat::R5g6b5UnormPack16 | ColorFormat::B10g11r11UfloatPack32 => 3,
+            R8Unorm | R32Uint | R32Sint | R16Sfloat | R32Sfloat | R8Uint | R8Sint | R16Uint
+            | R16Sint | R8Snorm | R16Snorm | R16Unorm => 1,
+            Rg8Unorm | Rg16Sfloat | Rg32Sfloat | Rg32Uint | Rg32Sint | Rg8Uint | Rg8Sint
+            | Rg16Uint | Rg16Sint | Rg8Snorm | Rg16Snorm | Rg16Unorm => 2,
+            R5g6b5UnormPack16 | B10g11r11UfloatPack32 => 3,
             _ => 4,
         }
     }
 
-    /// Bits of each RGBA channel in the tile buffer (0: absent); UNORM
-    /// formats only (8 for the others, whose tile buffer holds raw pixels).
+    /// Bits of each RGBA channel: for the blendable formats in the tile
+    /// buffer (0: absent), for the SNORM and 16-bit UNORM ones in memory
+    /// (16 or 8 each); 8 for the float and integer formats (not
+    /// normalized: unused).
     pub const fn channel_bits(self) -> [u32; 4] {
+        use ColorFormat::*;
         match self {
-            ColorFormat::R5g6b5UnormPack16 => [5, 6, 5, 0],
-            ColorFormat::A2b10g10r10UnormPack32 => [10, 10, 10, 2],
+            R5g6b5UnormPack16 => [5, 6, 5, 0],
+            A2b10g10r10UnormPack32 => [10, 10, 10, 2],
+            A1r5g5b5UnormPack16 => [5, 5, 5, 1],
+            R4g4b4a4UnormPack16 | B4g4r4a4UnormPack16 => [4; 4],
+            R16Snorm | Rg16Snorm | Rgba16Snorm | R16Unorm | Rg16Unorm | Rgba16Unorm => [16; 4],
             _ => [8; 4],
         }
     }
 
     /// Whether RGB is sRGB-encoded.
     pub const fn srgb(self) -> bool {
-        matches!(self, ColorFormat::Rgba8Srgb)
+        matches!(self, ColorFormat::Rgba8Srgb | ColorFormat::Bgra8Srgb)
     }
 
     /// Bits of the blend constant (Mesa's `pan_pack_blend_constant`: the
     /// size of the format's channel 0).
     pub const fn constant_bits(self) -> u32 {
         match self {
-            ColorFormat::R5g6b5UnormPack16 => 5,
+            ColorFormat::R5g6b5UnormPack16 | ColorFormat::A1r5g5b5UnormPack16 => 5,
+            ColorFormat::R4g4b4a4UnormPack16 | ColorFormat::B4g4r4a4UnormPack16 => 4,
             ColorFormat::A2b10g10r10UnormPack32 => 10,
             _ => 8,
         }
@@ -216,52 +333,104 @@ impl ColorFormat {
     /// `panfrost_format_to_bifrost_blend` for formats that are not
     /// blendable).
     pub const fn blend_memory_format(self) -> &'static str {
+        use ColorFormat::*;
         match self {
-            ColorFormat::R5g6b5UnormPack16 => "R5G6B5 AU",
-            ColorFormat::A2b10g10r10UnormPack32 => "RGB10 A2 TB",
-            ColorFormat::Rgba16Sfloat => "RGBA16F",
-            ColorFormat::Rgba32Sfloat => "RGBA32F",
-            ColorFormat::B10g11r11UfloatPack32 => "R11F G11F B10F",
-            ColorFormat::R32Uint => "R32UI",
-            ColorFormat::R32Sint => "R32I",
-            ColorFormat::Rgba32Uint => "RGBA32UI",
-            ColorFormat::Rgba32Sint => "RGBA32I",
-            _ => "RGBA8 TB",
+            R5g6b5UnormPack16 => "R5G6B5 AU",
+            A2b10g10r10UnormPack32 => "RGB10 A2 TB",
+            A1r5g5b5UnormPack16 => "RGB5 A1 AU",
+            R4g4b4a4UnormPack16 | B4g4r4a4UnormPack16 => "RGBA4 AU",
+            Rgba16Sfloat => "RGBA16F",
+            Rgba32Sfloat => "RGBA32F",
+            B10g11r11UfloatPack32 => "R11F G11F B10F",
+            R16Sfloat => "R16F",
+            Rg16Sfloat => "RG16F",
+            R32Sfloat => "R32F",
+            Rg32Sfloat => "RG32F",
+            R32Uint => "R32UI",
+            R32Sint => "R32I",
+            Rgba32Uint => "RGBA32UI",
+            Rgba32Sint => "RGBA32I",
+            Rg32Uint => "RG32UI",
+            Rg32Sint => "RG32I",
+            R8Uint => "R8UI",
+            R8Sint => "R8I",
+            Rg8Uint => "RG8UI",
+            Rg8Sint => "RG8I",
+            Rgba8Uint => "RGBA8UI",
+            Rgba8Sint => "RGBA8I",
+            R16Uint => "R16UI",
+            R16Sint => "R16I",
+            Rg16Uint => "RG16UI",
+            Rg16Sint => "RG16I",
+            Rgba16Uint => "RGBA16UI",
+            Rgba16Sint => "RGBA16I",
+            R8Snorm => "R8 SNORM",
+            Rg8Snorm => "RG8 SNORM",
+            Rgba8Snorm => "RGBA8 SNORM",
+            R16Snorm => "R16 SNORM",
+            Rg16Snorm => "RG16 SNORM",
+            Rgba16Snorm => "RGBA16 SNORM",
+            R16Unorm => "R16 UNORM",
+            Rg16Unorm => "RG16 UNORM",
+            Rgba16Unorm => "RGBA16 UNORM",
+            Rgba8Unorm | R8Unorm | Rg8Unorm | Rgba8Srgb | Bgra8Unorm | Bgra8Srgb => "RGBA8 TB",
         }
+    }
+
+    /// The memory layout of a RAW format's pixel (`hw::pixel`), `None` for
+    /// the blendable ones.
+    pub fn raw_layout(self) -> Option<crate::hw::pixel::RawLayout> {
+        if !self.is_raw() {
+            return None;
+        }
+        crate::hw::pixel::RawLayout::of(self.blend_memory_format())
     }
 
     /// (`Internal Format`, `Writeback Format`, `Swizzle`) raw values.
     fn raw(self) -> (u64, u64, u64) {
+        use ColorFormat::*;
         // genxml "Color Buffer Internal Format" R8G8B8A8 = 1, R10G10B10A2
-        // = 2, R5G6B5A0 = 5; "Color Format" R8 = 16, R8G8 = 17, R8G8B8A8
-        // = 19, R5G6B5 = 21, R10G10B10A2 = 24 (v6.xml/v7.xml); swizzle:
-        // memory channel i from tile channel (3 bits each, R = 0 … A = 3),
-        // identity 0o3210 (the writeback keeps the leading channels).
+        // = 2, R4G4B4A4 = 4, R5G6B5A0 = 5, R5G5B5A1 = 6; "Color Format" R8 =
+        // 16, R8G8 = 17, R8G8B8A8 = 19, R4G4B4A4 = 20, R5G6B5 = 21,
+        // R10G10B10A2 = 24, R5G5B5A1 = 28 (v6.xml/v7.xml); swizzle: memory
+        // channel i from tile channel (3 bits each, R = 0 … A = 3),
+        // identity 0o3210 (the writeback keeps the leading channels; the
+        // packed formats hold channel 0 in their lowest bits).
         match self {
-            ColorFormat::Rgba8Unorm | ColorFormat::Rgba8Srgb => (1, 19, 0o3210),
-            ColorFormat::R8Unorm => (1, 16, 0o3210),
-            ColorFormat::Rg8Unorm => (1, 17, 0o3210),
-            ColorFormat::R5g6b5UnormPack16 => (5, 21, 0o3012),
-            ColorFormat::A2b10g10r10UnormPack32 => (2, 24, 0o3210),
-            // RAW32 = 34 / 3, RAW64 = 35 / 5, RAW128 = 36 / 7 (internal /
-            // writeback), the pixel's bytes as they are.
-            ColorFormat::R32Uint | ColorFormat::R32Sint | ColorFormat::B10g11r11UfloatPack32 => {
-                (34, 3, 0o3210)
-            }
-            ColorFormat::Rgba16Sfloat => (35, 5, 0o3210),
-            ColorFormat::Rgba32Sfloat | ColorFormat::Rgba32Uint | ColorFormat::Rgba32Sint => {
-                (36, 7, 0o3210)
+            Rgba8Unorm | Rgba8Srgb => (1, 19, 0o3210),
+            Bgra8Unorm | Bgra8Srgb => (1, 19, 0o3012),
+            R8Unorm => (1, 16, 0o3210),
+            Rg8Unorm => (1, 17, 0o3210),
+            R5g6b5UnormPack16 => (5, 21, 0o3012),
+            A2b10g10r10UnormPack32 => (2, 24, 0o3210),
+            A1r5g5b5UnormPack16 => (6, 28, 0o3012),
+            R4g4b4a4UnormPack16 => (4, 20, 0o0123),
+            B4g4r4a4UnormPack16 => (4, 20, 0o2103),
+            // RAW8 = 32 … RAW128 = 36 internal (log2 of the bytes), the
+            // writeback RAW8 = 0, RAW16 = 1, RAW32 = 3, RAW64 = 5, RAW128 =
+            // 7 of the pixel's size (Mesa's `pan_mfbd_raw_format`); the
+            // pixel's bytes as they are.
+            _ => {
+                let internal = 32 + u64::from(self.bytes_per_pixel().trailing_zeros());
+                let writeback = match self.memory_bytes_per_pixel() {
+                    1 => 0,
+                    2 => 1,
+                    4 => 3,
+                    8 => 5,
+                    _ => 7,
+                };
+                (internal, writeback, 0o3210)
             }
         }
     }
 
     /// The `Clear` words of an integer format for `VkClearColorValue`'s
-    /// `uint32`/`int32` (the pixel's words: R32 uses the first).
+    /// `uint32`/`int32`: the pixel in its memory format (each value cast
+    /// to the component's size, as the spec says), in the low bytes.
     pub fn clear_words_integer(self, values: [u32; 4]) -> [u32; 4] {
-        match self.components() {
-            1 => [values[0], 0, 0, 0],
-            _ => values,
-        }
+        self.raw_layout()
+            .and_then(|l| l.pack_ints(values))
+            .unwrap_or(values)
     }
 
     /// The `Clear` words for the clear colour `rgba` (floats, linear):
@@ -272,24 +441,17 @@ impl ColorFormat {
     /// bits in the top bits of a byte each; R10G10B10A2 as the top 8 bits
     /// of R, G, B in bytes 0–2 and the low 2 bits of each, then A, in
     /// byte 3), repeated in the four words.
-    /// Float formats: the pixel's words (binary16 rounded to nearest even,
-    /// or the f32 bits); integer formats: the values converted to integers
-    /// (exact up to 2^24: [`ColorFormat::clear_words_integer`] takes the
-    /// integers themselves).
+    /// RAW formats: the pixel in its memory format (`hw::pixel`: binary16
+    /// rounded to nearest even, f32 bits, SNORM/UNORM codes; integer
+    /// formats take the values converted to integers, exact up to 2^24:
+    /// [`ColorFormat::clear_words_integer`] takes the integers themselves).
     pub fn clear_words(self, rgba: [f32; 4]) -> [u32; 4] {
-        match self.kind() {
-            ColorKind::Unorm => {}
-            ColorKind::Float if self == ColorFormat::B10g11r11UfloatPack32 => {
-                let w = crate::hw::format::pack_r11g11b10_ufloat([rgba[0], rgba[1], rgba[2]]);
-                return [w, 0, 0, 0];
-            }
-            ColorKind::Float if self.bytes_per_pixel() == 8 => {
-                let h = rgba.map(|v| u32::from(half::f16::from_f32(v).to_bits()));
-                return [h[0] | h[1] << 16, h[2] | h[3] << 16, 0, 0];
-            }
-            ColorKind::Float => return rgba.map(f32::to_bits),
-            ColorKind::Uint => return self.clear_words_integer(rgba.map(|v| v as u32)),
-            ColorKind::Sint => return self.clear_words_integer(rgba.map(|v| v as i32 as u32)),
+        if let Some(l) = self.raw_layout() {
+            return match self.kind() {
+                ColorKind::Uint => self.clear_words_integer(rgba.map(|v| v as u32)),
+                ColorKind::Sint => self.clear_words_integer(rgba.map(|v| v as i32 as u32)),
+                _ => l.pack_floats(rgba).unwrap_or_default(),
+            };
         }
         let bits = self.channel_bits();
         let code: [u32; 4] = std::array::from_fn(|c| {
@@ -378,6 +540,15 @@ pub enum DepthFormat {
     D24X8,
     /// `VK_FORMAT_D16_UNORM`.
     D16,
+    /// `VK_FORMAT_D24_UNORM_S8_UINT` as one interleaved surface: depth
+    /// 24-bit UNORM in bits 0–23, stencil in bits 24–31 of each 32-bit
+    /// pixel (Mesa's `PIPE_FORMAT_Z24_UNORM_S8_UINT`: `ZS Write Format`
+    /// D24S8, and the stencil written through `S Write Format` X24S8 at the
+    /// same surface, `translate_zs_format`/`translate_s_format` in
+    /// `src/panfrost/lib/pan_desc.c`). A [`ZsOptions::stencil`] target must
+    /// then name the depth target's surface (base, row stride, block,
+    /// sample stride).
+    D24S8,
 }
 
 impl DepthFormat {
@@ -387,6 +558,7 @@ impl DepthFormat {
             DepthFormat::D32 => (2, 14),
             DepthFormat::D24X8 => (1, 4),
             DepthFormat::D16 => (0, 1),
+            DepthFormat::D24S8 => (1, 5),
         }
     }
 }
@@ -648,8 +820,26 @@ pub fn write_framebuffer_with(
     let zs = fbd::zs_crc_extension(arch);
     let mut z = zs.defaults();
     if let Some(st) = zs_options.stencil {
-        // genxml "S Format" S8 = 1.
-        set(zs, &mut z, "S Write Format", 1)?;
+        // genxml "S Format" S8 = 1; X24S8 = 4, the stencil byte of a
+        // D24S8 surface, which must then be the depth target's.
+        let interleaved = zs_options.depth_format == DepthFormat::D24S8;
+        if interleaved {
+            let same = fb.depth.is_some_and(|d| {
+                (d.base, d.row_stride, d.block, d.sample_stride)
+                    == (st.base, st.row_stride, st.block, st.sample_stride)
+            });
+            if !same {
+                return Err(JmError::Encoding(
+                    "D24S8 stencil must be written to the depth target's surface",
+                ));
+            }
+        }
+        set(
+            zs,
+            &mut z,
+            "S Write Format",
+            if interleaved { 4 } else { 1 },
+        )?;
         let sblock = if st.write { st.block.raw() } else { 0 };
         set(zs, &mut z, "S Block Format", sblock)?;
         let (mode, stride) = if st.write || st.sample_stride.is_some() {

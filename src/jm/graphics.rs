@@ -569,7 +569,7 @@ pub fn add_draw_with(
             return Err(JmError::Encoding("fragment output without a colour target"));
         };
         let wanted = match t.format.kind() {
-            ColorKind::Unorm | ColorKind::Float => BlendRegisterFormat::F32,
+            ColorKind::Unorm | ColorKind::Snorm | ColorKind::Float => BlendRegisterFormat::F32,
             ColorKind::Uint => BlendRegisterFormat::U32,
             ColorKind::Sint => BlendRegisterFormat::S32,
         };
@@ -1157,8 +1157,7 @@ fn fragment_renderer_state(
         if let Some((eq, mask)) = target_blend(t)?.shader
             && let Some(written) = fs.render_targets.iter().find(|r| r.index == i as u32)
         {
-            let integer =
-                t.format.kind() != ColorKind::Unorm && t.format.kind() != ColorKind::Float;
+            let integer = matches!(t.format.kind(), ColorKind::Uint | ColorKind::Sint);
             if (written.format == BlendRegisterFormat::F32) == integer {
                 return Err(JmError::Encoding(
                     "a blend shader for a colour of another type than the target's",
@@ -1262,14 +1261,23 @@ struct TargetBlend {
 /// written, else fixed function, reading the destination when the
 /// equation or a partial write mask needs it).
 fn target_blend(t: &ColorTargetState) -> JmResult<TargetBlend> {
-    if t.format.kind() != ColorKind::Unorm {
-        // Float and integer targets are RAW to the blend unit: stored as
+    if t.format.is_raw() {
+        // Float, integer, SNORM and 16-bit UNORM targets are RAW to the blend unit: stored as
         // the conversion writes them, Opaque (a blend shader would do the
         // rest: not encoded).
         let all = (1u8 << t.format.components()) - 1;
         let mask = t.write_mask & all;
         let float = t.format.kind() == ColorKind::Float;
         let partial = mask != 0 && mask != all;
+        let integer = matches!(t.format.kind(), ColorKind::Uint | ColorKind::Sint);
+        if !float && !integer && (partial || mask != 0 && t.blend.equation().is_some()) {
+            // SNORM and 16-bit UNORM: our blend shaders compute in F32 and
+            // clamp for 8-bit UNORM only; their LD_TILE/BLEND conversions
+            // for these RAW formats are not written or tested.
+            return Err(JmError::Encoding(
+                "blending or a partial write mask on a SNORM or 16-bit UNORM target: not done",
+            ));
+        }
         let shader = match t.blend.equation() {
             Some(_) if !float => {
                 return Err(JmError::Encoding("blending an integer target"));
@@ -1394,7 +1402,7 @@ pub fn blend_words_with(
     }
     // A RAW target is written whole (Opaque; `target_blend` refused a
     // partial mask).
-    let color_mask = if (t.format.kind() != ColorKind::Unorm || b.shader.is_some()) && b.enable {
+    let color_mask = if (t.format.is_raw() || b.shader.is_some()) && b.enable {
         15
     } else {
         t.write_mask & 15
@@ -1429,7 +1437,7 @@ pub fn blend_words_with(
         .format_value(t.format.blend_memory_format())
         .ok_or(JmError::Encoding("no blend memory format"))?;
     use crate::hw::format::channel;
-    let raw = t.format.kind() != ColorKind::Unorm;
+    let raw = t.format.is_raw();
     let order = match (arch, t.format.components()) {
         // v7: component order RGBA (RGB1 for a RAW format without alpha,
         // Mesa's R001 / RGB1); v6: swizzle R, G, B, A (R, 0, 0, 1 or
@@ -1438,6 +1446,9 @@ pub fn blend_words_with(
         (Arch::V7, _) => crate::hw::format::ORDER_RGBA,
         (Arch::V6, 1) if raw => {
             crate::hw::format::v6_swizzle(channel::R, channel::ZERO, channel::ZERO, channel::ONE)
+        }
+        (Arch::V6, 2) if raw => {
+            crate::hw::format::v6_swizzle(channel::R, channel::G, channel::ZERO, channel::ONE)
         }
         (Arch::V6, 3) if raw => {
             crate::hw::format::v6_swizzle(channel::R, channel::G, channel::B, channel::ONE)

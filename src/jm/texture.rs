@@ -62,6 +62,29 @@ pub enum TexelFormat {
     /// `VK_FORMAT_R32G32B32A32_SFLOAT` ("RGBA32F", 16 bytes).
     Rgba16Sfloat,
     Rgba32Sfloat,
+    /// (2026-11-28, `gfx-fmt`) `VK_FORMAT_R16_SFLOAT` ("R16F", swizzle
+    /// R001), `VK_FORMAT_R16G16_SFLOAT` ("RG16F", RG01),
+    /// `VK_FORMAT_R32G32_SFLOAT` ("RG32F", RG01), `VK_FORMAT_R8_SNORM`,
+    /// `R8G8_SNORM`, `R8G8B8A8_SNORM` ("R8 SNORM" R001, "RG8 SNORM" RG01,
+    /// "RGBA8 SNORM"), and `VK_FORMAT_B8G8R8A8_UNORM` ("RGBA8 UNORM" with
+    /// the swizzle BGRA: B is byte 0; Mesa maps PIPE_FORMAT_B8G8R8A8_UNORM
+    /// to RGBA8 UNORM with the order BGRA).
+    R16Sfloat,
+    Rg16Sfloat,
+    Rg32Sfloat,
+    R8Snorm,
+    Rg8Snorm,
+    Rgba8Snorm,
+    Bgra8Unorm,
+    /// `VK_FORMAT_B10G11R11_UFLOAT_PACK32` ("R11F G11F B10F": R in bits
+    /// 0..10, G 11..21, B 22..31; alpha reads 1).
+    B10g11r11UfloatPack32,
+    /// `VK_FORMAT_R16G16_UINT`/`_SINT` ("RG16UI"/"RG16I", RG01),
+    /// `VK_FORMAT_R32_UINT`/`_SINT` ("R32UI"/"R32I", R001).
+    Rg16Uint,
+    Rg16Sint,
+    R32Uint,
+    R32Sint,
 }
 
 impl TexelFormat {
@@ -79,6 +102,18 @@ impl TexelFormat {
             TexelFormat::R5g6b5UnormPack16 => ("RGB565", false),
             TexelFormat::Rgba16Sfloat => ("RGBA16F", false),
             TexelFormat::Rgba32Sfloat => ("RGBA32F", false),
+            TexelFormat::R16Sfloat => ("R16F", false),
+            TexelFormat::Rg16Sfloat => ("RG16F", false),
+            TexelFormat::Rg32Sfloat => ("RG32F", false),
+            TexelFormat::R8Snorm => ("R8 SNORM", false),
+            TexelFormat::Rg8Snorm => ("RG8 SNORM", false),
+            TexelFormat::Rgba8Snorm => ("RGBA8 SNORM", false),
+            TexelFormat::Bgra8Unorm => ("RGBA8 UNORM", false),
+            TexelFormat::B10g11r11UfloatPack32 => ("R11F G11F B10F", false),
+            TexelFormat::Rg16Uint => ("RG16UI", false),
+            TexelFormat::Rg16Sint => ("RG16I", false),
+            TexelFormat::R32Uint => ("R32UI", false),
+            TexelFormat::R32Sint => ("R32I", false),
         }
     }
 
@@ -88,9 +123,20 @@ impl TexelFormat {
     /// BGR1 for RGB565.
     fn swizzle(self) -> u64 {
         match self {
-            TexelFormat::R32Sfloat | TexelFormat::R8Unorm => 0o5440,
-            TexelFormat::Rg8Unorm => 0o5410,
+            TexelFormat::R32Sfloat
+            | TexelFormat::R8Unorm
+            | TexelFormat::R16Sfloat
+            | TexelFormat::R8Snorm
+            | TexelFormat::R32Uint
+            | TexelFormat::R32Sint => 0o5440,
+            TexelFormat::Rg8Unorm
+            | TexelFormat::Rg16Sfloat
+            | TexelFormat::Rg32Sfloat
+            | TexelFormat::Rg8Snorm
+            | TexelFormat::Rg16Uint
+            | TexelFormat::Rg16Sint => 0o5410,
             TexelFormat::R5g6b5UnormPack16 => 0o5012,
+            TexelFormat::Bgra8Unorm => 0o3012,
             _ => 0o3210,
         }
     }

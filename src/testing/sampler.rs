@@ -138,6 +138,32 @@ pub enum ImageFormat {
     /// `VK_FORMAT_R32G32B32A32_SFLOAT`: four f32, R first (16 bytes: four
     /// consecutive entries of [`Image::texels`]).
     R32g32b32a32Sfloat,
+    /// `VK_FORMAT_R16_SFLOAT`, `VK_FORMAT_R16G16_SFLOAT` (binary16 values,
+    /// R first, (r, 0, 0, 1) / (r, g, 0, 1)), `VK_FORMAT_R32G32_SFLOAT` (two
+    /// f32: two entries of [`Image::texels`]).
+    R16Sfloat,
+    R16g16Sfloat,
+    R32g32Sfloat,
+    /// `VK_FORMAT_R8_SNORM`, `R8G8_SNORM`, `R8G8B8A8_SNORM`: bytes as two's
+    /// complement c, "Conversion from Normalized Fixed-Point to
+    /// Floating-Point" max(c / 127, −1).
+    R8Snorm,
+    R8g8Snorm,
+    R8g8b8a8Snorm,
+    /// `VK_FORMAT_B8G8R8A8_UNORM`: B in byte 0, G 1, R 2, A 3.
+    B8g8r8a8Unorm,
+    /// `VK_FORMAT_B10G11R11_UFLOAT_PACK32`: the little-endian word holds R
+    /// in bits 0..10, G 11..21 (unsigned 11-bit floats: 5-bit exponent,
+    /// 6-bit mantissa), B 22..31 (10-bit: 5-bit mantissa), "Unsigned 11-Bit
+    /// Floating-Point Numbers"; alpha 1.
+    B10g11r11UfloatPack32,
+    /// `VK_FORMAT_R16G16_UINT`/`_SINT` (two little-endian 16-bit integers,
+    /// R first; (r, g, 0, 1)), `VK_FORMAT_R32_UINT`/`_SINT` (one 32-bit
+    /// integer; (r, 0, 0, 1)): zero- or sign-extended to 32-bit words.
+    R16g16Uint,
+    R16g16Sint,
+    R32Uint,
+    R32Sint,
 }
 
 impl ImageFormat {
@@ -145,7 +171,7 @@ impl ImageFormat {
     /// one (its leading bytes), wider ones 4-byte words in turn.
     pub fn texel_words(self) -> usize {
         match self {
-            ImageFormat::R16g16b16a16Sfloat => 2,
+            ImageFormat::R16g16b16a16Sfloat | ImageFormat::R32g32Sfloat => 2,
             ImageFormat::R32g32b32a32Sfloat => 4,
             _ => 1,
         }
@@ -162,9 +188,21 @@ impl ImageFormat {
             | ImageFormat::A2b10g10r10UnormPack32
             | ImageFormat::R5g6b5UnormPack16
             | ImageFormat::R16g16b16a16Sfloat
-            | ImageFormat::R32g32b32a32Sfloat => SampledType::Float,
-            ImageFormat::Rgba8Uint => SampledType::Uint,
-            ImageFormat::Rgba8Sint => SampledType::Sint,
+            | ImageFormat::R32g32b32a32Sfloat
+            | ImageFormat::R16Sfloat
+            | ImageFormat::R16g16Sfloat
+            | ImageFormat::R32g32Sfloat
+            | ImageFormat::R8Snorm
+            | ImageFormat::R8g8Snorm
+            | ImageFormat::R8g8b8a8Snorm
+            | ImageFormat::B8g8r8a8Unorm
+            | ImageFormat::B10g11r11UfloatPack32 => SampledType::Float,
+            ImageFormat::Rgba8Uint | ImageFormat::R16g16Uint | ImageFormat::R32Uint => {
+                SampledType::Uint
+            }
+            ImageFormat::Rgba8Sint | ImageFormat::R16g16Sint | ImageFormat::R32Sint => {
+                SampledType::Sint
+            }
         }
     }
 }
@@ -243,6 +281,54 @@ impl Image {
                 };
                 return [c(0, 10), c(10, 10), c(20, 10), c(30, 2)];
             }
+            ImageFormat::R16Sfloat => {
+                return [
+                    binary16_to_f64(u16::from_le_bytes([t[0], t[1]])),
+                    0.0,
+                    0.0,
+                    1.0,
+                ];
+            }
+            ImageFormat::R16g16Sfloat => {
+                let h = |k: usize| binary16_to_f64(u16::from_le_bytes([t[2 * k], t[2 * k + 1]]));
+                return [h(0), h(1), 0.0, 1.0];
+            }
+            ImageFormat::R32g32Sfloat => {
+                let f = |k: usize| f64::from(f32::from_le_bytes(self.texels[at + k]));
+                return [f(0), f(1), 0.0, 1.0];
+            }
+            ImageFormat::R8Snorm | ImageFormat::R8g8Snorm | ImageFormat::R8g8b8a8Snorm => {
+                let n = match self.format {
+                    ImageFormat::R8Snorm => 1,
+                    ImageFormat::R8g8Snorm => 2,
+                    _ => 4,
+                };
+                let mut out = [0.0, 0.0, 0.0, 1.0];
+                for (o, &b) in out.iter_mut().zip(&t).take(n) {
+                    *o = (f64::from(b as i8) / 127.0).max(-1.0);
+                }
+                return out;
+            }
+            ImageFormat::B8g8r8a8Unorm => {
+                return [t[2], t[1], t[0], t[3]].map(|c| f64::from(c) / 255.0);
+            }
+            ImageFormat::B10g11r11UfloatPack32 => {
+                let w = u32::from_le_bytes(t);
+                // Exponent 0: f · 2^-14 / 2^m; 31: ∞ or NaN; else (1 +
+                // f / 2^m) · 2^(e − 15).
+                let v = |at: u32, m: u32| {
+                    let code = (w >> at) & ((1 << (m + 5)) - 1);
+                    let (e, f) = ((code >> m) as i32, f64::from(code & ((1 << m) - 1)));
+                    let scale = f64::from(1u32 << m);
+                    match e {
+                        0 => f / scale * 2f64.powi(-14),
+                        31 if f == 0.0 => f64::INFINITY,
+                        31 => f64::NAN,
+                        _ => (1.0 + f / scale) * 2f64.powi(e - 15),
+                    }
+                };
+                return [v(0, 6), v(11, 6), v(22, 5), 1.0];
+            }
             _ => {}
         }
         let mut out = t.map(|c| f64::from(c) / 255.0);
@@ -262,6 +348,19 @@ impl Image {
         let t = self.texels[(j * self.width + i) as usize];
         match self.format {
             ImageFormat::Rgba8Sint => t.map(|c| c as i8 as i32 as u32),
+            ImageFormat::R16g16Uint => [
+                u32::from(u16::from_le_bytes([t[0], t[1]])),
+                u32::from(u16::from_le_bytes([t[2], t[3]])),
+                0,
+                1,
+            ],
+            ImageFormat::R16g16Sint => [
+                i16::from_le_bytes([t[0], t[1]]) as i32 as u32,
+                i16::from_le_bytes([t[2], t[3]]) as i32 as u32,
+                0,
+                1,
+            ],
+            ImageFormat::R32Uint | ImageFormat::R32Sint => [u32::from_le_bytes(t), 0, 0, 1],
             _ => t.map(u32::from),
         }
     }

@@ -12,14 +12,16 @@
 //! colour internal formats R8G8B8A8 (written back as R8G8B8A8, R8G8 or
 //! R8, sRGB or not), R5G6B5A0 (→ R5G6B5), R10G10B10A2 (→ R10G10B10A2) —
 //! the tile buffer holding each channel's UNORM code, blended by the
-//! fixed-function unit — and RAW32/RAW64/RAW128 (→ the same RAW size:
-//! float and integer formats, the pixel's bytes as the blend unit's
-//! conversion wrote them, Opaque only), any swizzle of R, G, B, A (the
-//! identity for RAW), no YUV/AFBC; depth internal formats D16/D24/D32
+//! fixed-function unit —, R4G4B4A4 (→ R4G4B4A4), R5G5B5A1 (→ R5G5B5A1),
+//! and RAW8/RAW16/RAW32/RAW64/RAW128 (→ a RAW size that rounds up to it:
+//! float, integer, SNORM and 16-bit UNORM formats, the pixel's bytes as
+//! the blend unit's conversion wrote them, Opaque only), any swizzle of R,
+//! G, B, A (the identity for RAW), no YUV/AFBC; depth internal formats D16/D24/D32
 //! (kept as f32 in the tile buffer, D16/D24 rounded to their UNORM
 //! precision: `fragment::quantize_depth`) written back as D32 (f32) or D16/D24
-//! UNORM through the ZS CRC Extension, stencil kept as u8 and written back
-//! as S8; no pre/post-frame shaders, no Z/S preload. `Dithering Enable` is not modelled: colour
+//! UNORM through the ZS CRC Extension (D24S8: the depth's three low bytes
+//! of each 32-bit pixel), stencil kept as u8 and written back as S8 or
+//! X24S8 (the top byte of a D24S8 surface's pixels); no pre/post-frame shaders, no Z/S preload. `Dithering Enable` is not modelled: colour
 //! is rounded to nearest (what the Vulkan rules allow; dithering is an
 //! implementation choice the spec also allows).
 //!
@@ -156,12 +158,14 @@ impl UnormFormat {
     };
 
     /// genxml "Color Buffer Internal Format" R8G8B8A8 (1), R10G10B10A2
-    /// (2), R5G6B5A0 (5).
+    /// (2), R4G4B4A4 (4), R5G6B5A0 (5), R5G5B5A1 (6).
     fn from_internal(raw: u64, srgb: bool) -> Option<UnormFormat> {
         let bits = match raw {
             1 => [8, 8, 8, 8],
             2 => [10, 10, 10, 2],
             5 if !srgb => [5, 6, 5, 0],
+            4 if !srgb => [4, 4, 4, 4],
+            6 if !srgb => [5, 5, 5, 1],
             _ => return None,
         };
         Some(UnormFormat { bits, srgb })
@@ -257,11 +261,11 @@ pub fn linear_to_srgb(l: f32) -> f32 {
 pub enum TileFormat {
     /// UNORM channel codes.
     Unorm(UnormFormat),
-    /// `Internal Format` RAW32/RAW64/RAW128: the pixel's bytes in its
-    /// memory format, as the blend unit's conversion wrote them, in
-    /// `words` 32-bit words (Mesa's `pan_rt_init_format` for formats the
-    /// blend unit cannot blend: float and integer formats).
-    Raw { words: u32 },
+    /// `Internal Format` RAW8 … RAW128: the pixel's bytes in its memory
+    /// format, as the blend unit's conversion wrote them, `bytes` of them
+    /// (1, 2, 4, 8, 16; little-endian in the words; Mesa's
+    /// `pan_rt_init_format` for formats the blend unit cannot blend).
+    Raw { bytes: u32 },
 }
 
 /// How a render target's pixels are packed in memory (`Writeback Format`):
@@ -276,7 +280,10 @@ pub enum Writeback {
     R5G6B5,
     /// R10G10B10A2: a 32-bit word, channels at bits 0, 10, 20, 30.
     R10G10B10A2,
-    /// RAW32/RAW64/RAW128: the tile buffer's words as they are.
+    /// R5G5B5A1 / R4G4B4A4: a 16-bit word, channel 0 in the lowest bits
+    /// (the reading of R5G6B5), channel sizes `bits`.
+    Packed16([u32; 4]),
+    /// RAW8 … RAW128: the first `n` bytes of the tile buffer's words.
     Raw(u32),
 }
 
@@ -286,7 +293,8 @@ impl Writeback {
             Writeback::Bytes(n) => n,
             Writeback::R5G6B5 => 2,
             Writeback::R10G10B10A2 => 4,
-            Writeback::Raw(words) => 4 * u64::from(words),
+            Writeback::Packed16(_) => 2,
+            Writeback::Raw(bytes) => u64::from(bytes),
         }
     }
 
@@ -299,9 +307,19 @@ impl Writeback {
             Writeback::R10G10B10A2 => (m[0] | m[1] << 10 | m[2] << 20 | m[3] << 30)
                 .to_le_bytes()
                 .to_vec(),
-            Writeback::Raw(words) => m[..words as usize]
+            Writeback::Packed16(bits) => {
+                let mut shift = 0;
+                let mut v = 0u32;
+                for c in 0..4 {
+                    v |= m[c] << shift;
+                    shift += bits[c];
+                }
+                (v as u16).to_le_bytes().to_vec()
+            }
+            Writeback::Raw(bytes) => m
                 .iter()
                 .flat_map(|w| w.to_le_bytes())
+                .take(bytes as usize)
                 .collect(),
         }
     }
@@ -333,16 +351,23 @@ pub struct DepthTarget {
     pub row_stride: u64,
     /// Bytes per pixel written: 4 (D32 as f32, D24X8 UNORM) or 2 (D16).
     pub format: DepthFormat,
+    /// `ZS Write Format` D24S8: the 24-bit UNORM depth goes to bytes 0–2
+    /// of each 32-bit pixel and byte 3 (the stencil's, written by an
+    /// X24S8 stencil writeback) is left as it is.
+    pub keeps_stencil_byte: bool,
     /// `ZS MSAA` with `ZS Writeback Surface Stride` (Single or Layered).
     pub msaa: Msaa,
 }
 
-/// Stencil writeback (S8) through the ZS CRC Extension.
+/// Stencil writeback (S8, or X24S8) through the ZS CRC Extension.
 #[derive(Clone, Copy, Debug)]
 pub struct StencilTarget {
     pub block: Block,
     pub base: u64,
     pub row_stride: u64,
+    /// `S Write Format` X24S8: the stencil is byte 3 of 32-bit pixels
+    /// (a D24S8 surface); S8: one byte per pixel.
+    pub x24s8: bool,
     /// `S MSAA` with `S Writeback Surface Stride` (Single or Layered).
     pub msaa: Msaa,
 }
@@ -529,10 +554,18 @@ impl Framebuffer {
             }
             if fbp::Z_WRITE_ENABLE.get(&w) != 0 {
                 let block = field(zl, &z, "ZS Block Format", next)?;
-                let format = match field(zl, &z, "ZS Write Format", next)? {
-                    1 => DepthFormat::D16,
-                    4 => DepthFormat::D24X8,
-                    14 => DepthFormat::D32,
+                // D24S8 (5) writes the depth of a D24X8 pixel and leaves
+                // its top byte to the stencil writeback: our reading of
+                // Mesa's `PIPE_FORMAT_Z24_UNORM_S8_UINT` (depth in bits
+                // 0–23) written as ZS D24S8 plus S X24S8 at the same
+                // surface (`pan_desc.c`); what D24S8 does to that byte
+                // when no stencil is written is not documented, and
+                // Vulkan wants a store of one aspect to leave the other.
+                let (format, keeps_stencil_byte) = match field(zl, &z, "ZS Write Format", next)? {
+                    1 => (DepthFormat::D16, false),
+                    4 => (DepthFormat::D24X8, false),
+                    5 => (DepthFormat::D24X8, true),
+                    14 => (DepthFormat::D32, false),
                     _ => return Err(config(next, "ZS write format not simulated")),
                 };
                 fb.depth = Some(DepthTarget {
@@ -541,6 +574,7 @@ impl Framebuffer {
                     base: field(zl, &z, "ZS Writeback Base", next)?,
                     row_stride: field(zl, &z, "ZS Writeback Row Stride", next)?,
                     format,
+                    keeps_stencil_byte,
                     msaa: Msaa::from_raw(
                         field(zl, &z, "ZS MSAA", next)?,
                         field(zl, &z, "ZS Writeback Surface Stride", next)?,
@@ -551,10 +585,19 @@ impl Framebuffer {
                 });
             }
             if fbp::S_WRITE_ENABLE.get(&w) != 0 {
-                if field(zl, &z, "S Write Format", next)? != 1 {
-                    return Err(config(next, "S write format not simulated (S8 only)"));
-                }
+                // genxml "S Format" S8 (1) or X24S8 (4).
+                let x24s8 = match field(zl, &z, "S Write Format", next)? {
+                    1 => false,
+                    4 => true,
+                    _ => {
+                        return Err(config(
+                            next,
+                            "S write format not simulated (S8 and X24S8 only)",
+                        ));
+                    }
+                };
                 fb.stencil = Some(StencilTarget {
+                    x24s8,
                     block: Block::from_raw(field(zl, &z, "S Block Format", next)?)
                         .ok_or_else(|| config(next, "S block format not simulated"))?,
                     base: field(zl, &z, "S Writeback Base", next)?,
@@ -585,28 +628,36 @@ impl Framebuffer {
             // R10G10B10A2 (2) → R10G10B10A2 (24) (Mesa's
             // `panfrost_blendable_formats`). Swizzle: 3-bit fields, R=0,
             // G=1, B=2, A=3 (identity 0o3210).
-            // RAW32 (34) / RAW64 (35) / RAW128 (36) → writeback RAW32 (3),
-            // RAW64 (5), RAW128 (7), identity swizzle, no sRGB.
+            // R4G4B4A4 (4) → R4G4B4A4 (20); R5G5B5A1 (6) → R5G5B5A1 (28).
+            // RAW8 (32) … RAW128 (36) → writeback RAW8 (0), RAW16 (1),
+            // RAW24 (2), RAW32 (3), RAW48 (4), RAW64 (5), RAW96 (6), RAW128
+            // (7) whose size rounds up to the internal one (Mesa's
+            // `pan_rt_init_format`), identity swizzle, no sRGB.
             let internal = get("Internal Format")?;
             let srgb = get("sRGB")? != 0;
             let format =
                 match (internal, srgb) {
-                    (34, false) => TileFormat::Raw { words: 1 },
-                    (35, false) => TileFormat::Raw { words: 2 },
-                    (36, false) => TileFormat::Raw { words: 4 },
+                    (32..=36, false) => TileFormat::Raw {
+                        bytes: 1 << (internal - 32),
+                    },
                     _ => TileFormat::Unorm(UnormFormat::from_internal(internal, srgb).ok_or_else(
                         || config(rva, "render target internal format not simulated"),
                     )?),
                 };
+            const RAW_BYTES: [u32; 8] = [1, 2, 3, 4, 6, 8, 12, 16];
             let writeback = match (get("Writeback Format")?, internal) {
+                (w @ 0..=7, 32..=36)
+                    if RAW_BYTES[w as usize].next_power_of_two() == 1 << (internal - 32) =>
+                {
+                    Writeback::Raw(RAW_BYTES[w as usize])
+                }
+                (20, 4) => Writeback::Packed16([4; 4]),
+                (28, 6) => Writeback::Packed16([5, 5, 5, 1]),
                 (16, 1) => Writeback::Bytes(1),
                 (17, 1) => Writeback::Bytes(2),
                 (19, 1) => Writeback::Bytes(4),
                 (21, 5) => Writeback::R5G6B5,
                 (24, 2) => Writeback::R10G10B10A2,
-                (3, 34) => Writeback::Raw(1),
-                (5, 35) => Writeback::Raw(2),
-                (7, 36) => Writeback::Raw(4),
                 _ => return Err(config(rva, "render target format not simulated")),
             };
             let raw_swizzle = get("Swizzle")?;
@@ -749,7 +800,12 @@ impl TileBuffer {
                         }
                     };
                     let off = d.block.offset(x, y, d.row_stride, bpp);
-                    mmu.write(d.base.wrapping_add(surface).wrapping_add(off), &bytes)?;
+                    let bytes = if d.keeps_stencil_byte {
+                        &bytes[..3]
+                    } else {
+                        &bytes[..]
+                    };
+                    mmu.write(d.base.wrapping_add(surface).wrapping_add(off), bytes)?;
                 }
             }
         }
@@ -757,7 +813,11 @@ impl TileBuffer {
             for (surface, range) in st.msaa.surfaces(self.samples) {
                 for (x, y) in pixels() {
                     let Some(i) = self.index(x, y) else { continue };
-                    let off = st.block.offset(x, y, st.row_stride, 1);
+                    let off = if st.x24s8 {
+                        st.block.offset(x, y, st.row_stride, 4) + 3
+                    } else {
+                        st.block.offset(x, y, st.row_stride, 1)
+                    };
                     mmu.write(
                         st.base.wrapping_add(surface).wrapping_add(off),
                         &[self.stencil[self.sample(i, range.start)]],

@@ -7,13 +7,15 @@
 //! Stride" per level, the records in turn) and 2D arrays of one level
 //! (layers `Surface stride` bytes apart; only TEXC with its array bit
 //! reads a layer other than 0, and an array read without it faults),
-//! format RGBA8 UNORM
+//! format RGBA8 UNORM (or BGRA through the swizzle 0o3012),
 //! (or sRGB: RGB decoded with the sRGB EOTF, alpha linear), RGBA8UI or
 //! RGBA8I (components zero- or sign-extended to 32-bit words, nearest
 //! filtering only: linear filtering of an integer texture faults; their
 //! border colour is the Sampler's four words as they are) in RGBA order,
 //! R8 UNORM (swizzle R001), RG8 UNORM (RG01), RGB10 A2 UNORM, RGB565
-//! (BGR1: Vulkan's R5G6B5_UNORM_PACK16), RGBA16F, RGBA32F, or R32F
+//! (BGR1: Vulkan's R5G6B5_UNORM_PACK16), RGBA16F, RGBA32F, the plain
+//! float/SNORM/UNORM formats of `hw::pixel` (R16F, RG16F, RG32F, R8/RG8/RGBA8
+//! SNORM …; R001 / RG01 for one and two channels), or R32F
 //! (swizzle R001; with a depth reference, compared by the
 //! Sampler's `Compare Function`, see [`Texture::sample`])
 //! (v7 `RGB Component Order` RGBA, v6 swizzle RGBA) with the identity
@@ -85,6 +87,18 @@ pub enum TexelKind {
     Rgba16f,
     /// "RGBA32F" (16 bytes: four f32 as they are).
     Rgba32f,
+    /// "RGBA8 UNORM" read with the swizzle BGRA (0o3012): Vulkan's
+    /// B8G8R8A8_UNORM (B in byte 0), as Mesa maps PIPE_FORMAT_B8G8R8A8_UNORM
+    /// (RGBA8 UNORM with the order BGRA) — the reversal in the Texture's
+    /// `Swizzle`, as for RGB565.
+    Bgra8,
+    /// The plain float and normalized formats of `hw::pixel` (2026-11-28,
+    /// `gfx-fmt`): "R16F", "RG16F", "RG32F", "R8 SNORM", "RG8 SNORM",
+    /// "RGBA8 SNORM", "R16 SNORM" … (components of 8, 16 or 32 bits,
+    /// channel 0 first): binary16 converted exactly, f32 as they are,
+    /// UNORM c / (2^b − 1) and SNORM max(c / (2^(b−1) − 1), −1) rounded once
+    /// to f32; one- and two-channel formats with the swizzles R001 / RG01.
+    Plain(crate::hw::pixel::RawLayout),
 }
 
 impl TexelKind {
@@ -95,9 +109,64 @@ impl TexelKind {
             TexelKind::Rg8 | TexelKind::Rgb565 => 2,
             TexelKind::Rgba16f => 8,
             TexelKind::Rgba32f => 16,
+            TexelKind::Plain(l) => u64::from(l.bytes()),
             _ => 4,
         }
     }
+}
+
+/// A [`TexelKind::Plain`] texel's words from its bytes (channel 0 first,
+/// little-endian components; absent G, B read 0 and A 1.0).
+fn plain_texel(l: crate::hw::pixel::RawLayout, bytes: &[u8; 16]) -> [u32; 4] {
+    use crate::hw::pixel::RawKind;
+    if l.kind == RawKind::R11g11b10 {
+        // R bits 0..10, G 11..21 (6-bit mantissas), B 22..31 (5-bit); 5-bit
+        // exponents, bias 15, no sign (Vulkan "Unsigned 11-Bit
+        // Floating-Point Numbers", "Unsigned 10-Bit …"): exact in f32.
+        let w = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        let small = |code: u32, m: u32| -> u32 {
+            let (e, f) = (code >> m, code & ((1 << m) - 1));
+            match e {
+                0 => (f as f32 * 2f32.powi(-14 - m as i32)).to_bits(),
+                31 if f == 0 => f32::INFINITY.to_bits(),
+                31 => f32::NAN.to_bits(),
+                // Rebias 15 → 127 and widen the mantissa to 23 bits.
+                _ => (e + 112) << 23 | f << (23 - m),
+            }
+        };
+        return [
+            small(w & 0x7ff, 6),
+            small(w >> 11 & 0x7ff, 6),
+            small(w >> 22, 5),
+            1.0f32.to_bits(),
+        ];
+    }
+    let size = (l.bits / 8) as usize;
+    // Absent alpha: 1.0, or the integer 1 of an integer format.
+    let mut out = [0, 0, 0, if l.integer() { 1 } else { 1.0f32.to_bits() }];
+    for (c, word) in out.iter_mut().enumerate().take(l.components as usize) {
+        let code = bytes[size * c..size * (c + 1)]
+            .iter()
+            .rev()
+            .fold(0u32, |v, &b| v << 8 | u32::from(b));
+        let signed = (i64::from(code) << (64 - l.bits)) >> (64 - l.bits);
+        *word = match l.kind {
+            RawKind::Float if l.bits == 16 => half::f16::from_bits(code as u16).to_f32().to_bits(),
+            RawKind::Float => code,
+            RawKind::Unorm => {
+                ((f64::from(code) / f64::from((1u32 << l.bits) - 1)) as f32).to_bits()
+            }
+            RawKind::Snorm => {
+                let max = f64::from((1u32 << (l.bits - 1)) - 1);
+                ((signed as f64 / max).max(-1.0) as f32).to_bits()
+            }
+            RawKind::Uint => code,
+            RawKind::Sint => signed as u32,
+            // Decoded above.
+            RawKind::R11g11b10 => code,
+        };
+    }
+    out
 }
 
 /// One mip level: texel (0, 0), bytes per row (of texels or tiles), size.
@@ -228,6 +297,7 @@ impl Texture {
         let name = crate::hw::layout::enum_name(l.formats.table.formats, (format >> 12) & 0xff);
         let srgb = format & (1 << 20) != 0;
         let kind = match (name, srgb) {
+            ("RGBA8 UNORM", false) if td::SWIZZLE.get(&t) == 0o3012 => Some(TexelKind::Bgra8),
             ("RGBA8 UNORM", false) => Some(TexelKind::Unorm),
             ("RGBA8 UNORM", true) => Some(TexelKind::Srgb),
             ("RGBA8UI", false) => Some(TexelKind::Uint),
@@ -239,6 +309,20 @@ impl Texture {
             ("RGB565", false) => Some(TexelKind::Rgb565),
             ("RGBA16F", false) => Some(TexelKind::Rgba16f),
             ("RGBA32F", false) => Some(TexelKind::Rgba32f),
+            (name, false) => crate::hw::pixel::RawLayout::of(name)
+                .filter(|l| {
+                    use crate::hw::pixel::RawKind;
+                    matches!(
+                        l.kind,
+                        RawKind::Float
+                            | RawKind::Unorm
+                            | RawKind::Snorm
+                            | RawKind::R11g11b10
+                            | RawKind::Uint
+                            | RawKind::Sint
+                    )
+                })
+                .map(TexelKind::Plain),
             _ => None,
         };
         // The swizzle each format is simulated with: identity, or R001 for
@@ -248,6 +332,9 @@ impl Texture {
             Some(TexelKind::R32f | TexelKind::R8) => 0o5440,
             Some(TexelKind::Rg8) => 0o5410,
             Some(TexelKind::Rgb565) => 0o5012,
+            Some(TexelKind::Bgra8) => 0o3012,
+            Some(TexelKind::Plain(l)) if l.components == 1 => 0o5440,
+            Some(TexelKind::Plain(l)) if l.components == 2 => 0o5410,
             _ => 0o3210,
         };
         // RGBA order: v7's `RGB Component Order` RGBA is 0, v6's swizzle
@@ -356,7 +443,22 @@ impl Texture {
                 | TexelKind::Rgb565
                 | TexelKind::Rgba16f
                 | TexelKind::Rgba32f
-        )
+                | TexelKind::Bgra8
+        ) || matches!(self.kind, TexelKind::Plain(l) if !l.integer())
+    }
+
+    /// Whether the texels are read as unsigned integers.
+    pub fn is_uint(&self) -> bool {
+        use crate::hw::pixel::RawKind;
+        self.kind == TexelKind::Uint
+            || matches!(self.kind, TexelKind::Plain(l) if l.kind == RawKind::Uint)
+    }
+
+    /// Whether the texels are read as signed integers.
+    pub fn is_sint(&self) -> bool {
+        use crate::hw::pixel::RawKind;
+        self.kind == TexelKind::Sint
+            || matches!(self.kind, TexelKind::Plain(l) if l.kind == RawKind::Sint)
     }
 
     /// Level 0's width and height.
@@ -452,6 +554,8 @@ impl Texture {
                     wide[4 * k + 3],
                 ])
             }),
+            TexelKind::Bgra8 => [b[2], b[1], b[0], b[3]].map(|c| unorm8(c).to_bits()),
+            TexelKind::Plain(l) => plain_texel(l, &wide),
         })
     }
 

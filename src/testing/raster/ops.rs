@@ -274,6 +274,13 @@ pub struct Target {
     /// B unsigned 10-bit floats ([`round_to_unsigned_float`]), the
     /// `B10G11R11_UFLOAT_PACK32` layout.
     pub float_bits: Option<u32>,
+    /// With `channel_bits`: the channels are SNORM of those sizes, stored
+    /// as "Conversion from Floating-Point to Normalized Fixed-Point" says
+    /// for signed formats (clamp to [−1, 1], × (2^(b−1) − 1), round to
+    /// nearest) and read back as code / (2^(b−1) − 1) ("Conversion from
+    /// Normalized Fixed-Point to Floating-Point": the most negative code
+    /// reads as −1; this conversion never produces it).
+    pub snorm: bool,
     /// The attachment is sRGB: `color` holds the stored (encoded) values,
     /// blending reads R, G, B linearized and writes them encoded ("Blend
     /// Operations": "the R, G, and B destination color values ... are
@@ -302,6 +309,7 @@ impl Target {
             unorm_bits: None,
             channel_bits: None,
             float_bits: None,
+            snorm: false,
             srgb: false,
             depth_bits: None,
             components: 4,
@@ -323,6 +331,17 @@ impl Target {
     pub fn with_unorm_format(mut self, bits: [u32; 4], srgb: bool) -> Target {
         self.channel_bits = Some(bits);
         self.srgb = srgb;
+        let color = self.color.iter().map(|&c| self.store(c)).collect();
+        self.color = color;
+        self
+    }
+
+    /// The target as a SNORM attachment of per-channel `bits` (see
+    /// `snorm`); the clear colour is stored.
+    pub fn with_snorm_format(mut self, bits: [u32; 4]) -> Target {
+        self.unorm = false;
+        self.snorm = true;
+        self.channel_bits = Some(bits);
         let color = self.color.iter().map(|&c| self.store(c)).collect();
         self.color = color;
         self
@@ -369,6 +388,20 @@ impl Target {
             }
             Some(_) => return c.map(|x| f64::from(x as f32)),
             None => {}
+        }
+        if let (Some(bits), true) = (self.channel_bits, self.snorm) {
+            return std::array::from_fn(|i| {
+                if bits[i] == 0 {
+                    return 0.0;
+                }
+                let x = if c[i].is_nan() {
+                    0.0
+                } else {
+                    c[i].clamp(-1.0, 1.0)
+                };
+                let max = f64::from((1u32 << (bits[i] - 1)) - 1);
+                (x * max).round() / max
+            });
         }
         if let Some(bits) = self.channel_bits {
             return std::array::from_fn(|i| {

@@ -439,12 +439,7 @@ pub(super) fn blend(
             // with the target's internal format
             // (`panfrost_blendable_formats`: "RGBA8 TB", "RGB10 A2 TB",
             // "R5G6B5 AU/PU"), sRGB (bit 20) as the target.
-            let expected: &[u64] = match format.bits {
-                [8, 8, 8, 8] => &[237],
-                [10, 10, 10, 2] => &[238],
-                _ => &[226, 227],
-            };
-            if !expected.contains(&(memory >> 12 & 0xff))
+            if !unorm_memory_formats(format.bits).contains(&(memory >> 12 & 0xff))
                 || (memory >> 20 & 1 == 1) != format.srgb
                 || regfmt > 1
             {
@@ -452,14 +447,14 @@ pub(super) fn blend(
             }
             format
         }
-        TileFormat::Raw { words } => {
+        TileFormat::Raw { bytes } => {
             // RAW targets: Opaque only (blending them takes a blend
             // shader), the colour converted to the conversion's memory
             // format and stored as its bytes.
             if mode != BlendMode::Opaque || mask & 15 != 15 {
                 return Err(bad("blending a RAW (float/integer) target"));
             }
-            let raw = raw_pixel(arch, memory, regfmt, colour, ints, words)
+            let raw = raw_pixel(arch, memory, regfmt, colour, ints, bytes)
                 .ok_or_else(|| bad("conversion to a RAW target not simulated"))?;
             for sample in 0..samples as usize {
                 if covered & (1 << sample) != 0 {
@@ -555,18 +550,17 @@ pub(super) fn ld_tile(
         }
         TileFormat::Unorm(format) => {
             // As BLEND: the Memory Format Mesa pairs with the target.
-            let expected: &[u64] = match format.bits {
-                [8, 8, 8, 8] => &[237],
-                [10, 10, 10, 2] => &[238],
-                _ => &[226, 227],
-            };
-            if !expected.contains(&(memory >> 12 & 0xff)) || (memory >> 20 & 1 == 1) != format.srgb
+            if !unorm_memory_formats(format.bits).contains(&(memory >> 12 & 0xff))
+                || (memory >> 20 & 1 == 1) != format.srgb
             {
                 return Err(bad("conversion differs from the render target's format"));
             }
             format.decode(words).map(f32::to_bits)
         }
-        TileFormat::Raw { words: n } => {
+        TileFormat::Raw { bytes } => {
+            // 32-bit words the pixel takes in the tile buffer; the RAW8 and
+            // RAW16 targets match none of the conversions below.
+            let n = bytes.div_ceil(4);
             let formats = crate::hw::layouts(arch).formats;
             let value = memory >> 12 & 0xff;
             let is = |name: &str| formats.format_value(name) == Some(value);
@@ -603,41 +597,43 @@ pub(super) fn ld_tile(
 
 /// The words a RAW render target holds for a colour (`colour` from F32/F16
 /// registers, `ints` from I32/U32 ones): the conversion's memory format
-/// RGBA16F (f32 → binary16, round to nearest even), RGBA32F / R32F (the
-/// f32 bits), R11F G11F B10F (R, G, B at bits 0, 11, 22: `hw::format::pack_r11g11b10_ufloat`),
-/// R32UI / R32I / RGBA32UI / RGBA32I (the 32-bit integers as
-/// they are, from I32/U32 registers only); `None` for anything else or a
-/// size other than the target's `words`.
+/// ("R8UI" … "RGBA32F", the SNORM and 16-bit UNORM formats, "R11F G11F
+/// B10F") converted by the Vulkan rules (`hw::pixel`: binary16 rounded to
+/// nearest even, SNORM/UNORM codes rounded to nearest, integers cast to the
+/// component size), float formats from float registers and integer ones
+/// from integer registers only; `None` for anything else or a pixel whose
+/// size does not round up to the target's `bytes`.
+/// The conversion `Memory Format` values Mesa pairs with a UNORM
+/// target's internal format (`panfrost_blendable_formats`: "RGBA8 TB",
+/// "RGB10 A2 TB", "RGBA4 AU/PU", "RGB5 A1 AU/PU", "R5G6B5 AU/PU"); BLEND
+/// and LD_TILE fault on any other.
+fn unorm_memory_formats(bits: [u32; 4]) -> &'static [u64] {
+    match bits {
+        [8, 8, 8, 8] => &[237],
+        [10, 10, 10, 2] => &[238],
+        [4, 4, 4, 4] => &[232, 233],
+        [5, 5, 5, 1] => &[224, 225],
+        _ => &[226, 227],
+    }
+}
+
 fn raw_pixel(
     arch: crate::hw::Arch,
     memory: u64,
     regfmt: u64,
     colour: [f32; 4],
     ints: [u32; 4],
-    words: u32,
+    bytes: u32,
 ) -> Option<[u32; 4]> {
     let formats = crate::hw::layouts(arch).formats;
-    let value = memory >> 12 & 0xff;
-    let is = |name: &str| formats.format_value(name) == Some(value);
-    let float = matches!(regfmt, 0 | 1);
-    let (out, n) = if is("RGBA16F") && float {
-        let h = colour.map(|v| u32::from(f32_to_f16(v, false)));
-        ([h[0] | h[1] << 16, h[2] | h[3] << 16, 0, 0], 2)
-    } else if is("RGBA32F") && float {
-        (colour.map(f32::to_bits), 4)
-    } else if is("R32F") && float {
-        ([colour[0].to_bits(), 0, 0, 0], 1)
-    } else if is("R11F G11F B10F") && float {
-        let w = crate::hw::format::pack_r11g11b10_ufloat([colour[0], colour[1], colour[2]]);
-        ([w, 0, 0, 0], 1)
-    } else if (is("R32UI") || is("R32I")) && !float {
-        ([ints[0], 0, 0, 0], 1)
-    } else if (is("RGBA32UI") || is("RGBA32I")) && !float {
-        (ints, 4)
+    let name = formats.format_name(memory >> 12 & 0xff)?;
+    let layout = crate::hw::pixel::RawLayout::of(name)?;
+    let out = if matches!(regfmt, 0 | 1) {
+        layout.pack_floats(colour)?
     } else {
-        return None;
+        layout.pack_ints(ints)?
     };
-    (n == words).then_some(out)
+    (layout.bytes().next_power_of_two() == bytes).then_some(out)
 }
 
 /// LD_VAR, LD_VAR_IMM (smooth) and LD_VAR_FLAT(_IMM) (fragment jobs):

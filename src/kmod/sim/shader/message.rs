@@ -25,7 +25,7 @@ use super::{CachedClause, Core, fault, fragment_message, status};
 use crate::hw::attribute::{attribute_buffer as ab, attribute_desc as ad, attribute_type};
 use crate::hw::storage::uniform_buffer;
 use crate::kmod::sim::jobs::JobFault;
-use crate::kmod::sim::texture::{SamplerState, TexelKind, Texture};
+use crate::kmod::sim::texture::{SamplerState, Texture};
 
 /// Whether `name` is a message instruction this module executes.
 pub fn supported(name: &str) -> bool {
@@ -859,8 +859,8 @@ fn texc(
     }
     let kind_fits = |t: &Texture| match format {
         4 => t.is_float(),
-        14 => t.kind == TexelKind::Uint,
-        _ => t.kind == TexelKind::Sint,
+        14 => t.is_uint(),
+        _ => t.is_sint(),
     };
     // The data registers in Mesa's order (`enum bifrost_tex_dreg`): the
     // LOD (EXPLICIT, and every FETCH: signed 8:8 fixed point), then the
