@@ -1,7 +1,8 @@
 //! Images and samplers: `OpSampledImage`, `OpImage`, and the texture
 //! accesses the IR has (`Intrinsic::Texture`): `OpImageSampleImplicitLod`
 //! (fragment shaders), `OpImageSampleExplicitLod` with `Lod`,
-//! `OpImageFetch` (optional `Lod`), on 2D images and 2D arrays,
+//! `OpImageFetch` (optional `Lod`), on 2D images and 2D arrays (1D
+//! images and arrays and 3D images: explicit LOD and fetches),
 //! single-sampled, with a 32-bit sampled type, and `OpImageGather` (a
 //! constant component, optional `ConstOffset`) of 2D images and 2D
 //! arrays, and `OpImageDrefGather` of 2D images.
@@ -17,7 +18,7 @@
 
 use spirv::Op;
 
-use crate::compiler::ir::{AluOp, Intrinsic, SampledType, Stage, TexOp, ValueType};
+use crate::compiler::ir::{AluOp, Intrinsic, SampledType, Stage, TexDim, TexOp, ValueType};
 
 use super::error::Result;
 use super::function::{Handle, Texel, Translator, Val};
@@ -44,8 +45,10 @@ const SAMPLE: u32 = 0x40;
 const MIN_LOD: u32 = 0x80;
 /// Memory-model bits that change nothing for a read-only sampled image.
 const HARMLESS: u32 = 0x400 /* NonPrivateTexel */ | 0x800 /* VolatileTexel */;
-/// `Dim` 2D.
+/// `Dim` 1D, 2D, 3D.
+const DIM_1D: u32 = 0;
 const DIM_2D: u32 = 1;
+const DIM_3D: u32 = 2;
 
 impl Translator<'_> {
     /// The handle and image type behind an id of image or sampled-image type.
@@ -62,15 +65,15 @@ impl Translator<'_> {
         Ok((h, image_ty))
     }
 
-    /// The sampled type of a 2D image (or 2D array: `true`) the texture
-    /// intrinsic can read, or why not.
-    fn texture_type(&self, image_ty: u32) -> Result<(SampledType, bool)> {
+    /// The sampled type, arrayness and dimension of a 1D, 2D or 3D image
+    /// (1D and 2D maybe arrays) the texture intrinsic can read, or why not.
+    fn texture_type(&self, image_ty: u32) -> Result<(SampledType, bool, TexDim)> {
         self.texture_type_for(image_ty, false)
     }
 
     /// [`Self::texture_type`]; `dref`: for a depth-compare access, which
     /// takes depth images (`Depth` 1) too.
-    fn texture_type_for(&self, image_ty: u32, dref: bool) -> Result<(SampledType, bool)> {
+    fn texture_type_for(&self, image_ty: u32, dref: bool) -> Result<(SampledType, bool, TexDim)> {
         let Type::Image {
             sampled_ty,
             dim,
@@ -85,10 +88,14 @@ impl Translator<'_> {
         if sampled == 2 {
             return Err(self.unsupported("storage images"));
         }
-        if dim != DIM_2D {
+        let tex_dim = match dim {
+            DIM_1D => TexDim::D1,
+            DIM_2D => TexDim::D2,
+            DIM_3D => TexDim::D3,
+            _ => TexDim::D2,
+        };
+        if !matches!(dim, DIM_1D | DIM_2D | DIM_3D) {
             let what = match dim {
-                0 => "1D images",
-                2 => "3D images",
                 3 => "cube images",
                 4 => "rectangle images",
                 5 => "texel buffers",
@@ -100,19 +107,24 @@ impl Translator<'_> {
         if ms {
             return Err(self.unsupported("multisampled images"));
         }
+        // Vulkan has no 3D arrays ("Standalone SPIR-V Validation": an
+        // OpTypeImage with Dim 3D must not be Arrayed).
+        if arrayed && tex_dim == TexDim::D3 {
+            return Err(self.invalid("an arrayed 3D image"));
+        }
         if depth == 1 && !dref {
             return Err(self.unsupported("depth images outside depth-compare sampling"));
         }
         match self.m.ty(sampled_ty)? {
-            Type::Float { width: 32 } => Ok((SampledType::Float, arrayed)),
+            Type::Float { width: 32 } => Ok((SampledType::Float, arrayed, tex_dim)),
             Type::Int {
                 width: 32,
                 signed: true,
-            } => Ok((SampledType::Sint, arrayed)),
+            } => Ok((SampledType::Sint, arrayed, tex_dim)),
             Type::Int {
                 width: 32,
                 signed: false,
-            } => Ok((SampledType::Uint, arrayed)),
+            } => Ok((SampledType::Uint, arrayed, tex_dim)),
             Type::Void => Err(self.invalid("a sampled image of sampled type void")),
             _ => Err(self.unsupported("images of a sampled type other than 32 bits")),
         }
@@ -127,6 +139,9 @@ impl Translator<'_> {
         // of the sampling instructions; glslang passes a shadow lookup's
         // (s, t, dref) whole and the reference again as Dref).
         if float && t.comps > comps && t.bits == 32 && self.m.is_float(ty) {
+            if comps == 1 {
+                return self.channel(v, 0);
+            }
             let first: Vec<u8> = (0..comps).collect();
             return self.swizzle(v, &first);
         }
@@ -365,24 +380,28 @@ impl Translator<'_> {
     }
 
     /// `OpImageQuerySizeLod` (`textureSize`) and `OpImageQueryLevels`
-    /// (`textureQueryLevels`) of a sampled 2D image: the IR's
-    /// `texture_size` (level 0's size minus one, packed, and the level
-    /// count, which the driver supplies: `binary::TEXTURE_SIZE_WORD`);
-    /// level `lod`'s size is max(1, size >> lod) (Vulkan "Image Mip Level
-    /// Sizing"). Arrays (their layer count) are `Unsupported`.
+    /// (`textureQueryLevels`) of a sampled 1D, 2D or 3D image or a 1D/2D
+    /// array: the IR's `texture_size` (two words the driver supplies,
+    /// `binary::TEXTURE_SIZE_WORD`: level 0's (width − 1) | (height − 1)
+    /// << 16, and the level count | (depth − 1 or layers − 1) << 16 — the
+    /// high half 0 for plain 1D/2D images); level `lod`'s width, height
+    /// and depth are max(1, size >> lod) (Vulkan "Image Mip Level
+    /// Sizing"), an array's layer count is the same at every level. The
+    /// result has one component per dimension, plus one for an array.
     fn image_query(&mut self, inst: &Inst, op: Op) -> Result<()> {
         inst.need(3)?;
         let (ty, id) = (inst.word(0)?, inst.word(1)?);
         let (h, image_ty) = self.image_of(inst.word(2)?)?;
-        let (_, array) = self.texture_type(image_ty)?;
-        if array {
-            return Err(inst.unsupported("size queries of array images"));
-        }
+        let (_, array, dim) = self.texture_type(image_ty)?;
         let (set, binding) = h
             .image
             .ok_or_else(|| inst.invalid("image operand has no image"))?;
         let u32t = ValueType::U32;
-        let want = if op == Op::ImageQueryLevels { 1 } else { 2 };
+        let want = if op == Op::ImageQueryLevels {
+            1
+        } else {
+            dim.coords() + u8::from(array)
+        };
         if self.m.value_type(ty) != Some(u32t.with_comps(want)) || self.m.is_float(ty) {
             return Err(
                 inst.invalid("image query result is not an integer of the image's dimensions")
@@ -393,8 +412,16 @@ impl Translator<'_> {
             u32t.with_comps(2),
             &[],
         )?;
+        // Whether the level word's high half holds a depth or layer count.
+        let third = array || dim == TexDim::D3;
+        let (mask, sixteen, one) = (self.u32c(0xffff)?, self.u32c(16)?, self.u32c(1)?);
         let v = if op == Op::ImageQueryLevels {
-            self.channel(word, 1)?
+            let levels = self.channel(word, 1)?;
+            if third {
+                self.alu(AluOp::Iand, u32t, &[levels, mask])?
+            } else {
+                levels
+            }
         } else {
             inst.need(4)?;
             let (lty, lod) = self.get_ssa(inst.word(3)?)?;
@@ -402,16 +429,31 @@ impl Translator<'_> {
                 return Err(inst.invalid("size query Lod is not a 32-bit integer"));
             }
             let packed = self.channel(word, 0)?;
-            let (mask, sixteen, one) = (self.u32c(0xffff)?, self.u32c(16)?, self.u32c(1)?);
             let w = self.alu(AluOp::Iand, u32t, &[packed, mask])?;
-            let h = self.alu(AluOp::Ushr, u32t, &[packed, sixteen])?;
+            let mut sizes = vec![w];
+            if dim != TexDim::D1 {
+                sizes.push(self.alu(AluOp::Ushr, u32t, &[packed, sixteen])?);
+            }
+            if third {
+                let levels = self.channel(word, 1)?;
+                sizes.push(self.alu(AluOp::Ushr, u32t, &[levels, sixteen])?);
+            }
             let mut dims = Vec::new();
-            for d in [w, h] {
+            for (k, d) in sizes.into_iter().enumerate() {
                 let d = self.alu(AluOp::Iadd, u32t, &[d, one])?;
+                // An array's layer count does not shrink with the level.
+                if array && k + 1 == usize::from(want) {
+                    dims.push(d);
+                    continue;
+                }
                 let d = self.alu(AluOp::Ushr, u32t, &[d, lod])?;
                 dims.push(self.alu(AluOp::Umax, u32t, &[d, one])?);
             }
-            self.vec(&dims)?
+            if dims.len() == 1 {
+                dims[0]
+            } else {
+                self.vec(&dims)?
+            }
         };
         self.bind(id, ty, Val::Ssa(v))
     }
@@ -425,11 +467,24 @@ impl Translator<'_> {
             op,
             Op::ImageSampleDrefImplicitLod | Op::ImageSampleDrefExplicitLod | Op::ImageDrefGather
         );
-        let (sampled, array) = self.texture_type_for(image_ty, dref_op)?;
+        let (sampled, array, dim) = self.texture_type_for(image_ty, dref_op)?;
         if op == Op::ImageDrefGather && array {
             return Err(inst.unsupported("depth gathers of array images"));
         }
-        let coord = self.tex_coord(inst.word(3)?, !fetch, if array { 3 } else { 2 })?;
+        // Vulkan gathers 2D, cube and rectangle images only ("Standalone
+        // SPIR-V Validation": OpImage*Gather's Dim).
+        if matches!(op, Op::ImageGather | Op::ImageDrefGather) && dim != TexDim::D2 {
+            return Err(inst.invalid("a gather of a 1D or 3D image"));
+        }
+        if dim != TexDim::D2 && dref_op {
+            return Err(inst.unsupported("depth compares of 1D and 3D images"));
+        }
+        // Implicit LOD of 1D and 3D images: the simulated TEXC COMPUTE
+        // derives λ from the quad's (s, t) only (kmod/sim/shader/message.rs).
+        if dim != TexDim::D2 && op == Op::ImageSampleImplicitLod {
+            return Err(inst.unsupported("implicit-LOD sampling of 1D and 3D images"));
+        }
+        let coord = self.tex_coord(inst.word(3)?, !fetch, dim.coords() + u8::from(array))?;
         // A gather's `Component`: a constant 0–3 (Vulkan's
         // "Standalone SPIR-V Validation": an OpImageGather Component must be
         // a constant), then the image operands.
@@ -547,6 +602,9 @@ impl Translator<'_> {
         // integer 2-vector, each component in Vulkan's required
         // [minTexelOffset, maxTexelOffset] = [−8, 7] (what TEXC's signed
         // bytes hold).
+        if mask & CONST_OFFSET != 0 && dim != TexDim::D2 {
+            return Err(inst.unsupported("texel offsets of 1D and 3D images"));
+        }
         let offset = if mask & CONST_OFFSET != 0 {
             let at = 5 + inst_shift + usize::from(mask & (BIAS | LOD) != 0);
             let id = inst.word(at)?;
@@ -593,6 +651,7 @@ impl Translator<'_> {
             op: tex_op,
             ty: sampled,
             array,
+            dim,
             offset,
         };
         let v = self.intrinsic(kind, ValueType::U32.with_comps(4), &srcs)?;
