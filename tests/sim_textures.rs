@@ -213,6 +213,7 @@ fn upload(
         format,
     };
     let desc = TextureDesc {
+        dim: Default::default(),
         layers: 1,
         layer_stride: 0,
         levels: 1,
@@ -265,6 +266,7 @@ fn hw_mip_sampler(
 ) -> SamplerDesc {
     SamplerDesc {
         lod: SamplerLod {
+            wrap_r: None,
             min_linear: Some(s.min_linear),
             mipmap: if s.mipmap_linear {
                 MipmapMode::Linear
@@ -287,6 +289,7 @@ fn add_level(desc: &mut Option<TextureDesc>, d: TextureDesc) {
         None => *desc = Some(d),
         Some(base) => {
             base.mips[base.levels as usize - 1] = MipLevel {
+                slice_stride: 0,
                 address: d.address,
                 row_stride: d.row_stride,
             };
@@ -446,6 +449,7 @@ fn a_missing_texture_descriptor_faults_the_job() {
     let r = gpu.run_chain(|chain, pool, arch| {
         // One texture only: the shader's binding 1 is past the table.
         let desc = TextureDesc {
+            dim: Default::default(),
             layers: 1,
             layer_stride: 0,
             levels: 1,
@@ -574,6 +578,7 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
         });
         let code = gpu.upload(&binary);
         let desc = TextureDesc {
+            dim: Default::default(),
             layers: 1,
             layer_stride: 0,
             levels: 1,
@@ -626,6 +631,7 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
     });
     let code = gpu.upload(&binary);
     let desc = |format| TextureDesc {
+        dim: Default::default(),
         layers: 1,
         layer_stride: 0,
         levels: 1,
@@ -686,6 +692,7 @@ fn bad_texture_descriptors_fault_the_job() {
             "reserved bits",
         ] {
             let desc = TextureDesc {
+                dim: Default::default(),
                 layers: 1,
                 layer_stride: 0,
                 levels: 1,
@@ -771,6 +778,7 @@ fn random_rgba8_layers(gpu: &mut SimGpu, rng: &mut Rng) -> (Vec<Image>, TextureD
         }
     }
     let desc = TextureDesc {
+        dim: Default::default(),
         address: buf.va,
         width: 5,
         height: 3,
@@ -1339,6 +1347,7 @@ fn upload_small(
         format,
     };
     let desc = TextureDesc {
+        dim: Default::default(),
         layers: 1,
         layer_stride: 0,
         levels: 1,
@@ -1518,6 +1527,7 @@ fn upload_desc(
     layout: TexelLayout,
 ) -> TextureDesc {
     TextureDesc {
+        dim: Default::default(),
         layers: 1,
         layer_stride: 0,
         levels: 1,

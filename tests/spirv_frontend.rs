@@ -972,6 +972,7 @@ fn textures(s: &Shader) -> Vec<Intrinsic> {
 #[test]
 fn sampled_images_become_texture_intrinsics() {
     let tex = |set, binding, sampler, op, ty| Intrinsic::Texture {
+        dim: Default::default(),
         set,
         binding,
         sampler,
@@ -1000,6 +1001,7 @@ fn sampled_images_become_texture_intrinsics() {
     );
     // ConstOffset: the offsets as the texture intrinsic's parameter.
     let off = |op, sampler, offset| Intrinsic::Texture {
+        dim: Default::default(),
         set: 0,
         binding: 0,
         sampler,
@@ -1019,6 +1021,7 @@ fn sampled_images_become_texture_intrinsics() {
     // Gathers: the component (a constant) in the op, offsets as above, an
     // integer image's type.
     let gather = |binding, c, ty, offset| Intrinsic::Texture {
+        dim: Default::default(),
         set: 0,
         binding,
         sampler: Some((0, binding)),
@@ -1050,6 +1053,7 @@ fn sampled_images_become_texture_intrinsics() {
     assert_eq!(Shader::parse(&text).unwrap().to_string(), text);
     // A gather from a 2D array: the layer the coordinate's third component.
     let agather = |c, offset| Intrinsic::Texture {
+        dim: Default::default(),
         set: 0,
         binding: 0,
         sampler: Some((0, 0)),
@@ -1065,6 +1069,7 @@ fn sampled_images_become_texture_intrinsics() {
     // Depth gathers: the reference as the second source, a 4-vector.
     let s = parse("texture_gather_dref.comp.spv");
     let dref = |offset| Intrinsic::Texture {
+        dim: Default::default(),
         set: 0,
         binding: 0,
         sampler: Some((0, 0)),
@@ -1079,6 +1084,7 @@ fn sampled_images_become_texture_intrinsics() {
     assert_eq!(Shader::parse(&text).unwrap().to_string(), text);
     // A 2D array: a three-component coordinate (the layer last).
     let arr = |sampler, op| Intrinsic::Texture {
+        dim: Default::default(),
         set: 0,
         binding: 0,
         sampler,

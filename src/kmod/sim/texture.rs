@@ -328,7 +328,10 @@ impl Texture {
             }
             let slices = sws::SURFACE_STRIDE.get(&m) as i64;
             if dim == 3 && slices <= 0 {
-                return Err(config(va, "a 3D level with a negative or zero surface stride"));
+                return Err(config(
+                    va,
+                    "a 3D level with a negative or zero surface stride",
+                ));
             }
             mips.push(Level {
                 base: sws::POINTER.get(&m),
@@ -377,7 +380,10 @@ impl Texture {
     /// a one-layer texture may be read either way).
     pub fn dimension(&self, dim: u32, array: bool) -> Result<(), JobFault> {
         if dim != self.dim {
-            return Err(config(self.va, "a read of another dimension than the texture's"));
+            return Err(config(
+                self.va,
+                "a read of another dimension than the texture's",
+            ));
         }
         if self.layers > 1 && !array {
             return Err(config(self.va, "an array read without an array index"));
