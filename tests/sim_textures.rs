@@ -28,8 +28,8 @@ use bifrost_vk::compiler::spirv;
 use bifrost_vk::hw::Arch;
 use bifrost_vk::jm::compute::add_compute_job_with_textures;
 use bifrost_vk::jm::texture::{
-    MipLevel, MipmapMode, SamplerDesc, SamplerLod, TexelFormat, TexelLayout, TextureDesc, WrapMode,
-    write_texture_tables,
+    MipLevel, MipmapMode, SamplerDesc, SamplerLod, TexelFormat, TexelLayout, TextureDesc,
+    TextureDim, WrapMode, write_texture_tables,
 };
 use bifrost_vk::jm::{AttributeTables, ComputeJob, GpuPool, JmResult, JobChain};
 use bifrost_vk::kmod::sim::SimModel;
@@ -2712,4 +2712,227 @@ fn array_gathers_match_the_reference_sampler() {
     }
     eprintln!("{compared} array-gather words compared");
     assert_eq!(compared, 2 * 4 * 32 * 8);
+}
+
+/// `count` random RGBA8 UNORM images of `w`×`h` texels, one after the
+/// other in one buffer (`stride` bytes apart: each image's bytes rounded
+/// up to 64, plus 64 bytes of gap), in `layout`: the slices of a 3D level
+/// or the layers of an array level. Returns the images, the first texel's
+/// address, the row stride and the stride.
+fn upload_stack(
+    gpu: &mut SimGpu,
+    rng: &mut Rng,
+    (w, h, count): (u32, u32, u32),
+    layout: TexelLayout,
+) -> (Vec<Image>, u64, u32, u64) {
+    let (row_stride, size) = match layout {
+        TexelLayout::Linear => (4 * w, u64::from(4 * w * h)),
+        TexelLayout::Tiled => {
+            let rs = 16 * 4 * w.next_multiple_of(16);
+            (rs, u64::from(rs) * u64::from(h.div_ceil(16)))
+        }
+    };
+    let stride = size.next_multiple_of(64) + 64;
+    let buf = gpu.alloc(stride * u64::from(count));
+    let mut images = Vec::new();
+    for k in 0..count {
+        let texels: Vec<[u8; 4]> = (0..w * h)
+            .map(|_| {
+                let v = rng.next();
+                [v as u8, (v >> 8) as u8, (v >> 16) as u8, (v >> 24) as u8]
+            })
+            .collect();
+        for y in 0..h {
+            for x in 0..w {
+                let off = match layout {
+                    TexelLayout::Linear => u64::from(y * row_stride + 4 * x),
+                    TexelLayout::Tiled => tiled_offset(x, y, u64::from(row_stride)),
+                };
+                gpu.write(
+                    buf.va + stride * u64::from(k) + off,
+                    &texels[(y * w + x) as usize],
+                );
+            }
+        }
+        images.push(Image {
+            width: w,
+            height: h,
+            texels,
+            format: ImageFormat::Rgba8Unorm,
+        });
+    }
+    (images, buf.va, row_stride, stride)
+}
+
+/// A mipmapped RGBA8 UNORM image in GPU memory: `levels` levels of a
+/// `w`×`h` image with `count` slices (3D: level l has max(1, count >> l);
+/// `dim` D3) or layers (arrays: `count` at every level), each level a
+/// [`upload_stack`]. Returns the levels (each its slices or layers) and
+/// the descriptor.
+fn upload_levels(
+    gpu: &mut SimGpu,
+    rng: &mut Rng,
+    (w, h, count, levels): (u32, u32, u32, u32),
+    dim: TextureDim,
+    layout: TexelLayout,
+) -> (Vec<Vec<Image>>, TextureDesc) {
+    let volume = matches!(dim, TextureDim::D3 { .. });
+    let mut out = Vec::new();
+    let mut desc: Option<TextureDesc> = None;
+    for l in 0..levels {
+        let n = if volume { (count >> l).max(1) } else { count };
+        let (lw, lh) = ((w >> l).max(1), (h >> l).max(1));
+        let (images, address, row_stride, stride) = upload_stack(gpu, rng, (lw, lh, n), layout);
+        out.push(images);
+        match desc.as_mut() {
+            None => {
+                desc = Some(TextureDesc {
+                    address,
+                    width: w,
+                    height: h,
+                    row_stride,
+                    layout,
+                    format: TexelFormat::Rgba8Unorm,
+                    layers: if volume { 1 } else { count },
+                    layer_stride: stride,
+                    dim,
+                    levels: 1,
+                    mips: Default::default(),
+                });
+            }
+            Some(d) => {
+                d.mips[l as usize - 1] = MipLevel {
+                    address,
+                    row_stride,
+                    slice_stride: stride,
+                };
+                d.levels += 1;
+            }
+        }
+    }
+    (out, desc.unwrap())
+}
+
+/// The bound of the linear and mipmapped results below: 2^-21, as in
+/// `mipmaps_with_explicit_lod_match_the_reference_sampler` (each level's
+/// filtering weights exact f32 texels in f64 and rounds once — 2^-25 off
+/// each side — a 3D filter's eight weights included, and the blend of two
+/// levels by δ, a multiple of 1/256, adds one more rounding).
+fn assert_close(got: &[f32], want: &[[f32; 4]], exact: impl Fn(usize) -> bool, what: &str) {
+    for (i, (g, w)) in got.chunks(4).zip(want).enumerate() {
+        for c in 0..4 {
+            let ok = if exact(i) {
+                g[c] == w[c]
+            } else {
+                (f64::from(g[c]) - f64::from(w[c])).abs() <= 2f64.powi(-21)
+            };
+            assert!(ok, "{what}: result {i}: sim {g:?} reference {w:?}");
+        }
+    }
+}
+
+/// A random sampler of the reference with every LOD field on the 1/256
+/// grid (see `lod_on_grid`), filters and mipmap mode random, every axis's
+/// address mode `mode` except W, which is `mode_w`.
+fn random_lod_sampler(rng: &mut Rng, mode: AddressMode, mode_w: AddressMode) -> Sampler {
+    let mut s = Sampler::simple(rng.next() % 2 == 0, mode);
+    s.min_linear = rng.next() % 2 == 0;
+    s.mipmap_linear = rng.next() % 2 == 0;
+    s.address_w = mode_w;
+    s.border = BorderColor::OpaqueWhite;
+    s.min_lod = lod_on_grid(rng, 0.0, 1.0);
+    s.max_lod = lod_on_grid(rng, s.min_lod, 5.0);
+    s.lod_bias = lod_on_grid(rng, -1.0, 1.0);
+    s
+}
+
+/// 3D textures: `textures/texture_3d.comp` (`textureLod(sampler3D, str,
+/// lod)` at a random LOD on the 1/256 grid in [−2, 5] and at 0 — TEXC
+/// EXPLICIT and ZERO with dimension 3 and r in the first data register —
+/// and `texelFetch` of a random texel of a random level) over a 7×5×6
+/// RGBA8 UNORM image with 3 levels (7×5×6, 3×2×3, 1×1×1; slices 64 bytes
+/// past their size apart), Linear and Tiled, every wrap mode for S/T with
+/// another for R, random filters, mipmap modes, `minLod`/`maxLod`/bias,
+/// coordinates in [−1.5, 2.5]³, on the G52 and a v6 G72, against the
+/// reference's 3D filtering (`Bindings::sample_axes_levels`, eight texels
+/// weighted by products of the three axes' weights). Nearest filtering of
+/// NEAREST mipmaps and fetches exact, the rest within 2^-21.
+#[test]
+fn textures_3d_match_the_reference_sampler() {
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("textures/texture_3d.comp.spv", model);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+        assert_eq!(text.matches("+TEXC ").count(), 3, "{text}");
+        for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+            for layout in [TexelLayout::Linear, TexelLayout::Tiled] {
+                let mut rng = Rng(0x3d3d + 16 * k as u64 + (layout == TexelLayout::Tiled) as u64);
+                let mut gpu = SimGpu::new(model);
+                let (levels, desc) = upload_levels(
+                    &mut gpu,
+                    &mut rng,
+                    (7, 5, 6, 3),
+                    TextureDim::D3 { depth: 6 },
+                    layout,
+                );
+                let mode_w = AddressMode::ALL[(k + 1) % 4];
+                let sampler = random_lod_sampler(&mut rng, mode, mode_w);
+                let oracle = Bindings::default();
+                let mut queries = Vec::new();
+                let mut want = Vec::new();
+                for _ in 0..INVOCATIONS {
+                    let str: [f32; 3] = std::array::from_fn(|_| rng.unit() * 4.0 - 1.5);
+                    let lod = lod_on_grid(&mut rng, -2.0, 5.0);
+                    let level = (rng.next() % 3) as usize;
+                    let img = &levels[level];
+                    let texel = [
+                        (rng.next() % u64::from(img[0].width)) as i32,
+                        (rng.next() % u64::from(img[0].height)) as i32,
+                        (rng.next() % img.len() as u64) as i32,
+                    ];
+                    for w in [
+                        str[0].to_bits(),
+                        str[1].to_bits(),
+                        str[2].to_bits(),
+                        lod.to_bits(),
+                    ] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    for w in [texel[0], texel[1], texel[2], level as i32] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    for l in [lod, 0.0] {
+                        want.push(
+                            oracle
+                                .sample_axes_levels(&levels, &sampler, str, 3, l)
+                                .unwrap(),
+                        );
+                    }
+                    let f = Bindings::fetch_axes(&levels, texel, level as i32).unwrap();
+                    want.push(f.map(f32::from_bits));
+                }
+                let mut smp = hw_mip_sampler(&sampler, None);
+                smp.lod.wrap_r = Some(to_hw(mode_w));
+                let obuf = dispatch_queries(
+                    &mut gpu,
+                    &binary,
+                    &queries,
+                    u64::from(INVOCATIONS) * 48,
+                    &[Some(desc)],
+                    &[Some(smp)],
+                )
+                .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+                let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
+                let nearest = !sampler.mag_linear && !sampler.min_linear && !sampler.mipmap_linear;
+                assert_close(
+                    &got,
+                    &want,
+                    |i| i % 3 == 2 || nearest,
+                    &format!("{model:?} {mode:?}/{mode_w:?} {layout:?} {sampler:?}"),
+                );
+                compared += got.len();
+            }
+        }
+    }
+    assert_eq!(compared, 2 * 4 * 2 * 32 * 12);
 }
