@@ -2936,3 +2936,180 @@ fn textures_3d_match_the_reference_sampler() {
     }
     assert_eq!(compared, 2 * 4 * 2 * 32 * 12);
 }
+
+/// 1D textures and mipmapped 1D arrays: `textures/texture_1d.comp`
+/// (`textureLod` and `texelFetch` of a `sampler1D` and of a
+/// `sampler1DArray`; TEXC with dimension 1, the coordinate passed as both
+/// sources as Mesa does, the array's layer RNE-rounded and clamped) over a
+/// 13-texel RGBA8 UNORM image with 4 levels (13, 6, 3, 1) and an array of
+/// three such layers with 4 levels (one Surface With Stride per layer and
+/// level, Mesa's order), Linear and Tiled, every wrap mode, random
+/// filters, mipmap modes and LOD state, s in [−1.5, 2.5], layers in
+/// [−1, 4], LODs in [−2, 5] on the 1/256 grid, G52 and v6 G72, against
+/// the reference's 1D filtering (`Bindings::sample_axes_levels` with one
+/// axis) of layer clamp(RNE(r), 0, 2). Same bounds as the 3D test.
+#[test]
+fn textures_1d_and_1d_arrays_match_the_reference_sampler() {
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("textures/texture_1d.comp.spv", model);
+        for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+            for layout in [TexelLayout::Linear, TexelLayout::Tiled] {
+                let mut rng = Rng(0x1d1d + 16 * k as u64 + (layout == TexelLayout::Tiled) as u64);
+                let mut gpu = SimGpu::new(model);
+                let (plain, plain_desc) =
+                    upload_levels(&mut gpu, &mut rng, (13, 1, 1, 4), TextureDim::D1, layout);
+                let (layered, array_desc) =
+                    upload_levels(&mut gpu, &mut rng, (13, 1, 3, 4), TextureDim::D1, layout);
+                // The levels of one layer, each a one-image stack.
+                let layer_levels = |l: usize| -> Vec<Vec<Image>> {
+                    layered.iter().map(|lv| vec![lv[l].clone()]).collect()
+                };
+                let sampler = random_lod_sampler(&mut rng, mode, mode);
+                let oracle = Bindings::default();
+                let mut queries = Vec::new();
+                let mut want = Vec::new();
+                for _ in 0..INVOCATIONS {
+                    let s = rng.unit() * 4.0 - 1.5;
+                    let layer = rng.unit() * 5.0 - 1.0;
+                    let lod = lod_on_grid(&mut rng, -2.0, 5.0);
+                    let level = (rng.next() % 4) as usize;
+                    let texel = (rng.next() % u64::from((13u32 >> level).max(1))) as i32;
+                    let ilayer = (rng.next() % 3) as i32;
+                    for w in [s.to_bits(), layer.to_bits(), lod.to_bits()] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    for w in [texel, ilayer, level as i32, 0, 0] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    let str = [s, 0.0, 0.0];
+                    want.push(
+                        oracle
+                            .sample_axes_levels(&plain, &sampler, str, 1, lod)
+                            .unwrap(),
+                    );
+                    let f = Bindings::fetch_axes(&plain, [texel, 0, 0], level as i32).unwrap();
+                    want.push(f.map(f32::from_bits));
+                    let l = bifrost_vk::testing::sampler::array_layer(layer, 3);
+                    want.push(
+                        oracle
+                            .sample_axes_levels(&layer_levels(l), &sampler, str, 1, lod)
+                            .unwrap(),
+                    );
+                    let f = Bindings::fetch_axes(
+                        &layer_levels(ilayer as usize),
+                        [texel, 0, 0],
+                        level as i32,
+                    )
+                    .unwrap();
+                    want.push(f.map(f32::from_bits));
+                }
+                let smp = hw_mip_sampler(&sampler, None);
+                let obuf = dispatch_queries(
+                    &mut gpu,
+                    &binary,
+                    &queries,
+                    u64::from(INVOCATIONS) * 64,
+                    &[Some(plain_desc), Some(array_desc)],
+                    &[Some(smp), Some(smp)],
+                )
+                .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+                let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 16) as usize);
+                let nearest = !sampler.mag_linear && !sampler.min_linear && !sampler.mipmap_linear;
+                assert_close(
+                    &got,
+                    &want,
+                    |i| i % 2 == 1 || nearest,
+                    &format!("{model:?} {mode:?} {layout:?} {sampler:?}"),
+                );
+                compared += got.len();
+            }
+        }
+    }
+    assert_eq!(compared, 2 * 4 * 2 * 32 * 16);
+}
+
+/// Mipmapped 2D arrays: `textures/texture_array_levels.comp`
+/// (`textureLod` and `texelFetch` of a `sampler2DArray` at any level) over
+/// three 11×7 RGBA8 UNORM layers with 4 levels (11×7, 5×3, 2×1, 1×1), one
+/// Surface With Stride per layer and level in Mesa's order (layer ×
+/// levels + level, `panfrost_emit_texture_payload`), Linear and Tiled,
+/// every wrap mode, random filters, mipmap modes and LOD state, layers in
+/// [−1, 4], G52 and v6 G72, against `Bindings::sample_levels` of layer
+/// clamp(RNE(r), 0, 2). Nearest of NEAREST mipmaps and fetches exact, the
+/// rest within 2^-21.
+#[test]
+fn mipmapped_arrays_match_the_reference_sampler() {
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("textures/texture_array_levels.comp.spv", model);
+        for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+            for layout in [TexelLayout::Linear, TexelLayout::Tiled] {
+                let mut rng = Rng(0xa1e7 + 16 * k as u64 + (layout == TexelLayout::Tiled) as u64);
+                let mut gpu = SimGpu::new(model);
+                let (levels, desc) =
+                    upload_levels(&mut gpu, &mut rng, (11, 7, 3, 4), TextureDim::D2, layout);
+                let layer_levels =
+                    |l: usize| -> Vec<Image> { levels.iter().map(|lv| lv[l].clone()).collect() };
+                let sampler = random_lod_sampler(&mut rng, mode, mode);
+                let oracle = Bindings::default();
+                let mut queries = Vec::new();
+                let mut want = Vec::new();
+                for _ in 0..INVOCATIONS {
+                    let st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
+                    let layer = rng.unit() * 5.0 - 1.0;
+                    let lod = lod_on_grid(&mut rng, -2.0, 5.0);
+                    let level = (rng.next() % 4) as usize;
+                    let img = &levels[level][0];
+                    let texel = [
+                        (rng.next() % u64::from(img.width)) as i32,
+                        (rng.next() % u64::from(img.height)) as i32,
+                    ];
+                    let ilayer = (rng.next() % 3) as i32;
+                    for w in [
+                        st[0].to_bits(),
+                        st[1].to_bits(),
+                        layer.to_bits(),
+                        lod.to_bits(),
+                    ] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    for w in [texel[0], texel[1], ilayer, level as i32] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    let l = bifrost_vk::testing::sampler::array_layer(layer, 3);
+                    want.push(
+                        oracle
+                            .sample_levels(&layer_levels(l), &sampler, st[0], st[1], lod)
+                            .unwrap(),
+                    );
+                    let img = &levels[level][ilayer as usize];
+                    want.push(
+                        img.texel(texel[0] as u32, texel[1] as u32)
+                            .map(|x| x as f32),
+                    );
+                }
+                let smp = hw_mip_sampler(&sampler, None);
+                let obuf = dispatch_queries(
+                    &mut gpu,
+                    &binary,
+                    &queries,
+                    u64::from(INVOCATIONS) * 32,
+                    &[Some(desc)],
+                    &[Some(smp)],
+                )
+                .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+                let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 8) as usize);
+                let nearest = !sampler.mag_linear && !sampler.min_linear && !sampler.mipmap_linear;
+                assert_close(
+                    &got,
+                    &want,
+                    |i| i % 2 == 1 || nearest,
+                    &format!("{model:?} {mode:?} {layout:?} {sampler:?}"),
+                );
+                compared += got.len();
+            }
+        }
+    }
+    assert_eq!(compared, 2 * 4 * 2 * 32 * 8);
+}
