@@ -3113,3 +3113,110 @@ fn mipmapped_arrays_match_the_reference_sampler() {
     }
     assert_eq!(compared, 2 * 4 * 2 * 32 * 8);
 }
+
+/// Size queries of 1D, 3D and array images:
+/// `textures/texture_size_dims.comp` (`textureSize` of a `sampler1D`,
+/// `sampler3D`, `sampler2DArray` and `sampler1DArray` at every level,
+/// `textureQueryLevels` of three of them). The driver's two words per
+/// image (`TEXTURE_SIZE_WORD`): (width − 1) | (height − 1) << 16, and the
+/// level count | (depth − 1 or layers − 1) << 16. Sizes 1, 65536 and
+/// random, random level counts, G52 and G72: every component as the
+/// spec's "Image Mip Level Sizing" (an array's layer count unchanged by
+/// the level).
+#[test]
+fn size_queries_of_1d_3d_and_arrays_match_the_image() {
+    use bifrost_vk::compiler::bifrost::binary::TEXTURE_SIZE_WORD;
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("textures/texture_size_dims.comp.spv", model);
+        let mut rng = Rng(0x51e3 + (model == SimModel::G72) as u64);
+        for case in 0..5 {
+            let dim = |rng: &mut Rng, max: u32| -> u32 {
+                match case {
+                    0 => 1,
+                    1 => max,
+                    _ => 1 + (rng.next() % u64::from(max)) as u32,
+                }
+            };
+            // (width, height, depth or layers) of t1, t3, a2, a1.
+            let t1 = (dim(&mut rng, 65536), 1, 1);
+            let t3 = (
+                dim(&mut rng, 2048),
+                dim(&mut rng, 2048),
+                dim(&mut rng, 2048),
+            );
+            let a2 = (
+                dim(&mut rng, 65536),
+                dim(&mut rng, 65536),
+                dim(&mut rng, 2048),
+            );
+            let a1 = (dim(&mut rng, 65536), 1, dim(&mut rng, 2048));
+            let levels = |rng: &mut Rng, largest: u32| {
+                1 + (rng.next() % u64::from(1 + largest.ilog2())) as u32
+            };
+            let l1 = levels(&mut rng, t1.0);
+            let l3 = levels(&mut rng, t3.0.max(t3.1).max(t3.2));
+            let la2 = levels(&mut rng, a2.0.max(a2.1));
+            let la1 = levels(&mut rng, a1.0);
+            let lmax = l1.min(l3).min(la2).min(la1);
+            let lods: Vec<i32> = (0..INVOCATIONS).map(|i| (i % lmax) as i32).collect();
+            let mut gpu = SimGpu::new(model);
+            let qbuf = gpu.alloc(4 * u64::from(INVOCATIONS));
+            let bytes: Vec<u8> = lods.iter().flat_map(|l| l.to_le_bytes()).collect();
+            gpu.write(qbuf.va, &bytes);
+            let obuf = gpu.alloc(48 * u64::from(INVOCATIONS));
+            let size_word = |(w, h, third): (u32, u32, u32), levels: u32| {
+                u64::from((w - 1) | (h - 1) << 16) | u64::from(levels | (third - 1) << 16) << 32
+            };
+            let base = binary.uniform_words as usize - binary.buffers.len();
+            let mut words = vec![0u64; base];
+            for &(set, binding) in &binary.buffers {
+                words.push(match (set, binding) {
+                    (s, 0) if s == TEXTURE_SIZE_WORD => size_word(t1, l1),
+                    (s, 1) if s == TEXTURE_SIZE_WORD => size_word(t3, l3),
+                    (s, 2) if s == TEXTURE_SIZE_WORD => size_word(a2, la2),
+                    (s, 5) if s == TEXTURE_SIZE_WORD => size_word(a1, la1),
+                    (0, 3) => qbuf.va,
+                    (0, 4) => obuf.va,
+                    b => panic!("unexpected entry {b:?}"),
+                });
+            }
+            let code = gpu.upload(&binary);
+            gpu.run_chain(|chain, pool, arch| {
+                textured_dispatch(
+                    chain,
+                    pool,
+                    arch,
+                    (&binary, code, &words),
+                    &[],
+                    &[],
+                    INVOCATIONS / 16,
+                )?;
+                Ok(true)
+            })
+            .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+            let got = gpu.read_u32s(obuf.va, 12 * INVOCATIONS as usize);
+            for (i, r) in got.chunks(12).enumerate() {
+                let l = lods[i] as u32;
+                let m = |x: u32| (x >> l).max(1);
+                let want = [
+                    m(t1.0),
+                    m(t3.0),
+                    m(t3.1),
+                    m(t3.2),
+                    m(a2.0),
+                    m(a2.1),
+                    a2.2,
+                    l3,
+                    m(a1.0),
+                    a1.2,
+                    la2,
+                    l1,
+                ];
+                assert_eq!(r, want, "{model:?} case {case} lod {l}");
+                compared += 12;
+            }
+        }
+    }
+    assert_eq!(compared, 2 * 5 * 32 * 12);
+}
