@@ -1,8 +1,10 @@
 //! Images and samplers: `OpSampledImage`, `OpImage`, and the texture
 //! accesses the IR has (`Intrinsic::Texture`): `OpImageSampleImplicitLod`
-//! (fragment shaders), `OpImageSampleExplicitLod` with `Lod`,
+//! (fragment shaders), `OpImageSampleExplicitLod` with `Lod` or `Grad`
+//! (the gradients become an explicit LOD computed in the shader),
 //! `OpImageFetch` (optional `Lod`), on 2D images and 2D arrays (1D
-//! images and arrays and 3D images: explicit LOD and fetches),
+//! images and arrays and 3D images: explicit LOD, gradients, fetches and
+//! size queries),
 //! single-sampled, with a 32-bit sampled type, and `OpImageGather` (a
 //! constant component, optional `ConstOffset`) of 2D images and 2D
 //! arrays, and `OpImageDrefGather` of 2D images.
@@ -12,8 +14,9 @@
 //!
 //! Images and samplers are compile-time [`Handle`]s (the set and binding of
 //! their descriptors), never run-time values. Everything else about images
-//! — image atomics, depth gathers of arrays, projective sampling, queries,
-//! offsets, gradients, bias, minimum LOD, sparse access, other dimensions —
+//! — image atomics, depth gathers of arrays, projective sampling, other
+//! queries, offsets of 1D/3D images, gradients with a depth compare,
+//! minimum LOD, sparse access, cube and other dimensions —
 //! is a clean `Unsupported` error naming what is missing.
 
 use spirv::Op;
@@ -28,15 +31,12 @@ use super::types::Type;
 /// Image operand bits (SPIR-V spec 3.14, "Image Operands").
 const BIAS: u32 = 0x1;
 const LOD: u32 = 0x2;
-/// `Grad` (`textureGrad`) stays `Unsupported`. Mesa's Bifrost route
-/// (Panfrost's NIR texture lowering, `build_bi_gradient_desc` and
-/// `bi_lower_tex`) is a TEXC `GRDESC_DER` over ddx.xy with ddy in the
-/// staging registers, then the TEX with that result's first word as its
-/// EXPLICIT LOD; only the low 16 bits of that word are documented (λ in
-/// signed 8:8, as Mesa's `bi_lower_lod` reads them), the rest of the
-/// 64-bit gradient descriptor is not, and the IR, its interpreter and the
-/// simulated TEXC (`kmod/sim/shader/message.rs`) have no gradient operands
-/// yet (docs/STATUS.md, "Not done yet from issue 9").
+/// `Grad` (`textureGrad`): lowered to an explicit LOD computed in the
+/// shader (`Translator::grad_lod`). Mesa's Bifrost route (Panfrost's NIR
+/// texture lowering, `build_bi_gradient_desc` and `bi_lower_tex`: a TEXC
+/// `GRDESC_DER` whose result's first word becomes the TEX's EXPLICIT LOD)
+/// is not taken: only the low 16 bits of that 64-bit gradient descriptor
+/// are documented (λ in signed 8:8, as Mesa's `bi_lower_lod` reads them).
 const GRAD: u32 = 0x4;
 const CONST_OFFSET: u32 = 0x8;
 const OFFSET: u32 = 0x10;
@@ -458,6 +458,73 @@ impl Translator<'_> {
         self.bind(id, ty, Val::Ssa(v))
     }
 
+    /// The base level of detail of `OpImageSampleExplicitLod` with `Grad`
+    /// (`textureGrad`), computed in the shader: Vulkan's "Scale Factor
+    /// Operation" with the isotropic ρmax = max(ρx, ρy), ρx = |(w ∂s/∂x,
+    /// h ∂t/∂x, d ∂r/∂x)| (the axes the dimension has) and λbase =
+    /// log2 ρmax = ½ log2 max(ρx², ρy²), the sizes of level 0 from the
+    /// image's size word (`texture_size`: width, height, and a 3D image's
+    /// depth in the level word's high half). The access is then a
+    /// `sample_lod` at λbase (the sampler's bias and clamps still apply, as
+    /// the spec's λ' = λbase + mipLodBias). The other route, Mesa's TEXC
+    /// `GRDESC_DER` descriptor, has undocumented fields (docs/STATUS.md).
+    fn grad_lod(
+        &mut self,
+        (set, binding): (u32, u32),
+        dim: TexDim,
+        dx: u32,
+        dy: u32,
+    ) -> Result<crate::compiler::ir::Value> {
+        let n = dim.coords();
+        let f32t = ValueType::F32;
+        let u32t = ValueType::U32;
+        let mut grads = Vec::new();
+        for id in [dx, dy] {
+            let (gty, g) = self.get_ssa(id)?;
+            if self.ty(g) != f32t.with_comps(n) || !self.m.is_float(gty) {
+                return Err(self.invalid("Grad is not a float vector of the image's dimensions"));
+            }
+            grads.push(g);
+        }
+        let word = self.intrinsic(
+            Intrinsic::TextureSize { set, binding },
+            u32t.with_comps(2),
+            &[],
+        )?;
+        let (mask, sixteen, one) = (self.u32c(0xffff)?, self.u32c(16)?, self.u32c(1)?);
+        let packed = self.channel(word, 0)?;
+        let mut sizes = vec![self.alu(AluOp::Iand, u32t, &[packed, mask])?];
+        if n >= 2 {
+            sizes.push(self.alu(AluOp::Ushr, u32t, &[packed, sixteen])?);
+        }
+        if n == 3 {
+            let levels = self.channel(word, 1)?;
+            sizes.push(self.alu(AluOp::Ushr, u32t, &[levels, sixteen])?);
+        }
+        let mut fsizes = Vec::new();
+        for d in sizes {
+            let d = self.alu(AluOp::Iadd, u32t, &[d, one])?;
+            fsizes.push(self.alu(AluOp::U2f, f32t, &[d])?);
+        }
+        let mut squares = Vec::new();
+        for g in grads {
+            let mut sum = None;
+            for (a, &size) in fsizes.iter().enumerate() {
+                let c = if n == 1 { g } else { self.channel(g, a as u8)? };
+                let scaled = self.alu(AluOp::Fmul, f32t, &[c, size])?;
+                sum = Some(match sum {
+                    None => self.alu(AluOp::Fmul, f32t, &[scaled, scaled])?,
+                    Some(s) => self.alu(AluOp::Ffma, f32t, &[scaled, scaled, s])?,
+                });
+            }
+            squares.push(sum.ok_or_else(|| self.invalid("Grad without components"))?);
+        }
+        let m = self.alu(AluOp::Fmax, f32t, &squares)?;
+        let l = self.alu(AluOp::Flog2, f32t, &[m])?;
+        let half = self.fconst(f32t, 0.5)?;
+        self.alu(AluOp::Fmul, f32t, &[l, half])
+    }
+
     fn texture(&mut self, inst: &Inst, op: Op) -> Result<()> {
         inst.need(4)?;
         let (ty, id) = (inst.word(0)?, inst.word(1)?);
@@ -571,14 +638,19 @@ impl Translator<'_> {
                 }
             }
             Op::ImageSampleExplicitLod => {
-                if mask & (LOD | GRAD) == 0 {
-                    return Err(inst.invalid("explicit-LOD sampling without Lod or Grad"));
+                if mask & (LOD | GRAD) == 0 || mask & (LOD | GRAD) == LOD | GRAD {
+                    return Err(inst.invalid("explicit-LOD sampling without Lod or Grad, or both"));
                 }
-                self.check_image_operands(mask, LOD | CONST_OFFSET)?;
-                let (lty, lod) = self.get_ssa(inst.word(5)?)?;
-                if self.ty(lod) != ValueType::F32 || !self.m.is_float(lty) {
-                    return Err(inst.invalid("Lod is not a 32-bit float"));
-                }
+                self.check_image_operands(mask, LOD | GRAD | CONST_OFFSET)?;
+                let lod = if mask & GRAD != 0 {
+                    self.grad_lod((set, binding), dim, inst.word(5)?, inst.word(6)?)?
+                } else {
+                    let (lty, lod) = self.get_ssa(inst.word(5)?)?;
+                    if self.ty(lod) != ValueType::F32 || !self.m.is_float(lty) {
+                        return Err(inst.invalid("Lod is not a 32-bit float"));
+                    }
+                    lod
+                };
                 srcs.push(lod);
                 TexOp::SampleLod
             }
@@ -606,7 +678,10 @@ impl Translator<'_> {
             return Err(inst.unsupported("texel offsets of 1D and 3D images"));
         }
         let offset = if mask & CONST_OFFSET != 0 {
-            let at = 5 + inst_shift + usize::from(mask & (BIAS | LOD) != 0);
+            let at = 5
+                + inst_shift
+                + usize::from(mask & (BIAS | LOD) != 0)
+                + 2 * usize::from(mask & GRAD != 0);
             let id = inst.word(at)?;
             let comps = match self.m.def(id)? {
                 super::module::Def::Const {
