@@ -2835,9 +2835,9 @@ fn assert_close(got: &[f32], want: &[[f32; 4]], exact: impl Fn(usize) -> bool, w
 /// grid (see `lod_on_grid`), filters and mipmap mode random, every axis's
 /// address mode `mode` except W, which is `mode_w`.
 fn random_lod_sampler(rng: &mut Rng, mode: AddressMode, mode_w: AddressMode) -> Sampler {
-    let mut s = Sampler::simple(rng.next() % 2 == 0, mode);
-    s.min_linear = rng.next() % 2 == 0;
-    s.mipmap_linear = rng.next() % 2 == 0;
+    let mut s = Sampler::simple(rng.next().is_multiple_of(2), mode);
+    s.min_linear = rng.next().is_multiple_of(2);
+    s.mipmap_linear = rng.next().is_multiple_of(2);
     s.address_w = mode_w;
     s.border = BorderColor::OpaqueWhite;
     s.min_lod = lod_on_grid(rng, 0.0, 1.0);
@@ -3267,7 +3267,11 @@ fn explicit_gradients_match_the_reference_sampler() {
                     let mut grad = || -> [f32; 3] {
                         std::array::from_fn(|_| {
                             let e = (rng.next() % 10) as i32 - 8;
-                            let sign = if rng.next() % 2 == 0 { 1.0 } else { -1.0 };
+                            let sign = if rng.next().is_multiple_of(2) {
+                                1.0
+                            } else {
+                                -1.0
+                            };
                             sign * (1.0 + rng.unit()) * 2f32.powi(e)
                         })
                     };

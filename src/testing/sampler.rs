@@ -1097,6 +1097,74 @@ mod tests {
         }
     }
 
+    /// 1D and 3D filtering worked by hand: a 2×2×2 image whose slice 0
+    /// is the 2×2 image above and slice 1 its colours inverted (255 − c,
+    /// alpha 0): LINEAR at the centre weights all eight texels by 1/8 (red
+    /// = (255 + 0 + 0 + 0 + 0 + 255 + 255 + 255) / 8 / 255 = ½), at a
+    /// texel centre takes that texel, NEAREST at r = 0.75 reads slice 1;
+    /// CLAMP_TO_BORDER on W with r = 1 is half border (opaque white)
+    /// when linear at (0.25, 0.25): ½ (texel 0,0,1) + ½ white. A 1D image
+    /// of 4 texels (0, 85, 170, 255 red): LINEAR at s = ½ is (85 + 170)/2;
+    /// the fetch of level 1 of a 2-level 3D image.
+    #[test]
+    fn one_and_three_dimensional_filtering_by_hand() {
+        let s0 = image_2x2();
+        let mut s1 = image_2x2();
+        for t in &mut s1.texels {
+            *t = [255 - t[0], 255 - t[1], 255 - t[2], 0];
+        }
+        let b = Bindings::default();
+        let levels = vec![vec![s0.clone(), s1.clone()]];
+        let lin = Sampler::simple(true, AddressMode::ClampToEdge);
+        let c = b
+            .sample_axes_levels(&levels, &lin, [0.5, 0.5, 0.5], 3, 0.0)
+            .unwrap();
+        assert_eq!(c, [0.5, 0.5, 0.5, 0.5]);
+        let c = b
+            .sample_axes_levels(&levels, &lin, [0.75, 0.25, 0.75], 3, 0.0)
+            .unwrap();
+        assert_eq!(c, [0.0, 1.0, 1.0, 0.0]);
+        let near = Sampler::simple(false, AddressMode::Repeat);
+        let c = b
+            .sample_axes_levels(&levels, &near, [0.25, 0.75, 0.75], 3, 0.0)
+            .unwrap();
+        assert_eq!(c, [1.0, 0.0, 1.0, 0.0]);
+        let mut border = Sampler::simple(true, AddressMode::ClampToEdge);
+        border.address_w = AddressMode::ClampToBorder;
+        border.border = BorderColor::OpaqueWhite;
+        // w − ½ = 1.5: slice 1 and slice 2 (a border texel) weighted ½.
+        let c = b
+            .sample_axes_levels(&levels, &border, [0.25, 0.25, 1.0], 3, 0.0)
+            .unwrap();
+        assert_eq!(c, [1.0, 1.0, 1.0, 0.5]);
+        let line = Image {
+            width: 4,
+            height: 1,
+            texels: vec![
+                [0, 0, 0, 255],
+                [85, 0, 0, 255],
+                [170, 0, 0, 255],
+                [255, 0, 0, 255],
+            ],
+            format: ImageFormat::Rgba8Unorm,
+        };
+        let c = b
+            .sample_axes_levels(&[vec![line]], &lin, [0.5, 7.0, 0.0], 1, 0.0)
+            .unwrap();
+        assert_eq!(c, [0.5, 0.0, 0.0, 1.0]);
+        // Level 1 of a 2×2×2 image is 1×1×1.
+        let small = Image {
+            width: 1,
+            height: 1,
+            texels: vec![[255, 0, 0, 255]],
+            format: ImageFormat::Rgba8Unorm,
+        };
+        let mip = vec![vec![s0, s1], vec![small]];
+        let f = Bindings::fetch_axes(&mip, [0, 0, 0], 1).unwrap();
+        assert_eq!(f, [1.0f32, 0.0, 0.0, 1.0].map(f32::to_bits));
+        assert!(Bindings::fetch_axes(&mip, [0, 0, 1], 1).is_err());
+    }
+
     /// "Texel Gathering" worked by hand on the 2×2 image (black, red /
     /// green, blue): the order i0j1, i1j1, i1j0, i0j0, wrapping and
     /// border texels, and depth gathers.
