@@ -3,10 +3,13 @@
 //! (`shader::message`), with a Texture and a Sampler descriptor (v6 and v7
 //! layouts, unpacked with the `hw` tables).
 //!
-//! Simulated: 2D textures of up to 16 mip levels (one "Surface With
-//! Stride" per level, the records in turn) and 2D arrays of one level
-//! (layers `Surface stride` bytes apart; only TEXC with its array bit
-//! reads a layer other than 0, and an array read without it faults),
+//! Simulated: 1D (height 1), 2D and 3D textures (`Texture Dimension`; 3D
+//! depth slices `Surface stride` bytes apart in each level's record) of
+//! up to 16 mip levels, and 1D/2D arrays, mipmapped or not: one "Surface
+//! With Stride" per layer and level, record layer × levels + level
+//! (Mesa's `panfrost_emit_texture_payload` order for one face and sample;
+//! only TEXC with its array bit reads a layer other than 0, and an array
+//! read without it faults; cube maps are not simulated),
 //! format RGBA8 UNORM
 //! (or sRGB: RGB decoded with the sRGB EOTF, alpha linear), RGBA8UI or
 //! RGBA8I (components zero- or sign-extended to 32-bit words, nearest
@@ -21,10 +24,11 @@
 //! stride` bytes per row of tiles, as render targets) or Linear, the
 //! surface from the "Surface With Stride" the texture's `Surfaces` points
 //! at; samplers with normalized coordinates, minification and
-//! magnification filters, mipmap modes Nearest and Trilinear, LOD clamps
+//! magnification filters (linear: 2, 4 or 8 texels by the dimension),
+//! mipmap modes Nearest and Trilinear, LOD clamps
 //! and bias (the Vulkan "Level-of-Detail Operation", see
 //! [`Texture::sample`]; texel offsets added before wrapping), no compare
-//! function, wrap modes Repeat, Clamp to Edge, Clamp to Border (the
+//! function, wrap modes (S, T and R) Repeat, Clamp to Edge, Clamp to Border (the
 //! sampler's float border colour) and Mirrored Repeat. Filtering by the
 //! Vulkan rules ("Texel Filtering"): nearest takes the texel containing
 //! (u, v) = (s·width, t·height); linear weights the four texels around

@@ -13,7 +13,9 @@
 //!   (FETCH with a GATHER4 component, Mesa's `bi_tex_op` for
 //!   `nir_texop_tg4`), integer
 //!   results, indices up to 127 (texture) and 15 (sampler), with the
-//!   texture operation descriptor as an immediate.
+//!   texture operation descriptor as an immediate; 1D (the coordinate as
+//!   both sources), 2D and 3D (r in the first data register,
+//!   `BIFROST_TEX_DREG_Z_COORD`) by the descriptor's `dimension`.
 //!
 //! **Convention** (the contract with `jm::texture`): the texture index is
 //! the image's binding and the sampler index the sampler's binding, in

@@ -809,8 +809,10 @@ fn texs(
 
 /// `TEXC`: the texture operation descriptor (third source; Mesa's
 /// `struct bifrost_texture_operation`, `src/panfrost/compiler/bifrost.h`)
-/// with immediate indices, 2D (with the array bit, an array index after
-/// the LOD register), no offsets or shadow: TEX
+/// with immediate indices, 1D, 2D or 3D (dimension 1–3: a 3D access's r in
+/// the first data register, before the LOD's; a 1D access reads only its
+/// first source; with the array bit, an array index after the LOD
+/// register; offsets and depth references of 2D textures only): TEX
 /// with LOD zero, computed (fragment jobs) or explicit (8:8 fixed point in
 /// the first staging register), or FETCH of a texel (integer coordinates,
 /// level in 8:8 fixed point in the first staging register), or FETCH
