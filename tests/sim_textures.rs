@@ -3365,3 +3365,52 @@ fn explicit_gradients_match_the_reference_sampler() {
     }
     assert_eq!(compared, 2 * 4 * 32 * 12);
 }
+
+/// A texture whose `Dimension` differs from the access's (a 2D texture
+/// read by the 3D shader, a 3D one by the 1D shader, a 2D one by the 1D
+/// shader) faults the job — the hardware's answer is undocumented — on
+/// the G52 and the G72, and the next dispatch with the right descriptors
+/// runs.
+#[test]
+fn textures_of_another_dimension_fault() {
+    for model in [SimModel::G52, SimModel::G72] {
+        let three = compile_named("textures/texture_3d.comp.spv", model);
+        let one = compile_named("textures/texture_1d.comp.spv", model);
+        let mut rng = Rng(0xd1a);
+        let mut gpu = SimGpu::new(model);
+        let layout = TexelLayout::Linear;
+        let (_, d1) = upload_levels(&mut gpu, &mut rng, (8, 1, 1, 1), TextureDim::D1, layout);
+        let (_, a1) = upload_levels(&mut gpu, &mut rng, (8, 1, 2, 1), TextureDim::D1, layout);
+        let (_, d2) = upload_levels(&mut gpu, &mut rng, (8, 4, 1, 1), TextureDim::D2, layout);
+        let (_, d3) = upload_levels(
+            &mut gpu,
+            &mut rng,
+            (8, 4, 2, 1),
+            TextureDim::D3 { depth: 2 },
+            layout,
+        );
+        let smp = hw_sampler(&Sampler::simple(false, AddressMode::Repeat));
+        let queries = vec![0u8; 32 * INVOCATIONS as usize];
+        let out = u64::from(INVOCATIONS) * 64;
+        let run = |gpu: &mut SimGpu, binary: &ShaderBinary, textures: &[Option<TextureDesc>]| {
+            dispatch_queries(
+                gpu,
+                binary,
+                &queries,
+                out,
+                textures,
+                &[Some(smp), Some(smp)],
+            )
+        };
+        for (binary, textures, what) in [
+            (&three, [Some(d2), None], "a 2D texture read as 3D"),
+            (&one, [Some(d3), Some(a1)], "a 3D texture read as 1D"),
+            (&one, [Some(d2), Some(a1)], "a 2D texture read as 1D"),
+        ] {
+            let r = run(&mut gpu, binary, &textures);
+            assert!(r.is_err(), "{model:?}: {what} must fault");
+        }
+        run(&mut gpu, &three, &[Some(d3)]).unwrap_or_else(|e| panic!("{model:?}: {e}"));
+        run(&mut gpu, &one, &[Some(d1), Some(a1)]).unwrap_or_else(|e| panic!("{model:?}: {e}"));
+    }
+}
