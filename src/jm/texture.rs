@@ -106,8 +106,8 @@ pub const MAX_MIP_LEVELS: usize = 15;
 pub struct MipLevel {
     pub address: u64,
     pub row_stride: u32,
-    /// A 3D image's bytes between depth slices of this level (0 for
-    /// other dimensions).
+    /// Bytes between this level's depth slices (3D) or layers (arrays);
+    /// unused otherwise.
     pub slice_stride: u64,
 }
 

@@ -688,7 +688,7 @@ impl Texture {
         &self,
         mmu: &Mmu,
         smp: &SamplerState,
-        str: [f32; 3],
+        coord: [f32; 3],
         layer: u32,
         lod: f32,
         offset: [i32; 2],
@@ -724,12 +724,12 @@ impl Texture {
             } else {
                 ((d + 0.5).ceil() - 1.0) as u32
             };
-            return self.sample_level(mmu, smp, nearest, str, layer, level, (offset, dref));
+            return self.sample_level(mmu, smp, nearest, coord, layer, level, (offset, dref));
         }
         let (hi, delta) = (d.floor() as u32, d.fract());
         let lo = (hi + 1).min(self.levels() - 1);
-        let a = self.sample_level(mmu, smp, nearest, str, layer, hi, (offset, dref))?;
-        let b = self.sample_level(mmu, smp, nearest, str, layer, lo, (offset, dref))?;
+        let a = self.sample_level(mmu, smp, nearest, coord, layer, hi, (offset, dref))?;
+        let b = self.sample_level(mmu, smp, nearest, coord, layer, lo, (offset, dref))?;
         if !self.is_float() {
             return Err(config(
                 self.va,
@@ -753,7 +753,7 @@ impl Texture {
         mmu: &Mmu,
         smp: &SamplerState,
         nearest: bool,
-        str: [f32; 3],
+        coord: [f32; 3],
         layer: u32,
         level: u32,
         (offset, dref): ([i32; 2], Option<f32>),
@@ -791,7 +791,7 @@ impl Texture {
         let off = [f64::from(offset[0]), f64::from(offset[1]), 0.0];
         let mut uvw = [0.0f64; 3];
         for a in 0..axes {
-            uvw[a] = f64::from(str[a]) * f64::from(size[a]);
+            uvw[a] = f64::from(coord[a]) * f64::from(size[a]);
             if !uvw[a].is_finite() {
                 return Ok([0; 4]);
             }
