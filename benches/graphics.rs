@@ -423,6 +423,7 @@ fn render_textured_quad_256(bencher: divan::Bencher) {
     let mut textures = vec![None; 10];
     let mut samplers = vec![None; 10];
     textures[9] = Some(TextureDesc {
+        dim: Default::default(),
         address: texels.va,
         width: 64,
         height: 64,

@@ -239,6 +239,7 @@ fn render(frame: &Frame<'_>) -> Result<Vec<u8>, String> {
             let mut textures = vec![None; TEXTURE_BINDING + 1];
             let mut samplers = vec![None; TEXTURE_BINDING + 1];
             textures[TEXTURE_BINDING] = Some(TextureDesc {
+                dim: Default::default(),
                 address: buf.va,
                 width: *width,
                 height: *height,

@@ -2166,6 +2166,7 @@ fn the_checked_in_textured_frame_is_what_we_render() {
     let mut textures = vec![None; 10];
     let mut samplers = vec![None; 10];
     textures[9] = Some(TextureDesc {
+        dim: Default::default(),
         layers: 1,
         layer_stride: 0,
         levels: 1,
@@ -4452,6 +4453,7 @@ fn mesa_fs_textured_renders_like_the_reference_sampler() {
                 AddressMode::ClampToBorder => WrapMode::ClampToBorder,
             };
             let desc = TextureDesc {
+                dim: Default::default(),
                 layers: 1,
                 layer_stride: 0,
                 levels: 1,
@@ -4558,6 +4560,7 @@ fn vertex_shaders_sample_textures_in_our_draws() {
                 gpu.write(buf.va + 4 * i as u64, t);
             }
             let desc = TextureDesc {
+                dim: Default::default(),
                 layers: 1,
                 layer_stride: 0,
                 levels: 1,
@@ -4939,6 +4942,7 @@ fn minified_textures_take_their_level_from_the_quad_derivatives() {
             let mut gpu = SimGpu::new(model);
             let mut levels = Vec::new();
             let mut desc = TextureDesc {
+                dim: Default::default(),
                 layers: 1,
                 layer_stride: 0,
                 levels: 7,
@@ -4963,6 +4967,7 @@ fn minified_textures_take_their_level_from_the_quad_derivatives() {
                     0 => desc.address = buf.va,
                     _ => {
                         desc.mips[l as usize - 1] = MipLevel {
+                            slice_stride: 0,
                             address: buf.va,
                             row_stride: 4 * n,
                         }
@@ -4985,6 +4990,7 @@ fn minified_textures_take_their_level_from_the_quad_derivatives() {
                 wrap: [WrapMode::Repeat; 2],
                 border: [0.0; 4],
                 lod: SamplerLod {
+                    wrap_r: None,
                     min_linear: Some(sampler.min_linear),
                     mipmap: if sampler.mipmap_linear {
                         MipmapMode::Linear
@@ -5100,6 +5106,7 @@ fn depth_compares_with_implicit_lod_in_fragment_shaders() {
             let mut gpu = SimGpu::new(model);
             let mut levels = Vec::new();
             let mut desc = TextureDesc {
+                dim: Default::default(),
                 layers: 1,
                 layer_stride: 0,
                 levels: 7,
@@ -5124,6 +5131,7 @@ fn depth_compares_with_implicit_lod_in_fragment_shaders() {
                     0 => desc.address = buf.va,
                     _ => {
                         desc.mips[l as usize - 1] = MipLevel {
+                            slice_stride: 0,
                             address: buf.va,
                             row_stride: 4 * n,
                         }
@@ -5145,6 +5153,7 @@ fn depth_compares_with_implicit_lod_in_fragment_shaders() {
                 wrap: [WrapMode::Repeat; 2],
                 border: [0.0; 4],
                 lod: SamplerLod {
+                    wrap_r: None,
                     min_linear: None,
                     mipmap: if sampler.mipmap_linear {
                         MipmapMode::Linear

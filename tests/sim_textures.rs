@@ -28,8 +28,8 @@ use bifrost_vk::compiler::spirv;
 use bifrost_vk::hw::Arch;
 use bifrost_vk::jm::compute::add_compute_job_with_textures;
 use bifrost_vk::jm::texture::{
-    MipLevel, MipmapMode, SamplerDesc, SamplerLod, TexelFormat, TexelLayout, TextureDesc, WrapMode,
-    write_texture_tables,
+    MipLevel, MipmapMode, SamplerDesc, SamplerLod, TexelFormat, TexelLayout, TextureDesc,
+    TextureDim, WrapMode, write_texture_tables,
 };
 use bifrost_vk::jm::{AttributeTables, ComputeJob, GpuPool, JmResult, JobChain};
 use bifrost_vk::kmod::sim::SimModel;
@@ -213,6 +213,7 @@ fn upload(
         format,
     };
     let desc = TextureDesc {
+        dim: Default::default(),
         layers: 1,
         layer_stride: 0,
         levels: 1,
@@ -282,6 +283,7 @@ fn hw_mip_sampler(
 ) -> SamplerDesc {
     SamplerDesc {
         lod: SamplerLod {
+            wrap_r: None,
             min_linear: Some(s.min_linear),
             mipmap: if s.mipmap_linear {
                 MipmapMode::Linear
@@ -304,6 +306,7 @@ fn add_level(desc: &mut Option<TextureDesc>, d: TextureDesc) {
         None => *desc = Some(d),
         Some(base) => {
             base.mips[base.levels as usize - 1] = MipLevel {
+                slice_stride: 0,
                 address: d.address,
                 row_stride: d.row_stride,
             };
@@ -463,6 +466,7 @@ fn a_missing_texture_descriptor_faults_the_job() {
     let r = gpu.run_chain(|chain, pool, arch| {
         // One texture only: the shader's binding 1 is past the table.
         let desc = TextureDesc {
+            dim: Default::default(),
             layers: 1,
             layer_stride: 0,
             levels: 1,
@@ -614,6 +618,7 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
         });
         let code = gpu.upload(&binary);
         let desc = TextureDesc {
+            dim: Default::default(),
             layers: 1,
             layer_stride: 0,
             levels: 1,
@@ -666,6 +671,7 @@ fn mismatched_result_formats_and_linear_integer_filtering_fault() {
     });
     let code = gpu.upload(&binary);
     let desc = |format| TextureDesc {
+        dim: Default::default(),
         layers: 1,
         layer_stride: 0,
         levels: 1,
@@ -726,6 +732,7 @@ fn bad_texture_descriptors_fault_the_job() {
             "reserved bits",
         ] {
             let desc = TextureDesc {
+                dim: Default::default(),
                 layers: 1,
                 layer_stride: 0,
                 levels: 1,
@@ -811,6 +818,7 @@ fn random_rgba8_layers(gpu: &mut SimGpu, rng: &mut Rng) -> (Vec<Image>, TextureD
         }
     }
     let desc = TextureDesc {
+        dim: Default::default(),
         address: buf.va,
         width: 5,
         height: 3,
@@ -1379,6 +1387,7 @@ fn upload_small(
         format,
     };
     let desc = TextureDesc {
+        dim: Default::default(),
         layers: 1,
         layer_stride: 0,
         levels: 1,
@@ -1554,6 +1563,7 @@ fn upload_desc(
     layout: TexelLayout,
 ) -> TextureDesc {
     TextureDesc {
+        dim: Default::default(),
         layers: 1,
         layer_stride: 0,
         levels: 1,
@@ -2810,4 +2820,705 @@ fn array_gathers_match_the_reference_sampler() {
     }
     eprintln!("{compared} array-gather words compared");
     assert_eq!(compared, 2 * 4 * 32 * 8);
+}
+
+/// `count` random RGBA8 UNORM images of `w`×`h` texels, one after the
+/// other in one buffer (`stride` bytes apart: each image's bytes rounded
+/// up to 64, plus 64 bytes of gap), in `layout`: the slices of a 3D level
+/// or the layers of an array level. Returns the images, the first texel's
+/// address, the row stride and the stride.
+fn upload_stack(
+    gpu: &mut SimGpu,
+    rng: &mut Rng,
+    (w, h, count): (u32, u32, u32),
+    layout: TexelLayout,
+) -> (Vec<Image>, u64, u32, u64) {
+    let (row_stride, size) = match layout {
+        TexelLayout::Linear => (4 * w, u64::from(4 * w * h)),
+        TexelLayout::Tiled => {
+            let rs = 16 * 4 * w.next_multiple_of(16);
+            (rs, u64::from(rs) * u64::from(h.div_ceil(16)))
+        }
+    };
+    let stride = size.next_multiple_of(64) + 64;
+    let buf = gpu.alloc(stride * u64::from(count));
+    let mut images = Vec::new();
+    for k in 0..count {
+        let texels: Vec<[u8; 4]> = (0..w * h)
+            .map(|_| {
+                let v = rng.next();
+                [v as u8, (v >> 8) as u8, (v >> 16) as u8, (v >> 24) as u8]
+            })
+            .collect();
+        for y in 0..h {
+            for x in 0..w {
+                let off = match layout {
+                    TexelLayout::Linear => u64::from(y * row_stride + 4 * x),
+                    TexelLayout::Tiled => tiled_offset(x, y, u64::from(row_stride)),
+                };
+                gpu.write(
+                    buf.va + stride * u64::from(k) + off,
+                    &texels[(y * w + x) as usize],
+                );
+            }
+        }
+        images.push(Image {
+            width: w,
+            height: h,
+            texels,
+            format: ImageFormat::Rgba8Unorm,
+        });
+    }
+    (images, buf.va, row_stride, stride)
+}
+
+/// A mipmapped RGBA8 UNORM image in GPU memory: `levels` levels of a
+/// `w`×`h` image with `count` slices (3D: level l has max(1, count >> l);
+/// `dim` D3) or layers (arrays: `count` at every level), each level a
+/// [`upload_stack`]. Returns the levels (each its slices or layers) and
+/// the descriptor.
+fn upload_levels(
+    gpu: &mut SimGpu,
+    rng: &mut Rng,
+    (w, h, count, levels): (u32, u32, u32, u32),
+    dim: TextureDim,
+    layout: TexelLayout,
+) -> (Vec<Vec<Image>>, TextureDesc) {
+    let volume = matches!(dim, TextureDim::D3 { .. });
+    let mut out = Vec::new();
+    let mut desc: Option<TextureDesc> = None;
+    for l in 0..levels {
+        let n = if volume { (count >> l).max(1) } else { count };
+        let (lw, lh) = ((w >> l).max(1), (h >> l).max(1));
+        let (images, address, row_stride, stride) = upload_stack(gpu, rng, (lw, lh, n), layout);
+        out.push(images);
+        match desc.as_mut() {
+            None => {
+                desc = Some(TextureDesc {
+                    address,
+                    width: w,
+                    height: h,
+                    row_stride,
+                    layout,
+                    format: TexelFormat::Rgba8Unorm,
+                    layers: if volume { 1 } else { count },
+                    layer_stride: stride,
+                    dim,
+                    levels: 1,
+                    mips: Default::default(),
+                });
+            }
+            Some(d) => {
+                d.mips[l as usize - 1] = MipLevel {
+                    address,
+                    row_stride,
+                    slice_stride: stride,
+                };
+                d.levels += 1;
+            }
+        }
+    }
+    (out, desc.unwrap())
+}
+
+/// The bound of the linear and mipmapped results below: 2^-21, as in
+/// `mipmaps_with_explicit_lod_match_the_reference_sampler` (each level's
+/// filtering weights exact f32 texels in f64 and rounds once — 2^-25 off
+/// each side — a 3D filter's eight weights included, and the blend of two
+/// levels by δ, a multiple of 1/256, adds one more rounding).
+fn assert_close(got: &[f32], want: &[[f32; 4]], exact: impl Fn(usize) -> bool, what: &str) {
+    for (i, (g, w)) in got.chunks(4).zip(want).enumerate() {
+        for c in 0..4 {
+            let ok = if exact(i) {
+                g[c] == w[c]
+            } else {
+                (f64::from(g[c]) - f64::from(w[c])).abs() <= 2f64.powi(-21)
+            };
+            assert!(ok, "{what}: result {i}: sim {g:?} reference {w:?}");
+        }
+    }
+}
+
+/// A random sampler of the reference with every LOD field on the 1/256
+/// grid (see `lod_on_grid`), filters and mipmap mode random, every axis's
+/// address mode `mode` except W, which is `mode_w`.
+fn random_lod_sampler(rng: &mut Rng, mode: AddressMode, mode_w: AddressMode) -> Sampler {
+    let mut s = Sampler::simple(rng.next().is_multiple_of(2), mode);
+    s.min_linear = rng.next().is_multiple_of(2);
+    s.mipmap_linear = rng.next().is_multiple_of(2);
+    s.address_w = mode_w;
+    s.border = BorderColor::OpaqueWhite;
+    s.min_lod = lod_on_grid(rng, 0.0, 1.0);
+    s.max_lod = lod_on_grid(rng, s.min_lod, 5.0);
+    s.lod_bias = lod_on_grid(rng, -1.0, 1.0);
+    s
+}
+
+/// 3D textures: `textures/texture_3d.comp` (`textureLod(sampler3D, str,
+/// lod)` at a random LOD on the 1/256 grid in [−2, 5] and at 0 — TEXC
+/// EXPLICIT and ZERO with dimension 3 and r in the first data register —
+/// and `texelFetch` of a random texel of a random level) over a 7×5×6
+/// RGBA8 UNORM image with 3 levels (7×5×6, 3×2×3, 1×1×1; slices 64 bytes
+/// past their size apart), Linear and Tiled, every wrap mode for S/T with
+/// another for R, random filters, mipmap modes, `minLod`/`maxLod`/bias,
+/// coordinates in [−1.5, 2.5]³, on the G52 and a v6 G72, against the
+/// reference's 3D filtering (`Bindings::sample_axes_levels`, eight texels
+/// weighted by products of the three axes' weights). Nearest filtering of
+/// NEAREST mipmaps and fetches exact, the rest within 2^-21.
+#[test]
+fn textures_3d_match_the_reference_sampler() {
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("textures/texture_3d.comp.spv", model);
+        let text = bifrost_vk::compiler::bifrost::disasm::disassemble(&binary.code).unwrap();
+        assert_eq!(text.matches("+TEXC ").count(), 3, "{text}");
+        for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+            for layout in [TexelLayout::Linear, TexelLayout::Tiled] {
+                let mut rng = Rng(0x3d3d + 16 * k as u64 + (layout == TexelLayout::Tiled) as u64);
+                let mut gpu = SimGpu::new(model);
+                let (levels, desc) = upload_levels(
+                    &mut gpu,
+                    &mut rng,
+                    (7, 5, 6, 3),
+                    TextureDim::D3 { depth: 6 },
+                    layout,
+                );
+                let mode_w = AddressMode::ALL[(k + 1) % 4];
+                let sampler = random_lod_sampler(&mut rng, mode, mode_w);
+                let oracle = Bindings::default();
+                let mut queries = Vec::new();
+                let mut want = Vec::new();
+                for _ in 0..INVOCATIONS {
+                    let str: [f32; 3] = std::array::from_fn(|_| rng.unit() * 4.0 - 1.5);
+                    let lod = lod_on_grid(&mut rng, -2.0, 5.0);
+                    let level = (rng.next() % 3) as usize;
+                    let img = &levels[level];
+                    let texel = [
+                        (rng.next() % u64::from(img[0].width)) as i32,
+                        (rng.next() % u64::from(img[0].height)) as i32,
+                        (rng.next() % img.len() as u64) as i32,
+                    ];
+                    for w in [
+                        str[0].to_bits(),
+                        str[1].to_bits(),
+                        str[2].to_bits(),
+                        lod.to_bits(),
+                    ] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    for w in [texel[0], texel[1], texel[2], level as i32] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    for l in [lod, 0.0] {
+                        want.push(
+                            oracle
+                                .sample_axes_levels(&levels, &sampler, str, 3, l)
+                                .unwrap(),
+                        );
+                    }
+                    let f = Bindings::fetch_axes(&levels, texel, level as i32).unwrap();
+                    want.push(f.map(f32::from_bits));
+                }
+                let mut smp = hw_mip_sampler(&sampler, None);
+                smp.lod.wrap_r = Some(to_hw(mode_w));
+                let obuf = dispatch_queries(
+                    &mut gpu,
+                    &binary,
+                    &queries,
+                    u64::from(INVOCATIONS) * 48,
+                    &[Some(desc)],
+                    &[Some(smp)],
+                )
+                .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+                let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
+                let nearest = !sampler.mag_linear && !sampler.min_linear && !sampler.mipmap_linear;
+                assert_close(
+                    &got,
+                    &want,
+                    |i| i % 3 == 2 || nearest,
+                    &format!("{model:?} {mode:?}/{mode_w:?} {layout:?} {sampler:?}"),
+                );
+                compared += got.len();
+            }
+        }
+    }
+    assert_eq!(compared, 2 * 4 * 2 * 32 * 12);
+}
+
+/// 1D textures and mipmapped 1D arrays: `textures/texture_1d.comp`
+/// (`textureLod` and `texelFetch` of a `sampler1D` and of a
+/// `sampler1DArray`; TEXC with dimension 1, the coordinate passed as both
+/// sources as Mesa does, the array's layer RNE-rounded and clamped) over a
+/// 13-texel RGBA8 UNORM image with 4 levels (13, 6, 3, 1) and an array of
+/// three such layers with 4 levels (one Surface With Stride per layer and
+/// level, Mesa's order), Linear and Tiled, every wrap mode, random
+/// filters, mipmap modes and LOD state, s in [−1.5, 2.5], layers in
+/// [−1, 4], LODs in [−2, 5] on the 1/256 grid, G52 and v6 G72, against
+/// the reference's 1D filtering (`Bindings::sample_axes_levels` with one
+/// axis) of layer clamp(RNE(r), 0, 2). Same bounds as the 3D test.
+#[test]
+fn textures_1d_and_1d_arrays_match_the_reference_sampler() {
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("textures/texture_1d.comp.spv", model);
+        for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+            for layout in [TexelLayout::Linear, TexelLayout::Tiled] {
+                let mut rng = Rng(0x1d1d + 16 * k as u64 + (layout == TexelLayout::Tiled) as u64);
+                let mut gpu = SimGpu::new(model);
+                let (plain, plain_desc) =
+                    upload_levels(&mut gpu, &mut rng, (13, 1, 1, 4), TextureDim::D1, layout);
+                let (layered, array_desc) =
+                    upload_levels(&mut gpu, &mut rng, (13, 1, 3, 4), TextureDim::D1, layout);
+                // The levels of one layer, each a one-image stack.
+                let layer_levels = |l: usize| -> Vec<Vec<Image>> {
+                    layered.iter().map(|lv| vec![lv[l].clone()]).collect()
+                };
+                let sampler = random_lod_sampler(&mut rng, mode, mode);
+                let oracle = Bindings::default();
+                let mut queries = Vec::new();
+                let mut want = Vec::new();
+                for _ in 0..INVOCATIONS {
+                    let s = rng.unit() * 4.0 - 1.5;
+                    let layer = rng.unit() * 5.0 - 1.0;
+                    let lod = lod_on_grid(&mut rng, -2.0, 5.0);
+                    let level = (rng.next() % 4) as usize;
+                    let texel = (rng.next() % u64::from((13u32 >> level).max(1))) as i32;
+                    let ilayer = (rng.next() % 3) as i32;
+                    for w in [s.to_bits(), layer.to_bits(), lod.to_bits()] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    for w in [texel, ilayer, level as i32, 0, 0] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    let str = [s, 0.0, 0.0];
+                    want.push(
+                        oracle
+                            .sample_axes_levels(&plain, &sampler, str, 1, lod)
+                            .unwrap(),
+                    );
+                    let f = Bindings::fetch_axes(&plain, [texel, 0, 0], level as i32).unwrap();
+                    want.push(f.map(f32::from_bits));
+                    let l = bifrost_vk::testing::sampler::array_layer(layer, 3);
+                    want.push(
+                        oracle
+                            .sample_axes_levels(&layer_levels(l), &sampler, str, 1, lod)
+                            .unwrap(),
+                    );
+                    let f = Bindings::fetch_axes(
+                        &layer_levels(ilayer as usize),
+                        [texel, 0, 0],
+                        level as i32,
+                    )
+                    .unwrap();
+                    want.push(f.map(f32::from_bits));
+                }
+                let smp = hw_mip_sampler(&sampler, None);
+                let obuf = dispatch_queries(
+                    &mut gpu,
+                    &binary,
+                    &queries,
+                    u64::from(INVOCATIONS) * 64,
+                    &[Some(plain_desc), Some(array_desc)],
+                    &[Some(smp), Some(smp)],
+                )
+                .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+                let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 16) as usize);
+                let nearest = !sampler.mag_linear && !sampler.min_linear && !sampler.mipmap_linear;
+                assert_close(
+                    &got,
+                    &want,
+                    |i| i % 2 == 1 || nearest,
+                    &format!("{model:?} {mode:?} {layout:?} {sampler:?}"),
+                );
+                compared += got.len();
+            }
+        }
+    }
+    assert_eq!(compared, 2 * 4 * 2 * 32 * 16);
+}
+
+/// Mipmapped 2D arrays: `textures/texture_array_levels.comp`
+/// (`textureLod` and `texelFetch` of a `sampler2DArray` at any level) over
+/// three 11×7 RGBA8 UNORM layers with 4 levels (11×7, 5×3, 2×1, 1×1), one
+/// Surface With Stride per layer and level in Mesa's order (layer ×
+/// levels + level, `panfrost_emit_texture_payload`), Linear and Tiled,
+/// every wrap mode, random filters, mipmap modes and LOD state, layers in
+/// [−1, 4], G52 and v6 G72, against `Bindings::sample_levels` of layer
+/// clamp(RNE(r), 0, 2). Nearest of NEAREST mipmaps and fetches exact, the
+/// rest within 2^-21.
+#[test]
+fn mipmapped_arrays_match_the_reference_sampler() {
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("textures/texture_array_levels.comp.spv", model);
+        for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+            for layout in [TexelLayout::Linear, TexelLayout::Tiled] {
+                let mut rng = Rng(0xa1e7 + 16 * k as u64 + (layout == TexelLayout::Tiled) as u64);
+                let mut gpu = SimGpu::new(model);
+                let (levels, desc) =
+                    upload_levels(&mut gpu, &mut rng, (11, 7, 3, 4), TextureDim::D2, layout);
+                let layer_levels =
+                    |l: usize| -> Vec<Image> { levels.iter().map(|lv| lv[l].clone()).collect() };
+                let sampler = random_lod_sampler(&mut rng, mode, mode);
+                let oracle = Bindings::default();
+                let mut queries = Vec::new();
+                let mut want = Vec::new();
+                for _ in 0..INVOCATIONS {
+                    let st = [rng.unit() * 4.0 - 1.5, rng.unit() * 4.0 - 1.5];
+                    let layer = rng.unit() * 5.0 - 1.0;
+                    let lod = lod_on_grid(&mut rng, -2.0, 5.0);
+                    let level = (rng.next() % 4) as usize;
+                    let img = &levels[level][0];
+                    let texel = [
+                        (rng.next() % u64::from(img.width)) as i32,
+                        (rng.next() % u64::from(img.height)) as i32,
+                    ];
+                    let ilayer = (rng.next() % 3) as i32;
+                    for w in [
+                        st[0].to_bits(),
+                        st[1].to_bits(),
+                        layer.to_bits(),
+                        lod.to_bits(),
+                    ] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    for w in [texel[0], texel[1], ilayer, level as i32] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    let l = bifrost_vk::testing::sampler::array_layer(layer, 3);
+                    want.push(
+                        oracle
+                            .sample_levels(&layer_levels(l), &sampler, st[0], st[1], lod)
+                            .unwrap(),
+                    );
+                    let img = &levels[level][ilayer as usize];
+                    want.push(
+                        img.texel(texel[0] as u32, texel[1] as u32)
+                            .map(|x| x as f32),
+                    );
+                }
+                let smp = hw_mip_sampler(&sampler, None);
+                let obuf = dispatch_queries(
+                    &mut gpu,
+                    &binary,
+                    &queries,
+                    u64::from(INVOCATIONS) * 32,
+                    &[Some(desc)],
+                    &[Some(smp)],
+                )
+                .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+                let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 8) as usize);
+                let nearest = !sampler.mag_linear && !sampler.min_linear && !sampler.mipmap_linear;
+                assert_close(
+                    &got,
+                    &want,
+                    |i| i % 2 == 1 || nearest,
+                    &format!("{model:?} {mode:?} {layout:?} {sampler:?}"),
+                );
+                compared += got.len();
+            }
+        }
+    }
+    assert_eq!(compared, 2 * 4 * 2 * 32 * 8);
+}
+
+/// Size queries of 1D, 3D and array images:
+/// `textures/texture_size_dims.comp` (`textureSize` of a `sampler1D`,
+/// `sampler3D`, `sampler2DArray` and `sampler1DArray` at every level,
+/// `textureQueryLevels` of three of them). The driver's two words per
+/// image (`TEXTURE_SIZE_WORD`): (width − 1) | (height − 1) << 16, and the
+/// level count | (depth − 1 or layers − 1) << 16. Sizes 1, 65536 and
+/// random, random level counts, G52 and G72: every component as the
+/// spec's "Image Mip Level Sizing" (an array's layer count unchanged by
+/// the level).
+#[test]
+fn size_queries_of_1d_3d_and_arrays_match_the_image() {
+    use bifrost_vk::compiler::bifrost::binary::TEXTURE_SIZE_WORD;
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("textures/texture_size_dims.comp.spv", model);
+        let mut rng = Rng(0x51e3 + (model == SimModel::G72) as u64);
+        for case in 0..5 {
+            let dim = |rng: &mut Rng, max: u32| -> u32 {
+                match case {
+                    0 => 1,
+                    1 => max,
+                    _ => 1 + (rng.next() % u64::from(max)) as u32,
+                }
+            };
+            // (width, height, depth or layers) of t1, t3, a2, a1.
+            let t1 = (dim(&mut rng, 65536), 1, 1);
+            let t3 = (
+                dim(&mut rng, 2048),
+                dim(&mut rng, 2048),
+                dim(&mut rng, 2048),
+            );
+            let a2 = (
+                dim(&mut rng, 65536),
+                dim(&mut rng, 65536),
+                dim(&mut rng, 2048),
+            );
+            let a1 = (dim(&mut rng, 65536), 1, dim(&mut rng, 2048));
+            let levels = |rng: &mut Rng, largest: u32| {
+                1 + (rng.next() % u64::from(1 + largest.ilog2())) as u32
+            };
+            let l1 = levels(&mut rng, t1.0);
+            let l3 = levels(&mut rng, t3.0.max(t3.1).max(t3.2));
+            let la2 = levels(&mut rng, a2.0.max(a2.1));
+            let la1 = levels(&mut rng, a1.0);
+            let lmax = l1.min(l3).min(la2).min(la1);
+            let lods: Vec<i32> = (0..INVOCATIONS).map(|i| (i % lmax) as i32).collect();
+            let mut gpu = SimGpu::new(model);
+            let qbuf = gpu.alloc(4 * u64::from(INVOCATIONS));
+            let bytes: Vec<u8> = lods.iter().flat_map(|l| l.to_le_bytes()).collect();
+            gpu.write(qbuf.va, &bytes);
+            let obuf = gpu.alloc(48 * u64::from(INVOCATIONS));
+            let size_word = |(w, h, third): (u32, u32, u32), levels: u32| {
+                u64::from((w - 1) | (h - 1) << 16) | u64::from(levels | (third - 1) << 16) << 32
+            };
+            let base = binary.uniform_words as usize - binary.buffers.len();
+            let mut words = vec![0u64; base];
+            for &(set, binding) in &binary.buffers {
+                words.push(match (set, binding) {
+                    (s, 0) if s == TEXTURE_SIZE_WORD => size_word(t1, l1),
+                    (s, 1) if s == TEXTURE_SIZE_WORD => size_word(t3, l3),
+                    (s, 2) if s == TEXTURE_SIZE_WORD => size_word(a2, la2),
+                    (s, 5) if s == TEXTURE_SIZE_WORD => size_word(a1, la1),
+                    (0, 3) => qbuf.va,
+                    (0, 4) => obuf.va,
+                    b => panic!("unexpected entry {b:?}"),
+                });
+            }
+            let code = gpu.upload(&binary);
+            gpu.run_chain(|chain, pool, arch| {
+                textured_dispatch(
+                    chain,
+                    pool,
+                    arch,
+                    (&binary, code, &words),
+                    &[],
+                    &[],
+                    INVOCATIONS / 16,
+                )?;
+                Ok(true)
+            })
+            .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+            let got = gpu.read_u32s(obuf.va, 12 * INVOCATIONS as usize);
+            for (i, r) in got.chunks(12).enumerate() {
+                let l = lods[i] as u32;
+                let m = |x: u32| (x >> l).max(1);
+                let want = [
+                    m(t1.0),
+                    m(t3.0),
+                    m(t3.1),
+                    m(t3.2),
+                    m(a2.0),
+                    m(a2.1),
+                    a2.2,
+                    l3,
+                    m(a1.0),
+                    a1.2,
+                    la2,
+                    l1,
+                ];
+                assert_eq!(r, want, "{model:?} case {case} lod {l}");
+                compared += 12;
+            }
+        }
+    }
+    assert_eq!(compared, 2 * 5 * 32 * 12);
+}
+
+/// Explicit gradients: `textures/texture_grad.comp` (`textureGrad` of a
+/// `sampler2D` 13×9, a `sampler3D` 7×5×6 and a `sampler1D` of 13 texels,
+/// each with all its levels, Linear) — the front end computes λbase =
+/// log2 max(ρx, ρy) from the gradients and the size words (the spec's
+/// "Scale Factor Operation", isotropic) and samples at that explicit LOD
+/// (TEXC EXPLICIT, the register's 8:8 fixed point truncated toward zero,
+/// Mesa's `bi_emit_texc_lod_88`). Random gradients (each component ±
+/// 2^[−8, 1]), coordinates in [−1.5, 2.5], every wrap mode, random filters,
+/// mipmap modes and LOD state, G52 and v6 G72. The reference: ρ in f64, λ
+/// truncated to the same 1/256 grid, then `sample_levels` /
+/// `sample_axes_levels`. A query whose λ·256 lies within 0.01 of an
+/// integer is drawn again, so f32 against f64 cannot truncate
+/// differently. Nearest of NEAREST mipmaps exact, the rest within 2^-21.
+#[test]
+fn explicit_gradients_match_the_reference_sampler() {
+    use bifrost_vk::compiler::bifrost::binary::TEXTURE_SIZE_WORD;
+    let mut compared = 0;
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("textures/texture_grad.comp.spv", model);
+        for (k, mode) in AddressMode::ALL.into_iter().enumerate() {
+            let mut rng = Rng(0x9ad + 16 * k as u64 + (model == SimModel::G72) as u64);
+            let mut gpu = SimGpu::new(model);
+            let layout = TexelLayout::Linear;
+            let (l2, d2) = upload_levels(&mut gpu, &mut rng, (13, 9, 1, 4), TextureDim::D2, layout);
+            let (l3, d3) = upload_levels(
+                &mut gpu,
+                &mut rng,
+                (7, 5, 6, 3),
+                TextureDim::D3 { depth: 6 },
+                layout,
+            );
+            let (l1, d1) = upload_levels(&mut gpu, &mut rng, (13, 1, 1, 4), TextureDim::D1, layout);
+            let l2: Vec<Image> = l2.into_iter().map(|mut l| l.remove(0)).collect();
+            let sampler = random_lod_sampler(&mut rng, mode, mode);
+            let oracle = Bindings::default();
+            let sizes = [[13.0, 9.0, 1.0], [7.0, 5.0, 6.0], [13.0, 1.0, 1.0]];
+            let axes = [2usize, 3, 1];
+            let mut queries = Vec::new();
+            let mut want = Vec::new();
+            for _ in 0..INVOCATIONS {
+                // Gradients until every image's λ is clear of the grid.
+                let (str, dx, dy, lods) = loop {
+                    let str: [f32; 3] = std::array::from_fn(|_| rng.unit() * 4.0 - 1.5);
+                    let mut grad = || -> [f32; 3] {
+                        std::array::from_fn(|_| {
+                            let e = (rng.next() % 10) as i32 - 8;
+                            let sign = if rng.next().is_multiple_of(2) {
+                                1.0
+                            } else {
+                                -1.0
+                            };
+                            sign * (1.0 + rng.unit()) * 2f32.powi(e)
+                        })
+                    };
+                    let (dx, dy) = (grad(), grad());
+                    let mut lods = [0.0f32; 3];
+                    let mut clear = true;
+                    for img in 0..3 {
+                        let rho = |g: [f32; 3]| -> f64 {
+                            (0..axes[img])
+                                .map(|a| (f64::from(g[a]) * sizes[img][a]).powi(2))
+                                .sum::<f64>()
+                                .sqrt()
+                        };
+                        let lambda = rho(dx).max(rho(dy)).log2();
+                        let x = (lambda * 256.0).clamp(-4096.0, 4096.0);
+                        if (x - x.round()).abs() < 0.01 {
+                            clear = false;
+                        }
+                        lods[img] = (x.trunc() / 256.0) as f32;
+                    }
+                    if clear {
+                        break (str, dx, dy, lods);
+                    }
+                };
+                for v in [str, dx, dy] {
+                    for w in [v[0], v[1], v[2], 0.0] {
+                        queries.extend_from_slice(&w.to_bits().to_le_bytes());
+                    }
+                }
+                want.push(
+                    oracle
+                        .sample_levels(&l2, &sampler, str[0], str[1], lods[0])
+                        .unwrap(),
+                );
+                want.push(
+                    oracle
+                        .sample_axes_levels(&l3, &sampler, str, 3, lods[1])
+                        .unwrap(),
+                );
+                want.push(
+                    oracle
+                        .sample_axes_levels(&l1, &sampler, str, 1, lods[2])
+                        .unwrap(),
+                );
+            }
+            let qbuf = gpu.alloc(queries.len() as u64);
+            gpu.write(qbuf.va, &queries);
+            let out_bytes = u64::from(INVOCATIONS) * 48;
+            let obuf = gpu.alloc(out_bytes);
+            let size_word = |(w, h, third): (u32, u32, u32), levels: u32| {
+                u64::from((w - 1) | (h - 1) << 16) | u64::from(levels | (third - 1) << 16) << 32
+            };
+            let base = binary.uniform_words as usize - binary.buffers.len();
+            let mut words = vec![0u64; base];
+            for &(set, binding) in &binary.buffers {
+                words.push(match (set, binding) {
+                    (s, 0) if s == TEXTURE_SIZE_WORD => size_word((13, 9, 1), 4),
+                    (s, 1) if s == TEXTURE_SIZE_WORD => size_word((7, 5, 6), 3),
+                    (s, 2) if s == TEXTURE_SIZE_WORD => size_word((13, 1, 1), 4),
+                    (0, 3) => qbuf.va,
+                    (0, 4) => obuf.va,
+                    b => panic!("unexpected entry {b:?}"),
+                });
+            }
+            let code = gpu.upload(&binary);
+            let mut smp = hw_mip_sampler(&sampler, None);
+            smp.lod.wrap_r = Some(to_hw(sampler.address_w));
+            gpu.run_chain(|chain, pool, arch| {
+                textured_dispatch(
+                    chain,
+                    pool,
+                    arch,
+                    (&binary, code, &words),
+                    &[Some(d2), Some(d3), Some(d1)],
+                    &[Some(smp), Some(smp), Some(smp)],
+                    INVOCATIONS / 16,
+                )?;
+                Ok(true)
+            })
+            .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+            let got = gpu.read_f32s(obuf.va, (INVOCATIONS * 12) as usize);
+            let nearest = !sampler.mag_linear && !sampler.min_linear && !sampler.mipmap_linear;
+            assert_close(
+                &got,
+                &want,
+                |_| nearest,
+                &format!("{model:?} {mode:?} {sampler:?}"),
+            );
+            compared += got.len();
+        }
+    }
+    assert_eq!(compared, 2 * 4 * 32 * 12);
+}
+
+/// A texture whose `Dimension` differs from the access's (a 2D texture
+/// read by the 3D shader, a 3D one by the 1D shader, a 2D one by the 1D
+/// shader) faults the job — the hardware's answer is undocumented — on
+/// the G52 and the G72, and the next dispatch with the right descriptors
+/// runs.
+#[test]
+fn textures_of_another_dimension_fault() {
+    for model in [SimModel::G52, SimModel::G72] {
+        let three = compile_named("textures/texture_3d.comp.spv", model);
+        let one = compile_named("textures/texture_1d.comp.spv", model);
+        let mut rng = Rng(0xd1a);
+        let mut gpu = SimGpu::new(model);
+        let layout = TexelLayout::Linear;
+        let (_, d1) = upload_levels(&mut gpu, &mut rng, (8, 1, 1, 1), TextureDim::D1, layout);
+        let (_, a1) = upload_levels(&mut gpu, &mut rng, (8, 1, 2, 1), TextureDim::D1, layout);
+        let (_, d2) = upload_levels(&mut gpu, &mut rng, (8, 4, 1, 1), TextureDim::D2, layout);
+        let (_, d3) = upload_levels(
+            &mut gpu,
+            &mut rng,
+            (8, 4, 2, 1),
+            TextureDim::D3 { depth: 2 },
+            layout,
+        );
+        let smp = hw_sampler(&Sampler::simple(false, AddressMode::Repeat));
+        let queries = vec![0u8; 32 * INVOCATIONS as usize];
+        let out = u64::from(INVOCATIONS) * 64;
+        let run = |gpu: &mut SimGpu, binary: &ShaderBinary, textures: &[Option<TextureDesc>]| {
+            dispatch_queries(
+                gpu,
+                binary,
+                &queries,
+                out,
+                textures,
+                &[Some(smp), Some(smp)],
+            )
+        };
+        for (binary, textures, what) in [
+            (&three, [Some(d2), None], "a 2D texture read as 3D"),
+            (&one, [Some(d3), Some(a1)], "a 3D texture read as 1D"),
+            (&one, [Some(d2), Some(a1)], "a 2D texture read as 1D"),
+        ] {
+            let r = run(&mut gpu, binary, &textures);
+            assert!(r.is_err(), "{model:?}: {what} must fault");
+        }
+        run(&mut gpu, &three, &[Some(d3)]).unwrap_or_else(|e| panic!("{model:?}: {e}"));
+        run(&mut gpu, &one, &[Some(d1), Some(a1)]).unwrap_or_else(|e| panic!("{model:?}: {e}"));
+    }
 }

@@ -9,9 +9,10 @@
 //! table, a separate sampler the sampler table. Unused entries are zero
 //! (a descriptor the texture unit refuses if a shader reads it).
 //!
-//! Written: 2D RGBA8 UNORM/sRGB/UINT/SINT, R8/RG8 UNORM, RGB10A2 UNORM,
+//! Written: 1D, 2D and 3D RGBA8 UNORM/sRGB/UINT/SINT, R8/RG8 UNORM, RGB10A2 UNORM,
 //! R5G6B5 UNORM, RGBA16F, RGBA32F and R32F textures of up to 16 mip levels
-//! (one Surface With Stride per level) and 2D arrays of one level, Linear
+//! and 1D/2D arrays (one Surface With Stride per layer and level, Mesa's
+//! order), Linear
 //! or Tiled (16×16 u-interleaved) texels; samplers with normalized
 //! coordinates, minification and magnification filters, mipmap mode
 //! NEAREST or LINEAR (genxml "Trilinear"), LOD clamps and bias (8
@@ -151,9 +152,26 @@ pub const MAX_MIP_LEVELS: usize = 15;
 pub struct MipLevel {
     pub address: u64,
     pub row_stride: u32,
+    /// Bytes between this level's depth slices (3D) or layers (arrays);
+    /// unused otherwise.
+    pub slice_stride: u64,
 }
 
-/// A 2D RGBA8 image: level 0 at `address`, levels 1.. at `mips[0..]`.
+/// The image's dimensionality (genxml `Texture Dimension`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TextureDim {
+    /// `height` must be 1.
+    D1,
+    #[default]
+    D2,
+    /// `depth` slices (level l has max(1, depth >> l)), level 0's
+    /// `layer_stride` bytes apart (levels ≥ 1: their `slice_stride`); not
+    /// an array.
+    D3 { depth: u32 },
+}
+
+/// A 1D, 2D or 3D image, maybe an array: level 0 at `address`, levels 1..
+/// at `mips[0..]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TextureDesc {
     /// GPU VA of texel (0, 0).
@@ -163,12 +181,15 @@ pub struct TextureDesc {
     pub row_stride: u32,
     pub layout: TexelLayout,
     pub format: TexelFormat,
-    /// Array layers (1: a plain 2D image) and the bytes between layers.
+    /// Array layers (1: a plain 2D image) and the bytes between layers
+    /// (a 3D image: between level 0's depth slices).
     pub layers: u32,
     pub layer_stride: u64,
+    /// 1D, 2D or 3D.
+    pub dim: TextureDim,
     /// Mip levels (1: level 0 only); level l ≥ 1 is `mips[l - 1]`, of
-    /// size max(1, width >> l) × max(1, height >> l). Only single-layer
-    /// images have more than one.
+    /// size max(1, width >> l) × max(1, height >> l) (× max(1, depth >> l));
+    /// an array's level l has its layers `mips[l - 1].slice_stride` apart.
     pub levels: u32,
     pub mips: [MipLevel; MAX_MIP_LEVELS],
 }
@@ -222,6 +243,10 @@ pub struct SamplerLod {
     /// order"), so that the hardware's texel-op-reference is Vulkan's
     /// reference-op-texel.
     pub compare: Option<super::graphics::CompareOp>,
+    /// `addressModeW` (3D images' r axis; `None`: Clamp to Edge, genxml
+    /// `Wrap Mode R`'s default). Kept here, beside the other optional
+    /// sampler state, so that existing `SamplerDesc` literals stay valid.
+    pub wrap_r: Option<WrapMode>,
 }
 
 /// Sampler state: `linear` the magnification (and, unless `lod` says
@@ -280,28 +305,54 @@ pub fn write_texture_tables(
                     "array layers outside 1..=65536 or a zero layer stride",
                 ));
             }
-            if !(1..=1 + MAX_MIP_LEVELS as u32).contains(&t.levels)
-                || (t.levels > 1 && t.layers > 1)
-                || t.levels > 1 + t.width.max(t.height).ilog2()
+            let depth = match t.dim {
+                TextureDim::D3 { depth } => depth,
+                _ => 1,
+            };
+            if (t.dim == TextureDim::D1 && t.height != 1)
+                || !(1..=65536).contains(&depth)
+                || (depth > 1 && t.layers > 1)
+                || (matches!(t.dim, TextureDim::D3 { .. }) && t.layers > 1)
             {
                 return Err(JmError::Encoding(
-                    "mip levels outside 1..=16, past the 1×1 level, or of an array",
+                    "a 1D image of height other than 1, a depth outside 1..=65536, or a 3D array",
                 ));
             }
-            // One Surface With Stride per level (Mesa's
-            // `panfrost_emit_texture_payload` order for one layer, one
-            // face, one sample: the levels in turn).
-            let surface = pool.alloc(16 * u64::from(t.levels), 64)?;
-            for level in 0..t.levels as usize {
-                let (address, row_stride) = match level {
-                    0 => (t.address, t.row_stride),
-                    l => (t.mips[l - 1].address, t.mips[l - 1].row_stride),
-                };
-                let mut s = l.surface_with_stride.defaults();
-                pack(&mut s, sws::POINTER, address)?;
-                pack(&mut s, sws::ROW_STRIDE, u64::from(row_stride))?;
-                pack(&mut s, sws::SURFACE_STRIDE, t.layer_stride)?;
-                surface.write_words(16 * level as u64, &s);
+            if !(1..=1 + MAX_MIP_LEVELS as u32).contains(&t.levels)
+                || t.levels > 1 + t.width.max(t.height).max(depth).ilog2()
+            {
+                return Err(JmError::Encoding(
+                    "mip levels outside 1..=16 or past the 1×1 level",
+                ));
+            }
+            // One Surface With Stride per layer and level, the levels of a
+            // layer together (Mesa's `panfrost_emit_texture_payload`, v6
+            // and v7 alike for one face and one sample: layer × levels +
+            // level). Each record's `Surface stride` is the bytes between
+            // that level's layers (3D: depth slices); record
+            // (layer, level) points at the level's layer `layer`.
+            let records = u64::from(t.levels) * u64::from(t.layers);
+            let surface = pool.alloc(16 * records, 64)?;
+            for layer in 0..u64::from(t.layers) {
+                for level in 0..t.levels as usize {
+                    let (address, row_stride, stride) = match level {
+                        0 => (t.address, t.row_stride, t.layer_stride),
+                        l => {
+                            let m = t.mips[l - 1];
+                            (m.address, m.row_stride, m.slice_stride)
+                        }
+                    };
+                    let address = stride
+                        .checked_mul(layer)
+                        .and_then(|o| address.checked_add(o))
+                        .ok_or(JmError::Encoding("array layer address past 2^64"))?;
+                    let mut s = l.surface_with_stride.defaults();
+                    pack(&mut s, sws::POINTER, address)?;
+                    pack(&mut s, sws::ROW_STRIDE, u64::from(row_stride))?;
+                    pack(&mut s, sws::SURFACE_STRIDE, stride)?;
+                    let index = layer * u64::from(t.levels) + level as u64;
+                    surface.write_words(16 * index, &s);
+                }
             }
             let mut w = l.texture.defaults();
             // Format: the RGBA8 format with the RGBA order of the
@@ -318,7 +369,13 @@ pub fn write_texture_tables(
             };
             let format = value << 12 | order | u64::from(srgb) << 20;
             pack(&mut w, td::FORMAT, format)?;
-            pack(&mut w, td::DIMENSION, 2)?;
+            let dimension = match t.dim {
+                TextureDim::D1 => 1,
+                TextureDim::D2 => 2,
+                TextureDim::D3 { .. } => 3,
+            };
+            pack(&mut w, td::DIMENSION, dimension)?;
+            pack(&mut w, td::DEPTH, u64::from(depth))?;
             pack(&mut w, td::WIDTH, u64::from(t.width))?;
             pack(&mut w, td::HEIGHT, u64::from(t.height))?;
             pack(&mut w, td::SWIZZLE, t.format.swizzle())?;
@@ -342,7 +399,8 @@ pub fn write_texture_tables(
             let mut w = l.sampler.defaults();
             pack(&mut w, smp::WRAP_MODE_S, s.wrap[0].hw())?;
             pack(&mut w, smp::WRAP_MODE_T, s.wrap[1].hw())?;
-            pack(&mut w, smp::WRAP_MODE_R, WrapMode::ClampToEdge.hw())?;
+            let wrap_r = s.lod.wrap_r.unwrap_or(WrapMode::ClampToEdge);
+            pack(&mut w, smp::WRAP_MODE_R, wrap_r.hw())?;
             let min_linear = s.lod.min_linear.unwrap_or(s.linear);
             pack(&mut w, smp::MINIFY_NEAREST, u64::from(!min_linear))?;
             // genxml `Mipmap Mode`: Nearest 0, Trilinear 3.

@@ -30,7 +30,7 @@
 use std::collections::HashMap;
 
 use crate::compiler::ir::interp::TextureSource;
-use crate::compiler::ir::{Intrinsic, SampledType, TexOp};
+use crate::compiler::ir::{Intrinsic, SampledType, TexDim, TexOp};
 
 /// `VkSamplerAddressMode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +75,8 @@ pub struct Sampler {
     pub min_linear: bool,
     /// `addressModeU`, `addressModeV`.
     pub address: [AddressMode; 2],
+    /// `addressModeW` (3D images).
+    pub address_w: AddressMode,
     pub border: BorderColor,
     pub min_lod: f32,
     pub max_lod: f32,
@@ -97,6 +99,7 @@ impl Sampler {
             mag_linear: linear,
             min_linear: linear,
             address: [address; 2],
+            address_w: address,
             border: BorderColor::TransparentBlack,
             min_lod: 0.0,
             max_lod: 0.0,
@@ -412,8 +415,13 @@ pub fn texel_index(mode: AddressMode, x: f64, n: u32) -> i64 {
 #[derive(Clone, Debug, Default)]
 pub struct Bindings {
     pub images: HashMap<(u32, u32), Image>,
-    /// 2D array images: their layers, in order.
+    /// 2D array images: their layers, in order; a 1D array's layers are
+    /// images of height 1.
     pub arrays: HashMap<(u32, u32), Vec<Image>>,
+    /// 3D images: their mip levels (level 0 first), each its depth
+    /// slices in order. A 1D image is an [`Image`] of height 1 in
+    /// `images`.
+    pub volumes: HashMap<(u32, u32), Vec<Vec<Image>>>,
     pub samplers: HashMap<(u32, u32), Sampler>,
 }
 
@@ -805,6 +813,214 @@ impl Bindings {
     }
 }
 
+/// 1D and 3D images ("Texel Coordinate Systems": a 1D image has only u
+/// and i, a 3D one also w = r × depth and k; "Texel Filtering": LINEAR
+/// weights the 2 or 8 texels around (u − ½[, v − ½, w − ½]) by products of
+/// (1 − α, α), (1 − β, β), (1 − γ, γ)). Written apart from the 2D filter
+/// above, over a list of axes.
+impl Bindings {
+    /// One level of a 1D image (`slices` = [the image], height 1) or a 3D
+    /// image (`slices` its depth slices) filtered at normalized `coord`
+    /// (1 or 3 components used) with NEAREST or LINEAR.
+    fn filter_axes(
+        slices: &[Image],
+        sampler: &Sampler,
+        coord: [f32; 3],
+        axes: usize,
+        linear: bool,
+    ) -> Result<[f64; 4], String> {
+        let first = slices.first().ok_or("a 3D level without slices")?;
+        let size = [first.width, first.height, slices.len() as u32];
+        let modes = [sampler.address[0], sampler.address[1], sampler.address_w];
+        let axis_list: Vec<usize> = if axes == 1 { vec![0] } else { vec![0, 1, 2] };
+        let mut x = [0.0f64; 3];
+        for &a in &axis_list {
+            x[a] = f64::from(coord[a]) * f64::from(size[a]);
+            if !x[a].is_finite() {
+                return Err("non-finite coordinate".into());
+            }
+        }
+        let texel = |ijk: [i64; 3]| -> [f64; 4] {
+            let mut at = [0u32; 3];
+            for &a in &axis_list {
+                match wrap(modes[a], ijk[a], size[a]) {
+                    Some(v) => at[a] = v,
+                    None => return sampler.border.rgba().map(f64::from),
+                }
+            }
+            slices[at[2] as usize].texel(at[0], at[1])
+        };
+        if !linear {
+            let mut ijk = [0i64; 3];
+            for &a in &axis_list {
+                ijk[a] = texel_index(modes[a], x[a], size[a]);
+            }
+            return Ok(texel(ijk));
+        }
+        let mut i0 = [0i64; 3];
+        let mut alpha = [0.0f64; 3];
+        for &a in &axis_list {
+            let y = x[a] - 0.5;
+            i0[a] = texel_index(modes[a], y, size[a]);
+            alpha[a] = y - y.floor();
+        }
+        let mut acc = [0.0f64; 4];
+        let corners = 1usize << axis_list.len();
+        for c in 0..corners {
+            let mut ijk = i0;
+            let mut weight = 1.0;
+            for (bit, &a) in axis_list.iter().enumerate() {
+                if c >> bit & 1 == 1 {
+                    ijk[a] += 1;
+                    weight *= alpha[a];
+                } else {
+                    weight *= 1.0 - alpha[a];
+                }
+            }
+            let t = texel(ijk);
+            for k in 0..4 {
+                acc[k] += weight * t[k];
+            }
+        }
+        Ok(acc)
+    }
+
+    /// `OpImageSampleExplicitLod` of a mipmapped 1D (`axes` 1: each level
+    /// one image of height 1) or 3D image (`axes` 3: each level its
+    /// slices; level l is max(1, w >> l) × max(1, h >> l) × max(1, d >> l))
+    /// with the "Level-of-Detail Operation" and "Image Level(s) Selection"
+    /// of [`Bindings::sample_levels`]. Float formats only.
+    pub fn sample_axes_levels(
+        &self,
+        levels: &[Vec<Image>],
+        sampler: &Sampler,
+        coord: [f32; 3],
+        axes: usize,
+        lod: f32,
+    ) -> Result<[f32; 4], String> {
+        let base = levels.first().and_then(|l| l.first()).ok_or("no levels")?;
+        if base.format.sampled_type() != SampledType::Float {
+            return Err("an integer format".into());
+        }
+        let depth0 = levels[0].len() as u32;
+        for (l, slices) in levels.iter().enumerate() {
+            let want = (
+                (base.width >> l).max(1),
+                (base.height >> l).max(1),
+                (depth0 >> l).max(1),
+            );
+            let got = (slices[0].width, slices[0].height, slices.len() as u32);
+            if got != want || (axes == 1 && (got.1, got.2) != (1, 1)) {
+                return Err(format!("level {l} is not {want:?}"));
+            }
+        }
+        if sampler.min_lod > sampler.max_lod || !lod.is_finite() {
+            return Err("λ undefined (minLod > maxLod or a non-finite LOD)".into());
+        }
+        let lambda = (f64::from(lod) + f64::from(sampler.lod_bias))
+            .clamp(f64::from(sampler.min_lod), f64::from(sampler.max_lod));
+        let linear = if lambda <= 0.0 {
+            sampler.mag_linear
+        } else {
+            sampler.min_linear
+        };
+        let q = (levels.len() - 1) as f64;
+        let d = lambda.clamp(0.0, q);
+        let level = |l: usize| Self::filter_axes(&levels[l], sampler, coord, axes, linear);
+        let out = if !sampler.mipmap_linear {
+            level(((d + 0.5).ceil() - 1.0) as usize)?.map(|x| x as f32)
+        } else {
+            let hi = d.floor() as usize;
+            let lo = (hi + 1).min(levels.len() - 1);
+            let delta = d - d.floor();
+            let (a, b) = (level(hi)?.map(|x| x as f32), level(lo)?.map(|x| x as f32));
+            std::array::from_fn(|k| {
+                ((1.0 - delta) * f64::from(a[k]) + delta * f64::from(b[k])) as f32
+            })
+        };
+        Ok(out)
+    }
+
+    /// `OpImageFetch` of texel (i, j, k) (j and k 0 for 1D) of level
+    /// `lod` of a 1D or 3D image given as [`Bindings::sample_axes_levels`]
+    /// takes it: the texel's words (f32 bits for float formats).
+    pub fn fetch_axes(levels: &[Vec<Image>], ijk: [i32; 3], lod: i32) -> Result<[u32; 4], String> {
+        let slices = usize::try_from(lod)
+            .ok()
+            .and_then(|l| levels.get(l))
+            .ok_or_else(|| format!("level {lod} outside the image (undefined)"))?;
+        let [i, j, k] = ijk;
+        let img = usize::try_from(k)
+            .ok()
+            .and_then(|k| slices.get(k))
+            .ok_or_else(|| format!("slice {k} outside the image (undefined)"))?;
+        if i < 0 || j < 0 || i as u32 >= img.width || j as u32 >= img.height {
+            return Err(format!("texel ({i}, {j}) outside the image (undefined)"));
+        }
+        Ok(if img.format.sampled_type() == SampledType::Float {
+            img.texel(i as u32, j as u32).map(|x| (x as f32).to_bits())
+        } else {
+            img.texel_bits(i as u32, j as u32)
+        })
+    }
+
+    /// [`TextureSource::texture`] of 1D and 3D images (one level: the
+    /// `images` entry of height 1, or the `volumes` entry's levels):
+    /// explicit-LOD sampling and fetches.
+    fn texture_1d_3d(
+        &self,
+        kind: Intrinsic,
+        coord: [u32; 3],
+        lod: u32,
+    ) -> Result<[u32; 4], String> {
+        let Intrinsic::Texture {
+            set,
+            binding,
+            sampler,
+            op,
+            array,
+            dim,
+            ..
+        } = kind
+        else {
+            return Err("not a texture access".into());
+        };
+        if array {
+            return Err("1D arrays in the interpreter's texture source (not modelled)".into());
+        }
+        let levels: Vec<Vec<Image>> = match dim {
+            TexDim::D3 => self
+                .volumes
+                .get(&(set, binding))
+                .cloned()
+                .ok_or_else(|| format!("no 3D image at set {set} binding {binding}"))?,
+            _ => vec![vec![self.images.get(&(set, binding)).cloned().ok_or_else(
+                || format!("no image at set {set} binding {binding}"),
+            )?]],
+        };
+        let axes = usize::from(dim.coords());
+        if op == TexOp::Fetch {
+            let mut ijk = [0i32; 3];
+            for (a, c) in ijk.iter_mut().enumerate().take(axes) {
+                *c = coord[if axes == 1 { 0 } else { a }] as i32;
+            }
+            return Self::fetch_axes(&levels, ijk, lod as i32);
+        }
+        if op != TexOp::SampleLod {
+            return Err(format!("{op:?} of a 1D or 3D image (not modelled)"));
+        }
+        let key = sampler.ok_or("a sample without a sampler")?;
+        let smp = self
+            .samplers
+            .get(&key)
+            .ok_or_else(|| format!("no sampler at set {} binding {}", key.0, key.1))?;
+        let c = coord.map(f32::from_bits);
+        Ok(self
+            .sample_axes_levels(&levels, smp, c, axes, f32::from_bits(lod))?
+            .map(f32::to_bits))
+    }
+}
+
 impl TextureSource for Bindings {
     fn texture(&self, kind: Intrinsic, coord: [u32; 3], lod: u32) -> Result<[u32; 4], String> {
         let Intrinsic::Texture {
@@ -814,11 +1030,15 @@ impl TextureSource for Bindings {
             op,
             ty,
             array,
+            dim,
             offset,
         } = kind
         else {
             return Err("not a texture access".into());
         };
+        if dim != TexDim::D2 {
+            return self.texture_1d_3d(kind, coord, lod);
+        }
         let image = if array {
             let layers = self
                 .arrays
@@ -974,6 +1194,74 @@ mod tests {
             ],
             format: ImageFormat::Rgba8Unorm,
         }
+    }
+
+    /// 1D and 3D filtering worked by hand: a 2×2×2 image whose slice 0
+    /// is the 2×2 image above and slice 1 its colours inverted (255 − c,
+    /// alpha 0): LINEAR at the centre weights all eight texels by 1/8 (red
+    /// = (255 + 0 + 0 + 0 + 0 + 255 + 255 + 255) / 8 / 255 = ½), at a
+    /// texel centre takes that texel, NEAREST at r = 0.75 reads slice 1;
+    /// CLAMP_TO_BORDER on W with r = 1 is half border (opaque white)
+    /// when linear at (0.25, 0.25): ½ (texel 0,0,1) + ½ white. A 1D image
+    /// of 4 texels (0, 85, 170, 255 red): LINEAR at s = ½ is (85 + 170)/2;
+    /// the fetch of level 1 of a 2-level 3D image.
+    #[test]
+    fn one_and_three_dimensional_filtering_by_hand() {
+        let s0 = image_2x2();
+        let mut s1 = image_2x2();
+        for t in &mut s1.texels {
+            *t = [255 - t[0], 255 - t[1], 255 - t[2], 0];
+        }
+        let b = Bindings::default();
+        let levels = vec![vec![s0.clone(), s1.clone()]];
+        let lin = Sampler::simple(true, AddressMode::ClampToEdge);
+        let c = b
+            .sample_axes_levels(&levels, &lin, [0.5, 0.5, 0.5], 3, 0.0)
+            .unwrap();
+        assert_eq!(c, [0.5, 0.5, 0.5, 0.5]);
+        let c = b
+            .sample_axes_levels(&levels, &lin, [0.75, 0.25, 0.75], 3, 0.0)
+            .unwrap();
+        assert_eq!(c, [0.0, 1.0, 1.0, 0.0]);
+        let near = Sampler::simple(false, AddressMode::Repeat);
+        let c = b
+            .sample_axes_levels(&levels, &near, [0.25, 0.75, 0.75], 3, 0.0)
+            .unwrap();
+        assert_eq!(c, [1.0, 0.0, 1.0, 0.0]);
+        let mut border = Sampler::simple(true, AddressMode::ClampToEdge);
+        border.address_w = AddressMode::ClampToBorder;
+        border.border = BorderColor::OpaqueWhite;
+        // w − ½ = 1.5: slice 1 and slice 2 (a border texel) weighted ½.
+        let c = b
+            .sample_axes_levels(&levels, &border, [0.25, 0.25, 1.0], 3, 0.0)
+            .unwrap();
+        assert_eq!(c, [1.0, 1.0, 1.0, 0.5]);
+        let line = Image {
+            width: 4,
+            height: 1,
+            texels: vec![
+                [0, 0, 0, 255],
+                [85, 0, 0, 255],
+                [170, 0, 0, 255],
+                [255, 0, 0, 255],
+            ],
+            format: ImageFormat::Rgba8Unorm,
+        };
+        let c = b
+            .sample_axes_levels(&[vec![line]], &lin, [0.5, 7.0, 0.0], 1, 0.0)
+            .unwrap();
+        assert_eq!(c, [0.5, 0.0, 0.0, 1.0]);
+        // Level 1 of a 2×2×2 image is 1×1×1.
+        let small = Image {
+            width: 1,
+            height: 1,
+            texels: vec![[255, 0, 0, 255]],
+            format: ImageFormat::Rgba8Unorm,
+        };
+        let mip = vec![vec![s0, s1], vec![small]];
+        let f = Bindings::fetch_axes(&mip, [0, 0, 0], 1).unwrap();
+        assert_eq!(f, [1.0f32, 0.0, 0.0, 1.0].map(f32::to_bits));
+        assert!(Bindings::fetch_axes(&mip, [0, 0, 1], 1).is_err());
     }
 
     /// "Texel Gathering" worked by hand on the 2×2 image (black, red /

@@ -440,6 +440,38 @@ impl SampledType {
     }
 }
 
+/// The dimensionality of a sampled image (SPIR-V `Dim` 1D, 2D, 3D):
+/// how many coordinate components address a texel (an array's layer comes
+/// after them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TexDim {
+    D1,
+    #[default]
+    D2,
+    D3,
+}
+
+impl TexDim {
+    pub const ALL: [TexDim; 3] = [TexDim::D1, TexDim::D2, TexDim::D3];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TexDim::D1 => "d1",
+            TexDim::D2 => "d2",
+            TexDim::D3 => "d3",
+        }
+    }
+
+    /// Coordinate components before an array's layer.
+    pub fn coords(self) -> u8 {
+        match self {
+            TexDim::D1 => 1,
+            TexDim::D2 => 2,
+            TexDim::D3 => 3,
+        }
+    }
+}
+
 /// A memory or system operation with constant parameters and value sources.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OpIntrinsic {
@@ -542,8 +574,12 @@ pub enum Intrinsic {
         op: TexOp,
         ty: SampledType,
         array: bool,
+        /// 1D, 2D or 3D (printed `dim=d1`/`dim=d3`; 2D prints nothing):
+        /// the coordinate has `dim.coords()` components, plus the layer
+        /// for an array (1D and 2D only).
+        dim: TexDim,
         /// A constant texel offset (SPIR-V `ConstOffset`), added to the
-        /// integer texel coordinates (x, y).
+        /// integer texel coordinates (x, y; 2D only).
         offset: [i8; 2],
     },
     /// Fragment shaders: the derivative of `srcs = [value: f32]` along

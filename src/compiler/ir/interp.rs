@@ -208,8 +208,9 @@ pub struct SysValues {
 /// reference, written from the Vulkan spec).
 pub trait TextureSource: Send + Sync + std::fmt::Debug {
     /// The four components (bit patterns) of the access `kind` (an
-    /// [`Intrinsic::Texture`]) at `coord` (the third component: an array's
-    /// layer, else 0) with level of detail `lod` (f32 or
+    /// [`Intrinsic::Texture`]) at `coord` (the coordinate's components in
+    /// order — a 3D image's r, or an array's layer after the 1D/2D
+    /// coordinate — then zeros) with level of detail `lod` (f32 or
     /// i32 bits as the op says; 0 for implicit LOD). An error says why the
     /// result is not defined or not modelled.
     fn texture(

@@ -736,6 +736,7 @@ impl Parser {
         let has_sampler = params.iter().any(|(k, _, _)| k == "sampler_set");
         let has_array = params.iter().any(|(k, _, _)| k == "array");
         let has_offset = params.iter().any(|(k, _, _)| k == "offset");
+        let has_dim = params.iter().any(|(k, _, _)| k == "dim");
         let mut used = 0usize;
         let mut get = |this: &Self, key: &str| -> PResult<Tok> {
             match params.iter().find(|(k, _, _)| k == key) {
@@ -869,6 +870,15 @@ impl Parser {
                     None
                 };
                 let array = has_array && num(self, get(self, "array")?)? != 0;
+                let dim = if has_dim {
+                    let d = ident(self, get(self, "dim")?)?;
+                    match TexDim::ALL.iter().find(|t| t.name() == d) {
+                        Some(&t) => t,
+                        None => return self.err(format!("unknown texture dimension '{d}'")),
+                    }
+                } else {
+                    TexDim::D2
+                };
                 let offset = if has_offset {
                     let packed = num(self, get(self, "offset")?)?;
                     if packed > 0xffff {
@@ -880,6 +890,7 @@ impl Parser {
                 };
                 Texture {
                     offset,
+                    dim,
                     set,
                     binding,
                     sampler,

@@ -172,6 +172,7 @@ impl Intrinsic {
                 op,
                 ty,
                 array,
+                dim,
                 offset,
             } => {
                 let mut params = vec![
@@ -186,6 +187,9 @@ impl Intrinsic {
                 }
                 if array {
                     params.push(("array", n(1)));
+                }
+                if dim != TexDim::D2 {
+                    params.push(("dim", dim.name().into()));
                 }
                 if offset != [0, 0] {
                     // x in the low byte, y in the next, two's complement.

@@ -627,10 +627,22 @@ impl<'a> Validator<'a> {
                 )
             }
             Texture {
-                op, sampler, array, ..
+                op,
+                sampler,
+                array,
+                dim,
+                offset,
+                ..
             } => {
                 let f32t = ValueType::F32;
-                let c = if array { 3 } else { 2 };
+                let c = dim.coords() + u8::from(array);
+                // No 3D arrays (Vulkan has none); gathers and offsets of 2D
+                // images only (Vulkan gathers 2D and cube images; offsets of
+                // other dimensions are not supported by the front end).
+                let dim_ok = !(array && dim == TexDim::D3)
+                    && (dim == TexDim::D2
+                        || (offset == [0, 0]
+                            && !matches!(op, TexOp::Gather(_) | TexOp::GatherDref)));
                 let (srcs, ok_sampler): (&[ValueType], bool) = match op {
                     TexOp::Sample => (&[f32t.with_comps(c)], sampler.is_some()),
                     TexOp::SampleLod | TexOp::SampleBias | TexOp::SampleDref => {
@@ -645,12 +657,14 @@ impl<'a> Validator<'a> {
                     nd == 1
                         && srcs_are(srcs)
                         && ok_sampler
+                        && dim_ok
                         && dst == Some(u32t.with_comps(4))
                         && (!matches!(op, TexOp::Sample | TexOp::SampleBias | TexOp::SampleDref)
                             || self.s.stage == super::Stage::Fragment),
-                    "sources [coord (2 x f32), lod f32 for sample_lod] with a sampler, or \
-                     [coord (2 x i32), lod i32] without one for fetch; a 4 x 32-bit result; \
-                     implicit LOD in fragment shaders only; gathers of components 0-3",
+                    "sources [coord (1-3 x f32 by dimension, + 1 for an array), lod f32 for \
+                     sample_lod] with a sampler, or [coord (i32), lod i32] without one for \
+                     fetch; a 4 x 32-bit result; implicit LOD in fragment shaders only; \
+                     gathers of components 0-3; gathers and offsets of 2D images only, no 3D arrays",
                 )
             }
             Derivative { .. } => (

@@ -1,7 +1,10 @@
 //! Images and samplers: `OpSampledImage`, `OpImage`, and the texture
 //! accesses the IR has (`Intrinsic::Texture`): `OpImageSampleImplicitLod`
-//! (fragment shaders), `OpImageSampleExplicitLod` with `Lod`,
-//! `OpImageFetch` (optional `Lod`), on 2D images and 2D arrays,
+//! (fragment shaders), `OpImageSampleExplicitLod` with `Lod` or `Grad`
+//! (the gradients become an explicit LOD computed in the shader),
+//! `OpImageFetch` (optional `Lod`), on 2D images and 2D arrays (1D
+//! images and arrays and 3D images: explicit LOD, gradients, fetches and
+//! size queries),
 //! single-sampled, with a 32-bit sampled type, and `OpImageGather` (a
 //! constant component, optional `ConstOffset`) of 2D images and 2D
 //! arrays, and `OpImageDrefGather` of 2D images.
@@ -11,13 +14,14 @@
 //!
 //! Images and samplers are compile-time [`Handle`]s (the set and binding of
 //! their descriptors), never run-time values. Everything else about images
-//! — image atomics, depth gathers of arrays, projective sampling, queries,
-//! offsets, gradients, bias, minimum LOD, sparse access, other dimensions —
+//! — image atomics, depth gathers of arrays, projective sampling, other
+//! queries, offsets of 1D/3D images, gradients with a depth compare,
+//! minimum LOD, sparse access, cube and other dimensions —
 //! is a clean `Unsupported` error naming what is missing.
 
 use spirv::Op;
 
-use crate::compiler::ir::{AluOp, Intrinsic, SampledType, Stage, TexOp, ValueType};
+use crate::compiler::ir::{AluOp, Intrinsic, SampledType, Stage, TexDim, TexOp, ValueType};
 
 use super::error::Result;
 use super::function::{Handle, Texel, Translator, Val};
@@ -27,15 +31,12 @@ use super::types::Type;
 /// Image operand bits (SPIR-V spec 3.14, "Image Operands").
 const BIAS: u32 = 0x1;
 const LOD: u32 = 0x2;
-/// `Grad` (`textureGrad`) stays `Unsupported`. Mesa's Bifrost route
-/// (Panfrost's NIR texture lowering, `build_bi_gradient_desc` and
-/// `bi_lower_tex`) is a TEXC `GRDESC_DER` over ddx.xy with ddy in the
-/// staging registers, then the TEX with that result's first word as its
-/// EXPLICIT LOD; only the low 16 bits of that word are documented (λ in
-/// signed 8:8, as Mesa's `bi_lower_lod` reads them), the rest of the
-/// 64-bit gradient descriptor is not, and the IR, its interpreter and the
-/// simulated TEXC (`kmod/sim/shader/message.rs`) have no gradient operands
-/// yet (docs/STATUS.md, "Not done yet from issue 9").
+/// `Grad` (`textureGrad`): lowered to an explicit LOD computed in the
+/// shader (`Translator::grad_lod`). Mesa's Bifrost route (Panfrost's NIR
+/// texture lowering, `build_bi_gradient_desc` and `bi_lower_tex`: a TEXC
+/// `GRDESC_DER` whose result's first word becomes the TEX's EXPLICIT LOD)
+/// is not taken: only the low 16 bits of that 64-bit gradient descriptor
+/// are documented (λ in signed 8:8, as Mesa's `bi_lower_lod` reads them).
 const GRAD: u32 = 0x4;
 const CONST_OFFSET: u32 = 0x8;
 const OFFSET: u32 = 0x10;
@@ -44,8 +45,10 @@ const SAMPLE: u32 = 0x40;
 const MIN_LOD: u32 = 0x80;
 /// Memory-model bits that change nothing for a read-only sampled image.
 const HARMLESS: u32 = 0x400 /* NonPrivateTexel */ | 0x800 /* VolatileTexel */;
-/// `Dim` 2D.
+/// `Dim` 1D, 2D, 3D.
+const DIM_1D: u32 = 0;
 const DIM_2D: u32 = 1;
+const DIM_3D: u32 = 2;
 
 impl Translator<'_> {
     /// The handle and image type behind an id of image or sampled-image type.
@@ -62,15 +65,15 @@ impl Translator<'_> {
         Ok((h, image_ty))
     }
 
-    /// The sampled type of a 2D image (or 2D array: `true`) the texture
-    /// intrinsic can read, or why not.
-    fn texture_type(&self, image_ty: u32) -> Result<(SampledType, bool)> {
+    /// The sampled type, arrayness and dimension of a 1D, 2D or 3D image
+    /// (1D and 2D maybe arrays) the texture intrinsic can read, or why not.
+    fn texture_type(&self, image_ty: u32) -> Result<(SampledType, bool, TexDim)> {
         self.texture_type_for(image_ty, false)
     }
 
     /// [`Self::texture_type`]; `dref`: for a depth-compare access, which
     /// takes depth images (`Depth` 1) too.
-    fn texture_type_for(&self, image_ty: u32, dref: bool) -> Result<(SampledType, bool)> {
+    fn texture_type_for(&self, image_ty: u32, dref: bool) -> Result<(SampledType, bool, TexDim)> {
         let Type::Image {
             sampled_ty,
             dim,
@@ -85,10 +88,14 @@ impl Translator<'_> {
         if sampled == 2 {
             return Err(self.unsupported("storage images"));
         }
-        if dim != DIM_2D {
+        let tex_dim = match dim {
+            DIM_1D => TexDim::D1,
+            DIM_2D => TexDim::D2,
+            DIM_3D => TexDim::D3,
+            _ => TexDim::D2,
+        };
+        if !matches!(dim, DIM_1D | DIM_2D | DIM_3D) {
             let what = match dim {
-                0 => "1D images",
-                2 => "3D images",
                 3 => "cube images",
                 4 => "rectangle images",
                 5 => "texel buffers",
@@ -100,19 +107,24 @@ impl Translator<'_> {
         if ms {
             return Err(self.unsupported("multisampled images"));
         }
+        // Vulkan has no 3D arrays ("Standalone SPIR-V Validation": an
+        // OpTypeImage with Dim 3D must not be Arrayed).
+        if arrayed && tex_dim == TexDim::D3 {
+            return Err(self.invalid("an arrayed 3D image"));
+        }
         if depth == 1 && !dref {
             return Err(self.unsupported("depth images outside depth-compare sampling"));
         }
         match self.m.ty(sampled_ty)? {
-            Type::Float { width: 32 } => Ok((SampledType::Float, arrayed)),
+            Type::Float { width: 32 } => Ok((SampledType::Float, arrayed, tex_dim)),
             Type::Int {
                 width: 32,
                 signed: true,
-            } => Ok((SampledType::Sint, arrayed)),
+            } => Ok((SampledType::Sint, arrayed, tex_dim)),
             Type::Int {
                 width: 32,
                 signed: false,
-            } => Ok((SampledType::Uint, arrayed)),
+            } => Ok((SampledType::Uint, arrayed, tex_dim)),
             Type::Void => Err(self.invalid("a sampled image of sampled type void")),
             _ => Err(self.unsupported("images of a sampled type other than 32 bits")),
         }
@@ -127,6 +139,9 @@ impl Translator<'_> {
         // of the sampling instructions; glslang passes a shadow lookup's
         // (s, t, dref) whole and the reference again as Dref).
         if float && t.comps > comps && t.bits == 32 && self.m.is_float(ty) {
+            if comps == 1 {
+                return self.channel(v, 0);
+            }
             let first: Vec<u8> = (0..comps).collect();
             return self.swizzle(v, &first);
         }
@@ -365,24 +380,28 @@ impl Translator<'_> {
     }
 
     /// `OpImageQuerySizeLod` (`textureSize`) and `OpImageQueryLevels`
-    /// (`textureQueryLevels`) of a sampled 2D image: the IR's
-    /// `texture_size` (level 0's size minus one, packed, and the level
-    /// count, which the driver supplies: `binary::TEXTURE_SIZE_WORD`);
-    /// level `lod`'s size is max(1, size >> lod) (Vulkan "Image Mip Level
-    /// Sizing"). Arrays (their layer count) are `Unsupported`.
+    /// (`textureQueryLevels`) of a sampled 1D, 2D or 3D image or a 1D/2D
+    /// array: the IR's `texture_size` (two words the driver supplies,
+    /// `binary::TEXTURE_SIZE_WORD`: level 0's (width − 1) | (height − 1)
+    /// << 16, and the level count | (depth − 1 or layers − 1) << 16 — the
+    /// high half 0 for plain 1D/2D images); level `lod`'s width, height
+    /// and depth are max(1, size >> lod) (Vulkan "Image Mip Level
+    /// Sizing"), an array's layer count is the same at every level. The
+    /// result has one component per dimension, plus one for an array.
     fn image_query(&mut self, inst: &Inst, op: Op) -> Result<()> {
         inst.need(3)?;
         let (ty, id) = (inst.word(0)?, inst.word(1)?);
         let (h, image_ty) = self.image_of(inst.word(2)?)?;
-        let (_, array) = self.texture_type(image_ty)?;
-        if array {
-            return Err(inst.unsupported("size queries of array images"));
-        }
+        let (_, array, dim) = self.texture_type(image_ty)?;
         let (set, binding) = h
             .image
             .ok_or_else(|| inst.invalid("image operand has no image"))?;
         let u32t = ValueType::U32;
-        let want = if op == Op::ImageQueryLevels { 1 } else { 2 };
+        let want = if op == Op::ImageQueryLevels {
+            1
+        } else {
+            dim.coords() + u8::from(array)
+        };
         if self.m.value_type(ty) != Some(u32t.with_comps(want)) || self.m.is_float(ty) {
             return Err(
                 inst.invalid("image query result is not an integer of the image's dimensions")
@@ -393,8 +412,16 @@ impl Translator<'_> {
             u32t.with_comps(2),
             &[],
         )?;
+        // Whether the level word's high half holds a depth or layer count.
+        let third = array || dim == TexDim::D3;
+        let (mask, sixteen, one) = (self.u32c(0xffff)?, self.u32c(16)?, self.u32c(1)?);
         let v = if op == Op::ImageQueryLevels {
-            self.channel(word, 1)?
+            let levels = self.channel(word, 1)?;
+            if third {
+                self.alu(AluOp::Iand, u32t, &[levels, mask])?
+            } else {
+                levels
+            }
         } else {
             inst.need(4)?;
             let (lty, lod) = self.get_ssa(inst.word(3)?)?;
@@ -402,18 +429,100 @@ impl Translator<'_> {
                 return Err(inst.invalid("size query Lod is not a 32-bit integer"));
             }
             let packed = self.channel(word, 0)?;
-            let (mask, sixteen, one) = (self.u32c(0xffff)?, self.u32c(16)?, self.u32c(1)?);
             let w = self.alu(AluOp::Iand, u32t, &[packed, mask])?;
-            let h = self.alu(AluOp::Ushr, u32t, &[packed, sixteen])?;
+            let mut sizes = vec![w];
+            if dim != TexDim::D1 {
+                sizes.push(self.alu(AluOp::Ushr, u32t, &[packed, sixteen])?);
+            }
+            if third {
+                let levels = self.channel(word, 1)?;
+                sizes.push(self.alu(AluOp::Ushr, u32t, &[levels, sixteen])?);
+            }
             let mut dims = Vec::new();
-            for d in [w, h] {
+            for (k, d) in sizes.into_iter().enumerate() {
                 let d = self.alu(AluOp::Iadd, u32t, &[d, one])?;
+                // An array's layer count does not shrink with the level.
+                if array && k + 1 == usize::from(want) {
+                    dims.push(d);
+                    continue;
+                }
                 let d = self.alu(AluOp::Ushr, u32t, &[d, lod])?;
                 dims.push(self.alu(AluOp::Umax, u32t, &[d, one])?);
             }
-            self.vec(&dims)?
+            if dims.len() == 1 {
+                dims[0]
+            } else {
+                self.vec(&dims)?
+            }
         };
         self.bind(id, ty, Val::Ssa(v))
+    }
+
+    /// The base level of detail of `OpImageSampleExplicitLod` with `Grad`
+    /// (`textureGrad`), computed in the shader: Vulkan's "Scale Factor
+    /// Operation" with the isotropic ρmax = max(ρx, ρy), ρx = |(w ∂s/∂x,
+    /// h ∂t/∂x, d ∂r/∂x)| (the axes the dimension has) and λbase =
+    /// log2 ρmax = ½ log2 max(ρx², ρy²), the sizes of level 0 from the
+    /// image's size word (`texture_size`: width, height, and a 3D image's
+    /// depth in the level word's high half). The access is then a
+    /// `sample_lod` at λbase (the sampler's bias and clamps still apply, as
+    /// the spec's λ' = λbase + mipLodBias). The other route, Mesa's TEXC
+    /// `GRDESC_DER` descriptor, has undocumented fields (docs/STATUS.md).
+    fn grad_lod(
+        &mut self,
+        (set, binding): (u32, u32),
+        dim: TexDim,
+        dx: u32,
+        dy: u32,
+    ) -> Result<crate::compiler::ir::Value> {
+        let n = dim.coords();
+        let f32t = ValueType::F32;
+        let u32t = ValueType::U32;
+        let mut grads = Vec::new();
+        for id in [dx, dy] {
+            let (gty, g) = self.get_ssa(id)?;
+            if self.ty(g) != f32t.with_comps(n) || !self.m.is_float(gty) {
+                return Err(self.invalid("Grad is not a float vector of the image's dimensions"));
+            }
+            grads.push(g);
+        }
+        let word = self.intrinsic(
+            Intrinsic::TextureSize { set, binding },
+            u32t.with_comps(2),
+            &[],
+        )?;
+        let (mask, sixteen, one) = (self.u32c(0xffff)?, self.u32c(16)?, self.u32c(1)?);
+        let packed = self.channel(word, 0)?;
+        let mut sizes = vec![self.alu(AluOp::Iand, u32t, &[packed, mask])?];
+        if n >= 2 {
+            sizes.push(self.alu(AluOp::Ushr, u32t, &[packed, sixteen])?);
+        }
+        if n == 3 {
+            let levels = self.channel(word, 1)?;
+            sizes.push(self.alu(AluOp::Ushr, u32t, &[levels, sixteen])?);
+        }
+        let mut fsizes = Vec::new();
+        for d in sizes {
+            let d = self.alu(AluOp::Iadd, u32t, &[d, one])?;
+            fsizes.push(self.alu(AluOp::U2f, f32t, &[d])?);
+        }
+        let mut squares = Vec::new();
+        for g in grads {
+            let mut sum = None;
+            for (a, &size) in fsizes.iter().enumerate() {
+                let c = if n == 1 { g } else { self.channel(g, a as u8)? };
+                let scaled = self.alu(AluOp::Fmul, f32t, &[c, size])?;
+                sum = Some(match sum {
+                    None => self.alu(AluOp::Fmul, f32t, &[scaled, scaled])?,
+                    Some(s) => self.alu(AluOp::Ffma, f32t, &[scaled, scaled, s])?,
+                });
+            }
+            squares.push(sum.ok_or_else(|| self.invalid("Grad without components"))?);
+        }
+        let m = self.alu(AluOp::Fmax, f32t, &squares)?;
+        let l = self.alu(AluOp::Flog2, f32t, &[m])?;
+        let half = self.fconst(f32t, 0.5)?;
+        self.alu(AluOp::Fmul, f32t, &[l, half])
     }
 
     fn texture(&mut self, inst: &Inst, op: Op) -> Result<()> {
@@ -425,11 +534,24 @@ impl Translator<'_> {
             op,
             Op::ImageSampleDrefImplicitLod | Op::ImageSampleDrefExplicitLod | Op::ImageDrefGather
         );
-        let (sampled, array) = self.texture_type_for(image_ty, dref_op)?;
+        let (sampled, array, dim) = self.texture_type_for(image_ty, dref_op)?;
         if op == Op::ImageDrefGather && array {
             return Err(inst.unsupported("depth gathers of array images"));
         }
-        let coord = self.tex_coord(inst.word(3)?, !fetch, if array { 3 } else { 2 })?;
+        // Vulkan gathers 2D, cube and rectangle images only ("Standalone
+        // SPIR-V Validation": OpImage*Gather's Dim).
+        if matches!(op, Op::ImageGather | Op::ImageDrefGather) && dim != TexDim::D2 {
+            return Err(inst.invalid("a gather of a 1D or 3D image"));
+        }
+        if dim != TexDim::D2 && dref_op {
+            return Err(inst.unsupported("depth compares of 1D and 3D images"));
+        }
+        // Implicit LOD of 1D and 3D images: the simulated TEXC COMPUTE
+        // derives λ from the quad's (s, t) only (kmod/sim/shader/message.rs).
+        if dim != TexDim::D2 && op == Op::ImageSampleImplicitLod {
+            return Err(inst.unsupported("implicit-LOD sampling of 1D and 3D images"));
+        }
+        let coord = self.tex_coord(inst.word(3)?, !fetch, dim.coords() + u8::from(array))?;
         // A gather's `Component`: a constant 0–3 (Vulkan's
         // "Standalone SPIR-V Validation": an OpImageGather Component must be
         // a constant), then the image operands.
@@ -516,14 +638,19 @@ impl Translator<'_> {
                 }
             }
             Op::ImageSampleExplicitLod => {
-                if mask & (LOD | GRAD) == 0 {
-                    return Err(inst.invalid("explicit-LOD sampling without Lod or Grad"));
+                if mask & (LOD | GRAD) == 0 || mask & (LOD | GRAD) == LOD | GRAD {
+                    return Err(inst.invalid("explicit-LOD sampling without Lod or Grad, or both"));
                 }
-                self.check_image_operands(mask, LOD | CONST_OFFSET)?;
-                let (lty, lod) = self.get_ssa(inst.word(5)?)?;
-                if self.ty(lod) != ValueType::F32 || !self.m.is_float(lty) {
-                    return Err(inst.invalid("Lod is not a 32-bit float"));
-                }
+                self.check_image_operands(mask, LOD | GRAD | CONST_OFFSET)?;
+                let lod = if mask & GRAD != 0 {
+                    self.grad_lod((set, binding), dim, inst.word(5)?, inst.word(6)?)?
+                } else {
+                    let (lty, lod) = self.get_ssa(inst.word(5)?)?;
+                    if self.ty(lod) != ValueType::F32 || !self.m.is_float(lty) {
+                        return Err(inst.invalid("Lod is not a 32-bit float"));
+                    }
+                    lod
+                };
                 srcs.push(lod);
                 TexOp::SampleLod
             }
@@ -547,8 +674,14 @@ impl Translator<'_> {
         // integer 2-vector, each component in Vulkan's required
         // [minTexelOffset, maxTexelOffset] = [−8, 7] (what TEXC's signed
         // bytes hold).
+        if mask & CONST_OFFSET != 0 && dim != TexDim::D2 {
+            return Err(inst.unsupported("texel offsets of 1D and 3D images"));
+        }
         let offset = if mask & CONST_OFFSET != 0 {
-            let at = 5 + inst_shift + usize::from(mask & (BIAS | LOD) != 0);
+            let at = 5
+                + inst_shift
+                + usize::from(mask & (BIAS | LOD) != 0)
+                + 2 * usize::from(mask & GRAD != 0);
             let id = inst.word(at)?;
             let comps = match self.m.def(id)? {
                 super::module::Def::Const {
@@ -593,6 +726,7 @@ impl Translator<'_> {
             op: tex_op,
             ty: sampled,
             array,
+            dim,
             offset,
         };
         let v = self.intrinsic(kind, ValueType::U32.with_comps(4), &srcs)?;

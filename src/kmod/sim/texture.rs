@@ -3,11 +3,14 @@
 //! (`shader::message`), with a Texture and a Sampler descriptor (v6 and v7
 //! layouts, unpacked with the `hw` tables).
 //!
-//! Simulated: 2D textures of up to 16 mip levels (one "Surface With
-//! Stride" per level, the records in turn) and 2D arrays of one level
-//! (layers `Surface stride` bytes apart; only TEXC with its array bit
-//! reads a layer other than 0, and an array read without it faults),
-//! format RGBA8 UNORM (or BGRA through the swizzle 0o3012),
+//! Simulated: 1D (height 1), 2D and 3D textures (`Texture Dimension`; 3D
+//! depth slices `Surface stride` bytes apart in each level's record) of
+//! up to 16 mip levels, and 1D/2D arrays, mipmapped or not: one "Surface
+//! With Stride" per layer and level, record layer × levels + level
+//! (Mesa's `panfrost_emit_texture_payload` order for one face and sample;
+//! only TEXC with its array bit reads a layer other than 0, and an array
+//! read without it faults; cube maps are not simulated),
+//! format RGBA8 UNORM (or BGRA through the swizzle 0o3012)
 //! (or sRGB: RGB decoded with the sRGB EOTF, alpha linear), RGBA8UI or
 //! RGBA8I (components zero- or sign-extended to 32-bit words, nearest
 //! filtering only: linear filtering of an integer texture faults; their
@@ -23,10 +26,11 @@
 //! stride` bytes per row of tiles, as render targets) or Linear, the
 //! surface from the "Surface With Stride" the texture's `Surfaces` points
 //! at; samplers with normalized coordinates, minification and
-//! magnification filters, mipmap modes Nearest and Trilinear, LOD clamps
+//! magnification filters (linear: 2, 4 or 8 texels by the dimension),
+//! mipmap modes Nearest and Trilinear, LOD clamps
 //! and bias (the Vulkan "Level-of-Detail Operation", see
 //! [`Texture::sample`]; texel offsets added before wrapping), no compare
-//! function, wrap modes Repeat, Clamp to Edge, Clamp to Border (the
+//! function, wrap modes (S, T and R) Repeat, Clamp to Edge, Clamp to Border (the
 //! sampler's float border colour) and Mirrored Repeat. Filtering by the
 //! Vulkan rules ("Texel Filtering"): nearest takes the texel containing
 //! (u, v) = (s·width, t·height); linear weights the four texels around
@@ -169,13 +173,18 @@ fn plain_texel(l: crate::hw::pixel::RawLayout, bytes: &[u8; 16]) -> [u32; 4] {
     out
 }
 
-/// One mip level: texel (0, 0), bytes per row (of texels or tiles), size.
+/// One mip level: texel (0, 0), bytes per row (of texels or tiles), size,
+/// bytes between depth slices (3D; the record's `Surface stride`), and
+/// the level's index.
 #[derive(Clone, Copy, Debug)]
 struct Level {
     base: u64,
     row_stride: u64,
     width: u32,
     height: u32,
+    depth: u32,
+    slice_stride: u64,
+    index: u32,
 }
 
 /// An image ready to be read.
@@ -188,11 +197,19 @@ pub struct Texture {
     /// Levels 1.. (level 0 is `base`, `row_stride`, `width`, `height`).
     mips: Vec<Level>,
     pub kind: TexelKind,
-    /// Array layers (1: not an array) and the bytes between them.
+    /// Array layers (1: not an array); layer l of level k is Surface With
+    /// Stride record l × levels + k at `surfaces` (Mesa's
+    /// `panfrost_emit_texture_payload` order).
     pub layers: u32,
-    layer_stride: u64,
-    /// The descriptor's address (for fault reports).
+    surfaces: u64,
+    /// genxml `Texture Dimension`: 1, 2 or 3; level 0's depth (3D) and the
+    /// bytes between its slices.
+    pub dim: u32,
+    depth: u32,
+    slice_stride: u64,
+    /// The descriptor's address (for fault reports) and architecture.
     va: u64,
+    arch: Arch,
 }
 
 /// genxml `Mipmap Mode` values.
@@ -210,7 +227,8 @@ pub struct SamplerState {
     min_lod: f32,
     max_lod: f32,
     bias: f32,
-    wrap: [u64; 2],
+    /// Wrap modes S, T, R.
+    wrap: [u64; 3],
     /// The border colour's words (floats, or integers for integer textures).
     border: [u32; 4],
     /// `Clamp integer array indices` (PanVk leaves it clear on 2D images).
@@ -350,14 +368,24 @@ impl Texture {
         // The texture-level `Minimum level`, `Minimum LOD` and `Maximum
         // LOD` (PanVk leaves them 0 on Bifrost) have no documented effect:
         // refused unless 0.
-        if td::DIMENSION.get(&t) != 2
+        let dim = td::DIMENSION.get(&t) as u32;
+        let depth = td::DEPTH.get(&t) as u32;
+        let layers = td::ARRAY_SIZE.get(&t) as u32;
+        // 1D (height 1), 2D or 3D (not an array); a depth only for 3D.
+        // Cube maps (dimension 0) are not simulated.
+        let shape_ok = match dim {
+            1 => td::HEIGHT.get(&t) == 1 && depth == 1,
+            2 => depth == 1,
+            3 => layers == 1,
+            _ => false,
+        };
+        if !shape_ok
             || format & 0xfff != rgba
             || format >> 21 != 0
             || td::SWIZZLE.get(&t) != swizzle
             || td::MINIMUM_LEVEL.get(&t) != 0
             || td::MINIMUM_LOD.get(&t) != 0
             || td::MAXIMUM_LOD.get(&t) != 0
-            || td::DEPTH.get(&t) != 1
             || td::SAMPLE_COUNT.get(&t) != 1
         {
             return Err(config(tva, "texture kind not simulated"));
@@ -373,17 +401,14 @@ impl Texture {
         if row_stride <= 0 {
             return Err(config(surface, "negative or zero row stride"));
         }
-        let layers = td::ARRAY_SIZE.get(&t) as u32;
         let (width, height) = (td::WIDTH.get(&t) as u32, td::HEIGHT.get(&t) as u32);
-        if levels > 1 && layers > 1 {
-            return Err(config(tva, "mip levels of an array not simulated"));
-        }
-        if levels > 1 + width.max(height).ilog2() {
+        if levels > 1 + width.max(height).max(depth).ilog2() {
             return Err(config(tva, "more mip levels than the size has"));
         }
         // Levels 1..: the next Surface With Stride records (Mesa's
         // `panfrost_emit_texture_payload`: for one layer, face and sample,
-        // one record per level in turn).
+        // one record per level in turn; the next layer's levels after
+        // them).
         let mut mips = Vec::new();
         for level in 1..levels {
             let va = surface + 16 * u64::from(level);
@@ -392,18 +417,28 @@ impl Texture {
             if stride <= 0 {
                 return Err(config(va, "negative or zero row stride"));
             }
+            let slices = sws::SURFACE_STRIDE.get(&m) as i64;
+            if dim == 3 && slices <= 0 {
+                return Err(config(
+                    va,
+                    "a 3D level with a negative or zero surface stride",
+                ));
+            }
             mips.push(Level {
                 base: sws::POINTER.get(&m),
                 row_stride: stride as u64,
                 width: (width >> level).max(1),
                 height: (height >> level).max(1),
+                depth: (depth >> level).max(1),
+                slice_stride: slices.max(0) as u64,
+                index: level,
             });
         }
-        let layer_stride = sws::SURFACE_STRIDE.get(&s) as i64;
-        if layers > 1 && layer_stride <= 0 {
+        let slice_stride = sws::SURFACE_STRIDE.get(&s) as i64;
+        if dim == 3 && slice_stride <= 0 {
             return Err(config(
                 surface,
-                "an array with a negative or zero surface stride",
+                "a 3D texture with a negative or zero surface stride",
             ));
         }
         Ok(Texture {
@@ -415,19 +450,36 @@ impl Texture {
             mips,
             kind,
             layers,
-            layer_stride: layer_stride.max(0) as u64,
+            surfaces: surface,
+            dim,
+            depth,
+            slice_stride: slice_stride.max(0) as u64,
             va: tva,
+            arch,
         })
     }
 
-    /// Faults unless the texture is not an array (what reads without a
-    /// layer need: which layer the hardware would take is undocumented).
+    /// Faults unless the texture is a 2D texture and not an array (what
+    /// `TEXS_2D` and VAR_TEX read: which layer the hardware would take, or
+    /// what it makes of another dimension, is undocumented).
     pub fn single_layer(&self) -> Result<(), JobFault> {
-        if self.layers == 1 {
-            Ok(())
-        } else {
-            Err(config(self.va, "an array read without an array index"))
+        self.dimension(2, false)
+    }
+
+    /// Faults unless the texture has dimension `dim` (TEXC's descriptor
+    /// field) and is an array exactly when `array` (TEXC's array bit;
+    /// a one-layer texture may be read either way).
+    pub fn dimension(&self, dim: u32, array: bool) -> Result<(), JobFault> {
+        if dim != self.dim {
+            return Err(config(
+                self.va,
+                "a read of another dimension than the texture's",
+            ));
         }
+        if self.layers > 1 && !array {
+            return Err(config(self.va, "an array read without an array index"));
+        }
+        Ok(())
     }
 
     /// Whether the texels are read as floats.
@@ -479,28 +531,44 @@ impl Texture {
                 row_stride: self.row_stride,
                 width: self.width,
                 height: self.height,
+                depth: self.depth,
+                slice_stride: self.slice_stride,
+                index: 0,
             },
             l => self.mips[(l as usize - 1).min(self.mips.len() - 1)],
         }
     }
 
-    /// The four words a shader reads for texel (x, y) of level `lv`.
+    /// The four words a shader reads for texel (x, y, z) of level `lv` and
+    /// layer `layer` (z: a 3D texture's slice, `Surface stride` bytes
+    /// apart; a layer other than 0 is Surface With Stride record
+    /// layer × levels + level).
     fn texel_of(
         &self,
         mmu: &Mmu,
         lv: &Level,
-        x: u32,
-        y: u32,
+        (x, y, z): (u32, u32, u32),
         layer: u32,
     ) -> Result<[u32; 4], JobFault> {
         let mut wide = [0u8; 16];
         let bytes = self.kind.bytes();
-        let off =
-            self.block.offset(x, y, lv.row_stride, bytes) + u64::from(layer) * self.layer_stride;
+        let (base, row_stride) = if layer == 0 {
+            (lv.base, lv.row_stride)
+        } else {
+            let l = crate::hw::layouts(self.arch);
+            let record = u64::from(layer) * u64::from(self.levels()) + u64::from(lv.index);
+            let va = self.surfaces + 16 * record;
+            let m = mmu.read_words(va, l.surface_with_stride.words as usize)?;
+            let stride = sws::ROW_STRIDE.get(&m) as i64;
+            if stride <= 0 {
+                return Err(config(va, "negative or zero row stride"));
+            }
+            (sws::POINTER.get(&m), stride as u64)
+        };
+        let off = self.block.offset(x, y, row_stride, bytes) + u64::from(z) * lv.slice_stride;
         // A surface pointer near the top of the address space must fault,
         // not wrap.
-        let va = lv
-            .base
+        let va = base
             .checked_add(off)
             .ok_or_else(|| config(self.va, "texel address past 2^64"))?;
         mmu.read(va, &mut wide[..bytes as usize])?;
@@ -559,13 +627,13 @@ impl Texture {
         })
     }
 
-    /// The texel at integer (x, y) of level `level` and layer `layer`
-    /// (zeros outside).
+    /// The texel at integer (x, y, z) of level `level` and layer `layer`
+    /// (zeros outside; a 1D texture's y and a 1D or 2D one's z are not
+    /// read: TEXC passes a 1D x twice).
     pub fn fetch(
         &self,
         mmu: &Mmu,
-        x: i32,
-        y: i32,
+        [x, y, z]: [i32; 3],
         level: i32,
         layer: u32,
     ) -> Result<[u32; 4], JobFault> {
@@ -573,10 +641,19 @@ impl Texture {
             return Ok([0; 4]);
         }
         let lv = self.level(level as u32);
-        if x < 0 || y < 0 || x as u32 >= lv.width || y as u32 >= lv.height || layer >= self.layers {
+        let y = if self.dim == 1 { 0 } else { y };
+        let z = if self.dim == 3 { z } else { 0 };
+        if x < 0
+            || y < 0
+            || z < 0
+            || x as u32 >= lv.width
+            || y as u32 >= lv.height
+            || z as u32 >= lv.depth
+            || layer >= self.layers
+        {
             return Ok([0; 4]);
         }
-        self.texel_of(mmu, &lv, x as u32, y as u32, layer)
+        self.texel_of(mmu, &lv, (x as u32, y as u32, z as u32), layer)
     }
 
     /// TEXC FETCH with `lod_or_fetch` GATHER4 (component `component`, 0–3:
@@ -620,8 +697,11 @@ impl Texture {
                 "a depth gather of an integer texture or of a component other than r",
             ));
         }
-        if component > 3 {
-            return Err(config(self.va, "a gather component past alpha"));
+        if component > 3 || self.dim != 2 {
+            return Err(config(
+                self.va,
+                "a gather component past alpha, or a gather of a 1D or 3D texture",
+            ));
         }
         if self.layers > 1 && !smp.clamp_array {
             return Err(config(
@@ -644,7 +724,7 @@ impl Texture {
                 wrap(smp.wrap[0], i0 + di, lv.width),
                 wrap(smp.wrap[1], j0 + dj, lv.height),
             ) {
-                (Some(x), Some(y)) => self.texel_of(mmu, &lv, x, y, layer)?[component],
+                (Some(x), Some(y)) => self.texel_of(mmu, &lv, (x, y, 0), layer)?[component],
                 _ => smp.border[component],
             };
             out[k] = match dref {
@@ -700,6 +780,24 @@ impl Texture {
         offset: [i32; 2],
         dref: Option<f32>,
     ) -> Result<[u32; 4], JobFault> {
+        self.sample_at(mmu, smp, [s, t, 0.0], layer, lod, offset, dref)
+    }
+
+    /// [`Texture::sample`] at normalized (s, t, r): a 1D texture reads s
+    /// only, a 2D one s and t, a 3D one all three (its r wrapped by the
+    /// Sampler's `Wrap Mode R`; linear filtering weights the eight texels
+    /// around (u − ½, v − ½, w − ½), Vulkan's "Texel Filtering" for 3D).
+    #[allow(clippy::too_many_arguments)]
+    pub fn sample_at(
+        &self,
+        mmu: &Mmu,
+        smp: &SamplerState,
+        coord: [f32; 3],
+        layer: u32,
+        lod: f32,
+        offset: [i32; 2],
+        dref: Option<f32>,
+    ) -> Result<[u32; 4], JobFault> {
         if dref.is_none() && smp.compare != 0 {
             return Err(config(
                 self.va,
@@ -730,12 +828,12 @@ impl Texture {
             } else {
                 ((d + 0.5).ceil() - 1.0) as u32
             };
-            return self.sample_level(mmu, smp, nearest, (s, t), layer, level, (offset, dref));
+            return self.sample_level(mmu, smp, nearest, coord, layer, level, (offset, dref));
         }
         let (hi, delta) = (d.floor() as u32, d.fract());
         let lo = (hi + 1).min(self.levels() - 1);
-        let a = self.sample_level(mmu, smp, nearest, (s, t), layer, hi, (offset, dref))?;
-        let b = self.sample_level(mmu, smp, nearest, (s, t), layer, lo, (offset, dref))?;
+        let a = self.sample_level(mmu, smp, nearest, coord, layer, hi, (offset, dref))?;
+        let b = self.sample_level(mmu, smp, nearest, coord, layer, lo, (offset, dref))?;
         if !self.is_float() {
             return Err(config(
                 self.va,
@@ -751,14 +849,15 @@ impl Texture {
         }))
     }
 
-    /// One level's filtered colour (`nearest` or linear), see [`Texture::sample`].
+    /// One level's filtered colour (`nearest` or linear), see
+    /// [`Texture::sample_at`]: over the texture's 1, 2 or 3 axes.
     #[allow(clippy::too_many_arguments)]
     fn sample_level(
         &self,
         mmu: &Mmu,
         smp: &SamplerState,
         nearest: bool,
-        (s, t): (f32, f32),
+        coord: [f32; 3],
         layer: u32,
         level: u32,
         (offset, dref): ([i32; 2], Option<f32>),
@@ -779,7 +878,6 @@ impl Texture {
                 None => c,
             }
         };
-        let (di, dj) = (f64::from(offset[0]), f64::from(offset[1]));
         if self.layers > 1 && !smp.clamp_array {
             // Vulkan clamps the layer; without the sampler's clamp the
             // hardware's answer for an index past the array is undocumented.
@@ -792,37 +890,56 @@ impl Texture {
         if !self.is_float() && !nearest {
             return Err(config(self.va, "linear filtering of an integer texture"));
         }
-        let u = f64::from(s) * f64::from(lv.width);
-        let v = f64::from(t) * f64::from(lv.height);
-        if !(u.is_finite() && v.is_finite()) {
-            return Ok([0; 4]);
-        }
-        let fetch = |i: i64, j: i64| -> Result<[u32; 4], JobFault> {
-            match (
-                wrap(smp.wrap[0], i, lv.width),
-                wrap(smp.wrap[1], j, lv.height),
-            ) {
-                (Some(x), Some(y)) => self.texel_of(mmu, &lv, x, y, layer).map(compare),
-                _ => Ok(compare(smp.border)),
+        let axes = self.dim.clamp(1, 3) as usize;
+        let size = [lv.width, lv.height, lv.depth];
+        let off = [f64::from(offset[0]), f64::from(offset[1]), 0.0];
+        let mut uvw = [0.0f64; 3];
+        for a in 0..axes {
+            uvw[a] = f64::from(coord[a]) * f64::from(size[a]);
+            if !uvw[a].is_finite() {
+                return Ok([0; 4]);
             }
+        }
+        // The texel at integer indices (the axes past the texture's: 0).
+        let fetch = |idx: [i64; 3]| -> Result<[u32; 4], JobFault> {
+            let mut at = [0u32; 3];
+            for a in 0..axes {
+                match wrap(smp.wrap[a], idx[a], size[a]) {
+                    Some(i) => at[a] = i,
+                    None => return Ok(compare(smp.border)),
+                }
+            }
+            self.texel_of(mmu, &lv, (at[0], at[1], at[2]), layer)
+                .map(compare)
         };
         if nearest {
-            return fetch(
-                texel_index(smp.wrap[0], u + di, lv.width),
-                texel_index(smp.wrap[1], v + dj, lv.height),
-            );
+            let mut idx = [0i64; 3];
+            for a in 0..axes {
+                idx[a] = texel_index(smp.wrap[a], uvw[a] + off[a], size[a]);
+            }
+            return fetch(idx);
         }
-        let (u, v) = (u - 0.5, v - 0.5);
-        let i0 = texel_index(smp.wrap[0], u + di, lv.width);
-        let j0 = texel_index(smp.wrap[1], v + dj, lv.height);
-        let (a, b) = (u - u.floor(), v - v.floor());
+        let mut base = [0i64; 3];
+        let mut frac = [0.0f64; 3];
+        for a in 0..axes {
+            let x = uvw[a] - 0.5;
+            base[a] = texel_index(smp.wrap[a], x + off[a], size[a]);
+            frac[a] = x - x.floor();
+        }
+        // The 2^axes texels, the first axis fastest, each weighted by the
+        // product of its axes' weights (1 − α or α).
         let mut out = [0.0f64; 4];
-        for (dj, wy) in [(0, 1.0 - b), (1, b)] {
-            for (di, wx) in [(0, 1.0 - a), (1, a)] {
-                let c = fetch(i0 + di, j0 + dj)?;
-                for k in 0..4 {
-                    out[k] += wx * wy * f64::from(f32::from_bits(c[k]));
-                }
+        for corner in 0..1usize << axes {
+            let mut idx = base;
+            let mut w = 1.0f64;
+            for a in 0..axes {
+                let up = corner >> a & 1;
+                idx[a] += up as i64;
+                w *= if up == 1 { frac[a] } else { 1.0 - frac[a] };
+            }
+            let c = fetch(idx)?;
+            for k in 0..4 {
+                out[k] += w * f64::from(f32::from_bits(c[k]));
             }
         }
         Ok(out.map(|x| (x as f32).to_bits()))
@@ -850,6 +967,7 @@ impl SamplerState {
         let nearest = sampler::MAGNIFY_NEAREST.get(&sm) != 0;
         let ws = sampler::WRAP_MODE_S.get(&sm);
         let wt = sampler::WRAP_MODE_T.get(&sm);
+        let wr = sampler::WRAP_MODE_R.get(&sm);
         let mipmap = sampler::MIPMAP_MODE.get(&sm);
         // `Magnify cutoff` (0.5 instead of 0 between the filters), the LOD
         // algorithm and anisotropy: other rules than Vulkan's isotropic
@@ -860,7 +978,7 @@ impl SamplerState {
             || sampler::MAGNIFY_CUTOFF.get(&sm) != 0
             || sampler::LOD_ALGORITHM.get(&sm) != 0
             || sampler::MAXIMUM_ANISOTROPY.get(&sm) != 1
-            || ![ws, wt].iter().all(|w| {
+            || ![ws, wt, wr].iter().all(|w| {
                 matches!(
                     *w,
                     REPEAT | CLAMP_TO_EDGE | CLAMP_TO_BORDER | MIRRORED_REPEAT
@@ -886,7 +1004,7 @@ impl SamplerState {
             min_lod: lod(sampler::MINIMUM_LOD.get(&sm)),
             max_lod: lod(sampler::MAXIMUM_LOD.get(&sm)),
             bias: lod(sampler::LOD_BIAS.get(&sm)),
-            wrap: [ws, wt],
+            wrap: [ws, wt, wr],
             border,
             clamp_array: sampler::CLAMP_INTEGER_ARRAY_INDICES.get(&sm) != 0,
             compare: sampler::COMPARE_FUNCTION.get(&sm),

@@ -13,14 +13,16 @@
 //!   (FETCH with a GATHER4 component, Mesa's `bi_tex_op` for
 //!   `nir_texop_tg4`), integer
 //!   results, indices up to 127 (texture) and 15 (sampler), with the
-//!   texture operation descriptor as an immediate.
+//!   texture operation descriptor as an immediate; 1D (the coordinate as
+//!   both sources), 2D and 3D (r in the first data register,
+//!   `BIFROST_TEX_DREG_Z_COORD`) by the descriptor's `dimension`.
 //!
 //! **Convention** (the contract with `jm::texture`): the texture index is
 //! the image's binding and the sampler index the sampler's binding, in
 //! descriptor set 0; the draw's or dispatch's Textures and Samplers tables
 //! hold the descriptors at those positions. Other sets are `Unsupported`.
 
-use crate::compiler::ir::{Intrinsic, SampledType, TexOp};
+use crate::compiler::ir::{Intrinsic, SampledType, TexDim, TexOp};
 
 use super::super::CompileError;
 use super::super::ops::*;
@@ -43,8 +45,9 @@ mod desc {
     pub const SHADOW: u32 = 1 << 16;
     /// `array` bit 17: an array index in a data register after the LOD's.
     pub const ARRAY: u32 = 1 << 17;
-    /// `dimension` at bit 18: 2 for 2D.
-    pub const DIM_2D: u32 = 2 << 18;
+    /// `dimension` at bit 18: 1D = 1, 2D = 2, 3D = 3 (genxml `Texture
+    /// Dimension`; Mesa's `bifrost_tex_format`).
+    pub const DIM_SHIFT: u32 = 18;
     /// `lod_or_fetch` at bit 20: EXPLICIT = 4, BIAS = 5, ZERO = 6, COMPUTE = 7
     /// (`enum bifrost_lod_mode`); for FETCH, TEXEL = 1.
     pub const LOD_EXPLICIT: u32 = 4 << 20;
@@ -80,6 +83,7 @@ impl Isel<'_> {
             op,
             ty,
             array,
+            dim,
             offset,
         } = kind
         else {
@@ -101,16 +105,22 @@ impl Isel<'_> {
                 .ok_or_else(|| unsupported("sampler bindings above 15"))?,
             None => 0,
         };
+        let n = usize::from(dim.coords());
         let coord = args
             .first()
-            .filter(|c| c.len() == if array { 3 } else { 2 })
+            .filter(|c| c.len() == n + usize::from(array))
             .ok_or_else(|| CompileError::Malformed("texture coordinate".into()))?;
-        let (s, t) = (self.in_reg(coord[0]), self.in_reg(coord[1]));
+        // A 1D access passes its one coordinate as both sources (Mesa's
+        // `bi_emit_texc`: "Copy XY (for 2D+) or XX (for 1D)"); a 3D one its
+        // r in the first data register (`BIFROST_TEX_DREG_Z_COORD`).
+        let (s, t) = (self.in_reg(coord[0]), self.in_reg(coord[n.min(2) - 1]));
+        let z_coord = (dim == TexDim::D3).then(|| coord[2]);
         let lod = args.get(1).map(|l| l[0]);
         let v = self.new_vreg(4);
         let staging = Reg { index: v, comp: 0 };
         let simple = ty == SampledType::Float
             && !array
+            && dim == TexDim::D2
             && offset == [0, 0]
             && texture < 8
             && smp < 8
@@ -218,7 +228,7 @@ impl Isel<'_> {
                 | if shadow.is_some() { desc::SHADOW } else { 0 }
                 | if array { desc::ARRAY } else { 0 }
                 | op_bits
-                | desc::DIM_2D
+                | u32::from(dim.coords()) << desc::DIM_SHIFT
                 | lod_bits
                 | format
                 | desc::MASK_XYZW;
@@ -229,17 +239,19 @@ impl Isel<'_> {
             let layer = if !array {
                 None
             } else if op == TexOp::Fetch {
-                Some(coord[2])
+                Some(coord[n])
             } else {
-                let r = self.emit(Op::FroundF32 { round: Round::Rte }, &[coord[2]]);
+                let r = self.emit(Op::FroundF32 { round: Round::Rte }, &[coord[n]]);
                 Some(self.emit(Op::F32ToU32, &[r]))
             };
-            // The staging vector: the data registers in Mesa's order (LOD,
-            // the array index, the offsets: `enum bifrost_tex_dreg`), zeros after them (the hardware reads
-            // only what the descriptor asks for; the allocator sees four
-            // defined registers).
-            let regs: Vec<Src> = data
+            // The staging vector: the data registers in Mesa's order (a 3D
+            // access's r, the LOD, the depth reference, the array index,
+            // the offsets: `enum bifrost_tex_dreg`), zeros after them (the
+            // hardware reads only what the descriptor asks for; the
+            // allocator sees four defined registers).
+            let regs: Vec<Src> = z_coord
                 .into_iter()
+                .chain(data)
                 .chain(shadow)
                 .chain(layer)
                 .chain(offsets)

@@ -811,8 +811,10 @@ fn texs(
 
 /// `TEXC`: the texture operation descriptor (third source; Mesa's
 /// `struct bifrost_texture_operation`, `src/panfrost/compiler/bifrost.h`)
-/// with immediate indices, 2D (with the array bit, an array index after
-/// the LOD register), no offsets or shadow: TEX
+/// with immediate indices, 1D, 2D or 3D (dimension 1–3: a 3D access's r in
+/// the first data register, before the LOD's; a 1D access reads only its
+/// first source; with the array bit, an array index after the LOD
+/// register; offsets and depth references of 2D textures only): TEX
 /// with LOD zero, computed (fragment jobs) or explicit (8:8 fixed point in
 /// the first staging register), or FETCH of a texel (integer coordinates,
 /// level in 8:8 fixed point in the first staging register), or FETCH
@@ -844,12 +846,15 @@ fn texc(
     // component r (Mesa's `bifrost.h`: the shadow bit "Implies
     // fetch_component = gather4_r"; other components are undocumented).
     if immediate != 1
-        || dim != 2
+        || dim == 0
+        || (dim != 2 && (offsets != 0 || shadow != 0))
+        || (dim == 3 && array != 0)
         || zero != 0
         || (shadow != 0 && op != 7 && (op, lod_mode) != (6, 4))
     {
         return Err(bad(
-            "indirect indices, a dimension other than 2D or a depth reference of a texel fetch",
+            "indirect indices, cube maps, 3D arrays, offsets or depth references of 1D/3D \
+             textures, or a depth reference of a texel fetch",
         ));
     }
     if !matches!(format, 4 | 14 | 15) || mask != 0xf {
@@ -862,19 +867,24 @@ fn texc(
         14 => t.is_uint(),
         _ => t.is_sint(),
     };
-    // The data registers in Mesa's order (`enum bifrost_tex_dreg`): the
-    // LOD (EXPLICIT, and every FETCH: signed 8:8 fixed point), then the
-    // array index.
+    // The data registers in Mesa's order (`enum bifrost_tex_dreg`): a 3D
+    // access's r (`BIFROST_TEX_DREG_Z_COORD`: f32 for TEX, an integer for
+    // FETCH), the LOD (EXPLICIT, and every FETCH: signed 8:8 fixed point),
+    // then the array index.
+    let z = (dim == 3).then(|| staging_read(lane, cc, 0));
+    let first = usize::from(z.is_some());
     let has_lod = op == 6 || lod_mode == 4 || lod_mode == 5;
-    let level = if has_lod {
-        f32::from(staging_read(lane, cc, 0) as u16 as i16) / 256.0
+    let lod_reg = if has_lod {
+        staging_read(lane, cc, first)
     } else {
-        0.0
+        0
     };
+    let level = f32::from(lod_reg as u16 as i16) / 256.0;
     // The depth reference (shadow), the array index, the offsets, in turn
     // (Mesa's `enum bifrost_tex_dreg`).
-    let dref = (shadow != 0).then(|| f32::from_bits(staging_read(lane, cc, usize::from(has_lod))));
-    let after_lod = usize::from(has_lod) + shadow as usize;
+    let dref =
+        (shadow != 0).then(|| f32::from_bits(staging_read(lane, cc, first + usize::from(has_lod))));
+    let after_lod = first + usize::from(has_lod) + shadow as usize;
     let layer = (array != 0).then(|| staging_read(lane, cc, after_lod));
     // The texel offsets (Mesa's `bi_emit_texc_offset_ms_index`: signed
     // bytes x, y, z and a sample index) after the LOD and array registers.
@@ -888,10 +898,8 @@ fn texc(
         [0, 0]
     };
     let layer_of = |t: &Texture| -> Result<u32, JobFault> {
-        match layer {
-            Some(l) => Ok(l),
-            None => t.single_layer().map(|()| 0),
-        }
+        t.dimension(dim, layer.is_some())?;
+        Ok(layer.unwrap_or(0))
     };
     let c = match (op, lod_mode) {
         // FETCH, TEXEL.
@@ -908,8 +916,11 @@ fn texc(
             let l = layer_of(&t)?;
             t.fetch(
                 core.mmu,
-                (s[0] as i32).wrapping_add(offset[0]),
-                (s[1] as i32).wrapping_add(offset[1]),
+                [
+                    (s[0] as i32).wrapping_add(offset[0]),
+                    (s[1] as i32).wrapping_add(offset[1]),
+                    z.unwrap_or(0) as i32,
+                ],
                 level,
                 l,
             )?
@@ -924,7 +935,7 @@ fn texc(
             if !kind_fits(&t) {
                 return Err(bad("this result format for the texture's format"));
             }
-            if staging_read(lane, cc, 0) != 0 {
+            if lod_reg != 0 {
                 return Err(bad("a gather with a LOD register other than 0"));
             }
             let l = layer_of(&t)?;
@@ -945,6 +956,11 @@ fn texc(
                 return Err(bad("this result format for the texture's format"));
             }
             let l = layer_of(&t)?;
+            if dim != 2 && matches!(lod_mode, 5 | 7) {
+                // Our λ comes from the quad's s and t (`implicit_lod`);
+                // what the hardware does for 1D/3D is not modelled.
+                return Err(bad("implicit LOD of a 1D or 3D texture"));
+            }
             let lod = match lod_mode {
                 4 => level,
                 7 => implicit_lod(core, lane_id, &t, cc)?,
@@ -955,18 +971,21 @@ fn texc(
                 // changes nothing; other bounds' interplay with it is
                 // undocumented.
                 5 => {
-                    if staging_read(lane, cc, 0) >> 16 != 0 {
+                    if lod_reg >> 16 != 0 {
                         return Err(bad("a BIAS lower bound other than 0"));
                     }
                     implicit_lod(core, lane_id, &t, cc)? + level
                 }
                 _ => 0.0,
             };
-            t.sample(
+            t.sample_at(
                 core.mmu,
                 &smp,
-                f32::from_bits(s[0]),
-                f32::from_bits(s[1]),
+                [
+                    f32::from_bits(s[0]),
+                    f32::from_bits(s[1]),
+                    f32::from_bits(z.unwrap_or(0)),
+                ],
                 l,
                 lod,
                 offset,

@@ -1,5 +1,6 @@
 #version 450
-// Valid SPIR-V the front end rejects with a clean Unsupported error.
+// textureGrad in a fragment shader (rejected before gfx-tex4; now an
+// explicit LOD computed from the gradients: tests/spirv_frontend.rs).
 layout(location = 1) in vec2 v_uv;
 layout(location = 0) out vec4 o_color;
 layout(set = 0, binding = 1) uniform sampler2D tex;
