@@ -310,7 +310,10 @@ fn shared_steps(
     // constants; the copies' counter arithmetic folds in the second.
     if s.opt_loop_unroll() {
         step(None, "opt_loop_unroll", &s)?;
-        s.optimize();
+        // One round folds the copies' counters (constant folding runs in
+        // program order, so a chain of compares and selects on them folds
+        // in one walk); the variants' own round cleans up the rest.
+        s.optimize_round();
         step(None, "optimize", &s)?;
     }
     let io = s.lower_io();

@@ -238,6 +238,16 @@ pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, C
 /// the byte offset of the clause after its `BLEND` clause (the BLENDs are
 /// in render-target order, each ending its clause), 0 after the last one.
 fn set_return_offsets(code: &[u8], f: &mut binary::FragmentInfo) -> Result<(), CompileError> {
+    // One target (or none): its BLEND ends the shader, so its offset is 0
+    // and there is nothing to look up. Decoding the binary costs about a
+    // fifth of a small fragment shader's compile; debug builds (the tests)
+    // still decode and check.
+    if f.render_targets.len() <= 1 && !cfg!(debug_assertions) {
+        for rt in &mut f.render_targets {
+            rt.return_offset = 0;
+        }
+        return Ok(());
+    }
     let clauses = crate::hw::isa::decode_shader(code)
         .map_err(|e| CompileError::Encode(format!("our binary does not decode: {e}")))?;
     // Message type 9: blend (`hw::isa::clause::message_type_name`).
@@ -255,6 +265,11 @@ fn set_return_offsets(code: &[u8], f: &mut binary::FragmentInfo) -> Result<(), C
         rt.return_offset = clauses
             .get(i + 1)
             .map_or(0, |(quadword, _)| 16 * *quadword as u32);
+    }
+    if f.render_targets.len() == 1 && f.render_targets[0].return_offset != 0 {
+        return Err(CompileError::Encode(
+            "the only BLEND does not end the shader".into(),
+        ));
     }
     Ok(())
 }
