@@ -214,7 +214,7 @@ pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, C
     if let Some(f) = &mut fragment {
         f.wait_dependency_6 = sched.entry_deps & 0x40 != 0;
         f.wait_dependency_7 = sched.entry_deps & 0x80 != 0;
-        set_return_offsets(&code, f)?;
+        set_return_offsets(&sched.clauses, &counts.clause_offsets, &code, f)?;
     }
     Ok(ShaderBinary {
         code,
@@ -237,22 +237,17 @@ pub fn compile_optimized(s: &Shader, options: Options) -> Result<ShaderBinary, C
 /// Fills each render target's [`binary::RenderTargetWrite::return_offset`]:
 /// the byte offset of the clause after its `BLEND` clause (the BLENDs are
 /// in render-target order, each ending its clause), 0 after the last one.
-fn set_return_offsets(code: &[u8], f: &mut binary::FragmentInfo) -> Result<(), CompileError> {
-    // One target (or none): its BLEND ends the shader, so its offset is 0
-    // and there is nothing to look up. Decoding the binary costs about a
-    // fifth of a small fragment shader's compile; debug builds (the tests)
-    // still decode and check.
-    if f.render_targets.len() <= 1 && !cfg!(debug_assertions) {
-        for rt in &mut f.render_targets {
-            rt.return_offset = 0;
-        }
-        return Ok(());
-    }
-    let clauses = crate::hw::isa::decode_shader(code)
-        .map_err(|e| CompileError::Encode(format!("our binary does not decode: {e}")))?;
+/// `offsets` are the packer's clause offsets; debug builds (the tests)
+/// check the result against the decoded binary.
+fn set_return_offsets(
+    clauses: &[pack::SClause],
+    offsets: &[usize],
+    code: &[u8],
+    f: &mut binary::FragmentInfo,
+) -> Result<(), CompileError> {
     // Message type 9: blend (`hw::isa::clause::message_type_name`).
     let blends: Vec<usize> = (0..clauses.len())
-        .filter(|&i| clauses[i].1.header.message_type == 9)
+        .filter(|&i| clauses[i].header.message_type == 9)
         .collect();
     if blends.len() != f.render_targets.len() {
         return Err(CompileError::Encode(format!(
@@ -262,14 +257,25 @@ fn set_return_offsets(code: &[u8], f: &mut binary::FragmentInfo) -> Result<(), C
         )));
     }
     for (rt, &i) in f.render_targets.iter_mut().zip(&blends) {
-        rt.return_offset = clauses
-            .get(i + 1)
-            .map_or(0, |(quadword, _)| 16 * *quadword as u32);
+        rt.return_offset = if i + 1 < clauses.len() {
+            offsets.get(i + 1).copied().unwrap_or(0) as u32
+        } else {
+            0
+        };
     }
-    if f.render_targets.len() == 1 && f.render_targets[0].return_offset != 0 {
-        return Err(CompileError::Encode(
-            "the only BLEND does not end the shader".into(),
-        ));
+    if cfg!(debug_assertions) {
+        let decoded = crate::hw::isa::decode_shader(code)
+            .map_err(|e| CompileError::Encode(format!("our binary does not decode: {e}")))?;
+        let from_bytes: Vec<u32> = (0..decoded.len())
+            .filter(|&i| decoded[i].1.header.message_type == 9)
+            .map(|i| decoded.get(i + 1).map_or(0, |(qw, _)| 16 * *qw as u32))
+            .collect();
+        let ours: Vec<u32> = f.render_targets.iter().map(|r| r.return_offset).collect();
+        if from_bytes != ours {
+            return Err(CompileError::Encode(format!(
+                "return offsets {ours:?}, decoded {from_bytes:?}"
+            )));
+        }
     }
     Ok(())
 }

@@ -901,12 +901,14 @@ fn pack_clause(c: &SClause, branch_offset: i64) -> Result<PackedClause, CompileE
 }
 
 /// What [`encode_program`] counts of the clauses it encoded.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CodeCounts {
     pub clauses: u32,
     pub tuples: u32,
     /// Instructions that are not NOPs.
     pub instructions: u32,
+    /// Byte offset of each clause in the code, and of its end last.
+    pub clause_offsets: Vec<usize>,
 }
 
 /// Encodes every clause, resolving branch targets (`block_clause[b]` is the
@@ -957,5 +959,6 @@ pub fn encode_program(
         }
     }
     code.extend(std::iter::repeat_n(0u8, 128));
+    counts.clause_offsets = offsets;
     Ok((code, counts))
 }
