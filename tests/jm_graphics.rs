@@ -673,6 +673,21 @@ fn render(scene: &Scene<'_>) -> Rendered {
 /// per fragment. Also returns the pixels whose centre lies exactly on a
 /// triangle edge (the FBD's tie-break rule and the reference's top-left
 /// rule may differ there, both allowed).
+/// Renders `scene` with blending off and every channel written on a new
+/// simulated `model`; returns what the GPU stored, the reference and the
+/// pixels whose centre lies on an edge.
+fn render_opaque(model: SimModel, scene: &mut Scene<'_>) -> (Output, ops::Target, Vec<bool>) {
+    for d in &mut scene.draws {
+        d.blend = Blend::Opaque;
+        d.write_mask = 15;
+    }
+    let mut gpu = SimGpu::new(model);
+    let out = try_render_on(&mut gpu, scene, |_| {})
+        .unwrap_or_else(|e| panic!("{:?}: the chains must complete: {e}", scene.format));
+    let (want, on_edge) = reference(scene);
+    (out, want, on_edge)
+}
+
 fn reference(scene: &Scene<'_>) -> (ops::Target, Vec<bool>) {
     let (target, on_edge, _) = reference_counted(scene);
     (target, on_edge)
@@ -3901,14 +3916,7 @@ fn float_and_integer_targets_store_like_the_vulkan_rules() {
                         };
                     }
                 }
-                for d in &mut scene.draws {
-                    d.blend = Blend::Opaque;
-                    d.write_mask = 15;
-                }
-                let mut gpu = SimGpu::new(model);
-                let out = try_render_on(&mut gpu, &scene, |_| {})
-                    .unwrap_or_else(|e| panic!("{format:?}: the chains must complete: {e}"));
-                let (want, on_edge) = reference(&scene);
+                let (out, want, on_edge) = render_opaque(model, &mut scene);
                 let mut bad = Vec::new();
                 for (i, words) in out.codes.iter().enumerate() {
                     if on_edge[i] {
@@ -4186,14 +4194,7 @@ fn small_integer_float_and_snorm_targets_store_like_the_vulkan_rules() {
                     };
                 }
             }
-            for d in &mut scene.draws {
-                d.blend = Blend::Opaque;
-                d.write_mask = 15;
-            }
-            let mut gpu = SimGpu::new(model);
-            let out = try_render_on(&mut gpu, &scene, |_| {})
-                .unwrap_or_else(|e| panic!("{format:?}: the chains must complete: {e}"));
-            let (want, on_edge) = reference(&scene);
+            let (out, want, on_edge) = render_opaque(model, &mut scene);
             let mut bad = Vec::new();
             for (i, words) in out.codes.iter().enumerate() {
                 if on_edge[i] {

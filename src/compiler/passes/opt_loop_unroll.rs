@@ -350,14 +350,11 @@ mod tests {
         m.read(BASE, 64).unwrap().to_vec()
     }
 
-    /// `sum = mem[0]; for (i = 0; i < n; i++) { sum += i * 5; mem[1 + i] = sum; }
-    /// mem[0] = sum` with the compare `cmp` against `n`.
-    fn counted(cmp: &str, n: u32, swapped: bool) -> Shader {
-        let branches = if swapped {
-            "if %8 {\n      break %6\n    } else {\n      yield\n    }"
-        } else {
-            "if %8 {\n      yield\n    } else {\n      break %6\n    }"
-        };
+    /// `sum = mem[0]; loop { sum += i * 5; mem[1 + i] = sum; i++ } mem[0] =
+    /// sum`, the loop's test `first` before its body (testing `%5`, the
+    /// counter) or `last` after it (testing `%11`, the next counter),
+    /// against the constant `n` (`%1`).
+    fn summing_loop(n: u32, first: &str, last: &str) -> Shader {
         Shader::parse(&format!(
             r#"shader compute "" {{
   info local_size 1 1 1 shared 0 push 0
@@ -370,21 +367,51 @@ mod tests {
   %3:i32 = const 0x5
   %4:i32 = load_global %12
   %7:i32 = loop (%5:i32 = %0, %6:i32 = %4) {{
-    %8:b1 = {cmp} %5, %1
-    {branches}
-    %9:i32 = imul %5, %3
+{first}    %9:i32 = imul %5, %3
     %10:i32 = iadd %6, %9
     %11:i32 = iadd %5, %2
     %14:i64 = u2u %11
     %15:i64 = imul %14, %13
     %16:i64 = iadd %15, %12
     store_global %10, %16
-    continue %11, %10
-  }}
+{last}  }}
   store_global %7, %12
 }}"#
         ))
         .unwrap()
+    }
+
+    /// The for form: `for (i = 0; i cmp n; i++)`, the exit branch first
+    /// when `swapped`.
+    fn counted(cmp: &str, n: u32, swapped: bool) -> Shader {
+        let branches = if swapped {
+            "if %8 {\n      break %6\n    } else {\n      yield\n    }"
+        } else {
+            "if %8 {\n      yield\n    } else {\n      break %6\n    }"
+        };
+        let first = format!("    %8:b1 = {cmp} %5, %1\n    {branches}\n");
+        summing_loop(n, &first, "    continue %11, %10\n")
+    }
+
+    /// The do-while form: `do { ... } while (i < n)`.
+    fn do_while(n: u32) -> Shader {
+        let last = "    %8:b1 = ult %11, %1\n    if %8 {\n      continue %11, %10\n    } else {\n      break %10\n    }\n";
+        summing_loop(n, "", last)
+    }
+
+    /// Unrolls `original`: no loop is left, `stores` stores are, and the
+    /// optimised result writes the loop's memory for three start values.
+    fn check_unrolled(original: &Shader, stores: usize, what: &str) {
+        let mut s = original.clone();
+        assert!(s.opt_loop_unroll(), "{what}");
+        s.validate().unwrap();
+        let text = s.to_string();
+        assert!(!text.contains("loop"), "{text}");
+        assert_eq!(text.matches("store_global").count(), stores, "{text}");
+        s.optimize();
+        for start in [0, 7, 0xffff_fff0] {
+            assert_eq!(run(original, start), run(&s, start), "{what} {start}");
+        }
     }
 
     /// Three, zero and twelve trips, both branch orders: the loop is gone,
@@ -397,69 +424,15 @@ mod tests {
             ("ult", 12, false, 12),
             ("uge", 3, true, 3),
         ] {
-            let original = counted(cmp, n, swapped);
-            let mut s = original.clone();
-            assert!(s.opt_loop_unroll(), "{cmp} {n}");
-            s.validate().unwrap();
-            let text = s.to_string();
-            assert!(!text.contains("loop"), "{text}");
-            assert_eq!(text.matches("store_global").count(), trips + 1, "{text}");
-            s.optimize();
-            for start in [0, 7, 0xffff_fff0] {
-                assert_eq!(run(&original, start), run(&s, start), "{cmp} {n} {start}");
-            }
+            check_unrolled(&counted(cmp, n, swapped), trips + 1, &format!("{cmp} {n}"));
         }
-    }
-
-    /// `do { sum += i * 5; mem[1 + i] = sum; i++; } while (i < n)`.
-    fn do_while(n: u32) -> Shader {
-        Shader::parse(&format!(
-            r#"shader compute "" {{
-  info local_size 1 1 1 shared 0 push 0
-  values 20
-  %12:i64 = const {BASE:#x}
-  %13:i64 = const 0x4
-  %0:i32 = const 0x0
-  %1:i32 = const {n:#x}
-  %2:i32 = const 0x1
-  %3:i32 = const 0x5
-  %4:i32 = load_global %12
-  %7:i32 = loop (%5:i32 = %0, %6:i32 = %4) {{
-    %9:i32 = imul %5, %3
-    %10:i32 = iadd %6, %9
-    %11:i32 = iadd %5, %2
-    %14:i64 = u2u %11
-    %15:i64 = imul %14, %13
-    %16:i64 = iadd %15, %12
-    store_global %10, %16
-    %8:b1 = ult %11, %1
-    if %8 {{
-      continue %11, %10
-    }} else {{
-      break %10
-    }}
-  }}
-  store_global %7, %12
-}}"#
-        ))
-        .unwrap()
     }
 
     /// The do-while form runs its body at least once.
     #[test]
     fn unrolls_do_while_loops() {
         for (n, runs) in [(3, 3), (0, 1), (1, 1), (9, 9)] {
-            let original = do_while(n);
-            let mut s = original.clone();
-            assert!(s.opt_loop_unroll(), "{n}");
-            s.validate().unwrap();
-            let text = s.to_string();
-            assert!(!text.contains("loop"), "{text}");
-            assert_eq!(text.matches("store_global").count(), runs + 1, "{text}");
-            s.optimize();
-            for start in [0, 7, 0xffff_fff0] {
-                assert_eq!(run(&original, start), run(&s, start), "{n} {start}");
-            }
+            check_unrolled(&do_while(n), runs + 1, &format!("do-while {n}"));
         }
     }
 
