@@ -77,16 +77,14 @@
 //!   One Store" where they hold; register format F32, conversion to the
 //!   target's format.
 //! - Viewport: x/y bounds ±∞ (PanVk's choice: the scissor does the
-//!   clipping), depth min/max, the scissor rectangle (inclusive).
+//!   clipping), depth min/max, the scissor rectangle (inclusive)
+//!   intersected with the viewport's ([`visible_box`]: the tiler clips to
+//!   its guard band only, the view volume ends at the viewport).
 //!
 //! Not encoded yet (the caller must not ask for them): instanced draws
 //! (one instance; the simulator does not run instanced tiler jobs either),
-//! depth clamp, multisampling, occlusion predicates, blend equations that
-//! need a blend shader (MIN/MAX, dual source, SRC_ALPHA_SATURATE for
-//! colour, two different non-trivial factors, two different constants),
-//! logic ops, colour formats other
-//! than RGBA8/RG8/R8 UNORM, integer fragment outputs, IDVS jobs, clipping of
-//! primitives crossing w = 0.
+//! depth clamp (near/far discard are always on), occlusion predicates,
+//! logic ops, dual-source blending and blend shaders at 4×, IDVS jobs.
 //!
 //! `tests/jm_graphics.rs` renders with these jobs on the simulated G52 and
 //! compares the descriptors field by field with PanVk's for the same
@@ -555,7 +553,7 @@ pub fn add_draw_with(
         .ok_or(JmError::Encoding(
             "the fragment program is not a fragment shader",
         ))?;
-    if d.count == 0 || d.scissor.width == 0 || d.scissor.height == 0 {
+    if d.count == 0 || visible_box(d).is_none() {
         return Ok(None);
     }
     if d.targets.len() > 8 {
@@ -886,6 +884,34 @@ fn thread_storage(pool: &mut GpuPool, arch: Arch, tls: u32) -> JmResult<u64> {
     }
 }
 
+/// The scissor rectangle intersected with the viewport's (outward to
+/// whole pixels), `None` when empty. The tiler clips only to its guard
+/// band (our model, `kmod/sim/clip.rs`); the spec's clip volume ends at
+/// the viewport's edges (`−w ≤ x, y ≤ w`), so the scissor box written
+/// into the Viewport descriptor ends there too, as Mesa's Gallium driver
+/// does (`panfrost_emit_viewport` in
+/// `src/gallium/drivers/panfrost/pan_cmdstream.c`). A viewport edge that
+/// is not on a pixel boundary lets the pixels it cuts through be drawn
+/// whole (no test has one).
+fn visible_box(d: &Draw<'_>) -> Option<Scissor> {
+    let v = &d.viewport;
+    let s = &d.scissor;
+    let span = |o: f32, e: f32, so: u32, se: u32| -> Option<(u32, u32)> {
+        let (lo, hi) = (o.min(o + e), o.max(o + e));
+        let lo = (lo.floor().max(0.0) as u64).max(u64::from(so));
+        let hi = (hi.ceil().max(0.0) as u64).min(u64::from(so) + u64::from(se));
+        (hi > lo).then(|| (lo as u32, (hi - lo) as u32))
+    };
+    let (x, width) = span(v.x, v.width, s.x, s.width)?;
+    let (y, height) = span(v.y, v.height, s.y, s.height)?;
+    Some(Scissor {
+        x,
+        y,
+        width,
+        height,
+    })
+}
+
 fn write_viewport(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmResult<u64> {
     let l = layouts(arch);
     let mut w = l.viewport.defaults();
@@ -900,7 +926,9 @@ fn write_viewport(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmResult<u64>
         vp::MAXIMUM_Z,
         u64::from(v.min_depth.max(v.max_depth).to_bits()),
     )?;
-    let s = &d.scissor;
+    let Some(s) = visible_box(d) else {
+        return Err(JmError::Encoding("empty scissor"));
+    };
     let max = |o: u32, e: u32| -> JmResult<u64> {
         let m = u64::from(o) + u64::from(e) - 1;
         if m > 0xffff {

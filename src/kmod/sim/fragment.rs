@@ -157,7 +157,7 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
             Kind::Triangle => {
                 let vs = [v(0)?, v(1)?, v(2)?];
                 // As the tiler culls: positive spec area = counter-clockwise.
-                front = (-raster::doubled_area(&vs) > 0.0) == d.front_ccw;
+                front = (-raster::facing_area(&vs) > 0.0) == d.front_ccw;
                 if let Some(terms) = d.bias[usize::from(!front)] {
                     offset = depth_bias(&vs, terms, fb.z_internal);
                 }

@@ -43,7 +43,7 @@
 
 use super::compute::{hardware_instance_size, load_resources, run_vertex};
 use super::jobs::{JobContext, JobFault, JobHeader};
-use super::raster::{Vertex, doubled_area};
+use super::raster::{Vertex, facing_area};
 use super::shader::{Core, Program};
 use super::tiler::{Kind, ListWriter, Record};
 use crate::hw::compute::WorkSize;
@@ -259,7 +259,7 @@ fn assemble(
             ];
             // The Vulkan spec's area is the negated doubled area in
             // framebuffer coordinates: positive = counter-clockwise.
-            let ccw = -doubled_area(&p) > 0.0;
+            let ccw = -facing_area(&p) > 0.0;
             let front = ccw == ccw_front;
             if (front && cull_front) || (!front && cull_back) {
                 return Ok(());

@@ -25,6 +25,7 @@
 //! Never give the simulator anything the hardware would not see.
 
 pub mod bo;
+pub mod clip;
 pub mod clock;
 pub mod compute;
 pub mod fragment;

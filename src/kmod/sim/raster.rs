@@ -26,10 +26,15 @@
 //!   `[start, end)` so that strip vertices are drawn once; attributes and
 //!   depth with the spec's t = ((p − a)·(b − a)) / |b − a|² (clamped).
 //!
-//! No clipping is simulated: a primitive with a non-finite coordinate or a
-//! vertex beyond ±2^20 pixels is dropped (our choice; the hardware clips).
+//! A triangle or line with a vertex behind the eye (1/w ≤ 0) or beyond
+//! half the guard band is clipped first ([`super::clip`], our model of
+//! what the hardware does) and its clipped polygon rasterized by these
+//! rules; a point behind the eye is dropped (the spec discards a point
+//! outside the clip volume).
 //!
 //! This module computes coverage only: it never reads memory.
+
+use super::clip;
 
 /// Sub-pixel bits of the snapped vertex grid.
 pub const SUBPIXEL_BITS: u32 = 8;
@@ -134,6 +139,20 @@ pub fn doubled_area(v: &[Vertex; 3]) -> f64 {
     f64::from(b.x - a.x) * f64::from(c.y - a.y) - f64::from(b.y - a.y) * f64::from(c.x - a.x)
 }
 
+/// [`doubled_area`] with the sign of the visible (clipped) part of the
+/// triangle, which is what facing is decided on: a vertex behind the eye
+/// is stored mirrored through the centre of projection, and each one
+/// flips the projected orientation (the homogeneous determinant of
+/// (x·w, y·w, w) is w₀w₁w₂ times the projected area).
+pub fn facing_area(v: &[Vertex; 3]) -> f64 {
+    let behind = v.iter().filter(|p| p.inv_w < 0.0).count();
+    if behind % 2 == 1 {
+        -doubled_area(v)
+    } else {
+        doubled_area(v)
+    }
+}
+
 fn perspective(linear: [f64; 3], inv_w: [f32; 3]) -> [f32; 3] {
     let q: Vec<f64> = (0..3).map(|i| linear[i] * f64::from(inv_w[i])).collect();
     let s: f64 = q.iter().sum();
@@ -147,8 +166,72 @@ fn perspective(linear: [f64; 3], inv_w: [f32; 3]) -> [f32; 3] {
 type Edge = ((i64, i64), (i64, i64), bool);
 
 /// Pixels of `rect` (inclusive x0, y0, x1, y1) with a sample covered by
-/// triangle `v`.
+/// triangle `v` (clipped first when [`clip::needs_clip`] says so: each
+/// pixel once, in scanline order, its weights the original vertices').
 pub fn triangle(
+    v: &[Vertex; 3],
+    rule: TieBreak,
+    samples: Samples<'_>,
+    rect: [u32; 4],
+    out: &mut Vec<Fragment>,
+) {
+    if !clip::needs_clip(v) {
+        return unclipped_triangle(v, rule, samples, rect, out);
+    }
+    let poly = clip::triangle(v);
+    let start = out.len();
+    let mut sub = Vec::new();
+    // Depth and 1/w from the original vertices' homogeneous z and w at the
+    // composed (clip-space) weights: a clip vertex far out in the guard
+    // band has a large z, and interpolating its f32 value would lose the
+    // depth's low bits.
+    let homogeneous = v.map(|p| {
+        let w = 1.0 / f64::from(p.inv_w);
+        (f64::from(p.z) * w, w)
+    });
+    let depth_at = |b: [f32; 3]| -> (f32, f32) {
+        let (z, w) = (0..3).fold((0.0, 0.0), |(z, w), k| {
+            let bk = f64::from(b[k]);
+            (z + bk * homogeneous[k].0, w + bk * homogeneous[k].1)
+        });
+        ((z / w) as f32, (1.0 / w) as f32)
+    };
+    for i in 1..poly.len().saturating_sub(1) {
+        let corners = [&poly[0], &poly[i], &poly[i + 1]];
+        let tri = corners.map(|c| c.v);
+        sub.clear();
+        unclipped_triangle(&tri, rule, samples, rect, &mut sub);
+        for f in &mut sub {
+            let (z, inv_w) = depth_at(clip::compose(f.bary, &corners));
+            f.centre = [z, inv_w];
+            for (s, &offset) in samples.iter().enumerate().take(MAX_SAMPLES) {
+                if f.mask & (1 << s) != 0 {
+                    let (b, _) = unclipped_weights_at(&tri, f.x, f.y, offset);
+                    f.z[s] = depth_at(clip::compose(b, &corners)).0;
+                }
+            }
+        }
+        for f in &sub {
+            let bary = clip::compose(f.bary, &corners);
+            // At 4× a pixel's samples may fall in two triangles of the fan:
+            // one fragment with both masks (the weights are the same plane's).
+            match out[start..].iter_mut().find(|g| (g.x, g.y) == (f.x, f.y)) {
+                Some(g) => {
+                    for s in 0..MAX_SAMPLES {
+                        if f.mask & (1 << s) != 0 {
+                            g.z[s] = f.z[s];
+                        }
+                    }
+                    g.mask |= f.mask;
+                }
+                None => out.push(Fragment { bary, ..*f }),
+            }
+        }
+    }
+    out[start..].sort_by_key(|f| (f.y, f.x));
+}
+
+fn unclipped_triangle(
     v: &[Vertex; 3],
     rule: TieBreak,
     samples: Samples<'_>,
@@ -252,6 +335,10 @@ fn bbox(rect: [u32; 4], lo_x: i64, lo_y: i64, hi_x: i64, hi_y: i64) -> [u32; 4] 
 /// Pixels of `rect` with a sample covered by a point of `size` pixels at
 /// `v`.
 pub fn point(v: &Vertex, size: f32, samples: Samples<'_>, rect: [u32; 4], out: &mut Vec<Fragment>) {
+    let in_front = v.inv_w > 0.0;
+    if !in_front {
+        return;
+    }
     let (Some(cx), Some(cy)) = (snap(v.x), snap(v.y)) else {
         return;
     };
@@ -288,6 +375,49 @@ pub fn point(v: &Vertex, size: f32, samples: Samples<'_>, rect: [u32; 4], out: &
 /// the pixel centre's projection on the segment (the spec's t, clamped to
 /// [0, 1]), depth at each sample's.
 pub fn line(
+    a: &Vertex,
+    b: &Vertex,
+    width: f32,
+    samples: Samples<'_>,
+    rect: [u32; 4],
+    out: &mut Vec<Fragment>,
+) {
+    if clip::needs_clip(&[*a, *b]) {
+        let Some(ends) = clip::line(a, b) else {
+            return;
+        };
+        let start = out.len();
+        let (p, q) = (&ends[0].v, &ends[1].v);
+        unclipped_line(p, q, width, samples, rect, out);
+        // Depth and 1/w from the original end points (see `triangle`).
+        let homogeneous = [a, b].map(|p| {
+            let w = 1.0 / f64::from(p.inv_w);
+            (f64::from(p.z) * w, w)
+        });
+        let depth_at = |bary: [f32; 3]| -> (f32, f32) {
+            let (z, w) = (0..2).fold((0.0, 0.0), |(z, w), k| {
+                let bk = f64::from(bary[k]);
+                (z + bk * homogeneous[k].0, w + bk * homogeneous[k].1)
+            });
+            ((z / w) as f32, (1.0 / w) as f32)
+        };
+        for f in &mut out[start..] {
+            f.bary = clip::compose(f.bary, &[&ends[0], &ends[1]]);
+            let (z, inv_w) = depth_at(f.bary);
+            f.centre = [z, inv_w];
+            for (s, &offset) in samples.iter().enumerate().take(MAX_SAMPLES) {
+                if f.mask & (1 << s) != 0 {
+                    let (b, _) = unclipped_line_weights_at(p, q, f.x, f.y, offset);
+                    f.z[s] = depth_at(clip::compose(b, &[&ends[0], &ends[1]])).0;
+                }
+            }
+        }
+        return;
+    }
+    unclipped_line(a, b, width, samples, rect, out);
+}
+
+fn unclipped_line(
     a: &Vertex,
     b: &Vertex,
     width: f32,
@@ -378,6 +508,30 @@ pub fn triangle_weights_at(
     py: u32,
     offset: (i64, i64),
 ) -> ([f32; 3], [f32; 2]) {
+    if clip::needs_clip(v) {
+        // The plane of any triangle of the clipped fan extends to every
+        // pixel: the largest one's, composed.
+        let poly = clip::triangle(v);
+        let best = (1..poly.len().saturating_sub(1)).max_by(|&i, &j| {
+            let area = |k: usize| doubled_area(&[poly[0].v, poly[k].v, poly[k + 1].v]).abs();
+            area(i).total_cmp(&area(j))
+        });
+        let Some(i) = best else {
+            return ([1.0, 0.0, 0.0], [v[0].z, v[0].inv_w]);
+        };
+        let corners = [&poly[0], &poly[i], &poly[i + 1]];
+        let (bary, centre) = unclipped_weights_at(&corners.map(|c| c.v), px, py, offset);
+        return (clip::compose(bary, &corners), centre);
+    }
+    unclipped_weights_at(v, px, py, offset)
+}
+
+fn unclipped_weights_at(
+    v: &[Vertex; 3],
+    px: u32,
+    py: u32,
+    offset: (i64, i64),
+) -> ([f32; 3], [f32; 2]) {
     let first = ([1.0, 0.0, 0.0], [v[0].z, v[0].inv_w]);
     let mut p = [(0i64, 0i64); 3];
     for i in 0..3 {
@@ -417,6 +571,23 @@ pub fn line_weights(a: &Vertex, b: &Vertex, px: u32, py: u32) -> ([f32; 3], [f32
 /// [`line_weights`] at `offset` (1/256 pixel from the pixel's upper-left
 /// corner) instead of the centre.
 pub fn line_weights_at(
+    a: &Vertex,
+    b: &Vertex,
+    px: u32,
+    py: u32,
+    offset: (i64, i64),
+) -> ([f32; 3], [f32; 2]) {
+    if clip::needs_clip(&[*a, *b]) {
+        let Some(ends) = clip::line(a, b) else {
+            return ([1.0, 0.0, 0.0], [a.z, a.inv_w]);
+        };
+        let (bary, centre) = unclipped_line_weights_at(&ends[0].v, &ends[1].v, px, py, offset);
+        return (clip::compose(bary, &[&ends[0], &ends[1]]), centre);
+    }
+    unclipped_line_weights_at(a, b, px, py, offset)
+}
+
+fn unclipped_line_weights_at(
     a: &Vertex,
     b: &Vertex,
     px: u32,

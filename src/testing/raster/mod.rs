@@ -127,6 +127,78 @@ pub fn viewport_transform(clip: [f64; 4], vp: &Viewport, attrs: Vec<f64>) -> Ver
     }
 }
 
+/// A vertex in clip coordinates with its attributes.
+pub type ClipVertex = ([f64; 4], Vec<f64>);
+
+/// "Primitive Clipping": the polygon `v` (a triangle, or any convex
+/// polygon) clipped to the view volume `−w_c ≤ x_c ≤ w_c`,
+/// `−w_c ≤ y_c ≤ w_c`, `0 ≤ z_c ≤ w_c` (without depth clamping; with it,
+/// `depth_clamp`, the two z planes are not applied). Each plane in turn
+/// (Sutherland–Hodgman): a new vertex where an edge from P₁ (inside) to
+/// P₂ (outside) meets the plane is `P = t P₁ + (1 − t) P₂` in clip
+/// coordinates, its attributes by the same `t` (the spec's rule for
+/// "the value of t … used to clip color, texture coordinates"). Returns
+/// the clipped polygon in order; fewer than three vertices: nothing
+/// visible. For a line pass the two end points: the result is the
+/// clipped segment (or fewer than two points).
+pub fn clip_polygon(v: &[ClipVertex], depth_clamp: bool) -> Vec<ClipVertex> {
+    let planes: [fn(&[f64; 4]) -> f64; 6] = [
+        |c| c[3] - c[0],
+        |c| c[3] + c[0],
+        |c| c[3] - c[1],
+        |c| c[3] + c[1],
+        |c| c[2],
+        |c| c[3] - c[2],
+    ];
+    let used = if depth_clamp { 4 } else { 6 };
+    let mix = |a: &ClipVertex, da: f64, b: &ClipVertex, db: f64| -> ClipVertex {
+        // a inside (da ≥ 0), b outside (db < 0): t weighs a.
+        let t = db / (db - da);
+        (
+            std::array::from_fn(|i| t * a.0[i] + (1.0 - t) * b.0[i]),
+            a.1.iter()
+                .zip(&b.1)
+                .map(|(x, y)| t * x + (1.0 - t) * y)
+                .collect(),
+        )
+    };
+    let mut poly: Vec<ClipVertex> = v.to_vec();
+    let closed = poly.len() > 2;
+    for d in &planes[..used] {
+        let n = poly.len();
+        if n == 0 {
+            break;
+        }
+        let mut out = Vec::with_capacity(n + 1);
+        if !closed {
+            // A segment: keep the inside part.
+            let (da, db) = (d(&poly[0].0), d(&poly[1].0));
+            match (da >= 0.0, db >= 0.0) {
+                (true, true) => out = poly.clone(),
+                (false, false) => {}
+                (true, false) => out = vec![poly[0].clone(), mix(&poly[0], da, &poly[1], db)],
+                (false, true) => out = vec![mix(&poly[1], db, &poly[0], da), poly[1].clone()],
+            }
+            poly = out;
+            continue;
+        }
+        for i in 0..n {
+            let (prev, cur) = (&poly[(i + n - 1) % n], &poly[i]);
+            let (dp, dc) = (d(&prev.0), d(&cur.0));
+            if dc >= 0.0 {
+                if dp < 0.0 {
+                    out.push(mix(cur, dc, prev, dp));
+                }
+                out.push(cur.clone());
+            } else if dp >= 0.0 {
+                out.push(mix(prev, dp, cur, dc));
+            }
+        }
+        poly = out;
+    }
+    poly
+}
+
 /// How a sample exactly on an edge is decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum FillRule {

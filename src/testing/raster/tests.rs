@@ -901,3 +901,60 @@ fn sample_shading_centroid_and_sample_masks_by_hand() {
     );
     assert_eq!(t.writes, vec![0, 1, 0, 0]);
 }
+
+/// "Primitive Clipping" worked by hand: a triangle with one vertex behind
+/// the eye and one past the far plane; attributes that are the clip
+/// coordinates themselves must come out equal to the new positions
+/// (clip-space linear interpolation with the spec's t).
+#[test]
+fn clip_polygon_cuts_at_the_view_volume() {
+    let v = |c: [f64; 4]| -> ClipVertex { (c, c.to_vec()) };
+    let inside = [
+        v([0.0, 0.0, 0.5, 1.0]),
+        v([0.5, 0.0, 0.5, 1.0]),
+        v([0.0, 0.5, 0.5, 1.0]),
+    ];
+    assert_eq!(clip_polygon(&inside, false), inside.to_vec());
+    // (0, 0, 0.5, 1) in; (0, 0, -1, -1) behind the eye; (0.5, 0, 3, 2)
+    // past the far plane (z > w).
+    let tri = [
+        v([0.0, 0.0, 0.5, 1.0]),
+        v([0.0, 0.0, -1.0, -1.0]),
+        v([0.5, 0.0, 3.0, 2.0]),
+    ];
+    let p = clip_polygon(&tri, false);
+    assert!(p.len() >= 3, "{p:?}");
+    for (c, a) in &p {
+        assert!(c[2] >= -1e-12 && c[2] <= c[3] + 1e-12, "{c:?}");
+        assert!(c[0].abs() <= c[3] + 1e-12 && c[1].abs() <= c[3] + 1e-12);
+        for k in 0..4 {
+            assert!((a[k] - c[k]).abs() < 1e-12);
+        }
+    }
+    // Along the edge from the first vertex to the one behind, z = 0.5 −
+    // 1.5 s and w = 1 − 2 s: z = 0 at s = 1/3, the point (0, 0, 0, 1/3).
+    assert!(p.iter().any(|(c, _)| {
+        c[2].abs() < 1e-12 && (c[3] - 1.0 / 3.0).abs() < 1e-12 && c[0].abs() < 1e-12
+    }));
+    // The edge to the far vertex meets z = w at s = 0.5 / 1.5 = 1/3:
+    // (1/6, 0, 4/3, 4/3).
+    assert!(
+        p.iter()
+            .any(|(c, _)| { (c[0] - 1.0 / 6.0).abs() < 1e-12 && (c[2] - 4.0 / 3.0).abs() < 1e-12 })
+    );
+    // With depth clamping only x and y are clipped (and the vertex behind
+    // the eye still is, by them).
+    let q = clip_polygon(&tri, true);
+    assert!(q.iter().all(|(c, _)| c[0].abs() <= c[3] + 1e-12));
+    // Entirely behind the eye: nothing; a segment keeps its inside part.
+    let behind = [
+        v([0.0, 0.0, -0.5, -1.0]),
+        v([0.1, 0.0, -0.5, -1.0]),
+        v([0.0, 0.1, -0.5, -1.0]),
+    ];
+    assert!(clip_polygon(&behind, false).is_empty());
+    let seg = clip_polygon(&[tri[0].clone(), tri[1].clone()], false);
+    assert_eq!(seg.len(), 2);
+    assert_eq!(seg[0], tri[0]);
+    assert!((seg[1].0[3] - 1.0 / 3.0).abs() < 1e-12 && seg[1].0[2].abs() < 1e-12);
+}
