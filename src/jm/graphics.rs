@@ -81,8 +81,7 @@
 //!   intersected with the viewport's ([`visible_box`]: the tiler clips to
 //!   its guard band only, the view volume ends at the viewport).
 //!
-//! Not encoded yet (the caller must not ask for them): instanced draws
-//! (one instance; the simulator does not run instanced tiler jobs either),
+//! Not encoded yet (the caller must not ask for them):
 //! depth clamp (near/far discard are always on), occlusion predicates,
 //! logic ops, dual-source blending and blend shaders at 4×, IDVS jobs.
 //!
@@ -346,6 +345,30 @@ pub struct DrawExtras {
     /// entry n, whichever stage samples it): the fragment Draw and the
     /// VERTEX job's point at them, both Renderer States count them.
     pub textures: Option<super::texture::TextureTables>,
+    /// `instanceCount` and `firstInstance`.
+    pub instancing: Instancing,
+}
+
+/// Instanced drawing: `count` instances (0: the draw does nothing), the
+/// first numbered `first` (`gl_InstanceIndex` = instance id + `first`,
+/// the base-instance sysval). The default is one instance, numbered 0.
+/// Vertex `v` of instance `i` is element `v + i × Instance Size` of every
+/// varying buffer, the padded count the hardware derives for the VERTEX
+/// job (`super::varying`'s module doc); the TILER job's Draw carries the
+/// same `Instance Size`, which is where the simulated tiler finds each
+/// instance's vertices. Per-vertex attribute buffers of an instanced draw
+/// must repeat per instance (the caller's `Indexing`, with
+/// [`super::compute::vertex_instance_size`] as the divisor).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Instancing {
+    pub count: u32,
+    pub first: u32,
+}
+
+impl Default for Instancing {
+    fn default() -> Instancing {
+        Instancing { count: 1, first: 0 }
+    }
 }
 
 /// Blending of one colour target.
@@ -553,7 +576,8 @@ pub fn add_draw_with(
         .ok_or(JmError::Encoding(
             "the fragment program is not a fragment shader",
         ))?;
-    if d.count == 0 || visible_box(d).is_none() {
+    let instances = x.instancing.count;
+    if d.count == 0 || instances == 0 || visible_box(d).is_none() {
         return Ok(None);
     }
     if d.targets.len() > 8 {
@@ -606,7 +630,8 @@ pub fn add_draw_with(
         .ok_or(JmError::Encoding(
             "the vertex shader does not store gl_Position",
         ))?;
-    let elements = u64::from(vertices);
+    let instance_size = super::compute::vertex_instance_size(vertices, instances)?;
+    let elements = super::varying::varying_elements(vertices, instances)?;
     let mut vas = Vec::with_capacity(layout.buffers.len());
     for b in &layout.buffers {
         let bytes = u64::from(b.stride) * elements;
@@ -644,6 +669,7 @@ pub fn add_draw_with(
             None => d.first_vertex,
         },
         push_constants_address: d.push_constants_address,
+        base_instance: x.instancing.first,
         ..SysvalBlock::default()
     };
     let (scale, offset) = d.viewport.scale_offset();
@@ -674,7 +700,7 @@ pub fn add_draw_with(
         agg.section(name)
             .ok_or(JmError::Encoding("tiler job layout lacks a section"))
     };
-    let invocation = WorkSize::vertices(vertices, 1)
+    let invocation = WorkSize::vertices(vertices, instances)
         .pack_graphics()
         .map_err(|_| JmError::Encoding("vertex count does not fit the invocation encoding"))?;
     section("Invocation")?
@@ -735,6 +761,7 @@ pub fn add_draw_with(
         // The vertex job's first vertex, repeated as PanVk does (the
         // position and varying slots still start at the raw vertex id 0).
         put(w, dcd::OFFSET_START, u64::from(offset_start))?;
+        put(w, dcd::INSTANCE_SIZE, instance_size)?;
         put(w, dcd::POSITION, vas[position.0])?;
         put(w, dcd::PUSH_UNIFORMS, frag_push_va)?;
         put(w, dcd::STATE, state)?;
@@ -770,7 +797,7 @@ pub fn add_draw_with(
             code: d.vertex.code,
             push_uniforms: &vertex_push,
             vertices,
-            instances: 1,
+            instances,
             offset_start,
             ubos: &[],
             attributes: d.attributes,

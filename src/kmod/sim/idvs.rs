@@ -35,7 +35,11 @@
 //! our reading of genxml's names and of PanVk, which writes "Implicit"
 //! for Vulkan's all-ones restart.
 //!
-//! Not simulated (JOB_CONFIG_FAULT): several instances,
+//! Instances (TILER jobs): the Invocation's instance count, instance i's
+//! vertices at elements `+ i × Instance Size` of the fragment-side Draw,
+//! its primitives after the previous instance's (Vulkan's order).
+//!
+//! Not simulated (JOB_CONFIG_FAULT): instanced IDVS jobs,
 //! "Polygon" and "Quads" draw modes, a null tiler context.
 //!
 //! This module must never pass anything to the fragment job except through
@@ -91,9 +95,23 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
         ));
     }
     let ws = WorkSize::unpack(invocation);
-    if ws.count[2] > 1 {
-        return Err(config(job.va, "instanced tiler jobs are not simulated"));
+    let instances = ws.count[2];
+    if instances > 1 && idvs {
+        return Err(config(job.va, "instanced IDVS jobs are not simulated"));
     }
+    // Instance i's vertices are elements `+ i × Instance Size` (the Draw's
+    // padded count; our reading of genxml's field, which PanVk fills with
+    // the padded count its VERTEX job's outputs use). A size below the
+    // Invocation's vertex count would make instances overlap: refused.
+    let instance_size = if instances > 1 {
+        let size = dcd::INSTANCE_SIZE.get(draw);
+        if size < u64::from(ws.count[1]) {
+            return Err(config(draw_va, "Instance Size below the vertex count"));
+        }
+        size
+    } else {
+        0
+    };
     let position = dcd::POSITION.get(draw);
     if position == 0 {
         return Err(config(draw_va, "no position buffer"));
@@ -111,9 +129,20 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
         return Err(config(tiler_va, "null tiler context"));
     }
     let mut list = ListWriter::open(ctx.mmu, ctx.arch, context)?;
-    assemble(
-        ctx, primitive, prim_va, size, draw, draw_va, position, &mut list,
-    )?;
+    for i in 0..u64::from(instances.max(1)) {
+        let first_slot = u32::try_from(i * instance_size)
+            .map_err(|_| config(draw_va, "instance elements beyond 2^32"))?;
+        let at = Assembly {
+            primitive,
+            prim_va,
+            size,
+            draw,
+            draw_va,
+            position,
+            first_slot,
+        };
+        assemble(ctx, &at, &mut list)?;
+    }
     list.close(ctx.mmu)
 }
 
@@ -197,18 +226,34 @@ pub fn read_position(mmu: &super::mmu::Mmu, position: u64, slot: u32) -> Result<
     })
 }
 
-/// Primitive assembly: indices → records in the polygon list.
-#[allow(clippy::too_many_arguments)]
-fn assemble(
-    ctx: &JobContext<'_>,
-    primitive: &[u32],
+/// What primitive assembly reads for one instance.
+struct Assembly<'a> {
+    primitive: &'a [u32],
     prim_va: u64,
-    size: &[u32],
-    draw: &[u32],
+    size: &'a [u32],
+    draw: &'a [u32],
     draw_va: u64,
     position: u64,
+    /// The instance's first element (instance × `Instance Size`).
+    first_slot: u32,
+}
+
+/// Primitive assembly of one instance: indices → records in the polygon
+/// list.
+fn assemble(
+    ctx: &JobContext<'_>,
+    at: &Assembly<'_>,
     list: &mut ListWriter,
 ) -> Result<(), JobFault> {
+    let Assembly {
+        primitive,
+        prim_va,
+        size,
+        draw,
+        draw_va,
+        position,
+        first_slot,
+    } = *at;
     let mmu = ctx.mmu;
     let count = prim::INDEX_COUNT.get(primitive);
     if count > 1 << 28 {
@@ -233,11 +278,14 @@ fn assemble(
         Ok(u32::from_le_bytes(b))
     };
     let slot = |k: u32| -> Result<u32, JobFault> {
-        if index_bytes == 0 {
-            return Ok(k);
-        }
-        let v = i64::from(raw(k)?) + base_vertex;
-        u32::try_from(v).map_err(|_| config(prim_va, "index + base vertex is negative"))
+        let v = if index_bytes == 0 {
+            i64::from(k)
+        } else {
+            i64::from(raw(k)?) + base_vertex
+        };
+        let v = u32::try_from(v).map_err(|_| config(prim_va, "index + base vertex is negative"))?;
+        v.checked_add(first_slot)
+            .ok_or_else(|| config(prim_va, "element index beyond 2^32"))
     };
     let restart = match (prim::PRIMITIVE_RESTART.get(primitive), index_bytes) {
         (0, _) => None,
