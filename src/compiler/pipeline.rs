@@ -28,7 +28,9 @@
 //! 5. `strip_xfb` (rasterization variant of a vertex shader), `lower_xfb`
 //!    (XFB variant, only if the shader has XFB outputs or writes memory), nothing for compute and fragment shaders;
 //! 6. `lower_sysvals` — push-uniform layout ([`PushUniformLayout`]), then
-//!    `opt_licm` (loop-invariant code out of the loops left);
+//!    `opt_licm` (loop-invariant code out of the loops left), then
+//!    `opt_split_div` (a run-time divisor's reciprocal computed once, after
+//!    the divisor, when a loop or several divisions use it);
 //! 7. `optimize_round` — one round of the same passes cleans up what the
 //!    lowering introduced (the XFB prologue's constants, sysval arithmetic,
 //!    duplicate uniform loads, copies); a second round finds nothing on any
@@ -394,6 +396,11 @@ fn finish(
     // included) out of the loops that are left.
     if s.opt_licm() {
         step(Some(variant), "opt_licm", &s)?;
+    }
+    // Division by a divisor defined outside the loop that divides, or
+    // shared by several divisions: its reciprocal once, after the divisor.
+    if s.opt_split_div() {
+        step(Some(variant), "opt_split_div", &s)?;
     }
     // The shared steps' output is optimised already: one round cleans up
     // after the lowering (`Shader::optimize_round`).
