@@ -18,7 +18,8 @@
 //!    turns push-constant offsets into constants, which `lower_sysvals` needs
 //!    to use FAU words instead of global loads); then `opt_loop_unroll`
 //!    (loops with a small constant trip count) and, if it unrolled
-//!    anything, `optimize` again;
+//!    anything, `optimize` again; `opt_dse` (output stores overwritten on
+//!    every path);
 //! 4. `lower_io` — attribute and varying slots ([`IoLayout`]), then
 //!    `lower_robust_buffers` only with [`FrontOptions::robust_buffer_access`],
 //!    then `lower_int64` (64-bit division, remainder, abs, sign and
@@ -317,6 +318,11 @@ fn shared_steps(
         // in one walk); the variants' own round cleans up the rest.
         s.optimize_round();
         step(None, "optimize", &s)?;
+    }
+    // Output stores overwritten on every path (none from SPIR-V, whose
+    // outputs are stored once at the end: one walk to find that out).
+    if s.opt_dse() {
+        step(None, "opt_dse", &s)?;
     }
     let io = s.lower_io();
     step(None, "lower_io", &s)?;

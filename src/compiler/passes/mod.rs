@@ -32,6 +32,7 @@ mod opt_contract;
 mod opt_copy_prop;
 mod opt_cse;
 mod opt_dce;
+mod opt_dse;
 mod opt_if_merge;
 mod opt_licm;
 mod opt_loop_unroll;
