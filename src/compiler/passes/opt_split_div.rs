@@ -201,17 +201,37 @@ fn divide(e: &mut Builder<'_>, op: AluOp, x: Value, y: Value, r: Reciprocal) -> 
     }
 }
 
-fn opt_split_div(s: &mut Shader) -> bool {
-    // Most shaders divide by nothing but constants: one cheap look first.
-    let mut any = false;
-    s.body.for_each_instr(&mut |instr| {
-        if let Op::Alu(a) = &instr.op
-            && is_division(a.op)
-        {
-            any = true;
+/// The divisions in `region`: divisor, signedness, loop depth.
+fn divisions(region: &Region, depth: u32, out: &mut Vec<(Value, bool, u32)>) {
+    for instr in &region.instrs {
+        match &instr.op {
+            Op::Alu(a) if is_division(a.op) && a.srcs.len() == 2 => {
+                out.push((a.srcs[1], is_signed(a.op), depth));
+            }
+            Op::If(f) => {
+                divisions(&f.then_region, depth, out);
+                divisions(&f.else_region, depth, out);
+            }
+            Op::Loop(l) => divisions(&l.body, depth + 1, out),
+            _ => {}
         }
-    });
-    if !any {
+    }
+}
+
+fn opt_split_div(s: &mut Shader) -> bool {
+    // Most shaders divide by nothing, or once outside any loop (the XFB
+    // prologue): one cheap walk decides whether the full analysis can
+    // find anything.
+    let mut found = Vec::new();
+    divisions(&s.body, 0, &mut found);
+    let in_loop = found.iter().any(|&(_, _, depth)| depth > 0);
+    let shared = || {
+        let mut keys: Vec<(Value, bool)> =
+            found.iter().map(|&(d, signed, _)| (d, signed)).collect();
+        keys.sort_unstable();
+        keys.windows(2).any(|w| w[0] == w[1])
+    };
+    if !in_loop && !shared() {
         return false;
     }
     let mut a = Analysis {
