@@ -254,6 +254,11 @@ fn opt_split_div(s: &mut Shader) -> bool {
     }
     let mut chosen = chosen;
     Builder::rewrite(s, &mut |instr, e| {
+        if matches!(instr.op, Op::If(_) | Op::Loop(_)) {
+            e.push(instr);
+            return;
+        }
+        let dsts = instr.dsts.clone();
         if let Op::Alu(alu) = &instr.op
             && is_division(alu.op)
             && alu.srcs.len() == 2
@@ -264,14 +269,10 @@ fn opt_split_div(s: &mut Shader) -> bool {
         {
             let v = divide(e, alu.op, alu.srcs[0], alu.srcs[1], r);
             e.mov(dst, v);
-            return;
+        } else {
+            e.push(instr);
         }
-        let dsts = instr.dsts.clone();
-        let control = matches!(instr.op, Op::If(_) | Op::Loop(_));
-        e.push(instr);
-        if control {
-            return;
-        }
+        // A quotient can be a divisor in turn: its reciprocal follows it.
         for d in dsts.iter() {
             for signed in [false, true] {
                 if let Some(slot @ None) = chosen.get_mut(&(*d, signed)) {
@@ -422,6 +423,35 @@ mod tests {
             }
         }
         assert!(cases > 1000);
+    }
+
+    /// A quotient used as a divisor in a loop gets its own reciprocal,
+    /// right after the (split) division that defines it.
+    #[test]
+    fn a_split_quotient_can_be_a_split_divisor() {
+        // x / (step / d) in the loop, step / d before it.
+        let text = LOOP
+            .replace(
+                "%40:i32x2 = vec %7, %7",
+                "%40:i32x2 = vec %7, %7\n  %44:i32 = udiv %9, %7",
+            )
+            .replace("%19:i32 = udiv %18, %7", "%19:i32 = udiv %18, %44");
+        let original = Shader::parse(&text).unwrap();
+        let mut s = original.clone();
+        assert!(s.opt_split_div());
+        s.validate().unwrap();
+        s.optimize();
+        let text = s.to_string();
+        let (before, body) = text.split_once("loop").unwrap();
+        assert!(!body.contains("div") && !body.contains("mod"), "{text}");
+        // Reciprocals of %7 (unsigned, signed), of the vector and of %44.
+        assert_eq!(before.matches("udiv").count(), 4, "{text}");
+        for d in [0u32, 1, 2, 3, 7, 0x8000_0000, 0xffff_ffff] {
+            for x0 in [0u32, 5, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff] {
+                let words = [d, x0, 0x9e37_79b9, 3];
+                assert_eq!(run(&original, words), run(&s, words), "d={d:#x} x0={x0:#x}");
+            }
+        }
     }
 
     /// One division where its divisor is defined gains nothing (the
