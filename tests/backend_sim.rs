@@ -428,9 +428,10 @@ fn division_by_constants_matches_interpreter() {
 
 const LOOPDIV: &str = include_str!("programs/loopdiv.ir");
 
-/// Division by a uniform inside a loop, as `opt_split_div` rewrites it
-/// (the reciprocal before the loop, a multiply-high and one correction per
-/// division) and as the backend divides without it: on the simulator both
+/// Division by a uniform inside a loop (scalars and a vector), as
+/// `opt_split_div` rewrites it (the reciprocal before the loop, a
+/// multiply-high and one correction per division) and as the backend
+/// divides without it: on the simulator both
 /// match the interpreter, and so each other, for edge divisors (0, 1,
 /// 2^31, all ones, negative ones) and dividends around the ends of the
 /// range (INT_MIN / -1 included).
@@ -446,7 +447,7 @@ fn division_by_a_loop_invariant_divisor_matches_interpreter() {
         !body.contains("div") && !body.contains("mod"),
         "{split_text}"
     );
-    let mut init = vec![0u8; 256 + 16 * 64];
+    let mut init = vec![0u8; 256 + 16 * 96];
     let xs: [u32; 16] = [
         0,
         1,
