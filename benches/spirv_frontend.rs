@@ -37,6 +37,8 @@ const SHADERS: &[&str] = &[
     "color_varying.frag.spv",
     "conversions.comp.spv",
     "discard_mrt.frag.spv",
+    "div_loop.comp.spv",
+    "div_loop.vert.spv",
     "dynamic_index.vert.spv",
     "early_return.vert.spv",
     "edge_cases.comp.spv",

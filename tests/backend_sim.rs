@@ -426,6 +426,67 @@ fn division_by_constants_matches_interpreter() {
     differential(CONSTDIV, |va| vec![va], &init, [2, 1, 1]);
 }
 
+const LOOPDIV: &str = include_str!("programs/loopdiv.ir");
+
+/// Division by a uniform inside a loop (scalars and a vector), as
+/// `opt_split_div` rewrites it (the reciprocal before the loop, a
+/// multiply-high and one correction per division) and as the backend
+/// divides without it: on the simulator both
+/// match the interpreter, and so each other, for edge divisors (0, 1,
+/// 2^31, all ones, negative ones) and dividends around the ends of the
+/// range (INT_MIN / -1 included).
+#[test]
+fn division_by_a_loop_invariant_divisor_matches_interpreter() {
+    let original = Shader::parse(LOOPDIV).unwrap();
+    let mut split = original.clone();
+    assert!(split.opt_split_div());
+    split.optimize();
+    let split_text = split.to_string();
+    let (_, body) = split_text.split_once("  loop (").unwrap();
+    assert!(
+        !body.contains("div") && !body.contains("mod"),
+        "{split_text}"
+    );
+    let mut init = vec![0u8; 256 + 16 * 96];
+    let xs: [u32; 16] = [
+        0,
+        1,
+        2,
+        7,
+        0x7fff_ffff,
+        0x8000_0000,
+        0x8000_0001,
+        0xffff_fffe,
+        0xffff_ffff,
+        0xffff_fff9,
+        0xdead_beef,
+        641 * 6_700_416,
+        0x1234_5678,
+        100,
+        0x6000_0000,
+        0x9e37_79b9,
+    ];
+    for (i, x) in xs.iter().enumerate() {
+        init[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
+    }
+    for d in [
+        0u32,
+        1,
+        3,
+        7,
+        641,
+        0x7fff_ffff,
+        0x8000_0000,
+        0x8000_0001,
+        0xffff_fff9,
+        0xffff_ffff,
+    ] {
+        let want = differential(LOOPDIV, |va| vec![va, u64::from(d)], &init, [2, 1, 1]);
+        let got = differential(&split_text, |va| vec![va, u64::from(d)], &init, [2, 1, 1]);
+        assert_eq!(got, want, "divisor {d:#x}");
+    }
+}
+
 const MINMAX64: &str = include_str!("programs/minmax64.ir");
 
 /// 64-bit min/max (signed and unsigned) as 32-bit pairs: pairs that differ

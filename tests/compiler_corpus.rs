@@ -881,6 +881,7 @@ const SNAPSHOTS: &[&str] = &[
     "angle_xfb_block.vert.spv",
     "switch_nested_break.comp.spv",
     "spec_constants.vert.spv",
+    "div_loop.comp.spv",
 ];
 
 #[test]

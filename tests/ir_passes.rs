@@ -32,6 +32,8 @@ fn run_pass(s: &mut Shader, name: &str) -> bool {
         "opt_algebraic" => s.opt_algebraic(),
         "opt_if_merge" => s.opt_if_merge(),
         "opt_peephole_select" => s.opt_peephole_select(),
+        "opt_split_div" => s.opt_split_div(),
+        "opt_dse" => s.opt_dse(),
         "compact_values" => s.compact_values(),
         "optimize" => s.optimize(),
         "lower_vars_to_ssa+optimize" => s.lower_vars_to_ssa() | s.optimize(),
@@ -48,6 +50,7 @@ const PASSES: &[&str] = &[
     "opt_algebraic",
     "opt_if_merge",
     "opt_peephole_select",
+    "opt_split_div",
     "compact_values",
 ];
 

@@ -18,7 +18,8 @@
 //!    turns push-constant offsets into constants, which `lower_sysvals` needs
 //!    to use FAU words instead of global loads); then `opt_loop_unroll`
 //!    (loops with a small constant trip count) and, if it unrolled
-//!    anything, `optimize` again;
+//!    anything, `optimize` again; `opt_dse` (output stores overwritten on
+//!    every path);
 //! 4. `lower_io` — attribute and varying slots ([`IoLayout`]), then
 //!    `lower_robust_buffers` only with [`FrontOptions::robust_buffer_access`],
 //!    then `lower_int64` (64-bit division, remainder, abs, sign and
@@ -28,7 +29,9 @@
 //! 5. `strip_xfb` (rasterization variant of a vertex shader), `lower_xfb`
 //!    (XFB variant, only if the shader has XFB outputs or writes memory), nothing for compute and fragment shaders;
 //! 6. `lower_sysvals` — push-uniform layout ([`PushUniformLayout`]), then
-//!    `opt_licm` (loop-invariant code out of the loops left);
+//!    `opt_licm` (loop-invariant code out of the loops left), then
+//!    `opt_split_div` (a run-time divisor's reciprocal computed once, after
+//!    the divisor, when a loop or several divisions use it);
 //! 7. `optimize_round` — one round of the same passes cleans up what the
 //!    lowering introduced (the XFB prologue's constants, sysval arithmetic,
 //!    duplicate uniform loads, copies); a second round finds nothing on any
@@ -316,6 +319,11 @@ fn shared_steps(
         s.optimize_round();
         step(None, "optimize", &s)?;
     }
+    // Output stores overwritten on every path (none from SPIR-V, whose
+    // outputs are stored once at the end: one walk to find that out).
+    if s.opt_dse() {
+        step(None, "opt_dse", &s)?;
+    }
     let io = s.lower_io();
     step(None, "lower_io", &s)?;
     if options.robust_buffer_access && options.ubo_table {
@@ -394,6 +402,11 @@ fn finish(
     // included) out of the loops that are left.
     if s.opt_licm() {
         step(Some(variant), "opt_licm", &s)?;
+    }
+    // Division by a divisor defined outside the loop that divides, or
+    // shared by several divisions: its reciprocal once, after the divisor.
+    if s.opt_split_div() {
+        step(Some(variant), "opt_split_div", &s)?;
     }
     // The shared steps' output is optimised already: one round cleans up
     // after the lowering (`Shader::optimize_round`).

@@ -32,10 +32,12 @@ mod opt_contract;
 mod opt_copy_prop;
 mod opt_cse;
 mod opt_dce;
+mod opt_dse;
 mod opt_if_merge;
 mod opt_licm;
 mod opt_loop_unroll;
 mod opt_peephole_select;
+mod opt_split_div;
 
 pub use lower_io::{IoLayout, lower_io};
 pub use lower_sysvals::{PushUniformLayout, PushWord, SysvalBlock, lower_sysvals};
