@@ -823,9 +823,24 @@ fn reference_shaded(
         let sample_mask = d.extras.multisample.sample_mask;
         // Under sample shading each covered sample is an invocation of its
         // own ("Sample Shading"), after the sample mask test.
+        // `depthClampEnable`: z_f clamped to the depth range ("Depth
+        // Clamping and Range").
+        let clamp = d.extras.depth_clamp;
+        let (z_lo, z_hi) = (
+            vp.min_depth.min(vp.max_depth),
+            vp.min_depth.max(vp.max_depth),
+        );
         let masked = |frags: Vec<raster::Fragment>| -> Vec<raster::Fragment> {
             frags
                 .into_iter()
+                .map(|mut f| {
+                    if clamp {
+                        for z in &mut f.depth {
+                            *z = z.clamp(z_lo, z_hi);
+                        }
+                    }
+                    f
+                })
                 .filter(|f| in_viewport(f.x, f.y))
                 .filter_map(|mut f| {
                     f.mask &= sample_mask;
@@ -862,7 +877,8 @@ fn reference_shaded(
             let pieces: Vec<[raster::Vertex; 3]> = triangles
                 .iter()
                 .flat_map(|t| {
-                    let (fan, clipped) = clipped_fan(t.map(clip_vertex), &vp, flat);
+                    let (fan, clipped) =
+                        clipped_fan(t.map(clip_vertex), &vp, flat, d.extras.depth_clamp);
                     if clipped {
                         mark_near_clipped_edges(&fan, &mut on_edge);
                     }
@@ -913,7 +929,8 @@ fn reference_shaded(
                     for &i in seg {
                         // A point outside the clip volume is discarded.
                         let (c, _) = clip_vertex(i);
-                        if c[2] >= 0.0 && c[2] <= c[3] {
+                        let inside = c[3] > 0.0 && (clamp || (c[2] >= 0.0 && c[2] <= c[3]));
+                        if inside {
                             frags.extend(raster::rasterize_point(&vertex(i), &state, SIZE, SIZE));
                         }
                     }
@@ -921,7 +938,7 @@ fn reference_shaded(
                 Topology::LineStrip => {
                     for w in seg.windows(2) {
                         let given = [clip_vertex(w[0]), clip_vertex(w[1])];
-                        let ends = raster::clip_polygon(&given, false);
+                        let ends = raster::clip_polygon(&given, clamp);
                         if ends.len() < 2 {
                             continue;
                         }
@@ -957,7 +974,8 @@ fn reference_shaded(
 
 /// Triangle `c` (clip coordinates, the spec's vertex order) clipped to
 /// the z planes of the view volume (`raster::clip_polygon`; the x/y planes
-/// are the viewport rectangle, applied per sample by the caller) and
+/// are the viewport rectangle, applied per sample by the caller; with
+/// `depth_clamp` the x/y planes instead, geometrically) and
 /// transformed to framebuffer coordinates, as a fan of triangles in the
 /// spec's vertex order; whether clipping changed it. `flat`: the
 /// provoking vertex whose attributes every clip vertex takes.
@@ -965,15 +983,22 @@ fn clipped_fan(
     c: [raster::ClipVertex; 3],
     vp: &raster::Viewport,
     flat: Option<usize>,
+    depth_clamp: bool,
 ) -> (Vec<[raster::Vertex; 3]>, bool) {
-    let inside = c
-        .iter()
-        .all(|(p, _)| p[3] > 0.0 && p[2] >= 0.0 && p[2] <= p[3]);
+    let inside = if depth_clamp {
+        // No z planes: the x/y planes, which also cut what lies behind
+        // the eye, are clipped geometrically.
+        c.iter()
+            .all(|(p, _)| p[3] > 0.0 && p[0].abs() <= p[3] && p[1].abs() <= p[3])
+    } else {
+        c.iter()
+            .all(|(p, _)| p[3] > 0.0 && p[2] >= 0.0 && p[2] <= p[3])
+    };
     if inside {
         let v = c.map(|(p, a)| raster::viewport_transform(p, vp, a));
         return (vec![v], false);
     }
-    let mut poly = raster::clip_polygon(&c, false);
+    let mut poly = raster::clip_polygon(&c, depth_clamp);
     if let Some(k) = flat {
         for v in &mut poly {
             v.1.clone_from(&c[k].1);
@@ -2085,7 +2110,10 @@ fn render_and_compare(scene: &Scene<'_>) -> usize {
 /// reference's snapping of clip vertices). Checked by hand: without the
 /// simulated tiler's triangle clipping 1,569 pixels differ, without its
 /// line clipping 136, with facing taken from the mirrored vertices 320.
-/// Six scenes on the G52, two on a v6 G72.
+/// Six scenes on the G52, two on a v6 G72; three of them with
+/// `depthClampEnable` (depth clamped to the range, not clipped: the
+/// reference clips x and y geometrically instead; near/far discard left on
+/// there makes 1,413 pixels differ, checked by hand).
 #[test]
 fn primitives_through_the_eye_and_depth_planes_are_clipped_like_the_vulkan_rules() {
     use bifrost_vk::compiler::bifrost::Arch as IsaArch;
@@ -2140,6 +2168,8 @@ fn primitives_through_the_eye_and_depth_planes_are_clipped_like_the_vulkan_rules
             front_ccw: rng.next(2) == 0,
             ..RasterState::default()
         };
+        // Rounds 4, 5 and 7 clamp depth instead of clipping it.
+        let depth_clamp = matches!(round, 4 | 5 | 7);
         let draw = |topology, count, first| DrawSpec {
             topology,
             count,
@@ -2147,7 +2177,10 @@ fn primitives_through_the_eye_and_depth_planes_are_clipped_like_the_vulkan_rules
             indices: None,
             blend: Blend::Opaque,
             write_mask: 15,
-            extras: DrawExtras::default(),
+            extras: DrawExtras {
+                depth_clamp,
+                ..DrawExtras::default()
+            },
             raster,
         };
         let mut scene = grid_scene(
@@ -2213,7 +2246,7 @@ fn primitives_through_the_eye_and_depth_planes_are_clipped_like_the_vulkan_rules
                 let at = |j: usize| f64::from(scene.data[(24 * t + 8 * k as u32) as usize + j]);
                 ([at(0), at(1), at(2), at(3)], vec![])
             });
-            for f in clipped_fan(c, &vpr, None).0 {
+            for f in clipped_fan(c, &vpr, None, depth_clamp).0 {
                 let (x1, y1, z1) = (f[1].x - f[0].x, f[1].y - f[0].y, f[1].z - f[0].z);
                 let (x2, y2, z2) = (f[2].x - f[0].x, f[2].y - f[0].y, f[2].z - f[0].z);
                 let det = x1 * y2 - x2 * y1;

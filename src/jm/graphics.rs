@@ -81,8 +81,7 @@
 //!   intersected with the viewport's ([`visible_box`]: the tiler clips to
 //!   its guard band only, the view volume ends at the viewport).
 //!
-//! Not encoded yet (the caller must not ask for them):
-//! depth clamp (near/far discard are always on), occlusion predicates,
+//! Not encoded yet (the caller must not ask for them): occlusion predicates,
 //! logic ops, dual-source blending and blend shaders at 4×, IDVS jobs.
 //!
 //! `tests/jm_graphics.rs` renders with these jobs on the simulated G52 and
@@ -347,6 +346,10 @@ pub struct DrawExtras {
     pub textures: Option<super::texture::TextureTables>,
     /// `instanceCount` and `firstInstance`.
     pub instancing: Instancing,
+    /// `depthClampEnable`: the Renderer State's near/far discard off, so
+    /// that depth outside the viewport's range is clamped to it (the
+    /// Viewport's `Minimum Z`/`Maximum Z`) instead of clipped.
+    pub depth_clamp: bool,
 }
 
 /// Instanced drawing: `count` instances (0: the draw does nothing), the
@@ -1120,8 +1123,12 @@ fn fragment_renderer_state(
     put(&mut ms, msm::SHADER_DEPTH_RANGE_FIXED, 1)?;
     put(&mut ms, msm::DEPTH_FUNCTION, func)?;
     put(&mut ms, msm::DEPTH_WRITE_MASK, u64::from(write))?;
-    put(&mut ms, msm::FIXED_FUNCTION_NEAR_DISCARD, 1)?;
-    put(&mut ms, msm::FIXED_FUNCTION_FAR_DISCARD, 1)?;
+    // Depth clipping (the spec's 0 ≤ z_c ≤ w_c, `kmod/sim/clip.rs`) unless
+    // the depth is clamped instead, as PanVk writes it (`!clamp_depth` in
+    // its JM renderer state, `src/panfrost/vulkan/panvk_vX_pipeline.c`).
+    let clip = u64::from(!x.depth_clamp);
+    put(&mut ms, msm::FIXED_FUNCTION_NEAR_DISCARD, clip)?;
+    put(&mut ms, msm::FIXED_FUNCTION_FAR_DISCARD, clip)?;
     put(&mut w, rs::MULTISAMPLE_MISC, u64::from(ms[0]))?;
     let mut sm = [0u32];
     put(
