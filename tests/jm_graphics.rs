@@ -2482,29 +2482,22 @@ fn bad_draws_are_errors() {
         };
         let mut max = BlendEquation::SRC_ALPHA_OVER;
         max.color_op = BlendOp::Max;
-        let mut dual = BlendEquation::SRC_ALPHA_OVER;
-        dual.dst_alpha = BlendFactor::OneMinusSrc1Alpha;
         let mut two_constants = BlendEquation::SRC_ALPHA_OVER;
         two_constants.src_color = BlendFactor::ConstantColor;
         two_constants.dst_color = BlendFactor::OneMinusConstantColor;
         two_constants.constants = [0.5, 0.25, 0.5, 0.5];
-        for eq in [max, two_constants] {
+        let mut dual = BlendEquation::SRC_ALPHA_OVER;
+        dual.dst_alpha = BlendFactor::OneMinusSrc1Alpha;
+        for eq in [max, two_constants, dual] {
             assert!(matches!(
                 bifrost_vk::jm::blend::needs_blend_shader(&eq, 15),
                 Ok(true)
             ));
         }
-        let blends = [max, dual, two_constants].map(|eq| {
-            [ColorTargetState {
-                blend: Blend::Equation(eq),
-                ..targets[0]
-            }]
-        });
-        let blend_draws = blends.each_ref().map(|t| Draw { targets: t, ..base });
-        // MAX and two constants take blend shaders now: they are not
-        // errors (`blend_shaders_on_unorm_targets_match_the_reference`).
+        // MAX, two constants and dual-source factors take blend shaders:
+        // they are not errors (`blend_shaders_on_unorm_targets_match_the_reference`,
+        // `every_blend_factor_and_op_renders_like_the_vulkan_rules`).
         for (what, d) in [
-            ("dual-source blending", blend_draws[1]),
             ("a vertex shader as fragment program", vertex_as_fragment),
             ("a fragment shader as vertex program", fragment_as_vertex),
             ("misaligned fragment code", misaligned),
@@ -2775,23 +2768,101 @@ fn expressible(op: BlendOp, sf: BlendFactor, df: BlendFactor, alpha: bool) -> bo
     s.0 == "0" || d.0 == "0" || s.0 == d.0 || two_s_d
 }
 
+use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+
+/// `dual_source.frag`'s second colour: the first rotated.
+fn dual_source_src1(c: &[f64]) -> [f64; 4] {
+    [c[1], c[2], c[3], c[0]]
+}
+
+fn dual_source_shaders(arch: IsaArch) -> (Stage2, Stage2) {
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_rgba.vert.spv")).unwrap();
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/dual_source.frag.spv")).unwrap();
+    (
+        compile_for(&v, Stage::Vertex, arch),
+        compile_for(&f, Stage::Fragment, arch),
+    )
+}
+
+/// The reference of a scene drawn with `dual_source.frag` (or, with
+/// `dual` false, a shader writing only the first colour).
+fn reference_dual(scene: &Scene<'_>, dual: bool) -> (ops::Target, Vec<bool>) {
+    let (t, e, _) = reference_shaded(scene, false, &mut |f| {
+        Some(ops::Shaded {
+            colour: (scene.shade)(&f.attrs),
+            src1: if dual {
+                dual_source_src1(&f.attrs)
+            } else {
+                [0.0; 4]
+            },
+            ..Default::default()
+        })
+    });
+    (t, e)
+}
+
+/// Renders `cases` (one 4×4 cell each, over a destination of random
+/// colours) with `vs`/`fs` on `model` and compares every pixel with the
+/// reference exactly; returns the equations compared.
+fn render_blend_cells(
+    model: SimModel,
+    vs: &Stage2,
+    fs: &Stage2,
+    cases: &[BlendEquation],
+    dual: bool,
+    rng: &mut Rng,
+) -> usize {
+    let cells = (SIZE / 4) * (SIZE / 4);
+    let mut compared = 0;
+    for (pass, chunk) in cases.chunks(cells as usize).enumerate() {
+        let mut scene = rgba_scene(vs, fs, rng, 4);
+        for (i, eq) in chunk.iter().enumerate() {
+            let (cx, cy) = ((i as u32 % (SIZE / 4)) * 4, (i as u32 / (SIZE / 4)) * 4);
+            let colour: Vec<f32> = (0..4).map(|_| source_value(rng)).collect();
+            let first = scene.data.len() as u32 / 8;
+            push_quad(&mut scene.data, cx, cy, 4, 4, &colour, false);
+            scene.draws.push(DrawSpec {
+                topology: Topology::TriangleStrip,
+                count: 4,
+                first,
+                indices: None,
+                blend: Blend::Equation(*eq),
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            });
+        }
+        // Uniform colours: the results are exact.
+        let out = render_on(model, &scene);
+        let (want, on_edge) = reference_dual(&scene, dual);
+        assert!(on_edge.iter().all(|&e| !e));
+        let covered = assert_matches_within(&out.color, &want, |_, _| true, 0);
+        assert_eq!(covered, (SIZE * SIZE) as usize, "{model:?} pass {pass}");
+        compared += chunk.len();
+    }
+    compared
+}
+
 /// Every `VkBlendFactor` as source and destination factor of the colour
 /// equation and of the alpha equation, with every `VkBlendOp`: the pairs
 /// the fixed-function unit can express (`expressible`, our statement of the
 /// unit from the spec's tables) and, through blend shaders
-/// (`compiler::bifrost::blend`), all the others but the dual-source ones
-/// render as the Vulkan rules say, each in its own 4×4 cell over a smooth
-/// destination; the dual-source ones are `JmError::Encoding`. Source colours are uniform per
-/// cell, some outside [0, 1], alpha sometimes exactly 0 or 1; the
-/// constants are equal (one quantity, k/255).
+/// (`compiler::bifrost::blend`), all the others render as the Vulkan rules
+/// say, each in its own 4×4 cell over a smooth destination. The
+/// dual-source ones (SRC1_*, the spec's "Dual-Source Blending") are drawn
+/// with `dual_source.frag` (second colour at Location 0, Index 1) on the
+/// G52 and on a v6 G72. Source colours are uniform per cell, some outside
+/// [0, 1], alpha sometimes exactly 0 or 1; the constants are equal (one
+/// quantity, k/255).
 #[test]
-fn every_blend_factor_and_op_renders_like_the_vulkan_rules_or_is_refused() {
+fn every_blend_factor_and_op_renders_like_the_vulkan_rules() {
     use bifrost_vk::jm::blend::{fixed_function, needs_blend_shader};
     let (vs, fs) = rgba_shaders(Options::default().arch);
     let mut rng = Rng(0xb1e9_d000_0000_0001);
     let k = rng.next(256) as f32 / 255.0;
     let mut cases = Vec::new();
-    let (mut refused, mut refused_rgb, mut shaders) = (0, 0, 0);
+    let mut dual_cases = Vec::new();
+    let (mut dual_rgb, mut shaders) = (0, 0);
     for alpha in [false, true] {
         for op in BlendOp::ALL {
             for sf in BlendFactor::ALL {
@@ -2816,60 +2887,79 @@ fn every_blend_factor_and_op_renders_like_the_vulkan_rules_or_is_refused() {
                         expressible(op, sf, df, alpha),
                         "{op:?} {sf:?} {df:?} (alpha equation: {alpha})"
                     );
-                    // What the unit cannot do takes a blend shader, but
-                    // dual-source factors (not done).
-                    let dual = sf.is_dual_source() || df.is_dual_source();
+                    // What the unit cannot do takes a blend shader.
                     assert_eq!(
                         needs_blend_shader(&eq, 15).ok(),
-                        (!dual).then_some(!ok),
+                        Some(!ok),
                         "{op:?} {sf:?} {df:?}"
                     );
-                    if !dual {
-                        cases.push(eq);
-                        shaders += usize::from(!ok);
+                    shaders += usize::from(!ok);
+                    if sf.is_dual_source() || df.is_dual_source() {
+                        dual_cases.push(eq);
+                        dual_rgb += usize::from(!alpha);
                     } else {
-                        refused += 1;
-                        refused_rgb += usize::from(!alpha);
+                        cases.push(eq);
                     }
                 }
             }
         }
     }
     eprintln!(
-        "{} equations render ({shaders} with a blend shader), {refused} dual-source ones refused ({refused_rgb} colour)",
-        cases.len()
+        "{} equations ({shaders} with a blend shader), {} of them dual-source ({dual_rgb} colour)",
+        cases.len() + dual_cases.len(),
+        dual_cases.len()
     );
-    let cells = (SIZE / 4) * (SIZE / 4);
-    let mut compared = 0;
-    for (pass, chunk) in cases.chunks(cells as usize).enumerate() {
-        let mut scene = rgba_scene(&vs, &fs, &mut rng, 4);
-        for (i, eq) in chunk.iter().enumerate() {
-            let (cx, cy) = ((i as u32 % (SIZE / 4)) * 4, (i as u32 / (SIZE / 4)) * 4);
-            let colour: Vec<f32> = (0..4).map(|_| source_value(&mut rng)).collect();
-            let first = scene.data.len() as u32 / 8;
-            push_quad(&mut scene.data, cx, cy, 4, 4, &colour, false);
-            scene.draws.push(DrawSpec {
-                topology: Topology::TriangleStrip,
-                count: 4,
-                first,
-                indices: None,
-                blend: Blend::Equation(*eq),
-                write_mask: 15,
-                extras: DrawExtras::default(),
-                raster: RasterState::default(),
-            });
-        }
-        // Uniform colours: the results are exact.
-        let r = render(&scene);
-        let (want, on_edge) = reference(&scene);
-        assert!(on_edge.iter().all(|&e| !e));
-        let covered = assert_matches_within(&r.color, &want, |_, _| true, 0);
-        assert_eq!(covered, (SIZE * SIZE) as usize, "pass {pass}");
-        compared += chunk.len();
-    }
+    let compared = render_blend_cells(SimModel::G52, &vs, &fs, &cases, false, &mut rng);
     assert_eq!(compared, cases.len());
     assert!(cases.len() > 2000, "{} equations", cases.len());
-    assert!(shaders > 1500, "{shaders} blend shaders");
+    assert!(shaders > 2900, "{shaders} blend shaders");
+    assert_eq!(dual_cases.len(), 1360);
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let (vs, fs) = dual_source_shaders(arch);
+        let n = render_blend_cells(model, &vs, &fs, &dual_cases, true, &mut rng);
+        assert_eq!(n, dual_cases.len());
+    }
+}
+
+/// A fragment shader writing a second colour (Location 0, Index 1) draws
+/// as if it did not when target 0's state reads no second colour: the
+/// fixed-function SRC_ALPHA_OVER, opaque writes and a MAX blend shader,
+/// on the G52 and a v6 G72, against the reference with the first colour
+/// only.
+#[test]
+fn a_second_colour_without_dual_source_blending_is_ignored() {
+    let mut max = BlendEquation::SRC_ALPHA_OVER;
+    max.color_op = BlendOp::Max;
+    let mut rng = Rng(0x5ec0_0d00_0000_0002);
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let (vs, fs) = dual_source_shaders(arch);
+        for blend in [Blend::SrcAlphaOver, Blend::Opaque, Blend::Equation(max)] {
+            let mut scene = rgba_scene(&vs, &fs, &mut rng, 8);
+            for _ in 0..4 {
+                let colour: Vec<f32> = (0..4).map(|_| source_value(&mut rng)).collect();
+                let (x, y) = (
+                    rng.next(SIZE as u64 - 16) as u32,
+                    rng.next(SIZE as u64 - 16) as u32,
+                );
+                let first = scene.data.len() as u32 / 8;
+                push_quad(&mut scene.data, x, y, 16, 16, &colour, false);
+                scene.draws.push(DrawSpec {
+                    topology: Topology::TriangleStrip,
+                    count: 4,
+                    first,
+                    indices: None,
+                    blend,
+                    write_mask: 15,
+                    extras: DrawExtras::default(),
+                    raster: RasterState::default(),
+                });
+            }
+            let out = render_on(model, &scene);
+            let (want, _) = reference_dual(&scene, false);
+            let covered = assert_matches_within(&out.color, &want, |_, _| true, 0);
+            assert_eq!(covered, (SIZE * SIZE) as usize, "{model:?} {blend:?}");
+        }
+    }
 }
 
 /// A random blend state (factors and ops drawn from all of Vulkan's but

@@ -1163,6 +1163,14 @@ fn fragment_renderer_state(
                     "a blend shader for a colour of another type than the target's",
                 ));
             }
+            // Dual-source blending reads the second colour the fragment
+            // shader leaves in r4–r7 at target 0's BLEND only (Vulkan's
+            // `maxFragmentDualSrcAttachments` is 1 here).
+            if i != 0 && ff::is_dual_source(&eq) {
+                return Err(JmError::Encoding(
+                    "dual-source blend factors on a colour target other than 0",
+                ));
+            }
             if x.multisample.samples > 1 {
                 // Our blend shaders read sample 0 and write every covered
                 // sample with one result: per-sample blending is not done.
@@ -1288,14 +1296,6 @@ fn target_blend(t: &ColorTargetState) -> JmResult<TargetBlend> {
                 } else {
                     eq
                 };
-                if [eq.src_color, eq.dst_color, eq.src_alpha, eq.dst_alpha]
-                    .iter()
-                    .any(|f| f.is_dual_source())
-                {
-                    return Err(JmError::Encoding(
-                        "dual-source blend factors need a blend shader reading the second colour: not done",
-                    ));
-                }
                 Some((eq, mask))
             }
             // A partial mask alone: the source replaces the written channels.
