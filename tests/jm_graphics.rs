@@ -2526,28 +2526,8 @@ fn bad_draws_are_errors() {
             let d = Draw { targets: t, ..base };
             assert!(add_draw(chain, pool, arch, &d).is_err(), "{:?}", t[0]);
         }
-        // A blend shader at 4×: not done (LD_TILE of sample 0 only).
-        let mut max = BlendEquation::SRC_ALPHA_OVER;
-        max.color_op = BlendOp::Max;
-        let max_target = [ColorTargetState {
-            blend: Blend::Equation(max),
-            ..targets[0]
-        }];
-        let four = DrawExtras {
-            multisample: Multisample {
-                samples: 4,
-                ..Multisample::default()
-            },
-            ..DrawExtras::default()
-        };
-        let d = Draw {
-            targets: &max_target,
-            ..base
-        };
-        assert!(matches!(
-            add_draw_with(chain, pool, arch, &d, &four),
-            Err(bifrost_vk::jm::JmError::Encoding(_))
-        ));
+        // A blend shader at 4× is drawn per sample since `gfx-dual`
+        // (`blend_shaders_at_4x_blend_every_sample_with_its_own_destination`).
         for samples in [0, 2, 3, 8, 16] {
             let extras = DrawExtras {
                 multisample: Multisample {
@@ -3426,6 +3406,18 @@ impl MsaaCounts {
 /// stored samples rounded to nearest, ties up (the simulator's documented
 /// choice, which the per-sample surface lets us check).
 fn msaa_scene_matches(model: SimModel, scene: &Scene<'_>, lsb: u8, bound: f64) -> MsaaCounts {
+    msaa_scene_matches_dual(model, scene, lsb, bound, false)
+}
+
+/// [`msaa_scene_matches`] for a scene drawn with `dual_source.frag`
+/// (`dual`: the reference's second colour is [`dual_source_src1`]).
+fn msaa_scene_matches_dual(
+    model: SimModel,
+    scene: &Scene<'_>,
+    lsb: u8,
+    bound: f64,
+    dual: bool,
+) -> MsaaCounts {
     let mut gpu = SimGpu::new(model);
     let samples = try_render_on(&mut gpu, scene, |_| {})
         .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
@@ -3443,7 +3435,7 @@ fn msaa_scene_matches(model: SimModel, scene: &Scene<'_>, lsb: u8, bound: f64) -
     let mut gpu = SimGpu::new(model);
     let resolved = try_render_on(&mut gpu, &resolved_scene, |_| {})
         .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
-    let (want, on_edge) = reference(scene);
+    let (want, on_edge) = reference_dual(scene, dual);
     let n = scene.samples as usize;
     let bits = scene.format.channel_bits();
     let max: [f64; 4] = bits.map(|b| f64::from((1u32 << b) - 1));
@@ -3577,6 +3569,141 @@ fn msaa_4x_random_triangles_match_the_reference_rasterizer() {
     eprintln!("{total:?}");
     assert!(total.samples_covered > 40_000, "{total:?}");
     assert!(total.mixed_pixels > 2_000, "{total:?}");
+}
+
+/// Blend shaders at 4× (2026-11-28, `gfx-dual`): over a destination of
+/// 24 random opaque triangles (pixels whose samples hold different
+/// colours), 16 random triangles each blended with a state only a blend
+/// shader does — MIN/MAX, per-channel constants, SRC_ALPHA_SATURATE,
+/// dual-source factors — and a random write mask, drawn with
+/// `dual_source.frag` on the G52 and a v6 G72. The draw runs per sample
+/// (`Evaluate per-sample`, as Mesa forces for blend shaders at 4×) and the
+/// blend shader's LD_TILE reads the thread's sample: every covered sample
+/// is blended with its own destination, uncovered ones keep theirs. Per
+/// sample exactly as the reference (colours k/255 uniform per triangle, so
+/// the results are exact), then resolved (within 1 LSB of the mean).
+#[test]
+fn blend_shaders_at_4x_blend_every_sample_with_its_own_destination() {
+    let mut rng = Rng(0xb1e4_d4c5_0000_0004);
+    let mut total = MsaaCounts::default();
+    let mut states = [0usize; 4];
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 3),
+        (SimModel::G72, IsaArch::V6, 2),
+    ] {
+        let (vs, fs) = dual_source_shaders(arch);
+        for _ in 0..scenes {
+            let mut data = msaa_triangles(&mut rng, 24, &[1.0]);
+            let four = DrawExtras {
+                multisample: Multisample {
+                    samples: 4,
+                    sample_mask: u32::MAX,
+                    ..Multisample::default()
+                },
+                ..DrawExtras::default()
+            };
+            let mut draws = vec![DrawSpec {
+                topology: Topology::TriangleList,
+                count: 72,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: four,
+                raster: RasterState::default(),
+            }];
+            let blended = msaa_triangles(&mut rng, 16, &[1.0]);
+            for t in 0..16u32 {
+                use BlendFactor::*;
+                let k = |rng: &mut Rng| rng.next(256) as f32 / 255.0;
+                let constants = [k(&mut rng), k(&mut rng), k(&mut rng), k(&mut rng)];
+                let which = rng.next(4) as usize;
+                states[which] += 1;
+                let (sc, dc, co, sa, da, ao) = match which {
+                    0 => (One, One, BlendOp::Min, One, One, BlendOp::Max),
+                    1 => (
+                        ConstantColor,
+                        OneMinusConstantColor,
+                        BlendOp::Add,
+                        ConstantAlpha,
+                        DstAlpha,
+                        BlendOp::Subtract,
+                    ),
+                    2 => (
+                        SrcAlphaSaturate,
+                        One,
+                        BlendOp::Add,
+                        SrcAlphaSaturate,
+                        Zero,
+                        BlendOp::Add,
+                    ),
+                    _ => (
+                        Src1Color,
+                        OneMinusSrc1Color,
+                        BlendOp::Add,
+                        OneMinusSrc1Alpha,
+                        Src1Alpha,
+                        BlendOp::ReverseSubtract,
+                    ),
+                };
+                let eq = BlendEquation {
+                    src_color: sc,
+                    dst_color: dc,
+                    color_op: co,
+                    src_alpha: sa,
+                    dst_alpha: da,
+                    alpha_op: ao,
+                    constants,
+                };
+                draws.push(DrawSpec {
+                    topology: Topology::TriangleList,
+                    count: 3,
+                    first: 72 + 3 * t,
+                    indices: None,
+                    blend: Blend::Equation(eq),
+                    write_mask: if rng.next(3) == 0 {
+                        1 + rng.next(14) as u8
+                    } else {
+                        15
+                    },
+                    extras: four,
+                    raster: RasterState::default(),
+                });
+            }
+            data.extend_from_slice(&blended);
+            let scene = Scene {
+                textures: None,
+                vs: &vs,
+                fs: &fs,
+                data,
+                stride: 32,
+                attributes: vec![(4, 0), (4, 16)],
+                depth: Some(DepthState {
+                    compare: CompareOp::Always,
+                    write: true,
+                }),
+                draws,
+                viewport: viewport(),
+                scissor: full_scissor(),
+                shade: rgba_output,
+                interpolation: Interpolation::Smooth,
+                stencil_clear: None,
+                format: ColorFormat::Rgba8Unorm,
+                depth_format: ZDepthFormat::D32,
+                samples: 4,
+                per_sample: true,
+                more_formats: Vec::new(),
+                more_write_masks: Vec::new(),
+                sample_shading: false,
+            };
+            let c = msaa_scene_matches_dual(model, &scene, 0, 0.999_999, true);
+            total.add(&c);
+        }
+    }
+    eprintln!("{total:?}, states {states:?}");
+    assert!(states.iter().all(|&n| n >= 10), "{states:?}");
+    assert!(total.samples_covered > 20_000, "{total:?}");
+    assert!(total.mixed_pixels > 1_000, "{total:?}");
 }
 
 /// A depth-tested 4× scene with perspective (clip w 0.5–4) and colours

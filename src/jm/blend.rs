@@ -319,6 +319,7 @@ pub fn shader_desc(
         integer,
         conversion: internal[1],
         descriptor: internal,
+        multisampled: false,
     }
 }
 

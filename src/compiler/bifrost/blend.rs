@@ -40,8 +40,12 @@
 //! r4–r7 colour 1); UNORM targets clamp it like the first. Such a shader
 //! allocates only r8–r15.
 //!
-//! Not done: f16 colours, multisampled targets (LD_TILE of sample 0
-//! only).
+//! Multisampled targets (`BlendShaderDesc::multisampled`): the draw runs
+//! per sample and LD_TILE adds the thread's sample ID from r61 to its
+//! indices (Mesa's `bi_pixel_indices`); the shader's BLEND, with the
+//! thread's coverage (its one sample), writes that sample only.
+//!
+//! Not done: f16 colours.
 
 use super::isel::{Block, Program, Term};
 use super::ops::{Dst, Instr, Op, Reg, Src};
@@ -155,9 +159,15 @@ pub struct BlendShaderDesc {
     /// The Internal Blend words (mode Opaque, the target, the conversion)
     /// of the shader's own BLEND.
     pub descriptor: [u32; 2],
+    /// A multisampled framebuffer: the draw runs once per covered sample
+    /// (the emitter sets `Evaluate per-sample` and the sample mask/ID
+    /// preload) and LD_TILE reads the thread's sample, r61 bits 16.. (Mesa's
+    /// `bi_pixel_indices`: the sample ID added to the indices' low byte).
+    pub multisampled: bool,
 }
 
-/// LD_TILE's pixel indices: sample 0 (bits 0–7), render target (8–15),
+/// LD_TILE's pixel indices: sample 0 (bits 0–7; at 4× the thread's
+/// sample is added), render target (8–15),
 /// x 0, y 255 = the thread's own pixel (Mesa's `bifrost_pixel_indices`
 /// and `BIFROST_CURRENT_PIXEL`).
 pub fn pixel_indices(rt: u8) -> u32 {
@@ -267,14 +277,25 @@ pub fn select(desc: &BlendShaderDesc) -> Result<Program, CompileError> {
     let coverage = Src::Phys(60);
     // The destination, as the target's conversion gives it (F32).
     let dv = b.vreg(4);
+    let indices = if desc.multisampled {
+        // (r61 >> 16) & 0x1f = the thread's sample (Mesa's
+        // `bi_load_sample_id_to`), added to the indices' sample byte.
+        let id = b.emit(
+            Op::Shift {
+                op: super::ops::ShiftOp::RshiftAnd,
+                not1: false,
+                not_result: false,
+            },
+            &[Src::Phys(61), Src::Imm(0x1f), Src::Imm(16)],
+        );
+        b.emit(Op::IaddS32, &[Src::Imm(pixel_indices(desc.rt)), id])
+    } else {
+        Src::Imm(pixel_indices(desc.rt))
+    };
     b.instrs.push(Instr::new(
         Op::LdTile,
         Some(Dst::Reg(Reg { index: dv, comp: 0 })),
-        [
-            Src::Imm(pixel_indices(desc.rt)),
-            coverage,
-            Src::Imm(desc.conversion),
-        ],
+        [indices, coverage, Src::Imm(desc.conversion)],
     ));
     let d: [Src; 4] = std::array::from_fn(|c| {
         Src::Reg(Reg {
@@ -446,6 +467,7 @@ mod tests {
             integer: false,
             conversion: 0x1234_5678,
             descriptor: [0x9abc_def1, 0x1234_5678],
+            multisampled: false,
         }
     }
 
