@@ -2526,6 +2526,23 @@ fn bad_draws_are_errors() {
             let d = Draw { targets: t, ..base };
             assert!(add_draw(chain, pool, arch, &d).is_err(), "{:?}", t[0]);
         }
+        // Dual-source factors on a target other than 0 (the second colour
+        // is in r4–r7 at target 0's BLEND only).
+        let dual_on_1 = [
+            targets[0],
+            ColorTargetState {
+                blend: Blend::Equation(dual),
+                ..targets[0]
+            },
+        ];
+        let d = Draw {
+            targets: &dual_on_1,
+            ..base
+        };
+        assert!(matches!(
+            add_draw(chain, pool, arch, &d),
+            Err(bifrost_vk::jm::JmError::Encoding(m)) if m.contains("dual-source")
+        ));
         // A blend shader at 4× is drawn per sample since `gfx-dual`
         // (`blend_shaders_at_4x_blend_every_sample_with_its_own_destination`).
         for samples in [0, 2, 3, 8, 16] {

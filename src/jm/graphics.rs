@@ -1168,6 +1168,14 @@ fn fragment_renderer_state(
             .iter()
             .find(|r| r.index == i as u32)
             .map_or(BlendRegisterFormat::F32, |r| r.format);
+        // Dual-source blending reads the second colour the fragment
+        // shader leaves in r4–r7 at target 0's BLEND only (Vulkan's
+        // `maxFragmentDualSrcAttachments` is 1 here).
+        if i != 0 && t.blend.equation().is_some_and(|eq| ff::is_dual_source(&eq)) {
+            return Err(JmError::Encoding(
+                "dual-source blend factors on a colour target other than 0",
+            ));
+        }
         let mut bw = blend_words_with(arch, i as u32, t, register)?;
         if let Some((eq, mask)) = target_blend(t)?.shader
             && let Some(written) = fs.render_targets.iter().find(|r| r.index == i as u32)
@@ -1176,14 +1184,6 @@ fn fragment_renderer_state(
             if (written.format == BlendRegisterFormat::F32) == integer {
                 return Err(JmError::Encoding(
                     "a blend shader for a colour of another type than the target's",
-                ));
-            }
-            // Dual-source blending reads the second colour the fragment
-            // shader leaves in r4–r7 at target 0's BLEND only (Vulkan's
-            // `maxFragmentDualSrcAttachments` is 1 here).
-            if i != 0 && ff::is_dual_source(&eq) {
-                return Err(JmError::Encoding(
-                    "dual-source blend factors on a colour target other than 0",
                 ));
             }
             let unorm = t.format.kind() == ColorKind::Unorm;
