@@ -4186,8 +4186,9 @@ fn float_and_integer_targets_store_like_the_vulkan_rules() {
 
 /// Blend shaders on float targets (`R16G16B16A16_SFLOAT`,
 /// `R32G32B32A32_SFLOAT`, which the blend unit cannot blend): every
-/// colour and alpha equation of the every-factor test above but the
-/// dual-source ones (every op, every other factor), blend constants k/255
+/// colour and alpha equation of the every-factor test above (every op,
+/// every factor; the dual-source ones drawn with `dual_source.frag`, since
+/// `gfx-dual`), blend constants k/255
 /// different in each channel, each in its own 4×4 cell over a flat
 /// destination, with a random write mask (full half of the time) — on
 /// the G52 for both formats and on a v6 G72 for RGBA16F. Every component
@@ -4202,13 +4203,11 @@ fn blend_shaders_on_float_targets_match_the_reference() {
     use bifrost_vk::compiler::bifrost::Arch as IsaArch;
     let mut rng = Rng(0xb1e5_f10a_7000_0001);
     let mut cases = Vec::new();
+    let mut dual_cases = Vec::new();
     for alpha in [false, true] {
         for op in BlendOp::ALL {
             for sf in BlendFactor::ALL {
                 for df in BlendFactor::ALL {
-                    if sf.is_dual_source() || df.is_dual_source() {
-                        continue;
-                    }
                     let mut eq = BlendEquation {
                         src_color: BlendFactor::One,
                         dst_color: BlendFactor::Zero,
@@ -4223,7 +4222,11 @@ fn blend_shaders_on_float_targets_match_the_reference() {
                     } else {
                         (eq.src_color, eq.dst_color, eq.color_op) = (sf, df, op);
                     }
-                    cases.push(eq);
+                    if sf.is_dual_source() || df.is_dual_source() {
+                        dual_cases.push(eq);
+                    } else {
+                        cases.push(eq);
+                    }
                 }
             }
         }
@@ -4238,11 +4241,22 @@ fn blend_shaders_on_float_targets_match_the_reference() {
         ),
         (SimModel::G72, IsaArch::V6, &[ColorFormat::Rgba16Sfloat][..]),
     ] {
-        let (vs, fs) = flat_rgba_shaders(arch);
-        for &format in formats {
-            for chunk in cases.chunks(cells as usize) {
-                let mut scene = rgba_scene(&vs, &fs, &mut rng, 4);
-                scene.interpolation = Interpolation::Flat;
+        let flat = flat_rgba_shaders(arch);
+        let dual_shaders = dual_source_shaders(arch);
+        // The dual-source equations with `dual_source.frag` (smooth
+        // colours, uniform per cell), the others with flat ones.
+        let sets = [(&cases, &flat, false), (&dual_cases, &dual_shaders, true)];
+        for (&format, (set, (vs, fs), dual)) in formats
+            .iter()
+            .flat_map(|f| sets.iter().map(move |s| (f, *s)))
+        {
+            for chunk in set.chunks(cells as usize) {
+                let mut scene = rgba_scene(vs, fs, &mut rng, 4);
+                scene.interpolation = if dual {
+                    Interpolation::Smooth
+                } else {
+                    Interpolation::Flat
+                };
                 scene.format = format;
                 for (i, eq) in chunk.iter().enumerate() {
                     let (cx, cy) = ((i as u32 % (SIZE / 4)) * 4, (i as u32 / (SIZE / 4)) * 4);
@@ -4268,7 +4282,7 @@ fn blend_shaders_on_float_targets_match_the_reference() {
                 let mut gpu = SimGpu::new(model);
                 let out = try_render_on(&mut gpu, &scene, |_| {})
                     .unwrap_or_else(|e| panic!("{format:?}: the chains must complete: {e}"));
-                let (want, on_edge) = reference(&scene);
+                let (want, on_edge) = reference_dual(&scene, dual);
                 for (i, words) in out.codes.iter().enumerate() {
                     if on_edge[i] {
                         continue;
@@ -4299,9 +4313,11 @@ fn blend_shaders_on_float_targets_match_the_reference() {
         }
     }
     eprintln!(
-        "{} equations, {compared} components compared, {inexact} not exactly the reference's",
-        cases.len()
+        "{} equations ({} dual-source), {compared} components compared, {inexact} not exactly the reference's",
+        cases.len() + dual_cases.len(),
+        dual_cases.len()
     );
+    assert_eq!(dual_cases.len(), 1360);
     assert!(compared > 100_000, "{compared}");
 }
 
