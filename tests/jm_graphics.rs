@@ -2964,7 +2964,13 @@ fn a_second_colour_without_dual_source_blending_is_ignored() {
 /// unit can, else a blend shader), or no blending; constants k/255, the
 /// same in every channel or not.
 fn random_blend(rng: &mut Rng, write_mask: u8) -> Blend {
-    use bifrost_vk::jm::blend::needs_blend_shader;
+    random_blend_with(rng, write_mask, false)
+}
+
+/// [`random_blend`], dual-source factors included when `dual` (for scenes
+/// drawn with a shader writing a second colour).
+fn random_blend_with(rng: &mut Rng, write_mask: u8, dual: bool) -> Blend {
+    use bifrost_vk::jm::blend::{is_dual_source, needs_blend_shader};
     if rng.next(6) == 0 {
         return Blend::Opaque;
     }
@@ -2988,7 +2994,7 @@ fn random_blend(rng: &mut Rng, write_mask: u8) -> Blend {
             alpha_op: ao,
             constants,
         };
-        if needs_blend_shader(&eq, write_mask).is_ok() {
+        if needs_blend_shader(&eq, write_mask).is_ok() && (dual || !is_dual_source(&eq)) {
             return Blend::Equation(eq);
         }
     }
@@ -2999,6 +3005,16 @@ fn random_blend(rng: &mut Rng, write_mask: u8) -> Blend {
 /// cells: colours are exact (flat sources and k/255 values make every
 /// blend result exact in f32 and f64).
 fn random_blend_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng) -> Scene<'a> {
+    random_blend_scene_with(vs, fs, rng, false)
+}
+
+/// [`random_blend_scene`], dual-source states included when `dual`.
+fn random_blend_scene_with<'a>(
+    vs: &'a Stage2,
+    fs: &'a Stage2,
+    rng: &mut Rng,
+    dual: bool,
+) -> Scene<'a> {
     let mut scene = rgba_scene(vs, fs, rng, 8);
     scene.interpolation = Interpolation::Flat;
     for _ in 0..6 {
@@ -3022,7 +3038,7 @@ fn random_blend_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng) -> Scen
             count: 3,
             first,
             indices: None,
-            blend: random_blend(rng, write_mask),
+            blend: random_blend_with(rng, write_mask, dual),
             write_mask,
             extras: DrawExtras::default(),
             raster: RasterState {
@@ -3047,10 +3063,16 @@ fn flat_rgba_shaders(arch: bifrost_vk::compiler::bifrost::Arch) -> (Stage2, Stag
 /// (pixels with a centre on an edge left out); returns the pixels compared
 /// that some triangle after the destination covered.
 fn blend_scene_matches(model: SimModel, scene: &Scene<'_>) -> usize {
+    blend_scene_matches_dual(model, scene, false)
+}
+
+/// [`blend_scene_matches`]; `dual`: the scene's shader writes
+/// [`dual_source_src1`] as its second colour.
+fn blend_scene_matches_dual(model: SimModel, scene: &Scene<'_>, dual: bool) -> usize {
     let mut gpu = SimGpu::new(model);
     let out = try_render_on(&mut gpu, scene, |_| {})
         .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
-    let (want, on_edge) = reference(scene);
+    let (want, on_edge) = reference_dual(scene, dual);
     assert_matches_within(
         &out.color,
         &want,
@@ -3084,6 +3106,35 @@ fn random_blend_scenes_match_the_reference_rasterizer() {
     }
     eprintln!("{blended} pixels drawn over by blended triangles");
     assert!(blended > 3000, "{blended}");
+    // Dual-source states too (2026-11-28, `gfx-dual`), with a flat
+    // shader writing a second colour.
+    let (mut dual_blended, mut dual_draws) = (0, 0);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 4),
+        (SimModel::G72, IsaArch::V6, 2),
+    ] {
+        let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_rgba.vert.spv")).unwrap();
+        let f = std::fs::read(format!("{GRAPHICS_SHADERS}/dual_source_flat.frag.spv")).unwrap();
+        let vs = compile_for(&v, Stage::Vertex, arch);
+        let fs = compile_for(&f, Stage::Fragment, arch);
+        for _ in 0..scenes {
+            let scene = random_blend_scene_with(&vs, &fs, &mut rng, true);
+            dual_draws += scene
+                .draws
+                .iter()
+                .filter(|d| {
+                    d.blend
+                        .equation()
+                        .is_some_and(|eq| bifrost_vk::jm::blend::is_dual_source(&eq))
+                })
+                .count();
+            dual_blended += blend_scene_matches_dual(model, &scene, true);
+        }
+    }
+    eprintln!(
+        "{dual_blended} pixels blended in the dual-source scenes, {dual_draws} dual-source draws"
+    );
+    assert!(dual_draws >= 10, "{dual_draws}");
 }
 
 // ---- Stencil, depth bias, occlusion counters -------------------------------
