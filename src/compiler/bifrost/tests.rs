@@ -1004,6 +1004,13 @@ fn a_second_colour_goes_to_r4_r7_before_the_first_blend() {
   store_output output=0 %1
   store_output output=1 %0
 }"#;
+    // The IR prints the slot back as it parses it.
+    let parsed = Shader::parse(text).unwrap();
+    assert_eq!(
+        Shader::parse(&parsed.to_string()).unwrap().outputs,
+        parsed.outputs
+    );
+    assert!(parsed.to_string().contains("second_color component 0"));
     for arch in [Arch::V7, Arch::V6] {
         let bin = check_with(
             text,
