@@ -81,10 +81,7 @@
 //!
 //! Not encoded yet (the caller must not ask for them): instanced draws
 //! (one instance; the simulator does not run instanced tiler jobs either),
-//! depth clamp, multisampling, occlusion predicates, blend equations that
-//! need a blend shader (MIN/MAX, dual source, SRC_ALPHA_SATURATE for
-//! colour, two different non-trivial factors, two different constants),
-//! logic ops, colour formats other
+//! depth clamp, occlusion predicates, logic ops, colour formats other
 //! than RGBA8/RG8/R8 UNORM, integer fragment outputs, IDVS jobs, clipping of
 //! primitives crossing w = 0.
 //!
