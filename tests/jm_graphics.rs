@@ -2959,17 +2959,12 @@ fn a_second_colour_without_dual_source_blending_is_ignored() {
     }
 }
 
-/// A random blend state (factors and ops drawn from all of Vulkan's but
-/// the dual-source factors, which are refused: fixed function where the
-/// unit can, else a blend shader), or no blending; constants k/255, the
-/// same in every channel or not.
-fn random_blend(rng: &mut Rng, write_mask: u8) -> Blend {
-    random_blend_with(rng, write_mask, false)
-}
-
-/// [`random_blend`], dual-source factors included when `dual` (for scenes
-/// drawn with a shader writing a second colour).
-fn random_blend_with(rng: &mut Rng, write_mask: u8, dual: bool) -> Blend {
+/// A random blend state (factors and ops drawn from all of Vulkan's, the
+/// dual-source factors only when `dual`, for scenes drawn with a shader
+/// writing a second colour: fixed function where the unit can, else a
+/// blend shader), or no blending; constants k/255, the same in every
+/// channel or not.
+fn random_blend(rng: &mut Rng, write_mask: u8, dual: bool) -> Blend {
     use bifrost_vk::jm::blend::{is_dual_source, needs_blend_shader};
     if rng.next(6) == 0 {
         return Blend::Opaque;
@@ -3038,7 +3033,7 @@ fn random_blend_scene_with<'a>(
             count: 3,
             first,
             indices: None,
-            blend: random_blend_with(rng, write_mask, dual),
+            blend: random_blend(rng, write_mask, dual),
             write_mask,
             extras: DrawExtras::default(),
             raster: RasterState {
