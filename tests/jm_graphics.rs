@@ -3025,29 +3025,22 @@ fn bad_draws_are_errors() {
         };
         let mut max = BlendEquation::SRC_ALPHA_OVER;
         max.color_op = BlendOp::Max;
-        let mut dual = BlendEquation::SRC_ALPHA_OVER;
-        dual.dst_alpha = BlendFactor::OneMinusSrc1Alpha;
         let mut two_constants = BlendEquation::SRC_ALPHA_OVER;
         two_constants.src_color = BlendFactor::ConstantColor;
         two_constants.dst_color = BlendFactor::OneMinusConstantColor;
         two_constants.constants = [0.5, 0.25, 0.5, 0.5];
-        for eq in [max, two_constants] {
+        let mut dual = BlendEquation::SRC_ALPHA_OVER;
+        dual.dst_alpha = BlendFactor::OneMinusSrc1Alpha;
+        for eq in [max, two_constants, dual] {
             assert!(matches!(
                 bifrost_vk::jm::blend::needs_blend_shader(&eq, 15),
                 Ok(true)
             ));
         }
-        let blends = [max, dual, two_constants].map(|eq| {
-            [ColorTargetState {
-                blend: Blend::Equation(eq),
-                ..targets[0]
-            }]
-        });
-        let blend_draws = blends.each_ref().map(|t| Draw { targets: t, ..base });
-        // MAX and two constants take blend shaders now: they are not
-        // errors (`blend_shaders_on_unorm_targets_match_the_reference`).
+        // MAX, two constants and dual-source factors take blend shaders:
+        // they are not errors (`blend_shaders_on_unorm_targets_match_the_reference`,
+        // `every_blend_factor_and_op_renders_like_the_vulkan_rules`).
         for (what, d) in [
-            ("dual-source blending", blend_draws[1]),
             ("a vertex shader as fragment program", vertex_as_fragment),
             ("a fragment shader as vertex program", fragment_as_vertex),
             ("misaligned fragment code", misaligned),
@@ -3076,28 +3069,25 @@ fn bad_draws_are_errors() {
             let d = Draw { targets: t, ..base };
             assert!(add_draw(chain, pool, arch, &d).is_err(), "{:?}", t[0]);
         }
-        // A blend shader at 4×: not done (LD_TILE of sample 0 only).
-        let mut max = BlendEquation::SRC_ALPHA_OVER;
-        max.color_op = BlendOp::Max;
-        let max_target = [ColorTargetState {
-            blend: Blend::Equation(max),
-            ..targets[0]
-        }];
-        let four = DrawExtras {
-            multisample: Multisample {
-                samples: 4,
-                ..Multisample::default()
+        // Dual-source factors on a target other than 0 (the second colour
+        // is in r4–r7 at target 0's BLEND only).
+        let dual_on_1 = [
+            targets[0],
+            ColorTargetState {
+                blend: Blend::Equation(dual),
+                ..targets[0]
             },
-            ..DrawExtras::default()
-        };
+        ];
         let d = Draw {
-            targets: &max_target,
+            targets: &dual_on_1,
             ..base
         };
         assert!(matches!(
-            add_draw_with(chain, pool, arch, &d, &four),
-            Err(bifrost_vk::jm::JmError::Encoding(_))
+            add_draw(chain, pool, arch, &d),
+            Err(bifrost_vk::jm::JmError::Encoding(m)) if m.contains("dual-source")
         ));
+        // A blend shader at 4× is drawn per sample since `gfx-dual`
+        // (`blend_shaders_at_4x_blend_every_sample_with_its_own_destination`).
         for samples in [0, 2, 3, 8, 16] {
             let extras = DrawExtras {
                 multisample: Multisample {
@@ -3318,23 +3308,101 @@ fn expressible(op: BlendOp, sf: BlendFactor, df: BlendFactor, alpha: bool) -> bo
     s.0 == "0" || d.0 == "0" || s.0 == d.0 || two_s_d
 }
 
+use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+
+/// `dual_source.frag`'s second colour: the first rotated.
+fn dual_source_src1(c: &[f64]) -> [f64; 4] {
+    [c[1], c[2], c[3], c[0]]
+}
+
+fn dual_source_shaders(arch: IsaArch) -> (Stage2, Stage2) {
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_rgba.vert.spv")).unwrap();
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/dual_source.frag.spv")).unwrap();
+    (
+        compile_for(&v, Stage::Vertex, arch),
+        compile_for(&f, Stage::Fragment, arch),
+    )
+}
+
+/// The reference of a scene drawn with `dual_source.frag` (or, with
+/// `dual` false, a shader writing only the first colour).
+fn reference_dual(scene: &Scene<'_>, dual: bool) -> (ops::Target, Vec<bool>) {
+    let (t, e, _) = reference_shaded(scene, false, &mut |f| {
+        Some(ops::Shaded {
+            colour: (scene.shade)(&f.attrs),
+            src1: if dual {
+                dual_source_src1(&f.attrs)
+            } else {
+                [0.0; 4]
+            },
+            ..Default::default()
+        })
+    });
+    (t, e)
+}
+
+/// Renders `cases` (one 4×4 cell each, over a destination of random
+/// colours) with `vs`/`fs` on `model` and compares every pixel with the
+/// reference exactly; returns the equations compared.
+fn render_blend_cells(
+    model: SimModel,
+    vs: &Stage2,
+    fs: &Stage2,
+    cases: &[BlendEquation],
+    dual: bool,
+    rng: &mut Rng,
+) -> usize {
+    let cells = (SIZE / 4) * (SIZE / 4);
+    let mut compared = 0;
+    for (pass, chunk) in cases.chunks(cells as usize).enumerate() {
+        let mut scene = rgba_scene(vs, fs, rng, 4);
+        for (i, eq) in chunk.iter().enumerate() {
+            let (cx, cy) = ((i as u32 % (SIZE / 4)) * 4, (i as u32 / (SIZE / 4)) * 4);
+            let colour: Vec<f32> = (0..4).map(|_| source_value(rng)).collect();
+            let first = scene.data.len() as u32 / 8;
+            push_quad(&mut scene.data, cx, cy, 4, 4, &colour, false);
+            scene.draws.push(DrawSpec {
+                topology: Topology::TriangleStrip,
+                count: 4,
+                first,
+                indices: None,
+                blend: Blend::Equation(*eq),
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            });
+        }
+        // Uniform colours: the results are exact.
+        let out = render_on(model, &scene);
+        let (want, on_edge) = reference_dual(&scene, dual);
+        assert!(on_edge.iter().all(|&e| !e));
+        let covered = assert_matches_within(&out.color, &want, |_, _| true, 0);
+        assert_eq!(covered, (SIZE * SIZE) as usize, "{model:?} pass {pass}");
+        compared += chunk.len();
+    }
+    compared
+}
+
 /// Every `VkBlendFactor` as source and destination factor of the colour
 /// equation and of the alpha equation, with every `VkBlendOp`: the pairs
 /// the fixed-function unit can express (`expressible`, our statement of the
 /// unit from the spec's tables) and, through blend shaders
-/// (`compiler::bifrost::blend`), all the others but the dual-source ones
-/// render as the Vulkan rules say, each in its own 4×4 cell over a smooth
-/// destination; the dual-source ones are `JmError::Encoding`. Source colours are uniform per
-/// cell, some outside [0, 1], alpha sometimes exactly 0 or 1; the
-/// constants are equal (one quantity, k/255).
+/// (`compiler::bifrost::blend`), all the others render as the Vulkan rules
+/// say, each in its own 4×4 cell over a smooth destination. The
+/// dual-source ones (SRC1_*, the spec's "Dual-Source Blending") are drawn
+/// with `dual_source.frag` (second colour at Location 0, Index 1) on the
+/// G52 and on a v6 G72. Source colours are uniform per cell, some outside
+/// [0, 1], alpha sometimes exactly 0 or 1; the constants are equal (one
+/// quantity, k/255).
 #[test]
-fn every_blend_factor_and_op_renders_like_the_vulkan_rules_or_is_refused() {
+fn every_blend_factor_and_op_renders_like_the_vulkan_rules() {
     use bifrost_vk::jm::blend::{fixed_function, needs_blend_shader};
     let (vs, fs) = rgba_shaders(Options::default().arch);
     let mut rng = Rng(0xb1e9_d000_0000_0001);
     let k = rng.next(256) as f32 / 255.0;
     let mut cases = Vec::new();
-    let (mut refused, mut refused_rgb, mut shaders) = (0, 0, 0);
+    let mut dual_cases = Vec::new();
+    let (mut dual_rgb, mut shaders) = (0, 0);
     for alpha in [false, true] {
         for op in BlendOp::ALL {
             for sf in BlendFactor::ALL {
@@ -3359,68 +3427,88 @@ fn every_blend_factor_and_op_renders_like_the_vulkan_rules_or_is_refused() {
                         expressible(op, sf, df, alpha),
                         "{op:?} {sf:?} {df:?} (alpha equation: {alpha})"
                     );
-                    // What the unit cannot do takes a blend shader, but
-                    // dual-source factors (not done).
-                    let dual = sf.is_dual_source() || df.is_dual_source();
+                    // What the unit cannot do takes a blend shader.
                     assert_eq!(
                         needs_blend_shader(&eq, 15).ok(),
-                        (!dual).then_some(!ok),
+                        Some(!ok),
                         "{op:?} {sf:?} {df:?}"
                     );
-                    if !dual {
-                        cases.push(eq);
-                        shaders += usize::from(!ok);
+                    shaders += usize::from(!ok);
+                    if sf.is_dual_source() || df.is_dual_source() {
+                        dual_cases.push(eq);
+                        dual_rgb += usize::from(!alpha);
                     } else {
-                        refused += 1;
-                        refused_rgb += usize::from(!alpha);
+                        cases.push(eq);
                     }
                 }
             }
         }
     }
     eprintln!(
-        "{} equations render ({shaders} with a blend shader), {refused} dual-source ones refused ({refused_rgb} colour)",
-        cases.len()
+        "{} equations ({shaders} with a blend shader), {} of them dual-source ({dual_rgb} colour)",
+        cases.len() + dual_cases.len(),
+        dual_cases.len()
     );
-    let cells = (SIZE / 4) * (SIZE / 4);
-    let mut compared = 0;
-    for (pass, chunk) in cases.chunks(cells as usize).enumerate() {
-        let mut scene = rgba_scene(&vs, &fs, &mut rng, 4);
-        for (i, eq) in chunk.iter().enumerate() {
-            let (cx, cy) = ((i as u32 % (SIZE / 4)) * 4, (i as u32 / (SIZE / 4)) * 4);
-            let colour: Vec<f32> = (0..4).map(|_| source_value(&mut rng)).collect();
-            let first = scene.data.len() as u32 / 8;
-            push_quad(&mut scene.data, cx, cy, 4, 4, &colour, false);
-            scene.draws.push(DrawSpec {
-                topology: Topology::TriangleStrip,
-                count: 4,
-                first,
-                indices: None,
-                blend: Blend::Equation(*eq),
-                write_mask: 15,
-                extras: DrawExtras::default(),
-                raster: RasterState::default(),
-            });
-        }
-        // Uniform colours: the results are exact.
-        let r = render(&scene);
-        let (want, on_edge) = reference(&scene);
-        assert!(on_edge.iter().all(|&e| !e));
-        let covered = assert_matches_within(&r.color, &want, |_, _| true, 0);
-        assert_eq!(covered, (SIZE * SIZE) as usize, "pass {pass}");
-        compared += chunk.len();
-    }
+    let compared = render_blend_cells(SimModel::G52, &vs, &fs, &cases, false, &mut rng);
     assert_eq!(compared, cases.len());
     assert!(cases.len() > 2000, "{} equations", cases.len());
-    assert!(shaders > 1500, "{shaders} blend shaders");
+    assert!(shaders > 2900, "{shaders} blend shaders");
+    assert_eq!(dual_cases.len(), 1360);
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let (vs, fs) = dual_source_shaders(arch);
+        let n = render_blend_cells(model, &vs, &fs, &dual_cases, true, &mut rng);
+        assert_eq!(n, dual_cases.len());
+    }
 }
 
-/// A random blend state (factors and ops drawn from all of Vulkan's but
-/// the dual-source factors, which are refused: fixed function where the
-/// unit can, else a blend shader), or no blending; constants k/255, the
-/// same in every channel or not.
-fn random_blend(rng: &mut Rng, write_mask: u8) -> Blend {
-    use bifrost_vk::jm::blend::needs_blend_shader;
+/// A fragment shader writing a second colour (Location 0, Index 1) draws
+/// as if it did not when target 0's state reads no second colour: the
+/// fixed-function SRC_ALPHA_OVER, opaque writes and a MAX blend shader,
+/// on the G52 and a v6 G72, against the reference with the first colour
+/// only.
+#[test]
+fn a_second_colour_without_dual_source_blending_is_ignored() {
+    let mut max = BlendEquation::SRC_ALPHA_OVER;
+    max.color_op = BlendOp::Max;
+    let mut rng = Rng(0x5ec0_0d00_0000_0002);
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let (vs, fs) = dual_source_shaders(arch);
+        for blend in [Blend::SrcAlphaOver, Blend::Opaque, Blend::Equation(max)] {
+            let mut scene = rgba_scene(&vs, &fs, &mut rng, 8);
+            for _ in 0..4 {
+                let colour: Vec<f32> = (0..4).map(|_| source_value(&mut rng)).collect();
+                let (x, y) = (
+                    rng.next(SIZE as u64 - 16) as u32,
+                    rng.next(SIZE as u64 - 16) as u32,
+                );
+                let first = scene.data.len() as u32 / 8;
+                push_quad(&mut scene.data, x, y, 16, 16, &colour, false);
+                scene.draws.push(DrawSpec {
+                    topology: Topology::TriangleStrip,
+                    count: 4,
+                    first,
+                    indices: None,
+                    blend,
+                    write_mask: 15,
+                    extras: DrawExtras::default(),
+                    raster: RasterState::default(),
+                });
+            }
+            let out = render_on(model, &scene);
+            let (want, _) = reference_dual(&scene, false);
+            let covered = assert_matches_within(&out.color, &want, |_, _| true, 0);
+            assert_eq!(covered, (SIZE * SIZE) as usize, "{model:?} {blend:?}");
+        }
+    }
+}
+
+/// A random blend state (factors and ops drawn from all of Vulkan's, the
+/// dual-source factors only when `dual`, for scenes drawn with a shader
+/// writing a second colour: fixed function where the unit can, else a
+/// blend shader), or no blending; constants k/255, the same in every
+/// channel or not.
+fn random_blend(rng: &mut Rng, write_mask: u8, dual: bool) -> Blend {
+    use bifrost_vk::jm::blend::{is_dual_source, needs_blend_shader};
     if rng.next(6) == 0 {
         return Blend::Opaque;
     }
@@ -3444,7 +3532,7 @@ fn random_blend(rng: &mut Rng, write_mask: u8) -> Blend {
             alpha_op: ao,
             constants,
         };
-        if needs_blend_shader(&eq, write_mask).is_ok() {
+        if needs_blend_shader(&eq, write_mask).is_ok() && (dual || !is_dual_source(&eq)) {
             return Blend::Equation(eq);
         }
     }
@@ -3455,6 +3543,16 @@ fn random_blend(rng: &mut Rng, write_mask: u8) -> Blend {
 /// cells: colours are exact (flat sources and k/255 values make every
 /// blend result exact in f32 and f64).
 fn random_blend_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng) -> Scene<'a> {
+    random_blend_scene_with(vs, fs, rng, false)
+}
+
+/// [`random_blend_scene`], dual-source states included when `dual`.
+fn random_blend_scene_with<'a>(
+    vs: &'a Stage2,
+    fs: &'a Stage2,
+    rng: &mut Rng,
+    dual: bool,
+) -> Scene<'a> {
     let mut scene = rgba_scene(vs, fs, rng, 8);
     scene.interpolation = Interpolation::Flat;
     for _ in 0..6 {
@@ -3478,7 +3576,7 @@ fn random_blend_scene<'a>(vs: &'a Stage2, fs: &'a Stage2, rng: &mut Rng) -> Scen
             count: 3,
             first,
             indices: None,
-            blend: random_blend(rng, write_mask),
+            blend: random_blend(rng, write_mask, dual),
             write_mask,
             extras: DrawExtras::default(),
             raster: RasterState {
@@ -3503,10 +3601,16 @@ fn flat_rgba_shaders(arch: bifrost_vk::compiler::bifrost::Arch) -> (Stage2, Stag
 /// (pixels with a centre on an edge left out); returns the pixels compared
 /// that some triangle after the destination covered.
 fn blend_scene_matches(model: SimModel, scene: &Scene<'_>) -> usize {
+    blend_scene_matches_dual(model, scene, false)
+}
+
+/// [`blend_scene_matches`]; `dual`: the scene's shader writes
+/// [`dual_source_src1`] as its second colour.
+fn blend_scene_matches_dual(model: SimModel, scene: &Scene<'_>, dual: bool) -> usize {
     let mut gpu = SimGpu::new(model);
     let out = try_render_on(&mut gpu, scene, |_| {})
         .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
-    let (want, on_edge) = reference(scene);
+    let (want, on_edge) = reference_dual(scene, dual);
     assert_matches_within(
         &out.color,
         &want,
@@ -3540,6 +3644,35 @@ fn random_blend_scenes_match_the_reference_rasterizer() {
     }
     eprintln!("{blended} pixels drawn over by blended triangles");
     assert!(blended > 3000, "{blended}");
+    // Dual-source states too (2026-11-28, `gfx-dual`), with a flat
+    // shader writing a second colour.
+    let (mut dual_blended, mut dual_draws) = (0, 0);
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 4),
+        (SimModel::G72, IsaArch::V6, 2),
+    ] {
+        let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_rgba.vert.spv")).unwrap();
+        let f = std::fs::read(format!("{GRAPHICS_SHADERS}/dual_source_flat.frag.spv")).unwrap();
+        let vs = compile_for(&v, Stage::Vertex, arch);
+        let fs = compile_for(&f, Stage::Fragment, arch);
+        for _ in 0..scenes {
+            let scene = random_blend_scene_with(&vs, &fs, &mut rng, true);
+            dual_draws += scene
+                .draws
+                .iter()
+                .filter(|d| {
+                    d.blend
+                        .equation()
+                        .is_some_and(|eq| bifrost_vk::jm::blend::is_dual_source(&eq))
+                })
+                .count();
+            dual_blended += blend_scene_matches_dual(model, &scene, true);
+        }
+    }
+    eprintln!(
+        "{dual_blended} pixels blended in the dual-source scenes, {dual_draws} dual-source draws"
+    );
+    assert!(dual_draws >= 10, "{dual_draws}");
 }
 
 // ---- Stencil, depth bias, occlusion counters -------------------------------
@@ -3879,6 +4012,18 @@ impl MsaaCounts {
 /// stored samples rounded to nearest, ties up (the simulator's documented
 /// choice, which the per-sample surface lets us check).
 fn msaa_scene_matches(model: SimModel, scene: &Scene<'_>, lsb: u8, bound: f64) -> MsaaCounts {
+    msaa_scene_matches_dual(model, scene, lsb, bound, false)
+}
+
+/// [`msaa_scene_matches`] for a scene drawn with `dual_source.frag`
+/// (`dual`: the reference's second colour is [`dual_source_src1`]).
+fn msaa_scene_matches_dual(
+    model: SimModel,
+    scene: &Scene<'_>,
+    lsb: u8,
+    bound: f64,
+    dual: bool,
+) -> MsaaCounts {
     let mut gpu = SimGpu::new(model);
     let samples = try_render_on(&mut gpu, scene, |_| {})
         .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
@@ -3896,7 +4041,7 @@ fn msaa_scene_matches(model: SimModel, scene: &Scene<'_>, lsb: u8, bound: f64) -
     let mut gpu = SimGpu::new(model);
     let resolved = try_render_on(&mut gpu, &resolved_scene, |_| {})
         .unwrap_or_else(|e| panic!("the chains must complete: {e}"));
-    let (want, on_edge) = reference(scene);
+    let (want, on_edge) = reference_dual(scene, dual);
     let n = scene.samples as usize;
     let bits = scene.format.channel_bits();
     let max: [f64; 4] = bits.map(|b| f64::from((1u32 << b) - 1));
@@ -4030,6 +4175,141 @@ fn msaa_4x_random_triangles_match_the_reference_rasterizer() {
     eprintln!("{total:?}");
     assert!(total.samples_covered > 40_000, "{total:?}");
     assert!(total.mixed_pixels > 2_000, "{total:?}");
+}
+
+/// Blend shaders at 4× (2026-11-28, `gfx-dual`): over a destination of
+/// 24 random opaque triangles (pixels whose samples hold different
+/// colours), 16 random triangles each blended with a state only a blend
+/// shader does — MIN/MAX, per-channel constants, SRC_ALPHA_SATURATE,
+/// dual-source factors — and a random write mask, drawn with
+/// `dual_source.frag` on the G52 and a v6 G72. The draw runs per sample
+/// (`Evaluate per-sample`, as Mesa forces for blend shaders at 4×) and the
+/// blend shader's LD_TILE reads the thread's sample: every covered sample
+/// is blended with its own destination, uncovered ones keep theirs. Per
+/// sample exactly as the reference (colours k/255 uniform per triangle, so
+/// the results are exact), then resolved (within 1 LSB of the mean).
+#[test]
+fn blend_shaders_at_4x_blend_every_sample_with_its_own_destination() {
+    let mut rng = Rng(0xb1e4_d4c5_0000_0004);
+    let mut total = MsaaCounts::default();
+    let mut states = [0usize; 4];
+    for (model, arch, scenes) in [
+        (SimModel::G52, IsaArch::V7, 3),
+        (SimModel::G72, IsaArch::V6, 2),
+    ] {
+        let (vs, fs) = dual_source_shaders(arch);
+        for _ in 0..scenes {
+            let mut data = msaa_triangles(&mut rng, 24, &[1.0]);
+            let four = DrawExtras {
+                multisample: Multisample {
+                    samples: 4,
+                    sample_mask: u32::MAX,
+                    ..Multisample::default()
+                },
+                ..DrawExtras::default()
+            };
+            let mut draws = vec![DrawSpec {
+                topology: Topology::TriangleList,
+                count: 72,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: four,
+                raster: RasterState::default(),
+            }];
+            let blended = msaa_triangles(&mut rng, 16, &[1.0]);
+            for t in 0..16u32 {
+                use BlendFactor::*;
+                let k = |rng: &mut Rng| rng.next(256) as f32 / 255.0;
+                let constants = [k(&mut rng), k(&mut rng), k(&mut rng), k(&mut rng)];
+                let which = rng.next(4) as usize;
+                states[which] += 1;
+                let (sc, dc, co, sa, da, ao) = match which {
+                    0 => (One, One, BlendOp::Min, One, One, BlendOp::Max),
+                    1 => (
+                        ConstantColor,
+                        OneMinusConstantColor,
+                        BlendOp::Add,
+                        ConstantAlpha,
+                        DstAlpha,
+                        BlendOp::Subtract,
+                    ),
+                    2 => (
+                        SrcAlphaSaturate,
+                        One,
+                        BlendOp::Add,
+                        SrcAlphaSaturate,
+                        Zero,
+                        BlendOp::Add,
+                    ),
+                    _ => (
+                        Src1Color,
+                        OneMinusSrc1Color,
+                        BlendOp::Add,
+                        OneMinusSrc1Alpha,
+                        Src1Alpha,
+                        BlendOp::ReverseSubtract,
+                    ),
+                };
+                let eq = BlendEquation {
+                    src_color: sc,
+                    dst_color: dc,
+                    color_op: co,
+                    src_alpha: sa,
+                    dst_alpha: da,
+                    alpha_op: ao,
+                    constants,
+                };
+                draws.push(DrawSpec {
+                    topology: Topology::TriangleList,
+                    count: 3,
+                    first: 72 + 3 * t,
+                    indices: None,
+                    blend: Blend::Equation(eq),
+                    write_mask: if rng.next(3) == 0 {
+                        1 + rng.next(14) as u8
+                    } else {
+                        15
+                    },
+                    extras: four,
+                    raster: RasterState::default(),
+                });
+            }
+            data.extend_from_slice(&blended);
+            let scene = Scene {
+                textures: None,
+                vs: &vs,
+                fs: &fs,
+                data,
+                stride: 32,
+                attributes: vec![(4, 0), (4, 16)],
+                depth: Some(DepthState {
+                    compare: CompareOp::Always,
+                    write: true,
+                }),
+                draws,
+                viewport: viewport(),
+                scissor: full_scissor(),
+                shade: rgba_output,
+                interpolation: Interpolation::Smooth,
+                stencil_clear: None,
+                format: ColorFormat::Rgba8Unorm,
+                depth_format: ZDepthFormat::D32,
+                samples: 4,
+                per_sample: true,
+                more_formats: Vec::new(),
+                more_write_masks: Vec::new(),
+                sample_shading: false,
+            };
+            let c = msaa_scene_matches_dual(model, &scene, 0, 0.999_999, true);
+            total.add(&c);
+        }
+    }
+    eprintln!("{total:?}, states {states:?}");
+    assert!(states.iter().all(|&n| n >= 10), "{states:?}");
+    assert!(total.samples_covered > 20_000, "{total:?}");
+    assert!(total.mixed_pixels > 1_000, "{total:?}");
 }
 
 /// A depth-tested 4× scene with perspective (clip w 0.5–4) and colours
@@ -4495,8 +4775,9 @@ fn float_and_integer_targets_store_like_the_vulkan_rules() {
 
 /// Blend shaders on float targets (`R16G16B16A16_SFLOAT`,
 /// `R32G32B32A32_SFLOAT`, which the blend unit cannot blend): every
-/// colour and alpha equation of the every-factor test above but the
-/// dual-source ones (every op, every other factor), blend constants k/255
+/// colour and alpha equation of the every-factor test above (every op,
+/// every factor; the dual-source ones drawn with `dual_source.frag`, since
+/// `gfx-dual`), blend constants k/255
 /// different in each channel, each in its own 4×4 cell over a flat
 /// destination, with a random write mask (full half of the time) — on
 /// the G52 for both formats and on a v6 G72 for RGBA16F. Every component
@@ -4511,13 +4792,11 @@ fn blend_shaders_on_float_targets_match_the_reference() {
     use bifrost_vk::compiler::bifrost::Arch as IsaArch;
     let mut rng = Rng(0xb1e5_f10a_7000_0001);
     let mut cases = Vec::new();
+    let mut dual_cases = Vec::new();
     for alpha in [false, true] {
         for op in BlendOp::ALL {
             for sf in BlendFactor::ALL {
                 for df in BlendFactor::ALL {
-                    if sf.is_dual_source() || df.is_dual_source() {
-                        continue;
-                    }
                     let mut eq = BlendEquation {
                         src_color: BlendFactor::One,
                         dst_color: BlendFactor::Zero,
@@ -4532,7 +4811,11 @@ fn blend_shaders_on_float_targets_match_the_reference() {
                     } else {
                         (eq.src_color, eq.dst_color, eq.color_op) = (sf, df, op);
                     }
-                    cases.push(eq);
+                    if sf.is_dual_source() || df.is_dual_source() {
+                        dual_cases.push(eq);
+                    } else {
+                        cases.push(eq);
+                    }
                 }
             }
         }
@@ -4547,11 +4830,22 @@ fn blend_shaders_on_float_targets_match_the_reference() {
         ),
         (SimModel::G72, IsaArch::V6, &[ColorFormat::Rgba16Sfloat][..]),
     ] {
-        let (vs, fs) = flat_rgba_shaders(arch);
-        for &format in formats {
-            for chunk in cases.chunks(cells as usize) {
-                let mut scene = rgba_scene(&vs, &fs, &mut rng, 4);
-                scene.interpolation = Interpolation::Flat;
+        let flat = flat_rgba_shaders(arch);
+        let dual_shaders = dual_source_shaders(arch);
+        // The dual-source equations with `dual_source.frag` (smooth
+        // colours, uniform per cell), the others with flat ones.
+        let sets = [(&cases, &flat, false), (&dual_cases, &dual_shaders, true)];
+        for (&format, (set, (vs, fs), dual)) in formats
+            .iter()
+            .flat_map(|f| sets.iter().map(move |s| (f, *s)))
+        {
+            for chunk in set.chunks(cells as usize) {
+                let mut scene = rgba_scene(vs, fs, &mut rng, 4);
+                scene.interpolation = if dual {
+                    Interpolation::Smooth
+                } else {
+                    Interpolation::Flat
+                };
                 scene.format = format;
                 for (i, eq) in chunk.iter().enumerate() {
                     let (cx, cy) = ((i as u32 % (SIZE / 4)) * 4, (i as u32 / (SIZE / 4)) * 4);
@@ -4577,7 +4871,7 @@ fn blend_shaders_on_float_targets_match_the_reference() {
                 let mut gpu = SimGpu::new(model);
                 let out = try_render_on(&mut gpu, &scene, |_| {})
                     .unwrap_or_else(|e| panic!("{format:?}: the chains must complete: {e}"));
-                let (want, on_edge) = reference(&scene);
+                let (want, on_edge) = reference_dual(&scene, dual);
                 for (i, words) in out.codes.iter().enumerate() {
                     if on_edge[i] {
                         continue;
@@ -4608,9 +4902,11 @@ fn blend_shaders_on_float_targets_match_the_reference() {
         }
     }
     eprintln!(
-        "{} equations, {compared} components compared, {inexact} not exactly the reference's",
-        cases.len()
+        "{} equations ({} dual-source), {compared} components compared, {inexact} not exactly the reference's",
+        cases.len() + dual_cases.len(),
+        dual_cases.len()
     );
+    assert_eq!(dual_cases.len(), 1360);
     assert!(compared > 100_000, "{compared}");
 }
 

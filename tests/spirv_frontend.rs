@@ -1436,3 +1436,53 @@ fn texture_lod_runs_in_the_interpreter_against_the_reference_sampler() {
     let want: Vec<f32> = want.concat();
     assert_eq!(got, want);
 }
+
+/// `Index` on fragment outputs (the Vulkan spec's "Fragment Output
+/// Interface", dual-source blending): `graphics/dual_source.frag`'s
+/// Location 0 Index 1 output is the IR's second colour; Index 1 at
+/// another location, an Index of 2, or Index 1 in a vertex shader are
+/// clean errors (the module's `OpDecorate ... Index`/`Location` words
+/// edited).
+#[test]
+fn index_one_at_location_zero_is_the_second_colour() {
+    let name = "graphics/dual_source.frag.spv";
+    let s = parse(name);
+    let slots: Vec<OutputSlot> = s.outputs.iter().map(|o| o.slot).collect();
+    assert!(
+        slots.contains(&OutputSlot::SecondColor { component: 0 }),
+        "{slots:?}"
+    );
+    assert!(slots.contains(&OutputSlot::Location {
+        location: 0,
+        component: 0
+    }));
+    let bytes = load(name);
+    let mut words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    // OpDecorate (opcode 71, 4 words) of the Index (32) 1 target.
+    let at = (5..words.len() - 3)
+        .find(|&i| words[i] == (4 << 16 | 71) && words[i + 2] == 32 && words[i + 3] == 1)
+        .expect("an Index 1 decoration");
+    let target = words[at + 1];
+    let location = (5..words.len() - 3)
+        .find(|&i| words[i] == (4 << 16 | 71) && words[i + 1] == target && words[i + 2] == 30)
+        .expect("its Location decoration");
+    let run = |words: &[u32], stage: Stage| {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        spirv::parse(&bytes, "main", stage, &HashMap::new())
+    };
+    let mut index2 = words.clone();
+    index2[at + 3] = 2;
+    let mut location1 = words.clone();
+    location1[location + 3] = 1;
+    for (what, w) in [("Index 2", &index2), ("Index 1 at Location 1", &location1)] {
+        let e = run(w, Stage::Fragment).expect_err(what);
+        assert!(e.to_string().contains("Index"), "{what}: {e}");
+    }
+    // The unedited module is fine; as a vertex shader it is an error too.
+    assert!(run(&words, Stage::Fragment).is_ok());
+    words[at + 3] = 1;
+    assert!(run(&words, Stage::Vertex).is_err());
+}

@@ -29,8 +29,8 @@
 //! given.
 //!
 //! Everything else needs a blend shader ([`needs_blend_shader`],
-//! `compiler::bifrost::blend`), but dual-source factors, which are refused
-//! with [`JmError::Encoding`].
+//! `compiler::bifrost::blend`), dual-source factors included (the blend
+//! shader reads the second colour from r4–r7).
 
 use super::error::{JmError, JmResult};
 
@@ -278,19 +278,18 @@ fn constant_channels(f: BlendFactor, alpha: bool) -> u8 {
 }
 
 /// Whether a UNORM target blending with `eq` and `write_mask` needs a
-/// blend shader (the unit cannot express it), or an error for what we
-/// have no blend shader for (dual-source factors).
+/// blend shader (the unit cannot express it; dual-source factors always
+/// do: the unit has no operand for the second colour). The `Result` is
+/// kept for states no blend shader serves (none at present).
 pub fn needs_blend_shader(eq: &BlendEquation, write_mask: u8) -> JmResult<bool> {
-    if fixed_function(eq, write_mask).is_ok() {
-        return Ok(false);
-    }
-    let factors = [eq.src_color, eq.dst_color, eq.src_alpha, eq.dst_alpha];
-    if factors.iter().any(|f| f.is_dual_source()) {
-        return Err(refuse(
-            "dual-source blend factors need a blend shader reading the second colour: not done",
-        ));
-    }
-    Ok(true)
+    Ok(fixed_function(eq, write_mask).is_err())
+}
+
+/// Whether `eq` reads the second colour of dual-source blending.
+pub fn is_dual_source(eq: &BlendEquation) -> bool {
+    [eq.src_color, eq.dst_color, eq.src_alpha, eq.dst_alpha]
+        .iter()
+        .any(|f| f.is_dual_source())
 }
 
 /// The blend shader of render target `rt` blending with `eq` and
@@ -320,6 +319,7 @@ pub fn shader_desc(
         integer,
         conversion: internal[1],
         descriptor: internal,
+        multisampled: false,
     }
 }
 

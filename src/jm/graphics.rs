@@ -82,7 +82,8 @@
 //!   its guard band only, the view volume ends at the viewport).
 //!
 //! Not encoded yet (the caller must not ask for them): occlusion predicates,
-//! logic ops, dual-source blending and blend shaders at 4×, IDVS jobs.
+//! logic ops, dual-source blending on colour targets other than 0, IDVS
+//! jobs.
 //!
 //! `tests/jm_graphics.rs` renders with these jobs on the simulated G52 and
 //! compares the descriptors field by field with PanVk's for the same
@@ -1117,7 +1118,22 @@ fn fragment_renderer_state(
     put(&mut ms, msm::MULTISAMPLE_ENABLE, u64::from(multisampled))?;
     // Sample shading: one thread per covered sample, r61 holding its id
     // (genxml "Evaluate per-sample"; single-sampled it changes nothing).
-    let per_sample = multisampled && (fs.sample_shading || x.multisample.sample_shading);
+    // A blend shader at 4× stores one sample per invocation, so it makes
+    // the whole draw per-sample too (Mesa's Gallium driver,
+    // src/gallium/drivers/panfrost/pan_cmdstream.c: "MSAA blend shaders
+    // need to pass their sample ID to LD_TILE/ST_TILE ... we need
+    // per-sample shading for the blend shader, accomplished by forcing
+    // per-sample shading for the whole program", with the sample mask/ID
+    // preload; src/panfrost/compiler/bifrost_compile.c `bi_pixel_indices`
+    // adds the sample ID to LD_TILE's indices).
+    let mut calls_blend_shaders = false;
+    for (i, t) in d.targets.iter().enumerate() {
+        let written = fs.render_targets.iter().any(|r| r.index == i as u32);
+        calls_blend_shaders |= written && target_blend(t)?.shader.is_some();
+    }
+    let blend_per_sample = multisampled && calls_blend_shaders;
+    let per_sample =
+        multisampled && (fs.sample_shading || x.multisample.sample_shading) || blend_per_sample;
     put(&mut ms, msm::EVALUATE_PER_SAMPLE, u64::from(per_sample))?;
     put(&mut ms, msm::FIXED_FUNCTION_DEPTH_RANGE_FIXED, 1)?;
     put(&mut ms, msm::SHADER_DEPTH_RANGE_FIXED, 1)?;
@@ -1200,7 +1216,7 @@ fn fragment_renderer_state(
         (fpl::COVERAGE, p.coverage),
         (fpl::PRIMITIVE_FLAGS, p.primitive_flags),
         (fpl::FRAGMENT_POSITION, p.fragment_position),
-        (fpl::SAMPLE_MASK_ID, p.sample_mask_id),
+        (fpl::SAMPLE_MASK_ID, p.sample_mask_id || blend_per_sample),
     ] {
         put(&mut w, f.at(rs::PRELOAD.start), u64::from(on))?;
     }
@@ -1215,6 +1231,14 @@ fn fragment_renderer_state(
             .iter()
             .find(|r| r.index == i as u32)
             .map_or(BlendRegisterFormat::F32, |r| r.format);
+        // Dual-source blending reads the second colour the fragment
+        // shader leaves in r4–r7 at target 0's BLEND only (Vulkan's
+        // `maxFragmentDualSrcAttachments` is 1 here).
+        if i != 0 && t.blend.equation().is_some_and(|eq| ff::is_dual_source(&eq)) {
+            return Err(JmError::Encoding(
+                "dual-source blend factors on a colour target other than 0",
+            ));
+        }
         let mut bw = blend_words_with(arch, i as u32, t, register)?;
         if let Some((eq, mask)) = target_blend(t)?.shader
             && let Some(written) = fs.render_targets.iter().find(|r| r.index == i as u32)
@@ -1225,15 +1249,11 @@ fn fragment_renderer_state(
                     "a blend shader for a colour of another type than the target's",
                 ));
             }
-            if x.multisample.samples > 1 {
-                // Our blend shaders read sample 0 and write every covered
-                // sample with one result: per-sample blending is not done.
-                return Err(JmError::Encoding(
-                    "blend shaders with multisampling: not done",
-                ));
-            }
             let unorm = t.format.kind() == ColorKind::Unorm;
-            let desc = ff::shader_desc(&eq, mask, i as u8, unorm, integer, [bw[2], bw[3]]);
+            let mut desc = ff::shader_desc(&eq, mask, i as u8, unorm, integer, [bw[2], bw[3]]);
+            // At 4× the draw runs per sample (above) and the blend shader
+            // reads its thread's sample.
+            desc.multisampled = multisampled;
             let pc = blend_shader_address(pool, &desc)?;
             if pc >> 32 != d.fragment.code >> 32 {
                 return Err(JmError::Encoding(
@@ -1350,14 +1370,6 @@ fn target_blend(t: &ColorTargetState) -> JmResult<TargetBlend> {
                 } else {
                     eq
                 };
-                if [eq.src_color, eq.dst_color, eq.src_alpha, eq.dst_alpha]
-                    .iter()
-                    .any(|f| f.is_dual_source())
-                {
-                    return Err(JmError::Encoding(
-                        "dual-source blend factors need a blend shader reading the second colour: not done",
-                    ));
-                }
                 Some((eq, mask))
             }
             // A partial mask alone: the source replaces the written channels.

@@ -35,9 +35,17 @@
 //! r0–r3 (each channel after its last read; alpha, which every channel may
 //! read, last) and the BLEND sends them from there.
 //!
-//! Not done: dual-source factors (SRC1_*, which would read r4–r7), f16
-//! colours, multisampled targets (LD_TILE of sample 0 only): a
-//! [`CompileError::Unsupported`].
+//! Dual-source factors (SRC1_*) read the second colour from r4–r7, where
+//! the fragment shader put it before target 0's BLEND (Mesa's README:
+//! r4–r7 colour 1); UNORM targets clamp it like the first. Such a shader
+//! allocates only r8–r15.
+//!
+//! Multisampled targets (`BlendShaderDesc::multisampled`): the draw runs
+//! per sample and LD_TILE adds the thread's sample ID from r61 to its
+//! indices (Mesa's `bi_pixel_indices`); the shader's BLEND, with the
+//! thread's coverage (its one sample), writes that sample only.
+//!
+//! Not done: f16 colours.
 
 use super::isel::{Block, Program, Term};
 use super::ops::{Dst, Instr, Op, Reg, Src};
@@ -151,9 +159,15 @@ pub struct BlendShaderDesc {
     /// The Internal Blend words (mode Opaque, the target, the conversion)
     /// of the shader's own BLEND.
     pub descriptor: [u32; 2],
+    /// A multisampled framebuffer: the draw runs once per covered sample
+    /// (the emitter sets `Evaluate per-sample` and the sample mask/ID
+    /// preload) and LD_TILE reads the thread's sample, r61 bits 16.. (Mesa's
+    /// `bi_pixel_indices`: the sample ID added to the indices' low byte).
+    pub multisampled: bool,
 }
 
-/// LD_TILE's pixel indices: sample 0 (bits 0–7), render target (8–15),
+/// LD_TILE's pixel indices: sample 0 (bits 0–7; at 4× the thread's
+/// sample is added), render target (8–15),
 /// x 0, y 255 = the thread's own pixel (Mesa's `bifrost_pixel_indices`
 /// and `BIFROST_CURRENT_PIXEL`).
 pub fn pixel_indices(rt: u8) -> u32 {
@@ -217,12 +231,13 @@ fn factor(
     f: BlendFactor,
     c: usize,
     s: &[Src; 4],
+    s1: &[Src; 4],
     d: &[Src; 4],
     k: &[f32; 4],
-) -> Result<Factor, CompileError> {
+) -> Factor {
     use BlendFactor::*;
     let imm = |v: f32| Factor::Value(Src::Imm(v.to_bits()));
-    Ok(match f {
+    match f {
         Zero => imm(0.0),
         One => Factor::One,
         // In the alpha channel the colour factors are the alphas (the
@@ -244,12 +259,13 @@ fn factor(
             let inv = b.one_minus(d[3]);
             Factor::Value(b.emit(Op::FminF32, &[s[3], inv]))
         }
-        Src1Color | OneMinusSrc1Color | Src1Alpha | OneMinusSrc1Alpha => {
-            return Err(CompileError::Unsupported(
-                "dual-source blend factors in a blend shader".into(),
-            ));
-        }
-    })
+        // The second colour (r4–r7): the spec's SRC1 rows, alpha in the
+        // alpha column.
+        Src1Color => Factor::Value(s1[c]),
+        OneMinusSrc1Color => Factor::Value(b.one_minus(s1[c])),
+        Src1Alpha => Factor::Value(s1[3]),
+        OneMinusSrc1Alpha => Factor::Value(b.one_minus(s1[3])),
+    }
 }
 
 /// The selected (virtual-register) program of a blend shader.
@@ -261,14 +277,25 @@ pub fn select(desc: &BlendShaderDesc) -> Result<Program, CompileError> {
     let coverage = Src::Phys(60);
     // The destination, as the target's conversion gives it (F32).
     let dv = b.vreg(4);
+    let indices = if desc.multisampled {
+        // (r61 >> 16) & 0x1f = the thread's sample (Mesa's
+        // `bi_load_sample_id_to`), added to the indices' sample byte.
+        let id = b.emit(
+            Op::Shift {
+                op: super::ops::ShiftOp::RshiftAnd,
+                not1: false,
+                not_result: false,
+            },
+            &[Src::Phys(61), Src::Imm(0x1f), Src::Imm(16)],
+        );
+        b.emit(Op::IaddS32, &[Src::Imm(pixel_indices(desc.rt)), id])
+    } else {
+        Src::Imm(pixel_indices(desc.rt))
+    };
     b.instrs.push(Instr::new(
         Op::LdTile,
         Some(Dst::Reg(Reg { index: dv, comp: 0 })),
-        [
-            Src::Imm(pixel_indices(desc.rt)),
-            coverage,
-            Src::Imm(desc.conversion),
-        ],
+        [indices, coverage, Src::Imm(desc.conversion)],
     ));
     let d: [Src; 4] = std::array::from_fn(|c| {
         Src::Reg(Reg {
@@ -288,8 +315,24 @@ pub fn select(desc: &BlendShaderDesc) -> Result<Program, CompileError> {
     let k = desc.constants.map(clamp_k);
     // The source: r0–r3, clamped in place for UNORM targets.
     let s: [Src; 4] = std::array::from_fn(|c| Src::Phys(c as u8));
+    // The second colour of dual-source blending: r4–r7 (kept out of the
+    // allocation below when an equation reads it).
+    let s1: [Src; 4] = std::array::from_fn(|c| Src::Phys(4 + c as u8));
+    let dual = [
+        desc.src_color,
+        desc.dst_color,
+        desc.src_alpha,
+        desc.dst_alpha,
+    ]
+    .iter()
+    .any(|f| f.is_dual_source());
+    let clamped: &[u8] = if dual {
+        &[0, 1, 2, 3, 4, 5, 6, 7]
+    } else {
+        &[0, 1, 2, 3]
+    };
     if desc.unorm {
-        for c in 0..4u8 {
+        for &c in clamped {
             b.instrs.push(Instr::new(
                 Op::FaddF32 {
                     neg: [false; 2],
@@ -329,8 +372,8 @@ pub fn select(desc: &BlendShaderDesc) -> Result<Program, CompileError> {
                 BlendOp::Min => b.emit(Op::FminF32, &[s[c], d[c]]),
                 BlendOp::Max => b.emit(Op::FmaxF32, &[s[c], d[c]]),
                 _ => {
-                    let fs = factor(&mut b, sf, c, &s, &d, &k)?;
-                    let fd = factor(&mut b, df, c, &s, &d, &k)?;
+                    let fs = factor(&mut b, sf, c, &s, &s1, &d, &k);
+                    let fd = factor(&mut b, df, c, &s, &s1, &d, &k);
                     let x = match fs {
                         Factor::One => s[c],
                         Factor::Value(f) => b.mul(s[c], f),
@@ -375,8 +418,8 @@ pub fn select(desc: &BlendShaderDesc) -> Result<Program, CompileError> {
         vreg_sizes: b.vreg_sizes,
         // Only r4–r15 are ours to allocate (r0–r3 hold the colour, r48
         // the return address; everything else belongs to the fragment
-        // shader).
-        reserved: !0xfff0u64,
+        // shader), r8–r15 when r4–r7 hold a second colour we read.
+        reserved: if dual { !0xff00u64 } else { !0xfff0u64 },
         return_register: Some(48),
         ..Program::default()
     })
@@ -424,6 +467,7 @@ mod tests {
             integer: false,
             conversion: 0x1234_5678,
             descriptor: [0x9abc_def1, 0x1234_5678],
+            multisampled: false,
         }
     }
 
@@ -550,11 +594,29 @@ mod tests {
                 }
             }
         }
+        // Dual-source factors read r4–r7 and allocate only r8–r15.
         let mut d = desc(BlendOp::Add);
         d.src_color = BlendFactor::Src1Alpha;
-        assert!(matches!(
-            compile_blend_shader(&d),
-            Err(CompileError::Unsupported(_))
-        ));
+        d.dst_alpha = BlendFactor::OneMinusSrc1Color;
+        let code = compile_blend_shader(&d).unwrap();
+        let text = super::super::disasm::disassemble(&code).unwrap();
+        assert!(text.contains("r7"), "{text}");
+        for (_, c) in &crate::hw::isa::decode_shader(&code).unwrap() {
+            for t in &c.tuples {
+                for w in [&t.fma.dest, &t.add.dest].into_iter().flatten() {
+                    assert!(w.reg < 16, "writes r{}\n{text}", w.reg);
+                }
+            }
+        }
+        let mut p = select(&d).unwrap();
+        ra::allocate(&mut p).unwrap();
+        for i in &p.blocks[0].instrs {
+            // r4–r7 are only clamped in place.
+            if let Some(Dst::Phys(r)) = i.dst
+                && (4..8).contains(&r)
+            {
+                assert_eq!(i.srcs[0], Src::Phys(r), "{i}");
+            }
+        }
     }
 }

@@ -204,6 +204,16 @@ pub fn interference(p: &Program) -> Interference {
                     blocked[a as usize] |= BLEND_SHADER_CLOBBERS;
                 }
             }
+            // A write to a fixed register (dual-source blending's second
+            // colour in r4–r7, BLEND's r48, ATEST's r60 ...) clobbers it for
+            // every value that lives across the write.
+            if let Some(Dst::Phys(r)) = ins.dst
+                && r < 64
+            {
+                for a in live.iter() {
+                    blocked[a as usize] |= 1 << r;
+                }
+            }
             if let Some(Dst::Reg(d)) = ins.dst {
                 or_into_row(&mut matrix, d.index, &live);
                 if !ins.partial {

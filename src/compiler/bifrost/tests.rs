@@ -983,3 +983,61 @@ fn a_varying_colour_is_blended_from_the_load_registers() {
         .collect();
     assert_eq!(writes, [3]);
 }
+
+/// Dual-source blending: the second colour (`second_color`, SPIR-V
+/// `Index` 1) is written to r4–r7 before render target 0's BLEND, whose
+/// staging registers stay out of r4–r7; on v7 the shader keeps one message
+/// preload (the second one's registers would be r4–r7), here the second
+/// colour's varying, so the first colour — the other varying — is loaded.
+#[test]
+fn a_second_colour_goes_to_r4_r7_before_the_first_blend() {
+    let text = r#"shader fragment "dual" {
+  info local_size 1 1 1 shared 0 push 0
+  color location 0 float
+  input "a" location 0 component 0 i32x4
+  input "b" location 1 component 0 i32x4
+  output "o0" location 0 component 0 i32x4
+  output "o1" second_color component 0 i32x4
+  values 2
+  %0:i32x4 = load_input location=0 component=0
+  %1:i32x4 = load_input location=1 component=0
+  store_output output=0 %1
+  store_output output=1 %0
+}"#;
+    // The IR prints the slot back as it parses it.
+    let parsed = Shader::parse(text).unwrap();
+    assert_eq!(
+        Shader::parse(&parsed.to_string()).unwrap().outputs,
+        parsed.outputs
+    );
+    assert!(parsed.to_string().contains("second_color component 0"));
+    for arch in [Arch::V7, Arch::V6] {
+        let bin = check_with(
+            text,
+            Options {
+                arch,
+                ..Options::default()
+            },
+        );
+        let dis = disasm::disassemble(&bin.code).unwrap();
+        let f = bin.fragment.as_ref().unwrap();
+        assert!(f.messages.len() <= 1, "{:?}", f.messages);
+        let ins = instructions(&bin);
+        let blend = ins
+            .iter()
+            .position(|(_, _, i)| i.name() == "BLEND")
+            .expect("a BLEND");
+        let staging = ins[blend].0.header.staging_register;
+        assert!(staging + 4 <= 4 || staging >= 8, "BLEND @r{staging}\n{dis}");
+        // r4–r7 written before the BLEND (in its clause or earlier).
+        let mut written = [false; 4];
+        for (_, _, i) in &ins[..=blend] {
+            if let Some(w) = &i.dest
+                && (4..8).contains(&w.reg)
+            {
+                written[usize::from(w.reg - 4)] = true;
+            }
+        }
+        assert_eq!(written, [true; 4], "{arch:?}\n{dis}");
+    }
+}

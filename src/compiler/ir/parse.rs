@@ -495,8 +495,13 @@ impl Parser {
                     }
                 } else if self.eat_keyword("builtin") {
                     OutputSlot::BuiltIn(self.builtin()?)
+                } else if self.eat_keyword("second_color") {
+                    self.keyword("component")?;
+                    OutputSlot::SecondColor {
+                        component: self.num_u8()?,
+                    }
                 } else {
-                    return self.unexpected("'location' or 'builtin'");
+                    return self.unexpected("'location', 'builtin' or 'second_color'");
                 };
                 let ty = self.ty()?;
                 let xfb = if self.eat_keyword("xfb") {

@@ -456,6 +456,9 @@ impl fmt::Display for Shader {
                     write!(p.out, "location {location} component {component}")
                 }
                 OutputSlot::BuiltIn(b) => write!(p.out, "builtin {}", b.text()),
+                OutputSlot::SecondColor { component } => {
+                    write!(p.out, "second_color component {component}")
+                }
             };
             let _ = write!(p.out, " {}", o.ty);
             if let Some(x) = o.xfb {

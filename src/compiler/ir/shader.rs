@@ -90,11 +90,21 @@ pub enum BuiltIn {
     SampleMask,
 }
 
-/// Where an output goes: a numbered location (with component) or a built-in.
+/// Where an output goes: a numbered location (with component), a
+/// built-in, or the second colour of dual-source blending.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OutputSlot {
-    Location { location: u32, component: u8 },
+    Location {
+        location: u32,
+        component: u8,
+    },
     BuiltIn(BuiltIn),
+    /// A fragment output at `Location` 0 with `Index` 1 (the Vulkan spec's
+    /// "Fragment Output Interface", dual-source blending): the second
+    /// colour, which the SRC1_* blend factors of render target 0 read.
+    SecondColor {
+        component: u8,
+    },
 }
 
 /// One flattened output variable: at most a vec4 of components in one slot.

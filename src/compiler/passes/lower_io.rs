@@ -123,6 +123,7 @@ pub fn lower_io(shader: &mut Shader) -> IoLayout {
             // shader's front end never produces it.
             OutputSlot::BuiltIn(BuiltIn::FragDepth) => (VaryingSlot::Generic(n + 4), 0),
             OutputSlot::BuiltIn(BuiltIn::SampleMask) => (VaryingSlot::Generic(n + 4), 1),
+            OutputSlot::SecondColor { component } => (VaryingSlot::Generic(n + 4), component),
         })
         .collect();
     IoLayout {

@@ -15,6 +15,9 @@ pub struct Decos {
     pub builtin: Option<BuiltIn>,
     pub location: Option<u32>,
     pub component: Option<u32>,
+    /// `Index` (fragment outputs: 1 is dual-source blending's second
+    /// colour).
+    pub index: Option<u32>,
     pub set: Option<u32>,
     pub binding: Option<u32>,
     /// `Offset`: a byte offset in a block (layout) or in an XFB buffer.
@@ -60,6 +63,7 @@ impl Decos {
             }
             Decoration::Location => self.location = Some(arg()?),
             Decoration::Component => self.component = Some(arg()?),
+            Decoration::Index => self.index = Some(arg()?),
             Decoration::DescriptorSet => self.set = Some(arg()?),
             Decoration::Binding => self.binding = Some(arg()?),
             Decoration::Offset => self.offset = Some(arg()?),

@@ -195,6 +195,45 @@ impl<'m> Translator<'m> {
                 )?;
                 Root::Tree(Rc::new(node))
             }
+            _ if decos.index.is_some_and(|i| i != 0) && class != StorageClass::Output => {
+                return Err(self.invalid(format!("{name}: Index on a non-output variable")));
+            }
+            // `Index` 1 (the Vulkan spec's "Fragment Output Interface"):
+            // the second colour of dual-source blending, a float scalar or
+            // vector at Location 0 of a fragment shader.
+            StorageClass::Output if decos.index.is_some_and(|i| i != 0) => {
+                if decos.index != Some(1) {
+                    return Err(self.invalid(format!("{name}: Index other than 0 or 1")));
+                }
+                if self.shader.stage != Stage::Fragment || decos.location != Some(0) {
+                    return Err(self.invalid(format!(
+                        "{name}: Index 1 outside Location 0 of a fragment shader"
+                    )));
+                }
+                let component = decos.component.unwrap_or(0);
+                let float = match m.ty(pointee)? {
+                    Type::Vector { elem, .. } => {
+                        matches!(m.ty(*elem)?, Type::Float { .. })
+                    }
+                    Type::Float { .. } => true,
+                    _ => false,
+                };
+                let vt = m.value_type(pointee).filter(|_| float && component < 4);
+                let Some(vt) = vt else {
+                    return Err(self.unsupported(format!(
+                        "{name}: a second colour that is not a float scalar or vector"
+                    )));
+                };
+                let node = self.out_leaf(
+                    name.clone(),
+                    OutputSlot::SecondColor {
+                        component: component as u8,
+                    },
+                    vt,
+                    None,
+                )?;
+                Root::Tree(Rc::new(node))
+            }
             StorageClass::Output => {
                 m.leaf_types(pointee)?;
                 let xfb = XfbCtx {

@@ -44,6 +44,9 @@ pub(super) struct FragState {
     pub sample_shading: bool,
     /// `gl_SampleMask` as stored (ANDed into the coverage before ATEST).
     pub sample_mask: Option<Src>,
+    /// The second colour of dual-source blending (`Location` 0, `Index`
+    /// 1), moved to r4–r7 right before render target 0's BLEND.
+    pub second_color: Option<[Option<Src>; 4]>,
     /// Four-register vectors `LD_VAR*` loaded (vreg → components written):
     /// a render target's colour made of their first components is sent
     /// from them, the rest filled in place, instead of copied (once each).
@@ -71,6 +74,17 @@ pub(super) struct FragState {
 pub(super) fn plan_message_preloads(s: &Shader) -> Vec<VaryingPreload> {
     let mut plan: Vec<VaryingPreload> = Vec::new();
     let mut refused: Vec<u32> = Vec::new();
+    // The second preload's r4–r7 would hold dual-source blending's second
+    // colour at the first BLEND.
+    let max_preloads = if s
+        .outputs
+        .iter()
+        .any(|o| matches!(o.slot, OutputSlot::SecondColor { .. }))
+    {
+        1
+    } else {
+        2
+    };
     s.body.for_each_instr(&mut |i| {
         let IrOp::Intrinsic(ir::OpIntrinsic {
             kind:
@@ -93,7 +107,7 @@ pub(super) fn plan_message_preloads(s: &Shader) -> Vec<VaryingPreload> {
             p.components = p.components.max(n);
             return;
         }
-        if plan.len() == 2 || refused.contains(&location) {
+        if plan.len() == max_preloads || refused.contains(&location) {
             return;
         }
         let fits = ty.bits == 32
@@ -444,6 +458,15 @@ impl Isel<'_> {
                     })? = Some(d);
                 }
             }
+            OutputSlot::SecondColor { component } => {
+                let lanes = self.frag.second_color.get_or_insert_default();
+                for (i, &d) in data.iter().enumerate() {
+                    let c = usize::from(component) + i;
+                    *lanes.get_mut(c).ok_or_else(|| {
+                        CompileError::Malformed("colour beyond 4 components".into())
+                    })? = Some(d);
+                }
+            }
             OutputSlot::BuiltIn(b) => {
                 return Err(unsupported(format!("fragment output built-in {b:?}")));
             }
@@ -586,7 +609,10 @@ impl Isel<'_> {
             ));
         }
         let mut render_targets = Vec::new();
-        let single = self.frag.colors.len() == 1;
+        // A second colour takes r4–r7 at render target 0's BLEND: the
+        // first colour is then not sent from a preload's registers.
+        let second = self.frag.second_color.take();
+        let single = self.frag.colors.len() == 1 && second.is_none();
         let colors = std::mem::take(&mut self.frag.colors);
         let mut colours_ready = Vec::new();
         for (&rt, lanes) in &colors {
@@ -637,6 +663,26 @@ impl Isel<'_> {
         // it calls may overwrite r0–r15, where a later colour might still
         // be read from (a v7 message preload).
         for (rt, colour, lanes) in colours_ready {
+            // Dual-source blending (Mesa's `bi_emit_fragment_out`: "putting
+            // the color in registers r4-r7"): the second colour goes to
+            // r4–r7 right before target 0's BLEND, where the blend shader
+            // it calls reads it (Mesa's Bifrost compiler README: r4–r7
+            // colour 1). The register allocator keeps every value live
+            // across these moves out of the registers they write
+            // (`ra::interference`), the first colour included; the DAG
+            // keeps the BLEND after them. A target 0 without blend shader
+            // ignores the registers.
+            if rt == 0
+                && let Some(second) = second
+            {
+                for (c, lane) in second.iter().enumerate() {
+                    self.push(Instr::new(
+                        Op::MovI32,
+                        Some(Dst::Phys(4 + c as u8)),
+                        vec![lane.unwrap_or(ZERO)],
+                    ));
+                }
+            }
             render_targets.push(self.blend(rt, colour, coverage, lanes));
         }
         let writes_depth = self.frag.depth.is_some();
