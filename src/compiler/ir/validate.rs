@@ -639,7 +639,12 @@ impl<'a> Validator<'a> {
                 // No 3D arrays (Vulkan has none); gathers and offsets of 2D
                 // images only (Vulkan gathers 2D and cube images; offsets of
                 // other dimensions are not supported by the front end).
+                // Cube maps: sampling only (no fetches, gathers or depth
+                // compares through this intrinsic yet).
+                let cube_ok = dim != TexDim::Cube
+                    || (offset == [0, 0] && matches!(op, TexOp::Sample | TexOp::SampleLod));
                 let dim_ok = !(array && dim == TexDim::D3)
+                    && cube_ok
                     && (dim == TexDim::D2
                         || (offset == [0, 0]
                             && !matches!(op, TexOp::Gather(_) | TexOp::GatherDref)));

@@ -49,6 +49,8 @@ const HARMLESS: u32 = 0x400 /* NonPrivateTexel */ | 0x800 /* VolatileTexel */;
 const DIM_1D: u32 = 0;
 const DIM_2D: u32 = 1;
 const DIM_3D: u32 = 2;
+/// `Dim` Cube (cube maps and, `Arrayed`, cube arrays).
+const DIM_CUBE: u32 = 3;
 
 impl Translator<'_> {
     /// The handle and image type behind an id of image or sampled-image type.
@@ -92,11 +94,11 @@ impl Translator<'_> {
             DIM_1D => TexDim::D1,
             DIM_2D => TexDim::D2,
             DIM_3D => TexDim::D3,
+            DIM_CUBE => TexDim::Cube,
             _ => TexDim::D2,
         };
-        if !matches!(dim, DIM_1D | DIM_2D | DIM_3D) {
+        if !matches!(dim, DIM_1D | DIM_2D | DIM_3D | DIM_CUBE) {
             let what = match dim {
-                3 => "cube images",
                 4 => "rectangle images",
                 5 => "texel buffers",
                 6 => "subpass inputs",
@@ -397,8 +399,12 @@ impl Translator<'_> {
             .image
             .ok_or_else(|| inst.invalid("image operand has no image"))?;
         let u32t = ValueType::U32;
+        // A cube's size is its faces' width and height (Vulkan
+        // "OpImageQuerySizeLod": a cube array adds its cube count).
         let want = if op == Op::ImageQueryLevels {
             1
+        } else if dim == TexDim::Cube {
+            2 + u8::from(array)
         } else {
             dim.coords() + u8::from(array)
         };
@@ -540,15 +546,32 @@ impl Translator<'_> {
         }
         // Vulkan gathers 2D, cube and rectangle images only ("Standalone
         // SPIR-V Validation": OpImage*Gather's Dim).
-        if matches!(op, Op::ImageGather | Op::ImageDrefGather) && dim != TexDim::D2 {
+        if matches!(op, Op::ImageGather | Op::ImageDrefGather)
+            && !matches!(dim, TexDim::D2 | TexDim::Cube)
+        {
             return Err(inst.invalid("a gather of a 1D or 3D image"));
         }
         if dim != TexDim::D2 && dref_op {
-            return Err(inst.unsupported("depth compares of 1D and 3D images"));
+            return Err(inst.unsupported("depth compares of 1D, 3D and cube images"));
+        }
+        // Cube maps: explicit-LOD sampling (`textureLod`) only. SPIR-V
+        // forbids fetches of cube images ("OpImageFetch": Dim must not be
+        // Cube); gathers and implicit LOD (the simulated COMPUTE λ reads
+        // the quad's s and t, which for a cube carry the face) are not
+        // done yet.
+        if dim == TexDim::Cube {
+            match op {
+                Op::ImageFetch => return Err(inst.invalid("a texel fetch of a cube image")),
+                Op::ImageSampleExplicitLod => {}
+                Op::ImageGather | Op::ImageDrefGather => {
+                    return Err(inst.unsupported("gathers of cube images"));
+                }
+                _ => return Err(inst.unsupported("implicit-LOD sampling of cube images")),
+            }
         }
         // Implicit LOD of 1D and 3D images: the simulated TEXC COMPUTE
         // derives λ from the quad's (s, t) only (kmod/sim/shader/message.rs).
-        if dim != TexDim::D2 && op == Op::ImageSampleImplicitLod {
+        if matches!(dim, TexDim::D1 | TexDim::D3) && op == Op::ImageSampleImplicitLod {
             return Err(inst.unsupported("implicit-LOD sampling of 1D and 3D images"));
         }
         let coord = self.tex_coord(inst.word(3)?, !fetch, dim.coords() + u8::from(array))?;
@@ -584,6 +607,12 @@ impl Translator<'_> {
             (None, 0)
         };
         let mask = inst.operands.get(4 + inst_shift).copied().unwrap_or(0);
+        if dim == TexDim::Cube && mask & GRAD != 0 {
+            return Err(inst.unsupported("explicit gradients of cube images"));
+        }
+        if dim == TexDim::Cube && mask & (CONST_OFFSET | OFFSET | CONST_OFFSETS) != 0 {
+            return Err(inst.invalid("texel offsets of a cube image"));
+        }
         let (set, binding) = h
             .image
             .ok_or_else(|| inst.invalid("image operand has no image"))?;

@@ -846,15 +846,15 @@ fn texc(
     // component r (Mesa's `bifrost.h`: the shadow bit "Implies
     // fetch_component = gather4_r"; other components are undocumented).
     if immediate != 1
-        || dim == 0
+        || (dim == 0 && op != 7)
         || (dim != 2 && (offsets != 0 || shadow != 0))
         || (dim == 3 && array != 0)
         || zero != 0
         || (shadow != 0 && op != 7 && (op, lod_mode) != (6, 4))
     {
         return Err(bad(
-            "indirect indices, cube maps, 3D arrays, offsets or depth references of 1D/3D \
-             textures, or a depth reference of a texel fetch",
+            "indirect indices, cube fetches or gathers, 3D arrays, offsets or depth \
+             references of 1D/3D/cube textures, or a depth reference of a texel fetch",
         ));
     }
     if !matches!(format, 4 | 14 | 15) || mask != 0xf {
@@ -958,8 +958,8 @@ fn texc(
             let l = layer_of(&t)?;
             if dim != 2 && matches!(lod_mode, 5 | 7) {
                 // Our λ comes from the quad's s and t (`implicit_lod`);
-                // what the hardware does for 1D/3D is not modelled.
-                return Err(bad("implicit LOD of a 1D or 3D texture"));
+                // what the hardware does for 1D/3D/cube is not modelled.
+                return Err(bad("implicit LOD of a 1D, 3D or cube texture"));
             }
             let lod = match lod_mode {
                 4 => level,
@@ -978,19 +978,26 @@ fn texc(
                 }
                 _ => 0.0,
             };
-            t.sample_at(
-                core.mmu,
-                &smp,
-                [
-                    f32::from_bits(s[0]),
-                    f32::from_bits(s[1]),
-                    f32::from_bits(z.unwrap_or(0)),
-                ],
-                l,
-                lod,
-                offset,
-                dref,
-            )?
+            if dim == 0 {
+                // A cube: s packed with the face (Mesa's
+                // `bi_emit_texc_cube_coord`), a cube array's cube index
+                // in the array register.
+                t.sample_cube(core.mmu, &smp, (s[0], f32::from_bits(s[1])), l, lod)?
+            } else {
+                t.sample_at(
+                    core.mmu,
+                    &smp,
+                    [
+                        f32::from_bits(s[0]),
+                        f32::from_bits(s[1]),
+                        f32::from_bits(z.unwrap_or(0)),
+                    ],
+                    l,
+                    lod,
+                    offset,
+                    dref,
+                )?
+            }
         }
         _ => return Err(bad("this operation")),
     };
