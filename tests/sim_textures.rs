@@ -3813,3 +3813,89 @@ fn cube_maps_and_cube_arrays_match_the_reference_sampler() {
     );
     assert_eq!(compared, 2 * 2 * 8 * 32 * 8);
 }
+
+/// Cube reads the simulator cannot honour fault the job (never panic),
+/// on the G52 and a v6 G72: a cube read through 2D instructions
+/// (`texture_lod.comp`'s TEXS_2D and TEXC of dimension 2), a 2D image read
+/// as a cube, a two-cube array read without an array index, and a cube
+/// descriptor whose faces are not square (`Height` edited in GPU memory;
+/// `jm::texture` refuses to write one). The next dispatch runs.
+#[test]
+fn bad_cube_reads_fault_the_job() {
+    use bifrost_vk::compiler::bifrost::binary::TEXTURE_SIZE_WORD;
+    for model in [SimModel::G52, SimModel::G72] {
+        let cube_binary = compile_named("textures/texture_cube.comp.spv", model);
+        let plain_binary = compile_for(model);
+        let mut gpu = SimGpu::new(model);
+        let mut rng = Rng(0xbad_c0be);
+        let (_, cube) = upload_cubes(&mut gpu, &mut rng, (4, 1, 1), TexelLayout::Linear);
+        let (_, two_cubes) = upload_cubes(&mut gpu, &mut rng, (4, 1, 2), TexelLayout::Linear);
+        let (_, flat) = upload(
+            &mut gpu,
+            &mut rng,
+            4,
+            4,
+            TexelLayout::Linear,
+            ImageFormat::Rgba8Unorm,
+        );
+        let not_square = TextureDesc { height: 2, ..cube };
+        let refused = gpu.run_chain(|_, pool, arch| {
+            write_texture_tables(pool, arch, &[Some(not_square)], &[])?;
+            Ok(false)
+        });
+        assert!(refused.is_err(), "jm::texture must refuse non-square cube faces");
+        let smp = hw_sampler(&Sampler::simple(false, AddressMode::Repeat));
+        let q = gpu.alloc(32 * 32);
+        let bytes: Vec<u8> = (0..32 * 8)
+            .flat_map(|k| if k % 8 == 0 { 1.0f32 } else { 0.0 }.to_le_bytes())
+            .collect();
+        gpu.write(q.va, &bytes);
+        let out = gpu.alloc(48 * 32);
+        for (case, binary, textures) in [
+            ("a cube read as 2D", &plain_binary, [Some(cube), Some(cube)]),
+            ("a 2D image read as a cube", &cube_binary, [Some(flat), None]),
+            ("a cube array without an index", &cube_binary, [Some(two_cubes), None]),
+            ("faces that are not square", &cube_binary, [Some(cube), None]),
+        ] {
+            let words = fau_words(binary, |b| match b {
+                (s, _) if s == TEXTURE_SIZE_WORD => (0x0003_0003, 0),
+                (0, 3) => (q.va, 32 * 32),
+                _ => (out.va, 48 * 32),
+            });
+            let code = gpu.upload(binary);
+            let textures: Vec<_> = textures.into_iter().filter(|t| t.is_some()).collect();
+            let r = gpu.run_chain_edited(
+                |chain, pool, arch| {
+                    textured_dispatch(
+                        chain,
+                        pool,
+                        arch,
+                        (binary, code, &words),
+                        &textures,
+                        &[Some(smp), None, Some(smp)],
+                        2,
+                    )?;
+                    Ok(true)
+                },
+                |sim, head| {
+                    if case != "faces that are not square" {
+                        return;
+                    }
+                    let l = bifrost_vk::hw::layouts(model.arch());
+                    let draw = l.compute_job.section("Draw").unwrap().offset as u64;
+                    let mut w = [0u8; 8];
+                    let at = head + draw + u64::from(bifrost_vk::hw::draw::dcd::TEXTURES.start / 8);
+                    sim.read_gpu(at, &mut w).unwrap();
+                    let table = u64::from_le_bytes(w);
+                    // Word 1: `Width` − 1 in bits 0–15, `Height` − 1 in 16–31.
+                    let mut b = [0u8; 4];
+                    sim.read_gpu(table + 4, &mut b).unwrap();
+                    let v = u32::from_le_bytes(b) & 0xffff | 1 << 16;
+                    sim.write_gpu(table + 4, &v.to_le_bytes()).unwrap();
+                },
+            );
+            assert!(r.is_err(), "{model:?} {case}: the job must fault");
+        }
+        assert!(gpu.run_chain(|_, _, _| Ok(false)).unwrap().is_none());
+    }
+}
