@@ -3843,7 +3843,10 @@ fn bad_cube_reads_fault_the_job() {
             write_texture_tables(pool, arch, &[Some(not_square)], &[])?;
             Ok(false)
         });
-        assert!(refused.is_err(), "jm::texture must refuse non-square cube faces");
+        assert!(
+            refused.is_err(),
+            "jm::texture must refuse non-square cube faces"
+        );
         let smp = hw_sampler(&Sampler::simple(false, AddressMode::Repeat));
         let q = gpu.alloc(32 * 32);
         let bytes: Vec<u8> = (0..32 * 8)
@@ -3853,9 +3856,21 @@ fn bad_cube_reads_fault_the_job() {
         let out = gpu.alloc(48 * 32);
         for (case, binary, textures) in [
             ("a cube read as 2D", &plain_binary, [Some(cube), Some(cube)]),
-            ("a 2D image read as a cube", &cube_binary, [Some(flat), None]),
-            ("a cube array without an index", &cube_binary, [Some(two_cubes), None]),
-            ("faces that are not square", &cube_binary, [Some(cube), None]),
+            (
+                "a 2D image read as a cube",
+                &cube_binary,
+                [Some(flat), None],
+            ),
+            (
+                "a cube array without an index",
+                &cube_binary,
+                [Some(two_cubes), None],
+            ),
+            (
+                "faces that are not square",
+                &cube_binary,
+                [Some(cube), None],
+            ),
         ] {
             let words = fau_words(binary, |b| match b {
                 (s, _) if s == TEXTURE_SIZE_WORD => (0x0003_0003, 0),
