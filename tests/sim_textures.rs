@@ -3914,3 +3914,99 @@ fn bad_cube_reads_fault_the_job() {
         assert!(gpu.run_chain(|_, _, _| Ok(false)).unwrap().is_none());
     }
 }
+
+/// Whether a gather of `dir` is well away from the boundaries where its
+/// LINEAR footprint moves (texel centres of the `n`-texel level 0, 2^-10
+/// texel), for the reason of [`nearest_is_safe`].
+fn gather_is_safe(dir: [f32; 3], n: u32) -> bool {
+    let (_, s, t) = bifrost_vk::testing::sampler::cube_face(dir);
+    [s, t].iter().all(|&c| {
+        let u = c * f64::from(n) - 0.5;
+        let f = u - u.floor();
+        f > 2f64.powi(-10) && f < 1.0 - 2f64.powi(-10)
+    })
+}
+
+/// Gathers of cube maps: `texture_cube_gather.comp`'s `textureGather` of
+/// components g and r of a samplerCube (TEXC FETCH GATHER4 with dimension
+/// Cube and the packed face) over RGBA8 UNORM cubes of 5×5 and 8×8 faces,
+/// Linear and Tiled, the directions of the cube test (anywhere, exact
+/// ties, near edges and corners: the footprint's texels past an edge come
+/// from the neighbouring face, past a corner the average of three), G52
+/// and a v6 G72, against `Bindings::gather_cube` ("Texel Gathering":
+/// i0j1, i1j1, i1j0, i0j0). Bound: 2^-22 (directions within 2^-10 texel
+/// of a footprint change redrawn; a texel is the same f32 in both, a
+/// corner's average of three differs by the simulator's f32 texels,
+/// c / 255 rounded once, before its f64 average: one ULP at most).
+#[test]
+fn cube_gathers_match_the_reference_sampler() {
+    let (mut compared, mut corners, mut exact) = (0usize, 0usize, 0usize);
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("textures/texture_cube_gather.comp.spv", model);
+        for case in 0..4u64 {
+            let mut rng = Rng(0x6a7_c0be + case + 16 * (model == SimModel::G72) as u64);
+            let layout = if case % 2 == 0 {
+                TexelLayout::Linear
+            } else {
+                TexelLayout::Tiled
+            };
+            let n = if case < 2 { 5 } else { 8 };
+            let mut gpu = SimGpu::new(model);
+            let (images, desc) = upload_cubes(&mut gpu, &mut rng, (n, 1, 1), layout);
+            let faces = &images[0][0];
+            let (mut queries, mut want) = (Vec::new(), Vec::new());
+            for q in 0..INVOCATIONS {
+                let kind = u64::from(q % 4);
+                let dir = loop {
+                    let d = cube_direction(&mut rng, kind, n);
+                    if gather_is_safe(d, n) {
+                        break d;
+                    }
+                };
+                corners += usize::from(kind == 3);
+                for w in [
+                    dir[0].to_bits(),
+                    dir[1].to_bits(),
+                    dir[2].to_bits(),
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                ] {
+                    queries.extend_from_slice(&w.to_le_bytes());
+                }
+                want.push(Bindings::gather_cube(faces, dir, 1).unwrap());
+                want.push(Bindings::gather_cube(faces, dir, 0).unwrap());
+            }
+            let smp = Sampler::simple(true, AddressMode::Repeat);
+            let obuf = dispatch_queries(
+                &mut gpu,
+                &binary,
+                &queries,
+                32 * u64::from(INVOCATIONS),
+                &[Some(desc)],
+                &[Some(hw_sampler(&smp))],
+            )
+            .unwrap_or_else(|e| panic!("{model:?} case {case}: {e}"));
+            let got = gpu.read_f32s(obuf.va, 8 * INVOCATIONS as usize);
+            for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                for c in 0..4 {
+                    assert!(
+                        (f64::from(g[c]) - f64::from(w[c])).abs() <= 2f64.powi(-22),
+                        "{model:?} case {case}: invocation {} gather {}: sim {g:?} reference {w:?}",
+                        i / 2,
+                        i % 2
+                    );
+                    exact += usize::from(g[c] == w[c]);
+                }
+                compared += 4;
+            }
+        }
+    }
+    eprintln!(
+        "{compared} gathered components compared ({exact} exactly equal), {corners} directions \
+         near a corner"
+    );
+    assert_eq!(compared, 2 * 4 * 32 * 8);
+}

@@ -1114,7 +1114,57 @@ fn cube_edge_texel(face: usize, (i, j): (i64, i64), n: i64) -> (usize, i64, i64)
     (nf, (sc + n - 1) / 2, (tc + n - 1) / 2)
 }
 
+/// Texel (i, j) of face `face` of a level's six `faces`, each index at
+/// most one texel outside: inside, the face's texel; past one edge, the
+/// texel across it ([`cube_edge_texel`]); past a corner, the average of
+/// the three texels meeting at that corner of the cube.
+fn cube_texel(faces: &[Image], face: usize, (i, j): (i64, i64)) -> [f64; 4] {
+    let n = i64::from(faces[face].width);
+    let texel = |f: usize, i: i64, j: i64| faces[f].texel(i as u32, j as u32);
+    let edge = |k: i64| k.clamp(0, n - 1);
+    let inside = |k: i64| (0..n).contains(&k);
+    let across = |i: i64, j: i64| {
+        let (f, x, y) = cube_edge_texel(face, (i, j), n);
+        texel(f, x, y)
+    };
+    match (inside(i), inside(j)) {
+        (true, true) => texel(face, i, j),
+        (false, false) => {
+            let (x, y) = (edge(i), edge(j));
+            let three = [texel(face, x, y), across(i, y), across(x, j)];
+            std::array::from_fn(|k| three.iter().map(|c| c[k]).sum::<f64>() / 3.0)
+        }
+        _ => across(i, j),
+    }
+}
+
 impl Bindings {
+    /// `OpImageGather` of component `component` of a float cube (`faces`:
+    /// level 0's six faces) in direction `r` ("Texel Gathering"): the
+    /// four texels of the LINEAR footprint around (u − ½, v − ½) on the
+    /// face [`cube_face`] selects, past an edge or corner as seamless
+    /// filtering takes them, in the spec's order i0j1, i1j1, i1j0, i0j0.
+    pub fn gather_cube(faces: &[Image], r: [f32; 3], component: usize) -> Result<[f32; 4], String> {
+        if faces.len() != 6
+            || component > 3
+            || faces.iter().any(|f| {
+                (f.width, f.height) != (faces[0].width, faces[0].width)
+                    || f.format.sampled_type() != SampledType::Float
+            })
+        {
+            return Err("a cube gather needs six square float faces and a component 0-3".into());
+        }
+        if !r.iter().all(|c| c.is_finite()) || r == [0.0; 3] {
+            return Err("a non-finite or zero direction".into());
+        }
+        let (face, s, t) = cube_face(r);
+        let n = f64::from(faces[0].width);
+        let (u, v) = (s * n - 0.5, t * n - 0.5);
+        let (i0, j0) = (u.floor() as i64, v.floor() as i64);
+        let at = |di: i64, dj: i64| cube_texel(faces, face, (i0 + di, j0 + dj))[component] as f32;
+        Ok([at(0, 1), at(1, 1), at(1, 0), at(0, 0)])
+    }
+
     /// `OpImageSampleExplicitLod` of a cube (`levels[l]` is level l's six
     /// faces in the order +X −X +Y −Y +Z −Z, each square, max(1, n >> l)
     /// texels a side) in direction `r` at base LOD `lod`: the face and
@@ -1174,24 +1224,10 @@ impl Bindings {
             let (u, v) = (u - 0.5, v - 0.5);
             let (i0, j0) = (u.floor() as i64, v.floor() as i64);
             let (a, b) = (u - u.floor(), v - v.floor());
-            let inside = |k: i64| (0..n).contains(&k);
-            let across = |i: i64, j: i64| {
-                let (f, x, y) = cube_edge_texel(face, (i, j), n);
-                texel(f, x, y)
-            };
             let mut acc = [0.0f64; 4];
             for (dj, wy) in [(0, 1.0 - b), (1, b)] {
                 for (di, wx) in [(0, 1.0 - a), (1, a)] {
-                    let (i, j) = (i0 + di, j0 + dj);
-                    let c = match (inside(i), inside(j)) {
-                        (true, true) => texel(face, i, j),
-                        (false, false) => {
-                            let (x, y) = (edge(i), edge(j));
-                            let three = [texel(face, x, y), across(i, y), across(x, j)];
-                            std::array::from_fn(|k| three.iter().map(|c| c[k]).sum::<f64>() / 3.0)
-                        }
-                        _ => across(i, j),
-                    };
+                    let c = cube_texel(faces, face, (i0 + di, j0 + dj));
                     for k in 0..4 {
                         acc[k] += wx * wy * c[k];
                     }

@@ -554,17 +554,21 @@ impl Translator<'_> {
         if dim != TexDim::D2 && dref_op {
             return Err(inst.unsupported("depth compares of 1D, 3D and cube images"));
         }
-        // Cube maps: explicit-LOD sampling (`textureLod`) only. SPIR-V
+        // Cube maps: explicit-LOD sampling (`textureLod`) and gathers. SPIR-V
         // forbids fetches of cube images ("OpImageFetch": Dim must not be
-        // Cube); gathers and implicit LOD (the simulated COMPUTE λ reads
-        // the quad's s and t, which for a cube carry the face) are not
-        // done yet.
+        // Cube); implicit LOD (the simulated COMPUTE λ reads the quad's s
+        // and t, which for a cube carry the face) is not done yet.
         if dim == TexDim::Cube {
             match op {
                 Op::ImageFetch => return Err(inst.invalid("a texel fetch of a cube image")),
                 Op::ImageSampleExplicitLod => {}
-                Op::ImageGather | Op::ImageDrefGather => {
-                    return Err(inst.unsupported("gathers of cube images"));
+                // Gathers of float cubes: the simulated texture unit
+                // averages the three texels of a cube corner, which has no
+                // meaning for integer texels.
+                Op::ImageGather if sampled == SampledType::Float => {}
+                Op::ImageGather => return Err(inst.unsupported("gathers of integer cube images")),
+                Op::ImageDrefGather => {
+                    return Err(inst.unsupported("depth gathers of cube images"));
                 }
                 _ => return Err(inst.unsupported("implicit-LOD sampling of cube images")),
             }

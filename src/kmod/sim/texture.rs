@@ -1041,10 +1041,6 @@ impl Texture {
         if !(u.is_finite() && v.is_finite()) {
             return Ok([0; 4]);
         }
-        let texel = |f: usize, x: u32, y: u32| -> Result<[f64; 4], JobFault> {
-            let w = self.texel_of(mmu, lv, (x, y, 0), cube + f as u32)?;
-            Ok(w.map(|c| f64::from(f32::from_bits(c))))
-        };
         let clamp = |k: i64| k.clamp(0, i64::from(n) - 1) as u32;
         if nearest {
             let w = self.texel_of(
@@ -1058,31 +1054,93 @@ impl Texture {
         let (x, y) = (u - 0.5, v - 0.5);
         let (i0, j0) = (x.floor() as i64, y.floor() as i64);
         let (a, b) = (x - x.floor(), y - y.floor());
-        let inside = |k: i64| (0..i64::from(n)).contains(&k);
-        let across = |i: i64, j: i64| -> Result<[f64; 4], JobFault> {
-            let (f, x, y) = cube_neighbour(face, (i, j), n);
-            texel(f, x, y)
-        };
         let mut out = [0.0f64; 4];
         for (dj, wy) in [(0, 1.0 - b), (1, b)] {
             for (di, wx) in [(0, 1.0 - a), (1, a)] {
-                let (i, j) = (i0 + di, j0 + dj);
-                let c = match (inside(i), inside(j)) {
-                    (true, true) => texel(face, i as u32, j as u32)?,
-                    (false, false) => {
-                        let own = texel(face, clamp(i), clamp(j))?;
-                        let p = across(i, i64::from(clamp(j)))?;
-                        let q = across(i64::from(clamp(i)), j)?;
-                        std::array::from_fn(|k| (own[k] + p[k] + q[k]) / 3.0)
-                    }
-                    _ => across(i, j)?,
-                };
+                let c = self.cube_texel(mmu, lv, (cube, face), (i0 + di, j0 + dj))?;
                 for k in 0..4 {
                     out[k] += wx * wy * c[k];
                 }
             }
         }
         Ok(out.map(|x| (x as f32).to_bits()))
+    }
+
+    /// Texel (i, j) of face `face` of the cube whose first layer is
+    /// `cube`, at most one texel outside the face on each axis, as floats:
+    /// inside, the face's texel; across an edge, the neighbouring face's
+    /// ([`cube_neighbour`]); across a corner, the average of the three
+    /// texels meeting at that corner of the cube (see
+    /// [`Texture::sample_at`] for cubes).
+    fn cube_texel(
+        &self,
+        mmu: &Mmu,
+        lv: &Level,
+        (cube, face): (u32, usize),
+        (i, j): (i64, i64),
+    ) -> Result<[f64; 4], JobFault> {
+        let n = lv.width;
+        let texel = |f: usize, x: u32, y: u32| -> Result<[f64; 4], JobFault> {
+            let w = self.texel_of(mmu, lv, (x, y, 0), cube + f as u32)?;
+            Ok(w.map(|c| f64::from(f32::from_bits(c))))
+        };
+        let clamp = |k: i64| k.clamp(0, i64::from(n) - 1) as u32;
+        let inside = |k: i64| (0..i64::from(n)).contains(&k);
+        let across = |i: i64, j: i64| -> Result<[f64; 4], JobFault> {
+            let (f, x, y) = cube_neighbour(face, (i, j), n);
+            texel(f, x, y)
+        };
+        Ok(match (inside(i), inside(j)) {
+            (true, true) => texel(face, i as u32, j as u32)?,
+            (false, false) => {
+                let own = texel(face, clamp(i), clamp(j))?;
+                let p = across(i, i64::from(clamp(j)))?;
+                let q = across(i64::from(clamp(i)), j)?;
+                std::array::from_fn(|k| (own[k] + p[k] + q[k]) / 3.0)
+            }
+            _ => across(i, j)?,
+        })
+    }
+
+    /// A gather of component `component` of a float cube (TEXC FETCH
+    /// GATHER4 with dimension 0): the packed s word and t decoded as for
+    /// [`Texture::sample_cube`], level 0, the four texels around (u − ½,
+    /// v − ½) of the face in the order of [`Texture::gather`], those past
+    /// an edge or corner as seamless linear filtering takes them (Vulkan
+    /// "Texel Gathering" uses the LINEAR footprint; a corner's value is
+    /// the average of its three texels). An integer cube faults (a corner
+    /// average of integers is meaningless; the hardware's answer is
+    /// undocumented).
+    pub fn gather_cube(
+        &self,
+        mmu: &Mmu,
+        (packed_s, t): (u32, f32),
+        cube: u32,
+        component: usize,
+    ) -> Result<[u32; 4], JobFault> {
+        let face = packed_s >> 29;
+        if face > 5 || self.dim != 0 || !self.is_float() || component > 3 {
+            return Err(config(
+                self.va,
+                "a cube gather with a face above 5, of another dimension, of an integer \
+                 texture or past alpha",
+            ));
+        }
+        let s = f32::from_bits(packed_s & 0x1fff_ffff | 0x2000_0000);
+        let lv = self.level(0);
+        let n = f64::from(lv.width);
+        let [u, v] = [s, t].map(|c| f64::from(c).clamp(0.0, 1.0) * n - 0.5);
+        if !(u.is_finite() && v.is_finite()) {
+            return Ok([0; 4]);
+        }
+        let (i0, j0) = (u.floor() as i64, v.floor() as i64);
+        let cube = cube.min(self.layers - 1) * 6;
+        let mut out = [0u32; 4];
+        for (k, (di, dj)) in [(0, 0), (1, 0), (0, 1), (1, 1)].into_iter().enumerate() {
+            let c = self.cube_texel(mmu, &lv, (cube, face as usize), (i0 + di, j0 + dj))?;
+            out[k] = (c[component] as f32).to_bits();
+        }
+        Ok(out)
     }
 
     /// [`Texture::sample_at`] of a cube: TEXC's packed s word (Mesa's

@@ -846,7 +846,7 @@ fn texc(
     // component r (Mesa's `bifrost.h`: the shadow bit "Implies
     // fetch_component = gather4_r"; other components are undocumented).
     if immediate != 1
-        || (dim == 0 && op != 7)
+        || (dim == 0 && op != 7 && !(op == 6 && (4..=7).contains(&lod_mode)))
         || (dim != 2 && (offsets != 0 || shadow != 0))
         || (dim == 3 && array != 0)
         || zero != 0
@@ -939,14 +939,24 @@ fn texc(
                 return Err(bad("a gather with a LOD register other than 0"));
             }
             let l = layer_of(&t)?;
-            t.gather(
-                core.mmu,
-                &smp,
-                (f32::from_bits(s[0]), f32::from_bits(s[1])),
-                l,
-                (offset, dref),
-                (lod_mode - 4) as usize,
-            )?
+            if dim == 0 {
+                // A cube: s packed with the face, as for TEX.
+                t.gather_cube(
+                    core.mmu,
+                    (s[0], f32::from_bits(s[1])),
+                    l,
+                    (lod_mode - 4) as usize,
+                )?
+            } else {
+                t.gather(
+                    core.mmu,
+                    &smp,
+                    (f32::from_bits(s[0]), f32::from_bits(s[1])),
+                    l,
+                    (offset, dref),
+                    (lod_mode - 4) as usize,
+                )?
+            }
         }
         // TEX: EXPLICIT, ZERO, COMPUTE (fragment jobs only).
         (7, 4 | 6) | (7, 5 | 7) if !matches!(lod_mode, 5 | 7) || core.frag.is_some() => {
