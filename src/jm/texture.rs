@@ -12,7 +12,8 @@
 //! Written: 1D, 2D and 3D RGBA8 UNORM/sRGB/UINT/SINT, R8/RG8 UNORM, RGB10A2 UNORM,
 //! R5G6B5 UNORM, RGBA16F, RGBA32F and R32F textures of up to 16 mip levels
 //! and 1D/2D arrays (one Surface With Stride per layer and level, Mesa's
-//! order), Linear
+//! order), cube maps and cube arrays (six faces per cube, in each
+//! architecture's payload order: [`surface_record`]), Linear
 //! or Tiled (16×16 u-interleaved) texels; samplers with normalized
 //! coordinates, minification and magnification filters, mipmap mode
 //! NEAREST or LINEAR (genxml "Trilinear"), LOD clamps and bias (8

@@ -16,6 +16,13 @@
 //! MIRROR_CLAMP_TO_EDGE, the three opaque and transparent float border
 //! colours; `OpImageFetch` at integer coordinates inside the level.
 //!
+//! Cube maps ([`Bindings::sample_cube`], [`Bindings::gather_cube`]): the
+//! spec's "Cube Map Face Selection and Transformations" table, NEAREST
+//! clamped to the face, LINEAR and gathers across face edges by "Cube Map
+//! Edge Handling" (corners: the average of three texels), written apart
+//! from the simulator's (an integer lattice here, a reprojected direction
+//! there).
+//!
 //! Mipmaps, `mipmapMode`, `mipLodBias` and texel offsets through
 //! [`Bindings::sample_levels`] / [`Bindings::sample_offset`] (λbase given:
 //! explicit, or from [`implicit_lod`]).

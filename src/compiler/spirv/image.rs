@@ -4,7 +4,8 @@
 //! (the gradients become an explicit LOD computed in the shader),
 //! `OpImageFetch` (optional `Lod`), on 2D images and 2D arrays (1D
 //! images and arrays and 3D images: explicit LOD, gradients, fetches and
-//! size queries),
+//! size queries; cube maps and cube arrays: explicit LOD, size queries and
+//! gathers of float cubes),
 //! single-sampled, with a 32-bit sampled type, and `OpImageGather` (a
 //! constant component, optional `ConstOffset`) of 2D images and 2D
 //! arrays, and `OpImageDrefGather` of 2D images.
@@ -16,7 +17,8 @@
 //! their descriptors), never run-time values. Everything else about images
 //! — image atomics, depth gathers of arrays, projective sampling, other
 //! queries, offsets of 1D/3D images, gradients with a depth compare,
-//! minimum LOD, sparse access, cube and other dimensions —
+//! minimum LOD, sparse access, implicit LOD, gradients and depth compares
+//! of cubes, rectangle, buffer and subpass dimensions —
 //! is a clean `Unsupported` error naming what is missing.
 
 use spirv::Op;

@@ -9,7 +9,11 @@
 //! With Stride" per layer and level, record layer × levels + level
 //! (Mesa's `panfrost_emit_texture_payload` order for one face and sample;
 //! only TEXC with its array bit reads a layer other than 0, and an array
-//! read without it faults; cube maps are not simulated),
+//! read without it faults), cube maps and cube arrays (dimension 0, square
+//! faces, `Array size` cubes, face f of cube c the layer 6c + f, records in
+//! each architecture's order: [`surface_record`]; TEXC's s word carries the
+//! face, [`Texture::sample_cube`]; seamless filtering across face edges,
+//! [`Texture::cube_level`]),
 //! format RGBA8 UNORM (or BGRA through the swizzle 0o3012)
 //! (or sRGB: RGB decoded with the sRGB EOTF, alpha linear), RGBA8UI or
 //! RGBA8I (components zero- or sign-extended to 32-bit words, nearest

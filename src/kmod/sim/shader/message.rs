@@ -818,7 +818,10 @@ fn texs(
 /// with LOD zero, computed (fragment jobs) or explicit (8:8 fixed point in
 /// the first staging register), or FETCH of a texel (integer coordinates,
 /// level in 8:8 fixed point in the first staging register), or FETCH
-/// with a GATHER4 component (`Texture::gather`); results as
+/// with a GATHER4 component (`Texture::gather`); cube maps (dimension 0:
+/// TEX, and FETCH GATHER4, the face in the s word's top 3 bits,
+/// `Texture::sample_cube`/`gather_cube`; a cube array's cube in the array
+/// register); results as
 /// F32 of a UNORM/sRGB texture, U32 of an RGBA8UI one or S32 of an RGBA8I
 /// one (another pairing's conversion is undocumented: refused), all four
 /// components (mask 0xf).
