@@ -3619,7 +3619,13 @@ fn upload_cubes(
 /// on a face edge or a corner of the cube), within a texel of a face's
 /// edge (2) or of its corner (3) at an `n`-texel level 0.
 fn cube_direction(rng: &mut Rng, kind: u64, n: u32) -> [f32; 3] {
-    let sign = |rng: &mut Rng| if rng.next().is_multiple_of(2) { 1.0f32 } else { -1.0 };
+    let sign = |rng: &mut Rng| {
+        if rng.next().is_multiple_of(2) {
+            1.0f32
+        } else {
+            -1.0
+        }
+    };
     match kind {
         0 => [0; 3].map(|_: i32| rng.unit() * 2.0 - 1.0),
         1 => {

@@ -642,7 +642,10 @@ impl<'a> Validator<'a> {
                 // Cube maps: sampling and gathers without offsets (no
                 // fetches or depth compares through this intrinsic yet).
                 let cube_ok = offset == [0, 0]
-                    && matches!(op, TexOp::Sample | TexOp::SampleLod | TexOp::Gather(_));
+                    && matches!(
+                        op,
+                        TexOp::Sample | TexOp::SampleLod | TexOp::SampleBias | TexOp::Gather(_)
+                    );
                 let dim_ok = !(array && dim == TexDim::D3)
                     && (dim != TexDim::Cube || cube_ok)
                     && (dim == TexDim::D2

@@ -556,14 +556,14 @@ impl Translator<'_> {
         if dim != TexDim::D2 && dref_op {
             return Err(inst.unsupported("depth compares of 1D, 3D and cube images"));
         }
-        // Cube maps: explicit-LOD sampling (`textureLod`) and gathers. SPIR-V
+        // Cube maps: sampling with an explicit (`textureLod`) or implicit
+        // LOD (`texture`, with or without a bias) and gathers. SPIR-V
         // forbids fetches of cube images ("OpImageFetch": Dim must not be
-        // Cube); implicit LOD (the simulated COMPUTE λ reads the quad's s
-        // and t, which for a cube carry the face) is not done yet.
+        // Cube).
         if dim == TexDim::Cube {
             match op {
                 Op::ImageFetch => return Err(inst.invalid("a texel fetch of a cube image")),
-                Op::ImageSampleExplicitLod => {}
+                Op::ImageSampleExplicitLod | Op::ImageSampleImplicitLod => {}
                 // Gathers of float cubes: the simulated texture unit
                 // averages the three texels of a cube corner, which has no
                 // meaning for integer texels.

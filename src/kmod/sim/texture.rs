@@ -343,6 +343,49 @@ fn cube_neighbour(face: usize, (i, j): (i64, i64), n: u32) -> (usize, u32, u32) 
     (f, index(s), index(t))
 }
 
+/// The implicit λbase of a cube access by a quad (TEXC LOD COMPUTE or
+/// BIAS with dimension 0), from the (packed s, t) words of its lanes 0, 1
+/// (x neighbour) and 2 (y neighbour), faces of `n` texels: each lane's
+/// direction rebuilt from its face and (s, t) (up to scale, which the
+/// projection ignores), lanes 1 and 2 projected onto lane 0's face, and the
+/// coarse differences of those face coordinates scaled by n give ρ =
+/// max(|(∂u/∂x, ∂v/∂x)|, |(∂u/∂y, ∂v/∂y)|) and λ = log2 ρ — the finite
+/// differences of the spec's "Cube Map Derivative Transformation" (the
+/// derivatives of sc/|rc| and tc/|rc| on the selected face; the
+/// hardware's method is undocumented). A neighbour pointing away from lane
+/// 0's face (no projection) gives λ = 128, the coarsest level (our
+/// choice: such a quad spans opposite faces). NaN: 0.
+pub fn cube_implicit_lod(n: u32, lanes: [(u32, u32); 3]) -> f64 {
+    let dir = |(ps, t): (u32, u32)| -> Option<[f64; 3]> {
+        let face = (ps >> 29) as usize;
+        let s = f64::from(f32::from_bits(ps & 0x1fff_ffff | 0x2000_0000));
+        let t = f64::from(f32::from_bits(t));
+        let [m, sa, ta] = CUBE_AXES.get(face)?;
+        Some(std::array::from_fn(|k| {
+            m[k] + (2.0 * s - 1.0) * sa[k] + (2.0 * t - 1.0) * ta[k]
+        }))
+    };
+    let (Some(d0), Some(d1), Some(d2)) = (dir(lanes[0]), dir(lanes[1]), dir(lanes[2])) else {
+        return 0.0;
+    };
+    let face0 = (lanes[0].0 >> 29) as usize;
+    let [m, sa, ta] = CUBE_AXES[face0];
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let project = |d: [f64; 3]| -> Option<(f64, f64)> {
+        let ma = dot(m, d);
+        (ma > 0.0).then(|| (dot(sa, d) / ma / 2.0, dot(ta, d) / ma / 2.0))
+    };
+    let (Some(p0), Some(p1), Some(p2)) = (project(d0), project(d1), project(d2)) else {
+        return 128.0;
+    };
+    let n = f64::from(n);
+    let rho = (n * (p1.0 - p0.0))
+        .hypot(n * (p1.1 - p0.1))
+        .max((n * (p2.0 - p0.0)).hypot(n * (p2.1 - p0.1)));
+    let lambda = rho.log2();
+    if lambda.is_nan() { 0.0 } else { lambda }
+}
+
 impl Texture {
     /// Unpacks texture `index` of the table at `textures` and sampler
     /// `index` of `samplers` (tables of `counts.0` and `counts.1` entries):

@@ -738,6 +738,10 @@ fn implicit_lod(
         return Err(fault(status::INSTR_INVALID_ENC, cc.va));
     };
     let f = |w: u32| f64::from(f32::from_bits(w));
+    if t.dim == 0 {
+        let lambda = super::super::texture::cube_implicit_lod(t.size().0, [c0, c1, c2]);
+        return Ok(((lambda * 256.0).round() / 256.0).clamp(-128.0, 128.0) as f32);
+    }
     let (w, h) = t.size();
     let (w, h) = (f64::from(w), f64::from(h));
     let ux = w * (f(c1.0) - f(c0.0));
@@ -969,10 +973,11 @@ fn texc(
                 return Err(bad("this result format for the texture's format"));
             }
             let l = layer_of(&t)?;
-            if dim != 2 && matches!(lod_mode, 5 | 7) {
-                // Our λ comes from the quad's s and t (`implicit_lod`);
-                // what the hardware does for 1D/3D/cube is not modelled.
-                return Err(bad("implicit LOD of a 1D, 3D or cube texture"));
+            if matches!(dim, 1 | 3) && matches!(lod_mode, 5 | 7) {
+                // Our λ comes from the quad's s and t (`implicit_lod`; a
+                // cube's from its faces, `cube_implicit_lod`); what the
+                // hardware does for 1D/3D is not modelled.
+                return Err(bad("implicit LOD of a 1D or 3D texture"));
             }
             let lod = match lod_mode {
                 4 => level,
