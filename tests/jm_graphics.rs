@@ -6397,14 +6397,17 @@ fn frag_coord_is_the_sample_location_under_sample_shading() {
     assert!(compared > 4000);
 }
 
+/// A cube's levels of six faces, its sampler and an implicit λbase.
+type CubeScene = (
+    Vec<Vec<bifrost_vk::testing::sampler::Image>>,
+    bifrost_vk::testing::sampler::Sampler,
+    f32,
+);
+
 thread_local! {
-    /// The cube (levels of six faces), sampler and implicit λbase of the
-    /// current thread's cube scene.
-    static CUBE: std::cell::RefCell<Option<(
-        Vec<Vec<bifrost_vk::testing::sampler::Image>>,
-        bifrost_vk::testing::sampler::Sampler,
-        f32,
-    )>> = const { std::cell::RefCell::new(None) };
+    /// The cube, sampler and implicit λbase of the current thread's cube
+    /// scene.
+    static CUBE: std::cell::RefCell<Option<CubeScene>> = const { std::cell::RefCell::new(None) };
 }
 
 /// The reference for `cube_implicit.frag`: the cube sampled in the
@@ -6422,9 +6425,9 @@ fn cube_shade(c: &[f64]) -> [f64; 4] {
 
 /// Implicit LOD of cube maps in fragment shaders: `cube_implicit.frag`
 /// (`texture(samplerCube, dir)`: TEXC with LOD mode COMPUTE, dimension
-/// Cube) over a full-framebuffer quad (w = 1) whose direction is M + (sc0
-/// + kx·x)·S + (tc0 + ky·y)·T for a face's axes M, S, T (Vulkan "Cube Map
-/// Face Selection and Transformations") and NDC (x, y), so the whole quad
+/// Cube) over a full-framebuffer quad (w = 1) whose direction is
+/// M + (sc0 + kx·x)·S + (tc0 + ky·y)·T for a face's axes M, S, T (Vulkan
+/// "Cube Map Face Selection and Transformations") and NDC (x, y), so the whole quad
 /// stays on that face with |rc| = 1 and ∂s/∂x = kx / 64, ∂t/∂y = ky / 64
 /// per pixel (the spec's "Cube Map Derivative Transformation" with a
 /// constant rc): a 256×256 RGBA8 cube of 9 levels, λbase = log2(256 ·
