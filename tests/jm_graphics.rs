@@ -6442,6 +6442,52 @@ fn cube_shade(c: &[f64]) -> [f64; 4] {
 /// word as for 2D fails it (checked by hand).
 #[test]
 fn cube_maps_take_their_implicit_lod_from_the_quad() {
+    let covered = cube_implicit_scenes("cube_implicit.frag.spv", false);
+    eprintln!("{covered} cube pixels compared");
+    assert!(covered > 8 * 3500, "{covered}");
+}
+
+/// The reference for `cube_shadow.frag`: the depth compare of the scene's
+/// R32F cube with the interpolated fourth component (the reference) in the
+/// interpolated direction at the scene's λbase, splatted.
+fn cube_shadow_shade(c: &[f64]) -> [f64; 4] {
+    CUBE.with(|t| {
+        let t = t.borrow();
+        let (levels, sampler, lod) = t.as_ref().expect("a cube for the scene");
+        let dir = [c[0] as f32, c[1] as f32, c[2] as f32];
+        let r = bifrost_vk::testing::sampler::Bindings::sample_cube_dref(
+            levels,
+            sampler,
+            dir,
+            *lod,
+            c[3] as f32,
+        )
+        .expect("the reference samples")[0];
+        [f64::from(r); 4]
+    })
+}
+
+/// Depth compares of cube maps (`cube_shadow.frag`: `texture(
+/// samplerCubeShadow, vec4(dir, 0.4375))`, TEXC LOD COMPUTE with the
+/// shadow register and dimension Cube) over the scenes of
+/// `cube_maps_take_their_implicit_lod_from_the_quad` with an R32F cube of
+/// depths k/8 (the reference, 7/16, equals none), compare LESS, GREATER
+/// (written flipped, as for 2D), LESS_OR_EQUAL and ALWAYS by scene, on
+/// the G52 and a v6 G72: every pixel within 1 LSB of the reference's
+/// compare-then-filter (`Bindings::sample_cube_dref`: each texel compared
+/// before a corner's three are averaged). A simulator ignoring the
+/// reference for cubes fails it (checked by hand).
+#[test]
+fn cube_depth_compares_match_the_reference() {
+    let covered = cube_implicit_scenes("cube_shadow.frag.spv", true);
+    eprintln!("{covered} cube shadow pixels compared");
+    assert!(covered > 8 * 3500, "{covered}");
+}
+
+/// The four cube scenes of the implicit-LOD tests with fragment shader
+/// `frag` (binding 2), RGBA8 texels or (`shadow`) R32F depths compared
+/// with the direction varying's fourth component; the pixels compared.
+fn cube_implicit_scenes(frag: &str, shadow: bool) -> usize {
     use bifrost_vk::compiler::bifrost::Arch as IsaArch;
     use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod, TextureDim};
     use bifrost_vk::testing::sampler::{AddressMode, Image, ImageFormat, Sampler, implicit_lod};
@@ -6454,7 +6500,12 @@ fn cube_maps_take_their_implicit_lod_from_the_quad() {
         [[0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]],
     ];
     let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_rgba.vert.spv")).unwrap();
-    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/cube_implicit.frag.spv")).unwrap();
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/{frag}")).unwrap();
+    let format = if shadow {
+        (ImageFormat::R32Sfloat, TexelFormat::R32Sfloat)
+    } else {
+        (ImageFormat::Rgba8Unorm, TexelFormat::Rgba8Unorm)
+    };
     let n = 256u32;
     let mut covered = 0;
     // (face, kx, ky, sc0, tc0, sampler bias)
@@ -6482,7 +6533,7 @@ fn cube_maps_take_their_implicit_lod_from_the_quad() {
                 height: n,
                 row_stride: 4 * n,
                 layout: TexelLayout::Linear,
-                format: TexelFormat::Rgba8Unorm,
+                format: format.1,
             };
             for l in 0..9u32 {
                 let m = n >> l;
@@ -6490,7 +6541,10 @@ fn cube_maps_take_their_implicit_lod_from_the_quad() {
                 let mut faces = Vec::new();
                 for fi in 0..6u32 {
                     let texels: Vec<[u8; 4]> = (0..m * m)
-                        .map(|_| [0; 4].map(|_: u8| rng.next(256) as u8))
+                        .map(|_| match shadow {
+                            true => (rng.next(9) as f32 / 8.0).to_le_bytes(),
+                            false => [0; 4].map(|_: u8| rng.next(256) as u8),
+                        })
                         .collect();
                     let bytes: Vec<u8> = texels.iter().flatten().copied().collect();
                     gpu.write(buf.va + u64::from(fi * 4 * m * m), &bytes);
@@ -6498,7 +6552,7 @@ fn cube_maps_take_their_implicit_lod_from_the_quad() {
                         width: m,
                         height: m,
                         texels,
-                        format: ImageFormat::Rgba8Unorm,
+                        format: format.0,
                     });
                 }
                 levels.push(faces);
@@ -6517,6 +6571,15 @@ fn cube_maps_take_their_implicit_lod_from_the_quad() {
             sampler.mipmap_linear = k % 2 == 1;
             sampler.max_lod = 8.0;
             sampler.lod_bias = bias;
+            let compare = [
+                CompareOp::Less,
+                CompareOp::Greater,
+                CompareOp::LessOrEqual,
+                CompareOp::Always,
+            ][k];
+            if shadow {
+                sampler.compare = Some(ops::CompareOp::ALL[compare as usize]);
+            }
             let smp = SamplerDesc {
                 linear: true,
                 wrap: [WrapMode::ClampToEdge; 2],
@@ -6532,7 +6595,7 @@ fn cube_maps_take_their_implicit_lod_from_the_quad() {
                     min_lod: 0.0,
                     max_lod: 8.0,
                     bias,
-                    compare: None,
+                    compare: shadow.then_some(compare),
                 },
             };
             let size = f64::from(SIZE);
@@ -6547,7 +6610,7 @@ fn cube_maps_take_their_implicit_lod_from_the_quad() {
             let corner = |x: f32, y: f32| {
                 let (sc, tc) = (sc0 + kx * x, tc0 + ky * y);
                 let d: [f32; 3] = std::array::from_fn(|a| m[a] + sc * s[a] + tc * t[a]);
-                [x, y, 0.0, 1.0, d[0], d[1], d[2], 1.0]
+                [x, y, 0.0, 1.0, d[0], d[1], d[2], 0.4375]
             };
             let mut data = Vec::new();
             for (x, y) in [
@@ -6573,7 +6636,11 @@ fn cube_maps_take_their_implicit_lod_from_the_quad() {
             let mut scene = grid_scene(&vs, &fs, data, draws);
             scene.stride = 32;
             scene.attributes = vec![(4, 0), (4, 16)];
-            scene.shade = cube_shade;
+            scene.shade = if shadow {
+                cube_shadow_shade
+            } else {
+                cube_shade
+            };
             scene.textures = Some((vec![None, None, Some(desc)], vec![None, None, Some(smp)]));
             let out = try_render_on(&mut gpu, &scene, |_| {})
                 .unwrap_or_else(|e| panic!("{model:?} scene {k}: the chains must complete: {e}"));
@@ -6581,6 +6648,5 @@ fn cube_maps_take_their_implicit_lod_from_the_quad() {
             covered += assert_matches(&out.color, &want, |x, y| !on_edge[(y * SIZE + x) as usize]);
         }
     }
-    eprintln!("{covered} cube pixels compared");
-    assert!(covered > 8 * 3500, "{covered}");
+    covered
 }

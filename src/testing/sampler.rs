@@ -1125,9 +1125,16 @@ fn cube_edge_texel(face: usize, (i, j): (i64, i64), n: i64) -> (usize, i64, i64)
 /// most one texel outside: inside, the face's texel; past one edge, the
 /// texel across it ([`cube_edge_texel`]); past a corner, the average of
 /// the three texels meeting at that corner of the cube.
-fn cube_texel(faces: &[Image], face: usize, (i, j): (i64, i64)) -> [f64; 4] {
+/// `map` applies to each texel before a corner's three are averaged (a
+/// depth compare's 1 or 0).
+fn cube_texel(
+    faces: &[Image],
+    face: usize,
+    (i, j): (i64, i64),
+    map: &dyn Fn([f64; 4]) -> [f64; 4],
+) -> [f64; 4] {
     let n = i64::from(faces[face].width);
-    let texel = |f: usize, i: i64, j: i64| faces[f].texel(i as u32, j as u32);
+    let texel = |f: usize, i: i64, j: i64| map(faces[f].texel(i as u32, j as u32));
     let edge = |k: i64| k.clamp(0, n - 1);
     let inside = |k: i64| (0..n).contains(&k);
     let across = |i: i64, j: i64| {
@@ -1168,7 +1175,9 @@ impl Bindings {
         let n = f64::from(faces[0].width);
         let (u, v) = (s * n - 0.5, t * n - 0.5);
         let (i0, j0) = (u.floor() as i64, v.floor() as i64);
-        let at = |di: i64, dj: i64| cube_texel(faces, face, (i0 + di, j0 + dj))[component] as f32;
+        let at = |di: i64, dj: i64| {
+            cube_texel(faces, face, (i0 + di, j0 + dj), &|c| c)[component] as f32
+        };
         Ok([at(0, 1), at(1, 1), at(1, 0), at(0, 0)])
     }
 
@@ -1189,6 +1198,43 @@ impl Bindings {
         r: [f32; 3],
         lod: f32,
     ) -> Result<[f32; 4], String> {
+        Self::cube_filter(levels, sampler, r, lod, None)
+    }
+
+    /// `OpImageSampleDref*Lod` of a cube: [`Bindings::sample_cube`] with
+    /// each texel — before a corner's three are averaged — replaced by
+    /// its "Depth Compare Operation" (1.0 when `dref op D`, D its first
+    /// component), the result (r, 0, 0, 1); the sampler must have
+    /// `compare`.
+    pub fn sample_cube_dref(
+        levels: &[Vec<Image>],
+        sampler: &Sampler,
+        r: [f32; 3],
+        lod: f32,
+        dref: f32,
+    ) -> Result<[f32; 4], String> {
+        if sampler.compare.is_none() {
+            return Err("a depth compare with a sampler without compareEnable".into());
+        }
+        Self::cube_filter(levels, sampler, r, lod, Some(dref))
+    }
+
+    fn cube_filter(
+        levels: &[Vec<Image>],
+        sampler: &Sampler,
+        r: [f32; 3],
+        lod: f32,
+        dref: Option<f32>,
+    ) -> Result<[f32; 4], String> {
+        let compare = |c: [f64; 4]| match (dref, sampler.compare) {
+            (Some(r), Some(op)) => [
+                f64::from(u8::from(op.test(f64::from(r), c[0]))),
+                0.0,
+                0.0,
+                1.0,
+            ],
+            _ => c,
+        };
         if levels.is_empty() || levels[0].len() != 6 {
             return Err("a cube needs levels of six faces".into());
         }
@@ -1222,7 +1268,7 @@ impl Bindings {
         let level = |l: usize| -> [f64; 4] {
             let faces = &levels[l];
             let n = i64::from(faces[0].width);
-            let texel = |f: usize, i: i64, j: i64| faces[f].texel(i as u32, j as u32);
+            let texel = |f: usize, i: i64, j: i64| compare(faces[f].texel(i as u32, j as u32));
             let (u, v) = (s * n as f64, t * n as f64);
             let edge = |k: i64| k.clamp(0, n - 1);
             if !linear {
@@ -1234,7 +1280,7 @@ impl Bindings {
             let mut acc = [0.0f64; 4];
             for (dj, wy) in [(0, 1.0 - b), (1, b)] {
                 for (di, wx) in [(0, 1.0 - a), (1, a)] {
-                    let c = cube_texel(faces, face, (i0 + di, j0 + dj));
+                    let c = cube_texel(faces, face, (i0 + di, j0 + dj), &compare);
                     for k in 0..4 {
                         acc[k] += wx * wy * c[k];
                     }

@@ -644,7 +644,12 @@ impl<'a> Validator<'a> {
                 let cube_ok = offset == [0, 0]
                     && matches!(
                         op,
-                        TexOp::Sample | TexOp::SampleLod | TexOp::SampleBias | TexOp::Gather(_)
+                        TexOp::Sample
+                            | TexOp::SampleLod
+                            | TexOp::SampleBias
+                            | TexOp::SampleDref
+                            | TexOp::SampleDrefLod
+                            | TexOp::Gather(_)
                     );
                 let dim_ok = !(array && dim == TexDim::D3)
                     && (dim != TexDim::Cube || cube_ok)

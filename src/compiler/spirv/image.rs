@@ -4,8 +4,8 @@
 //! (the gradients become an explicit LOD computed in the shader),
 //! `OpImageFetch` (optional `Lod`), on 2D images and 2D arrays (1D
 //! images and arrays and 3D images: explicit LOD, gradients, fetches and
-//! size queries; cube maps and cube arrays: explicit LOD, size queries and
-//! gathers of float cubes),
+//! size queries; cube maps and cube arrays: explicit and implicit LOD,
+//! depth compares, size queries and gathers of float cubes),
 //! single-sampled, with a 32-bit sampled type, and `OpImageGather` (a
 //! constant component, optional `ConstOffset`) of 2D images and 2D
 //! arrays, and `OpImageDrefGather` of 2D images.
@@ -17,8 +17,8 @@
 //! their descriptors), never run-time values. Everything else about images
 //! — image atomics, depth gathers of arrays, projective sampling, other
 //! queries, offsets of 1D/3D images, gradients with a depth compare,
-//! minimum LOD, sparse access, implicit LOD, gradients and depth compares
-//! of cubes, rectangle, buffer and subpass dimensions —
+//! minimum LOD, sparse access, gradients and depth gathers of cubes,
+//! rectangle, buffer and subpass dimensions —
 //! is a clean `Unsupported` error naming what is missing.
 
 use spirv::Op;
@@ -553,8 +553,8 @@ impl Translator<'_> {
         {
             return Err(inst.invalid("a gather of a 1D or 3D image"));
         }
-        if dim != TexDim::D2 && dref_op {
-            return Err(inst.unsupported("depth compares of 1D, 3D and cube images"));
+        if matches!(dim, TexDim::D1 | TexDim::D3) && dref_op {
+            return Err(inst.unsupported("depth compares of 1D and 3D images"));
         }
         // Cube maps: sampling with an explicit (`textureLod`) or implicit
         // LOD (`texture`, with or without a bias) and gathers. SPIR-V
@@ -563,7 +563,10 @@ impl Translator<'_> {
         if dim == TexDim::Cube {
             match op {
                 Op::ImageFetch => return Err(inst.invalid("a texel fetch of a cube image")),
-                Op::ImageSampleExplicitLod | Op::ImageSampleImplicitLod => {}
+                Op::ImageSampleExplicitLod
+                | Op::ImageSampleImplicitLod
+                | Op::ImageSampleDrefExplicitLod
+                | Op::ImageSampleDrefImplicitLod => {}
                 // Gathers of float cubes: the simulated texture unit
                 // averages the three texels of a cube corner, which has no
                 // meaning for integer texels.

@@ -343,6 +343,24 @@ fn cube_neighbour(face: usize, (i, j): (i64, i64), n: u32) -> (usize, u32, u32) 
     (f, index(s), index(t))
 }
 
+/// A cube texel's words, or with `dref` = (the Sampler's `Compare
+/// Function`, reference) its depth compare (`d F reference`, the operand
+/// order of [`Texture::sample`]) as (1.0 or 0.0, 0, 0, 1).
+fn cube_compare(w: [u32; 4], dref: Option<(u64, f32)>) -> [u32; 4] {
+    match dref {
+        Some((func, r)) => {
+            let pass = super::fragment::depth_passes(func, f32::from_bits(w[0]), r);
+            [
+                if pass { 1.0f32 } else { 0.0 }.to_bits(),
+                0,
+                0,
+                1.0f32.to_bits(),
+            ]
+        }
+        None => w,
+    }
+}
+
 /// The implicit λbase of a cube access by a quad (TEXC LOD COMPUTE or
 /// BIAS with dimension 0), from the (packed s, t) words of its lanes 0, 1
 /// (x neighbour) and 2 (y neighbour), faces of `n` texels: each lane's
@@ -1005,7 +1023,14 @@ impl Texture {
         }
         if self.dim == 0 {
             let face = coord[2] as u32;
-            return self.cube_level(mmu, nearest, [coord[0], coord[1]], layer * 6 + face, &lv);
+            let dref = dref.map(|r| (smp.compare, r));
+            return self.cube_level(
+                mmu,
+                (nearest, dref),
+                [coord[0], coord[1]],
+                layer * 6 + face,
+                &lv,
+            );
         }
         let axes = self.dim.clamp(1, 3) as usize;
         let size = [lv.width, lv.height, lv.depth];
@@ -1077,7 +1102,7 @@ impl Texture {
     fn cube_level(
         &self,
         mmu: &Mmu,
-        nearest: bool,
+        (nearest, dref): (bool, Option<(u64, f32)>),
         st: [f32; 2],
         face_layer: u32,
         lv: &Level,
@@ -1096,7 +1121,7 @@ impl Texture {
                 (clamp(u.floor() as i64), clamp(v.floor() as i64), 0),
                 face_layer,
             )?;
-            return Ok(w);
+            return Ok(cube_compare(w, dref));
         }
         let (x, y) = (u - 0.5, v - 0.5);
         let (i0, j0) = (x.floor() as i64, y.floor() as i64);
@@ -1104,7 +1129,7 @@ impl Texture {
         let mut out = [0.0f64; 4];
         for (dj, wy) in [(0, 1.0 - b), (1, b)] {
             for (di, wx) in [(0, 1.0 - a), (1, a)] {
-                let c = self.cube_texel(mmu, lv, (cube, face), (i0 + di, j0 + dj))?;
+                let c = self.cube_texel(mmu, lv, (cube, face), (i0 + di, j0 + dj), dref)?;
                 for k in 0..4 {
                     out[k] += wx * wy * c[k];
                 }
@@ -1125,11 +1150,12 @@ impl Texture {
         lv: &Level,
         (cube, face): (u32, usize),
         (i, j): (i64, i64),
+        dref: Option<(u64, f32)>,
     ) -> Result<[f64; 4], JobFault> {
         let n = lv.width;
         let texel = |f: usize, x: u32, y: u32| -> Result<[f64; 4], JobFault> {
             let w = self.texel_of(mmu, lv, (x, y, 0), cube + f as u32)?;
-            Ok(w.map(|c| f64::from(f32::from_bits(c))))
+            Ok(cube_compare(w, dref).map(|c| f64::from(f32::from_bits(c))))
         };
         let clamp = |k: i64| k.clamp(0, i64::from(n) - 1) as u32;
         let inside = |k: i64| (0..i64::from(n)).contains(&k);
@@ -1184,7 +1210,7 @@ impl Texture {
         let cube = cube.min(self.layers - 1) * 6;
         let mut out = [0u32; 4];
         for (k, (di, dj)) in [(0, 0), (1, 0), (0, 1), (1, 1)].into_iter().enumerate() {
-            let c = self.cube_texel(mmu, &lv, (cube, face as usize), (i0 + di, j0 + dj))?;
+            let c = self.cube_texel(mmu, &lv, (cube, face as usize), (i0 + di, j0 + dj), None)?;
             out[k] = (c[component] as f32).to_bits();
         }
         Ok(out)
@@ -1197,6 +1223,10 @@ impl Texture {
     /// restored as 0, 1, 0: exactly the bits of every float in [2^-63, 2)
     /// — the redundancy Mesa's packing relies on (our reading; an s below
     /// 2^-63 becomes 2^-63, the same texel). A face above 5 faults.
+    ///
+    /// `dref` (TEXC's shadow register): each texel — before a corner's
+    /// three are averaged — becomes its comparison's 1.0 or 0.0, as in
+    /// [`Texture::sample`].
     pub fn sample_cube(
         &self,
         mmu: &Mmu,
@@ -1204,6 +1234,7 @@ impl Texture {
         (packed_s, t): (u32, f32),
         cube: u32,
         lod: f32,
+        dref: Option<f32>,
     ) -> Result<[u32; 4], JobFault> {
         let face = packed_s >> 29;
         if face > 5 || self.dim != 0 {
@@ -1213,7 +1244,7 @@ impl Texture {
             ));
         }
         let s = f32::from_bits(packed_s & 0x1fff_ffff | 0x2000_0000);
-        self.sample_at(mmu, smp, [s, t, face as f32], cube, lod, [0, 0], None)
+        self.sample_at(mmu, smp, [s, t, face as f32], cube, lod, [0, 0], dref)
     }
 }
 

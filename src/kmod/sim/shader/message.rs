@@ -854,7 +854,8 @@ fn texc(
     // fetch_component = gather4_r"; other components are undocumented).
     if immediate != 1
         || (dim == 0 && op != 7 && !(op == 6 && (4..=7).contains(&lod_mode)))
-        || (dim != 2 && (offsets != 0 || shadow != 0))
+        || (dim != 2 && offsets != 0)
+        || (matches!(dim, 1 | 3) && shadow != 0)
         || (dim == 3 && array != 0)
         || zero != 0
         || (shadow != 0 && op != 7 && (op, lod_mode) != (6, 4))
@@ -1000,7 +1001,7 @@ fn texc(
                 // A cube: s packed with the face (Mesa's
                 // `bi_emit_texc_cube_coord`), a cube array's cube index
                 // in the array register.
-                t.sample_cube(core.mmu, &smp, (s[0], f32::from_bits(s[1])), l, lod)?
+                t.sample_cube(core.mmu, &smp, (s[0], f32::from_bits(s[1])), l, lod, dref)?
             } else {
                 t.sample_at(
                     core.mmu,
