@@ -1098,6 +1098,27 @@ pub fn cube_face(r: [f32; 3]) -> (usize, f64, f64) {
     (face, 0.5 * (sc / ma + 1.0), 0.5 * (tc / ma + 1.0))
 }
 
+/// λbase of `textureGrad` of a cube with level-0 faces of `n` texels
+/// ("Cube Map Derivative Transformation", then the isotropic "Scale
+/// Factor Operation"), in f64: the face of `r` by [`cube_face`]'s rule,
+/// (sc, tc, rc) of the direction and of each gradient by that face's row
+/// of the table, ∂s/∂x = ½ (∂sc/∂x · |rc| − sc · ∂|rc|/∂x) / rc² (t
+/// alike), ρx = n · |(∂s/∂x, ∂t/∂x)|, λ = log2 max(ρx, ρy).
+pub fn cube_grad_lod(n: u32, r: [f32; 3], dx: [f32; 3], dy: [f32; 3]) -> f64 {
+    let (face, _, _) = cube_face(r);
+    let f = &CUBE_FACES[face];
+    let pick = |v: [f32; 3], (k, sign): (usize, f64)| sign * f64::from(v[k]);
+    let (sc, tc, rc) = (pick(r, f.sc), pick(r, f.tc), pick(r, f.rc));
+    let rho = |g: [f32; 3]| {
+        let (dsc, dtc, drc) = (pick(g, f.sc), pick(g, f.tc), pick(g, f.rc));
+        // rc = |rc| here (the face's sign makes it positive).
+        let ds = 0.5 * (dsc * rc - sc * drc) / (rc * rc);
+        let dt = 0.5 * (dtc * rc - tc * drc) / (rc * rc);
+        f64::from(n) * ds.hypot(dt)
+    };
+    rho(dx).max(rho(dy)).log2()
+}
+
 /// "Cube Map Edge Handling": texel (i, j) of face `face` of an n × n
 /// level, exactly one index one texel outside, as (face, i, j) of the
 /// texel across that edge. On a lattice where texel centres of a face are
