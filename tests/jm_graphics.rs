@@ -6442,9 +6442,10 @@ fn cube_shade(c: &[f64]) -> [f64; 4] {
 /// word as for 2D fails it (checked by hand).
 #[test]
 fn cube_maps_take_their_implicit_lod_from_the_quad() {
-    let covered = cube_implicit_scenes("cube_implicit.frag.spv", false);
+    let mut covered = cube_implicit_scenes("cube_implicit.frag.spv", false, false);
+    covered += cube_implicit_scenes("cube_array_implicit.frag.spv", false, true);
     eprintln!("{covered} cube pixels compared");
-    assert!(covered > 8 * 3500, "{covered}");
+    assert!(covered > 16 * 3500, "{covered}");
 }
 
 /// The reference for `cube_shadow.frag`: the depth compare of the scene's
@@ -6479,15 +6480,18 @@ fn cube_shadow_shade(c: &[f64]) -> [f64; 4] {
 /// reference for cubes fails it (checked by hand).
 #[test]
 fn cube_depth_compares_match_the_reference() {
-    let covered = cube_implicit_scenes("cube_shadow.frag.spv", true);
+    let mut covered = cube_implicit_scenes("cube_shadow.frag.spv", true, false);
+    covered += cube_implicit_scenes("cube_array_shadow.frag.spv", true, true);
     eprintln!("{covered} cube shadow pixels compared");
-    assert!(covered > 8 * 3500, "{covered}");
+    assert!(covered > 16 * 3500, "{covered}");
 }
 
 /// The four cube scenes of the implicit-LOD tests with fragment shader
 /// `frag` (binding 2), RGBA8 texels or (`shadow`) R32F depths compared
-/// with the direction varying's fourth component; the pixels compared.
-fn cube_implicit_scenes(frag: &str, shadow: bool) -> usize {
+/// with the direction varying's fourth component; with `array`, a cube
+/// array of two cubes of which the shader samples layer 1; the pixels
+/// compared.
+fn cube_implicit_scenes(frag: &str, shadow: bool, array: bool) -> usize {
     use bifrost_vk::compiler::bifrost::Arch as IsaArch;
     use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod, TextureDim};
     use bifrost_vk::testing::sampler::{AddressMode, Image, ImageFormat, Sampler, implicit_lod};
@@ -6524,7 +6528,7 @@ fn cube_implicit_scenes(frag: &str, shadow: bool) -> usize {
             let mut levels = Vec::new();
             let mut desc = TextureDesc {
                 dim: TextureDim::Cube,
-                layers: 6,
+                layers: if array { 12 } else { 6 },
                 layer_stride: u64::from(4 * n * n),
                 levels: 9,
                 mips: Default::default(),
@@ -6537,9 +6541,10 @@ fn cube_implicit_scenes(frag: &str, shadow: bool) -> usize {
             };
             for l in 0..9u32 {
                 let m = n >> l;
-                let buf = gpu.alloc(u64::from(6 * 4 * m * m));
+                let cubes = if array { 2 } else { 1 };
+                let buf = gpu.alloc(u64::from(cubes * 6 * 4 * m * m));
                 let mut faces = Vec::new();
-                for fi in 0..6u32 {
+                for fi in 0..6 * cubes {
                     let texels: Vec<[u8; 4]> = (0..m * m)
                         .map(|_| match shadow {
                             true => (rng.next(9) as f32 / 8.0).to_le_bytes(),
@@ -6555,7 +6560,8 @@ fn cube_implicit_scenes(frag: &str, shadow: bool) -> usize {
                         format: format.0,
                     });
                 }
-                levels.push(faces);
+                // The cube the shader samples: the last one.
+                levels.push(faces.split_off(faces.len() - 6));
                 match l {
                     0 => desc.address = buf.va,
                     _ => {
