@@ -1126,7 +1126,7 @@ pub fn cube_grad_lod(n: u32, r: [f32; 3], dx: [f32; 3], dy: [f32; 3]) -> f64 {
 /// outside texel's centre has ±(n + 1) on an axis which names the
 /// neighbouring face; moved onto that face (±n) with the old major axis
 /// half a texel inside (n − 1), it is a texel centre of the neighbour.
-fn cube_edge_texel(face: usize, (i, j): (i64, i64), n: i64) -> (usize, i64, i64) {
+pub fn cube_edge_texel(face: usize, (i, j): (i64, i64), n: i64) -> (usize, i64, i64) {
     let f = &CUBE_FACES[face];
     let mut p = [0i64; 3];
     p[f.rc.0] = f.rc.1 as i64 * n;

@@ -1316,7 +1316,55 @@ impl SamplerState {
 
 #[cfg(test)]
 mod tests {
-    use super::wrap;
+    use super::{cube_neighbour, wrap};
+
+    /// Every texel one step outside every face of cubes of 1–12 texels a
+    /// side: the simulator's neighbour (a reprojected direction) is the
+    /// reference sampler's (an integer lattice, `testing::sampler`), and
+    /// crossing back from that texel over the same edge lands on the
+    /// face's own edge texel.
+    #[test]
+    fn cube_edges_agree_with_the_reference_lattice() {
+        let mut checked = 0;
+        for n in 1..=12u32 {
+            let m = i64::from(n);
+            for face in 0..6 {
+                for k in 0..m {
+                    for (i, j) in [(-1, k), (m, k), (k, -1), (k, m)] {
+                        let (f, x, y) = cube_neighbour(face, (i, j), n);
+                        let r = crate::testing::sampler::cube_edge_texel(face, (i, j), m);
+                        assert_eq!(
+                            (f, i64::from(x), i64::from(y)),
+                            r,
+                            "n {n} face {face} ({i}, {j})"
+                        );
+                        // The way back: the texel outside face f next to
+                        // (x, y), on the side facing the original face.
+                        let back = [
+                            (i64::from(x) - 1, i64::from(y)),
+                            (i64::from(x) + 1, i64::from(y)),
+                            (i64::from(x), i64::from(y) - 1),
+                            (i64::from(x), i64::from(y) + 1),
+                        ]
+                        .into_iter()
+                        .filter(|&(a, b)| !(0..m).contains(&a) || !(0..m).contains(&b))
+                        .map(|ab| cube_neighbour(f, ab, n))
+                        .any(|(g, a, b)| {
+                            g == face
+                                && (i64::from(a), i64::from(b))
+                                    == (i.clamp(0, m - 1), j.clamp(0, m - 1))
+                        });
+                        assert!(
+                            back,
+                            "n {n} face {face} ({i}, {j}) → {f} ({x}, {y}) has no way back"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 6 * 4 * (1..=12).sum::<i32>());
+    }
 
     #[test]
     fn wrap_modes() {
