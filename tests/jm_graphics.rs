@@ -7235,3 +7235,263 @@ fn frag_coord_is_the_sample_location_under_sample_shading() {
     eprintln!("{compared} components compared");
     assert!(compared > 4000);
 }
+
+/// A cube's levels of six faces, its sampler and an implicit λbase.
+type CubeScene = (
+    Vec<Vec<bifrost_vk::testing::sampler::Image>>,
+    bifrost_vk::testing::sampler::Sampler,
+    f32,
+);
+
+thread_local! {
+    /// The cube, sampler and implicit λbase of the current thread's cube
+    /// scene.
+    static CUBE: std::cell::RefCell<Option<CubeScene>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The reference for `cube_implicit.frag`: the cube sampled in the
+/// interpolated direction at the scene's implicit λbase.
+fn cube_shade(c: &[f64]) -> [f64; 4] {
+    CUBE.with(|t| {
+        let t = t.borrow();
+        let (levels, sampler, lod) = t.as_ref().expect("a cube for the scene");
+        let dir = [c[0] as f32, c[1] as f32, c[2] as f32];
+        bifrost_vk::testing::sampler::Bindings::sample_cube(levels, sampler, dir, *lod)
+            .expect("the reference samples")
+            .map(f64::from)
+    })
+}
+
+/// Implicit LOD of cube maps in fragment shaders: `cube_implicit.frag`
+/// (`texture(samplerCube, dir)`: TEXC with LOD mode COMPUTE, dimension
+/// Cube) over a full-framebuffer quad (w = 1) whose direction is
+/// M + (sc0 + kx·x)·S + (tc0 + ky·y)·T for a face's axes M, S, T (Vulkan
+/// "Cube Map Face Selection and Transformations") and NDC (x, y), so the whole quad
+/// stays on that face with |rc| = 1 and ∂s/∂x = kx / 64, ∂t/∂y = ky / 64
+/// per pixel (the spec's "Cube Map Derivative Transformation" with a
+/// constant rc): a 256×256 RGBA8 cube of 9 levels, λbase = log2(256 ·
+/// max(kx, ky) / 64) between 0.3 and 1.9, faces +X, −Y, +Z and −X,
+/// bilinear, NEAREST and LINEAR mipmaps, a sampler bias, on the G52 and a
+/// v6 G72: every covered pixel within 1 LSB of the reference rasterizer's
+/// interpolation times `Bindings::sample_cube` at `implicit_lod`'s λbase
+/// (rounded to 1/256 as the simulator's; the test asserts λ·256 is at
+/// least 0.01 from a rounding boundary). The simulator's λ for a cube
+/// (`kmod::sim::texture::cube_implicit_lod`) projects the quad's
+/// neighbours onto lane 0's face; a simulator taking λ from the packed s
+/// word as for 2D fails it (checked by hand).
+#[test]
+fn cube_maps_take_their_implicit_lod_from_the_quad() {
+    let mut covered = cube_implicit_scenes("cube_implicit.frag.spv", false, false);
+    covered += cube_implicit_scenes("cube_array_implicit.frag.spv", false, true);
+    eprintln!("{covered} cube pixels compared");
+    assert!(covered > 16 * 3500, "{covered}");
+}
+
+/// The reference for `cube_shadow.frag`: the depth compare of the scene's
+/// R32F cube with the interpolated fourth component (the reference) in the
+/// interpolated direction at the scene's λbase, splatted.
+fn cube_shadow_shade(c: &[f64]) -> [f64; 4] {
+    CUBE.with(|t| {
+        let t = t.borrow();
+        let (levels, sampler, lod) = t.as_ref().expect("a cube for the scene");
+        let dir = [c[0] as f32, c[1] as f32, c[2] as f32];
+        let r = bifrost_vk::testing::sampler::Bindings::sample_cube_dref(
+            levels,
+            sampler,
+            dir,
+            *lod,
+            c[3] as f32,
+        )
+        .expect("the reference samples")[0];
+        [f64::from(r); 4]
+    })
+}
+
+/// Depth compares of cube maps (`cube_shadow.frag`: `texture(
+/// samplerCubeShadow, vec4(dir, 0.4375))`, TEXC LOD COMPUTE with the
+/// shadow register and dimension Cube) over the scenes of
+/// `cube_maps_take_their_implicit_lod_from_the_quad` with an R32F cube of
+/// depths k/8 (the reference, 7/16, equals none), compare LESS, GREATER
+/// (written flipped, as for 2D), LESS_OR_EQUAL and ALWAYS by scene, on
+/// the G52 and a v6 G72: every pixel within 1 LSB of the reference's
+/// compare-then-filter (`Bindings::sample_cube_dref`: each texel compared
+/// before a corner's three are averaged). A simulator ignoring the
+/// reference for cubes fails it (checked by hand).
+#[test]
+fn cube_depth_compares_match_the_reference() {
+    let mut covered = cube_implicit_scenes("cube_shadow.frag.spv", true, false);
+    covered += cube_implicit_scenes("cube_array_shadow.frag.spv", true, true);
+    eprintln!("{covered} cube shadow pixels compared");
+    assert!(covered > 16 * 3500, "{covered}");
+}
+
+/// The four cube scenes of the implicit-LOD tests with fragment shader
+/// `frag` (binding 2), RGBA8 texels or (`shadow`) R32F depths compared
+/// with the direction varying's fourth component; with `array`, a cube
+/// array of two cubes of which the shader samples layer 1; the pixels
+/// compared.
+fn cube_implicit_scenes(frag: &str, shadow: bool, array: bool) -> usize {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod, TextureDim};
+    use bifrost_vk::testing::sampler::{AddressMode, Image, ImageFormat, Sampler, implicit_lod};
+    const AXES: [[[f32; 3]; 3]; 6] = [
+        [[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, -1.0, 0.0]],
+        [[-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]],
+        [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
+        [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0]],
+        [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, -1.0, 0.0]],
+        [[0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]],
+    ];
+    let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_rgba.vert.spv")).unwrap();
+    let f = std::fs::read(format!("{GRAPHICS_SHADERS}/{frag}")).unwrap();
+    let format = if shadow {
+        (ImageFormat::R32Sfloat, TexelFormat::R32Sfloat)
+    } else {
+        (ImageFormat::Rgba8Unorm, TexelFormat::Rgba8Unorm)
+    };
+    let n = 256u32;
+    let mut covered = 0;
+    // (face, kx, ky, sc0, tc0, sampler bias)
+    let scenes = [
+        (0usize, 0.35f32, 0.3f32, 0.2f32, -0.3f32, 0.0f32),
+        (3, 0.5, 0.9, -0.4, 0.05, 0.25),
+        (4, 0.85, 0.45, 0.1, 0.4, -0.5),
+        (1, 0.6, 0.6, -0.3, -0.35, 0.5),
+    ];
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let vs = compile_for(&v, Stage::Vertex, arch);
+        let fs = compile_for(&f, Stage::Fragment, arch);
+        for (k, &(face, kx, ky, sc0, tc0, bias)) in scenes.iter().enumerate() {
+            let mut rng = Rng(0xc0be_7e47 + k as u64 + 16 * (arch == IsaArch::V6) as u64);
+            let mut gpu = SimGpu::new(model);
+            let mut levels = Vec::new();
+            let mut desc = TextureDesc {
+                dim: TextureDim::Cube,
+                layers: if array { 12 } else { 6 },
+                layer_stride: u64::from(4 * n * n),
+                levels: 9,
+                mips: Default::default(),
+                address: 0,
+                width: n,
+                height: n,
+                row_stride: 4 * n,
+                layout: TexelLayout::Linear,
+                format: format.1,
+            };
+            for l in 0..9u32 {
+                let m = n >> l;
+                let cubes = if array { 2 } else { 1 };
+                let buf = gpu.alloc(u64::from(cubes * 6 * 4 * m * m));
+                let mut faces = Vec::new();
+                for fi in 0..6 * cubes {
+                    let texels: Vec<[u8; 4]> = (0..m * m)
+                        .map(|_| match shadow {
+                            true => (rng.next(9) as f32 / 8.0).to_le_bytes(),
+                            false => [0; 4].map(|_: u8| rng.next(256) as u8),
+                        })
+                        .collect();
+                    let bytes: Vec<u8> = texels.iter().flatten().copied().collect();
+                    gpu.write(buf.va + u64::from(fi * 4 * m * m), &bytes);
+                    faces.push(Image {
+                        width: m,
+                        height: m,
+                        texels,
+                        format: format.0,
+                    });
+                }
+                // The cube the shader samples: the last one.
+                levels.push(faces.split_off(faces.len() - 6));
+                match l {
+                    0 => desc.address = buf.va,
+                    _ => {
+                        desc.mips[l as usize - 1] = MipLevel {
+                            slice_stride: u64::from(4 * m * m),
+                            address: buf.va,
+                            row_stride: 4 * m,
+                        }
+                    }
+                }
+            }
+            let mut sampler = Sampler::simple(true, AddressMode::ClampToEdge);
+            sampler.mipmap_linear = k % 2 == 1;
+            sampler.max_lod = 8.0;
+            sampler.lod_bias = bias;
+            let compare = [
+                CompareOp::Less,
+                CompareOp::Greater,
+                CompareOp::LessOrEqual,
+                CompareOp::Always,
+            ][k];
+            if shadow {
+                sampler.compare = Some(ops::CompareOp::ALL[compare as usize]);
+            }
+            let smp = SamplerDesc {
+                linear: true,
+                wrap: [WrapMode::ClampToEdge; 2],
+                border: [0.0; 4],
+                lod: SamplerLod {
+                    wrap_r: None,
+                    min_linear: Some(true),
+                    mipmap: if sampler.mipmap_linear {
+                        MipmapMode::Linear
+                    } else {
+                        MipmapMode::Nearest
+                    },
+                    min_lod: 0.0,
+                    max_lod: 8.0,
+                    bias,
+                    compare: shadow.then_some(compare),
+                },
+            };
+            let size = f64::from(SIZE);
+            let lod = implicit_lod((n, n), f64::from(kx) / size, 0.0, 0.0, f64::from(ky) / size);
+            let exact = (f64::from(n) * f64::from(kx.max(ky)) / size).log2() * 256.0;
+            assert!(
+                (exact - exact.floor() - 0.5).abs() > 0.01,
+                "λ·256 = {exact} too close to a rounding boundary"
+            );
+            CUBE.with(|t| *t.borrow_mut() = Some((levels, sampler, lod)));
+            let [m, s, t] = AXES[face];
+            let corner = |x: f32, y: f32| {
+                let (sc, tc) = (sc0 + kx * x, tc0 + ky * y);
+                let d: [f32; 3] = std::array::from_fn(|a| m[a] + sc * s[a] + tc * t[a]);
+                [x, y, 0.0, 1.0, d[0], d[1], d[2], 0.4375]
+            };
+            let mut data = Vec::new();
+            for (x, y) in [
+                (-1.0, -1.0),
+                (1.0, -1.0),
+                (-1.0, 1.0),
+                (-1.0, 1.0),
+                (1.0, -1.0),
+                (1.0, 1.0),
+            ] {
+                data.extend_from_slice(&corner(x, y));
+            }
+            let draws = vec![DrawSpec {
+                topology: Topology::TriangleList,
+                count: 6,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            }];
+            let mut scene = grid_scene(&vs, &fs, data, draws);
+            scene.stride = 32;
+            scene.attributes = vec![(4, 0), (4, 16)];
+            scene.shade = if shadow {
+                cube_shadow_shade
+            } else {
+                cube_shade
+            };
+            scene.textures = Some((vec![None, None, Some(desc)], vec![None, None, Some(smp)]));
+            let out = try_render_on(&mut gpu, &scene, |_| {})
+                .unwrap_or_else(|e| panic!("{model:?} scene {k}: the chains must complete: {e}"));
+            let (want, on_edge) = reference(&scene);
+            covered += assert_matches(&out.color, &want, |x, y| !on_edge[(y * SIZE + x) as usize]);
+        }
+    }
+    covered
+}

@@ -3522,3 +3522,607 @@ fn textures_of_another_dimension_fault() {
         run(&mut gpu, &one, &[Some(d1), Some(a1)]).unwrap_or_else(|e| panic!("{model:?}: {e}"));
     }
 }
+
+/// A cube face's axes for building test directions: the direction of face
+/// coordinates (sc, tc) ∈ [−1, 1]² on face f (+X −X +Y −Y +Z −Z) is
+/// major + sc · s_axis + tc · t_axis (Vulkan "Cube Map Face Selection and
+/// Transformations", read backwards).
+const TEST_CUBE_AXES: [[[f32; 3]; 3]; 6] = [
+    [[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, -1.0, 0.0]],
+    [[-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]],
+    [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
+    [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0]],
+    [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, -1.0, 0.0]],
+    [[0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]],
+];
+
+/// `cubes` cubes of `levels` levels of n × n RGBA8 UNORM faces in GPU
+/// memory: each level one allocation of its 6 × cubes faces (face f of
+/// cube c at layer 6c + f), a face's bytes plus 64 apart; the images as
+/// `[cube][level][face]` and the descriptor.
+fn upload_cubes(
+    gpu: &mut SimGpu,
+    rng: &mut Rng,
+    (n, levels, cubes): (u32, u32, u32),
+    layout: TexelLayout,
+) -> (Vec<Vec<Vec<Image>>>, TextureDesc) {
+    let mut images = vec![vec![Vec::new(); levels as usize]; cubes as usize];
+    let mut desc: Option<TextureDesc> = None;
+    for l in 0..levels {
+        let m = (n >> l).max(1);
+        let (row_stride, face_bytes) = match layout {
+            TexelLayout::Linear => (4 * m, u64::from(4 * m * m)),
+            TexelLayout::Tiled => {
+                let rs = 16 * 4 * m.next_multiple_of(16);
+                (rs, u64::from(rs) * u64::from(m.div_ceil(16)))
+            }
+        };
+        let stride = face_bytes + 64;
+        let buf = gpu.alloc(stride * u64::from(6 * cubes));
+        for c in 0..cubes {
+            for f in 0..6u32 {
+                let base = buf.va + stride * u64::from(6 * c + f);
+                let texels: Vec<[u8; 4]> = (0..m * m)
+                    .map(|_| {
+                        let v = rng.next();
+                        [v as u8, (v >> 8) as u8, (v >> 16) as u8, (v >> 24) as u8]
+                    })
+                    .collect();
+                for y in 0..m {
+                    for x in 0..m {
+                        let off = match layout {
+                            TexelLayout::Linear => u64::from(y * row_stride + 4 * x),
+                            TexelLayout::Tiled => tiled_offset(x, y, u64::from(row_stride)),
+                        };
+                        gpu.write(base + off, &texels[(y * m + x) as usize]);
+                    }
+                }
+                images[c as usize][l as usize].push(Image {
+                    width: m,
+                    height: m,
+                    texels,
+                    format: ImageFormat::Rgba8Unorm,
+                });
+            }
+        }
+        match desc.as_mut() {
+            None => {
+                desc = Some(TextureDesc {
+                    dim: TextureDim::Cube,
+                    layers: 6 * cubes,
+                    layer_stride: stride,
+                    levels: 1,
+                    mips: Default::default(),
+                    address: buf.va,
+                    width: n,
+                    height: n,
+                    row_stride,
+                    layout,
+                    format: TexelFormat::Rgba8Unorm,
+                })
+            }
+            Some(d) => {
+                d.mips[l as usize - 1] = MipLevel {
+                    address: buf.va,
+                    row_stride,
+                    slice_stride: stride,
+                };
+                d.levels += 1;
+            }
+        }
+    }
+    (images, desc.unwrap())
+}
+
+/// A random direction for cube sampling: anywhere (kind 0), with an exact
+/// tie between the largest magnitudes (1: two or three equal components,
+/// on a face edge or a corner of the cube), within a texel of a face's
+/// edge (2) or of its corner (3) at an `n`-texel level 0.
+fn cube_direction(rng: &mut Rng, kind: u64, n: u32) -> [f32; 3] {
+    let sign = |rng: &mut Rng| {
+        if rng.next().is_multiple_of(2) {
+            1.0f32
+        } else {
+            -1.0
+        }
+    };
+    match kind {
+        0 => [0; 3].map(|_: i32| rng.unit() * 2.0 - 1.0),
+        1 => {
+            let a = 0.25 + rng.unit();
+            let mut d = [a * sign(rng), a * sign(rng), (rng.unit() * 2.0 - 1.0) * a];
+            if rng.next().is_multiple_of(4) {
+                d[2] = a * sign(rng);
+            }
+            let k = (rng.next() % 3) as usize;
+            d.swap(k, 2);
+            d
+        }
+        _ => {
+            let face = (rng.next() % 6) as usize;
+            let near_edge = |rng: &mut Rng| sign(rng) * (1.0 - rng.unit() * 2.0 / n as f32);
+            let sc = if kind == 3 {
+                near_edge(rng)
+            } else {
+                rng.unit() * 2.0 - 1.0
+            };
+            let tc = near_edge(rng);
+            let (sc, tc) = if rng.next().is_multiple_of(2) {
+                (sc, tc)
+            } else {
+                (tc, sc)
+            };
+            let ma = 0.5 + rng.unit() * 3.0;
+            let [m, s, t] = TEST_CUBE_AXES[face];
+            std::array::from_fn(|k| ma * (m[k] + sc * s[k] + tc * t[k]))
+        }
+    }
+}
+
+/// Whether nearest filtering of `dir` is well away from every texel
+/// boundary of an `n`-texel cube's levels (2^-10 texel): the shader's f32
+/// face coordinates may differ from the reference's f64 ones in the last
+/// bits, which must not change the texel. Coordinates on or past the face's
+/// edge clamp to the edge texel in both.
+fn nearest_is_safe(dir: [f32; 3], n: u32, levels: u32) -> bool {
+    let (_, s, t) = bifrost_vk::testing::sampler::cube_face(dir);
+    (0..levels).all(|l| {
+        let m = f64::from((n >> l).max(1));
+        [s, t].iter().all(|&c| {
+            let u = c * m;
+            u <= 2f64.powi(-10) || u >= m - 2f64.powi(-10) || {
+                let f = u - u.floor();
+                f > 2f64.powi(-10) && f < 1.0 - 2f64.powi(-10)
+            }
+        })
+    })
+}
+
+/// Cube maps and cube arrays: `texture_cube.comp`'s `textureLod(samplerCube,
+/// dir, lod)` and `texture_cube_array.comp`'s `textureLod(samplerCubeArray,
+/// (dir, layer), lod)` (TEXC dimension Cube: the face selected by our ALU
+/// code, packed into the s word; a cube array's layer in the array
+/// register), each with `textureSize` at a level, on RGBA8 UNORM cubes
+/// (8×8 faces with 4 levels; arrays of 3 cubes of 6×6 faces with 3
+/// levels), Linear and Tiled, directions anywhere, with exact ties (face
+/// edges and cube corners), within a texel of face edges and of corners,
+/// random LODs in [−1, 4] and sampler LOD state (filters, mipmap modes,
+/// clamps, bias on the 1/256 grid), random wrap modes (which cubes
+/// ignore), G52 (v7 payload: faces as layers, levels inside) and a v6 G72
+/// (levels outside, faces inside), against the reference sampler's face
+/// selection and seamless edge handling (`Bindings::sample_cube`).
+/// Bound: nearest filtering of NEAREST mipmaps exact (directions within
+/// 2^-10 texel of a texel boundary are redrawn: the shader's f32 face
+/// coordinates — 1/ma from `frcp`, about one ULP — and the reference's
+/// f64 ones may fall on either side); otherwise 2^-14 (a coordinate a few
+/// ULPs apart moves a bilinear weight by about n · 2^-22). Sizes exactly.
+#[test]
+fn cube_maps_and_cube_arrays_match_the_reference_sampler() {
+    use bifrost_vk::compiler::bifrost::binary::TEXTURE_SIZE_WORD;
+    let (mut compared, mut linear_edges, mut per_kind) = (0usize, 0usize, [0usize; 4]);
+    for model in [SimModel::G52, SimModel::G72] {
+        for array in [false, true] {
+            let name = if array {
+                "textures/texture_cube_array.comp.spv"
+            } else {
+                "textures/texture_cube.comp.spv"
+            };
+            let binary = compile_named(name, model);
+            let (n, levels, cubes) = if array { (6, 3, 3) } else { (8, 4, 1) };
+            for case in 0..8u64 {
+                let mut rng = Rng(0xc0be_0000
+                    + case
+                    + 64 * u64::from(array)
+                    + 256 * (model == SimModel::G72) as u64);
+                let layout = if case % 2 == 0 {
+                    TexelLayout::Linear
+                } else {
+                    TexelLayout::Tiled
+                };
+                let mut gpu = SimGpu::new(model);
+                let (images, desc) = upload_cubes(&mut gpu, &mut rng, (n, levels, cubes), layout);
+                let mode = AddressMode::ALL[(rng.next() % 4) as usize];
+                let mut smp = Sampler::simple(case / 2 % 2 == 1, mode);
+                smp.min_linear = rng.next().is_multiple_of(2);
+                smp.mipmap_linear = case >= 4;
+                smp.min_lod = lod_on_grid(&mut rng, 0.0, 1.0);
+                smp.max_lod = lod_on_grid(&mut rng, smp.min_lod, 4.0);
+                smp.lod_bias = lod_on_grid(&mut rng, -1.0, 1.0);
+                let exact = !smp.mag_linear && !smp.min_linear && !smp.mipmap_linear;
+                let (mut queries, mut want, mut sizes) = (Vec::new(), Vec::new(), Vec::new());
+                for q in 0..INVOCATIONS {
+                    let kind = u64::from(q % 4);
+                    let dir = loop {
+                        let d = cube_direction(&mut rng, kind, n);
+                        if !exact || nearest_is_safe(d, n, levels) {
+                            break d;
+                        }
+                    };
+                    per_kind[kind as usize] += 1;
+                    if !exact && kind >= 2 {
+                        linear_edges += 1;
+                    }
+                    let layer = rng.unit() * (cubes as f32 + 0.8) - 0.4;
+                    let cube = bifrost_vk::testing::sampler::array_layer(layer, cubes as usize);
+                    let lod = lod_on_grid(&mut rng, -1.0, 4.0);
+                    let level = (rng.next() % u64::from(levels)) as i32;
+                    for w in [
+                        dir[0].to_bits(),
+                        dir[1].to_bits(),
+                        dir[2].to_bits(),
+                        layer.to_bits(),
+                    ] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    for w in [lod.to_bits(), level as u32, 0, 0] {
+                        queries.extend_from_slice(&w.to_le_bytes());
+                    }
+                    want.push(Bindings::sample_cube(&images[cube], &smp, dir, lod).unwrap());
+                    let m = (n >> level).max(1) as f32;
+                    sizes.push([m, m, if array { cubes as f32 } else { 0.0 }, 0.0]);
+                }
+                let qbuf = gpu.alloc(queries.len() as u64);
+                gpu.write(qbuf.va, &queries);
+                let out_bytes = 32 * u64::from(INVOCATIONS);
+                let obuf = gpu.alloc(out_bytes);
+                gpu.write(obuf.va, &vec![0xee; out_bytes as usize]);
+                let size_word = u64::from((n - 1) | (n - 1) << 16)
+                    | u64::from(levels | if array { (cubes - 1) << 16 } else { 0 }) << 32;
+                let words = fau_words(&binary, |b| match b {
+                    (s, 0) if s == TEXTURE_SIZE_WORD => (size_word, 0),
+                    (0, 3) => (qbuf.va, queries.len() as u64),
+                    (0, 4) => (obuf.va, out_bytes),
+                    _ => panic!("unexpected binding {b:?}"),
+                });
+                let code = gpu.upload(&binary);
+                let hw = hw_mip_sampler(&smp, None);
+                gpu.run_chain(|chain, pool, arch| {
+                    textured_dispatch(
+                        chain,
+                        pool,
+                        arch,
+                        (&binary, code, &words),
+                        &[Some(desc)],
+                        &[Some(hw)],
+                        INVOCATIONS / 16,
+                    )?;
+                    Ok(true)
+                })
+                .unwrap_or_else(|e| panic!("{model:?} array {array} case {case}: {e}"));
+                let got = gpu.read_f32s(obuf.va, 8 * INVOCATIONS as usize);
+                for (i, r) in got.chunks(8).enumerate() {
+                    let (g, w) = (&r[..4], want[i]);
+                    for c in 0..4 {
+                        let ok = if exact {
+                            g[c] == w[c]
+                        } else {
+                            (f64::from(g[c]) - f64::from(w[c])).abs() <= 2f64.powi(-14)
+                        };
+                        assert!(
+                            ok,
+                            "{model:?} array {array} case {case} {smp:?}: invocation {i} component {c}: sim {g:?} reference {w:?}"
+                        );
+                    }
+                    assert_eq!(
+                        &r[4..],
+                        &sizes[i],
+                        "{model:?} array {array} case {case}: size {i}"
+                    );
+                    compared += 8;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{compared} components compared; directions by kind (any, tie, edge, corner): {per_kind:?}; \
+         {linear_edges} linear near an edge or corner"
+    );
+    assert_eq!(compared, 2 * 2 * 8 * 32 * 8);
+}
+
+/// Cube reads the simulator cannot honour fault the job (never panic),
+/// on the G52 and a v6 G72: a cube read through 2D instructions
+/// (`texture_lod.comp`'s TEXS_2D and TEXC of dimension 2), a 2D image read
+/// as a cube, a two-cube array read without an array index, and a cube
+/// descriptor whose faces are not square (`Height` edited in GPU memory;
+/// `jm::texture` refuses to write one). The next dispatch runs.
+#[test]
+fn bad_cube_reads_fault_the_job() {
+    use bifrost_vk::compiler::bifrost::binary::TEXTURE_SIZE_WORD;
+    for model in [SimModel::G52, SimModel::G72] {
+        let cube_binary = compile_named("textures/texture_cube.comp.spv", model);
+        let plain_binary = compile_for(model);
+        let mut gpu = SimGpu::new(model);
+        let mut rng = Rng(0xbad_c0be);
+        let (_, cube) = upload_cubes(&mut gpu, &mut rng, (4, 1, 1), TexelLayout::Linear);
+        let (_, two_cubes) = upload_cubes(&mut gpu, &mut rng, (4, 1, 2), TexelLayout::Linear);
+        let (_, flat) = upload(
+            &mut gpu,
+            &mut rng,
+            4,
+            4,
+            TexelLayout::Linear,
+            ImageFormat::Rgba8Unorm,
+        );
+        let not_square = TextureDesc { height: 2, ..cube };
+        let refused = gpu.run_chain(|_, pool, arch| {
+            write_texture_tables(pool, arch, &[Some(not_square)], &[])?;
+            Ok(false)
+        });
+        assert!(
+            refused.is_err(),
+            "jm::texture must refuse non-square cube faces"
+        );
+        let smp = hw_sampler(&Sampler::simple(false, AddressMode::Repeat));
+        let q = gpu.alloc(32 * 32);
+        let bytes: Vec<u8> = (0..32 * 8)
+            .flat_map(|k| if k % 8 == 0 { 1.0f32 } else { 0.0 }.to_le_bytes())
+            .collect();
+        gpu.write(q.va, &bytes);
+        let out = gpu.alloc(48 * 32);
+        for (case, binary, textures) in [
+            ("a cube read as 2D", &plain_binary, [Some(cube), Some(cube)]),
+            (
+                "a 2D image read as a cube",
+                &cube_binary,
+                [Some(flat), None],
+            ),
+            (
+                "a cube array without an index",
+                &cube_binary,
+                [Some(two_cubes), None],
+            ),
+            (
+                "faces that are not square",
+                &cube_binary,
+                [Some(cube), None],
+            ),
+        ] {
+            let words = fau_words(binary, |b| match b {
+                (s, _) if s == TEXTURE_SIZE_WORD => (0x0003_0003, 0),
+                (0, 3) => (q.va, 32 * 32),
+                _ => (out.va, 48 * 32),
+            });
+            let code = gpu.upload(binary);
+            let textures: Vec<_> = textures.into_iter().filter(|t| t.is_some()).collect();
+            let r = gpu.run_chain_edited(
+                |chain, pool, arch| {
+                    textured_dispatch(
+                        chain,
+                        pool,
+                        arch,
+                        (binary, code, &words),
+                        &textures,
+                        &[Some(smp), None, Some(smp)],
+                        2,
+                    )?;
+                    Ok(true)
+                },
+                |sim, head| {
+                    if case != "faces that are not square" {
+                        return;
+                    }
+                    let l = bifrost_vk::hw::layouts(model.arch());
+                    let draw = l.compute_job.section("Draw").unwrap().offset as u64;
+                    let mut w = [0u8; 8];
+                    let at = head + draw + u64::from(bifrost_vk::hw::draw::dcd::TEXTURES.start / 8);
+                    sim.read_gpu(at, &mut w).unwrap();
+                    let table = u64::from_le_bytes(w);
+                    // Word 1: `Width` − 1 in bits 0–15, `Height` − 1 in 16–31.
+                    let mut b = [0u8; 4];
+                    sim.read_gpu(table + 4, &mut b).unwrap();
+                    let v = u32::from_le_bytes(b) & 0xffff | 1 << 16;
+                    sim.write_gpu(table + 4, &v.to_le_bytes()).unwrap();
+                },
+            );
+            assert!(r.is_err(), "{model:?} {case}: the job must fault");
+        }
+        assert!(gpu.run_chain(|_, _, _| Ok(false)).unwrap().is_none());
+    }
+}
+
+/// Whether a gather of `dir` is well away from the boundaries where its
+/// LINEAR footprint moves (texel centres of the `n`-texel level 0, 2^-10
+/// texel), for the reason of [`nearest_is_safe`].
+fn gather_is_safe(dir: [f32; 3], n: u32) -> bool {
+    let (_, s, t) = bifrost_vk::testing::sampler::cube_face(dir);
+    [s, t].iter().all(|&c| {
+        let u = c * f64::from(n) - 0.5;
+        let f = u - u.floor();
+        f > 2f64.powi(-10) && f < 1.0 - 2f64.powi(-10)
+    })
+}
+
+/// Gathers of cube maps: `texture_cube_gather.comp`'s `textureGather` of
+/// components g and r of a samplerCube (TEXC FETCH GATHER4 with dimension
+/// Cube and the packed face) over RGBA8 UNORM cubes of 5×5 and 8×8 faces,
+/// Linear and Tiled, the directions of the cube test (anywhere, exact
+/// ties, near edges and corners: the footprint's texels past an edge come
+/// from the neighbouring face, past a corner the average of three), G52
+/// and a v6 G72, against `Bindings::gather_cube` ("Texel Gathering":
+/// i0j1, i1j1, i1j0, i0j0). Bound: 2^-22 (directions within 2^-10 texel
+/// of a footprint change redrawn; a texel is the same f32 in both, a
+/// corner's average of three differs by the simulator's f32 texels,
+/// c / 255 rounded once, before its f64 average: one ULP at most).
+#[test]
+fn cube_gathers_match_the_reference_sampler() {
+    let (mut compared, mut corners, mut exact) = (0usize, 0usize, 0usize);
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("textures/texture_cube_gather.comp.spv", model);
+        for case in 0..4u64 {
+            let mut rng = Rng(0x6a7_c0be + case + 16 * (model == SimModel::G72) as u64);
+            let layout = if case % 2 == 0 {
+                TexelLayout::Linear
+            } else {
+                TexelLayout::Tiled
+            };
+            let n = if case < 2 { 5 } else { 8 };
+            let mut gpu = SimGpu::new(model);
+            let (images, desc) = upload_cubes(&mut gpu, &mut rng, (n, 1, 1), layout);
+            let faces = &images[0][0];
+            let (mut queries, mut want) = (Vec::new(), Vec::new());
+            for q in 0..INVOCATIONS {
+                let kind = u64::from(q % 4);
+                let dir = loop {
+                    let d = cube_direction(&mut rng, kind, n);
+                    if gather_is_safe(d, n) {
+                        break d;
+                    }
+                };
+                corners += usize::from(kind == 3);
+                for w in [
+                    dir[0].to_bits(),
+                    dir[1].to_bits(),
+                    dir[2].to_bits(),
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                ] {
+                    queries.extend_from_slice(&w.to_le_bytes());
+                }
+                want.push(Bindings::gather_cube(faces, dir, 1).unwrap());
+                want.push(Bindings::gather_cube(faces, dir, 0).unwrap());
+            }
+            let smp = Sampler::simple(true, AddressMode::Repeat);
+            let obuf = dispatch_queries(
+                &mut gpu,
+                &binary,
+                &queries,
+                32 * u64::from(INVOCATIONS),
+                &[Some(desc)],
+                &[Some(hw_sampler(&smp))],
+            )
+            .unwrap_or_else(|e| panic!("{model:?} case {case}: {e}"));
+            let got = gpu.read_f32s(obuf.va, 8 * INVOCATIONS as usize);
+            for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                for c in 0..4 {
+                    assert!(
+                        (f64::from(g[c]) - f64::from(w[c])).abs() <= 2f64.powi(-22),
+                        "{model:?} case {case}: invocation {} gather {}: sim {g:?} reference {w:?}",
+                        i / 2,
+                        i % 2
+                    );
+                    exact += usize::from(g[c] == w[c]);
+                }
+                compared += 4;
+            }
+        }
+    }
+    eprintln!(
+        "{compared} gathered components compared ({exact} exactly equal), {corners} directions \
+         near a corner"
+    );
+    assert_eq!(compared, 2 * 4 * 32 * 8);
+}
+
+/// Explicit gradients of cube maps: `texture_cube_grad.comp`
+/// (`textureGrad(samplerCube, dir, dPdx, dPdy)`: the front end selects the
+/// face as the backend does and computes λbase by the spec's "Cube Map
+/// Derivative Transformation", then TEXC EXPLICIT with its 8:8 register
+/// truncated toward zero) on 16×16 RGBA8 cubes of 5 levels, Linear and
+/// Tiled, the cube test's directions (anywhere, exact ties, near edges and
+/// corners), random gradients (each component ± 2^[−9, 0]), bilinear
+/// filtering, NEAREST and LINEAR mipmaps, random LOD state, G52 and a v6
+/// G72, against `Bindings::sample_cube` at `cube_grad_lod`'s λ (f64)
+/// truncated to the same 1/256 grid; a query whose λ·256 lies within 0.01
+/// of an integer is drawn again. Bound 2^-14 (as the cube test).
+#[test]
+fn cube_gradients_match_the_reference_sampler() {
+    use bifrost_vk::compiler::bifrost::binary::TEXTURE_SIZE_WORD;
+    use bifrost_vk::testing::sampler::cube_grad_lod;
+    let (mut compared, mut per_level) = (0usize, [0usize; 5]);
+    for model in [SimModel::G52, SimModel::G72] {
+        let binary = compile_named("textures/texture_cube_grad.comp.spv", model);
+        for case in 0..4u64 {
+            let mut rng = Rng(0x64ad_c0be + case + 16 * (model == SimModel::G72) as u64);
+            let layout = if case % 2 == 0 {
+                TexelLayout::Linear
+            } else {
+                TexelLayout::Tiled
+            };
+            let (n, levels) = (16u32, 5u32);
+            let mut gpu = SimGpu::new(model);
+            let (images, desc) = upload_cubes(&mut gpu, &mut rng, (n, levels, 1), layout);
+            let mode = AddressMode::ALL[(rng.next() % 4) as usize];
+            let mut smp = Sampler::simple(true, mode);
+            smp.mipmap_linear = case >= 2;
+            smp.min_lod = lod_on_grid(&mut rng, 0.0, 1.0);
+            smp.max_lod = lod_on_grid(&mut rng, smp.min_lod + 1.0, 4.0);
+            smp.lod_bias = lod_on_grid(&mut rng, -1.0, 1.0);
+            let (mut queries, mut want) = (Vec::new(), Vec::new());
+            for q in 0..INVOCATIONS {
+                let (dir, dx, dy, lod) = loop {
+                    let dir = cube_direction(&mut rng, u64::from(q % 4), n);
+                    let mut grad = || -> [f32; 3] {
+                        std::array::from_fn(|_| {
+                            let e = (rng.next() % 10) as i32 - 9;
+                            let sign = if rng.next().is_multiple_of(2) {
+                                1.0
+                            } else {
+                                -1.0
+                            };
+                            sign * (1.0 + rng.unit()) * 2f32.powi(e)
+                        })
+                    };
+                    let (dx, dy) = (grad(), grad());
+                    let x = (cube_grad_lod(n, dir, dx, dy) * 256.0).clamp(-4096.0, 4096.0);
+                    if (x - x.round()).abs() >= 0.01 {
+                        break (dir, dx, dy, (x.trunc() / 256.0) as f32);
+                    }
+                };
+                let lambda = (lod + smp.lod_bias).clamp(smp.min_lod, smp.max_lod);
+                per_level[(lambda.clamp(0.0, 4.0) + 0.5).ceil() as usize - 1] += 1;
+                for v in [dir, dx, dy] {
+                    for w in [v[0], v[1], v[2], 0.0] {
+                        queries.extend_from_slice(&w.to_bits().to_le_bytes());
+                    }
+                }
+                want.push(Bindings::sample_cube(&images[0], &smp, dir, lod).unwrap());
+            }
+            let qbuf = gpu.alloc(queries.len() as u64);
+            gpu.write(qbuf.va, &queries);
+            let out_bytes = 16 * u64::from(INVOCATIONS);
+            let obuf = gpu.alloc(out_bytes);
+            let size_word = u64::from((n - 1) | (n - 1) << 16) | u64::from(levels) << 32;
+            let words = fau_words(&binary, |b| match b {
+                (s, 0) if s == TEXTURE_SIZE_WORD => (size_word, 0),
+                (0, 3) => (qbuf.va, queries.len() as u64),
+                (0, 4) => (obuf.va, out_bytes),
+                _ => panic!("unexpected binding {b:?}"),
+            });
+            let code = gpu.upload(&binary);
+            let hw = hw_mip_sampler(&smp, None);
+            gpu.run_chain(|chain, pool, arch| {
+                textured_dispatch(
+                    chain,
+                    pool,
+                    arch,
+                    (&binary, code, &words),
+                    &[Some(desc)],
+                    &[Some(hw)],
+                    INVOCATIONS / 16,
+                )?;
+                Ok(true)
+            })
+            .unwrap_or_else(|e| panic!("{model:?} case {case}: {e}"));
+            let got = gpu.read_f32s(obuf.va, 4 * INVOCATIONS as usize);
+            for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
+                for c in 0..4 {
+                    assert!(
+                        (f64::from(g[c]) - f64::from(w[c])).abs() <= 2f64.powi(-14),
+                        "{model:?} case {case} {smp:?}: invocation {i}: sim {g:?} reference {w:?}"
+                    );
+                }
+                compared += 4;
+            }
+        }
+    }
+    eprintln!("{compared} components compared; λ's nearest level 0..4: {per_level:?}");
+    assert_eq!(compared, 2 * 4 * 32 * 4);
+    assert!(
+        per_level.iter().filter(|&&k| k > 0).count() >= 3,
+        "{per_level:?}"
+    );
+}

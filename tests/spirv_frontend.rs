@@ -1219,6 +1219,17 @@ fn dimensioned_textures_become_texture_intrinsics() {
             "textures/texture_size_array.frag.spv",
             &["texture_size set=0 binding=4"][..],
         ),
+        (
+            "textures/texture_cube.comp.spv",
+            &[
+                "op=sample_lod type=float set=0 binding=0 sampler_set=0 sampler_binding=0 dim=cube",
+                "texture_size set=0 binding=0",
+            ][..],
+        ),
+        (
+            "textures/texture_cube_array.comp.spv",
+            &["sampler_binding=0 array=1 dim=cube"][..],
+        ),
     ] {
         let s = parse(name);
         let text = s.to_string();
@@ -1233,6 +1244,12 @@ fn dimensioned_textures_become_texture_intrinsics() {
     let bad = Shader::parse(&text).unwrap();
     assert!(s.validate().is_ok());
     assert!(bad.validate().is_err());
+    // A cube's coordinate is a direction: its 3-vector under `dim=d1` is
+    // invalid IR.
+    let s = parse("textures/texture_cube.comp.spv");
+    let text = s.to_string().replace("dim=cube", "dim=d1");
+    assert!(s.validate().is_ok());
+    assert!(Shader::parse(&text).unwrap().validate().is_err());
 }
 
 #[test]

@@ -12,7 +12,8 @@
 //! Written: 1D, 2D and 3D RGBA8 UNORM/sRGB/UINT/SINT, R8/RG8 UNORM, RGB10A2 UNORM,
 //! R5G6B5 UNORM, RGBA16F, RGBA32F and R32F textures of up to 16 mip levels
 //! and 1D/2D arrays (one Surface With Stride per layer and level, Mesa's
-//! order), Linear
+//! order), cube maps and cube arrays (six faces per cube, in each
+//! architecture's payload order: [`surface_record`]), Linear
 //! or Tiled (16×16 u-interleaved) texels; samplers with normalized
 //! coordinates, minification and magnification filters, mipmap mode
 //! NEAREST or LINEAR (genxml "Trilinear"), LOD clamps and bias (8
@@ -168,6 +169,11 @@ pub enum TextureDim {
     /// `layer_stride` bytes apart (levels ≥ 1: their `slice_stride`); not
     /// an array.
     D3 { depth: u32 },
+    /// A cube map or cube array: `layers` is 6 × the cube count, face
+    /// f of cube c being layer 6c + f (Vulkan's face order +X −X +Y −Y +Z
+    /// −Z), `layer_stride` (levels ≥ 1: `slice_stride`) bytes apart;
+    /// square faces.
+    Cube,
 }
 
 /// A 1D, 2D or 3D image, maybe an array: level 0 at `address`, levels 1..
@@ -274,6 +280,18 @@ fn pack(words: &mut [u32], f: Field, v: u64) -> JmResult<()> {
         .map_err(|_| JmError::Encoding("texture descriptor field overflow"))
 }
 
+/// The Surface With Stride record of layer `layer` (a cube's: 6 × cube +
+/// face) and level `level` of a texture of `levels` levels: layer ×
+/// levels + level, but for a cube on v6, (cube × levels + level) × 6 +
+/// face (Mesa's `panfrost_surface_iter_next`, `src/panfrost/lib/pan_texture.c`).
+pub fn surface_record(arch: Arch, dim: TextureDim, layer: u64, level: u64, levels: u32) -> u64 {
+    let levels = u64::from(levels);
+    match (dim, arch) {
+        (TextureDim::Cube, Arch::V6) => (layer / 6 * levels + level) * 6 + layer % 6,
+        _ => layer * levels + level,
+    }
+}
+
 /// Writes the tables: `textures[n]` and `samplers[n]` are binding n (set 0).
 pub fn write_texture_tables(
     pool: &mut GpuPool,
@@ -309,6 +327,11 @@ pub fn write_texture_tables(
                 TextureDim::D3 { depth } => depth,
                 _ => 1,
             };
+            if t.dim == TextureDim::Cube && (t.layers % 6 != 0 || t.width != t.height) {
+                return Err(JmError::Encoding(
+                    "a cube texture whose layers are not whole cubes or whose faces are not square",
+                ));
+            }
             if (t.dim == TextureDim::D1 && t.height != 1)
                 || !(1..=65536).contains(&depth)
                 || (depth > 1 && t.layers > 1)
@@ -330,7 +353,10 @@ pub fn write_texture_tables(
             // and v7 alike for one face and one sample: layer × levels +
             // level). Each record's `Surface stride` is the bytes between
             // that level's layers (3D: depth slices); record
-            // (layer, level) points at the level's layer `layer`.
+            // (layer, level) points at the level's layer `layer`. A cube's
+            // faces (Mesa's `panfrost_surface_iter_next`): on v7 faces are
+            // layers (cube → face → level, levels innermost), on v6 the
+            // faces of a level together (cube → level → face).
             let records = u64::from(t.levels) * u64::from(t.layers);
             let surface = pool.alloc(16 * records, 64)?;
             for layer in 0..u64::from(t.layers) {
@@ -350,7 +376,7 @@ pub fn write_texture_tables(
                     pack(&mut s, sws::POINTER, address)?;
                     pack(&mut s, sws::ROW_STRIDE, u64::from(row_stride))?;
                     pack(&mut s, sws::SURFACE_STRIDE, stride)?;
-                    let index = layer * u64::from(t.levels) + level as u64;
+                    let index = surface_record(arch, t.dim, layer, level as u64, t.levels);
                     surface.write_words(16 * index, &s);
                 }
             }
@@ -373,6 +399,7 @@ pub fn write_texture_tables(
                 TextureDim::D1 => 1,
                 TextureDim::D2 => 2,
                 TextureDim::D3 { .. } => 3,
+                TextureDim::Cube => 0,
             };
             pack(&mut w, td::DIMENSION, dimension)?;
             pack(&mut w, td::DEPTH, u64::from(depth))?;
@@ -385,7 +412,13 @@ pub fn write_texture_tables(
             };
             pack(&mut w, td::TEXEL_ORDERING, layout)?;
             pack(&mut w, td::LEVELS, u64::from(t.levels))?;
-            pack(&mut w, td::ARRAY_SIZE, u64::from(t.layers))?;
+            // A cube texture's `Array size` counts cubes (Mesa's
+            // `panfrost_new_texture`: the layer count divided by 6).
+            let array_size = match t.dim {
+                TextureDim::Cube => t.layers / 6,
+                _ => t.layers,
+            };
+            pack(&mut w, td::ARRAY_SIZE, u64::from(array_size))?;
             pack(&mut w, td::SURFACES, surface.gpu_va)?;
             table.write_words(32 * i as u64, &w);
         }

@@ -16,6 +16,13 @@
 //! MIRROR_CLAMP_TO_EDGE, the three opaque and transparent float border
 //! colours; `OpImageFetch` at integer coordinates inside the level.
 //!
+//! Cube maps ([`Bindings::sample_cube`], [`Bindings::gather_cube`]): the
+//! spec's "Cube Map Face Selection and Transformations" table, NEAREST
+//! clamped to the face, LINEAR and gathers across face edges by "Cube Map
+//! Edge Handling" (corners: the average of three texels), written apart
+//! from the simulator's (an integer lattice here, a reprojected direction
+//! there).
+//!
 //! Mipmaps, `mipmapMode`, `mipLodBias` and texel offsets through
 //! [`Bindings::sample_levels`] / [`Bindings::sample_offset`] (λbase given:
 //! explicit, or from [`implicit_lod`]).
@@ -1021,6 +1028,300 @@ impl Bindings {
     }
 }
 
+/// One row of the spec's "Cube Map Face Selection and Transformations"
+/// table: the major axis direction's face (+X −X +Y −Y +Z −Z = 0..5, the
+/// order of a cube's layers), and sc, tc, rc each as (component of r,
+/// sign).
+struct CubeFace {
+    sc: (usize, f64),
+    tc: (usize, f64),
+    rc: (usize, f64),
+}
+
+/// The table, face by face: +rx: sc = −rz, tc = −ry, rc = rx; −rx: +rz,
+/// −ry, rx; +ry: +rx, +rz, ry; −ry: +rx, −rz, ry; +rz: +rx, −ry, rz; −rz:
+/// −rx, −ry, rz.
+const CUBE_FACES: [CubeFace; 6] = [
+    CubeFace {
+        sc: (2, -1.0),
+        tc: (1, -1.0),
+        rc: (0, 1.0),
+    },
+    CubeFace {
+        sc: (2, 1.0),
+        tc: (1, -1.0),
+        rc: (0, -1.0),
+    },
+    CubeFace {
+        sc: (0, 1.0),
+        tc: (2, 1.0),
+        rc: (1, 1.0),
+    },
+    CubeFace {
+        sc: (0, 1.0),
+        tc: (2, -1.0),
+        rc: (1, -1.0),
+    },
+    CubeFace {
+        sc: (0, 1.0),
+        tc: (1, -1.0),
+        rc: (2, 1.0),
+    },
+    CubeFace {
+        sc: (0, -1.0),
+        tc: (1, -1.0),
+        rc: (2, -1.0),
+    },
+];
+
+/// "Cube Map Face Selection": the face of direction `r` — the major axis
+/// is the component of largest magnitude; ties, which the spec leaves to
+/// the implementation, are resolved x before y before z, and a zero
+/// component's direction counts as positive (our choice, the compiler's
+/// too) — and its (s, t) = (½ (sc/|rc| + 1), ½ (tc/|rc| + 1)) ("Cube Map
+/// Coordinate Transformation"), in f64.
+pub fn cube_face(r: [f32; 3]) -> (usize, f64, f64) {
+    let r = r.map(f64::from);
+    let m = r.map(f64::abs);
+    let axis = if m[0] >= m[1] && m[0] >= m[2] {
+        0
+    } else if m[1] >= m[2] {
+        1
+    } else {
+        2
+    };
+    let face = 2 * axis + usize::from(r[axis] < 0.0);
+    let f = &CUBE_FACES[face];
+    let sc = f.sc.1 * r[f.sc.0];
+    let tc = f.tc.1 * r[f.tc.0];
+    let ma = f.rc.1 * r[f.rc.0];
+    (face, 0.5 * (sc / ma + 1.0), 0.5 * (tc / ma + 1.0))
+}
+
+/// λbase of `textureGrad` of a cube with level-0 faces of `n` texels
+/// ("Cube Map Derivative Transformation", then the isotropic "Scale
+/// Factor Operation"), in f64: the face of `r` by [`cube_face`]'s rule,
+/// (sc, tc, rc) of the direction and of each gradient by that face's row
+/// of the table, ∂s/∂x = ½ (∂sc/∂x · |rc| − sc · ∂|rc|/∂x) / rc² (t
+/// alike), ρx = n · |(∂s/∂x, ∂t/∂x)|, λ = log2 max(ρx, ρy).
+pub fn cube_grad_lod(n: u32, r: [f32; 3], dx: [f32; 3], dy: [f32; 3]) -> f64 {
+    let (face, _, _) = cube_face(r);
+    let f = &CUBE_FACES[face];
+    let pick = |v: [f32; 3], (k, sign): (usize, f64)| sign * f64::from(v[k]);
+    let (sc, tc, rc) = (pick(r, f.sc), pick(r, f.tc), pick(r, f.rc));
+    let rho = |g: [f32; 3]| {
+        let (dsc, dtc, drc) = (pick(g, f.sc), pick(g, f.tc), pick(g, f.rc));
+        // rc = |rc| here (the face's sign makes it positive).
+        let ds = 0.5 * (dsc * rc - sc * drc) / (rc * rc);
+        let dt = 0.5 * (dtc * rc - tc * drc) / (rc * rc);
+        f64::from(n) * ds.hypot(dt)
+    };
+    rho(dx).max(rho(dy)).log2()
+}
+
+/// "Cube Map Edge Handling": texel (i, j) of face `face` of an n × n
+/// level, exactly one index one texel outside, as (face, i, j) of the
+/// texel across that edge. On a lattice where texel centres of a face are
+/// at odd coordinates 2i + 1 − n along sc and tc and the faces at ±n: the
+/// outside texel's centre has ±(n + 1) on an axis which names the
+/// neighbouring face; moved onto that face (±n) with the old major axis
+/// half a texel inside (n − 1), it is a texel centre of the neighbour.
+pub fn cube_edge_texel(face: usize, (i, j): (i64, i64), n: i64) -> (usize, i64, i64) {
+    let f = &CUBE_FACES[face];
+    let mut p = [0i64; 3];
+    p[f.rc.0] = f.rc.1 as i64 * n;
+    p[f.sc.0] = f.sc.1 as i64 * (2 * i + 1 - n);
+    p[f.tc.0] = f.tc.1 as i64 * (2 * j + 1 - n);
+    let out = (0..3).find(|&k| p[k].abs() == n + 1).unwrap_or(f.rc.0);
+    p[out] = p[out].signum() * n;
+    p[f.rc.0] = p[f.rc.0].signum() * (n - 1);
+    let nf = 2 * out + usize::from(p[out] < 0);
+    let g = &CUBE_FACES[nf];
+    let sc = g.sc.1 as i64 * p[g.sc.0];
+    let tc = g.tc.1 as i64 * p[g.tc.0];
+    (nf, (sc + n - 1) / 2, (tc + n - 1) / 2)
+}
+
+/// Texel (i, j) of face `face` of a level's six `faces`, each index at
+/// most one texel outside: inside, the face's texel; past one edge, the
+/// texel across it ([`cube_edge_texel`]); past a corner, the average of
+/// the three texels meeting at that corner of the cube.
+/// `map` applies to each texel before a corner's three are averaged (a
+/// depth compare's 1 or 0).
+fn cube_texel(
+    faces: &[Image],
+    face: usize,
+    (i, j): (i64, i64),
+    map: &dyn Fn([f64; 4]) -> [f64; 4],
+) -> [f64; 4] {
+    let n = i64::from(faces[face].width);
+    let texel = |f: usize, i: i64, j: i64| map(faces[f].texel(i as u32, j as u32));
+    let edge = |k: i64| k.clamp(0, n - 1);
+    let inside = |k: i64| (0..n).contains(&k);
+    let across = |i: i64, j: i64| {
+        let (f, x, y) = cube_edge_texel(face, (i, j), n);
+        texel(f, x, y)
+    };
+    match (inside(i), inside(j)) {
+        (true, true) => texel(face, i, j),
+        (false, false) => {
+            let (x, y) = (edge(i), edge(j));
+            let three = [texel(face, x, y), across(i, y), across(x, j)];
+            std::array::from_fn(|k| three.iter().map(|c| c[k]).sum::<f64>() / 3.0)
+        }
+        _ => across(i, j),
+    }
+}
+
+impl Bindings {
+    /// `OpImageGather` of component `component` of a float cube (`faces`:
+    /// level 0's six faces) in direction `r` ("Texel Gathering"): the
+    /// four texels of the LINEAR footprint around (u − ½, v − ½) on the
+    /// face [`cube_face`] selects, past an edge or corner as seamless
+    /// filtering takes them, in the spec's order i0j1, i1j1, i1j0, i0j0.
+    pub fn gather_cube(faces: &[Image], r: [f32; 3], component: usize) -> Result<[f32; 4], String> {
+        if faces.len() != 6
+            || component > 3
+            || faces.iter().any(|f| {
+                (f.width, f.height) != (faces[0].width, faces[0].width)
+                    || f.format.sampled_type() != SampledType::Float
+            })
+        {
+            return Err("a cube gather needs six square float faces and a component 0-3".into());
+        }
+        if !r.iter().all(|c| c.is_finite()) || r == [0.0; 3] {
+            return Err("a non-finite or zero direction".into());
+        }
+        let (face, s, t) = cube_face(r);
+        let n = f64::from(faces[0].width);
+        let (u, v) = (s * n - 0.5, t * n - 0.5);
+        let (i0, j0) = (u.floor() as i64, v.floor() as i64);
+        let at = |di: i64, dj: i64| {
+            cube_texel(faces, face, (i0 + di, j0 + dj), &|c| c)[component] as f32
+        };
+        Ok([at(0, 1), at(1, 1), at(1, 0), at(0, 0)])
+    }
+
+    /// `OpImageSampleExplicitLod` of a cube (`levels[l]` is level l's six
+    /// faces in the order +X −X +Y −Y +Z −Z, each square, max(1, n >> l)
+    /// texels a side) in direction `r` at base LOD `lod`: the face and
+    /// (s, t) by [`cube_face`], the level(s) as [`Bindings::sample_levels`]
+    /// (LOD, bias, clamps, mipmap mode). The wrap modes are ignored: NEAREST
+    /// clamps to the face's edge, LINEAR takes texels past an edge from the
+    /// neighbouring face ([`cube_edge_texel`]) and a texel past a corner
+    /// as the average of the three texels meeting at that corner of the
+    /// cube (the face's corner texel and the two across its edges), which
+    /// the spec allows (Vulkan "Cube Map Edge Handling", "Wrapping
+    /// Operation"). Float formats only.
+    pub fn sample_cube(
+        levels: &[Vec<Image>],
+        sampler: &Sampler,
+        r: [f32; 3],
+        lod: f32,
+    ) -> Result<[f32; 4], String> {
+        Self::cube_filter(levels, sampler, r, lod, None)
+    }
+
+    /// `OpImageSampleDref*Lod` of a cube: [`Bindings::sample_cube`] with
+    /// each texel — before a corner's three are averaged — replaced by
+    /// its "Depth Compare Operation" (1.0 when `dref op D`, D its first
+    /// component), the result (r, 0, 0, 1); the sampler must have
+    /// `compare`.
+    pub fn sample_cube_dref(
+        levels: &[Vec<Image>],
+        sampler: &Sampler,
+        r: [f32; 3],
+        lod: f32,
+        dref: f32,
+    ) -> Result<[f32; 4], String> {
+        if sampler.compare.is_none() {
+            return Err("a depth compare with a sampler without compareEnable".into());
+        }
+        Self::cube_filter(levels, sampler, r, lod, Some(dref))
+    }
+
+    fn cube_filter(
+        levels: &[Vec<Image>],
+        sampler: &Sampler,
+        r: [f32; 3],
+        lod: f32,
+        dref: Option<f32>,
+    ) -> Result<[f32; 4], String> {
+        let compare = |c: [f64; 4]| match (dref, sampler.compare) {
+            (Some(r), Some(op)) => [
+                f64::from(u8::from(op.test(f64::from(r), c[0]))),
+                0.0,
+                0.0,
+                1.0,
+            ],
+            _ => c,
+        };
+        if levels.is_empty() || levels[0].len() != 6 {
+            return Err("a cube needs levels of six faces".into());
+        }
+        let n0 = levels[0][0].width;
+        for (l, faces) in levels.iter().enumerate() {
+            let n = (n0 >> l).max(1);
+            if faces.len() != 6
+                || faces.iter().any(|f| {
+                    (f.width, f.height) != (n, n) || f.format.sampled_type() != SampledType::Float
+                })
+            {
+                return Err(format!("level {l} is not six {n}×{n} float faces"));
+            }
+        }
+        if sampler.min_lod > sampler.max_lod || !lod.is_finite() {
+            return Err("λ undefined (minLod > maxLod or a non-finite LOD)".into());
+        }
+        if !r.iter().all(|c| c.is_finite()) || r == [0.0; 3] {
+            return Err("a non-finite or zero direction".into());
+        }
+        let (face, s, t) = cube_face(r);
+        let lambda = (f64::from(lod) + f64::from(sampler.lod_bias))
+            .clamp(f64::from(sampler.min_lod), f64::from(sampler.max_lod));
+        let linear = if lambda <= 0.0 {
+            sampler.mag_linear
+        } else {
+            sampler.min_linear
+        };
+        let q = (levels.len() - 1) as f64;
+        let d = lambda.clamp(0.0, q);
+        let level = |l: usize| -> [f64; 4] {
+            let faces = &levels[l];
+            let n = i64::from(faces[0].width);
+            let texel = |f: usize, i: i64, j: i64| compare(faces[f].texel(i as u32, j as u32));
+            let (u, v) = (s * n as f64, t * n as f64);
+            let edge = |k: i64| k.clamp(0, n - 1);
+            if !linear {
+                return texel(face, edge(u.floor() as i64), edge(v.floor() as i64));
+            }
+            let (u, v) = (u - 0.5, v - 0.5);
+            let (i0, j0) = (u.floor() as i64, v.floor() as i64);
+            let (a, b) = (u - u.floor(), v - v.floor());
+            let mut acc = [0.0f64; 4];
+            for (dj, wy) in [(0, 1.0 - b), (1, b)] {
+                for (di, wx) in [(0, 1.0 - a), (1, a)] {
+                    let c = cube_texel(faces, face, (i0 + di, j0 + dj), &compare);
+                    for k in 0..4 {
+                        acc[k] += wx * wy * c[k];
+                    }
+                }
+            }
+            acc
+        };
+        let out = if !sampler.mipmap_linear {
+            level(((d + 0.5).ceil() - 1.0) as usize)
+        } else {
+            let hi = d.floor() as usize;
+            let lo = (hi + 1).min(levels.len() - 1);
+            let delta = d - d.floor();
+            let (a, b) = (level(hi), level(lo));
+            std::array::from_fn(|k| (1.0 - delta) * a[k] + delta * b[k])
+        };
+        Ok(out.map(|x| x as f32))
+    }
+}
+
 impl TextureSource for Bindings {
     fn texture(&self, kind: Intrinsic, coord: [u32; 3], lod: u32) -> Result<[u32; 4], String> {
         let Intrinsic::Texture {
@@ -1036,6 +1337,11 @@ impl TextureSource for Bindings {
         else {
             return Err("not a texture access".into());
         };
+        if dim == TexDim::Cube {
+            // A cube array's direction and layer are four components,
+            // more than this interface passes.
+            return Err("cube images in the interpreter's texture source (not modelled)".into());
+        }
         if dim != TexDim::D2 {
             return self.texture_1d_3d(kind, coord, lod);
         }

@@ -449,16 +449,20 @@ pub enum TexDim {
     #[default]
     D2,
     D3,
+    /// A cube map (SPIR-V `Dim` Cube): the coordinate is a direction
+    /// (x, y, z), plus the cube layer for a cube array.
+    Cube,
 }
 
 impl TexDim {
-    pub const ALL: [TexDim; 3] = [TexDim::D1, TexDim::D2, TexDim::D3];
+    pub const ALL: [TexDim; 4] = [TexDim::D1, TexDim::D2, TexDim::D3, TexDim::Cube];
 
     pub fn name(self) -> &'static str {
         match self {
             TexDim::D1 => "d1",
             TexDim::D2 => "d2",
             TexDim::D3 => "d3",
+            TexDim::Cube => "cube",
         }
     }
 
@@ -467,7 +471,7 @@ impl TexDim {
         match self {
             TexDim::D1 => 1,
             TexDim::D2 => 2,
-            TexDim::D3 => 3,
+            TexDim::D3 | TexDim::Cube => 3,
         }
     }
 }
@@ -574,9 +578,10 @@ pub enum Intrinsic {
         op: TexOp,
         ty: SampledType,
         array: bool,
-        /// 1D, 2D or 3D (printed `dim=d1`/`dim=d3`; 2D prints nothing):
-        /// the coordinate has `dim.coords()` components, plus the layer
-        /// for an array (1D and 2D only).
+        /// 1D, 2D, 3D or cube (printed `dim=d1`/`dim=d3`/`dim=cube`; 2D
+        /// prints nothing): the coordinate has `dim.coords()` components
+        /// (a cube's: its direction), plus the layer for an array (1D, 2D
+        /// and cube only).
         dim: TexDim,
         /// A constant texel offset (SPIR-V `ConstOffset`), added to the
         /// integer texel coordinates (x, y; 2D only).

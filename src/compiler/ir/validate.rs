@@ -639,8 +639,22 @@ impl<'a> Validator<'a> {
                 // No 3D arrays (Vulkan has none); gathers and offsets of 2D
                 // images only (Vulkan gathers 2D and cube images; offsets of
                 // other dimensions are not supported by the front end).
+                // Cube maps: sampling and gathers without offsets (no
+                // fetches or depth compares through this intrinsic yet).
+                let cube_ok = offset == [0, 0]
+                    && matches!(
+                        op,
+                        TexOp::Sample
+                            | TexOp::SampleLod
+                            | TexOp::SampleBias
+                            | TexOp::SampleDref
+                            | TexOp::SampleDrefLod
+                            | TexOp::Gather(_)
+                    );
                 let dim_ok = !(array && dim == TexDim::D3)
+                    && (dim != TexDim::Cube || cube_ok)
                     && (dim == TexDim::D2
+                        || dim == TexDim::Cube
                         || (offset == [0, 0]
                             && !matches!(op, TexOp::Gather(_) | TexOp::GatherDref)));
                 let (srcs, ok_sampler): (&[ValueType], bool) = match op {

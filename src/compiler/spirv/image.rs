@@ -4,7 +4,8 @@
 //! (the gradients become an explicit LOD computed in the shader),
 //! `OpImageFetch` (optional `Lod`), on 2D images and 2D arrays (1D
 //! images and arrays and 3D images: explicit LOD, gradients, fetches and
-//! size queries),
+//! size queries; cube maps and cube arrays: explicit and implicit LOD,
+//! depth compares, size queries and gathers of float cubes),
 //! single-sampled, with a 32-bit sampled type, and `OpImageGather` (a
 //! constant component, optional `ConstOffset`) of 2D images and 2D
 //! arrays, and `OpImageDrefGather` of 2D images.
@@ -16,7 +17,8 @@
 //! their descriptors), never run-time values. Everything else about images
 //! — image atomics, depth gathers of arrays, projective sampling, other
 //! queries, offsets of 1D/3D images, gradients with a depth compare,
-//! minimum LOD, sparse access, cube and other dimensions —
+//! minimum LOD, sparse access, gradients and depth gathers of cubes,
+//! rectangle, buffer and subpass dimensions —
 //! is a clean `Unsupported` error naming what is missing.
 
 use spirv::Op;
@@ -49,6 +51,12 @@ const HARMLESS: u32 = 0x400 /* NonPrivateTexel */ | 0x800 /* VolatileTexel */;
 const DIM_1D: u32 = 0;
 const DIM_2D: u32 = 1;
 const DIM_3D: u32 = 2;
+/// `Dim` Cube (cube maps and, `Arrayed`, cube arrays).
+const DIM_CUBE: u32 = 3;
+
+/// A cube-table entry (sc or tc): the component of P (or of a gradient),
+/// the component whose sign multiplies it (if any), and a constant factor.
+type SignedComponent = (usize, Option<usize>, f64);
 
 impl Translator<'_> {
     /// The handle and image type behind an id of image or sampled-image type.
@@ -92,11 +100,11 @@ impl Translator<'_> {
             DIM_1D => TexDim::D1,
             DIM_2D => TexDim::D2,
             DIM_3D => TexDim::D3,
+            DIM_CUBE => TexDim::Cube,
             _ => TexDim::D2,
         };
-        if !matches!(dim, DIM_1D | DIM_2D | DIM_3D) {
+        if !matches!(dim, DIM_1D | DIM_2D | DIM_3D | DIM_CUBE) {
             let what = match dim {
-                3 => "cube images",
                 4 => "rectangle images",
                 5 => "texel buffers",
                 6 => "subpass inputs",
@@ -397,8 +405,12 @@ impl Translator<'_> {
             .image
             .ok_or_else(|| inst.invalid("image operand has no image"))?;
         let u32t = ValueType::U32;
+        // A cube's size is its faces' width and height (Vulkan
+        // "OpImageQuerySizeLod": a cube array adds its cube count).
         let want = if op == Op::ImageQueryLevels {
             1
+        } else if dim == TexDim::Cube {
+            2 + u8::from(array)
         } else {
             dim.coords() + u8::from(array)
         };
@@ -525,6 +537,150 @@ impl Translator<'_> {
         self.alu(AluOp::Fmul, f32t, &[l, half])
     }
 
+    /// The base level of detail of `textureGrad` of a cube, computed in
+    /// the shader from the direction `coord` (its first three components)
+    /// and the gradients: the face selected as the backend selects it
+    /// (`isel::texture::cube_coord`: largest magnitude, ties x before y
+    /// before z, a zero component positive), (sc, tc, rc) and their
+    /// derivatives from the spec's "Cube Map Face Selection and
+    /// Transformations" table applied to the direction and to ∂P/∂x, ∂P/∂y,
+    /// then the spec's "Cube Map Derivative Transformation" ∂s/∂x = ½
+    /// (∂sc/∂x · |rc| − sc · ∂|rc|/∂x) / rc² (t alike), and the isotropic
+    /// λbase = ½ log2 max(ρx², ρy²), ρx² = n² ((∂s/∂x)² + (∂t/∂x)²), n the
+    /// face size of level 0 (the size word's width).
+    fn cube_grad_lod(
+        &mut self,
+        (set, binding): (u32, u32),
+        coord: crate::compiler::ir::Value,
+        dx: u32,
+        dy: u32,
+    ) -> Result<crate::compiler::ir::Value> {
+        let f32t = ValueType::F32;
+        let u32t = ValueType::U32;
+        let mut grads = Vec::new();
+        for id in [dx, dy] {
+            let (gty, g) = self.get_ssa(id)?;
+            if self.ty(g) != f32t.with_comps(3) || !self.m.is_float(gty) {
+                return Err(self.invalid("Grad of a cube is not a float 3-vector"));
+            }
+            grads.push(g);
+        }
+        let mut p = Vec::new();
+        for c in 0..3 {
+            p.push(self.channel(coord, c)?);
+        }
+        let mut abs = Vec::new();
+        for &c in &p {
+            abs.push(self.alu(AluOp::Fabs, f32t, &[c])?);
+        }
+        let zero = self.fconst(f32t, 0.0)?;
+        let (one, minus_one) = (self.fconst(f32t, 1.0)?, self.fconst(f32t, -1.0)?);
+        // sgn: 1 for a zero or positive component, else −1.
+        let mut sgn = Vec::new();
+        for &c in &p {
+            let pos = self.compare(AluOp::Fge, c, zero)?;
+            sgn.push(self.bcsel(pos, one, minus_one)?);
+        }
+        let xy = self.compare(AluOp::Fge, abs[0], abs[1])?;
+        let xz = self.compare(AluOp::Fge, abs[0], abs[2])?;
+        let yz = self.compare(AluOp::Fge, abs[1], abs[2])?;
+        // The table's rows per axis as (component, sign) of sc, tc, rc;
+        // the signs that depend on the major component's direction use
+        // sgn.
+        let mut d = Vec::new();
+        for g in &grads {
+            let mut comps = Vec::new();
+            for c in 0..3 {
+                comps.push(self.channel(*g, c)?);
+            }
+            d.push(comps);
+        }
+        // Values in the order: sc, tc, rc of the direction, then of ∂/∂x,
+        // then of ∂/∂y: each a signed component of P, dPdx or dPdy.
+        let mut per_axis: Vec<Vec<crate::compiler::ir::Value>> = Vec::new();
+        for axis in 0..3usize {
+            // (sc component, sc sign), (tc component, tc sign), rc component.
+            let (sc, tc): (SignedComponent, SignedComponent) = match axis {
+                // ±X: sc = −sgn(x)·z, tc = −y.
+                0 => ((2, Some(0), -1.0), (1, None, -1.0)),
+                // ±Y: sc = x, tc = sgn(y)·z.
+                1 => ((0, None, 1.0), (2, Some(1), 1.0)),
+                // ±Z: sc = sgn(z)·x, tc = −y.
+                _ => ((0, Some(2), 1.0), (1, None, -1.0)),
+            };
+            let mut vals = Vec::new();
+            for src in 0..3 {
+                let v = |me: &mut Self, (comp, sign_of, k): (usize, Option<usize>, f64)| {
+                    let base = if src == 0 { p[comp] } else { d[src - 1][comp] };
+                    let kc = me.fconst(f32t, k)?;
+                    let scaled = me.alu(AluOp::Fmul, f32t, &[base, kc])?;
+                    match sign_of {
+                        Some(a) => me.alu(AluOp::Fmul, f32t, &[scaled, sgn[a]]),
+                        None => Ok(scaled),
+                    }
+                };
+                let s = v(self, sc)?;
+                let t = v(self, tc)?;
+                // |rc| and ∂|rc| = sgn(rc)·∂rc.
+                let r = if src == 0 {
+                    abs[axis]
+                } else {
+                    d[src - 1][axis]
+                };
+                let r = if src == 0 {
+                    r
+                } else {
+                    self.alu(AluOp::Fmul, f32t, &[r, sgn[axis]])?
+                };
+                vals.extend([s, t, r]);
+            }
+            per_axis.push(vals);
+        }
+        // x major when |x| ≥ |y| and |x| ≥ |z|; else y when |y| ≥ |z|.
+        let mut sel = Vec::new();
+        let [on_x, on_y, on_z] = [&per_axis[0], &per_axis[1], &per_axis[2]];
+        for ((&xv, &yv), &zv) in on_x.iter().zip(on_y).zip(on_z) {
+            let yz_val = self.bcsel(yz, yv, zv)?;
+            let x_or = self.bcsel(xz, xv, yz_val)?;
+            sel.push(self.bcsel(xy, x_or, yz_val)?);
+        }
+        let (sc, tc, ma) = (sel[0], sel[1], sel[2]);
+        let word = self.intrinsic(
+            Intrinsic::TextureSize { set, binding },
+            u32t.with_comps(2),
+            &[],
+        )?;
+        let (mask, one_u) = (self.u32c(0xffff)?, self.u32c(1)?);
+        let packed = self.channel(word, 0)?;
+        let w = self.alu(AluOp::Iand, u32t, &[packed, mask])?;
+        let w = self.alu(AluOp::Iadd, u32t, &[w, one_u])?;
+        let n = self.alu(AluOp::U2f, f32t, &[w])?;
+        let ma2 = self.alu(AluOp::Fmul, f32t, &[ma, ma])?;
+        let half = self.fconst(f32t, 0.5)?;
+        let mut squares = Vec::new();
+        for g in 0..2 {
+            let (dsc, dtc, dma) = (sel[3 + 3 * g], sel[4 + 3 * g], sel[5 + 3 * g]);
+            let mut sum = None;
+            for (c, dc) in [(sc, dsc), (tc, dtc)] {
+                // ½ (∂c · ma − c · ∂ma) / ma² × n.
+                let a = self.alu(AluOp::Fmul, f32t, &[dc, ma])?;
+                let b = self.alu(AluOp::Fmul, f32t, &[c, dma])?;
+                let diff = self.alu(AluOp::Fsub, f32t, &[a, b])?;
+                let q = self.alu(AluOp::Fdiv, f32t, &[diff, ma2])?;
+                let q = self.alu(AluOp::Fmul, f32t, &[q, half])?;
+                let q = self.alu(AluOp::Fmul, f32t, &[q, n])?;
+                sum = Some(match sum {
+                    None => self.alu(AluOp::Fmul, f32t, &[q, q])?,
+                    Some(s) => self.alu(AluOp::Ffma, f32t, &[q, q, s])?,
+                });
+            }
+            squares.push(sum.ok_or_else(|| self.invalid("no gradient"))?);
+        }
+        let m = self.alu(AluOp::Fmax, f32t, &squares)?;
+        let l = self.alu(AluOp::Flog2, f32t, &[m])?;
+        self.alu(AluOp::Fmul, f32t, &[l, half])
+    }
+
     fn texture(&mut self, inst: &Inst, op: Op) -> Result<()> {
         inst.need(4)?;
         let (ty, id) = (inst.word(0)?, inst.word(1)?);
@@ -540,15 +696,39 @@ impl Translator<'_> {
         }
         // Vulkan gathers 2D, cube and rectangle images only ("Standalone
         // SPIR-V Validation": OpImage*Gather's Dim).
-        if matches!(op, Op::ImageGather | Op::ImageDrefGather) && dim != TexDim::D2 {
+        if matches!(op, Op::ImageGather | Op::ImageDrefGather)
+            && !matches!(dim, TexDim::D2 | TexDim::Cube)
+        {
             return Err(inst.invalid("a gather of a 1D or 3D image"));
         }
-        if dim != TexDim::D2 && dref_op {
+        if matches!(dim, TexDim::D1 | TexDim::D3) && dref_op {
             return Err(inst.unsupported("depth compares of 1D and 3D images"));
+        }
+        // Cube maps: sampling with an explicit (`textureLod`) or implicit
+        // LOD (`texture`, with or without a bias) and gathers. SPIR-V
+        // forbids fetches of cube images ("OpImageFetch": Dim must not be
+        // Cube).
+        if dim == TexDim::Cube {
+            match op {
+                Op::ImageFetch => return Err(inst.invalid("a texel fetch of a cube image")),
+                Op::ImageSampleExplicitLod
+                | Op::ImageSampleImplicitLod
+                | Op::ImageSampleDrefExplicitLod
+                | Op::ImageSampleDrefImplicitLod => {}
+                // Gathers of float cubes: the simulated texture unit
+                // averages the three texels of a cube corner, which has no
+                // meaning for integer texels.
+                Op::ImageGather if sampled == SampledType::Float => {}
+                Op::ImageGather => return Err(inst.unsupported("gathers of integer cube images")),
+                Op::ImageDrefGather => {
+                    return Err(inst.unsupported("depth gathers of cube images"));
+                }
+                _ => return Err(inst.unsupported("implicit-LOD sampling of cube images")),
+            }
         }
         // Implicit LOD of 1D and 3D images: the simulated TEXC COMPUTE
         // derives λ from the quad's (s, t) only (kmod/sim/shader/message.rs).
-        if dim != TexDim::D2 && op == Op::ImageSampleImplicitLod {
+        if matches!(dim, TexDim::D1 | TexDim::D3) && op == Op::ImageSampleImplicitLod {
             return Err(inst.unsupported("implicit-LOD sampling of 1D and 3D images"));
         }
         let coord = self.tex_coord(inst.word(3)?, !fetch, dim.coords() + u8::from(array))?;
@@ -584,6 +764,9 @@ impl Translator<'_> {
             (None, 0)
         };
         let mask = inst.operands.get(4 + inst_shift).copied().unwrap_or(0);
+        if dim == TexDim::Cube && mask & (CONST_OFFSET | OFFSET | CONST_OFFSETS) != 0 {
+            return Err(inst.invalid("texel offsets of a cube image"));
+        }
         let (set, binding) = h
             .image
             .ok_or_else(|| inst.invalid("image operand has no image"))?;
@@ -642,7 +825,9 @@ impl Translator<'_> {
                     return Err(inst.invalid("explicit-LOD sampling without Lod or Grad, or both"));
                 }
                 self.check_image_operands(mask, LOD | GRAD | CONST_OFFSET)?;
-                let lod = if mask & GRAD != 0 {
+                let lod = if mask & GRAD != 0 && dim == TexDim::Cube {
+                    self.cube_grad_lod((set, binding), coord, inst.word(5)?, inst.word(6)?)?
+                } else if mask & GRAD != 0 {
                     self.grad_lod((set, binding), dim, inst.word(5)?, inst.word(6)?)?
                 } else {
                     let (lty, lod) = self.get_ssa(inst.word(5)?)?;

@@ -118,6 +118,8 @@ const SUPPORTED_CAPS: &[Capability] = &[
     Capability::StoragePushConstant8,
     Capability::ImageQuery,
     Capability::Sampled1D,
+    // `samplerCubeArray` (cube arrays: `spirv/image.rs`).
+    Capability::SampledCubeArray,
     Capability::SampledBuffer,
     Capability::StorageImageExtendedFormats,
     Capability::VulkanMemoryModel,

@@ -9,7 +9,11 @@
 //! With Stride" per layer and level, record layer × levels + level
 //! (Mesa's `panfrost_emit_texture_payload` order for one face and sample;
 //! only TEXC with its array bit reads a layer other than 0, and an array
-//! read without it faults; cube maps are not simulated),
+//! read without it faults), cube maps and cube arrays (dimension 0, square
+//! faces, `Array size` cubes, face f of cube c the layer 6c + f, records in
+//! each architecture's order: [`surface_record`]; TEXC's s word carries the
+//! face, [`Texture::sample_cube`]; seamless filtering across face edges,
+//! [`Texture::cube_level`]),
 //! format RGBA8 UNORM (or BGRA through the swizzle 0o3012)
 //! (or sRGB: RGB decoded with the sRGB EOTF, alpha linear), RGBA8UI or
 //! RGBA8I (components zero- or sign-extended to 32-bit words, nearest
@@ -277,6 +281,129 @@ fn srgb_decode(code: u8) -> f32 {
     }) as f32
 }
 
+/// The Surface With Stride record of layer `layer` and level `level` of a
+/// texture of `levels` levels and genxml dimension `dim` (Mesa's
+/// `panfrost_surface_iter_next`, `src/panfrost/lib/pan_texture.c`): layer
+/// × levels + level; a cube's layer is 6 × cube + face, and on v6 a
+/// level's six faces are together: (cube × levels + level) × 6 + face.
+fn surface_record(arch: Arch, dim: u32, layer: u32, level: u32, levels: u32) -> u64 {
+    let (layer, level, levels) = (u64::from(layer), u64::from(level), u64::from(levels));
+    if dim == 0 && arch == Arch::V6 {
+        (layer / 6 * levels + level) * 6 + layer % 6
+    } else {
+        layer * levels + level
+    }
+}
+
+/// A cube face's axes (Vulkan "Cube Map Face Selection and
+/// Transformations"): the direction of texel coordinates (sc, tc) on face
+/// f (+X −X +Y −Y +Z −Z = 0..5) is major + sc · s_axis + tc · t_axis.
+const CUBE_AXES: [[[f64; 3]; 3]; 6] = [
+    [[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, -1.0, 0.0]],
+    [[-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]],
+    [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
+    [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0]],
+    [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, -1.0, 0.0]],
+    [[0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]],
+];
+
+/// The face and face coordinates (sc/ma, tc/ma) in [−1, 1] of direction
+/// `d` whose major axis is unique (the caller's directions are off the
+/// cube's edges): the component of largest magnitude and its sign.
+fn cube_face_of(d: [f64; 3]) -> (usize, f64, f64) {
+    let a = d.map(f64::abs);
+    let axis = if a[0] >= a[1] && a[0] >= a[2] {
+        0
+    } else if a[1] >= a[2] {
+        1
+    } else {
+        2
+    };
+    let face = 2 * axis + usize::from(d[axis] < 0.0);
+    let [_, sa, ta] = CUBE_AXES[face];
+    let dot = |v: [f64; 3]| v[0] * d[0] + v[1] * d[1] + v[2] * d[2];
+    (face, dot(sa) / a[axis], dot(ta) / a[axis])
+}
+
+/// Texel (i, j) of face `face` of an n × n level, one index maybe one
+/// texel outside the face, as the texel of the face it lies on (Vulkan
+/// "Cube Map Edge Handling"): the direction through the outside texel's
+/// centre, extended past the edge, selects the neighbouring face, and the
+/// texel containing that direction's face coordinates is the one across
+/// the edge (the centre moves by less than half a texel).
+fn cube_neighbour(face: usize, (i, j): (i64, i64), n: u32) -> (usize, u32, u32) {
+    let nf = f64::from(n);
+    let sc = (2.0 * i as f64 + 1.0) / nf - 1.0;
+    let tc = (2.0 * j as f64 + 1.0) / nf - 1.0;
+    let [m, sa, ta] = CUBE_AXES[face];
+    let d: [f64; 3] = std::array::from_fn(|k| m[k] + sc * sa[k] + tc * ta[k]);
+    let (f, s, t) = cube_face_of(d);
+    let index =
+        |c: f64| ((((c + 1.0) / 2.0) * nf).floor() as i64).clamp(0, i64::from(n) - 1) as u32;
+    (f, index(s), index(t))
+}
+
+/// A cube texel's words, or with `dref` = (the Sampler's `Compare
+/// Function`, reference) its depth compare (`d F reference`, the operand
+/// order of [`Texture::sample`]) as (1.0 or 0.0, 0, 0, 1).
+fn cube_compare(w: [u32; 4], dref: Option<(u64, f32)>) -> [u32; 4] {
+    match dref {
+        Some((func, r)) => {
+            let pass = super::fragment::depth_passes(func, f32::from_bits(w[0]), r);
+            [
+                if pass { 1.0f32 } else { 0.0 }.to_bits(),
+                0,
+                0,
+                1.0f32.to_bits(),
+            ]
+        }
+        None => w,
+    }
+}
+
+/// The implicit λbase of a cube access by a quad (TEXC LOD COMPUTE or
+/// BIAS with dimension 0), from the (packed s, t) words of its lanes 0, 1
+/// (x neighbour) and 2 (y neighbour), faces of `n` texels: each lane's
+/// direction rebuilt from its face and (s, t) (up to scale, which the
+/// projection ignores), lanes 1 and 2 projected onto lane 0's face, and the
+/// coarse differences of those face coordinates scaled by n give ρ =
+/// max(|(∂u/∂x, ∂v/∂x)|, |(∂u/∂y, ∂v/∂y)|) and λ = log2 ρ — the finite
+/// differences of the spec's "Cube Map Derivative Transformation" (the
+/// derivatives of sc/|rc| and tc/|rc| on the selected face; the
+/// hardware's method is undocumented). A neighbour pointing away from lane
+/// 0's face (no projection) gives λ = 128, the coarsest level (our
+/// choice: such a quad spans opposite faces). NaN: 0.
+pub fn cube_implicit_lod(n: u32, lanes: [(u32, u32); 3]) -> f64 {
+    let dir = |(ps, t): (u32, u32)| -> Option<[f64; 3]> {
+        let face = (ps >> 29) as usize;
+        let s = f64::from(f32::from_bits(ps & 0x1fff_ffff | 0x2000_0000));
+        let t = f64::from(f32::from_bits(t));
+        let [m, sa, ta] = CUBE_AXES.get(face)?;
+        Some(std::array::from_fn(|k| {
+            m[k] + (2.0 * s - 1.0) * sa[k] + (2.0 * t - 1.0) * ta[k]
+        }))
+    };
+    let (Some(d0), Some(d1), Some(d2)) = (dir(lanes[0]), dir(lanes[1]), dir(lanes[2])) else {
+        return 0.0;
+    };
+    let face0 = (lanes[0].0 >> 29) as usize;
+    let [m, sa, ta] = CUBE_AXES[face0];
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let project = |d: [f64; 3]| -> Option<(f64, f64)> {
+        let ma = dot(m, d);
+        (ma > 0.0).then(|| (dot(sa, d) / ma / 2.0, dot(ta, d) / ma / 2.0))
+    };
+    let (Some(p0), Some(p1), Some(p2)) = (project(d0), project(d1), project(d2)) else {
+        return 128.0;
+    };
+    let n = f64::from(n);
+    let rho = (n * (p1.0 - p0.0))
+        .hypot(n * (p1.1 - p0.1))
+        .max((n * (p2.0 - p0.0)).hypot(n * (p2.1 - p0.1)));
+    let lambda = rho.log2();
+    if lambda.is_nan() { 0.0 } else { lambda }
+}
+
 impl Texture {
     /// Unpacks texture `index` of the table at `textures` and sampler
     /// `index` of `samplers` (tables of `counts.0` and `counts.1` entries):
@@ -374,6 +501,10 @@ impl Texture {
         // 1D (height 1), 2D or 3D (not an array); a depth only for 3D.
         // Cube maps (dimension 0) are not simulated.
         let shape_ok = match dim {
+            // A cube (our reading of `Texture Dimension` 0, Mesa's
+            // MALI_TEXTURE_DIMENSION_CUBE): square faces, `Array size`
+            // cubes.
+            0 => depth == 1 && td::WIDTH.get(&t) == td::HEIGHT.get(&t),
             1 => td::HEIGHT.get(&t) == 1 && depth == 1,
             2 => depth == 1,
             3 => layers == 1,
@@ -411,7 +542,7 @@ impl Texture {
         // them).
         let mut mips = Vec::new();
         for level in 1..levels {
-            let va = surface + 16 * u64::from(level);
+            let va = surface + 16 * surface_record(arch, dim, 0, level, levels);
             let m = mmu.read_words(va, l.surface_with_stride.words as usize)?;
             let stride = sws::ROW_STRIDE.get(&m) as i64;
             if stride <= 0 {
@@ -556,7 +687,7 @@ impl Texture {
             (lv.base, lv.row_stride)
         } else {
             let l = crate::hw::layouts(self.arch);
-            let record = u64::from(layer) * u64::from(self.levels()) + u64::from(lv.index);
+            let record = surface_record(self.arch, self.dim, layer, lv.index, self.levels());
             let va = self.surfaces + 16 * record;
             let m = mmu.read_words(va, l.surface_with_stride.words as usize)?;
             let stride = sws::ROW_STRIDE.get(&m) as i64;
@@ -890,6 +1021,17 @@ impl Texture {
         if !self.is_float() && !nearest {
             return Err(config(self.va, "linear filtering of an integer texture"));
         }
+        if self.dim == 0 {
+            let face = coord[2] as u32;
+            let dref = dref.map(|r| (smp.compare, r));
+            return self.cube_level(
+                mmu,
+                (nearest, dref),
+                [coord[0], coord[1]],
+                layer * 6 + face,
+                &lv,
+            );
+        }
         let axes = self.dim.clamp(1, 3) as usize;
         let size = [lv.width, lv.height, lv.depth];
         let off = [f64::from(offset[0]), f64::from(offset[1]), 0.0];
@@ -943,6 +1085,166 @@ impl Texture {
             }
         }
         Ok(out.map(|x| (x as f32).to_bits()))
+    }
+}
+
+impl Texture {
+    /// One level of a cube: face `face_layer` % 6 of cube `face_layer` / 6
+    /// at face coordinates (s, t), clamped to [0, 1] (what the shader's
+    /// packing gives; the hardware's answer outside is undocumented),
+    /// the sampler's wrap modes ignored (Vulkan "Cube Map Edge
+    /// Handling"). Nearest: the texel containing (s·n, t·n), clamped to
+    /// the face. Linear: the four texels around (u − ½, v − ½); one outside
+    /// the face across an edge is the neighbouring face's texel there
+    /// ([`cube_neighbour`]); one outside across a corner is the average of
+    /// the three texels meeting at that corner of the cube (the face's own
+    /// corner texel and its two neighbours'), as the spec allows.
+    fn cube_level(
+        &self,
+        mmu: &Mmu,
+        (nearest, dref): (bool, Option<(u64, f32)>),
+        st: [f32; 2],
+        face_layer: u32,
+        lv: &Level,
+    ) -> Result<[u32; 4], JobFault> {
+        let n = lv.width;
+        let (cube, face) = (face_layer - face_layer % 6, (face_layer % 6) as usize);
+        let [u, v] = st.map(|c| f64::from(c).clamp(0.0, 1.0) * f64::from(n));
+        if !(u.is_finite() && v.is_finite()) {
+            return Ok([0; 4]);
+        }
+        let clamp = |k: i64| k.clamp(0, i64::from(n) - 1) as u32;
+        if nearest {
+            let w = self.texel_of(
+                mmu,
+                lv,
+                (clamp(u.floor() as i64), clamp(v.floor() as i64), 0),
+                face_layer,
+            )?;
+            return Ok(cube_compare(w, dref));
+        }
+        let (x, y) = (u - 0.5, v - 0.5);
+        let (i0, j0) = (x.floor() as i64, y.floor() as i64);
+        let (a, b) = (x - x.floor(), y - y.floor());
+        let mut out = [0.0f64; 4];
+        for (dj, wy) in [(0, 1.0 - b), (1, b)] {
+            for (di, wx) in [(0, 1.0 - a), (1, a)] {
+                let c = self.cube_texel(mmu, lv, (cube, face), (i0 + di, j0 + dj), dref)?;
+                for k in 0..4 {
+                    out[k] += wx * wy * c[k];
+                }
+            }
+        }
+        Ok(out.map(|x| (x as f32).to_bits()))
+    }
+
+    /// Texel (i, j) of face `face` of the cube whose first layer is
+    /// `cube`, at most one texel outside the face on each axis, as floats:
+    /// inside, the face's texel; across an edge, the neighbouring face's
+    /// ([`cube_neighbour`]); across a corner, the average of the three
+    /// texels meeting at that corner of the cube (see
+    /// [`Texture::sample_at`] for cubes).
+    fn cube_texel(
+        &self,
+        mmu: &Mmu,
+        lv: &Level,
+        (cube, face): (u32, usize),
+        (i, j): (i64, i64),
+        dref: Option<(u64, f32)>,
+    ) -> Result<[f64; 4], JobFault> {
+        let n = lv.width;
+        let texel = |f: usize, x: u32, y: u32| -> Result<[f64; 4], JobFault> {
+            let w = self.texel_of(mmu, lv, (x, y, 0), cube + f as u32)?;
+            Ok(cube_compare(w, dref).map(|c| f64::from(f32::from_bits(c))))
+        };
+        let clamp = |k: i64| k.clamp(0, i64::from(n) - 1) as u32;
+        let inside = |k: i64| (0..i64::from(n)).contains(&k);
+        let across = |i: i64, j: i64| -> Result<[f64; 4], JobFault> {
+            let (f, x, y) = cube_neighbour(face, (i, j), n);
+            texel(f, x, y)
+        };
+        Ok(match (inside(i), inside(j)) {
+            (true, true) => texel(face, i as u32, j as u32)?,
+            (false, false) => {
+                let own = texel(face, clamp(i), clamp(j))?;
+                let p = across(i, i64::from(clamp(j)))?;
+                let q = across(i64::from(clamp(i)), j)?;
+                std::array::from_fn(|k| (own[k] + p[k] + q[k]) / 3.0)
+            }
+            _ => across(i, j)?,
+        })
+    }
+
+    /// A gather of component `component` of a float cube (TEXC FETCH
+    /// GATHER4 with dimension 0): the packed s word and t decoded as for
+    /// [`Texture::sample_cube`], level 0, the four texels around (u − ½,
+    /// v − ½) of the face in the order of [`Texture::gather`], those past
+    /// an edge or corner as seamless linear filtering takes them (Vulkan
+    /// "Texel Gathering" uses the LINEAR footprint; a corner's value is
+    /// the average of its three texels). An integer cube faults (a corner
+    /// average of integers is meaningless; the hardware's answer is
+    /// undocumented).
+    pub fn gather_cube(
+        &self,
+        mmu: &Mmu,
+        (packed_s, t): (u32, f32),
+        cube: u32,
+        component: usize,
+    ) -> Result<[u32; 4], JobFault> {
+        let face = packed_s >> 29;
+        if face > 5 || self.dim != 0 || !self.is_float() || component > 3 {
+            return Err(config(
+                self.va,
+                "a cube gather with a face above 5, of another dimension, of an integer \
+                 texture or past alpha",
+            ));
+        }
+        let s = f32::from_bits(packed_s & 0x1fff_ffff | 0x2000_0000);
+        let lv = self.level(0);
+        let n = f64::from(lv.width);
+        let [u, v] = [s, t].map(|c| f64::from(c).clamp(0.0, 1.0) * n - 0.5);
+        if !(u.is_finite() && v.is_finite()) {
+            return Ok([0; 4]);
+        }
+        let (i0, j0) = (u.floor() as i64, v.floor() as i64);
+        let cube = cube.min(self.layers - 1) * 6;
+        let mut out = [0u32; 4];
+        for (k, (di, dj)) in [(0, 0), (1, 0), (0, 1), (1, 1)].into_iter().enumerate() {
+            let c = self.cube_texel(mmu, &lv, (cube, face as usize), (i0 + di, j0 + dj), None)?;
+            out[k] = (c[component] as f32).to_bits();
+        }
+        Ok(out)
+    }
+
+    /// [`Texture::sample_at`] of a cube: TEXC's packed s word (Mesa's
+    /// `struct cube_map_descriptor`: s in bits 0–28, the face in 29–31)
+    /// and t, the cube `cube` of a cube array, base LOD `lod`. The s
+    /// float's bits 29–31 (sign and the exponent's two top bits) are
+    /// restored as 0, 1, 0: exactly the bits of every float in [2^-63, 2)
+    /// — the redundancy Mesa's packing relies on (our reading; an s below
+    /// 2^-63 becomes 2^-63, the same texel). A face above 5 faults.
+    ///
+    /// `dref` (TEXC's shadow register): each texel — before a corner's
+    /// three are averaged — becomes its comparison's 1.0 or 0.0, as in
+    /// [`Texture::sample`].
+    pub fn sample_cube(
+        &self,
+        mmu: &Mmu,
+        smp: &SamplerState,
+        (packed_s, t): (u32, f32),
+        cube: u32,
+        lod: f32,
+        dref: Option<f32>,
+    ) -> Result<[u32; 4], JobFault> {
+        let face = packed_s >> 29;
+        if face > 5 || self.dim != 0 {
+            return Err(config(
+                self.va,
+                "a cube face above 5, or a cube read of another dimension",
+            ));
+        }
+        let s = f32::from_bits(packed_s & 0x1fff_ffff | 0x2000_0000);
+        self.sample_at(mmu, smp, [s, t, face as f32], cube, lod, [0, 0], dref)
     }
 }
 
@@ -1014,7 +1316,55 @@ impl SamplerState {
 
 #[cfg(test)]
 mod tests {
-    use super::wrap;
+    use super::{cube_neighbour, wrap};
+
+    /// Every texel one step outside every face of cubes of 1–12 texels a
+    /// side: the simulator's neighbour (a reprojected direction) is the
+    /// reference sampler's (an integer lattice, `testing::sampler`), and
+    /// crossing back from that texel over the same edge lands on the
+    /// face's own edge texel.
+    #[test]
+    fn cube_edges_agree_with_the_reference_lattice() {
+        let mut checked = 0;
+        for n in 1..=12u32 {
+            let m = i64::from(n);
+            for face in 0..6 {
+                for k in 0..m {
+                    for (i, j) in [(-1, k), (m, k), (k, -1), (k, m)] {
+                        let (f, x, y) = cube_neighbour(face, (i, j), n);
+                        let r = crate::testing::sampler::cube_edge_texel(face, (i, j), m);
+                        assert_eq!(
+                            (f, i64::from(x), i64::from(y)),
+                            r,
+                            "n {n} face {face} ({i}, {j})"
+                        );
+                        // The way back: the texel outside face f next to
+                        // (x, y), on the side facing the original face.
+                        let back = [
+                            (i64::from(x) - 1, i64::from(y)),
+                            (i64::from(x) + 1, i64::from(y)),
+                            (i64::from(x), i64::from(y) - 1),
+                            (i64::from(x), i64::from(y) + 1),
+                        ]
+                        .into_iter()
+                        .filter(|&(a, b)| !(0..m).contains(&a) || !(0..m).contains(&b))
+                        .map(|ab| cube_neighbour(f, ab, n))
+                        .any(|(g, a, b)| {
+                            g == face
+                                && (i64::from(a), i64::from(b))
+                                    == (i.clamp(0, m - 1), j.clamp(0, m - 1))
+                        });
+                        assert!(
+                            back,
+                            "n {n} face {face} ({i}, {j}) → {f} ({x}, {y}) has no way back"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 6 * 4 * (1..=12).sum::<i32>());
+    }
 
     #[test]
     fn wrap_modes() {

@@ -119,7 +119,7 @@ impl Isel<'_> {
     }
 
     /// a · b + c (one rounding).
-    fn ffma(&mut self, a: Src, b: Src, c: Src) -> Src {
+    pub(super) fn ffma(&mut self, a: Src, b: Src, c: Src) -> Src {
         self.emit(Op::FmaF32 { neg: [false; 3] }, &[a, b, c])
     }
 
@@ -134,7 +134,7 @@ impl Isel<'_> {
     }
 
     /// a · b, as `fmul` is selected (a · b + (−0) keeps the sign of zeros).
-    fn fmul(&mut self, a: Src, b: Src) -> Src {
+    pub(super) fn fmul(&mut self, a: Src, b: Src) -> Src {
         self.emit(
             Op::FmaF32 {
                 neg: [false, false, true],
@@ -143,7 +143,7 @@ impl Isel<'_> {
         )
     }
 
-    fn fcmp(&mut self, cmp: Cmp, a: Src, b: Src) -> Src {
+    pub(super) fn fcmp(&mut self, cmp: Cmp, a: Src, b: Src) -> Src {
         self.emit(Op::Fcmp { cmp }, &[a, b])
     }
 
@@ -191,7 +191,7 @@ impl Isel<'_> {
     /// 1/x within about one ULP: 1/m by Newton–Raphson from the linear
     /// estimate 24/17 − 8/17·m (error ≤ 1/17 on [1, 2)), three iterations
     /// (error 2^-4 → 2^-8 → 2^-16 → below rounding), then scaled by 2^-e.
-    fn frcp(&mut self, x: Src) -> Src {
+    pub(super) fn frcp(&mut self, x: Src) -> Src {
         let (m, e) = self.frexp_abs(x);
         let mut r = self.ffma(m, fimm(-8.0 / 17.0), fimm(24.0 / 17.0));
         for _ in 0..3 {

@@ -15,7 +15,10 @@
 //!   results, indices up to 127 (texture) and 15 (sampler), with the
 //!   texture operation descriptor as an immediate; 1D (the coordinate as
 //!   both sources), 2D and 3D (r in the first data register,
-//!   `BIFROST_TEX_DREG_Z_COORD`) by the descriptor's `dimension`.
+//!   `BIFROST_TEX_DREG_Z_COORD`) by the descriptor's `dimension`; cube
+//!   maps and cube arrays (dimension 0, Mesa's `bi_emit_texc_cube_coord`:
+//!   the face selected by ALU code of ours, [`Isel::cube_coord`], packed
+//!   into the s word; a cube array's layer in the array register).
 //!
 //! **Convention** (the contract with `jm::texture`): the texture index is
 //! the image's binding and the sampler index the sampler's binding, in
@@ -113,7 +116,11 @@ impl Isel<'_> {
         // A 1D access passes its one coordinate as both sources (Mesa's
         // `bi_emit_texc`: "Copy XY (for 2D+) or XX (for 1D)"); a 3D one its
         // r in the first data register (`BIFROST_TEX_DREG_Z_COORD`).
-        let (s, t) = (self.in_reg(coord[0]), self.in_reg(coord[n.min(2) - 1]));
+        let (s, t) = if dim == TexDim::Cube {
+            self.cube_coord(coord[0], coord[1], coord[2])
+        } else {
+            (self.in_reg(coord[0]), self.in_reg(coord[n.min(2) - 1]))
+        };
         let z_coord = (dim == TexDim::D3).then(|| coord[2]);
         let lod = args.get(1).map(|l| l[0]);
         let v = self.new_vreg(4);
@@ -221,6 +228,11 @@ impl Isel<'_> {
             };
             let offsets = (offset != [0, 0])
                 .then(|| Src::Imm(u32::from(offset[0] as u8) | u32::from(offset[1] as u8) << 8));
+            // genxml `Texture Dimension`: Cube 0, 1D 1, 2D 2, 3D 3.
+            let dimension = match dim {
+                TexDim::Cube => 0,
+                d => u32::from(d.coords()),
+            };
             let word = u32::from(smp)
                 | u32::from(texture) << 4
                 | desc::IMMEDIATE_INDICES
@@ -228,7 +240,7 @@ impl Isel<'_> {
                 | if shadow.is_some() { desc::SHADOW } else { 0 }
                 | if array { desc::ARRAY } else { 0 }
                 | op_bits
-                | u32::from(dim.coords()) << desc::DIM_SHIFT
+                | dimension << desc::DIM_SHIFT
                 | lod_bits
                 | format
                 | desc::MASK_XYZW;
@@ -281,6 +293,101 @@ impl Isel<'_> {
                 .collect::<SrcList>(),
         );
         Ok(())
+    }
+
+    /// The cube-map coordinate words of TEXC for the direction (x, y, z)
+    /// (Mesa's `bi_emit_texc_cube_coord`, `struct cube_map_descriptor {
+    /// float s : 29; unsigned face : 3; float t : 32; }`): s in the low 29
+    /// bits with the face in bits 29–31, t the second word, both in
+    /// [0, 1] (clamped, as Mesa's `CLAMP_0_1`).
+    ///
+    /// Mesa takes the face from the `CUBEFACE` pseudo-instruction, whose
+    /// outputs `bifrost-ISA.xml` does not describe; this is ALU code of
+    /// ours from the Vulkan spec's "Cube Map Face Selection and
+    /// Transformations" table: the major axis is the component of largest
+    /// magnitude — ties (the spec leaves them to the implementation) go
+    /// to x before y before z — its sign the face's (a zero or −0
+    /// component counts as positive), the face numbered +X −X +Y −Y +Z −Z
+    /// = 0..5 (the payload's face order; our reading of the packed
+    /// word), (sc, tc, ma) = (∓z, −y, |x|), (x, ±z, |y|), (±x, −y, |z|)
+    /// per axis, s = ½ (sc / ma + 1) computed as sc × (½ × 1/ma) + ½
+    /// (Mesa's form; 1/ma from `frcp`, about one ULP).
+    fn cube_coord(&mut self, x: Src, y: Src, z: Src) -> (Src, Src) {
+        const SIGN: u32 = 0x8000_0000;
+        let half = Src::Imm(0.5f32.to_bits());
+        let abs = |me: &mut Self, v: Src| {
+            me.emit(
+                Op::FaddF32 {
+                    neg: [false; 2],
+                    abs: [true, false],
+                    clamp01: false,
+                },
+                &[v, ZERO],
+            )
+        };
+        let (ax, ay, az) = (abs(self, x), abs(self, y), abs(self, z));
+        let and = |me: &mut Self, a: Src, b: Src, not_b: bool| {
+            me.emit(
+                Op::Shift {
+                    op: ShiftOp::LshiftAnd,
+                    not1: not_b,
+                    not_result: false,
+                },
+                &[a, b, ZERO],
+            )
+        };
+        let xy = self.fcmp(Cmp::Ge, ax, ay);
+        let xz = self.fcmp(Cmp::Ge, ax, az);
+        let x_major = and(self, xy, xz, false);
+        let yz = self.fcmp(Cmp::Ge, ay, az);
+        let y_major = and(self, yz, x_major, true);
+        let neg_x = self.fcmp(Cmp::Lt, x, ZERO);
+        let neg_y = self.fcmp(Cmp::Lt, y, ZERO);
+        let neg_z = self.fcmp(Cmp::Lt, z, ZERO);
+        let xor = |me: &mut Self, a: Src, b: Src| me.shift(ShiftOp::LshiftXor, a, b, ZERO);
+        // X major: sc = −z (+X) or z (−X), tc = −y.
+        let pos_x_sign = and(self, Src::Imm(SIGN), neg_x, true);
+        let sc_x = xor(self, z, pos_x_sign);
+        // Y major: sc = x, tc = z (+Y) or −z (−Y).
+        let neg_y_sign = and(self, neg_y, Src::Imm(SIGN), false);
+        let tc_y = xor(self, z, neg_y_sign);
+        // Z major: sc = x (+Z) or −x (−Z), tc = −y.
+        let neg_z_sign = and(self, neg_z, Src::Imm(SIGN), false);
+        let sc_z = xor(self, x, neg_z_sign);
+        let minus_y = xor(self, y, Src::Imm(SIGN));
+        let sc_yz = self.mux(sc_z, x, y_major);
+        let sc = self.mux(sc_yz, sc_x, x_major);
+        let tc = self.mux(minus_y, tc_y, y_major);
+        let ma_yz = self.mux(az, ay, y_major);
+        let ma = self.mux(ma_yz, ax, x_major);
+        // The face: 2 × axis + (1 when negative).
+        let face_of = |me: &mut Self, neg: Src, base: u32| {
+            let bit = and(me, neg, Src::Imm(1), false);
+            me.shift(ShiftOp::LshiftOr, bit, Src::Imm(base), ZERO)
+        };
+        let face_x = face_of(self, neg_x, 0);
+        let face_y = face_of(self, neg_y, 2);
+        let face_z = face_of(self, neg_z, 4);
+        let face_yz = self.mux(face_z, face_y, y_major);
+        let face = self.mux(face_yz, face_x, x_major);
+        let rcp = self.frcp(ma);
+        let scale = self.fmul(rcp, half);
+        let to_unit = |me: &mut Self, c: Src| {
+            let m = me.fmul(c, scale);
+            me.emit(
+                Op::FaddF32 {
+                    neg: [false; 2],
+                    abs: [false; 2],
+                    clamp01: true,
+                },
+                &[m, half],
+            )
+        };
+        let s = to_unit(self, sc);
+        let t = to_unit(self, tc);
+        let low = and(self, s, Src::Imm(0x1fff_ffff), false);
+        let packed = self.shift(ShiftOp::LshiftOr, face, low, Src::Imm(29));
+        (packed, t)
     }
 
     /// An f32 LOD as TEXC's signed 8:8 fixed point in the low 16 bits:

@@ -738,6 +738,10 @@ fn implicit_lod(
         return Err(fault(status::INSTR_INVALID_ENC, cc.va));
     };
     let f = |w: u32| f64::from(f32::from_bits(w));
+    if t.dim == 0 {
+        let lambda = super::super::texture::cube_implicit_lod(t.size().0, [c0, c1, c2]);
+        return Ok(((lambda * 256.0).round() / 256.0).clamp(-128.0, 128.0) as f32);
+    }
     let (w, h) = t.size();
     let (w, h) = (f64::from(w), f64::from(h));
     let ux = w * (f(c1.0) - f(c0.0));
@@ -818,7 +822,10 @@ fn texs(
 /// with LOD zero, computed (fragment jobs) or explicit (8:8 fixed point in
 /// the first staging register), or FETCH of a texel (integer coordinates,
 /// level in 8:8 fixed point in the first staging register), or FETCH
-/// with a GATHER4 component (`Texture::gather`); results as
+/// with a GATHER4 component (`Texture::gather`); cube maps (dimension 0:
+/// TEX, and FETCH GATHER4, the face in the s word's top 3 bits,
+/// `Texture::sample_cube`/`gather_cube`; a cube array's cube in the array
+/// register); results as
 /// F32 of a UNORM/sRGB texture, U32 of an RGBA8UI one or S32 of an RGBA8I
 /// one (another pairing's conversion is undocumented: refused), all four
 /// components (mask 0xf).
@@ -846,15 +853,16 @@ fn texc(
     // component r (Mesa's `bifrost.h`: the shadow bit "Implies
     // fetch_component = gather4_r"; other components are undocumented).
     if immediate != 1
-        || dim == 0
-        || (dim != 2 && (offsets != 0 || shadow != 0))
+        || (dim == 0 && op != 7 && !(op == 6 && (4..=7).contains(&lod_mode)))
+        || (dim != 2 && offsets != 0)
+        || (matches!(dim, 1 | 3) && shadow != 0)
         || (dim == 3 && array != 0)
         || zero != 0
         || (shadow != 0 && op != 7 && (op, lod_mode) != (6, 4))
     {
         return Err(bad(
-            "indirect indices, cube maps, 3D arrays, offsets or depth references of 1D/3D \
-             textures, or a depth reference of a texel fetch",
+            "indirect indices, cube fetches or gathers, 3D arrays, offsets or depth \
+             references of 1D/3D/cube textures, or a depth reference of a texel fetch",
         ));
     }
     if !matches!(format, 4 | 14 | 15) || mask != 0xf {
@@ -939,14 +947,24 @@ fn texc(
                 return Err(bad("a gather with a LOD register other than 0"));
             }
             let l = layer_of(&t)?;
-            t.gather(
-                core.mmu,
-                &smp,
-                (f32::from_bits(s[0]), f32::from_bits(s[1])),
-                l,
-                (offset, dref),
-                (lod_mode - 4) as usize,
-            )?
+            if dim == 0 {
+                // A cube: s packed with the face, as for TEX.
+                t.gather_cube(
+                    core.mmu,
+                    (s[0], f32::from_bits(s[1])),
+                    l,
+                    (lod_mode - 4) as usize,
+                )?
+            } else {
+                t.gather(
+                    core.mmu,
+                    &smp,
+                    (f32::from_bits(s[0]), f32::from_bits(s[1])),
+                    l,
+                    (offset, dref),
+                    (lod_mode - 4) as usize,
+                )?
+            }
         }
         // TEX: EXPLICIT, ZERO, COMPUTE (fragment jobs only).
         (7, 4 | 6) | (7, 5 | 7) if !matches!(lod_mode, 5 | 7) || core.frag.is_some() => {
@@ -956,9 +974,10 @@ fn texc(
                 return Err(bad("this result format for the texture's format"));
             }
             let l = layer_of(&t)?;
-            if dim != 2 && matches!(lod_mode, 5 | 7) {
-                // Our λ comes from the quad's s and t (`implicit_lod`);
-                // what the hardware does for 1D/3D is not modelled.
+            if matches!(dim, 1 | 3) && matches!(lod_mode, 5 | 7) {
+                // Our λ comes from the quad's s and t (`implicit_lod`; a
+                // cube's from its faces, `cube_implicit_lod`); what the
+                // hardware does for 1D/3D is not modelled.
                 return Err(bad("implicit LOD of a 1D or 3D texture"));
             }
             let lod = match lod_mode {
@@ -978,19 +997,26 @@ fn texc(
                 }
                 _ => 0.0,
             };
-            t.sample_at(
-                core.mmu,
-                &smp,
-                [
-                    f32::from_bits(s[0]),
-                    f32::from_bits(s[1]),
-                    f32::from_bits(z.unwrap_or(0)),
-                ],
-                l,
-                lod,
-                offset,
-                dref,
-            )?
+            if dim == 0 {
+                // A cube: s packed with the face (Mesa's
+                // `bi_emit_texc_cube_coord`), a cube array's cube index
+                // in the array register.
+                t.sample_cube(core.mmu, &smp, (s[0], f32::from_bits(s[1])), l, lod, dref)?
+            } else {
+                t.sample_at(
+                    core.mmu,
+                    &smp,
+                    [
+                        f32::from_bits(s[0]),
+                        f32::from_bits(s[1]),
+                        f32::from_bits(z.unwrap_or(0)),
+                    ],
+                    l,
+                    lod,
+                    offset,
+                    dref,
+                )?
+            }
         }
         _ => return Err(bad("this operation")),
     };
