@@ -2059,6 +2059,42 @@ fn grid_data(rng: &mut Rng) -> Vec<f32> {
     data
 }
 
+/// A full-framebuffer quad of two triangles (one draw), each corner's
+/// position and RGBA-sized attribute from `corner(x, y)` at NDC x, y = ±1
+/// (`clip_point.vert`-style vertices: stride 32, a vec4 position and a
+/// vec4 attribute).
+fn quad_scene<'a, T: From<f32>>(
+    vs: &'a Stage2,
+    fs: &'a Stage2,
+    corner: impl Fn(T, T) -> [f32; 8],
+) -> Scene<'a> {
+    let mut data = Vec::new();
+    for (x, y) in [
+        (-1.0, -1.0),
+        (1.0, -1.0),
+        (-1.0, 1.0),
+        (-1.0, 1.0),
+        (1.0, -1.0),
+        (1.0, 1.0),
+    ] {
+        data.extend_from_slice(&corner(T::from(x), T::from(y)));
+    }
+    let draws = vec![DrawSpec {
+        topology: Topology::TriangleList,
+        count: 6,
+        first: 0,
+        indices: None,
+        blend: Blend::Opaque,
+        write_mask: 15,
+        extras: DrawExtras::default(),
+        raster: RasterState::default(),
+    }];
+    let mut scene = grid_scene(vs, fs, data, draws);
+    scene.stride = 32;
+    scene.attributes = vec![(4, 0), (4, 16)];
+    scene
+}
+
 fn grid_scene<'a>(
     vs: &'a Stage2,
     fs: &'a Stage2,
@@ -5856,30 +5892,7 @@ fn minified_textures_take_their_level_from_the_quad_derivatives() {
                 let (u, v) = (u0 + sx * (x + 1.0) / 2.0, v0 + sy * (y + 1.0) / 2.0);
                 [x as f32, y as f32, 0.0, 1.0, u as f32, v as f32, 0.25, 1.0]
             };
-            let mut data = Vec::new();
-            for (x, y) in [
-                (-1.0, -1.0),
-                (1.0, -1.0),
-                (-1.0, 1.0),
-                (-1.0, 1.0),
-                (1.0, -1.0),
-                (1.0, 1.0),
-            ] {
-                data.extend_from_slice(&corner(x, y));
-            }
-            let draws = vec![DrawSpec {
-                topology: Topology::TriangleList,
-                count: 6,
-                first: 0,
-                indices: None,
-                blend: Blend::Opaque,
-                write_mask: 15,
-                extras: DrawExtras::default(),
-                raster: RasterState::default(),
-            }];
-            let mut scene = grid_scene(&vs, fs, data, draws);
-            scene.stride = 32;
-            scene.attributes = vec![(4, 0), (4, 16)];
+            let mut scene = quad_scene(&vs, fs, corner);
             scene.shade = minified_shade;
             let mut textures = vec![None; binding + 1];
             let mut samplers = vec![None; binding + 1];
@@ -6015,30 +6028,7 @@ fn depth_compares_with_implicit_lod_in_fragment_shaders() {
                 let (u, v) = (u0 + sx * (x + 1.0) / 2.0, v0 + sy * (y + 1.0) / 2.0);
                 [x as f32, y as f32, 0.0, 1.0, u as f32, v as f32, 0.75, 1.0]
             };
-            let mut data = Vec::new();
-            for (x, y) in [
-                (-1.0, -1.0),
-                (1.0, -1.0),
-                (-1.0, 1.0),
-                (-1.0, 1.0),
-                (1.0, -1.0),
-                (1.0, 1.0),
-            ] {
-                data.extend_from_slice(&corner(x, y));
-            }
-            let draws = vec![DrawSpec {
-                topology: Topology::TriangleList,
-                count: 6,
-                first: 0,
-                indices: None,
-                blend: Blend::Opaque,
-                write_mask: 15,
-                extras: DrawExtras::default(),
-                raster: RasterState::default(),
-            }];
-            let mut scene = grid_scene(&vs, &fs, data, draws);
-            scene.stride = 32;
-            scene.attributes = vec![(4, 0), (4, 16)];
+            let mut scene = quad_scene(&vs, &fs, corner);
             scene.shade = shadow_shade;
             let mut textures = vec![None; 10];
             let mut samplers = vec![None; 10];
@@ -7457,30 +7447,7 @@ fn cube_implicit_scenes(frag: &str, shadow: bool, array: bool) -> usize {
                 let d: [f32; 3] = std::array::from_fn(|a| m[a] + sc * s[a] + tc * t[a]);
                 [x, y, 0.0, 1.0, d[0], d[1], d[2], 0.4375]
             };
-            let mut data = Vec::new();
-            for (x, y) in [
-                (-1.0, -1.0),
-                (1.0, -1.0),
-                (-1.0, 1.0),
-                (-1.0, 1.0),
-                (1.0, -1.0),
-                (1.0, 1.0),
-            ] {
-                data.extend_from_slice(&corner(x, y));
-            }
-            let draws = vec![DrawSpec {
-                topology: Topology::TriangleList,
-                count: 6,
-                first: 0,
-                indices: None,
-                blend: Blend::Opaque,
-                write_mask: 15,
-                extras: DrawExtras::default(),
-                raster: RasterState::default(),
-            }];
-            let mut scene = grid_scene(&vs, &fs, data, draws);
-            scene.stride = 32;
-            scene.attributes = vec![(4, 0), (4, 16)];
+            let mut scene = quad_scene(&vs, &fs, corner);
             scene.shade = if shadow {
                 cube_shadow_shade
             } else {
