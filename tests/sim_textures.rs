@@ -773,14 +773,7 @@ fn bad_texture_descriptors_fault_the_job() {
                     if case != "reserved bits" {
                         return;
                     }
-                    // The job's Draw section and its Textures pointer.
-                    let l = bifrost_vk::hw::layouts(model.arch());
-                    let draw = l.compute_job.section("Draw").unwrap().offset as u64;
-                    let mut w = [0u8; 8];
-                    let at = head + draw + u64::from(bifrost_vk::hw::draw::dcd::TEXTURES.start / 8);
-                    sim.read_gpu(at, &mut w).unwrap();
-                    let table = u64::from_le_bytes(w);
-                    assert_ne!(table, 0, "no texture table at {at:#x}");
+                    let table = texture_table(sim, model, head);
                     // A reserved bit of the Texture's word 2 (bits 21–23
                     // lie between `Levels` and `Minimum level`).
                     let mut b = [0u8; 4];
@@ -1874,12 +1867,7 @@ fn rgb565_with_another_swizzle_faults() {
                     if !edit {
                         return;
                     }
-                    let l = bifrost_vk::hw::layouts(model.arch());
-                    let draw = l.compute_job.section("Draw").unwrap().offset as u64;
-                    let mut w = [0u8; 8];
-                    let at = head + draw + u64::from(bifrost_vk::hw::draw::dcd::TEXTURES.start / 8);
-                    sim.read_gpu(at, &mut w).unwrap();
-                    let table = u64::from_le_bytes(w);
+                    let table = texture_table(sim, model, head);
                     let mut bytes = [0u8; 32];
                     sim.read_gpu(table, &mut bytes).unwrap();
                     let mut t: Vec<u32> = bytes
@@ -3902,12 +3890,7 @@ fn bad_cube_reads_fault_the_job() {
                     if case != "faces that are not square" {
                         return;
                     }
-                    let l = bifrost_vk::hw::layouts(model.arch());
-                    let draw = l.compute_job.section("Draw").unwrap().offset as u64;
-                    let mut w = [0u8; 8];
-                    let at = head + draw + u64::from(bifrost_vk::hw::draw::dcd::TEXTURES.start / 8);
-                    sim.read_gpu(at, &mut w).unwrap();
-                    let table = u64::from_le_bytes(w);
+                    let table = texture_table(sim, model, head);
                     // Word 1: `Width` − 1 in bits 0–15, `Height` − 1 in 16–31.
                     let mut b = [0u8; 4];
                     sim.read_gpu(table + 4, &mut b).unwrap();
@@ -4125,4 +4108,17 @@ fn cube_gradients_match_the_reference_sampler() {
         per_level.iter().filter(|&&k| k > 0).count() >= 3,
         "{per_level:?}"
     );
+}
+
+/// The GPU address of the texture table of the COMPUTE job at `head`
+/// (its Draw section's `Textures` pointer), read through the simulator.
+fn texture_table(sim: &bifrost_vk::kmod::sim::SimDevice, model: SimModel, head: u64) -> u64 {
+    let l = bifrost_vk::hw::layouts(model.arch());
+    let draw = l.compute_job.section("Draw").unwrap().offset as u64;
+    let mut w = [0u8; 8];
+    let at = head + draw + u64::from(bifrost_vk::hw::draw::dcd::TEXTURES.start / 8);
+    sim.read_gpu(at, &mut w).unwrap();
+    let table = u64::from_le_bytes(w);
+    assert_ne!(table, 0, "no texture table at {at:#x}");
+    table
 }
