@@ -177,6 +177,18 @@ pub fn line(a: &Vertex, b: &Vertex) -> Option<[ClipVertex; 2]> {
     Some([project(&p), project(&q)])
 }
 
+/// Depth and 1/w at clip-space weights `bary` of the original vertices
+/// `v` (two for a line, three for a triangle), from their homogeneous z
+/// and w: a clip vertex far out in the guard band has a large depth, and
+/// interpolating its f32 value would lose the depth's low bits.
+pub fn depth_and_inv_w(v: &[Vertex], bary: [f32; 3]) -> (f32, f32) {
+    let (z, w) = v.iter().zip(bary).fold((0.0, 0.0), |(z, w), (p, b)| {
+        let (b, pw) = (f64::from(b), 1.0 / f64::from(p.inv_w));
+        (z + b * f64::from(p.z) * pw, w + b * pw)
+    });
+    ((z / w) as f32, (1.0 / w) as f32)
+}
+
 /// Weights of the original vertices from weights `bary` of clip vertices
 /// `corners`.
 pub fn compose(bary: [f32; 3], corners: &[&ClipVertex]) -> [f32; 3] {

@@ -181,21 +181,7 @@ pub fn triangle(
     let poly = clip::triangle(v);
     let start = out.len();
     let mut sub = Vec::new();
-    // Depth and 1/w from the original vertices' homogeneous z and w at the
-    // composed (clip-space) weights: a clip vertex far out in the guard
-    // band has a large z, and interpolating its f32 value would lose the
-    // depth's low bits.
-    let homogeneous = v.map(|p| {
-        let w = 1.0 / f64::from(p.inv_w);
-        (f64::from(p.z) * w, w)
-    });
-    let depth_at = |b: [f32; 3]| -> (f32, f32) {
-        let (z, w) = (0..3).fold((0.0, 0.0), |(z, w), k| {
-            let bk = f64::from(b[k]);
-            (z + bk * homogeneous[k].0, w + bk * homogeneous[k].1)
-        });
-        ((z / w) as f32, (1.0 / w) as f32)
-    };
+    let depth_at = |b: [f32; 3]| clip::depth_and_inv_w(v, b);
     for i in 1..poly.len().saturating_sub(1) {
         let corners = [&poly[0], &poly[i], &poly[i + 1]];
         let tri = corners.map(|c| c.v);
@@ -389,18 +375,7 @@ pub fn line(
         let start = out.len();
         let (p, q) = (&ends[0].v, &ends[1].v);
         unclipped_line(p, q, width, samples, rect, out);
-        // Depth and 1/w from the original end points (see `triangle`).
-        let homogeneous = [a, b].map(|p| {
-            let w = 1.0 / f64::from(p.inv_w);
-            (f64::from(p.z) * w, w)
-        });
-        let depth_at = |bary: [f32; 3]| -> (f32, f32) {
-            let (z, w) = (0..2).fold((0.0, 0.0), |(z, w), k| {
-                let bk = f64::from(bary[k]);
-                (z + bk * homogeneous[k].0, w + bk * homogeneous[k].1)
-            });
-            ((z / w) as f32, (1.0 / w) as f32)
-        };
+        let depth_at = |bary: [f32; 3]| clip::depth_and_inv_w(&[*a, *b], bary);
         for f in &mut out[start..] {
             f.bary = clip::compose(f.bary, &[&ends[0], &ends[1]]);
             let (z, inv_w) = depth_at(f.bary);
