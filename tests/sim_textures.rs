@@ -80,13 +80,29 @@ fn dispatch_queries(
     textures: &[Option<TextureDesc>],
     samplers: &[Option<SamplerDesc>],
 ) -> Result<Buffer, String> {
+    dispatch_sized_queries(gpu, binary, queries, out_bytes, None, textures, samplers)
+}
+
+/// [`dispatch_queries`] with texture 0's size word (`TEXTURE_SIZE_WORD`)
+/// for the shaders that query or need it.
+fn dispatch_sized_queries(
+    gpu: &mut SimGpu,
+    binary: &ShaderBinary,
+    queries: &[u8],
+    out_bytes: u64,
+    size_word: Option<u64>,
+    textures: &[Option<TextureDesc>],
+    samplers: &[Option<SamplerDesc>],
+) -> Result<Buffer, String> {
+    use bifrost_vk::compiler::bifrost::binary::TEXTURE_SIZE_WORD;
     let qbuf = gpu.alloc(queries.len() as u64);
     gpu.write(qbuf.va, queries);
     let obuf = gpu.alloc(out_bytes);
     gpu.write(obuf.va, &vec![0xee; out_bytes as usize]);
-    let words = fau_words(binary, |b| match b {
-        (0, 3) => (qbuf.va, queries.len() as u64),
-        (0, 4) => (obuf.va, out_bytes),
+    let words = fau_words(binary, |b| match (b, size_word) {
+        ((s, 0), Some(w)) if s == TEXTURE_SIZE_WORD => (w, 0),
+        ((0, 3), _) => (qbuf.va, queries.len() as u64),
+        ((0, 4), _) => (obuf.va, out_bytes),
         _ => panic!("unexpected binding {b:?}"),
     });
     let code = gpu.upload(binary);
@@ -3686,7 +3702,6 @@ fn nearest_is_safe(dir: [f32; 3], n: u32, levels: u32) -> bool {
 /// ULPs apart moves a bilinear weight by about n · 2^-22). Sizes exactly.
 #[test]
 fn cube_maps_and_cube_arrays_match_the_reference_sampler() {
-    use bifrost_vk::compiler::bifrost::binary::TEXTURE_SIZE_WORD;
     let (mut compared, mut linear_edges, mut per_kind) = (0usize, 0usize, [0usize; 4]);
     for model in [SimModel::G52, SimModel::G72] {
         for array in [false, true] {
@@ -3749,33 +3764,18 @@ fn cube_maps_and_cube_arrays_match_the_reference_sampler() {
                     let m = (n >> level).max(1) as f32;
                     sizes.push([m, m, if array { cubes as f32 } else { 0.0 }, 0.0]);
                 }
-                let qbuf = gpu.alloc(queries.len() as u64);
-                gpu.write(qbuf.va, &queries);
-                let out_bytes = 32 * u64::from(INVOCATIONS);
-                let obuf = gpu.alloc(out_bytes);
-                gpu.write(obuf.va, &vec![0xee; out_bytes as usize]);
                 let size_word = u64::from((n - 1) | (n - 1) << 16)
                     | u64::from(levels | if array { (cubes - 1) << 16 } else { 0 }) << 32;
-                let words = fau_words(&binary, |b| match b {
-                    (s, 0) if s == TEXTURE_SIZE_WORD => (size_word, 0),
-                    (0, 3) => (qbuf.va, queries.len() as u64),
-                    (0, 4) => (obuf.va, out_bytes),
-                    _ => panic!("unexpected binding {b:?}"),
-                });
-                let code = gpu.upload(&binary);
                 let hw = hw_mip_sampler(&smp, None);
-                gpu.run_chain(|chain, pool, arch| {
-                    textured_dispatch(
-                        chain,
-                        pool,
-                        arch,
-                        (&binary, code, &words),
-                        &[Some(desc)],
-                        &[Some(hw)],
-                        INVOCATIONS / 16,
-                    )?;
-                    Ok(true)
-                })
+                let obuf = dispatch_sized_queries(
+                    &mut gpu,
+                    &binary,
+                    &queries,
+                    32 * u64::from(INVOCATIONS),
+                    Some(size_word),
+                    &[Some(desc)],
+                    &[Some(hw)],
+                )
                 .unwrap_or_else(|e| panic!("{model:?} array {array} case {case}: {e}"));
                 let got = gpu.read_f32s(obuf.va, 8 * INVOCATIONS as usize);
                 for (i, r) in got.chunks(8).enumerate() {
@@ -4013,7 +4013,6 @@ fn cube_gathers_match_the_reference_sampler() {
 /// of an integer is drawn again. Bound 2^-14 (as the cube test).
 #[test]
 fn cube_gradients_match_the_reference_sampler() {
-    use bifrost_vk::compiler::bifrost::binary::TEXTURE_SIZE_WORD;
     use bifrost_vk::testing::sampler::cube_grad_lod;
     let (mut compared, mut per_level) = (0usize, [0usize; 5]);
     for model in [SimModel::G52, SimModel::G72] {
@@ -4064,31 +4063,17 @@ fn cube_gradients_match_the_reference_sampler() {
                 }
                 want.push(Bindings::sample_cube(&images[0], &smp, dir, lod).unwrap());
             }
-            let qbuf = gpu.alloc(queries.len() as u64);
-            gpu.write(qbuf.va, &queries);
-            let out_bytes = 16 * u64::from(INVOCATIONS);
-            let obuf = gpu.alloc(out_bytes);
             let size_word = u64::from((n - 1) | (n - 1) << 16) | u64::from(levels) << 32;
-            let words = fau_words(&binary, |b| match b {
-                (s, 0) if s == TEXTURE_SIZE_WORD => (size_word, 0),
-                (0, 3) => (qbuf.va, queries.len() as u64),
-                (0, 4) => (obuf.va, out_bytes),
-                _ => panic!("unexpected binding {b:?}"),
-            });
-            let code = gpu.upload(&binary);
             let hw = hw_mip_sampler(&smp, None);
-            gpu.run_chain(|chain, pool, arch| {
-                textured_dispatch(
-                    chain,
-                    pool,
-                    arch,
-                    (&binary, code, &words),
-                    &[Some(desc)],
-                    &[Some(hw)],
-                    INVOCATIONS / 16,
-                )?;
-                Ok(true)
-            })
+            let obuf = dispatch_sized_queries(
+                &mut gpu,
+                &binary,
+                &queries,
+                16 * u64::from(INVOCATIONS),
+                Some(size_word),
+                &[Some(desc)],
+                &[Some(hw)],
+            )
             .unwrap_or_else(|e| panic!("{model:?} case {case}: {e}"));
             let got = gpu.read_f32s(obuf.va, 4 * INVOCATIONS as usize);
             for (i, (g, w)) in got.chunks(4).zip(&want).enumerate() {
