@@ -181,6 +181,9 @@ pub fn triangle(
     let poly = clip::triangle(v);
     let start = out.len();
     let mut sub = Vec::new();
+    // Where each pixel's fragment is in `out` (a pixel's samples may lie
+    // in two triangles of the fan at 4×).
+    let mut at = std::collections::HashMap::new();
     let depth_at = |b: [f32; 3]| clip::depth_and_inv_w(v, b);
     for i in 1..poly.len().saturating_sub(1) {
         let corners = [&poly[0], &poly[i], &poly[i + 1]];
@@ -199,10 +202,11 @@ pub fn triangle(
         }
         for f in &sub {
             let bary = clip::compose(f.bary, &corners);
-            // At 4× a pixel's samples may fall in two triangles of the fan:
-            // one fragment with both masks (the weights are the same plane's).
-            match out[start..].iter_mut().find(|g| (g.x, g.y) == (f.x, f.y)) {
-                Some(g) => {
+            // One fragment with both masks (the weights are the same
+            // plane's).
+            match at.get(&(f.x, f.y)) {
+                Some(&k) => {
+                    let g: &mut Fragment = &mut out[k];
                     for s in 0..MAX_SAMPLES {
                         if f.mask & (1 << s) != 0 {
                             g.z[s] = f.z[s];
@@ -210,7 +214,10 @@ pub fn triangle(
                     }
                     g.mask |= f.mask;
                 }
-                None => out.push(Fragment { bary, ..*f }),
+                None => {
+                    at.insert((f.x, f.y), out.len());
+                    out.push(Fragment { bary, ..*f });
+                }
             }
         }
     }
