@@ -99,9 +99,10 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
     if instances > 1 && idvs {
         return Err(config(job.va, "instanced IDVS jobs are not simulated"));
     }
-    // Instance i's vertices are elements `+ i × Instance Size` (the Draw's
-    // padded count; our reading of genxml's field, which PanVk fills with
-    // the padded count its VERTEX job's outputs use). A size below the
+    // Instance i's vertices are elements `+ i × Instance Size` (our reading
+    // of genxml's Draw field; Mesa's Gallium driver writes the padded
+    // count its VERTEX job's outputs use into the tiler job's Draw too,
+    // `src/gallium/drivers/panfrost/pan_cmdstream.c`). A size below the
     // Invocation's vertex count would make instances overlap: refused.
     let instance_size = if instances > 1 {
         let size = dcd::INSTANCE_SIZE.get(draw);
