@@ -11,7 +11,8 @@
 //! Mesa's `pan_sample_pattern` (1: Single-sampled, 4: Rotated 4x Grid, in
 //! the framebuffer and the tiler context) with the sample locations table
 //! of [`SampleLocations`], tie-break rule
-//! `MINUS_180_IN_0_OUT`, pre/post frame shaders "Never", every enabled
+//! `MINUS_180_IN_0_OUT`, pre/post frame shaders "Never" (pre-frame 0
+//! "Always" with a colour preload, [`write_framebuffer_preloaded`]), every enabled
 //! colour target written back with clean-pixel write enabled.
 //! `tests/jm_framebuffer.rs` compares the words with PanVk's for the
 //! reference render passes.
@@ -509,8 +510,9 @@ pub struct ColorTarget {
     /// Must be `None` for one sample per pixel.
     pub sample_stride: Option<u32>,
     /// The clear colour as the four `Clear` words (the value packed in the
-    /// internal format: RGBA8 repeats its 32-bit pixel), or `None` to load
-    /// nothing (the targets start undefined: we have no preload yet).
+    /// internal format: RGBA8 repeats its 32-bit pixel), or `None`: the
+    /// target starts undefined, or with its memory's contents when
+    /// [`write_framebuffer_preloaded`] loads it.
     pub clear: Option<[u32; 4]>,
 }
 
@@ -755,6 +757,43 @@ pub fn write_framebuffer_with(
     fb: &Framebuffer<'_>,
     zs_options: &ZsOptions,
 ) -> JmResult<u64> {
+    write_framebuffer_full(pool, arch, fb, zs_options, None)
+}
+
+/// [`write_framebuffer_with`] where the colour targets whose `load` is set
+/// (one entry per target; their `clear` must be `None`) start with their
+/// memory's contents (loadOp LOAD): the pre-frame shader of
+/// [`super::preload`], enabled with mode "Always" (`Pre Frame 0`; the
+/// framebuffer's `Frame Shader DCDs` points at its Draw). Without any
+/// `load` set, [`write_framebuffer_with`].
+pub fn write_framebuffer_preloaded(
+    pool: &mut GpuPool,
+    arch: Arch,
+    fb: &Framebuffer<'_>,
+    zs_options: &ZsOptions,
+    load: &[bool],
+) -> JmResult<u64> {
+    if load.len() != fb.colors.len() {
+        return Err(JmError::Encoding("one load flag per colour target"));
+    }
+    if !load.iter().any(|&l| l) {
+        return write_framebuffer_full(pool, arch, fb, zs_options, None);
+    }
+    check_size(fb.width, fb.height)?;
+    let dcds = super::preload::write_color_preload(pool, arch, fb, load)?;
+    write_framebuffer_full(pool, arch, fb, zs_options, Some(dcds))
+}
+
+/// genxml "Pre Post Frame Shader Mode" Always.
+const FRAME_SHADER_ALWAYS: u64 = 1;
+
+fn write_framebuffer_full(
+    pool: &mut GpuPool,
+    arch: Arch,
+    fb: &Framebuffer<'_>,
+    zs_options: &ZsOptions,
+    frame_shader_dcds: Option<u64>,
+) -> JmResult<u64> {
     let has_zs = fb.depth.is_some() || zs_options.stencil.is_some();
     check_size(fb.width, fb.height)?;
     if fb.colors.is_empty() || fb.colors.len() > 8 {
@@ -785,6 +824,10 @@ pub fn write_framebuffer_with(
     put(&mut p, fp::RENDER_TARGET_COUNT, fb.colors.len() as u64)?;
     put(&mut p, fp::COLOR_BUFFER_ALLOCATION, u64::from(allocation))?;
     put(&mut p, fp::TILER, fb.tiler_context)?;
+    if let Some(dcds) = frame_shader_dcds {
+        put(&mut p, fp::PRE_FRAME_0, FRAME_SHADER_ALWAYS)?;
+        put(&mut p, fp::FRAME_SHADER_DCDS, dcds)?;
+    }
     if let Some(st) = zs_options.stencil {
         put(&mut p, fp::S_CLEAR, u64::from(st.clear))?;
         put(&mut p, fp::S_WRITE_ENABLE, u64::from(st.write))?;
