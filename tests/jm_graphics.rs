@@ -22,7 +22,7 @@ use bifrost_vk::jm::blend::{BlendEquation, BlendFactor, BlendOp};
 use bifrost_vk::jm::framebuffer::{
     BlockFormat, ColorFormat, ColorKind, ColorTarget, DepthFormat as ZDepthFormat, DepthTarget,
     Framebuffer, SampleLocations, StencilTarget, ZsOptions, add_fragment_job, write_framebuffer,
-    write_framebuffer_with, write_tiler_context,
+    write_framebuffer_preloaded, write_tiler_context,
 };
 use bifrost_vk::jm::graphics::{
     Blend, ColorTargetState, CompareOp, DepthBias, DepthState, Draw, DrawExtras, DrawJobs,
@@ -265,6 +265,30 @@ fn try_render_on(
     scene: &Scene<'_>,
     edit: impl FnOnce(&mut AttributeBuffer),
 ) -> Result<Output, RunError> {
+    try_render_pass(gpu, scene, edit, &Pass::default())
+}
+
+/// Where a render pass's first colour target lives and how it starts.
+#[derive(Clone, Copy, Debug, Default)]
+struct Pass {
+    /// The target's memory (allocated by the pass when `None`).
+    color: Option<u64>,
+    /// loadOp LOAD (the target is not cleared: the preload reads it).
+    load: bool,
+    /// Linear rows (`SIZE` pixels each) instead of 16×16 u-interleaved tiles.
+    linear: bool,
+    /// Framebuffer Parameters word and value written over what the
+    /// emitter wrote, before the FRAGMENT chain runs (fault tests).
+    patch_fbd: &'static [(u64, u32)],
+}
+
+/// [`try_render_on`] with the first colour target as `pass` says.
+fn try_render_pass(
+    gpu: &mut SimGpu,
+    scene: &Scene<'_>,
+    edit: impl FnOnce(&mut AttributeBuffer),
+    pass: &Pass,
+) -> Result<Output, RunError> {
     let vs_code = gpu.upload(&scene.vs.binary);
     let fs_code = gpu.upload(&scene.fs.binary);
     let heap = gpu.alloc(1 << 20);
@@ -279,8 +303,29 @@ fn try_render_on(
     let vbytes = 4 * scene.data.len() as u64;
     let vb = gpu.alloc(vbytes.max(64));
     gpu.write_f32s(vb.va, &scene.data);
-    let color_buf = gpu
-        .alloc(4096 * u64::from(scene.format.memory_bytes_per_pixel()) * u64::from(colour_samples));
+    let color_va = match pass.color {
+        Some(va) => va,
+        None => {
+            gpu.alloc(
+                4096 * u64::from(scene.format.memory_bytes_per_pixel()) * u64::from(colour_samples),
+            )
+            .va
+        }
+    };
+    // Tiled: rows of 16×16 tiles; Linear: rows of `SIZE` pixels.
+    let bpp0 = scene.format.memory_bytes_per_pixel();
+    let (block0, stride0) = if pass.linear {
+        (BlockFormat::Linear, SIZE * bpp0)
+    } else {
+        (BlockFormat::TiledUInterleaved, 1024 * bpp0)
+    };
+    let offset0 = move |x: u32, y: u32| -> usize {
+        if pass.linear {
+            (y * SIZE * bpp0 + x * bpp0) as usize
+        } else {
+            u_interleaved_offset(x, y, u64::from(stride0), u64::from(bpp0)) as usize
+        }
+    };
     let depth_buf = gpu.alloc(16 * 1024 * u64::from(n));
     let more_bufs: Vec<_> = scene
         .more_formats
@@ -317,6 +362,7 @@ fn try_render_on(
         })
         .collect();
     let mut frag_head = 0;
+    let mut fbd_va = 0;
     let mut jobs = Vec::new();
     gpu.run_chain(|chain, pool, arch| {
         let context = write_tiler_context(pool, SIZE, SIZE, n, heap.va, heap.size)?;
@@ -398,10 +444,10 @@ fn try_render_on(
                 .per_sample
                 .then_some(16 * 1024 * scene.format.memory_bytes_per_pixel() / 4),
             format: scene.format,
-            block: BlockFormat::TiledUInterleaved,
-            base: color_buf.va,
-            row_stride: 1024 * scene.format.memory_bytes_per_pixel(),
-            clear: Some(scene.format.clear_words(clear_colour(scene.format))),
+            block: block0,
+            base: color_va,
+            row_stride: stride0,
+            clear: (!pass.load).then(|| scene.format.clear_words(clear_colour(scene.format))),
         }];
         for (&format, buf) in scene.more_formats.iter().zip(&more_bufs) {
             colors.push(ColorTarget {
@@ -430,7 +476,9 @@ fn try_render_on(
             }),
             depth_format: scene.depth_format,
         };
-        let pointer = write_framebuffer_with(
+        let mut load = vec![false; colors.len()];
+        load[0] = pass.load;
+        let pointer = write_framebuffer_preloaded(
             pool,
             arch,
             &Framebuffer {
@@ -450,12 +498,19 @@ fn try_render_on(
                 sample_locations: locations.va,
             },
             &zs,
+            &load,
         )?;
         let mut frag = JobChain::new();
         add_fragment_job(&mut frag, pool, pointer, SIZE, SIZE, [0, 0])?;
         frag_head = frag.head();
+        fbd_va = pointer & !63;
         Ok(!chain.is_empty())
     })?;
+    for &(word, value) in pass.patch_fbd {
+        gpu.sim()
+            .write_gpu(fbd_va + 4 * word, &value.to_le_bytes())
+            .expect("the framebuffer descriptor is mapped");
+    }
     // The pool was reset after the first submit, not unmapped: the
     // fragment chain and the tiler context are still in place.
     gpu.submit_with(frag_head, JD_REQ_FS)?;
@@ -467,12 +522,12 @@ fn try_render_on(
     let mut codes = vec![[0u32; 4]; (SIZE * SIZE * colour_samples) as usize];
     for s in 0..colour_samples {
         let raw = gpu.read(
-            color_buf.va + u64::from(s) * surface,
+            color_va + u64::from(s) * surface,
             (SIZE * SIZE * bpp) as usize,
         );
         for y in 0..SIZE {
             for x in 0..SIZE {
-                let o = u_interleaved_offset(x, y, u64::from(1024 * bpp), u64::from(bpp)) as usize;
+                let o = offset0(x, y);
                 let i = 4 * ((y * SIZE + x) * colour_samples + s) as usize;
                 let n = bpp.min(4) as usize;
                 color[i..i + n].copy_from_slice(&raw[o..o + n]);
@@ -7234,4 +7289,235 @@ fn frag_coord_is_the_sample_location_under_sample_shading() {
     }
     eprintln!("{compared} components compared");
     assert!(compared > 4000);
+}
+
+// loadOp LOAD: the colour preload (`jm::preload`, the FRAGMENT job's
+// pre-frame Draw).
+
+/// A random two-pass scene of quads (edges a quarter pixel off the pixel
+/// grid: no centre on an edge) in `format`: `first` opaque quads, then
+/// `second` quads, half of them opaque, half SRC_ALPHA_OVER. Returns the
+/// scene with every draw and the number of the first pass's.
+fn preload_scene<'a>(
+    vs: &'a Stage2,
+    fs: &'a Stage2,
+    rng: &mut Rng,
+    format: ColorFormat,
+    first: u32,
+    second: u32,
+) -> (Scene<'a>, usize) {
+    let mut data = Vec::new();
+    let mut draws = Vec::new();
+    for k in 0..first + second {
+        let (x, y) = (
+            rng.next(u64::from(SIZE)) as u32,
+            rng.next(u64::from(SIZE)) as u32,
+        );
+        let w = 1 + rng.next(u64::from(SIZE - x)) as u32;
+        let h = 1 + rng.next(u64::from(SIZE - y)) as u32;
+        let colour: Vec<f32> = (0..4).map(|_| rng.next(256) as f32 / 255.0).collect();
+        push_quad(&mut data, x, y, w, h, &colour, true);
+        let blended = k >= first && rng.next(2) == 1;
+        draws.push(DrawSpec {
+            topology: Topology::TriangleList,
+            count: 6,
+            first: 6 * k,
+            indices: None,
+            blend: if blended {
+                Blend::SrcAlphaOver
+            } else {
+                Blend::Opaque
+            },
+            write_mask: 15,
+            extras: DrawExtras::default(),
+            raster: RasterState::default(),
+        });
+    }
+    let scene = Scene {
+        textures: None,
+        vs,
+        fs,
+        data,
+        stride: 32,
+        attributes: vec![(4, 0), (4, 16)],
+        depth: None,
+        draws,
+        viewport: viewport(),
+        scissor: full_scissor(),
+        shade: rgba_output,
+        interpolation: Interpolation::Smooth,
+        stencil_clear: None,
+        format,
+        depth_format: ZDepthFormat::D32,
+        samples: 1,
+        per_sample: false,
+        more_formats: Vec::new(),
+        more_write_masks: Vec::new(),
+        sample_shading: false,
+    };
+    (scene, first as usize)
+}
+
+/// Whether the pixel's stored codes equal the reference's value, exactly:
+/// RGBA8 UNORM codes against the value × 255, RGBA16F halves against the
+/// value (which the reference rounded to f16).
+fn codes_equal(format: ColorFormat, got: [u32; 4], want: [f64; 4]) -> bool {
+    (0..4).all(|c| match format {
+        ColorFormat::Rgba16Sfloat => half::f16::from_bits(got[c] as u16).to_f64() == want[c],
+        _ => f64::from(got[c]) == (want[c] * 255.0).round(),
+    })
+}
+
+/// Render pass 1 draws random opaque quads over the clear colour and
+/// stores; render pass 2 LOADs the same attachment (no clear) and draws
+/// more, opaque and blended. The result equals the reference
+/// (`testing::raster`) of all the draws in one pass, exactly, for RGBA8
+/// UNORM and RGBA16F, Linear and Tiled, on the G52 and a v6 G72.
+#[test]
+fn a_loaded_colour_target_continues_the_previous_render_pass() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x10ad_0b5e_7711_2026);
+    let mut compared = 0usize;
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let (vs, fs) = rgba_shaders(arch);
+        for format in [ColorFormat::Rgba8Unorm, ColorFormat::Rgba16Sfloat] {
+            for linear in [false, true] {
+                let (scene, first) = preload_scene(&vs, &fs, &mut rng, format, 6, 8);
+                let (want, _) = reference(&scene);
+                let mut gpu = SimGpu::new(model);
+                let buf = gpu.alloc(4096 * u64::from(format.memory_bytes_per_pixel()));
+                let mut pass1 = preload_scene(&vs, &fs, &mut Rng(0), format, 0, 0).0;
+                pass1.data = scene.data.clone();
+                pass1.draws = scene.draws[..first].to_vec();
+                let mut pass2 = preload_scene(&vs, &fs, &mut Rng(0), format, 0, 0).0;
+                pass2.data = scene.data.clone();
+                pass2.draws = scene.draws[first..].to_vec();
+                let mut pass = Pass {
+                    color: Some(buf.va),
+                    linear,
+                    ..Pass::default()
+                };
+                try_render_pass(&mut gpu, &pass1, |_| {}, &pass)
+                    .unwrap_or_else(|e| panic!("pass 1 must complete: {e}"));
+                pass.load = true;
+                let out = try_render_pass(&mut gpu, &pass2, |_| {}, &pass)
+                    .unwrap_or_else(|e| panic!("pass 2 must complete: {e}"));
+                let mut bad = Vec::new();
+                for (i, &got) in out.codes.iter().enumerate() {
+                    compared += 1;
+                    if !codes_equal(format, got, want.color[i]) {
+                        bad.push(format!(
+                            "({}, {}): got {got:x?}, want {:?}",
+                            i as u32 % SIZE,
+                            i as u32 / SIZE,
+                            want.color[i]
+                        ));
+                    }
+                }
+                assert!(
+                    bad.is_empty(),
+                    "{model:?} {format:?} linear {linear}: {} pixels differ: {:?}",
+                    bad.len(),
+                    &bad[..bad.len().min(6)]
+                );
+            }
+        }
+    }
+    assert_eq!(compared, 8 * (SIZE * SIZE) as usize);
+}
+
+/// A LOAD of an attachment whose memory holds random bytes keeps them
+/// exactly wherever the pass draws nothing (every RGBA8 byte value goes
+/// through the texture fetch, the float and the blend conversion back), and
+/// the drawn quad covers the rest; Linear and Tiled, G52 and G72.
+#[test]
+fn loading_random_bytes_reproduces_them_where_nothing_is_drawn() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x5eed_b17e_5a11_0add);
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let (vs, fs) = rgba_shaders(arch);
+        for linear in [false, true] {
+            let mut scene = preload_scene(&vs, &fs, &mut Rng(0), ColorFormat::Rgba8Unorm, 0, 0).0;
+            let colour = [0.2f32, 0.4, 0.6, 0.8];
+            push_quad(&mut scene.data, 10, 20, 23, 17, &colour, true);
+            scene.draws.push(DrawSpec {
+                topology: Topology::TriangleList,
+                count: 6,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            });
+            let mut gpu = SimGpu::new(model);
+            let buf = gpu.alloc(16 * 1024);
+            let bytes: Vec<u8> = (0..16 * 1024).map(|_| rng.next(256) as u8).collect();
+            gpu.write(buf.va, &bytes);
+            let pass = Pass {
+                color: Some(buf.va),
+                load: true,
+                linear,
+                ..Pass::default()
+            };
+            try_render_pass(&mut gpu, &scene, |_| {}, &pass)
+                .unwrap_or_else(|e| panic!("the pass must complete: {e}"));
+            let after = gpu.read(buf.va, 16 * 1024);
+            let quad = colour.map(|c| unorm8(c) as u8);
+            for y in 0..SIZE {
+                for x in 0..SIZE {
+                    let o = if linear {
+                        (4 * (y * SIZE + x)) as usize
+                    } else {
+                        u_interleaved_offset(x, y, 4096, 4) as usize
+                    };
+                    let inside = (10..33).contains(&x) && (20..37).contains(&y);
+                    let want = if inside { &quad[..] } else { &bytes[o..o + 4] };
+                    assert_eq!(
+                        &after[o..o + 4],
+                        want,
+                        "{model:?} linear {linear}: pixel ({x}, {y})"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Frame shader modes we do not emit, a null frame-shader pointer and one
+/// into unmapped memory fault the FRAGMENT job instead of being guessed.
+#[test]
+fn bad_frame_shader_modes_and_pointers_fault() {
+    let (vs, fs) = rgba_shaders(bifrost_vk::compiler::bifrost::Arch::V7);
+    let scene = preload_scene(&vs, &fs, &mut Rng(7), ColorFormat::Rgba8Unorm, 0, 2).0;
+    // Word 0: Pre Frame 0 (bits 0–2), Pre Frame 1 (3–5), Post Frame
+    // (6–8); words 6–7: Frame Shader DCDs (genxml "Framebuffer Parameters").
+    let cases: [(&'static [(u64, u32)], u32); 6] = [
+        // Pre Frame 0 Intersect, Early ZS always: JOB_CONFIG_FAULT.
+        (&[(0, 2)], 0x40),
+        (&[(0, 3)], 0x40),
+        // Pre Frame 1 or a post-frame shader as well.
+        (&[(0, 1 | 1 << 3)], 0x40),
+        (&[(0, 1 | 1 << 6)], 0x40),
+        // A null DCD pointer.
+        (&[(6, 0), (7, 0)], 0x40),
+        // One into unmapped memory (64 GiB up): a read fault.
+        (&[(6, 0), (7, 0x10)], 0x42),
+    ];
+    for (patch, status) in cases {
+        let mut gpu = SimGpu::new(SimModel::G52);
+        let buf = gpu.alloc(16 * 1024);
+        let pass = Pass {
+            color: Some(buf.va),
+            load: true,
+            patch_fbd: patch,
+            ..Pass::default()
+        };
+        let err = match try_render_pass(&mut gpu, &scene, |_| {}, &pass) {
+            Err(e) => e,
+            Ok(_) => panic!("{patch:?}: the FRAGMENT job must fault"),
+        };
+        let fault = err.fault().unwrap_or_else(|| panic!("{patch:?}: {err}"));
+        assert_eq!(fault.status, status, "{patch:?}: {err}");
+    }
 }

@@ -201,7 +201,9 @@ pub fn write_color_preload(
     for (c, &l) in fb.colors.iter().zip(load) {
         if l {
             if c.clear.is_some() {
-                return Err(JmError::Encoding("a loaded colour target has a clear colour"));
+                return Err(JmError::Encoding(
+                    "a loaded colour target has a clear colour",
+                ));
             }
             textures.push(Some(target_texture(c, fb.width, fb.height)?));
             types.push(Some(sampled_type(c.format).0));
@@ -219,16 +221,19 @@ pub fn write_color_preload(
     let tables = write_texture_tables(pool, arch, &textures, &[Some(sampler)])?;
     let shader = preload_shader(pool, arch, &types)?;
     let b = &shader.binary;
-    let fs = b
-        .fragment
-        .as_ref()
-        .ok_or(JmError::Encoding("the preload shader is not a fragment shader"))?;
+    let fs = b.fragment.as_ref().ok_or(JmError::Encoding(
+        "the preload shader is not a fragment shader",
+    ))?;
 
     let l = layouts(arch);
     let layout = l.renderer_state;
     let mut w = layout.defaults();
     put(&mut w, rs::SHADER_ADDRESS, shader.code)?;
-    put(&mut w, rs::PRELOAD_UNIFORM_COUNT, u64::from(b.uniform_words))?;
+    put(
+        &mut w,
+        rs::PRELOAD_UNIFORM_COUNT,
+        u64::from(b.uniform_words),
+    )?;
     put(&mut w, rs::TEXTURE_COUNT, u64::from(tables.texture_count))?;
     put(&mut w, rs::SAMPLER_COUNT, u64::from(tables.sampler_count))?;
     let props = |name: &str| format!("Properties.{name}");
