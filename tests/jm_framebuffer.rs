@@ -525,7 +525,7 @@ fn preloaded_framebuffers_point_at_the_preload_draw() {
             assert_eq!(fp::PRE_FRAME_1.get(&params), 0);
             assert_eq!(fp::POST_FRAME.get(&params), 0);
             let dcds = fp::FRAME_SHADER_DCDS.get(&params);
-            assert!(dcds != 0 && dcds % 64 == 0, "{dcds:#x}");
+            assert!(dcds != 0 && dcds.is_multiple_of(64), "{dcds:#x}");
             let draw_bytes = 4 * l.draw.words as usize;
             let all = words(&gpu.read_gpu(dcds, 3 * draw_bytes));
             let (draw, rest) = all.split_at(l.draw.words as usize);
