@@ -7427,57 +7427,76 @@ fn a_loaded_colour_target_continues_the_previous_render_pass() {
 }
 
 /// A LOAD of an attachment whose memory holds random bytes keeps them
-/// exactly wherever the pass draws nothing (every RGBA8 byte value goes
-/// through the texture fetch, the float and the blend conversion back), and
-/// the drawn quad covers the rest; Linear and Tiled, G52 and G72.
+/// exactly wherever the pass draws nothing (every byte value goes through
+/// the texture fetch, the float and the blend conversion back: UNORM, sRGB,
+/// BGRA and packed formats), and the drawn quad covers the rest (checked
+/// for RGBA8 UNORM); Linear and Tiled, G52 and G72.
 #[test]
 fn loading_random_bytes_reproduces_them_where_nothing_is_drawn() {
     use bifrost_vk::compiler::bifrost::Arch as IsaArch;
     let mut rng = Rng(0x5eed_b17e_5a11_0add);
+    let formats = [
+        ColorFormat::Rgba8Unorm,
+        ColorFormat::Rgba8Srgb,
+        ColorFormat::Bgra8Unorm,
+        ColorFormat::R8Unorm,
+        ColorFormat::R5g6b5UnormPack16,
+        ColorFormat::A2b10g10r10UnormPack32,
+    ];
     for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
         let (vs, fs) = rgba_shaders(arch);
-        for linear in [false, true] {
-            let mut scene = preload_scene(&vs, &fs, &mut Rng(0), ColorFormat::Rgba8Unorm, 0, 0).0;
-            let colour = [0.2f32, 0.4, 0.6, 0.8];
-            push_quad(&mut scene.data, 10, 20, 23, 17, &colour, true);
-            scene.draws.push(DrawSpec {
-                topology: Topology::TriangleList,
-                count: 6,
-                first: 0,
-                indices: None,
-                blend: Blend::Opaque,
-                write_mask: 15,
-                extras: DrawExtras::default(),
-                raster: RasterState::default(),
-            });
-            let mut gpu = SimGpu::new(model);
-            let buf = gpu.alloc(16 * 1024);
-            let bytes: Vec<u8> = (0..16 * 1024).map(|_| rng.next(256) as u8).collect();
-            gpu.write(buf.va, &bytes);
-            let pass = Pass {
-                color: Some(buf.va),
-                load: true,
-                linear,
-                ..Pass::default()
-            };
-            try_render_pass(&mut gpu, &scene, |_| {}, &pass)
-                .unwrap_or_else(|e| panic!("the pass must complete: {e}"));
-            let after = gpu.read(buf.va, 16 * 1024);
-            let quad = colour.map(|c| unorm8(c) as u8);
-            for y in 0..SIZE {
-                for x in 0..SIZE {
-                    let o = if linear {
-                        (4 * (y * SIZE + x)) as usize
-                    } else {
-                        u_interleaved_offset(x, y, 4096, 4) as usize
-                    };
-                    let inside = (10..33).contains(&x) && (20..37).contains(&y);
-                    let want = if inside { &quad[..] } else { &bytes[o..o + 4] };
-                    assert_eq!(
-                        &after[o..o + 4],
-                        want,
-                        "{model:?} linear {linear}: pixel ({x}, {y})"
-                    );
+        for format in formats {
+            for linear in [false, true] {
+                let mut scene = preload_scene(&vs, &fs, &mut Rng(0), format, 0, 0).0;
+                let colour = [0.2f32, 0.4, 0.6, 0.8];
+                push_quad(&mut scene.data, 10, 20, 23, 17, &colour, true);
+                scene.draws.push(DrawSpec {
+                    topology: Topology::TriangleList,
+                    count: 6,
+                    first: 0,
+                    indices: None,
+                    blend: Blend::Opaque,
+                    write_mask: 15,
+                    extras: DrawExtras::default(),
+                    raster: RasterState::default(),
+                });
+                let bpp = format.memory_bytes_per_pixel();
+                let size = (SIZE * SIZE * bpp) as usize;
+                let mut gpu = SimGpu::new(model);
+                let buf = gpu.alloc(size as u64);
+                let bytes: Vec<u8> = (0..size).map(|_| rng.next(256) as u8).collect();
+                gpu.write(buf.va, &bytes);
+                let pass = Pass {
+                    color: Some(buf.va),
+                    load: true,
+                    linear,
+                    ..Pass::default()
+                };
+                try_render_pass(&mut gpu, &scene, |_| {}, &pass)
+                    .unwrap_or_else(|e| panic!("{format:?}: the pass must complete: {e}"));
+                let after = gpu.read(buf.va, size);
+                let quad = colour.map(|c| unorm8(c) as u8);
+                let n = bpp as usize;
+                for y in 0..SIZE {
+                    for x in 0..SIZE {
+                        let o = if linear {
+                            (bpp * (y * SIZE + x)) as usize
+                        } else {
+                            u_interleaved_offset(x, y, u64::from(1024 * bpp), u64::from(bpp))
+                                as usize
+                        };
+                        let inside = (10..33).contains(&x) && (20..37).contains(&y);
+                        let want = match (inside, format) {
+                            (false, _) => &bytes[o..o + n],
+                            (true, ColorFormat::Rgba8Unorm) => &quad[..],
+                            (true, _) => continue,
+                        };
+                        assert_eq!(
+                            &after[o..o + n],
+                            want,
+                            "{model:?} {format:?} linear {linear}: pixel ({x}, {y})"
+                        );
+                    }
                 }
             }
         }
