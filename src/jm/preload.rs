@@ -9,7 +9,8 @@
 //! "Pre Post Frame Shader Mode"; Mesa allocates the same three per layer
 //! and writes the colour preload at index 0 and the depth/stencil one at 1,
 //! `src/panfrost/vulkan/panvk_vX_cmd_fb_preload.c`). We write the colour
-//! one at index 0 and [`write_framebuffer_preloaded`] enables it with mode
+//! one at index 0 and
+//! [`super::framebuffer::write_framebuffer_preloaded`] enables it with mode
 //! "Always": every tile is preloaded whether or not a primitive touches it.
 //! (PanVk chooses "Intersect", which preloads only tiles some primitive
 //! covers, together with the Draw's `Clean Fragment Write`; our render

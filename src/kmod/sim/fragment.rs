@@ -1,7 +1,9 @@
-//! FRAGMENT jobs: clear the tile buffer, rasterize the primitives the tiler
-//! jobs left in the polygon list ([`super::tiler`]), test depth, run the
-//! fragment shader per covered pixel on the shader core, and write the tile
-//! buffer back ([`super::framebuffer`]).
+//! FRAGMENT jobs: clear the tile buffer, run the pre-frame shader if the
+//! framebuffer has one (`Pre Frame 0` "Always": `pre_frame`), rasterize
+//! the primitives the tiler jobs left in the polygon list
+//! ([`super::tiler`]), test depth, run the fragment shader per covered
+//! pixel on the shader core, and write the tile buffer back
+//! ([`super::framebuffer`]).
 //!
 //! Per primitive, from its record's Draw descriptor: the fragment Renderer
 //! State (shader, preloads, message preloads, depth state, alpha test,
