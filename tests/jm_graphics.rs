@@ -269,7 +269,7 @@ fn try_render_on(
 }
 
 /// Where a render pass's first colour target lives and how it starts.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Pass {
     /// The target's memory (allocated by the pass when `None`).
     color: Option<u64>,
@@ -280,6 +280,8 @@ struct Pass {
     /// Framebuffer Parameters word and value written over what the
     /// emitter wrote, before the FRAGMENT chain runs (fault tests).
     patch_fbd: &'static [(u64, u32)],
+    /// Targets 1, 2 … (Tiled): their memory and whether they load.
+    more: Vec<(u64, bool)>,
 }
 
 /// [`try_render_on`] with the first colour target as `pass` says.
@@ -327,10 +329,15 @@ fn try_render_pass(
         }
     };
     let depth_buf = gpu.alloc(16 * 1024 * u64::from(n));
-    let more_bufs: Vec<_> = scene
+    // Targets 1, 2 …: the pass's memory (Tiled) or new buffers.
+    let more_bufs: Vec<u64> = scene
         .more_formats
         .iter()
-        .map(|f| gpu.alloc(4096 * u64::from(f.memory_bytes_per_pixel())))
+        .enumerate()
+        .map(|(k, f)| match pass.more.get(k) {
+            Some(&(va, _)) => va,
+            None => gpu.alloc(4096 * u64::from(f.memory_bytes_per_pixel())).va,
+        })
         .collect();
     let stencil_buf = gpu.alloc(4 * 1024 * u64::from(n));
     let per_sample = |stride: u32| (n > 1).then_some(stride);
@@ -449,14 +456,15 @@ fn try_render_pass(
             row_stride: stride0,
             clear: (!pass.load).then(|| scene.format.clear_words(clear_colour(scene.format))),
         }];
-        for (&format, buf) in scene.more_formats.iter().zip(&more_bufs) {
+        for (k, (&format, &buf)) in scene.more_formats.iter().zip(&more_bufs).enumerate() {
+            let loaded = pass.more.get(k).is_some_and(|&(_, load)| load);
             colors.push(ColorTarget {
                 sample_stride: None,
                 format,
                 block: BlockFormat::TiledUInterleaved,
-                base: buf.va,
+                base: buf,
                 row_stride: 1024 * format.memory_bytes_per_pixel(),
-                clear: Some(format.clear_words(clear_colour(format))),
+                clear: (!loaded).then(|| format.clear_words(clear_colour(format))),
             });
         }
         // D24S8: the stencil is byte 3 of the depth surface's pixels.
@@ -478,6 +486,9 @@ fn try_render_pass(
         };
         let mut load = vec![false; colors.len()];
         load[0] = pass.load;
+        for (k, &(_, l)) in pass.more.iter().enumerate() {
+            load[k + 1] = l;
+        }
         let pointer = write_framebuffer_preloaded(
             pool,
             arch,
@@ -605,9 +616,9 @@ fn try_render_pass(
         .more_formats
         .iter()
         .zip(&more_bufs)
-        .map(|(&format, buf)| {
+        .map(|(&format, &buf)| {
             let bpp = format.memory_bytes_per_pixel();
-            let raw = gpu.read(buf.va, (SIZE * SIZE * bpp) as usize);
+            let raw = gpu.read(buf, (SIZE * SIZE * bpp) as usize);
             (0..SIZE * SIZE)
                 .map(|i| {
                     let o = u_interleaved_offset(
@@ -7538,5 +7549,105 @@ fn bad_frame_shader_modes_and_pointers_fault() {
         };
         let fault = err.fault().unwrap_or_else(|| panic!("{patch:?}: {err}"));
         assert_eq!(fault.status, status, "{patch:?}: {err}");
+    }
+}
+
+/// Five colour targets, four loaded from random contents: target 0 RGBA8
+/// UNORM (random bytes; a quad drawn), R32UI and RGBA8UI (random bytes),
+/// RGBA32F (random finite floats), and target 4 R8 UNORM cleared. The
+/// draws write only target 0, so the loaded integer and float targets keep
+/// every bit everywhere, the cleared one holds its clear colour, and
+/// target 0 its bytes outside the quad; 32 bytes per pixel make the tiles
+/// 8×8. Linear and Tiled target 0, G52 and G72.
+#[test]
+fn several_loaded_targets_of_other_types_keep_their_contents() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x0123_4567_89ab_cdef);
+    let more = [
+        ColorFormat::R32Uint,
+        ColorFormat::Rgba8Uint,
+        ColorFormat::Rgba32Sfloat,
+        ColorFormat::R8Unorm,
+    ];
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let (vs, fs) = rgba_shaders(arch);
+        for linear in [false, true] {
+            let mut scene = preload_scene(&vs, &fs, &mut Rng(0), ColorFormat::Rgba8Unorm, 0, 0).0;
+            scene.more_formats = more.to_vec();
+            let colour = [0.2f32, 0.4, 0.6, 0.8];
+            push_quad(&mut scene.data, 5, 9, 30, 40, &colour, true);
+            scene.draws.push(DrawSpec {
+                topology: Topology::TriangleList,
+                count: 6,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            });
+            let mut gpu = SimGpu::new(model);
+            let mut fill = |gpu: &mut SimGpu, bytes: u32, float: bool| {
+                let buf = gpu.alloc(u64::from(bytes));
+                let data: Vec<u8> = if float {
+                    (0..bytes / 4)
+                        .flat_map(|_| {
+                            let v = (rng.next(2_000_001) as f32 - 1_000_000.0) / 1024.0;
+                            v.to_le_bytes()
+                        })
+                        .collect()
+                } else {
+                    (0..bytes).map(|_| rng.next(256) as u8).collect()
+                };
+                gpu.write(buf.va, &data);
+                (buf.va, data)
+            };
+            let t0 = fill(&mut gpu, 16 * 1024, false);
+            let mut mores = Vec::new();
+            for (k, f) in more.iter().enumerate() {
+                let bytes = 4096 * f.memory_bytes_per_pixel();
+                mores.push((
+                    fill(&mut gpu, bytes, *f == ColorFormat::Rgba32Sfloat),
+                    k < 3,
+                ));
+            }
+            let pass = Pass {
+                color: Some(t0.0),
+                load: true,
+                linear,
+                more: mores.iter().map(|((va, _), l)| (*va, *l)).collect(),
+                ..Pass::default()
+            };
+            try_render_pass(&mut gpu, &scene, |_| {}, &pass)
+                .unwrap_or_else(|e| panic!("{model:?}: the pass must complete: {e}"));
+            let after = gpu.read(t0.0, 16 * 1024);
+            let quad = colour.map(|c| unorm8(c) as u8);
+            for y in 0..SIZE {
+                for x in 0..SIZE {
+                    let o = if linear {
+                        (4 * (y * SIZE + x)) as usize
+                    } else {
+                        u_interleaved_offset(x, y, 4096, 4) as usize
+                    };
+                    let inside = (5..35).contains(&x) && (9..49).contains(&y);
+                    let want = if inside { &quad[..] } else { &t0.1[o..o + 4] };
+                    assert_eq!(&after[o..o + 4], want, "{model:?} target 0 ({x}, {y})");
+                }
+            }
+            for (k, ((va, before), loaded)) in mores.iter().enumerate() {
+                let after = gpu.read(*va, before.len());
+                if *loaded {
+                    assert!(after == *before, "{model:?} target {}: changed", k + 1);
+                } else {
+                    // R8 UNORM cleared to CLEAR's red: one byte per pixel.
+                    let red = unorm8(CLEAR[0]) as u8;
+                    assert!(
+                        after.iter().all(|&b| b == red),
+                        "{model:?} target {}: not the clear colour",
+                        k + 1
+                    );
+                }
+            }
+        }
     }
 }
