@@ -22,7 +22,7 @@ use bifrost_vk::jm::blend::{BlendEquation, BlendFactor, BlendOp};
 use bifrost_vk::jm::framebuffer::{
     BlockFormat, ColorFormat, ColorKind, ColorTarget, DepthFormat as ZDepthFormat, DepthTarget,
     Framebuffer, SampleLocations, StencilTarget, ZsOptions, add_fragment_job, write_framebuffer,
-    write_framebuffer_preloaded, write_tiler_context,
+    write_framebuffer_loaded, write_tiler_context,
 };
 use bifrost_vk::jm::graphics::{
     Blend, ColorTargetState, CompareOp, DepthBias, DepthState, Draw, DrawExtras, DrawJobs,
@@ -282,6 +282,10 @@ struct Pass {
     patch_fbd: &'static [(u64, u32)],
     /// Targets 1, 2 … (Tiled): their memory and whether they load.
     more: Vec<(u64, bool)>,
+    /// The depth target's memory (allocated by the pass when `None`) and
+    /// whether it loads (D32 only).
+    depth: Option<u64>,
+    load_depth: bool,
 }
 
 /// [`try_render_on`] with the first colour target as `pass` says.
@@ -328,7 +332,10 @@ fn try_render_pass(
             u_interleaved_offset(x, y, u64::from(stride0), u64::from(bpp0)) as usize
         }
     };
-    let depth_buf = gpu.alloc(16 * 1024 * u64::from(n));
+    let depth_va = match pass.depth {
+        Some(va) => va,
+        None => gpu.alloc(16 * 1024 * u64::from(n)).va,
+    };
     // Targets 1, 2 …: the pass's memory (Tiled) or new buffers.
     let more_bufs: Vec<u64> = scene
         .more_formats
@@ -474,7 +481,7 @@ fn try_render_pass(
                 sample_stride: per_sample(if interleaved { 16 * 1024 } else { 4 * 1024 }),
                 block: BlockFormat::TiledUInterleaved,
                 base: if interleaved {
-                    depth_buf.va
+                    depth_va
                 } else {
                     stencil_buf.va
                 },
@@ -489,7 +496,7 @@ fn try_render_pass(
         for (k, &(_, l)) in pass.more.iter().enumerate() {
             load[k + 1] = l;
         }
-        let pointer = write_framebuffer_preloaded(
+        let pointer = write_framebuffer_loaded(
             pool,
             arch,
             &Framebuffer {
@@ -499,7 +506,7 @@ fn try_render_pass(
                 depth: scene.depth.map(|_| DepthTarget {
                     sample_stride: per_sample(16 * 1024),
                     block: BlockFormat::TiledUInterleaved,
-                    base: depth_buf.va,
+                    base: depth_va,
                     row_stride: 4096,
                     clear: 1.0,
                     write: true,
@@ -510,6 +517,7 @@ fn try_render_pass(
             },
             &zs,
             &load,
+            pass.load_depth,
         )?;
         let mut frag = JobChain::new();
         add_fragment_job(&mut frag, pool, pointer, SIZE, SIZE, [0, 0])?;
@@ -562,7 +570,7 @@ fn try_render_pass(
         let surfaces = (0..n)
             .map(|s| {
                 let raw = gpu.read(
-                    depth_buf.va + 16 * 1024 * u64::from(s),
+                    depth_va + 16 * 1024 * u64::from(s),
                     (SIZE * SIZE * 4) as usize,
                 );
                 (0..SIZE * SIZE)
@@ -594,7 +602,7 @@ fn try_render_pass(
             .map(|s| {
                 if scene.depth_format == ZDepthFormat::D24S8 {
                     // The top byte of each D24S8 pixel.
-                    return read_surface(gpu, depth_buf.va + 16 * 1024 * u64::from(s))
+                    return read_surface(gpu, depth_va + 16 * 1024 * u64::from(s))
                         .into_iter()
                         .map(|b| u32::from(b[3]))
                         .collect();
@@ -7526,7 +7534,9 @@ fn bad_frame_shader_modes_and_pointers_fault() {
         // Pre Frame 0 Intersect, Early ZS always: JOB_CONFIG_FAULT.
         (&[(0, 2)], 0x40),
         (&[(0, 3)], 0x40),
-        // Pre Frame 1 or a post-frame shader as well.
+        // Pre Frame 1 (see below) or a post-frame shader as well.
+        // (Pre Frame 1 Always reads a second Draw that is zero here: a
+        // null renderer state.)
         (&[(0, 1 | 1 << 3)], 0x40),
         (&[(0, 1 | 1 << 6)], 0x40),
         // A null DCD pointer.
@@ -7648,6 +7658,87 @@ fn several_loaded_targets_of_other_types_keep_their_contents() {
                     );
                 }
             }
+        }
+    }
+}
+
+/// Depth LOAD (`write_framebuffer_loaded` with `load_depth`: the depth
+/// preload as pre-frame shader 1): pass 1 draws random opaque quads at
+/// random depths with LESS and writes, storing colour and D32 depth; pass
+/// 2 loads both and draws more quads at random depths with LESS (opaque
+/// and blended), every quad at its own depth. Colour equals the reference
+/// of all draws in one pass exactly, depth within 1e-6 (Tiled, G52 and v6
+/// G72).
+#[test]
+fn a_loaded_depth_target_continues_the_previous_render_pass() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0xde97_4a11_0ad5_2026);
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let (vs, fs) = rgba_shaders(arch);
+        for _ in 0..2 {
+            let (mut scene, first) =
+                preload_scene(&vs, &fs, &mut rng, ColorFormat::Rgba8Unorm, 8, 8);
+            // Each quad's six vertices at one depth k/64 (exact in f32),
+            // no two quads at the same depth (no ties for LESS, which the
+            // reference's f64 interpolation would break at random).
+            let mut depths: Vec<u32> = (0..64).collect();
+            for q in 0..scene.draws.len() {
+                let k = depths.swap_remove(rng.next(depths.len() as u64) as usize);
+                let z = k as f32 / 64.0;
+                for v in 0..6 {
+                    scene.data[(6 * q + v) * 8 + 2] = z;
+                }
+            }
+            scene.depth = Some(DepthState {
+                compare: CompareOp::Less,
+                write: true,
+            });
+            let (want, _) = reference(&scene);
+            let mut gpu = SimGpu::new(model);
+            let colour = gpu.alloc(16 * 1024);
+            let depth = gpu.alloc(16 * 1024);
+            let mut pass1 = preload_scene(&vs, &fs, &mut Rng(0), ColorFormat::Rgba8Unorm, 0, 0).0;
+            pass1.data = scene.data.clone();
+            pass1.depth = scene.depth;
+            pass1.draws = scene.draws[..first].to_vec();
+            let mut pass2 = preload_scene(&vs, &fs, &mut Rng(0), ColorFormat::Rgba8Unorm, 0, 0).0;
+            pass2.data = scene.data.clone();
+            pass2.depth = scene.depth;
+            pass2.draws = scene.draws[first..].to_vec();
+            let mut pass = Pass {
+                color: Some(colour.va),
+                depth: Some(depth.va),
+                ..Pass::default()
+            };
+            try_render_pass(&mut gpu, &pass1, |_| {}, &pass)
+                .unwrap_or_else(|e| panic!("pass 1 must complete: {e}"));
+            pass.load = true;
+            pass.load_depth = true;
+            let out = try_render_pass(&mut gpu, &pass2, |_| {}, &pass)
+                .unwrap_or_else(|e| panic!("pass 2 must complete: {e}"));
+            let got_depth = out.depth.as_ref().unwrap();
+            let mut bad = Vec::new();
+            for (i, &got) in out.codes.iter().enumerate() {
+                let colour_ok = codes_equal(ColorFormat::Rgba8Unorm, got, want.color[i]);
+                // Depth within 1e-6 of the reference's f64 interpolation
+                // (the stored depths are the quads' exact k/64).
+                if !colour_ok || (f64::from(got_depth[i]) - want.depth[i]).abs() > 1e-6 {
+                    bad.push(format!(
+                        "({}, {}): got {got:?} z {}, want {:?} z {}",
+                        i as u32 % SIZE,
+                        i as u32 / SIZE,
+                        got_depth[i],
+                        want.color[i],
+                        want.depth[i]
+                    ));
+                }
+            }
+            assert!(
+                bad.is_empty(),
+                "{model:?}: {} pixels differ: {:?}",
+                bad.len(),
+                &bad[..bad.len().min(6)]
+            );
         }
     }
 }

@@ -773,15 +773,46 @@ pub fn write_framebuffer_preloaded(
     zs_options: &ZsOptions,
     load: &[bool],
 ) -> JmResult<u64> {
+    write_framebuffer_loaded(pool, arch, fb, zs_options, load, false)
+}
+
+/// [`write_framebuffer_preloaded`] that also loads the depth target when
+/// `load_depth` (a D32 depth target, [`DepthFormat::D32`]; its `clear` is
+/// then unused): the depth preload of [`super::preload::write_preload`] as
+/// pre-frame shader 1, mode "Always". Stencil is never loaded.
+pub fn write_framebuffer_loaded(
+    pool: &mut GpuPool,
+    arch: Arch,
+    fb: &Framebuffer<'_>,
+    zs_options: &ZsOptions,
+    load: &[bool],
+    load_depth: bool,
+) -> JmResult<u64> {
     if load.len() != fb.colors.len() {
         return Err(JmError::Encoding("one load flag per colour target"));
     }
-    if !load.iter().any(|&l| l) {
+    let colours = load.iter().any(|&l| l);
+    if !colours && !load_depth {
         return write_framebuffer_full(pool, arch, fb, zs_options, None);
     }
     check_size(fb.width, fb.height)?;
-    let dcds = super::preload::write_color_preload(pool, arch, fb, load)?;
-    write_framebuffer_full(pool, arch, fb, zs_options, Some(dcds))
+    let depth = if load_depth {
+        if zs_options.depth_format != DepthFormat::D32 {
+            return Err(JmError::Encoding(
+                "loading depth other than D32 is not encoded",
+            ));
+        }
+        Some(
+            fb.depth
+                .as_ref()
+                .ok_or(JmError::Encoding("loading depth without a depth target"))?,
+        )
+    } else {
+        None
+    };
+    let dcds = super::preload::write_preload(pool, arch, fb, load, depth)?;
+    let modes = [colours, load_depth];
+    write_framebuffer_full(pool, arch, fb, zs_options, Some((dcds, modes)))
 }
 
 /// genxml "Pre Post Frame Shader Mode" Always.
@@ -792,7 +823,7 @@ fn write_framebuffer_full(
     arch: Arch,
     fb: &Framebuffer<'_>,
     zs_options: &ZsOptions,
-    frame_shader_dcds: Option<u64>,
+    frame_shader_dcds: Option<(u64, [bool; 2])>,
 ) -> JmResult<u64> {
     let has_zs = fb.depth.is_some() || zs_options.stencil.is_some();
     check_size(fb.width, fb.height)?;
@@ -824,8 +855,13 @@ fn write_framebuffer_full(
     put(&mut p, fp::RENDER_TARGET_COUNT, fb.colors.len() as u64)?;
     put(&mut p, fp::COLOR_BUFFER_ALLOCATION, u64::from(allocation))?;
     put(&mut p, fp::TILER, fb.tiler_context)?;
-    if let Some(dcds) = frame_shader_dcds {
-        put(&mut p, fp::PRE_FRAME_0, FRAME_SHADER_ALWAYS)?;
+    if let Some((dcds, [colour, depth])) = frame_shader_dcds {
+        if colour {
+            put(&mut p, fp::PRE_FRAME_0, FRAME_SHADER_ALWAYS)?;
+        }
+        if depth {
+            put(&mut p, fp::PRE_FRAME_1, FRAME_SHADER_ALWAYS)?;
+        }
         put(&mut p, fp::FRAME_SHADER_DCDS, dcds)?;
     }
     if let Some(st) = zs_options.stencil {

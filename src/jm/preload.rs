@@ -37,7 +37,9 @@
 use std::sync::Arc;
 
 use super::error::{JmError, JmResult};
-use super::framebuffer::{BlockFormat, ColorFormat, ColorKind, ColorTarget, Framebuffer};
+use super::framebuffer::{
+    BlockFormat, ColorFormat, ColorKind, ColorTarget, DepthTarget, Framebuffer,
+};
 use super::graphics::{Blend, ColorTargetState, blend_words_with};
 use super::pool::GpuPool;
 use super::texture::{
@@ -47,7 +49,7 @@ use super::texture::{
 use crate::compiler::bifrost::binary::{BlendRegisterFormat, ShaderBinary};
 use crate::compiler::bifrost::{self, Options};
 use crate::compiler::ir::SampledType;
-use crate::compiler::kernels::preload::preload_colors;
+use crate::compiler::kernels::preload::{preload_colors, preload_depth};
 use crate::hw::draw::{dcd, viewport as vp};
 use crate::hw::layout::{Field, Layout};
 use crate::hw::shader::{
@@ -117,11 +119,26 @@ pub fn preload_shader(
     arch: Arch,
     types: &[Option<SampledType>],
 ) -> JmResult<PreloadShader> {
-    let key = format!("preload {arch:?} {types:?}");
+    compile_cached(pool, arch, format!("preload {arch:?} {types:?}"), || {
+        preload_colors(types)
+    })
+}
+
+/// The depth preload shader, compiled and uploaded once per pool.
+pub fn depth_preload_shader(pool: &mut GpuPool, arch: Arch) -> JmResult<PreloadShader> {
+    compile_cached(pool, arch, format!("preload depth {arch:?}"), preload_depth)
+}
+
+fn compile_cached(
+    pool: &mut GpuPool,
+    arch: Arch,
+    key: String,
+    build: impl FnOnce() -> crate::compiler::ir::Shader,
+) -> JmResult<PreloadShader> {
     if let Some(s) = pool.preload_cache.get(&key) {
         return Ok(s.clone());
     }
-    let shader = preload_colors(types);
+    let shader = build();
     let binary = bifrost::compile(
         &shader,
         Options {
@@ -187,45 +204,90 @@ pub fn write_color_preload(
     fb: &Framebuffer<'_>,
     load: &[bool],
 ) -> JmResult<u64> {
-    if load.len() != fb.colors.len() || !load.iter().any(|&l| l) {
-        return Err(JmError::Encoding(
-            "a preload names each colour target and loads at least one",
-        ));
+    let colour = color_draw(pool, arch, fb, load)?;
+    write_dcds(pool, [Some(colour), None, None])
+}
+
+/// [`write_color_preload`] with, when `depth` is set, the depth preload at
+/// index 1 (pre-frame shader 1: `gl_FragDepth` fetched from the depth
+/// target, a D32 surface read as R32F, written with ZS_EMIT under late
+/// depth updates, depth function Always). Either may be absent (`load`
+/// all false, `depth` None), not both. Returns the DCDs' VA.
+pub fn write_preload(
+    pool: &mut GpuPool,
+    arch: Arch,
+    fb: &Framebuffer<'_>,
+    load: &[bool],
+    depth: Option<&DepthTarget>,
+) -> JmResult<u64> {
+    let colour = if load.iter().any(|&l| l) {
+        Some(color_draw(pool, arch, fb, load)?)
+    } else {
+        None
+    };
+    let depth = match depth {
+        Some(d) => Some(depth_draw(pool, arch, fb, d)?),
+        None => None,
+    };
+    if colour.is_none() && depth.is_none() {
+        return Err(JmError::Encoding("a preload loads something"));
     }
-    if fb.samples != 1 {
-        return Err(JmError::Encoding(
-            "preloading a multisampled framebuffer is not encoded",
-        ));
-    }
-    let mut textures = Vec::with_capacity(load.len());
-    let mut types = Vec::with_capacity(load.len());
-    for (c, &l) in fb.colors.iter().zip(load) {
-        if l {
-            if c.clear.is_some() {
-                return Err(JmError::Encoding(
-                    "a loaded colour target has a clear colour",
-                ));
-            }
-            textures.push(Some(target_texture(c, fb.width, fb.height)?));
-            types.push(Some(sampled_type(c.format).0));
-        } else {
-            textures.push(None);
-            types.push(None);
+    write_dcds(pool, [colour, depth, None])
+}
+
+/// The three frame shader Draws (absent ones zero).
+fn write_dcds(pool: &mut GpuPool, draws: [Option<Vec<u32>>; 3]) -> JmResult<u64> {
+    let draw_bytes = draws
+        .iter()
+        .flatten()
+        .map(|d| 4 * d.len() as u64)
+        .next()
+        .ok_or(JmError::Encoding("a preload loads something"))?;
+    let dcds = pool.alloc(FRAME_SHADER_DCDS * draw_bytes, 64)?;
+    dcds.zero(0, FRAME_SHADER_DCDS * draw_bytes);
+    for (i, d) in draws.iter().enumerate() {
+        if let Some(d) = d {
+            dcds.write_words(i as u64 * draw_bytes, d);
         }
     }
-    let sampler = SamplerDesc {
-        linear: false,
-        wrap: [WrapMode::ClampToEdge; 2],
-        border: [0.0; 4],
-        lod: SamplerLod::default(),
-    };
-    let tables = write_texture_tables(pool, arch, &textures, &[Some(sampler)])?;
-    let shader = preload_shader(pool, arch, &types)?;
+    Ok(dcds.gpu_va)
+}
+
+/// The sampler of every preload (Mesa writes one nearest sampler; the
+/// fetches read none).
+const NEAREST: SamplerDesc = SamplerDesc {
+    linear: false,
+    wrap: [WrapMode::ClampToEdge; 2],
+    border: [0.0; 4],
+    lod: SamplerLod {
+        min_linear: None,
+        mipmap: super::texture::MipmapMode::Nearest,
+        min_lod: 0.0,
+        max_lod: 0.0,
+        bias: 0.0,
+        compare: None,
+        wrap_r: None,
+    },
+};
+
+/// A preload Renderer State's words: the shader, its counts and
+/// preloads, sample mask all ones, depth function Always, no stencil, and
+/// for a depth preload (`depth`) the depth from the shader with late
+/// pixel kill and ZS update and the depth write on (Mesa's choices for its
+/// Z/S preload: "Writing Z/S requires late updates", and no forward pixel
+/// kill); for colour early kill and update (Mesa: "Skipping ATEST requires
+/// forcing Z/S"), which may kill and, on v6, be killed.
+fn preload_rsd(
+    arch: Arch,
+    shader: &PreloadShader,
+    texture_count: u32,
+    sampler_count: u32,
+    depth: bool,
+) -> JmResult<Vec<u32>> {
     let b = &shader.binary;
     let fs = b.fragment.as_ref().ok_or(JmError::Encoding(
         "the preload shader is not a fragment shader",
     ))?;
-
     let l = layouts(arch);
     let layout = l.renderer_state;
     let mut w = layout.defaults();
@@ -235,22 +297,30 @@ pub fn write_color_preload(
         rs::PRELOAD_UNIFORM_COUNT,
         u64::from(b.uniform_words),
     )?;
-    put(&mut w, rs::TEXTURE_COUNT, u64::from(tables.texture_count))?;
-    put(&mut w, rs::SAMPLER_COUNT, u64::from(tables.sampler_count))?;
+    put(&mut w, rs::TEXTURE_COUNT, u64::from(texture_count))?;
+    put(&mut w, rs::SAMPLER_COUNT, u64::from(sampler_count))?;
     let props = |name: &str| format!("Properties.{name}");
-    // Depth source fixed function (2); early pixel kill and ZS update
-    // (Force Early 0), what Mesa writes for a colour preload ("Skipping
-    // ATEST requires forcing Z/S"), which may kill and (on v6) be killed.
-    set(layout, &mut w, &props("Depth source"), 2)?;
-    set(layout, &mut w, &props("Pixel kill operation"), 0)?;
-    set(layout, &mut w, &props("ZS update operation"), 0)?;
-    set(layout, &mut w, &props("Allow forward pixel to kill"), 1)?;
+    // genxml "Depth Source": Fixed function 2, Shader 3; "Pixel Kill":
+    // Force Early 0, Force Late 3.
+    let (source, kill) = if depth { (3, 3) } else { (2, 0) };
+    set(layout, &mut w, &props("Depth source"), source)?;
+    set(layout, &mut w, &props("Pixel kill operation"), kill)?;
+    set(layout, &mut w, &props("ZS update operation"), kill)?;
+    set(
+        layout,
+        &mut w,
+        &props("Allow forward pixel to kill"),
+        u64::from(!depth),
+    )?;
     set(
         layout,
         &mut w,
         &props("Allow forward pixel to be killed"),
-        u64::from(arch == Arch::V6),
+        u64::from(arch == Arch::V6 && !depth),
     )?;
+    if depth {
+        set(layout, &mut w, &props("Shader modifies coverage"), 1)?;
+    }
     if arch == Arch::V7 {
         let alloc = if b.work_registers <= 32 {
             REGISTERS_32_PER_THREAD
@@ -273,8 +343,9 @@ pub fn write_color_preload(
     }
     let mut ms = [0u32];
     put(&mut ms, msm::SAMPLE_MASK, 0xffff)?;
-    // genxml "Function" Always (7), no depth write.
+    // genxml "Function" Always (7).
     put(&mut ms, msm::DEPTH_FUNCTION, 7)?;
+    put(&mut ms, msm::DEPTH_WRITE_MASK, u64::from(depth))?;
     put(&mut w, rs::MULTISAMPLE_MISC, u64::from(ms[0]))?;
     let mut sm = [0u32];
     put(&mut sm, smm::ALPHA_TEST_COMPARE_FUNCTION, 7)?;
@@ -290,6 +361,88 @@ pub fn write_color_preload(
     ] {
         put(&mut w, f.at(rs::PRELOAD.start), u64::from(on))?;
     }
+    Ok(w)
+}
+
+/// A frame shader Draw's words: its Renderer State, texture and sampler
+/// tables, a Viewport whose scissor is the framebuffer (depth range 0..1),
+/// thread storage for its shader.
+fn preload_draw(
+    pool: &mut GpuPool,
+    arch: Arch,
+    fb: &Framebuffer<'_>,
+    state: u64,
+    tables: &super::texture::TextureTables,
+    tls: u32,
+) -> JmResult<Vec<u32>> {
+    let l = layouts(arch);
+    let mut v = l.viewport.defaults();
+    put(&mut v, vp::SCISSOR_MAXIMUM_X, u64::from(fb.width - 1))?;
+    put(&mut v, vp::SCISSOR_MAXIMUM_Y, u64::from(fb.height - 1))?;
+    put(&mut v, vp::MINIMUM_Z, u64::from(0.0f32.to_bits()))?;
+    put(&mut v, vp::MAXIMUM_Z, u64::from(1.0f32.to_bits()))?;
+    let viewport = pool.alloc(4 * v.len() as u64, 64)?;
+    viewport.write_words(0, &v);
+    let mut d = l.draw.defaults();
+    put(&mut d, dcd::STATE, state)?;
+    put(&mut d, dcd::TEXTURES, tables.textures)?;
+    put(&mut d, dcd::SAMPLERS, tables.samplers)?;
+    put(&mut d, dcd::VIEWPORT, viewport.gpu_va)?;
+    let storage = super::graphics::thread_storage(pool, arch, tls)?;
+    put(&mut d, dcd::THREAD_STORAGE, storage)?;
+    Ok(d)
+}
+
+fn check_preloadable(fb: &Framebuffer<'_>) -> JmResult<()> {
+    if fb.samples != 1 {
+        return Err(JmError::Encoding(
+            "preloading a multisampled framebuffer is not encoded",
+        ));
+    }
+    if fb.colors.is_empty() {
+        return Err(JmError::Encoding("a framebuffer without colour targets"));
+    }
+    Ok(())
+}
+
+/// The colour preload's Draw words.
+fn color_draw(
+    pool: &mut GpuPool,
+    arch: Arch,
+    fb: &Framebuffer<'_>,
+    load: &[bool],
+) -> JmResult<Vec<u32>> {
+    if load.len() != fb.colors.len() || !load.iter().any(|&l| l) {
+        return Err(JmError::Encoding(
+            "a preload names each colour target and loads at least one",
+        ));
+    }
+    check_preloadable(fb)?;
+    let mut textures = Vec::with_capacity(load.len());
+    let mut types = Vec::with_capacity(load.len());
+    for (c, &l) in fb.colors.iter().zip(load) {
+        if l {
+            if c.clear.is_some() {
+                return Err(JmError::Encoding(
+                    "a loaded colour target has a clear colour",
+                ));
+            }
+            textures.push(Some(target_texture(c, fb.width, fb.height)?));
+            types.push(Some(sampled_type(c.format).0));
+        } else {
+            textures.push(None);
+            types.push(None);
+        }
+    }
+    let tables = write_texture_tables(pool, arch, &textures, &[Some(NEAREST)])?;
+    let shader = preload_shader(pool, arch, &types)?;
+    let w = preload_rsd(
+        arch,
+        &shader,
+        tables.texture_count,
+        tables.sampler_count,
+        false,
+    )?;
     let rsd_bytes = 4 * w.len() as u64;
     let state = pool.alloc(rsd_bytes + 16 * fb.colors.len() as u64, 64)?;
     state.write_words(0, &w);
@@ -302,23 +455,68 @@ pub fn write_color_preload(
         let bw = blend_words_with(arch, i as u32, &target, sampled_type(c.format).1)?;
         state.write_words(rsd_bytes + 16 * i as u64, &bw);
     }
+    preload_draw(
+        pool,
+        arch,
+        fb,
+        state.gpu_va,
+        &tables,
+        shader.binary.tls_size,
+    )
+}
 
-    let mut v = l.viewport.defaults();
-    put(&mut v, vp::SCISSOR_MAXIMUM_X, u64::from(fb.width - 1))?;
-    put(&mut v, vp::SCISSOR_MAXIMUM_Y, u64::from(fb.height - 1))?;
-    let viewport = pool.alloc(4 * v.len() as u64, 64)?;
-    viewport.write_words(0, &v);
-
-    let mut d = l.draw.defaults();
-    put(&mut d, dcd::STATE, state.gpu_va)?;
-    put(&mut d, dcd::TEXTURES, tables.textures)?;
-    put(&mut d, dcd::SAMPLERS, tables.samplers)?;
-    put(&mut d, dcd::VIEWPORT, viewport.gpu_va)?;
-    let storage = super::graphics::thread_storage(pool, arch, b.tls_size)?;
-    put(&mut d, dcd::THREAD_STORAGE, storage)?;
-    let draw_bytes = 4 * d.len() as u64;
-    let dcds = pool.alloc(FRAME_SHADER_DCDS * draw_bytes, 64)?;
-    dcds.zero(0, FRAME_SHADER_DCDS * draw_bytes);
-    dcds.write_words(0, &d);
-    Ok(dcds.gpu_va)
+/// The depth preload's Draw words (a D32 depth target).
+fn depth_draw(
+    pool: &mut GpuPool,
+    arch: Arch,
+    fb: &Framebuffer<'_>,
+    d: &DepthTarget,
+) -> JmResult<Vec<u32>> {
+    check_preloadable(fb)?;
+    let texture = TextureDesc {
+        address: d.base,
+        width: fb.width,
+        height: fb.height,
+        row_stride: d.row_stride,
+        layout: match d.block {
+            BlockFormat::Linear => TexelLayout::Linear,
+            BlockFormat::TiledUInterleaved => TexelLayout::Tiled,
+        },
+        format: TexelFormat::R32Sfloat,
+        layers: 1,
+        layer_stride: 0,
+        dim: TextureDim::D2,
+        levels: 1,
+        mips: [MipLevel::default(); MAX_MIP_LEVELS],
+    };
+    let tables = write_texture_tables(pool, arch, &[Some(texture)], &[Some(NEAREST)])?;
+    let shader = depth_preload_shader(pool, arch)?;
+    let w = preload_rsd(
+        arch,
+        &shader,
+        tables.texture_count,
+        tables.sampler_count,
+        true,
+    )?;
+    let rsd_bytes = 4 * w.len() as u64;
+    let state = pool.alloc(rsd_bytes + 16 * fb.colors.len() as u64, 64)?;
+    state.write_words(0, &w);
+    // Every colour target's Blend disabled (the shader writes no colour).
+    for (i, c) in fb.colors.iter().enumerate() {
+        let target = ColorTargetState {
+            format: c.format,
+            blend: Blend::Opaque,
+            write_mask: 0,
+        };
+        let bw = blend_words_with(arch, i as u32, &target, sampled_type(c.format).1)?;
+        state.write_words(rsd_bytes + 16 * i as u64, &bw);
+    }
+    preload_draw(
+        pool,
+        arch,
+        fb,
+        state.gpu_va,
+        &tables,
+        shader.binary.tls_size,
+    )
 }

@@ -79,6 +79,45 @@ pub fn preload_colors(targets: &[Option<PreloadType>]) -> Shader {
     s
 }
 
+/// The depth preload shader: `gl_FragDepth = texelFetch(texture 0,
+/// ivec2(gl_FragCoord.xy), 0).r` (a D32 attachment read as R32F; Mesa's
+/// preload writes `FRAG_RESULT_DEPTH` from a fetch the same way). The
+/// compiler's epilogue sends it with `ZS_EMIT.z`.
+pub fn preload_depth() -> Shader {
+    let mut s = Shader::new(Stage::Fragment);
+    s.info.name = "preload_depth".into();
+    s.outputs.push(Output {
+        name: "depth".into(),
+        slot: OutputSlot::BuiltIn(BuiltIn::FragDepth),
+        ty: ValueType::F32,
+        xfb: None,
+    });
+    let vec4 = ValueType::new(32, 4);
+    let mut b = Builder::new(&mut s);
+    let coord = b.sysval(SysVal::FragCoord, vec4);
+    let xy = b.swizzle(coord, &[0, 1]);
+    let pixel = b.alu_typed(AluOp::F2i, ValueType::new(32, 2), &[xy]);
+    let lod = b.imm_i32(0);
+    let texel = b.load(
+        Intrinsic::Texture {
+            set: 0,
+            binding: 0,
+            sampler: None,
+            op: TexOp::Fetch,
+            ty: SampledType::Float,
+            array: false,
+            dim: TexDim::D2,
+            offset: [0, 0],
+        },
+        vec4,
+        &[pixel, lod],
+    );
+    let depth = b.channel(texel, 0);
+    b.store(Intrinsic::StoreOutput { output: 0 }, &[depth]);
+    b.finish();
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,6 +154,17 @@ mod tests {
             use crate::compiler::bifrost::binary::BlendRegisterFormat as R;
             assert_eq!(written, vec![(0, R::F32), (2, R::U32), (3, R::S32)]);
             assert_eq!(bin.uniform_words, 0);
+            let depth = bifrost::compile(
+                &preload_depth(),
+                Options {
+                    arch,
+                    push_uniform_words: Some(0),
+                    ubo_table: false,
+                },
+            )
+            .unwrap();
+            let f = depth.fragment.as_ref().unwrap();
+            assert!(f.writes_depth && f.render_targets.is_empty());
         }
     }
 }

@@ -1,5 +1,5 @@
-//! FRAGMENT jobs: clear the tile buffer, run the pre-frame shader if the
-//! framebuffer has one (`Pre Frame 0` "Always": `pre_frame`), rasterize
+//! FRAGMENT jobs: clear the tile buffer, run the pre-frame shaders the
+//! framebuffer enables (`Pre Frame 0/1` "Always": `pre_frame`), rasterize
 //! the primitives the tiler jobs left in the polygon list
 //! ([`super::tiler`]), test depth, run the fragment shader per covered
 //! pixel on the shader core, and write the tile buffer back
@@ -122,8 +122,8 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
     if rect[0] > rect[2] || rect[1] > rect[3] {
         return Ok(());
     }
-    if let Some(dcds) = fb.pre_frame {
-        tile = pre_frame(ctx, job, &fb, dcds, rect, tile)?;
+    for dcd in fb.pre_frame.into_iter().flatten() {
+        tile = pre_frame(ctx, job, &fb, dcd, rect, tile)?;
     }
     let records = if fb.tiler_context != 0 {
         tiler::read_list(ctx.mmu, ctx.arch, fb.tiler_context)?
@@ -281,9 +281,12 @@ struct DrawState {
 /// tile buffer. Our reading of what the hardware does (Mesa's colour
 /// preload relies on it: `src/panfrost/vulkan/panvk_vX_cmd_fb_preload.c`
 /// writes a Draw without a position buffer or varyings whose shader fetches
-/// each pixel). The Draw needs no `Position`; one that tests or writes
-/// depth/stencil, counts occlusion, runs the tests late, interpolates
-/// varyings or reads `Primitive flags` is not simulated (JOB_CONFIG_FAULT).
+/// each pixel). The Draw needs no `Position`. A depth preload (the
+/// shader's depth, late tests, depth function Always, depth write) writes
+/// each pixel's depth through the ordinary late path (clamped to the
+/// Viewport's depth range). One that tests depth or stencil otherwise,
+/// counts occlusion, interpolates varyings or reads `Primitive flags` is
+/// not simulated (JOB_CONFIG_FAULT).
 fn pre_frame(
     ctx: &JobContext<'_>,
     job: &JobHeader,
@@ -293,11 +296,14 @@ fn pre_frame(
     tile: TileBuffer,
 ) -> Result<TileBuffer, JobFault> {
     let d = DrawState::read_with(ctx, dcds, fb, true)?;
-    let tests = d.depth_func != 7 || d.depth_write || d.stencil.is_some();
-    if tests || d.occlusion.is_some() || d.late || d.shader_depth {
+    // Depth: only the depth preload's form, the shader's depth written
+    // with late tests and depth function Always.
+    let tests = d.depth_func != 7 || d.stencil.is_some();
+    let depth_ok = !d.depth_write || (d.late && d.shader_depth);
+    if tests || !depth_ok || d.occlusion.is_some() || (d.late && !d.shader_depth) {
         return Err(config(
             dcds,
-            "a frame shader with depth/stencil tests, writes or occlusion counting is not simulated",
+            "a frame shader with depth/stencil tests or occlusion counting is not simulated",
         ));
     }
     if !d.messages.is_empty() || d.preload[3] {
@@ -340,7 +346,14 @@ fn pre_frame(
         vertices: [0; 3],
         provoking_last: false,
     };
-    let (tile, _) = shade(ctx, job, &d, fb, &record, tile, &frags, None, true, None)?;
+    let late = d.late.then_some(LateZs {
+        zs: d.zs_test(),
+        shader_depth: d.shader_depth,
+        offset: 0.0,
+        format: fb.z_internal,
+        passed: 0,
+    });
+    let (tile, _) = shade(ctx, job, &d, fb, &record, tile, &frags, late, true, None)?;
     Ok(tile)
 }
 
