@@ -557,3 +557,71 @@ fn preloaded_framebuffers_point_at_the_preload_draw() {
         assert_eq!(fp::FRAME_SHADER_DCDS.get(&params), 0);
     }
 }
+
+/// Depth LOAD (`write_framebuffer_loaded`): pre-frame shader 1 "Always"
+/// with the depth preload at Draw 1 (depth from the shader, late ZS
+/// update, depth write on, Blends disabled), Draw 0 zero when no colour
+/// loads; refused without a depth target or for a depth format other than
+/// D32.
+#[test]
+fn depth_preload_is_pre_frame_shader_1() {
+    use bifrost_vk::hw::draw::dcd;
+    use bifrost_vk::hw::layouts;
+    use bifrost_vk::hw::shader::{multisample_misc as msm, renderer_state as rs};
+    use bifrost_vk::jm::framebuffer::write_framebuffer_loaded;
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let colors = [color()];
+    let depth = DepthTarget {
+        sample_stride: None,
+        block: BlockFormat::TiledUInterleaved,
+        base: 0x20_0000,
+        row_stride: 4096,
+        clear: 1.0,
+        write: true,
+    };
+    let fb = Framebuffer {
+        width: 64,
+        height: 64,
+        colors: &colors,
+        depth: Some(depth),
+        tiler_context: 0,
+        samples: 1,
+        sample_locations: 0,
+    };
+    let mut pointer = 0;
+    let mut arch = Arch::V7;
+    let r = gpu.run_chain(|_, pool, a| {
+        arch = a;
+        let zs = ZsOptions::default();
+        pointer = write_framebuffer_loaded(pool, a, &fb, &zs, &[false], true)?;
+        let no_depth = Framebuffer { depth: None, ..fb };
+        assert!(write_framebuffer_loaded(pool, a, &no_depth, &zs, &[false], true).is_err());
+        let d24 = ZsOptions {
+            depth_format: DepthFormat::D24X8,
+            stencil: None,
+        };
+        assert!(write_framebuffer_loaded(pool, a, &fb, &d24, &[false], true).is_err());
+        Ok(false)
+    });
+    assert!(r.unwrap().is_none());
+    let l = layouts(arch);
+    let fbd_va = ptr::POINTER.get(&[pointer as u32, (pointer >> 32) as u32]);
+    let params = words(&gpu.read_gpu(fbd_va, 4 * fbd::FRAMEBUFFER_PARAMETERS.words as usize));
+    assert_eq!(fp::PRE_FRAME_0.get(&params), 0);
+    assert_eq!(fp::PRE_FRAME_1.get(&params), 1, "Always");
+    let dcds = fp::FRAME_SHADER_DCDS.get(&params);
+    let n = l.draw.words as usize;
+    let all = words(&gpu.read_gpu(dcds, 4 * 3 * n));
+    assert!(all[..n].iter().all(|&w| w == 0), "no colour preload");
+    assert!(all[2 * n..].iter().all(|&w| w == 0), "no post-frame shader");
+    let draw = &all[n..2 * n];
+    let rsd = words(&gpu.read_gpu(dcd::STATE.get(draw), 4 * l.renderer_state.words as usize));
+    let get = |path: &str| l.renderer_state.get(&rsd, path).unwrap();
+    assert_eq!(get("Properties.Depth source"), 3, "Shader");
+    assert_eq!(get("Properties.ZS update operation"), 3, "Force Late");
+    assert_eq!(get("Properties.Pixel kill operation"), 3, "Force Late");
+    let ms = [rs::MULTISAMPLE_MISC.get(&rsd) as u32];
+    assert_eq!(msm::DEPTH_FUNCTION.get(&ms), 7, "Always");
+    assert_eq!(msm::DEPTH_WRITE_MASK.get(&ms), 1);
+    assert_eq!(rs::TEXTURE_COUNT.get(&rsd), 1);
+}

@@ -29,9 +29,15 @@
 //! writes one; the fetch reads none); a Viewport whose scissor is the
 //! framebuffer; thread storage.
 //!
+//! Depth (a D32 target): the depth preload ([`write_preload`]) at index 1,
+//! enabled as pre-frame shader 1 "Always": a fragment shader writing
+//! `gl_FragDepth` from a fetch of the depth surface read as R32F, with late
+//! ZS update, depth function Always and the depth write on (Mesa's Z/S
+//! preload state; Mesa enables it with "Early ZS always" on v7, which we
+//! neither emit nor simulate). Stencil is not loaded.
+//!
 //! Single-sampled framebuffers only: a multisampled preload (a fetch per
-//! sample) is refused with [`JmError`]. Depth/stencil preload is not
-//! written. This module encodes what it is given; which attachments load is
+//! sample) is refused with [`JmError`]. This module encodes what it is given; which attachments load is
 //! `vk/`'s business.
 
 use std::sync::Arc;
