@@ -12,7 +12,8 @@
 //! the framebuffer and the tiler context) with the sample locations table
 //! of [`SampleLocations`], tie-break rule
 //! `MINUS_180_IN_0_OUT`, pre/post frame shaders "Never" (pre-frame 0
-//! "Always" with a colour preload, [`write_framebuffer_preloaded`]), every enabled
+//! "Always" with a colour preload, pre-frame 1 with a depth preload:
+//! [`write_framebuffer_loaded`], `super::preload`), every enabled
 //! colour target written back with clean-pixel write enabled.
 //! `tests/jm_framebuffer.rs` compares the words with PanVk's for the
 //! reference render passes.
