@@ -440,3 +440,188 @@ fn sample_location_tables_hold_the_standard_locations() {
         }
     }
 }
+
+/// loadOp LOAD (`write_framebuffer_preloaded`): the framebuffer enables
+/// pre-frame shader 0 with mode "Always" and points at three Draws, the
+/// first the colour preload (its Renderer State counts one texture per
+/// target and one sampler; the loaded target's Blend is Opaque, the other
+/// disabled; texture entry n reads target n when it loads), the other two
+/// zero; the shader is compiled once per pool. Loads the emitter cannot
+/// encode are errors.
+#[test]
+fn preloaded_framebuffers_point_at_the_preload_draw() {
+    use bifrost_vk::hw::draw::dcd;
+    use bifrost_vk::hw::layouts;
+    use bifrost_vk::hw::shader::renderer_state as rs;
+    use bifrost_vk::jm::framebuffer::write_framebuffer_preloaded;
+    for model in [SimModel::G52, SimModel::G72] {
+        let mut gpu = SimGpu::new(model);
+        let loaded = ColorTarget {
+            clear: None,
+            ..color()
+        };
+        let other = ColorTarget {
+            format: ColorFormat::R32Uint,
+            base: 0x20_0000,
+            clear: Some([7; 4]),
+            ..color()
+        };
+        let colors = [loaded, other];
+        fn fb(colors: &[ColorTarget]) -> Framebuffer<'_> {
+            Framebuffer {
+                width: 64,
+                height: 48,
+                colors,
+                depth: None,
+                tiler_context: 0,
+                samples: 1,
+                sample_locations: 0,
+            }
+        }
+        let mut pointers = Vec::new();
+        let mut plain = 0u64;
+        let mut arch = Arch::V7;
+        let r = gpu.run_chain(|_, pool, a| {
+            arch = a;
+            let zs = ZsOptions::default();
+            for _ in 0..2 {
+                pointers.push(write_framebuffer_preloaded(
+                    pool,
+                    a,
+                    &fb(&colors),
+                    &zs,
+                    &[true, false],
+                )?);
+            }
+            // Errors: a clear colour on a loaded target, one flag per
+            // target, a multisampled framebuffer, a format the texture
+            // path does not read.
+            let cleared = [color()];
+            assert!(write_framebuffer_preloaded(pool, a, &fb(&cleared), &zs, &[true]).is_err());
+            assert!(write_framebuffer_preloaded(pool, a, &fb(&colors), &zs, &[true]).is_err());
+            let one = [loaded];
+            let ms = Framebuffer {
+                samples: 4,
+                ..fb(&one)
+            };
+            assert!(write_framebuffer_preloaded(pool, a, &ms, &zs, &[true]).is_err());
+            let unorm16 = [ColorTarget {
+                format: ColorFormat::R16Unorm,
+                ..loaded
+            }];
+            assert!(write_framebuffer_preloaded(pool, a, &fb(&unorm16), &zs, &[true]).is_err());
+            // Nothing loaded: no frame shader.
+            plain = write_framebuffer_preloaded(pool, a, &fb(&colors), &zs, &[false, false])?;
+            Ok(false)
+        });
+        assert!(r.unwrap().is_none());
+        let l = layouts(arch);
+        let mut shaders = Vec::new();
+        for &p in &pointers {
+            let fbd_va = ptr::POINTER.get(&[p as u32, (p >> 32) as u32]);
+            let params =
+                words(&gpu.read_gpu(fbd_va, 4 * fbd::FRAMEBUFFER_PARAMETERS.words as usize));
+            assert_eq!(fp::PRE_FRAME_0.get(&params), 1, "Always");
+            assert_eq!(fp::PRE_FRAME_1.get(&params), 0);
+            assert_eq!(fp::POST_FRAME.get(&params), 0);
+            let dcds = fp::FRAME_SHADER_DCDS.get(&params);
+            assert!(dcds != 0 && dcds.is_multiple_of(64), "{dcds:#x}");
+            let draw_bytes = 4 * l.draw.words as usize;
+            let all = words(&gpu.read_gpu(dcds, 3 * draw_bytes));
+            let (draw, rest) = all.split_at(l.draw.words as usize);
+            assert!(
+                rest.iter().all(|&w| w == 0),
+                "pre-frame 1 and post-frame Draws are zero"
+            );
+            assert_eq!(dcd::POSITION.get(draw), 0);
+            let state = dcd::STATE.get(draw);
+            let rsd = words(&gpu.read_gpu(state, 4 * l.renderer_state.words as usize));
+            assert_eq!(rs::TEXTURE_COUNT.get(&rsd), 2);
+            assert_eq!(rs::SAMPLER_COUNT.get(&rsd), 1);
+            shaders.push(rs::SHADER_ADDRESS.get(&rsd));
+            let blend = bifrost_vk::hw::blend::blend(arch);
+            let bd = |i: u64| {
+                words(&gpu.read_gpu(state + 4 * u64::from(l.renderer_state.words) + 16 * i, 16))
+            };
+            assert_eq!(blend.get(&bd(0), "Enable").unwrap(), 1);
+            assert_eq!(blend.get(&bd(0), "Internal.Mode").unwrap(), 1, "Opaque");
+            assert_eq!(blend.get(&bd(1), "Enable").unwrap(), 0);
+            let textures = words(&gpu.read_gpu(dcd::TEXTURES.get(draw), 64));
+            assert!(textures[..8].iter().any(|&w| w != 0));
+            assert!(textures[8..].iter().all(|&w| w == 0));
+        }
+        assert_eq!(shaders[0], shaders[1], "compiled once per pool");
+        let fbd_va = ptr::POINTER.get(&[plain as u32, (plain >> 32) as u32]);
+        let params = words(&gpu.read_gpu(fbd_va, 4 * fbd::FRAMEBUFFER_PARAMETERS.words as usize));
+        assert_eq!(fp::PRE_FRAME_0.get(&params), 0, "nothing loaded: Never");
+        assert_eq!(fp::FRAME_SHADER_DCDS.get(&params), 0);
+    }
+}
+
+/// Depth LOAD (`write_framebuffer_loaded`): pre-frame shader 1 "Always"
+/// with the depth preload at Draw 1 (depth from the shader, late ZS
+/// update, depth write on, Blends disabled), Draw 0 zero when no colour
+/// loads; refused without a depth target or for a depth format other than
+/// D32.
+#[test]
+fn depth_preload_is_pre_frame_shader_1() {
+    use bifrost_vk::hw::draw::dcd;
+    use bifrost_vk::hw::layouts;
+    use bifrost_vk::hw::shader::{multisample_misc as msm, renderer_state as rs};
+    use bifrost_vk::jm::framebuffer::write_framebuffer_loaded;
+    let mut gpu = SimGpu::new(SimModel::G52);
+    let colors = [color()];
+    let depth = DepthTarget {
+        sample_stride: None,
+        block: BlockFormat::TiledUInterleaved,
+        base: 0x20_0000,
+        row_stride: 4096,
+        clear: 1.0,
+        write: true,
+    };
+    let fb = Framebuffer {
+        width: 64,
+        height: 64,
+        colors: &colors,
+        depth: Some(depth),
+        tiler_context: 0,
+        samples: 1,
+        sample_locations: 0,
+    };
+    let mut pointer = 0;
+    let mut arch = Arch::V7;
+    let r = gpu.run_chain(|_, pool, a| {
+        arch = a;
+        let zs = ZsOptions::default();
+        pointer = write_framebuffer_loaded(pool, a, &fb, &zs, &[false], true)?;
+        let no_depth = Framebuffer { depth: None, ..fb };
+        assert!(write_framebuffer_loaded(pool, a, &no_depth, &zs, &[false], true).is_err());
+        let d24 = ZsOptions {
+            depth_format: DepthFormat::D24X8,
+            stencil: None,
+        };
+        assert!(write_framebuffer_loaded(pool, a, &fb, &d24, &[false], true).is_err());
+        Ok(false)
+    });
+    assert!(r.unwrap().is_none());
+    let l = layouts(arch);
+    let fbd_va = ptr::POINTER.get(&[pointer as u32, (pointer >> 32) as u32]);
+    let params = words(&gpu.read_gpu(fbd_va, 4 * fbd::FRAMEBUFFER_PARAMETERS.words as usize));
+    assert_eq!(fp::PRE_FRAME_0.get(&params), 0);
+    assert_eq!(fp::PRE_FRAME_1.get(&params), 1, "Always");
+    let dcds = fp::FRAME_SHADER_DCDS.get(&params);
+    let n = l.draw.words as usize;
+    let all = words(&gpu.read_gpu(dcds, 4 * 3 * n));
+    assert!(all[..n].iter().all(|&w| w == 0), "no colour preload");
+    assert!(all[2 * n..].iter().all(|&w| w == 0), "no post-frame shader");
+    let draw = &all[n..2 * n];
+    let rsd = words(&gpu.read_gpu(dcd::STATE.get(draw), 4 * l.renderer_state.words as usize));
+    let get = |path: &str| l.renderer_state.get(&rsd, path).unwrap();
+    assert_eq!(get("Properties.Depth source"), 3, "Shader");
+    assert_eq!(get("Properties.ZS update operation"), 3, "Force Late");
+    assert_eq!(get("Properties.Pixel kill operation"), 3, "Force Late");
+    let ms = [rs::MULTISAMPLE_MISC.get(&rsd) as u32];
+    assert_eq!(msm::DEPTH_FUNCTION.get(&ms), 7, "Always");
+    assert_eq!(msm::DEPTH_WRITE_MASK.get(&ms), 1);
+    assert_eq!(rs::TEXTURE_COUNT.get(&rsd), 1);
+}

@@ -22,7 +22,7 @@ use bifrost_vk::jm::blend::{BlendEquation, BlendFactor, BlendOp};
 use bifrost_vk::jm::framebuffer::{
     BlockFormat, ColorFormat, ColorKind, ColorTarget, DepthFormat as ZDepthFormat, DepthTarget,
     Framebuffer, SampleLocations, StencilTarget, ZsOptions, add_fragment_job, write_framebuffer,
-    write_framebuffer_with, write_tiler_context,
+    write_framebuffer_loaded, write_tiler_context,
 };
 use bifrost_vk::jm::graphics::{
     Blend, ColorTargetState, CompareOp, DepthBias, DepthState, Draw, DrawExtras, DrawJobs,
@@ -265,6 +265,36 @@ fn try_render_on(
     scene: &Scene<'_>,
     edit: impl FnOnce(&mut AttributeBuffer),
 ) -> Result<Output, RunError> {
+    try_render_pass(gpu, scene, edit, &Pass::default())
+}
+
+/// Where a render pass's first colour target lives and how it starts.
+#[derive(Clone, Debug, Default)]
+struct Pass {
+    /// The target's memory (allocated by the pass when `None`).
+    color: Option<u64>,
+    /// loadOp LOAD (the target is not cleared: the preload reads it).
+    load: bool,
+    /// Linear rows (`SIZE` pixels each) instead of 16×16 u-interleaved tiles.
+    linear: bool,
+    /// Framebuffer Parameters word and value written over what the
+    /// emitter wrote, before the FRAGMENT chain runs (fault tests).
+    patch_fbd: &'static [(u64, u32)],
+    /// Targets 1, 2 … (Tiled): their memory and whether they load.
+    more: Vec<(u64, bool)>,
+    /// The depth target's memory (allocated by the pass when `None`) and
+    /// whether it loads (D32 only).
+    depth: Option<u64>,
+    load_depth: bool,
+}
+
+/// [`try_render_on`] with the first colour target as `pass` says.
+fn try_render_pass(
+    gpu: &mut SimGpu,
+    scene: &Scene<'_>,
+    edit: impl FnOnce(&mut AttributeBuffer),
+    pass: &Pass,
+) -> Result<Output, RunError> {
     let vs_code = gpu.upload(&scene.vs.binary);
     let fs_code = gpu.upload(&scene.fs.binary);
     let heap = gpu.alloc(1 << 20);
@@ -279,13 +309,42 @@ fn try_render_on(
     let vbytes = 4 * scene.data.len() as u64;
     let vb = gpu.alloc(vbytes.max(64));
     gpu.write_f32s(vb.va, &scene.data);
-    let color_buf = gpu
-        .alloc(4096 * u64::from(scene.format.memory_bytes_per_pixel()) * u64::from(colour_samples));
-    let depth_buf = gpu.alloc(16 * 1024 * u64::from(n));
-    let more_bufs: Vec<_> = scene
+    let color_va = match pass.color {
+        Some(va) => va,
+        None => {
+            gpu.alloc(
+                4096 * u64::from(scene.format.memory_bytes_per_pixel()) * u64::from(colour_samples),
+            )
+            .va
+        }
+    };
+    // Tiled: rows of 16×16 tiles; Linear: rows of `SIZE` pixels.
+    let bpp0 = scene.format.memory_bytes_per_pixel();
+    let (block0, stride0) = if pass.linear {
+        (BlockFormat::Linear, SIZE * bpp0)
+    } else {
+        (BlockFormat::TiledUInterleaved, 1024 * bpp0)
+    };
+    let offset0 = move |x: u32, y: u32| -> usize {
+        if pass.linear {
+            (y * SIZE * bpp0 + x * bpp0) as usize
+        } else {
+            u_interleaved_offset(x, y, u64::from(stride0), u64::from(bpp0)) as usize
+        }
+    };
+    let depth_va = match pass.depth {
+        Some(va) => va,
+        None => gpu.alloc(16 * 1024 * u64::from(n)).va,
+    };
+    // Targets 1, 2 …: the pass's memory (Tiled) or new buffers.
+    let more_bufs: Vec<u64> = scene
         .more_formats
         .iter()
-        .map(|f| gpu.alloc(4096 * u64::from(f.memory_bytes_per_pixel())))
+        .enumerate()
+        .map(|(k, f)| match pass.more.get(k) {
+            Some(&(va, _)) => va,
+            None => gpu.alloc(4096 * u64::from(f.memory_bytes_per_pixel())).va,
+        })
         .collect();
     let stencil_buf = gpu.alloc(4 * 1024 * u64::from(n));
     let per_sample = |stride: u32| (n > 1).then_some(stride);
@@ -317,6 +376,7 @@ fn try_render_on(
         })
         .collect();
     let mut frag_head = 0;
+    let mut fbd_va = 0;
     let mut jobs = Vec::new();
     gpu.run_chain(|chain, pool, arch| {
         let context = write_tiler_context(pool, SIZE, SIZE, n, heap.va, heap.size)?;
@@ -398,19 +458,20 @@ fn try_render_on(
                 .per_sample
                 .then_some(16 * 1024 * scene.format.memory_bytes_per_pixel() / 4),
             format: scene.format,
-            block: BlockFormat::TiledUInterleaved,
-            base: color_buf.va,
-            row_stride: 1024 * scene.format.memory_bytes_per_pixel(),
-            clear: Some(scene.format.clear_words(clear_colour(scene.format))),
+            block: block0,
+            base: color_va,
+            row_stride: stride0,
+            clear: (!pass.load).then(|| scene.format.clear_words(clear_colour(scene.format))),
         }];
-        for (&format, buf) in scene.more_formats.iter().zip(&more_bufs) {
+        for (k, (&format, &buf)) in scene.more_formats.iter().zip(&more_bufs).enumerate() {
+            let loaded = pass.more.get(k).is_some_and(|&(_, load)| load);
             colors.push(ColorTarget {
                 sample_stride: None,
                 format,
                 block: BlockFormat::TiledUInterleaved,
-                base: buf.va,
+                base: buf,
                 row_stride: 1024 * format.memory_bytes_per_pixel(),
-                clear: Some(format.clear_words(clear_colour(format))),
+                clear: (!loaded).then(|| format.clear_words(clear_colour(format))),
             });
         }
         // D24S8: the stencil is byte 3 of the depth surface's pixels.
@@ -420,7 +481,7 @@ fn try_render_on(
                 sample_stride: per_sample(if interleaved { 16 * 1024 } else { 4 * 1024 }),
                 block: BlockFormat::TiledUInterleaved,
                 base: if interleaved {
-                    depth_buf.va
+                    depth_va
                 } else {
                     stencil_buf.va
                 },
@@ -430,7 +491,12 @@ fn try_render_on(
             }),
             depth_format: scene.depth_format,
         };
-        let pointer = write_framebuffer_with(
+        let mut load = vec![false; colors.len()];
+        load[0] = pass.load;
+        for (k, &(_, l)) in pass.more.iter().enumerate() {
+            load[k + 1] = l;
+        }
+        let pointer = write_framebuffer_loaded(
             pool,
             arch,
             &Framebuffer {
@@ -440,7 +506,7 @@ fn try_render_on(
                 depth: scene.depth.map(|_| DepthTarget {
                     sample_stride: per_sample(16 * 1024),
                     block: BlockFormat::TiledUInterleaved,
-                    base: depth_buf.va,
+                    base: depth_va,
                     row_stride: 4096,
                     clear: 1.0,
                     write: true,
@@ -450,12 +516,20 @@ fn try_render_on(
                 sample_locations: locations.va,
             },
             &zs,
+            &load,
+            pass.load_depth,
         )?;
         let mut frag = JobChain::new();
         add_fragment_job(&mut frag, pool, pointer, SIZE, SIZE, [0, 0])?;
         frag_head = frag.head();
+        fbd_va = pointer & !63;
         Ok(!chain.is_empty())
     })?;
+    for &(word, value) in pass.patch_fbd {
+        gpu.sim()
+            .write_gpu(fbd_va + 4 * word, &value.to_le_bytes())
+            .expect("the framebuffer descriptor is mapped");
+    }
     // The pool was reset after the first submit, not unmapped: the
     // fragment chain and the tiler context are still in place.
     gpu.submit_with(frag_head, JD_REQ_FS)?;
@@ -467,12 +541,12 @@ fn try_render_on(
     let mut codes = vec![[0u32; 4]; (SIZE * SIZE * colour_samples) as usize];
     for s in 0..colour_samples {
         let raw = gpu.read(
-            color_buf.va + u64::from(s) * surface,
+            color_va + u64::from(s) * surface,
             (SIZE * SIZE * bpp) as usize,
         );
         for y in 0..SIZE {
             for x in 0..SIZE {
-                let o = u_interleaved_offset(x, y, u64::from(1024 * bpp), u64::from(bpp)) as usize;
+                let o = offset0(x, y);
                 let i = 4 * ((y * SIZE + x) * colour_samples + s) as usize;
                 let n = bpp.min(4) as usize;
                 color[i..i + n].copy_from_slice(&raw[o..o + n]);
@@ -496,7 +570,7 @@ fn try_render_on(
         let surfaces = (0..n)
             .map(|s| {
                 let raw = gpu.read(
-                    depth_buf.va + 16 * 1024 * u64::from(s),
+                    depth_va + 16 * 1024 * u64::from(s),
                     (SIZE * SIZE * 4) as usize,
                 );
                 (0..SIZE * SIZE)
@@ -528,7 +602,7 @@ fn try_render_on(
             .map(|s| {
                 if scene.depth_format == ZDepthFormat::D24S8 {
                     // The top byte of each D24S8 pixel.
-                    return read_surface(gpu, depth_buf.va + 16 * 1024 * u64::from(s))
+                    return read_surface(gpu, depth_va + 16 * 1024 * u64::from(s))
                         .into_iter()
                         .map(|b| u32::from(b[3]))
                         .collect();
@@ -550,9 +624,9 @@ fn try_render_on(
         .more_formats
         .iter()
         .zip(&more_bufs)
-        .map(|(&format, buf)| {
+        .map(|(&format, &buf)| {
             let bpp = format.memory_bytes_per_pixel();
-            let raw = gpu.read(buf.va, (SIZE * SIZE * bpp) as usize);
+            let raw = gpu.read(buf, (SIZE * SIZE * bpp) as usize);
             (0..SIZE * SIZE)
                 .map(|i| {
                     let o = u_interleaved_offset(
@@ -7461,4 +7535,437 @@ fn cube_implicit_scenes(frag: &str, shadow: bool, array: bool) -> usize {
         }
     }
     covered
+}
+
+// loadOp LOAD: the colour preload (`jm::preload`, the FRAGMENT job's
+// pre-frame Draw).
+
+/// A random two-pass scene of quads (edges a quarter pixel off the pixel
+/// grid: no centre on an edge) in `format`: `first` opaque quads, then
+/// `second` quads, half of them opaque, half SRC_ALPHA_OVER. Returns the
+/// scene with every draw and the number of the first pass's.
+fn preload_scene<'a>(
+    vs: &'a Stage2,
+    fs: &'a Stage2,
+    rng: &mut Rng,
+    format: ColorFormat,
+    first: u32,
+    second: u32,
+) -> (Scene<'a>, usize) {
+    let mut data = Vec::new();
+    let mut draws = Vec::new();
+    for k in 0..first + second {
+        let (x, y) = (
+            rng.next(u64::from(SIZE)) as u32,
+            rng.next(u64::from(SIZE)) as u32,
+        );
+        let w = 1 + rng.next(u64::from(SIZE - x)) as u32;
+        let h = 1 + rng.next(u64::from(SIZE - y)) as u32;
+        let colour: Vec<f32> = (0..4).map(|_| rng.next(256) as f32 / 255.0).collect();
+        push_quad(&mut data, x, y, w, h, &colour, true);
+        let blended = k >= first && rng.next(2) == 1;
+        draws.push(DrawSpec {
+            topology: Topology::TriangleList,
+            count: 6,
+            first: 6 * k,
+            indices: None,
+            blend: if blended {
+                Blend::SrcAlphaOver
+            } else {
+                Blend::Opaque
+            },
+            write_mask: 15,
+            extras: DrawExtras::default(),
+            raster: RasterState::default(),
+        });
+    }
+    let scene = Scene {
+        textures: None,
+        vs,
+        fs,
+        data,
+        stride: 32,
+        attributes: vec![(4, 0), (4, 16)],
+        depth: None,
+        draws,
+        viewport: viewport(),
+        scissor: full_scissor(),
+        shade: rgba_output,
+        interpolation: Interpolation::Smooth,
+        stencil_clear: None,
+        format,
+        depth_format: ZDepthFormat::D32,
+        samples: 1,
+        per_sample: false,
+        more_formats: Vec::new(),
+        more_write_masks: Vec::new(),
+        sample_shading: false,
+    };
+    (scene, first as usize)
+}
+
+/// Whether the pixel's stored codes equal the reference's value, exactly:
+/// RGBA8 UNORM codes against the value × 255, RGBA16F halves against the
+/// value (which the reference rounded to f16).
+fn codes_equal(format: ColorFormat, got: [u32; 4], want: [f64; 4]) -> bool {
+    (0..4).all(|c| match format {
+        ColorFormat::Rgba16Sfloat => half::f16::from_bits(got[c] as u16).to_f64() == want[c],
+        _ => f64::from(got[c]) == (want[c] * 255.0).round(),
+    })
+}
+
+/// Render pass 1 draws random opaque quads over the clear colour and
+/// stores; render pass 2 LOADs the same attachment (no clear) and draws
+/// more, opaque and blended. The result equals the reference
+/// (`testing::raster`) of all the draws in one pass, exactly, for RGBA8
+/// UNORM and RGBA16F, Linear and Tiled, on the G52 and a v6 G72.
+#[test]
+fn a_loaded_colour_target_continues_the_previous_render_pass() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x10ad_0b5e_7711_2026);
+    let mut compared = 0usize;
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let (vs, fs) = rgba_shaders(arch);
+        for format in [ColorFormat::Rgba8Unorm, ColorFormat::Rgba16Sfloat] {
+            for linear in [false, true] {
+                let (scene, first) = preload_scene(&vs, &fs, &mut rng, format, 6, 8);
+                let (want, _) = reference(&scene);
+                let mut gpu = SimGpu::new(model);
+                let buf = gpu.alloc(4096 * u64::from(format.memory_bytes_per_pixel()));
+                let mut pass1 = preload_scene(&vs, &fs, &mut Rng(0), format, 0, 0).0;
+                pass1.data = scene.data.clone();
+                pass1.draws = scene.draws[..first].to_vec();
+                let mut pass2 = preload_scene(&vs, &fs, &mut Rng(0), format, 0, 0).0;
+                pass2.data = scene.data.clone();
+                pass2.draws = scene.draws[first..].to_vec();
+                let mut pass = Pass {
+                    color: Some(buf.va),
+                    linear,
+                    ..Pass::default()
+                };
+                try_render_pass(&mut gpu, &pass1, |_| {}, &pass)
+                    .unwrap_or_else(|e| panic!("pass 1 must complete: {e}"));
+                pass.load = true;
+                let out = try_render_pass(&mut gpu, &pass2, |_| {}, &pass)
+                    .unwrap_or_else(|e| panic!("pass 2 must complete: {e}"));
+                let mut bad = Vec::new();
+                for (i, &got) in out.codes.iter().enumerate() {
+                    compared += 1;
+                    if !codes_equal(format, got, want.color[i]) {
+                        bad.push(format!(
+                            "({}, {}): got {got:x?}, want {:?}",
+                            i as u32 % SIZE,
+                            i as u32 / SIZE,
+                            want.color[i]
+                        ));
+                    }
+                }
+                assert!(
+                    bad.is_empty(),
+                    "{model:?} {format:?} linear {linear}: {} pixels differ: {:?}",
+                    bad.len(),
+                    &bad[..bad.len().min(6)]
+                );
+            }
+        }
+    }
+    assert_eq!(compared, 8 * (SIZE * SIZE) as usize);
+}
+
+/// A LOAD of an attachment whose memory holds random bytes keeps them
+/// exactly wherever the pass draws nothing (every byte value goes through
+/// the texture fetch, the float and the blend conversion back: UNORM, sRGB,
+/// BGRA and packed formats), and the drawn quad covers the rest (checked
+/// for RGBA8 UNORM); Linear and Tiled, G52 and G72.
+#[test]
+fn loading_random_bytes_reproduces_them_where_nothing_is_drawn() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x5eed_b17e_5a11_0add);
+    let formats = [
+        ColorFormat::Rgba8Unorm,
+        ColorFormat::Rgba8Srgb,
+        ColorFormat::Bgra8Unorm,
+        ColorFormat::R8Unorm,
+        ColorFormat::R5g6b5UnormPack16,
+        ColorFormat::A2b10g10r10UnormPack32,
+    ];
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let (vs, fs) = rgba_shaders(arch);
+        for format in formats {
+            for linear in [false, true] {
+                let mut scene = preload_scene(&vs, &fs, &mut Rng(0), format, 0, 0).0;
+                let colour = [0.2f32, 0.4, 0.6, 0.8];
+                push_quad(&mut scene.data, 10, 20, 23, 17, &colour, true);
+                scene.draws.push(DrawSpec {
+                    topology: Topology::TriangleList,
+                    count: 6,
+                    first: 0,
+                    indices: None,
+                    blend: Blend::Opaque,
+                    write_mask: 15,
+                    extras: DrawExtras::default(),
+                    raster: RasterState::default(),
+                });
+                let bpp = format.memory_bytes_per_pixel();
+                let size = (SIZE * SIZE * bpp) as usize;
+                let mut gpu = SimGpu::new(model);
+                let buf = gpu.alloc(size as u64);
+                let bytes: Vec<u8> = (0..size).map(|_| rng.next(256) as u8).collect();
+                gpu.write(buf.va, &bytes);
+                let pass = Pass {
+                    color: Some(buf.va),
+                    load: true,
+                    linear,
+                    ..Pass::default()
+                };
+                try_render_pass(&mut gpu, &scene, |_| {}, &pass)
+                    .unwrap_or_else(|e| panic!("{format:?}: the pass must complete: {e}"));
+                let after = gpu.read(buf.va, size);
+                let quad = colour.map(|c| unorm8(c) as u8);
+                let n = bpp as usize;
+                for y in 0..SIZE {
+                    for x in 0..SIZE {
+                        let o = if linear {
+                            (bpp * (y * SIZE + x)) as usize
+                        } else {
+                            u_interleaved_offset(x, y, u64::from(1024 * bpp), u64::from(bpp))
+                                as usize
+                        };
+                        let inside = (10..33).contains(&x) && (20..37).contains(&y);
+                        let want = match (inside, format) {
+                            (false, _) => &bytes[o..o + n],
+                            (true, ColorFormat::Rgba8Unorm) => &quad[..],
+                            (true, _) => continue,
+                        };
+                        assert_eq!(
+                            &after[o..o + n],
+                            want,
+                            "{model:?} {format:?} linear {linear}: pixel ({x}, {y})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Frame shader modes we do not emit, a null frame-shader pointer and one
+/// into unmapped memory fault the FRAGMENT job instead of being guessed.
+#[test]
+fn bad_frame_shader_modes_and_pointers_fault() {
+    let (vs, fs) = rgba_shaders(bifrost_vk::compiler::bifrost::Arch::V7);
+    let scene = preload_scene(&vs, &fs, &mut Rng(7), ColorFormat::Rgba8Unorm, 0, 2).0;
+    // Word 0: Pre Frame 0 (bits 0–2), Pre Frame 1 (3–5), Post Frame
+    // (6–8); words 6–7: Frame Shader DCDs (genxml "Framebuffer Parameters").
+    let cases: [(&'static [(u64, u32)], u32); 6] = [
+        // Pre Frame 0 Intersect, Early ZS always: JOB_CONFIG_FAULT.
+        (&[(0, 2)], 0x40),
+        (&[(0, 3)], 0x40),
+        // Pre Frame 1 (see below) or a post-frame shader as well.
+        // (Pre Frame 1 Always reads a second Draw that is zero here: a
+        // null renderer state.)
+        (&[(0, 1 | 1 << 3)], 0x40),
+        (&[(0, 1 | 1 << 6)], 0x40),
+        // A null DCD pointer.
+        (&[(6, 0), (7, 0)], 0x40),
+        // One into unmapped memory (64 GiB up): a read fault.
+        (&[(6, 0), (7, 0x10)], 0x42),
+    ];
+    for (patch, status) in cases {
+        let mut gpu = SimGpu::new(SimModel::G52);
+        let buf = gpu.alloc(16 * 1024);
+        let pass = Pass {
+            color: Some(buf.va),
+            load: true,
+            patch_fbd: patch,
+            ..Pass::default()
+        };
+        let err = match try_render_pass(&mut gpu, &scene, |_| {}, &pass) {
+            Err(e) => e,
+            Ok(_) => panic!("{patch:?}: the FRAGMENT job must fault"),
+        };
+        let fault = err.fault().unwrap_or_else(|| panic!("{patch:?}: {err}"));
+        assert_eq!(fault.status, status, "{patch:?}: {err}");
+    }
+}
+
+/// Five colour targets, four loaded from random contents: target 0 RGBA8
+/// UNORM (random bytes; a quad drawn), R32UI and RGBA8UI (random bytes),
+/// RGBA32F (random finite floats), and target 4 R8 UNORM cleared. The
+/// draws write only target 0, so the loaded integer and float targets keep
+/// every bit everywhere, the cleared one holds its clear colour, and
+/// target 0 its bytes outside the quad; 32 bytes per pixel make the tiles
+/// 8×8. Linear and Tiled target 0, G52 and G72.
+#[test]
+fn several_loaded_targets_of_other_types_keep_their_contents() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0x0123_4567_89ab_cdef);
+    let more = [
+        ColorFormat::R32Uint,
+        ColorFormat::Rgba8Uint,
+        ColorFormat::Rgba32Sfloat,
+        ColorFormat::R8Unorm,
+    ];
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let (vs, fs) = rgba_shaders(arch);
+        for linear in [false, true] {
+            let mut scene = preload_scene(&vs, &fs, &mut Rng(0), ColorFormat::Rgba8Unorm, 0, 0).0;
+            scene.more_formats = more.to_vec();
+            let colour = [0.2f32, 0.4, 0.6, 0.8];
+            push_quad(&mut scene.data, 5, 9, 30, 40, &colour, true);
+            scene.draws.push(DrawSpec {
+                topology: Topology::TriangleList,
+                count: 6,
+                first: 0,
+                indices: None,
+                blend: Blend::Opaque,
+                write_mask: 15,
+                extras: DrawExtras::default(),
+                raster: RasterState::default(),
+            });
+            let mut gpu = SimGpu::new(model);
+            let mut fill = |gpu: &mut SimGpu, bytes: u32, float: bool| {
+                let buf = gpu.alloc(u64::from(bytes));
+                let data: Vec<u8> = if float {
+                    (0..bytes / 4)
+                        .flat_map(|_| {
+                            let v = (rng.next(2_000_001) as f32 - 1_000_000.0) / 1024.0;
+                            v.to_le_bytes()
+                        })
+                        .collect()
+                } else {
+                    (0..bytes).map(|_| rng.next(256) as u8).collect()
+                };
+                gpu.write(buf.va, &data);
+                (buf.va, data)
+            };
+            let t0 = fill(&mut gpu, 16 * 1024, false);
+            let mut mores = Vec::new();
+            for (k, f) in more.iter().enumerate() {
+                let bytes = 4096 * f.memory_bytes_per_pixel();
+                mores.push((
+                    fill(&mut gpu, bytes, *f == ColorFormat::Rgba32Sfloat),
+                    k < 3,
+                ));
+            }
+            let pass = Pass {
+                color: Some(t0.0),
+                load: true,
+                linear,
+                more: mores.iter().map(|((va, _), l)| (*va, *l)).collect(),
+                ..Pass::default()
+            };
+            try_render_pass(&mut gpu, &scene, |_| {}, &pass)
+                .unwrap_or_else(|e| panic!("{model:?}: the pass must complete: {e}"));
+            let after = gpu.read(t0.0, 16 * 1024);
+            let quad = colour.map(|c| unorm8(c) as u8);
+            for y in 0..SIZE {
+                for x in 0..SIZE {
+                    let o = if linear {
+                        (4 * (y * SIZE + x)) as usize
+                    } else {
+                        u_interleaved_offset(x, y, 4096, 4) as usize
+                    };
+                    let inside = (5..35).contains(&x) && (9..49).contains(&y);
+                    let want = if inside { &quad[..] } else { &t0.1[o..o + 4] };
+                    assert_eq!(&after[o..o + 4], want, "{model:?} target 0 ({x}, {y})");
+                }
+            }
+            for (k, ((va, before), loaded)) in mores.iter().enumerate() {
+                let after = gpu.read(*va, before.len());
+                if *loaded {
+                    assert!(after == *before, "{model:?} target {}: changed", k + 1);
+                } else {
+                    // R8 UNORM cleared to CLEAR's red: one byte per pixel.
+                    let red = unorm8(CLEAR[0]) as u8;
+                    assert!(
+                        after.iter().all(|&b| b == red),
+                        "{model:?} target {}: not the clear colour",
+                        k + 1
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Depth LOAD (`write_framebuffer_loaded` with `load_depth`: the depth
+/// preload as pre-frame shader 1): pass 1 draws random opaque quads at
+/// random depths with LESS and writes, storing colour and D32 depth; pass
+/// 2 loads both and draws more quads at random depths with LESS (opaque
+/// and blended), every quad at its own depth. Colour equals the reference
+/// of all draws in one pass exactly, depth within 1e-6 (Tiled, G52 and v6
+/// G72).
+#[test]
+fn a_loaded_depth_target_continues_the_previous_render_pass() {
+    use bifrost_vk::compiler::bifrost::Arch as IsaArch;
+    let mut rng = Rng(0xde97_4a11_0ad5_2026);
+    for (model, arch) in [(SimModel::G52, IsaArch::V7), (SimModel::G72, IsaArch::V6)] {
+        let (vs, fs) = rgba_shaders(arch);
+        for _ in 0..2 {
+            let (mut scene, first) =
+                preload_scene(&vs, &fs, &mut rng, ColorFormat::Rgba8Unorm, 8, 8);
+            // Each quad's six vertices at one depth k/64 (exact in f32),
+            // no two quads at the same depth (no ties for LESS, which the
+            // reference's f64 interpolation would break at random).
+            let mut depths: Vec<u32> = (0..64).collect();
+            for q in 0..scene.draws.len() {
+                let k = depths.swap_remove(rng.next(depths.len() as u64) as usize);
+                let z = k as f32 / 64.0;
+                for v in 0..6 {
+                    scene.data[(6 * q + v) * 8 + 2] = z;
+                }
+            }
+            scene.depth = Some(DepthState {
+                compare: CompareOp::Less,
+                write: true,
+            });
+            let (want, _) = reference(&scene);
+            let mut gpu = SimGpu::new(model);
+            let colour = gpu.alloc(16 * 1024);
+            let depth = gpu.alloc(16 * 1024);
+            let mut pass1 = preload_scene(&vs, &fs, &mut Rng(0), ColorFormat::Rgba8Unorm, 0, 0).0;
+            pass1.data = scene.data.clone();
+            pass1.depth = scene.depth;
+            pass1.draws = scene.draws[..first].to_vec();
+            let mut pass2 = preload_scene(&vs, &fs, &mut Rng(0), ColorFormat::Rgba8Unorm, 0, 0).0;
+            pass2.data = scene.data.clone();
+            pass2.depth = scene.depth;
+            pass2.draws = scene.draws[first..].to_vec();
+            let mut pass = Pass {
+                color: Some(colour.va),
+                depth: Some(depth.va),
+                ..Pass::default()
+            };
+            try_render_pass(&mut gpu, &pass1, |_| {}, &pass)
+                .unwrap_or_else(|e| panic!("pass 1 must complete: {e}"));
+            pass.load = true;
+            pass.load_depth = true;
+            let out = try_render_pass(&mut gpu, &pass2, |_| {}, &pass)
+                .unwrap_or_else(|e| panic!("pass 2 must complete: {e}"));
+            let got_depth = out.depth.as_ref().unwrap();
+            let mut bad = Vec::new();
+            for (i, &got) in out.codes.iter().enumerate() {
+                let colour_ok = codes_equal(ColorFormat::Rgba8Unorm, got, want.color[i]);
+                // Depth within 1e-6 of the reference's f64 interpolation
+                // (the stored depths are the quads' exact k/64).
+                if !colour_ok || (f64::from(got_depth[i]) - want.depth[i]).abs() > 1e-6 {
+                    bad.push(format!(
+                        "({}, {}): got {got:?} z {}, want {:?} z {}",
+                        i as u32 % SIZE,
+                        i as u32 / SIZE,
+                        got_depth[i],
+                        want.color[i],
+                        want.depth[i]
+                    ));
+                }
+            }
+            assert!(
+                bad.is_empty(),
+                "{model:?}: {} pixels differ: {:?}",
+                bad.len(),
+                &bad[..bad.len().min(6)]
+            );
+        }
+    }
 }

@@ -11,7 +11,9 @@
 //! Mesa's `pan_sample_pattern` (1: Single-sampled, 4: Rotated 4x Grid, in
 //! the framebuffer and the tiler context) with the sample locations table
 //! of [`SampleLocations`], tie-break rule
-//! `MINUS_180_IN_0_OUT`, pre/post frame shaders "Never", every enabled
+//! `MINUS_180_IN_0_OUT`, pre/post frame shaders "Never" (pre-frame 0
+//! "Always" with a colour preload, pre-frame 1 with a depth preload:
+//! [`write_framebuffer_loaded`], `super::preload`), every enabled
 //! colour target written back with clean-pixel write enabled.
 //! `tests/jm_framebuffer.rs` compares the words with PanVk's for the
 //! reference render passes.
@@ -509,8 +511,9 @@ pub struct ColorTarget {
     /// Must be `None` for one sample per pixel.
     pub sample_stride: Option<u32>,
     /// The clear colour as the four `Clear` words (the value packed in the
-    /// internal format: RGBA8 repeats its 32-bit pixel), or `None` to load
-    /// nothing (the targets start undefined: we have no preload yet).
+    /// internal format: RGBA8 repeats its 32-bit pixel), or `None`: the
+    /// target starts undefined, or with its memory's contents when
+    /// [`write_framebuffer_preloaded`] loads it.
     pub clear: Option<[u32; 4]>,
 }
 
@@ -755,6 +758,74 @@ pub fn write_framebuffer_with(
     fb: &Framebuffer<'_>,
     zs_options: &ZsOptions,
 ) -> JmResult<u64> {
+    write_framebuffer_full(pool, arch, fb, zs_options, None)
+}
+
+/// [`write_framebuffer_with`] where the colour targets whose `load` is set
+/// (one entry per target; their `clear` must be `None`) start with their
+/// memory's contents (loadOp LOAD): the pre-frame shader of
+/// [`super::preload`], enabled with mode "Always" (`Pre Frame 0`; the
+/// framebuffer's `Frame Shader DCDs` points at its Draw). Without any
+/// `load` set, [`write_framebuffer_with`].
+pub fn write_framebuffer_preloaded(
+    pool: &mut GpuPool,
+    arch: Arch,
+    fb: &Framebuffer<'_>,
+    zs_options: &ZsOptions,
+    load: &[bool],
+) -> JmResult<u64> {
+    write_framebuffer_loaded(pool, arch, fb, zs_options, load, false)
+}
+
+/// [`write_framebuffer_preloaded`] that also loads the depth target when
+/// `load_depth` (a D32 depth target, [`DepthFormat::D32`]; its `clear` is
+/// then unused): the depth preload of [`super::preload::write_preload`] as
+/// pre-frame shader 1, mode "Always". Stencil is never loaded.
+pub fn write_framebuffer_loaded(
+    pool: &mut GpuPool,
+    arch: Arch,
+    fb: &Framebuffer<'_>,
+    zs_options: &ZsOptions,
+    load: &[bool],
+    load_depth: bool,
+) -> JmResult<u64> {
+    if load.len() != fb.colors.len() {
+        return Err(JmError::Encoding("one load flag per colour target"));
+    }
+    let colours = load.iter().any(|&l| l);
+    if !colours && !load_depth {
+        return write_framebuffer_full(pool, arch, fb, zs_options, None);
+    }
+    check_size(fb.width, fb.height)?;
+    let depth = if load_depth {
+        if zs_options.depth_format != DepthFormat::D32 {
+            return Err(JmError::Encoding(
+                "loading depth other than D32 is not encoded",
+            ));
+        }
+        Some(
+            fb.depth
+                .as_ref()
+                .ok_or(JmError::Encoding("loading depth without a depth target"))?,
+        )
+    } else {
+        None
+    };
+    let dcds = super::preload::write_preload(pool, arch, fb, load, depth)?;
+    let modes = [colours, load_depth];
+    write_framebuffer_full(pool, arch, fb, zs_options, Some((dcds, modes)))
+}
+
+/// genxml "Pre Post Frame Shader Mode" Always.
+const FRAME_SHADER_ALWAYS: u64 = 1;
+
+fn write_framebuffer_full(
+    pool: &mut GpuPool,
+    arch: Arch,
+    fb: &Framebuffer<'_>,
+    zs_options: &ZsOptions,
+    frame_shader_dcds: Option<(u64, [bool; 2])>,
+) -> JmResult<u64> {
     let has_zs = fb.depth.is_some() || zs_options.stencil.is_some();
     check_size(fb.width, fb.height)?;
     if fb.colors.is_empty() || fb.colors.len() > 8 {
@@ -785,6 +856,15 @@ pub fn write_framebuffer_with(
     put(&mut p, fp::RENDER_TARGET_COUNT, fb.colors.len() as u64)?;
     put(&mut p, fp::COLOR_BUFFER_ALLOCATION, u64::from(allocation))?;
     put(&mut p, fp::TILER, fb.tiler_context)?;
+    if let Some((dcds, [colour, depth])) = frame_shader_dcds {
+        if colour {
+            put(&mut p, fp::PRE_FRAME_0, FRAME_SHADER_ALWAYS)?;
+        }
+        if depth {
+            put(&mut p, fp::PRE_FRAME_1, FRAME_SHADER_ALWAYS)?;
+        }
+        put(&mut p, fp::FRAME_SHADER_DCDS, dcds)?;
+    }
     if let Some(st) = zs_options.stencil {
         put(&mut p, fp::S_CLEAR, u64::from(st.clear))?;
         put(&mut p, fp::S_WRITE_ENABLE, u64::from(st.write))?;

@@ -899,7 +899,7 @@ fn fragment_varying_table(
 }
 
 /// Local storage for the fragment shader (shared when it needs no TLS).
-fn thread_storage(pool: &mut GpuPool, arch: Arch, tls: u32) -> JmResult<u64> {
+pub(super) fn thread_storage(pool: &mut GpuPool, arch: Arch, tls: u32) -> JmResult<u64> {
     let write = |pool: &mut GpuPool| -> JmResult<u64> {
         let t = super::templates::templates(arch);
         let mut w = t.local_storage;

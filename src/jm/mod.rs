@@ -14,6 +14,7 @@ pub mod graphics;
 pub mod image;
 pub mod patch;
 pub mod pool;
+pub mod preload;
 pub mod recorder;
 pub mod shader;
 pub mod templates;

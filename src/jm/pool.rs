@@ -104,6 +104,8 @@ pub struct GpuPool {
     code: Vec<Bo>,
     code_used: u64,
     pub(super) code_cache: FxHashMap<String, u64>,
+    /// Colour preload shaders compiled for this pool (`jm::preload`).
+    pub(super) preload_cache: FxHashMap<String, super::preload::PreloadShader>,
 }
 
 /// What a shared descriptor's words are a function of (`jm::compute`).
@@ -137,6 +139,7 @@ impl GpuPool {
             code: Vec::new(),
             code_used: 0,
             code_cache: FxHashMap::default(),
+            preload_cache: FxHashMap::default(),
         }
     }
 

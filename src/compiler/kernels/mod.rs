@@ -13,8 +13,11 @@
 //! - [`query`]: query results to a buffer (vkCmdCopyQueryPoolResults).
 //! - [`indirect`]: indirect draw and dispatch parameters patched into the
 //!   recorded jobs.
+//! - [`preload`]: the fragment program of a render pass's colour preload
+//!   (loadOp LOAD), run by the FRAGMENT job's pre-frame Draw.
 
 pub mod indirect;
+pub mod preload;
 pub mod query;
 pub mod transfer;
 pub mod xfb;

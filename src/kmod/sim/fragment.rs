@@ -1,7 +1,9 @@
-//! FRAGMENT jobs: clear the tile buffer, rasterize the primitives the tiler
-//! jobs left in the polygon list ([`super::tiler`]), test depth, run the
-//! fragment shader per covered pixel on the shader core, and write the tile
-//! buffer back ([`super::framebuffer`]).
+//! FRAGMENT jobs: clear the tile buffer, run the pre-frame shaders the
+//! framebuffer enables (`Pre Frame 0/1` "Always": `pre_frame`), rasterize
+//! the primitives the tiler jobs left in the polygon list
+//! ([`super::tiler`]), test depth, run the fragment shader per covered
+//! pixel on the shader core, and write the tile buffer back
+//! ([`super::framebuffer`]).
 //!
 //! Per primitive, from its record's Draw descriptor: the fragment Renderer
 //! State (shader, preloads, message preloads, depth state, alpha test,
@@ -119,6 +121,9 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
     let mut tile = TileBuffer::cleared(&fb);
     if rect[0] > rect[2] || rect[1] > rect[3] {
         return Ok(());
+    }
+    for dcd in fb.pre_frame.into_iter().flatten() {
+        tile = pre_frame(ctx, job, &fb, dcd, rect, tile)?;
     }
     let records = if fb.tiler_context != 0 {
         tiler::read_list(ctx.mmu, ctx.arch, fb.tiler_context)?
@@ -269,8 +274,101 @@ struct DrawState {
     alpha_to_coverage: bool,
 }
 
+/// The pre-frame shader (the framebuffer's `Pre Frame 0` "Always", the
+/// first Draw at `dcds`): before the list's primitives, its fragment shader
+/// runs once on every pixel of the job's rectangle (inside the Draw's
+/// scissor) with every sample covered, in 2×2 quads, its BLENDs writing the
+/// tile buffer. Our reading of what the hardware does (Mesa's colour
+/// preload relies on it: `src/panfrost/vulkan/panvk_vX_cmd_fb_preload.c`
+/// writes a Draw without a position buffer or varyings whose shader fetches
+/// each pixel). The Draw needs no `Position`. A depth preload (the
+/// shader's depth, late tests, depth function Always, depth write) writes
+/// each pixel's depth through the ordinary late path (clamped to the
+/// Viewport's depth range). One that tests depth or stencil otherwise,
+/// counts occlusion, interpolates varyings or reads `Primitive flags` is
+/// not simulated (JOB_CONFIG_FAULT).
+fn pre_frame(
+    ctx: &JobContext<'_>,
+    job: &JobHeader,
+    fb: &Framebuffer,
+    dcds: u64,
+    rect: [u32; 4],
+    tile: TileBuffer,
+) -> Result<TileBuffer, JobFault> {
+    let d = DrawState::read_with(ctx, dcds, fb, true)?;
+    // Depth: only the depth preload's form, the shader's depth written
+    // with late tests and depth function Always.
+    let tests = d.depth_func != 7 || d.stencil.is_some();
+    let depth_ok = !d.depth_write || (d.late && d.shader_depth);
+    if tests || !depth_ok || d.occlusion.is_some() || (d.late && !d.shader_depth) {
+        return Err(config(
+            dcds,
+            "a frame shader with depth/stencil tests or occlusion counting is not simulated",
+        ));
+    }
+    if !d.messages.is_empty() || d.preload[3] {
+        return Err(config(
+            dcds,
+            "a frame shader reading varyings or primitive flags is not simulated",
+        ));
+    }
+    let clip = [
+        rect[0].max(d.scissor[0]),
+        rect[1].max(d.scissor[1]),
+        rect[2].min(d.scissor[2]),
+        rect[3].min(d.scissor[3]),
+    ];
+    if clip[0] > clip[2] || clip[1] > clip[3] {
+        return Ok(tile);
+    }
+    let all = (1u32 << fb.sample_offsets.len()) - 1;
+    let mask = all & d.sample_mask;
+    if mask == 0 {
+        return Ok(tile);
+    }
+    let mut frags = Vec::new();
+    for y in clip[1]..=clip[3] {
+        for x in clip[0]..=clip[2] {
+            frags.push(Fragment {
+                x,
+                y,
+                bary: [1.0, 0.0, 0.0],
+                mask,
+                z: [0.0; raster::MAX_SAMPLES],
+                centre: [0.0, 1.0],
+            });
+        }
+    }
+    let record = Record {
+        kind: Kind::Point,
+        size: 0.0,
+        draw: dcds,
+        vertices: [0; 3],
+        provoking_last: false,
+    };
+    let late = d.late.then_some(LateZs {
+        zs: d.zs_test(),
+        shader_depth: d.shader_depth,
+        offset: 0.0,
+        format: fb.z_internal,
+        passed: 0,
+    });
+    let (tile, _) = shade(ctx, job, &d, fb, &record, tile, &frags, late, true, None)?;
+    Ok(tile)
+}
+
 impl DrawState {
     fn read(ctx: &JobContext<'_>, draw_va: u64, fb: &Framebuffer) -> Result<DrawState, JobFault> {
+        Self::read_with(ctx, draw_va, fb, false)
+    }
+
+    /// `frame_shader`: a frame shader's Draw, which has no position buffer.
+    fn read_with(
+        ctx: &JobContext<'_>,
+        draw_va: u64,
+        fb: &Framebuffer,
+        frame_shader: bool,
+    ) -> Result<DrawState, JobFault> {
         let l = layouts(ctx.arch);
         let draw = ctx.mmu.read_words(draw_va, l.draw.words as usize)?;
         if l.draw.check_reserved(&draw).is_err() {
@@ -477,7 +575,7 @@ impl DrawState {
             )
         };
         let position = dcd::POSITION.get(&draw);
-        if position == 0 {
+        if position == 0 && !frame_shader {
             return Err(config(draw_va, "no position buffer"));
         }
         Ok(DrawState {
@@ -948,8 +1046,11 @@ fn shade(
     let mut result = Ok(());
     // The primitive's vertices, for the weights of helper invocations.
     let mut verts = [raster::Vertex::default(); 3];
-    for (k, v) in verts.iter_mut().enumerate().take(corners) {
-        *v = read_position(ctx.mmu, d.position, r.vertices[k])?;
+    // (A frame shader's Draw has no position buffer: no vertices.)
+    if d.position != 0 {
+        for (k, v) in verts.iter_mut().enumerate().take(corners) {
+            *v = read_position(ctx.mmu, d.position, r.vertices[k])?;
+        }
     }
     let offsets = &fb.sample_offsets[..];
     let weights_at = |x: u32, y: u32, at: (i64, i64)| match r.kind {

@@ -21,7 +21,9 @@
 //! precision: `fragment::quantize_depth`) written back as D32 (f32) or D16/D24
 //! UNORM through the ZS CRC Extension (D24S8: the depth's three low bytes
 //! of each 32-bit pixel), stencil kept as u8 and written back as S8 or
-//! X24S8 (the top byte of a D24S8 surface's pixels); no pre/post-frame shaders, no Z/S preload. `Dithering Enable` is not modelled: colour
+//! X24S8 (the top byte of a D24S8 surface's pixels); of the frame shaders
+//! pre-frame 0 and 1 in mode "Always" (our colour and depth preloads, run
+//! by `fragment::execute`). `Dithering Enable` is not modelled: colour
 //! is rounded to nearest (what the Vulkan rules allow; dithering is an
 //! implementation choice the spec also allows).
 //!
@@ -402,6 +404,10 @@ pub struct Framebuffer {
     /// our reading — Mesa writes one table for both).
     pub sample_locations: u64,
     pub tiler_context: u64,
+    /// `Pre Frame 0` / `Pre Frame 1` "Always": the Draw (the first /
+    /// second of `Frame Shader DCDs`) run over every pixel before the
+    /// primitives.
+    pub pre_frame: [Option<u64>; 2],
     pub z_clear: f32,
     /// `Z Write Enable` with a ZS CRC Extension that writes depth back.
     pub depth: Option<DepthTarget>,
@@ -441,13 +447,30 @@ impl Framebuffer {
         if l.framebuffer_parameters.check_reserved(&w).is_err() {
             return Err(config(va, "reserved bits set in Framebuffer Parameters"));
         }
-        for (f, what) in [
-            (fbp::PRE_FRAME_0, "pre-frame shader 0"),
-            (fbp::PRE_FRAME_1, "pre-frame shader 1"),
-            (fbp::POST_FRAME, "post-frame shader"),
-        ] {
-            if f.get(&w) != crate::hw::fbd::FRAME_SHADER_NEVER {
-                return Err(config(va, &format!("{what} is not simulated")));
+        // Frame shaders: pre-frame 0 and 1 with mode "Always" (1) run the
+        // first and second of the three Draws at `Frame Shader DCDs` over
+        // every pixel of the job's rectangle before its primitives, in
+        // that order (`fragment::execute`; the order is our choice, the
+        // sources do not give one — ours write colour and depth apart).
+        // "Intersect" (only tiles some primitive covers) and "Early ZS
+        // always" are not simulated (what exactly they preload is not in
+        // the public sources), nor the post-frame shader.
+        if fbp::POST_FRAME.get(&w) != crate::hw::fbd::FRAME_SHADER_NEVER {
+            return Err(config(va, "post-frame shader is not simulated"));
+        }
+        let dcds = fbp::FRAME_SHADER_DCDS.get(&w);
+        let draw_bytes = 4 * u64::from(l.draw.words);
+        let mut pre_frame = [None; 2];
+        for (i, f) in [fbp::PRE_FRAME_0, fbp::PRE_FRAME_1].into_iter().enumerate() {
+            match f.get(&w) {
+                crate::hw::fbd::FRAME_SHADER_NEVER => {}
+                1 => {
+                    if dcds == 0 || !dcds.is_multiple_of(64) {
+                        return Err(config(va, "frame shader DCDs null or misaligned"));
+                    }
+                    pre_frame[i] = Some(dcds + i as u64 * draw_bytes);
+                }
+                _ => return Err(config(va, "pre-frame shader mode not simulated")),
             }
         }
         let samples = fbp::SAMPLE_COUNT.get(&w) as u32;
@@ -523,6 +546,7 @@ impl Framebuffer {
             sample_offsets,
             sample_locations: fbp::SAMPLE_LOCATIONS.get(&w),
             tiler_context: tiler,
+            pre_frame,
             z_clear: f32::from_bits(fbp::Z_CLEAR.get(&w) as u32),
             depth: None,
             z_internal: match fbp::Z_INTERNAL_FORMAT.get(&w) {
