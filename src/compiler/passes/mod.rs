@@ -61,7 +61,10 @@ impl Shader {
     /// in debug builds validate it.
     pub fn run_pass(&mut self, name: &str, pass: impl FnOnce(&mut Shader) -> bool) -> bool {
         let progress = pass(self);
-        if progress {
+        // The reset only shortens the text form (`compact_values` drops
+        // the ids anyway): a walk of the whole shader that release builds
+        // skip unless the IR is printed.
+        if progress && (cfg!(debug_assertions) || debug_flag("ir")) {
             let defined = self.defined_values();
             for (ty, d) in self.values.iter_mut().zip(defined) {
                 if !d {
