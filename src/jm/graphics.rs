@@ -100,7 +100,7 @@ use super::error::{JmError, JmResult};
 use super::framebuffer::{ColorFormat, ColorKind};
 use super::pool::{GpuPool, SharedKey};
 use super::varying::{VaryingBufferKind, VaryingLayout, varying_table_words};
-use crate::compiler::bifrost::binary::{BlendRegisterFormat, ShaderBinary};
+use crate::compiler::bifrost::binary::{BlendRegisterFormat, FragmentInfo, ShaderBinary};
 use crate::compiler::ir::{Interpolation, OutputSlot};
 use crate::compiler::passes::SysvalBlock;
 use crate::compiler::passes::lower_io::VaryingSlot;
@@ -976,6 +976,37 @@ fn write_viewport(pool: &mut GpuPool, arch: Arch, d: &Draw<'_>) -> JmResult<u64>
     Ok(a.gpu_va)
 }
 
+/// A v7 fragment Renderer State's `Shader register allocation` (32 or 64
+/// registers per thread from the binary's work registers) and `Shader wait
+/// dependency 6/7` (from `FragmentInfo`): shared by draws and the preload
+/// shaders of `super::preload`.
+pub(super) fn set_v7_shader_properties(
+    layout: &Layout,
+    w: &mut [u32],
+    b: &ShaderBinary,
+    fs: &FragmentInfo,
+) -> JmResult<()> {
+    let props = |name: &str| format!("Properties.{name}");
+    let alloc = if b.work_registers <= 32 {
+        REGISTERS_32_PER_THREAD
+    } else {
+        REGISTERS_64_PER_THREAD
+    };
+    set(layout, w, &props("Shader register allocation"), alloc)?;
+    set(
+        layout,
+        w,
+        &props("Shader wait dependency 6"),
+        u64::from(fs.wait_dependency_6),
+    )?;
+    set(
+        layout,
+        w,
+        &props("Shader wait dependency 7"),
+        u64::from(fs.wait_dependency_7),
+    )
+}
+
 /// The fragment Renderer State followed by one Blend descriptor per
 /// colour target.
 fn fragment_renderer_state(
@@ -1017,24 +1048,7 @@ fn fragment_renderer_state(
         if fs.writes_depth { 3 } else { 2 },
     )?;
     if arch == Arch::V7 {
-        let alloc = if b.work_registers <= 32 {
-            REGISTERS_32_PER_THREAD
-        } else {
-            REGISTERS_64_PER_THREAD
-        };
-        set(layout, &mut w, &props("Shader register allocation"), alloc)?;
-        set(
-            layout,
-            &mut w,
-            &props("Shader wait dependency 6"),
-            u64::from(fs.wait_dependency_6),
-        )?;
-        set(
-            layout,
-            &mut w,
-            &props("Shader wait dependency 7"),
-            u64::from(fs.wait_dependency_7),
-        )?;
+        set_v7_shader_properties(layout, &mut w, b, fs)?;
         // The compiler's LD_VAR message preloads (`FragmentInfo::messages`;
         // genxml v7.xml "Message Preload", type LD_VAR, register format
         // F32), as Mesa's `pan_shader_prepare_bifrost_rsd` packs them.

@@ -46,7 +46,7 @@ use super::error::{JmError, JmResult};
 use super::framebuffer::{
     BlockFormat, ColorFormat, ColorKind, ColorTarget, DepthTarget, Framebuffer,
 };
-use super::graphics::{Blend, ColorTargetState, blend_words_with};
+use super::graphics::{Blend, ColorTargetState, blend_words_with, set_v7_shader_properties};
 use super::pool::GpuPool;
 use super::texture::{
     MAX_MIP_LEVELS, MipLevel, SamplerDesc, SamplerLod, TexelFormat, TexelLayout, TextureDesc,
@@ -59,8 +59,8 @@ use crate::compiler::kernels::preload::{preload_colors, preload_depth};
 use crate::hw::draw::{dcd, viewport as vp};
 use crate::hw::layout::{Field, Layout};
 use crate::hw::shader::{
-    REGISTERS_32_PER_THREAD, REGISTERS_64_PER_THREAD, fragment_preload as fpl,
-    multisample_misc as msm, renderer_state as rs, stencil_mask_misc as smm,
+    fragment_preload as fpl, multisample_misc as msm, renderer_state as rs,
+    stencil_mask_misc as smm,
 };
 use crate::hw::{Arch, layouts};
 
@@ -328,24 +328,7 @@ fn preload_rsd(
         set(layout, &mut w, &props("Shader modifies coverage"), 1)?;
     }
     if arch == Arch::V7 {
-        let alloc = if b.work_registers <= 32 {
-            REGISTERS_32_PER_THREAD
-        } else {
-            REGISTERS_64_PER_THREAD
-        };
-        set(layout, &mut w, &props("Shader register allocation"), alloc)?;
-        set(
-            layout,
-            &mut w,
-            &props("Shader wait dependency 6"),
-            u64::from(fs.wait_dependency_6),
-        )?;
-        set(
-            layout,
-            &mut w,
-            &props("Shader wait dependency 7"),
-            u64::from(fs.wait_dependency_7),
-        )?;
+        set_v7_shader_properties(layout, &mut w, b, fs)?;
     }
     let mut ms = [0u32];
     put(&mut ms, msm::SAMPLE_MASK, 0xffff)?;
@@ -449,26 +432,33 @@ fn color_draw(
         tables.sampler_count,
         false,
     )?;
-    let rsd_bytes = 4 * w.len() as u64;
+    let state = write_state(pool, arch, fb, &w, |i| load[i])?;
+    preload_draw(pool, arch, fb, state, &tables, shader.binary.tls_size)
+}
+
+/// The Renderer State `rsd` followed by one Opaque Blend per colour target,
+/// writing the targets `loaded` says and disabled for the others; its GPU
+/// address.
+fn write_state(
+    pool: &mut GpuPool,
+    arch: Arch,
+    fb: &Framebuffer<'_>,
+    rsd: &[u32],
+    loaded: impl Fn(usize) -> bool,
+) -> JmResult<u64> {
+    let rsd_bytes = 4 * rsd.len() as u64;
     let state = pool.alloc(rsd_bytes + 16 * fb.colors.len() as u64, 64)?;
-    state.write_words(0, &w);
-    for (i, (c, &l)) in fb.colors.iter().zip(load).enumerate() {
+    state.write_words(0, rsd);
+    for (i, c) in fb.colors.iter().enumerate() {
         let target = ColorTargetState {
             format: c.format,
             blend: Blend::Opaque,
-            write_mask: if l { 0xf } else { 0 },
+            write_mask: if loaded(i) { 0xf } else { 0 },
         };
         let bw = blend_words_with(arch, i as u32, &target, sampled_type(c.format).1)?;
         state.write_words(rsd_bytes + 16 * i as u64, &bw);
     }
-    preload_draw(
-        pool,
-        arch,
-        fb,
-        state.gpu_va,
-        &tables,
-        shader.binary.tls_size,
-    )
+    Ok(state.gpu_va)
 }
 
 /// The depth preload's Draw words (a D32 depth target).
@@ -504,25 +494,7 @@ fn depth_draw(
         tables.sampler_count,
         true,
     )?;
-    let rsd_bytes = 4 * w.len() as u64;
-    let state = pool.alloc(rsd_bytes + 16 * fb.colors.len() as u64, 64)?;
-    state.write_words(0, &w);
     // Every colour target's Blend disabled (the shader writes no colour).
-    for (i, c) in fb.colors.iter().enumerate() {
-        let target = ColorTargetState {
-            format: c.format,
-            blend: Blend::Opaque,
-            write_mask: 0,
-        };
-        let bw = blend_words_with(arch, i as u32, &target, sampled_type(c.format).1)?;
-        state.write_words(rsd_bytes + 16 * i as u64, &bw);
-    }
-    preload_draw(
-        pool,
-        arch,
-        fb,
-        state.gpu_va,
-        &tables,
-        shader.binary.tls_size,
-    )
+    let state = write_state(pool, arch, fb, &w, |_| false)?;
+    preload_draw(pool, arch, fb, state, &tables, shader.binary.tls_size)
 }
