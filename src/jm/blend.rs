@@ -34,23 +34,10 @@
 
 use super::error::{JmError, JmResult};
 
-/// `VkBlendFactor` and `VkBlendOp`: the compiler's, which builds the blend
-/// shaders for what the unit cannot do.
-pub use crate::compiler::bifrost::blend::{BlendFactor, BlendOp};
-
-/// A blend-enabled `VkPipelineColorBlendAttachmentState` (factors and
-/// ops) with the pipeline's blend constants.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BlendEquation {
-    pub src_color: BlendFactor,
-    pub dst_color: BlendFactor,
-    pub color_op: BlendOp,
-    pub src_alpha: BlendFactor,
-    pub dst_alpha: BlendFactor,
-    pub alpha_op: BlendOp,
-    /// `blendConstants` (R, G, B, A).
-    pub constants: [f32; 4],
-}
+/// `VkBlendFactor`, `VkBlendOp` and a blend-enabled attachment's equation:
+/// the compiler's, which builds the blend shaders for what the unit
+/// cannot do.
+pub use crate::compiler::bifrost::blend::{BlendEquation, BlendFactor, BlendOp};
 
 impl BlendEquation {
     /// SRC_ALPHA / ONE_MINUS_SRC_ALPHA, ADD, for colour and alpha.
@@ -307,13 +294,7 @@ pub fn shader_desc(
 ) -> crate::compiler::bifrost::blend::BlendShaderDesc {
     crate::compiler::bifrost::blend::BlendShaderDesc {
         rt,
-        src_color: eq.src_color,
-        dst_color: eq.dst_color,
-        color_op: eq.color_op,
-        src_alpha: eq.src_alpha,
-        dst_alpha: eq.dst_alpha,
-        alpha_op: eq.alpha_op,
-        constants: eq.constants,
+        equation: *eq,
         write_mask,
         unorm,
         integer,

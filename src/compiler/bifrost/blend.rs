@@ -131,20 +131,28 @@ impl BlendOp {
     ];
 }
 
-/// What a blend shader computes and where it writes.
+/// A blend-enabled `VkPipelineColorBlendAttachmentState` (factors and
+/// ops) with the pipeline's blend constants.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BlendShaderDesc {
-    /// Render target index (LD_TILE's pixel indices; the BLEND descriptor
-    /// names it too).
-    pub rt: u8,
+pub struct BlendEquation {
     pub src_color: BlendFactor,
     pub dst_color: BlendFactor,
     pub color_op: BlendOp,
     pub src_alpha: BlendFactor,
     pub dst_alpha: BlendFactor,
     pub alpha_op: BlendOp,
-    /// `blendConstants` (R, G, B, A), as given (clamped here for UNORM).
+    /// `blendConstants` (R, G, B, A), as given (a blend shader clamps them
+    /// for UNORM targets).
     pub constants: [f32; 4],
+}
+
+/// What a blend shader computes and where it writes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BlendShaderDesc {
+    /// Render target index (LD_TILE's pixel indices; the BLEND descriptor
+    /// names it too).
+    pub rt: u8,
+    pub equation: BlendEquation,
     /// `colorWriteMask` (bit 0 R … bit 3 A).
     pub write_mask: u8,
     /// A UNORM target: source, constants and result clamped to [0, 1].
@@ -312,17 +320,17 @@ pub fn select(desc: &BlendShaderDesc) -> Result<Program, CompileError> {
             v.clamp(0.0, 1.0)
         }
     };
-    let k = desc.constants.map(clamp_k);
+    let k = desc.equation.constants.map(clamp_k);
     // The source: r0–r3, clamped in place for UNORM targets.
     let s: [Src; 4] = std::array::from_fn(|c| Src::Phys(c as u8));
     // The second colour of dual-source blending: r4–r7 (kept out of the
     // allocation below when an equation reads it).
     let s1: [Src; 4] = std::array::from_fn(|c| Src::Phys(4 + c as u8));
     let dual = [
-        desc.src_color,
-        desc.dst_color,
-        desc.src_alpha,
-        desc.dst_alpha,
+        desc.equation.src_color,
+        desc.equation.dst_color,
+        desc.equation.src_alpha,
+        desc.equation.dst_alpha,
     ]
     .iter()
     .any(|f| f.is_dual_source());
@@ -345,12 +353,12 @@ pub fn select(desc: &BlendShaderDesc) -> Result<Program, CompileError> {
         }
     }
     if desc.integer {
-        let replace = desc.src_color == BlendFactor::One
-            && desc.src_alpha == BlendFactor::One
-            && desc.dst_color == BlendFactor::Zero
-            && desc.dst_alpha == BlendFactor::Zero
-            && desc.color_op == BlendOp::Add
-            && desc.alpha_op == BlendOp::Add;
+        let replace = desc.equation.src_color == BlendFactor::One
+            && desc.equation.src_alpha == BlendFactor::One
+            && desc.equation.dst_color == BlendFactor::Zero
+            && desc.equation.dst_alpha == BlendFactor::Zero
+            && desc.equation.color_op == BlendOp::Add
+            && desc.equation.alpha_op == BlendOp::Add;
         if !replace {
             return Err(CompileError::Unsupported(
                 "blending an integer target".into(),
@@ -364,9 +372,17 @@ pub fn select(desc: &BlendShaderDesc) -> Result<Program, CompileError> {
             b.emit(Op::MovI32, &[s[c]])
         } else {
             let (sf, df, op) = if c == 3 {
-                (desc.src_alpha, desc.dst_alpha, desc.alpha_op)
+                (
+                    desc.equation.src_alpha,
+                    desc.equation.dst_alpha,
+                    desc.equation.alpha_op,
+                )
             } else {
-                (desc.src_color, desc.dst_color, desc.color_op)
+                (
+                    desc.equation.src_color,
+                    desc.equation.dst_color,
+                    desc.equation.color_op,
+                )
             };
             match op {
                 BlendOp::Min => b.emit(Op::FminF32, &[s[c], d[c]]),
@@ -455,13 +471,15 @@ mod tests {
     fn desc(color_op: BlendOp) -> BlendShaderDesc {
         BlendShaderDesc {
             rt: 1,
-            src_color: BlendFactor::SrcAlphaSaturate,
-            dst_color: BlendFactor::ConstantColor,
-            color_op,
-            src_alpha: BlendFactor::One,
-            dst_alpha: BlendFactor::OneMinusSrcAlpha,
-            alpha_op: BlendOp::Add,
-            constants: [0.25, 0.5, 0.75, 1.0],
+            equation: BlendEquation {
+                src_color: BlendFactor::SrcAlphaSaturate,
+                dst_color: BlendFactor::ConstantColor,
+                color_op,
+                src_alpha: BlendFactor::One,
+                dst_alpha: BlendFactor::OneMinusSrcAlpha,
+                alpha_op: BlendOp::Add,
+                constants: [0.25, 0.5, 0.75, 1.0],
+            },
             write_mask: 0b1011,
             unorm: true,
             integer: false,
@@ -596,8 +614,8 @@ mod tests {
         }
         // Dual-source factors read r4–r7 and allocate only r8–r15.
         let mut d = desc(BlendOp::Add);
-        d.src_color = BlendFactor::Src1Alpha;
-        d.dst_alpha = BlendFactor::OneMinusSrc1Color;
+        d.equation.src_color = BlendFactor::Src1Alpha;
+        d.equation.dst_alpha = BlendFactor::OneMinusSrc1Color;
         let code = compile_blend_shader(&d).unwrap();
         let text = super::super::disasm::disassemble(&code).unwrap();
         assert!(text.contains("r7"), "{text}");
