@@ -1053,11 +1053,13 @@ fn shade(
         }
     }
     let offsets = &fb.sample_offsets[..];
-    let weights_at = |x: u32, y: u32, at: (i64, i64)| match r.kind {
-        Kind::Triangle => raster::triangle_weights_at(&verts, x, y, at),
-        Kind::Line => raster::line_weights_at(&verts[0], &verts[1], x, y, at),
-        Kind::Point => ([1.0, 0.0, 0.0], [verts[0].z, verts[0].inv_w]),
+    // Clipped once per primitive, asked per helper pixel and sample.
+    let weights = match r.kind {
+        Kind::Triangle => raster::Weights::triangle(&verts),
+        Kind::Line => raster::Weights::line(&verts[0], &verts[1]),
+        Kind::Point => raster::Weights::First(verts[0]),
     };
+    let weights_at = |x: u32, y: u32, at: (i64, i64)| weights.at(x, y, at);
     let centre = (128, 128);
     // Sample shading (`Evaluate per-sample` at a multisampled
     // framebuffer): one thread per covered sample, its coverage that

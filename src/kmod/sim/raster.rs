@@ -490,22 +490,76 @@ pub fn triangle_weights_at(
     py: u32,
     offset: (i64, i64),
 ) -> ([f32; 3], [f32; 2]) {
-    if clip::needs_clip(v) {
-        // The plane of any triangle of the clipped fan extends to every
-        // pixel: the largest one's, composed.
+    Weights::triangle(v).at(px, py, offset)
+}
+
+/// A primitive's weights at any pixel, covered or not
+/// ([`triangle_weights_at`], [`line_weights_at`]), with its clipping done
+/// once: the fragment job asks for every helper pixel and every sample.
+pub enum Weights {
+    /// Unclipped: the primitive's own plane (or line).
+    Triangle([Vertex; 3]),
+    Line(Vertex, Vertex),
+    /// Clipped: a triangle of the fan (any one's plane extends to every
+    /// pixel: the largest's) or the clipped segment, whose weights are
+    /// composed onto the original vertices, depth and 1/w from those.
+    ClippedTriangle([Vertex; 3], [clip::ClipVertex; 3], [Vertex; 3]),
+    ClippedLine([clip::ClipVertex; 2], [Vertex; 2]),
+    /// The first vertex's weights: a point, or a primitive with nothing
+    /// visible.
+    First(Vertex),
+}
+
+impl Weights {
+    pub fn triangle(v: &[Vertex; 3]) -> Weights {
+        if !clip::needs_clip(v) {
+            return Weights::Triangle(*v);
+        }
         let poly = clip::triangle(v);
         let best = (1..poly.len().saturating_sub(1)).max_by(|&i, &j| {
             let area = |k: usize| doubled_area(&[poly[0].v, poly[k].v, poly[k + 1].v]).abs();
             area(i).total_cmp(&area(j))
         });
-        let Some(i) = best else {
-            return ([1.0, 0.0, 0.0], [v[0].z, v[0].inv_w]);
-        };
-        let corners = [&poly[0], &poly[i], &poly[i + 1]];
-        let (bary, centre) = unclipped_weights_at(&corners.map(|c| c.v), px, py, offset);
-        return (clip::compose(bary, &corners), centre);
+        match best {
+            Some(i) => {
+                let corners = [poly[0], poly[i], poly[i + 1]];
+                Weights::ClippedTriangle(corners.map(|c| c.v), corners, *v)
+            }
+            None => Weights::First(v[0]),
+        }
     }
-    unclipped_weights_at(v, px, py, offset)
+
+    pub fn line(a: &Vertex, b: &Vertex) -> Weights {
+        if !clip::needs_clip(&[*a, *b]) {
+            return Weights::Line(*a, *b);
+        }
+        match clip::line(a, b) {
+            Some(ends) => Weights::ClippedLine(ends, [*a, *b]),
+            None => Weights::First(*a),
+        }
+    }
+
+    /// The weights at `offset` (1/256 pixel) in pixel (`px`, `py`), with
+    /// the depth and 1/w there.
+    pub fn at(&self, px: u32, py: u32, offset: (i64, i64)) -> ([f32; 3], [f32; 2]) {
+        match self {
+            Weights::Triangle(v) => unclipped_weights_at(v, px, py, offset),
+            Weights::Line(a, b) => unclipped_line_weights_at(a, b, px, py, offset),
+            Weights::ClippedTriangle(tri, corners, v) => {
+                let (b, _) = unclipped_weights_at(tri, px, py, offset);
+                let bary = clip::compose(b, &corners.each_ref());
+                let (z, inv_w) = clip::depth_and_inv_w(v, bary);
+                (bary, [z, inv_w])
+            }
+            Weights::ClippedLine(ends, v) => {
+                let (b, _) = unclipped_line_weights_at(&ends[0].v, &ends[1].v, px, py, offset);
+                let bary = clip::compose(b, &ends.each_ref());
+                let (z, inv_w) = clip::depth_and_inv_w(v, bary);
+                (bary, [z, inv_w])
+            }
+            Weights::First(v) => ([1.0, 0.0, 0.0], [v.z, v.inv_w]),
+        }
+    }
 }
 
 fn unclipped_weights_at(
@@ -559,14 +613,7 @@ pub fn line_weights_at(
     py: u32,
     offset: (i64, i64),
 ) -> ([f32; 3], [f32; 2]) {
-    if clip::needs_clip(&[*a, *b]) {
-        let Some(ends) = clip::line(a, b) else {
-            return ([1.0, 0.0, 0.0], [a.z, a.inv_w]);
-        };
-        let (bary, centre) = unclipped_line_weights_at(&ends[0].v, &ends[1].v, px, py, offset);
-        return (clip::compose(bary, &[&ends[0], &ends[1]]), centre);
-    }
-    unclipped_line_weights_at(a, b, px, py, offset)
+    Weights::line(a, b).at(px, py, offset)
 }
 
 fn unclipped_line_weights_at(
