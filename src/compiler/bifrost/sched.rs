@@ -583,7 +583,14 @@ fn fma_form(ins: &Instr) -> Option<Instr> {
     }
 }
 
-/// The list scheduler's state over one block's graph.
+/// A node's scheduling priority, smallest first: the longest path to the
+/// block's end, then program order.
+fn priority(g: &dag::Graph<'_>, i: usize) -> (std::cmp::Reverse<u32>, usize) {
+    (std::cmp::Reverse(g.nodes[i].height), i)
+}
+
+/// The list scheduler's state over one block's graph (`ready` in
+/// [`priority`] order).
 struct Ready<'a> {
     graph: dag::Graph<'a>,
     preds_left: Vec<usize>,
@@ -595,9 +602,10 @@ impl<'a> Ready<'a> {
     fn new(instrs: &'a [Instr]) -> Ready<'a> {
         let graph = dag::build(instrs);
         let preds_left: Vec<usize> = graph.nodes.iter().map(|n| n.npreds).collect();
-        let ready = (0..graph.nodes.len())
+        let mut ready: Vec<usize> = (0..graph.nodes.len())
             .filter(|&i| preds_left[i] == 0)
             .collect();
+        ready.sort_unstable_by_key(|&i| priority(&graph, i));
         let left = graph.nodes.len();
         Ready {
             graph,
@@ -609,23 +617,28 @@ impl<'a> Ready<'a> {
 
     /// Marks node `i` scheduled: its successors may become ready.
     fn done(&mut self, i: usize) {
-        self.ready.retain(|&r| r != i);
+        if let Some(at) = self.ready.iter().position(|&r| r == i) {
+            self.ready.remove(at);
+        }
         self.left -= 1;
         for k in 0..self.graph.succs(i).len() {
             let s = self.graph.succs(i)[k].0;
             self.preds_left[s] -= 1;
             if self.preds_left[s] == 0 {
-                self.ready.push(s);
+                // Kept in priority order (keys are distinct: no ties).
+                let key = priority(&self.graph, s);
+                let at = self
+                    .ready
+                    .partition_point(|&r| priority(&self.graph, r) < key);
+                self.ready.insert(at, s);
             }
         }
     }
 
     /// Ready instructions by priority: longest path to the block's end
-    /// first, then program order (in `buf`, reused between calls).
-    fn by_priority(&mut self, buf: &mut Vec<usize>) {
-        let nodes = &self.graph.nodes;
-        self.ready
-            .sort_unstable_by_key(|&i| (std::cmp::Reverse(nodes[i].height), i));
+    /// first, then program order (in `buf`, reused between calls; `ready`
+    /// is kept in that order, not sorted per call).
+    fn by_priority(&self, buf: &mut Vec<usize>) {
         buf.clear();
         buf.extend_from_slice(&self.ready);
     }
