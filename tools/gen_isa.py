@@ -312,6 +312,18 @@ def main():
             print(emit_state(st, st["variant"]))
         print("];")
         print()
+        # Each name's rows, so that a lookup by name needs no scan of the
+        # table (nor a cache filled by the first compile in a process).
+        index = {}
+        for i, st in enumerate(rows):
+            index.setdefault(st["name"], []).append(i)
+        print("/// `%s_OPS` row indices per instruction name: names in byte order" % unit)
+        print("/// (for a binary search), each name's rows in decoding priority order.")
+        print("pub static %s_BY_NAME: &[(&str, &[u16])] = &[" % unit)
+        for name in sorted(index, key=lambda n: n.encode()):
+            print("    (%s, &[%s])," % (rs_str(name), ", ".join(str(i) for i in index[name])))
+        print("];")
+        print()
 
 
 if __name__ == "__main__":

@@ -168,45 +168,9 @@ impl TuplePlan {
     }
 }
 
-/// The table rows of `name` on `unit` (memoised per thread: the tables
-/// are scanned by name).
-///
-/// The cache owns its entries (no leaked boxes: a thread's cache is freed
-/// when the thread ends, and valgrind in CI counts leaks).
-struct OpRows {
-    rows: Vec<&'static OpInfo>,
-}
-
-fn op_rows(unit: Unit, name: &'static str) -> std::rc::Rc<OpRows> {
-    use rustc_hash::FxHashMap;
-    use std::cell::RefCell;
-    use std::rc::Rc;
-    thread_local! {
-        // Names are 'static literals of `Op::name`: their address and
-        // length are a cheap key.
-        static CACHE: RefCell<FxHashMap<(bool, usize, usize), Rc<OpRows>>> =
-            RefCell::new(FxHashMap::default());
-    }
-    let key = (unit == Unit::Fma, name.as_ptr() as usize, name.len());
-    CACHE.with(|c| {
-        c.borrow_mut()
-            .entry(key)
-            .or_insert_with(|| {
-                Rc::new(OpRows {
-                    rows: variants(unit, name).collect(),
-                })
-            })
-            .clone()
-    })
-}
-
-fn rows(unit: Unit, name: &'static str) -> std::rc::Rc<OpRows> {
-    op_rows(unit, name)
-}
-
 /// The first table row of `name` on `unit` (its sources' allowed
 /// selectors are what planning needs), through a small direct-mapped
-/// per-thread cache in front of [`op_rows`] (keyed by the name's address
+/// per-thread cache in front of the tables' name index (keyed by the name's address
 /// and length: `Op::name` returns 'static literals): the scheduler plans
 /// hundreds of candidate tuples per shader, two instructions each.
 fn first_row(unit: Unit, name: &'static str) -> Option<&'static OpInfo> {
@@ -224,7 +188,7 @@ fn first_row(unit: Unit, name: &'static str) -> Option<&'static OpInfo> {
         if (a, l, f) == (addr, len, fma) {
             return row;
         }
-        let row = op_rows(unit, name).rows.first().copied();
+        let row = variants(unit, name).next();
         r[slot].set((addr, len, fma, row));
         row
     })
@@ -659,7 +623,7 @@ fn build_fields_uncached(op: &Op, sel: &[u8]) -> Result<(InstrFields, u32), Comp
 
 fn build_fields_exact(op: &Op, sel: &[u8]) -> Result<(InstrFields, u32), CompileError> {
     let mut last_err = None;
-    for &row in &rows(op.unit(), op.name()).rows {
+    for row in variants(op.unit(), op.name()) {
         let mut f = InstrFields::new(row, sel);
         let mut ok = true;
         for (m, v) in op.modifiers() {
@@ -710,9 +674,8 @@ fn nop(unit: Unit) -> Result<Built, CompileError> {
     if let Some(b) = CACHE.with(|c| c.borrow()[k].clone()) {
         return Ok(b);
     }
-    let f = rows(unit, "NOP")
-        .rows
-        .first()
+    let f = variants(unit, "NOP")
+        .next()
         .map(|r| InstrFields::new(r, &[]))
         .ok_or_else(|| CompileError::Encode("no NOP row".into()))?;
     let word = encode_instr(&f).map_err(|e| CompileError::Encode(e.to_string()))?;

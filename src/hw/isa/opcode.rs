@@ -162,6 +162,7 @@ pub struct OpInfo {
 }
 
 pub use super::tables::{ADD_OPS, FMA_OPS};
+use super::tables::{ADD_BY_NAME, FMA_BY_NAME};
 
 /// Errors from matching or building a single instruction word.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -202,9 +203,18 @@ pub fn ops(unit: Unit) -> &'static [OpInfo] {
     }
 }
 
-/// Every encoding variant of the instruction called `name` on `unit`.
-pub fn variants(unit: Unit, name: &str) -> impl Iterator<Item = &'static OpInfo> + '_ {
-    ops(unit).iter().filter(move |op| op.name == name)
+/// Every encoding variant of the instruction called `name` on `unit`, in
+/// decoding priority order (a binary search of the generated name index:
+/// no scan of the table).
+pub fn variants(unit: Unit, name: &str) -> impl Iterator<Item = &'static OpInfo> + use<> {
+    let (table, index) = match unit {
+        Unit::Fma => (FMA_OPS, FMA_BY_NAME),
+        Unit::Add => (ADD_OPS, ADD_BY_NAME),
+    };
+    let rows: &'static [u16] = index
+        .binary_search_by(|&(n, _)| n.as_bytes().cmp(name.as_bytes()))
+        .map_or(&[], |i| index[i].1);
+    rows.iter().map(move |&i| &table[usize::from(i)])
 }
 
 /// Finds the row an instruction word decodes as: exact bits must match and
@@ -464,6 +474,31 @@ mod tests {
         assert_eq!(InstrFields::new(op, &[1, 4]), f);
         let bits = encode_instr(&f).unwrap();
         assert_eq!(decode_instr(Unit::Add, bits).unwrap(), f);
+    }
+
+    /// The name index lists exactly each name's rows, in table order (what
+    /// a scan of the table gives), and nothing for names it lacks.
+    #[test]
+    fn name_index_gives_every_row_of_a_name_in_order() {
+        for unit in [Unit::Fma, Unit::Add] {
+            let mut listed = 0;
+            for op in ops(unit) {
+                let scan: Vec<*const OpInfo> = ops(unit)
+                    .iter()
+                    .filter(|o| o.name == op.name)
+                    .map(|o| o as *const OpInfo)
+                    .collect();
+                let indexed: Vec<*const OpInfo> =
+                    variants(unit, op.name).map(|o| o as *const OpInfo).collect();
+                assert_eq!(indexed, scan, "{unit:?} {}", op.name);
+                listed += 1;
+            }
+            assert_eq!(listed, ops(unit).len());
+            assert_eq!(variants(unit, "NO_SUCH_OP").count(), 0);
+            assert_eq!(variants(unit, "").count(), 0);
+        }
+        assert!(variants(Unit::Fma, "NOP").next().is_some());
+        assert!(variants(Unit::Add, "NOP").next().is_some());
     }
 
     /// The checked-in tables are what `tools/gen_isa.py` makes of the ISA
