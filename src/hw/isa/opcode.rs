@@ -161,8 +161,8 @@ pub struct OpInfo {
     pub table: bool,
 }
 
-pub use super::tables::{ADD_OPS, FMA_OPS};
 use super::tables::{ADD_BY_NAME, FMA_BY_NAME};
+pub use super::tables::{ADD_OPS, FMA_OPS};
 
 /// Errors from matching or building a single instruction word.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -488,8 +488,9 @@ mod tests {
                     .filter(|o| o.name == op.name)
                     .map(|o| o as *const OpInfo)
                     .collect();
-                let indexed: Vec<*const OpInfo> =
-                    variants(unit, op.name).map(|o| o as *const OpInfo).collect();
+                let indexed: Vec<*const OpInfo> = variants(unit, op.name)
+                    .map(|o| o as *const OpInfo)
+                    .collect();
                 assert_eq!(indexed, scan, "{unit:?} {}", op.name);
                 listed += 1;
             }
