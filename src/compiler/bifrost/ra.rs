@@ -314,6 +314,9 @@ fn colour_from(
 ) -> Result<Vec<Option<u8>>, Uncoloured> {
     let n = p.vreg_sizes.len();
     let mut base: Vec<Option<u8>> = vec![None; n];
+    // The registers each coloured vreg occupies (bit n = rn; 0 while
+    // uncoloured): a neighbour's contribution is one OR.
+    let mut occupied: Vec<u64> = vec![0; n];
     let mut evicted: Vec<u32> = Vec::new();
     let mut cursor = 0u8;
     // Moves whose destination is coloured before their source (a phi's
@@ -339,9 +342,7 @@ fn colour_from(
             };
             let mut blocked = p.reserved | g.blocked[v];
             for &o in &g.adj[v] {
-                if let Some(b) = base[o as usize] {
-                    blocked |= lanes(p.vreg_sizes[o as usize]) << b;
-                }
+                blocked |= occupied[o as usize];
             }
             let free = |b: u8| b + size <= ALLOCATABLE && blocked >> b & lanes(size) == 0;
             let hinted = g.hint[v]
@@ -383,6 +384,7 @@ fn colour_from(
             };
             if let Some(b) = hinted.or_else(copy).or_else(found) {
                 base[v] = Some(b);
+                occupied[v] = lanes(size) << b;
                 cursor = (b + size) % SPREAD_WINDOW;
                 break;
             }
@@ -406,6 +408,7 @@ fn colour_from(
                         break;
                     }
                     base[victim as usize] = None;
+                    occupied[victim as usize] = 0;
                 }
             }
         }
