@@ -11,7 +11,7 @@
 //! instruction's [`InstrFields`] from the table row named by [`Op::name`].
 //! It must never pack bits itself: `hw::isa` encodes.
 
-use crate::hw::isa::clause::{ClauseHeader, constant_fau_bits, max_constants};
+use crate::hw::isa::clause::{ClauseHeader, MAX_TUPLES, constant_fau_bits, max_constants};
 use crate::hw::isa::opcode::{InstrFields, OpInfo, encode_instr, variants};
 use crate::hw::isa::{DecodedClause, Instr as HwInstr, PortRequest, Tuple, Unit, WriteHalf};
 use crate::hw::isa::{RegBlock, encode_clause_parts, rebuild_views};
@@ -441,7 +441,7 @@ fn assembler_agrees(t: &STuple, plan: &TuplePlan) -> bool {
 struct ConstLayout {
     pairs: Vec<u64>,
     /// Per tuple: index into `pairs`.
-    slot: Vec<Option<usize>>,
+    slot: [Option<usize>; MAX_TUPLES],
 }
 
 fn top(v: u64) -> u64 {
@@ -461,7 +461,7 @@ fn layout_constants(needs: &[FauNeed], n: usize) -> Option<ConstLayout> {
         u64::from(lo) | (u64::from(hi) << 32)
     };
     let mut pairs: Vec<u64> = Vec::with_capacity(9);
-    let mut slot = vec![None; needs.len()];
+    let mut slot = [None; MAX_TUPLES];
     for (t, need) in needs.iter().enumerate() {
         if let FauNeed::Consts(c) = need
             && c.len() == 2
@@ -776,7 +776,12 @@ fn branch_constants(n: usize, branch_offset: i64) -> (Vec<u64>, usize, u16) {
 /// Plans, lays out the constants of and builds the fields of one clause.
 fn pack_clause(c: &SClause, branch_offset: i64) -> Result<PackedClause, CompileError> {
     let n = c.tuples.len();
-    let mut plans = Vec::with_capacity(n);
+    if n > MAX_TUPLES {
+        return Err(CompileError::Encode(format!("{n} tuples in a clause")));
+    }
+    // At most eight tuples: their plans and constant needs in place.
+    let mut plans = [None::<TuplePlan>; MAX_TUPLES];
+    let mut needs = [FauNeed::None; MAX_TUPLES];
     for (i, t) in c.tuples.iter().enumerate() {
         let prev = (i > 0).then(|| c.tuples[i - 1].writes());
         let writes = c.tuples[(i + n - 1) % n].writes();
@@ -794,21 +799,22 @@ fn pack_clause(c: &SClause, branch_offset: i64) -> Result<PackedClause, CompileE
             }
             _ => planned()?,
         };
-        plans.push(plan);
+        plans[i] = Some(plan);
+        needs[i] = plan.fau;
     }
-    let needs: Vec<FauNeed> = plans.iter().map(|p| p.fau).collect();
+    let needs = &needs[..n];
     let mut m_field = 0;
     let (constants, slots) = if needs.contains(&FauNeed::Branch) {
         let (constants, slot, m) = branch_constants(n, branch_offset);
         m_field = m;
-        (constants, vec![Some(slot); n])
+        (constants, [Some(slot); MAX_TUPLES])
     } else {
-        let l = layout_constants(&needs, n)
+        let l = layout_constants(needs, n)
             .ok_or_else(|| CompileError::Encode("too many constants in a clause".into()))?;
         (l.pairs, l.slot)
     };
     let mut tuples = Vec::with_capacity(n);
-    for (i, (t, plan)) in c.tuples.iter().zip(&plans).enumerate() {
+    for (i, (t, plan)) in c.tuples.iter().zip(plans.iter().flatten()).enumerate() {
         let mut req = plan.req;
         req.fau_idx = match plan.fau {
             FauNeed::None => 0,

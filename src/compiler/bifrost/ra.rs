@@ -533,22 +533,20 @@ pub struct Allocation {
 /// Allocates registers, spilling to thread-local storage when the program
 /// needs more than r0..r54 (see the module docs).
 pub fn allocate_with_spilling(p: &mut Program) -> Result<Allocation, CompileError> {
+    let mut g = interference(p);
+    // Spread colouring (or first fit) when it fits without spilling: no
+    // spill bookkeeping needed.
+    if let Some(base) = spread_colouring(p, &g) {
+        return Ok(Allocation {
+            work_registers: rewrite(p, &base),
+            rounds: 1,
+            ..Allocation::default()
+        });
+    }
+    // Else first fit with spilling, round after round.
     let mut spiller = super::spill::Spiller::new(p);
-    let mut rounds = 0;
+    let mut rounds = 1;
     loop {
-        rounds += 1;
-        let g = interference(p);
-        // Spread colouring (or first fit) when it fits without spilling,
-        // else first fit with spilling.
-        if rounds == 1
-            && let Some(base) = spread_colouring(p, &g)
-        {
-            let work_registers = rewrite(p, &base);
-            return Ok(Allocation {
-                rounds,
-                ..spiller.finish(work_registers)
-            });
-        }
         let costs = spiller.costs(p, &g);
         match colour(p, &g, Some(&costs)) {
             Ok(base) => {
@@ -561,5 +559,7 @@ pub fn allocate_with_spilling(p: &mut Program) -> Result<Allocation, CompileErro
             Err(Uncoloured::Error(e)) => return Err(e),
             Err(Uncoloured::Spill(victims)) => spiller.spill(p, &victims)?,
         }
+        rounds += 1;
+        g = interference(p);
     }
 }
