@@ -85,8 +85,11 @@ fn term_use(t: &Term) -> Option<u32> {
 
 /// Liveness-derived interference between virtual registers.
 pub struct Interference {
-    /// Neighbours of each vreg (deduplicated, ascending): `adj[v]`.
+    /// Neighbours of each vreg with a lower index (deduplicated,
+    /// ascending): `adj[v]`. Colouring in index order needs no others.
     pub adj: Adjacency,
+    /// Number of neighbours of each vreg, lower and higher.
+    pub degree: Vec<u32>,
     /// Copy hints: a register defined by a move prefers its source's register.
     pub hint: Vec<Option<super::ops::Reg>>,
     /// Physical registers (bit n = rn) each vreg may not take besides the
@@ -103,7 +106,7 @@ pub struct Interference {
 /// (`blend.rs`) allocate only there.
 pub const BLEND_SHADER_CLOBBERS: u64 = 0xffff | 1 << 48;
 
-/// Every vreg's neighbour list in one vector (`start[v]..start[v + 1]`),
+/// Every vreg's list of lower neighbours in one vector (`start[v]..start[v + 1]`),
 /// not a vector per vreg: indexing gives the list as a slice.
 pub struct Adjacency {
     start: Vec<u32>,
@@ -232,33 +235,46 @@ pub fn interference(p: &Program) -> Interference {
             }
         }
     }
+    // Only each vreg's lower neighbours are listed: colouring goes in
+    // index order, so when a vreg is coloured its higher neighbours are
+    // all uncoloured and take nothing from it. An edge found in row `a` to
+    // a higher `b` moves to row `b`; then row `a` keeps bits below `a`.
     for a in 0..n {
-        for w in 0..words {
-            let mut bits = matrix[a * words + w];
+        let (first, bit) = (a / 64, a % 64);
+        let row = a * words;
+        for w in first..words {
+            let mut bits = matrix[row + w];
+            if w == first {
+                bits &= u64::MAX.checked_shl(bit as u32 + 1).unwrap_or(0);
+            }
             while bits != 0 {
                 let b = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                matrix[b * words + a / 64] |= 1 << (a % 64);
+                matrix[b * words + first] |= 1 << bit;
             }
         }
-    }
-    for a in 0..n {
-        matrix[a * words + a / 64] &= !(1 << (a % 64));
+        matrix[row + first] &= (1 << bit) - 1;
+        matrix[row + first + 1..row + words].fill(0);
     }
     let total: usize = matrix.iter().map(|w| w.count_ones() as usize).sum();
     let mut adj = Adjacency {
         start: Vec::with_capacity(n + 1),
         list: Vec::with_capacity(total),
     };
+    let mut degree = vec![0u32; n];
     adj.start.push(0);
     for a in 0..n {
         for (w, &word) in matrix[a * words..(a + 1) * words].iter().enumerate() {
             let mut bits = word;
             while bits != 0 {
-                adj.list.push(w as u32 * 64 + bits.trailing_zeros());
+                let b = w as u32 * 64 + bits.trailing_zeros();
+                adj.list.push(b);
+                degree[b as usize] += 1;
                 bits &= bits - 1;
             }
         }
+        let start = *adj.start.last().unwrap_or(&0);
+        degree[a] += adj.list.len() as u32 - start;
         adj.start.push(adj.list.len() as u32);
     }
     // Copy hints: a register defined by a move prefers its source's register.
@@ -274,7 +290,12 @@ pub fn interference(p: &Program) -> Interference {
             }
         }
     }
-    Interference { adj, hint, blocked }
+    Interference {
+        adj,
+        degree,
+        hint,
+        blocked,
+    }
 }
 
 /// Why colouring stopped.

@@ -151,7 +151,7 @@ impl Spiller {
         let metric = (0..p.vreg_sizes.len())
             .map(|v| {
                 self.spillable(v)
-                    .then(|| cost[v] / (g.adj[v].len() as f64 + 1.0))
+                    .then(|| cost[v] / (f64::from(g.degree[v]) + 1.0))
             })
             .collect();
         SpillCosts { metric }
