@@ -51,6 +51,7 @@ fn range(first: u8, count: u8) -> u64 {
 }
 
 /// Registers an instruction reads and writes (bit n = rn).
+#[inline]
 pub fn reads_writes(ins: &Instr) -> (u64, u64) {
     let mut reads = 0u64;
     for s in &ins.srcs {

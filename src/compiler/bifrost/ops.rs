@@ -581,6 +581,7 @@ impl Op {
     }
 
     /// The unit the instruction runs on.
+    #[inline]
     pub fn unit(&self) -> Unit {
         match self {
             Op::ImulI32
@@ -845,6 +846,7 @@ impl Op {
         }
     }
 
+    #[inline]
     pub fn is_branch(&self) -> bool {
         matches!(self, Op::BranchzI32 | Op::Jump)
     }
@@ -852,12 +854,14 @@ impl Op {
     /// Whether the instruction ends its clause: a message (one per clause),
     /// and `DISCARD` (so that nothing after it in the clause sends a
     /// message for a discarded thread; the next clause's `td` ends it).
+    #[inline]
     pub fn ends_clause(&self) -> bool {
         self.message_type() != 0 || matches!(self, Op::DiscardF32)
     }
 
     /// Whether the instruction writes a register through the register block
     /// (message results go to staging registers instead).
+    #[inline]
     pub fn has_dest(&self) -> bool {
         !matches!(
             self,
@@ -892,6 +896,7 @@ impl Op {
     /// upper half or a byte other than 0 of their source must not read a
     /// same-cycle temporary (`bi_impacted_t_modifiers`); we keep that rule on
     /// every core.
+    #[inline]
     pub fn reads_temps(&self) -> bool {
         !matches!(
             self,
@@ -900,6 +905,7 @@ impl Op {
     }
 
     /// The FMA half of a pair whose ADD half must share its tuple.
+    #[inline]
     pub fn needs_add_partner(&self) -> bool {
         matches!(
             self,
@@ -908,6 +914,7 @@ impl Op {
     }
 
     /// The ADD half of such a pair.
+    #[inline]
     pub fn is_add_partner(&self) -> bool {
         matches!(
             self,
@@ -1098,6 +1105,7 @@ impl Instr {
     }
 
     /// The sources the instruction encodes (STORE's and ST_CVT's staging data excluded).
+    #[inline]
     pub fn encoded_srcs(&self) -> &[Src] {
         if matches!(
             self.op,

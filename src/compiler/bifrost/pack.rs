@@ -57,6 +57,7 @@ impl STuple {
     }
 
     /// Registers written through the next register block (FMA, ADD).
+    #[inline]
     pub fn writes(&self) -> [Option<u8>; 2] {
         let w = |i: &Option<Instr>| match i {
             Some(Instr {
@@ -233,7 +234,7 @@ pub fn plan_tuple(
             }
             fau = FauNeed::Branch;
         }
-        if ins.op == Op::Atest {
+        if matches!(ins.op, Op::Atest) {
             match fau {
                 FauNeed::None => fau = FauNeed::Special(FAU_ATEST_DATUM),
                 FauNeed::Special(FAU_ATEST_DATUM) => {}
