@@ -14,7 +14,7 @@
 use crate::hw::isa::clause::{ClauseHeader, MAX_TUPLES, constant_fau_bits, max_constants};
 use crate::hw::isa::opcode::{InstrFields, OpInfo, encode_instr, variants};
 use crate::hw::isa::{DecodedClause, Instr as HwInstr, PortRequest, Tuple, Unit, WriteHalf};
-use crate::hw::isa::{RegBlock, encode_clause_parts, rebuild_views};
+use crate::hw::isa::{RegBlock, encode_clause_parts_into, rebuild_views};
 use std::rc::Rc;
 
 use super::CompileError;
@@ -738,13 +738,14 @@ struct PackedClause {
 }
 
 impl PackedClause {
-    fn encode(&self, header: &ClauseHeader) -> Result<Vec<u8>, CompileError> {
-        let parts: Vec<(RegBlock, [u32; 2])> = self
-            .tuples
-            .iter()
-            .map(|t| (t.regs, [t.instrs[0].1, t.instrs[1].1]))
-            .collect();
-        encode_clause_parts(header, &parts, &self.constants, self.m_field)
+    /// Appends the clause's bytes to `out`.
+    fn encode_into(&self, header: &ClauseHeader, out: &mut Vec<u8>) -> Result<(), CompileError> {
+        let mut parts = [(RegBlock::default(), [0u32; 2]); MAX_TUPLES];
+        for (p, t) in parts.iter_mut().zip(&self.tuples) {
+            *p = (t.regs, [t.instrs[0].1, t.instrs[1].1]);
+        }
+        let n = self.tuples.len().min(MAX_TUPLES);
+        encode_clause_parts_into(header, &parts[..n], &self.constants, self.m_field, out)
             .map_err(|e| CompileError::Encode(e.to_string()))
     }
 
@@ -887,46 +888,47 @@ pub fn encode_program(
     clauses: &[SClause],
     block_clause: &[usize],
 ) -> Result<(Vec<u8>, CodeCounts), CompileError> {
-    // Sizes do not depend on branch offsets: encode once; only branch
-    // clauses are encoded again, with their offsets in their constants (the
-    // one part of a packed clause the offset changes: its low nibble, in
-    // the FAU index, is 0 whatever the offset).
-    let mut built = Vec::with_capacity(clauses.len());
-    let mut branches: Vec<Option<PackedClause>> = Vec::with_capacity(clauses.len());
+    // Sizes do not depend on branch offsets: every clause is encoded once,
+    // straight into the code; branch clauses are encoded again, with
+    // their offsets in their constants (the one part of a packed clause the
+    // offset changes: its low nibble, in the FAU index, is 0 whatever the
+    // offset), over their first bytes.
+    let mut code = Vec::with_capacity(clauses.len() * 48 + 128);
+    let mut offsets = Vec::with_capacity(clauses.len() + 1);
+    let mut branches: Vec<(usize, PackedClause)> = Vec::new();
     let mut counts = CodeCounts {
         clauses: clauses.len() as u32,
         ..CodeCounts::default()
     };
-    for c in clauses {
+    for (i, c) in clauses.iter().enumerate() {
         let p = pack_clause(c, 0)?;
         counts.tuples += p.tuples.len() as u32;
         counts.instructions += p.instruction_count() as u32;
-        built.push(p.encode(&c.header)?);
-        branches.push(c.target.is_some().then_some(p));
-    }
-    let mut offsets = Vec::with_capacity(clauses.len() + 1);
-    let mut off = 0usize;
-    for b in &built {
-        offsets.push(off);
-        off += b.len();
-    }
-    offsets.push(off);
-    let mut code = Vec::with_capacity(off + 128);
-    for (i, (c, bytes)) in clauses.iter().zip(built).enumerate() {
-        match c.target {
-            Some(b) => {
-                let t = block_clause.get(b).copied().unwrap_or(clauses.len());
-                let rel = offsets[t.min(clauses.len())] as i64 - offsets[i] as i64;
-                let mut p = branches[i]
-                    .take()
-                    .ok_or_else(|| CompileError::Encode("branch clause not packed".into()))?;
-                let (constants, _, _) = branch_constants(c.tuples.len(), rel);
-                p.constants = constants.iter().map(|c| c & !0xf).collect();
-                debug_assert!(pack_clause(c, rel).is_ok_and(|q| q.constants == p.constants));
-                code.extend(p.encode(&c.header)?);
-            }
-            None => code.extend(bytes),
+        offsets.push(code.len());
+        p.encode_into(&c.header, &mut code)?;
+        if c.target.is_some() {
+            branches.push((i, p));
         }
+    }
+    offsets.push(code.len());
+    let mut again = Vec::new();
+    for (i, mut p) in branches {
+        let c = &clauses[i];
+        let Some(b) = c.target else { continue };
+        let t = block_clause.get(b).copied().unwrap_or(clauses.len());
+        let rel = offsets[t.min(clauses.len())] as i64 - offsets[i] as i64;
+        let (constants, _, _) = branch_constants(c.tuples.len(), rel);
+        p.constants = constants.iter().map(|c| c & !0xf).collect();
+        debug_assert!(pack_clause(c, rel).is_ok_and(|q| q.constants == p.constants));
+        again.clear();
+        p.encode_into(&c.header, &mut again)?;
+        let at = offsets[i]..offsets[i + 1];
+        if again.len() != at.len() {
+            return Err(CompileError::Encode(
+                "a branch clause changed size with its offset".into(),
+            ));
+        }
+        code[at].copy_from_slice(&again);
     }
     code.extend(std::iter::repeat_n(0u8, 128));
     counts.clause_offsets = offsets;

@@ -684,6 +684,10 @@ fn ec0_packed(tuples: usize) -> bool {
     matches!(tuples, 3 | 5 | 6 | 8)
 }
 
+/// The most constant slots any clause has (six tuples: the packed one and
+/// three quadwords of two).
+pub const MAX_CONSTANTS: usize = 7;
+
 /// Constant slots usable by a clause of `tuples` tuples.
 pub fn max_constants(tuples: usize) -> usize {
     if tuples == 0 || tuples > MAX_TUPLES {
@@ -911,6 +915,32 @@ pub fn split_clause(bytes: &[u8]) -> Result<RawClause, DecodeError> {
 
 /// Packs a raw clause into bytes (the inverse of [`split_clause`]).
 pub fn join_clause(raw: &RawClause) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::new();
+    join_clause_into(
+        raw.header,
+        &raw.tuples,
+        &raw.constants,
+        raw.m_field,
+        &mut out,
+    )?;
+    Ok(out)
+}
+
+/// [`join_clause`] of a clause given by its parts, appended to `out`
+/// (nothing is appended on error).
+fn join_clause_into(
+    header: u64,
+    tuples: &[u128],
+    constants: &[u64],
+    m_field: u16,
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
+    let raw = RawParts {
+        header,
+        tuples,
+        constants,
+        m_field,
+    };
     let count = raw.tuples.len();
     if count == 0 || count > MAX_TUPLES {
         return Err(EncodeError::TupleCount(count));
@@ -934,7 +964,7 @@ pub fn join_clause(raw: &RawClause) -> Result<Vec<u8>, EncodeError> {
     let const_quads = rest.len().div_ceil(2);
     let z = const_quads == 0;
     let upper = |n: u8| -> u128 { bits128(raw.tuples[usize::from(n).min(count - 1)], 75, 3) };
-    let mut out = Vec::with_capacity((FORMAT_SEQUENCES[count - 1].len() + const_quads) * 16);
+    out.reserve((FORMAT_SEQUENCES[count - 1].len() + const_quads) * 16);
     for &fi in FORMAT_SEQUENCES[count - 1] {
         let f = &FORMATS[fi];
         let mut word: u128 = 0;
@@ -994,7 +1024,15 @@ pub fn join_clause(raw: &RawClause) -> Result<Vec<u8>, EncodeError> {
             | (u128::from(b) << 68);
         out.extend_from_slice(&word.to_le_bytes());
     }
-    Ok(out)
+    Ok(())
+}
+
+/// A clause's stored parts, borrowed ([`RawClause`] without its vectors).
+struct RawParts<'a> {
+    header: u64,
+    tuples: &'a [u128],
+    constants: &'a [u64],
+    m_field: u16,
 }
 
 // ---------------------------------------------------------------------------
@@ -1269,28 +1307,51 @@ pub fn encode_clause_parts(
     constants: &[u64],
     m_field: u16,
 ) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::new();
+    encode_clause_parts_into(header, tuples, constants, m_field, &mut out)?;
+    Ok(out)
+}
+
+/// [`encode_clause_parts`] appended to `out`, without allocating anything
+/// else (the compiler encodes every clause of a shader so; nothing is
+/// appended on error).
+pub fn encode_clause_parts_into(
+    header: &ClauseHeader,
+    tuples: &[(RegBlock, [u32; 2])],
+    constants: &[u64],
+    m_field: u16,
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
     let count = tuples.len();
     if count == 0 || count > MAX_TUPLES {
         return Err(EncodeError::TupleCount(count));
     }
-    let tuples = tuples
-        .iter()
-        .map(|(regs, [fma, add])| {
-            u128::from(regs.to_bits()) | (u128::from(*fma) << 35) | (u128::from(*add) << 58)
-        })
-        .collect();
-    let mut constants = constants.to_vec();
+    // Constants after the packed one come in pairs: a lone last one is
+    // padded with a zero.
+    let mut len = constants.len();
     let packed = usize::from(ec0_packed(count));
-    if constants.len() > packed && (constants.len() - packed) % 2 == 1 {
-        constants.push(0);
+    if len > packed && (len - packed) % 2 == 1 {
+        len += 1;
     }
-    join_clause(&RawClause {
-        header: header.to_bits(),
-        tuples,
-        constants,
+    if len > max_constants(count) {
+        return Err(EncodeError::TooManyConstants {
+            count: len,
+            tuples: count,
+        });
+    }
+    let mut padded = [0u64; MAX_CONSTANTS];
+    padded[..constants.len()].copy_from_slice(constants);
+    let mut words = [0u128; MAX_TUPLES];
+    for (w, (regs, [fma, add])) in words.iter_mut().zip(tuples) {
+        *w = u128::from(regs.to_bits()) | (u128::from(*fma) << 35) | (u128::from(*add) << 58);
+    }
+    join_clause_into(
+        header.to_bits(),
+        &words[..count],
+        &padded[..len],
         m_field,
-        quadwords: 0,
-    })
+        out,
+    )
 }
 
 /// Decodes a whole shader: clauses back to back until the end of `bytes` or
@@ -1373,6 +1434,13 @@ mod tests {
     use super::*;
     use crate::hw::isa::opcode::{InstrFields, decode_instr};
     use proptest::prelude::*;
+
+    /// `MAX_CONSTANTS` is the largest `max_constants` of any tuple count.
+    #[test]
+    fn max_constants_bound_is_reached() {
+        let most = (1..=MAX_TUPLES).map(max_constants).max();
+        assert_eq!(most, Some(MAX_CONSTANTS));
+    }
 
     /// The packer's inverse table names, for every slot behaviour, the
     /// first non-idle mode of `REG_MODES` that has it.

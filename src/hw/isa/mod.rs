@@ -51,7 +51,8 @@ pub mod tables;
 
 pub use clause::{
     ClauseHeader, DecodeError, EncodeError, FlowControl, PortRequest, RegBlock, RegPorts, SlotOp,
-    decode_clause, decode_shader, encode_clause, encode_clause_parts, rebuild_views,
+    decode_clause, decode_shader, encode_clause, encode_clause_parts, encode_clause_parts_into,
+    rebuild_views,
 };
 pub use decoded::{
     ConstMod, DecodedClause, Instr, Operand, RegWrite, StagingUse, Tuple, WriteHalf,
