@@ -154,6 +154,9 @@ pub struct TuplePlan {
     consts: [[Option<u32>; MAX_SRCS]; 2],
     nsrc: [u8; 2],
     pub req: PortRequest,
+    /// `req` packed (its FAU index, 0 here, is set when packing the
+    /// clause: the block's other fields do not depend on it).
+    regs: RegBlock,
     pub fau: FauNeed,
 }
 
@@ -366,9 +369,9 @@ pub fn plan_tuple(
             write_add: write(writes[1]),
             fau_idx: 0,
         };
-        if req.pack(first).is_none() {
+        let Some(regs) = req.pack(first) else {
             continue;
-        }
+        };
         // Resolve register selectors.
         let mut sel = sel;
         for (k, ins) in [&t.fma, &t.add].into_iter().enumerate() {
@@ -387,6 +390,7 @@ pub fn plan_tuple(
             consts,
             nsrc,
             req,
+            regs,
             fau,
         };
         if n == 3 && !assembler_agrees(t, &plan) {
@@ -817,8 +821,9 @@ fn pack_clause(c: &SClause, branch_offset: i64) -> Result<PackedClause, CompileE
     };
     let mut tuples = Vec::with_capacity(n);
     for (i, (t, plan)) in c.tuples.iter().zip(plans.iter().flatten()).enumerate() {
-        let mut req = plan.req;
-        req.fau_idx = match plan.fau {
+        // The planned block with the FAU index now known.
+        let mut regs = plan.regs;
+        regs.fau_idx = match plan.fau {
             FauNeed::None => 0,
             FauNeed::Uniform(w) => 0x80 | w,
             FauNeed::Special(slot) => slot,
@@ -830,9 +835,14 @@ fn pack_clause(c: &SClause, branch_offset: i64) -> Result<PackedClause, CompileE
             }
         };
         let pair = slots[i].map(|s| constants[s]).unwrap_or(0);
-        let regs = req
+        debug_assert_eq!(
+            Some(regs),
+            PortRequest {
+                fau_idx: regs.fau_idx,
+                ..plan.req
+            }
             .pack(i == 0)
-            .ok_or_else(|| CompileError::Encode(format!("register block of tuple {i}")))?;
+        );
         // The block must decode (`RegBlock::ports`, as `build_clause`'s
         // views and the decoder read it).
         if regs.ports(i == 0).is_none() {
