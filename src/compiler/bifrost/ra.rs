@@ -256,7 +256,12 @@ pub fn interference(p: &Program) -> Interference {
         matrix[row + first] &= (1 << bit) - 1;
         matrix[row + first + 1..row + words].fill(0);
     }
-    let total: usize = matrix.iter().map(|w| w.count_ones() as usize).sum();
+    // Row `a` has bits only in its first `a / 64 + 1` words now.
+    let lower = |a: usize| a * words..a * words + a / 64 + 1;
+    let total: usize = (0..n)
+        .flat_map(|a| &matrix[lower(a)])
+        .map(|w| w.count_ones() as usize)
+        .sum();
     let mut adj = Adjacency {
         start: Vec::with_capacity(n + 1),
         list: Vec::with_capacity(total),
@@ -264,7 +269,7 @@ pub fn interference(p: &Program) -> Interference {
     let mut degree = vec![0u32; n];
     adj.start.push(0);
     for a in 0..n {
-        for (w, &word) in matrix[a * words..(a + 1) * words].iter().enumerate() {
+        for (w, &word) in matrix[lower(a)].iter().enumerate() {
             let mut bits = word;
             while bits != 0 {
                 let b = w as u32 * 64 + bits.trailing_zeros();
