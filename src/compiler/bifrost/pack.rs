@@ -187,15 +187,14 @@ fn first_row(unit: Unit, name: &'static str) -> Option<&'static OpInfo> {
     }
     let (addr, len, fma) = (name.as_ptr() as usize, name.len(), unit == Unit::Fma);
     let slot = (addr ^ addr >> 6 ^ usize::from(fma)) & 63;
-    RECENT.with(|r| {
-        let (a, l, f, row) = r[slot].get();
-        if (a, l, f) == (addr, len, fma) {
-            return row;
-        }
-        let row = variants(unit, name).next();
-        r[slot].set((addr, len, fma, row));
-        row
-    })
+    // Two small accesses (each inlines), the lookup between them.
+    let (a, l, f, row) = RECENT.with(|r| r[slot].get());
+    if (a, l, f) == (addr, len, fma) {
+        return row;
+    }
+    let row = variants(unit, name).next();
+    RECENT.with(|r| r[slot].set((addr, len, fma, row)));
+    row
 }
 
 /// Plans one tuple: `prev` are the previous tuple's result registers (for
