@@ -583,18 +583,24 @@ fn fma_form(ins: &Instr) -> Option<Instr> {
     }
 }
 
-/// A node's scheduling priority, smallest first: the longest path to the
-/// block's end, then program order.
-fn priority(g: &dag::Graph<'_>, i: usize) -> (std::cmp::Reverse<u32>, usize) {
-    (std::cmp::Reverse(g.nodes[i].height), i)
+/// A node's scheduling priority as one number, smallest first: the
+/// longest path to the block's end (high word, inverted), then program
+/// order (low word: the node's index).
+fn priority(g: &dag::Graph<'_>, i: usize) -> u64 {
+    u64::from(u32::MAX - g.nodes[i].height) << 32 | i as u64
 }
 
-/// The list scheduler's state over one block's graph (`ready` in
-/// [`priority`] order).
+/// The node a [`priority`] belongs to.
+fn node_of(key: u64) -> usize {
+    (key & u64::from(u32::MAX)) as usize
+}
+
+/// The list scheduler's state over one block's graph.
 struct Ready<'a> {
     graph: dag::Graph<'a>,
     preds_left: Vec<usize>,
-    ready: Vec<usize>,
+    /// The ready nodes' priorities, ascending (distinct: no ties).
+    ready: Vec<u64>,
     left: usize,
 }
 
@@ -602,10 +608,11 @@ impl<'a> Ready<'a> {
     fn new(instrs: &'a [Instr]) -> Ready<'a> {
         let graph = dag::build(instrs);
         let preds_left: Vec<usize> = graph.nodes.iter().map(|n| n.npreds).collect();
-        let mut ready: Vec<usize> = (0..graph.nodes.len())
+        let mut ready: Vec<u64> = (0..graph.nodes.len())
             .filter(|&i| preds_left[i] == 0)
+            .map(|i| priority(&graph, i))
             .collect();
-        ready.sort_unstable_by_key(|&i| priority(&graph, i));
+        ready.sort_unstable();
         let left = graph.nodes.len();
         Ready {
             graph,
@@ -617,7 +624,7 @@ impl<'a> Ready<'a> {
 
     /// Marks node `i` scheduled: its successors may become ready.
     fn done(&mut self, i: usize) {
-        if let Some(at) = self.ready.iter().position(|&r| r == i) {
+        if let Ok(at) = self.ready.binary_search(&priority(&self.graph, i)) {
             self.ready.remove(at);
         }
         self.left -= 1;
@@ -625,12 +632,9 @@ impl<'a> Ready<'a> {
             let s = self.graph.succs(i)[k].0;
             self.preds_left[s] -= 1;
             if self.preds_left[s] == 0 {
-                // Kept in priority order (keys are distinct: no ties).
                 let key = priority(&self.graph, s);
-                let at = self
-                    .ready
-                    .partition_point(|&r| priority(&self.graph, r) < key);
-                self.ready.insert(at, s);
+                let at = self.ready.partition_point(|&r| r < key);
+                self.ready.insert(at, key);
             }
         }
     }
@@ -640,7 +644,12 @@ impl<'a> Ready<'a> {
     /// is kept in that order, not sorted per call).
     fn by_priority(&self, buf: &mut Vec<usize>) {
         buf.clear();
-        buf.extend_from_slice(&self.ready);
+        buf.extend(self.ready());
+    }
+
+    /// The ready nodes, by priority.
+    fn ready(&self) -> impl Iterator<Item = usize> + '_ {
+        self.ready.iter().map(|&k| node_of(k))
     }
 
     /// Nodes that may run as the ADD instruction beside FMA instruction
@@ -651,9 +660,7 @@ impl<'a> Ready<'a> {
     fn add_candidates(&self, f: usize, c: &mut Vec<usize>) {
         c.clear();
         c.extend(
-            self.ready
-                .iter()
-                .copied()
+            self.ready()
                 .filter(|&i| i != f)
                 .chain(
                     self.graph
@@ -916,10 +923,9 @@ impl Builder {
             if self.cur.len() == 8 {
                 // A message ready now may still take a free ADD slot.
                 let last_add_free = self.cur.last().is_some_and(|t| t.add.is_none());
-                let ending =
-                    g.ready.iter().copied().find(|&i| {
-                        g.graph.nodes[i].ends_clause && g.graph.nodes[i].partner.is_none()
-                    });
+                let ending = g
+                    .ready()
+                    .find(|&i| g.graph.nodes[i].ends_clause && g.graph.nodes[i].partner.is_none());
                 if last_add_free && let Some(m) = ending {
                     self.place_ending(block, &mut g, m)?;
                 } else {
