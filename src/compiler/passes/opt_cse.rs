@@ -136,7 +136,7 @@ fn opt_cse(s: &mut Shader) -> bool {
         values: &s.values,
         table: FxHashMap::with_capacity_and_hasher(s.values.len(), Default::default()),
         undo: Vec::new(),
-        subst: Subst::new(s),
+        subst: Subst::tracking(s),
     };
     cse.region(&mut body, false);
     let progress = !cse.subst.is_empty();
@@ -151,9 +151,7 @@ impl Cse<'_> {
     fn region(&mut self, region: &mut Region, nested: bool) {
         let mark = self.undo.len();
         for instr in &mut region.instrs {
-            for src in instr.srcs_mut() {
-                *src = self.subst.get(*src);
-            }
+            self.subst.resolve_srcs(instr);
             match &mut instr.op {
                 Op::If(f) => {
                     self.region(&mut f.then_region, true);
