@@ -18,16 +18,41 @@ impl Shader {
 fn opt_dce(s: &mut Shader) -> bool {
     let mut any = false;
     loop {
-        let mut counts = use_counts(s);
-        let mut progress = false;
-        s.body
-            .for_each_region_mut(&mut |r| progress |= truncate_after_end(r));
-        progress |= dce_region(&mut s.body, &mut counts);
-        any |= progress;
-        if !progress {
+        let mut again = false;
+        any |= sweep(s, &mut again);
+        if !again {
+            // One sweep left no work for another (see `sweep`): debug builds
+            // (the corpus tests) check it.
+            if cfg!(debug_assertions) {
+                let mut copy = s.clone();
+                assert!(
+                    !sweep(&mut copy, &mut false),
+                    "opt_dce: a second sweep made progress\n{s}"
+                );
+            }
             return any;
         }
     }
+}
+
+/// One sweep: use counts, unreachable code, then [`dce_region`]. Returns
+/// whether it changed anything; sets `again` when another sweep may find
+/// more. The backward walk keeps the counts exact as it removes code (every
+/// removed source is decremented, and a value's uses all come after its
+/// definition, so they are gone before the walk reaches it), except where
+/// `dce_region` says otherwise: truncated code and removed loops keep
+/// their uses counted, and a loop body that changed may have left a
+/// parameter used only by its own `continue` slot (decided before the
+/// body is walked). Without those, a second sweep would start from the
+/// same counts and find nothing.
+fn sweep(s: &mut Shader, again: &mut bool) -> bool {
+    let mut counts = use_counts(s);
+    let mut progress = false;
+    s.body
+        .for_each_region_mut(&mut |r| progress |= truncate_after_end(r));
+    *again |= progress;
+    progress |= dce_region(&mut s.body, &mut counts, again);
+    progress
 }
 
 fn decrement(instr: &Instr, counts: &mut [u32]) {
@@ -57,7 +82,7 @@ fn is_pure(region: &Region) -> bool {
 /// Walk backwards so chains die in one sweep. Dead instructions are
 /// marked and dropped together at the end (the walk never returns to the
 /// instructions after one it removes), not moved out one by one.
-fn dce_region(region: &mut Region, counts: &mut Vec<u32>) -> bool {
+fn dce_region(region: &mut Region, counts: &mut Vec<u32>, again: &mut bool) -> bool {
     let mut progress = false;
     // Allocated at the first removal (most walks remove nothing).
     let mut removed: Vec<bool> = Vec::new();
@@ -95,8 +120,8 @@ fn dce_region(region: &mut Region, counts: &mut Vec<u32>) -> bool {
                     }
                     progress = true;
                 }
-                progress |= dce_region(&mut f.else_region, counts);
-                progress |= dce_region(&mut f.then_region, counts);
+                progress |= dce_region(&mut f.else_region, counts, again);
+                progress |= dce_region(&mut f.then_region, counts, again);
                 if instr.dsts.is_empty()
                     && is_empty_branch(&f.then_region)
                     && is_empty_branch(&f.else_region)
@@ -164,10 +189,16 @@ fn dce_region(region: &mut Region, counts: &mut Vec<u32>) -> bool {
                     }
                     progress = true;
                 }
-                progress |= dce_region(&mut l.body, counts);
+                if dce_region(&mut l.body, counts, again) {
+                    // A parameter may now be used by its own slot only.
+                    *again = true;
+                    progress = true;
+                }
                 if instr.dsts.is_empty() && is_pure(&l.body) {
                     decrement(&region.instrs[i], counts);
                     remove(&mut removed, i);
+                    // The body's uses stay counted.
+                    *again = true;
                     progress = true;
                 }
             }
