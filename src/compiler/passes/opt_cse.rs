@@ -26,10 +26,23 @@ impl Shader {
 /// so four items hold every `const`, `vec` and `swizzle`; an ALU op or a
 /// load with more than four sources is left alone. Plain data: hashing and
 /// comparing it touch no heap, and dropping the table drops nothing.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 struct Key {
     head: Head,
     items: [u64; 4],
+}
+
+/// The items as four words: the derived hash of the array would hash its
+/// length and then its 32 bytes as a byte string, several times the work
+/// with FxHash. Equal keys still hash equally, and the table is only
+/// probed, never iterated, so nothing depends on the hash values.
+impl std::hash::Hash for Key {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.head.hash(state);
+        for &item in &self.items {
+            state.write_u64(item);
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
