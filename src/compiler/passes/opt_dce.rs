@@ -41,10 +41,10 @@ fn opt_dce(s: &mut Shader) -> bool {
 /// removed source is decremented, and a value's uses all come after its
 /// definition, so they are gone before the walk reaches it), except where
 /// `dce_region` says otherwise: truncated code and removed loops keep
-/// their uses counted, and a loop body that changed may have left a
-/// parameter used only by its own `continue` slot (decided before the
-/// body is walked). Without those, a second sweep would start from the
-/// same counts and find nothing.
+/// their uses counted, and a loop whose body or parameters changed may
+/// have left a parameter used only by its own `continue` slot (which is
+/// decided once, before the body is walked). Without those, a second
+/// sweep would start from the same counts and find nothing.
 fn sweep(s: &mut Shader, again: &mut bool) -> bool {
     let mut counts = use_counts(s);
     let mut progress = false;
@@ -187,6 +187,9 @@ fn dce_region(region: &mut Region, counts: &mut Vec<u32>, again: &mut bool) -> b
                             *c = c.saturating_sub(1);
                         }
                     }
+                    // The `continue` values dropped may have been another
+                    // parameter's last uses besides its own slot.
+                    *again = true;
                     progress = true;
                 }
                 if dce_region(&mut l.body, counts, again) {
@@ -285,6 +288,71 @@ mod tests {
 }
 "#;
         assert_eq!(s.to_string(), expected);
+        assert!(!s.opt_dce());
+    }
+
+    /// A loop parameter whose last use besides its own `continue` slot
+    /// dies in the body only shows as dead to a second sweep: the changed
+    /// body must ask for it.
+    #[test]
+    fn a_parameter_dead_after_its_body_needs_the_second_sweep() {
+        let mut s = Shader::parse(
+            r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 8
+  %0:i32 = const 0x0
+  %1:i32 = const 0x1
+  %5:i32 = load_sysval sysval=local_invocation_index
+  %2:b1 = ieq %5, %0
+  loop (%3:i32 = %0) {
+    %4:i32 = iadd %3, %1
+    store_ssbo set=0 binding=0 %1, %0
+    if %2 {
+      break
+    } else {
+      yield
+    }
+    continue %3
+  }
+}"#,
+        )
+        .unwrap();
+        assert!(s.opt_dce());
+        let text = s.to_string();
+        assert!(text.contains("  loop () {\n"), "{text}");
+        assert!(text.contains("    continue\n"), "{text}");
+        assert!(!text.contains("iadd"), "{text}");
+        assert!(!s.opt_dce());
+    }
+
+    /// Dropping a dead parameter drops its `continue` values, which can be
+    /// another parameter's last uses besides its own slot (found by
+    /// `tests/ir_passes.rs::random_deep_programs`).
+    #[test]
+    fn a_parameter_dead_after_another_is_dropped_needs_the_second_sweep() {
+        let mut s = Shader::parse(
+            r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 6
+  %0:i32 = load_sysval sysval=local_invocation_index
+  %1:i32 = const 0x0
+  %5:b1 = ieq %0, %1
+  loop (%2:i32 = %1, %3:i32 = %1) {
+    store_ssbo set=0 binding=0 %1, %1
+    if %5 {
+      break
+    } else {
+      yield
+    }
+    continue %2, %2
+  }
+}"#,
+        )
+        .unwrap();
+        assert!(s.opt_dce());
+        let text = s.to_string();
+        assert!(text.contains("  loop () {\n"), "{text}");
+        assert!(text.contains("    continue\n"), "{text}");
         assert!(!s.opt_dce());
     }
 }
