@@ -99,6 +99,13 @@ impl<'s> Builder<'s> {
         })
     }
 
+    /// Moves the instructions appended so far to the region under
+    /// construction to the end of `out` (passes that lower instructions in
+    /// place build each replacement so: `lower_sysvals`).
+    pub fn drain_into(&mut self, out: &mut Vec<Instr>) {
+        out.append(&mut self.region().instrs);
+    }
+
     fn region(&mut self) -> &mut Region {
         self.stack
             .last_mut()

@@ -651,6 +651,7 @@ impl Instr {
     }
 
     /// Value sources read directly by this instruction (not by nested regions).
+    #[inline]
     pub fn srcs(&self) -> &[Value] {
         match &self.op {
             Op::Const(_) | Op::Undef => &[],
@@ -665,6 +666,7 @@ impl Instr {
     }
 
     /// Mutable access to the direct sources, for rewriting passes.
+    #[inline]
     pub fn srcs_mut(&mut self) -> &mut [Value] {
         match &mut self.op {
             Op::Const(_) | Op::Undef => &mut [],

@@ -69,10 +69,13 @@ impl Renumber {
 }
 
 fn compact_values(s: &mut Shader) -> bool {
+    let n = s.values.len();
     let mut r = Renumber {
-        map: vec![None; s.values.len()],
+        map: vec![None; n],
         old_types: std::mem::take(&mut s.values),
-        new_types: Vec::new(),
+        // As many as there were, or fewer (or more for invalid IR, which
+        // uses ids it never defines).
+        new_types: Vec::with_capacity(n),
     };
     r.region(&mut s.body);
     let changed = r.new_types.len() != r.old_types.len()

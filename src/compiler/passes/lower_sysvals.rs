@@ -49,8 +49,9 @@
 //! Runs once, after every pass that creates sysvals (`lower_xfb`); it must
 //! never see a shader that already contains `load_uniform`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
+use crate::compiler::ir::builder::Rewrite;
 use crate::compiler::ir::*;
 
 /// Byte offsets in the canonical sysval block.
@@ -233,17 +234,16 @@ impl PushUniformLayout {
 /// Lower sysvals and push constants (see the module doc); returns the layout.
 pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
     use sysval_offset::*;
-    let mut consts: rustc_hash::FxHashMap<Value, u64> = Default::default();
-    shader.body.for_each_instr(&mut |i| {
-        if let (Op::Const(c), [d]) = (&i.op, i.dsts.as_slice())
-            && c.values.len() == 1
-        {
-            consts.insert(*d, c.values[0]);
-        }
-    });
+    let consts = ScalarConsts::of(shader);
     let local_size = shader.info.local_size;
     let u32t = ValueType::U32;
-    Builder::rewrite(shader, &mut |instr, e| {
+    // In place: only regions holding something to lower are rebuilt, and
+    // the walk also collects the uniform words the result reads. Values
+    // are allocated in program order, as a whole-shader rewrite would.
+    let mut used = BTreeSet::new();
+    let mut body = std::mem::take(&mut shader.body);
+    let mut b = Builder::new(shader);
+    lower_region(&mut body, &mut b, &mut used, &mut |instr, e| {
         let Op::Intrinsic(i) = &instr.op else {
             e.push(instr);
             return;
@@ -316,7 +316,7 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
             Intrinsic::LoadPushConstant { base } => {
                 let ty = e.ty(dst);
                 let src = i.srcs[0];
-                let constant = consts.get(&src).map(|&o| u64::from(base) + o);
+                let constant = consts.get(src).map(|o| u64::from(base) + o);
                 let word_ok = |off: u64| match ty.bits {
                     32 => off.is_multiple_of(4),
                     64 => off.is_multiple_of(8),
@@ -368,46 +368,180 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
             _ => e.push(instr),
         }
     });
-    // Assign packed positions: used sysval words, then used push-constant words.
-    let mut used = BTreeSet::new();
-    let word_of = |offset: u32| {
-        if offset >= PUSH_CONSTANT_SPACE {
-            PushWord::PushConstant((offset - PUSH_CONSTANT_SPACE) / 8)
-        } else {
-            PushWord::Sysval(offset / 8)
-        }
-    };
-    shader.body.for_each_instr(&mut |i| {
-        if let Op::Intrinsic(OpIntrinsic {
-            kind: Intrinsic::LoadUniform { offset },
-            ..
-        }) = &i.op
-        {
-            used.insert(word_of(*offset));
-        }
-    });
+    b.finish();
+    shader.body = body;
+    // Assign packed positions: used sysval words, then used push-constant
+    // words (`PushWord`'s order, which `words` keeps sorted).
     let layout = PushUniformLayout {
         words: used.into_iter().collect(),
     };
-    let position: HashMap<PushWord, u32> = layout
-        .words
-        .iter()
-        .enumerate()
-        .map(|(i, w)| (*w, i as u32))
-        .collect();
-    shader.body.for_each_region_mut(&mut |r| {
-        for instr in &mut r.instrs {
-            if let Op::Intrinsic(OpIntrinsic {
-                kind: Intrinsic::LoadUniform { offset },
-                ..
-            }) = &mut instr.op
-            {
-                let w = word_of(*offset);
-                *offset = 8 * position[&w] + *offset % 8;
+    if !layout.words.is_empty() {
+        shader.body.for_each_region_mut(&mut |r| {
+            for instr in &mut r.instrs {
+                if let Op::Intrinsic(OpIntrinsic {
+                    kind: Intrinsic::LoadUniform { offset },
+                    ..
+                }) = &mut instr.op
+                {
+                    let w = word_of(*offset);
+                    // Every word read is in the layout (collected above).
+                    let (Ok(position) | Err(position)) = layout.words.binary_search(&w);
+                    *offset = 8 * position as u32 + *offset % 8;
+                }
             }
-        }
-    });
+        });
+    }
     layout
+}
+
+/// The push-uniform word a `load_uniform` byte offset of the pass's
+/// intermediate numbering reads.
+fn word_of(offset: u32) -> PushWord {
+    if offset >= PUSH_CONSTANT_SPACE {
+        PushWord::PushConstant((offset - PUSH_CONSTANT_SPACE) / 8)
+    } else {
+        PushWord::Sysval(offset / 8)
+    }
+}
+
+/// Notes the word `instr` reads if it is a `load_uniform`.
+fn note_uniform(instr: &Instr, used: &mut BTreeSet<PushWord>) {
+    if let Op::Intrinsic(OpIntrinsic {
+        kind: Intrinsic::LoadUniform { offset },
+        ..
+    }) = &instr.op
+    {
+        used.insert(word_of(*offset));
+    }
+}
+
+/// Whether the lowering closure of [`lower_sysvals`] replaces `instr`
+/// (it keeps everything else as it is).
+fn needs_lowering(instr: &Instr) -> bool {
+    let Op::Intrinsic(i) = &instr.op else {
+        return false;
+    };
+    if instr.dsts.is_empty() {
+        return false;
+    }
+    match i.kind {
+        Intrinsic::LoadSysVal(sv) => matches!(
+            sv,
+            SysVal::VertexIndex
+                | SysVal::InstanceIndex
+                | SysVal::BaseVertex
+                | SysVal::BaseInstance
+                | SysVal::ViewIndex
+                | SysVal::DrawIndex
+                | SysVal::RawVertexOffset
+                | SysVal::XfbParam(_)
+                | SysVal::NumWorkgroups
+                | SysVal::WorkgroupSize
+                | SysVal::LocalInvocationIndex
+        ),
+        Intrinsic::LoadPushConstant { .. } => true,
+        _ => false,
+    }
+}
+
+/// Lowers `region` (nested regions first, in program order) through
+/// `lower`, which appends an instruction's replacement to `b`'s region;
+/// notes in `used` the words every `load_uniform` of the result reads.
+/// A region is rebuilt from its first instruction to lower on; one with
+/// none stays where it is.
+fn lower_region<'s>(
+    region: &mut Region,
+    b: &mut Builder<'s>,
+    used: &mut BTreeSet<PushWord>,
+    lower: &mut Rewrite<'_, 's>,
+) {
+    let mut first = None;
+    for (k, instr) in region.instrs.iter_mut().enumerate() {
+        lower_nested(instr, b, used, lower);
+        if needs_lowering(instr) {
+            first = Some(k);
+            break;
+        }
+        note_uniform(instr, used);
+    }
+    let Some(first) = first else {
+        return;
+    };
+    let old = std::mem::take(&mut region.instrs);
+    // Lowering adds instructions: room for half as many again.
+    region.instrs.reserve(old.len() + old.len() / 2);
+    let mut rest = old.into_iter();
+    region.instrs.extend(rest.by_ref().take(first));
+    for (k, mut instr) in rest.enumerate() {
+        // The first one's nested regions were lowered by the scan above.
+        if k > 0 {
+            lower_nested(&mut instr, b, used, lower);
+        }
+        if needs_lowering(&instr) {
+            let start = region.instrs.len();
+            lower(instr, b);
+            b.drain_into(&mut region.instrs);
+            for new in &region.instrs[start..] {
+                note_uniform(new, used);
+            }
+        } else {
+            note_uniform(&instr, used);
+            region.instrs.push(instr);
+        }
+    }
+}
+
+fn lower_nested<'s>(
+    instr: &mut Instr,
+    b: &mut Builder<'s>,
+    used: &mut BTreeSet<PushWord>,
+    lower: &mut Rewrite<'_, 's>,
+) {
+    match &mut instr.op {
+        Op::If(f) => {
+            lower_region(&mut f.then_region, b, used, lower);
+            lower_region(&mut f.else_region, b, used, lower);
+        }
+        Op::Loop(l) => lower_region(&mut l.body, b, used, lower),
+        _ => {}
+    }
+}
+
+/// The value of every single-component `const`, by value id (what a
+/// `load_push_constant` offset may be): a dense table, and a map for ids
+/// past the value table (only invalid IR has them).
+struct ScalarConsts {
+    dense: Vec<Option<u64>>,
+    other: rustc_hash::FxHashMap<Value, u64>,
+}
+
+impl ScalarConsts {
+    fn of(shader: &Shader) -> ScalarConsts {
+        let mut t = ScalarConsts {
+            dense: vec![None; shader.values.len()],
+            other: Default::default(),
+        };
+        shader.body.for_each_instr(&mut |i| {
+            if let (Op::Const(c), [d]) = (&i.op, i.dsts.as_slice())
+                && c.values.len() == 1
+            {
+                match t.dense.get_mut(d.index()) {
+                    Some(slot) => *slot = Some(c.values[0]),
+                    None => {
+                        t.other.insert(*d, c.values[0]);
+                    }
+                }
+            }
+        });
+        t
+    }
+
+    fn get(&self, v: Value) -> Option<u64> {
+        match self.dense.get(v.index()) {
+            Some(c) => *c,
+            None => self.other.get(&v).copied(),
+        }
+    }
 }
 
 impl Shader {

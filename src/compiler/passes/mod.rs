@@ -120,9 +120,24 @@ impl Shader {
 
 /// Value replacement map: `dst → src` for values a pass has made redundant.
 /// Chains resolve transitively; [`Subst::apply`] rewrites every use.
+///
+/// The opt passes walk the shader in program order and resolve each
+/// instruction's sources as they go ([`Subst::resolve_srcs`]); in SSA form
+/// a value is replaced at its definition, before any use, so the final
+/// `apply` usually finds nothing to rewrite. A map made with
+/// [`Subst::tracking`] remembers which values sources already hold and
+/// lets `apply` skip its walk unless one of them got a replacement later
+/// (only then can a source be stale): the result is the same, one walk of
+/// the whole shader cheaper.
 pub struct Subst {
     map: Vec<Option<Value>>,
     any: bool,
+    /// [`Subst::tracking`]: values some source holds, by id (empty otherwise).
+    read: Vec<bool>,
+    tracking: bool,
+    /// A value in `read` (or an id past it) got a replacement after it
+    /// was read: `apply` must walk.
+    stale: bool,
 }
 
 impl Subst {
@@ -130,6 +145,21 @@ impl Subst {
         Subst {
             map: vec![None; shader.values.len()],
             any: false,
+            read: Vec::new(),
+            tracking: false,
+            stale: false,
+        }
+    }
+
+    /// A map whose [`Subst::apply`] walks only when a source may be stale:
+    /// the pass must resolve every source it visits with
+    /// [`Subst::resolve_srcs`] and report every value it stores into a
+    /// source otherwise with [`Subst::note_read`].
+    pub fn tracking(shader: &Shader) -> Subst {
+        Subst {
+            read: vec![false; shader.values.len()],
+            tracking: true,
+            ..Subst::new(shader)
         }
     }
 
@@ -146,6 +176,9 @@ impl Subst {
             self.fit(from);
             self.map[from.index()] = Some(to);
             self.any = true;
+            if self.read.get(from.index()).copied().unwrap_or(false) {
+                self.stale = true;
+            }
         }
     }
 
@@ -161,13 +194,34 @@ impl Subst {
         v
     }
 
+    /// Rewrite `instr`'s direct sources through the map (what `apply` does
+    /// to them) and note the values they now hold.
+    #[inline]
+    pub fn resolve_srcs(&mut self, instr: &mut Instr) {
+        for src in instr.srcs_mut() {
+            let v = self.get(*src);
+            *src = v;
+            self.note_read(v);
+        }
+    }
+
+    /// A source now holds `v` (for [`Subst::tracking`] maps).
+    #[inline]
+    pub fn note_read(&mut self, v: Value) {
+        match self.read.get_mut(v.index()) {
+            Some(r) => *r = true,
+            // An id past the table: no cheap record, so `apply` walks.
+            None => self.stale |= self.tracking,
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         !self.any
     }
 
     /// Rewrite every use in `region` (nested regions included).
     pub fn apply(&self, region: &mut Region) {
-        if !self.any {
+        if !self.any || (self.tracking && !self.stale) {
             return;
         }
         region.for_each_region_mut(&mut |r| {
@@ -312,4 +366,56 @@ pub fn truncate_after_end(region: &mut Region) -> bool {
         }
     }
     progress
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shader() -> Shader {
+        Shader::parse(
+            r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 4
+  %0:i32 = load_sysval sysval=local_invocation_index
+  %1:i32 = mov %0
+  %2:i32 = iadd %1, %1
+  store_ssbo set=0 binding=0 %2, %1
+}"#,
+        )
+        .unwrap()
+    }
+
+    /// A tracking map's `apply` still rewrites a source that was resolved
+    /// before its value got a replacement (the walk it skips otherwise).
+    #[test]
+    fn tracking_subst_applies_replacements_made_after_a_read() {
+        let mut s = shader();
+        let mut subst = Subst::tracking(&s);
+        for instr in &mut s.body.instrs {
+            subst.resolve_srcs(instr);
+        }
+        subst.replace(Value(1), Value(0));
+        subst.apply(&mut s.body);
+        assert_eq!(s.body.instrs[2].srcs(), &[Value(0), Value(0)]);
+        assert_eq!(s.body.instrs[3].srcs(), &[Value(2), Value(0)]);
+    }
+
+    /// Replacements made before any source holds the value need no walk:
+    /// resolving in program order already rewrote every use.
+    #[test]
+    fn tracking_subst_resolves_uses_after_the_replacement() {
+        let mut s = shader();
+        let mut subst = Subst::tracking(&s);
+        let mut instrs = std::mem::take(&mut s.body.instrs);
+        for instr in &mut instrs {
+            subst.resolve_srcs(instr);
+            if let Op::Alu(OpAlu { op: AluOp::Mov, srcs }) = &instr.op {
+                subst.replace(instr.dsts[0], srcs[0]);
+            }
+        }
+        assert!(!subst.stale);
+        assert_eq!(instrs[2].srcs(), &[Value(0), Value(0)]);
+        assert_eq!(instrs[3].srcs(), &[Value(2), Value(0)]);
+    }
 }

@@ -63,7 +63,7 @@ fn opt_algebraic(s: &mut Shader) -> bool {
     let mut a = Algebraic {
         consts,
         alu_defs: vec![None; n],
-        subst: Subst::new(s),
+        subst: Subst::tracking(s),
         shader: s,
         progress: false,
     };
@@ -98,9 +98,7 @@ impl Algebraic<'_> {
         let mut dropped: Vec<usize> = Vec::new();
         let mut added: Vec<(usize, Instr)> = Vec::new();
         for (i, instr) in region.instrs.iter_mut().enumerate() {
-            for src in instr.srcs_mut() {
-                *src = self.subst.get(*src);
-            }
+            self.subst.resolve_srcs(instr);
             match &mut instr.op {
                 Op::If(f) => {
                     self.region(&mut f.then_region);
@@ -138,6 +136,8 @@ impl Algebraic<'_> {
                             ));
                             alu.op = op;
                             alu.srcs = [x, c].into();
+                            // `c` is new and, a constant, never replaced here.
+                            self.subst.note_read(x);
                             self.progress = true;
                         }
                         None => {}

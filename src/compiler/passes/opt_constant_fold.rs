@@ -28,7 +28,7 @@ fn opt_constant_fold(s: &mut Shader) -> bool {
     let mut f = Fold {
         values: &s.values,
         consts,
-        subst: Subst::new(s),
+        subst: Subst::tracking(s),
         progress: false,
     };
     f.region(&mut body);
@@ -49,9 +49,7 @@ impl Fold<'_> {
         let mut i = 0;
         while i < region.instrs.len() {
             let instr = &mut region.instrs[i];
-            for src in instr.srcs_mut() {
-                *src = self.subst.get(*src);
-            }
+            self.subst.resolve_srcs(instr);
             if let Some(values) = self.fold(instr) {
                 self.consts.set(instr.dsts[0], &values);
                 instr.op = Op::Const(OpConst {

@@ -37,7 +37,7 @@ fn opt_copy_prop(s: &mut Shader) -> bool {
     let mut cp = CopyProp {
         values: &s.values,
         defs: vec![None; s.values.len()],
-        subst: Subst::new(s),
+        subst: Subst::tracking(s),
         progress: false,
     };
     cp.region(&mut body);
@@ -61,9 +61,7 @@ impl CopyProp<'_> {
 
     fn region(&mut self, region: &mut Region) {
         for instr in &mut region.instrs {
-            for src in instr.srcs_mut() {
-                *src = self.subst.get(*src);
-            }
+            self.subst.resolve_srcs(instr);
             let dst = instr.dsts.first().copied();
             match &mut instr.op {
                 Op::Alu(OpAlu {
@@ -83,6 +81,7 @@ impl CopyProp<'_> {
                     {
                         sw.comps = sw.comps.iter().map(|&c| ic[usize::from(c)]).collect();
                         sw.src = inner;
+                        self.subst.note_read(inner);
                         self.progress = true;
                     }
                     let identity = sw.comps.len() == self.comps(sw.src)

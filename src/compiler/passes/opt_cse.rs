@@ -26,10 +26,23 @@ impl Shader {
 /// so four items hold every `const`, `vec` and `swizzle`; an ALU op or a
 /// load with more than four sources is left alone. Plain data: hashing and
 /// comparing it touch no heap, and dropping the table drops nothing.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 struct Key {
     head: Head,
     items: [u64; 4],
+}
+
+/// The items as four words: the derived hash of the array would hash its
+/// length and then its 32 bytes as a byte string, several times the work
+/// with FxHash. Equal keys still hash equally, and the table is only
+/// probed, never iterated, so nothing depends on the hash values.
+impl std::hash::Hash for Key {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.head.hash(state);
+        for &item in &self.items {
+            state.write_u64(item);
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -136,7 +149,7 @@ fn opt_cse(s: &mut Shader) -> bool {
         values: &s.values,
         table: FxHashMap::with_capacity_and_hasher(s.values.len(), Default::default()),
         undo: Vec::new(),
-        subst: Subst::new(s),
+        subst: Subst::tracking(s),
     };
     cse.region(&mut body, false);
     let progress = !cse.subst.is_empty();
@@ -151,9 +164,7 @@ impl Cse<'_> {
     fn region(&mut self, region: &mut Region, nested: bool) {
         let mark = self.undo.len();
         for instr in &mut region.instrs {
-            for src in instr.srcs_mut() {
-                *src = self.subst.get(*src);
-            }
+            self.subst.resolve_srcs(instr);
             match &mut instr.op {
                 Op::If(f) => {
                     self.region(&mut f.then_region, true);

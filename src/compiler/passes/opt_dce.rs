@@ -18,16 +18,41 @@ impl Shader {
 fn opt_dce(s: &mut Shader) -> bool {
     let mut any = false;
     loop {
-        let mut counts = use_counts(s);
-        let mut progress = false;
-        s.body
-            .for_each_region_mut(&mut |r| progress |= truncate_after_end(r));
-        progress |= dce_region(&mut s.body, &mut counts);
-        any |= progress;
-        if !progress {
+        let mut again = false;
+        any |= sweep(s, &mut again);
+        if !again {
+            // One sweep left no work for another (see `sweep`): debug builds
+            // (the corpus tests) check it.
+            if cfg!(debug_assertions) {
+                let mut copy = s.clone();
+                assert!(
+                    !sweep(&mut copy, &mut false),
+                    "opt_dce: a second sweep made progress\n{s}"
+                );
+            }
             return any;
         }
     }
+}
+
+/// One sweep: use counts, unreachable code, then [`dce_region`]. Returns
+/// whether it changed anything; sets `again` when another sweep may find
+/// more. The backward walk keeps the counts exact as it removes code (every
+/// removed source is decremented, and a value's uses all come after its
+/// definition, so they are gone before the walk reaches it), except where
+/// `dce_region` says otherwise: truncated code and removed loops keep
+/// their uses counted, and a loop whose body or parameters changed may
+/// have left a parameter used only by its own `continue` slot (which is
+/// decided once, before the body is walked). Without those, a second
+/// sweep would start from the same counts and find nothing.
+fn sweep(s: &mut Shader, again: &mut bool) -> bool {
+    let mut counts = use_counts(s);
+    let mut progress = false;
+    s.body
+        .for_each_region_mut(&mut |r| progress |= truncate_after_end(r));
+    *again |= progress;
+    progress |= dce_region(&mut s.body, &mut counts, again);
+    progress
 }
 
 fn decrement(instr: &Instr, counts: &mut [u32]) {
@@ -57,7 +82,7 @@ fn is_pure(region: &Region) -> bool {
 /// Walk backwards so chains die in one sweep. Dead instructions are
 /// marked and dropped together at the end (the walk never returns to the
 /// instructions after one it removes), not moved out one by one.
-fn dce_region(region: &mut Region, counts: &mut Vec<u32>) -> bool {
+fn dce_region(region: &mut Region, counts: &mut Vec<u32>, again: &mut bool) -> bool {
     let mut progress = false;
     // Allocated at the first removal (most walks remove nothing).
     let mut removed: Vec<bool> = Vec::new();
@@ -95,8 +120,8 @@ fn dce_region(region: &mut Region, counts: &mut Vec<u32>) -> bool {
                     }
                     progress = true;
                 }
-                progress |= dce_region(&mut f.else_region, counts);
-                progress |= dce_region(&mut f.then_region, counts);
+                progress |= dce_region(&mut f.else_region, counts, again);
+                progress |= dce_region(&mut f.then_region, counts, again);
                 if instr.dsts.is_empty()
                     && is_empty_branch(&f.then_region)
                     && is_empty_branch(&f.else_region)
@@ -162,12 +187,21 @@ fn dce_region(region: &mut Region, counts: &mut Vec<u32>) -> bool {
                             *c = c.saturating_sub(1);
                         }
                     }
+                    // The `continue` values dropped may have been another
+                    // parameter's last uses besides its own slot.
+                    *again = true;
                     progress = true;
                 }
-                progress |= dce_region(&mut l.body, counts);
+                if dce_region(&mut l.body, counts, again) {
+                    // A parameter may now be used by its own slot only.
+                    *again = true;
+                    progress = true;
+                }
                 if instr.dsts.is_empty() && is_pure(&l.body) {
                     decrement(&region.instrs[i], counts);
                     remove(&mut removed, i);
+                    // The body's uses stay counted.
+                    *again = true;
                     progress = true;
                 }
             }
@@ -254,6 +288,71 @@ mod tests {
 }
 "#;
         assert_eq!(s.to_string(), expected);
+        assert!(!s.opt_dce());
+    }
+
+    /// A loop parameter whose last use besides its own `continue` slot
+    /// dies in the body only shows as dead to a second sweep: the changed
+    /// body must ask for it.
+    #[test]
+    fn a_parameter_dead_after_its_body_needs_the_second_sweep() {
+        let mut s = Shader::parse(
+            r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 8
+  %0:i32 = const 0x0
+  %1:i32 = const 0x1
+  %5:i32 = load_sysval sysval=local_invocation_index
+  %2:b1 = ieq %5, %0
+  loop (%3:i32 = %0) {
+    %4:i32 = iadd %3, %1
+    store_ssbo set=0 binding=0 %1, %0
+    if %2 {
+      break
+    } else {
+      yield
+    }
+    continue %3
+  }
+}"#,
+        )
+        .unwrap();
+        assert!(s.opt_dce());
+        let text = s.to_string();
+        assert!(text.contains("  loop () {\n"), "{text}");
+        assert!(text.contains("    continue\n"), "{text}");
+        assert!(!text.contains("iadd"), "{text}");
+        assert!(!s.opt_dce());
+    }
+
+    /// Dropping a dead parameter drops its `continue` values, which can be
+    /// another parameter's last uses besides its own slot (found by
+    /// `tests/ir_passes.rs::random_deep_programs`).
+    #[test]
+    fn a_parameter_dead_after_another_is_dropped_needs_the_second_sweep() {
+        let mut s = Shader::parse(
+            r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 6
+  %0:i32 = load_sysval sysval=local_invocation_index
+  %1:i32 = const 0x0
+  %5:b1 = ieq %0, %1
+  loop (%2:i32 = %1, %3:i32 = %1) {
+    store_ssbo set=0 binding=0 %1, %1
+    if %5 {
+      break
+    } else {
+      yield
+    }
+    continue %2, %2
+  }
+}"#,
+        )
+        .unwrap();
+        assert!(s.opt_dce());
+        let text = s.to_string();
+        assert!(text.contains("  loop () {\n"), "{text}");
+        assert!(text.contains("    continue\n"), "{text}");
         assert!(!s.opt_dce());
     }
 }

@@ -29,17 +29,16 @@ pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>> {
         return Err(SpirvError::BadModule("shorter than the header".into()));
     }
     let big = u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) == MAGIC;
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|c| {
-            let w = [c[0], c[1], c[2], c[3]];
-            if big {
-                u32::from_be_bytes(w)
-            } else {
-                u32::from_le_bytes(w)
-            }
-        })
-        .collect())
+    // One loop per byte order (not a test per word), into a vector of the
+    // right size.
+    let (chunks, _) = bytes.as_chunks::<4>();
+    let mut words = Vec::with_capacity(chunks.len());
+    if big {
+        words.extend(chunks.iter().map(|&c| u32::from_be_bytes(c)));
+    } else {
+        words.extend(chunks.iter().map(|&c| u32::from_le_bytes(c)));
+    }
+    Ok(words)
 }
 
 pub fn parse_header(words: &[u32]) -> Result<Header> {
@@ -91,7 +90,9 @@ pub struct Inst<'a> {
 
 /// Split the words after the header into instructions.
 pub fn instructions(words: &[u32]) -> Result<Vec<Inst<'_>>> {
-    let mut out = Vec::new();
+    // Room for instructions of three words on average (what glslang's
+    // modules average, or more), so the vector rarely grows.
+    let mut out = Vec::with_capacity(words.len() / 3);
     let mut at = 5;
     while at < words.len() {
         let first = words[at];
@@ -171,17 +172,26 @@ impl<'a> Inst<'a> {
     /// A literal string starting at operand `i`; returns it and the index of the next operand.
     pub fn string(&self, i: usize) -> Result<(String, usize)> {
         let words = self.rest(i);
-        let mut bytes = Vec::new();
-        for (n, w) in words.iter().enumerate() {
-            for b in w.to_le_bytes() {
-                if b == 0 {
-                    let s = String::from_utf8_lossy(&bytes).into_owned();
-                    return Ok((s, i + n + 1));
-                }
-                bytes.push(b);
-            }
+        // The word holding the terminating NUL, then the bytes before it
+        // copied once into a string of their size.
+        let Some(n) = words
+            .iter()
+            .position(|w| w.to_le_bytes().contains(&0))
+        else {
+            return Err(self.invalid("unterminated literal string"));
+        };
+        let mut bytes = Vec::with_capacity(4 * n + 3);
+        for w in &words[..=n] {
+            bytes.extend_from_slice(&w.to_le_bytes());
         }
-        Err(self.invalid("unterminated literal string"))
+        if let Some(end) = bytes.iter().position(|&b| b == 0) {
+            bytes.truncate(end);
+        }
+        let s = match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
+        Ok((s, i + n + 1))
     }
 }
 
@@ -222,5 +232,22 @@ mod tests {
         };
         assert_eq!(inst.string(0).unwrap(), ("main".to_string(), 2));
         assert!(inst.word(7).is_err());
+        // NUL inside a word, a string after another operand, invalid UTF-8
+        // (replaced, as `from_utf8_lossy` does), no NUL at all.
+        let words = [
+            7,
+            u32::from_le_bytes(*b"ab\0\0"),
+            u32::from_le_bytes(*b"xyzw"),
+            u32::from_le_bytes([b'v', 0xff, 0, b'q']),
+            u32::from_le_bytes(*b"tail"),
+        ];
+        let inst = Inst {
+            operands: &words,
+            ..inst
+        };
+        assert_eq!(inst.string(1).unwrap(), ("ab".to_string(), 2));
+        assert_eq!(inst.string(2).unwrap(), ("xyzwv\u{fffd}".to_string(), 4));
+        assert!(inst.string(4).is_err());
+        assert!(inst.string(9).is_err());
     }
 }
