@@ -106,8 +106,32 @@ impl Graph<'_> {
     }
 }
 
+/// Buffers [`build_with`] reuses from one block to the next.
+#[derive(Default)]
+pub struct Scratch {
+    reader_pool: Vec<(usize, u32)>,
+    edges: Vec<(usize, u8)>,
+    all: Vec<(usize, usize, u8)>,
+    count: Vec<u32>,
+}
+
 /// Builds the graph of a block's instructions (in program order).
 pub fn build(instrs: &[Instr]) -> Graph<'_> {
+    build_with(instrs, &mut Scratch::default())
+}
+
+/// [`build`] with the working buffers of `scratch` (the scheduler builds
+/// one graph per block).
+pub fn build_with<'a>(instrs: &'a [Instr], scratch: &mut Scratch) -> Graph<'a> {
+    let Scratch {
+        reader_pool,
+        edges,
+        all,
+        count,
+    } = scratch;
+    reader_pool.clear();
+    edges.clear();
+    all.clear();
     let mut nodes: Vec<Node> = Vec::with_capacity(instrs.len());
     let mut i = 0;
     while i < instrs.len() {
@@ -134,12 +158,9 @@ pub fn build(instrs: &[Instr]) -> Graph<'_> {
     // the successor lists are built in program order below).
     const NONE: u32 = u32::MAX;
     let mut reader_head = [NONE; 64];
-    let mut reader_pool: Vec<(usize, u32)> = Vec::with_capacity(instrs.len() * 2);
     let mut last_ordered: Option<usize> = None;
-    // This node's incoming edges (merged per predecessor).
-    let mut edges: Vec<(usize, u8)> = Vec::new();
-    // Every edge (from, to, kinds), in the order of `to`.
-    let mut all: Vec<(usize, usize, u8)> = Vec::with_capacity(instrs.len() * 4);
+    // `edges`: this node's incoming edges (merged per predecessor); `all`:
+    // every edge (from, to, kinds), in the order of `to`.
     for (n, node) in nodes.iter_mut().enumerate() {
         edges.clear();
         let (mut reads, mut writes) = reads_writes(node.first);
@@ -156,17 +177,17 @@ pub fn build(instrs: &[Instr]) -> Graph<'_> {
             if reads & bit != 0
                 && let Some(w) = last_write[r]
             {
-                add_edge(&mut edges, w, RAW);
+                add_edge(edges, w, RAW);
             }
             if writes & bit != 0 {
                 if let Some(w) = last_write[r] {
-                    add_edge(&mut edges, w, WAW);
+                    add_edge(edges, w, WAW);
                 }
                 let mut e = reader_head[r];
                 while e != NONE {
                     let (rd, before) = reader_pool[e as usize];
                     if rd != n {
-                        add_edge(&mut edges, rd, WAR);
+                        add_edge(edges, rd, WAR);
                     }
                     e = before;
                 }
@@ -188,7 +209,7 @@ pub fn build(instrs: &[Instr]) -> Graph<'_> {
         }
         if node.ends_clause {
             if let Some(p) = last_ordered {
-                add_edge(&mut edges, p, ORDER);
+                add_edge(edges, p, ORDER);
             }
             last_ordered = Some(n);
         }
@@ -200,7 +221,7 @@ pub fn build(instrs: &[Instr]) -> Graph<'_> {
             Op::Atest | Op::ZsEmit { .. } | Op::Blend { .. }
         ) {
             for p in 0..n {
-                add_edge(&mut edges, p, ORDER);
+                add_edge(edges, p, ORDER);
             }
         }
         all.extend(edges.iter().map(|&(p, k)| (p, n, k)));
@@ -208,8 +229,9 @@ pub fn build(instrs: &[Instr]) -> Graph<'_> {
     }
     // Successor lists by counting sort on `from`: `all` is in the order of
     // `to`, so each list comes out sorted.
-    let mut count = vec![0u32; nodes.len() + 1];
-    for &(p, _, _) in &all {
+    count.clear();
+    count.resize(nodes.len() + 1, 0);
+    for &(p, _, _) in all.iter() {
         count[p + 1] += 1;
     }
     for i in 0..nodes.len() {
@@ -217,8 +239,8 @@ pub fn build(instrs: &[Instr]) -> Graph<'_> {
         nodes[i].succs = count[i]..count[i + 1];
     }
     let mut succ_edges = vec![(0usize, 0u8); all.len()];
-    let mut next = count;
-    for &(p, n, k) in &all {
+    let next = count;
+    for &(p, n, k) in all.iter() {
         succ_edges[next[p] as usize] = (n, k);
         next[p] += 1;
     }

@@ -178,6 +178,8 @@ struct Builder {
     scratch: Vec<usize>,
     /// Reused buffer of ADD candidates.
     add_scratch: Vec<usize>,
+    /// Reused buffers of the dependency graphs.
+    dag_scratch: dag::Scratch,
 }
 
 impl Builder {
@@ -366,6 +368,7 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         cur: Vec::with_capacity(9),
         scratch: Vec::new(),
         add_scratch: Vec::new(),
+        dag_scratch: dag::Scratch::default(),
     };
     let mut block_clause = Vec::with_capacity(p.blocks.len());
     for (bi, block) in p.blocks.iter().enumerate() {
@@ -605,8 +608,8 @@ struct Ready<'a> {
 }
 
 impl<'a> Ready<'a> {
-    fn new(instrs: &'a [Instr]) -> Ready<'a> {
-        let graph = dag::build(instrs);
+    fn new(instrs: &'a [Instr], scratch: &mut dag::Scratch) -> Ready<'a> {
+        let graph = dag::build_with(instrs, scratch);
         let preds_left: Vec<usize> = graph.nodes.iter().map(|n| n.npreds).collect();
         let mut ready: Vec<u64> = (0..graph.nodes.len())
             .filter(|&i| preds_left[i] == 0)
@@ -834,7 +837,7 @@ impl Builder {
     /// else ready fits in the clause (or the clause is nearly full): the
     /// independent work fills the clause it ends.
     fn list_schedule(&mut self, block: usize, instrs: &[Instr]) -> Result<(), CompileError> {
-        let mut g = Ready::new(instrs);
+        let mut g = Ready::new(instrs, &mut self.dag_scratch);
         let mut order = Vec::new();
         while g.left > 0 {
             g.by_priority(&mut order);
