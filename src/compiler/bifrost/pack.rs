@@ -147,11 +147,9 @@ const MAX_SRCS: usize = 4;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TuplePlan {
     /// Selectors per instruction (FMA, ADD), the first `nsrc[k]` valid;
-    /// constant operands hold `CONST_LO` + their value index until the
-    /// layout is known.
+    /// an immediate read as an embedded constant has selector 4 until the
+    /// layout says which half of its pair it is (4 low, 5 high).
     sel: [[u8; MAX_SRCS]; 2],
-    /// Constant value of each operand that reads one (per instruction).
-    consts: [[Option<u32>; MAX_SRCS]; 2],
     nsrc: [u8; 2],
     pub req: PortRequest,
     /// `req` packed (its FAU index, 0 here, is set when packing the
@@ -164,11 +162,6 @@ impl TuplePlan {
     /// Selectors of instruction `k` (0 FMA, 1 ADD).
     pub fn sel(&self, k: usize) -> &[u8] {
         &self.sel[k][..usize::from(self.nsrc[k])]
-    }
-
-    /// Constant value of each source of instruction `k` that reads one.
-    pub fn consts(&self, k: usize) -> &[Option<u32>] {
-        &self.consts[k][..usize::from(self.nsrc[k])]
     }
 }
 
@@ -214,7 +207,6 @@ pub fn plan_tuple(
     let mut reads = [(0u8, 0u8); 3];
     let mut nreads = 0usize;
     let mut sel = [[0u8; MAX_SRCS]; 2];
-    let mut consts = [[None::<u32>; MAX_SRCS]; 2];
     let mut nsrc = [0u8; 2];
     let fma_dst = t.writes()[0];
     for (k, ins) in [&t.fma, &t.add].into_iter().enumerate() {
@@ -252,7 +244,6 @@ pub fn plan_tuple(
             if pc_relative && j + 1 == srcs.len() {
                 // The PC-relative offset: high half of the branch constant.
                 sel[k][j] = 5;
-                consts[k][j] = None;
                 continue;
             }
             let (selector, c) = match s {
@@ -320,7 +311,6 @@ pub fn plan_tuple(
                 return None;
             }
             sel[k][j] = selector;
-            consts[k][j] = c;
         }
     }
     let reads = &reads[..nreads];
@@ -386,7 +376,6 @@ pub fn plan_tuple(
         }
         let plan = TuplePlan {
             sel,
-            consts,
             nsrc,
             req,
             regs,
@@ -855,10 +844,14 @@ fn pack_clause(c: &SClause, branch_offset: i64) -> Result<PackedClause, CompileE
             built[k] = Some(match ins {
                 None => nop(unit)?,
                 Some(ins) => {
+                    // Embedded constants: the immediates planned at selector
+                    // 4 (an FMA zero at 3 and a branch offset at 5 are not).
                     let mut sel = plan.sel[k];
-                    for (j, cv) in plan.consts(k).iter().enumerate() {
-                        if let Some(v) = cv {
-                            sel[j] = if (pair >> 32) as u32 == *v { 5 } else { 4 };
+                    for (j, s) in ins.encoded_srcs().iter().enumerate() {
+                        if let Src::Imm(v) = *s
+                            && sel[j] == 4
+                        {
+                            sel[j] = if (pair >> 32) as u32 == v { 5 } else { 4 };
                         }
                     }
                     build_fields(&ins.op, &sel[..usize::from(plan.nsrc[k])])?
