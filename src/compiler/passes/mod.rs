@@ -410,7 +410,11 @@ mod tests {
         let mut instrs = std::mem::take(&mut s.body.instrs);
         for instr in &mut instrs {
             subst.resolve_srcs(instr);
-            if let Op::Alu(OpAlu { op: AluOp::Mov, srcs }) = &instr.op {
+            if let Op::Alu(OpAlu {
+                op: AluOp::Mov,
+                srcs,
+            }) = &instr.op
+            {
                 subst.replace(instr.dsts[0], srcs[0]);
             }
         }

@@ -174,10 +174,7 @@ impl<'a> Inst<'a> {
         let words = self.rest(i);
         // The word holding the terminating NUL, then the bytes before it
         // copied once into a string of their size.
-        let Some(n) = words
-            .iter()
-            .position(|w| w.to_le_bytes().contains(&0))
-        else {
+        let Some(n) = words.iter().position(|w| w.to_le_bytes().contains(&0)) else {
             return Err(self.invalid("unterminated literal string"));
         };
         let mut bytes = Vec::with_capacity(4 * n + 3);
