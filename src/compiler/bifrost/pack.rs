@@ -732,11 +732,14 @@ struct PackedClause {
 impl PackedClause {
     /// Appends the clause's bytes to `out`.
     fn encode_into(&self, header: &ClauseHeader, out: &mut Vec<u8>) -> Result<(), CompileError> {
+        let n = self.tuples.len();
+        if n > MAX_TUPLES {
+            return Err(CompileError::Encode(format!("{n} tuples in a clause")));
+        }
         let mut parts = [(RegBlock::default(), [0u32; 2]); MAX_TUPLES];
         for (p, t) in parts.iter_mut().zip(&self.tuples) {
             *p = (t.regs, [t.instrs[0].1, t.instrs[1].1]);
         }
-        let n = self.tuples.len().min(MAX_TUPLES);
         encode_clause_parts_into(header, &parts[..n], &self.constants, self.m_field, out)
             .map_err(|e| CompileError::Encode(e.to_string()))
     }
