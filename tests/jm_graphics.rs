@@ -7397,15 +7397,9 @@ fn cube_depth_compares_match_the_reference() {
 fn cube_implicit_scenes(frag: &str, shadow: bool, array: bool) -> usize {
     use bifrost_vk::compiler::bifrost::Arch as IsaArch;
     use bifrost_vk::jm::texture::{MipLevel, MipmapMode, SamplerLod, TextureDim};
-    use bifrost_vk::testing::sampler::{AddressMode, Image, ImageFormat, Sampler, implicit_lod};
-    const AXES: [[[f32; 3]; 3]; 6] = [
-        [[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, -1.0, 0.0]],
-        [[-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]],
-        [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
-        [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0]],
-        [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, -1.0, 0.0]],
-        [[0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]],
-    ];
+    use bifrost_vk::testing::sampler::{
+        AddressMode, Image, ImageFormat, Sampler, cube_direction, implicit_lod,
+    };
     let v = std::fs::read(format!("{GRAPHICS_SHADERS}/clip_rgba.vert.spv")).unwrap();
     let f = std::fs::read(format!("{GRAPHICS_SHADERS}/{frag}")).unwrap();
     let format = if shadow {
@@ -7515,10 +7509,8 @@ fn cube_implicit_scenes(frag: &str, shadow: bool, array: bool) -> usize {
                 "λ·256 = {exact} too close to a rounding boundary"
             );
             CUBE.with(|t| *t.borrow_mut() = Some((levels, sampler, lod)));
-            let [m, s, t] = AXES[face];
             let corner = |x: f32, y: f32| {
-                let (sc, tc) = (sc0 + kx * x, tc0 + ky * y);
-                let d: [f32; 3] = std::array::from_fn(|a| m[a] + sc * s[a] + tc * t[a]);
+                let d = cube_direction(face, sc0 + kx * x, tc0 + ky * y);
                 [x, y, 0.0, 1.0, d[0], d[1], d[2], 0.4375]
             };
             let mut scene = quad_scene(&vs, &fs, corner);

@@ -3527,19 +3527,6 @@ fn textures_of_another_dimension_fault() {
     }
 }
 
-/// A cube face's axes for building test directions: the direction of face
-/// coordinates (sc, tc) ∈ [−1, 1]² on face f (+X −X +Y −Y +Z −Z) is
-/// major + sc · s_axis + tc · t_axis (Vulkan "Cube Map Face Selection and
-/// Transformations", read backwards).
-const TEST_CUBE_AXES: [[[f32; 3]; 3]; 6] = [
-    [[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, -1.0, 0.0]],
-    [[-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]],
-    [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
-    [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0]],
-    [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, -1.0, 0.0]],
-    [[0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]],
-];
-
 /// `cubes` cubes of `levels` levels of n × n RGBA8 UNORM faces in GPU
 /// memory: each level one allocation of its 6 × cubes faces (face f of
 /// cube c at layer 6c + f), a face's bytes plus 64 apart; the images as
@@ -3657,8 +3644,7 @@ fn cube_direction(rng: &mut Rng, kind: u64, n: u32) -> [f32; 3] {
                 (tc, sc)
             };
             let ma = 0.5 + rng.unit() * 3.0;
-            let [m, s, t] = TEST_CUBE_AXES[face];
-            std::array::from_fn(|k| ma * (m[k] + sc * s[k] + tc * t[k]))
+            bifrost_vk::testing::sampler::cube_direction(face, sc, tc).map(|c| ma * c)
         }
     }
 }

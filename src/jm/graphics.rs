@@ -514,12 +514,14 @@ pub struct DrawJobs {
     pub draw: u64,
 }
 
-fn put(words: &mut [u32], f: Field, v: u64) -> JmResult<()> {
+/// Writes field `f` (an error when `v` does not fit); shared with `preload`.
+pub(super) fn put(words: &mut [u32], f: Field, v: u64) -> JmResult<()> {
     f.set(words, v)
         .map_err(|_| JmError::Encoding("graphics descriptor field overflow"))
 }
 
-fn set(layout: &Layout, words: &mut [u32], path: &str, v: u64) -> JmResult<()> {
+/// Writes the field at `path` of `layout`; shared with `preload`.
+pub(super) fn set(layout: &Layout, words: &mut [u32], path: &str, v: u64) -> JmResult<()> {
     layout
         .set(words, path, v)
         .map_err(|_| JmError::Encoding("graphics descriptor field overflow"))

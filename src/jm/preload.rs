@@ -46,7 +46,9 @@ use super::error::{JmError, JmResult};
 use super::framebuffer::{
     BlockFormat, ColorFormat, ColorKind, ColorTarget, DepthTarget, Framebuffer,
 };
-use super::graphics::{Blend, ColorTargetState, blend_words_with, set_v7_shader_properties};
+use super::graphics::{
+    Blend, ColorTargetState, blend_words_with, put, set, set_v7_shader_properties,
+};
 use super::pool::GpuPool;
 use super::texture::{
     MAX_MIP_LEVELS, MipLevel, SamplerDesc, SamplerLod, TexelFormat, TexelLayout, TextureDesc,
@@ -57,7 +59,6 @@ use crate::compiler::bifrost::{self, Options};
 use crate::compiler::ir::SampledType;
 use crate::compiler::kernels::preload::{preload_colors, preload_depth};
 use crate::hw::draw::{dcd, viewport as vp};
-use crate::hw::layout::{Field, Layout};
 use crate::hw::shader::{
     fragment_preload as fpl, multisample_misc as msm, renderer_state as rs,
     stencil_mask_misc as smm,
@@ -164,17 +165,6 @@ fn compile_cached(
     };
     pool.preload_cache.insert(key, s.clone());
     Ok(s)
-}
-
-fn put(words: &mut [u32], f: Field, v: u64) -> JmResult<()> {
-    f.set(words, v)
-        .map_err(|_| JmError::Encoding("preload descriptor field does not fit"))
-}
-
-fn set(layout: &Layout, words: &mut [u32], path: &str, v: u64) -> JmResult<()> {
-    layout
-        .set(words, path, v)
-        .map_err(|_| JmError::Encoding("preload descriptor field does not fit"))
 }
 
 /// The texture reading colour target `c` of a `width`×`height` framebuffer.

@@ -1098,6 +1098,21 @@ pub fn cube_face(r: [f32; 3]) -> (usize, f64, f64) {
     (face, 0.5 * (sc / ma + 1.0), 0.5 * (tc / ma + 1.0))
 }
 
+/// The direction with face coordinates (sc, tc) ∈ [−1, 1]² (that is
+/// sc/|rc|, tc/|rc|) and |rc| = 1 on face `face` (+X −X +Y −Y +Z −Z =
+/// 0..5): [`cube_face`]'s table read backwards, for tests that aim at a
+/// spot of a face. Computed as major + sc · s_axis + tc · t_axis in f32.
+pub fn cube_direction(face: usize, sc: f32, tc: f32) -> [f32; 3] {
+    let f = &CUBE_FACES[face];
+    let unit = |(axis, sign): (usize, f64)| {
+        let mut v = [0.0f32; 3];
+        v[axis] = sign as f32;
+        v
+    };
+    let (m, s, t) = (unit(f.rc), unit(f.sc), unit(f.tc));
+    std::array::from_fn(|a| m[a] + sc * s[a] + tc * t[a])
+}
+
 /// λbase of `textureGrad` of a cube with level-0 faces of `n` texels
 /// ("Cube Map Derivative Transformation", then the isotropic "Scale
 /// Factor Operation"), in f64: the face of `r` by [`cube_face`]'s rule,
@@ -1487,6 +1502,24 @@ pub mod storage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `cube_direction` inverts `cube_face`: the face and (s, t) come back,
+    /// and +X's spot (sc, tc) = (0.5, −0.25) is (1, 0.25, −0.5) by the
+    /// spec's table (sc = −rz, tc = −ry).
+    #[test]
+    fn cube_directions_land_where_they_aim() {
+        assert_eq!(cube_direction(0, 0.5, -0.25), [1.0, 0.25, -0.5]);
+        for face in 0..6 {
+            for (sc, tc) in [(0.0, 0.0), (0.5, -0.25), (-0.75, 0.875)] {
+                let (f, s, t) = cube_face(cube_direction(face, sc, tc));
+                assert_eq!(f, face);
+                assert_eq!(
+                    (s, t),
+                    (0.5 * (f64::from(sc) + 1.0), 0.5 * (f64::from(tc) + 1.0))
+                );
+            }
+        }
+    }
 
     fn image_2x2() -> Image {
         Image {

@@ -143,15 +143,9 @@ pub fn execute(ctx: &JobContext<'_>, job: &JobHeader) -> Result<(), JobFault> {
         let d = &draws[state].1;
         let samples = &fb.sample_offsets[..];
         frags.clear();
-        let clip = [
-            rect[0].max(d.scissor[0]),
-            rect[1].max(d.scissor[1]),
-            rect[2].min(d.scissor[2]),
-            rect[3].min(d.scissor[3]),
-        ];
-        if clip[0] > clip[2] || clip[1] > clip[3] {
+        let Some(clip) = clip_to_scissor(rect, d.scissor) else {
             continue;
-        }
+        };
         let v = |i: usize| read_position(ctx.mmu, d.position, r.vertices[i]);
         // Points and lines are front-facing (Vulkan "Basic Polygon
         // Rasterization" applies to polygons only); depth bias applies to
@@ -312,15 +306,9 @@ fn pre_frame(
             "a frame shader reading varyings or primitive flags is not simulated",
         ));
     }
-    let clip = [
-        rect[0].max(d.scissor[0]),
-        rect[1].max(d.scissor[1]),
-        rect[2].min(d.scissor[2]),
-        rect[3].min(d.scissor[3]),
-    ];
-    if clip[0] > clip[2] || clip[1] > clip[3] {
+    let Some(clip) = clip_to_scissor(rect, d.scissor) else {
         return Ok(tile);
-    }
+    };
     let all = (1u32 << fb.sample_offsets.len()) - 1;
     let mask = all & d.sample_mask;
     if mask == 0 {
@@ -1178,6 +1166,18 @@ fn shade(
         .take()
         .map(|io| (io.tile, io.late.map_or(0, |l| l.passed)))
         .ok_or_else(|| config(d.draw_va, "fragment state lost"))
+}
+
+/// The part of tile rectangle `rect` inside `scissor` (both inclusive
+/// `[x0, y0, x1, y1]`), `None` when they do not meet.
+fn clip_to_scissor(rect: [u32; 4], scissor: [u32; 4]) -> Option<[u32; 4]> {
+    let clip = [
+        rect[0].max(scissor[0]),
+        rect[1].max(scissor[1]),
+        rect[2].min(scissor[2]),
+        rect[3].min(scissor[3]),
+    ];
+    (clip[0] <= clip[2] && clip[1] <= clip[3]).then_some(clip)
 }
 
 #[cfg(test)]
