@@ -579,6 +579,102 @@ fn overflow_at_every_primitive_boundary() {
     }
 }
 
+/// Records whose primitive end × stride passes 32 bits never fit a
+/// buffer: the room check's product must not wrap into a small number
+/// (which would store at a wrapped, in-range or unmapped, offset). A point
+/// list of `n` points, instance 1, so records `n + s` straddle
+/// `⌈2^32 / stride⌉` while the vertex and instance indices stay small;
+/// record 0 of instance 0 is stored, as the control.
+#[test]
+fn records_past_32_bit_products_never_fit() {
+    let outs = standard_outputs();
+    let v = make_variant(&outs);
+    let stride = u64::from(stride_of(&outs, 0));
+    let wrap = (1u64 << 32).div_ceil(stride) as u32;
+    let n = wrap - 3;
+    let sentinel = vec![0xab_u8; 8192];
+    let mut mem = Memory::new();
+    mem.map(XFB_BASE, sentinel.clone()).unwrap();
+    mem.map(OFFSETS_BASE, vec![0; 16]).unwrap();
+    let vertex: Vec<u8> = (0..8u32)
+        .flat_map(|i| vertex_attr(i).to_le_bytes())
+        .collect();
+    mem.map(ATTR_BASE, vertex).unwrap();
+    let instance: Vec<u8> = (0..2u32)
+        .flat_map(|i| instance_attr(i).to_le_bytes())
+        .collect();
+    mem.map(INST_ATTR_BASE, instance).unwrap();
+    let mut buffers = [None; 4];
+    buffers[0] = Some(XfbBinding {
+        address: XFB_BASE,
+        size: 4096,
+    });
+    let draw = XfbDraw {
+        topology: xfb_topology(RefTopology::PointList),
+        count: n,
+        first: 0,
+        vertex_offset: 0,
+        index: None,
+        buffers,
+        offsets_address: OFFSETS_BASE,
+        resolved_prims: None,
+        provoking: ProvokingVertex::First,
+    };
+    let mut state = DrawState {
+        offset_start: 0,
+        ..Default::default()
+    };
+    for (index, address) in [
+        (v.attr_vertex, ATTR_BASE),
+        (v.attr_instance, INST_ATTR_BASE),
+    ] {
+        state.attributes.insert(
+            index,
+            AttributeBinding {
+                address,
+                stride: 4,
+                comps: 1,
+                kind: AttributeKind::Int,
+                rate: InputRate::Vertex,
+            },
+        );
+    }
+    let sysvals = SysvalBlock {
+        raw_vertex_offset: 0,
+        base_vertex: 0,
+        base_instance: 0,
+        view_index: 0,
+        draw_index: 0,
+        push_constants_address: 0,
+        num_workgroups: [0; 3],
+        xfb_params: with_rates(draw.params(), v.attr_instance),
+        viewport: [0; 6],
+    };
+    state.push_uniforms = v.layout.fill(&sysvals, &[]);
+    for s in 0..6 {
+        let ids = InvocationIds {
+            xfb_invocation: s,
+            instance_id: 1,
+            ..Default::default()
+        };
+        run_invocation(&v.shader, &state, &mut mem, ids)
+            .unwrap_or_else(|e| panic!("record {}: {e}", u64::from(n) + u64::from(s)));
+        assert_eq!(
+            mem.range(XFB_BASE).unwrap(),
+            sentinel.as_slice(),
+            "record {} was stored",
+            u64::from(n) + u64::from(s)
+        );
+    }
+    let ids = InvocationIds {
+        xfb_invocation: 0,
+        instance_id: 0,
+        ..Default::default()
+    };
+    run_invocation(&v.shader, &state, &mut mem, ids).unwrap();
+    assert_ne!(mem.range(XFB_BASE).unwrap(), sentinel.as_slice());
+}
+
 #[test]
 fn rasterization_variant_keeps_no_capture() {
     let mut s = build_shader(&standard_outputs());

@@ -73,7 +73,9 @@
 //! 5. the record is written iff `s < PRIMS_PER_INSTANCE × vpp` (the grid
 //!    may be an upper bound, see restart below) and `r < min over bound
 //!    captured buffers b of ⌊(size_b − offset_b) / (stride_b × vpp)⌋ × vpp`
-//!    (whole primitives, every buffer; `offset_b > size_b` counts as no room); each captured output of a
+//!    (whole primitives, every buffer; `offset_b > size_b` counts as no room;
+//!    tested without dividing, as `(⌊r / vpp⌋ + 1) × vpp × stride_b ≤
+//!    size_b − offset_b` per bound buffer); each captured output of a
 //!    bound buffer `b` is stored (one vector store, per output, of exactly
 //!    its components) at `addr_b + offset_b + r × stride_b + out.offset`.
 //!    Outputs of unbound buffers and non-XFB outputs are dropped (the
@@ -585,13 +587,15 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
     let is_list_bits = pro.op(AluOp::Iand, flags, list_bit);
     let zero = pro.u32(0);
     let is_list = pro.op(AluOp::Ine, is_list_bits, zero);
+    // Primitive `p` and slot `k` of the invocation: the sequence position
+    // of other topologies and the room check below need them.
+    let p = pro.div_vpp(slot, vpp);
+    let pv = pro.op(AluOp::Imul, p, vpp);
     let j = pro.if1(
         is_list,
         u32t,
         |_| slot,
         |pro| {
-            let p = pro.div_vpp(slot, vpp);
-            let pv = pro.op(AluOp::Imul, p, vpp);
             let k = pro.op(AluOp::Isub, slot, pv);
             let zero = pro.u32(0);
             let one = pro.u32(1);
@@ -721,14 +725,21 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
     let ippi = pro.op(AluOp::Imul, instance, ppi);
     let ivpp = pro.op(AluOp::Imul, ippi, vpp);
     let record = pro.op(AluOp::Iadd, ivpp, slot);
+    // The room check of step 5, without a division: with `P = ⌊r / vpp⌋`
+    // (= `i × prims_per_instance + p`) and `E = (P + 1) × vpp` (the end
+    // of the record's primitive, `ivpp + p × vpp + vpp`),
+    // `r < ⌊min_b ⌊room_b / stride_b⌋ / vpp⌋ × vpp` ⟺ `P < ⌊min_b … / vpp⌋`
+    // ⟺ `E ≤ min_b ⌊room_b / stride_b⌋` ⟺ `E × stride_b ≤ room_b` for every
+    // bound buffer `b` (exact integer arithmetic). A product past 32 bits
+    // (`E > ⌊u32::MAX / stride_b⌋`) never fits, so it is tested first and
+    // the 32-bit product is only trusted below that. `E` fits in 32 bits
+    // for every invocation inside the grid (Limits, above).
+    let start = pro.op(AluOp::Iadd, ivpp, pv);
+    let end = pro.op(AluOp::Iadd, start, vpp);
     let mask = pro.param(BOUND_MASK);
     let offsets = pro.param64(OFFSETS_ADDRESS);
-    // Whole vertices that fit every bound buffer; rounded down to whole
-    // primitives once, after the minimum: ⌊min_b v_b / vpp⌋ · vpp =
-    // min_b ⌊v_b / vpp⌋ · vpp (rounding down is monotonic). An unbound
-    // buffer counts as u32::MAX, which changes no minimum that matters:
-    // without a bound buffer nothing is stored.
-    let mut fit = pro.u32(u32::MAX);
+    // Whether the primitive fits every bound buffer (`None`: no buffer).
+    let mut fits: Option<Value> = None;
     let mut per_buffer: BTreeMap<u32, (Value, Value)> = BTreeMap::new(); // b → (bound, vertex base address)
     for (&b, &stride) in &strides {
         let sh = pro.u32(b);
@@ -743,13 +754,20 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
         let has_room = pro.op(AluOp::Uge, size, off);
         let diff = pro.op(AluOp::Isub, size, off);
         let room = pro.sel(has_room, diff, zero);
-        let stride_v = pro.u32(stride.max(1));
-        // ⌊room / (stride × vpp)⌋ = ⌊⌊room / stride⌋ / vpp⌋, stride a
-        // constant: the division by vpp waits for the minimum.
-        let whole = pro.op(AluOp::Udiv, room, stride_v);
-        let max = pro.u32(u32::MAX);
-        let limit = pro.sel(bound, whole, max);
-        fit = pro.op(AluOp::Umin, fit, limit);
+        let stride = stride.max(1);
+        let stride_v = pro.u32(stride);
+        let cap = pro.u32(u32::MAX / stride);
+        let small = pro.op(AluOp::Uge, cap, end);
+        let need = pro.op(AluOp::Imul, end, stride_v);
+        let enough = pro.op(AluOp::Uge, room, need);
+        let fit = pro.op(AluOp::Iand, small, enough);
+        // An unbound buffer constrains nothing (nothing is stored to it).
+        let unbound = pro.op(AluOp::Ieq, bitv, zero);
+        let fine = pro.op(AluOp::Ior, fit, unbound);
+        fits = Some(match fits {
+            None => fine,
+            Some(all) => pro.op(AluOp::Iand, all, fine),
+        });
         let rs = pro.op(AluOp::Imul, record, stride_v);
         let byte = pro.op(AluOp::Iadd, off, rs);
         let byte64 = pro.to64(byte);
@@ -757,9 +775,6 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
         let vaddr = pro.op(AluOp::Iadd, base, byte64);
         per_buffer.insert(b, (bound, vaddr));
     }
-    let prims = pro.div_vpp(fit, vpp);
-    let fit = pro.op(AluOp::Imul, prims, vpp);
-    let fits = pro.op(AluOp::Ult, record, fit);
     // The grid may be larger than the draw (restart-resolved draws launch
     // for the most primitives the index count allows; the resolved count
     // arrives in PRIMS_PER_INSTANCE): invocations past it write nothing.
@@ -771,9 +786,10 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
     let not_restart_index = pro.op(AluOp::Ine, index, restart_value);
     let vertex = pro.op(AluOp::Ior, no_restart, not_restart_index);
     let in_draw = pro.op(AluOp::Iand, in_grid, vertex);
-    let ok = pro.op(AluOp::Iand, fits, in_draw);
+    let ok = fits.map(|fits| pro.op(AluOp::Iand, fits, in_draw));
     let mut enable: BTreeMap<u32, (Value, Value)> = BTreeMap::new();
     for (b, (bound, vaddr)) in per_buffer {
+        let ok = ok.expect("`fits` is set for every buffer");
         let we = pro.op(AluOp::Iand, ok, bound);
         enable.insert(b, (we, vaddr));
     }
