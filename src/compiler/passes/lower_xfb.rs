@@ -658,15 +658,26 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
                 |pro| {
                     let base = pro.param64(INDEX_ADDRESS);
                     let pos64 = pro.to64(pos);
-                    let isz64 = pro.to64(isz);
-                    let off = pro.op(AluOp::Imul, pos64, isz64);
-                    let addr = pro.op(AluOp::Iadd, base, off);
                     let four = pro.u32(4);
                     let is4 = pro.op(AluOp::Ieq, isz, four);
+                    // The index's address, each size its own shift (no
+                    // 64-bit multiply by the size).
+                    let address = |pro: &mut Pro<'_, '_>, shift: u32| {
+                        let off = if shift == 0 {
+                            pos64
+                        } else {
+                            let n = pro.u32(shift);
+                            pro.op(AluOp::Ishl, pos64, n)
+                        };
+                        pro.op(AluOp::Iadd, base, off)
+                    };
                     pro.if1(
                         is4,
                         u32t,
-                        |pro| pro.e.load(Intrinsic::LoadGlobal, u32t, &[addr]),
+                        |pro| {
+                            let addr = address(pro, 2);
+                            pro.e.load(Intrinsic::LoadGlobal, u32t, &[addr])
+                        },
                         |pro| {
                             let two = pro.u32(2);
                             let is2 = pro.op(AluOp::Ieq, isz, two);
@@ -674,6 +685,7 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
                                 is2,
                                 u32t,
                                 |pro| {
+                                    let addr = address(pro, 1);
                                     let v = pro.e.load(
                                         Intrinsic::LoadGlobal,
                                         ValueType::new(16, 1),
@@ -682,6 +694,7 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
                                     pro.e.alu_typed(AluOp::U2u, u32t, &[v])
                                 },
                                 |pro| {
+                                    let addr = address(pro, 0);
                                     let v = pro.e.load(
                                         Intrinsic::LoadGlobal,
                                         ValueType::new(8, 1),
@@ -738,6 +751,12 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
     let end = pro.op(AluOp::Iadd, start, vpp);
     let mask = pro.param(BOUND_MASK);
     let offsets = pro.param64(OFFSETS_ADDRESS);
+    // The write offsets of buffers 0..=last captured one, in one load (the
+    // block is u32[4], 16-byte aligned: `vk/cmd/xfb.rs`, `vk/cmd/draw.rs`).
+    let offset_words = strides.keys().max().map(|&last| {
+        let ty = ValueType::new(32, last as u8 + 1);
+        pro.e.load(Intrinsic::LoadGlobal, ty, &[offsets])
+    });
     // Whether the primitive fits every bound buffer (`None`: no buffer).
     let mut fits: Option<Value> = None;
     let mut per_buffer: BTreeMap<u32, (Value, Value)> = BTreeMap::new(); // b → (bound, vertex base address)
@@ -747,9 +766,12 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
         let one = pro.u32(1);
         let bitv = pro.op(AluOp::Iand, bit, one);
         let bound = pro.op(AluOp::Ine, bitv, zero);
-        let o4 = pro.e.imm(ValueType::U64, &[4 * u64::from(b)]);
-        let oaddr = pro.op(AluOp::Iadd, offsets, o4);
-        let off = pro.e.load(Intrinsic::LoadGlobal, u32t, &[oaddr]);
+        let words = offset_words.expect("a buffer is captured");
+        let off = if b == 0 && strides.len() == 1 {
+            words
+        } else {
+            pro.e.channel(words, b as u8)
+        };
         let size = pro.param(buffer_size(b));
         let has_room = pro.op(AluOp::Uge, size, off);
         let diff = pro.op(AluOp::Isub, size, off);
