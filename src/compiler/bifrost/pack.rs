@@ -190,6 +190,28 @@ fn first_row(unit: Unit, name: &'static str) -> Option<&'static OpInfo> {
     row
 }
 
+/// Every assignment of `n` distinct registers to distinct ports (register
+/// `i` on port `slots[i]`), in the order of the base-3 numbers
+/// `slots[0] + 3 slots[1] + 9 slots[2]`: the order `plan_tuple` tries
+/// them in (the test `port_tables_are_the_injective_codes_in_order`).
+pub(super) const PORTS_1: [[u8; 3]; 3] = [[0, 0, 0], [1, 0, 0], [2, 0, 0]];
+pub(super) const PORTS_2: [[u8; 3]; 6] = [
+    [1, 0, 0],
+    [2, 0, 0],
+    [0, 1, 0],
+    [2, 1, 0],
+    [0, 2, 0],
+    [1, 2, 0],
+];
+pub(super) const PORTS_3: [[u8; 3]; 6] = [
+    [2, 1, 0],
+    [1, 2, 0],
+    [2, 0, 1],
+    [0, 2, 1],
+    [1, 0, 2],
+    [0, 1, 2],
+];
+
 /// Plans one tuple: `prev` are the previous tuple's result registers (for
 /// passthroughs; `None` in a clause's first tuple), `writes` the registers
 /// this tuple's block writes (the previous tuple's results, or the last
@@ -324,21 +346,15 @@ pub fn plan_tuple(
     if n >= 2 && reads[0].0 > reads[1].0 {
         conv = [1, 0, 2];
     }
-    let every = (0..3usize.pow(n as u32)).map(|code| {
-        let mut c = code;
-        let mut slots = [0u8; 3];
-        for s in slots.iter_mut().take(n) {
-            *s = (c % 3) as u8;
-            c /= 3;
-        }
-        slots
-    });
+    let every: &[[u8; 3]] = match n {
+        0 => &[[0; 3]],
+        1 => &PORTS_1,
+        2 => &PORTS_2,
+        _ => &PORTS_3,
+    };
     let mut fallback: Option<TuplePlan> = None;
-    for slots in std::iter::once(conv).chain(every) {
+    for slots in std::iter::once(&conv).chain(every) {
         let used = &slots[..n];
-        if (0..n).any(|i| (i + 1..n).any(|j| used[i] == used[j])) {
-            continue;
-        }
         if (0..n).any(|i| reads[i].1 & (1 << used[i]) == 0) {
             continue;
         }

@@ -1041,3 +1041,30 @@ fn a_second_colour_goes_to_r4_r7_before_the_first_blend() {
         assert_eq!(written, [true; 4], "{arch:?}\n{dis}");
     }
 }
+
+/// `pack::PORTS_*` list exactly the assignments of 1, 2 and 3 distinct
+/// registers to distinct ports, in increasing base-3 code: the packer
+/// tries them in that order, and the first that encodes is the one
+/// emitted, so the order is part of the machine code.
+#[test]
+fn port_tables_are_the_injective_codes_in_order() {
+    for (n, table) in [
+        (1usize, &pack::PORTS_1[..]),
+        (2, &pack::PORTS_2[..]),
+        (3, &pack::PORTS_3[..]),
+    ] {
+        let want: Vec<[u8; 3]> = (0..3usize.pow(n as u32))
+            .map(|code| {
+                let mut slots = [0u8; 3];
+                let mut c = code;
+                for s in slots.iter_mut().take(n) {
+                    *s = (c % 3) as u8;
+                    c /= 3;
+                }
+                slots
+            })
+            .filter(|s| (0..n).all(|i| (i + 1..n).all(|j| s[i] != s[j])))
+            .collect();
+        assert_eq!(table, want.as_slice(), "{n} registers");
+    }
+}
