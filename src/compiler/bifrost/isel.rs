@@ -222,6 +222,19 @@ pub fn select(s: &Shader, options: &super::Options) -> Result<Program, CompileEr
         };
         blocks.push(b);
     }
+    // A jump forward over nothing but empty blocks that fall through (the
+    // then-branch of an `if` without else) falls through instead: no
+    // branch clause for it.
+    for i in 0..blocks.len() {
+        if let Term::Jump(t) = blocks[i].term
+            && t > i
+            && blocks[i + 1..t]
+                .iter()
+                .all(|b| b.instrs.is_empty() && b.term == Term::Fall)
+        {
+            blocks[i].term = Term::Fall;
+        }
+    }
     // A block laid out last that falls through ends the shader.
     if let Some(b) = blocks.last_mut()
         && b.term == Term::Fall
