@@ -1068,3 +1068,41 @@ fn port_tables_are_the_injective_codes_in_order() {
         assert_eq!(table, want.as_slice(), "{n} registers");
     }
 }
+
+/// An `if` without an else falls from its then-branch into the join:
+/// a store under a condition is one `BRANCHZ` and no `JUMP`, and with an
+/// else-branch the then-branch still jumps over it.
+#[test]
+fn then_branch_without_else_falls_through() {
+    let text = |else_store: &str| {
+        format!(
+            r#"shader compute "cond" {{
+  info local_size 1 1 1 shared 0 push 0
+  values 16
+  %0:i32x3 = load_sysval sysval=global_invocation_id
+  %1:i32 = swizzle %0.x
+  %2:i32 = const 0x0
+  %3:b1 = ine %1, %2
+  %4:i64 = load_uniform offset=0
+  if %3 {{
+    store_global %1, %4
+    yield
+  }} else {{
+    {else_store}
+    yield
+  }}
+}}"#
+        )
+    };
+    let count = |bin: &ShaderBinary, name: &str| {
+        disasm::disassemble(&bin.code)
+            .expect("disassembles")
+            .lines()
+            .filter(|l| l.trim_start().starts_with(&format!("+{name} ")))
+            .count()
+    };
+    let bin = check(&text(""));
+    assert_eq!((count(&bin, "BRANCHZ.i32.eq"), count(&bin, "JUMP")), (1, 0));
+    let bin = check(&text("store_global %2, %4"));
+    assert_eq!((count(&bin, "BRANCHZ.i32.eq"), count(&bin, "JUMP")), (1, 1));
+}
