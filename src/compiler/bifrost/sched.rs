@@ -187,8 +187,10 @@ impl Builder {
         if self.cur.is_empty() {
             return Ok(());
         }
-        // A clause has at most 8 tuples (and a split one): room for them.
-        let mut tuples = std::mem::replace(&mut self.cur, Vec::with_capacity(9));
+        // The clause's own vector, sized for it and a split last tuple
+        // (`cur` keeps its buffer for the next clause).
+        let mut tuples = Vec::with_capacity(self.cur.len() + 1);
+        tuples.append(&mut self.cur);
         // The last tuple may write only one register.
         let last = tuples.last().expect("non-empty");
         let paired = last.fma.as_ref().is_some_and(|f| f.op.needs_add_partner());
