@@ -100,7 +100,7 @@
 //! | 1 | PRIM_STEP | sequence positions between primitive starts | CPU |
 //! | 2 | PRIM_FIRST | position of slot 0 of primitive 0 | CPU |
 //! | 3 | SLOT_SCALE | position distance between slots (2 for triangle adjacency) | CPU |
-//! | 4 | TOPOLOGY_FLAGS | bit 0 LIST, bit 1 ODD_SWAP, bit 2 FAN, bit 3 ODD_SWAP_LAST, bit 4 FAN_LAST | CPU (from topology and provoking-vertex mode) |
+//! | 4 | TOPOLOGY_FLAGS | bit 0 LIST, bit 1 ODD_SWAP, bit 2 FAN, bit 3 ODD_SWAP_LAST, bit 4 FAN_LAST; bits 8–31 (not LIST) the slot table, [`topology_flags_word`] | CPU (from topology and provoking-vertex mode) |
 //! | 5 | PRIMS_PER_INSTANCE | captured primitives per instance | CPU from the count; GPU kernel for indirect draws and restart |
 //! | 6 | FIRST | `firstVertex` (non-indexed) or `firstIndex` | CPU; indirect kernel |
 //! | 7 | VERTEX_OFFSET | `vertexOffset` (indexed), 0 otherwise | CPU; indirect kernel |
@@ -203,6 +203,49 @@ pub mod xfb_param {
     pub const FLAG_ODD_SWAP_LAST: u32 = 8;
     /// Slot 0 is vertex 0 (fans, LAST order).
     pub const FLAG_FAN_LAST: u32 = 16;
+    /// Bits 8–31 of the TOPOLOGY_FLAGS word (not of `TopologyWords::flags`):
+    /// the slot table of topologies other than lists, one 4-bit entry per
+    /// (primitive parity, slot) at bit `SLOT_TABLE_SHIFT + 4 × (3 × odd +
+    /// k)` ([`super::slot_entry`]).
+    pub const SLOT_TABLE_SHIFT: u32 = 8;
+}
+
+/// The slot table entry of slot `k` (0–2) of a primitive of parity `odd`
+/// under the decoded `flags`: bits 0–1 the slot `k'` whose position is
+/// taken (`k' = 3 − k` for odd strip triangles in FIRST order when
+/// `k ≠ 0`, `1 − k` in LAST order when `k < 2`, else `k`), bit 3 set when
+/// the vertex is a fan's centre (position 0). The one definition of these
+/// rules: [`XfbTopology::vertex_position`] and the variant read it.
+pub fn slot_entry(flags: u32, odd: bool, k: u32) -> u32 {
+    use xfb_param::*;
+    if (flags & FLAG_FAN != 0 && k == 2) || (flags & FLAG_FAN_LAST != 0 && k == 0) {
+        return 8;
+    }
+    if flags & FLAG_ODD_SWAP != 0 && odd && k != 0 {
+        3 - k
+    } else if flags & FLAG_ODD_SWAP_LAST != 0 && odd && k < 2 {
+        1 - k
+    } else {
+        k
+    }
+}
+
+/// The TOPOLOGY_FLAGS parameter word: the decoded flags and, for
+/// topologies other than lists, the slot table above them.
+pub fn topology_flags_word(flags: u32) -> u32 {
+    use xfb_param::*;
+    if flags & FLAG_LIST != 0 {
+        return flags;
+    }
+    let mut table = 0;
+    for (i, (odd, k)) in [false, true]
+        .into_iter()
+        .flat_map(|odd| (0..3).map(move |k| (odd, k)))
+        .enumerate()
+    {
+        table |= slot_entry(flags, odd, k) << (4 * i);
+    }
+    flags | table << SLOT_TABLE_SHIFT
 }
 
 /// The ten topologies that reach XFB without tessellation (`VkPrimitiveTopology` 0–9).
@@ -305,20 +348,12 @@ impl XfbTopology {
     /// Sequence position of slot `k` of primitive `p` (what the variant
     /// computes from the decoded words; also what the restart kernel uses).
     pub fn vertex_position(self, provoking: ProvokingVertex, p: u32, k: u32) -> u32 {
-        use xfb_param::*;
         let t = self.decode_for(provoking);
-        if (t.flags & FLAG_FAN != 0 && k == 2) || (t.flags & FLAG_FAN_LAST != 0 && k == 0) {
+        let e = slot_entry(t.flags, p % 2 == 1, k);
+        if e & 8 != 0 {
             return 0;
         }
-        let odd = p % 2 == 1;
-        let k = if t.flags & FLAG_ODD_SWAP != 0 && odd && k != 0 {
-            3 - k
-        } else if t.flags & FLAG_ODD_SWAP_LAST != 0 && odd && k < 2 {
-            1 - k
-        } else {
-            k
-        };
-        t.prim_step * p + t.prim_first + t.slot_scale * k
+        t.prim_step * p + t.prim_first + t.slot_scale * (e & 3)
     }
 }
 
@@ -427,7 +462,7 @@ impl XfbDraw {
         p[PRIM_STEP as usize] = t.prim_step;
         p[PRIM_FIRST as usize] = t.prim_first;
         p[SLOT_SCALE as usize] = t.slot_scale;
-        p[TOPOLOGY_FLAGS as usize] = t.flags;
+        p[TOPOLOGY_FLAGS as usize] = topology_flags_word(t.flags);
         p[PRIMS_PER_INSTANCE as usize] = self.prims_per_instance();
         p[FIRST as usize] = self.first;
         p[TOPOLOGY as usize] = self.topology as u32;
@@ -597,28 +632,24 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
         |_| slot,
         |pro| {
             let k = pro.op(AluOp::Isub, slot, pv);
+            // The slot table entry (`slot_entry`) of (p odd, k) at bit
+            // SLOT_TABLE_SHIFT + 4 × (3 × odd + k) of the flags word.
             let zero = pro.u32(0);
             let one = pro.u32(1);
-            let three = pro.u32(3);
-            let swap_bit = pro.u32(FLAG_ODD_SWAP);
-            let swap_f = pro.op(AluOp::Iand, flags, swap_bit);
-            let swap = pro.op(AluOp::Ine, swap_f, zero);
-            let podd = pro.op(AluOp::Iand, p, one);
-            let odd = pro.op(AluOp::Ine, podd, zero);
-            let knz = pro.op(AluOp::Ine, k, zero);
-            let c1 = pro.op(AluOp::Iand, swap, odd);
-            let c = pro.op(AluOp::Iand, c1, knz);
-            let k3 = pro.op(AluOp::Isub, three, k);
-            let swap_last_bit = pro.u32(FLAG_ODD_SWAP_LAST);
-            let swap_last_f = pro.op(AluOp::Iand, flags, swap_last_bit);
-            let swap_last = pro.op(AluOp::Ine, swap_last_f, zero);
+            let odd = pro.op(AluOp::Iand, p, one);
+            let twelve = pro.u32(12);
+            let odd_bits = pro.op(AluOp::Imul, odd, twelve);
             let two = pro.u32(2);
-            let klt2 = pro.op(AluOp::Ult, k, two);
-            let d1 = pro.op(AluOp::Iand, swap_last, odd);
-            let d = pro.op(AluOp::Iand, d1, klt2);
-            let k1 = pro.op(AluOp::Isub, one, k);
-            let kd = pro.sel(d, k1, k);
-            let ks = pro.sel(c, k3, kd);
+            let k_bits = pro.op(AluOp::Ishl, k, two);
+            let table = pro.u32(SLOT_TABLE_SHIFT);
+            let at = pro.op(AluOp::Iadd, odd_bits, k_bits);
+            let at = pro.op(AluOp::Iadd, at, table);
+            let entry = pro.op(AluOp::Ushr, flags, at);
+            let three = pro.u32(3);
+            let ks = pro.op(AluOp::Iand, entry, three);
+            let eight = pro.u32(8);
+            let centre_bit = pro.op(AluOp::Iand, entry, eight);
+            let centre = pro.op(AluOp::Ine, centre_bit, zero);
             let step = pro.param(PRIM_STEP);
             let first = pro.param(PRIM_FIRST);
             let scale = pro.param(SLOT_SCALE);
@@ -626,17 +657,6 @@ pub fn lower_xfb_or_stores(shader: &mut Shader, stores: bool, robust: bool) -> b
             let b = pro.op(AluOp::Imul, scale, ks);
             let ab = pro.op(AluOp::Iadd, a, b);
             let pos = pro.op(AluOp::Iadd, ab, first);
-            let fan_bit = pro.u32(FLAG_FAN);
-            let fan_f = pro.op(AluOp::Iand, flags, fan_bit);
-            let fan = pro.op(AluOp::Ine, fan_f, zero);
-            let k2 = pro.op(AluOp::Ieq, k, two);
-            let centre2 = pro.op(AluOp::Iand, fan, k2);
-            let fan_last_bit = pro.u32(FLAG_FAN_LAST);
-            let fan_last_f = pro.op(AluOp::Iand, flags, fan_last_bit);
-            let fan_last = pro.op(AluOp::Ine, fan_last_f, zero);
-            let k0 = pro.op(AluOp::Ieq, k, zero);
-            let centre0 = pro.op(AluOp::Iand, fan_last, k0);
-            let centre = pro.op(AluOp::Ior, centre2, centre0);
             pro.sel(centre, zero, pos)
         },
     );
@@ -991,6 +1011,24 @@ mod tests {
                         .collect();
                     assert_eq!(got, want, "{t:?} {provoking:?} n={n}");
                 }
+                // The slot table in the TOPOLOGY_FLAGS word (what the
+                // variant reads) gives the same positions.
+                let w = topology.decode_for(provoking);
+                let word = topology_flags_word(w.flags);
+                if w.flags & xfb_param::FLAG_LIST == 0 {
+                    for p in 0..6 {
+                        for k in 0..w.verts_per_prim {
+                            let at = xfb_param::SLOT_TABLE_SHIFT + 4 * (3 * (p % 2) + k);
+                            let e = (word >> at) & 15;
+                            let pos = if e & 8 != 0 {
+                                0
+                            } else {
+                                w.prim_step * p + w.prim_first + w.slot_scale * (e & 3)
+                            };
+                            assert_eq!(pos, topology.vertex_position(provoking, p, k));
+                        }
+                    }
+                }
             }
         }
     }
@@ -1026,7 +1064,9 @@ mod tests {
         let p = draw.params();
         use xfb_param::*;
         assert_eq!(p[PRIMS_PER_INSTANCE as usize], 999_999_998);
-        assert_eq!(p[TOPOLOGY_FLAGS as usize], FLAG_FAN_LAST);
+        // A LAST-order fan: slot 0 is the centre (entry 8), slots 1 and 2
+        // keep their positions, for both parities.
+        assert_eq!(p[TOPOLOGY_FLAGS as usize], FLAG_FAN_LAST | 0x0021_8218 << 8);
         assert_eq!(p[VERTEX_OFFSET as usize], (-7i32) as u32);
         assert_eq!(p[INDEX_ADDRESS as usize..][..2], [0x2345_6788, 1]);
         assert_eq!(p[BOUND_MASK as usize], 0b1001);
