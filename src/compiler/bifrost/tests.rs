@@ -1106,3 +1106,32 @@ fn then_branch_without_else_falls_through() {
     let bin = check(&text("store_global %2, %4"));
     assert_eq!((count(&bin, "BRANCHZ.i32.eq"), count(&bin, "JUMP")), (1, 1));
 }
+
+/// A loaded vector stored as it is is the store's staging vector itself:
+/// no moves into a fresh one (a vector built from other values still is).
+#[test]
+fn whole_vectors_are_stored_without_copies() {
+    let text = |value: &str| {
+        format!(
+            r#"shader compute "copy" {{
+  info local_size 1 1 1 shared 0 push 0
+  values 16
+  %0:i64 = load_uniform offset=0
+  %1:i64 = load_uniform offset=8
+  %2:i32x4 = load_global %0
+  %3:i32 = swizzle %2.y
+  %4:i32x4 = vec %3, %3, %3, %3
+  store_global {value}, %1
+}}"#
+        )
+    };
+    let moves = |bin: &ShaderBinary| {
+        disasm::disassemble(&bin.code)
+            .expect("disassembles")
+            .lines()
+            .filter(|l| l.contains("MOV.i32"))
+            .count()
+    };
+    assert_eq!(moves(&check(&text("%2"))), 0);
+    assert!(moves(&check(&text("%4"))) >= 3);
+}

@@ -195,17 +195,7 @@ impl Isel<'_> {
         while done < data.len() {
             let n = (data.len() - done).min(4);
             let a = self.offset_address(&addr, seg, 4 * done as u32);
-            let v = self.new_vreg(n as u8);
-            for c in 0..n {
-                self.mov_to(
-                    Reg {
-                        index: v,
-                        comp: c as u8,
-                    },
-                    data[done + c],
-                    c > 0,
-                );
-            }
+            let v = self.staging(&data[done..done + n]);
             let op = Op::Store {
                 bytes: 4 * n as u8,
                 seg,
@@ -306,10 +296,21 @@ impl Isel<'_> {
         Ok(())
     }
 
-    /// `ST_CVT` of `data` (1–4 words, gathered into one staging vector) at
-    /// the address and conversion word in the three registers of `lea`
-    /// (a `LEA_ATTR*`/`LEA_ATTR_TEX` result).
-    pub(super) fn st_cvt(&mut self, data: &[Src], lea: u32) {
+    /// The vreg holding `data` (1–4 words) as a message's staging vector:
+    /// `data` itself when it is a whole vector vreg in order (a loaded or
+    /// built vector stored as it is), else a fresh one filled by moves.
+    fn staging(&mut self, data: &[Src]) -> u32 {
+        if let Some(&Src::Reg(Reg { index, comp: 0 })) = data.first()
+            && usize::from(self.vreg_sizes[index as usize]) == data.len()
+            && data.iter().enumerate().all(|(c, &d)| {
+                d == Src::Reg(Reg {
+                    index,
+                    comp: c as u8,
+                })
+            })
+        {
+            return index;
+        }
         let v = self.new_vreg(data.len() as u8);
         for (c, &d) in data.iter().enumerate() {
             let r = Reg {
@@ -318,6 +319,14 @@ impl Isel<'_> {
             };
             self.mov_to(r, d, c > 0);
         }
+        v
+    }
+
+    /// `ST_CVT` of `data` (1–4 words, gathered into one staging vector) at
+    /// the address and conversion word in the three registers of `lea`
+    /// (a `LEA_ATTR*`/`LEA_ATTR_TEX` result).
+    pub(super) fn st_cvt(&mut self, data: &[Src], lea: u32) {
+        let v = self.staging(data);
         let at = |comp| Src::Reg(Reg { index: lea, comp });
         let srcs = vec![Src::Reg(Reg { index: v, comp: 0 }), at(0), at(1), at(2)];
         let comps = data.len() as u8;
