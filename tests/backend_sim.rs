@@ -47,6 +47,99 @@ fn loads_stores_shared_barrier_match_interpreter() {
     differential(MEMORY, |va| vec![va], &init, [1, 1, 1]);
 }
 
+/// Division and remainder by each small constant (3–15, not powers of
+/// two: `isel::wide`'s 16-bit split with a binary32 step) of 64 values at
+/// the edges of that split (multiples of 2^16 and of the divisor, the top
+/// of the range) and random ones, on the G52 and a v6 G72: every quotient
+/// and remainder as Rust divides, and as the interpreter does.
+#[test]
+fn small_constant_divisions_are_exact() {
+    let divisors: Vec<u32> = (3..16u32).filter(|d| !d.is_power_of_two()).collect();
+    let mut text =
+        String::from("shader compute \"small_div\" {\n  info local_size 64 1 1 shared 0 push 0\n");
+    let mut body = String::new();
+    let mut v = 0;
+    let mut val = |body: &mut String, ty: &str, rhs: String| {
+        body.push_str(&format!("  %{v}:{ty} = {rhs}\n"));
+        v += 1;
+        v - 1
+    };
+    let id = val(
+        &mut body,
+        "i32x3",
+        "load_sysval sysval=global_invocation_id".into(),
+    );
+    let lane = val(&mut body, "i32", format!("swizzle %{id}.x"));
+    let base = val(&mut body, "i64", "load_uniform offset=0".into());
+    let four = val(&mut body, "i32", "const 0x4".into());
+    let off = val(&mut body, "i32", format!("imul %{lane}, %{four}"));
+    let off64 = val(&mut body, "i64", format!("u2u %{off}"));
+    let at = val(&mut body, "i64", format!("iadd %{base}, %{off64}"));
+    let x = val(&mut body, "i32", format!("load_global %{at}"));
+    let stride = 8 * divisors.len() as u32;
+    let k = val(&mut body, "i32", format!("const {stride:#x}"));
+    let o = val(&mut body, "i32", format!("imul %{lane}, %{k}"));
+    let c256 = val(&mut body, "i32", "const 0x100".into());
+    let o = val(&mut body, "i32", format!("iadd %{o}, %{c256}"));
+    let o64 = val(&mut body, "i64", format!("u2u %{o}"));
+    let out = val(&mut body, "i64", format!("iadd %{base}, %{o64}"));
+    for (j, d) in divisors.iter().enumerate() {
+        let dv = val(&mut body, "i32", format!("const {d:#x}"));
+        let q = val(&mut body, "i32", format!("udiv %{x}, %{dv}"));
+        let r = val(&mut body, "i32", format!("umod %{x}, %{dv}"));
+        let qr = val(&mut body, "i32x2", format!("vec %{q}, %{r}"));
+        let dj = val(&mut body, "i64", format!("const {:#x}", 8 * j));
+        let a = val(&mut body, "i64", format!("iadd %{out}, %{dj}"));
+        body.push_str(&format!("  store_global %{qr}, %{a}\n"));
+    }
+    text.push_str(&format!("  values {v}\n{body}}}"));
+    let mut xs: Vec<u32> = vec![
+        0,
+        1,
+        2,
+        14,
+        15,
+        16,
+        0xffff,
+        0x1_0000,
+        0x1_0001,
+        0x1_fffe,
+        0x1_ffff,
+        0x2_0000,
+        0xf_ffff,
+        0xfffe_ffff,
+        0xffff_0000,
+        0xffff_fffe,
+        u32::MAX,
+        0xaaaa_aaaa,
+        0x5555_5555,
+        0x8000_0000,
+        0x7fff_ffff,
+        u32::MAX / 3 * 3,
+        u32::MAX / 7 * 7 - 1,
+        u32::MAX / 13 * 13 + 1,
+    ];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    while xs.len() < 64 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        xs.push(seed as u32);
+    }
+    let mut init = vec![0u8; 256 + 64 * stride as usize];
+    for (i, x) in xs.iter().enumerate() {
+        init[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
+    }
+    let got = differential(&text, |va| vec![va], &init, [1, 1, 1]);
+    let word = |at: usize| u32::from_le_bytes(got[at..at + 4].try_into().unwrap());
+    for (i, &x) in xs.iter().enumerate() {
+        for (j, &d) in divisors.iter().enumerate() {
+            let at = 256 + i * stride as usize + 8 * j;
+            assert_eq!((word(at), word(at + 4)), (x / d, x % d), "{x} / {d}");
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Per-op tests: each backend op, encoded by the packer, run on the simulated
 // core for random inputs (one input triple per lane), against `Op::fold`.
