@@ -50,6 +50,22 @@ fn with_rates(
     p
 }
 
+/// The sysval block of `draw` with no base vertex, base instance or raw
+/// vertex offset, the instance attribute read per instance.
+fn plain_sysvals(draw: &XfbDraw, v: &Variant) -> SysvalBlock {
+    SysvalBlock {
+        raw_vertex_offset: 0,
+        base_vertex: 0,
+        base_instance: 0,
+        view_index: 0,
+        draw_index: 0,
+        push_constants_address: 0,
+        num_workgroups: [0; 3],
+        xfb_params: with_rates(draw.params(), v.attr_instance),
+        viewport: [0; 6],
+    }
+}
+
 fn make_variant(outs: &[OutSpec]) -> Variant {
     let mut s = build_shader(outs);
     let io = lower_io(&mut s);
@@ -639,17 +655,7 @@ fn records_past_32_bit_products_never_fit() {
             },
         );
     }
-    let sysvals = SysvalBlock {
-        raw_vertex_offset: 0,
-        base_vertex: 0,
-        base_instance: 0,
-        view_index: 0,
-        draw_index: 0,
-        push_constants_address: 0,
-        num_workgroups: [0; 3],
-        xfb_params: with_rates(draw.params(), v.attr_instance),
-        viewport: [0; 6],
-    };
+    let sysvals = plain_sysvals(&draw, &v);
     state.push_uniforms = v.layout.fill(&sysvals, &[]);
     for s in 0..6 {
         let ids = InvocationIds {
@@ -830,17 +836,7 @@ fn variant_on_the_simulator_matches_the_reference() {
                 let words: Vec<u8> = bw.iter().flat_map(|w| w.to_le_bytes()).collect();
                 gpu.write(tables.va + 1024 + 16 * u64::from(attr), &words);
             }
-            let sysvals = SysvalBlock {
-                raw_vertex_offset: 0,
-                base_vertex: 0,
-                base_instance: 0,
-                view_index: 0,
-                draw_index: 0,
-                push_constants_address: 0,
-                num_workgroups: [0; 3],
-                xfb_params: with_rates(draw.params(), v.attr_instance),
-                viewport: [0; 6],
-            };
+            let sysvals = plain_sysvals(&draw, &v);
             let uniforms = v.layout.fill_words(&sysvals, &[]);
             let code = gpu.upload(&binary);
             let job = ComputeJob {
