@@ -14,7 +14,7 @@ use super::SpecConstants;
 use super::constants::Cst;
 use super::decorations::Decos;
 use super::error::{Result, SpirvError};
-use super::reader::{Header, Inst};
+use super::reader::{Header, Inst, Literal};
 use super::types::Type;
 
 /// What an id is at module level.
@@ -84,8 +84,8 @@ pub struct Module<'a> {
     pub defs: Vec<Def>,
     pub decos: HashMap<u32, Decos>,
     pub member_decos: HashMap<(u32, u32), Decos>,
-    pub names: HashMap<u32, String>,
-    pub member_names: HashMap<(u32, u32), String>,
+    names: HashMap<u32, Literal<'a>>,
+    member_names: HashMap<(u32, u32), Literal<'a>>,
     pub entry_points: Vec<EntryPoint>,
     /// (function, mode, operands, operands are ids, word).
     pub exec_modes: Vec<(u32, ExecutionMode, Vec<u32>, bool, usize)>,
@@ -168,8 +168,12 @@ impl<'a> Module<'a> {
     pub fn name(&self, id: u32) -> String {
         self.names
             .get(&id)
-            .cloned()
-            .unwrap_or_else(|| format!("%{id}"))
+            .map_or_else(|| format!("%{id}"), |s| s.decode())
+    }
+
+    /// The `OpMemberName` of member `member` of struct type `ty`.
+    pub fn member_name(&self, ty: u32, member: u32) -> Option<String> {
+        self.member_names.get(&(ty, member)).map(|s| s.decode())
     }
 
     /// Parse the module-level parts of a module.
@@ -275,7 +279,7 @@ impl<'a> Module<'a> {
         }
     }
 
-    fn annotation(&mut self, inst: &Inst) -> Result<()> {
+    fn annotation(&mut self, inst: &Inst<'a>) -> Result<()> {
         match inst.op {
             Some(Op::Capability) => {
                 let c = inst.word(0)?;
@@ -331,13 +335,13 @@ impl<'a> Module<'a> {
             }
             Some(Op::Name) => {
                 let id = self.check_id(inst, inst.word(0)?)?;
-                let (name, _) = inst.string(1)?;
+                let (name, _) = inst.literal(1)?;
                 self.names.insert(id, name);
             }
             Some(Op::MemberName) => {
                 let id = self.check_id(inst, inst.word(0)?)?;
                 let member = inst.word(1)?;
-                let (name, _) = inst.string(2)?;
+                let (name, _) = inst.literal(2)?;
                 self.member_names.insert((id, member), name);
             }
             Some(Op::Decorate) => {
