@@ -58,6 +58,13 @@ enum Rewrite {
 
 fn opt_algebraic(s: &mut Shader) -> bool {
     let consts = const_values(s);
+    algebraic_with_consts(s, consts)
+}
+
+/// The pass with `consts` the constants of `s` by value id (as
+/// [`const_values`] gives them, or `opt_constant_fold`'s table of the same
+/// shader: entries for values no source holds change nothing).
+pub(super) fn algebraic_with_consts(s: &mut Shader, consts: ConstTable) -> bool {
     let n = s.values.len();
     let mut body = std::mem::take(&mut s.body);
     let mut a = Algebraic {
