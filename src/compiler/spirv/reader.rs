@@ -144,12 +144,20 @@ impl<'a> Inst<'a> {
         }
     }
 
-    /// Operand word `i`.
+    /// Operand word `i`. Asked for several times per instruction: the
+    /// check is inline, the error built out of line.
+    #[inline]
     pub fn word(&self, i: usize) -> Result<u32> {
-        self.operands
-            .get(i)
-            .copied()
-            .ok_or_else(|| self.invalid(format!("missing operand {i}")))
+        match self.operands.get(i) {
+            Some(&w) => Ok(w),
+            None => Err(self.missing(i)),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn missing(&self, i: usize) -> SpirvError {
+        self.invalid(format!("missing operand {i}"))
     }
 
     /// Operand words from `i` on (empty if `i` is past the end).
@@ -158,15 +166,22 @@ impl<'a> Inst<'a> {
     }
 
     /// Require at least `n` operand words.
+    #[inline]
     pub fn need(&self, n: usize) -> Result<()> {
         if self.operands.len() < n {
-            Err(self.invalid(format!(
-                "{} operand words, at least {n} needed",
-                self.operands.len()
-            )))
+            Err(self.too_short(n))
         } else {
             Ok(())
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_short(&self, n: usize) -> SpirvError {
+        self.invalid(format!(
+            "{} operand words, at least {n} needed",
+            self.operands.len()
+        ))
     }
 
     /// A literal string starting at operand `i`; returns it and the index of the next operand.
