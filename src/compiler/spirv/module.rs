@@ -135,25 +135,43 @@ const SUPPORTED_CAPS: &[Capability] = &[
     Capability::PhysicalStorageBufferAddresses,
 ];
 
+#[cold]
+#[inline(never)]
+fn not_a_type(id: u32) -> SpirvError {
+    SpirvError::Invalid {
+        op: "type".into(),
+        word: 0,
+        rule: format!("%{id} is not a type"),
+    }
+}
+
 impl<'a> Module<'a> {
+    // `def`, `ty` and `check_id` run for nearly every operand: their
+    // checks are inline, their errors built out of line.
+
+    #[inline]
     pub fn def(&self, id: u32) -> Result<&Def> {
-        self.defs
-            .get(id as usize)
-            .ok_or_else(|| SpirvError::Invalid {
-                op: "id".into(),
-                word: 0,
-                rule: format!("id %{id} is not below the bound {}", self.header.bound),
-            })
+        match self.defs.get(id as usize) {
+            Some(d) => Ok(d),
+            None => Err(self.out_of_bound(id)),
+        }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn out_of_bound(&self, id: u32) -> SpirvError {
+        SpirvError::Invalid {
+            op: "id".into(),
+            word: 0,
+            rule: format!("id %{id} is not below the bound {}", self.header.bound),
+        }
+    }
+
+    #[inline]
     pub fn ty(&self, id: u32) -> Result<&Type> {
         match self.def(id)? {
             Def::Type(t) => Ok(t),
-            _ => Err(SpirvError::Invalid {
-                op: "type".into(),
-                word: 0,
-                rule: format!("%{id} is not a type"),
-            }),
+            _ => Err(not_a_type(id)),
         }
     }
 
@@ -271,12 +289,19 @@ impl<'a> Module<'a> {
         Ok(m)
     }
 
+    #[inline]
     pub fn check_id(&self, inst: &Inst, id: u32) -> Result<u32> {
         if id == 0 || id >= self.header.bound {
-            Err(inst.invalid(format!("id %{id} is not in 1..{}", self.header.bound)))
+            Err(self.bad_id(inst, id))
         } else {
             Ok(id)
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn bad_id(&self, inst: &Inst, id: u32) -> SpirvError {
+        inst.invalid(format!("id %{id} is not in 1..{}", self.header.bound))
     }
 
     fn annotation(&mut self, inst: &Inst<'a>) -> Result<()> {
