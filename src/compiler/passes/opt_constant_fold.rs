@@ -20,6 +20,8 @@ struct Fold<'a> {
     consts: ConstTable,
     subst: Subst,
     progress: bool,
+    /// Branches and loop bodies inlined so far.
+    inlined: usize,
 }
 
 fn opt_constant_fold(s: &mut Shader) -> bool {
@@ -39,6 +41,7 @@ pub(super) fn fold_keeping_consts(s: &mut Shader) -> (bool, ConstTable) {
         consts,
         subst: Subst::tracking(s),
         progress: false,
+        inlined: 0,
     };
     f.region(&mut body);
     f.subst.apply(&mut body);
@@ -55,6 +58,7 @@ impl Fold<'_> {
     /// Folds `region` in place; only an inlined branch or loop body moves
     /// instructions.
     fn region(&mut self, region: &mut Region) {
+        let inlined_before = self.inlined;
         let mut i = 0;
         while i < region.instrs.len() {
             let instr = &mut region.instrs[i];
@@ -115,12 +119,19 @@ impl Fold<'_> {
                     let n = out.len();
                     region.instrs.splice(i..i + 1, out);
                     self.progress = true;
+                    self.inlined += 1;
                     i += n;
                 }
                 None => i += 1,
             }
         }
-        truncate_after_end(region);
+        // Only inlined code can end a valid region early: a terminator
+        // spliced in here, or an `if` whose branches now both diverge
+        // after an inlining inside them. Folding an instruction in place
+        // makes a `const`, which ends nothing.
+        if self.inlined != inlined_before {
+            truncate_after_end(region);
+        }
     }
 
     /// Splice `region` into `out`; its final yield (or break of the
@@ -268,6 +279,43 @@ mod tests {
         // The dropped branch's constant is still in the kept table only.
         assert_eq!(kept.get(Value(4)), Some(&[9][..]));
         assert_eq!(fresh.get(Value(4)), None);
+    }
+
+    /// An `if` whose branches diverge only once a branch inside one of
+    /// them is inlined ends its region: the code after it goes too.
+    #[test]
+    fn inlining_inside_a_branch_ends_the_enclosing_region() {
+        let mut s = Shader::parse(
+            r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 6
+  %0:i32 = load_sysval sysval=local_invocation_index
+  %1:b1 = const 0x1
+  loop () {
+    %2:b1 = ieq %0, %0
+    if %2 {
+      if %1 {
+        break
+      } else {
+        yield
+      }
+      yield
+    } else {
+      continue
+    }
+    %3:i32 = iadd %0, %0
+    store_ssbo set=0 binding=0 %3, %0
+    continue
+  }
+  store_ssbo set=0 binding=0 %0, %0
+}"#,
+        )
+        .unwrap();
+        assert!(s.opt_constant_fold());
+        let text = s.to_string();
+        assert!(!text.contains("iadd"), "{text}");
+        assert!(!text.contains("yield"), "{text}");
+        s.validate().unwrap();
     }
 
     #[test]
