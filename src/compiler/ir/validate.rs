@@ -180,7 +180,6 @@ pub fn check_alu(op: AluOp, dst: ValueType, srcs: &[ValueType]) -> Result<(), St
             t.bits >= 8
         }
     };
-    let same_comps = srcs.iter().all(|t| t.comps == dst.comps);
     match op.class() {
         AluClass::Same => {
             need(
@@ -218,7 +217,10 @@ pub fn check_alu(op: AluOp, dst: ValueType, srcs: &[ValueType]) -> Result<(), St
             )
         }
         AluClass::Convert => {
-            need(same_comps, "component counts must match")?;
+            need(
+                srcs.iter().all(|t| t.comps == dst.comps),
+                "component counts must match",
+            )?;
             let (s, d) = (srcs[0].bits, dst.bits);
             let ok = match op {
                 I2f | U2f => s >= 8 && is_float_width(d),
