@@ -46,6 +46,10 @@ struct Validator<'a> {
     s: &'a Shader,
     defined: Vec<bool>,
     visible: Vec<bool>,
+    /// Values visible now, in definition order: each region (and a loop's
+    /// params) hides its own when it ends. One stack for the whole walk,
+    /// not a vector per region.
+    scope: Vec<Value>,
     /// Enclosing `if` result types (innermost last), for yield.
     ifs: Vec<Vec<ValueType>>,
     /// Enclosing loops: (param types, result types), innermost last.
@@ -81,6 +85,8 @@ impl Shader {
             s: self,
             defined: vec![false; self.values.len()],
             visible: vec![false; self.values.len()],
+            // At most every value is visible at once: no growth.
+            scope: Vec::with_capacity(self.values.len()),
             ifs: Vec::new(),
             loops: Vec::new(),
             context: None,
@@ -174,7 +180,6 @@ pub fn check_alu(op: AluOp, dst: ValueType, srcs: &[ValueType]) -> Result<(), St
             t.bits >= 8
         }
     };
-    let same_comps = srcs.iter().all(|t| t.comps == dst.comps);
     match op.class() {
         AluClass::Same => {
             need(
@@ -212,7 +217,10 @@ pub fn check_alu(op: AluOp, dst: ValueType, srcs: &[ValueType]) -> Result<(), St
             )
         }
         AluClass::Convert => {
-            need(same_comps, "component counts must match")?;
+            need(
+                srcs.iter().all(|t| t.comps == dst.comps),
+                "component counts must match",
+            )?;
             let (s, d) = (srcs[0].bits, dst.bits);
             let ok = match op {
                 I2f | U2f => s >= 8 && is_float_width(d),
@@ -297,23 +305,50 @@ impl<'a> Validator<'a> {
         }
     }
 
+    /// The type of a use of `v` (every source of every instruction: the
+    /// check is inline, the error built out of line).
+    #[inline]
     fn use_(&self, v: Value) -> Result<ValueType, ValidationError> {
-        let t = self.ty(v)?;
-        if !self.visible[v.index()] {
-            return self.fail(format!("use of {v} which is not defined in scope"));
+        match (self.s.values.get(v.index()), self.visible.get(v.index())) {
+            (Some(&t), Some(true)) => Ok(t),
+            _ => self.use_error(v),
         }
-        Ok(t)
     }
 
-    fn def(&mut self, v: Value, scope: &mut Vec<Value>) -> Result<ValueType, ValidationError> {
-        let t = self.ty(v)?;
-        if self.defined[v.index()] {
-            return self.fail(format!("{v} is defined more than once"));
+    #[cold]
+    #[inline(never)]
+    fn use_error(&self, v: Value) -> Result<ValueType, ValidationError> {
+        self.ty(v)?;
+        self.fail(format!("use of {v} which is not defined in scope"))
+    }
+
+    /// Defines `v` in the innermost scope; its type.
+    #[inline]
+    fn def(&mut self, v: Value) -> Result<ValueType, ValidationError> {
+        let i = v.index();
+        match (self.s.values.get(i), self.defined.get(i)) {
+            (Some(&t), Some(false)) => {
+                self.defined[i] = true;
+                self.visible[i] = true;
+                self.scope.push(v);
+                Ok(t)
+            }
+            _ => self.def_error(v),
         }
-        self.defined[v.index()] = true;
-        self.visible[v.index()] = true;
-        scope.push(v);
-        Ok(t)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn def_error(&self, v: Value) -> Result<ValueType, ValidationError> {
+        self.ty(v)?;
+        self.fail(format!("{v} is defined more than once"))
+    }
+
+    /// Hides the values defined since the scope stack was `mark` long.
+    fn end_scope(&mut self, mark: usize) {
+        for v in self.scope.drain(mark..) {
+            self.visible[v.index()] = false;
+        }
     }
 
     fn set_context(&mut self, instr: &'a Instr) {
@@ -321,20 +356,13 @@ impl<'a> Validator<'a> {
     }
 
     fn region(&mut self, region: &'a Region, kind: RegionKind) -> VResult {
-        let mut scope = Vec::with_capacity(region.instrs.len());
-        let r = self.region_inner(region, kind, &mut scope);
-        for v in scope {
-            self.visible[v.index()] = false;
-        }
+        let mark = self.scope.len();
+        let r = self.region_inner(region, kind);
+        self.end_scope(mark);
         r
     }
 
-    fn region_inner(
-        &mut self,
-        region: &'a Region,
-        kind: RegionKind,
-        scope: &mut Vec<Value>,
-    ) -> VResult {
+    fn region_inner(&mut self, region: &'a Region, kind: RegionKind) -> VResult {
         let n = region.instrs.len();
         for (i, instr) in region.instrs.iter().enumerate() {
             self.set_context(instr);
@@ -344,7 +372,7 @@ impl<'a> Validator<'a> {
             if ends && !last {
                 return self.fail("instructions after the end of a region");
             }
-            self.instr(instr, kind, scope)?;
+            self.instr(instr, kind)?;
         }
         self.context = None;
         match kind {
@@ -389,7 +417,7 @@ impl<'a> Validator<'a> {
         Ok(())
     }
 
-    fn instr(&mut self, instr: &'a Instr, kind: RegionKind, scope: &mut Vec<Value>) -> VResult {
+    fn instr(&mut self, instr: &'a Instr, kind: RegionKind) -> VResult {
         // Direct sources first (they must be visible before the definitions).
         // Up to four in place (no allocation per instruction).
         let srcs = instr.srcs();
@@ -495,10 +523,10 @@ impl<'a> Validator<'a> {
                     rtys.push(self.ty(d)?);
                 }
                 // Params are defined inside the body's scope.
-                let mut body_scope = Vec::new();
+                let mark = self.scope.len();
                 let mut r = Ok(());
                 for &p in &l.params {
-                    if let Err(e) = self.def(p, &mut body_scope) {
+                    if let Err(e) = self.def(p) {
                         r = Err(e);
                         break;
                     }
@@ -511,9 +539,7 @@ impl<'a> Validator<'a> {
                     self.ifs = saved_ifs;
                     self.loops.pop();
                 }
-                for v in body_scope {
-                    self.visible[v.index()] = false;
-                }
+                self.end_scope(mark);
                 r?;
                 self.set_context(instr);
             }
@@ -552,7 +578,7 @@ impl<'a> Validator<'a> {
             return self.fail("terminators define no values");
         }
         for &d in &instr.dsts {
-            self.def(d, scope)?;
+            self.def(d)?;
         }
         Ok(())
     }

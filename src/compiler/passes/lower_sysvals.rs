@@ -51,7 +51,6 @@
 
 use std::collections::BTreeSet;
 
-use crate::compiler::ir::builder::Rewrite;
 use crate::compiler::ir::*;
 
 /// Byte offsets in the canonical sysval block.
@@ -234,16 +233,20 @@ impl PushUniformLayout {
 /// Lower sysvals and push constants (see the module doc); returns the layout.
 pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
     use sysval_offset::*;
-    let consts = ScalarConsts::of(shader);
     let local_size = shader.info.local_size;
     let u32t = ValueType::U32;
     // In place: only regions holding something to lower are rebuilt, and
     // the walk also collects the uniform words the result reads. Values
     // are allocated in program order, as a whole-shader rewrite would.
-    let mut used = BTreeSet::new();
+    // It also records the scalar constants it passes (what a
+    // `load_push_constant` offset may be), each before any use.
+    let mut seen = Seen {
+        used: BTreeSet::new(),
+        consts: ScalarConsts::new(shader.values.len()),
+    };
     let mut body = std::mem::take(&mut shader.body);
     let mut b = Builder::new(shader);
-    lower_region(&mut body, &mut b, &mut used, &mut |instr, e| {
+    lower_region(&mut body, &mut b, &mut seen, &mut |instr, e, consts| {
         let Op::Intrinsic(i) = &instr.op else {
             e.push(instr);
             return;
@@ -373,7 +376,7 @@ pub fn lower_sysvals(shader: &mut Shader) -> PushUniformLayout {
     // Assign packed positions: used sysval words, then used push-constant
     // words (`PushWord`'s order, which `words` keeps sorted).
     let layout = PushUniformLayout {
-        words: used.into_iter().collect(),
+        words: seen.used.into_iter().collect(),
     };
     if !layout.words.is_empty() {
         shader.body.for_each_region_mut(&mut |r| {
@@ -404,6 +407,14 @@ fn word_of(offset: u32) -> PushWord {
     }
 }
 
+/// What the walk of [`lower_region`] collects.
+struct Seen {
+    /// The words the `load_uniform`s of the result read.
+    used: BTreeSet<PushWord>,
+    /// The scalar constants of the shader walked so far.
+    consts: ScalarConsts,
+}
+
 /// Notes the word `instr` reads if it is a `load_uniform`.
 fn note_uniform(instr: &Instr, used: &mut BTreeSet<PushWord>) {
     if let Op::Intrinsic(OpIntrinsic {
@@ -414,6 +425,19 @@ fn note_uniform(instr: &Instr, used: &mut BTreeSet<PushWord>) {
         used.insert(word_of(*offset));
     }
 }
+
+/// Notes what an instruction the walk keeps tells: the word it reads if
+/// it is a `load_uniform`, its value if it is a scalar `const`.
+fn note_kept(instr: &Instr, seen: &mut Seen) {
+    match &instr.op {
+        Op::Const(c) => seen.consts.note(instr, c),
+        _ => note_uniform(instr, &mut seen.used),
+    }
+}
+
+/// What lowers one instruction: appends its replacement to the builder;
+/// gets the scalar constants defined before it.
+type Lower<'f, 's> = dyn FnMut(Instr, &mut Builder<'s>, &ScalarConsts) + 'f;
 
 /// Whether the lowering closure of [`lower_sysvals`] replaces `instr`
 /// (it keeps everything else as it is).
@@ -446,23 +470,26 @@ fn needs_lowering(instr: &Instr) -> bool {
 
 /// Lowers `region` (nested regions first, in program order) through
 /// `lower`, which appends an instruction's replacement to `b`'s region;
-/// notes in `used` the words every `load_uniform` of the result reads.
-/// A region is rebuilt from its first instruction to lower on; one with
-/// none stays where it is.
+/// notes in `seen` the words every `load_uniform` of the result reads and
+/// the scalar constants it keeps. Every instruction is visited after all
+/// those that dominate it (program order), so the constants an
+/// instruction's sources may be are known when it is lowered. A region is
+/// rebuilt from its first instruction to lower on; one with none stays
+/// where it is.
 fn lower_region<'s>(
     region: &mut Region,
     b: &mut Builder<'s>,
-    used: &mut BTreeSet<PushWord>,
-    lower: &mut Rewrite<'_, 's>,
+    seen: &mut Seen,
+    lower: &mut Lower<'_, 's>,
 ) {
     let mut first = None;
     for (k, instr) in region.instrs.iter_mut().enumerate() {
-        lower_nested(instr, b, used, lower);
+        lower_nested(instr, b, seen, lower);
         if needs_lowering(instr) {
             first = Some(k);
             break;
         }
-        note_uniform(instr, used);
+        note_kept(instr, seen);
     }
     let Some(first) = first else {
         return;
@@ -475,17 +502,17 @@ fn lower_region<'s>(
     for (k, mut instr) in rest.enumerate() {
         // The first one's nested regions were lowered by the scan above.
         if k > 0 {
-            lower_nested(&mut instr, b, used, lower);
+            lower_nested(&mut instr, b, seen, lower);
         }
         if needs_lowering(&instr) {
             let start = region.instrs.len();
-            lower(instr, b);
+            lower(instr, b, &seen.consts);
             b.drain_into(&mut region.instrs);
             for new in &region.instrs[start..] {
-                note_uniform(new, used);
+                note_uniform(new, &mut seen.used);
             }
         } else {
-            note_uniform(&instr, used);
+            note_kept(&instr, seen);
             region.instrs.push(instr);
         }
     }
@@ -494,46 +521,55 @@ fn lower_region<'s>(
 fn lower_nested<'s>(
     instr: &mut Instr,
     b: &mut Builder<'s>,
-    used: &mut BTreeSet<PushWord>,
-    lower: &mut Rewrite<'_, 's>,
+    seen: &mut Seen,
+    lower: &mut Lower<'_, 's>,
 ) {
     match &mut instr.op {
         Op::If(f) => {
-            lower_region(&mut f.then_region, b, used, lower);
-            lower_region(&mut f.else_region, b, used, lower);
+            lower_region(&mut f.then_region, b, seen, lower);
+            lower_region(&mut f.else_region, b, seen, lower);
         }
-        Op::Loop(l) => lower_region(&mut l.body, b, used, lower),
+        Op::Loop(l) => lower_region(&mut l.body, b, seen, lower),
         _ => {}
     }
 }
 
-/// The value of every single-component `const`, by value id (what a
-/// `load_push_constant` offset may be): a dense table, and a map for ids
-/// past the value table (only invalid IR has them).
+/// The value of every single-component `const` recorded, by value id
+/// (what a `load_push_constant` offset may be): a dense table over the
+/// shader's values before the lowering, and a map for ids past them (only
+/// invalid IR has them).
 struct ScalarConsts {
+    /// Allocated at the first constant.
     dense: Vec<Option<u64>>,
+    /// The length `dense` gets.
+    values: usize,
     other: rustc_hash::FxHashMap<Value, u64>,
 }
 
 impl ScalarConsts {
-    fn of(shader: &Shader) -> ScalarConsts {
-        let mut t = ScalarConsts {
-            dense: vec![None; shader.values.len()],
+    fn new(values: usize) -> ScalarConsts {
+        ScalarConsts {
+            dense: Vec::new(),
+            values,
             other: Default::default(),
-        };
-        shader.body.for_each_instr(&mut |i| {
-            if let (Op::Const(c), [d]) = (&i.op, i.dsts.as_slice())
-                && c.values.len() == 1
-            {
-                match t.dense.get_mut(d.index()) {
-                    Some(slot) => *slot = Some(c.values[0]),
-                    None => {
-                        t.other.insert(*d, c.values[0]);
-                    }
-                }
+        }
+    }
+
+    /// Records `instr`, a `const` with components `c`, if it is a scalar.
+    fn note(&mut self, instr: &Instr, c: &OpConst) {
+        let [d] = instr.dsts.as_slice() else { return };
+        if c.values.len() != 1 {
+            return;
+        }
+        if self.dense.is_empty() {
+            self.dense.resize(self.values, None);
+        }
+        match self.dense.get_mut(d.index()) {
+            Some(slot) => *slot = Some(c.values[0]),
+            None => {
+                self.other.insert(*d, c.values[0]);
             }
-        });
-        t
+        }
     }
 
     fn get(&self, v: Value) -> Option<u64> {
@@ -756,6 +792,45 @@ mod tests {
             ]
         );
         assert_eq!(layout.fau_words(), layout.words.len() as u32);
+    }
+
+    /// A push-constant load inside a branch and a loop, its constant
+    /// offset defined before them: read as push uniforms (the constants
+    /// are known where the loads are lowered), not through the address.
+    #[test]
+    fn nested_loads_see_constant_offsets_defined_before() {
+        let mut s = Shader::parse(
+            r#"shader vertex "" {
+  info local_size 0 0 0 shared 0 push 64
+  values 10
+  %0:i32 = const 0x8
+  %1:i32 = load_sysval sysval=instance_id
+  %2:i32 = const 0x0
+  %3:b1 = ieq %1, %2
+  %4:i32 = if %3 {
+    %5:i32 = load_push_constant base=4 %0
+    yield %5
+  } else {
+    yield %1
+  }
+  loop () {
+    %6:i32 = load_push_constant base=0 %0
+    %7:i32 = iadd %6, %4
+    %8:i64 = const 0xa000
+    store_global %7, %8
+    break
+  }
+}"#,
+        )
+        .unwrap();
+        let layout = lower_sysvals(&mut s);
+        let text = s.to_string();
+        assert!(!text.contains("load_global"), "{text}");
+        // Bytes 12 and 8 of the push constants: words 1 (high half) and 1.
+        assert_eq!(layout.words, vec![PushWord::PushConstant(1)], "{text}");
+        assert!(text.contains("load_uniform offset=4"), "{text}");
+        assert!(text.contains("load_uniform offset=0"), "{text}");
+        s.validate().unwrap();
     }
 
     #[test]

@@ -107,8 +107,18 @@ impl Shader {
     /// whether anything changed.
     pub fn optimize_round(&mut self) -> bool {
         let mut progress = false;
-        progress |= self.opt_constant_fold();
-        progress |= self.opt_algebraic();
+        // Folding keeps a table of the constants, which is the one
+        // `opt_algebraic` would build by walking the shader again.
+        let mut consts = None;
+        progress |= self.run_pass("opt_constant_fold", |s| {
+            let (progress, table) = opt_constant_fold::fold_keeping_consts(s);
+            consts = Some(table);
+            progress
+        });
+        progress |= self.run_pass("opt_algebraic", |s| {
+            let table = consts.take().unwrap_or_else(|| const_values(s));
+            opt_algebraic::algebraic_with_consts(s, table)
+        });
         progress |= self.opt_copy_prop();
         progress |= self.opt_cse();
         progress |= self.opt_dce();

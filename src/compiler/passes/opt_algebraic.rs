@@ -58,6 +58,13 @@ enum Rewrite {
 
 fn opt_algebraic(s: &mut Shader) -> bool {
     let consts = const_values(s);
+    algebraic_with_consts(s, consts)
+}
+
+/// The pass with `consts` the constants of `s` by value id (as
+/// [`const_values`] gives them, or `opt_constant_fold`'s table of the same
+/// shader: entries for values no source holds change nothing).
+pub(super) fn algebraic_with_consts(s: &mut Shader, consts: ConstTable) -> bool {
     let n = s.values.len();
     let mut body = std::mem::take(&mut s.body);
     let mut a = Algebraic {
@@ -154,6 +161,26 @@ impl Algebraic<'_> {
             }
         }
         if dropped.is_empty() && added.is_empty() {
+            return;
+        }
+        if added.is_empty() {
+            // Only drops, usually a few: each one moves the instructions
+            // after it down in one block copy, the rest stay where they
+            // are (not every instruction moved to a new vector). Many go
+            // in one pass over the region.
+            if dropped.len() <= 8 {
+                for &i in dropped.iter().rev() {
+                    region.instrs.remove(i);
+                }
+            } else {
+                let mut k = 0;
+                let mut next = dropped.iter().copied().peekable();
+                region.instrs.retain(|_| {
+                    let keep = next.next_if_eq(&k).is_none();
+                    k += 1;
+                    keep
+                });
+            }
             return;
         }
         let old = std::mem::take(&mut region.instrs);
@@ -278,6 +305,71 @@ fn reciprocals(c: &[u64]) -> Option<Vec<u64>> {
 #[cfg(test)]
 mod tests {
     use crate::compiler::ir::*;
+
+    /// Copies dropped from a region, few (one block move each) or many
+    /// (one pass): the other instructions stay, in order, with their uses
+    /// of the copies replaced.
+    #[test]
+    fn drops_copies_few_or_many() {
+        for copies in [2, 12] {
+            let mut text = String::from(
+                "shader compute \"\" {\n  info local_size 1 1 1 shared 0 push 0\n  values 26\n",
+            );
+            let lines: Vec<&str> = r#"  %0:i32 = load_sysval sysval=local_invocation_index
+  %1:i32 = const 0x0
+  %2:i32 = iadd %0, %1
+  %3:i32 = imul %2, %0
+  %4:i32 = iadd %3, %1
+  %5:i32 = imul %4, %0
+  %6:i32 = iadd %5, %1
+  %7:i32 = imul %6, %0
+  %8:i32 = iadd %7, %1
+  %9:i32 = imul %8, %0
+  %10:i32 = iadd %9, %1
+  %11:i32 = imul %10, %0
+  %12:i32 = iadd %11, %1
+  %13:i32 = imul %12, %0
+  %14:i32 = iadd %13, %1
+  %15:i32 = imul %14, %0
+  %16:i32 = iadd %15, %1
+  %17:i32 = imul %16, %0
+  %18:i32 = iadd %17, %1
+  %19:i32 = imul %18, %0
+  %20:i32 = iadd %19, %1
+  %21:i32 = imul %20, %0
+  %22:i32 = iadd %21, %1
+  %23:i32 = imul %22, %0
+  %24:i32 = iadd %23, %1
+  %25:i32 = imul %24, %0
+  store_ssbo set=0 binding=0 %25, %0"#
+                .lines()
+                .collect();
+            // The first `copies` copies and their products, then the store
+            // of the last product kept.
+            let kept = 2 + 2 * copies;
+            for l in &lines[..kept] {
+                text.push_str(l);
+                text.push('\n');
+            }
+            let last = 2 * copies + 1;
+            text.push_str(&format!("  store_ssbo set=0 binding=0 %{last}, %0\n}}"));
+            let mut s = Shader::parse(&text).unwrap();
+            assert!(s.opt_algebraic());
+            let out = s.to_string();
+            assert!(!out.contains("iadd"), "{out}");
+            // Product k multiplies product k-1 (or %0) directly.
+            let mut prev = 0;
+            for k in 0..copies {
+                let p = 2 * k + 3;
+                assert!(
+                    out.contains(&format!("%{p}:i32 = imul %{prev}, %0")),
+                    "{out}"
+                );
+                prev = p;
+            }
+            assert_eq!(s.instr_count(), 2 + copies + 1, "{out}");
+        }
+    }
 
     #[test]
     fn unsigned_min_max_with_extremes() {

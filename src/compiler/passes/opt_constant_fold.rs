@@ -20,9 +20,20 @@ struct Fold<'a> {
     consts: ConstTable,
     subst: Subst,
     progress: bool,
+    /// Branches and loop bodies inlined so far.
+    inlined: usize,
 }
 
 fn opt_constant_fold(s: &mut Shader) -> bool {
+    fold_keeping_consts(s).0
+}
+
+/// The pass, also returning its table of constants: every `const` of the
+/// result by value id (and some of code it removed, whose values nothing
+/// uses any more), what [`const_values`] of the result gives for every
+/// value a source can hold. `optimize_round` hands it to `opt_algebraic`,
+/// which runs next and would otherwise walk the shader to build it again.
+pub(super) fn fold_keeping_consts(s: &mut Shader) -> (bool, ConstTable) {
     let consts = const_values(s);
     let mut body = std::mem::take(&mut s.body);
     let mut f = Fold {
@@ -30,12 +41,13 @@ fn opt_constant_fold(s: &mut Shader) -> bool {
         consts,
         subst: Subst::tracking(s),
         progress: false,
+        inlined: 0,
     };
     f.region(&mut body);
     f.subst.apply(&mut body);
     let progress = f.progress;
     s.body = body;
-    progress
+    (progress, f.consts)
 }
 
 impl Fold<'_> {
@@ -46,6 +58,7 @@ impl Fold<'_> {
     /// Folds `region` in place; only an inlined branch or loop body moves
     /// instructions.
     fn region(&mut self, region: &mut Region) {
+        let inlined_before = self.inlined;
         let mut i = 0;
         while i < region.instrs.len() {
             let instr = &mut region.instrs[i];
@@ -106,12 +119,19 @@ impl Fold<'_> {
                     let n = out.len();
                     region.instrs.splice(i..i + 1, out);
                     self.progress = true;
+                    self.inlined += 1;
                     i += n;
                 }
                 None => i += 1,
             }
         }
-        truncate_after_end(region);
+        // Only inlined code can end a valid region early: a terminator
+        // spliced in here, or an `if` whose branches now both diverge
+        // after an inlining inside them. Folding an instruction in place
+        // makes a `const`, which ends nothing.
+        if self.inlined != inlined_before {
+            truncate_after_end(region);
+        }
     }
 
     /// Splice `region` into `out`; its final yield (or break of the
@@ -214,6 +234,88 @@ mod tests {
 }
 "#;
         assert_eq!(s.to_string(), expected);
+    }
+
+    /// The table the pass keeps for `opt_algebraic` gives what a walk of
+    /// the result gives for every value a source holds, though the pass
+    /// folded instructions, dropped a branch holding a constant and
+    /// inlined the other.
+    #[test]
+    fn kept_constants_match_the_result() {
+        let mut s = Shader::parse(
+            r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 12
+  %0:i32 = load_sysval sysval=local_invocation_index
+  %1:i32 = const 0x3
+  %2:b1 = ult %1, %1
+  %3:i32 = if %2 {
+    %4:i32 = const 0x9
+    %5:i32 = iadd %4, %0
+    yield %5
+  } else {
+    %6:i32 = imul %1, %1
+    %7:i32 = iadd %6, %0
+    yield %7
+  }
+  %8:i32 = iadd %1, %1
+  %9:i32x2 = vec %8, %3
+  %10:i32 = swizzle %9.x
+  %11:i32 = iadd %10, %3
+  store_ssbo set=0 binding=0 %11, %8
+}"#,
+        )
+        .unwrap();
+        let (progress, kept) = super::fold_keeping_consts(&mut s);
+        assert!(progress);
+        let fresh = super::const_values(&s);
+        let mut srcs = Vec::new();
+        s.body
+            .for_each_instr(&mut |i| srcs.extend_from_slice(i.srcs()));
+        assert!(srcs.len() >= 6, "{s}");
+        for v in srcs {
+            assert_eq!(kept.get(v), fresh.get(v), "{v} in\n{s}");
+        }
+        // The dropped branch's constant is still in the kept table only.
+        assert_eq!(kept.get(Value(4)), Some(&[9][..]));
+        assert_eq!(fresh.get(Value(4)), None);
+    }
+
+    /// An `if` whose branches diverge only once a branch inside one of
+    /// them is inlined ends its region: the code after it goes too.
+    #[test]
+    fn inlining_inside_a_branch_ends_the_enclosing_region() {
+        let mut s = Shader::parse(
+            r#"shader compute "" {
+  info local_size 1 1 1 shared 0 push 0
+  values 6
+  %0:i32 = load_sysval sysval=local_invocation_index
+  %1:b1 = const 0x1
+  loop () {
+    %2:b1 = ieq %0, %0
+    if %2 {
+      if %1 {
+        break
+      } else {
+        yield
+      }
+      yield
+    } else {
+      continue
+    }
+    %3:i32 = iadd %0, %0
+    store_ssbo set=0 binding=0 %3, %0
+    continue
+  }
+  store_ssbo set=0 binding=0 %0, %0
+}"#,
+        )
+        .unwrap();
+        assert!(s.opt_constant_fold());
+        let text = s.to_string();
+        assert!(!text.contains("iadd"), "{text}");
+        assert!(!text.contains("yield"), "{text}");
+        s.validate().unwrap();
     }
 
     #[test]

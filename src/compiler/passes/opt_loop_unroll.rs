@@ -234,8 +234,14 @@ impl Unroll<'_> {
             .iter()
             .map(|&v| self.consts.get(v).map(<[u64]>::to_vec))
             .collect();
+        // One map for every trip, emptied at its start: at most the params
+        // and one value per instruction of the header and the body.
+        let mut local = HashMap::with_capacity_and_hasher(
+            l.params.len() + shape.header.len() + shape.body.len(),
+            Default::default(),
+        );
         for k in 0..=MAX_TRIPS {
-            let mut local = HashMap::default();
+            local.clear();
             for (&p, c) in l.params.iter().zip(&params) {
                 if let Some(c) = c {
                     local.insert(p, c.clone());
@@ -263,7 +269,12 @@ impl Unroll<'_> {
         if (header + count(shape.body)) * trips + header > MAX_UNROLLED {
             return None;
         }
-        let mut map = HashMap::default();
+        // The params and the values the copied code defines (one per
+        // instruction, nearly always).
+        let mut map = HashMap::with_capacity_and_hasher(
+            l.params.len() + header + count(shape.body),
+            Default::default(),
+        );
         for (&p, &i) in l.params.iter().zip(&l.inits) {
             map.insert(p, i);
         }

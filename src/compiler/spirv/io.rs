@@ -226,9 +226,7 @@ impl<'m> Translator<'m> {
                     *loc = Some(l);
                 }
                 let mname = m
-                    .member_names
-                    .get(&(ty, i))
-                    .cloned()
+                    .member_name(ty, i)
                     .unwrap_or_else(|| format!("{name}.{i}"));
                 (
                     mname,
@@ -409,7 +407,7 @@ impl<'m> Translator<'m> {
                     } else {
                         xfb.offset.map(|o| o.saturating_add(running))
                     };
-                    let mname = m.member_names.get(&(ty, i)).cloned();
+                    let mname = m.member_name(ty, i);
                     let cname = match (d.builtin, mname) {
                         (Some(_), Some(mn)) => mn,
                         (_, Some(mn)) if !name.starts_with('%') => format!("{name}.{mn}"),

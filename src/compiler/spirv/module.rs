@@ -14,7 +14,7 @@ use super::SpecConstants;
 use super::constants::Cst;
 use super::decorations::Decos;
 use super::error::{Result, SpirvError};
-use super::reader::{Header, Inst};
+use super::reader::{Header, Inst, Literal};
 use super::types::Type;
 
 /// What an id is at module level.
@@ -84,8 +84,8 @@ pub struct Module<'a> {
     pub defs: Vec<Def>,
     pub decos: HashMap<u32, Decos>,
     pub member_decos: HashMap<(u32, u32), Decos>,
-    pub names: HashMap<u32, String>,
-    pub member_names: HashMap<(u32, u32), String>,
+    names: HashMap<u32, Literal<'a>>,
+    member_names: HashMap<(u32, u32), Literal<'a>>,
     pub entry_points: Vec<EntryPoint>,
     /// (function, mode, operands, operands are ids, word).
     pub exec_modes: Vec<(u32, ExecutionMode, Vec<u32>, bool, usize)>,
@@ -135,25 +135,43 @@ const SUPPORTED_CAPS: &[Capability] = &[
     Capability::PhysicalStorageBufferAddresses,
 ];
 
+#[cold]
+#[inline(never)]
+fn not_a_type(id: u32) -> SpirvError {
+    SpirvError::Invalid {
+        op: "type".into(),
+        word: 0,
+        rule: format!("%{id} is not a type"),
+    }
+}
+
 impl<'a> Module<'a> {
+    // `def`, `ty` and `check_id` run for nearly every operand: their
+    // checks are inline, their errors built out of line.
+
+    #[inline]
     pub fn def(&self, id: u32) -> Result<&Def> {
-        self.defs
-            .get(id as usize)
-            .ok_or_else(|| SpirvError::Invalid {
-                op: "id".into(),
-                word: 0,
-                rule: format!("id %{id} is not below the bound {}", self.header.bound),
-            })
+        match self.defs.get(id as usize) {
+            Some(d) => Ok(d),
+            None => Err(self.out_of_bound(id)),
+        }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn out_of_bound(&self, id: u32) -> SpirvError {
+        SpirvError::Invalid {
+            op: "id".into(),
+            word: 0,
+            rule: format!("id %{id} is not below the bound {}", self.header.bound),
+        }
+    }
+
+    #[inline]
     pub fn ty(&self, id: u32) -> Result<&Type> {
         match self.def(id)? {
             Def::Type(t) => Ok(t),
-            _ => Err(SpirvError::Invalid {
-                op: "type".into(),
-                word: 0,
-                rule: format!("%{id} is not a type"),
-            }),
+            _ => Err(not_a_type(id)),
         }
     }
 
@@ -168,8 +186,12 @@ impl<'a> Module<'a> {
     pub fn name(&self, id: u32) -> String {
         self.names
             .get(&id)
-            .cloned()
-            .unwrap_or_else(|| format!("%{id}"))
+            .map_or_else(|| format!("%{id}"), |s| s.decode())
+    }
+
+    /// The `OpMemberName` of member `member` of struct type `ty`.
+    pub fn member_name(&self, ty: u32, member: u32) -> Option<String> {
+        self.member_names.get(&(ty, member)).map(|s| s.decode())
     }
 
     /// Parse the module-level parts of a module.
@@ -267,15 +289,22 @@ impl<'a> Module<'a> {
         Ok(m)
     }
 
+    #[inline]
     pub fn check_id(&self, inst: &Inst, id: u32) -> Result<u32> {
         if id == 0 || id >= self.header.bound {
-            Err(inst.invalid(format!("id %{id} is not in 1..{}", self.header.bound)))
+            Err(self.bad_id(inst, id))
         } else {
             Ok(id)
         }
     }
 
-    fn annotation(&mut self, inst: &Inst) -> Result<()> {
+    #[cold]
+    #[inline(never)]
+    fn bad_id(&self, inst: &Inst, id: u32) -> SpirvError {
+        inst.invalid(format!("id %{id} is not in 1..{}", self.header.bound))
+    }
+
+    fn annotation(&mut self, inst: &Inst<'a>) -> Result<()> {
         match inst.op {
             Some(Op::Capability) => {
                 let c = inst.word(0)?;
@@ -331,13 +360,13 @@ impl<'a> Module<'a> {
             }
             Some(Op::Name) => {
                 let id = self.check_id(inst, inst.word(0)?)?;
-                let (name, _) = inst.string(1)?;
+                let (name, _) = inst.literal(1)?;
                 self.names.insert(id, name);
             }
             Some(Op::MemberName) => {
                 let id = self.check_id(inst, inst.word(0)?)?;
                 let member = inst.word(1)?;
-                let (name, _) = inst.string(2)?;
+                let (name, _) = inst.literal(2)?;
                 self.member_names.insert((id, member), name);
             }
             Some(Op::Decorate) => {

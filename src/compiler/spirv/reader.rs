@@ -144,12 +144,20 @@ impl<'a> Inst<'a> {
         }
     }
 
-    /// Operand word `i`.
+    /// Operand word `i`. Asked for several times per instruction: the
+    /// check is inline, the error built out of line.
+    #[inline]
     pub fn word(&self, i: usize) -> Result<u32> {
-        self.operands
-            .get(i)
-            .copied()
-            .ok_or_else(|| self.invalid(format!("missing operand {i}")))
+        match self.operands.get(i) {
+            Some(&w) => Ok(w),
+            None => Err(self.missing(i)),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn missing(&self, i: usize) -> SpirvError {
+        self.invalid(format!("missing operand {i}"))
     }
 
     /// Operand words from `i` on (empty if `i` is past the end).
@@ -158,37 +166,71 @@ impl<'a> Inst<'a> {
     }
 
     /// Require at least `n` operand words.
+    #[inline]
     pub fn need(&self, n: usize) -> Result<()> {
         if self.operands.len() < n {
-            Err(self.invalid(format!(
-                "{} operand words, at least {n} needed",
-                self.operands.len()
-            )))
+            Err(self.too_short(n))
         } else {
             Ok(())
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn too_short(&self, n: usize) -> SpirvError {
+        self.invalid(format!(
+            "{} operand words, at least {n} needed",
+            self.operands.len()
+        ))
+    }
+
     /// A literal string starting at operand `i`; returns it and the index of the next operand.
     pub fn string(&self, i: usize) -> Result<(String, usize)> {
+        let (s, next) = self.literal(i)?;
+        Ok((s.decode(), next))
+    }
+
+    /// [`Inst::string`] undecoded: the words of the literal string
+    /// starting at operand `i` (checked for its terminating NUL), and the
+    /// index of the next operand.
+    pub fn literal(&self, i: usize) -> Result<(Literal<'a>, usize)> {
         let words = self.rest(i);
-        // The word holding the terminating NUL, then the bytes before it
-        // copied once into a string of their size.
         let Some(n) = words.iter().position(|w| w.to_le_bytes().contains(&0)) else {
             return Err(self.invalid("unterminated literal string"));
         };
-        let mut bytes = Vec::with_capacity(4 * n + 3);
-        for w in &words[..=n] {
+        Ok((Literal(&words[..=n]), i + n + 1))
+    }
+}
+
+/// A literal string's words, the last one holding its terminating NUL
+/// (made by [`Inst::literal`]). Names (`OpName`, `OpMemberName`) are kept
+/// so and decoded only when something asks for one: most are never used,
+/// and a string each cost an allocation and a UTF-8 check.
+#[derive(Clone, Copy, Debug)]
+pub struct Literal<'a>(&'a [u32]);
+
+impl Literal<'_> {
+    /// The string: the bytes before the NUL (little-endian words, SPIR-V
+    /// specification 2.2.1 "Literal"), invalid UTF-8 replaced as
+    /// `String::from_utf8_lossy` does.
+    pub fn decode(self) -> String {
+        let Some((last, words)) = self.0.split_last() else {
+            return String::new();
+        };
+        // Only the last word holds a NUL (`Inst::literal`): the string is
+        // the words before it and that word's bytes before its NUL, copied
+        // once into a vector of their size.
+        let last = last.to_le_bytes();
+        let tail = last.iter().position(|&b| b == 0).unwrap_or(last.len());
+        let mut bytes = Vec::with_capacity(4 * words.len() + tail);
+        for w in words {
             bytes.extend_from_slice(&w.to_le_bytes());
         }
-        if let Some(end) = bytes.iter().position(|&b| b == 0) {
-            bytes.truncate(end);
-        }
-        let s = match String::from_utf8(bytes) {
+        bytes.extend_from_slice(&last[..tail]);
+        match String::from_utf8(bytes) {
             Ok(s) => s,
             Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        };
-        Ok((s, i + n + 1))
+        }
     }
 }
 
