@@ -164,23 +164,15 @@ impl Algebraic<'_> {
             return;
         }
         if added.is_empty() {
-            // Only drops, usually a few: each one moves the instructions
-            // after it down in one block copy, the rest stay where they
-            // are (not every instruction moved to a new vector). Many go
-            // in one pass over the region.
-            if dropped.len() <= 8 {
-                for &i in dropped.iter().rev() {
-                    region.instrs.remove(i);
-                }
-            } else {
-                let mut k = 0;
-                let mut next = dropped.iter().copied().peekable();
-                region.instrs.retain(|_| {
-                    let keep = next.next_if_eq(&k).is_none();
-                    k += 1;
-                    keep
-                });
-            }
+            // Only drops: the region is compacted in place in one pass
+            // (not every instruction moved to a new vector).
+            let mut k = 0;
+            let mut next = dropped.iter().copied().peekable();
+            region.instrs.retain(|_| {
+                let keep = next.next_if_eq(&k).is_none();
+                k += 1;
+                keep
+            });
             return;
         }
         let old = std::mem::take(&mut region.instrs);
@@ -306,9 +298,9 @@ fn reciprocals(c: &[u64]) -> Option<Vec<u64>> {
 mod tests {
     use crate::compiler::ir::*;
 
-    /// Copies dropped from a region, few (one block move each) or many
-    /// (one pass): the other instructions stay, in order, with their uses
-    /// of the copies replaced.
+    /// Copies dropped from a region, few or many (compacted in place):
+    /// the other instructions stay, in order, with their uses of the
+    /// copies replaced.
     #[test]
     fn drops_copies_few_or_many() {
         for copies in [2, 12] {
