@@ -280,3 +280,55 @@ fn dump_code_gives_the_library_bytes() {
             .starts_with("TOTAL instructions=")
     );
 }
+
+/// `--series` follows each row with every run's time in order; the row's
+/// time is their median (and with `--min` their shortest).
+#[test]
+fn series_lists_every_run_and_the_row_is_their_median() {
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/shaders");
+    let file = format!("{corpus}/zink_xfb_position_clip.vert.spv");
+    for (flags, pick) in [
+        (&["--runs", "3", "--series"][..], "median"),
+        (&["--runs", "4", "--series", "--min"][..], "min"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_bifrost-shaderdb"))
+            .args(flags)
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let runs: usize = flags[1].parse().unwrap();
+        let mut seen = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            let Some(rest) = line.strip_prefix("series ") else {
+                continue;
+            };
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            assert_eq!(f[0], "zink_xfb_position_clip.vert", "{line}");
+            let times: Vec<f64> = f[2..].iter().map(|t| t.parse().unwrap()).collect();
+            assert_eq!(times.len(), runs, "{line}");
+            assert!(times.iter().all(|&t| t > 0.0), "{line}");
+            // The row it follows names the same variant and ends with the
+            // summary time.
+            let row: Vec<&str> = lines[i - 1].split_whitespace().collect();
+            assert_eq!(row[..2], f[..2], "{}\n{line}", lines[i - 1]);
+            let mut sorted = times.clone();
+            sorted.sort_by(f64::total_cmp);
+            let want = if pick == "min" {
+                sorted[0]
+            } else {
+                sorted[runs / 2]
+            };
+            let got: f64 = row.last().unwrap().parse().unwrap();
+            assert_eq!(got, want, "{}\n{line}", lines[i - 1]);
+            seen.push(f[1].to_string());
+        }
+        assert_eq!(seen, ["rasterization", "xfb"], "{text}");
+    }
+}

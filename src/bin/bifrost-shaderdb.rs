@@ -1,4 +1,4 @@
-//! `bifrost-shaderdb [--compare DIR] [--runs N] [--min] [--dump-code] [--disasm] FILE.spv...`: shader-db-like
+//! `bifrost-shaderdb [--compare DIR] [--runs N] [--min] [--series] [--dump-code] [--disasm] FILE.spv...`: shader-db-like
 //! statistics of our Bifrost compiler.
 //!
 //! For every SPIR-V file and every variant the driver compiles (a compute
@@ -28,6 +28,12 @@
 //! the shaders both compile, fragment shaders included. Without `--compare` it is
 //! `TOTAL instructions=N tuples=N clauses=N quadwords=N spills=N fills=N`
 //! over every variant we compile.
+//!
+//! `--series` adds a line `series NAME VARIANT T1 T2 ... TN` after each
+//! row: every run's time in µs, in the order they ran. The first of them is
+//! the variant's first compile in the process (for the first file, the
+//! compiler's first compile too), so the line shows how a compile speeds
+//! up as the caches and branch predictors warm to it.
 //!
 //! `--dump-code` adds a line `code NAME VARIANT HEX` after each row: the
 //! variant's bytes (identical bytes are the proof that a compile-speed
@@ -163,10 +169,12 @@ struct Args {
     /// Report the fastest run instead of the median (steadier on a loaded
     /// machine, where other processes preempt some runs).
     min: bool,
+    /// Print every run's time in order (the warm-up of a process).
+    series: bool,
     files: Vec<PathBuf>,
 }
 
-const USAGE: &str = "usage: bifrost-shaderdb [--compare MESA_SHADER_DIR] [--runs N] [--min] [--dump-code] [--disasm] FILE.spv...";
+const USAGE: &str = "usage: bifrost-shaderdb [--compare MESA_SHADER_DIR] [--runs N] [--min] [--series] [--dump-code] [--disasm] FILE.spv...";
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
@@ -175,6 +183,7 @@ fn parse_args() -> Result<Args, String> {
         dump_code: false,
         disasm: false,
         min: false,
+        series: false,
         files: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
@@ -184,6 +193,7 @@ fn parse_args() -> Result<Args, String> {
             "--dump-code" => args.dump_code = true,
             "--disasm" => args.disasm = true,
             "--min" => args.min = true,
+            "--series" => args.series = true,
             "--compare" => {
                 args.compare = Some(it.next().ok_or("--compare needs a directory")?.into())
             }
@@ -220,16 +230,15 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-/// SPIR-V → binary of one variant, `runs` times; the binary and the median
-/// (with `min`, the shortest) time.
+/// SPIR-V → binary of one variant, `runs` times; the binary and every
+/// run's time, in order.
 fn compile_variant(
     bytes: &[u8],
     entry: &str,
     stage: Stage,
     variant: Variant,
     runs: usize,
-    min: bool,
-) -> Result<(ShaderBinary, Duration), String> {
+) -> Result<(ShaderBinary, Vec<Duration>), String> {
     let spec = HashMap::new();
     let once = || -> Result<ShaderBinary, String> {
         // As the driver compiles (contraction, UBO loads through the table).
@@ -258,12 +267,7 @@ fn compile_variant(
         times.push(start.elapsed());
         binary = Some(b);
     }
-    let time = if min {
-        times.iter().copied().min().unwrap_or_default()
-    } else {
-        median(times)
-    };
-    Ok((binary.expect("runs > 0"), time))
+    Ok((binary.expect("runs > 0"), times))
 }
 
 fn cols(f: &Figures) -> String {
@@ -376,8 +380,17 @@ fn main() -> ExitCode {
         };
         for variant in variants {
             let main = variant != Variant::Xfb;
-            match compile_variant(&bytes, &entry, stage, variant, args.runs, args.min) {
-                Ok((binary, time)) => {
+            match compile_variant(&bytes, &entry, stage, variant, args.runs) {
+                Ok((binary, times)) => {
+                    let series: Vec<String> = times
+                        .iter()
+                        .map(|t| format!("{:.1}", t.as_secs_f64() * 1e6))
+                        .collect();
+                    let time = if args.min {
+                        times.iter().copied().min().unwrap_or_default()
+                    } else {
+                        median(times)
+                    };
                     let f = ours(&binary);
                     all_total.add(&f);
                     let us = format!("{:.1}", time.as_secs_f64() * 1e6);
@@ -405,6 +418,9 @@ fn main() -> ExitCode {
                         }
                     }
                     println!("{line}");
+                    if args.series {
+                        println!("series {name} {} {}", variant.name(), series.join(" "));
+                    }
                     if args.dump_code {
                         let hex: String = binary.code.iter().map(|b| format!("{b:02x}")).collect();
                         println!("code {name} {} {hex}", variant.name());
