@@ -94,7 +94,12 @@ impl Isel<'_> {
         let (q_, r_) = (65536 / d, 65536 % d);
         let h = self.shift(ShiftOp::RshiftOr, x, ZERO, Src::Imm(16));
         let l = self.shift(ShiftOp::LshiftAnd, x, Src::Imm(0xffff), ZERO);
-        let rh = self.emit(Op::ImulI32, &[h, Src::Imm(r_)]);
+        // R is 1 for 3, 5 and 15 (2^16 − 1 = 3·5·17·257): no multiply.
+        let rh = if r_ == 1 {
+            h
+        } else {
+            self.emit(Op::ImulI32, &[h, Src::Imm(r_)])
+        };
         let y = self.emit(Op::IaddS32, &[rh, l]);
         let f = self.emit(Op::U32ToF32, &[y]);
         let (c, bias) = small_quotient_constants(d);
