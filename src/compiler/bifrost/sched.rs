@@ -180,6 +180,10 @@ struct Builder {
     add_scratch: Vec<usize>,
     /// Reused buffers of the dependency graphs.
     dag_scratch: dag::Scratch,
+    /// The ADD instruction `close` split off a closed clause's last tuple
+    /// into the first tuple of the clause being formed, whose FMA slot is
+    /// still to fill (`fill_carried`).
+    carried: Option<Instr>,
 }
 
 impl Builder {
@@ -211,10 +215,24 @@ impl Builder {
             last.consts = None;
             tuples.push(STuple::new(None, add));
             if !clause_ok(&mut tuples) {
-                // Move the split ADD into a clause of its own.
+                // The split ADD does not fit after it (constants, a full
+                // clause): it opens the next clause, where later work of
+                // the block may join it (`fill_carried`), instead of
+                // taking a clause alone. Nothing scheduled after it has
+                // run yet, so the order stays. A block's last clause
+                // gets it as a clause of its own (`schedule` closes until
+                // nothing is left).
                 let t = tuples.pop().expect("pushed");
                 self.clauses.push((block, tuples, None));
-                self.clauses.push((block, vec![t], None));
+                let carried = t.add.clone();
+                self.cur.push(t);
+                if clause_ok(&mut self.cur) {
+                    self.carried = carried;
+                } else {
+                    // As a clause of its own, planned again when packing.
+                    let t = self.cur.pop().expect("pushed");
+                    self.clauses.push((block, vec![t], None));
+                }
                 return Ok(());
             }
         }
@@ -371,12 +389,18 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         scratch: Vec::new(),
         add_scratch: Vec::new(),
         dag_scratch: dag::Scratch::default(),
+        carried: None,
     };
     let mut block_clause = Vec::with_capacity(p.blocks.len());
     for (bi, block) in p.blocks.iter().enumerate() {
         block_clause.push(b.clauses.len());
         b.list_schedule(bi, &block.instrs)?;
-        b.close(bi)?;
+        // A split ADD carried into a new clause closes as a clause of its
+        // own at the block's end.
+        while !b.cur.is_empty() {
+            b.close(bi)?;
+        }
+        b.carried = None;
         match block.term {
             Term::Jump(t) => b.branch(
                 bi,
@@ -761,6 +785,47 @@ impl Builder {
         self.scratch = order;
     }
 
+    /// Fills the FMA slot of a carried ADD instruction (`close`), the
+    /// clause's only tuple, with a ready FMA instruction. The ADD
+    /// instruction counts as scheduled already, so its successors may be
+    /// ready: one that shares a register with it (its reads, its write)
+    /// would run before it and is skipped; register edges are the only
+    /// ones from a non-message to an FMA instruction (`dag.rs`).
+    fn fill_carried(&mut self, g: &mut Ready<'_>) {
+        let Some(add) = self.carried.take() else {
+            return;
+        };
+        if self.cur.len() != 1 || self.cur[0].fma.is_some() {
+            return;
+        }
+        let (reads, writes) = dag::reads_writes(&add);
+        let mut tries = 0;
+        let mut order = std::mem::take(&mut self.scratch);
+        g.by_priority(&mut order);
+        for &f in &order {
+            let node = &g.graph.nodes[f];
+            if node.ends_clause || node.partner.is_some() {
+                continue;
+            }
+            let Some(ins) = fma_form(node.first) else {
+                continue;
+            };
+            let (r, w) = dag::reads_writes(&ins);
+            if r & writes != 0 || w & (reads | writes) != 0 {
+                continue;
+            }
+            if self.try_fma(ins) {
+                g.done(f);
+                break;
+            }
+            tries += 1;
+            if tries == TRIES {
+                break;
+            }
+        }
+        self.scratch = order;
+    }
+
     /// Fills the empty ADD slot of the last tuple, whose FMA instruction is
     /// node `f`.
     fn fill_add(&mut self, g: &mut Ready<'_>, f: usize) -> Option<usize> {
@@ -842,6 +907,10 @@ impl Builder {
         let mut g = Ready::new(instrs, &mut self.dag_scratch);
         let mut order = Vec::new();
         while g.left > 0 {
+            self.fill_carried(&mut g);
+            if g.left == 0 {
+                break;
+            }
             g.by_priority(&mut order);
             let ending = order
                 .iter()

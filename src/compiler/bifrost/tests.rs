@@ -1135,3 +1135,73 @@ fn whole_vectors_are_stored_without_copies() {
     assert_eq!(moves(&check(&text("%2"))), 0);
     assert!(moves(&check(&text("%4"))) >= 3);
 }
+
+/// A clause's last tuple writes two registers, and its ADD instruction,
+/// split off into a tuple of its own, does not fit the clause (an eighth
+/// tuple leaves four constant slots, the seven before it use five or
+/// more): that ADD instruction opens the next clause, beside the block's
+/// remaining work, instead of taking a clause alone.
+#[test]
+fn split_add_opens_the_next_clause() {
+    // Seven FMA-only multiplies by distinct constants, each beside an ADD
+    // without constants (all independent), then more independent work.
+    let mut instrs = Vec::new();
+    for k in 0..7u8 {
+        instrs.push(Instr::new(
+            Op::ImulI32,
+            Some(Dst::Phys(10 + k)),
+            vec![Src::Phys(0), Src::Imm(0x1001 * (u32::from(k) + 3))],
+        ));
+        instrs.push(Instr::new(
+            Op::IaddS32,
+            Some(Dst::Phys(20 + k)),
+            vec![Src::Phys(1), Src::Phys(2)],
+        ));
+    }
+    for k in 0..4u8 {
+        instrs.push(Instr::new(
+            Op::IaddS32,
+            Some(Dst::Phys(30 + k)),
+            vec![Src::Phys(3), Src::Phys(4)],
+        ));
+    }
+    let p = Program {
+        blocks: vec![Block {
+            instrs,
+            term: Term::End,
+        }],
+        ..Program::default()
+    };
+    let s = sched::schedule(&p).unwrap();
+    let shape: Vec<Vec<(bool, bool)>> = s
+        .clauses
+        .iter()
+        .map(|c| {
+            c.tuples
+                .iter()
+                .map(|t| (t.fma.is_some(), t.add.is_some()))
+                .collect()
+        })
+        .collect();
+    // Every instruction is scheduled once.
+    let count: usize = s
+        .clauses
+        .iter()
+        .flat_map(|c| &c.tuples)
+        .map(|t| usize::from(t.fma.is_some()) + usize::from(t.add.is_some()))
+        .sum();
+    assert_eq!(count, 18, "{shape:?}");
+    // The first clause's last tuple was split (its ADD moved on).
+    let first = &s.clauses[0].tuples;
+    assert_eq!(
+        first.last().map(|t| t.add.is_some()),
+        Some(false),
+        "{shape:?}"
+    );
+    // No clause holds a lone ALU instruction: the split ADD shares the
+    // next clause with the four other additions.
+    assert_eq!(s.clauses.len(), 2, "{shape:?}");
+    assert!(s.clauses[1].tuples.len() >= 3, "{shape:?}");
+    let (code, _) = pack::encode_program(&s.clauses, &s.block_clause).unwrap();
+    round_trips(&code).unwrap();
+}
