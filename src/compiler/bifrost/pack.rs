@@ -98,6 +98,13 @@ pub enum FauNeed {
 /// reads without naming it (ISA.xml: "implicitly encoded into the tuple").
 pub const FAU_ATEST_DATUM: u8 = 5;
 
+/// The special FAU slot that reads zero in both halves (Mesa's
+/// `BIR_FAU_ZERO`; Mesa's G52 binaries read it as `#0.x` in ADD sources,
+/// e.g. `+MOV.i32 r1:t1, #0.x`): an ADD instruction's zero, where the
+/// FMA unit's inline zero (selector 3) does not exist, without an
+/// embedded constant.
+pub const FAU_ZERO: u8 = 0;
+
 /// The distinct 32-bit constants a tuple reads (at most two), held inline:
 /// the scheduler plans every candidate tuple, so planning allocates nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,6 +169,19 @@ impl TuplePlan {
     /// Selectors of instruction `k` (0 FMA, 1 ADD).
     pub fn sel(&self, k: usize) -> &[u8] {
         &self.sel[k][..usize::from(self.nsrc[k])]
+    }
+
+    /// The embedded constants the plan reads (a branch offset and the
+    /// FAU's special zero are none).
+    pub fn consts(&self) -> TupleConsts {
+        match self.fau {
+            FauNeed::Consts(c) => match *c {
+                [a] => TupleConsts::Set(a, a),
+                [a, b] => TupleConsts::Set(a.min(b), a.max(b)),
+                _ => TupleConsts::None,
+            },
+            _ => TupleConsts::None,
+        }
     }
 }
 
@@ -296,9 +316,25 @@ pub fn plan_tuple(
                     }
                 }
                 Src::Imm(0) if !is_add && ok(3) => (3, None),
+                // A zero through the special FAU slot while the tuple's
+                // FAU slot is free; a constant later in the tuple makes it
+                // an embedded constant again (below).
+                Src::Imm(0)
+                    if ok(4) && matches!(fau, FauNeed::None | FauNeed::Special(FAU_ZERO)) =>
+                {
+                    fau = FauNeed::Special(FAU_ZERO);
+                    (4, None)
+                }
                 Src::Imm(v) => {
                     match &mut fau {
                         FauNeed::None => fau = FauNeed::Consts(Consts::one(v)),
+                        FauNeed::Special(FAU_ZERO) => {
+                            // The zeros read so far (selector 4) become
+                            // the pair's zero half when packing.
+                            let mut c = Consts::one(0);
+                            c.insert(v);
+                            fau = FauNeed::Consts(c);
+                        }
                         FauNeed::Consts(c) => {
                             if !c.insert(v) {
                                 return None;
@@ -866,9 +902,11 @@ fn pack_clause(c: &SClause, branch_offset: i64) -> Result<PackedClause, CompileE
                     // Embedded constants: the immediates planned at selector
                     // 4 (an FMA zero at 3 and a branch offset at 5 are not).
                     let mut sel = plan.sel[k];
+                    let embedded = matches!(plan.fau, FauNeed::Consts(_));
                     for (j, s) in ins.encoded_srcs().iter().enumerate() {
                         if let Src::Imm(v) = *s
                             && sel[j] == 4
+                            && embedded
                         {
                             sel[j] = if (pair >> 32) as u32 == v { 5 } else { 4 };
                         }

@@ -150,7 +150,7 @@ fn clause_plan(tuples: &[STuple]) -> Option<(TuplePlan, TupleConsts)> {
         tuples[i - 1].writes()
     };
     let plan = plan_tuple(&tuples[i], prev, writes, i == 0)?;
-    let consts = tuple_consts(&tuples[i]);
+    let consts = plan.consts();
     (const_count(tuples, consts) <= max_constants(n)).then_some((plan, consts))
 }
 
@@ -343,8 +343,8 @@ impl Builder {
     /// Ends block `block` with a branch (`ins`, kept as `marker` for the
     /// clause) to block `target`: as an extra tuple of the block's last
     /// clause when it fits there, as Mesa does, else as a clause of its own.
-    /// It fits when that clause is the block's, sends no message (the
-    /// message ends its clause), has a tuple free, uses no clause constant
+    /// It fits when that clause is the block's, sends no message and has
+    /// no `DISCARD` (either ends its clause), has a tuple free, uses no clause constant
     /// (the branch offset takes the constant slot) and the tuple encodes
     /// after its predecessor.
     fn branch(&mut self, block: usize, ins: Instr, marker: Instr, target: usize) {
@@ -358,7 +358,7 @@ impl Builder {
                 [&t.fma, &t.add]
                     .into_iter()
                     .flatten()
-                    .any(|i| i.op.message_type() != 0 || i.op.is_branch())
+                    .any(|i| i.op.ends_clause() || i.op.is_branch())
             })
         {
             tuples.push(tuple);

@@ -1205,3 +1205,53 @@ fn split_add_opens_the_next_clause() {
     let (code, _) = pack::encode_program(&s.clauses, &s.block_clause).unwrap();
     round_trips(&code).unwrap();
 }
+
+/// An ADD instruction's zero reads the FAU's special zero (`#0.x`, as in
+/// Mesa's binaries) while its tuple's FAU slot is free, so it takes no
+/// embedded constant and a block's branch still joins its clause; beside
+/// a constant it is that constant's pair's other half.
+#[test]
+fn add_zeros_read_the_fau_zero() {
+    let p = Program {
+        blocks: vec![
+            Block {
+                instrs: vec![Instr::new(
+                    Op::IsubS32,
+                    Some(Dst::Phys(1)),
+                    vec![Src::Imm(0), Src::Phys(0)],
+                )],
+                term: Term::Jump(2),
+            },
+            Block {
+                instrs: vec![Instr::new(
+                    Op::MuxI32,
+                    Some(Dst::Phys(2)),
+                    vec![Src::Imm(0), Src::Imm(1), Src::Phys(1)],
+                )],
+                term: Term::End,
+            },
+            Block {
+                instrs: vec![Instr::new(
+                    Op::MovI32,
+                    Some(Dst::Phys(3)),
+                    vec![Src::Phys(1)],
+                )],
+                term: Term::End,
+            },
+        ],
+        ..Program::default()
+    };
+    let s = sched::schedule(&p).unwrap();
+    // Block 0 is one clause: the subtraction and the jump.
+    assert_eq!(s.block_clause[1] - s.block_clause[0], 1);
+    let (code, _) = pack::encode_program(&s.clauses, &s.block_clause).unwrap();
+    round_trips(&code).unwrap();
+    let dis = disasm::disassemble(&code).unwrap();
+    assert!(dis.contains("+ISUB.s32 r1:t1, #0.x, r0"), "{dis}");
+    assert!(dis.contains("+JUMP t1, clause_"), "{dis}");
+    // A zero and a one in one instruction: an embedded pair.
+    assert!(
+        dis.contains("+MUX.i32 r2:t1, 0x00000000 /* 0.000000 */, 0x00000001"),
+        "{dis}"
+    );
+}
