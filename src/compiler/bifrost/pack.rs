@@ -779,6 +779,9 @@ struct PackedClause {
     /// Embedded constants, low 4 bits clear (they are in the FAU indices).
     constants: Vec<u64>,
     m_field: u16,
+    /// A branch clause's one 32-bit constant, the low half of the branch
+    /// offset's pair (0 when it has none).
+    branch_low: u32,
 }
 
 impl PackedClause {
@@ -807,13 +810,15 @@ impl PackedClause {
 }
 
 /// The embedded constants of a branch clause of `n` tuples, the slot its
-/// tuples read and the format's M field: the offset alone, high half, M1 =
-/// 4 (PC-relative high), placed as Mesa's packer does (and `asm`
-/// expects): in the packed first slot with the format's M field 4 for 3
-/// or 6 tuples, in the first quadword pair after the packed slot for 5 or
-/// 8, else in a quadword of its own.
-fn branch_constants(n: usize, branch_offset: i64) -> (Vec<u64>, usize, u16) {
-    let raw = ((branch_offset as u64) & 0x0fff_ffff) << 32 | (4u64 << 60);
+/// tuples read and the format's M field: one pair, the offset in its high
+/// half with M1 = 4 (PC-relative high) and the clause's one 32-bit
+/// constant `low` (or 0) in its low half — Mesa's cs_ubo_push clause_0
+/// holds `0x00000006` so beside its `BRANCHZ` — placed as Mesa's packer
+/// does (and `asm` expects): in the packed first slot with the format's M
+/// field 4 for 3 or 6 tuples, in the first quadword pair after the packed
+/// slot for 5 or 8, else in a quadword of its own.
+fn branch_constants(n: usize, branch_offset: i64, low: u32) -> (Vec<u64>, usize, u16) {
+    let raw = ((branch_offset as u64) & 0x0fff_ffff) << 32 | (4u64 << 60) | u64::from(low);
     match n {
         // The format's M field marks it, not the constant's top bits.
         3 | 6 => (vec![raw & !(0xf << 60)], 0, 4),
@@ -853,8 +858,12 @@ fn pack_clause(c: &SClause, branch_offset: i64) -> Result<PackedClause, CompileE
     }
     let needs = &needs[..n];
     let mut m_field = 0;
-    let (constants, slots) = if needs.contains(&FauNeed::Branch) {
-        let (constants, slot, m) = branch_constants(n, branch_offset);
+    let branch = needs.contains(&FauNeed::Branch);
+    let mut branch_low = 0;
+    let (constants, slots) = if branch {
+        branch_low = branch_low_constant(needs)
+            .ok_or_else(|| CompileError::Encode("constants beside a branch".into()))?;
+        let (constants, slot, m) = branch_constants(n, branch_offset, branch_low);
         m_field = m;
         (constants, [Some(slot); MAX_TUPLES])
     } else {
@@ -902,7 +911,8 @@ fn pack_clause(c: &SClause, branch_offset: i64) -> Result<PackedClause, CompileE
                     // Embedded constants: the immediates planned at selector
                     // 4 (an FMA zero at 3 and a branch offset at 5 are not).
                     let mut sel = plan.sel[k];
-                    let embedded = matches!(plan.fau, FauNeed::Consts(_));
+                    // (A branch clause's constant is its pair's low half.)
+                    let embedded = matches!(plan.fau, FauNeed::Consts(_)) && !branch;
                     for (j, s) in ins.encoded_srcs().iter().enumerate() {
                         if let Src::Imm(v) = *s
                             && sel[j] == 4
@@ -927,7 +937,26 @@ fn pack_clause(c: &SClause, branch_offset: i64) -> Result<PackedClause, CompileE
         tuples,
         constants: constants.iter().map(|c| c & !0xf).collect(),
         m_field,
+        branch_low,
     })
+}
+
+/// The one 32-bit constant a branch clause's tuples read besides the
+/// branch offset (0 when none); `None` when they read more than one.
+pub fn branch_low_constant(needs: &[FauNeed]) -> Option<u32> {
+    let mut low = None;
+    for need in needs {
+        if let FauNeed::Consts(c) = need {
+            for &v in c.iter() {
+                match low {
+                    None => low = Some(v),
+                    Some(l) if l == v => {}
+                    Some(_) => return None,
+                }
+            }
+        }
+    }
+    Some(low.unwrap_or(0))
 }
 
 /// What [`encode_program`] counts of the clauses it encoded.
@@ -976,7 +1005,7 @@ pub fn encode_program(
         let Some(b) = c.target else { continue };
         let t = block_clause.get(b).copied().unwrap_or(clauses.len());
         let rel = offsets[t.min(clauses.len())] as i64 - offsets[i] as i64;
-        let (constants, _, _) = branch_constants(c.tuples.len(), rel);
+        let (constants, _, _) = branch_constants(c.tuples.len(), rel, p.branch_low);
         p.constants = constants.iter().map(|c| c & !0xf).collect();
         debug_assert!(pack_clause(c, rel).is_ok_and(|q| q.constants == p.constants));
         again.clear();

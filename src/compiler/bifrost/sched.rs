@@ -48,7 +48,9 @@ use super::CompileError;
 use super::dag::{self, ORDER, WAW};
 use super::isel::{Program, Term};
 use super::ops::{Dst, Instr, Op, Seg, Src};
-use super::pack::{FauNeed, SClause, STuple, TupleConsts, TuplePlan, plan_tuple};
+use super::pack::{
+    FauNeed, SClause, STuple, TupleConsts, TuplePlan, branch_low_constant, plan_tuple,
+};
 
 /// The scheduled program.
 pub struct Schedule {
@@ -328,14 +330,30 @@ fn reads_staging_of(ins: &Instr, fma: Option<&Instr>) -> bool {
 }
 
 /// Whether every tuple of a closed clause plans (as `pack::build_clause`
-/// plans them) without a clause constant: a branch's offset then has the
-/// constant slot to itself.
-fn encodes_without_constants(tuples: &[STuple]) -> bool {
+/// plans them) and they read one 32-bit embedded constant at most: the
+/// low half of the branch offset's pair (`pack::branch_constants`).
+fn encodes_beside_a_branch(tuples: &[STuple]) -> bool {
     let n = tuples.len();
-    tuples.iter().enumerate().all(|(i, t)| {
+    let mut needs = [FauNeed::None; 8];
+    for (i, t) in tuples.iter().enumerate() {
         let prev = (i > 0).then(|| tuples[i - 1].writes());
         let writes = tuples[(i + n - 1) % n].writes();
-        plan_tuple(t, prev, writes, i == 0).is_some_and(|p| !matches!(p.fau, FauNeed::Consts(_)))
+        match plan_tuple(t, prev, writes, i == 0) {
+            Some(p) => needs[i] = p.fau,
+            None => return false,
+        }
+    }
+    branch_low_constant(&needs[..n]).is_some()
+}
+
+/// Whether a clause's kept constant sets leave room for a branch: one
+/// 32-bit constant at most (the low half of the branch offset's pair).
+fn one_constant_at_most(tuples: &[STuple]) -> bool {
+    let mut one = None;
+    tuples.iter().all(|t| match kept_consts(t) {
+        TupleConsts::None => true,
+        TupleConsts::Set(a, b) if a == b => *one.get_or_insert(a) == a,
+        _ => false,
     })
 }
 
@@ -344,16 +362,17 @@ impl Builder {
     /// clause) to block `target`: as an extra tuple of the block's last
     /// clause when it fits there, as Mesa does, else as a clause of its own.
     /// It fits when that clause is the block's, sends no message and has
-    /// no `DISCARD` (either ends its clause), has a tuple free, uses no clause constant
-    /// (the branch offset takes the constant slot) and the tuple encodes
-    /// after its predecessor.
+    /// no `DISCARD` (either ends its clause), has a tuple free, reads one
+    /// 32-bit embedded constant at most (it shares the branch offset's
+    /// pair, as in Mesa's cs_ubo_push) and the tuple encodes after its
+    /// predecessor.
     fn branch(&mut self, block: usize, ins: Instr, marker: Instr, target: usize) {
         let tuple = STuple::new(None, Some(ins));
         if let Some((blk, tuples, br)) = self.clauses.last_mut()
             && *blk == block
             && br.is_none()
             && tuples.len() < 8
-            && const_count(tuples, tuples.last().map_or(TupleConsts::None, kept_consts)) == 0
+            && one_constant_at_most(tuples)
             && !tuples.iter().any(|t| {
                 [&t.fma, &t.add]
                     .into_iter()
@@ -362,7 +381,7 @@ impl Builder {
             })
         {
             tuples.push(tuple);
-            if clause_ok(tuples) && encodes_without_constants(tuples) {
+            if clause_ok(tuples) && encodes_beside_a_branch(tuples) {
                 *br = Some((marker, target));
                 return;
             }

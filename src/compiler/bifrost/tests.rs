@@ -1255,3 +1255,65 @@ fn add_zeros_read_the_fau_zero() {
         "{dis}"
     );
 }
+
+/// A block's branch joins its last clause when that clause reads one
+/// 32-bit embedded constant: the constant is the low half of the branch
+/// offset's pair (as in Mesa's cs_ubo_push). For every clause size the
+/// clause round-trips through the assembler and decodes with the
+/// constant and the branch target intact.
+#[test]
+fn branches_share_their_pair_with_one_constant() {
+    const C: u32 = 0x0001_2345;
+    for k in 1..=7u8 {
+        let instrs = (0..k)
+            .map(|i| {
+                Instr::new(
+                    Op::IaddS32,
+                    Some(Dst::Phys(10 + i)),
+                    vec![Src::Phys(0), Src::Imm(C)],
+                )
+            })
+            .collect();
+        let mov = |r: u8| Instr::new(Op::MovI32, Some(Dst::Phys(r)), vec![Src::Phys(1)]);
+        let p = Program {
+            blocks: vec![
+                Block {
+                    instrs,
+                    term: Term::Jump(2),
+                },
+                Block {
+                    instrs: vec![mov(20)],
+                    term: Term::End,
+                },
+                Block {
+                    instrs: vec![mov(21)],
+                    term: Term::End,
+                },
+            ],
+            ..Program::default()
+        };
+        let s = sched::schedule(&p).unwrap();
+        assert_eq!(s.block_clause[1], 1, "k = {k}: block 0 is one clause");
+        assert_eq!(s.clauses[0].tuples.len(), usize::from(k) + 1, "k = {k}");
+        let (code, _) = pack::encode_program(&s.clauses, &s.block_clause).unwrap();
+        round_trips(&code).unwrap_or_else(|e| panic!("k = {k}: {e}"));
+        let clauses = decode_shader(&code).unwrap();
+        let (at, first) = &clauses[0];
+        let target = clauses[s.block_clause[2]].0;
+        let mut adds = 0;
+        let mut jump = None;
+        for t in &first.tuples {
+            for src in &t.add.srcs {
+                if let Some((offset, _)) = src.pc_relative_offset() {
+                    // Clause positions count quadwords, offsets bytes.
+                    jump = Some(*at as i64 * 16 + offset);
+                } else if let Some(v) = src.constant_value() {
+                    assert_eq!(v, C, "k = {k}");
+                    adds += 1;
+                }
+            }
+        }
+        assert_eq!(adds, usize::from(k), "k = {k}");
+        assert_eq!(jump, Some(target as i64 * 16), "k = {k}");
+    }
+}
