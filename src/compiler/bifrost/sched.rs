@@ -21,8 +21,13 @@
 //!   full), so the independent work fills the clause it ends. The clause's last
 //!   tuple never writes two registers (the first tuple's block cannot
 //!   encode that).
-//! - A block's branch (`BRANCHZ.i32.eq` / `JUMP`) is a clause of its own,
-//!   its offset a PC-relative constant.
+//! - A block's branch (`BRANCHZ.i32.eq` / `JUMP`) is the last tuple of the
+//!   block's last clause when it fits there (`Builder::branch`: a tuple
+//!   free, one 32-bit constant at most, which shares the offset's pair,
+//!   and nothing before it that must end the clause — `DISCARD`, a
+//!   barrier, a tile-buffer message, a message writing what the branch
+//!   reads), else a clause of its own; its offset is a PC-relative
+//!   constant.
 //! - Headers as Mesa's packer builds them: a message clause signals
 //!   scoreboard slot 0 (barriers also wait on slot 7); every clause waits,
 //!   before its successors start, on the slots its successors depend on (a
@@ -361,23 +366,24 @@ impl Builder {
     /// Ends block `block` with a branch (`ins`, kept as `marker` for the
     /// clause) to block `target`: as an extra tuple of the block's last
     /// clause when it fits there, as Mesa does, else as a clause of its own.
-    /// It fits when that clause is the block's, sends no message and has
-    /// no `DISCARD` (either ends its clause), has a tuple free, reads one
+    /// It fits when that clause is the block's, holds nothing that must
+    /// end it (`may_precede_branch`), has a tuple free, reads one
     /// 32-bit embedded constant at most (it shares the branch offset's
     /// pair, as in Mesa's cs_ubo_push) and the tuple encodes after its
     /// predecessor.
     fn branch(&mut self, block: usize, ins: Instr, marker: Instr, target: usize) {
+        let reads = dag::reads_writes(&ins).0;
         let tuple = STuple::new(None, Some(ins));
         if let Some((blk, tuples, br)) = self.clauses.last_mut()
             && *blk == block
             && br.is_none()
             && tuples.len() < 8
             && one_constant_at_most(tuples)
-            && !tuples.iter().any(|t| {
+            && tuples.iter().all(|t| {
                 [&t.fma, &t.add]
                     .into_iter()
                     .flatten()
-                    .any(|i| i.op.ends_clause() || i.op.is_branch())
+                    .all(|i| may_precede_branch(i, reads))
             })
         {
             tuples.push(tuple);
@@ -392,6 +398,24 @@ impl Builder {
         }
         self.clauses
             .push((block, vec![tuple], Some((marker, target))));
+    }
+}
+
+/// Whether `i` may sit in a clause before that clause's branch (its last
+/// tuple), which reads the registers `branch_reads`. Not another branch nor `DISCARD` (either ends its clause).
+/// A memory, attribute, varying or texture message may, as in Mesa's G52
+/// binaries (cs_shared_barrier and cs_ssbo_vec4: `STORE` then `JUMP` in
+/// one clause; cs_divergent_if: `STORE`, ALU, `JUMP`), as long as the
+/// branch does not read what the message writes (that arrives after the
+/// clause). Barriers and tile-buffer messages keep their clauses' ends.
+fn may_precede_branch(i: &Instr, branch_reads: u64) -> bool {
+    if i.op.is_branch() || matches!(i.op, Op::DiscardF32) {
+        return false;
+    }
+    match i.op.message_type() {
+        0 => true,
+        1 | 2 | 3 | 5 | 6 | 7 => branch_reads & dag::reads_writes(i).1 == 0,
+        _ => false,
     }
 }
 

@@ -7,7 +7,9 @@
 //! Rules:
 //! - a clause holds 1 to 8 tuples;
 //! - at most one message instruction per clause, the last tuple's ADD
-//!   instruction, and the header's message type is that message's (0 for
+//!   instruction — or the one before a last tuple holding only the
+//!   clause's branch, which then reads no staging register the message
+//!   writes — and the header's message type is that message's (0 for
 //!   none); `DISCARD`, `BRANCHZ` and `JUMP` only in the last tuple;
 //! - the first tuple of a clause never reads the previous tuple's results
 //!   (`t0`, `t1`): no tuple precedes it in the clause;
@@ -36,7 +38,12 @@ fn is_message(i: &Instr) -> bool {
 
 fn ends_clause(i: &Instr) -> bool {
     let n = i.name();
-    is_message(i) || n.starts_with("DISCARD") || n.starts_with("BRANCH") || n == "JUMP"
+    is_message(i) || n.starts_with("DISCARD") || is_branch(i)
+}
+
+fn is_branch(i: &Instr) -> bool {
+    let n = i.name();
+    n.starts_with("BRANCH") || n == "JUMP"
 }
 
 /// Staging registers of a message (count as the simulator reads them).
@@ -66,9 +73,13 @@ pub fn check_clauses(clauses: &[(usize, DecodedClause)]) -> Result<(), String> {
             return fail(format!("{n} tuples"));
         }
         let mut message_type = 0u8;
+        // A last tuple holding only the clause's branch.
+        let lone_branch =
+            n > 1 && c.tuples[n - 1].fma.name() == "NOP" && is_branch(&c.tuples[n - 1].add);
         for (ti, t) in c.tuples.iter().enumerate() {
             let last = ti + 1 == n;
-            if ends_clause(&t.fma) || (!last && ends_clause(&t.add)) {
+            let before_branch = ti + 2 == n && lone_branch && is_message(&t.add);
+            if ends_clause(&t.fma) || (!last && !before_branch && ends_clause(&t.add)) {
                 return fail(format!(
                     "tuple {ti}: {} / {} before the clause's end",
                     t.fma.name(),
@@ -79,13 +90,26 @@ pub fn check_clauses(clauses: &[(usize, DecodedClause)]) -> Result<(), String> {
                 message_type = c.header.message_type;
                 let first = c.header.staging_register;
                 let count = staging_count(&t.add);
+                let staged = first..first.saturating_add(count);
                 if let Some(w) = t.fma.dest
-                    && (first..first.saturating_add(count)).contains(&w.reg)
+                    && staged.contains(&w.reg)
                 {
                     return fail(format!(
                         "tuple {ti}: {} writes r{} beside {} with staging r{first}+{count}",
                         t.fma.name(),
                         w.reg,
+                        t.add.name()
+                    ));
+                }
+                if before_branch
+                    && t.add.fields.op.staging.write
+                    && let Some(r) = c.tuples[n - 1].add.srcs.iter().find_map(|s| match s {
+                        Operand::Reg(r) if staged.contains(r) => Some(*r),
+                        _ => None,
+                    })
+                {
+                    return fail(format!(
+                        "the branch reads r{r}, which {} writes after the clause",
                         t.add.name()
                     ));
                 }
@@ -165,6 +189,20 @@ mod tests {
         let text = "clause_0:\nds(0) nbb load ncph dwb(0) \n{\n    *NOP t0\n    +LOAD.i32 t1, r1, r2, @r4\n    *NOP t0\n    +IADD.s32 r5:t1, r2, r3\n}\n\nclause_3:\nds(0) eos ncph \n{\n    *NOP t0\n    +IADD.s32 r6:t1, r4, r4\n}\n";
         let e = check(text).unwrap_err();
         assert!(e.contains("before the clause's end"), "{e}");
+    }
+
+    /// A load, then the clause's branch on another register: allowed (Mesa
+    /// puts branches after messages so); on the loaded register: not.
+    #[test]
+    fn a_branch_may_follow_a_message_it_does_not_read() {
+        let text = |cond: &str| {
+            format!(
+                "clause_0:\nds(0) nbb r_uncond load ncph dwb(0) \n{{\n    *NOP t0\n    +LOAD.i32 t1, r1, r2, @r4\n    *NOP t0\n    +BRANCHZ.i32.eq t1, {cond}, clause_4\n}}\n\nclause_4:\nds(0) eos ncph \n{{\n    *NOP t0\n    +IADD.s32 r5:t1, r4, r4\n}}\n"
+            )
+        };
+        check(&text("r6")).unwrap();
+        let e = check(&text("r4")).unwrap_err();
+        assert!(e.contains("the branch reads r4"), "{e}");
     }
 
     #[test]
