@@ -481,6 +481,10 @@ pub enum Op {
     DiscardF32,
     /// `BRANCHZ.i32.eq a, target` (ADD, clause-terminal): branch if a == 0.
     BranchzI32,
+    /// `BRANCHZ.i32.ne a, target` (ADD, clause-terminal): branch if a ≠ 0
+    /// (an `if` whose then-branch only jumps to the join branches there
+    /// directly, `sched.rs::thread_empty_then`).
+    BranchnzI32,
     /// `JUMP target` (ADD, clause-terminal).
     Jump,
 }
@@ -575,7 +579,7 @@ impl Op {
             Op::Clper { .. } => "CLPER.i32",
             Op::ClperOld => "CLPER_OLD.i32",
             Op::DiscardF32 => "DISCARD.f32",
-            Op::BranchzI32 => "BRANCHZ.i32",
+            Op::BranchzI32 | Op::BranchnzI32 => "BRANCHZ.i32",
             Op::Jump => "JUMP",
         }
     }
@@ -737,6 +741,7 @@ impl Op {
             // the register format.
             Op::LdTile => vec![("vecsize", "v4")],
             Op::BranchzI32 => vec![("cmpf", "eq")],
+            Op::BranchnzI32 => vec![("cmpf", "ne")],
             Op::LdVarImm { comps, sample, .. } => vec![
                 ("register_format", "f32"),
                 ("sample", sample.name()),
@@ -848,7 +853,7 @@ impl Op {
 
     #[inline]
     pub fn is_branch(&self) -> bool {
-        matches!(self, Op::BranchzI32 | Op::Jump)
+        matches!(self, Op::BranchzI32 | Op::BranchnzI32 | Op::Jump)
     }
 
     /// Whether the instruction ends its clause: a message (one per clause),
@@ -876,6 +881,7 @@ impl Op {
                 | Op::StCvt { .. }
                 | Op::Barrier
                 | Op::BranchzI32
+                | Op::BranchnzI32
                 | Op::Jump
                 | Op::AtomC { .. }
                 | Op::AtomCx

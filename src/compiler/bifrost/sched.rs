@@ -435,6 +435,7 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         carried: None,
     };
     let mut block_clause = Vec::with_capacity(p.blocks.len());
+    let terms = thread_empty_then(&p.blocks);
     for (bi, block) in p.blocks.iter().enumerate() {
         block_clause.push(b.clauses.len());
         b.list_schedule(bi, &block.instrs)?;
@@ -444,14 +445,20 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
             b.close(bi)?;
         }
         b.carried = None;
-        match block.term {
-            Term::Jump(t) => b.branch(
+        match terms[bi] {
+            (Term::BranchZ(c, t), true) => b.branch(
+                bi,
+                Instr::new(Op::BranchnzI32, None, [c, Src::Imm(0)]),
+                Instr::new(Op::BranchnzI32, None, []),
+                t,
+            ),
+            (Term::Jump(t), _) => b.branch(
                 bi,
                 Instr::new(Op::Jump, None, [Src::Imm(0)]),
                 Instr::new(Op::Jump, None, []),
                 t,
             ),
-            Term::BranchZ(c, t) => b.branch(
+            (Term::BranchZ(c, t), false) => b.branch(
                 bi,
                 Instr::new(Op::BranchzI32, None, [c, Src::Imm(0)]),
                 Instr::new(Op::BranchzI32, None, []),
@@ -507,7 +514,7 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         }
         match br {
             Some((ins, t)) => {
-                if ins.op == Op::BranchzI32
+                if matches!(ins.op, Op::BranchzI32 | Op::BranchnzI32)
                     && let Some(c) = block_entry(blk + 1)
                 {
                     succ[ci].push(c);
@@ -630,6 +637,37 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         block_clause,
         entry_deps: deps.first().copied().unwrap_or(0),
     })
+}
+
+/// Each block's terminator as scheduled, with whether a `BranchZ` branches
+/// on a non-zero condition instead. An `if` whose then-branch is only a
+/// jump to the join (block `i + 1` empty, ending in `Jump(j)`, block `i`
+/// branching to the else-branch at `i + 2` when its condition is zero)
+/// branches to `j` when the condition is not zero and falls through the
+/// empty block into the else-branch: the same paths, one clause and one
+/// branch fewer. Only when nothing else enters block `i + 1`. After
+/// register allocation, so the then-branch holds no phi copies.
+fn thread_empty_then(blocks: &[super::isel::Block]) -> Vec<(Term, bool)> {
+    let mut terms: Vec<(Term, bool)> = blocks.iter().map(|b| (b.term, false)).collect();
+    let targets = |k: usize| {
+        blocks
+            .iter()
+            .filter(|b| matches!(b.term, Term::Jump(t) | Term::BranchZ(_, t) if t == k))
+            .count()
+    };
+    for i in 0..blocks.len().saturating_sub(2) {
+        if let Term::BranchZ(c, t) = blocks[i].term
+            && t == i + 2
+            && blocks[i + 1].instrs.is_empty()
+            && let Term::Jump(j) = blocks[i + 1].term
+            && terms[i + 1].0 == blocks[i + 1].term
+            && targets(i + 1) == 0
+        {
+            terms[i] = (Term::BranchZ(c, j), true);
+            terms[i + 1] = (Term::Fall, false);
+        }
+    }
+    terms
 }
 
 /// How many ready instructions the list scheduler tries for one slot

@@ -1317,3 +1317,53 @@ fn branches_share_their_pair_with_one_constant() {
         assert_eq!(jump, Some(target as i64 * 16), "k = {k}");
     }
 }
+
+/// An `if` whose then-branch only jumps to the join branches to the join
+/// on a non-zero condition (`BRANCHZ.i32.ne`) and falls into the
+/// else-branch: no `JUMP` clause. A then-branch that something else
+/// also enters keeps its jump.
+#[test]
+fn empty_then_branches_become_branches_on_non_zero() {
+    let mov = |d: u8, s: u8| Instr::new(Op::MovI32, Some(Dst::Phys(d)), vec![Src::Phys(s)]);
+    let program = |entered: bool| Program {
+        blocks: vec![
+            Block {
+                instrs: vec![mov(1, 2)],
+                term: Term::BranchZ(Src::Phys(1), 2),
+            },
+            Block {
+                instrs: vec![],
+                term: Term::Jump(3),
+            },
+            Block {
+                instrs: vec![mov(5, 6)],
+                term: if entered {
+                    Term::BranchZ(Src::Phys(5), 1)
+                } else {
+                    Term::Fall
+                },
+            },
+            Block {
+                instrs: vec![mov(7, 8)],
+                term: Term::End,
+            },
+        ],
+        ..Program::default()
+    };
+    let s = sched::schedule(&program(false)).unwrap();
+    let (code, _) = pack::encode_program(&s.clauses, &s.block_clause).unwrap();
+    round_trips(&code).unwrap();
+    let dis = disasm::disassemble(&code).unwrap();
+    let join = s.block_clause[3];
+    let label = decode_shader(&code).unwrap()[join].0;
+    // (The condition comes through the MOV's passthrough.)
+    assert!(
+        dis.contains(&format!("+BRANCHZ.i32.ne t1, t1, clause_{label}")),
+        "{dis}"
+    );
+    assert!(!dis.contains("JUMP"), "{dis}");
+    let s = sched::schedule(&program(true)).unwrap();
+    let (code, _) = pack::encode_program(&s.clauses, &s.block_clause).unwrap();
+    let dis = disasm::disassemble(&code).unwrap();
+    assert!(dis.contains("+JUMP") && !dis.contains(".ne"), "{dis}");
+}
