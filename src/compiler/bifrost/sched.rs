@@ -841,29 +841,7 @@ impl Builder {
         if add.op.is_branch() {
             return;
         }
-        let mut tries = 0;
-        let mut order = std::mem::take(&mut self.scratch);
-        g.by_priority(&mut order);
-        for &f in &order {
-            if f == a || g.graph.nodes[f].ends_clause || g.graph.nodes[f].partner.is_some() {
-                continue;
-            }
-            let Some(ins) = fma_form(g.graph.nodes[f].first) else {
-                continue;
-            };
-            if reads_staging_of(add, Some(&ins)) {
-                continue;
-            }
-            if self.try_fma(ins) {
-                g.done(f);
-                break;
-            }
-            tries += 1;
-            if tries == TRIES {
-                break;
-            }
-        }
-        self.scratch = order;
+        self.fill_fma_slot(g, |f, ins| f == a || reads_staging_of(add, Some(ins)));
     }
 
     /// Fills the FMA slot of a carried ADD instruction (`close`), the
@@ -880,6 +858,16 @@ impl Builder {
             return;
         }
         let (reads, writes) = dag::reads_writes(&add);
+        self.fill_fma_slot(g, |_, ins| {
+            let (r, w) = dag::reads_writes(ins);
+            r & writes != 0 || w & (reads | writes) != 0
+        });
+    }
+
+    /// Puts the first ready instruction (by priority) that has an FMA form,
+    /// neither ends a clause nor is a pair, is not `skip`ped and encodes,
+    /// into the last tuple's FMA slot; gives up after `TRIES` refusals.
+    fn fill_fma_slot(&mut self, g: &mut Ready<'_>, skip: impl Fn(usize, &Instr) -> bool) {
         let mut tries = 0;
         let mut order = std::mem::take(&mut self.scratch);
         g.by_priority(&mut order);
@@ -891,8 +879,7 @@ impl Builder {
             let Some(ins) = fma_form(node.first) else {
                 continue;
             };
-            let (r, w) = dag::reads_writes(&ins);
-            if r & writes != 0 || w & (reads | writes) != 0 {
+            if skip(f, &ins) {
                 continue;
             }
             if self.try_fma(ins) {
