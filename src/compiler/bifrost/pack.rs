@@ -979,8 +979,8 @@ pub fn encode_program(
     // Sizes do not depend on branch offsets: every clause is encoded once,
     // straight into the code; branch clauses are encoded again, with
     // their offsets in their constants (the one part of a packed clause the
-    // offset changes: its low nibble, in the FAU index, is 0 whatever the
-    // offset), over their first bytes.
+    // offset changes: the pair's low nibble, in the FAU indices, is the
+    // clause constant's whatever the offset), over their first bytes.
     let mut code = Vec::with_capacity(clauses.len() * 48 + 128);
     let mut offsets = Vec::with_capacity(clauses.len() + 1);
     let mut branches: Vec<(usize, PackedClause)> = Vec::new();

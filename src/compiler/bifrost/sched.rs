@@ -402,8 +402,9 @@ impl Builder {
 }
 
 /// Whether `i` may sit in a clause before that clause's branch (its last
-/// tuple), which reads the registers `branch_reads`. Not another branch nor `DISCARD` (either ends its clause).
-/// A memory, attribute, varying or texture message may, as in Mesa's G52
+/// tuple), which reads the registers `branch_reads`. Not another branch
+/// nor `DISCARD` (either ends its clause). A memory, attribute, varying
+/// or texture message may, as in Mesa's G52
 /// binaries (cs_shared_barrier and cs_ssbo_vec4: `STORE` then `JUMP` in
 /// one clause; cs_divergent_if: `STORE`, ALU, `JUMP`), as long as the
 /// branch does not read what the message writes (that arrives after the
