@@ -54,15 +54,8 @@ fn with_rates(
 /// vertex offset, the instance attribute read per instance.
 fn plain_sysvals(draw: &XfbDraw, v: &Variant) -> SysvalBlock {
     SysvalBlock {
-        raw_vertex_offset: 0,
-        base_vertex: 0,
-        base_instance: 0,
-        view_index: 0,
-        draw_index: 0,
-        push_constants_address: 0,
-        num_workgroups: [0; 3],
         xfb_params: with_rates(draw.params(), v.attr_instance),
-        viewport: [0; 6],
+        ..SysvalBlock::default()
     }
 }
 
@@ -292,12 +285,8 @@ fn check(variant: &Variant, outs: &[OutSpec], case: &Case) -> u64 {
             case.first
         },
         base_instance: case.first_instance,
-        view_index: 0,
-        draw_index: 0,
-        push_constants_address: 0,
-        num_workgroups: [0; 3],
         xfb_params: with_rates(draw.params(), variant.attr_instance),
-        viewport: [0; 6],
+        ..SysvalBlock::default()
     };
     state.push_uniforms = variant.layout.fill(&sysvals, &[]);
     let per_instance = draw.invocations_per_instance();

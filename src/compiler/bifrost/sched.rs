@@ -187,10 +187,10 @@ struct Builder {
     add_scratch: Vec<usize>,
     /// Reused buffers of the dependency graphs.
     dag_scratch: dag::Scratch,
-    /// The ADD instruction `close` split off a closed clause's last tuple
-    /// into the first tuple of the clause being formed, whose FMA slot is
-    /// still to fill (`fill_carried`).
-    carried: Option<Instr>,
+    /// The clause being formed opens with the ADD instruction `close`
+    /// split off the closed clause's last tuple; its FMA slot is still to
+    /// fill (`fill_carried`).
+    carried: bool,
 }
 
 impl Builder {
@@ -231,10 +231,9 @@ impl Builder {
                 // nothing is left).
                 let t = tuples.pop().expect("pushed");
                 self.clauses.push((block, tuples, None));
-                let carried = t.add.clone();
                 self.cur.push(t);
                 if clause_ok(&mut self.cur) {
-                    self.carried = carried;
+                    self.carried = true;
                 } else {
                     // As a clause of its own, planned again when packing.
                     let t = self.cur.pop().expect("pushed");
@@ -351,17 +350,6 @@ fn encodes_beside_a_branch(tuples: &[STuple]) -> bool {
     branch_low_constant(&needs[..n]).is_some()
 }
 
-/// Whether a clause's kept constant sets leave room for a branch: one
-/// 32-bit constant at most (the low half of the branch offset's pair).
-fn one_constant_at_most(tuples: &[STuple]) -> bool {
-    let mut one = None;
-    tuples.iter().all(|t| match kept_consts(t) {
-        TupleConsts::None => true,
-        TupleConsts::Set(a, b) if a == b => *one.get_or_insert(a) == a,
-        _ => false,
-    })
-}
-
 impl Builder {
     /// Ends block `block` with a branch (`ins`, kept as `marker` for the
     /// clause) to block `target`: as an extra tuple of the block's last
@@ -378,7 +366,6 @@ impl Builder {
             && *blk == block
             && br.is_none()
             && tuples.len() < 8
-            && one_constant_at_most(tuples)
             && tuples.iter().all(|t| {
                 [&t.fma, &t.add]
                     .into_iter()
@@ -433,7 +420,7 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         scratch: Vec::new(),
         add_scratch: Vec::new(),
         dag_scratch: dag::Scratch::default(),
-        carried: None,
+        carried: false,
     };
     let mut block_clause = Vec::with_capacity(p.blocks.len());
     let terms = thread_empty_then(&p.blocks);
@@ -445,7 +432,7 @@ pub fn schedule(p: &Program) -> Result<Schedule, CompileError> {
         while !b.cur.is_empty() {
             b.close(bi)?;
         }
-        b.carried = None;
+        b.carried = false;
         match terms[bi] {
             (Term::BranchZ(c, t), true) => b.branch(
                 bi,
@@ -661,7 +648,6 @@ fn thread_empty_then(blocks: &[super::isel::Block]) -> Vec<(Term, bool)> {
             && t == i + 2
             && blocks[i + 1].instrs.is_empty()
             && let Term::Jump(j) = blocks[i + 1].term
-            && terms[i + 1].0 == blocks[i + 1].term
             && targets(i + 1) == 0
         {
             terms[i] = (Term::BranchZ(c, j), true);
@@ -852,13 +838,13 @@ impl Builder {
     /// would run before it and is skipped; register edges are the only
     /// ones from a non-message to an FMA instruction (`dag.rs`).
     fn fill_carried(&mut self, g: &mut Ready<'_>) {
-        let Some(add) = self.carried.take() else {
-            return;
-        };
-        if self.cur.len() != 1 || self.cur[0].fma.is_some() {
+        if !std::mem::take(&mut self.carried) || self.cur.len() != 1 || self.cur[0].fma.is_some() {
             return;
         }
-        let (reads, writes) = dag::reads_writes(&add);
+        let Some(add) = &self.cur[0].add else {
+            return;
+        };
+        let (reads, writes) = dag::reads_writes(add);
         self.fill_fma_slot(g, |_, ins| {
             let (r, w) = dag::reads_writes(ins);
             r & writes != 0 || w & (reads | writes) != 0
